@@ -1,0 +1,93 @@
+/**
+ * The audit log: one JSON line per decision in the private runtime directory. Appends are single
+ * O_APPEND writes (whole lines, never interleaved, no lock needed); rotation by size renames files under a
+ * lock, so a concurrent append lands in either the old or the new file and nothing is lost.
+ * Until the sanitizer lands it holds no command text or file content: tool, paths and a hash only.
+ */
+import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TierName, Verdict } from '../core/decision.js';
+import type { HostName } from '../core/tool-call.js';
+import { withLockSync } from '../util/fs-safe.js';
+
+export interface AuditRecord {
+  ts: string;
+  session: string;
+  role: string | null;
+  host: HostName;
+  tool: string;
+  verdict: Verdict;
+  tier: TierName;
+  rule: string | null;
+  /** Time spent inside hookwise for this call (not counting Node start-up). */
+  latency_ms: number;
+  paths: string[];
+  /** FNV-1a of the tool input, to correlate repeats without storing the input. */
+  input_hash: string;
+}
+
+export function auditPath(runtimeDir: string, generation = 0): string {
+  return join(runtimeDir, generation === 0 ? 'audit.jsonl' : `audit.${generation}.jsonl`);
+}
+
+export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { maxBytes: number; keep: number }): void {
+  const path = auditPath(runtimeDir);
+  appendFileSync(path, JSON.stringify(record) + '\n', { mode: 0o600 });
+  if (statSync(path).size > limits.maxBytes) rotate(runtimeDir, limits);
+}
+
+function rotate(runtimeDir: string, limits: { maxBytes: number; keep: number }): void {
+  const path = auditPath(runtimeDir);
+  withLockSync(`${path}.lock`, () => {
+    // Another process may have rotated while we waited for the lock.
+    const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+    if (size <= limits.maxBytes) return;
+    for (let g = limits.keep; g >= 1; g--) {
+      const from = g === 1 ? path : auditPath(runtimeDir, g - 1);
+      try {
+        renameSync(from, auditPath(runtimeDir, g));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    if (limits.keep === 0) appendFileSync(path, '', { flag: 'w' }); // keep nothing: truncate
+  });
+}
+
+export interface AuditRead {
+  records: AuditRecord[];
+  /** `file:line: problem` for lines that could not be read (they are skipped, the rest kept). */
+  problems: string[];
+}
+
+/** All records, oldest first, across rotated generations. */
+export function readAudit(runtimeDir: string, keep = 50): AuditRead {
+  const records: AuditRecord[] = [];
+  const problems: string[] = [];
+  for (let g = keep; g >= 0; g--) {
+    const file = auditPath(runtimeDir, g);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    parseAuditLines(text, file, 1, records, problems);
+  }
+  return { records, problems };
+}
+
+export function parseAuditLines(text: string, file: string, firstLine: number, into: AuditRecord[], problems: string[]): void {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      const value = JSON.parse(line) as AuditRecord;
+      if (typeof value.verdict !== 'string' || typeof value.tier !== 'string') throw new Error('missing verdict or tier');
+      into.push(value);
+    } catch (error) {
+      problems.push(`${file}:${firstLine + i}: skipped unreadable audit line (${(error as Error).message})`);
+    }
+  });
+}

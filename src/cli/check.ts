@@ -1,0 +1,211 @@
+/**
+ * `hookwise check` (and `session-check`): one hook event in, one host answer out. This is the hot path —
+ * it runs as a fresh process on every tool call — so it imports only what a decision needs, and every
+ * failure becomes a fail-closed answer that says what went wrong and where.
+ */
+import { runCascade, type Tier } from '../cascade.js';
+import { decision, type Decision } from '../core/decision.js';
+import { describeError, HookwiseError } from '../core/errors.js';
+import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
+import type { HookOutput, HostAdapter } from '../hosts/adapter.js';
+import { adapterFor, detectHost } from '../hosts/index.js';
+import { appendAudit } from '../audit/log.js';
+import { findProjectRoot, resolvePath } from '../paths/canonical.js';
+import { matchersFor, type CompiledPolicy } from '../policy/compiled.js';
+import { loadPolicy } from '../policy/load.js';
+import { pathPolicyTier } from '../policy/path-policy.js';
+import { toolPolicyTier } from '../policy/tool-policy.js';
+import { registrationPrompt, unregisteredReason } from '../session/messages.js';
+import { SessionRegistry } from '../session/registry.js';
+import { resolveSession, sessionStateOf, type SessionState } from '../session/resolve.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { fnv1a64 } from '../util/hash.js';
+import { locations, type Locations } from '../util/locations.js';
+import { bootstrapDecision } from '../session/bootstrap.js';
+
+/** The cascade, in order. Later issues insert sanitize, rules, memory, embedding, supervisor, queue. */
+export const CASCADE: readonly Tier[] = [toolPolicyTier, pathPolicyTier];
+
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+export interface CheckOptions {
+  host?: HostName;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CheckResult extends HookOutput {
+  /** The gate decision, for pre-tool events. */
+  decision?: Decision;
+}
+
+export async function runCheck(raw: string, options: CheckOptions = {}): Promise<CheckResult> {
+  const started = performance.now();
+  const env = options.env ?? process.env;
+  let adapter: HostAdapter | undefined = options.host === undefined ? undefined : adapterFor(options.host);
+  let payload: Record<string, unknown> | undefined;
+  let event: HookEvent | undefined;
+  try {
+    payload = parsePayload(raw);
+    adapter ??= adapterFor(detectHost(payload));
+    event = adapter.parse(payload);
+    const where = locations(env);
+    ensurePrivateDir(where.runtimeDir);
+    switch (event.kind) {
+      case 'pre-tool':
+        return await gate(event, event.call, adapter, where, env, started);
+      case 'prompt-submit':
+      case 'session-start':
+        return await sessionContext(event, adapter, where, env);
+      case 'post-tool':
+        return adapter.renderNothing();
+    }
+  } catch (error) {
+    return failClosed(error, adapter, payload, event, env, started);
+  }
+}
+
+function parsePayload(raw: string): Record<string, unknown> {
+  if (raw.trim() === '') throw new HookwiseError('INPUT_EMPTY', 'no hook payload on stdin (expected one JSON object from the host)');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new HookwiseError('INPUT_NOT_JSON', `hook payload on stdin is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HookwiseError('INPUT_INVALID', 'hook payload on stdin must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+async function gate(
+  event: HookEvent,
+  call: ToolCall,
+  adapter: HostAdapter,
+  where: Locations,
+  env: NodeJS.ProcessEnv,
+  started: number,
+): Promise<CheckResult> {
+  const projectRoot = findProjectRoot(call.cwd);
+  const policy = await loadPolicy(projectRoot, where);
+  const registry = new SessionRegistry(where.runtimeDir);
+  const envRole = env.HOOKWISE_ROLE;
+  let state = sessionStateOf(registry.get(call.sessionId), envRole);
+  if (state.kind === 'unregistered') {
+    // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
+    const boot = bootstrapDecision(call, policy);
+    if (boot !== undefined) return finish(boot, null);
+    state = resolveSession(registry, call.sessionId, envRole, policy.registration);
+  }
+  const role = roleName(state);
+  const d = decide(state, call, policy, projectRoot, where);
+  return finish(d, role);
+
+  function finish(d: Decision, roleForAudit: string | null): CheckResult {
+    const out: CheckResult = { ...adapter.renderDecision(event, d), decision: d };
+    audit(where, policy, call, d, roleForAudit, started);
+    return out;
+  }
+}
+
+function roleName(state: SessionState): string | null {
+  return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
+}
+
+/** Session gate, then the cascade. Pure apart from path canonicalization (which reads symlinks). */
+export function decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations): Decision {
+  switch (state.kind) {
+    case 'disabled':
+      return decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
+        id: 'session:disabled',
+        source: 'session registry',
+      });
+    case 'unregistered':
+      return decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {
+        id: 'session:unregistered',
+        source: 'session registry',
+      });
+    case 'registered':
+      break;
+  }
+  const matchers = matchersFor(policy);
+  const role = matchers.role(state.role);
+  if (role === undefined) {
+    return decision('deny', 'session', `session ${call.sessionId} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
+      id: 'session:unknown-role',
+      source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
+    });
+  }
+  const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
+  const paths = call.paths.map((p) => resolvePath(p, pathContext));
+  return runCascade({ call, paths, role, policy, matchers }, CASCADE);
+}
+
+async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Locations, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+  const registry = new SessionRegistry(where.runtimeDir);
+  const state = sessionStateOf(registry.get(event.sessionId), env.HOOKWISE_ROLE);
+  if (state.kind !== 'unregistered') return adapter.renderContext(event, undefined);
+  const policy = await loadPolicy(findProjectRoot(event.cwd), where);
+  return adapter.renderContext(event, registrationPrompt(event.sessionId, policy));
+}
+
+function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: number): void {
+  appendAudit(
+    where.runtimeDir,
+    {
+      ts: new Date().toISOString(),
+      session: call.sessionId,
+      role,
+      host: call.host,
+      tool: call.tool,
+      verdict: d.verdict,
+      tier: d.tier,
+      rule: d.rule?.id ?? null,
+      latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      paths: call.paths,
+      input_hash: fnv1a64(JSON.stringify(call.input)),
+    },
+    policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
+  );
+}
+
+const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);
+
+/**
+ * Any failure → deny. When we know the host and that this is a pre-tool event we answer in its JSON;
+ * otherwise exit 2 with the reason on stderr, which every host treats as a block.
+ */
+function failClosed(
+  error: unknown,
+  adapter: HostAdapter | undefined,
+  payload: Record<string, unknown> | undefined,
+  event: HookEvent | undefined,
+  env: NodeJS.ProcessEnv,
+  started: number,
+): CheckResult {
+  const reason = describeError(error);
+  const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
+    id: error instanceof HookwiseError ? `error:${error.code}` : 'error:INTERNAL',
+    source: 'hookwise',
+  });
+  if (event !== undefined && event.kind !== 'pre-tool' && adapter !== undefined) {
+    // Prompt/session events cannot gate tools; tell the user instead of blocking their prompt.
+    return adapter.renderContext(event, undefined, `hookwise: ${reason}`);
+  }
+  if (event?.kind === 'pre-tool') tryAudit(env, event.call, d, started);
+  const hostEvent = payload?.hook_event_name;
+  if (adapter !== undefined && typeof hostEvent === 'string' && PRE_TOOL_EVENTS.has(hostEvent)) {
+    const sessionId = typeof payload?.session_id === 'string' ? payload.session_id : 'unknown';
+    const stub = event ?? { kind: 'session-start' as const, host: adapter.name, hostEvent, sessionId, cwd: '/', source: 'error' };
+    return { ...adapter.renderDecision(stub, d), stderr: `hookwise: ${reason}\n`, decision: d };
+  }
+  return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
+}
+
+function tryAudit(env: NodeJS.ProcessEnv, call: ToolCall, d: Decision, started: number): void {
+  try {
+    audit(locations(env), undefined, call, d, null, started);
+  } catch {
+    // The decision (deny) stands whether or not it could be logged; the reason is already on stderr.
+  }
+}

@@ -1,0 +1,39 @@
+/** Argument handling for the hook commands, without commander (start-up cost). */
+import { writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { describeError, HookwiseError } from '../core/errors.js';
+import type { HostName } from '../core/tool-call.js';
+import { parseHostName } from '../hosts/index.js';
+import { MAX_PAYLOAD_BYTES, runCheck } from './check.js';
+import { readStdin } from './stdin.js';
+
+export function parseHookArgs(args: string[]): { host?: HostName } {
+  const out: { host?: HostName } = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--host') out.host = parseHostName(args[++i] ?? '');
+    else if (arg.startsWith('--host=')) out.host = parseHostName(arg.slice('--host='.length));
+    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] < payload.json)`);
+  }
+  return out;
+}
+
+export async function runHookCommand(args: string[]): Promise<number> {
+  let options: { host?: HostName };
+  let raw: string;
+  try {
+    options = parseHookArgs(args);
+    // isatty, not process.stdin.isTTY: touching process.stdin builds a stream (start-up cost).
+    if (isatty(0)) {
+      throw new HookwiseError('USAGE', 'hookwise check reads one hook payload (JSON) on stdin; it is meant to be run by Claude Code, Gemini CLI or Codex');
+    }
+    raw = readStdin(MAX_PAYLOAD_BYTES);
+  } catch (error) {
+    writeSync(2, `hookwise: ${describeError(error)}\n`);
+    return 2;
+  }
+  const result = await runCheck(raw, options);
+  if (result.stdout !== '') writeSync(1, result.stdout);
+  if (result.stderr !== undefined) writeSync(2, result.stderr);
+  return result.exitCode;
+}

@@ -1,0 +1,27 @@
+/**
+ * The `hookwise` executable. `check` and `session-check` run on every tool call, so they bypass commander
+ * and every module they do not need; all other commands load the full CLI lazily.
+ */
+import { describeError } from '../core/errors.js';
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  if (command === 'check' || command === 'session-check') {
+    const { runHookCommand } = await import('./hook-command.js');
+    return runHookCommand(argv.slice(1));
+  }
+  const { runProgram } = await import('./program.js');
+  return runProgram(argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Last line of defence: a message, not a stack trace, and exit 2 (a block for every host).
+    process.stderr.write(`hookwise: ${describeError(error)}\n`);
+    if (process.env.HOOKWISE_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,89 @@
+/** The full CLI (everything but the hook hot path). Command actions import their modules lazily. */
+import { Command, Option } from 'commander';
+import { describeError, HookwiseError } from '../core/errors.js';
+import { VERSION } from '../policy/load.js';
+
+function print(text: string): void {
+  if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export async function runProgram(argv: string[]): Promise<number> {
+  const program = new Command('hookwise')
+    .description('Permission gate for AI coding agents: allow / deny / ask for every tool call')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('check')
+    .description('hook entry point: read one hook payload (JSON) on stdin, print the decision for the host')
+    .addOption(new Option('--host <host>', 'host format (detected from the payload when omitted)').choices(['claude', 'gemini', 'codex']));
+  program
+    .command('session-check')
+    .description('UserPromptSubmit / BeforeAgent / SessionStart hook: asks an unregistered session to register')
+    .addOption(new Option('--host <host>', 'host format').choices(['claude', 'gemini', 'codex']));
+
+  program
+    .command('register')
+    .description('register a session with a role')
+    .requiredOption('--session-id <id>', 'the host session id')
+    .requiredOption('--role <role>', 'role name (see hookwise status)')
+    .option('--task <text>', 'what this session is working on')
+    .option('--prompt-file <path>', 'file holding the task prompt')
+    .option('--team <name>', 'team (swarm) this session belongs to')
+    .action(async (o: { sessionId: string; role: string; task?: string; promptFile?: string; team?: string }) => {
+      const { register } = await import('./session.js');
+      print(await register(o));
+    });
+  program
+    .command('switch')
+    .description("change a session's role")
+    .requiredOption('--session-id <id>', 'the host session id')
+    .requiredOption('--role <role>', 'new role')
+    .action(async (o: { sessionId: string; role: string }) => {
+      const { switchRole } = await import('./session.js');
+      print(await switchRole(o.sessionId, o.role));
+    });
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    program
+      .command(name)
+      .description(disabled ? 'turn gating off for a session (its calls are allowed unchecked)' : 'turn gating back on for a session')
+      .requiredOption('--session-id <id>', 'the host session id')
+      .action(async (o: { sessionId: string }) => {
+        const { setDisabled } = await import('./session.js');
+        print(setDisabled(o.sessionId, disabled));
+      });
+  }
+  program
+    .command('status')
+    .description('show registered sessions (or one session and its path policy)')
+    .option('--session-id <id>', 'one session')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { sessionId?: string; json?: boolean }) => {
+      const { status } = await import('./session.js');
+      print(await status(o.sessionId, o.json === true));
+    });
+
+  program
+    .command('init')
+    .description('create .hookwise/ with commented defaults in the current project')
+    .option('--force', 'overwrite existing policy.yml / roles.yml')
+    .action(async (o: { force?: boolean }) => {
+      const { init } = await import('./init.js');
+      print(init(process.cwd(), o.force === true));
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return 0;
+    if (typeof code === 'string' && code.startsWith('commander.')) return 1; // commander already printed why
+    process.stderr.write(`hookwise: ${describeError(error)}\n`);
+    return error instanceof HookwiseError && error.code === 'USAGE' ? 1 : 1;
+  }
+}

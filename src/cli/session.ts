@@ -1,0 +1,110 @@
+/** Session commands: register, disable, enable, switch, status. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { HookwiseError } from '../core/errors.js';
+import { findProjectRoot } from '../paths/canonical.js';
+import type { CompiledPolicy } from '../policy/compiled.js';
+import { loadPolicy } from '../policy/load.js';
+import { formatDiagnostic } from '../policy/schema.js';
+import { rolesByGroup } from '../session/messages.js';
+import { SessionRegistry, type SessionRecord } from '../session/registry.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { locations } from '../util/locations.js';
+
+export interface RegisterOptions {
+  sessionId: string;
+  role: string;
+  task?: string;
+  promptFile?: string;
+  team?: string;
+}
+
+function context(): { registry: SessionRegistry; policy: () => Promise<CompiledPolicy> } {
+  const where = locations();
+  ensurePrivateDir(where.runtimeDir);
+  return { registry: new SessionRegistry(where.runtimeDir), policy: () => loadPolicy(findProjectRoot(process.cwd()), where) };
+}
+
+async function requireRole(role: string, policy: CompiledPolicy): Promise<void> {
+  if (policy.roles[role] === undefined) {
+    throw new HookwiseError('USAGE', `unknown role "${role}". Roles:\n${rolesByGroup(policy)}`);
+  }
+}
+
+export async function register(options: RegisterOptions): Promise<string> {
+  const { registry, policy } = context();
+  await requireRole(options.role, await policy());
+  let promptFile: string | undefined;
+  if (options.promptFile !== undefined) {
+    promptFile = resolve(options.promptFile);
+    if (!existsSync(promptFile)) throw new HookwiseError('USAGE', `--prompt-file ${options.promptFile}: no such file`);
+  }
+  const record = registry.update(options.sessionId, (existing, now) => ({
+    session_id: options.sessionId,
+    role: options.role,
+    disabled: false,
+    ...(options.task !== undefined ? { task: options.task } : existing?.task !== undefined ? { task: existing.task } : {}),
+    ...(promptFile !== undefined ? { prompt_file: promptFile } : existing?.prompt_file !== undefined ? { prompt_file: existing.prompt_file } : {}),
+    ...(options.team !== undefined ? { team: options.team } : existing?.team !== undefined ? { team: existing.team } : {}),
+    registered_at: existing?.registered_at ?? now,
+    updated_at: now,
+  }));
+  return `hookwise: session ${record.session_id} registered as ${record.role}${record.team === undefined ? '' : ` (team ${record.team})`}`;
+}
+
+export async function switchRole(sessionId: string, role: string): Promise<string> {
+  const { registry, policy } = context();
+  await requireRole(role, await policy());
+  let previous: string | null = null;
+  registry.update(sessionId, (existing, now) => {
+    previous = existing?.role ?? null;
+    return { ...(existing ?? { session_id: sessionId, disabled: false, registered_at: now }), role, updated_at: now };
+  });
+  return `hookwise: session ${sessionId} switched ${previous === null ? 'to' : `from ${previous} to`} ${role}`;
+}
+
+export function setDisabled(sessionId: string, disabled: boolean): string {
+  const { registry } = context();
+  const record = registry.update(sessionId, (existing, now) => ({
+    ...(existing ?? { session_id: sessionId, role: null, registered_at: now }),
+    disabled,
+    updated_at: now,
+  }));
+  if (disabled) return `hookwise: gating disabled for session ${sessionId}; its tool calls are allowed without checks (hookwise enable --session-id ${sessionId} to undo)`;
+  return record.role === null
+    ? `hookwise: session ${sessionId} enabled, but it has no role yet: hookwise register --session-id ${sessionId} --role <role>`
+    : `hookwise: gating enabled for session ${sessionId} (role ${record.role})`;
+}
+
+export async function status(sessionId: string | undefined, asJson: boolean): Promise<string> {
+  const where = locations();
+  const { registry, policy: loadProjectPolicy } = context();
+  const policy = await loadProjectPolicy();
+  const { records, problems } = registry.list();
+  const selected: SessionRecord[] = sessionId === undefined ? records : records.filter((r) => r.session_id === sessionId);
+  if (sessionId !== undefined && selected.length === 0) {
+    const envRole = process.env.HOOKWISE_ROLE;
+    const state = envRole === undefined ? 'not registered' : `not registered; HOOKWISE_ROLE=${envRole} applies`;
+    if (asJson) return JSON.stringify({ session_id: sessionId, registered: false, env_role: envRole ?? null });
+    return `session ${sessionId}: ${state}\nRoles:\n${rolesByGroup(policy)}`;
+  }
+  if (asJson) {
+    return JSON.stringify({ runtime_dir: where.runtimeDir, sessions: selected, problems, warnings: policy.warnings }, null, 2);
+  }
+  const lines = [`runtime dir: ${where.runtimeDir}`];
+  if (selected.length === 0) lines.push('no registered sessions');
+  for (const r of selected) {
+    const state = r.disabled ? 'disabled' : r.role === null ? 'no role' : `role ${r.role}`;
+    const extra = [r.team === undefined ? '' : `team ${r.team}`, r.task === undefined ? '' : `task: ${r.task}`].filter((s) => s !== '');
+    lines.push(`${r.session_id}: ${state}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}, updated ${r.updated_at}`);
+    const role = r.role === null ? undefined : policy.roles[r.role];
+    if (sessionId !== undefined && role !== undefined) {
+      lines.push(`  may write: ${role.allowWrite.map((p) => p.glob).join(', ') || '(nothing)'}`);
+      lines.push(`  may not write: ${role.denyWrite.map((p) => p.glob).join(', ') || '(nothing)'}`);
+      lines.push(`  always asks: ${policy.sensitiveWrite.map((p) => p.glob).join(', ')}`);
+    }
+  }
+  for (const p of problems) lines.push(`problem: ${p}`);
+  for (const w of policy.warnings) lines.push(formatDiagnostic(w));
+  return lines.join('\n');
+}

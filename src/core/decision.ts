@@ -1,0 +1,69 @@
+/** The decision model: what every tier returns and every host adapter renders. */
+
+export const VERDICTS = ['allow', 'ask', 'deny'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/**
+ * Where a decision came from, in cascade order. `input` and `session` are the gates before the cascade
+ * (bad payload, unregistered or disabled session); `default` is the end of the cascade when no tier decided.
+ */
+export const TIERS = [
+  'input',
+  'session',
+  'sanitize',
+  'tool-policy',
+  'path-policy',
+  'rules',
+  'exact-cache',
+  'jaccard',
+  'embedding',
+  'supervisor',
+  'human',
+  'default',
+] as const;
+export type TierName = (typeof TIERS)[number];
+
+/** Which rule decided, and where it is written down. */
+export interface RuleRef {
+  /** Stable id, e.g. `sensitive:.env*` or `role:coder:deny_write:tests/**`. */
+  id: string;
+  /** File (and line) the rule came from, or `built-in`. */
+  source: string;
+}
+
+export interface Decision {
+  verdict: Verdict;
+  tier: TierName;
+  reason: string;
+  rule?: RuleRef;
+  /** 1 for deterministic tiers; similarity and supervisor tiers report less. */
+  confidence: number;
+}
+
+/** DENY > ASK > ALLOW. A missing decision (no opinion) ranks below allow. */
+const STRICTNESS: Record<Verdict, number> = { allow: 1, ask: 2, deny: 3 };
+
+export function strictness(verdict: Verdict | undefined): number {
+  return verdict === undefined ? 0 : STRICTNESS[verdict];
+}
+
+/** The stricter of two decisions; on a tie the first one is kept (it came earlier in the cascade). */
+export function stricter(a: Decision | undefined, b: Decision | undefined): Decision | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return strictness(b.verdict) > strictness(a.verdict) ? b : a;
+}
+
+export function decision(
+  verdict: Verdict,
+  tier: TierName,
+  reason: string,
+  rule?: RuleRef,
+  confidence = 1,
+): Decision {
+  return rule === undefined ? { verdict, tier, reason, confidence } : { verdict, tier, reason, rule, confidence };
+}
+
+export function isVerdict(value: unknown): value is Verdict {
+  return typeof value === 'string' && (VERDICTS as readonly string[]).includes(value);
+}

@@ -1,0 +1,50 @@
+/** The host-independent shape of one hook event, built by the adapters in src/hosts/. */
+
+export const HOSTS = ['claude', 'gemini', 'codex'] as const;
+export type HostName = (typeof HOSTS)[number];
+
+/** What a tool does, as far as path policy cares. */
+export const TOOL_ACTIONS = ['shell', 'write', 'read', 'other'] as const;
+export type ToolAction = (typeof TOOL_ACTIONS)[number];
+
+export interface ToolCall {
+  host: HostName;
+  sessionId: string;
+  cwd: string;
+  /** The host's own tool name (`run_shell_command`, `apply_patch`, `mcp__x__y`, …). */
+  hostTool: string;
+  /** The canonical name used by policy: Claude's vocabulary (`Bash`, `Write`, `Edit`, `Read`, …). */
+  tool: string;
+  action: ToolAction;
+  /** Paths the call reads or writes, as the host gave them (resolved later, at the edge). */
+  paths: string[];
+  input: Record<string, unknown>;
+  toolUseId?: string;
+}
+
+/** A path after canonicalization (see src/paths/canonical.ts). */
+export interface ResolvedPath {
+  /** As the host gave it. */
+  input: string;
+  /** Absolute, `~` expanded, `..` collapsed, symlinks resolved on the longest existing prefix. */
+  absolute: string;
+  /** Relative to the project root with `/` separators, or null when outside the root. */
+  relative: string | null;
+}
+
+export const HOOK_EVENTS = ['pre-tool', 'post-tool', 'prompt-submit', 'session-start'] as const;
+export type HookEventKind = (typeof HOOK_EVENTS)[number];
+
+interface EventBase {
+  host: HostName;
+  /** The host's event name, echoed back in outputs that need it. */
+  hostEvent: string;
+  sessionId: string;
+  cwd: string;
+}
+
+export type HookEvent =
+  | (EventBase & { kind: 'pre-tool'; call: ToolCall })
+  | (EventBase & { kind: 'post-tool'; call: ToolCall })
+  | (EventBase & { kind: 'prompt-submit'; prompt: string })
+  | (EventBase & { kind: 'session-start'; source: string });

@@ -1,0 +1,93 @@
+/**
+ * Claude Code hooks (spec: shared/spec/hook-protocols.md §1). PreToolUse answers through
+ * hookSpecificOutput.permissionDecision; UserPromptSubmit and SessionStart add context.
+ */
+import type { Decision } from '../core/decision.js';
+import { HookwiseError } from '../core/errors.js';
+import { formatReason } from '../core/reason.js';
+import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
+import type { HookOutput, HostAdapter } from './adapter.js';
+import { json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
+
+export const CLAUDE_EVENTS = {
+  PreToolUse: 'pre-tool',
+  PostToolUse: 'post-tool',
+  UserPromptSubmit: 'prompt-submit',
+  SessionStart: 'session-start',
+} as const;
+
+/** Shared by Claude and Codex: Codex hooks speak Claude's JSON. */
+export function parseClaudeStyle(payload: Record<string, unknown>, host: HostName, label: string): HookEvent {
+  const hostEvent = requireString(payload, 'hook_event_name', label);
+  const sessionId = requireString(payload, 'session_id', label);
+  const cwd = requireString(payload, 'cwd', label);
+  const base = { host, hostEvent, sessionId, cwd };
+  switch (hostEvent) {
+    case 'PreToolUse':
+    case 'PostToolUse':
+      return { ...base, kind: hostEvent === 'PreToolUse' ? 'pre-tool' : 'post-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
+    case 'UserPromptSubmit':
+      return { ...base, kind: 'prompt-submit', prompt: optionalString(payload, 'prompt') ?? '' };
+    case 'SessionStart':
+      return { ...base, kind: 'session-start', source: optionalString(payload, 'source') ?? 'startup' };
+    default:
+      throw new HookwiseError(
+        'UNKNOWN_EVENT',
+        `${label} hook event "${hostEvent}" is not one hookwise handles (expected ${Object.keys(CLAUDE_EVENTS).join(', ')})`,
+      );
+  }
+}
+
+function claudeToolCall(
+  payload: Record<string, unknown>,
+  host: HostName,
+  label: string,
+  sessionId: string,
+  cwd: string,
+): ToolCall {
+  const hostTool = requireString(payload, 'tool_name', label);
+  const input = requireObject(payload, 'tool_input', label);
+  const shape = toolShape(hostTool);
+  const call: ToolCall = {
+    host,
+    sessionId,
+    cwd,
+    hostTool,
+    tool: shape.tool,
+    action: shape.action,
+    paths: pathsOf(shape, input, cwd),
+    input,
+  };
+  const toolUseId = optionalString(payload, 'tool_use_id');
+  if (toolUseId !== undefined) call.toolUseId = toolUseId;
+  return call;
+}
+
+export function renderClaudeDecision(decision: Decision): HookOutput {
+  return {
+    stdout: json({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: decision.verdict,
+        permissionDecisionReason: formatReason(decision),
+      },
+    }),
+    exitCode: 0,
+  };
+}
+
+export function renderClaudeContext(event: HookEvent, text: string | undefined, userMessage?: string): HookOutput {
+  if (text === undefined && userMessage === undefined) return { stdout: '', exitCode: 0 };
+  const out: Record<string, unknown> = {};
+  if (text !== undefined) out.hookSpecificOutput = { hookEventName: event.hostEvent, additionalContext: text };
+  if (userMessage !== undefined) out.systemMessage = userMessage;
+  return { stdout: json(out), exitCode: 0 };
+}
+
+export const claudeAdapter: HostAdapter = {
+  name: 'claude',
+  parse: (payload) => parseClaudeStyle(payload, 'claude', 'Claude Code'),
+  renderDecision: (_event, decision) => renderClaudeDecision(decision),
+  renderContext: renderClaudeContext,
+  renderNothing: () => ({ stdout: '', exitCode: 0 }),
+};

@@ -1,0 +1,67 @@
+/**
+ * Path canonicalization, done once at the edge before any policy looks at a path: `~` expanded, relative
+ * paths joined to the cwd, symlinks resolved by the kernel on the longest existing prefix, and `..`
+ * collapsed only in the part that does not exist yet (where there can be no symlinks). So
+ * `.claude/../../etc/passwd` is `/etc/passwd`, and a symlink `docs/link -> ../src` puts `docs/link/a.ts`
+ * in `src/`.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ResolvedPath } from '../core/tool-call.js';
+
+export interface PathContext {
+  /** Canonical (real) project root. */
+  projectRoot: string;
+  home: string;
+  cwd: string;
+}
+
+const realpath = realpathSync.native;
+
+export function canonicalize(input: string, cwd: string, home: string): string {
+  let path = input;
+  if (path === '~') path = home;
+  else if (path.startsWith('~/')) path = home + path.slice(1);
+  if (!path.startsWith('/')) path = `${cwd}/${path}`;
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  // Longest prefix the kernel can resolve (existence is monotonic in the prefix length).
+  for (let k = parts.length; k >= 0; k--) {
+    let base: string;
+    try {
+      base = realpath('/' + parts.slice(0, k).join('/'));
+    } catch {
+      continue;
+    }
+    const out = base === '/' ? [] : base.split('/').slice(1);
+    for (const part of parts.slice(k)) {
+      if (part === '..') out.pop();
+      else out.push(part);
+    }
+    return '/' + out.join('/');
+  }
+  return '/' + parts.join('/'); // unreachable: "/" always resolves
+}
+
+export function resolvePath(input: string, ctx: PathContext): ResolvedPath {
+  const absolute = canonicalize(input, ctx.cwd, ctx.home);
+  const root = ctx.projectRoot;
+  let relative: string | null = null;
+  if (absolute === root) relative = '';
+  else if (root === '/') relative = absolute.slice(1);
+  else if (absolute.startsWith(root + '/')) relative = absolute.slice(root.length + 1);
+  return { input, absolute, relative };
+}
+
+/** The git root above `cwd` (a `.git` dir or file), else `cwd` itself; always canonical. */
+export function findProjectRoot(cwd: string): string {
+  let dir: string;
+  try {
+    dir = realpath(cwd);
+  } catch {
+    dir = canonicalize(cwd, '/', '/');
+  }
+  for (let current = dir; ; current = dirname(current)) {
+    if (statSync(join(current, '.git'), { throwIfNoEntry: false }) !== undefined) return current;
+    if (current === '/') return dir;
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * Loading config is total: read every scope's file, validate it against one schema, merge, and return the
+ * effective config plus typed diagnostics. Nothing here throws at the user; callers decide what an error
+ * means (check fails closed, `status` prints).
+ *
+ * Scopes, lowest trust first: built-in defaults, the project's committed .hookwise/ files, the user's
+ * ~/.config/hookwise/config.yml. Roles and categories are the project's to define (that is what they are
+ * for); settings that would loosen the gate (dropping a sensitive path, declaring a tool safe, allowing
+ * writes outside the root) are honoured only from the user's file — a cloned repo cannot weaken them.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { ConfigFiles } from './files.js';
+import {
+  BUILT_IN_ROLES,
+  DEFAULT_AUDIT,
+  DEFAULT_CATEGORIES,
+  DEFAULT_OUTSIDE_ROOT,
+  DEFAULT_REGISTRATION,
+  DEFAULT_SAFE_TOOLS,
+  DEFAULT_SENSITIVE_READ,
+  DEFAULT_SENSITIVE_WRITE,
+  OUTSIDE_ROOT_VERDICTS,
+  ROLE_GROUPS,
+  type OutsideRootVerdict,
+  type RoleGroup,
+} from './defaults.js';
+import { toolShape } from '../core/tools.js';
+import { parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
+
+// ── schemas ──────────────────────────────────────────────────────────────────────────────────────────
+
+const GLOBS: Schema = { type: 'list', of: { type: 'string', nonEmpty: true } };
+
+const POLICY_FIELDS: Record<string, Schema> = {
+  version: { type: 'number', integer: true, min: 1, max: 1 },
+  sensitive_paths: GLOBS,
+  sensitive_read_paths: GLOBS,
+  sensitive_paths_exclude: GLOBS,
+  outside_root: {
+    type: 'object',
+    fields: { write: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS }, read: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS } },
+  },
+  registration: {
+    type: 'object',
+    fields: {
+      wait_ms: { type: 'number', integer: true, min: 0, max: 600_000 },
+      poll_ms: { type: 'number', integer: true, min: 10, max: 10_000 },
+    },
+  },
+  safe_tools: { type: 'list', of: { type: 'string', nonEmpty: true } },
+  audit: {
+    type: 'object',
+    fields: {
+      max_bytes: { type: 'number', integer: true, min: 4096 },
+      keep: { type: 'number', integer: true, min: 0, max: 50 },
+    },
+  },
+};
+
+const ROLE_SCHEMA: Schema = {
+  type: 'object',
+  fields: {
+    name: { type: 'string', nonEmpty: true },
+    description: { type: 'string' },
+    group: { type: 'enum', values: ROLE_GROUPS },
+    paths: { type: 'object', fields: { allow_write: GLOBS, deny_write: GLOBS, allow_read: GLOBS } },
+  },
+};
+
+const NAME = /^[a-z][a-z0-9_-]*$/;
+const ROLES_FIELDS: Record<string, Schema> = {
+  version: { type: 'number', integer: true, min: 1, max: 1 },
+  categories: { type: 'map', of: GLOBS, keyPattern: /^[a-z][a-z0-9_]*$/, keyHint: 'category names are lower_snake_case' },
+  roles: { type: 'map', of: ROLE_SCHEMA, keyPattern: NAME, keyHint: 'role names are lower-case letters, digits, - and _' },
+};
+
+export const POLICY_SCHEMA: Schema = { type: 'object', fields: POLICY_FIELDS };
+export const ROLES_SCHEMA: Schema = { type: 'object', fields: ROLES_FIELDS };
+export const USER_CONFIG_SCHEMA: Schema = { type: 'object', fields: { ...POLICY_FIELDS, ...ROLES_FIELDS } };
+
+// ── the effective config (plain JSON: it is cached compiled, see compile.ts) ─────────────────────────
+
+export interface PatternSpec {
+  glob: string;
+  /** `built-in`, or `file:line`. */
+  source: string;
+}
+
+export interface RoleSpec {
+  name: string;
+  group: RoleGroup;
+  description: string;
+  allowWrite: PatternSpec[];
+  denyWrite: PatternSpec[];
+  allowRead: PatternSpec[];
+  source: string;
+}
+
+export interface EffectiveConfig {
+  roles: Record<string, RoleSpec>;
+  sensitiveWrite: PatternSpec[];
+  sensitiveRead: PatternSpec[];
+  outsideRoot: { write: OutsideRootVerdict; read: OutsideRootVerdict; source: string };
+  registration: { waitMs: number; pollMs: number };
+  safeTools: { name: string; source: string }[];
+  audit: { maxBytes: number; keep: number };
+}
+
+export interface LoadedConfig {
+  config: EffectiveConfig;
+  diagnostics: Diagnostic[];
+}
+
+interface RawRole {
+  name?: string;
+  description?: string;
+  group?: RoleGroup;
+  paths?: { allow_write?: string[]; deny_write?: string[]; allow_read?: string[] };
+}
+interface RawConfig {
+  sensitive_paths?: string[];
+  sensitive_read_paths?: string[];
+  sensitive_paths_exclude?: string[];
+  outside_root?: { write?: OutsideRootVerdict; read?: OutsideRootVerdict };
+  registration?: { wait_ms?: number; poll_ms?: number };
+  safe_tools?: string[];
+  audit?: { max_bytes?: number; keep?: number };
+  categories?: Record<string, string[]>;
+  roles?: Record<string, RawRole>;
+}
+
+interface Source {
+  label: string;
+  raw: RawConfig;
+  lines: Map<string, number>;
+  trusted: boolean;
+}
+
+const STRICTNESS: Record<OutsideRootVerdict, number> = { allow: 0, pass: 1, ask: 2, deny: 3 };
+
+export function loadConfig(projectRoot: string, files: ConfigFiles): LoadedConfig {
+  const diagnostics: Diagnostic[] = [];
+  const label = (file: string): string => (file.startsWith(projectRoot + '/') ? relative(projectRoot, file) : file);
+  const read = (file: string, schema: Schema, trusted: boolean): Source | undefined => {
+    if (!existsSync(file)) return undefined;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      diagnostics.push({ severity: 'error', file: label(file), line: 1, field: '', problem: `cannot read: ${(error as Error).message}` });
+      return undefined;
+    }
+    const parsed: Parsed = parseYaml(text, label(file), schema, diagnostics);
+    if (parsed.value === undefined) return undefined;
+    return { label: label(file), raw: parsed.value as RawConfig, lines: parsed.lines, trusted };
+  };
+  // Order = merge order: later overrides earlier for roles/categories.
+  const sources = [
+    read(files.user, USER_CONFIG_SCHEMA, true),
+    read(files.policy, POLICY_SCHEMA, false),
+    read(files.roles, ROLES_SCHEMA, false),
+  ].filter((s): s is Source => s !== undefined);
+  const config = merge(sources, diagnostics);
+  return { config, diagnostics };
+}
+
+function where(source: Source, field: string): string {
+  return `${source.label}:${source.lines.get(field) ?? 1}`;
+}
+
+function merge(sources: Source[], diagnostics: Diagnostic[]): EffectiveConfig {
+  const warn = (source: Source, field: string, problem: string, suggestion?: string): void => {
+    diagnostics.push({
+      severity: 'warning',
+      file: source.label,
+      line: source.lines.get(field) ?? 1,
+      field,
+      problem,
+      ...(suggestion === undefined ? {} : { suggestion }),
+    });
+  };
+  const builtIn = (globs: readonly string[]): PatternSpec[] => globs.map((glob) => ({ glob, source: 'built-in' }));
+  const fromSource = (source: Source, field: string, globs: string[] | undefined): PatternSpec[] =>
+    (globs ?? []).map((glob, i) => ({ glob, source: where(source, `${field}[${i}]`) }));
+
+  // Sensitive paths: defaults ∪ every scope; only the user may exclude defaults.
+  let sensitiveWrite = builtIn(DEFAULT_SENSITIVE_WRITE);
+  let sensitiveRead = builtIn(DEFAULT_SENSITIVE_READ);
+  for (const source of sources) {
+    if (source.raw.sensitive_paths_exclude !== undefined) {
+      if (!source.trusted) {
+        warn(source, 'sensitive_paths_exclude', 'ignored: a project file cannot remove sensitive paths', 'set it in ~/.config/hookwise/config.yml');
+      } else {
+        const drop = new Set(source.raw.sensitive_paths_exclude);
+        sensitiveWrite = sensitiveWrite.filter((p) => !drop.has(p.glob));
+        sensitiveRead = sensitiveRead.filter((p) => !drop.has(p.glob));
+      }
+    }
+  }
+  for (const source of sources) {
+    sensitiveWrite.push(...fromSource(source, 'sensitive_paths', source.raw.sensitive_paths));
+    sensitiveRead.push(...fromSource(source, 'sensitive_read_paths', source.raw.sensitive_read_paths));
+  }
+
+  // Outside-root treatment: the user sets it; a project may only make it stricter.
+  const outsideRoot: EffectiveConfig['outsideRoot'] = { ...DEFAULT_OUTSIDE_ROOT, source: 'built-in' };
+  for (const source of sources) {
+    for (const access of ['write', 'read'] as const) {
+      const value = source.raw.outside_root?.[access];
+      if (value === undefined) continue;
+      if (!source.trusted && STRICTNESS[value] < STRICTNESS[outsideRoot[access]]) {
+        warn(source, `outside_root.${access}`, `ignored: "${value}" is looser than "${outsideRoot[access]}" and a project file can only tighten`);
+        continue;
+      }
+      outsideRoot[access] = value;
+      outsideRoot.source = where(source, `outside_root.${access}`);
+    }
+  }
+
+  const registration: EffectiveConfig['registration'] = { waitMs: DEFAULT_REGISTRATION.wait_ms, pollMs: DEFAULT_REGISTRATION.poll_ms };
+  const audit: EffectiveConfig['audit'] = { maxBytes: DEFAULT_AUDIT.max_bytes, keep: DEFAULT_AUDIT.keep };
+  for (const source of sources) {
+    registration.waitMs = source.raw.registration?.wait_ms ?? registration.waitMs;
+    registration.pollMs = source.raw.registration?.poll_ms ?? registration.pollMs;
+    audit.maxBytes = source.raw.audit?.max_bytes ?? audit.maxBytes;
+    audit.keep = source.raw.audit?.keep ?? audit.keep;
+  }
+
+  // Safe tools: only tools without file or shell effects, and only from the user's own file.
+  const safeTools = DEFAULT_SAFE_TOOLS.map((name) => ({ name, source: 'built-in' }));
+  for (const source of sources) {
+    (source.raw.safe_tools ?? []).forEach((name, i) => {
+      const field = `safe_tools[${i}]`;
+      if (!source.trusted) {
+        warn(source, field, `ignored: a project file cannot declare "${name}" safe`, 'set it in ~/.config/hookwise/config.yml');
+      } else if (toolShape(name).action !== 'other') {
+        diagnostics.push({
+          severity: 'error',
+          file: source.label,
+          line: source.lines.get(field) ?? 1,
+          field,
+          problem: `"${name}" reads, writes or runs commands; path policy must judge it, it cannot be declared safe`,
+        });
+      } else {
+        safeTools.push({ name, source: where(source, field) });
+      }
+    });
+  }
+
+  // Categories and roles: built-ins, then the user's, then the project's (field-level override).
+  const categories = new Map<string, PatternSpec[]>();
+  for (const [name, globs] of Object.entries(DEFAULT_CATEGORIES)) categories.set(name, builtIn(globs));
+  for (const source of sources) {
+    for (const [name, globs] of Object.entries(source.raw.categories ?? {})) {
+      categories.set(name, fromSource(source, `categories.${name}`, globs));
+    }
+  }
+
+  const roles: Record<string, RoleSpec> = {};
+  const expand = (patterns: PatternSpec[], owner: string, field: string, source: Source | undefined): PatternSpec[] => {
+    const out: PatternSpec[] = [];
+    patterns.forEach((p, i) => {
+      const macro = /^\{\{([a-z][a-z0-9_]*)\}\}$/.exec(p.glob);
+      if (macro === null) {
+        out.push(p);
+        return;
+      }
+      const category = categories.get(macro[1]!);
+      if (category === undefined) {
+        diagnostics.push({
+          severity: 'error',
+          file: source?.label ?? 'built-in',
+          line: source?.lines.get(`${field}[${i}]`) ?? 1,
+          field: `${field}[${i}]`,
+          problem: `role "${owner}" uses unknown category {{${macro[1]}}}`,
+          suggestion: `known categories: ${[...categories.keys()].join(', ')}`,
+        });
+        return;
+      }
+      out.push(...category.map((c) => ({ glob: c.glob, source: c.source === 'built-in' ? p.source : c.source })));
+    });
+    return out;
+  };
+
+  type Lists = { allowWrite: PatternSpec[]; denyWrite: PatternSpec[]; allowRead: PatternSpec[] };
+  const unexpanded = new Map<string, { spec: Omit<RoleSpec, keyof Lists>; lists: Lists; origin: Record<keyof Lists, Source | undefined> }>();
+  for (const [name, role] of Object.entries(BUILT_IN_ROLES)) {
+    unexpanded.set(name, {
+      spec: { name, group: role.group, description: role.description, source: 'built-in' },
+      lists: { allowWrite: builtIn(role.allow_write), denyWrite: builtIn(role.deny_write), allowRead: builtIn(role.allow_read) },
+      origin: { allowWrite: undefined, denyWrite: undefined, allowRead: undefined },
+    });
+  }
+  for (const source of sources) {
+    for (const [name, raw] of Object.entries(source.raw.roles ?? {})) {
+      const base = `roles.${name}`;
+      const existing = unexpanded.get(name) ?? {
+        spec: { name, group: 'custom' as RoleGroup, description: '', source: where(source, base) },
+        lists: { allowWrite: [], denyWrite: [], allowRead: [{ glob: '**', source: 'built-in' }] },
+        origin: { allowWrite: undefined, denyWrite: undefined, allowRead: undefined },
+      };
+      if (raw.name !== undefined && raw.name !== name) {
+        warn(source, `${base}.name`, `"name: ${raw.name}" differs from the key "${name}"; the key is the role's name`);
+      }
+      existing.spec = {
+        ...existing.spec,
+        description: raw.description ?? existing.spec.description,
+        group: raw.group ?? existing.spec.group,
+        source: where(source, base),
+      };
+      const fields = [
+        ['allow_write', 'allowWrite'],
+        ['deny_write', 'denyWrite'],
+        ['allow_read', 'allowRead'],
+      ] as const;
+      for (const [yamlKey, key] of fields) {
+        const globs = raw.paths?.[yamlKey];
+        if (globs === undefined) continue;
+        existing.lists[key] = fromSource(source, `${base}.paths.${yamlKey}`, globs);
+        existing.origin[key] = source;
+      }
+      unexpanded.set(name, existing);
+    }
+  }
+  for (const [name, role] of unexpanded) {
+    roles[name] = {
+      ...role.spec,
+      allowWrite: expand(role.lists.allowWrite, name, `roles.${name}.paths.allow_write`, role.origin.allowWrite),
+      denyWrite: expand(role.lists.denyWrite, name, `roles.${name}.paths.deny_write`, role.origin.denyWrite),
+      allowRead: expand(role.lists.allowRead, name, `roles.${name}.paths.allow_read`, role.origin.allowRead),
+    };
+  }
+
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit };
+}

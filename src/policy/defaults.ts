@@ -1,0 +1,218 @@
+/**
+ * Built-in defaults: path categories, the twelve roles and the sensitive paths. Projects override any of
+ * them in .hookwise/roles.yml and .hookwise/policy.yml; users in ~/.config/hookwise/config.yml.
+ *
+ * Glob semantics (picomatch, dotfiles included): a pattern with a `/` is anchored at the project root;
+ * a pattern without one matches the file name at any depth, as in .gitignore (`*.test.*` matches
+ * `src/a.test.ts`). `~/` patterns match absolute paths under the home directory.
+ */
+
+export const DEFAULT_CATEGORIES: Readonly<Record<string, readonly string[]>> = {
+  source: ['src/**', 'lib/**'],
+  tests: ['tests/**', 'test/**', 'test-fixtures/**', '__tests__/**', '*.test.*', '*.spec.*', '*_test.go', 'test_*.py'],
+  docs: ['docs/**'],
+  ci: ['.github/**', '.gitlab-ci.yml', '.circleci/**', 'Jenkinsfile', '.buildkite/**'],
+  infra: [
+    '*.tf',
+    '*.tfvars',
+    '*.hcl',
+    'terraform/**',
+    'infra/**',
+    'pulumi/**',
+    'cdk/**',
+    'cloudformation/**',
+    'ansible/**',
+    'helm/**',
+  ],
+  config_files: [
+    'package.json',
+    'package-lock.json',
+    'Cargo.toml',
+    'Cargo.lock',
+    'go.mod',
+    'go.sum',
+    'pyproject.toml',
+    'requirements*.txt',
+  ],
+  devops: [
+    'Dockerfile*',
+    'docker-compose*',
+    '.dockerignore',
+    'Makefile',
+    '.eslintrc*',
+    '.prettierrc*',
+    '.editorconfig',
+    'tsconfig*',
+    '.tool-versions',
+    '.nvmrc',
+    '.python-version',
+    '.ruby-version',
+    'rust-toolchain.toml',
+    'lefthook.yml',
+    '.husky/**',
+    '.pre-commit-config.yaml',
+  ],
+  test_config: ['jest.config.*', 'vitest.config.*', 'pytest.ini', '.coveragerc', 'codecov.yml'],
+  research_output: ['docs/research/**'],
+  architecture_output: ['docs/architecture/**', 'docs/adr/**'],
+  plans_output: ['docs/plans/**'],
+  reviews_output: ['docs/reviews/**'],
+  security_reviews_output: ['docs/reviews/security/**'],
+  docs_output: ['docs/**', '*.md', 'CHANGELOG*', 'LICENSE*'],
+};
+
+export const ROLE_GROUPS = ['implementation', 'knowledge', 'full-access', 'custom'] as const;
+export type RoleGroup = (typeof ROLE_GROUPS)[number];
+
+export interface RoleDefaults {
+  group: RoleGroup;
+  description: string;
+  allow_write: readonly string[];
+  deny_write: readonly string[];
+  allow_read: readonly string[];
+}
+
+const EVERYTHING = ['**'] as const;
+const KNOWLEDGE_DENY = ['{{source}}', '{{tests}}', '{{ci}}', '{{infra}}'] as const;
+
+export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
+  coder: {
+    group: 'implementation',
+    description: 'Implements features in application source and project config; leaves tests, docs, CI and infra to their roles.',
+    allow_write: ['{{source}}', '{{config_files}}'],
+    deny_write: ['{{tests}}', '{{docs}}', '{{ci}}', '{{infra}}'],
+    allow_read: EVERYTHING,
+  },
+  tester: {
+    group: 'implementation',
+    description: 'Writes and runs tests and test configuration; does not change application source.',
+    allow_write: ['{{tests}}', '{{test_config}}'],
+    deny_write: ['{{source}}', '{{docs}}', '{{ci}}', '{{infra}}'],
+    allow_read: EVERYTHING,
+  },
+  integrator: {
+    group: 'implementation',
+    description: 'Maintains infrastructure as code (terraform, pulumi, CDK, ansible, helm); never applies without a human.',
+    allow_write: ['{{infra}}'],
+    deny_write: ['{{source}}', '{{tests}}', '{{docs}}', '{{ci}}'],
+    allow_read: EVERYTHING,
+  },
+  devops: {
+    group: 'implementation',
+    description: 'Maintains CI pipelines, container files and developer tooling configuration.',
+    allow_write: ['{{ci}}', '{{devops}}'],
+    deny_write: ['{{source}}', '{{tests}}', '{{docs}}', '{{infra}}'],
+    allow_read: EVERYTHING,
+  },
+  researcher: {
+    group: 'knowledge',
+    description: 'Investigates and reports findings in docs/research/; writes no code.',
+    allow_write: ['{{research_output}}'],
+    deny_write: KNOWLEDGE_DENY,
+    allow_read: EVERYTHING,
+  },
+  architect: {
+    group: 'knowledge',
+    description: 'Designs systems; writes design documents and ADRs in docs/architecture/ and docs/adr/.',
+    allow_write: ['{{architecture_output}}'],
+    deny_write: KNOWLEDGE_DENY,
+    allow_read: EVERYTHING,
+  },
+  planner: {
+    group: 'knowledge',
+    description: 'Turns requirements into implementation plans in docs/plans/.',
+    allow_write: ['{{plans_output}}'],
+    deny_write: KNOWLEDGE_DENY,
+    allow_read: EVERYTHING,
+  },
+  reviewer: {
+    group: 'knowledge',
+    description: 'Reviews changes; writes review reports in docs/reviews/ (not the security ones).',
+    allow_write: ['{{reviews_output}}'],
+    deny_write: [...KNOWLEDGE_DENY, '{{security_reviews_output}}'],
+    allow_read: EVERYTHING,
+  },
+  'security-reviewer': {
+    group: 'knowledge',
+    description: 'Reviews for vulnerabilities; writes findings in docs/reviews/security/.',
+    allow_write: ['{{security_reviews_output}}'],
+    deny_write: [...KNOWLEDGE_DENY, 'docs/reviews/*.md'],
+    allow_read: EVERYTHING,
+  },
+  docs: {
+    group: 'knowledge',
+    description: 'Writes and maintains documentation (docs/, Markdown files).',
+    allow_write: ['{{docs_output}}'],
+    deny_write: KNOWLEDGE_DENY,
+    allow_read: EVERYTHING,
+  },
+  maintainer: {
+    group: 'full-access',
+    description: 'Project maintainer: may write anywhere in the project (sensitive paths still ask).',
+    allow_write: EVERYTHING,
+    deny_write: [],
+    allow_read: EVERYTHING,
+  },
+  troubleshooter: {
+    group: 'full-access',
+    description: 'Debugging and incident response: may write anywhere in the project (sensitive paths still ask).',
+    allow_write: EVERYTHING,
+    deny_write: [],
+    allow_read: EVERYTHING,
+  },
+};
+
+/** Writing these always needs a human, whatever the role. */
+export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
+  '.claude/**',
+  '.hookwise/**',
+  '.env*',
+  '**/.env*',
+  '.git/hooks/**',
+  '**/secrets/**',
+  '~/.claude/**',
+  '~/.config/**',
+];
+
+/**
+ * Reading these needs a human: they hold credentials. (Reading .claude/ or .hookwise/ is harmless, so
+ * the read list is narrower than the write list.)
+ */
+export const DEFAULT_SENSITIVE_READ: readonly string[] = [
+  '.env*',
+  '**/.env*',
+  '**/secrets/**',
+  '~/.ssh/**',
+  '~/.aws/**',
+  '~/.gnupg/**',
+  '~/.config/gcloud/**',
+  '~/.netrc',
+  '~/.npmrc',
+  '~/.docker/config.json',
+  '~/.kube/config',
+];
+
+/** Tools with no side effects on files, shell or network: allowed without asking. */
+export const DEFAULT_SAFE_TOOLS: readonly string[] = [
+  'TodoWrite',
+  'TaskCreate',
+  'TaskGet',
+  'TaskList',
+  'TaskUpdate',
+  'TaskOutput',
+  'ToolSearch',
+  'ListMcpResourcesTool',
+  'ListAgents',
+  'CronList',
+  'EnterPlanMode',
+  'ExitPlanMode',
+  'AskUserQuestion',
+];
+
+/** How a path outside the project root is treated. `pass` = no opinion (later tiers decide). */
+export const OUTSIDE_ROOT_VERDICTS = ['allow', 'ask', 'deny', 'pass'] as const;
+export type OutsideRootVerdict = (typeof OUTSIDE_ROOT_VERDICTS)[number];
+
+export const DEFAULT_OUTSIDE_ROOT: { write: OutsideRootVerdict; read: OutsideRootVerdict } = { write: 'ask', read: 'pass' };
+export const DEFAULT_REGISTRATION = { wait_ms: 5000, poll_ms: 200 } as const;
+export const DEFAULT_AUDIT = { max_bytes: 10 * 1024 * 1024, keep: 3 } as const;

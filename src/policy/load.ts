@@ -1,0 +1,71 @@
+/**
+ * Policy for a project, via a compiled cache. A hook process must not parse YAML or compile globs on every
+ * tool call: the compiled policy is kept as JSON in the runtime directory, keyed by the config files'
+ * (mtime, size, inode) and the hookwise version, and rebuilt only when one of them changes.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { HookwiseError } from '../core/errors.js';
+import { fnv1a64 } from '../util/hash.js';
+import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import type { Locations } from '../util/locations.js';
+import type { CompiledPolicy } from './compiled.js';
+import { configFiles } from './files.js';
+
+declare const __HOOKWISE_VERSION__: string;
+export const VERSION = typeof __HOOKWISE_VERSION__ === 'string' ? __HOOKWISE_VERSION__ : 'dev';
+
+interface CacheFile {
+  key: string;
+  policy: CompiledPolicy;
+}
+
+function stamp(path: string): string {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s === undefined ? '-' : `${s.mtimeMs}:${s.size}:${s.ino}`;
+}
+
+export function policyCacheKey(projectRoot: string, where: Locations): string {
+  const files = configFiles(projectRoot, where.userConfigDir);
+  return [VERSION, where.home, projectRoot, stamp(files.user), stamp(files.policy), stamp(files.roles)].join('|');
+}
+
+export function policyCachePath(projectRoot: string, where: Locations): string {
+  return join(where.runtimeDir, 'cache', `policy-${fnv1a64(projectRoot)}.json`);
+}
+
+/** Throws CONFIG_INVALID (naming file:line:field of each problem) when the config has errors. */
+export async function loadPolicy(projectRoot: string, where: Locations): Promise<CompiledPolicy> {
+  const key = policyCacheKey(projectRoot, where);
+  const cachePath = policyCachePath(projectRoot, where);
+  const cached = readCache(cachePath);
+  if (cached !== undefined && cached.key === key) return cached.policy;
+
+  const { compileProjectPolicy } = await import('./build-policy.js');
+  const policy = compileProjectPolicy(projectRoot, where);
+  ensurePrivateDir(join(where.runtimeDir, 'cache'));
+  writeFileAtomic(cachePath, JSON.stringify({ key, policy } satisfies CacheFile));
+  return policy;
+}
+
+function readCache(path: string): CacheFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const parsed = JSON.parse(text) as CacheFile;
+    return typeof parsed.key === 'string' && typeof parsed.policy === 'object' ? parsed : undefined;
+  } catch {
+    return undefined; // a damaged cache is only a cache: rebuild it from the sources
+  }
+}
+
+export function configError(problems: string[]): HookwiseError {
+  const shown = problems.slice(0, 10);
+  const more = problems.length > shown.length ? `\n… and ${problems.length - shown.length} more` : '';
+  return new HookwiseError('CONFIG_INVALID', `hookwise config has errors:\n${shown.join('\n')}${more}`);
+}

@@ -1,0 +1,90 @@
+/**
+ * Tier 0 — path policy. For file tools (Write, Edit, MultiEdit, NotebookEdit, Read, Glob, Grep, and the
+ * Gemini/Codex equivalents): sensitive paths ask; the role's deny_write denies; allow_write allows; a
+ * path outside the project root gets the configured treatment; anything else passes on. A call touching
+ * several paths gets the strictest answer, and is allowed only if every path is.
+ */
+import type { CascadeContext, Tier } from '../cascade.js';
+import { decision, stricter, type Decision } from '../core/decision.js';
+import type { ResolvedPath } from '../core/tool-call.js';
+import type { CompiledPattern } from './compiled.js';
+
+function show(path: ResolvedPath): string {
+  return path.relative === null ? path.absolute : path.relative === '' ? '.' : path.relative;
+}
+
+function ruleOf(kind: string, pattern: CompiledPattern): { id: string; source: string } {
+  return { id: `${kind}:${pattern.glob}`, source: pattern.source };
+}
+
+function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+  const { role, matchers, call } = ctx;
+  const name = role.role.name;
+  const sensitive = matchers.sensitiveWrite.match(path);
+  if (sensitive !== undefined) {
+    return decision('ask', 'path-policy', `${show(path)} is a sensitive path ("${sensitive.glob}"): a human confirms every write to it`, ruleOf('sensitive', sensitive));
+  }
+  const denied = role.denyWrite.match(path);
+  if (denied !== undefined) {
+    return decision(
+      'deny',
+      'path-policy',
+      `role "${name}" may not write ${show(path)} (deny_write "${denied.glob}"). Leave this change to a session whose role owns that path, or switch role: hookwise switch --session-id ${call.sessionId} --role <role>`,
+      ruleOf(`role:${name}:deny_write`, denied),
+    );
+  }
+  const allowed = role.allowWrite.match(path);
+  if (allowed !== undefined) {
+    return decision('allow', 'path-policy', `role "${name}" may write ${show(path)} (allow_write "${allowed.glob}")`, ruleOf(`role:${name}:allow_write`, allowed));
+  }
+  if (path.relative === null) return outsideRoot('write', path, ctx);
+  return undefined;
+}
+
+function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+  const { role, matchers } = ctx;
+  const sensitive = matchers.sensitiveRead.match(path);
+  if (sensitive !== undefined) {
+    return decision('ask', 'path-policy', `${show(path)} may hold credentials ("${sensitive.glob}"): a human confirms every read of it`, ruleOf('sensitive-read', sensitive));
+  }
+  const allowed = role.allowRead.match(path);
+  if (allowed !== undefined) {
+    return decision('allow', 'path-policy', `role "${role.role.name}" may read ${show(path)} (allow_read "${allowed.glob}")`, ruleOf(`role:${role.role.name}:allow_read`, allowed));
+  }
+  if (path.relative === null) return outsideRoot('read', path, ctx);
+  return undefined;
+}
+
+function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+  const verdict = ctx.policy.outsideRoot[access];
+  if (verdict === 'pass') return undefined;
+  return decision(verdict, 'path-policy', `${path.absolute} is outside the project root (outside_root.${access}: ${verdict})`, {
+    id: `outside-root:${access}`,
+    source: ctx.policy.outsideRoot.source,
+  });
+}
+
+export const pathPolicyTier: Tier = {
+  name: 'path-policy',
+  decide(ctx) {
+    const { call, paths } = ctx;
+    if (call.action !== 'write' && call.action !== 'read') return undefined;
+    if (paths.length === 0) {
+      // A file tool whose targets we cannot see must not slip through as "no paths, nothing to check".
+      return call.action === 'write'
+        ? decision('ask', 'path-policy', `cannot tell which files this ${call.tool} call writes, so a human decides`, { id: 'unknown-target', source: 'built-in' })
+        : undefined;
+    }
+    const judge = call.action === 'write' ? judgeWrite : judgeRead;
+    let result: Decision | undefined;
+    let undecided = false;
+    for (const path of paths) {
+      const d = judge(path, ctx);
+      if (d === undefined) undecided = true;
+      result = stricter(result, d);
+    }
+    // "allowed only if every path is": one undecided path keeps the call undecided.
+    if (undecided && result?.verdict === 'allow') return undefined;
+    return result;
+  },
+};

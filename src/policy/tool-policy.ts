@@ -1,0 +1,16 @@
+/** Tools with no file, shell or network effect (TodoWrite, task bookkeeping, …) are allowed outright. */
+import type { Tier } from '../cascade.js';
+import { decision } from '../core/decision.js';
+
+export const toolPolicyTier: Tier = {
+  name: 'tool-policy',
+  decide(ctx) {
+    if (ctx.call.action !== 'other') return undefined;
+    const safe = ctx.policy.safeTools.find((t) => t.name === ctx.call.tool);
+    if (safe === undefined) return undefined;
+    return decision('allow', 'tool-policy', `${ctx.call.tool} has no side effects on files, shell or network`, {
+      id: `safe-tool:${safe.name}`,
+      source: safe.source,
+    });
+  },
+};

@@ -1,0 +1,36 @@
+/** What hookwise tells an agent (and its user) about registration. Kept together so they stay consistent. */
+import type { CompiledPolicy } from '../policy/compiled.js';
+import { ROLE_GROUPS } from '../policy/defaults.js';
+
+export function rolesByGroup(policy: CompiledPolicy): string {
+  const lines: string[] = [];
+  for (const group of ROLE_GROUPS) {
+    const names = Object.values(policy.roles)
+      .filter((r) => r.group === group)
+      .map((r) => r.name)
+      .sort();
+    if (names.length > 0) lines.push(`- ${group}: ${names.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+export function registrationPrompt(sessionId: string, policy: CompiledPolicy): string {
+  return [
+    `This session (${sessionId}) is not registered with hookwise, the permission gate for tool calls; until it is, tool calls are blocked.`,
+    'Ask the user which role this session should work as, then register it by running:',
+    `  hookwise register --session-id ${sessionId} --role <role>`,
+    'Roles (each bounds which paths the session may write):',
+    rolesByGroup(policy),
+    `To run this session without hookwise instead: hookwise disable --session-id ${sessionId}`,
+  ].join('\n');
+}
+
+export function unregisteredReason(sessionId: string, policy: CompiledPolicy, waitedMs: number): string {
+  return [
+    `session ${sessionId} is not registered (waited ${waitedMs} ms).`,
+    `Register with: hookwise register --session-id ${sessionId} --role <role>`,
+    `Roles:\n${rolesByGroup(policy)}`,
+    `Or disable gating for this session: hookwise disable --session-id ${sessionId}`,
+    'Or set HOOKWISE_ROLE=<role> in the environment of scripted runs.',
+  ].join('\n');
+}

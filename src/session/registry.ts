@@ -1,0 +1,102 @@
+/**
+ * The session registry: one JSON file per session in the private runtime directory, replaced atomically
+ * (temp file + rename) under a per-session lock. One file per session means concurrent registrations of
+ * different sessions never contend and can never overwrite each other; the lock serializes read-modify-
+ * write of the same session (e.g. `switch` racing `disable`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HookwiseError } from '../core/errors.js';
+import { ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import { fnv1a64 } from '../util/hash.js';
+
+export interface SessionRecord {
+  session_id: string;
+  /** null for a session that was disabled before it ever registered. */
+  role: string | null;
+  disabled: boolean;
+  task?: string;
+  prompt_file?: string;
+  team?: string;
+  registered_at: string;
+  updated_at: string;
+}
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export class SessionRegistry {
+  readonly dir: string;
+  constructor(runtimeDir: string) {
+    this.dir = join(runtimeDir, 'sessions');
+  }
+
+  /** Ids become file names; anything unusual is hashed so it cannot escape the directory. */
+  fileFor(sessionId: string): string {
+    return join(this.dir, SAFE_ID.test(sessionId) ? `${sessionId}.json` : `h-${fnv1a64(sessionId)}.json`);
+  }
+
+  get(sessionId: string): SessionRecord | undefined {
+    const file = this.fileFor(sessionId);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw new HookwiseError('REGISTRY_UNREADABLE', `cannot read session registry file ${file}: ${(error as Error).message}`);
+    }
+    return parseRecord(text, file);
+  }
+
+  /** Read-modify-write one session under its lock; returns what was written. */
+  update(sessionId: string, change: (existing: SessionRecord | undefined, now: string) => SessionRecord): SessionRecord {
+    ensurePrivateDir(this.dir);
+    const file = this.fileFor(sessionId);
+    return withLockSync(`${file}.lock`, () => {
+      const next = change(this.get(sessionId), new Date().toISOString());
+      writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n', { durable: true });
+      return next;
+    });
+  }
+
+  list(): { records: SessionRecord[]; problems: string[] } {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+      throw error;
+    }
+    const records: SessionRecord[] = [];
+    const problems: string[] = [];
+    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+      const file = join(this.dir, name);
+      try {
+        records.push(parseRecord(readFileSync(file, 'utf8'), file));
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+    return { records, problems };
+  }
+}
+
+function parseRecord(text: string, file: string): SessionRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HookwiseError('REGISTRY_UNREADABLE', `session registry file ${file} is not valid JSON (${(error as Error).message}); re-register the session`);
+  }
+  const record = value as Partial<SessionRecord>;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof record.session_id !== 'string' ||
+    !(record.role === null || typeof record.role === 'string') ||
+    typeof record.disabled !== 'boolean'
+  ) {
+    throw new HookwiseError('REGISTRY_UNREADABLE', `session registry file ${file} lacks session_id, role or disabled; re-register the session`);
+  }
+  return record as SessionRecord;
+}

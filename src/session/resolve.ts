@@ -1,0 +1,33 @@
+/**
+ * Which role governs a call: the registry first, then the HOOKWISE_ROLE environment fallback (CI and
+ * scripted use), else wait for a registration that may be happening right now (the agent was just told to
+ * register) by polling, and give up after the configured wait.
+ */
+import { sleepSync } from '../util/fs-safe.js';
+import type { SessionRecord, SessionRegistry } from './registry.js';
+
+export type SessionState =
+  | { kind: 'disabled'; record: SessionRecord }
+  | { kind: 'registered'; role: string; via: 'registry' | 'env'; record?: SessionRecord }
+  | { kind: 'unregistered' };
+
+export function sessionStateOf(record: SessionRecord | undefined, envRole: string | undefined): SessionState {
+  if (record?.disabled === true) return { kind: 'disabled', record };
+  if (record !== undefined && record.role !== null) return { kind: 'registered', role: record.role, via: 'registry', record };
+  if (envRole !== undefined && envRole !== '') return { kind: 'registered', role: envRole, via: 'env' };
+  return { kind: 'unregistered' };
+}
+
+export function resolveSession(
+  registry: SessionRegistry,
+  sessionId: string,
+  envRole: string | undefined,
+  wait: { waitMs: number; pollMs: number },
+): SessionState {
+  const deadline = Date.now() + wait.waitMs;
+  for (;;) {
+    const state = sessionStateOf(registry.get(sessionId), envRole);
+    if (state.kind !== 'unregistered' || Date.now() >= deadline) return state;
+    sleepSync(Math.min(wait.pollMs, Math.max(1, deadline - Date.now())));
+  }
+}
