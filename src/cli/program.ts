@@ -76,6 +76,8 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(init(process.cwd(), o.force === true));
     });
 
+  // ── more commands: each registers itself below this line ──
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
