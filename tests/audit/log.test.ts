@@ -1,0 +1,67 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appendAudit, auditPath, readAudit, type AuditRecord } from '../../src/audit/log.js';
+import { ensurePrivateDir } from '../../src/util/fs-safe.js';
+import { makeProject } from '../support/project.js';
+
+const record = (i: number): AuditRecord => ({
+  ts: new Date(0).toISOString(),
+  session: `s${i}`,
+  role: 'coder',
+  host: 'claude',
+  tool: 'Write',
+  verdict: 'allow',
+  tier: 'path-policy',
+  rule: 'r',
+  latency_ms: 1,
+  paths: ['/p/a'],
+  input_hash: '0',
+});
+
+describe('audit log', () => {
+  it('records one line per decision without command text or file content', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'SECRET-CONTENT' }));
+    await p.check(p.pre('Bash', { command: 'echo SECRET-COMMAND' }));
+    const text = readFileSync(auditPath(p.runtimeDir), 'utf8');
+    expect(text).not.toMatch(/SECRET/);
+    const { records } = readAudit(p.runtimeDir);
+    expect(records.map((r) => [r.tool, r.verdict, r.tier, r.role])).toEqual([
+      ['Write', 'allow', 'path-policy', 'coder'],
+      ['Bash', 'ask', 'default', 'coder'],
+    ]);
+    expect(records[0]!.input_hash).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('rotates by size and keeps every record across generations', () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    for (let i = 0; i < 200; i++) appendAudit(p.runtimeDir, record(i), { maxBytes: 4096, keep: 50 });
+    const { records, problems } = readAudit(p.runtimeDir);
+    expect(problems).toEqual([]);
+    expect(records.map((r) => r.session)).toEqual(Array.from({ length: 200 }, (_, i) => `s${i}`));
+    expect(readFileSync(auditPath(p.runtimeDir, 1), 'utf8').length).toBeGreaterThan(4096);
+  });
+
+  it('drops the oldest generation beyond `keep`', () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    for (let i = 0; i < 400; i++) appendAudit(p.runtimeDir, record(i), { maxBytes: 4096, keep: 2 });
+    const { records } = readAudit(p.runtimeDir);
+    expect(records.length).toBeLessThan(400);
+    expect(records.at(-1)!.session).toBe('s399');
+  });
+
+  it('a corrupt line is skipped and reported with file:line; the rest is kept', () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    appendAudit(p.runtimeDir, record(1), { maxBytes: 1e6, keep: 1 });
+    appendFileSync(auditPath(p.runtimeDir), '{"torn": \n');
+    appendAudit(p.runtimeDir, record(2), { maxBytes: 1e6, keep: 1 });
+    const { records, problems } = readAudit(p.runtimeDir);
+    expect(records.map((r) => r.session)).toEqual(['s1', 's2']);
+    expect(problems).toEqual([expect.stringMatching(/audit\.jsonl:2: skipped unreadable audit line/)]);
+  });
+});

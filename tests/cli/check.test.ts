@@ -1,0 +1,191 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeProject } from '../support/project.js';
+
+describe('bad input fails closed with a message that says what and where', () => {
+  it('malformed JSON: exit 2, reason on stderr, nothing on stdout', async () => {
+    const p = makeProject();
+    const r = await p.check('{"session_id": "s1", ');
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/hookwise: hook payload on stdin is not valid JSON/);
+  });
+
+  it('empty stdin', async () => {
+    const r = await makeProject().check('   ');
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/no hook payload on stdin/);
+  });
+
+  it('a JSON array is not a payload', async () => {
+    const r = await makeProject().check('[1,2]');
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/must be a JSON object/);
+  });
+
+  it('a PreToolUse payload missing tool_input gets a JSON deny naming the field', async () => {
+    const p = makeProject();
+    const payload = p.pre('Write', {});
+    delete payload.tool_input;
+    const r = await p.check(payload);
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(out.hookSpecificOutput.permissionDecisionReason).toMatch(/field "tool_input" must be an object/);
+  });
+
+  it('a Gemini BeforeTool payload missing tool_name gets a Gemini deny', async () => {
+    const p = makeProject();
+    const r = await p.check({ session_id: 's', cwd: p.root, hook_event_name: 'BeforeTool', timestamp: 'now', tool_input: {} });
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny' });
+    expect(JSON.parse(r.stdout).reason).toMatch(/"tool_name"/);
+  });
+
+  it('an unknown event blocks via exit 2', async () => {
+    const p = makeProject();
+    const r = await p.check({ session_id: 's', cwd: p.root, hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: {} });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/hook event "PermissionRequest" is not one hookwise handles/);
+  });
+
+  it('a broken config denies and names file and line', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    p.write('.hookwise/roles.yml', 'roles:\n  coder:\n    pathz: {}\n');
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.reason).toMatch(/\.hookwise\/roles\.yml:3: error: roles\.coder\.pathz: unknown field/);
+  });
+
+  it('a broken config is re-read once fixed (the compiled cache follows the file)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const call = p.pre('Write', { file_path: join(p.root, 'app/a.ts'), content: '' });
+    p.write('.hookwise/roles.yml', 'roles: [');
+    expect((await p.check(call)).decision?.verdict).toBe('deny');
+    p.write('.hookwise/roles.yml', 'roles:\n  coder:\n    paths:\n      allow_write: ["app/**"]\n');
+    expect((await p.check(call)).decision?.verdict).toBe('allow');
+  });
+
+  it('an unreadable registry entry denies', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.runtimeDir, 'sessions'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(p.runtimeDir, 'sessions', 's1.json'), '{not json');
+    const r = await p.check(p.pre('Read', { file_path: join(p.root, 'a') }));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.reason).toMatch(/session registry file .*s1\.json is not valid JSON/);
+  });
+
+  it('a group- or world-writable runtime dir is made private (0700) before use', async () => {
+    const p = makeProject();
+    mkdirSync(p.runtimeDir, { mode: 0o777 });
+    chmodSync(p.runtimeDir, 0o777);
+    p.register('s1', 'coder');
+    const r = await p.check(p.pre('Read', { file_path: join(p.root, 'a') }));
+    expect(r.decision?.verdict).toBe('allow');
+    const { statSync } = await import('node:fs');
+    expect(statSync(p.runtimeDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('a runtime dir that is a symlink is refused', async () => {
+    const p = makeProject();
+    const { symlinkSync } = await import('node:fs');
+    mkdirSync(join(p.home, 'elsewhere'));
+    symlinkSync(join(p.home, 'elsewhere'), p.runtimeDir);
+    const r = await p.check(p.pre('Read', { file_path: join(p.root, 'a') }));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.reason).toMatch(/must be a real directory, not a symlink/);
+  });
+
+  it('a registered role that no longer exists denies with the list of roles', async () => {
+    const p = makeProject();
+    p.register('s1', 'ghost');
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.reason).toMatch(/"ghost", which is not a defined role/);
+  });
+});
+
+describe('sessions gate the cascade', () => {
+  it('an unregistered session waits, then is blocked with instructions', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 300\n  poll_ms: 50\n');
+    const started = Date.now();
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'new-session'));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.reason).toMatch(/hookwise register --session-id new-session --role <role>/);
+    expect(r.decision?.reason).toMatch(/implementation: coder, devops, integrator, tester/);
+  });
+
+  it('a registration that lands while the call waits is picked up', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 3000\n  poll_ms: 50\n');
+    // Register from another process while this one polls (the poll sleeps the thread).
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(join(p.runtimeDir, 'sessions', 'late.json'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x'}))},300)`]);
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'late'));
+    await new Promise((resolve) => child.on('exit', resolve));
+    expect(r.decision?.verdict).toBe('allow');
+  });
+
+  it('HOOKWISE_ROLE is the fallback for unregistered sessions', async () => {
+    const p = makeProject();
+    p.env.HOOKWISE_ROLE = 'tester';
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'ci-run'));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.rule?.id).toBe('role:tester:deny_write:src/**');
+  });
+
+  it('a disabled session is allowed without gating', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const { setDisabledFor } = await import('../support/sessions.js');
+    setDisabledFor(p, 's1', true);
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, '.env'), content: '' }));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'session' });
+  });
+
+  it('the session may register itself without waiting; a full-access role needs a human', async () => {
+    const p = makeProject();
+    const coder = await p.check(p.pre('Bash', { command: 'hookwise register --session-id s9 --role coder' }, 's9'));
+    expect(coder.decision).toMatchObject({ verdict: 'allow', tier: 'session' });
+    const maint = await p.check(p.pre('Bash', { command: 'hookwise register --session-id s9 --role maintainer' }, 's9'));
+    expect(maint.decision?.verdict).toBe('ask');
+  });
+
+  it.each([
+    ['another session', 'hookwise register --session-id other --role coder'],
+    ['shell syntax', 'hookwise register --session-id s9 --role coder && rm -rf /'],
+    ['substitution', 'hookwise register --session-id s9 --role $(whoami)'],
+    ['other subcommand', 'hookwise disable --session-id s9'],
+    ['unknown role', 'hookwise register --session-id s9 --role wizard'],
+  ])('no bootstrap for %s', async (_name, command) => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 0\n');
+    const r = await p.check(p.pre('Bash', { command }, 's9'));
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.rule?.id).toBe('session:unregistered');
+  });
+});
+
+describe('until later tiers exist, undecided calls ask', () => {
+  it.each([
+    ['Bash', { command: 'ls' }],
+    ['WebFetch', { url: 'https://example.com', prompt: 'x' }],
+    ['mcp__github__create_issue', { title: 'x' }],
+  ])('%s → ask from the default tier', async (tool, input) => {
+    const p = makeProject();
+    p.register('s1', 'maintainer');
+    const r = await p.check(p.pre(tool, input));
+    expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
+  });
+
+  it('side-effect-free tools are allowed', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const r = await p.check(p.pre('TodoWrite', { todos: [] }));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'tool-policy' });
+  });
+});

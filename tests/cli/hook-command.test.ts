@@ -1,0 +1,52 @@
+/** The built executable, spawned as a host would spawn it. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeProject } from '../support/project.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+
+function run(args: string[], input: string, env: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, [BIN, ...args], { input, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe('hookwise check (built executable)', () => {
+  it('answers a Claude PreToolUse on stdout', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const r = run(['check'], JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })), p.env);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+  });
+
+  it('refuses an oversized payload with exit 2', () => {
+    const p = makeProject();
+    const huge = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }));
+    const r = run(['check'], huge, p.env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/larger than 16777216 bytes/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('rejects unknown arguments with exit 2 (a block), not a crash', () => {
+    const p = makeProject();
+    const r = run(['check', '--hots', 'claude'], '{}', p.env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown argument "--hots"/);
+  });
+
+  it('--host overrides detection', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const payload = { ...p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }), hook_event_name: 'BeforeTool', tool_name: 'write_file' };
+    const r = run(['check', '--host', 'gemini'], JSON.stringify(payload), p.env);
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'allow' });
+  });
+
+  it('never prints a stack trace as the only output', () => {
+    const p = makeProject();
+    const r = run(['check'], 'nope', p.env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

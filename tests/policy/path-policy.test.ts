@@ -1,0 +1,183 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeProject, type TestProject } from '../support/project.js';
+
+/** Write as `role`, expect `verdict` (and optionally a reason fragment). */
+async function expectWrite(p: TestProject, role: string, path: string, verdict: string, reason?: RegExp): Promise<void> {
+  p.register(`s-${role}`, role);
+  const file = path.startsWith('/') || path.startsWith('~') ? path : join(p.root, path);
+  const result = await p.check(p.pre('Write', { file_path: file, content: 'x' }, `s-${role}`));
+  expect(result.decision?.verdict, `${role} writing ${path}: ${result.decision?.reason}`).toBe(verdict);
+  if (reason !== undefined) expect(result.decision?.reason).toMatch(reason);
+}
+
+describe('path policy per built-in role', () => {
+  // [role, path, verdict]: ask = sensitive/outside/undecided, deny = role's deny_write, allow = allow_write.
+  const table: [string, string, 'allow' | 'deny' | 'ask'][] = [
+    ['coder', 'src/index.ts', 'allow'],
+    ['coder', 'lib/util/x.js', 'allow'],
+    ['coder', 'package.json', 'allow'],
+    ['coder', 'tests/index.test.ts', 'deny'],
+    ['coder', 'src/index.test.ts', 'deny'],
+    ['coder', 'docs/guide.md', 'deny'],
+    ['coder', '.github/workflows/ci.yml', 'deny'],
+    ['coder', 'main.tf', 'deny'],
+    ['coder', 'README.md', 'ask'],
+    ['tester', 'tests/a.test.ts', 'allow'],
+    ['tester', 'src/feature.spec.ts', 'deny'], // deny_write {{source}} wins over allow {{tests}}
+    ['tester', 'vitest.config.ts', 'allow'],
+    ['tester', 'src/index.ts', 'deny'],
+    ['integrator', 'infra/main.tf', 'allow'],
+    ['integrator', 'terraform/vars.tfvars', 'allow'],
+    ['integrator', 'src/a.ts', 'deny'],
+    ['devops', '.github/workflows/ci.yml', 'allow'],
+    ['devops', 'Dockerfile', 'allow'],
+    ['devops', 'services/api/Dockerfile.prod', 'allow'],
+    ['devops', 'src/a.ts', 'deny'],
+    ['researcher', 'docs/research/findings.md', 'allow'],
+    ['researcher', 'src/a.ts', 'deny'],
+    ['researcher', 'docs/plans/p.md', 'ask'],
+    ['architect', 'docs/adr/0001-x.md', 'allow'],
+    ['architect', 'docs/architecture/overview.md', 'allow'],
+    ['architect', 'tests/a.test.ts', 'deny'],
+    ['planner', 'docs/plans/plan.md', 'allow'],
+    ['planner', 'lib/a.ts', 'deny'],
+    ['reviewer', 'docs/reviews/pr-12.md', 'allow'],
+    ['reviewer', 'docs/reviews/security/audit.md', 'deny'],
+    ['security-reviewer', 'docs/reviews/security/audit.md', 'allow'],
+    ['security-reviewer', 'docs/reviews/pr-12.md', 'deny'],
+    ['docs', 'docs/guide.md', 'allow'],
+    ['docs', 'README.md', 'allow'],
+    ['docs', 'src/README.md', 'deny'], // deny {{source}} beats allow *.md
+    ['docs', 'src/a.ts', 'deny'],
+    ['maintainer', 'src/a.ts', 'allow'],
+    ['maintainer', 'tests/a.ts', 'allow'],
+    ['maintainer', '.github/workflows/ci.yml', 'allow'],
+    ['troubleshooter', 'anything/at/all.txt', 'allow'],
+  ];
+  it.each(table)('%s writing %s → %s', async (role, path, verdict) => {
+    await expectWrite(makeProject(), role, path, verdict);
+  });
+});
+
+describe('sensitive paths ask whatever the role', () => {
+  it.each([
+    ['.claude/settings.json'],
+    ['.hookwise/roles.yml'],
+    ['.env'],
+    ['.env.local'],
+    ['services/api/.env.production'],
+    ['.git/hooks/pre-commit'],
+    ['config/secrets/db.yml'],
+  ])('maintainer writing %s → ask', async (path) => {
+    await expectWrite(makeProject(), 'maintainer', path, 'ask', /sensitive/);
+  });
+
+  it('home-directory sensitive paths ask', async () => {
+    const p = makeProject();
+    await expectWrite(p, 'maintainer', join(p.home, '.claude/settings.json'), 'ask', /sensitive/);
+    await expectWrite(p, 'maintainer', join(p.home, '.config/gh/hosts.yml'), 'ask', /sensitive/);
+  });
+
+  it('reading credentials asks; reading ordinary files is allowed', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const env = await p.check(p.pre('Read', { file_path: join(p.root, '.env') }));
+    expect(env.decision?.verdict).toBe('ask');
+    const src = await p.check(p.pre('Read', { file_path: join(p.root, 'src/a.ts') }));
+    expect(src.decision?.verdict).toBe('allow');
+    const claude = await p.check(p.pre('Read', { file_path: join(p.root, '.claude/settings.json') }));
+    expect(claude.decision?.verdict).toBe('allow');
+  });
+});
+
+describe('canonical paths decide, not the spelling', () => {
+  it('.claude/../../etc/passwd is outside the root, not under .claude/', async () => {
+    const p = makeProject();
+    await expectWrite(p, 'maintainer', join(p.root, '.claude/../../etc/passwd'), 'ask', /outside the project root/);
+  });
+
+  it('src/../tests/x.ts is a test file for the coder', async () => {
+    await expectWrite(makeProject(), 'coder', 'src/../tests/x.ts', 'deny', /tests\/x\.ts/);
+  });
+
+  it('a symlink into a denied directory is judged by its target', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, 'tests'));
+    mkdirSync(join(p.root, 'src'));
+    symlinkSync(join(p.root, 'tests'), join(p.root, 'src', 'sneaky'));
+    await expectWrite(p, 'coder', 'src/sneaky/new.test.ts', 'deny', /tests\/new\.test\.ts/);
+  });
+
+  it('an intermediate symlink to a sensitive directory asks', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, '.claude'));
+    mkdirSync(join(p.root, 'src'));
+    symlinkSync(join(p.root, '.claude'), join(p.root, 'src', 'cfg'));
+    await expectWrite(p, 'maintainer', 'src/cfg/settings.json', 'ask', /sensitive/);
+  });
+
+  it('a symlink pointing outside the project is outside the project', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, 'src'));
+    symlinkSync(p.home, join(p.root, 'src', 'home'));
+    await expectWrite(p, 'maintainer', 'src/home/notes.txt', 'ask', /outside the project root/);
+  });
+
+  it('~ is expanded', async () => {
+    const p = makeProject();
+    await expectWrite(p, 'maintainer', '~/.claude/settings.json', 'ask', /sensitive/);
+  });
+
+  it('relative paths resolve against the cwd', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const result = await p.check({ ...p.pre('Write', { file_path: 'tests/x.ts', content: '' }), cwd: p.root });
+    expect(result.decision?.verdict).toBe('deny');
+  });
+});
+
+describe('writes outside the project root', () => {
+  it('ask by default', async () => {
+    await expectWrite(makeProject(), 'maintainer', '/tmp/elsewhere/file.txt', 'ask', /outside_root\.write: ask/);
+  });
+
+  it('the user may loosen it; a project may only tighten it', async () => {
+    const p = makeProject();
+    p.write(join(p.configDir, 'config.yml'), 'outside_root:\n  write: allow\n');
+    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'allow');
+    p.write('.hookwise/policy.yml', 'outside_root:\n  write: deny\n');
+    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'deny');
+  });
+
+  it('a project file cannot loosen it', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'outside_root:\n  write: allow\n');
+    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'ask');
+  });
+});
+
+describe('multi-path calls', () => {
+  it('an apply_patch touching an allowed and a denied file is denied', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: tests/a.test.ts\n+t\n*** End Patch\n';
+    const result = await p.check(
+      { session_id: 's1', turn_id: 't1', model: 'gpt', cwd: p.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } },
+      'codex',
+    );
+    expect(result.decision?.verdict).toBe('deny');
+  });
+
+  it('an allowed path next to an undecided one leaves the call undecided (ask)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n*** Update File: README.md\n*** End Patch\n';
+    const result = await p.check(
+      { session_id: 's1', turn_id: 't1', cwd: p.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } },
+      'codex',
+    );
+    expect(result.decision?.tier).toBe('default');
+  });
+});

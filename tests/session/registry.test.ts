@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { buildSync } from 'esbuild';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SessionRegistry } from '../../src/session/registry.js';
+import { makeProject } from '../support/project.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+
+function hookwise(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('session registry', () => {
+  it('50 concurrent register processes leave 50 registrations', async () => {
+    const p = makeProject();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => hookwise(['register', '--session-id', `par-${i}`, '--role', i % 2 === 0 ? 'coder' : 'tester'], p.env, p.root)),
+    );
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const { records, problems } = new SessionRegistry(p.runtimeDir).list();
+    expect(problems).toEqual([]);
+    expect(records).toHaveLength(50);
+    for (let i = 0; i < 50; i++) {
+      expect(records.find((r) => r.session_id === `par-${i}`)?.role).toBe(i % 2 === 0 ? 'coder' : 'tester');
+    }
+  }, 60_000);
+
+  it('concurrent updates of one session serialize: no update is lost', async () => {
+    const p = makeProject();
+    const registry = new SessionRegistry(p.runtimeDir);
+    registry.update('one', (_e, now) => ({ session_id: 'one', role: 'coder', disabled: false, task: '', registered_at: now, updated_at: now }));
+    // Each process appends its id to `task` under the lock; a lost update would drop ids.
+    const bundle = join(p.home, 'registry.cjs');
+    buildSync({ entryPoints: [join(import.meta.dirname, '../../src/session/registry.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent' });
+    const script = (i: number) => `
+      const { SessionRegistry } = require(${JSON.stringify(bundle)});
+      new SessionRegistry(${JSON.stringify(p.runtimeDir)}).update('one', (e, now) => ({ ...e, task: (e.task || '') + ' ${i}', updated_at: now }));`;
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => new Promise((resolve) => spawn(process.execPath, ['-e', script(i)]).on('close', resolve))),
+    );
+    const ids = (registry.get('one')?.task ?? '').trim().split(' ').map(Number).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  }, 60_000);
+
+  it('session ids with path characters cannot escape the registry directory', () => {
+    const p = makeProject();
+    const registry = new SessionRegistry(p.runtimeDir);
+    const file = registry.fileFor('../../etc/passwd');
+    expect(file.startsWith(registry.dir + '/')).toBe(true);
+    expect(file).toMatch(/h-[0-9a-f]{16}\.json$/);
+  });
+
+  it('files are private (0600) in a private directory (0700)', async () => {
+    const p = makeProject();
+    await hookwise(['register', '--session-id', 'x', '--role', 'coder'], p.env, p.root);
+    const { statSync } = await import('node:fs');
+    expect(statSync(p.runtimeDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(p.runtimeDir, 'sessions', 'x.json')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('session commands', () => {
+  it('register, switch, disable, enable, status', async () => {
+    const p = makeProject();
+    const run = (...args: string[]) => hookwise(args, p.env, p.root);
+    expect((await run('register', '--session-id', 'a1', '--role', 'coder', '--task', 'auth', '--team', 'red')).stdout).toMatch(/registered as coder \(team red\)/);
+    expect((await run('switch', '--session-id', 'a1', '--role', 'tester')).stdout).toMatch(/switched from coder to tester/);
+    expect((await run('disable', '--session-id', 'a1')).stdout).toMatch(/gating disabled/);
+    const status = JSON.parse((await run('status', '--json')).stdout);
+    expect(status.sessions[0]).toMatchObject({ session_id: 'a1', role: 'tester', disabled: true, task: 'auth', team: 'red' });
+    expect((await run('enable', '--session-id', 'a1')).stdout).toMatch(/gating enabled .*tester/);
+    const one = await run('status', '--session-id', 'a1');
+    expect(one.stdout).toMatch(/a1: role tester/);
+    expect(one.stdout).toMatch(/may not write: .*src\/\*\*/);
+  }, 30_000);
+
+  it('an unknown role is refused with the list of roles', async () => {
+    const p = makeProject();
+    const r = await hookwise(['register', '--session-id', 'a1', '--role', 'wizard'], p.env, p.root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unknown role "wizard"/);
+    expect(r.stderr).toMatch(/knowledge: architect, docs, planner, researcher, reviewer, security-reviewer/);
+  });
+});

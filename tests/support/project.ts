@@ -1,0 +1,87 @@
+/** Real temp projects for tests: a git-rooted dir, a private runtime dir and user config dir. */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
+import { runCheck, type CheckResult } from '../../src/cli/check.js';
+import type { Verdict } from '../../src/core/decision.js';
+import { SessionRegistry } from '../../src/session/registry.js';
+
+export interface TestProject {
+  root: string;
+  home: string;
+  runtimeDir: string;
+  configDir: string;
+  env: NodeJS.ProcessEnv;
+  write(relativePath: string, content: string): string;
+  register(sessionId: string, role: string): void;
+  check(payload: Record<string, unknown> | string, host?: 'claude' | 'gemini' | 'codex'): Promise<CheckResult>;
+  /** A Claude PreToolUse payload for this project. */
+  pre(tool: string, input: Record<string, unknown>, sessionId?: string): Record<string, unknown>;
+}
+
+const cleanups: string[] = [];
+afterEach(() => {
+  while (cleanups.length > 0) rmSync(cleanups.pop()!, { recursive: true, force: true });
+});
+
+export function makeProject(options: { git?: boolean } = {}): TestProject {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-test-')));
+  cleanups.push(base);
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  const runtimeDir = join(base, 'runtime');
+  const configDir = join(home, '.config', 'hookwise');
+  mkdirSync(root, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  if (options.git !== false) mkdirSync(join(root, '.git'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    HOOKWISE_RUNTIME_DIR: runtimeDir,
+    HOOKWISE_CONFIG_DIR: configDir,
+  };
+  const project: TestProject = {
+    root,
+    home,
+    runtimeDir,
+    configDir,
+    env,
+    write(relativePath, content) {
+      const path = relativePath.startsWith('/') ? relativePath : join(root, relativePath);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, content);
+      return path;
+    },
+    register(sessionId, role) {
+      new SessionRegistry(runtimeDir).update(sessionId, (_e, now) => ({
+        session_id: sessionId,
+        role,
+        disabled: false,
+        registered_at: now,
+        updated_at: now,
+      }));
+    },
+    check(payload, host) {
+      const raw = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      return runCheck(raw, host === undefined ? { env } : { env, host });
+    },
+    pre(tool, input, sessionId = 's1') {
+      return {
+        session_id: sessionId,
+        transcript_path: join(home, 'transcript.jsonl'),
+        cwd: root,
+        permission_mode: 'default',
+        hook_event_name: 'PreToolUse',
+        tool_name: tool,
+        tool_input: input,
+        tool_use_id: 'toolu_test',
+      };
+    },
+  };
+  return project;
+}
+
+export function verdictOf(result: CheckResult): Verdict | undefined {
+  return result.decision?.verdict;
+}
