@@ -76,6 +76,36 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(init(process.cwd(), o.force === true));
     });
 
+  const filters = (c: Command): Command =>
+    c
+      .option('--session <id>', 'only this session')
+      .option('--role <role>', 'only this role')
+      .addOption(new Option('--verdict <verdict>', 'only this verdict').choices(['allow', 'ask', 'deny']))
+      .option('--tier <tier>', 'only this tier');
+  filters(program.command('stats').description('decisions by tier, verdict and role; ask frequency; latency'))
+    .option('--json', 'machine-readable output')
+    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; json?: boolean }) => {
+      const { stats } = await import('./monitor.js');
+      print(stats(o, o.json === true));
+    });
+  filters(program.command('monitor').description('follow decisions live'))
+    .option('--json', 'print raw audit records')
+    .option('-n, --lines <n>', 'show the last n decisions first', (v) => Number.parseInt(v, 10), 10)
+    .option('--no-follow', 'print and exit')
+    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; json?: boolean; lines: number; follow: boolean }) => {
+      const { monitor } = await import('./monitor.js');
+      await monitor(o, (line) => print(line));
+    });
+
+  program
+    .command('demo')
+    .description('replay a bundled sample session through the real check path and show each decision')
+    .option('--keep', 'keep the throw-away project afterwards')
+    .action(async (o: { keep?: boolean }) => {
+      const { demo } = await import('./demo.js');
+      process.exitCode = demo((line) => print(line), { keep: o.keep === true });
+    });
+
   // ── more commands: each registers itself below this line ──
 
   try {

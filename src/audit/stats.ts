@@ -1,0 +1,107 @@
+/** Aggregations over audit records (pure): decisions by tier / verdict / role, ask frequency, latency. */
+import type { AuditRecord } from './log.js';
+
+export interface AuditFilter {
+  session?: string;
+  role?: string;
+  verdict?: string;
+  tier?: string;
+}
+
+export function matchesFilter(r: AuditRecord, f: AuditFilter): boolean {
+  return (
+    (f.session === undefined || r.session === f.session) &&
+    (f.role === undefined || r.role === f.role) &&
+    (f.verdict === undefined || r.verdict === f.verdict) &&
+    (f.tier === undefined || r.tier === f.tier)
+  );
+}
+
+export interface Stats {
+  total: number;
+  byVerdict: Record<string, number>;
+  byTier: Record<string, Record<string, number>>;
+  byRole: Record<string, Record<string, number>>;
+  /** Share of decisions that asked a human. */
+  askRate: number;
+  /** What keeps asking: (tool, first path or input hash) with counts, most frequent first. */
+  topAsks: { tool: string; subject: string; count: number }[];
+  latencyMs: { median: number; p99: number };
+}
+
+function bump(table: Record<string, Record<string, number>>, key: string, verdict: string): void {
+  const row = (table[key] ??= {});
+  row[verdict] = (row[verdict] ?? 0) + 1;
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function computeStats(records: AuditRecord[]): Stats {
+  const byVerdict: Record<string, number> = {};
+  const byTier: Stats['byTier'] = {};
+  const byRole: Stats['byRole'] = {};
+  const asks = new Map<string, { tool: string; subject: string; count: number }>();
+  for (const r of records) {
+    byVerdict[r.verdict] = (byVerdict[r.verdict] ?? 0) + 1;
+    bump(byTier, r.tier, r.verdict);
+    bump(byRole, r.role ?? '(none)', r.verdict);
+    if (r.verdict === 'ask') {
+      const subject = r.paths[0] ?? `input ${r.input_hash}`;
+      const key = `${r.tool}\u0000${subject}`;
+      const entry = asks.get(key) ?? { tool: r.tool, subject, count: 0 };
+      entry.count++;
+      asks.set(key, entry);
+    }
+  }
+  const latencies = records.map((r) => r.latency_ms).sort((a, b) => a - b);
+  return {
+    total: records.length,
+    byVerdict,
+    byTier,
+    byRole,
+    askRate: records.length === 0 ? 0 : (byVerdict.ask ?? 0) / records.length,
+    topAsks: [...asks.values()].sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool)).slice(0, 10),
+    latencyMs: { median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
+  };
+}
+
+export function renderStats(s: Stats): string {
+  if (s.total === 0) return 'no decisions recorded yet';
+  const verdicts = ['allow', 'ask', 'deny'];
+  const table = (title: string, rows: Record<string, Record<string, number>>): string[] => {
+    const names = Object.keys(rows).sort();
+    const width = Math.max(title.length, ...names.map((n) => n.length));
+    return [
+      `${title.padEnd(width)}  ${verdicts.map((v) => v.padStart(6)).join('')}   total`,
+      ...names.map((n) => {
+        const row = rows[n]!;
+        const total = verdicts.reduce((sum, v) => sum + (row[v] ?? 0), 0);
+        return `${n.padEnd(width)}  ${verdicts.map((v) => String(row[v] ?? 0).padStart(6)).join('')}  ${String(total).padStart(6)}`;
+      }),
+    ];
+  };
+  const lines = [
+    `${s.total} decisions: ${verdicts.map((v) => `${s.byVerdict[v] ?? 0} ${v}`).join(', ')}; ${(s.askRate * 100).toFixed(1)}% asked a human`,
+    `latency inside hookwise: median ${s.latencyMs.median.toFixed(2)} ms, p99 ${s.latencyMs.p99.toFixed(2)} ms`,
+    '',
+    ...table('tier', s.byTier),
+    '',
+    ...table('role', s.byRole),
+  ];
+  if (s.topAsks.length > 0) {
+    lines.push('', 'most frequent asks:');
+    for (const a of s.topAsks) lines.push(`  ${String(a.count).padStart(5)}  ${a.tool}  ${a.subject}`);
+  }
+  return lines.join('\n');
+}
+
+export function renderRecord(r: AuditRecord): string {
+  const time = r.ts.slice(11, 19);
+  const rule = r.rule === null ? '' : `  (${r.rule})`;
+  const subject = r.paths.length > 0 ? `  ${r.paths.join(' ')}` : '';
+  return `${time}  ${r.verdict.padEnd(5)}  ${r.tier.padEnd(11)}  ${(r.role ?? '-').padEnd(12)}  ${r.session}  ${r.tool}${subject}${rule}  ${r.latency_ms.toFixed(1)}ms`;
+}
