@@ -163,10 +163,16 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
       rule: d.rule?.id ?? null,
       latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
       paths: call.paths,
-      input_hash: fnv1a64(JSON.stringify(call.input)),
+      input_hash: inputHash(call.input),
     },
     policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
   );
+}
+
+/** Correlates repeats without storing the input; bounded so a 10 MB Write does not cost a 10 MB hash. */
+function inputHash(input: Record<string, unknown>): string {
+  const text = JSON.stringify(input);
+  return fnv1a64(text.length > 65536 ? `${text.length}:${text.slice(0, 32768)}${text.slice(-32768)}` : text);
 }
 
 const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);

@@ -1,10 +1,30 @@
 /** Effective config → compiled policy (globs → regex sources). Runs only when the policy cache is stale. */
 import picomatch from 'picomatch';
-import type { CompiledPattern, CompiledPolicy } from './compiled.js';
+import type { CompiledPattern, CompiledPolicy, MatchKind } from './compiled.js';
 import type { EffectiveConfig, PatternSpec } from './config.js';
 import type { Diagnostic } from './schema.js';
 
 const GLOB_SPECIALS = /[*?[\]{}()!+@\\]/g;
+const HAS_SPECIAL = /[*?[\]{}()!+@\\]/;
+
+/** The string-comparable shape of a glob, if it has one (see MatchKind); else `regex`. */
+export function shapeOf(glob: string): { kind: MatchKind; value: string } {
+  const literal = (s: string): boolean => s !== '' && !HAS_SPECIAL.test(s);
+  if (glob === '**') return { kind: 'any', value: '' };
+  if (literal(glob)) return { kind: 'exact', value: glob };
+  if (glob.endsWith('/**') && literal(glob.slice(0, -3))) return { kind: 'dir', value: glob.slice(0, -3) };
+  if (glob.startsWith('**/') && glob.endsWith('/**') && literal(glob.slice(3, -3)) && !glob.slice(3, -3).includes('/')) {
+    return { kind: 'segment', value: glob.slice(3, -3) };
+  }
+  if (glob.startsWith('**/') && glob.endsWith('*') && literal(glob.slice(3, -1)) && !glob.slice(3, -1).includes('/')) {
+    return { kind: 'segment-prefix', value: glob.slice(3, -1) };
+  }
+  if (!glob.includes('/')) {
+    if (glob.endsWith('*') && literal(glob.slice(0, -1))) return { kind: 'prefix', value: glob.slice(0, -1) };
+    if (glob.startsWith('*') && literal(glob.slice(1))) return { kind: 'suffix', value: glob.slice(1) };
+  }
+  return { kind: 'regex', value: '' };
+}
 
 export function compilePattern(spec: PatternSpec, home: string): CompiledPattern {
   let glob = spec.glob;
@@ -13,8 +33,11 @@ export function compilePattern(spec: PatternSpec, home: string): CompiledPattern
   if (glob.startsWith('./')) glob = glob.slice(2);
   const absolute = glob.startsWith('/');
   const base = !absolute && !glob.includes('/');
+  const shape = shapeOf(glob);
+  // picomatch stays the reference: it validates every glob, and compiles the ones without a simple shape.
   const re = picomatch.makeRe(glob, { dot: true });
-  return { glob: spec.glob, source: spec.source, re: re.source, flags: re.flags, base, absolute };
+  const regex = shape.kind === 'regex' ? { re: re.source, flags: re.flags } : { re: '', flags: '' };
+  return { glob: spec.glob, source: spec.source, ...shape, ...regex, base, absolute };
 }
 
 export function compilePolicy(config: EffectiveConfig, home: string, warnings: Diagnostic[]): CompiledPolicy {

@@ -6,10 +6,28 @@ import type { ResolvedPath } from '../core/tool-call.js';
 import type { OutsideRootVerdict, RoleGroup } from './defaults.js';
 import type { Diagnostic } from './schema.js';
 
+/**
+ * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
+ * exactly; only the rest pay for a regex (whose first executions V8 compiles, ~10 µs each — a real cost
+ * in a process that lives for one decision).
+ */
+export type MatchKind =
+  | 'exact' // `Jenkinsfile`, `.gitlab-ci.yml`
+  | 'dir' // `src/**`: the directory itself or anything below it
+  | 'prefix' // `.env*`, `Dockerfile*`
+  | 'suffix' // `*.tf`, `*_test.go`
+  | 'segment' // `**/secrets/**`: a path segment anywhere
+  | 'segment-prefix' // `**/.env*`: a file name prefix at any depth
+  | 'any' // `**`
+  | 'regex';
+
 export interface CompiledPattern {
   glob: string;
   source: string;
-  /** Regex source and flags from picomatch. */
+  kind: MatchKind;
+  /** The literal for string kinds; empty for `any`. */
+  value: string;
+  /** Regex source and flags from picomatch (kind `regex` only). */
   re: string;
   flags: string;
   /** Pattern has no `/`: matched against the file name at any depth. */
@@ -39,23 +57,43 @@ export interface CompiledPolicy {
   warnings: Diagnostic[];
 }
 
+export function matchesKind(kind: MatchKind, value: string, subject: string, regex: () => RegExp): boolean {
+  switch (kind) {
+    case 'exact':
+      return subject === value;
+    case 'dir':
+      return subject === value || (subject.startsWith(value) && subject.charCodeAt(value.length) === 47); // '/'
+    case 'prefix':
+      return subject.startsWith(value);
+    case 'suffix':
+      return subject.endsWith(value);
+    case 'segment':
+      return subject === value || subject.startsWith(value + '/') || subject.endsWith('/' + value) || subject.includes('/' + value + '/');
+    case 'segment-prefix':
+      return subject.slice(subject.lastIndexOf('/') + 1).startsWith(value);
+    case 'any':
+      return true;
+    case 'regex':
+      return regex().test(subject);
+  }
+}
+
 /** A list of compiled patterns; `match` returns the first that matches the path. */
 export class PatternList {
-  private regexes: RegExp[] | undefined;
+  private readonly regexes: (RegExp | undefined)[] = [];
   constructor(readonly patterns: readonly CompiledPattern[]) {}
 
   match(path: ResolvedPath): CompiledPattern | undefined {
-    const regexes = (this.regexes ??= this.patterns.map((p) => new RegExp(p.re, p.flags)));
     const rel = path.relative;
     let base: string | undefined;
-    for (let i = 0; i < regexes.length; i++) {
+    for (let i = 0; i < this.patterns.length; i++) {
       const pattern = this.patterns[i]!;
       let subject: string;
       if (pattern.absolute) subject = path.absolute;
       else if (rel === null) continue;
       else if (pattern.base) subject = base ??= rel.slice(rel.lastIndexOf('/') + 1);
       else subject = rel;
-      if (regexes[i]!.test(subject)) return pattern;
+      if (matchesKind(pattern.kind, pattern.value, subject, () => (this.regexes[i] ??= new RegExp(pattern.re, pattern.flags)))) return pattern;
     }
     return undefined;
   }

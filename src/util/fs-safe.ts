@@ -100,8 +100,11 @@ function isStale(lockPath: string, staleMs: number): boolean {
  * sockets and session files live here — never in world-writable /tmp.
  */
 export function ensurePrivateDir(path: string): string {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
-  const stat = lstatSync(path);
+  let stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    stat = lstatSync(path);
+  }
   if (stat.isSymbolicLink() || !stat.isDirectory()) {
     throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} must be a real directory, not a symlink or file; remove it and retry`);
   }
