@@ -1,7 +1,13 @@
 /**
- * Gemini CLI hooks (spec §4.2): BeforeTool answers with a top-level `decision` (allow | deny | ask);
- * BeforeAgent and SessionStart add context through hookSpecificOutput.additionalContext. Gemini's tool
- * names and argument keys are mapped onto Claude's vocabulary so policy is written once.
+ * Gemini CLI hooks (spec §4.2): BeforeTool answers with a top-level `decision`; BeforeAgent and
+ * SessionStart add context through hookSpecificOutput.additionalContext. Gemini's tool names and argument
+ * keys are mapped onto Claude's vocabulary so policy is written once.
+ *
+ * `ask`: Gemini's BeforeTool accepts `decision: "ask"` only in its source (undocumented), and headless
+ * Gemini (-p) waits forever on it (observed with 0.61.0 in tests/e2e). A hook cannot tell whether the
+ * session is interactive, so by default ask is answered as a deny whose reason says a human must approve —
+ * the same as Gemini's own policy engine does with ask_user in non-interactive mode.
+ * HOOKWISE_GEMINI_ASK=ask opts an interactive user into Gemini's native confirmation prompt.
  */
 import type { Decision } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
@@ -51,6 +57,16 @@ function geminiToolCall(payload: Record<string, unknown>, sessionId: string, cwd
   };
 }
 
+export function geminiAskAsDeny(decision: Decision, sessionId: string): Decision {
+  return {
+    ...decision,
+    verdict: 'deny',
+    reason:
+      `${decision.reason} — this call needs a human's approval, and a Gemini CLI hook cannot prompt without hanging headless sessions. ` +
+      `Run it yourself, widen this session's role (hookwise switch --session-id ${sessionId} --role <role>), or set HOOKWISE_GEMINI_ASK=ask for interactive sessions`,
+  };
+}
+
 export const geminiAdapter: HostAdapter = {
   name: 'gemini',
   parse(payload) {
@@ -74,8 +90,9 @@ export const geminiAdapter: HostAdapter = {
         );
     }
   },
-  renderDecision(_event: HookEvent, decision: Decision): HookOutput {
-    return { stdout: json({ decision: decision.verdict, reason: formatReason(decision) }), exitCode: 0 };
+  renderDecision(event: HookEvent, decision: Decision): HookOutput {
+    const answered = decision.verdict === 'ask' && process.env.HOOKWISE_GEMINI_ASK !== 'ask' ? geminiAskAsDeny(decision, event.sessionId) : decision;
+    return { stdout: json({ decision: answered.verdict, reason: formatReason(answered) }), exitCode: 0 };
   },
   renderContext(event, text, userMessage) {
     if (text === undefined && userMessage === undefined) return { stdout: '', exitCode: 0 };

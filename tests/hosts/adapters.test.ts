@@ -118,8 +118,19 @@ describe('Gemini CLI adapter', () => {
   it('renders decisions with a top-level decision and reason', () => {
     const event = geminiAdapter.parse(geminiPre);
     expect(JSON.parse(geminiAdapter.renderDecision(event, deny).stdout)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/^hookwise deny \[tier path-policy/) });
-    expect(JSON.parse(geminiAdapter.renderDecision(event, ask).stdout).decision).toBe('ask');
+    const asked = JSON.parse(geminiAdapter.renderDecision(event, ask).stdout);
+    expect(asked.decision).toBe('deny'); // headless Gemini hangs on "ask"
+    expect(asked.reason).toMatch(/needs a human's approval.*HOOKWISE_GEMINI_ASK=ask/);
     expect(JSON.parse(geminiAdapter.renderDecision(event, allow).stdout).decision).toBe('allow');
+  });
+
+  it('HOOKWISE_GEMINI_ASK=ask opts into the native prompt', () => {
+    process.env.HOOKWISE_GEMINI_ASK = 'ask';
+    try {
+      expect(JSON.parse(geminiAdapter.renderDecision(geminiAdapter.parse(geminiPre), ask).stdout).decision).toBe('ask');
+    } finally {
+      delete process.env.HOOKWISE_GEMINI_ASK;
+    }
   });
 
   it('BeforeAgent adds context; AfterTool answers an empty object', () => {
