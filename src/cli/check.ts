@@ -39,7 +39,7 @@ export interface CheckResult extends HookOutput {
 }
 
 export async function runCheck(raw: string, options: CheckOptions = {}): Promise<CheckResult> {
-  const started = performance.now();
+  const started = process.hrtime.bigint();
   const env = options.env ?? process.env;
   let adapter: HostAdapter | undefined = options.host === undefined ? undefined : adapterFor(options.host);
   let payload: Record<string, unknown> | undefined;
@@ -84,7 +84,7 @@ async function gate(
   adapter: HostAdapter,
   where: Locations,
   env: NodeJS.ProcessEnv,
-  started: number,
+  started: bigint,
 ): Promise<CheckResult> {
   const projectRoot = findProjectRoot(call.cwd);
   const policy = await loadPolicy(projectRoot, where);
@@ -149,7 +149,7 @@ async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Loc
   return adapter.renderContext(event, registrationPrompt(event.sessionId, policy));
 }
 
-function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: number): void {
+function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint): void {
   appendAudit(
     where.runtimeDir,
     {
@@ -161,7 +161,8 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
       verdict: d.verdict,
       tier: d.tier,
       rule: d.rule?.id ?? null,
-      latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      // hrtime, not performance.now(): the first use of `performance` loads perf_hooks (~2 ms).
+      latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
       paths: call.paths,
       input_hash: inputHash(call.input),
     },
@@ -187,7 +188,7 @@ function failClosed(
   payload: Record<string, unknown> | undefined,
   event: HookEvent | undefined,
   env: NodeJS.ProcessEnv,
-  started: number,
+  started: bigint,
 ): CheckResult {
   const reason = describeError(error);
   const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
@@ -208,7 +209,7 @@ function failClosed(
   return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
 }
 
-function tryAudit(env: NodeJS.ProcessEnv, call: ToolCall, d: Decision, started: number): void {
+function tryAudit(env: NodeJS.ProcessEnv, call: ToolCall, d: Decision, started: bigint): void {
   try {
     audit(locations(env), undefined, call, d, null, started);
   } catch {

@@ -1,6 +1,5 @@
 /** Argument handling for the hook commands, without commander (start-up cost). */
-import { writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
@@ -18,13 +17,22 @@ export function parseHookArgs(args: string[]): { host?: HostName } {
   return out;
 }
 
+/**
+ * A terminal on stdin means a person ran `hookwise check` by hand. Not node:tty's isatty nor
+ * process.stdin.isTTY: either loads the tty/net/stream modules, ~5 ms on every hook call. A character
+ * device other than /dev/null is a terminal for our purposes.
+ */
+function stdinIsTerminal(): boolean {
+  const stdin = fstatSync(0);
+  return stdin.isCharacterDevice() && stdin.rdev !== statSync('/dev/null').rdev;
+}
+
 export async function runHookCommand(args: string[]): Promise<number> {
   let options: { host?: HostName };
   let raw: string;
   try {
     options = parseHookArgs(args);
-    // isatty, not process.stdin.isTTY: touching process.stdin builds a stream (start-up cost).
-    if (isatty(0)) {
+    if (stdinIsTerminal()) {
       throw new HookwiseError('USAGE', 'hookwise check reads one hook payload (JSON) on stdin; it is meant to be run by Claude Code, Gemini CLI or Codex');
     }
     raw = readStdin(MAX_PAYLOAD_BYTES);

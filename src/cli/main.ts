@@ -11,7 +11,9 @@ async function main(argv: string[]): Promise<number> {
     return runHookCommand(argv.slice(1));
   }
   const { runProgram } = await import('./program.js');
-  return runProgram(argv);
+  const code = await runProgram(argv);
+  // A command may have set its own exit status (e.g. demo); keep the worse of the two.
+  return Math.max(code, typeof process.exitCode === 'number' ? process.exitCode : 0);
 }
 
 main(process.argv.slice(2)).then(

@@ -2,6 +2,7 @@
  * The compiled policy: plain JSON (globs already turned into regex sources) so `check` can load it from a
  * cache file without importing yaml or picomatch. Regexes are built lazily, per list, on first use.
  */
+import { assertNever } from '../core/errors.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { OutsideRootVerdict, RoleGroup } from './defaults.js';
 import type { Diagnostic } from './schema.js';
@@ -75,13 +76,19 @@ export function matchesKind(kind: MatchKind, value: string, subject: string, reg
       return true;
     case 'regex':
       return regex().test(subject);
+    default:
+      return assertNever(kind, 'glob match kind');
   }
 }
 
 /** A list of compiled patterns; `match` returns the first that matches the path. */
 export class PatternList {
   private readonly regexes: (RegExp | undefined)[] = [];
-  constructor(readonly patterns: readonly CompiledPattern[]) {}
+  private readonly regexAt: (() => RegExp)[];
+  constructor(readonly patterns: readonly CompiledPattern[]) {
+    // One lazy regex thunk per pattern, made once: matching allocates nothing.
+    this.regexAt = patterns.map((p, i) => () => (this.regexes[i] ??= new RegExp(p.re, p.flags)));
+  }
 
   match(path: ResolvedPath): CompiledPattern | undefined {
     const rel = path.relative;
@@ -93,7 +100,7 @@ export class PatternList {
       else if (rel === null) continue;
       else if (pattern.base) subject = base ??= rel.slice(rel.lastIndexOf('/') + 1);
       else subject = rel;
-      if (matchesKind(pattern.kind, pattern.value, subject, () => (this.regexes[i] ??= new RegExp(pattern.re, pattern.flags)))) return pattern;
+      if (matchesKind(pattern.kind, pattern.value, subject, this.regexAt[i]!)) return pattern;
     }
     return undefined;
   }
@@ -113,7 +120,16 @@ export interface RoleMatchers {
   allowRead: PatternList;
 }
 
+const matcherCache = new WeakMap<CompiledPolicy, PolicyMatchers>();
+
+/** Matchers for a policy, built once per policy object (a daemon keeps them across calls). */
 export function matchersFor(policy: CompiledPolicy): PolicyMatchers {
+  let matchers = matcherCache.get(policy);
+  if (matchers === undefined) matcherCache.set(policy, (matchers = buildMatchers(policy)));
+  return matchers;
+}
+
+function buildMatchers(policy: CompiledPolicy): PolicyMatchers {
   const roles = new Map<string, RoleMatchers>();
   return {
     sensitiveWrite: new PatternList(policy.sensitiveWrite),

@@ -14,6 +14,8 @@ import { configFiles } from './files.js';
 
 declare const __HOOKWISE_VERSION__: string;
 export const VERSION = typeof __HOOKWISE_VERSION__ === 'string' ? __HOOKWISE_VERSION__ : 'dev';
+/** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
+export const POLICY_FORMAT = 2;
 
 interface CacheFile {
   key: string;
@@ -27,7 +29,7 @@ function stamp(path: string): string {
 
 export function policyCacheKey(projectRoot: string, where: Locations): string {
   const files = configFiles(projectRoot, where.userConfigDir);
-  return [VERSION, where.home, projectRoot, stamp(files.user), stamp(files.policy), stamp(files.roles)].join('|');
+  return [VERSION, POLICY_FORMAT, where.home, projectRoot, stamp(files.user), stamp(files.policy), stamp(files.roles)].join('|');
 }
 
 export function policyCachePath(projectRoot: string, where: Locations): string {
