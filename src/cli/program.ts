@@ -107,6 +107,37 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
 
   // ── more commands: each registers itself below this line ──
+  for (const action of ['install', 'uninstall'] as const) {
+    const command = program
+      .command(action)
+      .description(
+        action === 'install'
+          ? "merge hookwise's hooks into an agent's settings file (everything else is kept; the old file is backed up)"
+          : "remove hookwise's hooks from an agent's settings file (everything else is kept; the old file is backed up)",
+      )
+      .option('--claude', 'Claude Code: .claude/settings.json (default scope: project)')
+      .option('--gemini', 'Gemini CLI: .gemini/settings.json (default scope: user)')
+      .option('--codex', 'Codex: .codex/hooks.json (default scope: project)')
+      .addOption(new Option('--scope <scope>', 'project (this repository) or user (your home directory)').choices(['project', 'user']))
+      .option('--dry-run', 'print the resulting settings file instead of writing it');
+    if (action === 'install') command.option('--command <cmd>', 'what the hooks run instead of "hookwise" from PATH, e.g. an absolute path');
+    command.action(async (o: { claude?: boolean; gemini?: boolean; codex?: boolean; scope?: 'project' | 'user'; dryRun?: boolean; command?: string }) => {
+      const { defaultInstallIo, runInstall } = await import('./install.js');
+      const result = runInstall(action, o, defaultInstallIo());
+      print(result.stdout);
+      if (result.stderr !== '') process.stderr.write(`${result.stderr}\n`);
+    });
+  }
+  program
+    .command('bench')
+    .description('measure the hot path against its targets (bench/targets.ts): in-process tiers and check start-up')
+    .option('--json', 'machine-readable output')
+    .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
+    .option('--quick', 'fewer iterations: a smoke test, rough numbers')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean }) => {
+      const { bench } = await import('./bench.js');
+      await bench(o, (text) => print(text));
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
