@@ -1,0 +1,61 @@
+/** Presenting a bench report, and the CI gate. Pure: rows in, text or verdict out. */
+import type { BenchReport, BenchRow } from './run.js';
+import type { Unit } from './targets.js';
+
+/**
+ * CI machines are shared and noisy, so CI fails only on a gross miss: a median more than this many times
+ * its target. Ordinary misses are printed, not fatal; the full bench on a quiet machine is the judge.
+ */
+export const CI_TOLERANCE = 3;
+
+/** Rows that fail CI: graded rows whose median exceeds target × tolerance, or that produced no number. */
+export function ciFailures(rows: readonly BenchRow[], tolerance: number = CI_TOLERANCE): BenchRow[] {
+  // `!(a <= b)` rather than `a > b`: a NaN median (a suite that measured nothing) fails too.
+  return rows.filter((r) => r.target !== null && !(r.median <= r.target * tolerance));
+}
+
+export function describeMiss(row: BenchRow): string {
+  const over = row.ratio === null || !Number.isFinite(row.ratio) ? 'no measurement' : `${fmt(row.ratio)}× its target`;
+  return `${row.id}: median ${value(row.median, row.unit)} against target ${value(row.target ?? Number.NaN, row.unit)} (${over})`;
+}
+
+export function fmt(n: number): string {
+  if (!Number.isFinite(n)) return 'n/a';
+  return Math.abs(n) >= 100 ? n.toFixed(0) : n.toPrecision(3);
+}
+
+function value(n: number, unit: Unit): string {
+  return unit === '×' ? `${fmt(n)}×` : `${fmt(n)} ${unit}`;
+}
+
+function targetCell(row: BenchRow): string {
+  if (row.target === null) return 'report';
+  const stretch = row.stretch === undefined ? '' : ` (${value(row.stretch, row.unit)})`;
+  return `≤ ${value(row.target, row.unit)}${stretch}`;
+}
+
+export function renderTable(report: BenchReport): string {
+  const { meta, rows } = report;
+  const header = ['row', 'target (stretch)', 'median', 'p99', '÷ target', 'status'];
+  const cells = rows.map((r) => [r.id, targetCell(r), value(r.median, r.unit), value(r.p99, r.unit), r.ratio === null ? '—' : fmt(r.ratio), r.status]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  // Text columns left-aligned, numbers right-aligned.
+  const line = (c: string[]): string => c.map((s, i) => (i === 0 || i === 5 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ').trimEnd();
+
+  const out = [
+    `hookwise bench: node ${meta.node}, ${meta.platform}, ${meta.cpus} CPUs (${meta.cpuModel})${meta.quick ? ', --quick (rough numbers)' : ''}`,
+    '',
+    line(header),
+    line(widths.map((w) => '─'.repeat(w))),
+  ];
+  rows.forEach((r, i) => {
+    out.push(line(cells[i]!));
+    if (r.parts !== undefined) {
+      const parts = r.parts.map((p) => `${p.label} ${value(p.median, p.unit)} (p99 ${value(p.p99, p.unit)})`);
+      out.push(`    ${parts.join(' vs ')}, ${r.samples} interleaved runs each`);
+    }
+    if (r.note !== undefined) out.push(`    ${r.note}`);
+  });
+  out.push('', 'median and p99 per call; in-process rows time batches of calls (p99 of batch means); ratio rows: ratio of medians, ratio of p99s.');
+  return out.join('\n');
+}
