@@ -1,0 +1,94 @@
+/**
+ * The normalized form of a shell command: what every tier that judges Bash sees. The parser
+ * (src/shell/parse.ts) produces it from a real grammar; rules, packs and write-target extraction consume
+ * it. Nothing downstream ever looks at the raw command string.
+ */
+
+/** How a segment is joined to the one before it. */
+export const OPERATORS = ['&&', '||', ';', '|', '|&', '&', '\n'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** Where a segment was found. */
+export const SEGMENT_CONTEXTS = [
+  'command', // a simple command at top level (or in a list, pipeline, if/for/while/case body, function)
+  'subshell', // ( … ) or { …; }
+  'substitution', // $( … ) or ` … `
+  'process-substitution', // <( … ) or >( … )
+  'shell-string', // bash|sh|zsh|dash -c '…', eval '…'
+  'heredoc', // a heredoc body fed to a shell interpreter (bash <<EOF …)
+  'find-exec', // find … -exec/-execdir/-ok cmd {} ;|+
+  'xargs', // xargs [opts] cmd (runs with arguments it reads at run time)
+] as const;
+export type SegmentContext = (typeof SEGMENT_CONTEXTS)[number];
+
+export const REDIRECT_OPS = ['>', '>>', '>|', '&>', '&>>', '<', '<<', '<<-', '<<<', '>&', '<&', '<>'] as const;
+export type RedirectOp = (typeof REDIRECT_OPS)[number];
+
+export interface Redirect {
+  op: RedirectOp;
+  /** File descriptor written before the operator (`2>`), if any. */
+  fd?: number;
+  /** The target word after quote removal (`/dev/null`, `out.txt`, `1` for `>&1`). */
+  target: string;
+  /** The target contains an expansion the parser cannot resolve ($VAR, $(…), a glob). */
+  dynamic: boolean;
+}
+
+export interface Segment {
+  /**
+   * The command's words after quote removal and wrapper unwrapping: argv[0] is the command as written
+   * (`/usr/bin/rm`, `rm`), the rest its arguments. Words are literal text; see `dynamicArgs`.
+   */
+  argv: string[];
+  /** The command name used by rules: basename of argv[0] without a leading backslash (`rm`). */
+  name: string;
+  /** Indices into argv of words containing expansions the parser cannot resolve ($VAR, $(…), globs). */
+  dynamicArgs: number[];
+  /** The operator joining this segment to the previous one at the same level (undefined for the first). */
+  operator?: Operator;
+  /** Wrappers peeled off to reach this command, outermost first: `sudo`, `env`, `timeout`, `bash -c`, … */
+  wrappers: string[];
+  /** `VAR=value` assignments before the command (including `env VAR=value`). */
+  assignments: Record<string, string>;
+  redirects: Redirect[];
+  context: SegmentContext;
+  /** 0 at top level; +1 per level of substitution / shell string / subshell. */
+  depth: number;
+  /** Facts a rule may care about. */
+  flags: {
+    /** `ssh host 'cmd'`: the command runs on this host, not here. */
+    remote?: string;
+    /** `python -c`, `node -e`, `perl -e`, `ruby -e`, …: the language of inline code it runs. */
+    inlineCode?: string;
+    /** This segment feeds a shell interpreter through a pipe (`curl … | sh`). */
+    pipeToShell?: boolean;
+    /** Run in the background (`cmd &`). */
+    background?: boolean;
+    /** xargs / find -exec: more arguments are appended at run time. */
+    appendsArgs?: boolean;
+  };
+  /** The source text of the segment, for explain output. */
+  text: string;
+}
+
+export type ParseResult =
+  | { ok: true; segments: Segment[] }
+  /** Syntax error, unbalanced quotes, an expansion in command position, depth exceeded, …: never allow. */
+  | { ok: false; reason: string; segments: Segment[] };
+
+export interface WriteTarget {
+  /** Index into the segment list. */
+  segment: number;
+  /** The path as written (relative paths are relative to the command's cwd). */
+  path: string;
+  /** What writes it: `>`, `>>`, `tee`, `cp`, `mv`, `rm`, `sed -i`, `git checkout`, … */
+  via: string;
+  /** The path contains an expansion or glob (judged as written, e.g. `tests/*`). */
+  dynamic: boolean;
+}
+
+export interface WriteAnalysis {
+  targets: WriteTarget[];
+  /** Segments that write somewhere hookwise cannot determine (→ ask). */
+  unknown: { segment: number; reason: string }[];
+}
