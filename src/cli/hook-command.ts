@@ -6,13 +6,20 @@ import { parseHostName } from '../hosts/index.js';
 import { MAX_PAYLOAD_BYTES, runCheck } from './check.js';
 import { readStdin } from './stdin.js';
 
-export function parseHookArgs(args: string[]): { host?: HostName } {
-  const out: { host?: HostName } = {};
+export interface HookArgs {
+  host?: HostName;
+  /** Batch mode: one payload per stdin line, one decision object per stdout line. */
+  jsonl?: boolean;
+}
+
+export function parseHookArgs(args: string[]): HookArgs {
+  const out: HookArgs = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--host') out.host = parseHostName(args[++i] ?? '');
     else if (arg.startsWith('--host=')) out.host = parseHostName(arg.slice('--host='.length));
-    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] < payload.json)`);
+    else if (arg === '--jsonl') out.jsonl = true;
+    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] [--jsonl] < payload.json)`);
   }
   return out;
 }
@@ -28,10 +35,14 @@ function stdinIsTerminal(): boolean {
 }
 
 export async function runHookCommand(args: string[]): Promise<number> {
-  let options: { host?: HostName };
+  let options: HookArgs;
   let raw: string;
   try {
     options = parseHookArgs(args);
+    if (options.jsonl === true) {
+      const { runBatch } = await import('./check-batch.js');
+      return await runBatch(options.host === undefined ? {} : { host: options.host });
+    }
     if (stdinIsTerminal()) {
       throw new HookwiseError('USAGE', 'hookwise check reads one hook payload (JSON) on stdin; it is meant to be run by Claude Code, Gemini CLI or Codex');
     }

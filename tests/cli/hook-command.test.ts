@@ -50,3 +50,28 @@ describe('hookwise check (built executable)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('hookwise check --jsonl', () => {
+  it('answers every line in order through the same path, a bad line fail-closed', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const lines = [
+      JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' })),
+      '{"torn": ',
+      '',
+      JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })),
+      JSON.stringify({ ...p.pre('Write', { file_path: join(p.root, 'src/b.ts'), content: '' }), hook_event_name: 'BeforeTool', tool_name: 'write_file' }),
+    ];
+    const r = run(['check', '--jsonl'], lines.join('\n') + '\n', p.env);
+    expect(r.status).toBe(0);
+    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(out.map((o) => [o.line, o.verdict, o.tier])).toEqual([
+      [1, 'allow', 'path-policy'],
+      [2, 'deny', 'input'],
+      [4, 'deny', 'path-policy'],
+      [5, 'allow', 'path-policy'],
+    ]);
+    expect(out[1].reason).toMatch(/not valid JSON/);
+    expect(JSON.parse(out[3].stdout)).toMatchObject({ decision: 'allow' }); // Gemini detected per line
+  });
+});
