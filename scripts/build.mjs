@@ -1,12 +1,16 @@
 // Bundles the CLI with esbuild into three CommonJS files:
-//   dist/hookwise.cjs         the executable; holds the hook hot path (check) inline
+//   dist/hookwise.cjs         the executable: a tiny launcher that runs dist/hook.cjs through a V8 code cache
+//   dist/hook.cjs             the hook hot path (check) and the command dispatcher
 //   dist/cli.cjs              every other command (commander, reports, bench, …), loaded only for them
 //   dist/policy-compiler.cjs  YAML parsing + glob compilation, loaded only when the policy cache is stale
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -38,14 +42,31 @@ const compilerRoute = [/\/build-policy\.js$/, './policy-compiler.cjs'];
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
+  build({ ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/hookwise.cjs', sourcemap: false, banner: { js: '#!/usr/bin/env node' } }),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
-    outfile: 'dist/hookwise.cjs',
-    banner: { js: '#!/usr/bin/env node' },
+    outfile: 'dist/hook.cjs',
     plugins: [lazyBundles([compilerRoute, [/\/program\.js$/, './cli.cjs']])],
   }),
   build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute])] }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
 ]);
 chmodSync('dist/hookwise.cjs', 0o755);
+
+// Warm the V8 code cache with one real decision in a throw-away project (see src/cli/launcher.ts).
+const warm = mkdtempSync(join(tmpdir(), 'hookwise-build-'));
+try {
+  const project = join(warm, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'), HOOKWISE_CONFIG_DIR: join(warm, 'config'), HOOKWISE_ROLE: 'coder' };
+  const payload = { session_id: 'build', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(project, 'src/a.ts'), content: '' } };
+  // Twice: the first run compiles the policy cache (cold path); the second is the usual hot path.
+  for (let i = 0; i < 2; i++) {
+    if (i === 1) rmSync(join('dist', `hook.${process.version}.${process.arch}.v8cache`), { force: true });
+    const r = spawnSync(process.execPath, ['dist/hookwise.cjs', 'check'], { input: JSON.stringify(payload), env, encoding: 'utf8' });
+    if (r.status !== 0 || !r.stdout.includes('"allow"')) throw new Error(`warm-up check failed: ${r.status} ${r.stdout} ${r.stderr}`);
+  }
+} finally {
+  rmSync(warm, { recursive: true, force: true });
+}

@@ -1,0 +1,50 @@
+/** The executable's V8 code cache is an optimization only: a missing, stale or corrupt cache never changes a decision. */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeProject } from '../support/project.js';
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+const CACHE = `hook.${process.version}.${process.arch}.v8cache`;
+
+function copyDist(to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const f of readdirSync(DIST).filter((f) => f.endsWith('.cjs'))) copyFileSync(join(DIST, f), join(to, f));
+}
+
+describe('launcher code cache', () => {
+  it('a corrupt cache is rejected by V8, the decision is unchanged, and the cache is rewritten', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const dist = join(p.home, 'dist');
+    copyDist(dist);
+    writeFileSync(join(dist, CACHE), Buffer.from('not a v8 code cache at all'.repeat(100)));
+    const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' }));
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(readFileSync(join(dist, CACHE)).toString()).not.toMatch(/not a v8 code cache/);
+    // …and the rewritten cache is accepted and gives the same answer.
+    const again = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    expect(again.stdout).toBe(r.stdout);
+  });
+
+  it('works from a read-only install directory (no cache written)', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const dist = join(p.home, 'ro-dist');
+    copyDist(dist);
+    chmodSync(dist, 0o555);
+    try {
+      const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
+      const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+      // root ignores directory permissions; only assert the no-cache case where it applies
+      if (process.getuid?.() !== 0) expect(existsSync(join(dist, CACHE))).toBe(false);
+    } finally {
+      chmodSync(dist, 0o755);
+    }
+  });
+});
