@@ -3,7 +3,7 @@
  * it runs as a fresh process on every tool call — so it imports only what a decision needs, and every
  * failure becomes a fail-closed answer that says what went wrong and where.
  */
-import { runCascade, type Tier } from '../cascade.js';
+import { runCascade, type Tier, type TraceStep } from '../cascade.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
@@ -113,7 +113,14 @@ function roleName(state: SessionState): string | null {
 }
 
 /** Session gate, then the cascade. Pure apart from path canonicalization (which reads symlinks). */
-export function decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations): Decision {
+export function decide(
+  state: SessionState,
+  call: ToolCall,
+  policy: CompiledPolicy,
+  projectRoot: string,
+  where: Locations,
+  trace?: (step: TraceStep) => void,
+): Decision {
   switch (state.kind) {
     case 'disabled':
       return decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
@@ -138,7 +145,7 @@ export function decide(state: SessionState, call: ToolCall, policy: CompiledPoli
   }
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
-  return runCascade({ call, paths, role, policy, matchers }, CASCADE);
+  return runCascade({ call, paths, role, policy, matchers }, CASCADE, trace);
 }
 
 async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Locations, env: NodeJS.ProcessEnv): Promise<CheckResult> {

@@ -106,6 +106,21 @@ export async function runProgram(argv: string[]): Promise<number> {
       process.exitCode = demo((line) => print(line), { keep: o.keep === true });
     });
 
+  program
+    .command('explain')
+    .description('show how a call is decided: paths, each tier of the cascade, the verdict')
+    .argument('[command]', 'a shell command, explained as a Bash call')
+    .option('--tool <name>', 'explain a tool call instead (Write, Edit, Read, WebFetch, mcp__…)')
+    .option('--file <path>', "the tool's file path")
+    .option('--input <json>', "the tool's input as JSON")
+    .option('--role <role>', 'role to judge as', process.env.HOOKWISE_ROLE ?? 'maintainer')
+    .option('--json', 'machine-readable output')
+    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role: string; json?: boolean }) => {
+      const { explain, renderExplanation } = await import('./explain.js');
+      const e = await explain({ ...o, ...(command === undefined ? {} : { command }), cwd: process.cwd() });
+      print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
+    });
+
   // ── more commands: each registers itself below this line ──
   for (const action of ['install', 'uninstall'] as const) {
     const command = program

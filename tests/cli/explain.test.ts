@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { explain, renderExplanation } from '../../src/cli/explain.js';
+import { makeProject } from '../support/project.js';
+
+async function inProject<T>(p: ReturnType<typeof makeProject>, fn: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, p.env);
+  try {
+    return await fn();
+  } finally {
+    for (const key of Object.keys(p.env)) if (saved[key] === undefined) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+}
+
+describe('hookwise explain', () => {
+  it('shows the canonical path, every tier and the verdict — the same decision check makes', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () => explain({ tool: 'Write', file: 'src/../tests/a.ts', role: 'coder', cwd: p.root }));
+    expect(e.paths).toEqual([{ input: 'src/../tests/a.ts', canonical: `${p.root}/tests/a.ts`, inProject: 'tests/a.ts' }]);
+    expect(e.trace.map((t) => [t.tier, t.verdict])).toEqual([
+      ['tool-policy', null],
+      ['path-policy', 'deny'],
+    ]);
+    expect(e.decision.rule?.id).toBe('role:coder:deny_write:tests/**');
+    const text = renderExplanation(e);
+    expect(text).toMatch(/path-policy\s+DENY\s+role:coder:deny_write:tests\/\*\* \(built-in\)/);
+    expect(text).toMatch(/verdict: DENY/);
+    // check agrees
+    p.register('s1', 'coder');
+    const r = await p.check(p.pre('Write', { file_path: `${p.root}/src/../tests/a.ts`, content: '' }));
+    const { reason: _checkReason, ...checked } = r.decision!;
+    const { reason: _explainReason, ...explained } = e.decision;
+    expect(checked).toEqual(explained); // reasons differ only in the session id they name
+  });
+
+  it('rejects --input that is not JSON, naming the option', async () => {
+    const p = makeProject();
+    await expect(inProject(p, () => explain({ tool: 'WebFetch', input: '{url', role: 'coder', cwd: p.root }))).rejects.toThrow(/--input is not valid JSON/);
+  });
+});
