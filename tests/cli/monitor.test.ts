@@ -47,6 +47,8 @@ describe('monitor', () => {
       const base = { ts: new Date().toISOString(), session: 's2', role: 'docs', host: 'claude' as const, tool: 'Edit', tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: ['/x/src/b.ts'], input_hash: '0' };
       appendAudit(p.runtimeDir, { ...base, verdict: 'deny' }, { maxBytes: 1e6, keep: 3 });
       await new Promise((r) => setTimeout(r, 100));
+      controller.abort();
+      await following; // the loop ends at its next tick
     } finally {
       controller.abort();
       process.env.HOOKWISE_RUNTIME_DIR = previous;
