@@ -6,6 +6,13 @@
 import { decision, type Decision, type TierName } from './core/decision.js';
 import type { ResolvedPath, ToolCall } from './core/tool-call.js';
 import type { CompiledPolicy, PolicyMatchers, RoleMatchers } from './policy/compiled.js';
+import type { PreconditionRunner } from './policy/precondition.js';
+
+/** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
+export interface CascadePorts {
+  /** Runs bash rules' precondition scripts (default: spawn with a timeout, see policy/precondition.ts). */
+  precondition?: PreconditionRunner;
+}
 
 /** Everything a tier may look at: plain data, no I/O. */
 export interface CascadeContext {
@@ -15,6 +22,7 @@ export interface CascadeContext {
   role: RoleMatchers;
   policy: CompiledPolicy;
   matchers: PolicyMatchers;
+  ports?: CascadePorts;
 }
 
 export interface Tier {

@@ -121,6 +121,17 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
     });
 
+  program
+    .command('validate')
+    .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { validate } = await import('./validate.js');
+      const result = validate(process.cwd(), process.env, o.json === true);
+      print(result.stdout);
+      process.exitCode = result.exitCode;
+    });
+
   // ── more commands: each registers itself below this line ──
   for (const action of ['install', 'uninstall'] as const) {
     const command = program

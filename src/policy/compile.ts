@@ -1,7 +1,10 @@
 /** Effective config → compiled policy (globs → regex sources). Runs only when the policy cache is stale. */
+import { join } from 'node:path';
 import picomatch from 'picomatch';
-import type { CompiledPattern, CompiledPolicy, MatchKind } from './compiled.js';
+import type { CompiledBashRule, CompiledPattern, CompiledPolicy, CompiledRules, MatchKind } from './compiled.js';
 import type { EffectiveConfig, PatternSpec } from './config.js';
+import { anchored } from './re2.js';
+import type { BashRuleSpec, EffectiveRules } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
 
 const GLOB_SPECIALS = /[*?[\]{}()!+@\\]/g;
@@ -40,6 +43,32 @@ export function compilePattern(spec: PatternSpec, home: string): CompiledPattern
   return { glob: spec.glob, source: spec.source, ...shape, ...regex, base, absolute };
 }
 
+/** Where a precondition script lives: absolute, `~/…`, or relative to its scope's directory. */
+export function preconditionPath(precondition: NonNullable<BashRuleSpec['precondition']>, home: string): string {
+  const { script, base } = precondition;
+  if (script.startsWith('~/')) return join(home, script.slice(2));
+  return base === '' ? script : join(base, script);
+}
+
+export function compileRules(rules: EffectiveRules, home: string): CompiledRules {
+  return {
+    tools: rules.tools.map((r) => ({ id: r.id, scope: r.scope, source: r.source, tool: anchored(r.tool), input: r.input, verdict: r.verdict, reason: r.reason })),
+    bash: rules.bash.map((r) => {
+      const out: CompiledBashRule = { id: r.id, scope: r.scope, source: r.source, command: anchored(r.command), reason: r.reason };
+      if (r.args !== undefined) out.args = r.args;
+      if (r.wrapper !== undefined) out.wrapper = anchored(r.wrapper);
+      if (r.contexts !== undefined) out.contexts = r.contexts;
+      if (r.remote !== undefined) out.remote = r.remote;
+      if (r.verdict !== undefined) out.verdict = r.verdict;
+      if (r.precondition !== undefined) out.precondition = preconditionPath(r.precondition, home);
+      return out;
+    }),
+    packs: rules.packs,
+    packRules: rules.packRules,
+    protectedBranches: rules.protectedBranches,
+  };
+}
+
 export function compilePolicy(config: EffectiveConfig, home: string, warnings: Diagnostic[]): CompiledPolicy {
   const list = (specs: PatternSpec[]): CompiledPattern[] => specs.map((s) => compilePattern(s, home));
   const roles: CompiledPolicy['roles'] = {};
@@ -62,6 +91,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     registration: config.registration,
     safeTools: config.safeTools,
     audit: config.audit,
+    rules: compileRules(config.rules, home),
     warnings,
   };
 }

@@ -3,8 +3,12 @@
  * cache file without importing yaml or picomatch. Regexes are built lazily, per list, on first use.
  */
 import { assertNever } from '../core/errors.js';
+import type { Verdict } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
+import type { SegmentContext } from '../shell/types.js';
 import type { OutsideRootVerdict, RoleGroup } from './defaults.js';
+import type { PackName } from './packs/types.js';
+import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
 
 /**
@@ -47,6 +51,48 @@ export interface CompiledRole {
   allowRead: CompiledPattern[];
 }
 
+/**
+ * Ordered rules with RE2 pattern *sources* (already anchored where they full-match): RE2 objects cannot
+ * be JSON-cached, so each process builds the ones it uses, once (rules.ts).
+ */
+export interface CompiledToolRule {
+  id: string;
+  scope: RuleScope;
+  source: string;
+  /** Anchored: full match on the canonical tool name. */
+  tool: string;
+  /** Searched (unanchored) in each input field's value; every entry must match. */
+  input: { field: string; pattern: string }[];
+  verdict: Verdict;
+  reason: string;
+}
+
+export interface CompiledBashRule {
+  id: string;
+  scope: RuleScope;
+  source: string;
+  /** Anchored: full match on segment.name. */
+  command: string;
+  /** Searched in the arguments joined by single spaces. */
+  args?: string;
+  /** Anchored: full match on one wrapper (or its first word). */
+  wrapper?: string;
+  contexts?: SegmentContext[];
+  remote?: boolean;
+  /** Absent exactly when `precondition` (an absolute script path) decides. */
+  verdict?: Verdict;
+  precondition?: string;
+  reason: string;
+}
+
+export interface CompiledRules {
+  tools: CompiledToolRule[];
+  bash: CompiledBashRule[];
+  packs: Record<PackName, Setting<boolean>>;
+  packRules: Record<string, Setting<PackRuleSetting>>;
+  protectedBranches: Setting<string>[];
+}
+
 export interface CompiledPolicy {
   roles: Record<string, CompiledRole>;
   sensitiveWrite: CompiledPattern[];
@@ -55,6 +101,7 @@ export interface CompiledPolicy {
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
   audit: { maxBytes: number; keep: number };
+  rules: CompiledRules;
   warnings: Diagnostic[];
 }
 

@@ -9,7 +9,7 @@
  * writes outside the root) are honoured only from the user's file — a cloned repo cannot weaken them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import type { ConfigFiles } from './files.js';
 import {
   BUILT_IN_ROLES,
@@ -26,6 +26,8 @@ import {
   type RoleGroup,
 } from './defaults.js';
 import { toolShape } from '../core/tools.js';
+import { DEFAULT_PROTECTED_BRANCHES } from './packs/index.js';
+import { defaultRules, mergeRules, RULE_FIELDS, type EffectiveRules, type RawRulesConfig, type RuleDirs } from './rules-config.js';
 import { parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
 
 // ── schemas ──────────────────────────────────────────────────────────────────────────────────────────
@@ -56,6 +58,8 @@ const POLICY_FIELDS: Record<string, Schema> = {
       keep: { type: 'number', integer: true, min: 0, max: 50 },
     },
   },
+  // rules, bash_rules, packs, pack_rules, protected_branches: see rules-config.ts
+  ...RULE_FIELDS,
 };
 
 const ROLE_SCHEMA: Schema = {
@@ -105,6 +109,8 @@ export interface EffectiveConfig {
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
   audit: { maxBytes: number; keep: number };
+  /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
+  rules: EffectiveRules;
 }
 
 export interface LoadedConfig {
@@ -118,7 +124,7 @@ interface RawRole {
   group?: RoleGroup;
   paths?: { allow_write?: string[]; deny_write?: string[]; allow_read?: string[] };
 }
-interface RawConfig {
+interface RawConfig extends RawRulesConfig {
   sensitive_paths?: string[];
   sensitive_read_paths?: string[];
   sensitive_paths_exclude?: string[];
@@ -161,7 +167,7 @@ export function loadConfig(projectRoot: string, files: ConfigFiles): LoadedConfi
     read(files.policy, POLICY_SCHEMA, false),
     read(files.roles, ROLES_SCHEMA, false),
   ].filter((s): s is Source => s !== undefined);
-  const config = merge(sources, diagnostics);
+  const config = merge(sources, diagnostics, { projectRoot, userConfigDir: dirname(files.user) });
   return { config, diagnostics };
 }
 
@@ -169,7 +175,7 @@ function where(source: Source, field: string): string {
   return `${source.label}:${source.lines.get(field) ?? 1}`;
 }
 
-function merge(sources: Source[], diagnostics: Diagnostic[]): EffectiveConfig {
+function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): EffectiveConfig {
   const warn = (source: Source, field: string, problem: string, suggestion?: string): void => {
     diagnostics.push({
       severity: 'warning',
@@ -332,5 +338,8 @@ function merge(sources: Source[], diagnostics: Diagnostic[]): EffectiveConfig {
     };
   }
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit };
+  // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
+  const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
+
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit, rules };
 }

@@ -54,18 +54,33 @@ export interface Segment {
   context: SegmentContext;
   /** 0 at top level; +1 per level of substitution / shell string / subshell. */
   depth: number;
+  /**
+   * Where the segment runs when an earlier literal `cd`/`pushd` in the same shell moved it (`cd sub && rm x`
+   * → `sub`; `cd /tmp && cd a` → `/tmp/a`; bare `cd` → `~`), as written and relative to the command's own
+   * working directory. Undefined: the command's working directory (or unknown, see `flags.cwdUnknown`).
+   * Assumes every `cd` succeeds.
+   */
+  cwd?: string;
   /** Facts a rule may care about. */
   flags: {
     /** `ssh host 'cmd'`: the command runs on this host, not here. */
     remote?: string;
     /** `python -c`, `node -e`, `perl -e`, `ruby -e`, …: the language of inline code it runs. */
     inlineCode?: string;
-    /** This segment feeds a shell interpreter through a pipe (`curl … | sh`). */
+    /**
+     * A pipe feeds a program to an interpreter (`curl … | sh`, `… | sudo python3 -`): set on the segments
+     * that feed it (the stage before the interpreter) and on the interpreter segment itself.
+     */
     pipeToShell?: boolean;
     /** Run in the background (`cmd &`). */
     background?: boolean;
     /** xargs / find -exec: more arguments are appended at run time. */
     appendsArgs?: boolean;
+    /**
+     * An earlier `cd` went somewhere hookwise cannot know (`cd $DIR`, `cd -`, `popd`, a `cd` inside an
+     * `if`/loop body or after `||`): relative paths in this segment cannot be resolved.
+     */
+    cwdUnknown?: boolean;
   };
   /** The source text of the segment, for explain output. */
   text: string;
@@ -85,6 +100,11 @@ export interface WriteTarget {
   via: string;
   /** The path contains an expansion or glob (judged as written, e.g. `tests/*`). */
   dynamic: boolean;
+  /**
+   * The segment's working directory relative to the command's (its `cwd`, after a literal `cd`); a relative
+   * `path` is relative to it. Undefined: the command's own working directory.
+   */
+  cwd?: string;
 }
 
 export interface WriteAnalysis {

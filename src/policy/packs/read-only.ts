@@ -1,0 +1,297 @@
+/**
+ * The read-only allow pack: commands that only look (ls, cat of ordinary files, grep/rg, find without
+ * actions, git status/log/diff/show, …), test runners, type checkers and linters in check mode, and
+ * `--version` / `--help` of well-known tools. Allowed without prompting, so that the common safe
+ * commands — and compounds made only of them — do not wear the user down.
+ *
+ * Conservative by construction: every option that writes (sort -o, tree -o, eslint --fix, prettier
+ * --write, git diff --output, find -delete/-exec/-fprint, yq -i, …) or runs another program (rg --pre,
+ * fd -x, git -c …) takes the segment out of this pack, and anything the credentials pack would flag is
+ * never allowed here, even when that pack is switched off. Redirections (`echo x > f`) are writes the
+ * write-target tier judges; this pack only vouches for the command itself.
+ *
+ * Test runners execute the project's own code (package.json scripts, Makefiles, test files): allowing
+ * them trusts what is in the repository, as running the tests by hand would.
+ */
+import type { Segment } from '../../shell/types.js';
+import { hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
+import { credentialsPack } from './credentials.js';
+import { gitSubcommand } from './git.js';
+import { definePack, type PackEnv, type PackFinding } from './types.js';
+
+const RULES = {
+  inspect: { verdict: 'allow', message: 'only inspects the system or prints text (read-only).' },
+  navigate: { verdict: 'allow', message: 'only changes the working directory of this command.' },
+  'read-file': { verdict: 'allow', message: 'only reads ordinary (non-credential) files.' },
+  search: { verdict: 'allow', message: 'only searches or lists files (no -exec, -delete or output files).' },
+  'git-read': { verdict: 'allow', message: 'only reads git state or history.' },
+  'test-runner': { verdict: 'allow', message: "runs the project's tests (trusting the repository's own test code)." },
+  lint: { verdict: 'allow', message: 'checks code without changing it (type checker / linter / formatter in check mode).' },
+  version: { verdict: 'allow', message: "only prints a tool's version or help." },
+} as const;
+type RuleId = keyof typeof RULES;
+
+const INSPECT = new Set([
+  'ls', 'dir', 'vdir', 'pwd', 'whoami', 'id', 'groups', 'uname', 'uptime', 'df', 'du', 'free', 'stat', 'file', 'wc',
+  'basename', 'dirname', 'realpath', 'readlink', 'which', 'whereis', 'type', 'true', 'false', 'sleep', 'echo', 'printf',
+  'nproc', 'arch', 'tty', 'locale', 'ps', 'cal', 'seq', 'expr', 'test', '[', 'printenv', 'lsb_release', 'sw_vers', 'getconf',
+]);
+const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
+/** Print file content: judged per operand (no credentials, no unknowable operand). */
+const CONTENT = new Set([
+  'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'bat', 'batcat', 'strings', 'od', 'hexdump', 'xxd', 'cut', 'tr',
+  'column', 'fold', 'rev', 'paste', 'expand', 'unexpand', 'diff', 'cmp', 'comm', 'jq', 'yq', 'md5sum', 'sha1sum', 'sha256sum',
+  'sha512sum', 'shasum', 'cksum', 'b2sum', 'sort', 'uniq',
+]);
+const SEARCH = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'find', 'fd', 'fdfind', 'tree', 'locate']);
+
+const GIT_READ = new Set([
+  'status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'annotate', 'describe', 'shortlog', 'cat-file',
+  'grep', 'whatchanged', 'version', 'rev-list', 'name-rev', 'merge-base', 'show-ref', 'for-each-ref', 'count-objects',
+  'check-ignore', 'check-attr', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'cherry', 'ls-remote',
+]);
+
+/** Options that make an otherwise read-only command write a file or run a program. */
+const WRITES_OR_RUNS: Readonly<Record<string, readonly string[]>> = {
+  sort: ['o', 'output', 'compress-program'],
+  tree: ['o'],
+  yq: ['i', 'inplace'],
+  xxd: ['r', 'revert'],
+  rg: ['pre', 'pre-glob', 'search-zip', 'z'],
+  fd: ['x', 'exec', 'X', 'exec-batch'],
+  fdfind: ['x', 'exec', 'X', 'exec-batch'],
+  date: ['s', 'set'],
+  hostname: ['F', 'file', 'b', 'boot'],
+};
+const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+
+function writesOrRuns(segment: Segment, args: ScannedArgs): boolean {
+  const risky = WRITES_OR_RUNS[segment.name];
+  if (risky !== undefined && hasAny(args, ...risky)) return true;
+  if (segment.name === 'find' && segment.argv.some((a) => FIND_ACTIONS.has(a))) return true;
+  if (segment.name === 'uniq' && args.positionals.length > 1) return true; // uniq IN OUT writes OUT
+  return false;
+}
+
+/** An operand whose content cannot be vetted: a variable, a substitution, or a glob that may reach dotfiles. */
+function unvettable(segment: Segment, index: number, text: string): boolean {
+  if (hasExpansion(text)) return true;
+  if (!isDynamic(segment, index)) return false;
+  const base = text.slice(text.lastIndexOf('/') + 1);
+  return base === '*' || base.startsWith('.');
+}
+
+function content(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | undefined {
+  // Arguments appended at run time (xargs cat, find -exec cat) are files nobody has vetted.
+  if (segment.flags.appendsArgs === true) return undefined;
+  if (args.positionals.some((p) => unvettable(segment, p.index, p.text))) return undefined;
+  return { rule: 'read-file' };
+}
+
+function inspect(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | undefined {
+  if (segment.name === 'date' && args.positionals.some((p) => !p.text.startsWith('+'))) return undefined; // date MMDDhhmm sets the clock
+  if (segment.name === 'hostname' && args.positionals.length > 0) return undefined; // hostname NAME renames the host
+  return { rule: 'inspect' };
+}
+
+function gitRead(segment: Segment): PackFinding<RuleId> | undefined {
+  const sub = gitSubcommand(segment);
+  if (sub === undefined || sub.overridesConfig) return undefined;
+  const args = scan(segment.argv, { from: sub.from, withValue: ['format', 'sort', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'n', 'max-count', 'since', 'until', 'author', 'grep', 'S', 'G'] });
+  if ([...args.flags, ...args.values.keys()].some((f) => f === 'output' || f === 'ext-diff' || f === 'textconv' || f === 'exec')) return undefined;
+  const positionals = args.positionals.map((p) => p.text);
+  const only = (allowed: readonly string[]): boolean => [...args.flags].every((f) => allowed.includes(f));
+  switch (sub.name) {
+    case 'branch': {
+      const listing = ['a', 'r', 'v', 'l', 'list', 'all', 'remotes', 'verbose', 'show-current', 'column', 'no-column', 'color', 'no-color', 'i', 'ignore-case'];
+      const listFlags = [...args.flags].every((f) => listing.includes(f));
+      return listFlags && (positionals.length === 0 || hasAny(args, 'l', 'list')) ? { rule: 'git-read' } : undefined;
+    }
+    case 'remote':
+      return only(['v', 'verbose']) && (positionals.length === 0 || ['show', 'get-url'].includes(positionals[0]!)) ? { rule: 'git-read' } : undefined;
+    case 'tag':
+      return only(['l', 'list', 'n']) && (positionals.length === 0 || hasAny(args, 'l', 'list')) ? { rule: 'git-read' } : undefined;
+    case 'stash':
+    case 'worktree':
+      return positionals[0] === 'list' || (sub.name === 'stash' && positionals[0] === 'show') ? { rule: 'git-read' } : undefined;
+    case 'reflog':
+      return positionals.length === 0 || positionals[0] === 'show' ? { rule: 'git-read' } : undefined;
+    case 'submodule':
+      return positionals[0] === 'status' ? { rule: 'git-read' } : undefined;
+    case 'config': {
+      const reads = hasAny(args, 'get', 'get-all', 'get-regexp', 'list', 'l');
+      const writes = hasAny(args, 'unset', 'unset-all', 'add', 'replace-all', 'rename-section', 'remove-section', 'edit', 'e');
+      return reads && !writes ? { rule: 'git-read' } : undefined;
+    }
+    default:
+      return GIT_READ.has(sub.name) ? { rule: 'git-read' } : undefined;
+  }
+}
+
+/** package.json script names that run tests or checks (and not fixers). */
+function checkScript(name: string | undefined): boolean {
+  if (name === undefined) return false;
+  const base = name.split(':')[0]!.split('-')[0]!;
+  const fixes = ['fix', 'write', 'update', 'snap', 'format'].some((w) => name.includes(w));
+  return !fixes && (['test', 'tests', 'lint', 'typecheck', 'tsc'].includes(base) || name === 'type-check' || name === 'check-types');
+}
+
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx']);
+/** Test runners and checkers that may be started through npx / pnpm exec / yarn. */
+const NODE_TOOLS = new Set(['vitest', 'jest', 'mocha', 'ava', 'tap', 'tsc', 'eslint', 'prettier', 'biome', 'stylelint', 'playwright', 'vue-tsc', 'tsd']);
+
+function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefined {
+  const args = scan(segment.argv, { from, stopAtPositional: true, withValue: ['p', 'package', 'c', 'call'] });
+  if (hasAny(args, 'p', 'package', 'c', 'call')) return undefined; // installs or runs something else
+  const tool = args.positionals[0];
+  if (tool === undefined || !NODE_TOOLS.has(tool.text)) return undefined;
+  return direct({ ...segment, name: tool.text, argv: segment.argv.slice(tool.index) });
+}
+
+function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
+  const args = scan(segment.argv, { stopAtPositional: true, withValue: ['C', 'dir', 'prefix', 'filter', 'F', 'w', 'workspace', 'cwd'] });
+  const first = args.positionals[0];
+  if (first === undefined) return undefined;
+  const words = segment.argv.slice(first.index);
+  const [sub, script] = words;
+  if (sub === 'test' || sub === 't' || (segment.name === 'bun' && sub === 'test')) return { rule: 'test-runner' };
+  if ((sub === 'run' || sub === 'run-script') && checkScript(script)) return { rule: script!.startsWith('lint') ? 'lint' : 'test-runner' };
+  if (segment.name === 'yarn' && checkScript(sub)) return { rule: 'test-runner' };
+  if ((segment.name === 'pnpm' || segment.name === 'yarn') && sub === 'exec') return nodeTool(segment, first.index + 1);
+  if (segment.name === 'yarn' && sub !== undefined && NODE_TOOLS.has(sub)) return nodeTool(segment, first.index);
+  return undefined;
+}
+
+/** A checker given directly: allowed unless an option makes it change files. */
+function direct(segment: Segment): PackFinding<RuleId> | undefined {
+  const args = scan(segment.argv, { withValue: ['c', 'config', 'p', 'project', 'o', 'output-file', 'f', 'format', 'reporter', 't', 'testNamePattern'] });
+  const sub = args.positionals[0]?.text;
+  const none = (...names: string[]): boolean => !hasAny(args, ...names);
+  switch (segment.name) {
+    case 'vitest':
+    case 'jest':
+      return none('u', 'update', 'updateSnapshot') && (sub === undefined || sub === 'run' || !['init', 'bench'].includes(sub)) ? { rule: 'test-runner' } : undefined;
+    case 'mocha':
+    case 'ava':
+    case 'tap':
+    case 'pytest':
+    case 'py.test':
+    case 'tox':
+    case 'rspec':
+    case 'phpunit':
+    case 'tsd':
+      return { rule: 'test-runner' };
+    case 'playwright':
+      return sub === 'test' ? { rule: 'test-runner' } : undefined;
+    case 'tsc':
+    case 'vue-tsc':
+      return hasAny(args, 'noEmit') && none('b', 'build', 'w', 'watch') ? { rule: 'lint' } : undefined;
+    case 'eslint':
+    case 'stylelint':
+    case 'markdownlint':
+      return none('fix', 'o', 'output-file') ? { rule: 'lint' } : undefined;
+    case 'prettier':
+      return hasAny(args, 'check', 'c', 'list-different', 'l') && none('w', 'write') ? { rule: 'lint' } : undefined;
+    case 'biome':
+      return (sub === 'check' || sub === 'lint' || sub === 'ci' || sub === 'format') && none('write', 'apply', 'apply-unsafe', 'fix', 'unsafe') ? { rule: 'lint' } : undefined;
+    case 'ruff':
+      if (sub === 'format') return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
+      return (sub === undefined || sub === 'check') && none('fix', 'unsafe-fixes', 'add-noqa') ? { rule: 'lint' } : undefined;
+    case 'black':
+      return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
+    case 'isort':
+      return hasAny(args, 'check-only', 'check', 'c', 'diff') ? { rule: 'lint' } : undefined;
+    case 'flake8':
+    case 'pylint':
+    case 'mypy':
+    case 'pyright':
+    case 'shellcheck':
+    case 'hadolint':
+    case 'actionlint':
+    case 'yamllint':
+      return none('o', 'output-file') ? { rule: 'lint' } : undefined;
+    case 'gofmt':
+      return hasAny(args, 'l', 'd') && none('w') ? { rule: 'lint' } : undefined;
+    case 'golangci-lint':
+      return sub === 'run' && none('fix') ? { rule: 'lint' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
+  const words = scan(segment.argv, { stopAtPositional: true, withValue: ['C', 'f', 'file', 'manifest-path', 'p', 'package'] }).positionals.map((p) => p.text);
+  const sub = words[0];
+  switch (segment.name) {
+    case 'cargo':
+      if (sub === 'test' || sub === 'check') return { rule: 'test-runner' };
+      if (sub === 'clippy') return segment.argv.includes('--fix') ? undefined : { rule: 'lint' };
+      return sub === 'fmt' && segment.argv.includes('--check') ? { rule: 'lint' } : undefined;
+    case 'go':
+      return sub === 'test' || sub === 'vet' ? { rule: 'test-runner' } : undefined;
+    case 'make':
+    case 'gmake':
+      return words.length > 0 && words.every((w) => w === 'test' || w === 'check' || w === 'lint') ? { rule: 'test-runner' } : undefined;
+    case 'python':
+    case 'python3':
+      return segment.argv[1] === '-m' && ['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '') ? { rule: 'test-runner' } : undefined;
+    case 'dotnet':
+      return sub === 'test' ? { rule: 'test-runner' } : undefined;
+    case 'gradle':
+    case 'gradlew':
+    case 'mvn':
+    case 'mvnw':
+      return words.length > 0 && words.every((w) => w === 'test' || w === 'check') ? { rule: 'test-runner' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const VERSIONED_TOOLS = new Set([
+  'node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'python', 'python3', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'go', 'cargo',
+  'rustc', 'rustup', 'java', 'javac', 'mvn', 'gradle', 'ruby', 'gem', 'bundle', 'php', 'composer', 'dotnet', 'git', 'docker',
+  'podman', 'kubectl', 'helm', 'terraform', 'tofu', 'pulumi', 'aws', 'gcloud', 'az', 'gh', 'tsc', 'eslint', 'prettier', 'vitest',
+  'jest', 'pytest', 'make', 'cmake', 'gcc', 'g++', 'clang', 'clang++', 'bash', 'sh', 'zsh', 'fish', 'jq', 'yq', 'rg', 'fd',
+  'curl', 'wget', 'openssl', 'ssh', 'psql', 'mysql', 'sqlite3', 'redis-cli', 'hookwise', 'claude', 'gemini', 'codex',
+]);
+const SHORT_V_MEANS_VERSION = new Set(['node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'hookwise']);
+
+function version(segment: Segment): PackFinding<RuleId> | undefined {
+  if (!VERSIONED_TOOLS.has(segment.name) || segment.argv.length !== 2) return undefined;
+  const arg = segment.argv[1]!;
+  const asks = ['--version', '-V', 'version', '--help', '-h', 'help'].includes(arg) || (arg === '-v' && SHORT_V_MEANS_VERSION.has(segment.name));
+  return asks ? { rule: 'version' } : undefined;
+}
+
+function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
+  // Never vouch for what the credentials pack would flag, even when that pack is off.
+  if (credentialsPack.classify(segment, env) !== undefined) return undefined;
+  const name = segment.name;
+  // No option takes a value here: a value then reads as one more operand to vet or one more flag to
+  // refuse (`sort -no out` → n, o), never as something that hides a write.
+  const args = scan(segment.argv);
+  if (writesOrRuns(segment, args)) return undefined;
+  if (NAVIGATE.has(name)) return { rule: 'navigate' };
+  if (INSPECT.has(name) || name === 'date' || name === 'hostname') return inspect(segment, args);
+  if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
+  if (CONTENT.has(name)) return content(segment, args);
+  if (SEARCH.has(name)) return { rule: 'search' };
+  if (name === 'git') return gitRead(segment) ?? version(segment);
+  return (
+    version(segment) ??
+    (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ??
+    (PACKAGE_RUNNERS.has(name) ? nodeTool(segment, 1) : undefined) ??
+    toolchain(segment) ??
+    direct(segment)
+  );
+}
+
+export const readOnlyPack = definePack<RuleId>({
+  name: 'read-only',
+  kind: 'allow',
+  description: 'ls, cat/head/grep/rg/find (read-only forms), git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, --version',
+  commands: [...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS],
+  rules: RULES,
+  classify: classifyReadOnly,
+});
