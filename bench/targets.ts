@@ -53,6 +53,74 @@ export const TARGETS = [
     target: 1.5,
     stretch: 1.3,
   },
+  {
+    id: 'sanitize.short-command',
+    description: 'sanitize() of a typical ≤ 200-char command without secrets, in process (keyword index built, no RE2 needed)',
+    unit: 'µs',
+    target: 10,
+  },
+  {
+    id: 'sanitize.secret-command',
+    description: 'sanitize() of a ~140-char command with two secrets (bearer token, URL password): RE2 patterns run, compiled; report only',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'sanitize.2kb-command',
+    description: 'sanitize() of a ~2 KB compound command without secrets, in process; report only',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'sanitize.index-build',
+    description: 'building the keyword index (Aho-Corasick automaton over every pattern keyword) in process, JIT warm; report only (a fresh process loads it from the cache: sanitize.startup.first-call)',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'scan.ms-per-mb',
+    description: '`hookwise scan` throughput over this package’s src/ (files read and scanned, in process), ms per MB; the note gives MB/s; report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'sanitize.startup.first-call',
+    description: 'the first sanitize() in a fresh `hookwise sanitize` process, typical command, keyword index loaded from its cache (what the hook pays per call); report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'sanitize.startup.first-secret',
+    description: 'the same for a command with two secrets: also loads re2 (native addon) and compiles the patterns whose keywords hit; report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'sanitize.startup.index-cold',
+    description: 'building and caching the keyword index in a fresh process without a cache (once per install and pattern set); report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'shell.parse+unwrap+writes.short',
+    description: 'parseCommand + writeTargets of a typical 116-char command (cd, env prefix, pipeline, redirect), in process, parser loaded; target: well under 1 % of a hook process',
+    unit: 'µs',
+    target: 250,
+    stretch: 100,
+  },
+  {
+    id: 'shell.parse+unwrap+writes.2kb',
+    description: 'parseCommand + writeTargets of a 2 KB compound (loops, if/case, heredoc, substitutions, wrappers, 60 segments), in process',
+    unit: 'µs',
+    target: 5000,
+    stretch: 2500,
+  },
+  {
+    id: 'shell.parser.cold-load',
+    description: 'a fresh process loading dist/shell.cjs (native tree-sitter + Bash grammar) and parsing one command, minus `node -e 0`: what the first Bash call of each check pays; report only',
+    unit: 'ms',
+    target: null,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];

@@ -3,6 +3,7 @@
 //   dist/hook.cjs             the hook hot path (check) and the command dispatcher
 //   dist/cli.cjs              every other command (commander, reports, bench, …), loaded only for them
 //   dist/policy-compiler.cjs  YAML parsing + glob compilation, loaded only when the policy cache is stale
+//   dist/shell.cjs            Bash parsing (src/shell/index.ts; native tree-sitter under it), loaded only for Bash calls
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
@@ -34,11 +35,12 @@ const common = {
   supported: { 'dynamic-import': false },
   define: { __HOOKWISE_VERSION__: JSON.stringify(pkg.version) },
   // Native and worker-pool packages stay real node_modules imports.
-  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina'],
+  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash'],
   logOverride: { 'empty-import-meta': 'silent' },
   logLevel: 'warning',
 };
 const compilerRoute = [/\/build-policy\.js$/, './policy-compiler.cjs'];
+const shellRoute = [/\/shell\/index\.js$/, './shell.cjs'];
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
@@ -47,10 +49,11 @@ await Promise.all([
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/hook.cjs',
-    plugins: [lazyBundles([compilerRoute, [/\/program\.js$/, './cli.cjs']])],
+    plugins: [lazyBundles([compilerRoute, shellRoute, [/\/program\.js$/, './cli.cjs']])],
   }),
-  build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute])] }),
+  build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute, shellRoute])] }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
+  build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),
 ]);
 chmodSync('dist/hookwise.cjs', 0o755);
 

@@ -7,6 +7,7 @@ import { decision, type Decision, type TierName } from './core/decision.js';
 import type { ResolvedPath, ToolCall } from './core/tool-call.js';
 import type { CompiledPolicy, PolicyMatchers, RoleMatchers } from './policy/compiled.js';
 import type { PreconditionRunner } from './policy/precondition.js';
+import type { PreparedShell } from './shell/prepare.js';
 
 /** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
 export interface CascadePorts {
@@ -22,6 +23,11 @@ export interface CascadeContext {
   role: RoleMatchers;
   policy: CompiledPolicy;
   matchers: PolicyMatchers;
+  /** The canonical project root and the home directory (for `~` in rules and packs). */
+  projectRoot: string;
+  home: string;
+  /** A shell call's parse, write targets and their canonical paths (prepared at the edge). */
+  shell?: PreparedShell;
   ports?: CascadePorts;
 }
 

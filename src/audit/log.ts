@@ -2,13 +2,15 @@
  * The audit log: one JSON line per decision in the private runtime directory. Appends are single
  * O_APPEND writes (whole lines, never interleaved, no lock needed); rotation by size renames files under a
  * lock, so a concurrent append lands in either the old or the new file and nothing is lost.
- * Until the sanitizer lands it holds no command text or file content: tool, paths and a hash only.
+ * It holds only sanitized text: the command with secrets as <REDACTED>, or a file tool's structural key
+ * (change + path), never file content — enforced by the Sanitized type and re-checked before writing.
  */
 import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TierName, Verdict } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
 import { withLockSync } from '../util/fs-safe.js';
+import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 
 export interface AuditRecord {
   ts: string;
@@ -21,7 +23,12 @@ export interface AuditRecord {
   rule: string | null;
   /** Time spent inside hookwise for this call (not counting Node start-up). */
   latency_ms: number;
-  paths: string[];
+  /** Sanitized paths the call touches. */
+  paths: Sanitized[];
+  /** The sanitized call: a command, a file tool's `<change> <path>`, or sanitized JSON. */
+  input: Sanitized;
+  /** How many secrets were redacted from this call. */
+  secrets: number;
   /** FNV-1a of the tool input, to correlate repeats without storing the input. */
   input_hash: string;
 }
@@ -32,6 +39,9 @@ export function auditPath(runtimeDir: string, generation = 0): string {
 
 export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { maxBytes: number; keep: number }): void {
   const path = auditPath(runtimeDir);
+  // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
+  assertSanitized(record.input, 'the audit log');
+  for (const p of record.paths) assertSanitized(p, 'the audit log');
   appendFileSync(path, JSON.stringify(record) + '\n', { mode: 0o600 });
   if (statSync(path).size > limits.maxBytes) rotate(runtimeDir, limits);
 }

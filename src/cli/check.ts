@@ -3,6 +3,7 @@
  * it runs as a fresh process on every tool call — so it imports only what a decision needs, and every
  * failure becomes a fail-closed answer that says what went wrong and where.
  */
+import { join } from 'node:path';
 import { runCascade, type Tier, type TraceStep } from '../cascade.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
@@ -15,16 +16,22 @@ import { matchersFor, type CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy } from '../policy/load.js';
 import { pathPolicyTier } from '../policy/path-policy.js';
 import { toolPolicyTier } from '../policy/tool-policy.js';
+import { rulesTier } from '../policy/rules.js';
+import { prepareShell, type PreparedShell } from '../shell/prepare.js';
+import { shellTier } from '../shell/tier.js';
 import { registrationPrompt, unregisteredReason } from '../session/messages.js';
 import { SessionRegistry } from '../session/registry.js';
 import { resolveSession, sessionStateOf, type SessionState } from '../session/resolve.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
+import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { setKeywordCacheDir } from '../sanitize/keywords.js';
+import { sanitizeCall } from '../sanitize/call.js';
 import { locations, type Locations } from '../util/locations.js';
 import { bootstrapDecision } from '../session/bootstrap.js';
 
 /** The cascade, in order. Later issues insert sanitize, rules, memory, embedding, supervisor, queue. */
-export const CASCADE: readonly Tier[] = [toolPolicyTier, pathPolicyTier];
+export const CASCADE: readonly Tier[] = [toolPolicyTier, pathPolicyTier, shellTier, rulesTier];
 
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
@@ -50,6 +57,7 @@ export async function runCheck(raw: string, options: CheckOptions = {}): Promise
     event = adapter.parse(payload);
     const where = locations(env);
     ensurePrivateDir(where.runtimeDir);
+    setKeywordCacheDir(join(where.runtimeDir, 'cache'));
     switch (event.kind) {
       case 'pre-tool':
         return await gate(event, event.call, adapter, where, env, started);
@@ -98,7 +106,7 @@ async function gate(
     state = resolveSession(registry, call.sessionId, envRole, policy.registration);
   }
   const role = roleName(state);
-  const d = decide(state, call, policy, projectRoot, where);
+  const d = await decide(state, call, policy, projectRoot, where);
   return finish(d, role);
 
   function finish(d: Decision, roleForAudit: string | null): CheckResult {
@@ -112,13 +120,27 @@ function roleName(state: SessionState): string | null {
   return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
 }
 
-/** Session gate, then the cascade. Pure apart from path canonicalization (which reads symlinks). */
-export function decide(
+/** Session gate, then the cascade; prepares a shell call first (parsing, write targets: edge work). */
+export async function decide(
   state: SessionState,
   call: ToolCall,
   policy: CompiledPolicy,
   projectRoot: string,
   where: Locations,
+  trace?: (step: TraceStep) => void,
+): Promise<Decision> {
+  const shell = state.kind === 'registered' ? await prepareShell(call, { projectRoot, home: where.home, cwd: call.cwd }) : undefined;
+  return decidePrepared(state, call, policy, projectRoot, where, shell, trace);
+}
+
+/** The decision itself, synchronous: pure apart from path canonicalization (which reads symlinks). */
+export function decidePrepared(
+  state: SessionState,
+  call: ToolCall,
+  policy: CompiledPolicy,
+  projectRoot: string,
+  where: Locations,
+  shell: PreparedShell | undefined,
   trace?: (step: TraceStep) => void,
 ): Decision {
   switch (state.kind) {
@@ -145,7 +167,8 @@ export function decide(
   }
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
-  return runCascade({ call, paths, role, policy, matchers }, CASCADE, trace);
+  const ctx = { call, paths, role, policy, matchers, projectRoot, home: where.home };
+  return runCascade(shell === undefined ? ctx : { ...ctx, shell }, CASCADE, trace);
 }
 
 async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Locations, env: NodeJS.ProcessEnv): Promise<CheckResult> {
@@ -157,6 +180,7 @@ async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Loc
 }
 
 function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint): void {
+  const sanitized = sanitizeCall(call);
   appendAudit(
     where.runtimeDir,
     {
@@ -170,7 +194,9 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
       rule: d.rule?.id ?? null,
       // hrtime, not performance.now(): the first use of `performance` loads perf_hooks (~2 ms).
       latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
-      paths: call.paths,
+      paths: call.paths.map((p): Sanitized => sanitize(p).text),
+      input: sanitized.text,
+      secrets: sanitized.findings,
       input_hash: inputHash(call.input),
     },
     policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },

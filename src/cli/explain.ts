@@ -67,7 +67,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const policy = await loadPolicy(projectRoot, where);
   const call = toolCallFor(options);
   const steps: TraceStep[] = [];
-  const d = decide({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, (s) => steps.push(s));
+  const d = await decide({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, (s) => steps.push(s));
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   return {
     tool: call.tool,

@@ -121,17 +121,6 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
     });
 
-  program
-    .command('validate')
-    .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
-    .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
-      const { validate } = await import('./validate.js');
-      const result = validate(process.cwd(), process.env, o.json === true);
-      print(result.stdout);
-      process.exitCode = result.exitCode;
-    });
-
   // ── more commands: each registers itself below this line ──
   for (const action of ['install', 'uninstall'] as const) {
     const command = program
@@ -160,9 +149,55 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--json', 'machine-readable output')
     .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean }) => {
+    .option('--eval-commands [corpus]', 'instead: replay a labelled command corpus through check --jsonl (unsafe-allow, catch and fatigue rates)')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean }) => {
+      if (o.evalCommands !== undefined) {
+        const { evaluateCommands, renderCommandEval } = await import('../../bench/eval-commands.js');
+        const e = evaluateCommands(typeof o.evalCommands === 'string' ? o.evalCommands : undefined);
+        print(o.json === true ? JSON.stringify(e, null, 2) : renderCommandEval(e));
+        return;
+      }
       const { bench } = await import('./bench.js');
       await bench(o, (text) => print(text));
+    });
+  program
+    .command('validate')
+    .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { validate } = await import('./validate.js');
+      const result = validate(process.cwd(), process.env, o.json === true);
+      print(result.stdout);
+      process.exitCode = result.exitCode;
+    });
+  program
+    .command('sanitize')
+    .description('redact secrets: text on stdin → sanitized text on stdout (values become <REDACTED>, key names stay)')
+    .option('--json', 'print {"sanitized", "findings": [{rule, layer, start, end}]}')
+    .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
+    .option('--eval [corpus]', 'recall and false positives on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl)')
+    .option('--verbose', 'with --eval: list every row, not only those that did not pass')
+    .action(async (o: { json?: boolean; jsonl?: boolean; eval?: string | boolean; verbose?: boolean }) => {
+      const { evaluateCorpus, sanitizeCommand } = await import('./sanitize.js');
+      const { readStdin } = await import('./stdin.js');
+      const r = o.eval !== undefined ? evaluateCorpus(typeof o.eval === 'string' ? o.eval : undefined, o.verbose === true) : sanitizeCommand(readStdin(256 * 1024 * 1024), o);
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+      process.exitCode = r.exitCode;
+    });
+  program
+    .command('scan [paths...]')
+    .description('find secrets in files (default: .; node_modules/ and .git/ skipped) or, with --staged, in the git index; exit 1 with file:line:col: rule (values masked)')
+    .option('--staged', 'scan what is staged for commit (pathspecs limit it), e.g. hookwise scan --staged .hookwise/')
+    .option('--json', 'machine-readable report')
+    .option('--all', 'also descend into node_modules/ and .git/')
+    .option('--max-file-size <bytes>', 'skip larger files (default 8 MiB)', (v) => Number.parseInt(v, 10))
+    .action(async (paths: string[], o: { staged?: boolean; json?: boolean; all?: boolean; maxFileSize?: number }) => {
+      const { scanCommand } = await import('./sanitize.js');
+      const r = scanCommand(paths, { ...o, maxFileBytes: o.maxFileSize, cwd: process.cwd() });
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+      process.exitCode = r.exitCode;
     });
 
   try {

@@ -13,6 +13,7 @@ export const TIERS = [
   'sanitize',
   'tool-policy',
   'path-policy',
+  'shell',
   'rules',
   'exact-cache',
   'jaccard',

@@ -28,6 +28,10 @@ export const SAMPLE_SESSION: SampleCall[] = [
   { session: 'dora-docs', host: 'codex', tool: 'apply_patch', input: { command: '*** Begin Patch\n*** Update File: docs/guide.md\n@@\n-old\n+new\n*** End Patch\n' }, note: 'Codex: docs may edit docs/' },
   { session: 'dora-docs', host: 'codex', tool: 'apply_patch', input: { command: '*** Begin Patch\n*** Update File: docs/guide.md\n*** Update File: src/auth.ts\n*** End Patch\n' }, note: 'Codex: one forbidden file denies the whole patch' },
   { session: 'dora-docs', host: 'claude', tool: 'Write', input: { file_path: '/etc/motd', content: '…' }, note: 'outside the project root asks' },
-  { session: 'dora-docs', host: 'claude', tool: 'Bash', input: { command: 'npm test' }, note: 'no tier judges shell commands yet: a human decides' },
+  { session: 'dora-docs', host: 'claude', tool: 'Bash', input: { command: 'git status && npm test' }, note: 'every segment of a compound is read-only: allowed' },
+  { session: 'alice-coder', host: 'claude', tool: 'Bash', input: { command: 'FOO=1 sudo git push --force origin main' }, note: 'wrappers and VAR= prefixes do not hide a force-push to main' },
+  { session: 'alice-coder', host: 'claude', tool: 'Bash', input: { command: "bash -c 'echo ok > tests/fixture.json'" }, note: 'a redirect inside bash -c is a write the coder may not make' },
+  { session: 'tess-tester', host: 'gemini', tool: 'run_shell_command', input: { command: 'grep -rn "rm -rf" src' }, note: 'arguments are data: grep for "rm -rf" is a search' },
+  { session: 'alice-coder', host: 'claude', tool: 'Bash', input: { command: 'rm -rf src/generated' }, note: 'deleting is never auto-allowed by path policy: a human decides (for now)' },
   { session: UNREGISTERED_SESSION, host: 'claude', tool: 'Write', input: { file_path: 'src/x.ts', content: '…' }, note: 'an unregistered session is blocked with instructions' },
 ];

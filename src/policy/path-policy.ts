@@ -17,7 +17,8 @@ function ruleOf(kind: string, pattern: CompiledPattern): { id: string; source: s
   return { id: `${kind}:${pattern.glob}`, source: pattern.source };
 }
 
-function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+/** One path written by the session's role: also used for the write targets of shell commands. */
+export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
   const { role, matchers, call } = ctx;
   const name = role.role.name;
   const sensitive = matchers.sensitiveWrite.match(path);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendAudit, auditPath, readAudit, type AuditRecord } from '../../src/audit/log.js';
 import { ensurePrivateDir } from '../../src/util/fs-safe.js';
+import { sanitize } from '../../src/sanitize/index.js';
 import { makeProject } from '../support/project.js';
 
 const record = (i: number): AuditRecord => ({
@@ -15,23 +16,30 @@ const record = (i: number): AuditRecord => ({
   tier: 'path-policy',
   rule: 'r',
   latency_ms: 1,
-  paths: ['/p/a'],
+  paths: [sanitize('/p/a').text],
+  input: sanitize('write /p/a').text,
+  secrets: 0,
   input_hash: '0',
 });
 
 describe('audit log', () => {
-  it('records one line per decision without command text or file content', async () => {
+  it('records one line per decision: the sanitized command, a file tool\'s change and path, never content', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'SECRET-CONTENT' }));
-    await p.check(p.pre('Bash', { command: 'echo SECRET-COMMAND' }));
+    const token = 'ghp_' + 'x9Kq2'.repeat(7) + 'a';
+    await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'CONTENT-IS-NEVER-STORED' }));
+    await p.check(p.pre('Bash', { command: `curl -H "Authorization: token ${token}" https://api.github.com` }));
     const text = readFileSync(auditPath(p.runtimeDir), 'utf8');
-    expect(text).not.toMatch(/SECRET/);
+    expect(text).not.toMatch(/CONTENT-IS-NEVER-STORED/);
+    expect(text).not.toContain(token);
     const { records } = readAudit(p.runtimeDir);
     expect(records.map((r) => [r.tool, r.verdict, r.tier, r.role])).toEqual([
       ['Write', 'allow', 'path-policy', 'coder'],
       ['Bash', 'ask', 'default', 'coder'],
     ]);
+    expect(records[0]!.input).toBe(`write ${join(p.root, 'src/a.ts')}`);
+    expect(records[1]!.input).toMatch(/^curl -H "Authorization: token <REDACTED>" https:\/\/api\.github\.com$/);
+    expect(records[1]!.secrets).toBe(1);
     expect(records[0]!.input_hash).toMatch(/^[0-9a-f]{16}$/);
   });
 

@@ -172,7 +172,7 @@ describe('sessions gate the cascade', () => {
 
 describe('until later tiers exist, undecided calls ask', () => {
   it.each([
-    ['Bash', { command: 'ls' }],
+    ['Bash', { command: 'python3 build.py' }],
     ['WebFetch', { url: 'https://example.com', prompt: 'x' }],
     ['mcp__github__create_issue', { title: 'x' }],
   ])('%s → ask from the default tier', async (tool, input) => {

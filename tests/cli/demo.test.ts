@@ -10,6 +10,9 @@ describe('hookwise demo', () => {
     expect(text).toMatch(/Write tests\/auth\.test\.ts\n\s+→ DENY/);
     expect(text).toMatch(/Write \.env\n\s+→ ASK/);
     expect(text).toMatch(/\[claude · unregistered\] Write src\/x\.ts\n\s+→ DENY/);
-    expect(text).toMatch(/14 decisions: 5 allow, 5 ask, 4 deny/);
+    expect(text).toMatch(/git status && npm test\n\s+→ ALLOW/);
+    expect(text).toMatch(/git push --force origin main\n\s+→ DENY/);
+    expect(text).toMatch(/grep -rn "rm -rf" src\n\s+→ ALLOW/);
+    expect(text).toMatch(/18 decisions: 7 allow, 5 ask, 6 deny/);
   }, 60_000);
 });

@@ -44,7 +44,8 @@ describe('monitor', () => {
       await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' })); // allow: filtered out
       await new Promise((r) => setTimeout(r, 100));
       renameSync(auditPath(p.runtimeDir), auditPath(p.runtimeDir, 1)); // rotation
-      const base = { ts: new Date().toISOString(), session: 's2', role: 'docs', host: 'claude' as const, tool: 'Edit', tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: ['/x/src/b.ts'], input_hash: '0' };
+      const { sanitize } = await import('../../src/sanitize/index.js');
+      const base = { ts: new Date().toISOString(), session: 's2', role: 'docs', host: 'claude' as const, tool: 'Edit', tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: [sanitize('/x/src/b.ts').text], input: sanitize('edit /x/src/b.ts').text, secrets: 0, input_hash: '0' };
       appendAudit(p.runtimeDir, { ...base, verdict: 'deny' }, { maxBytes: 1e6, keep: 3 });
       await new Promise((r) => setTimeout(r, 100));
       controller.abort();

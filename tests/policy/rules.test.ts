@@ -408,7 +408,7 @@ describe('rules: for tool calls', () => {
     const { p, policy } = load({ user: rules });
     expect(rulesTier.name).toBe('rules');
     const matchers = matchersFor(policy);
-    const ctx: CascadeContext = { call: call(p, 'WebFetch', { url: 'http://localhost:3000' }), paths: [], role: matchers.role('coder')!, policy, matchers };
+    const ctx: CascadeContext = { call: call(p, 'WebFetch', { url: 'http://localhost:3000' }), paths: [], role: matchers.role('coder')!, policy, matchers, projectRoot: p.root, home: p.home };
     expect(rulesTier.decide(ctx)?.verdict).toBe('deny');
   });
 });

@@ -1,0 +1,199 @@
+/**
+ * Recall and false positives of the sanitizer on a labelled corpus (JSON Lines rows
+ * `{"text", "label": "secret" | "clean", "rule", "file"}`, e.g. ../shared/corpora/secrets.secretlint.jsonl).
+ * Run it from the built CLI: `hookwise sanitize --eval [corpus.jsonl]`.
+ *
+ * What counts as "the secret" of a row is decided here by evaluation-only rules, deliberately simpler than
+ * the sanitizer's, so the sanitizer is not graded by its own logic. A `secret` row passes when
+ *   1. sanitize() redacted at least one span, and
+ *   2. none of the row's credential candidates survives in the output:
+ *      a. every run of `[A-Za-z0-9+_-]` (plus `=` padding) of ≥ 16 chars with a letter and a digit, or ≥ 24
+ *         chars with both letter cases — random-looking tokens. `/` and `.` split runs, so URLs and paths
+ *         are not candidates; neither are host names (runs after `@`, `//` or `.`), option names (runs
+ *         starting with `-`) and lower-case identifiers (`client_x509_cert_url`: no upper case, every
+ *         `_`/`-` segment ≤ 10 chars),
+ *      b. the password of every `scheme://user:password@` (the text `:password@` must be gone),
+ *      c. the value of every `key = value` / `key: value` whose key ends in password, passwd, pwd, pass, secret,
+ *         token or key (the text `key<sep>value` must be gone), values of ≥ 3 chars that are not `${…}`/`$VAR`.
+ * A `clean` row is a false positive when sanitize() redacted anything at all.
+ *
+ * Rows of three secretlint rules hold no credential (toy text `THIS IS SECRET`, home-directory paths):
+ * they are counted in the overall figure and excluded from the credential figure.
+ */
+import { createRequire } from 'node:module';
+import type RE2 from 're2';
+
+export interface CorpusRow {
+  text: string;
+  label: 'secret' | 'clean';
+  rule: string;
+  file: string;
+}
+
+export interface SanitizeLike {
+  (text: string): { text: string; findings: readonly { rule: string }[] };
+}
+
+export interface RowResult {
+  rule: string;
+  file: string;
+  label: CorpusRow['label'];
+  /** secret rows: redacted and nothing survived; clean rows: nothing redacted. */
+  pass: boolean;
+  redactions: number;
+  rules: string[];
+  /** Masked descriptions of the candidates that survived (never the values themselves). */
+  survivors: string[];
+  credential: boolean;
+}
+
+export interface SecretsEval {
+  secretRows: number;
+  secretPassed: number;
+  credentialRows: number;
+  credentialPassed: number;
+  cleanRows: number;
+  cleanFlagged: number;
+  rows: RowResult[];
+}
+
+/** secretlint rules whose snapshots hold no credential (see the file comment). */
+export const NON_CREDENTIAL_RULES = ['secretlint-rule-example', 'secretlint-rule-filter-comments', 'secretlint-rule-no-homedir'] as const;
+
+export function parseCorpus(text: string, source: string): CorpusRow[] {
+  const rows: CorpusRow[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (error) {
+      throw new Error(`${source}:${i + 1}: not JSON (${(error as Error).message})`);
+    }
+    const r = row as Partial<CorpusRow>;
+    if (typeof r.text !== 'string' || (r.label !== 'secret' && r.label !== 'clean')) {
+      throw new Error(`${source}:${i + 1}: expected {"text": string, "label": "secret" | "clean", …}`);
+    }
+    rows.push({ text: r.text, label: r.label, rule: typeof r.rule === 'string' ? r.rule : '', file: typeof r.file === 'string' ? r.file : `line ${i + 1}` });
+  });
+  return rows;
+}
+
+export function evaluateSecrets(rows: readonly CorpusRow[], sanitize: SanitizeLike): SecretsEval {
+  const results = rows.map((row): RowResult => {
+    const { text, findings } = sanitize(row.text);
+    const credential = !(NON_CREDENTIAL_RULES as readonly string[]).includes(row.rule);
+    const base = { rule: row.rule, file: row.file, label: row.label, redactions: findings.length, rules: [...new Set(findings.map((f) => f.rule))], credential };
+    if (row.label === 'clean') return { ...base, pass: findings.length === 0, survivors: [] };
+    const survivors = candidates(row.text)
+      .filter((c) => text.includes(c.needle))
+      .map((c) => `${c.kind} ${mask(c.value)}`);
+    return { ...base, pass: findings.length > 0 && survivors.length === 0, survivors };
+  });
+  const secret = results.filter((r) => r.label === 'secret');
+  const credential = secret.filter((r) => r.credential);
+  const clean = results.filter((r) => r.label === 'clean');
+  return {
+    secretRows: secret.length,
+    secretPassed: secret.filter((r) => r.pass).length,
+    credentialRows: credential.length,
+    credentialPassed: credential.filter((r) => r.pass).length,
+    cleanRows: clean.length,
+    cleanFlagged: clean.filter((r) => !r.pass).length,
+    rows: results,
+  };
+}
+
+const pct = (n: number, d: number): string => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`);
+
+export function renderEval(e: SecretsEval, source: string, verbose: boolean): string {
+  const lines = [
+    `secrets corpus: ${source}`,
+    `recall (secret rows, value gone from the output): ${e.secretPassed}/${e.secretRows} = ${pct(e.secretPassed, e.secretRows)}`,
+    `recall on credential rows (without ${NON_CREDENTIAL_RULES.join(', ')}): ${e.credentialPassed}/${e.credentialRows} = ${pct(e.credentialPassed, e.credentialRows)}`,
+    `false positives (clean rows with any redaction): ${e.cleanFlagged}/${e.cleanRows} = ${pct(e.cleanFlagged, e.cleanRows)}`,
+  ];
+  const shown = e.rows.filter((r) => verbose || !r.pass);
+  if (shown.length > 0) lines.push('', verbose ? 'rows:' : 'rows that did not pass:');
+  for (const r of shown) {
+    const what =
+      r.label === 'secret' ? (r.redactions === 0 ? 'nothing redacted' : `survived: ${r.survivors.join(', ')}`) : r.pass ? 'nothing redacted' : `redacted by ${r.rules.join(', ')}`;
+    const verdict = r.pass ? 'ok  ' : 'FAIL';
+    lines.push(`  ${verdict}  ${r.label.padEnd(6)} ${r.rule} / ${r.file}: ${r.pass && r.label === 'secret' ? r.rules.join(', ') : what}`);
+  }
+  return lines.join('\n');
+}
+
+/** First 3 characters and the length: enough to find the row, not enough to use the value. */
+function mask(value: string): string {
+  return `${value.slice(0, 3)}…(${value.length})`;
+}
+
+interface Candidate {
+  kind: 'token' | 'url-password' | 'key-value';
+  value: string;
+  /** The text that must not appear in the output. */
+  needle: string;
+}
+
+let re2: typeof RE2 | undefined;
+function rx(source: string): InstanceType<typeof RE2> {
+  re2 ??= createRequire(typeof __filename === 'string' ? __filename : import.meta.url)('re2') as typeof RE2;
+  return new re2(source, 'g');
+}
+
+const TOKEN = String.raw`[A-Za-z0-9+_\-]{16,}={0,2}`;
+const URL_USERINFO = String.raw`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>]+:([^\s/?#"'<>]+)@`;
+const KEY_VALUE = String.raw`(?i)([A-Za-z0-9_.\-]*(?:password|passwd|pwd|pass|secret|token|key))["']?\s*(?::=|=>|=|:)\s*["']?([^\s"',;]{3,})`;
+
+function candidates(text: string): Candidate[] {
+  const out: Candidate[] = [];
+  for (const m of matches(TOKEN, text)) {
+    const t = m[0];
+    const before = text.charCodeAt(m.index - 1);
+    if (before === 0x40 /* @ */ || before === 0x2f /* / */ || before === 0x2e /* . */ || t.startsWith('-') || isLowerIdentifier(t)) continue;
+    const lower = has(t, 0x61, 0x7a);
+    const upper = has(t, 0x41, 0x5a);
+    const digit = has(t, 0x30, 0x39);
+    const letter = lower || upper;
+    const cases = lower && upper;
+    if ((letter && digit) || (t.length >= 24 && cases)) out.push({ kind: 'token', value: t, needle: t });
+  }
+  for (const m of matches(URL_USERINFO, text)) {
+    const password = m[1]!;
+    if (!password.startsWith('$') && !password.startsWith('{')) out.push({ kind: 'url-password', value: password, needle: `:${password}@` });
+  }
+  for (const m of matches(KEY_VALUE, text)) {
+    const value = m[2]!;
+    if (value.startsWith('$') || value.startsWith('{') || value.startsWith('<')) continue;
+    out.push({ kind: 'key-value', value, needle: m[0] });
+  }
+  return out;
+}
+
+/** No upper case, and every `_` / `-` separated segment is short: a host name or identifier, not a token. */
+function isLowerIdentifier(token: string): boolean {
+  if (has(token, 0x41, 0x5a)) return false;
+  let segment = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    segment = c === 0x5f || c === 0x2d ? 0 : segment + 1;
+    if (segment > 10) return false;
+  }
+  return true;
+}
+
+function has(text: string, from: number, to: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= from && c <= to) return true;
+  }
+  return false;
+}
+
+function matches(source: string, text: string): RegExpExecArray[] {
+  const re = rx(source);
+  const out: RegExpExecArray[] = [];
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) out.push(m);
+  return out;
+}

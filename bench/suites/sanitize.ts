@@ -1,0 +1,144 @@
+/**
+ * The sanitizer: in process (a typical command, one with secrets, a 2 KB command, building the keyword
+ * index, scan throughput over this package's sources) and in fresh processes (what its first call costs
+ * the hook: loading the cached keyword index, and for a command with secrets also loading re2 and
+ * compiling the patterns it needs; and building the index when no cache exists yet).
+ *
+ * The spawned rows run the built `hookwise sanitize` with HOOKWISE_DEBUG=1 and read the timings it prints
+ * for its own first call: process start and commander are the same for every command and are not what
+ * these rows are about (check.startup-ratio covers the whole hook process).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanPaths } from '../../src/cli/sanitize.js';
+import { sanitize } from '../../src/sanitize/index.js';
+import { buildIndex } from '../../src/sanitize/keywords.js';
+import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
+import { runInProcess } from '../in-process.js';
+import { summarize } from '../stats.js';
+import type { Measurement, Suite, SuiteContext } from '../suite.js';
+
+/** A typical agent command (114 chars): no secret, a path, a pipe, a URL-free compound. */
+export const SHORT_COMMAND = 'git log --oneline -n 20 -- src/cli/check.ts | grep -i "fix" && npm run build && ls -la /usr/local/lib/node_modules';
+
+/** Built at run time, so this file holds no literal secret: a bearer token and a database password. */
+function secretCommand(): string {
+  const chars = [...Array(26).keys()].flatMap((i) => [String.fromCharCode(65 + i), String.fromCharCode(97 + i)]).concat([...'0123456789']);
+  const body = Array.from({ length: 36 }, (_, i) => chars[(i * 17 + 5) % chars.length]).join('');
+  return `curl -H "Authorization: Bearer ghp_${body}" https://api.github.com/user && psql postgres://app:Zx8${'q'}Lm2Vt9@db/app`; // hookwise:allow
+}
+
+/** ~2 KB: a long compound command of ordinary steps, as agents write for setup scripts. */
+export const LONG_COMMAND = Array.from({ length: 20 }, (_, i) => `npm run build:part${i} && node dist/tool.cjs --input src/part${i}/index.ts --out dist/part${i}`).join(' && ');
+
+const ROUNDS = { quick: 5, full: 20 } as const;
+
+interface Timings {
+  firstCallMs: number;
+  index: 'built' | 'cache';
+  indexMicros: number;
+  re2LoadMs: number | null;
+  patternsCompiled: number;
+  compileMs: number;
+}
+
+export const sanitizeSuite: Suite = {
+  name: 'sanitize',
+  measures: [
+    'sanitize.short-command',
+    'sanitize.secret-command',
+    'sanitize.2kb-command',
+    'sanitize.index-build',
+    'scan.ms-per-mb',
+    'sanitize.startup.first-call',
+    'sanitize.startup.first-secret',
+    'sanitize.startup.index-cold',
+  ],
+  async run(ctx) {
+    const secret = secretCommand();
+    if (sanitize(secret).findings.length < 2) throw new Error('bench: the secret command no longer has two findings; it measures the wrong path');
+    if (sanitize(SHORT_COMMAND).findings.length !== 0 || sanitize(LONG_COMMAND).findings.length !== 0) throw new Error('bench: the plain commands now have findings');
+
+    const inProcess = await runInProcess(
+      [
+        { id: 'sanitize.short-command', batch: 32, fn: () => sanitize(SHORT_COMMAND) },
+        { id: 'sanitize.secret-command', batch: 8, fn: () => sanitize(secret) },
+        { id: 'sanitize.2kb-command', batch: 4, fn: () => sanitize(LONG_COMMAND) },
+        { id: 'sanitize.index-build', batch: 1, fn: () => buildIndex() },
+      ],
+      ctx.quick,
+    );
+    const short = inProcess.find((m) => m.id === 'sanitize.short-command')!;
+    short.note = `${SHORT_COMMAND.length} chars, no secret; the secret command is ${secret.length} chars with 2 secrets; the long one ${LONG_COMMAND.length} chars`;
+
+    return [...inProcess, await scanThroughput(ctx), ...spawned(ctx, secret)];
+  },
+};
+
+/** Scan of this package's sources (src/, or dist/ in an installed package), in ms per MB. */
+async function scanThroughput(ctx: SuiteContext): Promise<Measurement> {
+  const root = packageRoot();
+  const tree = existsSync(join(root, 'src')) ? 'src' : 'dist';
+  const probe = scanPaths([tree], { cwd: root });
+  if (probe.bytes === 0) throw new Error(`bench: scanning ${join(root, tree)} read nothing; the throughput row would measure no work`);
+  const mb = probe.bytes / (1024 * 1024);
+  const [m] = await runInProcess([{ id: 'scan.ms-per-mb', batch: 1, fn: () => scanPaths([tree], { cwd: root }) }], ctx.quick);
+  // runInProcess reports µs per call; one call scans the whole tree.
+  const median = m!.median / 1000 / mb;
+  return {
+    id: 'scan.ms-per-mb',
+    median,
+    p99: m!.p99 / 1000 / mb,
+    samples: m!.samples,
+    note: `= ${(1000 / median).toFixed(1)} MB/s over ${tree}/ (${probe.files} files, ${(probe.bytes / 1024).toFixed(0)} KiB, ${probe.findings.length} findings), reading files included`,
+  };
+}
+
+function spawned(ctx: SuiteContext, secret: string): Measurement[] {
+  const bin = hookwiseBin();
+  if (!existsSync(bin)) throw new Error(`bench: ${bin} not found; build it first (npm run build)`);
+  const rounds = ctx.quick ? ROUNDS.quick : ROUNDS.full;
+  const warmDir = mkdtempSync(join(tmpdir(), 'hookwise-bench-sanitize-'));
+  const first: Timings[] = [];
+  const firstSecret: Timings[] = [];
+  const cold: Timings[] = [];
+  try {
+    run(bin, SHORT_COMMAND, warmDir, ctx); // writes the index cache the other rounds load
+    for (let r = 0; r < rounds; r++) {
+      first.push(run(bin, SHORT_COMMAND, warmDir, ctx));
+      firstSecret.push(run(bin, secret, warmDir, ctx));
+      const coldDir = mkdtempSync(join(tmpdir(), 'hookwise-bench-sanitize-cold-'));
+      try {
+        cold.push(run(bin, SHORT_COMMAND, coldDir, ctx));
+      } finally {
+        rmSync(coldDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    rmSync(warmDir, { recursive: true, force: true });
+  }
+  if (first.some((t) => t.index !== 'cache') || cold.some((t) => t.index !== 'built')) throw new Error('bench: the keyword index cache did not behave as expected (warm runs must load it, cold runs build it)');
+  const ms = (ts: Timings[], pick: (t: Timings) => number): ReturnType<typeof summarize> => summarize(ts.map(pick));
+  const med = (ts: Timings[], pick: (t: Timings) => number): string => ms(ts, pick).median.toFixed(2);
+  return [
+    { id: 'sanitize.startup.first-call', ...ms(first, (t) => t.firstCallMs), note: `keyword index loaded from the cache in ${med(first, (t) => t.indexMicros / 1000)} ms; re2 not loaded` },
+    {
+      id: 'sanitize.startup.first-secret',
+      ...ms(firstSecret, (t) => t.firstCallMs),
+      note: `of which loading re2 ${med(firstSecret, (t) => t.re2LoadMs ?? Number.NaN)} ms and compiling ${firstSecret[0]?.patternsCompiled ?? 0} patterns ${med(firstSecret, (t) => t.compileMs)} ms`,
+    },
+    { id: 'sanitize.startup.index-cold', ...ms(cold, (t) => t.indexMicros / 1000), note: 'building the keyword index without a cache and writing it (once per install and pattern set)' },
+  ];
+}
+
+function run(bin: string, input: string, runtimeDir: string, ctx: SuiteContext): Timings {
+  const env: NodeJS.ProcessEnv = { ...ctx.fixture.env, HOOKWISE_DEBUG: '1', HOOKWISE_RUNTIME_DIR: runtimeDir };
+  const r = spawnSync(process.execPath, [bin, 'sanitize'], { input, env, encoding: 'utf8', cwd: ctx.fixture.projectDir });
+  if (r.error !== undefined) throw r.error;
+  if (r.status !== 0) throw new Error(`bench: hookwise sanitize exited ${r.status}: ${r.stderr}`);
+  const line = r.stderr.split('\n').find((l) => l.startsWith('hookwise: sanitize timings '));
+  if (line === undefined) throw new Error(`bench: hookwise sanitize printed no timings (is dist/ built from these sources?): ${r.stderr}`);
+  return JSON.parse(line.slice('hookwise: sanitize timings '.length)) as Timings;
+}

@@ -1,0 +1,204 @@
+/**
+ * Small judgements on captured values and key names, written as character scans (no regular expressions:
+ * they run on untrusted text, and a hand-written linear scan cannot backtrack).
+ */
+import { REDACTED } from './types.js';
+
+const isIdentStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
+const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 0x30 && c <= 0x39);
+
+/** Values that stand for a secret instead of holding one: types, literals, empty strings. */
+const LITERALS = new Set([
+  'null',
+  'nil',
+  'none',
+  'true',
+  'false',
+  'undefined',
+  '~',
+  'string',
+  'str',
+  'number',
+  'int',
+  'integer',
+  'bool',
+  'boolean',
+  'bytes',
+  'any',
+  'unknown',
+  'object',
+  'required',
+  'optional',
+  'secretstr',
+  // Words that documentation puts where a value goes (`KEY=value`, `token: example`).
+  'value',
+  'example',
+  'placeholder',
+  'redacted',
+  'foo',
+  'bar',
+  'baz',
+]);
+const MASK_CHARS = new Set(['*', 'x', 'X', '.', '#', '-', '_', '•', '…']);
+
+/**
+ * True when a captured value is a reference or template, not a secret: `$VAR`, `${VAR}`, `$(cmd)`, `{{x}}`,
+ * `{x}`, `<x>`, `[x]`, `@file`, `%VAR%`, code (`process.env.X`, `getToken()`), JSON/YAML literals and type names, masks
+ * (`****`, `xxxx`), `YOUR_…`/`REPLACE_…` hints, and our own marker. Redacting these would gain nothing and
+ * would make different commands that use the same variable look different to the cache.
+ */
+export function isPlaceholder(raw: string): boolean {
+  const value = raw.trim();
+  if (value === '' || value.includes(REDACTED)) return true;
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  if (first === 0x24 /* $ */) {
+    // A shell or template expansion: $VAR, ${VAR}, $(cmd), $env:VAR — also when the capture ran past its end.
+    const second = value.charCodeAt(1);
+    return value.length === 1 || second === 0x7b /* { */ || second === 0x28 /* ( */ || isIdentStart(second);
+  }
+  // Templates and structure, closed or cut off by the capture: {{x}}, {x}, <x>, [x], and @file references.
+  if (first === 0x7b /* { */ || first === 0x3c /* < */ || first === 0x5b /* [ */) return true;
+  if (first === 0x40 /* @ */ && value.length > 1) return true;
+  // Code: a parenthesized or negated expression, `(a, b) => …`, `!(x)`.
+  if (first === 0x28 /* ( */ || (first === 0x21 /* ! */ && value.charCodeAt(1) === 0x28)) return true;
+  if (first === 0x25 /* % */ && last === 0x25 && value.length > 2) return true;
+  if (LITERALS.has(value.toLowerCase())) return true;
+  if (isMask(value)) return true;
+  const upper = value.toUpperCase();
+  if (upper.startsWith('YOUR_') || upper.startsWith('YOUR-') || upper.startsWith('REPLACE_') || upper.startsWith('REPLACE-')) return true;
+  return isCodeReference(value);
+}
+
+function isMask(value: string): boolean {
+  if (value.length < 3) return false;
+  for (const ch of value) if (!MASK_CHARS.has(ch)) return false;
+  return true;
+}
+
+/**
+ * Code, not a literal: a member chain `a.b.c` of identifiers (`process.env.TOKEN`, `config.apiKey`), or a
+ * call/index expression that starts with an identifier (`getToken()`, `os.environ["X"]`, `ENV['X']`).
+ */
+function isCodeReference(value: string): boolean {
+  if (!isIdentStart(value.charCodeAt(0))) return false;
+  let dots = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x28 /* ( */ || c === 0x5b /* [ */) return i > 0;
+    if (c === 0x2e /* . */) {
+      if (i + 1 >= value.length || !isIdentStart(value.charCodeAt(i + 1))) return false;
+      dots++;
+    } else if (!isIdentPart(c)) {
+      return false;
+    }
+  }
+  return dots > 0;
+}
+
+/** Purely numeric `uid:gid`-style values, e.g. `docker run -u 1000:1000`. */
+export function isNumericId(value: string): boolean {
+  if (value === '') return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return value.length <= 10;
+}
+
+/** Last words of key names that name secrets (as in db_password, apiKey, X-Auth-Token, clientSecret). */
+const SECRET_LAST_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'pass',
+  'secret',
+  'token',
+  'apikey',
+  'credential',
+  'credentials',
+  'cookie',
+  'auth',
+  'authorization',
+  'dsn',
+  'pat',
+  'privatekey',
+]);
+/** Two-word endings (joined, lower case) that name a secret where the last word alone does not. */
+const SECRET_LAST_TWO = new Set([
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'privatekey',
+  'authkey',
+  'masterkey',
+  'signingkey',
+  'encryptionkey',
+  'clientkey',
+  'appkey',
+  'accountkey',
+  'servicekey',
+  'sessionkey',
+  'sessiontoken',
+  'webhookurl',
+  'connectionstring',
+]);
+
+/** Lower-case words of an identifier: split on non-alphanumerics and camelCase boundaries. */
+export function identifierWords(name: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const upper = c >= 0x41 && c <= 0x5a;
+    const lower = c >= 0x61 && c <= 0x7a;
+    const digit = c >= 0x30 && c <= 0x39;
+    if (!upper && !lower && !digit) {
+      if (current !== '') words.push(current);
+      current = '';
+      continue;
+    }
+    // A new word starts at an upper-case letter after a lower-case one, or before the last capital of an
+    // acronym followed by lower case (`APIKey` → api, key).
+    if (upper && current !== '') {
+      const prev = name.charCodeAt(i - 1);
+      const next = i + 1 < name.length ? name.charCodeAt(i + 1) : 0;
+      const prevLower = (prev >= 0x61 && prev <= 0x7a) || (prev >= 0x30 && prev <= 0x39);
+      const prevUpper = prev >= 0x41 && prev <= 0x5a;
+      const nextLower = next >= 0x61 && next <= 0x7a;
+      if (prevLower || (prevUpper && nextLower)) {
+        words.push(current);
+        current = '';
+      }
+    }
+    current += String.fromCharCode(upper ? c + 0x20 : c);
+  }
+  if (current !== '') words.push(current);
+  return words;
+}
+
+/** True when a JSON key / field name names a secret, so its whole string value is one. */
+export function isSecretName(name: string): boolean {
+  const words = identifierWords(name);
+  const last = words[words.length - 1];
+  if (last === undefined) return false;
+  if (SECRET_LAST_WORDS.has(last)) return true;
+  const lastTwo = words.length >= 2 ? `${words[words.length - 2]}${last}` : '';
+  return SECRET_LAST_TWO.has(lastTwo) || last.endsWith('password') || last.endsWith('apikey');
+}
+
+/**
+ * The key of a `KEY=value` / `key: value` match says its value is public: `DOTENV_PUBLIC_KEY`, `publicKey`,
+ * `STRIPE_PUBLISHABLE_KEY`, `ssh_pubkey`. (The match starts at or just before the key.)
+ */
+export function namesPublicKey(match: string): boolean {
+  let end = 0;
+  while (end < match.length) {
+    const c = match.charCodeAt(end);
+    if (c === 0x3d || c === 0x3a || c === 0x20 || c === 0x09) break; // '=' ':' or blank ends the key
+    end++;
+  }
+  const words = identifierWords(match.slice(0, end));
+  return words.includes('public') || words.includes('publishable') || words.includes('pubkey');
+}

@@ -1,0 +1,1310 @@
+/**
+ * Layer 2: RE2 patterns for known secret formats, written from the providers' documented token formats.
+ *
+ * Every pattern names the literal keywords one of which occurs in each of its matches; the Aho-Corasick
+ * pass (keywords.ts) finds them, an optional cheap `confirm` check at the hit filters the common
+ * non-secret occurrences (`token` in prose, `://` in a URL without credentials), and only then is the
+ * pattern compiled (once per process) and run. `re2` itself — a native addon that costs milliseconds to
+ * load — is loaded on the first confirmed hit, so a command without secrets never pays for it.
+ *
+ * Sources avoid counted repetitions with upper bounds (`{36,255}`): RE2 expands them, and one such pattern
+ * costs half a millisecond to compile. Lower bounds stay small and unbounded (`{36,}`).
+ */
+import { createRequire } from 'node:module';
+import type RE2 from 're2';
+import { isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
+import type { Finding } from './types.js';
+
+export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+/**
+ * Cheap pre-checks at a keyword hit, each a superset of what its pattern can match there:
+ * - `assign`: the keyword ends a key: optional closing quote, blanks, then `:` or `=` (`token: x`, `"password" = "x"`).
+ * - `flag`: the keyword ends a `--long-flag` followed by `=` or by a value that is not another option, or `assign`.
+ * - `tail`: at least `min` token characters `[A-Za-z0-9_-]` follow the keyword.
+ * - `userinfo`: after `://`, an authority `user:pass@` before the first `/ ? #` or blank.
+ * - `userpass-arg`: the next word (after `-u`, `--user`) contains a `:`.
+ * - `line-has`: one of `needles` occurs after the keyword on the same line.
+ */
+export type Confirm =
+  | { kind: 'assign' }
+  | { kind: 'flag' }
+  | { kind: 'tail'; min: number }
+  | { kind: 'userinfo' }
+  | { kind: 'userpass-arg' }
+  | { kind: 'line-has'; needles: readonly string[] };
+
+export interface PatternSpec {
+  id: string;
+  family: Family;
+  /** What it finds, for `hookwise scan` output and docs. */
+  description: string;
+  /** ASCII literals, one of which occurs in every match. */
+  keywords: readonly string[];
+  /** Keywords match case-insensitively (ASCII). */
+  ignoreCase: boolean;
+  /** The keywords are literal token prefixes (`ghp_`): layer 1 redacts `prefix + long body` even when the pattern does not match. */
+  prefix?: boolean;
+  confirm?: Confirm;
+  /** RE2 syntax. */
+  source: string;
+  /** Capture groups to redact (each that participated); 0 = the whole match. */
+  redact: readonly number[];
+  /** Keep a captured value (return false) that is not a secret, e.g. a `$VAR` reference. `match` is the whole match. */
+  accept?: (value: string, match: string) => boolean;
+}
+
+const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
+const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumericId(v);
+/**
+ * For assignments found by key name: not a placeholder, not a URL (a URL's password is the url-credentials
+ * pattern's to redact, and the rest of a URL is not secret), and not a key that says it is public.
+ */
+const assignedSecret = (v: string, match: string): boolean => v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match);
+
+/** Quoted or bare value after a separator; groups: "double", 'single', `backtick`, bare. */
+// The bare form never starts with '=': `token == x` is a comparison, not an assignment.
+const VALUE = String.raw`(?:"([^"\n]*)"|'([^'\n]*)'|\x60([^\x60\n]*)\x60|([^\s"',;&|)\]}>\x60=][^\s"',;&|)\]}>\x60]*))`;
+const VALUE_GROUPS = [1, 2, 3, 4] as const;
+
+/** Key-name endings that make `key = value` a secret (the generic assignment pattern). */
+const SECRET_KEY_WORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'pass',
+  'secret',
+  'token',
+  'apikey',
+  'api_key',
+  'api-key',
+  'api.key',
+  'access_key',
+  'access-key',
+  'accesskey',
+  'secret_key',
+  'secret-key',
+  'secretkey',
+  'private_key',
+  'private-key',
+  'privatekey',
+  'auth_key',
+  'authkey',
+  'master_key',
+  'signing_key',
+  'encryption_key',
+  'client_secret',
+  'clientsecret',
+  'credential',
+  'credentials',
+  'auth',
+  'cookie',
+] as const;
+const SECRET_KEY_SOURCE = String.raw`(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|access[_.\-]?key|secret[_.\-]?key|private[_.\-]?key|auth[_.\-]?key|master[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|client[_.\-]?secret|credentials?|auth|cookie)`;
+
+/** Upper-case environment variable endings (`FOO_TOKEN=`, `PGPASSWORD=`): the `=` is part of the keyword. */
+const ENV_SUFFIXES = ['PASSWORD', 'PASSWD', 'PASS', 'PWD', 'TOKEN', 'SECRET', 'KEY', 'APIKEY', 'CREDENTIALS', 'CREDENTIAL', 'AUTH', 'DSN', 'PAT', 'COOKIE', 'SALT', 'PASSPHRASE'] as const;
+
+const FLAG_WORDS = ['password', 'passwd', 'passphrase', 'pass', 'token', 'api-key', 'apikey', 'secret', 'secret-key', 'access-key', 'credentials', 'credential'] as const;
+
+export const PATTERNS: readonly PatternSpec[] = [
+  // ── cloud ──────────────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'aws-access-key-id',
+    family: 'cloud',
+    description: 'AWS access key id (AKIA… long-term, ASIA… temporary)',
+    keywords: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})\b`,
+    redact: [1],
+  },
+  {
+    id: 'aws-secret-access-key',
+    family: 'cloud',
+    description: 'AWS secret access key (40 base64 characters) after a key name that says so',
+    keywords: ['secret_access_key', 'secretaccesskey', 'secret-access-key', 'aws_secret', 'aws-secret', 'awssecret'],
+    ignoreCase: true,
+    source: String.raw`(?i)(?:aws)?[_.\-]?secret[_.\-]?(?:access)?[_.\-]?key["']?\s*(?:[:=]|=>|:=)?\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+    redact: [1],
+  },
+  {
+    id: 'aws-session-token',
+    family: 'cloud',
+    description: 'AWS session token after a key name that says so',
+    keywords: ['session_token', 'sessiontoken', 'session-token'],
+    ignoreCase: true,
+    source: String.raw`(?i)session[_\-]?token["']?\s*(?:[:=]|=>|:=)?\s*["']?([A-Za-z0-9/+=]{100,})`,
+    redact: [1],
+  },
+  {
+    id: 'gcp-api-key',
+    family: 'cloud',
+    description: 'Google Cloud / Firebase / Gemini API key (AIza + 35)',
+    keywords: ['AIza'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)`,
+    redact: [1],
+  },
+  {
+    id: 'gcp-oauth-client-secret',
+    family: 'cloud',
+    description: 'Google OAuth client secret (GOCSPX-)',
+    keywords: ['GOCSPX-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(GOCSPX-[A-Za-z0-9_\-]{24,})`,
+    redact: [1],
+  },
+  {
+    id: 'google-oauth-token',
+    family: 'cloud',
+    description: 'Google OAuth access token (ya29.) or refresh token (1//0)',
+    keywords: ['ya29.', '1//0'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(ya29\.[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{30,})`,
+    redact: [1],
+  },
+  {
+    id: 'azure-storage-account-key',
+    family: 'cloud',
+    description: 'Azure storage / Service Bus / Event Hubs key in a connection string (AccountKey=, SharedAccessKey=)',
+    keywords: ['accountkey', 'sharedaccesskey'],
+    ignoreCase: true,
+    source: String.raw`(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`,
+    redact: [1],
+  },
+  {
+    id: 'azure-sas-signature',
+    family: 'cloud',
+    description: 'Azure shared access signature (sig= in a SAS URL or connection string)',
+    keywords: ['sig='],
+    ignoreCase: true,
+    source: String.raw`(?i)[?&;]sig=([A-Za-z0-9%+/=]{16,})`,
+    redact: [1],
+  },
+  {
+    id: 'azure-ad-client-secret',
+    family: 'cloud',
+    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…)',
+    keywords: ['Q~'],
+    ignoreCase: false,
+    source: String.raw`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,})`,
+    redact: [1],
+  },
+  {
+    id: 'alibaba-access-key-id',
+    family: 'cloud',
+    description: 'Alibaba Cloud AccessKey id (LTAI)',
+    keywords: ['LTAI'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(LTAI[A-Za-z0-9]{12,})\b`,
+    redact: [1],
+  },
+  {
+    id: 'digitalocean-token',
+    family: 'cloud',
+    description: 'DigitalOcean personal / OAuth / refresh token (dop_v1_, doo_v1_, dor_v1_)',
+    keywords: ['dop_v1_', 'doo_v1_', 'dor_v1_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(do[opr]_v1_[a-f0-9]{64})`,
+    redact: [1],
+  },
+  {
+    id: 'heroku-api-key',
+    family: 'cloud',
+    description: 'Heroku API key: HRKU- tokens, or a UUID after a heroku key name',
+    keywords: ['HRKU-', 'heroku'],
+    ignoreCase: true,
+    source: String.raw`(?i)\b(HRKU-[A-Za-z0-9_\-]{40,})|heroku[A-Za-z0-9_.\-]{0,20}["']?\s*[:=]\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`,
+    redact: [1, 2],
+  },
+  {
+    id: 'cloudflare-token',
+    family: 'cloud',
+    description: 'Cloudflare account / user API token or global key (cfat_, cfut_, cfk_), origin CA key (v1.0-)',
+    keywords: ['cfat_', 'cfut_', 'cfk_', 'v1.0-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(cf(?:at|ut|k)_[A-Za-z0-9]{40,}|v1\.0-[a-f0-9]{24}-[a-f0-9]{100,})`,
+    redact: [1],
+  },
+  {
+    id: 'vercel-token',
+    family: 'cloud',
+    description: 'Vercel tokens (vcp_, vci_, vca_, vcr_, vck_)',
+    keywords: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(vc[pciark]_[A-Za-z0-9]{24,})`,
+    redact: [1],
+  },
+  {
+    id: 'netlify-token',
+    family: 'cloud',
+    description: 'Netlify personal access token (nfp_)',
+    keywords: ['nfp_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(nfp_[A-Za-z0-9]{36,})`,
+    redact: [1],
+  },
+  {
+    id: 'flyio-token',
+    family: 'cloud',
+    description: 'Fly.io tokens (fo1_, fm1r_/fm1a_/fm2_ macaroons)',
+    keywords: ['fo1_', 'fm1r_', 'fm1a_', 'fm2_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(fo1_[A-Za-z0-9_\-]{40,}|fm[12][ar]?_[A-Za-z0-9+/=_\-]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'supabase-token',
+    family: 'cloud',
+    description: 'Supabase access token (sbp_) and secret key (sb_secret_)',
+    keywords: ['sbp_', 'sb_secret_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,})`,
+    redact: [1],
+  },
+  {
+    id: 'planetscale-token',
+    family: 'database',
+    description: 'PlanetScale service token / password / OAuth token (pscale_tkn_, pscale_pw_, pscale_oauth_)',
+    keywords: ['pscale_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.=]{32,})`,
+    redact: [1],
+  },
+  {
+    id: 'terraform-cloud-token',
+    family: 'cloud',
+    description: 'Terraform Cloud / HCP Terraform API token (….atlasv1.…)',
+    keywords: ['.atlasv1.'],
+    ignoreCase: false,
+    source: String.raw`\b([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,})`,
+    redact: [1],
+  },
+  {
+    id: 'pulumi-token',
+    family: 'cloud',
+    description: 'Pulumi access token (pul-)',
+    keywords: ['pul-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pul-[a-f0-9]{40})\b`,
+    redact: [1],
+  },
+  {
+    id: 'doppler-token',
+    family: 'saas',
+    description: 'Doppler tokens (dp.pt., dp.st., dp.sa., dp.ct., dp.scim., dp.audit.)',
+    keywords: ['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'vault-token',
+    family: 'saas',
+    description: 'HashiCorp Vault service / batch / recovery token (hvs., hvb., hvr.)',
+    keywords: ['hvs.', 'hvb.', 'hvr.'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(hv[sbr]\.[A-Za-z0-9_\-]{24,})`,
+    redact: [1],
+  },
+  {
+    id: 'onepassword-token',
+    family: 'saas',
+    description: '1Password service account token (ops_eyJ…) and account secret key (A3-…)',
+    keywords: ['ops_eyJ', 'A3-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(ops_eyJ[A-Za-z0-9+/=_\-]{100,}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})`,
+    redact: [1],
+  },
+  {
+    id: 'tailscale-key',
+    family: 'saas',
+    description: 'Tailscale auth / API / OAuth client / webhook / SCIM key (tskey-…)',
+    keywords: ['tskey-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`(?:^|[^A-Za-z])(tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,})`,
+    redact: [1],
+  },
+  {
+    id: 'databricks-token',
+    family: 'saas',
+    description: 'Databricks personal access token (dapi + 32 hex)',
+    keywords: ['dapi'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`(?:^|[^A-Za-z])(dapi[a-fA-F0-9]{32}(?:-[0-9])?)(?:[^A-Za-z0-9]|$)`,
+    redact: [1],
+  },
+  {
+    id: 'grafana-token',
+    family: 'saas',
+    description: 'Grafana Cloud API token (glc_) and service account token (glsa_)',
+    keywords: ['glc_', 'glsa_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})`,
+    redact: [1],
+  },
+  {
+    id: 'newrelic-key',
+    family: 'saas',
+    description: 'New Relic user / browser / ingest keys (NRAK-, NRJS-, NRII-)',
+    keywords: ['NRAK-', 'NRJS-', 'NRII-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(NR(?:AK|JS|II)-[A-Za-z0-9]{19,})`,
+    redact: [1],
+  },
+  {
+    id: 'datadog-key-header',
+    family: 'saas',
+    description: 'Datadog API / application key in a DD-API-KEY / DD-APPLICATION-KEY header',
+    keywords: ['dd-api-key', 'dd-application-key'],
+    ignoreCase: true,
+    source: String.raw`(?i)dd-(?:api|application)-key["']?\s*[:=]\s*["']?([a-f0-9]{32,40})`,
+    redact: [1],
+  },
+  {
+    id: 'dynatrace-token',
+    family: 'saas',
+    description: 'Dynatrace API token (dt0c01.)',
+    keywords: ['dt0c01.'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64})`,
+    redact: [1],
+  },
+  {
+    id: 'sentry-dsn',
+    family: 'saas',
+    description: 'Sentry DSN key (https://<key>@….ingest.sentry.io/…)',
+    keywords: ['sentry', 'ingest'],
+    ignoreCase: true,
+    source: String.raw`(?i)https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.\-]*(?:sentry|ingest)`,
+    redact: [1],
+  },
+  {
+    id: 'sentry-token',
+    family: 'saas',
+    description: 'Sentry organization (sntrys_) and user (sntryu_) auth tokens',
+    keywords: ['sntrys_', 'sntryu_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sntrys_eyJ[A-Za-z0-9+/=_\-]{50,}|sntryu_[a-f0-9]{64})`,
+    redact: [1],
+  },
+
+  // ── version control ────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'github-token',
+    family: 'vcs',
+    description: 'GitHub personal / OAuth / user-to-server / server-to-server / refresh token (ghp_, gho_, ghu_, ghs_, ghr_)',
+    keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(gh[pousr]_[A-Za-z0-9]{36,}|ghs_[0-9]+_[A-Za-z0-9_.\-]{30,})`,
+    redact: [1],
+  },
+  {
+    id: 'github-fine-grained-token',
+    family: 'vcs',
+    description: 'GitHub fine-grained personal access token (github_pat_)',
+    keywords: ['github_pat_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(github_pat_[A-Za-z0-9_]{60,})`,
+    redact: [1],
+  },
+  {
+    id: 'gitlab-token',
+    family: 'vcs',
+    description: 'GitLab tokens: personal / deploy / pipeline trigger / runner / CI job / feed / OAuth … (glpat-, gldt-, glptt-, glrt-, …), runner registration (GR1348941)',
+    keywords: ['glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'glimt-', 'glagent-', 'glsoat-', 'glffct-', 'gloas-', 'glft-', 'GR1348941'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(gl(?:pat|dt|ptt|rt|cbt|imt|agent|soat|ffct|oas|ft)-[A-Za-z0-9_\-.]{20,}|GR1348941[A-Za-z0-9_\-]{20,})`,
+    redact: [1],
+  },
+  {
+    id: 'bitbucket-app-password',
+    family: 'vcs',
+    description: 'Bitbucket app password (ATBB)',
+    keywords: ['ATBB'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(ATBB[A-Za-z0-9_=.\-]{28,})`,
+    redact: [1],
+  },
+  {
+    id: 'atlassian-api-token',
+    family: 'saas',
+    description: 'Atlassian API token / Confluence-Jira token (ATATT3, ATCTT3)',
+    keywords: ['ATATT3', 'ATCTT3'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(AT[AC]TT3[A-Za-z0-9_\-=]{60,})`,
+    redact: [1],
+  },
+
+  // ── chat ───────────────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'slack-token',
+    family: 'chat',
+    description: 'Slack bot / user / app-level / configuration / refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-)',
+    keywords: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxr-', 'xoxs-', 'xoxo-', 'xoxe-', 'xoxe.', 'xapp-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(xox(?:[abeoprs]|e\.xox[bp])-[0-9A-Za-z\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})`,
+    redact: [1],
+  },
+  {
+    id: 'slack-webhook',
+    family: 'chat',
+    description: 'Slack incoming webhook / workflow URL (hooks.slack.com/services/…)',
+    keywords: ['hooks.slack.com'],
+    ignoreCase: true,
+    source: String.raw`(?i)hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/\-]{8,})`,
+    redact: [1],
+  },
+  {
+    id: 'discord-webhook',
+    family: 'chat',
+    description: 'Discord webhook token (discord.com/api/webhooks/<id>/<token>)',
+    keywords: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'],
+    ignoreCase: true,
+    source: String.raw`(?i)discord(?:app)?\.com/api/webhooks/[0-9]{5,}/([A-Za-z0-9_\-]{20,})`,
+    redact: [1],
+  },
+  {
+    id: 'discord-bot-token',
+    family: 'chat',
+    description: 'Discord bot token after a discord key name (the token itself has no prefix)',
+    keywords: ['discord'],
+    ignoreCase: true,
+    source: String.raw`(?i)discord[A-Za-z0-9_\-]{0,24}["']?\s*[:=]\s*["']?(?:Bot\s+)?([A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,})`,
+    redact: [1],
+  },
+  {
+    id: 'telegram-bot-token',
+    family: 'chat',
+    description: 'Telegram bot token (<bot id>:AA…)',
+    keywords: [':AA'],
+    ignoreCase: false,
+    // No \b before the id: the Bot API puts it right after "bot" (https://api.telegram.org/bot<token>/getMe).
+    source: String.raw`(?:^|[^0-9])([0-9]{8,10}:AA[0-9A-Za-z_\-]{33})(?:[^0-9A-Za-z_\-]|$)`,
+    redact: [1],
+  },
+  {
+    id: 'teams-webhook',
+    family: 'chat',
+    description: 'Microsoft Teams incoming webhook URL (webhook.office.com/webhookb2/…)',
+    keywords: ['webhook.office.com'],
+    ignoreCase: true,
+    source: String.raw`(?i)webhook\.office\.com/webhookb2/([A-Za-z0-9@/\-]{20,})`,
+    redact: [1],
+  },
+
+  // ── payment ────────────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'stripe-key',
+    family: 'payment',
+    description: 'Stripe secret / restricted keys (sk_live_, sk_test_, rk_live_, rk_test_) and webhook secrets (whsec_)',
+    keywords: ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}|whsec_[A-Za-z0-9+/=]{32,})`,
+    redact: [1],
+  },
+  {
+    id: 'square-token',
+    family: 'payment',
+    description: 'Square access token (sq0atp-) and OAuth secret (sq0csp-)',
+    keywords: ['sq0atp-', 'sq0csp-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sq0atp-[0-9A-Za-z_\-]{22,}|sq0csp-[0-9A-Za-z_\-]{43,})`,
+    redact: [1],
+  },
+  {
+    id: 'meta-access-token',
+    family: 'payment',
+    description: 'Meta (Facebook/Instagram) access token and Square production token (EAA…)',
+    keywords: ['EAA'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 60 },
+    source: String.raw`\b(EAA[A-Za-z0-9_\-+=]{60,})`,
+    redact: [1],
+  },
+  {
+    id: 'paypal-braintree-token',
+    family: 'payment',
+    description: 'PayPal / Braintree access token (access_token$production$…) and tokenization key',
+    keywords: ['access_token$', 'production_', 'sandbox_'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 8 },
+    source: String.raw`(access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})|\b((?:production|sandbox)_[0-9a-z]{8}_[0-9a-z]{16})\b`,
+    redact: [1, 2],
+  },
+  {
+    id: 'twitter-bearer-token',
+    family: 'saas',
+    description: 'X / Twitter app bearer token (AAAAAAAAAAAAAAAAAAAAA…)',
+    keywords: ['AAAAAAAAAAAAAAAAAAAAA'],
+    ignoreCase: false,
+    source: String.raw`\b(A{20,}[A-Za-z0-9%]{60,})`,
+    redact: [1],
+  },
+
+  // ── AI APIs ────────────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'anthropic-key',
+    family: 'ai',
+    description: 'Anthropic API / admin / OAuth key (sk-ant-…)',
+    keywords: ['sk-ant-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sk-ant-[a-z0-9]{2,12}-[A-Za-z0-9_\-]{32,})`,
+    redact: [1],
+  },
+  {
+    id: 'openai-key',
+    family: 'ai',
+    description: 'OpenAI project / service account / admin keys (sk-proj-, sk-svcacct-, sk-admin-) and legacy keys (…T3BlbkFJ…)',
+    keywords: ['sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-None-', 'T3BlbkFJ'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,})`,
+    redact: [1],
+  },
+  {
+    id: 'sk-api-key',
+    family: 'ai',
+    description: 'Other sk- API keys (DeepSeek, OpenRouter sk-or-, Moonshot, … and OpenAI variants)',
+    keywords: ['sk-'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 20 },
+    source: String.raw`(?:^|[^A-Za-z0-9_\-])(sk-[A-Za-z0-9][A-Za-z0-9_\-]{19,})`,
+    redact: [1],
+  },
+  {
+    id: 'groq-key',
+    family: 'ai',
+    description: 'Groq API key (gsk_)',
+    keywords: ['gsk_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(gsk_[A-Za-z0-9]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'huggingface-token',
+    family: 'ai',
+    description: 'Hugging Face user access token (hf_) and organization token (api_org_)',
+    keywords: ['hf_', 'api_org_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,})`,
+    redact: [1],
+  },
+  {
+    id: 'replicate-token',
+    family: 'ai',
+    description: 'Replicate API token (r8_)',
+    keywords: ['r8_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(r8_[A-Za-z0-9]{30,})`,
+    redact: [1],
+  },
+  {
+    id: 'perplexity-key',
+    family: 'ai',
+    description: 'Perplexity API key (pplx-)',
+    keywords: ['pplx-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pplx-[A-Za-z0-9]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'xai-key',
+    family: 'ai',
+    description: 'xAI (Grok) API key (xai-)',
+    keywords: ['xai-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(xai-[A-Za-z0-9]{50,})`,
+    redact: [1],
+  },
+  {
+    id: 'langsmith-key',
+    family: 'ai',
+    description: 'LangSmith personal / service key (lsv2_pt_, lsv2_sk_)',
+    keywords: ['lsv2_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})`,
+    redact: [1],
+  },
+  {
+    id: 'pinecone-key',
+    family: 'ai',
+    description: 'Pinecone API key (pcsk_)',
+    keywords: ['pcsk_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pcsk_[A-Za-z0-9_]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'cerebras-together-fireworks-key',
+    family: 'ai',
+    description: 'Cerebras (csk-), Together AI (tgp_v1_) and Fireworks (fw_) API keys',
+    keywords: ['csk-', 'tgp_v1_', 'fw_'],
+    ignoreCase: false,
+    prefix: true,
+    confirm: { kind: 'tail', min: 20 },
+    source: String.raw`\b(csk-[a-z0-9]{40,}|tgp_v1_[A-Za-z0-9_\-]{30,}|fw_[A-Za-z0-9]{20,})`,
+    redact: [1],
+  },
+  {
+    id: 'ai-provider-key-assignment',
+    family: 'ai',
+    description: 'Keys of AI APIs without a token prefix (Cohere, Mistral, Deepgram, AssemblyAI, ElevenLabs, Voyage) after a key name naming the provider',
+    keywords: ['cohere', 'mistral', 'deepgram', 'assemblyai', 'elevenlabs', 'voyage'],
+    ignoreCase: true,
+    source: String.raw`(?i)(?:cohere|mistral|deepgram|assemblyai|elevenlabs|voyage)[A-Za-z0-9_.\-]{0,24}["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9_\-]{24,})`,
+    redact: [1],
+  },
+
+  // ── package registries ─────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'npm-token',
+    family: 'registry',
+    description: 'npm access token (npm_)',
+    keywords: ['npm_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(npm_[A-Za-z0-9]{36,})`,
+    redact: [1],
+  },
+  {
+    id: 'npmrc-auth',
+    family: 'registry',
+    description: '.npmrc / .yarnrc credentials (_authToken=, _auth=, _password=, npmAuthToken:)',
+    keywords: ['_authtoken', '_auth', '_password', 'npmauthtoken'],
+    ignoreCase: true,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?i)(?:^|[\s:"'])(?:_authToken|_auth|_password|npmAuthToken)["']?\s*[:=]\s*["']?([^\s"']+)`,
+    redact: [1],
+    accept: assignedSecret,
+  },
+  {
+    id: 'pypi-token',
+    family: 'registry',
+    description: 'PyPI / TestPyPI API token (pypi-Ag…)',
+    keywords: ['pypi-Ag'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pypi-Ag[A-Za-z0-9_\-]{50,})`,
+    redact: [1],
+  },
+  {
+    id: 'rubygems-key',
+    family: 'registry',
+    description: 'RubyGems API key (rubygems_)',
+    keywords: ['rubygems_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(rubygems_[a-f0-9]{48})`,
+    redact: [1],
+  },
+  {
+    id: 'nuget-key',
+    family: 'registry',
+    description: 'NuGet API key (oy2 + 43)',
+    keywords: ['oy2'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 43 },
+    source: String.raw`\b(oy2[a-z0-9]{43})\b`,
+    redact: [1],
+  },
+  {
+    id: 'docker-hub-token',
+    family: 'registry',
+    description: 'Docker Hub personal / organization access token (dckr_pat_, dckr_oat_)',
+    keywords: ['dckr_pat_', 'dckr_oat_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(dckr_(?:pat|oat)_[A-Za-z0-9_\-]{24,})`,
+    redact: [1],
+  },
+  {
+    id: 'crates-io-token',
+    family: 'registry',
+    description: 'crates.io API token (cio + 32)',
+    keywords: ['cio'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`\b(cio[A-Za-z0-9]{32})\b`,
+    redact: [1],
+  },
+  {
+    id: 'jfrog-token',
+    family: 'registry',
+    description: 'JFrog Artifactory API key (AKCp) and reference token (cmVmdGtu)',
+    keywords: ['AKCp', 'cmVmdGtu'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(AKCp[A-Za-z0-9]{60,}|cmVmdGtu[A-Za-z0-9]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'clojars-token',
+    family: 'registry',
+    description: 'Clojars deploy token (CLOJARS_)',
+    keywords: ['CLOJARS_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(CLOJARS_[a-z0-9]{60})`,
+    redact: [1],
+  },
+
+  // ── SaaS and developer tools ───────────────────────────────────────────────────────────────────────────
+  {
+    id: 'sendgrid-key',
+    family: 'saas',
+    description: 'SendGrid API key (SG.<22>.<43>)',
+    keywords: ['SG.'],
+    ignoreCase: false,
+    prefix: true,
+    // No leading \b: keys glued to a word are still keys.
+    source: String.raw`(SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43})`,
+    redact: [1],
+  },
+  {
+    id: 'mailgun-key',
+    family: 'saas',
+    description: 'Mailgun API key (key- + 32 hex)',
+    keywords: ['key-'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`\b(key-[0-9a-f]{32})\b`,
+    redact: [1],
+  },
+  {
+    id: 'twilio-api-key',
+    family: 'saas',
+    description: 'Twilio API key SID secret pair id (SK + 32 hex)',
+    keywords: ['SK'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`\b(SK[0-9a-fA-F]{32})\b`,
+    redact: [1],
+  },
+  {
+    id: 'resend-key',
+    family: 'saas',
+    description: 'Resend API key (re_)',
+    keywords: ['re_'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 30 },
+    source: String.raw`\b(re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,})`,
+    redact: [1],
+  },
+  {
+    id: 'postman-key',
+    family: 'saas',
+    description: 'Postman API key (PMAK-)',
+    keywords: ['PMAK-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(PMAK-[a-f0-9]{24}-[a-f0-9]{34})`,
+    redact: [1],
+  },
+  {
+    id: 'mapbox-secret-token',
+    family: 'saas',
+    description: 'Mapbox secret token (sk.eyJ…)',
+    keywords: ['sk.eyJ'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sk\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+)`,
+    redact: [1],
+  },
+  {
+    id: 'contentful-token',
+    family: 'saas',
+    description: 'Contentful personal access token (CFPAT-)',
+    keywords: ['CFPAT-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(CFPAT-[A-Za-z0-9_\-]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'sonar-token',
+    family: 'saas',
+    description: 'SonarQube / SonarCloud tokens (sqp_, squ_, sqa_)',
+    keywords: ['sqp_', 'squ_', 'sqa_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sq[pua]_[a-f0-9]{40})`,
+    redact: [1],
+  },
+  {
+    id: 'figma-token',
+    family: 'saas',
+    description: 'Figma personal access token (figd_)',
+    keywords: ['figd_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(figd_[A-Za-z0-9_\-]{30,})`,
+    redact: [1],
+  },
+  {
+    id: 'linear-key',
+    family: 'saas',
+    description: 'Linear API key (lin_api_) and OAuth token (lin_oauth_)',
+    keywords: ['lin_api_', 'lin_oauth_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(lin_api_[A-Za-z0-9]{40,}|lin_oauth_[a-f0-9]{64})`,
+    redact: [1],
+  },
+  {
+    id: 'notion-token',
+    family: 'saas',
+    description: 'Notion integration token (ntn_, legacy secret_)',
+    keywords: ['ntn_', 'secret_'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 40 },
+    source: String.raw`\b(ntn_[0-9]{11}[A-Za-z0-9]{35,}|secret_[A-Za-z0-9]{43})\b`,
+    redact: [1],
+  },
+  {
+    id: 'airtable-token',
+    family: 'saas',
+    description: 'Airtable personal access token (pat<14>.<64 hex>)',
+    keywords: ['pat'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 14 },
+    source: String.raw`\b(pat[A-Za-z0-9]{14}\.[a-f0-9]{64})`,
+    redact: [1],
+  },
+  {
+    id: 'shopify-token',
+    family: 'payment',
+    description: 'Shopify access tokens and shared secrets (shpat_, shpca_, shppa_, shpss_, shptka_)',
+    keywords: ['shpat_', 'shpca_', 'shppa_', 'shpss_', 'shptka_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(shp(?:at|ca|pa|ss|tka)_[A-Za-z0-9]{32,})`,
+    redact: [1],
+  },
+
+  // ── keys and tokens in standard formats ────────────────────────────────────────────────────────────────
+  {
+    id: 'private-key',
+    family: 'crypto',
+    description: 'PEM / OpenSSH / PGP private key block (the body; also JSON-escaped, as in a GCP service-account file)',
+    keywords: ['-----BEGIN'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['PRIVATE KEY'] },
+    // The body stops at the END line's dashes; without an END line, at the first non-key character.
+    source: String.raw`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----((?:\\[nrt]|[\sA-Za-z0-9+/=:,]|-[A-Za-z0-9])+)`,
+    redact: [1],
+  },
+  {
+    id: 'gcp-service-account-key-id',
+    family: 'cloud',
+    description: 'private_key_id of a Google service-account key file (names the key; kept with the key itself)',
+    keywords: ['private_key_id'],
+    ignoreCase: false,
+    source: String.raw`"private_key_id"\s*:\s*"([A-Za-z0-9]{16,})"`,
+    redact: [1],
+  },
+  {
+    id: 'putty-private-key',
+    family: 'crypto',
+    description: 'PuTTY private key file (the Private-Lines body)',
+    keywords: ['Private-Lines:'],
+    ignoreCase: false,
+    source: String.raw`Private-Lines:\s*[0-9]+\s*((?:[A-Za-z0-9+/=]+\s*)+)`,
+    redact: [1],
+  },
+  {
+    id: 'age-secret-key',
+    family: 'crypto',
+    description: 'age secret key (AGE-SECRET-KEY-1…)',
+    keywords: ['AGE-SECRET-KEY-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})`, // hookwise:allow (the bech32 alphabet)
+    redact: [1],
+  },
+  {
+    id: 'jwt',
+    family: 'crypto',
+    description: 'JSON Web Token (eyJ….….…)',
+    keywords: ['eyJ'],
+    ignoreCase: false,
+    source: String.raw`\b(eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*)`,
+    redact: [1],
+  },
+
+  // ── credentials in URLs, headers, commands and assignments ─────────────────────────────────────────────
+  {
+    id: 'url-credentials',
+    family: 'database',
+    description: 'Password in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis, amqp, ftp, https, …)', // hookwise:allow
+    keywords: ['://'],
+    ignoreCase: false,
+    confirm: { kind: 'userinfo' },
+    // The password may itself contain '@' (unencoded): the greedy class backs off to the last '@' of the authority.
+    source: String.raw`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]+:([^\s/?#"'<>\x60]+)@[A-Za-z0-9\[\]_.\-%]`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'authorization-header',
+    family: 'generic',
+    description: 'Authorization / Proxy-Authorization header value (Bearer, Basic, token, Bot, …)',
+    keywords: ['authorization'],
+    ignoreCase: true,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|hmac|negotiate|ntlm)\s+)?([^\s"',;)}\]]{4,})`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'bearer-token',
+    family: 'generic',
+    description: 'Bearer token anywhere (Bearer <token>)',
+    keywords: ['bearer'],
+    ignoreCase: true,
+    source: String.raw`(?i)\bbearer\s+([A-Za-z0-9_\-.~+/]{8,}=*)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'curl-user-password',
+    family: 'generic',
+    description: 'user:password after -u / --user / --proxy-user (curl, wget, httpie)',
+    keywords: ['-u', '--user', '--proxy-user'],
+    ignoreCase: false,
+    confirm: { kind: 'userpass-arg' },
+    // The password never starts with '/': `-u https://…` is a URL argument, not user:password.
+    source: String.raw`(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"'/{]+:([^\s"'/\x60][^\s"'\x60]*)`,
+    redact: [1],
+    accept: notPlaceholderOrId,
+  },
+  {
+    id: 'db-cli-password',
+    family: 'database',
+    description: 'Password on a database client command line: mysql -p<pw>, mongosh -p <pw>, redis-cli -a <pw>, sqlcmd -P <pw>',
+    keywords: ['mysql', 'mariadb', 'mongo', 'redis-cli', 'sqlcmd'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -p', ' -a', ' -P', '--pass', '--auth'] },
+    source: String.raw`\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb)\b[^\n|;&]*?\s-p(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))|(?:mongo|mongosh|mongodump|mongorestore|mongoimport|mongoexport)\b[^\n|;&]*?\s(?:-p|--password)(?:=|\s+)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))|redis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))|sqlcmd\b[^\n|;&]*?\s-P\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*)))`,
+    redact: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'login-password-flag',
+    family: 'registry',
+    description: 'Password passed to a login command: docker/podman/helm/oras login -p <pw>, sshpass -p <pw>',
+    keywords: ['login', 'sshpass'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -p', '--password'] },
+    source: String.raw`\b(?:login|sshpass)\b[^\n|;&]*?\s(?:-p|--password)(?:=|\s*)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'openssl-pass-arg',
+    family: 'crypto',
+    description: 'Inline passphrase in an OpenSSL pass phrase argument (-passin pass:…, -passout pass:…)', // hookwise:allow
+    keywords: ['pass:'],
+    ignoreCase: false,
+    source: String.raw`-pass(?:in|out|word)?\s+pass:([^\s"']+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'ssh-keygen-passphrase',
+    family: 'crypto',
+    description: 'Passphrase on an ssh-keygen command line (the new and old passphrase options)',
+    keywords: ['ssh-keygen'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -N', ' -P'] },
+    source: String.raw`ssh-keygen\b[^\n|;&]*?\s-[NP]\s*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'htpasswd-password',
+    family: 'generic',
+    description: 'Password given to htpasswd in batch mode (its -b flag)',
+    keywords: ['htpasswd'],
+    ignoreCase: false,
+    source: String.raw`htpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+[^\s]+\s+[^\s]+\s+([^\s|;&]+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'netrc-password',
+    family: 'generic',
+    description: '.netrc entry password (machine … login … password …)', // hookwise:allow
+    keywords: ['machine'],
+    ignoreCase: false,
+    source: String.raw`\bmachine\s+[^\s]+\s+login\s+[^\s]+\s+password\s+([^\s]+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'secret-cli-flag',
+    family: 'generic',
+    description: 'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
+    keywords: FLAG_WORDS,
+    ignoreCase: true,
+    confirm: { kind: 'flag' },
+    source: String.raw`(?i)--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|pass|token|api-?key|secret|secret-key|access-key|credentials?)(?:=|\s+)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: assignedSecret,
+  },
+  {
+    id: 'secret-env-var',
+    family: 'generic',
+    description: 'Environment assignment to a variable whose name says it holds a secret (…_TOKEN, …_PASSWORD, PGPASSWORD, …_KEY, …)',
+    keywords: ENV_SUFFIXES.map((s) => `${s}=`),
+    ignoreCase: false,
+    source: String.raw`(?:^|[^A-Za-z0-9_$])(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?|AUTH|DSN|PAT|COOKIE|SALT|PASSPHRASE)=${VALUE}`,
+    redact: VALUE_GROUPS,
+    accept: assignedSecret,
+  },
+  {
+    id: 'secret-assignment',
+    family: 'generic',
+    description: 'Assignment to a key named like a secret, in env / JSON / YAML / code / header style: password = "…", "apiKey": "…", token: …, X-Api-Key: …',
+    keywords: SECRET_KEY_WORDS,
+    ignoreCase: true,
+    confirm: { kind: 'assign' },
+    // A '$' before the key makes it an expansion ($PWD:/app), not an assignment.
+    source: String.raw`(?i)(?:^|[^A-Za-z0-9$])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}["']?\s*(?::=|=>|=|:)\s*${VALUE}`,
+    redact: VALUE_GROUPS,
+    accept: assignedSecret,
+  },
+];
+
+// The tables above are checked by tests: each id unique, each keyword in ASCII, each source compiles.
+export const PATTERN_COUNT = PATTERNS.length;
+
+// ── lazy RE2 ─────────────────────────────────────────────────────────────────────────────────────────────
+
+type RE2Ctor = typeof RE2;
+type RE2Regex = InstanceType<RE2Ctor>;
+
+/** Start-up accounting: what loading and compiling cost in this process (reported by `hookwise sanitize` under HOOKWISE_DEBUG=1 and the bench). */
+export interface PatternStats {
+  re2LoadMs: number | null;
+  compiled: number;
+  compileMs: number;
+}
+const stats: PatternStats = { re2LoadMs: null, compiled: 0, compileMs: 0 };
+export function patternStats(): Readonly<PatternStats> {
+  return stats;
+}
+
+let re2Ctor: RE2Ctor | undefined;
+function loadRe2(): RE2Ctor {
+  if (re2Ctor !== undefined) return re2Ctor;
+  const started = process.hrtime.bigint();
+  // createRequire, not a static import: the bundles would load the native addon at start-up, and a
+  // dynamic import() would make the whole sanitizer async. __filename exists in the CommonJS bundles.
+  const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+  re2Ctor = require('re2') as RE2Ctor;
+  stats.re2LoadMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return re2Ctor;
+}
+
+const compiled: (RE2Regex | undefined)[] = new Array<RE2Regex | undefined>(PATTERNS.length);
+
+/** The compiled RE2 for a pattern, compiled on first use. */
+export function compiledPattern(index: number): RE2Regex {
+  const existing = compiled[index];
+  if (existing !== undefined) return existing;
+  const Ctor = loadRe2();
+  const spec = PATTERNS[index]!;
+  const started = process.hrtime.bigint();
+  // 'd': capture spans (the redacted group), 'g': iterate with lastIndex.
+  const re = new Ctor(spec.source, spec.redact.every((g) => g === 0) ? 'g' : 'gd');
+  stats.compileMs += Number(process.hrtime.bigint() - started) / 1e6;
+  stats.compiled++;
+  compiled[index] = re;
+  return re;
+}
+
+/**
+ * Texts longer than this run each pattern only on windows around its confirmed keyword hits: a large file
+ * can hit most keywords, and a whole-text pass per pattern (~4 ms per pattern per MB) would dominate the
+ * scan. A window reaches WINDOW_BEFORE chars before the keyword (a key name, a URL's scheme and user) and
+ * WINDOW_AFTER after it (the value); a value longer than that is cut, and its remainder is still judged
+ * by the entropy layer. Private-key bodies can be longer: those patterns always run on the whole text.
+ */
+export const WINDOWED_TEXT = 16 * 1024;
+const WINDOW_BEFORE = 256;
+const WINDOW_AFTER = 2048;
+const WHOLE_TEXT = new Set(['private-key', 'putty-private-key']);
+
+/**
+ * Runs the given patterns over the text and appends their findings. `hits` (flattened [pattern, end]
+ * pairs from the keyword scan) selects windows for long texts; without it, every pattern sees all of it.
+ */
+export function runPatterns(text: string, patterns: Iterable<number>, into: Finding[], hits?: readonly number[]): void {
+  const windowed = hits !== undefined && hits.length > 0 && text.length > WINDOWED_TEXT;
+  for (const index of patterns) {
+    if (!windowed || WHOLE_TEXT.has(PATTERNS[index]!.id)) {
+      matchInto(text, index, 0, text.length, into);
+      continue;
+    }
+    // Hits arrive in text order, so the windows of one pattern merge in a single pass.
+    let from = -1;
+    let to = -1;
+    for (let h = 0; h < hits.length; h += 2) {
+      if (hits[h] !== index) continue;
+      const end = hits[h + 1]!;
+      const start = Math.max(0, end - WINDOW_BEFORE);
+      const stop = Math.min(text.length, end + WINDOW_AFTER);
+      if (start <= to) {
+        to = Math.max(to, stop);
+        continue;
+      }
+      if (to > from) matchInto(text, index, from, to, into);
+      from = start;
+      to = stop;
+    }
+    if (to > from) matchInto(text, index, from, to, into);
+  }
+}
+
+function matchInto(text: string, index: number, from: number, to: number, into: Finding[]): void {
+  const spec = PATTERNS[index]!;
+  const re = compiledPattern(index);
+  const part = from === 0 && to === text.length ? text : text.slice(from, to);
+  re.lastIndex = 0;
+  for (let m = re.exec(part); m !== null; m = re.exec(part)) {
+    if (m[0].length === 0) re.lastIndex++; // unreachable with these sources (each has a literal); never loop
+    for (const g of spec.redact) {
+      const span = g === 0 ? [m.index, m.index + m[0].length] : m.indices?.[g];
+      const start = span?.[0];
+      const end = span?.[1];
+      if (start === undefined || end === undefined || end <= start) continue;
+      if (spec.accept !== undefined && !spec.accept(part.slice(start, end), m[0])) continue;
+      into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
+    }
+  }
+}
+
+// ── confirm checks (plain character scans) ───────────────────────────────────────────────────────────────
+
+/** How far a `line-has` check looks for its needles after the keyword. */
+const LINE_LIMIT = 4096;
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isTokenChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+const isFlagChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d;
+
+/** Whether a keyword hit ending at `end` (keyword length `length`) passes the pattern's pre-check. */
+export function confirmHit(confirm: Confirm | undefined, text: string, end: number, length: number): boolean {
+  if (confirm === undefined) return true;
+  switch (confirm.kind) {
+    case 'assign':
+      return assignsAfter(text, end);
+    case 'flag':
+      return assignsAfter(text, end) || isFlagWithValue(text, end - length, end);
+    case 'tail': {
+      let n = 0;
+      for (let i = end; i < text.length && n < confirm.min && isTokenChar(text.charCodeAt(i)); i++) n++;
+      return n >= confirm.min;
+    }
+    case 'userinfo':
+      return authorityHasUserinfo(text, end);
+    case 'userpass-arg':
+      return nextWordHasColon(text, end);
+    case 'line-has': {
+      // Bounded: an unbounded indexOf would search to the end of a large file at every hit.
+      let lineEnd = end;
+      while (lineEnd < text.length && lineEnd - end < LINE_LIMIT && text.charCodeAt(lineEnd) !== 0x0a) lineEnd++;
+      const line = text.slice(end, lineEnd);
+      return confirm.needles.some((needle) => line.includes(needle));
+    }
+  }
+}
+
+/** After a key: an optional closing quote, blanks, then ':' or '='. */
+function assignsAfter(text: string, end: number): boolean {
+  let i = end;
+  const q = text.charCodeAt(i);
+  if (q === 0x22 || q === 0x27) i++;
+  for (let n = 0; n < 16 && i < text.length && isBlank(text.charCodeAt(i)); n++) i++;
+  const c = text.charCodeAt(i);
+  return c === 0x3a /* : */ || c === 0x3d /* = */;
+}
+
+/** `--[word-]*keyword` followed by '=' or blanks and a value that is not another option. */
+function isFlagWithValue(text: string, start: number, end: number): boolean {
+  let i = start;
+  while (i > 0 && isFlagChar(text.charCodeAt(i - 1))) i--;
+  if (!(text.charCodeAt(i) === 0x2d && text.charCodeAt(i + 1) === 0x2d)) return false;
+  if (i > 0 && !isSpace(text.charCodeAt(i - 1)) && text.charCodeAt(i - 1) !== 0x22 && text.charCodeAt(i - 1) !== 0x27) return false;
+  const after = text.charCodeAt(end);
+  if (after === 0x3d) return true;
+  if (!isBlank(after)) return false;
+  let j = end;
+  while (j < text.length && isBlank(text.charCodeAt(j))) j++;
+  return j < text.length && text.charCodeAt(j) !== 0x2d && text.charCodeAt(j) !== 0x0a;
+}
+
+/** After '://': is there a ':' and then an '@' before the authority ends? */
+function authorityHasUserinfo(text: string, end: number): boolean {
+  let colon = -1;
+  for (let i = end, n = 0; i < text.length && n < 512; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c) || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x60) return false;
+    if (c === 0x3a && colon < 0) colon = i;
+    if (c === 0x40 && colon >= 0) return true;
+  }
+  return false;
+}
+
+/** The next word after `-u` / `--user` (after blanks, '=' or a quote) contains ':'. */
+function nextWordHasColon(text: string, end: number): boolean {
+  let i = end;
+  while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 0x3d || text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27)) i++;
+  for (let n = 0; i < text.length && n < 512; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c) || c === 0x22 || c === 0x27) return false;
+    if (c === 0x3a) return true;
+  }
+  return false;
+}

@@ -1,0 +1,48 @@
+/**
+ * The edge work for a shell call, done before the cascade (which does no I/O): parse the command (loading
+ * the parser bundle and native grammar lazily — only Bash calls pay for it), extract write targets, and
+ * canonicalize each target exactly like a Tier 0 path.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
+import { resolvePath, type PathContext } from '../paths/canonical.js';
+import type { ParseResult, WriteAnalysis, WriteTarget } from './types.js';
+
+export interface PreparedShell {
+  command: string;
+  parse: ParseResult;
+  writes: WriteAnalysis;
+  /** writes.targets[i], canonicalized; null when the path cannot be known (an expansion, an unknown cwd). */
+  targets: (ResolvedPath | null)[];
+  /** Whether writes.targets[i] exists now (an overwrite loses data; creating a file does not). */
+  exists: boolean[];
+}
+
+/** `$VAR`, `$(…)`, backticks: the path is decided at run time. A glob alone is judged as written. */
+const EXPANSION = /[$`]/;
+
+export async function prepareShell(call: ToolCall, pathContext: PathContext): Promise<PreparedShell | undefined> {
+  if (call.action !== 'shell') return undefined;
+  const command = call.input.command;
+  if (typeof command !== 'string') {
+    return { command: '', parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] }, writes: { targets: [], unknown: [] }, targets: [], exists: [] };
+  }
+  // '../shell/index.js', not './index.js': scripts/build.mjs routes this path to the lazily loaded dist/shell.cjs.
+  const shell = await import('../shell/index.js');
+  const parse = shell.parseCommand(command);
+  const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
+  const targets = writes.targets.map((t) => resolveTarget(t, parse, pathContext));
+  const exists = targets.map((t) => t !== null && statSync(t.absolute, { throwIfNoEntry: false }) !== undefined);
+  return { command, parse, writes, targets, exists };
+}
+
+function resolveTarget(target: WriteTarget, parse: ParseResult, ctx: PathContext): ResolvedPath | null {
+  if (EXPANSION.test(target.path)) return null;
+  const path = target.path;
+  const absoluteish = isAbsolute(path) || path === '~' || path.startsWith('~/');
+  if (!absoluteish && parse.segments[target.segment]?.flags.cwdUnknown === true) return null;
+  const written = absoluteish || target.cwd === undefined ? path : join(target.cwd, path);
+  if (EXPANSION.test(written)) return null;
+  return resolvePath(written, ctx);
+}

@@ -1,0 +1,105 @@
+/** The keyword index: what a scan reports, known prefixes (layer 1 on its own), and the on-disk cache. */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findSecrets } from '../../src/sanitize/index.js';
+import { keywordIndex, keywordSignature, resetKeywordIndex, scanKeywords, setKeywordCacheDir } from '../../src/sanitize/keywords.js';
+import { PATTERNS } from '../../src/sanitize/patterns.js';
+import { rnd } from './fakes.js';
+
+const ids = (text: string): string[] => scanKeywords(text).patterns.map((p) => PATTERNS[p]!.id);
+
+describe('scanKeywords', () => {
+  it('confirms generic keywords only where they start an assignment', () => {
+    expect(ids('git commit -m "refresh the token before it expires"')).not.toContain('secret-assignment');
+    expect(ids('token: abc')).toContain('secret-assignment'); // hookwise:allow
+    expect(ids('"password" = "x"')).toContain('secret-assignment');
+  });
+
+  it('confirms :// only for URLs with user:password@', () => {
+    expect(ids('curl https://example.com/a:b')).not.toContain('url-credentials');
+    expect(ids('curl https://user:pw@example.com/')).toContain('url-credentials'); // hookwise:allow
+  });
+
+  it('reports hex-context words and known prefixes', () => {
+    const scan = scanKeywords('git show HEAD; echo ghp_x');
+    expect(scan.hexContext.length).toBeGreaterThan(0);
+    expect(scan.prefixes).toEqual([20, 24]); // 'ghp_' at [20, 24)
+  });
+});
+
+describe('known prefixes (layer 1 alone)', () => {
+  it('redacts a known prefix with a long random body that no pattern matches', () => {
+    const odd = `ghp_${rnd(20)}`; // shorter than a real classic token, so the pattern does not match
+    const findings = findSecrets(`echo ${odd}`);
+    expect(findings).toEqual([{ rule: 'known-prefix:ghp_', layer: 'keyword', start: 5, end: 5 + odd.length }]);
+  });
+
+  it('leaves a prefix followed by words, or glued to a word, alone', () => {
+    expect(findSecrets('fw_rules_for_the_production_server')).toEqual([]);
+    expect(findSecrets(`xghp_${rnd(20)}`).filter((f) => f.layer === 'keyword')).toEqual([]);
+  });
+});
+
+describe('the index cache', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    setKeywordCacheDir(undefined);
+    resetKeywordIndex();
+    while (dirs.length > 0) rmSync(dirs.pop()!, { recursive: true, force: true });
+  });
+  const tempDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookwise-kw-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('builds and writes the index once, then loads it (same scans)', () => {
+    const dir = tempDir();
+    setKeywordCacheDir(dir);
+    resetKeywordIndex();
+    const text = 'export GITHUB_TOKEN=x; curl https://u:p@h/; git log'; // hookwise:allow
+    expect(keywordIndex().origin).toBe('built');
+    const built = scanKeywords(text);
+    expect(existsSync(join(dir, 'sanitize-keywords.bin'))).toBe(true);
+    resetKeywordIndex();
+    expect(keywordIndex().origin).toBe('cache');
+    expect(scanKeywords(text)).toEqual(built);
+  });
+
+  it('rebuilds when the file is corrupt or was built from other keywords', () => {
+    const dir = tempDir();
+    const file = join(dir, 'sanitize-keywords.bin');
+    setKeywordCacheDir(dir);
+    resetKeywordIndex();
+    keywordIndex();
+    const good = readFileSync(file);
+
+    writeFileSync(file, good.subarray(0, 100));
+    resetKeywordIndex();
+    expect(keywordIndex().origin).toBe('built');
+
+    // Same size, other signature: flip one byte inside the stored signature.
+    const other = Buffer.from(good);
+    const sigOffset = new Int32Array(other.buffer, other.byteOffset, 4)[2]!;
+    other.writeUInt8(other.readUInt8(sigOffset + 2) ^ 0x01, sigOffset + 2);
+    writeFileSync(file, other);
+    resetKeywordIndex();
+    expect(keywordIndex().origin).toBe('built');
+    expect(readFileSync(file).equals(good)).toBe(true); // rewritten with the right one
+  });
+
+  it('the signature covers every pattern keyword', () => {
+    const sig = keywordSignature();
+    for (const p of PATTERNS) for (const k of p.keywords) expect(sig).toContain(k);
+  });
+
+  it('works without a writable cache directory (builds in memory)', () => {
+    setKeywordCacheDir(join(tempDir(), 'file-not-dir'));
+    writeFileSync(join(dirs[0]!, 'file-not-dir'), 'x');
+    resetKeywordIndex();
+    expect(keywordIndex().origin).toBe('built');
+    expect(findSecrets(`token: ${rnd(20)}`).length).toBe(1);
+  });
+});
