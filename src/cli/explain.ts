@@ -12,7 +12,8 @@ import { findProjectRoot, resolvePath } from '../paths/canonical.js';
 import { loadPolicy } from '../policy/load.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
-import { decide } from './check.js';
+import { prepareShell } from '../shell/prepare.js';
+import { decidePrepared } from './check.js';
 
 export interface ExplainOptions {
   /** A shell command (explained as a Bash call) … */
@@ -30,6 +31,14 @@ export interface Explanation {
   tool: string;
   role: string;
   paths: { input: string; canonical: string; inProject: string | null }[];
+  /** For shell commands: how hookwise read the command. */
+  shell?: {
+    parsed: boolean;
+    unparseable?: string;
+    segments: { text: string; name: string; argv: string[]; operator?: string; wrappers: string[]; context: string; depth: number; cwd?: string }[];
+    writes: { segment: number; path: string; via: string; canonical: string | null }[];
+    unknownWrites: { segment: number; reason: string }[];
+  };
   trace: { tier: string; verdict: string | null; rule: string | null; source: string | null; reason: string | null }[];
   decision: Decision;
 }
@@ -67,9 +76,10 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const policy = await loadPolicy(projectRoot, where);
   const call = toolCallFor(options);
   const steps: TraceStep[] = [];
-  const d = await decide({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, (s) => steps.push(s));
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
-  return {
+  const shell = await prepareShell(call, pathContext);
+  const d = decidePrepared({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, shell, (s) => steps.push(s));
+  const explained: Explanation = {
     tool: call.tool,
     role: options.role,
     paths: call.paths.map((p) => {
@@ -85,12 +95,40 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
     })),
     decision: d,
   };
+  if (shell !== undefined) {
+    explained.shell = {
+      parsed: shell.parse.ok,
+      ...(shell.parse.ok ? {} : { unparseable: shell.parse.reason }),
+      segments: shell.parse.segments.map((s) => ({
+        text: s.text,
+        name: s.name,
+        argv: s.argv,
+        ...(s.operator === undefined ? {} : { operator: s.operator }),
+        wrappers: s.wrappers,
+        context: s.context,
+        depth: s.depth,
+        ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+      })),
+      writes: shell.writes.targets.map((t, i) => ({ segment: t.segment, path: t.path, via: t.via, canonical: shell.targets[i]?.absolute ?? null })),
+      unknownWrites: shell.writes.unknown,
+    };
+  }
+  return explained;
 }
 
 export function renderExplanation(e: Explanation): string {
   const lines = [`${e.tool} as role "${e.role}"`];
   for (const p of e.paths) {
     lines.push(`  path ${p.input} → ${p.canonical}${p.inProject === null ? ' (outside the project)' : ` (project: ${p.inProject === '' ? '.' : p.inProject})`}`);
+  }
+  if (e.shell !== undefined) {
+    if (!e.shell.parsed) lines.push(`  not understood: ${e.shell.unparseable}`);
+    e.shell.segments.forEach((s, i) => {
+      const how = [s.context !== 'command' ? s.context : '', s.wrappers.length > 0 ? `via ${s.wrappers.join(' → ')}` : '', s.cwd === undefined ? '' : `in ${s.cwd}`].filter((x) => x !== '');
+      lines.push(`  segment ${i + 1}${s.operator === undefined ? '' : ` (after ${JSON.stringify(s.operator)})`}: ${s.argv.map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a) : a)).join(' ')}${how.length > 0 ? `  [${how.join(', ')}]` : ''}`);
+    });
+    for (const w of e.shell.writes) lines.push(`  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`);
+    for (const u of e.shell.unknownWrites) lines.push(`  writes (segment ${u.segment + 1}): unknown — ${u.reason}`);
   }
   lines.push('cascade:');
   for (const step of e.trace) {

@@ -71,9 +71,15 @@ export async function runProgram(argv: string[]): Promise<number> {
     .command('init')
     .description('create .hookwise/ with commented defaults in the current project')
     .option('--force', 'overwrite existing policy.yml / roles.yml')
-    .action(async (o: { force?: boolean }) => {
+    .option('--pre-commit', 'also install a git pre-commit hook that runs `hookwise scan --staged .hookwise/`')
+    .action(async (o: { force?: boolean; preCommit?: boolean }) => {
       const { init } = await import('./init.js');
       print(init(process.cwd(), o.force === true));
+      if (o.preCommit === true) {
+        const { installPreCommitHook } = await import('./precommit.js');
+        const { findProjectRoot } = await import('../paths/canonical.js');
+        print(installPreCommitHook(findProjectRoot(process.cwd())));
+      }
     });
 
   const filters = (c: Command): Command =>

@@ -39,3 +39,25 @@ describe('hookwise explain', () => {
     await expect(inProject(p, () => explain({ tool: 'WebFetch', input: '{url', role: 'coder', cwd: p.root }))).rejects.toThrow(/--input is not valid JSON/);
   });
 });
+
+describe('hookwise explain for shell commands', () => {
+  it('shows the segments, wrappers, write targets and which tier decided', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () => explain({ command: 'cd src && sudo bash -c "cp a.ts ../tests/"', role: 'coder', cwd: p.root }));
+    expect(e.shell?.segments.map((s) => [s.name, s.context, s.wrappers])).toEqual([
+      ['cd', 'command', []],
+      ['cp', 'shell-string', ['sudo', 'bash -c']],
+    ]);
+    expect(e.shell?.writes).toEqual([{ segment: 1, path: '../tests/a.ts', via: 'cp', canonical: `${p.root}/tests/a.ts` }]);
+    expect(e.trace.find((t) => t.tier === 'shell')?.verdict).toBe('deny');
+    expect(renderExplanation(e)).toMatch(/segment 2 \(after "&&"\): cp a\.ts \.\.\/tests\/\s+\[shell-string, via sudo → bash -c, in src\]/);
+  });
+
+  it('says why a command is not understood', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () => explain({ command: 'eval "$X"', role: 'coder', cwd: p.root }));
+    expect(e.shell?.parsed).toBe(false);
+    expect(e.decision).toMatchObject({ verdict: 'ask', rule: { id: 'shell:unparseable' } });
+    expect(renderExplanation(e)).toMatch(/not understood: /);
+  });
+});

@@ -52,3 +52,19 @@ describe('hookwise init', () => {
     expect(readFileSync(join(p.root, '.hookwise/roles.yml'), 'utf8')).toMatch(/built-in categories and roles/);
   });
 });
+
+describe('hookwise init --pre-commit', () => {
+  it('installs the scan hook once, however often it runs', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { readFileSync: read } = await import('node:fs');
+    const p = makeProject();
+    spawnSync('git', ['init', '-q'], { cwd: p.root });
+    const bin = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+    for (let i = 0; i < 2; i++) {
+      const r = spawnSync(process.execPath, [bin, 'init', '--pre-commit'], { cwd: p.root, env: p.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const hook = read(join(p.root, '.git/hooks/pre-commit'), 'utf8');
+    expect(hook.match(/hookwise scan --staged \.hookwise\//g)).toHaveLength(1);
+  });
+});
