@@ -45,7 +45,11 @@ export function defaultCommandCorpus(): string {
   return resolve(packageRoot(), '..', 'shared', 'corpora', 'commands.shellfirm.jsonl');
 }
 
-export function evaluateCommands(corpus: string = defaultCommandCorpus()): CommandEval {
+/**
+ * `project`: the directory the commands run in (default: an empty throw-away project). Whether a write
+ * overwrites an existing file matters (see src/shell/tier.ts), so a realistic project gives realistic figures.
+ */
+export function evaluateCommands(corpus: string = defaultCommandCorpus(), project?: string): CommandEval {
   if (!existsSync(corpus)) {
     throw new Error(`corpus not found: ${corpus} (the development corpora live in ../shared/corpora beside the repository; a user's clone has none)`);
   }
@@ -55,11 +59,11 @@ export function evaluateCommands(corpus: string = defaultCommandCorpus()): Comma
     .map((l) => JSON.parse(l) as Row);
   const base = mkdtempSync(join(tmpdir(), 'hookwise-eval-'));
   try {
-    const project = join(base, 'project');
-    mkdirSync(join(project, '.git'), { recursive: true });
+    const cwd = project ?? join(base, 'project');
+    if (project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
     const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config'), HOOKWISE_ROLE: 'maintainer' };
     const input = rows
-      .map((row, i) => JSON.stringify({ session_id: 'eval', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: row.command }, tool_use_id: `eval-${i}` }))
+      .map((row, i) => JSON.stringify({ session_id: 'eval', cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: row.command }, tool_use_id: `eval-${i}` }))
       .join('\n');
     const started = process.hrtime.bigint();
     const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { input, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });

@@ -156,10 +156,11 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
     .option('--eval-commands [corpus]', 'instead: replay a labelled command corpus through check --jsonl (unsafe-allow, catch and fatigue rates)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean }) => {
+    .option('--project <dir>', 'with --eval-commands: run the commands in this project (default: an empty throw-away one)')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; project?: string }) => {
       if (o.evalCommands !== undefined) {
         const { evaluateCommands, renderCommandEval } = await import('../../bench/eval-commands.js');
-        const e = evaluateCommands(typeof o.evalCommands === 'string' ? o.evalCommands : undefined);
+        const e = evaluateCommands(typeof o.evalCommands === 'string' ? o.evalCommands : undefined, o.project);
         print(o.json === true ? JSON.stringify(e, null, 2) : renderCommandEval(e));
         return;
       }

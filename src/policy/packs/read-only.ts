@@ -28,6 +28,7 @@ const RULES = {
   'test-runner': { verdict: 'allow', message: "runs the project's tests (trusting the repository's own test code)." },
   lint: { verdict: 'allow', message: 'checks code without changing it (type checker / linter / formatter in check mode).' },
   version: { verdict: 'allow', message: "only prints a tool's version or help." },
+  'cli-query': { verdict: 'allow', message: 'only queries state (list / show / describe / get / status) of a cloud, cluster, container or service CLI.' },
 } as const;
 type RuleId = keyof typeof RULES;
 
@@ -283,15 +284,40 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ??
     (PACKAGE_RUNNERS.has(name) ? nodeTool(segment, 1) : undefined) ??
     toolchain(segment) ??
-    direct(segment)
+    direct(segment) ??
+    cliQuery(segment)
   );
+}
+
+/**
+ * Cloud, cluster, container and service CLIs whose query verbs only read state. The verb must be one of the
+ * first few words (`gcloud compute instances list`, `az vm show`, `kubectl get pods`, `docker volume ls`).
+ * Anything touching secrets, credentials, tokens or env values is left out (`kubectl get secret -o yaml`,
+ * `netlify env:get X` print secret values), and so is any option that names an output file.
+ */
+const QUERY_CLIS = new Set(['aws', 'az', 'gcloud', 'gsutil', 'kubectl', 'helm', 'docker', 'podman', 'fly', 'flyctl', 'heroku', 'vercel', 'netlify', 'gh', 'glab', 'systemctl', 'ip', 'nft', 'ufw', 'doctl']);
+const QUERY_VERBS = new Set(['list', 'ls', 'show', 'describe', 'get', 'inspect', 'status', 'view', 'history', 'top', 'ps', 'images', 'is-active', 'list-units', 'whoami']);
+const SENSITIVE_WORD = /secret|credential|password|passwd|token|key|env|config|auth|login/i;
+const OUTPUT_FILE_OPTIONS = /^--?(output-file|out-file|outfile|output-document|dump|save|export)\b/;
+
+function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
+  if (!QUERY_CLIS.has(segment.name) || segment.dynamicArgs.length > 0) return undefined;
+  const args = segment.argv.slice(1);
+  if (args.some((a) => SENSITIVE_WORD.test(a) || OUTPUT_FILE_OPTIONS.test(a))) return undefined;
+  // `topic:verb` CLIs (heroku ps:kill, netlify sites:list): the verb is what follows the last colon.
+  const words = args.filter((a) => !a.startsWith('-')).slice(0, 4).map((w) => w.slice(w.lastIndexOf(':') + 1));
+  if (segment.name === 'aws') {
+    // aws verbs are `describe-*` / `list-*` (get-* can download objects or secrets); `aws s3 ls`.
+    return words.some((w) => /^(describe|list)-/.test(w)) || (words[0] === 's3' && words[1] === 'ls') ? { rule: 'cli-query' } : undefined;
+  }
+  return words.some((w) => QUERY_VERBS.has(w)) ? { rule: 'cli-query' } : undefined;
 }
 
 export const readOnlyPack = definePack<RuleId>({
   name: 'read-only',
   kind: 'allow',
   description: 'ls, cat/head/grep/rg/find (read-only forms), git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, --version',
-  commands: [...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS],
+  commands: [...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS, ...QUERY_CLIS],
   rules: RULES,
   classify: classifyReadOnly,
 });

@@ -140,3 +140,39 @@ describe('read-only pack: not vouched for', () => {
     expectRo([seg('grep -l TODO', { context: 'xargs', flags: { appendsArgs: true } })], 'allow search');
   });
 });
+
+describe('read-only pack: cloud, cluster and service queries', () => {
+  it.each([
+    ['kubectl get pods -n prod', 'allow cli-query'],
+    ['gcloud compute instances list', 'allow cli-query'],
+    ['az vm show --name web-1', 'allow cli-query'],
+    ['docker volume ls', 'allow cli-query'],
+    ['docker ps -a', 'allow cli-query'],
+    ['helm history my-release', 'allow cli-query'],
+    ['gh pr view 12', 'allow cli-query'],
+    ['systemctl status nginx', 'allow cli-query'],
+    ['aws ec2 describe-instances', 'allow cli-query'],
+    ['aws s3 ls s3://bucket', 'allow cli-query'],
+  ])('%s → %s', (command, expected) => expectRo(command, expected));
+
+  it.each([
+    ['kubectl get secret db -o yaml'],
+    ['netlify env:get API_KEY'],
+    ['gcloud auth print-access-token'],
+    ['aws s3api get-object --bucket b --key k out.bin'],
+    ['aws secretsmanager list-secrets'],
+    ['kubectl delete pod web-1'],
+    ['docker run -it ubuntu bash'],
+    ['systemctl stop nginx'],
+    ['gh secret list'],
+    ['kubectl get pods --output-file=pods.txt'],
+  ])('%s → no opinion', (command) => expectRo(command, null));
+});
+
+describe('read-only pack: topic:verb CLIs', () => {
+  it.each([
+    ['heroku apps:list', 'allow cli-query'],
+    ['heroku ps:kill web.1', null],
+    ['heroku ps:restart', null],
+  ])('%s → %s', (command, expected) => expectRo(command, expected));
+});
