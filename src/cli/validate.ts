@@ -14,7 +14,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { findProjectRoot } from '../paths/canonical.js';
-import { compileRe2, anchored } from '../policy/re2.js';
+import { compileRe2, anchored } from '../util/re2.js';
 import { preconditionPath } from '../policy/compile.js';
 import { loadConfig, type EffectiveConfig } from '../policy/config.js';
 import { configFiles } from '../policy/files.js';

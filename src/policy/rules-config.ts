@@ -30,7 +30,7 @@ import { strictness, VERDICTS, type Verdict } from '../core/decision.js';
 import { toolShape } from '../core/tools.js';
 import { SEGMENT_CONTEXTS, type SegmentContext } from '../shell/types.js';
 import { allPackRuleIds, packNamed, packRule, PACK_NAMES, type PackName } from './packs/index.js';
-import { anchored, compileRe2, re2Problem } from './re2.js';
+import { anchored, compileRe2, re2Problem } from '../util/re2.js';
 import { closest, type Diagnostic, type Schema } from './schema.js';
 
 // ── schema ───────────────────────────────────────────────────────────────────────────────────────────

@@ -52,7 +52,7 @@ import type { CompiledBashRule, CompiledPolicy, CompiledToolRule } from './compi
 import { firstWord, shortText } from './packs/argv.js';
 import { branchGlobMatches, PACKS, packRuleId, type Pack, type PackEnv } from './packs/index.js';
 import { spawnPreconditionRunner, type PreconditionRunner } from './precondition.js';
-import { compileRe2, type RE2 } from './re2.js';
+import { compileRe2, type RE2 } from '../util/re2.js';
 
 /** What judging a command needs beyond its segments: plain data plus the injected ports. */
 export interface RulesContext {

@@ -10,7 +10,7 @@
  * Sources avoid counted repetitions with upper bounds (`{36,255}`): RE2 expands them, and one such pattern
  * costs half a millisecond to compile. Lower bounds stay small and unbounded (`{36,}`).
  */
-import { createRequire } from 'node:module';
+import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
 import { isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
 import type { Finding } from './types.js';
@@ -1139,10 +1139,8 @@ let re2Ctor: RE2Ctor | undefined;
 function loadRe2(): RE2Ctor {
   if (re2Ctor !== undefined) return re2Ctor;
   const started = process.hrtime.bigint();
-  // createRequire, not a static import: the bundles would load the native addon at start-up, and a
-  // dynamic import() would make the whole sanitizer async. __filename exists in the CommonJS bundles.
-  const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
-  re2Ctor = require('re2') as RE2Ctor;
+  // Loaded lazily (util/re2.ts): only a command whose keywords hit pays for the native addon.
+  re2Ctor = re2Constructor();
   stats.re2LoadMs = Number(process.hrtime.bigint() - started) / 1e6;
   return re2Ctor;
 }

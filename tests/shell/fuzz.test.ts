@@ -202,7 +202,8 @@ function run(seed: number, count: number): Stats {
     const cpu = process.cpuUsage();
     let result: ParseResult;
     try {
-      result = parseCommand(input);
+      // The tight budget of the bounding machinery under test (production default: DEFAULT_PARSE_BUDGET_MS).
+      result = parseCommand(input, { parseBudgetMs: 20 });
     } catch (error) {
       throw new Error(`parseCommand threw on ${JSON.stringify(input.slice(0, 300))}: ${(error as Error).stack ?? String(error)}`);
     }

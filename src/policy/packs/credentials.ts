@@ -8,7 +8,7 @@
  */
 import { posix } from 'node:path';
 import type { Segment } from '../../shell/types.js';
-import { lazyRe2 } from '../re2.js';
+import { lazyRe2 } from '../../util/re2.js';
 import { effectiveCwd, expandKnown, hasExpansion, scan, type Positional } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 

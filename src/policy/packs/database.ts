@@ -7,7 +7,7 @@
  * SQL files (`psql -f x.sql`, `mysql < x.sql`) are not read: their content is not visible here.
  */
 import type { Segment } from '../../shell/types.js';
-import { lazyRe2 } from '../re2.js';
+import { lazyRe2 } from '../../util/re2.js';
 import { scan, upstreamOf } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 

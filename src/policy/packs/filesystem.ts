@@ -5,7 +5,7 @@
  * `rm -rf *` after `cd $X`) → ask: an unknown target is not an allowed one.
  */
 import type { Segment } from '../../shell/types.js';
-import { lazyRe2 } from '../re2.js';
+import { lazyRe2 } from '../../util/re2.js';
 import { classifyTarget, effectiveCwd, hasAny, scan, type Target, type TargetKind } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 

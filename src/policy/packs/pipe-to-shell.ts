@@ -7,7 +7,7 @@
  * merely saved, or piped into a non-interpreter (`curl … | jq`), is not this pack's concern.
  */
 import type { Segment } from '../../shell/types.js';
-import { lazyRe2 } from '../re2.js';
+import { lazyRe2 } from '../../util/re2.js';
 import { runsAsRoot, scan, upstreamOf } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 

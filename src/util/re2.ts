@@ -1,5 +1,6 @@
 /**
- * RE2 for every user- and pack-supplied pattern: linear-time matching, so no rule can ever be a ReDoS.
+ * RE2 for every user- and pack-supplied pattern and every secret pattern: linear-time matching, so no rule
+ * can ever be a ReDoS. The one place that loads the native addon.
  *
  * Loaded lazily (not `import RE2 from 're2'` at the top): `hookwise check` is a fresh process per tool
  * call and loading the native addon costs ~3 ms, which a Read or Write call that never tests a pattern
@@ -14,7 +15,8 @@ type RE2Constructor = typeof RE2Module;
 
 let ctor: RE2Constructor | undefined;
 
-function re2(): RE2Constructor {
+/** The RE2 constructor, loaded on first use. */
+export function re2Constructor(): RE2Constructor {
   if (ctor === undefined) {
     // The CommonJS bundles define __filename (import.meta is empty there); ESM test runners define both.
     const load = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
@@ -25,7 +27,7 @@ function re2(): RE2Constructor {
 
 /** Compile a pattern with RE2 (never with flags `g`/`y`: those make `test` stateful). Throws SyntaxError. */
 export function compileRe2(source: string): RE2 {
-  const RE2 = re2();
+  const RE2 = re2Constructor();
   return new RE2(source, 'u');
 }
 
