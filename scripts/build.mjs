@@ -63,13 +63,18 @@ try {
   const project = join(warm, 'project');
   mkdirSync(join(project, '.git'), { recursive: true });
   const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'), HOOKWISE_CONFIG_DIR: join(warm, 'config'), HOOKWISE_ROLE: 'coder' };
-  const payload = { session_id: 'build', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(project, 'src/a.ts'), content: '' } };
-  // Twice: the first run compiles the policy cache (cold path); the second is the usual hot path.
-  for (let i = 0; i < 2; i++) {
-    if (i === 1) rmSync(join('dist', `hook.${process.version}.${process.arch}.v8cache`), { force: true });
+  const write = { session_id: 'build', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(project, 'src/a.ts'), content: '' } };
+  const bash = { ...write, tool_name: 'Bash', tool_input: { command: 'cd src && git status --short | grep -v x > /dev/null && echo ok > out.txt' } };
+  const check = (payload) => {
     const r = spawnSync(process.execPath, ['dist/hookwise.cjs', 'check'], { input: JSON.stringify(payload), env, encoding: 'utf8' });
     if (r.status !== 0 || !r.stdout.includes('"allow"')) throw new Error(`warm-up check failed: ${r.status} ${r.stdout} ${r.stderr}`);
-  }
+  };
+  // The first run compiles the policy cache (cold path); the caches are then made by the usual hot paths:
+  // dist/hook.*.v8cache by a Write decision, dist/shell.*.v8cache by a Bash decision.
+  check(write);
+  for (const cache of ['hook', 'shell']) rmSync(join('dist', `${cache}.${process.version}.${process.arch}.v8cache`), { force: true });
+  check(write);
+  check(bash);
 } finally {
   rmSync(warm, { recursive: true, force: true });
 }

@@ -30,6 +30,20 @@ describe('launcher code cache', () => {
     expect(again.stdout).toBe(r.stdout);
   });
 
+  it('a corrupt parser-bundle cache does not change a Bash decision', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const dist = join(p.home, 'dist-shell');
+    copyDist(dist);
+    const shellCache = `shell.${process.version}.${process.arch}.v8cache`;
+    writeFileSync(join(dist, shellCache), Buffer.from('garbage'.repeat(500)));
+    const payload = JSON.stringify(p.pre('Bash', { command: 'git status && echo x > tests/a.ts' }));
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(readFileSync(join(dist, shellCache)).toString()).not.toMatch(/garbage/);
+  });
+
   it('works from a read-only install directory (no cache written)', () => {
     const p = makeProject();
     p.register('s1', 'coder');
