@@ -1,6 +1,6 @@
 /** The executable's V8 code cache is an optimization only: a missing, stale or corrupt cache never changes a decision. */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject } from '../support/project.js';
@@ -33,7 +33,10 @@ describe('launcher code cache', () => {
   it('a corrupt parser-bundle cache does not change a Bash decision', () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const dist = join(p.home, 'dist-shell');
+    // Inside the repository, so the copied bundles still resolve tree-sitter from its node_modules.
+    const cache = join(import.meta.dirname, '..', '..', 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    const dist = mkdtempSync(join(cache, 'hookwise-launcher-'));
     copyDist(dist);
     const shellCache = `shell.${process.version}.${process.arch}.v8cache`;
     writeFileSync(join(dist, shellCache), Buffer.from('garbage'.repeat(500)));
@@ -42,6 +45,7 @@ describe('launcher code cache', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(readFileSync(join(dist, shellCache)).toString()).not.toMatch(/garbage/);
+    rmSync(dist, { recursive: true, force: true });
   });
 
   it('works from a read-only install directory (no cache written)', () => {
