@@ -6,13 +6,14 @@ import { availableParallelism, cpus } from 'node:os';
 import { createFixture } from './fixture.js';
 import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
+import { memoryStoreSuite } from './suites/memory-store.js';
 import { pathPolicySuite } from './suites/path-policy.js';
 import { sanitizeSuite } from './suites/sanitize.js';
 import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
 import { TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, startupSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, startupSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];

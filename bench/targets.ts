@@ -121,6 +121,12 @@ export const TARGETS = [
     unit: 'ms',
     target: null,
   },
+  {
+    id: 'memory.store.load-10k',
+    description: 'loadScope of 10k decision records from the project scope’s JSONL files (read, parse, validate, newest per key and role), in process; report only (decides whether `.hookwise/.index/` needs a compiled cache)',
+    unit: 'ms',
+    target: null,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];

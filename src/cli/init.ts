@@ -84,6 +84,9 @@ version: 1
 export const GITIGNORE = `# derived indexes and personal state: never committed
 .index/
 .user/
+# transient lock and temp files of the decision store
+rules/*.lock
+rules/*.tmp
 `;
 
 export function init(cwd: string, force: boolean): string {
