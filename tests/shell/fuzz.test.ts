@@ -1,7 +1,7 @@
 /**
  * Fuzz: 100,000 random and mutated commands through parseCommand + writeTargets, with a fixed seed.
- * Properties, for every input: no throw, no hang (each input ≤ 250 ms of CPU time — CPU, not wall time, so a
- * busy shared machine does not fail the test; wall time is bounded loosely at 1 s), a well-formed result — either
+ * Properties, for every input: no throw, no hang (each input ≤ 2 s wall; at most 0.1 % of inputs over 50 ms of CPU —
+ * CPU, not wall time, so a busy shared machine does not fail the test), a well-formed result — either
  * `ok: true` with segments, or `ok: false` with a non-empty reason — and never an internal error (the
  * catch-all that turns a bug into "unparseable" must not be what answers).
  *
@@ -14,11 +14,14 @@ import { writeTargets } from '../../src/shell/writes.js';
 
 const TOTAL = 100_000;
 const CHUNKS = 4;
-// The parse itself is bounded at 2 × 20 ms (the budget passed below, one retry) plus the tree walk; CPU
-// time also grows with machine load (cache misses, GC in the same process), and CI runs this next to the
-// e2e tests. 250 ms still catches any hang or super-linear blow-up, which is what this bound is for.
-const PER_INPUT_CPU_MS = 250;
-const PER_INPUT_WALL_MS = 1000;
+// The parse is bounded at 2 × 20 ms (the budget passed below, one retry) plus the tree walk. Single
+// measurements are noisy: process CPU time includes V8's parallel GC threads (CI once charged 512 ms to a
+// 50-character input during a major GC), and CI runs this next to the e2e tests. So: a hard ceiling that
+// only a hang or blow-up reaches, and a statistical bound on slow inputs.
+const HANG_WALL_MS = 2000;
+const SLOW_CPU_MS = 50;
+/** At most this share of inputs may take more than SLOW_CPU_MS of CPU. */
+const SLOW_SHARE = 0.001;
 
 const SEEDS = [
   'ls -la',
@@ -170,6 +173,8 @@ interface Stats {
   unparseable: number;
   /** Slowest input by CPU time. */
   maxMs: number;
+  /** Inputs over SLOW_CPU_MS of CPU. */
+  slow: number;
   maxInput: string;
   maxWallMs: number;
   totalMs: number;
@@ -198,7 +203,7 @@ function problem(input: string, result: ParseResult): string | undefined {
 
 function run(seed: number, count: number): Stats {
   const next = generator(seed);
-  const stats: Stats = { inputs: 0, ok: 0, unparseable: 0, maxMs: 0, maxInput: '', maxWallMs: 0, totalMs: 0 };
+  const stats: Stats = { inputs: 0, ok: 0, unparseable: 0, maxMs: 0, slow: 0, maxInput: '', maxWallMs: 0, totalMs: 0 };
   for (let k = 0; k < count; k++) {
     const input = next();
     const start = process.hrtime.bigint();
@@ -220,6 +225,7 @@ function run(seed: number, count: number): Stats {
     stats.totalMs += wall;
     if (result.ok) stats.ok++;
     else stats.unparseable++;
+    if (ms > SLOW_CPU_MS) stats.slow++;
     if (ms > stats.maxMs) {
       stats.maxMs = ms;
       stats.maxInput = input.length > 80 ? `${JSON.stringify(input.slice(0, 60))}… (${input.length} chars)` : JSON.stringify(input);
@@ -239,11 +245,11 @@ describe('fuzz: parseCommand + writeTargets never crash, hang or answer malforme
       console.log(
         `fuzz chunk ${chunk}: ${stats.inputs} inputs, ${stats.ok} ok, ${stats.unparseable} unparseable, ` +
           `${(stats.totalMs / 1000).toFixed(1)} s, mean ${((stats.totalMs / stats.inputs) * 1000).toFixed(0)} µs, ` +
-          `max ${stats.maxMs.toFixed(1)} ms CPU on ${stats.maxInput}, max wall ${stats.maxWallMs.toFixed(1)} ms`,
+          `max ${stats.maxMs.toFixed(1)} ms CPU on ${stats.maxInput}, max wall ${stats.maxWallMs.toFixed(1)} ms, ${stats.slow} over ${SLOW_CPU_MS} ms`,
       );
       expect(stats.inputs).toBe(TOTAL / CHUNKS);
-      expect(stats.maxMs, `slowest input: ${stats.maxInput}`).toBeLessThanOrEqual(PER_INPUT_CPU_MS);
-      expect(stats.maxWallMs).toBeLessThanOrEqual(PER_INPUT_WALL_MS);
+      expect(stats.maxWallMs, `slowest input: ${stats.maxInput}`).toBeLessThanOrEqual(HANG_WALL_MS);
+      expect(stats.slow, `inputs over ${SLOW_CPU_MS} ms CPU`).toBeLessThanOrEqual(Math.floor(stats.inputs * SLOW_SHARE));
     }, 120_000);
   }
 
