@@ -3,6 +3,7 @@
  * secret (so `hookwise scan` and GitHub push protection stay quiet on this repo), yet every value has the
  * length and alphabet of the real thing. Same seed, same value: failures are reproducible.
  */
+import { prng } from '../support/prng.js';
 
 export const ALPHABETS = {
   b62: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
@@ -17,17 +18,6 @@ export const ALPHABETS = {
 } as const;
 export type Alphabet = keyof typeof ALPHABETS;
 
-/** mulberry32: tiny, seedable, good enough to make tokens look random to an entropy test. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let nextSeed = 1;
 

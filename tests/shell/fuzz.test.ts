@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
 import { SEGMENT_CONTEXTS, type ParseResult } from '../../src/shell/types.js';
 import { writeTargets } from '../../src/shell/writes.js';
+import { prng } from '../support/prng.js';
 
 const TOTAL = 100_000;
 const CHUNKS = 4;
@@ -85,17 +86,6 @@ const FRAGMENTS = [
   'cat <<EOF | bash\n', '$\'', '$"', '--', '-', 'time ', 'coproc ', 'select ', 'exec ', 'trap ',
 ];
 
-/** mulberry32: small, fast, and the same sequence everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generator(seed: number): () => string {
   const rand = prng(seed);
