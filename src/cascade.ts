@@ -8,6 +8,7 @@ import type { ResolvedPath, ToolCall } from './core/tool-call.js';
 import type { CompiledPolicy, PolicyMatchers, RoleMatchers } from './policy/compiled.js';
 import type { PreconditionRunner } from './policy/precondition.js';
 import type { PreparedShell } from './shell/prepare.js';
+import type { MemoryContext } from './memory/view.js';
 
 /** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
 export interface CascadePorts {
@@ -28,6 +29,8 @@ export interface CascadeContext {
   home: string;
   /** A shell call's parse, write targets and their canonical paths (prepared at the edge). */
   shell?: PreparedShell;
+  /** Remembered decisions and this call's subject and key (loaded and computed at the edge). */
+  memory?: MemoryContext;
   ports?: CascadePorts;
 }
 

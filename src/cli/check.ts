@@ -4,7 +4,15 @@
  * failure becomes a fail-closed answer that says what went wrong and where.
  */
 import { join } from 'node:path';
-import { runCascade, type Tier, type TraceStep } from '../cascade.js';
+import { runCascade, type CascadeContext, type Tier, type TraceStep } from '../cascade.js';
+import { cacheKey, exactCacheTier } from '../memory/cache.js';
+import { learnFromHost, rememberAsk } from '../memory/learn.js';
+import { loadMemory } from '../memory/load.js';
+import { overrideAllowTier, overrideTightenTier } from '../memory/overrides.js';
+import { jaccardTier } from '../memory/similar.js';
+import { formatProblem, type StoreProblem } from '../memory/store.js';
+import { callSubject, type CallSubject } from '../memory/subject.js';
+import type { MemoryView } from '../memory/view.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
@@ -30,8 +38,11 @@ import { sanitizeCall } from '../sanitize/call.js';
 import { locations, type Locations } from '../util/locations.js';
 import { bootstrapDecision } from '../session/bootstrap.js';
 
-/** The cascade, in order. Later issues insert sanitize, rules, memory, embedding, supervisor, queue. */
-export const CASCADE: readonly Tier[] = [toolPolicyTier, pathPolicyTier, shellTier, rulesTier];
+/**
+ * The cascade, in order: tightening overrides, the policy tiers (path policy, shell, rules and packs), then
+ * allow overrides and decision memory (exact cache, Jaccard). Later issues add embedding, supervisor, queue.
+ */
+export const CASCADE: readonly Tier[] = [toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier];
 
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
@@ -65,7 +76,7 @@ export async function runCheck(raw: string, options: CheckOptions = {}): Promise
       case 'session-start':
         return await sessionContext(event, adapter, where, env);
       case 'post-tool':
-        return adapter.renderNothing();
+        return learnAfterTool(event.call, where, adapter);
     }
   } catch (error) {
     return failClosed(error, adapter, payload, event, env, started);
@@ -106,8 +117,11 @@ async function gate(
     state = resolveSession(registry, call.sessionId, envRole, policy.registration);
   }
   const role = roleName(state);
-  const d = await decide(state, call, policy, projectRoot, where);
-  return finish(d, role);
+  const judged = await decide(state, call, policy, projectRoot, where);
+  const d = judged.decision;
+  const out = finish(d, role);
+  if (role !== null) remember(judged, call, role, policy, projectRoot, where, out);
+  return out;
 
   function finish(d: Decision, roleForAudit: string | null): CheckResult {
     const out: CheckResult = { ...adapter.renderDecision(event, d), decision: d };
@@ -120,7 +134,16 @@ function roleName(state: SessionState): string | null {
   return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
 }
 
-/** Session gate, then the cascade; prepares a shell call first (parsing, write targets: edge work). */
+/** A decision, and what memory knows of the call (for learning at the edge). */
+export interface Judgement {
+  decision: Decision;
+  subject?: CallSubject;
+  /** The subject's cache key, when it was computed (only if memory had something to look up). */
+  key?: string;
+  memoryProblems?: StoreProblem[];
+}
+
+/** Session gate, then the cascade; first the edge work: parse a shell call, load decision memory. */
 export async function decide(
   state: SessionState,
   call: ToolCall,
@@ -128,9 +151,17 @@ export async function decide(
   projectRoot: string,
   where: Locations,
   trace?: (step: TraceStep) => void,
-): Promise<Decision> {
-  const shell = state.kind === 'registered' ? await prepareShell(call, { projectRoot, home: where.home, cwd: call.cwd }) : undefined;
-  return decidePrepared(state, call, policy, projectRoot, where, shell, trace);
+): Promise<Judgement> {
+  if (state.kind !== 'registered') return { decision: decidePrepared(state, call, policy, projectRoot, where, undefined, trace) };
+  const shell = await prepareShell(call, { projectRoot, home: where.home, cwd: call.cwd });
+  const memory = loadMemory({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir, sessionId: call.sessionId }, policy.memory.jaccardThreshold);
+  return { ...judge(state, call, policy, projectRoot, where, { shell, memory: memory.view, trace }), memoryProblems: memory.problems };
+}
+
+export interface PreparedInputs {
+  shell?: PreparedShell | undefined;
+  memory?: MemoryView | undefined;
+  trace?: ((step: TraceStep) => void) | undefined;
 }
 
 /** The decision itself, synchronous: pure apart from path canonicalization (which reads symlinks). */
@@ -142,33 +173,80 @@ export function decidePrepared(
   where: Locations,
   shell: PreparedShell | undefined,
   trace?: (step: TraceStep) => void,
+  memory?: MemoryView,
 ): Decision {
+  return judge(state, call, policy, projectRoot, where, { shell, memory, trace }).decision;
+}
+
+export function judge(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations, inputs: PreparedInputs): Judgement {
   switch (state.kind) {
     case 'disabled':
-      return decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
-        id: 'session:disabled',
-        source: 'session registry',
-      });
+      return {
+        decision: decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
+          id: 'session:disabled',
+          source: 'session registry',
+        }),
+      };
     case 'unregistered':
-      return decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {
-        id: 'session:unregistered',
-        source: 'session registry',
-      });
+      return {
+        decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {
+          id: 'session:unregistered',
+          source: 'session registry',
+        }),
+      };
     case 'registered':
       break;
   }
   const matchers = matchersFor(policy);
   const role = matchers.role(state.role);
   if (role === undefined) {
-    return decision('deny', 'session', `session ${call.sessionId} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
-      id: 'session:unknown-role',
-      source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
-    });
+    return {
+      decision: decision('deny', 'session', `session ${call.sessionId} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
+        id: 'session:unknown-role',
+        source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
+      }),
+    };
   }
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
-  const ctx = { call, paths, role, policy, matchers, projectRoot, home: where.home };
-  return runCascade(shell === undefined ? ctx : { ...ctx, shell }, CASCADE, trace);
+  const { shell, memory: view } = inputs;
+  const subject = callSubject(call, paths, shell);
+  // Hashing loads a native addon: only when there is something to look the key up in.
+  const key = subject !== undefined && view !== undefined && !view.empty ? cacheKey(subject.tool, subject.text) : undefined;
+  const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home };
+  if (shell !== undefined) ctx.shell = shell;
+  if (view !== undefined) ctx.memory = key === undefined ? (subject === undefined ? { view } : { view, subject }) : { view, subject: subject!, key };
+  const d = runCascade(ctx, CASCADE, inputs.trace);
+  const out: Judgement = { decision: d };
+  if (subject !== undefined) out.subject = subject;
+  if (key !== undefined) out.key = key;
+  return out;
+}
+
+/**
+ * Learning at the edge, after the decision: an ask nobody decided may be answered at the host's prompt
+ * (remembered as pending until the host reports the tool ran); an ask propagated by similarity is recorded
+ * for this exact call, so a repeat cannot drift to allow. Never changes the decision: a failure to remember
+ * is reported on stderr and the call is judged as it was.
+ */
+function remember(judged: Judgement, call: ToolCall, role: string, policy: CompiledPolicy, projectRoot: string, where: Locations, out: CheckResult): void {
+  const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${formatProblem(p)}`);
+  try {
+    rememberAsk(judged, call, role, policy.memory, { projectRoot, where });
+  } catch (error) {
+    notes.push(`hookwise: could not remember this decision: ${describeError(error)}`);
+  }
+  if (notes.length > 0) out.stderr = `${out.stderr ?? ''}${notes.join('\n')}\n`;
+}
+
+function learnAfterTool(call: ToolCall, where: Locations, adapter: HostAdapter): CheckResult {
+  const out: CheckResult = adapter.renderNothing();
+  try {
+    learnFromHost(call, where);
+  } catch (error) {
+    out.stderr = `hookwise: could not learn from this call: ${describeError(error)}\n`;
+  }
+  return out;
 }
 
 async function sessionContext(event: HookEvent, adapter: HostAdapter, where: Locations, env: NodeJS.ProcessEnv): Promise<CheckResult> {

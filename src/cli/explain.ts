@@ -14,6 +14,7 @@ import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { prepareShell } from '../shell/prepare.js';
 import { decidePrepared } from './check.js';
+import { loadMemory } from '../memory/load.js';
 
 export interface ExplainOptions {
   /** A shell command (explained as a Bash call) … */
@@ -78,7 +79,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const steps: TraceStep[] = [];
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
-  const d = decidePrepared({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, shell, (s) => steps.push(s));
+  const memory = loadMemory({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }, policy.memory.jaccardThreshold);
+  const d = decidePrepared({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, shell, (s) => steps.push(s), memory.view);
   const explained: Explanation = {
     tool: call.tool,
     role: options.role,

@@ -15,6 +15,7 @@ export const TIERS = [
   'path-policy',
   'shell',
   'rules',
+  'override',
   'exact-cache',
   'jaccard',
   'embedding',

@@ -50,8 +50,12 @@ export interface DecisionRecord {
   /** The cache key the caller computed (e.g. an xxhash hex of the normalized call, tool and role). */
   key: string;
   tool: string;
-  /** The normalized command, or `<change> <path>` for file tools. */
+  /** The normalized command, or `<change> <path>` for file tools, or `Tool(pattern)` for an override. */
   subject: Sanitized;
+  /** Optional: the command names of a shell call's segments (argv[0] after unwrapping), for the similarity guard. */
+  commands?: string[];
+  /** Optional: the call's canonical write targets, for the similarity guard. */
+  writes?: Sanitized[];
   /** A role name or `*`. */
   role: string;
   verdict: Verdict;
@@ -65,7 +69,7 @@ export interface DecisionRecord {
 }
 
 /** Serialization order: stable, so files diff line by line. */
-export const RECORD_FIELDS = ['key', 'tool', 'subject', 'role', 'verdict', 'reason', 'tier', 'scope', 'decided_by', 'ts'] as const satisfies readonly (keyof DecisionRecord)[];
+export const RECORD_FIELDS = ['key', 'tool', 'subject', 'commands', 'writes', 'role', 'verdict', 'reason', 'tier', 'scope', 'decided_by', 'ts'] as const satisfies readonly (keyof DecisionRecord)[];
 
 /** A loaded record and the line it came from (provenance for `rules list`). */
 export interface LoadedRecord extends DecisionRecord {
@@ -202,6 +206,10 @@ function checkRecord(value: unknown): FieldProblem | undefined {
   for (const field of ['subject', 'reason'] as const) {
     if (typeof r[field] !== 'string') return { field, problem: `${field} must be a string` };
   }
+  for (const field of ['commands', 'writes'] as const) {
+    const list = r[field];
+    if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))) return { field, problem: `${field}, when present, must be a list of strings` };
+  }
   if (!isVerdict(r.verdict)) return { field: 'verdict', problem: `verdict must be one of ${VERDICTS.join(', ')}` };
   if (typeof r.tier !== 'string' || !TIER_SET.has(r.tier)) return { field: 'tier', problem: `tier must be one of ${TIERS.join(', ')}` };
   if (typeof r.scope !== 'string' || !SCOPE_SET.has(r.scope)) return { field: 'scope', problem: `scope must be one of ${STORE_SCOPES.join(', ')}` };
@@ -216,6 +224,8 @@ export function serializeRecord(r: DecisionRecord): string {
     key: r.key,
     tool: r.tool,
     subject: r.subject,
+    commands: r.commands,
+    writes: r.writes,
     role: r.role,
     verdict: r.verdict,
     reason: r.reason,
@@ -239,9 +249,11 @@ function guardForWrite(target: StoreTarget, r: DecisionRecord, where: string): v
   // and a hash would trip the entropy detectors).
   assertSanitized(r.subject, where);
   assertSanitized(r.reason, where);
+  for (const w of r.writes ?? []) assertSanitized(w, where);
   for (const field of ['tool', 'role'] as const) {
     if (findSecrets(r[field]).length > 0) refuse(`refusing to write to ${where}: the ${field} field holds a secret`);
   }
+  if ((r.commands ?? []).some((c) => findSecrets(c).length > 0)) refuse(`refusing to write to ${where}: the commands field holds a secret`);
 }
 
 // ── append ───────────────────────────────────────────────────────────────────────────────────────────────

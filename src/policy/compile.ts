@@ -91,6 +91,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     registration: config.registration,
     safeTools: config.safeTools,
     audit: config.audit,
+    memory: config.memory,
     rules: compileRules(config.rules, home),
     warnings,
   };

@@ -10,6 +10,7 @@ import type { OutsideRootVerdict, RoleGroup } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
+import type { MemorySettings } from './config.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
@@ -101,6 +102,7 @@ export interface CompiledPolicy {
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
   audit: { maxBytes: number; keep: number };
+  memory: MemorySettings;
   rules: CompiledRules;
   warnings: Diagnostic[];
 }

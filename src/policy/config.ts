@@ -14,6 +14,9 @@ import type { ConfigFiles } from './files.js';
 import {
   BUILT_IN_ROLES,
   DEFAULT_AUDIT,
+  DEFAULT_MEMORY,
+  LEARN_SCOPES,
+  type LearnScope,
   DEFAULT_CATEGORIES,
   DEFAULT_OUTSIDE_ROOT,
   DEFAULT_REGISTRATION,
@@ -56,6 +59,14 @@ const POLICY_FIELDS: Record<string, Schema> = {
     fields: {
       max_bytes: { type: 'number', integer: true, min: 4096 },
       keep: { type: 'number', integer: true, min: 0, max: 50 },
+    },
+  },
+  memory: {
+    type: 'object',
+    fields: {
+      learn: { type: 'boolean' },
+      learn_scope: { type: 'enum', values: LEARN_SCOPES },
+      jaccard_threshold: { type: 'number', min: 0.5, max: 1 },
     },
   },
   // rules, bash_rules, packs, pack_rules, protected_branches: see rules-config.ts
@@ -109,8 +120,16 @@ export interface EffectiveConfig {
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
   audit: { maxBytes: number; keep: number };
+  memory: MemorySettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
+}
+
+export interface MemorySettings {
+  learn: boolean;
+  learnScope: LearnScope;
+  jaccardThreshold: number;
+  source: string;
 }
 
 export interface LoadedConfig {
@@ -132,6 +151,7 @@ interface RawConfig extends RawRulesConfig {
   registration?: { wait_ms?: number; poll_ms?: number };
   safe_tools?: string[];
   audit?: { max_bytes?: number; keep?: number };
+  memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }
@@ -232,6 +252,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     audit.maxBytes = source.raw.audit?.max_bytes ?? audit.maxBytes;
     audit.keep = source.raw.audit?.keep ?? audit.keep;
   }
+  const memory = mergeMemory(sources, warn);
 
   // Safe tools: only tools without file or shell effects, and only from the user's own file.
   const safeTools = DEFAULT_SAFE_TOOLS.map((name) => ({ name, source: 'built-in' }));
@@ -341,5 +362,32 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit, memory, rules };
+}
+
+/**
+ * Memory settings. A project file may only tighten: switch learning off, raise the Jaccard threshold.
+ * Where learned approvals go (`learn_scope`) is personal, so only the user's file sets it.
+ */
+function mergeMemory(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): MemorySettings {
+  const memory: MemorySettings = { learn: DEFAULT_MEMORY.learn, learnScope: DEFAULT_MEMORY.learn_scope, jaccardThreshold: DEFAULT_MEMORY.jaccard_threshold, source: 'built-in' };
+  for (const source of sources) {
+    const raw = source.raw.memory;
+    if (raw === undefined) continue;
+    if (raw.learn !== undefined) {
+      if (!source.trusted && raw.learn && !memory.learn) warn(source, 'memory.learn', 'ignored: a project file cannot switch learning back on');
+      else memory.learn = raw.learn;
+    }
+    if (raw.learn_scope !== undefined) {
+      if (!source.trusted) warn(source, 'memory.learn_scope', 'ignored: where your approvals are remembered is personal', 'set it in ~/.config/hookwise/config.yml');
+      else memory.learnScope = raw.learn_scope;
+    }
+    if (raw.jaccard_threshold !== undefined) {
+      if (!source.trusted && raw.jaccard_threshold < memory.jaccardThreshold) {
+        warn(source, 'memory.jaccard_threshold', `ignored: ${raw.jaccard_threshold} is looser than ${memory.jaccardThreshold} and a project file can only tighten`);
+      } else memory.jaccardThreshold = raw.jaccard_threshold;
+    }
+    memory.source = source.label;
+  }
+  return memory;
 }

@@ -216,3 +216,10 @@ export type OutsideRootVerdict = (typeof OUTSIDE_ROOT_VERDICTS)[number];
 export const DEFAULT_OUTSIDE_ROOT: { write: OutsideRootVerdict; read: OutsideRootVerdict } = { write: 'ask', read: 'pass' };
 export const DEFAULT_REGISTRATION = { wait_ms: 5000, poll_ms: 200 } as const;
 export const DEFAULT_AUDIT = { max_bytes: 10 * 1024 * 1024, keep: 3 } as const;
+
+/** Where an approval learned from the host's own prompt is remembered (never the committed project file by default). */
+export const LEARN_SCOPES = ['user', 'session', 'project'] as const;
+export type LearnScope = (typeof LEARN_SCOPES)[number];
+
+/** Decision memory: learning on, personal approvals per user, Jaccard threshold 0.7. */
+export const DEFAULT_MEMORY = { learn: true, learn_scope: 'user' as LearnScope, jaccard_threshold: 0.7 };

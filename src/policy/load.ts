@@ -15,7 +15,7 @@ import { configFiles } from './files.js';
 declare const __HOOKWISE_VERSION__: string;
 export const VERSION = typeof __HOOKWISE_VERSION__ === 'string' ? __HOOKWISE_VERSION__ : 'dev';
 /** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
-export const POLICY_FORMAT = 3;
+export const POLICY_FORMAT = 4;
 
 interface CacheFile {
   key: string;

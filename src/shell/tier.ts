@@ -20,6 +20,7 @@ import type { CascadeContext, Tier } from '../cascade.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import { judgeWrite } from '../policy/path-policy.js';
 import { judgeSegments, rulesContextOf } from '../policy/rules.js';
+import type { PreparedShell } from './prepare.js';
 import type { Segment, WriteTarget } from './types.js';
 
 /** Commands whose whole effect is on their write targets. */
@@ -59,6 +60,15 @@ function prefixed(d: Decision, text: string, many: boolean): Decision {
   return many ? { ...d, reason: `in \`${text.length > 80 ? `${text.slice(0, 77)}…` : text}\`: ${d.reason}` } : d;
 }
 
+/** Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)? */
+export function segmentLosesData(shell: PreparedShell, index: number): boolean {
+  const segment = shell.parse.segments[index];
+  if (segment === undefined) return false;
+  if (destroysThroughDevice(segment)) return true;
+  const sources = mvSources(segment);
+  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources));
+}
+
 export function judgeShell(ctx: CascadeContext): Decision | undefined {
   const shell = ctx.shell;
   if (ctx.call.action !== 'shell' || shell === undefined) return undefined;
@@ -78,12 +88,10 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
     let writes: Decision | undefined;
     let writesUndecided = false;
     let writeCount = 0;
-    let lossy = destroysThroughDevice(segment);
-    const sources = mvSources(segment);
+    const lossy = segmentLosesData(shell, index);
     shell.writes.targets.forEach((target, i) => {
       if (target.segment !== index) return;
       writeCount++;
-      if (losesData(target, shell.exists[i] === true, segment, sources)) lossy = true;
       const resolved = shell.targets[i];
       const d =
         resolved === null || resolved === undefined

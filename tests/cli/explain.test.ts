@@ -20,6 +20,7 @@ describe('hookwise explain', () => {
     expect(e.paths).toEqual([{ input: 'src/../tests/a.ts', canonical: `${p.root}/tests/a.ts`, inProject: 'tests/a.ts' }]);
     expect(e.trace.map((t) => [t.tier, t.verdict])).toEqual([
       ['tool-policy', null],
+      ['override', null],
       ['path-policy', 'deny'],
     ]);
     expect(e.decision.rule?.id).toBe('role:coder:deny_write:tests/**');

@@ -1,0 +1,74 @@
+/**
+ * Tier 1 — the exact decision cache. Key: XXH3-64 of the tool and the call's normalized, sanitized subject
+ * (memory/subject.ts: parsed segments plus canonical write targets, never the raw string). The role is
+ * not hashed in: an entry is stored for a role or for every role (`*`), and a lookup takes the entries for
+ * the session's role and for `*` from every scope, merged DENY > ASK > ALLOW (policy/scopes.ts).
+ *
+ * Tri-state: an allow or deny hit decides; an **ask** hit also decides — it goes straight to a human and
+ * skips every similarity and supervisor tier, because ask is the verdict that must never converge.
+ */
+import type { CascadeContext, Tier } from '../cascade.js';
+import { decision, type Decision } from '../core/decision.js';
+import { mergeScopes } from '../policy/scopes.js';
+import { xxh3Hex } from '../util/xxhash.js';
+import { ANY_ROLE, type LoadedRecord } from './store.js';
+
+/** The cache key of a subject (hex XXH3-64 of `tool NUL subject`). */
+export function cacheKey(tool: string, subject: string): string {
+  return xxh3Hex(`${tool}\u0000${subject}`);
+}
+
+export class ExactCache {
+  private readonly byKey = new Map<string, LoadedRecord[]>();
+  private count = 0;
+
+  constructor(records: Iterable<LoadedRecord> = []) {
+    for (const r of records) this.add(r);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(record: LoadedRecord): void {
+    const list = this.byKey.get(record.key);
+    if (list === undefined) this.byKey.set(record.key, [record]);
+    else list.push(record);
+    this.count++;
+  }
+
+  /** The effective remembered decision for this key and role, across scopes. */
+  lookup(key: string, role: string): LoadedRecord | undefined {
+    const list = this.byKey.get(key);
+    if (list === undefined) return undefined;
+    return mergeScopes(list.filter((r) => r.role === role || r.role === ANY_ROLE));
+  }
+}
+
+/** `file:line`, relative to the project root when inside it. */
+export function recordSource(r: LoadedRecord, projectRoot: string): string {
+  const file = r.file.startsWith(`${projectRoot}/`) ? r.file.slice(projectRoot.length + 1) : r.file;
+  return `${file}:${r.line}`;
+}
+
+const DECIDED_BY: Record<string, string> = { human: 'a human', rule: 'a rule', supervisor: 'the supervisor', 'host-prompt': "a human at the host's prompt" };
+
+/** How a remembered record reads in a reason: who decided, in which scope, when. */
+export function describeRecord(r: LoadedRecord): string {
+  const who = DECIDED_BY[r.decided_by] ?? r.decided_by;
+  return `${who} (${r.scope} scope${r.role === ANY_ROLE ? '' : `, role ${r.role}`}, ${r.ts.slice(0, 10)})`;
+}
+
+function judgeExact(ctx: CascadeContext): Decision | undefined {
+  const memory = ctx.memory;
+  if (memory?.key === undefined) return undefined;
+  const hit = memory.view.exact.lookup(memory.key, ctx.role.role.name);
+  if (hit === undefined) return undefined;
+  const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
+  return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {
+    id: `memory:${hit.key}`,
+    source: recordSource(hit, ctx.projectRoot),
+  });
+}
+
+export const exactCacheTier: Tier = { name: 'exact-cache', decide: judgeExact };

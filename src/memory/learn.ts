@@ -1,0 +1,163 @@
+/**
+ * Learning from the host's own permission prompt — a human decision without a queue yet.
+ *
+ * When hookwise answers `ask` because no tier decided (tier `default`), the host (Claude Code) shows its
+ * normal prompt. hookwise leaves a *pending* note for that tool_use_id in the private runtime directory.
+ * If the host then runs the tool, its PostToolUse event carries the same tool_use_id: the human said yes,
+ * so an allow is recorded for that exact call (decided_by `host-prompt`) in the learn scope (the user's by
+ * default; never the committed project file unless the user's config says so). A "no" leaves no
+ * PostToolUse: nothing is recorded, and the note expires after a day.
+ *
+ * Never converted: an ask that a rule, a pack, a sensitive path, an override or memory produced is not a
+ * "nobody decided" ask and leaves no note; and an allow is not recorded over an ask or deny that the learn
+ * scope holds for the call by the time the tool ran.
+ *
+ * An ask propagated by similarity (tier `jaccard`) is recorded as an ask for this exact call, so a repeat
+ * hits the exact cache and cannot drift to allow as the memory around it grows.
+ */
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Decision } from '../core/decision.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { MemorySettings } from '../policy/config.js';
+import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { fnv1a64 } from '../util/hash.js';
+import type { Locations } from '../util/locations.js';
+import { cacheKey } from './cache.js';
+import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
+import type { CallSubject } from './subject.js';
+
+/** A pending note older than this is stale (the human said no, or the session ended). */
+export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
+
+interface PendingAsk {
+  version: 1;
+  sessionId: string;
+  toolUseId: string;
+  key: string;
+  tool: string;
+  subject: Sanitized;
+  commands: string[];
+  writes: Sanitized[];
+  role: string;
+  target: StoreTarget;
+  ts: string;
+}
+
+export interface LearnPlaces {
+  projectRoot: string;
+  where: Locations;
+}
+
+export function pendingDir(runtimeDir: string): string {
+  return join(runtimeDir, 'pending');
+}
+
+function pendingFile(runtimeDir: string, sessionId: string, toolUseId: string): string {
+  return join(pendingDir(runtimeDir), `${fnv1a64(`${sessionId}\u0000${toolUseId}`)}.json`);
+}
+
+/** Where learned decisions go, per the user's `memory.learn_scope`. Similarity asks never go to the project. */
+export function learnTarget(settings: MemorySettings, places: LearnPlaces, sessionId: string, privateOnly = false): StoreTarget {
+  const scope = privateOnly && settings.learnScope === 'project' ? 'user' : settings.learnScope;
+  switch (scope) {
+    case 'user':
+      return { scope: 'user', userConfigDir: places.where.userConfigDir };
+    case 'session':
+      return { scope: 'session', runtimeDir: places.where.runtimeDir, sessionId };
+    case 'project':
+      return { scope: 'project', projectRoot: places.projectRoot };
+  }
+}
+
+/** The record for a subject, in a target scope. */
+export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes'>, key: string, fields: Pick<DecisionRecord, 'role' | 'verdict' | 'reason' | 'tier' | 'decided_by'>, target: StoreTarget): DecisionRecord {
+  const record: DecisionRecord = { key, tool: subject.tool, subject: subject.text, role: fields.role, verdict: fields.verdict, reason: fields.reason, tier: fields.tier, scope: target.scope, decided_by: fields.decided_by, ts: new Date().toISOString() };
+  if (subject.commands.length > 0) record.commands = subject.commands;
+  if (subject.writes.length > 0) record.writes = subject.writes;
+  return record;
+}
+
+/** After a PreToolUse decision: leave a pending note or record a propagated ask (see the module comment). */
+export function rememberAsk(judged: { decision: Decision; subject?: CallSubject; key?: string }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+  const { decision: d, subject } = judged;
+  if (subject === undefined || d.verdict !== 'ask') return;
+  if (d.tier === 'jaccard') {
+    const target = learnTarget(settings, places, call.sessionId, true);
+    const reason = sanitize(`asked again: ${d.reason}`).text;
+    appendRecords(target, [recordFor(subject, judged.key ?? cacheKey(subject.tool, subject.text), { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
+    return;
+  }
+  // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
+  if (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return;
+  const pending: PendingAsk = {
+    version: 1,
+    sessionId: call.sessionId,
+    toolUseId: call.toolUseId,
+    key: judged.key ?? cacheKey(subject.tool, subject.text),
+    tool: subject.tool,
+    subject: subject.text,
+    commands: subject.commands,
+    writes: subject.writes,
+    role,
+    target: learnTarget(settings, places, call.sessionId),
+    ts: new Date().toISOString(),
+  };
+  const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
+  pruneStale(dir);
+  writeFileAtomic(pendingFile(places.where.runtimeDir, call.sessionId, call.toolUseId), JSON.stringify(pending), { mode: 0o600 });
+}
+
+function pruneStale(dir: string): void {
+  const cutoff = Date.now() - PENDING_TTL_MS;
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat !== undefined && stat.mtimeMs < cutoff) unlinkQuietly(file);
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Another process pruned or claimed it first.
+  }
+}
+
+/**
+ * PostToolUse: the host ran a tool. If hookwise asked about exactly this tool_use_id and nobody had
+ * decided, the human approved it at the host's prompt: record the allow. Returns the record, if any.
+ */
+export function learnFromHost(call: ToolCall, where: Locations): DecisionRecord | undefined {
+  if (call.toolUseId === undefined) return undefined;
+  const file = pendingFile(where.runtimeDir, call.sessionId, call.toolUseId);
+  // Claim the note by renaming it: of two racing PostToolUse processes, exactly one records.
+  const claimed = `${file}.${process.pid}.claimed`;
+  try {
+    renameSync(file, claimed);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let pending: PendingAsk;
+  try {
+    pending = JSON.parse(readFileSync(claimed, 'utf8')) as PendingAsk;
+  } finally {
+    unlinkQuietly(claimed);
+  }
+  if (pending.version !== 1 || pending.tool !== call.tool || pending.sessionId !== call.sessionId) return undefined;
+  if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
+  // Never convert an ask (or override a deny) that the scope holds for this call by now.
+  const held = loadScope(pending.target).records.find((r) => r.key === pending.key && (r.role === pending.role || r.role === ANY_ROLE) && r.verdict !== 'allow');
+  if (held !== undefined) return undefined;
+  const record = recordFor(
+    { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
+    pending.key,
+    { role: pending.role, verdict: 'allow', reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized, tier: 'human', decided_by: 'host-prompt' },
+    pending.target,
+  );
+  appendRecords(pending.target, [record]);
+  return record;
+}

@@ -1,0 +1,78 @@
+/**
+ * Tier 2a — token Jaccard over remembered calls (index: memory/jaccard.ts, tokens: memory/tokens.ts).
+ *
+ * The best match at or above the threshold (0.7 by default, `memory.jaccard_threshold`) decides:
+ *   - allow → auto-approve, with the score as confidence;
+ *   - ask   → ask (and the edge records that ask for this exact call, so a repeat cannot drift to allow);
+ *   - deny  → pass on: similarity never auto-denies (and a deny that is closest blocks an auto-allow).
+ * Equal scores: the stricter verdict wins.
+ *
+ * Guard rails — a match may only approve a call when:
+ *   - the call has at least 3 tokens (short calls are too easy to look alike);
+ *   - it is a shell or other-tool call (a similar path is a different file: file tools are exact-only);
+ *   - it loses no data (delete, truncate, overwrite: exact only);
+ *   - its command names (argv[0] after unwrapping, per segment, in order) equal the entry's;
+ *   - its write targets fall in the same path-policy classes as the entry's, for this role;
+ *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
+ *     decided in the shell/rules tiers before this one.
+ */
+import type { CascadeContext, Tier } from '../cascade.js';
+import { decision, strictness, type Decision } from '../core/decision.js';
+import type { ResolvedPath } from '../core/tool-call.js';
+import { judgeWrite } from '../policy/path-policy.js';
+import { describeRecord, recordSource } from './cache.js';
+import { ANY_ROLE, type LoadedRecord } from './store.js';
+import { tokenize } from './tokens.js';
+
+export const MIN_TOKENS = 3;
+
+function resolvedOf(absolute: string, projectRoot: string): ResolvedPath {
+  const relative = absolute === projectRoot ? '' : absolute.startsWith(`${projectRoot}/`) ? absolute.slice(projectRoot.length + 1) : null;
+  return { input: absolute, absolute, relative };
+}
+
+/** The path-policy classes of a set of write targets, for this role: e.g. `allow role:coder:allow_write:src/**`. */
+function writeClasses(writes: readonly string[], ctx: CascadeContext): string {
+  const classes = new Set<string>();
+  for (const w of writes) {
+    const d = judgeWrite(resolvedOf(w, ctx.projectRoot), ctx);
+    classes.add(d === undefined ? 'pass' : `${d.verdict} ${d.rule?.id ?? ''}`);
+  }
+  return [...classes].sort().join('\n');
+}
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function judgeSimilar(ctx: CascadeContext): Decision | undefined {
+  const memory = ctx.memory;
+  const subject = memory?.subject;
+  if (memory === undefined || subject === undefined || !subject.similar || subject.lossy) return undefined;
+  const tokens = tokenize(subject.text, ctx);
+  if (tokens.length < MIN_TOKENS) return undefined;
+  const { index, entries } = memory.view.similar(ctx);
+  if (index.size === 0) return undefined;
+  const role = ctx.role.role.name;
+  let callClasses: string | undefined;
+  let best: { record: LoadedRecord; score: number } | undefined;
+  for (const m of index.matches(tokens, memory.view.jaccardThreshold)) {
+    if (best !== undefined && m.score < best.score) break;
+    const r = entries[m.entry]!;
+    if (r.tool !== subject.tool || (r.role !== role && r.role !== ANY_ROLE)) continue;
+    if (!sameList(r.commands ?? [], subject.commands)) continue;
+    callClasses ??= writeClasses(subject.writes, ctx);
+    if (writeClasses(r.writes ?? [], ctx) !== callClasses) continue;
+    if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score: m.score };
+  }
+  if (best === undefined || best.record.verdict === 'deny') return undefined;
+  const { record, score } = best;
+  const how = record.verdict === 'allow' ? 'allowed' : 'always asks a human about';
+  return decision(
+    record.verdict,
+    'jaccard',
+    `similar (${score.toFixed(2)}) to \`${record.subject.length > 80 ? `${record.subject.slice(0, 77)}…` : record.subject}\`, which ${describeRecord(record)} ${how}`,
+    { id: `memory:${record.key}`, source: recordSource(record, ctx.projectRoot) },
+    score,
+  );
+}
+
+export const jaccardTier: Tier = { name: 'jaccard', decide: judgeSimilar };

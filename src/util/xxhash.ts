@@ -1,0 +1,32 @@
+/**
+ * xxHash (XXH3, 64 bit) through @node-rs/xxhash: the decision cache's keys. The one place that loads the
+ * native addon, lazily: a call that never consults or records a remembered decision does not pay for it.
+ *
+ * The package's own loader probes the C library by reading /usr/bin/ldd before it picks a binary (≈ 1.5 ms
+ * of a ≈ 4 ms load per process); the platform package napi-rs would pick on glibc Linux, macOS or Windows is
+ * required directly first, and the package's loader is the fallback (musl, or a layout we did not expect).
+ */
+import { createRequire } from 'node:module';
+
+interface XxhashBinding {
+  xxh3: { xxh64(input: string | Uint8Array, seed?: bigint): bigint };
+}
+
+let binding: XxhashBinding | undefined;
+
+function load(): XxhashBinding {
+  // The CommonJS bundles define __filename (import.meta is empty there); ESM test runners define both.
+  const req = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+  const suffix = process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : '';
+  try {
+    return req(`@node-rs/xxhash-${process.platform}-${process.arch}${suffix}`) as XxhashBinding;
+  } catch {
+    return req('@node-rs/xxhash') as XxhashBinding;
+  }
+}
+
+/** XXH3-64 of the UTF-8 text, as 16 lower-case hex digits. */
+export function xxh3Hex(text: string): string {
+  binding ??= load();
+  return binding.xxh3.xxh64(text).toString(16).padStart(16, '0');
+}
