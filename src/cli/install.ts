@@ -25,8 +25,11 @@ export const DEFAULT_COMMAND = 'hookwise';
 
 type JsonObject = Record<string, unknown>;
 
-/** What a hook entry is for: the gate must fail closed; the session hooks only add context. */
-type EntryKind = 'gate' | 'session';
+/**
+ * What a hook entry is for: the gate must fail closed; the session hooks only add context; the learn hook
+ * (Claude Code PostToolUse) records a human's approval at the host's prompt, in the background.
+ */
+type EntryKind = 'gate' | 'session' | 'learn';
 
 interface EntrySpec {
   event: string;
@@ -68,6 +71,7 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
       scope === 'project' ? join(where.projectRoot, '.claude', 'settings.json') : join(nonEmpty(where.env.CLAUDE_CONFIG_DIR) ?? join(where.home, '.claude'), 'settings.json'),
     entries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', timeout: GATE_TIMEOUT_S },
+      { event: 'PostToolUse', matcher: '*', kind: 'learn', timeout: SESSION_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
@@ -114,7 +118,14 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
 // ── the merge (pure) ─────────────────────────────────────────────────────────────────────────────────
 
 export function hookCommand(command: string, kind: EntryKind, host: HostName): string {
-  return kind === 'gate' ? `${command} check --host ${host} || exit 2` : `${command} session-check --host ${host}`;
+  switch (kind) {
+    case 'gate':
+      return `${command} check --host ${host} || exit 2`;
+    case 'learn':
+      return `${command} check --host ${host}`;
+    case 'session':
+      return `${command} session-check --host ${host}`;
+  }
 }
 
 /** Our own entries, whatever command prefix they were installed with: they name hookwise and our arguments. */
@@ -156,6 +167,8 @@ function ourGroup(spec: EntrySpec, host: HostName, command: string): JsonObject 
     type: 'command',
     command: hookCommand(command, spec.kind, host),
     timeout: spec.timeout,
+    // Learning never holds the agent up: the host runs it in the background.
+    ...(spec.kind === 'learn' ? { async: true } : {}),
   };
   return { ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }), hooks: [handler] };
 }

@@ -80,12 +80,14 @@ function ours(settings: unknown): Record<string, string[]> {
 // ── each host's format ─────────────────────────────────────────────────────────────────────────────────
 
 describe('hookwise install writes each host its own format', () => {
-  it('Claude Code: project .claude/settings.json, PreToolUse for every tool plus the session hooks, seconds', () => {
+  it('Claude Code: project .claude/settings.json, PreToolUse for every tool, PostToolUse learning (async), the session hooks, seconds', () => {
     const box = sandbox();
     box.install({ claude: true });
     expect(JSON.parse(box.read(CLAUDE_FILE))).toEqual({
       hooks: {
         PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude || exit 2', timeout: 600 }] }],
+        // Not `|| exit 2`: learning is not a gate, and it runs in the background.
+        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude', timeout: 30, async: true }] }],
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
       },
@@ -176,6 +178,7 @@ describe('hookwise install merges and keeps everything else', () => {
     expect(after.hooks.PreToolUse[0]).toEqual(existing.hooks.PreToolUse[0]);
     expect(ours(after)).toEqual({
       PreToolUse: ['hookwise check --host claude || exit 2'],
+      PostToolUse: ['hookwise check --host claude'],
       UserPromptSubmit: ['hookwise session-check --host claude'],
       SessionStart: ['hookwise session-check --host claude'],
     });
@@ -205,6 +208,7 @@ describe('hookwise install merges and keeps everything else', () => {
     box.install({ claude: true, command: '/opt/hookwise/bin/hookwise' });
     expect(ours(JSON.parse(box.read(CLAUDE_FILE)))).toEqual({
       PreToolUse: ['/opt/hookwise/bin/hookwise check --host claude || exit 2'],
+      PostToolUse: ['/opt/hookwise/bin/hookwise check --host claude'],
       UserPromptSubmit: ['/opt/hookwise/bin/hookwise session-check --host claude'],
       SessionStart: ['/opt/hookwise/bin/hookwise session-check --host claude'],
     });
@@ -212,9 +216,9 @@ describe('hookwise install merges and keeps everything else', () => {
 
   it('entries from an older hookwise under events it no longer installs are removed', () => {
     const box = sandbox();
-    box.write(CLAUDE_FILE, JSON.stringify({ hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude' }] }] } }));
+    box.write(CLAUDE_FILE, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'hookwise check --host claude' }] }] } }));
     box.install({ claude: true });
-    expect(JSON.parse(box.read(CLAUDE_FILE)).hooks.PostToolUse).toBeUndefined();
+    expect(JSON.parse(box.read(CLAUDE_FILE)).hooks.Stop).toBeUndefined();
   });
 
   it('writes a backup holding the previous bytes before replacing the file', () => {
@@ -241,7 +245,7 @@ describe('hookwise install merges and keeps everything else', () => {
     const box = sandbox();
     box.write(CLAUDE_FILE, '\n');
     box.install({ claude: true });
-    expect(Object.keys(ours(JSON.parse(box.read(CLAUDE_FILE))))).toHaveLength(3);
+    expect(Object.keys(ours(JSON.parse(box.read(CLAUDE_FILE))))).toHaveLength(4);
   });
 
   it('a symlinked settings file stays a symlink; its target gets the hooks', () => {
@@ -252,7 +256,7 @@ describe('hookwise install merges and keeps everything else', () => {
     box.install({ claude: true, scope: 'user' });
     expect(lstatSync(box.path('~/.claude/settings.json')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(box.path('~/.claude/settings.json'))).toBe(target);
-    expect(Object.keys(ours(JSON.parse(readFileSync(target, 'utf8'))))).toHaveLength(3);
+    expect(Object.keys(ours(JSON.parse(readFileSync(target, 'utf8'))))).toHaveLength(4);
   });
 
   it('non-event keys under Gemini "hooks" (older settings: enabled, disabled) are kept', () => {
@@ -333,7 +337,7 @@ describe('hookwise uninstall removes only hookwise’s entries', () => {
     );
     box.install({ claude: true });
     const result = box.uninstall({ claude: true });
-    expect(result.stdout).toMatch(/removed 3 hookwise hooks/);
+    expect(result.stdout).toMatch(/removed 4 hookwise hooks/);
     expect(JSON.parse(box.read(CLAUDE_FILE))).toEqual({
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }],

@@ -49,10 +49,9 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(existsSync(join(ROOT, 'plugin', '.claude-plugin', 'plugin.json'))).toBe(true);
   });
 
-  it('hooks.json: the gate on every tool, the session check on prompts and start-up, all through the wrapper', () => {
+  it('hooks.json: the gate on every tool, learning after it (async), the session check on prompts and start-up, all through the wrapper', () => {
     const { hooks } = readJson(join(PLUGIN, 'hooks', 'hooks.json')) as HooksFile;
-    // No PostToolUse: hookwise does nothing with it yet, and every hook costs a process start per tool call.
-    expect(Object.keys(hooks)).toEqual(['PreToolUse', 'UserPromptSubmit', 'SessionStart']);
+    expect(Object.keys(hooks)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
     const only = (event: string): { matcher?: string; handler: Handler } => {
       expect(hooks[event]).toHaveLength(1);
       expect(hooks[event]![0]!.hooks).toHaveLength(1);
@@ -60,6 +59,8 @@ describe('Claude Code plugin manifest and marketplace', () => {
     };
     const wrapper = ['sh', '${CLAUDE_PLUGIN_ROOT}/bin/hookwise-hook'];
     expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
+    // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
+    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 30, async: true } });
     for (const event of ['UserPromptSubmit', 'SessionStart']) {
       expect(only(event)).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
     }

@@ -1,0 +1,54 @@
+/**
+ * 50 hook processes at once, as a swarm of agents would run them: every `check` answering an ask leaves
+ * its note, then 50 PostToolUse `check` processes record their approvals into the same file at the same
+ * time. Every record must be there exactly once, every line valid JSON. Uses the built bin (`npm test`
+ * builds first).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeProject, type TestProject } from '../support/project.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+const N = 50;
+
+function run(p: TestProject, payload: Record<string, unknown>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'check', '--host', 'claude'], { env: p.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+describe('50 concurrent check processes recording decisions into the same file', () => {
+  it('every record is present exactly once and every line is valid JSON', { timeout: 240_000 }, async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const command = (i: number): string => `make target-${i} --jobs ${i % 7}`;
+    const payload = (i: number, event: string): Record<string, unknown> => ({ ...p.pre('Bash', { command: command(i) }), hook_event_name: event, tool_use_id: `toolu_${i}` });
+
+    const asks = await Promise.all(Array.from({ length: N }, (_, i) => run(p, payload(i, 'PreToolUse'))));
+    for (const r of asks) {
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+    }
+    const posts = await Promise.all(Array.from({ length: N }, (_, i) => run(p, payload(i, 'PostToolUse'))));
+    for (const r of posts) expect(r).toMatchObject({ code: 0, stderr: '' });
+
+    const lines = readFileSync(join(p.configDir, 'user', 'rules.jsonl'), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(N);
+    const subjects = lines.map((line) => (JSON.parse(line) as { subject: string }).subject).sort();
+    expect(subjects).toEqual(Array.from({ length: N }, (_, i) => command(i)).sort());
+
+    // And they are in effect: each repeat is an exact-cache allow.
+    const repeats = await Promise.all([0, 17, 49].map((i) => run(p, { ...payload(i, 'PreToolUse'), tool_use_id: `toolu_again_${i}` })));
+    for (const r of repeats) expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/exact-cache/);
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { loadScope } from '../../src/memory/store.js';
+import { makeProject, verdictOf } from '../support/project.js';
+import { rememberCommand, targetOf } from '../support/memory.js';
+
+const bash = (command: string): Record<string, unknown> => ({ command });
+
+describe('tier 2a: token Jaccard', () => {
+  it('a near-duplicate of a remembered allow is approved, with the score as confidence', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make deploy-staging --jobs 4 --keep-going', 'allow');
+    const r = await p.check(p.pre('Bash', bash('make deploy-staging --jobs 4 --keep-going --silent')));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect(r.decision?.confidence).toBeCloseTo(5 / 6, 5);
+    expect(r.decision?.reason).toMatch(/similar \(0\.83\)/);
+  });
+
+  it('below the threshold (0.7 by default) nothing matches; the threshold is configurable and a project may only raise it', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make deploy-staging --jobs 4', 'allow');
+    // 3 shared of 5 distinct tokens: 0.6
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision?.tier).toBe('default');
+    p.write(`${p.configDir}/config.yml`, 'memory:\n  jaccard_threshold: 0.6\n');
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    p.write('.hookwise/policy.yml', 'memory:\n  jaccard_threshold: 0.5\n');
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision?.tier).toBe('jaccard');
+    p.write('.hookwise/policy.yml', 'memory:\n  jaccard_threshold: 0.9\n');
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision?.tier).toBe('default');
+  });
+
+  it('a match to ask returns ask, and records that ask for this exact call so a repeat cannot drift to allow', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make migrate-db --env prod --yes', 'ask');
+    const first = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --verbose')));
+    expect(first.decision).toMatchObject({ verdict: 'ask', tier: 'jaccard' });
+    const recorded = loadScope(targetOf(p, 'user')).records.filter((r) => r.tier === 'jaccard');
+    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make migrate-db --env prod --yes --verbose' })]);
+    // Now even a closer allow cannot turn the repeat into an allow.
+    await rememberCommand(p, 'make migrate-db --env prod --yes --verbose --color', 'allow');
+    const repeat = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --verbose')));
+    expect(repeat.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
+  });
+
+  it('never auto-denies: a match to deny passes on (to a human), and blocks an allow that is less similar', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make release-prod --jobs 4 --push', 'deny');
+    // 0.75 similar: an allow on its own would approve it; the closer deny (0.83) wins and passes on.
+    await rememberCommand(p, 'make release-prod --jobs 4 --push --sign --verbose --color', 'allow');
+    const r = await p.check(p.pre('Bash', bash('make release-prod --jobs 4 --push --sign')));
+    expect(verdictOf(r)).toBe('ask');
+    expect(r.decision?.tier).toBe('default');
+  });
+
+  it('calls with fewer than 3 tokens skip it', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'terraform plan', 'allow');
+    expect((await p.check(p.pre('Bash', bash('terraform apply')))).decision?.tier).not.toBe('jaccard');
+  });
+
+  it('guard: the command names must be the same (argv[0] after unwrapping)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'docker compose up -d web api worker', 'allow');
+    // 6 of 8 tokens shared (0.75), but another program.
+    const r = await p.check(p.pre('Bash', bash('podman compose up -d web api worker')));
+    expect(r.decision?.tier).not.toBe('jaccard');
+    expect((await p.check(p.pre('Bash', bash('docker compose up -d web api worker cache')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+  });
+
+  it('guard: write targets must fall in the same path-policy classes for the role', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    // src/** is allow_write for a coder; build/ is in no list. curl is not a plain file command, so neither
+    // call is decided by policy alone.
+    await rememberCommand(p, 'curl -sS -o src/data/schema.json https://schemas.example.com/v1/schema.json', 'allow');
+    const other = await p.check(p.pre('Bash', bash('curl -sS -o build/data/schema.json https://schemas.example.com/v1/schema.json')));
+    expect(other.decision?.tier).not.toBe('jaccard');
+    const same = await p.check(p.pre('Bash', bash('curl -sS -o src/data/schema2.json https://schemas.example.com/v1/schema.json')));
+    expect(same.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+  });
+
+  it('guard: a call that loses data is never approved by similarity (exact match only)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'rm -rf build/cache/v1/tmp/a', 'allow');
+    expect((await p.check(p.pre('Bash', bash('rm -rf build/cache/v1/tmp/a')))).decision?.tier).toBe('exact-cache');
+    expect((await p.check(p.pre('Bash', bash('rm -rf build/cache/v1/tmp/b')))).decision?.tier).toBe('default');
+  });
+
+  it('guard: a segment a pack asks about is never approved, whatever memory says', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'git push --force origin feature/login-form', 'allow');
+    for (const command of ['git push --force origin feature/login-form', 'git push --force origin feature/login-form-2']) {
+      const r = await p.check(p.pre('Bash', bash(command)));
+      expect(verdictOf(r)).toBe('ask');
+      expect(['shell', 'rules']).toContain(r.decision?.tier);
+    }
+  });
+
+  it('file tools are exact only: a similar path is a different file', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const { rememberSubject, subjectFor } = await import('../support/memory.js');
+    rememberSubject(p, await subjectFor(p, 'Write', { file_path: `${p.root}/notes/2026/plan-a.txt`, content: '' }), 'allow');
+    const r = await p.check(p.pre('Write', { file_path: `${p.root}/notes/2026/plan-b.txt`, content: '' }));
+    expect(r.decision?.tier).toBe('default');
+  });
+});
