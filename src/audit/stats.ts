@@ -1,5 +1,24 @@
-/** Aggregations over audit records (pure): decisions by tier / verdict / role, ask frequency, latency. */
+/** Aggregations over audit records (pure): decisions by tier / verdict / role, ask frequency, latency, memory hit rates. */
+import type { TierName } from '../core/decision.js';
 import type { AuditRecord } from './log.js';
+
+/** The decision-memory tiers: explicit overrides, the exact cache, similarity (Jaccard). */
+export const MEMORY_TIERS = ['override', 'exact-cache', 'jaccard'] as const satisfies readonly TierName[];
+export type MemoryTier = (typeof MEMORY_TIERS)[number];
+
+export interface HitRate {
+  count: number;
+  /** count / all pre-tool decisions (every audited decision is one), 0 when there are none. */
+  rate: number;
+}
+
+export interface MemoryHits {
+  /** The pre-tool decisions the rates are over. */
+  decisions: number;
+  byTier: Record<MemoryTier, HitRate>;
+  /** Decided by any memory tier. */
+  overall: HitRate;
+}
 
 export interface AuditFilter {
   session?: string;
@@ -27,6 +46,8 @@ export interface Stats {
   /** What keeps asking: (tool, first path or input hash) with counts, most frequent first. */
   topAsks: { tool: string; subject: string; count: number }[];
   latencyMs: { median: number; p99: number };
+  /** How often each memory tier decided (its hit rate). */
+  memory: MemoryHits;
 }
 
 function bump(table: Record<string, Record<string, number>>, key: string, verdict: string): void {
@@ -66,7 +87,20 @@ export function computeStats(records: AuditRecord[]): Stats {
     askRate: records.length === 0 ? 0 : (byVerdict.ask ?? 0) / records.length,
     topAsks: [...asks.values()].sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool)).slice(0, 10),
     latencyMs: { median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
+    memory: memoryHits(records),
   };
+}
+
+export function memoryHits(records: readonly AuditRecord[]): MemoryHits {
+  const decisions = records.length;
+  const rate = (count: number): HitRate => ({ count, rate: decisions === 0 ? 0 : count / decisions });
+  const counts = new Map<string, number>(MEMORY_TIERS.map((t) => [t, 0]));
+  for (const r of records) {
+    const n = counts.get(r.tier);
+    if (n !== undefined) counts.set(r.tier, n + 1);
+  }
+  const byTier = Object.fromEntries(MEMORY_TIERS.map((t) => [t, rate(counts.get(t)!)])) as Record<MemoryTier, HitRate>;
+  return { decisions, byTier, overall: rate([...counts.values()].reduce((a, b) => a + b, 0)) };
 }
 
 export function renderStats(s: Stats): string {
@@ -96,7 +130,17 @@ export function renderStats(s: Stats): string {
     lines.push('', 'most frequent asks:');
     for (const a of s.topAsks) lines.push(`  ${String(a.count).padStart(5)}  ${a.tool}  ${a.subject}`);
   }
+  lines.push('', ...renderMemoryHits(s.memory));
   return lines.join('\n');
+}
+
+export function renderMemoryHits(m: MemoryHits): string[] {
+  const row = (name: string, h: HitRate): string => `  ${name.padEnd(12)}${String(h.count).padStart(7)}  ${`${(h.rate * 100).toFixed(1)}%`.padStart(6)}`;
+  return [
+    `decision memory hit rates (share of ${m.decisions} decision${m.decisions === 1 ? '' : 's'}):`,
+    ...MEMORY_TIERS.map((t) => row(t, m.byTier[t])),
+    row('all memory', m.overall),
+  ];
 }
 
 export function renderRecord(r: AuditRecord): string {

@@ -154,7 +154,7 @@ export async function decide(
 ): Promise<Judgement> {
   if (state.kind !== 'registered') return { decision: decidePrepared(state, call, policy, projectRoot, where, undefined, trace) };
   const shell = await prepareShell(call, { projectRoot, home: where.home, cwd: call.cwd });
-  const memory = loadMemory({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir, sessionId: call.sessionId }, policy.memory.jaccardThreshold);
+  const memory = loadMemory({ projectRoot, home: where.home, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir, sessionId: call.sessionId }, policy.memory.jaccardThreshold);
   return { ...judge(state, call, policy, projectRoot, where, { shell, memory: memory.view, trace }), memoryProblems: memory.problems };
 }
 
@@ -230,7 +230,8 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
  * is reported on stderr and the call is judged as it was.
  */
 function remember(judged: Judgement, call: ToolCall, role: string, policy: CompiledPolicy, projectRoot: string, where: Locations, out: CheckResult): void {
-  const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${formatProblem(p)}`);
+  // A corrupt line's parse error quotes the line: sanitized like anything else that leaves the process.
+  const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`);
   try {
     rememberAsk(judged, call, role, policy.memory, { projectRoot, where });
   } catch (error) {

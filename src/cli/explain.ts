@@ -79,7 +79,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const steps: TraceStep[] = [];
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
-  const memory = loadMemory({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }, policy.memory.jaccardThreshold);
+  const memory = loadMemory({ projectRoot, home: where.home, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }, policy.memory.jaccardThreshold);
   const d = decidePrepared({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, shell, (s) => steps.push(s), memory.view);
   const explained: Explanation = {
     tool: call.tool,

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { describeError, HookwiseError } from '../core/errors.js';
 import { VERSION } from '../policy/load.js';
+import type { CompactOptions, InvalidateOptions, ListOptions, OverrideOptions, ShowOptions } from './rules.js';
 
 function print(text: string): void {
   if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -128,6 +129,17 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
 
   // ── more commands: each registers itself below this line ──
+  registerMemoryCommands(program);
+  program
+    .command('build')
+    .description('compile decision memory (org, user and project scopes) into .hookwise/.index/memory.idx now (otherwise the next call does, once the store is large)')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { buildMemoryIndex } = await import('./build-index.js');
+      const r = buildMemoryIndex(o);
+      if (r.stderr !== '') process.stderr.write(r.stderr);
+      print(r.stdout);
+    });
   for (const action of ['install', 'uninstall'] as const) {
     const command = program
       .command(action)
@@ -217,4 +229,81 @@ export async function runProgram(argv: string[]): Promise<number> {
     process.stderr.write(`hookwise: ${describeError(error)}\n`);
     return error instanceof HookwiseError && error.code === 'USAGE' ? 1 : 1;
   }
+}
+
+/** Decision memory: override, invalidate, rules list / show / compact (src/cli/rules.ts). */
+function registerMemoryCommands(program: Command): void {
+  const report = (r: { stdout: string; stderr: string; exitCode: number }): void => {
+    print(r.stdout);
+    if (r.stderr !== '') process.stderr.write(r.stderr.endsWith('\n') ? r.stderr : `${r.stderr}\n`);
+    process.exitCode = r.exitCode;
+  };
+  const scopeOption = (what: string): Option => new Option('--scope <scope>', what).choices(['user', 'project', 'session', 'org']);
+  program
+    .command('override')
+    .description('a standing decision for a pattern of calls: Bash(<command glob>), a whole tool, or Tool(<path glob>)')
+    .requiredOption('--role <role>', 'the role it applies to, or * for every role')
+    .option('--command <pattern>', 'a Bash command glob, matched against each segment (* any text, ? one character): "npm run *"')
+    .option('--tool <name>', 'a tool (Write, Edit, WebFetch, mcp__…); alone: every call of it')
+    .option('--file <glob>', 'with --tool: a path glob (root-relative; * within a directory, ** across)')
+    .option('--allow', 'allow matching calls (never lifts a sensitive path, a pack or rule ask/deny, or a role deny_write)')
+    .option('--deny', 'deny matching calls')
+    .option('--ask', 'always ask a human about matching calls')
+    .addOption(scopeOption('where to store it (default user; project is committed and shared)'))
+    .option('--org <name>', 'with --scope org: the organisation')
+    .option('--session-id <id>', 'with --scope session: the session')
+    .option('--reason <text>', 'why (sanitized; default "set by hookwise override")')
+    .action(async (o: OverrideOptions) => {
+      const { override } = await import('./rules.js');
+      report(await override(o));
+    });
+  program
+    .command('invalidate')
+    .description('forget remembered decisions and overrides: by role, by key, a whole scope, or all of the user and project scopes')
+    .option('--role <role>', 'only records for this role (* : the every-role records)')
+    .option('--key <key>', 'only the records with this key (see hookwise rules list)')
+    .option('--all', 'everything in the user and project scopes (and the session scope with --session-id)')
+    .addOption(scopeOption('only this scope (alone: everything in it)'))
+    .option('--org <name>', 'with --scope org: only this organisation')
+    .option('--session-id <id>', 'also (or with --scope session: only) this session')
+    .option('--keep-overrides', 'leave override records in place')
+    .option('--yes', 'needed to remove everything in a scope (--all, or --scope alone); without it, only says what would go')
+    .option('--json', 'machine-readable output')
+    .action(async (o: InvalidateOptions) => {
+      const { invalidate } = await import('./rules.js');
+      report(invalidate(o));
+    });
+  const rules = program.command('rules').description('remembered decisions and overrides: list, show, compact');
+  rules
+    .command('list')
+    .description('every effective remembered decision and override, with its source file:line and what shadows it')
+    .option('--role <role>', 'only decisions that apply to this role (its own and every-role ones)')
+    .addOption(scopeOption('only records from this scope (shadowing is still judged across all)'))
+    .option('--session-id <id>', "include this session's decisions")
+    .option('--json', 'machine-readable output')
+    .action(async (o: ListOptions) => {
+      const { rulesList } = await import('./rules.js');
+      report(rulesList(o));
+    });
+  rules
+    .command('show')
+    .description('every record for a key, or whose subject contains a text, with all fields and provenance')
+    .argument('<key-or-text>', 'a key, or part of a subject (e.g. "npm run")')
+    .option('--session-id <id>', "include this session's decisions")
+    .option('--json', 'machine-readable output')
+    .action(async (query: string, o: ShowOptions) => {
+      const { rulesShow } = await import('./rules.js');
+      report(rulesShow(query, o));
+    });
+  rules
+    .command('compact')
+    .description('rewrite a scope keeping one record per decision, sorted; drops superseded and unreadable lines')
+    .addOption(scopeOption('only this scope (default: user and project)'))
+    .option('--org <name>', 'with --scope org: only this organisation')
+    .option('--session-id <id>', 'also (or with --scope session: only) this session')
+    .option('--json', 'machine-readable output')
+    .action(async (o: CompactOptions) => {
+      const { rulesCompact } = await import('./rules.js');
+      report(rulesCompact(o));
+    });
 }

@@ -37,6 +37,11 @@ export class ExactCache {
     this.count++;
   }
 
+  /** Every record with this key (any role, any scope). */
+  all(key: string): readonly LoadedRecord[] {
+    return this.byKey.get(key) ?? [];
+  }
+
   /** The effective remembered decision for this key and role, across scopes. */
   lookup(key: string, role: string): LoadedRecord | undefined {
     const list = this.byKey.get(key);
@@ -62,7 +67,7 @@ export function describeRecord(r: LoadedRecord): string {
 function judgeExact(ctx: CascadeContext): Decision | undefined {
   const memory = ctx.memory;
   if (memory?.key === undefined) return undefined;
-  const hit = memory.view.exact.lookup(memory.key, ctx.role.role.name);
+  const hit = memory.view.lookup(memory.key, ctx.role.role.name);
   if (hit === undefined) return undefined;
   const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
   return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {

@@ -6,10 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScope, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
-import { MemoryView } from './view.js';
+import { loadIndexed, type IndexedLoad } from './index-file.js';
+import { MemoryView, RawRecordSet, type RecordSet } from './view.js';
 
 export interface MemorySources {
   projectRoot: string;
+  /** For folding `~` in similarity tokens (loadMemory). */
+  home?: string;
   userConfigDir: string;
   runtimeDir: string;
   /** The session whose session-scope records apply (none for `rules list` without --session-id). */
@@ -54,7 +57,28 @@ export function loadRecords(src: MemorySources): LoadedMemory {
   return { records, problems };
 }
 
-export function loadMemory(src: MemorySources, jaccardThreshold: number): { view: MemoryView; problems: StoreProblem[] } {
-  const { records, problems } = loadRecords(src);
-  return { view: new MemoryView(records, jaccardThreshold), problems };
+export interface MemoryLoad {
+  view: MemoryView;
+  problems: StoreProblem[];
+  /** How the org/user/project records were read (see memory/index-file.ts). */
+  via: IndexedLoad['via'];
+}
+
+/**
+ * The view a call is judged with: org, user and project scopes through the compiled index (or parsed, for
+ * small stores), plus the session scope parsed directly (small, and it changes within a session).
+ */
+export function loadMemory(src: MemorySources, jaccardThreshold: number, options: { minRecords?: number } = {}): MemoryLoad {
+  const targets = memoryTargets(src);
+  const shared = targets.filter((t) => t.scope !== 'session');
+  const indexed = loadIndexed(shared, { projectRoot: src.projectRoot, home: src.home ?? '' }, options);
+  const sets: RecordSet[] = [indexed.set];
+  const problems = [...indexed.problems];
+  for (const target of targets) {
+    if (target.scope !== 'session') continue;
+    const load = loadScope(target);
+    if (load.records.length > 0) sets.push(new RawRecordSet(load.records));
+    problems.push(...load.problems);
+  }
+  return { view: new MemoryView(sets, jaccardThreshold), problems, via: indexed.via };
 }

@@ -49,19 +49,16 @@ function judgeSimilar(ctx: CascadeContext): Decision | undefined {
   if (memory === undefined || subject === undefined || !subject.similar || subject.lossy) return undefined;
   const tokens = tokenize(subject.text, ctx);
   if (tokens.length < MIN_TOKENS) return undefined;
-  const { index, entries } = memory.view.similar(ctx);
-  if (index.size === 0) return undefined;
   const role = ctx.role.role.name;
   let callClasses: string | undefined;
   let best: { record: LoadedRecord; score: number } | undefined;
-  for (const m of index.matches(tokens, memory.view.jaccardThreshold)) {
-    if (best !== undefined && m.score < best.score) break;
-    const r = entries[m.entry]!;
+  for (const { record: r, score } of memory.view.similar(tokens, ctx)) {
+    if (best !== undefined && score < best.score) break;
     if (r.tool !== subject.tool || (r.role !== role && r.role !== ANY_ROLE)) continue;
     if (!sameList(r.commands ?? [], subject.commands)) continue;
     callClasses ??= writeClasses(subject.writes, ctx);
     if (writeClasses(r.writes ?? [], ctx) !== callClasses) continue;
-    if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score: m.score };
+    if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score };
   }
   if (best === undefined || best.record.verdict === 'deny') return undefined;
   const { record, score } = best;

@@ -11,8 +11,8 @@
  * Writers: `appendRecords` validates every record (the same checks loading applies, so nothing is written
  * that a later load would skip), re-checks the text fields with `assertSanitized`, then appends all lines
  * for one file in a single O_APPEND write while holding that file's lock (`<file>.lock`). Appends never
- * hold two locks at once; `compactScope` takes every lock of the scope in path order, so the two cannot
- * deadlock, and an append racing a compaction lands either before the read or after the rename.
+ * hold two locks at once; `compactScope` and `removeRecords` take every lock of the scope in path order, so
+ * they cannot deadlock, and an append racing a rewrite lands either before the read or after the rename.
  *
  * Readers: `loadScope` never throws on file content. A line that is not JSON (a torn last line, garbage)
  * or not a valid record (missing field, wrong type, unknown verdict/tier) is skipped and reported once as
@@ -410,20 +410,67 @@ function cmp(a: string, b: string): number {
  * is kept empty (not deleted: a committed file stays tracked).
  */
 export function compactScope(target: StoreTarget): CompactResult {
+  const done = underScopeLocks(target, () => rewrite(target));
+  return { kept: done.kept, dropped: done.dropped, problems: done.problems, files: done.files };
+}
+
+export interface RemoveResult {
+  /** Winning records removed (decisions, not lines: superseded lines of a removed decision go with it). */
+  removed: number;
+  /** Records written back. */
+  kept: number;
+  /** The scope's files (after the rewrite; when nothing was removed, nothing is rewritten). */
+  files: string[];
+  /** Per file: records removed from it (counted where each lay) and records it holds now. */
+  perFile: { file: string; removed: number; kept: number }[];
+  /** Lines the rewrite dropped besides the removed records: superseded duplicates, plus unreadable lines. */
+  dropped: number;
+  /** The unreadable lines that were dropped (reported one last time). */
+  problems: StoreProblem[];
+}
+
+/**
+ * Removes the winning records the predicate selects (`hookwise invalidate`): under every lock of the scope,
+ * like `compactScope`, the scope's files are rewritten with only the other winners — so the rewrite is also
+ * a compaction. The predicate sees each (key, role)'s winner, never a superseded line: removing a decision
+ * can never bring back an older one. When nothing matches, nothing is written (and no corrupt line dropped);
+ * a scope with no files is not created.
+ */
+export function removeRecords(target: StoreTarget, predicate: (r: LoadedRecord) => boolean): RemoveResult {
+  if (scopeFiles(target).length === 0) return { removed: 0, kept: 0, files: [], perFile: [], dropped: 0, problems: [] };
+  return underScopeLocks(target, () => rewrite(target, (r) => !predicate(r)));
+}
+
+/** Runs `fn` holding every lock of the scope, taken in path order (appends hold one lock: no deadlock). */
+function underScopeLocks<T>(target: StoreTarget, fn: () => T): T {
   prepareDir(target);
   const files = [...new Set([...scopeFiles(target), ...VERDICTS.map((v) => fileFor(target, v))])].sort();
-  const locked = (i: number): CompactResult => {
+  const locked = (i: number): T => {
     if (i < files.length) return withLockSync(`${files[i]}.lock`, () => locked(i + 1));
-    return rewrite(target);
+    return fn();
   };
   return locked(0);
 }
 
-function rewrite(target: StoreTarget): CompactResult {
+/**
+ * Rewrites the scope with the winners `keep` accepts (all of them without a filter). With a filter that
+ * rejects nothing, nothing is written.
+ */
+function rewrite(target: StoreTarget, keep?: (r: LoadedRecord) => boolean): RemoveResult {
   const load = loadScope(target);
+  const kept = keep === undefined ? load.records : load.records.filter(keep);
+  const removedFrom = new Map<string, number>();
+  if (keep !== undefined) {
+    for (const r of load.records) if (!keep(r)) removedFrom.set(r.file, (removedFrom.get(r.file) ?? 0) + 1);
+    if (removedFrom.size === 0) {
+      const files = [...load.files].sort();
+      const count = (file: string): number => kept.reduce((n, r) => n + (r.file === file ? 1 : 0), 0);
+      return { removed: 0, kept: kept.length, files, perFile: files.map((file) => ({ file, removed: 0, kept: count(file) })), dropped: 0, problems: [] };
+    }
+  }
   const outputs = new Map<string, string[]>();
   for (const file of load.files) outputs.set(file, []);
-  for (const r of [...load.records].sort(compareRecords)) {
+  for (const r of [...kept].sort(compareRecords)) {
     const file = fileFor(target, r.verdict);
     const lines = outputs.get(file);
     if (lines === undefined) outputs.set(file, [serializeRecord(r)]);
@@ -434,5 +481,13 @@ function rewrite(target: StoreTarget): CompactResult {
     writeFileAtomic(file, lines.length === 0 ? '' : lines.join('\n') + '\n', { mode, durable: true });
   }
   const skipped = load.problems.filter((p) => p.action === 'skipped');
-  return { kept: load.records.length, dropped: load.superseded + skipped.length, problems: skipped, files: [...outputs.keys()].sort() };
+  const files = [...outputs.keys()].sort();
+  return {
+    removed: load.records.length - kept.length,
+    kept: kept.length,
+    files,
+    perFile: files.map((file) => ({ file, removed: removedFrom.get(file) ?? 0, kept: outputs.get(file)!.length })),
+    dropped: load.superseded + skipped.length,
+    problems: skipped,
+  };
 }

@@ -35,6 +35,17 @@ export class TokenInterner {
   private readonly ids = new Map<string, number>();
   private readonly texts: string[] = [];
 
+  static fromVocabulary(vocabulary: readonly string[]): TokenInterner {
+    const interner = new TokenInterner();
+    for (const token of vocabulary) interner.intern(token);
+    return interner;
+  }
+
+  /** Every token, by ID. */
+  vocabulary(): string[] {
+    return [...this.texts];
+  }
+
   get size(): number {
     return this.texts.length;
   }

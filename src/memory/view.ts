@@ -1,63 +1,126 @@
 /**
  * Everything remembered that applies to this project and user, loaded once per process and shaped for the
- * tiers: explicit overrides, the exact cache, and (built on first use — most calls never need it) the
- * Jaccard index over remembered shell and tool calls.
+ * tiers: explicit overrides, exact lookups, and similarity candidates. The records come in one or more
+ * record sets — parsed JSONL (`RawRecordSet`), or the compiled index in `.hookwise/.index/`
+ * (memory/index-file.ts) — and every answer is merged across them, DENY > ASK > ALLOW (policy/scopes.ts).
  */
+import { toolShape } from '../core/tools.js';
+import { mergeScopes } from '../policy/scopes.js';
 import { ExactCache } from './cache.js';
 import { JaccardIndex } from './jaccard.js';
 import { compileOverride, type CompiledOverride } from './overrides.js';
-import type { LoadedRecord } from './store.js';
+import { ANY_ROLE, type LoadedRecord } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import type { CallSubject } from './subject.js';
-import { toolShape } from '../core/tools.js';
 
-const isFileTool = (tool: string): boolean => {
+export const isFileTool = (tool: string): boolean => {
   const action = toolShape(tool).action;
   return action === 'write' || action === 'read';
 };
 
+/** Records similarity may compare with: remembered shell and other-tool calls (file tools are exact only). */
+export const similarityCandidate = (r: LoadedRecord): boolean => r.tier !== 'override' && r.commands !== undefined && !isFileTool(r.tool);
+
 export interface SimilarIndex {
   index: JaccardIndex;
-  /** index entry i ↔ entries[i] */
-  entries: LoadedRecord[];
+  /** index entry i → its record */
+  record(entry: number): LoadedRecord;
 }
 
-export class MemoryView {
-  readonly overrides: CompiledOverride[] = [];
-  readonly exact: ExactCache;
-  /** Records the loader skipped or doubted, for `rules list` and `explain`. */
-  private similarIndex: SimilarIndex | undefined;
-  private readonly remembered: LoadedRecord[] = [];
+/** A source of remembered records, however stored. */
+export interface RecordSet {
+  readonly size: number;
+  overrides(): readonly LoadedRecord[];
+  /** Remembered (non-override) records with this key, any role, any scope. */
+  byKey(key: string): readonly LoadedRecord[];
+  similar(ctx: TokenContext): SimilarIndex;
+}
 
-  constructor(
-    readonly records: readonly LoadedRecord[],
-    readonly jaccardThreshold: number,
-  ) {
-    for (const r of records) {
-      if (r.tier === 'override') {
-        const o = compileOverride(r, isFileTool);
-        if (o !== undefined) this.overrides.push(o);
-      } else this.remembered.push(r);
-    }
+/** Records parsed from JSONL in this process. */
+export class RawRecordSet implements RecordSet {
+  private readonly overrideRecords: LoadedRecord[] = [];
+  private readonly exact: ExactCache;
+  private readonly remembered: LoadedRecord[] = [];
+  private similarIndex: SimilarIndex | undefined;
+
+  constructor(readonly records: readonly LoadedRecord[]) {
+    for (const r of records) (r.tier === 'override' ? this.overrideRecords : this.remembered).push(r);
     this.exact = new ExactCache(this.remembered);
   }
 
-  get empty(): boolean {
-    return this.records.length === 0;
+  get size(): number {
+    return this.records.length;
   }
 
-  /** The Jaccard index over remembered calls that similarity may use (built once, on first use). */
+  overrides(): readonly LoadedRecord[] {
+    return this.overrideRecords;
+  }
+
+  byKey(key: string): readonly LoadedRecord[] {
+    return this.exact.all(key);
+  }
+
   similar(ctx: TokenContext): SimilarIndex {
     if (this.similarIndex !== undefined) return this.similarIndex;
     const index = new JaccardIndex();
     const entries: LoadedRecord[] = [];
     for (const r of this.remembered) {
-      if (r.commands === undefined || isFileTool(r.tool)) continue;
+      if (!similarityCandidate(r)) continue;
       index.add(tokenize(r.subject, ctx));
       entries.push(r);
     }
-    this.similarIndex = { index, entries };
+    this.similarIndex = { index, record: (i) => entries[i]! };
     return this.similarIndex;
+  }
+}
+
+export interface SimilarCandidate {
+  record: LoadedRecord;
+  score: number;
+}
+
+export class MemoryView {
+  readonly overrides: CompiledOverride[] = [];
+  readonly size: number;
+
+  constructor(
+    readonly sets: readonly RecordSet[],
+    readonly jaccardThreshold: number,
+  ) {
+    this.size = sets.reduce((n, s) => n + s.size, 0);
+    for (const set of sets) {
+      for (const r of set.overrides()) {
+        const o = compileOverride(r, isFileTool);
+        if (o !== undefined) this.overrides.push(o);
+      }
+    }
+  }
+
+  /** A view of records parsed in this process. */
+  static of(records: readonly LoadedRecord[], jaccardThreshold: number): MemoryView {
+    return new MemoryView([new RawRecordSet(records)], jaccardThreshold);
+  }
+
+  get empty(): boolean {
+    return this.size === 0;
+  }
+
+  /** The effective remembered decision for this key and role, across every set and scope. */
+  lookup(key: string, role: string): LoadedRecord | undefined {
+    const applicable: LoadedRecord[] = [];
+    for (const set of this.sets) for (const r of set.byKey(key)) if (r.role === role || r.role === ANY_ROLE) applicable.push(r);
+    return mergeScopes(applicable);
+  }
+
+  /** Remembered calls at least `threshold` similar to the tokens, best first. */
+  similar(tokens: readonly string[], ctx: TokenContext): SimilarCandidate[] {
+    const out: SimilarCandidate[] = [];
+    for (const set of this.sets) {
+      const { index, record } = set.similar(ctx);
+      if (index.size === 0) continue;
+      for (const m of index.matches(tokens, this.jaccardThreshold)) out.push({ record: record(m.entry), score: m.score });
+    }
+    return out.sort((a, b) => b.score - a.score);
   }
 }
 

@@ -11,11 +11,12 @@ export function sleepSync(ms: number): void {
 
 let tmpCounter = 0;
 /** Write via a temp file in the same directory and rename: readers see the old or the new file, never half. */
-export function writeFileAtomic(path: string, data: string, options: { mode?: number; durable?: boolean } = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; durable?: boolean } = {}): void {
   const tmp = `${path}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`;
   const fd = openSync(tmp, 'wx', options.mode ?? 0o600);
   try {
-    writeSync(fd, data);
+    if (typeof data === 'string') writeSync(fd, data);
+    else writeSync(fd, data);
     if (options.durable === true) fsyncSync(fd);
   } finally {
     closeSync(fd);

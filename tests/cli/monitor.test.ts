@@ -59,3 +59,68 @@ describe('monitor', () => {
     expect(lines[1]).toMatch(/deny\s+path-policy\s+docs\s+s2\s+Edit\s+\/x\/src\/b\.ts/);
   });
 });
+
+describe('stats: decision memory hit rates', () => {
+  it('counts what overrides and the exact cache decided, as a share of every decision, in text and JSON', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const { override } = await import('../../src/cli/rules.js');
+    const { appendRecords } = await import('../../src/memory/store.js');
+    const { cacheKey } = await import('../../src/memory/cache.js');
+    const { sanitize } = await import('../../src/sanitize/index.js');
+    await override({ role: 'coder', command: 'npm run *', allow: true }, p.root, p.env);
+    appendRecords({ scope: 'user', userConfigDir: p.configDir }, [
+      { key: cacheKey('Bash', 'make deploy'), tool: 'Bash', subject: sanitize('make deploy').text, role: 'coder', verdict: 'allow', reason: sanitize('ok').text, tier: 'human', scope: 'user', decided_by: 'human', ts: new Date().toISOString() },
+    ]);
+    const bash = (command: string) => p.check(p.pre('Bash', { command }));
+    expect((await bash('npm run build')).decision?.tier).toBe('override');
+    expect((await bash('npm run bundle')).decision?.tier).toBe('override');
+    expect((await bash('make deploy')).decision?.tier).toBe('exact-cache');
+    expect((await bash('terraform plan')).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision?.tier).toBe('path-policy');
+
+    const s = computeStats(readAudit(p.runtimeDir).records);
+    expect(s.memory).toEqual({
+      decisions: 5,
+      byTier: { override: { count: 2, rate: 0.4 }, 'exact-cache': { count: 1, rate: 0.2 }, jaccard: { count: 0, rate: 0 } },
+      overall: { count: 3, rate: 0.6 },
+    });
+    const text = renderStats(s);
+    expect(text).toMatch(/^5 decisions: /); // the existing report is still there, first
+    expect(text).toContain(
+      [
+        'decision memory hit rates (share of 5 decisions):',
+        '  override          2   40.0%',
+        '  exact-cache       1   20.0%',
+        '  jaccard           0    0.0%',
+        '  all memory        3   60.0%',
+      ].join('\n'),
+    );
+
+    const { stats } = await import('../../src/cli/monitor.js');
+    const previous = process.env.HOOKWISE_RUNTIME_DIR;
+    process.env.HOOKWISE_RUNTIME_DIR = p.runtimeDir;
+    try {
+      const json = JSON.parse(stats({}, true)) as { total: number; memory: unknown };
+      expect(json.total).toBe(5);
+      expect(json.memory).toEqual(s.memory);
+      // Filters apply first: the rates are over the selected decisions.
+      expect((JSON.parse(stats({ tier: 'override' }, true)) as { memory: { overall: unknown } }).memory.overall).toEqual({ count: 2, rate: 1 });
+    } finally {
+      if (previous === undefined) delete process.env.HOOKWISE_RUNTIME_DIR;
+      else process.env.HOOKWISE_RUNTIME_DIR = previous;
+    }
+  });
+
+  it('covers similarity (jaccard) too, and reports zeros without decisions', async () => {
+    const { memoryHits, renderMemoryHits } = await import('../../src/audit/stats.js');
+    const { sanitize } = await import('../../src/sanitize/index.js');
+    const base = { ts: new Date().toISOString(), session: 's', role: 'coder', host: 'claude' as const, tool: 'Bash', verdict: 'allow' as const, rule: null, latency_ms: 1, paths: [], input: sanitize('x').text, secrets: 0, input_hash: '0' };
+    const tiers = ['jaccard', 'jaccard', 'exact-cache', 'rules'] as const;
+    const m = memoryHits(tiers.map((tier) => ({ ...base, tier })));
+    expect(m.byTier.jaccard).toEqual({ count: 2, rate: 0.5 });
+    expect(m.overall).toEqual({ count: 3, rate: 0.75 });
+    expect(renderMemoryHits(m)[3]).toBe('  jaccard           2   50.0%');
+    expect(memoryHits([])).toEqual({ decisions: 0, byTier: { override: { count: 0, rate: 0 }, 'exact-cache': { count: 0, rate: 0 }, jaccard: { count: 0, rate: 0 } }, overall: { count: 0, rate: 0 } });
+  });
+});

@@ -30,12 +30,14 @@ describe('50 concurrent check processes recording decisions into the same file',
   it('every record is present exactly once and every line is valid JSON', { timeout: 240_000 }, async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const command = (i: number): string => `make target-${i} --jobs ${i % 7}`;
-    const payload = (i: number, event: string): Record<string, unknown> => ({ ...p.pre('Bash', { command: command(i) }), hook_event_name: event, tool_use_id: `toolu_${i}` });
+    // Writes outside every role list (a human decides), not Bash: 50 parsers at once on a small CI machine
+    // can exceed the parse budget, and an unparseable command is (rightly) an ask that teaches nothing.
+    const file = (i: number): string => `${p.root}/notes/n-${i}.txt`;
+    const payload = (i: number, event: string): Record<string, unknown> => ({ ...p.pre('Write', { file_path: file(i), content: `note ${i}` }), hook_event_name: event, tool_use_id: `toolu_${i}` });
 
     const asks = await Promise.all(Array.from({ length: N }, (_, i) => run(p, payload(i, 'PreToolUse'))));
     for (const r of asks) {
-      expect(r.code).toBe(0);
+      expect(r).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
     }
     const posts = await Promise.all(Array.from({ length: N }, (_, i) => run(p, payload(i, 'PostToolUse'))));
@@ -45,7 +47,7 @@ describe('50 concurrent check processes recording decisions into the same file',
     expect(lines.pop()).toBe('');
     expect(lines).toHaveLength(N);
     const subjects = lines.map((line) => (JSON.parse(line) as { subject: string }).subject).sort();
-    expect(subjects).toEqual(Array.from({ length: N }, (_, i) => command(i)).sort());
+    expect(subjects).toEqual(Array.from({ length: N }, (_, i) => `write ${file(i)}`).sort());
 
     // And they are in effect: each repeat is an exact-cache allow.
     const repeats = await Promise.all([0, 17, 49].map((i) => run(p, { ...payload(i, 'PreToolUse'), tool_use_id: `toolu_again_${i}` })));

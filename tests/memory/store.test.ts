@@ -357,3 +357,105 @@ describe('decision store: concurrent processes', () => {
     expect(loadScope(project).records.filter((r) => r.verdict === 'deny').every((r) => r.file.endsWith('deny.jsonl'))).toBe(true);
   }, 120_000);
 });
+
+describe('decision store: removing records', () => {
+  const store = () => import('../../src/memory/store.js');
+
+  it('removes the winners the predicate selects, rewriting the rest sorted under their verdict files, with counts per file', async () => {
+    const { removeRecords } = await store();
+    const p = makeProject();
+    const target = targetOf(p, 'project');
+    appendRecords(target, [
+      rec('project', { key: 'a', subject: 'npm test', role: 'coder' }),
+      rec('project', { key: 'a', subject: 'npm test', role: 'tester' }),
+      rec('project', { key: 'b', subject: 'git push', role: 'coder', verdict: 'ask' }),
+      rec('project', { key: 'c', subject: 'curl x', role: 'tester', verdict: 'deny' }),
+      rec('project', { key: 'a', subject: 'npm test', role: 'coder' }), // a newer duplicate: dropped by the rewrite
+    ]);
+    const result = removeRecords(target, (r) => r.role === 'coder');
+    expect(result).toMatchObject({ removed: 2, kept: 2, dropped: 1, problems: [] });
+    expect(result.files).toEqual(['allow', 'ask', 'deny'].map((v) => fileFor(target, v as Verdict)));
+    expect(result.perFile).toEqual([
+      { file: fileFor(target, 'allow'), removed: 1, kept: 1 },
+      { file: fileFor(target, 'ask'), removed: 1, kept: 0 },
+      { file: fileFor(target, 'deny'), removed: 0, kept: 1 },
+    ]);
+    const load = loadScope(target);
+    expect(load.records.map((r) => `${r.key}/${r.role}`).sort()).toEqual(['a/tester', 'c/tester']);
+    expect(load.superseded).toBe(0);
+    expect(readFileSync(fileFor(target, 'ask'), 'utf8')).toBe(''); // kept, empty: a committed file stays tracked
+  });
+
+  it('never brings back a superseded decision: the predicate sees winners, and the removed decision’s older lines go too', async () => {
+    const { removeRecords } = await store();
+    const p = makeProject();
+    const target = targetOf(p, 'user');
+    appendRecords(target, [rec('user', { key: 'k', verdict: 'allow' }), rec('user', { key: 'k', verdict: 'deny' })]);
+    const result = removeRecords(target, (r) => r.verdict === 'deny');
+    expect(result).toMatchObject({ removed: 1, kept: 0, dropped: 1 });
+    expect(loadScope(target).records).toEqual([]);
+    expect(readFileSync(fileFor(target, 'allow'), 'utf8')).toBe('');
+  });
+
+  it('when nothing matches, nothing is rewritten (unreadable lines and duplicates stay); an absent scope is not created', async () => {
+    const { removeRecords } = await store();
+    const p = makeProject();
+    const target = targetOf(p, 'user');
+    appendRecords(target, [rec('user', { key: 'a' }), rec('user', { key: 'a' })]);
+    appendFileSync(fileFor(target, 'allow'), '{oops\n');
+    const before = readFileSync(fileFor(target, 'allow'), 'utf8');
+    const result = removeRecords(target, (r) => r.key === 'zzz');
+    expect(result).toEqual({ removed: 0, kept: 1, files: [fileFor(target, 'allow')], perFile: [{ file: fileFor(target, 'allow'), removed: 0, kept: 1 }], dropped: 0, problems: [] });
+    expect(readFileSync(fileFor(target, 'allow'), 'utf8')).toBe(before);
+
+    expect(removeRecords(targetOf(p, 'project'), () => true)).toEqual({ removed: 0, kept: 0, files: [], perFile: [], dropped: 0, problems: [] });
+    expect(statSync(join(p.root, '.hookwise'), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it('drops unreadable lines when it rewrites, and reports them', async () => {
+    const { removeRecords } = await store();
+    const p = makeProject();
+    const target = targetOf(p, 'org');
+    appendRecords(target, [rec('org', { key: 'a' }), rec('org', { key: 'b' })]);
+    appendFileSync(fileFor(target, 'allow'), 'garbage\n');
+    const result = removeRecords(target, (r) => r.key === 'a');
+    expect(result.problems.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(`^${fileFor(target, 'allow')}:3: not JSON`))]);
+    expect(result).toMatchObject({ removed: 1, kept: 1, dropped: 1 });
+    expect(loadScope(target)).toMatchObject({ problems: [], records: [{ key: 'b' }] });
+  });
+
+  it('racing appends from other processes: every appended record survives, every selected one goes', async () => {
+    const p = makeProject();
+    const bundle = join(p.home, 'store.cjs');
+    buildSync({ entryPoints: [join(REPO, 'src/memory/store.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent', external: ['re2'] });
+    const target = targetOf(p, 'project');
+    appendRecords(target, Array.from({ length: 30 }, (_, i) => rec('project', { key: `gone-${i}`, verdict: (['allow', 'ask', 'deny'] as const)[i % 3] })));
+    const PROCS = 16;
+    const PER = 15;
+    const script = (i: number) => `
+      const s = require(${JSON.stringify(bundle)});
+      const target = ${JSON.stringify(target)};
+      const verdicts = ['allow', 'ask', 'deny'];
+      for (let j = 0; j < ${PER}; j++) {
+        s.appendRecords(target, [{ key: 'p${i}-r' + j, tool: 'Bash', subject: 'echo ${i} ' + j, role: 'coder', verdict: verdicts[j % 3],
+          reason: 'race test', tier: 'human', scope: 'project', decided_by: 'human', ts: new Date().toISOString() }]);
+        if (${i % 4 === 0} && j === ${Math.floor(PER / 2)}) s.removeRecords(target, (r) => r.key.startsWith('gone-'));
+      }`;
+    const results = await Promise.all(
+      Array.from(
+        { length: PROCS },
+        (_, i) =>
+          new Promise<{ code: number | null; stderr: string }>((done) => {
+            const child = spawn(process.execPath, ['-e', script(i)], { env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') } });
+            let stderr = '';
+            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+            child.on('close', (code) => done({ code, stderr }));
+          }),
+      ),
+    );
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const load = loadScope(target);
+    expect(load.problems).toEqual([]);
+    expect(load.records.map((r) => r.key).sort()).toEqual(Array.from({ length: PROCS * PER }, (_, n) => `p${Math.floor(n / PER)}-r${n % PER}`).sort());
+  }, 120_000);
+});
