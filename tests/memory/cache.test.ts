@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeProject, verdictOf } from '../support/project.js';
 import { rememberCommand, rememberSubject, subjectFor } from '../support/memory.js';
@@ -101,5 +102,20 @@ describe('tier 1: exact decision cache', () => {
     const a = await subjectFor(p, 'WebFetch', { url: 'https://docs.example.com/api', prompt: 'summarize' });
     const b = await subjectFor(p, 'WebFetch', { url: 'https://docs.example.com/api', prompt: 'list the endpoints' });
     expect(b.key).toBe(a.key);
+  });
+
+  it('a corrupt line costs that line only: the rest still decides, and check names file:line on stderr (sanitized)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make deploy-staging --jobs 4', 'allow');
+    const file = `${p.configDir}/user/rules.jsonl`;
+    const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    appendFileSync(file, `{"key": "torn", "subject": "curl -H 'token ${secret}'\n`);
+    await rememberCommand(p, 'make release-prod --jobs 4', 'deny');
+    const r = await p.check(p.pre('Bash', bash('make deploy-staging --jobs 4')));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', bash('make release-prod --jobs 4')))).decision).toMatchObject({ verdict: 'deny', tier: 'exact-cache' });
+    expect(r.stderr).toMatch(/rules\.jsonl:2: /);
+    expect(r.stderr).not.toContain(secret);
   });
 });
