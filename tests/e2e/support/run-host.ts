@@ -193,7 +193,7 @@ const PASSTHROUGH_ENV = [
   'SSL_CERT_DIR',
 ];
 
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of PASSTHROUGH_ENV) {
     const value = process.env[key];

@@ -1,0 +1,245 @@
+/**
+ * Decision memory against the REAL Claude Code: a human's answer at the client's own permission prompt
+ * is learned, and the next identical call is allowed from memory without asking.
+ *
+ * The hooks are wired the way a user wires them: `hookwise install --claude` (project scope) writes
+ * PreToolUse (the gate) and PostToolUse (learning, `async: true`) into `.claude/settings.json`. The client
+ * runs in stream-json mode with `--permission-prompt-tool stdio`, so its permission prompt arrives as a
+ * `can_use_tool` control request on stdout and the test answers it on stdin, as the human would.
+ *
+ * Notes on the real client (2.1.330), observed while writing this test:
+ *  - a hookwise `ask` reaches the prompt with `decision_reason_type: "hook"` and hookwise's reason;
+ *  - the async PostToolUse hook runs in the background while a stream-json session is open (the turn's
+ *    result arrives before it finishes). In one-shot `claude -p "…"` the client does not wait for async
+ *    hooks: one still running when the client exits is sent SIGTERM.
+ *
+ * Skip with HOOKWISE_SKIP_E2E=1.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAudit } from '../../src/audit/log.js';
+import { toolUseId } from './support/fake-anthropic.js';
+import { ensureClaude } from './support/install-hosts.js';
+import { startClaudeStreamJson } from './support/stream-json.js';
+import type { ClaudeStreamSession } from './support/stream-json.js';
+
+const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
+/** One wait for the client (a control request, a turn's result, a learned record). CI machines are loaded. */
+const WAIT_MS = 60_000;
+/** Hard limit for one client process. */
+const CLIENT_TIMEOUT_MS = 150_000;
+const TEST_TIMEOUT_MS = 2 * CLIENT_TIMEOUT_MS + 30_000;
+/** How long "nothing was recorded" is given to prove itself (the allow case records within ~1 s). */
+const NEGATIVE_WAIT_MS = 5_000;
+
+/** No hookwise tier decides this for a coder (tier `default` → ask), and it runs harmlessly: see the Makefile. */
+const COMMAND = 'make deploy-staging --jobs 4';
+const OUTPUT = 'deployed to staging';
+const STAMP = 'deployed-staging.stamp';
+
+interface Sandbox {
+  base: string;
+  project: string;
+  home: string;
+  env: { HOOKWISE_RUNTIME_DIR: string; HOOKWISE_CONFIG_DIR: string };
+  /** The user scope of decision memory, where approvals at the host's prompt are learned. */
+  userRules: string;
+  hookwise(args: string[]): string;
+}
+
+const bases: string[] = [];
+const sessions: ClaudeStreamSession[] = [];
+afterAll(async () => {
+  // A failed test may have left a client running: close (and if need be kill) every one of them.
+  await Promise.all(sessions.map((s) => s.close(5_000)));
+  for (const base of bases) rmSync(base, { recursive: true, force: true });
+});
+
+function sandbox(): Sandbox {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-e2e-learning-')));
+  bases.push(base);
+  const project = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(home);
+  writeFileSync(join(project, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
+  const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
+  return {
+    base,
+    project,
+    home,
+    env,
+    userRules: join(env.HOOKWISE_CONFIG_DIR, 'user', 'rules.jsonl'),
+    hookwise(args) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`hookwise ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+      return r.stdout;
+    },
+  };
+}
+
+/** `hookwise install --claude`, running this checkout's build; returns the PostToolUse entry it wrote. */
+function installHooks(s: Sandbox): Record<string, unknown> {
+  s.hookwise(['install', '--claude', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
+  const settings = JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')) as {
+    hooks: Record<string, { hooks: Record<string, unknown>[] }[]>;
+  };
+  return settings.hooks.PostToolUse![0]!.hooks[0]!;
+}
+
+/** A new client session registered as a coder, running one Bash call of COMMAND once prompted. */
+async function coderSession(s: Sandbox): Promise<ClaudeStreamSession> {
+  const sessionId = randomUUID();
+  s.hookwise(['register', '--session-id', sessionId, '--role', 'coder']);
+  const session = await startClaudeStreamJson({
+    cwd: s.project,
+    home: s.home,
+    env: s.env,
+    extraArgs: ['--session-id', sessionId],
+    scenario: { toolCalls: [{ name: 'Bash', input: { command: COMMAND, description: 'Deploy to staging' } }] },
+    timeoutMs: CLIENT_TIMEOUT_MS,
+  });
+  sessions.push(session);
+  session.sendUserMessage('Deploy to staging.');
+  return session;
+}
+
+interface UserRecord {
+  subject?: unknown;
+  decided_by?: unknown;
+  [key: string]: unknown;
+}
+
+function userRecords(s: Sandbox): UserRecord[] {
+  if (!existsSync(s.userRules)) return [];
+  return readFileSync(s.userRules, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as UserRecord);
+}
+
+async function waitForRecord(s: Sandbox, timeoutMs: number): Promise<UserRecord | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = userRecords(s).find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
+    if (found !== undefined || Date.now() > deadline) return found;
+    await sleep(200);
+  }
+}
+
+function pendingNotes(s: Sandbox): string[] {
+  const dir = join(s.env.HOOKWISE_RUNTIME_DIR, 'pending');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+function auditOf(s: Sandbox, sessionId: string | undefined): [string, string, string][] {
+  return readAudit(s.env.HOOKWISE_RUNTIME_DIR)
+    .records.filter((r) => r.session === sessionId)
+    .map((r) => [r.tool, r.verdict, r.tier]);
+}
+
+describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the client’s prompt', () => {
+  beforeAll(async () => {
+    await ensureClaude();
+  }, INSTALL_TIMEOUT_MS);
+
+  it(
+    'an allow at the prompt is recorded by the async PostToolUse hook, and the next session runs the same command without asking (exact-cache)',
+    async () => {
+      const s = sandbox();
+      expect(installHooks(s), 'install wires learning as an async PostToolUse hook').toMatchObject({ type: 'command', async: true });
+
+      // ── Run 1: hookwise has no opinion, so it asks; the human allows at the client's prompt. ──
+      const first = await coderSession(s);
+      const started = Date.now();
+      const prompt = await first.waitForPermissionRequest(0, WAIT_MS);
+      const promptedMs = Date.now() - started;
+      expect(prompt, first.describe()).toMatchObject({ toolName: 'Bash', toolUseId: toolUseId(0), decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(String(prompt.raw.decision_reason)).toContain('hookwise ask [tier default]');
+      expect(pendingNotes(s), 'hookwise left a pending note for this tool_use_id').toHaveLength(1);
+      expect(userRecords(s), 'nothing is learned before the human answers').toEqual([]);
+
+      first.answerPermission(prompt, { behavior: 'allow' });
+      const result1 = await first.waitForResult(0, WAIT_MS);
+      expect(result1, first.describe()).toMatchObject({ subtype: 'success', is_error: false });
+      // The tool really ran, and the model got its output.
+      expect(first.server.toolResults(), first.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(existsSync(join(s.project, STAMP))).toBe(true);
+
+      // The async PostToolUse hook (same tool_use_id) records the human's allow in the user scope. The
+      // session stays open meanwhile, as an interactive one would.
+      const record = await waitForRecord(s, WAIT_MS);
+      const learnedMs = Date.now() - started;
+      expect(record, `no host-prompt record in ${s.userRules}: ${JSON.stringify(userRecords(s))}\n${first.describe()}`).toMatchObject({
+        tool: 'Bash',
+        subject: COMMAND,
+        commands: ['make'],
+        role: 'coder',
+        verdict: 'allow',
+        tier: 'human',
+        scope: 'user',
+        decided_by: 'host-prompt',
+      });
+      expect(pendingNotes(s), 'the pending note was consumed').toEqual([]);
+      expect(auditOf(s, first.sessionId)).toEqual([['Bash', 'ask', 'default']]);
+      const exit1 = await first.close();
+      expect(exit1, first.describe()).toMatchObject({ exitCode: 0, killed: false });
+
+      // ── Run 2: a new coder session; the same command is allowed by hookwise from memory. ──
+      rmSync(join(s.project, STAMP));
+      const second = await coderSession(s);
+      // Whichever comes first: a prompt (fail at once, rather than leave the client waiting) or the result.
+      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', { timeoutMs: WAIT_MS, label: 'the result (or a prompt)' });
+      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual([]);
+      expect(end2, second.describe()).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
+      expect(second.server.toolResults(), second.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(existsSync(join(s.project, STAMP))).toBe(true);
+      expect(auditOf(s, second.sessionId)).toEqual([['Bash', 'allow', 'exact-cache']]);
+      expect(pendingNotes(s), 'an allow leaves no pending note').toEqual([]);
+      const exit2 = await second.close();
+      expect(exit2, second.describe()).toMatchObject({ exitCode: 0, killed: false });
+      // Still the one learned record: nothing more was learned from the cached allow.
+      expect(userRecords(s)).toHaveLength(1);
+
+      console.log(`[learning e2e] prompt after ${promptedMs} ms, record learned ${learnedMs} ms after start`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a deny at the prompt records nothing: the tool does not run and no PostToolUse comes',
+    async () => {
+      const s = sandbox();
+      installHooks(s);
+      const session = await coderSession(s);
+      const prompt = await session.waitForPermissionRequest(0, WAIT_MS);
+      expect(prompt, session.describe()).toMatchObject({ toolName: 'Bash', decisionReasonType: 'hook', input: { command: COMMAND } });
+      const message = 'The human said no at the prompt.';
+      session.answerPermission(prompt, { behavior: 'deny', message });
+      const result = await session.waitForResult(0, WAIT_MS);
+      expect(result, session.describe()).toMatchObject({ type: 'result' });
+      const [toolResult] = session.server.toolResults();
+      expect(toolResult, session.describe()).toMatchObject({ toolUseId: toolUseId(0), isError: true });
+      expect(toolResult!.text).toContain(message);
+      expect(existsSync(join(s.project, STAMP)), 'the command did not run').toBe(false);
+
+      // Give a (wrongly) fired PostToolUse hook ample time, with the session still open.
+      await sleep(NEGATIVE_WAIT_MS);
+      expect(userRecords(s), 'nothing learned from a deny').toEqual([]);
+      expect(existsSync(s.userRules)).toBe(false);
+      // hookwise did ask (the note is there), it just never learned the human approved.
+      expect(pendingNotes(s)).toHaveLength(1);
+      expect(auditOf(s, session.sessionId)).toEqual([['Bash', 'ask', 'default']]);
+      const exit = await session.close();
+      expect(exit, session.describe()).toMatchObject({ exitCode: 0, killed: false });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
