@@ -54,6 +54,20 @@ export const TARGETS = [
     stretch: 1.3,
   },
   {
+    id: 'check.cache-hit-ratio',
+    description: 'wall time of a spawned `hookwise check` for a short Bash call that is an exact-cache hit (the project’s .hookwise/rules/allow.jsonl remembers it; registered session) ÷ `node -e 0`, ratio of medians, NODE_EXTRA_CA_CERTS as in the environment: parser load + parse + memory load + lookup',
+    unit: '×',
+    target: 1.5,
+    stretch: 1.3,
+  },
+  {
+    id: 'check.cache-hit-ratio.no-extra-ca',
+    description: 'the same with NODE_EXTRA_CA_CERTS removed from both commands’ environment',
+    unit: '×',
+    target: 1.5,
+    stretch: 1.3,
+  },
+  {
     id: 'sanitize.short-command',
     description: 'sanitize() of a typical ≤ 200-char command without secrets, in process (keyword index built, no RE2 needed)',
     unit: 'µs',
@@ -126,6 +140,36 @@ export const TARGETS = [
     description: 'loadScope of 10k decision records from the project scope’s JSONL files (read, parse, validate, newest per key and role), in process; report only (decides whether `.hookwise/.index/` needs a compiled cache)',
     unit: 'ms',
     target: null,
+  },
+  {
+    id: 'memory.exact-hit',
+    description: 'Tier 1 exact cache, in process: cacheKey (XXH3-64 of tool + subject, native) + the tier’s lookup (MemoryView.lookup: entries with the key, for the role or any role, merged across scopes) for a call whose subject is already built, 10k entries parsed from JSONL, a hit',
+    unit: 'µs',
+    target: 1,
+  },
+  {
+    id: 'memory.jaccard-10k',
+    description: 'Tier 2a similarity, in process: tokenize + JaccardIndex.matches (top-1 at the default threshold) over 10k remembered synthetic commands (git, npm, docker, kubectl, make, pytest, cargo, ls, rg, curl, …), 64 synthetic queries cycled through',
+    unit: 'µs',
+    target: 50,
+  },
+  {
+    id: 'memory.jaccard-100k',
+    description: 'the same over 100k remembered commands; report only (the inverted index makes a query cost the entries that share a token with it)',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'memory.cache-hit-e2e',
+    description: 'a cache hit end to end in process: prepareShell (tree-sitter parse, write targets) + judge() (sanitize, path policy, shell and rules tiers, subject, key, lookup) for `npm run build` remembered as allowed, memory already loaded; report only: the parse alone costs more than 3× the 15 µs the seed set (see .no-parse for the graded part), and in the built CLI prepareShell also reloads dist/shell.cjs on every call (the note splits it)',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'memory.cache-hit-e2e.no-parse',
+    description: 'the same with the shell call already prepared: judge() alone (sanitize, path policy, shell and rules tiers, subject, key, lookup)',
+    unit: 'µs',
+    target: 15,
   },
 ] as const satisfies readonly TargetSpec[];
 

@@ -1,9 +1,14 @@
 /**
  * `hookwise bench [--json] [--ci] [--quick]`: measures the hot path against the targets in
  * bench/targets.ts. The suites live in bench/ and are bundled into dist/cli.cjs, never into the hook bin.
+ *
+ * `hookwise bench --eval-learning [corpus] [--project dir] [--seed n] [--json]`: the learning replay
+ * (bench/eval-learning.ts).
  */
+import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { CI_TOLERANCE, ciFailures, describeMiss, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
+import { HookwiseError } from '../core/errors.js';
 
 export interface BenchCommandOptions {
   json?: boolean;
@@ -38,4 +43,28 @@ export async function bench(options: BenchCommandOptions, print: (text: string) 
   if (failures.length > 0) {
     throw new BenchTargetMissed(`${failures.length} target(s) missed by more than ${CI_TOLERANCE}×:\n${failures.map(describeMiss).join('\n')}`);
   }
+}
+
+export interface EvalLearningOptions {
+  /** The corpus (a path), or true for the default development corpus. */
+  evalLearning?: string | boolean;
+  project?: string;
+  /** The shuffle seed, as typed (an integer). */
+  seed?: string;
+  json?: boolean;
+}
+
+/** `--eval-learning`: replays the corpus with a simulated human answering the prompts; prints the curve. */
+export async function evalLearning(options: EvalLearningOptions, print: (text: string) => void): Promise<void> {
+  let seed = DEFAULT_SEED;
+  if (options.seed !== undefined) {
+    if (!/^\d{1,10}$/.test(options.seed)) throw new HookwiseError('USAGE', `--seed takes a non-negative integer, not "${options.seed}"`);
+    seed = Number(options.seed);
+  }
+  const e = await evaluateLearning(typeof options.evalLearning === 'string' ? options.evalLearning : undefined, {
+    seed,
+    ...(options.project === undefined ? {} : { project: options.project }),
+    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+  });
+  print(options.json === true ? JSON.stringify(e, null, 2) : renderLearningEval(e));
 }

@@ -12,7 +12,7 @@ import { overrideAllowTier, overrideTightenTier } from '../memory/overrides.js';
 import { jaccardTier } from '../memory/similar.js';
 import { formatProblem, type StoreProblem } from '../memory/store.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
-import type { MemoryView } from '../memory/view.js';
+import type { MemoryContext, MemoryView } from '../memory/view.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
@@ -137,9 +137,8 @@ function roleName(state: SessionState): string | null {
 /** A decision, and what memory knows of the call (for learning at the edge). */
 export interface Judgement {
   decision: Decision;
-  subject?: CallSubject;
-  /** The subject's cache key, when it was computed (only if memory had something to look up). */
-  key?: string;
+  /** The call's subject and key, computed on first use (see MemoryContext). */
+  memo?: Pick<MemoryContext, 'subject' | 'key'>;
   memoryProblems?: StoreProblem[];
 }
 
@@ -210,17 +209,28 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
   const { shell, memory: view } = inputs;
-  const subject = callSubject(call, paths, shell);
-  // Hashing loads a native addon: only when there is something to look the key up in.
-  const key = subject !== undefined && view !== undefined && !view.empty ? cacheKey(subject.tool, subject.text) : undefined;
+  const memo = memoize(() => callSubject(call, paths, shell));
   const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home };
   if (shell !== undefined) ctx.shell = shell;
-  if (view !== undefined) ctx.memory = key === undefined ? (subject === undefined ? { view } : { view, subject }) : { view, subject: subject!, key };
-  const d = runCascade(ctx, CASCADE, inputs.trace);
-  const out: Judgement = { decision: d };
-  if (subject !== undefined) out.subject = subject;
-  if (key !== undefined) out.key = key;
-  return out;
+  if (view !== undefined) ctx.memory = { view, ...memo };
+  return { decision: runCascade(ctx, CASCADE, inputs.trace), memo };
+}
+
+/** The subject and key of a call, each computed once, when first asked for. */
+function memoize(compute: () => CallSubject | undefined): Pick<MemoryContext, 'subject' | 'key'> {
+  let subject: CallSubject | undefined | null = null;
+  let key: string | undefined | null = null;
+  const subjectOf = (): CallSubject | undefined => (subject === null ? (subject = compute()) : subject);
+  return {
+    subject: subjectOf,
+    key: () => {
+      if (key === null) {
+        const s = subjectOf();
+        key = s === undefined ? undefined : cacheKey(s.tool, s.text);
+      }
+      return key;
+    },
+  };
 }
 
 /**

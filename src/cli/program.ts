@@ -168,8 +168,15 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
     .option('--eval-commands [corpus]', 'instead: replay a labelled command corpus through check --jsonl (unsafe-allow, catch and fatigue rates)')
-    .option('--project <dir>', 'with --eval-commands: run the commands in this project (default: an empty throw-away one)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; project?: string }) => {
+    .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
+    .option('--project <dir>', 'with --eval-commands or --eval-learning: run the commands in this project (default: an empty throw-away one)')
+    .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string }) => {
+      if (o.evalLearning !== undefined) {
+        const { evalLearning } = await import('./bench.js');
+        await evalLearning(o, (text) => print(text));
+        return;
+      }
       if (o.evalCommands !== undefined) {
         const { evaluateCommands, renderCommandEval } = await import('../../bench/eval-commands.js');
         const e = evaluateCommands(typeof o.evalCommands === 'string' ? o.evalCommands : undefined, o.project);

@@ -66,8 +66,10 @@ export function describeRecord(r: LoadedRecord): string {
 
 function judgeExact(ctx: CascadeContext): Decision | undefined {
   const memory = ctx.memory;
-  if (memory?.key === undefined) return undefined;
-  const hit = memory.view.lookup(memory.key, ctx.role.role.name);
+  if (memory === undefined || memory.view.empty) return undefined;
+  const key = memory.key();
+  if (key === undefined) return undefined;
+  const hit = memory.view.lookup(key, ctx.role.role.name);
   if (hit === undefined) return undefined;
   const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
   return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {

@@ -283,18 +283,27 @@ export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, 
       return { set, problems: set.problems, via: 'index' };
     }
   }
-  const compiled = compileIndex(targets, ctx);
-  if (compiled.records.length >= (options.minRecords ?? INDEX_MIN_RECORDS) || options.rebuild === true) {
-    try {
-      const dir = ensurePrivateDir(join(ctx.projectRoot, '.hookwise', '.index'));
-      // Never committed, even in a project whose .hookwise/ has no .gitignore (hookwise init writes one).
-      if (!existsSync(join(dir, '.gitignore'))) writeFileAtomic(join(dir, '.gitignore'), '*\n', { mode: 0o600 });
-      writeFileAtomic(file, compiled.bytes, { mode: 0o600 });
-      const set = readIndex(compiled.bytes)!;
-      return { set, problems: compiled.problems, via: 'built' };
-    } catch {
-      // Not writable here: fall through to the parsed records.
+  // Small stores: parse and go — no stamps, no hashing (the hash loads a native addon), no file.
+  const minRecords = options.minRecords ?? INDEX_MIN_RECORDS;
+  if (options.rebuild !== true) {
+    const records: LoadedRecord[] = [];
+    const problems: StoreProblem[] = [];
+    for (const target of targets) {
+      const load = loadScope(target);
+      for (const r of load.records) records.push(r);
+      for (const p of load.problems) problems.push(p);
     }
+    if (records.length < minRecords) return { set: new RawRecordSet(records), problems, via: 'jsonl' };
+  }
+  const compiled = compileIndex(targets, ctx);
+  try {
+    const dir = ensurePrivateDir(join(ctx.projectRoot, '.hookwise', '.index'));
+    // Never committed, even in a project whose .hookwise/ has no .gitignore (hookwise init writes one).
+    if (!existsSync(join(dir, '.gitignore'))) writeFileAtomic(join(dir, '.gitignore'), '*\n', { mode: 0o600 });
+    writeFileAtomic(file, compiled.bytes, { mode: 0o600 });
+    return { set: readIndex(compiled.bytes)!, problems: compiled.problems, via: 'built' };
+  } catch {
+    // Not writable here (a read-only checkout): use the records parsed for it.
   }
   return { set: new RawRecordSet(compiled.records), problems: compiled.problems, via: 'jsonl' };
 }

@@ -7,7 +7,7 @@
  * Built with `add`, or restored from flat arrays (`fromArrays`: the compiled memory index in
  * `.hookwise/.index/`), so a hook process does not re-tokenize thousands of remembered calls.
  */
-import { TokenInterner } from './tokens.js';
+import { intersectionSize, TokenInterner } from './tokens.js';
 
 export interface JaccardMatch {
   /** The entry's index (the order `add` was called in). */
@@ -91,26 +91,42 @@ export class JaccardIndex {
     return this.flat.postIds.subarray(this.flat.postOffsets[id]!, this.flat.postOffsets[id + 1]!);
   }
 
-  /** Every entry at least `threshold` similar to the query tokens, best first (ties: lower index first). */
+  /**
+   * Every entry at least `threshold` similar to the query tokens, best first (ties: lower index first).
+   *
+   * Prefix filtering (the standard trick for set-similarity search): an entry that reaches `threshold`
+   * shares at least m = ⌈threshold·|query|⌉ of the query's tokens, so it must share one of the query's
+   * (known − m + 1) rarest tokens. Only those tokens' postings generate candidates — the common ones
+   * (`git`, `src`, `-n`, in a fifth of all entries) never get walked — and each candidate is verified by
+   * merging two sorted ID arrays.
+   */
   matches(tokens: readonly string[], threshold: number): JaccardMatch[] {
     const { ids, unknown } = this.interner.query(tokens);
     const querySize = ids.length + unknown;
     if (querySize === 0 || ids.length === 0) return [];
+    const mustShare = Math.max(1, Math.ceil(threshold * querySize - 1e-9));
+    const prefix = ids.length - mustShare + 1;
+    if (prefix <= 0) return [];
+    const byRarity = Array.from(ids).sort((a, b) => this.postingsOf(a).length - this.postingsOf(b).length || a - b);
     if (this.counts.length < this.sets.length) this.counts = new Int32Array(Math.max(this.sets.length, this.counts.length * 2));
-    const counts = this.counts;
-    const touched: number[] = [];
-    for (const id of ids) {
-      const list = this.postingsOf(id);
+    const seen = this.counts;
+    const candidates: number[] = [];
+    for (let p = 0; p < prefix; p++) {
+      const list = this.postingsOf(byRarity[p]!);
       for (let i = 0; i < list.length; i++) {
         const entry = list[i]!;
-        if (counts[entry]!++ === 0) touched.push(entry);
+        if (seen[entry] === 0) {
+          seen[entry] = 1;
+          candidates.push(entry);
+        }
       }
     }
     const out: JaccardMatch[] = [];
-    for (const entry of touched) {
-      const shared = counts[entry]!;
-      counts[entry] = 0;
-      const score = shared / (querySize + this.sets[entry]!.length - shared);
+    for (const entry of candidates) {
+      seen[entry] = 0;
+      const set = this.sets[entry]!;
+      const shared = intersectionSize(ids, set);
+      const score = shared / (querySize + set.length - shared);
       if (score >= threshold) out.push({ entry, score });
     }
     return out.sort((a, b) => b.score - a.score || a.entry - b.entry);

@@ -24,7 +24,6 @@ import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
-import { cacheKey } from './cache.js';
 import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
 import type { CallSubject } from './subject.js';
 
@@ -80,22 +79,26 @@ export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands
 }
 
 /** After a PreToolUse decision: leave a pending note or record a propagated ask (see the module comment). */
-export function rememberAsk(judged: { decision: Decision; subject?: CallSubject; key?: string }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
-  const { decision: d, subject } = judged;
-  if (subject === undefined || d.verdict !== 'ask') return;
+export function rememberAsk(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+  const d = judged.decision;
+  if (d.verdict !== 'ask' || judged.memo === undefined) return;
+  if (d.tier !== 'jaccard' && (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined)) return;
+  const subject = judged.memo.subject();
+  const key = judged.memo.key();
+  if (subject === undefined || key === undefined) return;
   if (d.tier === 'jaccard') {
     const target = learnTarget(settings, places, call.sessionId, true);
     const reason = sanitize(`asked again: ${d.reason}`).text;
-    appendRecords(target, [recordFor(subject, judged.key ?? cacheKey(subject.tool, subject.text), { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
+    appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
     return;
   }
-  // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
-  if (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return;
+  // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt (checked above).
+  if (call.toolUseId === undefined) return;
   const pending: PendingAsk = {
     version: 1,
     sessionId: call.sessionId,
     toolUseId: call.toolUseId,
-    key: judged.key ?? cacheKey(subject.tool, subject.text),
+    key,
     tool: subject.tool,
     subject: subject.text,
     commands: subject.commands,

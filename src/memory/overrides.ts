@@ -87,15 +87,16 @@ export function compileOverride(record: LoadedRecord, fileTool: (tool: string) =
 /** The texts an override pattern is matched against, one per part of the call (segment, path). */
 function partsOf(ctx: CascadeContext): string[] {
   const { call } = ctx;
-  if (call.action === 'shell') return ctx.memory?.subject?.segments ?? [];
+  if (call.action === 'shell') return ctx.memory?.subject()?.segments ?? [];
   if (FILE_ACTIONS.has(call.action)) return ctx.paths.map((p) => p.relative ?? p.absolute);
-  const text = ctx.memory?.subject?.text;
+  const text = ctx.memory?.subject()?.text;
   return text === undefined ? [] : [text];
 }
 
 /** Per part of the call, the effective override (or undefined where none matches). */
 function matchParts(ctx: CascadeContext): (LoadedRecord | undefined)[] {
   const overrides = ctx.memory?.view.overrides ?? [];
+  if (overrides.length === 0) return [];
   const role = ctx.role.role.name;
   const applicable = overrides.filter((o) => (o.tool === ctx.call.tool || o.tool === '*') && (o.record.role === role || o.record.role === ANY_ROLE));
   if (applicable.length === 0) return [];

@@ -11,7 +11,11 @@
  *   - the call has at least 3 tokens (short calls are too easy to look alike);
  *   - it is a shell or other-tool call (a similar path is a different file: file tools are exact-only);
  *   - it loses no data (delete, truncate, overwrite: exact only);
- *   - its command names (argv[0] after unwrapping, per segment, in order) equal the entry's;
+ *   - its command names (wrappers and argv[0], per segment, in order: `sudo npm` is not `npm`) equal the entry's;
+ *   - it has the entry's shape: the same words in the same order, except argument *values* swapped one for
+ *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
+ *     (`--privileged`, `-a`, `--force`), an added or dropped word, or a value swapped for a broad one (`.`,
+ *     `/`, `~`, a glob, an expansion) is a different command, however many tokens it shares;
  *   - its write targets fall in the same path-policy classes as the entry's, for this role;
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
  *     decided in the shell/rules tiers before this one.
@@ -43,10 +47,28 @@ function writeClasses(writes: readonly string[], ctx: CascadeContext): string {
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Words that are structure, not values: operators and our `# writes` marker. */
+const STRUCTURE = new Set(['&&', '||', '|', '|&', ';', '&', '#', 'writes']);
+/** Values that widen what a command touches: the whole directory, root, home, globs, expansions. */
+const BROAD = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
+
+function isPlainValue(word: string): boolean {
+  return !word.startsWith('-') && !STRUCTURE.has(word) && !BROAD.test(word) && !word.startsWith("'-");
+}
+
+/** Same words in the same order, except plain argument values swapped for other plain values. */
+export function sameShape(a: string, b: string): boolean {
+  const x = a.split(/\s+/);
+  const y = b.split(/\s+/);
+  if (x.length !== y.length) return false;
+  return x.every((w, i) => w === y[i] || (isPlainValue(w) && isPlainValue(y[i]!)));
+}
+
 function judgeSimilar(ctx: CascadeContext): Decision | undefined {
   const memory = ctx.memory;
-  const subject = memory?.subject;
-  if (memory === undefined || subject === undefined || !subject.similar || subject.lossy) return undefined;
+  if (memory === undefined || memory.view.empty) return undefined;
+  const subject = memory.subject();
+  if (subject === undefined || !subject.similar || subject.lossy) return undefined;
   const tokens = tokenize(subject.text, ctx);
   if (tokens.length < MIN_TOKENS) return undefined;
   const role = ctx.role.role.name;
@@ -55,7 +77,7 @@ function judgeSimilar(ctx: CascadeContext): Decision | undefined {
   for (const { record: r, score } of memory.view.similar(tokens, ctx)) {
     if (best !== undefined && score < best.score) break;
     if (r.tool !== subject.tool || (r.role !== role && r.role !== ANY_ROLE)) continue;
-    if (!sameList(r.commands ?? [], subject.commands)) continue;
+    if (!sameList(r.commands ?? [], subject.commands) || !sameShape(r.subject, subject.text)) continue;
     callClasses ??= writeClasses(subject.writes, ctx);
     if (writeClasses(r.writes ?? [], ctx) !== callClasses) continue;
     if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score };

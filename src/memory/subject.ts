@@ -22,7 +22,7 @@ export interface CallSubject {
   tool: string;
   /** The normalized, sanitized subject: what is hashed into the key and stored. */
   text: Sanitized;
-  /** Shell: each segment's command name (argv[0] after unwrapping); file tools: the tool. */
+  /** Shell: each segment's wrappers and command name (`sudo npm`, `git`); file tools and others: the tool. */
   commands: string[];
   /** Canonical write targets (absolute), sanitized. */
   writes: Sanitized[];
@@ -91,7 +91,9 @@ function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undef
   if (writes.length > 0) text += `  # writes ${writes.join(' ')}`;
   if (text.length > MAX_SUBJECT) return undefined;
   const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i));
-  return { tool: call.tool, text: sanitize(text).text, commands: shell.parse.segments.map((s) => s.name), writes, lossy, similar: true, segments };
+  // `sudo npm` is not `npm`: a wrapper changes what an approval means, so it is part of the name compared.
+  const commands = shell.parse.segments.map((s) => [...s.wrappers, s.name].join(' '));
+  return { tool: call.tool, text: sanitize(text).text, commands, writes, lossy, similar: true, segments };
 }
 
 function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubject | undefined {

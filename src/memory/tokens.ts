@@ -8,8 +8,11 @@
  * keeps its own root's components and so looks less alike — conservative, by design.
  */
 
-/** Separators: whitespace, path and option punctuation, quotes, shell operators. */
-const SPLIT = /[\s/=:,;|&()<>'"`{}[\]]+/;
+/**
+ * Separators: whitespace, path separators, quotes, shell operators. Not `=` or `:`: `--privileged=false`
+ * and `sites:delete` are one word each, and must not look like `--privileged` or `sites`.
+ */
+const SPLIT = /[\s/,;|&()<>'"`{}[\]]+/;
 
 export interface TokenContext {
   projectRoot: string;

@@ -124,9 +124,14 @@ export class MemoryView {
   }
 }
 
-/** What the memory tiers see of one call: the view, and the call's subject and key (computed at the edge). */
+/**
+ * What the memory tiers see of one call: the view, and the call's subject and key. Both are computed on
+ * first use and kept: most calls are decided by policy before memory is asked, and the key's hash loads a
+ * native addon (≈ 3 ms per process) that such calls should not pay for. Pure computations of the call
+ * itself — no file or network I/O happens through them.
+ */
 export interface MemoryContext {
   view: MemoryView;
-  subject?: CallSubject;
-  key?: string;
+  subject(): CallSubject | undefined;
+  key(): string | undefined;
 }

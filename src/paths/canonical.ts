@@ -18,6 +18,16 @@ export interface PathContext {
 
 const realpath = realpathSync.native;
 
+/** Whether a path resolves. A path through a file (`/dev/null/x`: ENOTDIR) does not; shorter prefixes may. */
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
+
 export function canonicalize(input: string, cwd: string, home: string): string {
   let path = input;
   if (path === '~') path = home;
@@ -28,7 +38,7 @@ export function canonicalize(input: string, cwd: string, home: string): string {
   for (let k = parts.length; k >= 0; k--) {
     const prefix = '/' + parts.slice(0, k).join('/');
     // stat first: a throwing realpath (the usual case for a file about to be created) costs ~15 µs.
-    if (statSync(prefix, { throwIfNoEntry: false }) === undefined) continue;
+    if (!exists(prefix)) continue;
     let base: string;
     try {
       base = realpath(prefix);

@@ -34,11 +34,25 @@ export async function prepareShell(call: ToolCall, pathContext: PathContext): Pr
   const parse = shell.parseCommand(command);
   const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
   const targets = writes.targets.map((t) => resolveTarget(t, parse, pathContext));
-  const exists = targets.map((t) => t !== null && statSync(t.absolute, { throwIfNoEntry: false }) !== undefined);
+  const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   return { command, parse, writes, targets, exists };
 }
 
+/**
+ * Whether a write target exists now. A path through a file (`/dev/null/x` from `mv a b /dev/null`) does
+ * not; any other error (permissions) counts as existing: an unknown target may hold data.
+ */
+function existsForLoss(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
+  }
+}
+
 type ShellModule = typeof ShellBundle;
+
+let shellModule: ShellModule | undefined;
 
 /**
  * The parser bundle. Built (dist/*.cjs): dist/shell.cjs through its own V8 code cache (≈ 4 ms per Bash
@@ -46,10 +60,14 @@ type ShellModule = typeof ShellBundle;
  * hence '../shell/index.js' rather than './index.js'.
  */
 async function loadShell(): Promise<ShellModule> {
+  // Once per process: `check --jsonl` and the replays prepare thousands of calls.
+  if (shellModule !== undefined) return shellModule;
   if (typeof __filename === 'string' && __filename.endsWith('.cjs')) {
-    return loadWithCodeCache(join(dirname(__filename), 'shell.cjs'), require, { writeCache: true }) as ShellModule;
+    shellModule = loadWithCodeCache(join(dirname(__filename), 'shell.cjs'), require, { writeCache: true }) as ShellModule;
+  } else {
+    shellModule = await import('../shell/index.js');
   }
-  return import('../shell/index.js');
+  return shellModule;
 }
 
 function resolveTarget(target: WriteTarget, parse: ParseResult, ctx: PathContext): ResolvedPath | null {

@@ -3,10 +3,16 @@
  * on gross misses. The suites need the built bin (dist/hookwise.cjs): `npm test` builds it first.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { evaluateLearning, MEMORY_TIERS, renderLearningEval, type LearningEval } from '../../bench/eval-learning.js';
 import { ciFailures, renderTable } from '../../bench/report.js';
 import { grade, runBench, STATUSES, type BenchReport, type BenchRow } from '../../bench/run.js';
 import { TARGETS, type TargetId, type TargetSpec } from '../../bench/targets.js';
+import { evalLearning } from '../../src/cli/bench.js';
+import { HookwiseError } from '../../src/core/errors.js';
 import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
 
 type Spec = TargetSpec & { id: TargetId };
@@ -61,7 +67,7 @@ describe('bench run (--quick)', () => {
       expect(row.samples).toBeGreaterThan(0);
       expect(STATUSES).toContain(row.status);
     }
-  }, 120_000); // 13-15 s in a loaded CI run; the timeout is for a hang, not a speed check
+  }, 120_000); // ≈ 22 s on an idle 2-CPU machine (the memory suite builds a 100k-entry index); the timeout is for a hang, not a speed check
 
   it('renders the table: one line per row, the ratio rows with both commands', () => {
     expect(report, 'the run above failed').toBeDefined();
@@ -85,4 +91,73 @@ describe('bench run (--quick)', () => {
     expect(printed.rows.map((r) => r.id)).toEqual(TARGETS.map((t) => t.id));
     expect(printed.meta.quick).toBe(true);
   }, 180_000);
+});
+
+/**
+ * The learning replay on a tiny synthetic corpus (the development corpus is not available to tests):
+ * benign commands no policy tier decides, each repeated, and risky ones the oracle declines, repeated too.
+ */
+describe('bench --eval-learning', () => {
+  const BENIGN = ['npm run build', 'cargo build --release', 'docker compose up -d db', 'node scripts/gen.js', 'pip install requests', 'git commit -m wip', 'gh pr create --fill'];
+  const RISKY = ['docker run --privileged nginx', 'ssh prod sudo systemctl restart web', 'curl -X DELETE https://api.example.com/users/42', 'scp build.tar.gz deploy@prod:/srv'];
+  const rows = [
+    ...BENIGN.flatMap((command, i) => Array.from({ length: i < 2 ? 3 : 2 }, () => ({ command, label: 'benign' }))),
+    ...RISKY.flatMap((command) => Array.from({ length: 2 }, () => ({ command, label: 'risky' }))),
+    { command: 'git push --force origin main', label: 'risky' },
+    { command: 'git status --short', label: 'benign' },
+    { command: 'rm -rf build', label: 'risky' },
+  ];
+  let result: LearningEval | undefined;
+  let dir: string | undefined;
+
+  it('replays the corpus through check: an approved benign command is remembered, a declined risky one never', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookwise-learning-test-'));
+    const corpus = join(dir, 'corpus.jsonl');
+    writeFileSync(corpus, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    try {
+      result = await evaluateLearning(corpus, { seed: 7 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(result.rows).toBe(rows.length);
+    expect(result.steps.map((s) => s.command).sort()).toEqual(rows.map((r) => r.command).sort());
+
+    for (const command of BENIGN) {
+      const [first, ...later] = result.steps.filter((s) => s.command === command);
+      expect(first, command).toMatchObject({ verdict: 'ask', tier: 'default', oracle: 'approved' });
+      expect(later.length, command).toBeGreaterThan(0);
+      for (const repeat of later) expect(repeat, `${command}, call ${repeat.call}`).toMatchObject({ verdict: 'allow', tier: 'exact-cache', oracle: null });
+    }
+    for (const step of result.steps.filter((s) => s.label === 'risky')) {
+      expect(step.verdict === 'allow' && MEMORY_TIERS.includes(step.tier), `${step.command} (call ${step.call}): ${step.verdict} by ${step.tier}`).toBe(false);
+    }
+    // A decline teaches nothing: the repeat of a risky command no tier decided is asked again.
+    for (const command of RISKY) {
+      for (const step of result.steps.filter((s) => s.command === command)) expect(step, command).toMatchObject({ verdict: 'ask', tier: 'default', oracle: 'declined' });
+    }
+    expect(result.wrongAutoAllows).toEqual([]);
+    expect(result.learned).toEqual({ allow: BENIGN.length, ask: 0 });
+    expect(result.byMemory).toBe(rows.filter((r) => r.label === 'benign').length - BENIGN.length - 1); // every repeat; `git status` is a pack's
+    expect(result.oracle.approved + result.oracle.declined).toBe(result.oracle.asked);
+  }, 60_000);
+
+  it('prints the curve and the summary', () => {
+    expect(result, 'the replay above failed').toBeDefined();
+    const text = renderLearningEval(result!);
+    expect(text).toMatch(new RegExp(`^1-${rows.length} +\\d+ % +\\d+ % +[#=.]{20}$`, 'm'));
+    expect(text).toContain('wrong auto-allows (risky, allowed by exact-cache or jaccard): 0 (target 0)');
+    expect(text).toMatch(/^decided without the oracle: \d+ of \d+/m);
+    expect(result!.buckets).toEqual([{ from: 1, to: rows.length, decided: result!.decided, byMemory: result!.byMemory }]);
+  });
+
+  it('the CLI entry checks --seed and needs a labelled corpus', async () => {
+    await expect(evalLearning({ evalLearning: '/nonexistent.jsonl', seed: 'x' }, () => undefined)).rejects.toThrow(HookwiseError);
+    const tmp = mkdtempSync(join(tmpdir(), 'hookwise-learning-test-'));
+    try {
+      writeFileSync(join(tmp, 'unlabelled.jsonl'), JSON.stringify({ command: 'ls' }) + '\n');
+      await expect(evalLearning({ evalLearning: join(tmp, 'unlabelled.jsonl') }, () => undefined)).rejects.toThrow(/labelled rows/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });

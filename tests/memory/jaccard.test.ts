@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JaccardIndex } from '../../src/memory/jaccard.js';
+import { sameShape } from '../../src/memory/similar.js';
 import { intersectionSize, tokenize, TokenInterner } from '../../src/memory/tokens.js';
 import { prng } from '../support/prng.js';
 
@@ -7,7 +8,9 @@ const ctx = { projectRoot: '/work/proj', home: '/home/dev' };
 
 describe('tokens', () => {
   it('splits on whitespace and path/option punctuation, folds the project root and home, drops duplicates', () => {
-    expect(tokenize('cp /work/proj/src/a.ts /home/dev/backup/a.ts --verbose=yes', ctx)).toEqual(['cp', 'src', 'a.ts', 'backup', '--verbose', 'yes']);
+    expect(tokenize('cp /work/proj/src/a.ts /home/dev/backup/a.ts --verbose=yes', ctx)).toEqual(['cp', 'src', 'a.ts', 'backup', '--verbose=yes']);
+    // `--privileged=false` and `sites:delete` stay whole: they must not look like `--privileged` or `sites`.
+    expect(tokenize('netlify sites:delete --force=false', ctx)).toEqual(['netlify', 'sites:delete', '--force=false']);
     expect(tokenize('make x  # writes /work/proj/out', ctx)).toEqual(['make', 'x', 'out']);
     // Another project's root is not folded: it stays long, and looks less alike.
     expect(tokenize('rm /other/proj/x', ctx)).toEqual(['rm', 'other', 'proj', 'x']);
@@ -19,6 +22,19 @@ describe('tokens', () => {
     expect(interner.query(['a', 'zzz', 'b', 'yyy'])).toEqual({ ids: Int32Array.from([0, 1]), unknown: 2 });
     expect(interner.size).toBe(2);
     expect(intersectionSize(Int32Array.from([1, 3, 5, 7]), Int32Array.from([0, 3, 4, 7, 9]))).toBe(2);
+  });
+});
+
+describe('sameShape (the similarity guard on argument values)', () => {
+  it('only plain argument values may differ, position by position', () => {
+    expect(sameShape('pytest tests/a.py -x', 'pytest tests/b.py -x')).toBe(true);
+    expect(sameShape('git tag v1.0.0', 'git tag -a v1.0.0')).toBe(false); // added option
+    expect(sameShape('ufw reset --force', 'ufw --force reset')).toBe(false); // reordered
+    expect(sameShape('git restore --staged file.txt', 'git restore --staged .')).toBe(false); // broad value
+    expect(sameShape('rm -r build', 'rm -r *')).toBe(false);
+    expect(sameShape('cat a.txt', 'cat $FILE')).toBe(false);
+    expect(sameShape('make a && make b', 'make a ; make b')).toBe(false);
+    expect(sameShape('docker run --privileged=false x', 'docker run --privileged=true x')).toBe(false);
   });
 });
 

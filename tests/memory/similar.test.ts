@@ -9,11 +9,12 @@ describe('tier 2a: token Jaccard', () => {
   it('a near-duplicate of a remembered allow is approved, with the score as confidence', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    await rememberCommand(p, 'make deploy-staging --jobs 4 --keep-going', 'allow');
-    const r = await p.check(p.pre('Bash', bash('make deploy-staging --jobs 4 --keep-going --silent')));
+    await rememberCommand(p, 'make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', 'allow');
+    // One argument value swapped: 5 shared of 7 distinct tokens.
+    const r = await p.check(p.pre('Bash', bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going')));
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
-    expect(r.decision?.confidence).toBeCloseTo(5 / 6, 5);
-    expect(r.decision?.reason).toMatch(/similar \(0\.83\)/);
+    expect(r.decision?.confidence).toBeCloseTo(5 / 7, 5);
+    expect(r.decision?.reason).toMatch(/similar \(0\.71\)/);
   });
 
   it('below the threshold (0.7 by default) nothing matches; the threshold is configurable and a project may only raise it', async () => {
@@ -33,24 +34,24 @@ describe('tier 2a: token Jaccard', () => {
   it('a match to ask returns ask, and records that ask for this exact call so a repeat cannot drift to allow', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    await rememberCommand(p, 'make migrate-db --env prod --yes', 'ask');
-    const first = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --verbose')));
+    await rememberCommand(p, 'make migrate-db --env prod --yes --timeout 30', 'ask');
+    const first = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --timeout 60')));
     expect(first.decision).toMatchObject({ verdict: 'ask', tier: 'jaccard' });
     const recorded = loadScope(targetOf(p, 'user')).records.filter((r) => r.tier === 'jaccard');
-    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make migrate-db --env prod --yes --verbose' })]);
-    // Now even a closer allow cannot turn the repeat into an allow.
-    await rememberCommand(p, 'make migrate-db --env prod --yes --verbose --color', 'allow');
-    const repeat = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --verbose')));
+    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make migrate-db --env prod --yes --timeout 60' })]);
+    // Now even an allow for exactly this call, committed to the project, cannot turn the repeat into an allow.
+    await rememberCommand(p, 'make migrate-db --env prod --yes --timeout 60', 'allow', { scope: 'project' });
+    const repeat = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --timeout 60')));
     expect(repeat.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
   });
 
   it('never auto-denies: a match to deny passes on (to a human), and blocks an allow that is less similar', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    await rememberCommand(p, 'make release-prod --jobs 4 --push', 'deny');
-    // 0.75 similar: an allow on its own would approve it; the closer deny (0.83) wins and passes on.
-    await rememberCommand(p, 'make release-prod --jobs 4 --push --sign --verbose --color', 'allow');
-    const r = await p.check(p.pre('Bash', bash('make release-prod --jobs 4 --push --sign')));
+    await rememberCommand(p, 'make release-prod --jobs 4 --push --tag v2.1.0', 'deny');
+    // 0.75 similar: an allow on its own would approve it; the closer deny (0.75 too, and stricter) passes on.
+    await rememberCommand(p, 'make release-prod --jobs 4 --push --tag v2.0.0', 'allow');
+    const r = await p.check(p.pre('Bash', bash('make release-prod --jobs 4 --push --tag v2.2.0')));
     expect(verdictOf(r)).toBe('ask');
     expect(r.decision?.tier).toBe('default');
   });
@@ -62,14 +63,27 @@ describe('tier 2a: token Jaccard', () => {
     expect((await p.check(p.pre('Bash', bash('terraform apply')))).decision?.tier).not.toBe('jaccard');
   });
 
-  it('guard: the command names must be the same (argv[0] after unwrapping)', async () => {
+  it('guard: the command names must be the same (wrappers and argv[0])', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await rememberCommand(p, 'docker compose up -d web api worker', 'allow');
     // 6 of 8 tokens shared (0.75), but another program.
     const r = await p.check(p.pre('Bash', bash('podman compose up -d web api worker')));
     expect(r.decision?.tier).not.toBe('jaccard');
-    expect((await p.check(p.pre('Bash', bash('docker compose up -d web api worker cache')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect((await p.check(p.pre('Bash', bash('docker compose up -d web api scheduler')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    // A wrapper is part of the name: approving `npm run build …` says nothing about `sudo npm run build …`.
+    await rememberCommand(p, 'npm run build --workspace web --if-present', 'allow');
+    expect((await p.check(p.pre('Bash', bash('sudo npm run build --workspace api --if-present')))).decision?.tier).not.toBe('jaccard');
+  });
+
+  it('guard: only argument values may differ — an added option, a reordered one or a broad value is another command', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'docker run -it --rm ubuntu:22.04 bash', 'allow');
+    expect((await p.check(p.pre('Bash', bash('docker run -it --rm ubuntu:24.04 bash')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    for (const command of ['docker run -it --rm --privileged ubuntu:22.04 bash', 'docker run --rm -it ubuntu:22.04 bash', 'docker run -it --rm ubuntu:22.04']) {
+      expect((await p.check(p.pre('Bash', bash(command)))).decision?.tier, command).not.toBe('jaccard');
+    }
   });
 
   it('guard: write targets must fall in the same path-policy classes for the role', async () => {
