@@ -5,24 +5,13 @@ import { invalidate, override, rulesCompact, rulesList, rulesShow, type Effectiv
 import { runProgram } from '../../src/cli/program.js';
 import { cacheKey } from '../../src/memory/cache.js';
 import { overrideKey } from '../../src/memory/overrides.js';
-import { appendRecords, fileFor, loadScope, type DecisionRecord, type StoreScope, type StoreTarget } from '../../src/memory/store.js';
+import { appendRecords, fileFor, loadScope, type DecisionRecord, type StoreScope } from '../../src/memory/store.js';
 import { sanitize } from '../../src/sanitize/index.js';
+import { targetOf } from '../support/memory.js';
 import { makeProject, verdictOf, type TestProject } from '../support/project.js';
 
 const fakeToken = (): string => 'ghp_' + 'A1b2C3'.repeat(6);
 
-function targetOf(p: TestProject, scope: StoreScope, sessionId = 's1'): StoreTarget {
-  switch (scope) {
-    case 'project':
-      return { scope, projectRoot: p.root };
-    case 'user':
-      return { scope, userConfigDir: p.configDir };
-    case 'org':
-      return { scope, userConfigDir: p.configDir, org: 'acme' };
-    case 'session':
-      return { scope, runtimeDir: p.runtimeDir, sessionId };
-  }
-}
 
 let clock = Date.parse('2026-01-01T00:00:00.000Z');
 /** A remembered exact-cache decision for a Bash command, as the check path would key it. */

@@ -13,26 +13,29 @@ import {
   serializeRecord,
   type DecisionRecord,
   type StoreScope,
-  type StoreTarget,
 } from '../../src/memory/store.js';
 import { sanitize, type Sanitized } from '../../src/sanitize/index.js';
+import { targetOf } from '../support/memory.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
+
+/** Runs each script in its own `node -e` process at once; resolves with every exit code and stderr. */
+function runScripts(p: TestProject, scripts: readonly string[]): Promise<{ code: number | null; stderr: string }[]> {
+  return Promise.all(
+    scripts.map(
+      (script) =>
+        new Promise<{ code: number | null; stderr: string }>((done) => {
+          const child = spawn(process.execPath, ['-e', script], { env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') } });
+          let stderr = '';
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('close', (code) => done({ code, stderr }));
+        }),
+    ),
+  );
+}
 const clean = (text: string): Sanitized => sanitize(text).text;
 
-function targetOf(p: TestProject, scope: StoreScope): StoreTarget {
-  switch (scope) {
-    case 'project':
-      return { scope, projectRoot: p.root };
-    case 'user':
-      return { scope, userConfigDir: p.configDir };
-    case 'org':
-      return { scope, userConfigDir: p.configDir, org: 'acme' };
-    case 'session':
-      return { scope, runtimeDir: p.runtimeDir, sessionId: 's1' };
-  }
-}
 
 let clock = Date.parse('2026-01-01T00:00:00.000Z');
 function rec(scope: StoreScope, fields: Partial<Omit<DecisionRecord, 'subject' | 'reason'>> & { subject?: string; reason?: string } = {}): DecisionRecord {
@@ -330,18 +333,7 @@ describe('decision store: concurrent processes', () => {
         s.appendRecords(user, [{ ...base, scope: 'user' }]);
         if (${i % 10 === 0} && j === ${PER / 2}) { s.compactScope(project); s.compactScope(user); }
       }`;
-    const results = await Promise.all(
-      Array.from(
-        { length: PROCS },
-        (_, i) =>
-          new Promise<{ code: number | null; stderr: string }>((done) => {
-            const child = spawn(process.execPath, ['-e', script(i)], { env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') } });
-            let stderr = '';
-            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-            child.on('close', (code) => done({ code, stderr }));
-          }),
-      ),
-    );
+    const results = await runScripts(p, Array.from({ length: PROCS }, (_, i) => script(i)));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
 
     const expected = Array.from({ length: PROCS * PER }, (_, n) => `p${Math.floor(n / PER)}-r${n % PER}`).sort();
@@ -441,18 +433,7 @@ describe('decision store: removing records', () => {
           reason: 'race test', tier: 'human', scope: 'project', decided_by: 'human', ts: new Date().toISOString() }]);
         if (${i % 4 === 0} && j === ${Math.floor(PER / 2)}) s.removeRecords(target, (r) => r.key.startsWith('gone-'));
       }`;
-    const results = await Promise.all(
-      Array.from(
-        { length: PROCS },
-        (_, i) =>
-          new Promise<{ code: number | null; stderr: string }>((done) => {
-            const child = spawn(process.execPath, ['-e', script(i)], { env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') } });
-            let stderr = '';
-            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-            child.on('close', (code) => done({ code, stderr }));
-          }),
-      ),
-    );
+    const results = await runScripts(p, Array.from({ length: PROCS }, (_, i) => script(i)));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const load = loadScope(target);
     expect(load.problems).toEqual([]);

@@ -107,7 +107,7 @@ export interface ProcessResult {
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {
@@ -115,17 +115,26 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Track a client's process group until `untrackGroup`: killed if the test process exits first. */
+export function trackGroup(pid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const live of liveGroups) killGroup(live, 'SIGKILL');
+    });
+  }
+  liveGroups.add(pid);
+}
+
+export function untrackGroup(pid: number): void {
+  liveGroups.delete(pid);
+}
+
 function spawnHost(
   command: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<ProcessResult> {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-    });
-  }
   return new Promise((resolvePromise, reject) => {
     const started = Date.now();
     // detached => the client leads a new process group, so we can kill it together with anything it
@@ -142,7 +151,7 @@ function spawnHost(
       child.once('error', reject);
       return;
     }
-    liveGroups.add(pid);
+    trackGroup(pid);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -161,13 +170,13 @@ function spawnHost(
     child.once('exit', () => killGroup(pid, 'SIGKILL'));
     child.once('error', (error) => {
       clearTimeout(timeout);
-      liveGroups.delete(pid);
+      untrackGroup(pid);
       reject(error);
     });
     child.once('close', (code, signal) => {
       clearTimeout(timeout);
       if (killTimer) clearTimeout(killTimer);
-      liveGroups.delete(pid);
+      untrackGroup(pid);
       resolvePromise({ pid, exitCode: code, signal, timedOut, durationMs: Date.now() - started, stdout, stderr });
     });
   });

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import type { AnthropicScenario, FakeAnthropicServer } from './fake-anthropic.js';
 import { ensureClaude } from './install-hosts.js';
-import { baseEnv } from './run-host.js';
+import { baseEnv, killGroup, trackGroup, untrackGroup } from './run-host.js';
 
 /** One JSON line of the client's stdout. */
 export type StreamEvent = Record<string, unknown> & { type?: unknown };
@@ -56,17 +56,6 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** True when the client had to be killed (it did not exit on its own after stdin closed). */
   killed: boolean;
-}
-
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -107,7 +96,7 @@ export class ClaudeStreamSession {
     this.closed = new Promise((resolve) => {
       child.once('close', (code, signal) => {
         clearTimeout(this.hardTimeout);
-        liveGroups.delete(pid);
+        untrackGroup(pid);
         this.exited = { exitCode: code, signal, killed: this.killedByUs };
         for (const waiter of this.waiters) {
           clearTimeout(waiter.timer);
@@ -251,12 +240,6 @@ function permissionRequestOf(event: StreamEvent): PermissionRequest | undefined 
  * `scenario` once a user message arrives (`session.sendUserMessage`). Always `close()` the session.
  */
 export async function startClaudeStreamJson(options: StreamJsonOptions): Promise<ClaudeStreamSession> {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-    });
-  }
   const bin = await ensureClaude();
   const server = await startFakeAnthropic(options.scenario);
   const env: Record<string, string> = {
@@ -281,6 +264,6 @@ export async function startClaudeStreamJson(options: StreamJsonOptions): Promise
     await server.close();
     throw await new Promise<Error>((resolve) => child.once('error', resolve));
   }
-  liveGroups.add(pid);
+  trackGroup(pid);
   return new ClaudeStreamSession(child, pid, server, sessionId, options.timeoutMs);
 }
