@@ -13,7 +13,7 @@ import { loadPolicy } from '../policy/load.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { prepareShell } from '../shell/prepare.js';
-import { decidePrepared } from './check.js';
+import { judge } from './check.js';
 import { loadMemory } from '../memory/load.js';
 
 export interface ExplainOptions {
@@ -40,6 +40,8 @@ export interface Explanation {
     writes: { segment: number; path: string; via: string; canonical: string | null }[];
     unknownWrites: { segment: number; reason: string }[];
   };
+  /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
+  memory?: { subject: string; key: string; records: number };
   trace: { tier: string; verdict: string | null; rule: string | null; source: string | null; reason: string | null }[];
   decision: Decision;
 }
@@ -80,7 +82,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
   const memory = loadMemory({ projectRoot, home: where.home, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }, policy.memory.jaccardThreshold);
-  const d = decidePrepared({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, shell, (s) => steps.push(s), memory.view);
+  const judged = judge({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, { shell, memory: memory.view, trace: (s) => steps.push(s) });
+  const d = judged.decision;
   const explained: Explanation = {
     tool: call.tool,
     role: options.role,
@@ -97,6 +100,9 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
     })),
     decision: d,
   };
+  const subject = judged.memo?.subject();
+  const key = judged.memo?.key();
+  if (subject !== undefined && key !== undefined) explained.memory = { subject: subject.text, key, records: memory.view.size };
   if (shell !== undefined) {
     explained.shell = {
       parsed: shell.parse.ok,
@@ -132,6 +138,7 @@ export function renderExplanation(e: Explanation): string {
     for (const w of e.shell.writes) lines.push(`  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`);
     for (const u of e.shell.unknownWrites) lines.push(`  writes (segment ${u.segment + 1}): unknown — ${u.reason}`);
   }
+  if (e.memory !== undefined) lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);
   lines.push('cascade:');
   for (const step of e.trace) {
     lines.push(

@@ -61,4 +61,15 @@ describe('hookwise explain for shell commands', () => {
     expect(e.decision).toMatchObject({ verdict: 'ask', rule: { id: 'shell:unparseable' } });
     expect(renderExplanation(e)).toMatch(/not understood: /);
   });
+
+  it('shows what memory remembers the call by, and the remembered decision that decides it', async () => {
+    const p = makeProject();
+    const { rememberCommand } = await import('../support/memory.js');
+    await rememberCommand(p, 'make deploy-staging --jobs 4', 'allow');
+    const e = await inProject(p, () => explain({ command: 'make deploy-staging --jobs 4', role: 'coder', cwd: p.root }));
+    expect(e.memory).toMatchObject({ subject: 'make deploy-staging --jobs 4', key: expect.stringMatching(/^[0-9a-f]{16}$/), records: 1 });
+    expect(e.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect(e.trace.map((t) => t.tier)).toEqual(['tool-policy', 'override', 'path-policy', 'shell', 'rules', 'override', 'exact-cache']);
+    expect(renderExplanation(e)).toContain('remembered as: make deploy-staging --jobs 4');
+  });
 });
