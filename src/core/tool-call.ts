@@ -20,6 +20,8 @@ export interface ToolCall {
   paths: string[];
   input: Record<string, unknown>;
   toolUseId?: string;
+  /** Claude Code's `permission_mode` (default, acceptEdits, plan, auto, dontAsk, bypassPermissions), if sent. */
+  permissionMode?: string;
 }
 
 /** A path after canonicalization (see src/paths/canonical.ts). */

@@ -60,6 +60,8 @@ function claudeToolCall(
   };
   const toolUseId = optionalString(payload, 'tool_use_id');
   if (toolUseId !== undefined) call.toolUseId = toolUseId;
+  const permissionMode = optionalString(payload, 'permission_mode');
+  if (permissionMode !== undefined) call.permissionMode = permissionMode;
   return call;
 }
 

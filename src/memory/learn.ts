@@ -27,6 +27,12 @@ import type { Locations } from '../util/locations.js';
 import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
 import type { CallSubject } from './subject.js';
 
+/**
+ * Claude Code permission modes in which a hook's `ask` is put to a human. In the others the client may
+ * run the tool without one (a classifier, or no prompts at all), and a tool that ran proves no approval.
+ */
+export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set(['default', 'acceptEdits', 'plan']);
+
 /** A pending note older than this is stale (the human said no, or the session ended). */
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -78,11 +84,18 @@ export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands
   return record;
 }
 
+/** Will the host put this ask to a human, who can then teach us by approving? */
+function promptedByHuman(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
+  // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
+  if (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return false;
+  return call.permissionMode !== undefined && HUMAN_PROMPT_MODES.has(call.permissionMode);
+}
+
 /** After a PreToolUse decision: leave a pending note or record a propagated ask (see the module comment). */
 export function rememberAsk(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
   const d = judged.decision;
   if (d.verdict !== 'ask' || judged.memo === undefined) return;
-  if (d.tier !== 'jaccard' && (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined)) return;
+  if (d.tier !== 'jaccard' && !promptedByHuman(d, call, settings)) return;
   const subject = judged.memo.subject();
   const key = judged.memo.key();
   if (subject === undefined || key === undefined) return;
@@ -92,8 +105,7 @@ export function rememberAsk(judged: { decision: Decision; memo?: { subject(): Ca
     appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
     return;
   }
-  // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt (checked above).
-  if (call.toolUseId === undefined) return;
+  if (call.toolUseId === undefined) return; // checked in promptedByHuman; narrows the type
   const pending: PendingAsk = {
     version: 1,
     sessionId: call.sessionId,

@@ -109,4 +109,18 @@ describe("learning from the host's own prompt", () => {
     expect(readFileSync(file, 'utf8')).toContain('<REDACTED>');
     expect(readFileSync(file, 'utf8')).not.toContain(secret);
   });
+
+  it('only in permission modes where the host puts an ask to a human: a tool run in auto, dontAsk or bypassPermissions mode proves no approval', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const modes = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions', undefined];
+    for (const [i, mode] of modes.entries()) {
+      const command = `make target-${i} --x`;
+      const payload: Record<string, unknown> = { ...pre(p, command, `toolu_${i}`), permission_mode: mode };
+      if (mode === undefined) delete payload.permission_mode;
+      expect((await p.check(payload)).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
+      await p.check({ ...payload, hook_event_name: 'PostToolUse', tool_response: {} });
+    }
+    expect(learned(p).map((r) => r.subject).sort()).toEqual(['make target-0 --x', 'make target-1 --x', 'make target-2 --x']);
+  });
 });
