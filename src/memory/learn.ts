@@ -28,10 +28,13 @@ import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarg
 import type { CallSubject } from './subject.js';
 
 /**
- * Claude Code permission modes in which a hook's `ask` is put to a human. In the others the client may
- * run the tool without one (a classifier, or no prompts at all), and a tool that ran proves no approval.
+ * Claude Code permission modes in which a hook's `ask` is observed to reach the human's prompt: all six
+ * that exist (Claude Code 2.1.330, tests/e2e/learning-modes.test.ts) — even auto, dontAsk and
+ * bypassPermissions, where the client would otherwise decide alone, put a hook's ask to the human. A
+ * payload without a mode, or with one this list does not know, teaches nothing: a tool that ran there
+ * would prove no approval we understand.
  */
-export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set(['default', 'acceptEdits', 'plan']);
+export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set(['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions']);
 
 /** A pending note older than this is stale (the human said no, or the session ended). */
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;

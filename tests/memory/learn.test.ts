@@ -110,10 +110,10 @@ describe("learning from the host's own prompt", () => {
     expect(readFileSync(file, 'utf8')).not.toContain(secret);
   });
 
-  it('only in permission modes where the host puts an ask to a human: a tool run in auto, dontAsk or bypassPermissions mode proves no approval', async () => {
+  it('in every permission mode Claude Code puts a hook ask to a human in; never without a mode or with an unknown one', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const modes = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions', undefined];
+    const modes = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions', undefined, 'someFutureMode'];
     for (const [i, mode] of modes.entries()) {
       const command = `make target-${i} --x`;
       const payload: Record<string, unknown> = { ...pre(p, command, `toolu_${i}`), permission_mode: mode };
@@ -121,6 +121,6 @@ describe("learning from the host's own prompt", () => {
       expect((await p.check(payload)).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
       await p.check({ ...payload, hook_event_name: 'PostToolUse', tool_response: {} });
     }
-    expect(learned(p).map((r) => r.subject).sort()).toEqual(['make target-0 --x', 'make target-1 --x', 'make target-2 --x']);
+    expect(learned(p).map((r) => r.subject).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `make target-${i} --x`));
   });
 });

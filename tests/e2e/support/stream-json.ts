@@ -47,9 +47,17 @@ export interface StreamJsonOptions {
   env?: Record<string, string>;
   /** Extra CLI arguments appended after the defaults (e.g. `--session-id`). */
   extraArgs?: string[];
+  /**
+   * `--permission-mode <mode>`; omitted by default (the client's own default mode). `bypassPermissions`
+   * also gets IS_SANDBOX=1, which the client requires when running as root.
+   */
+  permissionMode?: ClaudePermissionMode;
   /** Hard limit for the whole client lifetime: the process group is killed after this long. */
   timeoutMs: number;
 }
+
+/** The values of `--permission-mode` (and of `permission_mode` in hook payloads). */
+export type ClaudePermissionMode = 'default' | 'acceptEdits' | 'plan' | 'auto' | 'dontAsk' | 'bypassPermissions';
 
 export interface ExitInfo {
   exitCode: number | null;
@@ -252,10 +260,12 @@ export async function startClaudeStreamJson(options: StreamJsonOptions): Promise
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
+    ...(options.permissionMode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
     ...options.env,
   };
   const extraArgs = options.extraArgs ?? [];
-  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', ...extraArgs];
+  const modeArgs = options.permissionMode === undefined ? [] : ['--permission-mode', options.permissionMode];
+  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', ...modeArgs, ...extraArgs];
   const sessionFlag = extraArgs.indexOf('--session-id');
   const sessionId = sessionFlag >= 0 ? extraArgs[sessionFlag + 1] : undefined;
   const child = spawn(bin, args, { cwd: options.cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
