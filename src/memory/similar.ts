@@ -52,8 +52,11 @@ const STRUCTURE = new Set(['&&', '||', '|', '|&', ';', '&', '#', 'writes']);
 /** Values that widen what a command touches: the whole directory, root, home, globs, expansions. */
 const BROAD = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
 
+/** Redirection operators (`>`, `>>`, `2>`, `&>`, `<<`): `>` for `>>` truncates instead of appending. */
+const REDIRECT = /^[\d&]*[<>]/;
+
 function isPlainValue(word: string): boolean {
-  return !word.startsWith('-') && !STRUCTURE.has(word) && !BROAD.test(word) && !word.startsWith("'-");
+  return !word.startsWith('-') && !word.startsWith("'-") && !STRUCTURE.has(word) && !REDIRECT.test(word) && !BROAD.test(word);
 }
 
 /** Same words in the same order, except plain argument values swapped for other plain values. */

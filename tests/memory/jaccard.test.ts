@@ -35,6 +35,8 @@ describe('sameShape (the similarity guard on argument values)', () => {
     expect(sameShape('cat a.txt', 'cat $FILE')).toBe(false);
     expect(sameShape('make a && make b', 'make a ; make b')).toBe(false);
     expect(sameShape('docker run --privileged=false x', 'docker run --privileged=true x')).toBe(false);
+    expect(sameShape('sort a.txt >> out.txt', 'sort a.txt > out.txt')).toBe(false); // append vs truncate
+    expect(sameShape('make 2> err.log', 'make 2> build.log')).toBe(true);
   });
 });
 
