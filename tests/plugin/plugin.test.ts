@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { BUILT_IN_ROLES, ROLE_GROUPS } from '../../src/policy/defaults.js';
+import { locations } from '../../src/util/locations.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PLUGIN = join(ROOT, 'plugin');
@@ -60,7 +61,7 @@ describe('Claude Code plugin manifest and marketplace', () => {
     const wrapper = ['sh', '${CLAUDE_PLUGIN_ROOT}/bin/hookwise-hook'];
     expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
     // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
-    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 30, async: true } });
+    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30, async: true } });
     for (const event of ['UserPromptSubmit', 'SessionStart']) {
       expect(only(event)).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
     }
@@ -206,7 +207,7 @@ describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
   it.each([[[]], [['post-check']]])('a wrong first argument %j blocks (exit 2): a broken hook configuration must not fail open', (args) => {
     const result = runWrapper(args, { path: tempDir() });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/expects "check" or "session-check"/);
+    expect(result.stderr).toMatch(/expects "check", "session-check" or "learn"/);
   });
 });
 
@@ -264,5 +265,52 @@ describe('plugin/bin/hookwise-hook with the hookwise CLI', () => {
     chmodSync(fake, 0o755);
     const result = runWrapper(['check'], { path: join(dir, 'only') });
     expect([result.status, result.stdout]).toEqual([0, 'reached\n']);
+  });
+});
+
+describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
+  const post = payload('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' });
+
+  it('starts no hookwise process when hookwise left no pending note (the usual case)', () => {
+    const dir = tempDir();
+    const fake = fakeHookwise(dir);
+    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    expect(result.status).toBe(0);
+    expect(existsSync(fake.argsFile)).toBe(false);
+  });
+
+  it('hands the payload to hookwise check when a note is pending', () => {
+    const dir = tempDir();
+    const fake = fakeHookwise(dir);
+    mkdirSync(join(dir, 'runtime', 'pending'), { recursive: true });
+    writeFileSync(join(dir, 'runtime', 'pending', 'abc.json'), '{}');
+    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(post);
+    expect(readFileSync(fake.argsFile, 'utf8')).toBe('check\n--host\nclaude\n');
+  });
+
+  it.each([
+    ['HOOKWISE_RUNTIME_DIR', (d: string) => ({ HOOKWISE_RUNTIME_DIR: join(d, 'rt') })],
+    ['XDG_RUNTIME_DIR', (d: string) => ({ XDG_RUNTIME_DIR: join(d, 'xdg-run'), HOME: join(d, 'home') })],
+    ['XDG_CACHE_HOME', (d: string) => ({ XDG_CACHE_HOME: join(d, 'xdg-cache'), HOME: join(d, 'home') })],
+    ['HOME', (d: string) => ({ HOME: join(d, 'home') })],
+  ])('finds the notes where hookwise keeps them (%s, as src/util/locations.ts resolves it)', (_name, envOf) => {
+    const dir = tempDir();
+    const fake = fakeHookwise(dir);
+    const env = envOf(dir);
+    const pending = join(locations(env).runtimeDir, 'pending');
+    mkdirSync(pending, { recursive: true });
+    writeFileSync(join(pending, 'abc.json'), '{}');
+    expect(runWrapper(['learn'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env }).status).toBe(0);
+    expect(existsSync(fake.argsFile)).toBe(true);
+  });
+
+  it('without the CLI there is nothing to learn: exit 0, silently (the gate blocks the tool calls itself)', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'runtime', 'pending'), { recursive: true });
+    writeFileSync(join(dir, 'runtime', 'pending', 'abc.json'), '{}');
+    const result = runWrapper(['learn'], { path: tempDir(), stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    expect([result.status, result.stderr]).toEqual([0, '']);
   });
 });
