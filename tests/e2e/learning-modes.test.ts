@@ -26,10 +26,8 @@
  *
  * Skip with HOOKWISE_SKIP_E2E=1.
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +36,9 @@ import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { startClaudeStreamJson } from './support/stream-json.js';
 import type { ClaudePermissionMode, ClaudeStreamSession, PermissionRequest } from './support/stream-json.js';
+import { COMMAND, installHookwise, learningSandbox, OUTPUT, removeSandboxes, STAMP, userRecords, waitForLearned, type LearningSandbox } from './support/learning.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
-const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 /** One wait for the client (a control request, a turn's result, a learned record). CI machines are loaded. */
 const WAIT_MS = 60_000;
@@ -53,29 +51,14 @@ const NEGATIVE_WAIT_MS = 5_000;
 const MODES: readonly ClaudePermissionMode[] = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions'];
 
 /** No hookwise tier decides these for a coder (tier `default` → ask). The Makefile makes COMMAND harmless. */
-const COMMAND = 'make deploy-staging --jobs 4';
-const OUTPUT = 'deployed to staging';
-const STAMP = 'deployed-staging.stamp';
 const NOTE = join('notes', 'x.txt');
 const ASK_REASON = 'hookwise ask [tier default]';
 
-interface Sandbox {
-  project: string;
-  home: string;
-  env: { HOOKWISE_RUNTIME_DIR: string; HOOKWISE_CONFIG_DIR: string };
-  /** The user scope of decision memory, where approvals at the host's prompt are learned. */
-  userRules: string;
-  /** Where the logging hook leaves the raw hook payloads, one file each. */
-  payloadDir: string;
-  hookwise(args: string[]): string;
-}
-
-const bases: string[] = [];
 const sessions: ClaudeStreamSession[] = [];
 afterAll(async () => {
   // A failed test may have left a client running: close (and if need be kill) every one of them.
   await Promise.all(sessions.map((s) => s.close(5_000)));
-  for (const base of bases) rmSync(base, { recursive: true, force: true });
+  removeSandboxes();
 });
 
 /** A command hook that stores its stdin (the raw payload) as one file per call: no interleaved appends. */
@@ -86,33 +69,18 @@ const text = readFileSync(0, 'utf8');
 writeFileSync(join(process.argv[2], randomUUID() + '.json'), text);
 `;
 
-function sandbox(mode: ClaudePermissionMode): Sandbox {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), `hookwise-e2e-modes-${mode}-`)));
-  bases.push(base);
-  const project = join(base, 'project');
-  const home = join(base, 'home');
-  const payloadDir = join(base, 'payloads');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(home);
-  mkdirSync(payloadDir);
-  writeFileSync(join(project, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
-  writeFileSync(join(base, 'log-payload.mjs'), LOGGER);
-  const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
-  return {
-    project,
-    home,
-    env,
-    userRules: join(env.HOOKWISE_CONFIG_DIR, 'user', 'rules.jsonl'),
-    payloadDir,
-    hookwise(args) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`hookwise ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
-      return r.stdout;
-    },
-  };
+interface Sandbox extends LearningSandbox {
+  /** Where the logging hook leaves the raw hook payloads, one file each. */
+  payloadDir: string;
 }
 
-type HookGroups = Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
+function sandbox(mode: ClaudePermissionMode): Sandbox {
+  const s = learningSandbox(`modes-${mode}`);
+  const payloadDir = join(s.base, 'payloads');
+  mkdirSync(payloadDir);
+  writeFileSync(join(s.base, 'log-payload.mjs'), LOGGER);
+  return { ...s, payloadDir };
+}
 
 /**
  * `hookwise install --claude` (as a user wires it), plus a logging hook on PreToolUse and PostToolUse that
@@ -120,9 +88,8 @@ type HookGroups = Record<string, { matcher?: string; hooks: Record<string, unkno
  * decision alone.
  */
 function installHooks(s: Sandbox): void {
-  s.hookwise(['install', '--claude', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
-  const file = join(s.project, '.claude', 'settings.json');
-  const settings = JSON.parse(readFileSync(file, 'utf8')) as { hooks: HookGroups };
+  const { file, hooks } = installHookwise(s);
+  const settings = { hooks };
   const logger = { type: 'command', command: [process.execPath, join(s.payloadDir, '..', 'log-payload.mjs'), s.payloadDir].map((a) => JSON.stringify(a)).join(' '), timeout: 30 };
   for (const event of ['PreToolUse', 'PostToolUse']) {
     settings.hooks[event] = [...(settings.hooks[event] ?? []), { matcher: '*', hooks: [logger] }];
@@ -143,30 +110,6 @@ function payloads(s: Sandbox): string[][] {
     .map((f) => JSON.parse(readFileSync(join(s.payloadDir, f), 'utf8')) as Payload)
     .map((p) => [p.hook_event_name, p.tool_name, p.tool_use_id, p.permission_mode].map(String))
     .sort((a, b) => a.join(' ').localeCompare(b.join(' ')));
-}
-
-interface UserRecord {
-  tool?: unknown;
-  subject?: unknown;
-  decided_by?: unknown;
-  [key: string]: unknown;
-}
-
-function userRecords(s: Sandbox): UserRecord[] {
-  if (!existsSync(s.userRules)) return [];
-  return readFileSync(s.userRules, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as UserRecord);
-}
-
-async function waitForRecord(s: Sandbox, timeoutMs: number): Promise<UserRecord | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = userRecords(s).find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
-    if (found !== undefined || Date.now() > deadline) return found;
-    await sleep(200);
-  }
 }
 
 function auditOf(s: Sandbox, sessionId: string | undefined): [string, string, string][] {
@@ -246,7 +189,7 @@ describe.skipIf(SKIP)('real Claude Code, every permission mode: hookwise learns 
       expect(existsSync(notePath), 'the denied Write did not run').toBe(false);
 
       // ── Memory: the approved Bash call is learned (async PostToolUse), the denied Write is not. ──
-      const record = await waitForRecord(s, WAIT_MS);
+      const record = await waitForLearned(s, WAIT_MS);
       const learnedMs = Date.now() - started;
       expect(record, `mode ${mode}: no host-prompt allow in ${s.userRules} although the human approved at the prompt: ${JSON.stringify(userRecords(s))}`).toMatchObject({
         tool: 'Bash',

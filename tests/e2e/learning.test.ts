@@ -15,10 +15,8 @@
  *
  * Skip with HOOKWISE_SKIP_E2E=1.
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +25,9 @@ import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { startClaudeStreamJson } from './support/stream-json.js';
 import type { ClaudeStreamSession } from './support/stream-json.js';
+import { COMMAND, installHookwise, learningSandbox, OUTPUT, removeSandboxes, STAMP, userRecords, waitForLearned, type LearningSandbox as Sandbox } from './support/learning.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
-const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 /** One wait for the client (a control request, a turn's result, a learned record). CI machines are loaded. */
 const WAIT_MS = 60_000;
@@ -39,59 +37,16 @@ const TEST_TIMEOUT_MS = 2 * CLIENT_TIMEOUT_MS + 30_000;
 /** How long "nothing was recorded" is given to prove itself (the allow case records within ~1 s). */
 const NEGATIVE_WAIT_MS = 5_000;
 
-/** No hookwise tier decides this for a coder (tier `default` → ask), and it runs harmlessly: see the Makefile. */
-const COMMAND = 'make deploy-staging --jobs 4';
-const OUTPUT = 'deployed to staging';
-const STAMP = 'deployed-staging.stamp';
-
-interface Sandbox {
-  base: string;
-  project: string;
-  home: string;
-  env: { HOOKWISE_RUNTIME_DIR: string; HOOKWISE_CONFIG_DIR: string };
-  /** The user scope of decision memory, where approvals at the host's prompt are learned. */
-  userRules: string;
-  hookwise(args: string[]): string;
-}
-
-const bases: string[] = [];
 const sessions: ClaudeStreamSession[] = [];
 afterAll(async () => {
   // A failed test may have left a client running: close (and if need be kill) every one of them.
   await Promise.all(sessions.map((s) => s.close(5_000)));
-  for (const base of bases) rmSync(base, { recursive: true, force: true });
+  removeSandboxes();
 });
-
-function sandbox(): Sandbox {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-e2e-learning-')));
-  bases.push(base);
-  const project = join(base, 'project');
-  const home = join(base, 'home');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(home);
-  writeFileSync(join(project, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
-  const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
-  return {
-    base,
-    project,
-    home,
-    env,
-    userRules: join(env.HOOKWISE_CONFIG_DIR, 'user', 'rules.jsonl'),
-    hookwise(args) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`hookwise ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
-      return r.stdout;
-    },
-  };
-}
 
 /** `hookwise install --claude`, running this checkout's build; returns the PostToolUse entry it wrote. */
 function installHooks(s: Sandbox): Record<string, unknown> {
-  s.hookwise(['install', '--claude', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
-  const settings = JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')) as {
-    hooks: Record<string, { hooks: Record<string, unknown>[] }[]>;
-  };
-  return settings.hooks.PostToolUse![0]!.hooks[0]!;
+  return installHookwise(s).hooks.PostToolUse![0]!.hooks[0]!;
 }
 
 /** A new client session registered as a coder, running one Bash call of COMMAND once prompted. */
@@ -109,29 +64,6 @@ async function coderSession(s: Sandbox): Promise<ClaudeStreamSession> {
   sessions.push(session);
   session.sendUserMessage('Deploy to staging.');
   return session;
-}
-
-interface UserRecord {
-  subject?: unknown;
-  decided_by?: unknown;
-  [key: string]: unknown;
-}
-
-function userRecords(s: Sandbox): UserRecord[] {
-  if (!existsSync(s.userRules)) return [];
-  return readFileSync(s.userRules, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as UserRecord);
-}
-
-async function waitForRecord(s: Sandbox, timeoutMs: number): Promise<UserRecord | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = userRecords(s).find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
-    if (found !== undefined || Date.now() > deadline) return found;
-    await sleep(200);
-  }
 }
 
 function pendingNotes(s: Sandbox): string[] {
@@ -153,7 +85,7 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
   it(
     'an allow at the prompt is recorded by the async PostToolUse hook, and the next session runs the same command without asking (exact-cache)',
     async () => {
-      const s = sandbox();
+      const s = learningSandbox('learning');
       expect(installHooks(s), 'install wires learning as an async PostToolUse hook').toMatchObject({ type: 'command', async: true });
 
       // ── Run 1: hookwise has no opinion, so it asks; the human allows at the client's prompt. ──
@@ -175,7 +107,7 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
 
       // The async PostToolUse hook (same tool_use_id) records the human's allow in the user scope. The
       // session stays open meanwhile, as an interactive one would.
-      const record = await waitForRecord(s, WAIT_MS);
+      const record = await waitForLearned(s, WAIT_MS);
       const learnedMs = Date.now() - started;
       expect(record, `no host-prompt record in ${s.userRules}: ${JSON.stringify(userRecords(s))}\n${first.describe()}`).toMatchObject({
         tool: 'Bash',
@@ -216,7 +148,7 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
   it(
     'a deny at the prompt records nothing: the tool does not run and no PostToolUse comes',
     async () => {
-      const s = sandbox();
+      const s = learningSandbox('learning');
       installHooks(s);
       const session = await coderSession(s);
       const prompt = await session.waitForPermissionRequest(0, WAIT_MS);

@@ -103,6 +103,22 @@ export interface ProcessResult {
   stderr: string;
 }
 
+/** The real Claude Code client's environment: isolated home and config, the fake API, no side traffic. */
+export function claudeClientEnv(home: string, apiUrl: string): Record<string, string> {
+  return {
+    ...baseEnv(),
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-fake',
+    // Keep the client off the network: no updater, no telemetry/error reports, no other side traffic.
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
 /** Process groups still running; killed if the test process exits first (e.g. vitest aborts). */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -202,7 +218,7 @@ const PASSTHROUGH_ENV = [
   'SSL_CERT_DIR',
 ];
 
-export function baseEnv(): Record<string, string> {
+function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of PASSTHROUGH_ENV) {
     const value = process.env[key];
@@ -329,18 +345,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRunRes
       await mergeJsonFile(join(dirs.cwd, '.claude', 'settings.json'), projectSettings);
     }
 
-    const env: Record<string, string> = {
-      ...baseEnv(),
-      HOME: dirs.home,
-      CLAUDE_CONFIG_DIR: join(dirs.home, '.claude'),
-      ANTHROPIC_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'sk-ant-fake',
-      // Keep the client off the network: no updater, no telemetry/error reports, no other side traffic.
-      DISABLE_AUTOUPDATER: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-    };
+    const env = claudeClientEnv(dirs.home, server.url);
     const args = ['-p', options.prompt ?? 'Do the task.', '--output-format', 'stream-json', '--verbose'];
     if (options.permissionMode !== undefined) {
       args.push('--permission-mode', options.permissionMode);

@@ -16,11 +16,10 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import type { AnthropicScenario, FakeAnthropicServer } from './fake-anthropic.js';
 import { ensureClaude } from './install-hosts.js';
-import { baseEnv, killGroup, trackGroup, untrackGroup } from './run-host.js';
+import { claudeClientEnv, killGroup, trackGroup, untrackGroup } from './run-host.js';
 
 /** One JSON line of the client's stdout. */
 export type StreamEvent = Record<string, unknown> & { type?: unknown };
@@ -251,15 +250,7 @@ export async function startClaudeStreamJson(options: StreamJsonOptions): Promise
   const bin = await ensureClaude();
   const server = await startFakeAnthropic(options.scenario);
   const env: Record<string, string> = {
-    ...baseEnv(),
-    HOME: options.home,
-    CLAUDE_CONFIG_DIR: join(options.home, '.claude'),
-    ANTHROPIC_BASE_URL: server.url,
-    ANTHROPIC_API_KEY: 'sk-ant-fake',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
+    ...claudeClientEnv(options.home, server.url),
     ...(options.permissionMode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
     ...options.env,
   };
