@@ -1,5 +1,5 @@
 /** The whole in-process decision for a registered session: what `check` does after reading its inputs. */
-import { decidePrepared } from '../../src/cli/check.js';
+import { judge } from '../../src/engine/judge.js';
 import { runInProcess } from '../in-process.js';
 import { decisionInputs, expectVerdict } from '../inputs.js';
 import type { Suite } from '../suite.js';
@@ -9,7 +9,7 @@ export const cascadeSuite: Suite = {
   measures: ['cascade.in-process'],
   async run({ fixture, quick }) {
     const { state, call, policy, projectRoot } = await decisionInputs(fixture);
-    expectVerdict('decide', decidePrepared(state, call, policy, projectRoot, fixture.where, undefined).verdict, 'allow');
-    return runInProcess([{ id: 'cascade.in-process', batch: 16, fn: () => decidePrepared(state, call, policy, projectRoot, fixture.where, undefined) }], quick);
+    expectVerdict('decide', (await judge(state, call, policy, projectRoot, fixture.where, {})).decision.verdict, 'allow');
+    return runInProcess([{ id: 'cascade.in-process', batch: 16, fn: () => judge(state, call, policy, projectRoot, fixture.where, {}) }], quick);
   },
 };

@@ -4,14 +4,14 @@
  *     (MemoryView.lookup: the entries with that key, for the role or any role, merged across scopes)
  *     among 10k entries parsed from JSONL;
  *   - Jaccard: tokenize + JaccardIndex.matches (top-1) over 10k and 100k remembered commands;
- *   - a cache hit end to end: prepareShell (parse, write targets) + judge() from src/cli/check.ts with a
+ *   - a cache hit end to end: prepareShell (parse, write targets) + judge() from src/engine/judge.ts with a
  *     MemoryView that remembers an allow for the call — and the same with the shell already prepared.
  *
  * The remembered commands are synthetic but realistic (bench/synthetic-commands.ts), in the normalized
  * subject form memory stores; a sample is checked against the real parser + callSubject first, so the
  * index holds what it would hold in use.
  */
-import { judge } from '../../src/cli/check.js';
+import { judge } from '../../src/engine/judge.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { claudeAdapter } from '../../src/hosts/claude.js';
 import { cacheKey } from '../../src/memory/cache.js';
@@ -111,7 +111,7 @@ export const memorySuite: Suite = {
     // The cache hit end to end: a short Bash call that no policy tier decides, remembered as allowed.
     const call = bashCall(HIT_COMMAND, projectRoot, fixture.sessionId);
     const shell = await prepareShell(call, pathContext);
-    const bare = judge(state, call, policy, projectRoot, where, { shell });
+    const bare = await judge(state, call, policy, projectRoot, where, { shell });
     expectVerdict(`\`${HIT_COMMAND}\` without memory (tier)`, bare.decision.tier, 'default');
     const subject = callSubject(call, call.paths.map((p) => resolvePath(p, pathContext)), shell);
     if (subject === undefined) throw new Error(`bench: \`${HIT_COMMAND}\` has no memory subject`);
@@ -122,7 +122,7 @@ export const memorySuite: Suite = {
       { scope: 'user', userConfigDir: where.userConfigDir },
     );
     const view = MemoryView.of([...records, { ...remembered, file: '/bench/user/rules.jsonl', line: records.length + 1 }], threshold);
-    const judged = judge(state, call, policy, projectRoot, where, { shell, memory: view });
+    const judged = await judge(state, call, policy, projectRoot, where, { shell, memory: view });
     expectVerdict(`\`${HIT_COMMAND}\` with memory (tier)`, judged.decision.tier, 'exact-cache');
     expectVerdict(`\`${HIT_COMMAND}\` with memory`, judged.decision.verdict, 'allow');
 

@@ -2,19 +2,18 @@
  * `hookwise explain`: why a call gets the verdict it gets. Runs the same session gate and cascade as
  * `check` (no separate logic to drift), with a trace sink, and prints each tier's answer.
  */
-import type { TraceStep } from '../cascade.js';
+import type { TraceStep } from '../core/tier.js';
 import type { Decision } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { ToolCall } from '../core/tool-call.js';
 import { pathsOf, toolShape } from '../core/tools.js';
 import { findProjectRoot, resolvePath } from '../paths/canonical.js';
-import { loadPolicy } from '../policy/load.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { prepareShell } from '../shell/prepare.js';
-import { judge } from './check.js';
-import { loadMemory } from '../memory/load.js';
+import { Engine } from '../engine/engine.js';
+import { judge } from '../engine/judge.js';
 
 export interface ExplainOptions {
   /** A shell command (explained as a Bash call) … */
@@ -76,13 +75,14 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const where = locations();
   ensurePrivateDir(where.runtimeDir);
   const projectRoot = findProjectRoot(options.cwd);
-  const policy = await loadPolicy(projectRoot, where);
+  const engine = new Engine(where);
+  const policy = await engine.policyFor(projectRoot);
   const call = toolCallFor(options);
   const steps: TraceStep[] = [];
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
-  const memory = loadMemory({ projectRoot, home: where.home, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }, policy.memory.jaccardThreshold);
-  const judged = judge({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, { shell, memory: memory.view, trace: (s) => steps.push(s) });
+  const memory = engine.memoryFor(projectRoot, undefined, policy);
+  const judged = await judge({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, { shell, memory: memory.view, trace: (s) => steps.push(s) });
   const d = judged.decision;
   const explained: Explanation = {
     tool: call.tool,

@@ -1,14 +1,11 @@
 /**
- * Tier 1 — the exact decision cache. Key: XXH3-64 of the tool and the call's normalized, sanitized subject
+ * The exact decision cache (tier 1). Key: XXH3-64 of the tool and the call's normalized, sanitized subject
  * (memory/subject.ts: parsed segments plus canonical write targets, never the raw string). The role is
  * not hashed in: an entry is stored for a role or for every role (`*`), and a lookup takes the entries for
  * the session's role and for `*` from every scope, merged DENY > ASK > ALLOW (policy/scopes.ts).
  *
- * Tri-state: an allow or deny hit decides; an **ask** hit also decides — it goes straight to a human and
- * skips every similarity and supervisor tier, because ask is the verdict that must never converge.
+ * The tier itself is memory/exact-tier.ts; this module holds the key, the map and how a record reads.
  */
-import type { CascadeContext, Tier } from '../cascade.js';
-import { decision, type Decision } from '../core/decision.js';
 import { mergeScopes } from '../policy/scopes.js';
 import { xxh3Hex } from '../util/xxhash.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
@@ -63,19 +60,3 @@ export function describeRecord(r: LoadedRecord): string {
   const who = DECIDED_BY[r.decided_by] ?? r.decided_by;
   return `${who} (${r.scope} scope${r.role === ANY_ROLE ? '' : `, role ${r.role}`}, ${r.ts.slice(0, 10)})`;
 }
-
-function judgeExact(ctx: CascadeContext): Decision | undefined {
-  const memory = ctx.memory;
-  if (memory === undefined || memory.view.empty) return undefined;
-  const key = memory.key();
-  if (key === undefined) return undefined;
-  const hit = memory.view.lookup(key, ctx.role.role.name);
-  if (hit === undefined) return undefined;
-  const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
-  return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {
-    id: `memory:${hit.key}`,
-    source: recordSource(hit, ctx.projectRoot),
-  });
-}
-
-export const exactCacheTier: Tier = { name: 'exact-cache', decide: judgeExact };

@@ -7,22 +7,11 @@
  * the absolute path outside the root: `*` within a directory, `**` across); for other tools, a glob over the
  * subject (a URL, a query, the input's JSON). No pattern: every call of the tool.
  *
- * Two tiers, one rule (they are one module because they are one concept):
- *   - `overrideTightenTier` runs before the policy tiers: a deny or ask override always applies —
- *     tightening is always safe, even over what the policy allows;
- *   - `overrideAllowTier` runs after them and before the cache: an allow override decides what the policy
- *     left open, and beats remembered decisions. It never lifts a sensitive path, a pack or rule deny/ask,
- *     or a role's deny_write — those decided earlier.
- * A Bash call is allowed by overrides only if every segment matches an allow override; any segment matching
- * a deny/ask override tightens the whole call.
+ * The tiers that apply them are memory/override-tiers.ts.
  */
-import type { CascadeContext, Tier } from '../cascade.js';
-import { decision, type Decision } from '../core/decision.js';
-import { mergeScopes } from '../policy/scopes.js';
 import { lazyRe2, type RE2 } from '../util/re2.js';
 import { xxh3Hex } from '../util/xxhash.js';
-import { describeRecord, recordSource } from './cache.js';
-import { ANY_ROLE, type LoadedRecord } from './store.js';
+import type { LoadedRecord } from './store.js';
 
 export interface CompiledOverride {
   record: LoadedRecord;
@@ -74,8 +63,6 @@ export function pathGlobSource(glob: string): string {
   return `^${out}$`;
 }
 
-const FILE_ACTIONS = new Set(['write', 'read']);
-
 export function compileOverride(record: LoadedRecord, fileTool: (tool: string) => boolean): CompiledOverride | undefined {
   const parsed = parseOverrideSubject(record.subject);
   if (parsed === undefined) return undefined;
@@ -83,51 +70,3 @@ export function compileOverride(record: LoadedRecord, fileTool: (tool: string) =
   const source = fileTool(parsed.tool) ? pathGlobSource(parsed.pattern) : textGlobSource(parsed.pattern);
   return { record, tool: parsed.tool, pattern: parsed.pattern, matcher: lazyRe2(source) };
 }
-
-/** The texts an override pattern is matched against, one per part of the call (segment, path). */
-function partsOf(ctx: CascadeContext): string[] {
-  const { call } = ctx;
-  if (call.action === 'shell') return ctx.memory?.subject()?.segments ?? [];
-  if (FILE_ACTIONS.has(call.action)) return ctx.paths.map((p) => p.relative ?? p.absolute);
-  const text = ctx.memory?.subject()?.text;
-  return text === undefined ? [] : [text];
-}
-
-/** Per part of the call, the effective override (or undefined where none matches). */
-function matchParts(ctx: CascadeContext): (LoadedRecord | undefined)[] {
-  const overrides = ctx.memory?.view.overrides ?? [];
-  if (overrides.length === 0) return [];
-  const role = ctx.role.role.name;
-  const applicable = overrides.filter((o) => (o.tool === ctx.call.tool || o.tool === '*') && (o.record.role === role || o.record.role === ANY_ROLE));
-  if (applicable.length === 0) return [];
-  const parts = partsOf(ctx);
-  if (parts.length === 0) {
-    // Nothing to match a pattern against (an unparseable command): only a tool-wide override applies.
-    return [mergeScopes(applicable.filter((o) => o.matcher === undefined).map((o) => o.record))];
-  }
-  return parts.map((part) => mergeScopes(applicable.filter((o) => o.matcher === undefined || o.matcher().test(part)).map((o) => o.record)));
-}
-
-function overrideDecision(r: LoadedRecord, ctx: CascadeContext): Decision {
-  return decision(r.verdict, 'override', `override ${r.subject}: ${describeRecord(r)} set it to ${r.verdict}`, {
-    id: `override:${r.subject}`,
-    source: recordSource(r, ctx.projectRoot),
-  });
-}
-
-export const overrideTightenTier: Tier = {
-  name: 'override',
-  decide(ctx) {
-    const strict = mergeScopes(matchParts(ctx).filter((r): r is LoadedRecord => r !== undefined && r.verdict !== 'allow'));
-    return strict === undefined ? undefined : overrideDecision(strict, ctx);
-  },
-};
-
-export const overrideAllowTier: Tier = {
-  name: 'override',
-  decide(ctx) {
-    const parts = matchParts(ctx);
-    if (parts.length === 0 || parts.some((r) => r?.verdict !== 'allow')) return undefined;
-    return overrideDecision(parts[0]!, ctx);
-  },
-};

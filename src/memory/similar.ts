@@ -20,7 +20,7 @@
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
  *     decided in the shell/rules tiers before this one.
  */
-import type { CascadeContext, Tier } from '../cascade.js';
+import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import { judgeWrite } from '../policy/path-policy.js';
@@ -97,4 +97,4 @@ function judgeSimilar(ctx: CascadeContext): Decision | undefined {
   );
 }
 
-export const jaccardTier: Tier = { name: 'jaccard', decide: judgeSimilar };
+export const jaccardTier: SyncTier = { name: 'jaccard', decide: judgeSimilar };

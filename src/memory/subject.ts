@@ -15,7 +15,7 @@
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { sanitize, sanitizedJson, structuralInput, type Sanitized } from '../sanitize/index.js';
 import type { PreparedShell } from '../shell/prepare.js';
-import { segmentLosesData } from '../shell/tier.js';
+import { segmentLosesData } from '../shell/data-loss.js';
 import type { Segment } from '../shell/types.js';
 
 export interface CallSubject {

@@ -11,7 +11,6 @@ import { JaccardIndex } from './jaccard.js';
 import { compileOverride, type CompiledOverride } from './overrides.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
-import type { CallSubject } from './subject.js';
 
 export const isFileTool = (tool: string): boolean => {
   const action = toolShape(tool).action;
@@ -122,16 +121,4 @@ export class MemoryView {
     }
     return out.sort((a, b) => b.score - a.score);
   }
-}
-
-/**
- * What the memory tiers see of one call: the view, and the call's subject and key. Both are computed on
- * first use and kept: most calls are decided by policy before memory is asked, and the key's hash loads a
- * native addon (≈ 3 ms per process) that such calls should not pay for. Pure computations of the call
- * itself — no file or network I/O happens through them.
- */
-export interface MemoryContext {
-  view: MemoryView;
-  subject(): CallSubject | undefined;
-  key(): string | undefined;
 }

@@ -44,11 +44,24 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
   if (cached !== undefined && cached.key === key) return cached.policy;
 
   const { compileProjectPolicy } = await import('./build-policy.js');
-  const policy = compileProjectPolicy(projectRoot, where);
-  ensurePrivateDir(join(where.runtimeDir, 'cache'));
-  writeFileAtomic(cachePath, JSON.stringify({ key, policy } satisfies CacheFile));
-  return policy;
+  // A consistent read: an editor may be rewriting a file while it is read. Compile until the stamps seen
+  // before and after agree, so a half-written file is never used (nor cached under the new stamps).
+  for (let attempt = 1, before = key; ; attempt++) {
+    const policy = compileProjectPolicy(projectRoot, where);
+    const after = policyCacheKey(projectRoot, where);
+    if (after === before) {
+      ensurePrivateDir(join(where.runtimeDir, 'cache'));
+      writeFileAtomic(cachePath, JSON.stringify({ key: after, policy } satisfies CacheFile));
+      return policy;
+    }
+    if (attempt >= MAX_COMPILE_ATTEMPTS) {
+      throw new HookwiseError('CONFIG_CHANGING', `hookwise config changed while it was being read, ${attempt} times in a row (${configFiles(projectRoot, where.userConfigDir).policy}); try again once it is saved`);
+    }
+    before = after;
+  }
 }
+
+const MAX_COMPILE_ATTEMPTS = 5;
 
 function readCache(path: string): CacheFile | undefined {
   let text: string;
@@ -64,10 +77,4 @@ function readCache(path: string): CacheFile | undefined {
   } catch {
     return undefined; // a damaged cache is only a cache: rebuild it from the sources
   }
-}
-
-export function configError(problems: string[]): HookwiseError {
-  const shown = problems.slice(0, 10);
-  const more = problems.length > shown.length ? `\n… and ${problems.length - shown.length} more` : '';
-  return new HookwiseError('CONFIG_INVALID', `hookwise config has errors:\n${shown.join('\n')}${more}`);
 }

@@ -4,7 +4,7 @@
  * path outside the project root gets the configured treatment; anything else passes on. A call touching
  * several paths gets the strictest answer, and is allowed only if every path is.
  */
-import type { CascadeContext, Tier } from '../cascade.js';
+import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { CompiledPattern } from './compiled.js';
@@ -65,7 +65,7 @@ function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeC
   });
 }
 
-export const pathPolicyTier: Tier = {
+export const pathPolicyTier: SyncTier = {
   name: 'path-policy',
   decide(ctx) {
     const { call, paths } = ctx;

@@ -43,7 +43,7 @@
  * with a timeout). A script is not run when its answer could not change the outcome (a pack already
  * denies the segment).
  */
-import type { CascadeContext, CascadePorts, Tier } from '../cascade.js';
+import type { CascadeContext, CascadePorts, SyncTier } from '../core/tier.js';
 import { assertNever } from '../core/errors.js';
 import { decision, stricter, type Decision, type RuleRef } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -178,7 +178,7 @@ export function judgeTool(call: ToolCall, policy: CompiledPolicy): Decision | un
   return stricter(first(m.userTools), first(m.projectTools));
 }
 
-export const rulesTier: Tier = {
+export const rulesTier: SyncTier = {
   name: 'rules',
   decide(ctx) {
     return judgeTool(ctx.call, ctx.policy);

@@ -1,8 +1,8 @@
 /** Tools with no file, shell or network effect (TodoWrite, task bookkeeping, …) are allowed outright. */
-import type { Tier } from '../cascade.js';
+import type { SyncTier } from '../core/tier.js';
 import { decision } from '../core/decision.js';
 
-export const toolPolicyTier: Tier = {
+export const toolPolicyTier: SyncTier = {
   name: 'tool-policy',
   decide(ctx) {
     if (ctx.call.action !== 'other') return undefined;

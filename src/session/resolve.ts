@@ -31,3 +31,18 @@ export function resolveSession(
     sleepSync(Math.min(wait.pollMs, Math.max(1, deadline - Date.now())));
   }
 }
+
+/** The same wait without blocking the thread: a daemon serves other calls meanwhile. */
+export async function resolveSessionAsync(
+  registry: SessionRegistry,
+  sessionId: string,
+  envRole: string | undefined,
+  wait: { waitMs: number; pollMs: number },
+): Promise<SessionState> {
+  const deadline = Date.now() + wait.waitMs;
+  for (;;) {
+    const state = sessionStateOf(registry.get(sessionId), envRole);
+    if (state.kind !== 'unregistered' || Date.now() >= deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait.pollMs, Math.max(1, deadline - Date.now()))));
+  }
+}

@@ -24,18 +24,30 @@ export interface PreparedShell {
 /** `$VAR`, `$(…)`, backticks: the path is decided at run time. A glob alone is judged as written. */
 const EXPANSION = /[$`]/;
 
-export async function prepareShell(call: ToolCall, pathContext: PathContext): Promise<PreparedShell | undefined> {
+/** Parses kept across calls, by command text (a parse and its write analysis depend on nothing else). */
+export interface ParseMemo {
+  get(command: string): Pick<PreparedShell, 'parse' | 'writes'> | undefined;
+  set(command: string, parsed: Pick<PreparedShell, 'parse' | 'writes'>): void;
+}
+
+export async function prepareShell(call: ToolCall, pathContext: PathContext, memo?: ParseMemo): Promise<PreparedShell | undefined> {
   if (call.action !== 'shell') return undefined;
   const command = call.input.command;
   if (typeof command !== 'string') {
     return { command: '', parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] }, writes: { targets: [], unknown: [] }, targets: [], exists: [] };
   }
-  const shell = await loadShell();
-  const parse = shell.parseCommand(command);
-  const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
+  const { parse, writes } = memo?.get(command) ?? (await parseFresh(command, memo));
   const targets = writes.targets.map((t) => resolveTarget(t, parse, pathContext));
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   return { command, parse, writes, targets, exists };
+}
+
+async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Pick<PreparedShell, 'parse' | 'writes'>> {
+  const shell = await loadShell();
+  const parse = shell.parseCommand(command);
+  const parsed = { parse, writes: parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] } };
+  memo?.set(command, parsed);
+  return parsed;
 }
 
 /**

@@ -16,57 +16,17 @@
  *   - across segments the strictest wins; the command is allowed only if every segment is. Anything
  *     left undecided passes to the later tiers (and, in the end, a human).
  */
-import type { CascadeContext, Tier } from '../cascade.js';
+import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import { judgeWrite } from '../policy/path-policy.js';
 import { judgeSegments, rulesContextOf } from '../policy/rules.js';
-import type { PreparedShell } from './prepare.js';
-import type { Segment, WriteTarget } from './types.js';
+import { segmentLosesData } from './data-loss.js';
 
 /** Commands whose whole effect is on their write targets. */
 const FILE_COMMANDS = new Set(['cp', 'mv', 'mkdir', 'touch', 'rm', 'rmdir', 'ln', 'tee', 'truncate', 'install', 'chmod', 'unlink']);
-/** Writes that delete whatever is there. */
-const DELETING = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'find -delete']);
-/** Writes that change a file in place or add to it without discarding it. */
-const PRESERVING = new Set(['sed -i', 'perl -i', 'chmod', 'chown', 'chgrp', 'touch', 'mkdir', 'patch', 'tee -a']);
-
-/** `mv a b dir/`: the sources move, nothing is lost by them; the destination is what may be overwritten. */
-function mvSources(segment: Segment): Set<string> {
-  if (segment.name !== 'mv') return new Set();
-  const operands: string[] = [];
-  let targetDirectory = false;
-  let options = true;
-  for (const word of segment.argv.slice(1)) {
-    if (options && word === '--') options = false;
-    else if (options && (word === '-t' || word.startsWith('--target-directory'))) targetDirectory = true;
-    else if (!(options && word.startsWith('-'))) operands.push(word);
-  }
-  return new Set(targetDirectory ? operands : operands.slice(0, -1));
-}
-
-function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>): boolean {
-  if (DELETING.has(target.via) || target.via.startsWith('git ')) return true;
-  if (PRESERVING.has(target.via) || target.via.endsWith('>>')) return false;
-  if (sources.has(target.path)) return false;
-  return exists;
-}
-
-/** `mv x /dev/null`, `cp /dev/null x`-style destruction through a device destination. */
-function destroysThroughDevice(segment: Segment): boolean {
-  return (segment.name === 'mv' || segment.name === 'cp') && segment.argv.slice(1).some((w) => w.startsWith('/dev/') && w !== '/dev/stdin');
-}
 
 function prefixed(d: Decision, text: string, many: boolean): Decision {
   return many ? { ...d, reason: `in \`${text.length > 80 ? `${text.slice(0, 77)}…` : text}\`: ${d.reason}` } : d;
-}
-
-/** Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)? */
-export function segmentLosesData(shell: PreparedShell, index: number): boolean {
-  const segment = shell.parse.segments[index];
-  if (segment === undefined) return false;
-  if (destroysThroughDevice(segment)) return true;
-  const sources = mvSources(segment);
-  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources));
 }
 
 export function judgeShell(ctx: CascadeContext): Decision | undefined {
@@ -118,4 +78,4 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
   return result;
 }
 
-export const shellTier: Tier = { name: 'shell', decide: judgeShell };
+export const shellTier: SyncTier = { name: 'shell', decide: judgeShell };

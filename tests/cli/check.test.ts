@@ -122,11 +122,12 @@ describe('sessions gate the cascade', () => {
   it('a registration that lands while the call waits is picked up', async () => {
     const p = makeProject();
     p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 3000\n  poll_ms: 50\n');
-    // Register from another process while this one polls (the poll sleeps the thread).
+    // Register from another process while this one polls.
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, ['-e', `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(join(p.runtimeDir, 'sessions', 'late.json'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x'}))},300)`]);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
     const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'late'));
-    await new Promise((resolve) => child.on('exit', resolve));
+    await exited;
     expect(r.decision?.verdict).toBe('allow');
   });
 

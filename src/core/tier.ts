@@ -1,0 +1,67 @@
+/**
+ * The contract between the engine and its tiers: what a tier sees (plain data, no I/O) and what it returns.
+ * Tiers import this module, never the engine (src/engine/), so the orchestrator can import every tier
+ * without an import cycle.
+ */
+import type { Decision, TierName } from './decision.js';
+import type { ResolvedPath, ToolCall } from './tool-call.js';
+import type { CompiledPolicy, PolicyMatchers, RoleMatchers } from '../policy/compiled.js';
+import type { PreconditionRunner } from '../policy/precondition.js';
+import type { PreparedShell } from '../shell/prepare.js';
+import type { MemoryView } from '../memory/view.js';
+import type { CallSubject } from '../memory/subject.js';
+
+/** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
+export interface CascadePorts {
+  /** Runs bash rules' precondition scripts (default: spawn with a timeout, see policy/precondition.ts). */
+  precondition?: PreconditionRunner;
+}
+
+/** Everything a tier may look at: plain data, no I/O. */
+export interface CascadeContext {
+  call: ToolCall;
+  /** The call's paths, canonicalized (same order as call.paths). */
+  paths: ResolvedPath[];
+  role: RoleMatchers;
+  policy: CompiledPolicy;
+  matchers: PolicyMatchers;
+  /** The canonical project root and the home directory (for `~` in rules and packs). */
+  projectRoot: string;
+  home: string;
+  /** A shell call's parse, write targets and their canonical paths (prepared at the edge). */
+  shell?: PreparedShell;
+  /** Remembered decisions and this call's subject and key (loaded and computed at the edge). */
+  memory?: MemoryContext;
+  ports?: CascadePorts;
+}
+
+/**
+ * One stage of the cascade. A decision ends the cascade; undefined passes the call on. A tier may be async
+ * (embedding, supervisor, queue); synchronous tiers return their answer directly and cost no promise.
+ */
+export interface Tier {
+  name: TierName;
+  decide(ctx: CascadeContext): Decision | undefined | Promise<Decision | undefined>;
+}
+
+/** A tier that answers at once (policy, memory): no promise, so the cascade stays synchronous through it. */
+export interface SyncTier extends Tier {
+  decide(ctx: CascadeContext): Decision | undefined;
+}
+
+export interface TraceStep {
+  tier: TierName;
+  decision: Decision | undefined;
+}
+
+/**
+ * What the memory tiers see of one call: the view, and the call's subject and key. Both are computed on
+ * first use and kept: most calls are decided by policy before memory is asked, and the key's hash loads a
+ * native addon (≈ 3 ms per process) that such calls should not pay for. Pure computations of the call
+ * itself — no file or network I/O happens through them.
+ */
+export interface MemoryContext {
+  view: MemoryView;
+  subject(): CallSubject | undefined;
+  key(): string | undefined;
+}

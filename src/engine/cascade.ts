@@ -1,0 +1,50 @@
+/**
+ * The cascade: the tiers in order, and the loop that runs them. Each tier returns a decision or passes
+ * (undefined). The first decision ends the cascade; a call no tier decides ends as `ask` — never a silent
+ * allow. The optional trace sink sees every step, so `explain` and `check` run the same code.
+ *
+ * Order: tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
+ * and decision memory (exact cache, Jaccard). Later tiers (embedding, supervisor, queue) go after memory.
+ */
+import { decision, type Decision } from '../core/decision.js';
+import type { CascadeContext, Tier, TraceStep } from '../core/tier.js';
+import { exactCacheTier } from '../memory/exact-tier.js';
+import { overrideAllowTier, overrideTightenTier } from '../memory/override-tiers.js';
+import { jaccardTier } from '../memory/similar.js';
+import { pathPolicyTier } from '../policy/path-policy.js';
+import { rulesTier } from '../policy/rules.js';
+import { toolPolicyTier } from '../policy/tool-policy.js';
+import { shellTier } from '../shell/tier.js';
+
+export const CASCADE: readonly Tier[] = [toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier];
+
+/**
+ * Runs the tiers in order. Synchronous while every tier answers synchronously (no promise on the hot
+ * path); from the first tier that returns a promise on, the rest run asynchronously.
+ */
+export function runCascade(ctx: CascadeContext, tiers: readonly Tier[] = CASCADE, trace?: (step: TraceStep) => void): Decision | Promise<Decision> {
+  for (let i = 0; i < tiers.length; i++) {
+    const tier = tiers[i]!;
+    const result = tier.decide(ctx);
+    if (result instanceof Promise) return finishAsync(ctx, tiers, i, result, trace);
+    trace?.({ tier: tier.name, decision: result });
+    if (result !== undefined) return result;
+  }
+  return fallback(ctx, trace);
+}
+
+async function finishAsync(ctx: CascadeContext, tiers: readonly Tier[], from: number, pending: Promise<Decision | undefined>, trace?: (step: TraceStep) => void): Promise<Decision> {
+  let result = await pending;
+  for (let i = from; ; ) {
+    trace?.({ tier: tiers[i]!.name, decision: result });
+    if (result !== undefined) return result;
+    if (++i >= tiers.length) return fallback(ctx, trace);
+    result = await tiers[i]!.decide(ctx);
+  }
+}
+
+function fallback(ctx: CascadeContext, trace?: (step: TraceStep) => void): Decision {
+  const d = decision('ask', 'default', `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`);
+  trace?.({ tier: 'default', decision: d });
+  return d;
+}

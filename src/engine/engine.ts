@@ -1,0 +1,289 @@
+/**
+ * The engine: one hook event in, one host answer out — the only place that knows the cascade's edges.
+ * `hookwise check` (one process per call), `check --jsonl`, `explain`, `bench`, `demo` and the daemon all
+ * go through it. It holds what a decision needs, loaded once and reloaded when its sources change:
+ *
+ *   - the compiled policy per project, keyed by its config files' stamps (policy/load.ts; a stamp that
+ *     changes while compiling makes it compile again, so a half-rewritten file is never used);
+ *   - decision memory per project (memory/load.ts, or a live view that follows appends in a daemon);
+ *   - the shell parser, and in a long-lived engine an LRU of parses (a parse is a pure function of the
+ *     command text; canonical paths and file existence are re-read for every call).
+ *
+ * Every failure becomes a fail-closed answer that says what went wrong and where.
+ */
+import { join } from 'node:path';
+import { appendAudit } from '../audit/log.js';
+import { decision, type Decision } from '../core/decision.js';
+import { describeError, HookwiseError } from '../core/errors.js';
+import type { TraceStep } from '../core/tier.js';
+import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
+import type { HookOutput, HostAdapter } from '../hosts/adapter.js';
+import { adapterFor, detectHost } from '../hosts/index.js';
+import { learnFromHost, rememberAsk } from '../memory/learn.js';
+import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
+import { formatProblem } from '../memory/store.js';
+import { findProjectRoot } from '../paths/canonical.js';
+import type { CompiledPolicy } from '../policy/compiled.js';
+import { loadPolicy, policyCacheKey } from '../policy/load.js';
+import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { sanitizeCall } from '../sanitize/call.js';
+import { setKeywordCacheDir } from '../sanitize/keywords.js';
+import { bootstrapDecision } from '../session/bootstrap.js';
+import { registrationPrompt } from '../session/messages.js';
+import { SessionRegistry } from '../session/registry.js';
+import { resolveSessionAsync, sessionStateOf, type SessionState } from '../session/resolve.js';
+import { prepareShell, type ParseMemo } from '../shell/prepare.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { fnv1a64 } from '../util/hash.js';
+import type { Locations } from '../util/locations.js';
+import { Lru } from '../util/lru.js';
+import { judge, type Judgement } from './judge.js';
+
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+export interface CheckResult extends HookOutput {
+  /** The gate decision, for pre-tool events. */
+  decision?: Decision;
+}
+
+export interface HandleOptions {
+  /** The host format; detected from the payload when absent. */
+  host?: HostName;
+  /** HOOKWISE_ROLE of the process that ran the hook (the fallback role for scripted runs). */
+  envRole?: string | undefined;
+}
+
+/** Where decision memory comes from: loaded per call (one-shot), or kept live (daemon). */
+export interface MemorySupplier {
+  load(sources: MemorySources, jaccardThreshold: number): MemoryLoad;
+}
+
+export const loadPerCall: MemorySupplier = { load: (sources, threshold) => loadMemory(sources, threshold) };
+
+export interface EngineOptions {
+  memory?: MemorySupplier;
+  /** Parses to keep (by command text) across calls; 0 for a one-shot process. */
+  parseCacheSize?: number;
+}
+
+interface PolicyEntry {
+  key: string;
+  policy: CompiledPolicy;
+}
+
+export class Engine {
+  private readonly policies = new Map<string, PolicyEntry>();
+  private readonly memory: MemorySupplier;
+  private readonly parses: ParseMemo | undefined;
+  private readonly registry: SessionRegistry;
+  private prepared = false;
+
+  constructor(
+    readonly where: Locations,
+    options: EngineOptions = {},
+  ) {
+    this.memory = options.memory ?? loadPerCall;
+    const size = options.parseCacheSize ?? 0;
+    this.parses = size > 0 ? new Lru(size) : undefined;
+    this.registry = new SessionRegistry(where.runtimeDir);
+  }
+
+  /** One hook event (the host's raw payload) → what the host gets. Never throws. */
+  async handle(raw: string, options: HandleOptions = {}): Promise<CheckResult> {
+    const started = process.hrtime.bigint();
+    let adapter: HostAdapter | undefined = options.host === undefined ? undefined : adapterFor(options.host);
+    let payload: Record<string, unknown> | undefined;
+    let event: HookEvent | undefined;
+    try {
+      payload = parsePayload(raw);
+      adapter ??= adapterFor(detectHost(payload));
+      event = adapter.parse(payload);
+      this.prepareRuntime();
+      switch (event.kind) {
+        case 'pre-tool':
+          return await this.gate(event, event.call, adapter, options.envRole, started);
+        case 'prompt-submit':
+        case 'session-start':
+          return await this.sessionContext(event, adapter, options.envRole);
+        case 'post-tool':
+          return this.learnAfterTool(event.call, adapter);
+      }
+    } catch (error) {
+      return this.failClosed(error, adapter, payload, event, started);
+    }
+  }
+
+  /** The compiled policy of a project: kept while its config files' stamps hold. */
+  async policyFor(projectRoot: string): Promise<CompiledPolicy> {
+    const key = policyCacheKey(projectRoot, this.where);
+    const held = this.policies.get(projectRoot);
+    if (held !== undefined && held.key === key) return held.policy;
+    const policy = await loadPolicy(projectRoot, this.where);
+    // Keyed by the stamps seen before loading: a change during the load is picked up next time.
+    this.policies.set(projectRoot, { key, policy });
+    return policy;
+  }
+
+  /** Session gate, then the cascade; first the edge work: parse a shell call, load decision memory. */
+  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void): Promise<Judgement> {
+    if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, this.where, { trace });
+    const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
+    const memory = this.memoryFor(projectRoot, call.sessionId, policy);
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace });
+    return { ...judged, memoryProblems: memory.problems };
+  }
+
+  memoryFor(projectRoot: string, sessionId: string | undefined, policy: CompiledPolicy): MemoryLoad {
+    const { home, userConfigDir, runtimeDir } = this.where;
+    const sources: MemorySources = { projectRoot, home, userConfigDir, runtimeDir };
+    if (sessionId !== undefined) sources.sessionId = sessionId;
+    return this.memory.load(sources, policy.memory.jaccardThreshold);
+  }
+
+  private prepareRuntime(): void {
+    // Checked on every call, not once: the directory may be removed or replaced while a daemon runs.
+    ensurePrivateDir(this.where.runtimeDir);
+    if (this.prepared) return;
+    setKeywordCacheDir(join(this.where.runtimeDir, 'cache'));
+    this.prepared = true;
+  }
+
+  private async gate(event: HookEvent, call: ToolCall, adapter: HostAdapter, envRole: string | undefined, started: bigint): Promise<CheckResult> {
+    const projectRoot = findProjectRoot(call.cwd);
+    const policy = await this.policyFor(projectRoot);
+    let state = sessionStateOf(this.registry.get(call.sessionId), envRole);
+    if (state.kind === 'unregistered') {
+      // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
+      const boot = bootstrapDecision(call, policy);
+      if (boot !== undefined) return this.finish(event, adapter, call, boot, null, policy, started);
+      state = await resolveSessionAsync(this.registry, call.sessionId, envRole, policy.registration);
+    }
+    const role = roleName(state);
+    const judged = await this.decide(state, call, policy, projectRoot);
+    const out = this.finish(event, adapter, call, judged.decision, role, policy, started);
+    if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
+    return out;
+  }
+
+  private finish(event: HookEvent, adapter: HostAdapter, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, started: bigint): CheckResult {
+    const out: CheckResult = { ...adapter.renderDecision(event, d), decision: d };
+    audit(this.where, policy, call, d, role, started);
+    return out;
+  }
+
+  /**
+   * Learning at the edge, after the decision: an ask nobody decided may be answered at the host's prompt
+   * (remembered as pending until the host reports the tool ran); an ask propagated by similarity is recorded
+   * for this exact call, so a repeat cannot drift to allow. Never changes the decision: a failure to remember
+   * is reported on stderr and the call is judged as it was.
+   */
+  private remember(judged: Judgement, call: ToolCall, role: string, policy: CompiledPolicy, projectRoot: string, out: CheckResult): void {
+    // A corrupt line's parse error quotes the line: sanitized like anything else that leaves the process.
+    const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`);
+    try {
+      rememberAsk(judged, call, role, policy.memory, { projectRoot, where: this.where });
+    } catch (error) {
+      notes.push(`hookwise: could not remember this decision: ${describeError(error)}`);
+    }
+    if (notes.length > 0) out.stderr = `${out.stderr ?? ''}${notes.join('\n')}\n`;
+  }
+
+  private learnAfterTool(call: ToolCall, adapter: HostAdapter): CheckResult {
+    const out: CheckResult = adapter.renderNothing();
+    try {
+      learnFromHost(call, this.where);
+    } catch (error) {
+      out.stderr = `hookwise: could not learn from this call: ${describeError(error)}\n`;
+    }
+    return out;
+  }
+
+  private async sessionContext(event: HookEvent, adapter: HostAdapter, envRole: string | undefined): Promise<CheckResult> {
+    const state = sessionStateOf(this.registry.get(event.sessionId), envRole);
+    if (state.kind !== 'unregistered') return adapter.renderContext(event, undefined);
+    const policy = await this.policyFor(findProjectRoot(event.cwd));
+    return adapter.renderContext(event, registrationPrompt(event.sessionId, policy));
+  }
+
+  /**
+   * Any failure → deny. When we know the host and that this is a pre-tool event we answer in its JSON;
+   * otherwise exit 2 with the reason on stderr, which every host treats as a block.
+   */
+  private failClosed(error: unknown, adapter: HostAdapter | undefined, payload: Record<string, unknown> | undefined, event: HookEvent | undefined, started: bigint): CheckResult {
+    const reason = describeError(error);
+    const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
+      id: error instanceof HookwiseError ? `error:${error.code}` : 'error:INTERNAL',
+      source: 'hookwise',
+    });
+    if (event !== undefined && event.kind !== 'pre-tool' && adapter !== undefined) {
+      // Prompt/session events cannot gate tools; tell the user instead of blocking their prompt.
+      return adapter.renderContext(event, undefined, `hookwise: ${reason}`);
+    }
+    if (event?.kind === 'pre-tool') tryAudit(this.where, event.call, d, started);
+    const hostEvent = payload?.hook_event_name;
+    if (adapter !== undefined && typeof hostEvent === 'string' && PRE_TOOL_EVENTS.has(hostEvent)) {
+      const sessionId = typeof payload?.session_id === 'string' ? payload.session_id : 'unknown';
+      const stub = event ?? { kind: 'session-start' as const, host: adapter.name, hostEvent, sessionId, cwd: '/', source: 'error' };
+      return { ...adapter.renderDecision(stub, d), stderr: `hookwise: ${reason}\n`, decision: d };
+    }
+    return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
+  }
+}
+
+const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);
+
+function parsePayload(raw: string): Record<string, unknown> {
+  if (raw.trim() === '') throw new HookwiseError('INPUT_EMPTY', 'no hook payload on stdin (expected one JSON object from the host)');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new HookwiseError('INPUT_NOT_JSON', `hook payload on stdin is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HookwiseError('INPUT_INVALID', 'hook payload on stdin must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+function roleName(state: SessionState): string | null {
+  return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
+}
+
+function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint): void {
+  const sanitized = sanitizeCall(call);
+  appendAudit(
+    where.runtimeDir,
+    {
+      ts: new Date().toISOString(),
+      session: call.sessionId,
+      role,
+      host: call.host,
+      tool: call.tool,
+      verdict: d.verdict,
+      tier: d.tier,
+      rule: d.rule?.id ?? null,
+      // hrtime, not performance.now(): the first use of `performance` loads perf_hooks (~2 ms).
+      latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      paths: call.paths.map((p): Sanitized => sanitize(p).text),
+      input: sanitized.text,
+      secrets: sanitized.findings,
+      input_hash: inputHash(call.input),
+    },
+    policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
+  );
+}
+
+/** Correlates repeats without storing the input; bounded so a 10 MB Write does not cost a 10 MB hash. */
+function inputHash(input: Record<string, unknown>): string {
+  const text = JSON.stringify(input);
+  return fnv1a64(text.length > 65536 ? `${text.length}:${text.slice(0, 32768)}${text.slice(-32768)}` : text);
+}
+
+function tryAudit(where: Locations, call: ToolCall, d: Decision, started: bigint): void {
+  try {
+    audit(where, undefined, call, d, null, started);
+  } catch {
+    // The decision (deny) stands whether or not it could be logged; the reason is already on stderr.
+  }
+}

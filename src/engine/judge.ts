@@ -1,0 +1,94 @@
+/**
+ * One decision from prepared inputs: the session gate, then the cascade. Pure apart from path
+ * canonicalization (which reads symlinks); the edge work — parsing a shell call, loading policy and
+ * memory — is done by the engine (engine.ts) before this runs.
+ */
+import { decision, type Decision } from '../core/decision.js';
+import type { CascadeContext, MemoryContext, TraceStep } from '../core/tier.js';
+import type { ToolCall } from '../core/tool-call.js';
+import { cacheKey } from '../memory/cache.js';
+import { callSubject, type CallSubject } from '../memory/subject.js';
+import type { StoreProblem } from '../memory/store.js';
+import type { MemoryView } from '../memory/view.js';
+import { resolvePath } from '../paths/canonical.js';
+import { matchersFor, type CompiledPolicy } from '../policy/compiled.js';
+import type { PreparedShell } from '../shell/prepare.js';
+import { unregisteredReason } from '../session/messages.js';
+import type { SessionState } from '../session/resolve.js';
+import type { Locations } from '../util/locations.js';
+import { runCascade } from './cascade.js';
+
+/** A decision, and what memory knows of the call (for learning at the edge). */
+export interface Judgement {
+  decision: Decision;
+  /** The call's subject and key, computed on first use (see MemoryContext). */
+  memo?: Pick<MemoryContext, 'subject' | 'key'>;
+  memoryProblems?: StoreProblem[];
+}
+
+export interface PreparedInputs {
+  shell?: PreparedShell | undefined;
+  memory?: MemoryView | undefined;
+  trace?: ((step: TraceStep) => void) | undefined;
+}
+
+/**
+ * The decision for a call whose inputs are prepared. Returns synchronously while every tier that runs is
+ * synchronous (today all of them); a promise once an async tier (embedding, supervisor, queue) is reached.
+ */
+export function judge(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations, inputs: PreparedInputs): Judgement | Promise<Judgement> {
+  switch (state.kind) {
+    case 'disabled':
+      return {
+        decision: decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
+          id: 'session:disabled',
+          source: 'session registry',
+        }),
+      };
+    case 'unregistered':
+      return {
+        decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {
+          id: 'session:unregistered',
+          source: 'session registry',
+        }),
+      };
+    case 'registered':
+      break;
+  }
+  const matchers = matchersFor(policy);
+  const role = matchers.role(state.role);
+  if (role === undefined) {
+    return {
+      decision: decision('deny', 'session', `session ${call.sessionId} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
+        id: 'session:unknown-role',
+        source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
+      }),
+    };
+  }
+  const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
+  const paths = call.paths.map((p) => resolvePath(p, pathContext));
+  const { shell, memory: view } = inputs;
+  const memo = memoize(() => callSubject(call, paths, shell));
+  const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home };
+  if (shell !== undefined) ctx.shell = shell;
+  if (view !== undefined) ctx.memory = { view, ...memo };
+  const d = runCascade(ctx, undefined, inputs.trace);
+  return d instanceof Promise ? d.then((decided) => ({ decision: decided, memo })) : { decision: d, memo };
+}
+
+/** The subject and key of a call, each computed once, when first asked for. */
+function memoize(compute: () => CallSubject | undefined): Pick<MemoryContext, 'subject' | 'key'> {
+  let subject: CallSubject | undefined | null = null;
+  let key: string | undefined | null = null;
+  const subjectOf = (): CallSubject | undefined => (subject === null ? (subject = compute()) : subject);
+  return {
+    subject: subjectOf,
+    key: () => {
+      if (key === null) {
+        const s = subjectOf();
+        key = s === undefined ? undefined : cacheKey(s.tool, s.text);
+      }
+      return key;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Tier 1 — the exact decision cache (memory/cache.ts): a remembered decision for exactly this call.
+ *
+ * Tri-state: an allow or deny hit decides; an **ask** hit also decides — it goes straight to a human and
+ * skips every similarity and supervisor tier, because ask is the verdict that must never converge.
+ */
+import { decision, type Decision } from '../core/decision.js';
+import type { CascadeContext, SyncTier } from '../core/tier.js';
+import { describeRecord, recordSource } from './cache.js';
+
+function judgeExact(ctx: CascadeContext): Decision | undefined {
+  const memory = ctx.memory;
+  if (memory === undefined || memory.view.empty) return undefined;
+  const key = memory.key();
+  if (key === undefined) return undefined;
+  const hit = memory.view.lookup(key, ctx.role.role.name);
+  if (hit === undefined) return undefined;
+  const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
+  return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {
+    id: `memory:${hit.key}`,
+    source: recordSource(hit, ctx.projectRoot),
+  });
+}
+
+export const exactCacheTier: SyncTier = { name: 'exact-cache', decide: judgeExact };
