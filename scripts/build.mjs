@@ -62,7 +62,7 @@ const warm = mkdtempSync(join(tmpdir(), 'hookwise-build-'));
 try {
   const project = join(warm, 'project');
   mkdirSync(join(project, '.git'), { recursive: true });
-  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'), HOOKWISE_CONFIG_DIR: join(warm, 'config'), HOOKWISE_ROLE: 'coder' };
+  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'), HOOKWISE_CONFIG_DIR: join(warm, 'config'), HOOKWISE_ROLE: 'coder', HOOKWISE_DAEMON: 'off' };
   const write = { session_id: 'build', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(project, 'src/a.ts'), content: '' } };
   const bash = { ...write, tool_name: 'Bash', tool_input: { command: 'cd src && git status --short | grep -v x > /dev/null && echo ok > out.txt' } };
   const check = (payload) => {

@@ -5,6 +5,9 @@ import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
 import { MAX_PAYLOAD_BYTES, runCheck } from './check.js';
 import { readStdin } from './stdin.js';
+import { askDaemon } from '../daemon/client.js';
+import type { HookOutput } from '../hosts/adapter.js';
+import { locations, type Locations } from '../util/locations.js';
 
 export interface HookArgs {
   host?: HostName;
@@ -51,8 +54,35 @@ export async function runHookCommand(args: string[]): Promise<number> {
     writeSync(2, `hookwise: ${describeError(error)}\n`);
     return 2;
   }
-  const result = await runCheck(raw, options);
+  const result = (await fromDaemon(raw, options)) ?? (await runCheck(raw, options));
   if (result.stdout !== '') writeSync(1, result.stdout);
   if (result.stderr !== undefined) writeSync(2, result.stderr);
   return result.exitCode;
+}
+
+/**
+ * A running daemon's answer, or undefined to decide in process (the same engine, so the same verdict).
+ * `HOOKWISE_DAEMON=off` never asks; `no-autostart` asks but never starts one. Otherwise, finding none, this
+ * call starts one in the background for the calls after it and decides itself meanwhile.
+ */
+async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | undefined> {
+  const mode = process.env.HOOKWISE_DAEMON;
+  if (mode === 'off') return undefined;
+  let where: Locations;
+  try {
+    where = locations();
+  } catch {
+    return undefined; // the in-process path reports it
+  }
+  const answer = await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE });
+  if (answer.kind === 'answered') return answer.result;
+  if (answer.kind === 'absent' && mode !== 'no-autostart') {
+    try {
+      const { spawnDaemon } = await import('../daemon/control.js');
+      spawnDaemon(where);
+    } catch {
+      // Starting it is a convenience; this call is decided in process either way.
+    }
+  }
+  return undefined;
 }

@@ -129,6 +129,48 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
 
   // ── more commands: each registers itself below this line ──
+  program
+    .command('serve')
+    .description('run the daemon in the foreground (for systemd, launchd and tests): one warm engine for every session, on a Unix socket in the runtime directory')
+    .option('--http [port]', 'also serve Claude Code http hooks on 127.0.0.1 (port and token kept in <config>/daemon/http.json)')
+    .option('--idle-exit <seconds>', 'exit after this long without a request (0: never)', '0')
+    .addOption(new Option('--start-lock <path>').hideHelp())
+    .action(async (o: { http?: string | boolean; idleExit?: string; startLock?: string }) => {
+      const { serveCommand } = await import('./daemon.js');
+      await serveCommand(o);
+    });
+  const daemon = program.command('daemon').description('the per-user daemon: start, stop, status');
+  daemon
+    .command('start')
+    .description('start the daemon in the background unless it runs (and wait until it answers)')
+    .option('--http', 'also serve Claude Code http hooks on 127.0.0.1 (restarts a running daemon without it)')
+    .option('--quiet', 'print nothing on success (for hooks)')
+    .option('--json', 'machine-readable status')
+    .action(async (o: { http?: boolean; quiet?: boolean; json?: boolean }) => {
+      const { daemonStart } = await import('./daemon.js');
+      const r = await daemonStart(o);
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
+  daemon
+    .command('stop')
+    .description('stop the daemon (it finishes the calls in flight); hook calls then decide in process')
+    .action(async () => {
+      const { daemonStop } = await import('./daemon.js');
+      const r = await daemonStop();
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
+  daemon
+    .command('status')
+    .description('is it running; pid, socket, http, version, uptime, decisions served, p50/p99 latency, memory (exit 3 when not running)')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { daemonStatus } = await import('./daemon.js');
+      const r = await daemonStatus(o.json === true);
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
   registerMemoryCommands(program);
   program
     .command('build')

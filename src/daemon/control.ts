@@ -1,0 +1,119 @@
+/**
+ * Starting, finding and stopping a user's daemon from another process: `hookwise daemon start|stop|status`,
+ * the SessionStart hook, and `hookwise check` when it finds none running.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { hookwiseBin } from '../util/package-root.js';
+import type { Locations } from '../util/locations.js';
+import { daemonPaths, type DaemonState } from './paths.js';
+import type { DaemonStats } from './server.js';
+
+/** The built executable next to this bundle (cheap: no package.json lookup on the hot path). */
+function executable(): string {
+  return typeof __filename === 'string' && __filename.endsWith('.cjs') ? join(dirname(__filename), 'hookwise.cjs') : hookwiseBin();
+}
+
+export interface StartOptions {
+  /** Serve loopback HTTP too (the port and token come from the user's config: daemon/http.json). */
+  http?: boolean;
+  /** Exit after this long idle (seconds; 0 never). */
+  idleExitS?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Start a detached daemon unless another process is starting one right now (a start lock, taken over when
+ * its holder is dead or it is older than 10 s). Returns whether this call started one. Its output goes to
+ * the log in the runtime directory.
+ */
+export function spawnDaemon(where: Locations, options: StartOptions = {}): boolean {
+  const paths = daemonPaths(where);
+  ensurePrivateDir(where.runtimeDir);
+  if (!takeStartLock(paths.startLock)) return false;
+  const log = openSync(paths.log, 'a', 0o600);
+  try {
+    const args = [executable(), 'serve', '--idle-exit', String(options.idleExitS ?? 3600), '--start-lock', paths.startLock];
+    if (options.http === true) args.push('--http');
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: options.env ?? process.env });
+    child.unref();
+    return true;
+  } finally {
+    closeSync(log);
+  }
+}
+
+function takeStartLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    if (!startLockIsStale(lock)) return false;
+    try {
+      unlinkSync(lock);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+function startLockIsStale(lock: string): boolean {
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > 10_000) return true;
+    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    if (!Number.isInteger(pid) || pid <= 0) return false; // being written right now
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** The running daemon's health, or undefined when none answers on the socket. */
+export function health(where: Locations, timeoutMs = 1000): Promise<DaemonStats | undefined> {
+  const { socket } = daemonPaths(where);
+  return new Promise((resolve) => {
+    const req = request({ socketPath: socket, path: '/v1/health', method: 'GET', timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 ? (JSON.parse(body) as DaemonStats) : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
+/** Wait until a daemon answers (polling the socket), up to `timeoutMs`. */
+export async function waitForDaemon(where: Locations, timeoutMs: number): Promise<DaemonStats | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const h = await health(where, 500);
+    if (h !== undefined || Date.now() >= deadline) return h;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function readState(where: Locations): DaemonState | undefined {
+  try {
+    return JSON.parse(readFileSync(daemonPaths(where).state, 'utf8')) as DaemonState;
+  } catch {
+    return undefined;
+  }
+}

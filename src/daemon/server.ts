@@ -1,0 +1,362 @@
+/**
+ * The daemon (`hookwise serve`): one long-lived process per user that answers every hook call of every
+ * session and project through one warm engine (src/engine/). HTTP/1.1 over a Unix socket in the private
+ * runtime directory, and on request on 127.0.0.1 with a bearer token for Claude Code `http` hooks.
+ *
+ *   POST /v1/check[?host=h]  the thin client (`hookwise check`): body = the host's payload; answer =
+ *                            {stdout, stderr?, exitCode}, exactly what `hookwise check` prints and exits with
+ *   POST /v1/hook/<host>     an `http` hook: body = the payload; answer = the JSON `check` would print (a
+ *                            failure that `check` reports by exit 2 becomes a blocking JSON answer)
+ *   GET  /v1/health          {ok, version, pid, uptime_s, decisions, p50_ms, p99_ms, rss_mb, …}
+ *
+ * Every bad request — too large, malformed, unauthenticated, from a browser page — gets a fail-closed answer,
+ * never a crash. Limits count bytes; the only clocks are the transport's own timeouts (a client that stops
+ * sending), never a verdict.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { existsSync, lstatSync, unlinkSync, type Stats } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { HookwiseError } from '../core/errors.js';
+import type { HostName } from '../core/tool-call.js';
+import { Engine, MAX_PAYLOAD_BYTES, type CheckResult, type EngineOptions } from '../engine/engine.js';
+import { parseHostName } from '../hosts/index.js';
+import { VERSION } from '../policy/load.js';
+import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import type { Locations } from '../util/locations.js';
+import { daemonPaths, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
+
+export interface ServeOptions {
+  where: Locations;
+  /** Also listen on 127.0.0.1:<port> (0: any free port) with this bearer token. */
+  http?: { port: number; token: string };
+  /** Exit after this long without a request (0: never). */
+  idleExitMs?: number;
+  engine?: EngineOptions;
+  log?: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  paths: DaemonPaths;
+  /** The loopback port, when serving HTTP. */
+  httpPort: number | undefined;
+  stats(): DaemonStats;
+  /** SIGHUP: drop every cached project state (policy, memory, parses); the next call loads afresh. */
+  reload(): void;
+  /** SIGTERM: stop accepting, finish what is in flight, remove the socket and state file. */
+  close(): Promise<void>;
+  /** Settles when the daemon has stopped, whoever stopped it (close, socket removed, idle). */
+  closed: Promise<void>;
+}
+
+export interface DaemonStats {
+  ok: true;
+  version: string;
+  pid: number;
+  uptime_s: number;
+  decisions: number;
+  errors: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  rss_mb: number;
+  heap_mb: number;
+  socket: string;
+  http: { host: string; port: number } | null;
+}
+
+/** Latencies of the most recent calls, for p50/p99 without unbounded memory. */
+class LatencyWindow {
+  private readonly samples = new Float64Array(8192);
+  private count = 0;
+
+  add(ms: number): void {
+    this.samples[this.count++ % this.samples.length] = ms;
+  }
+
+  percentile(p: number): number | null {
+    const n = Math.min(this.count, this.samples.length);
+    if (n === 0) return null;
+    const sorted = this.samples.slice(0, n).sort();
+    return Math.round(sorted[Math.min(n - 1, Math.floor((p / 100) * n))]! * 1000) / 1000;
+  }
+}
+
+const MAX_HEADER_BYTES = 16 * 1024;
+/** What an `http` hook gets when `check` would have exited 2: a block every Claude Code event understands. */
+const blockBody = (reason: string): string => JSON.stringify({ decision: 'block', reason: `hookwise: ${reason}` }) + '\n';
+
+export async function serve(options: ServeOptions): Promise<RunningDaemon> {
+  const { where } = options;
+  const paths = daemonPaths(where);
+  const log = options.log ?? (() => undefined);
+  ensurePrivateDir(where.runtimeDir);
+  await clearStaleSocket(paths.socket);
+
+  let engine = new Engine(where, { parseCacheSize: 4096, ...options.engine });
+  const tag = locationsTag(where);
+  const started = Date.now();
+  const latency = new LatencyWindow();
+  let decisions = 0;
+  let errors = 0;
+  let lastRequest = Date.now();
+  let closing: Promise<void> | undefined;
+  let markClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+
+  const handle = (local: boolean) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    lastRequest = Date.now();
+    try {
+      if (!local) {
+        const refused = refuseRemote(req, options.http!.token);
+        if (refused !== undefined) return send(res, refused.status, blockBody(refused.reason));
+      }
+      const url = new URL(req.url ?? '/', 'http://daemon');
+      if (req.method === 'GET' && url.pathname === '/v1/health') return send(res, 200, JSON.stringify(stats()) + '\n');
+      const route = routeOf(req.method, url);
+      if (route === undefined) return send(res, 404, blockBody(`no such endpoint: ${req.method} ${url.pathname} (POST /v1/hook/<claude|gemini|codex>, POST /v1/check, GET /v1/health)`));
+      const theirs = req.headers[LOCATIONS_HEADER];
+      if (route.kind === 'check' && theirs !== undefined && theirs !== tag) {
+        // Another home, config or runtime directory: not ours to answer. The client decides in process.
+        return send(res, 409, JSON.stringify({ error: 'this daemon serves other hookwise locations' }) + '\n');
+      }
+      const body = await readBody(req);
+      if (body === undefined) {
+        const reason = `hook payload larger than ${MAX_PAYLOAD_BYTES} bytes`;
+        return answer(res, route, { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2 });
+      }
+      const t0 = process.hrtime.bigint();
+      // The thin client gets the headers before the decision: it tells a slow decision (a session that is
+      // registering right now) from a hung daemon by them.
+      if (route.kind === 'check') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+      }
+      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req) });
+      latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
+      decisions++;
+      return answer(res, route, result);
+    } catch (error) {
+      errors++;
+      log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!res.headersSent) send(res, 500, blockBody(`the daemon could not answer: ${error instanceof Error ? error.message : String(error)}`));
+      else res.destroy();
+    }
+  };
+
+  const stats = (): DaemonStats => {
+    const mem = process.memoryUsage();
+    return {
+      ok: true,
+      version: VERSION,
+      pid: process.pid,
+      uptime_s: Math.round((Date.now() - started) / 1000),
+      decisions,
+      errors,
+      p50_ms: latency.percentile(50),
+      p99_ms: latency.percentile(99),
+      rss_mb: Math.round(mem.rss / 1048576),
+      heap_mb: Math.round(mem.heapUsed / 1048576),
+      socket: paths.socket,
+      http: httpAddress,
+    };
+  };
+
+  const serverOptions = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 10_000, keepAliveTimeout: 30_000 };
+  const unixServer = createServer(serverOptions, (req, res) => void handle(true)(req, res));
+  await listen(unixServer, paths.socket);
+  const socketIno = lstatSync(paths.socket).ino;
+  let httpServer: Server | undefined;
+  let httpAddress: DaemonState['http'] = null;
+  if (options.http !== undefined) {
+    httpServer = createServer(serverOptions, (req, res) => void handle(false)(req, res));
+    try {
+      await listen(httpServer, { host: '127.0.0.1', port: options.http.port });
+    } catch (error) {
+      unixServer.close();
+      unlinkQuietly(paths.socket);
+      throw new HookwiseError('USAGE', `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`);
+    }
+    const address = httpServer.address();
+    httpAddress = { host: '127.0.0.1', port: typeof address === 'object' && address !== null ? address.port : options.http.port };
+  }
+  const state: DaemonState = { pid: process.pid, socket: paths.socket, http: httpAddress, version: VERSION, started: new Date(started).toISOString() };
+  writeFileAtomic(paths.state, JSON.stringify(state) + '\n');
+  log(`serving ${paths.socket}${httpAddress === null ? '' : ` and http://127.0.0.1:${httpAddress.port}`} (pid ${process.pid}, hookwise ${VERSION})`);
+
+  // Housekeeping every few seconds: a daemon whose socket was removed or replaced (its runtime directory
+  // deleted, another daemon took over) has nobody to serve and exits; so does an idle one, if asked to.
+  const housekeeping = setInterval(() => {
+    const current = lstatSync(paths.socket, { throwIfNoEntry: false }) as Stats | undefined;
+    if (current === undefined || current.ino !== socketIno) {
+      log('socket removed or replaced: exiting');
+      void close();
+    } else if (options.idleExitMs !== undefined && options.idleExitMs > 0 && Date.now() - lastRequest > options.idleExitMs) {
+      log(`idle for ${Math.round(options.idleExitMs / 1000)} s: exiting`);
+      void close();
+    }
+  }, 2000);
+  housekeeping.unref();
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(housekeeping);
+      await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
+      // Only our own socket and state: a successor may already have replaced them.
+      const current = lstatSync(paths.socket, { throwIfNoEntry: false });
+      if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);
+      unlinkQuietly(paths.state);
+      log('stopped');
+      markClosed();
+    })();
+    return closing;
+  };
+
+  return {
+    paths,
+    httpPort: httpAddress?.port,
+    stats,
+    reload() {
+      engine = new Engine(where, { parseCacheSize: 4096, ...options.engine });
+      log('reloaded: cached policy, memory and parses dropped');
+    },
+    close,
+    closed,
+  };
+}
+
+/** HOOKWISE_ROLE of the calling process (the thin client) or of Claude Code (an http hook's header). */
+function roleOf(req: IncomingMessage): string | undefined {
+  const value = req.headers[ROLE_HEADER];
+  if (typeof value !== 'string' || value === '') return undefined;
+  if (!value.startsWith('=')) return value;
+  try {
+    return decodeURIComponent(value.slice(1));
+  } catch {
+    return value;
+  }
+}
+
+type Route = { kind: 'check'; host: HostName | undefined } | { kind: 'hook'; host: HostName };
+
+function routeOf(method: string | undefined, url: URL): Route | undefined {
+  if (method !== 'POST') return undefined;
+  if (url.pathname === '/v1/check') {
+    const host = url.searchParams.get('host');
+    return { kind: 'check', host: host === null || host === '' ? undefined : parseHostName(host) };
+  }
+  const m = /^\/v1\/hook\/([a-z]+)$/.exec(url.pathname);
+  if (m === null) return undefined;
+  return { kind: 'hook', host: parseHostName(m[1]!) };
+}
+
+function answer(res: ServerResponse, route: Route, result: CheckResult): void {
+  if (route.kind === 'check') {
+    const envelope: { stdout: string; stderr?: string; exitCode: number } = { stdout: result.stdout, exitCode: result.exitCode };
+    if (result.stderr !== undefined) envelope.stderr = result.stderr;
+    const body = JSON.stringify(envelope) + '\n';
+    if (res.headersSent) res.end(body);
+    else send(res, 200, body);
+    return;
+  }
+  if (result.exitCode === 2 && result.stdout === '') return send(res, 200, blockBody((result.stderr ?? 'blocked').replace(/^hookwise: /, '').trim()));
+  send(res, 200, result.stdout);
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * Loopback HTTP is reachable by every local user and by web pages in the user's browser: a request needs the
+ * bearer token (constant-time compare), a Host naming the loopback address (DNS rebinding), and no Origin (a
+ * page's fetch always sends one; Claude Code never does).
+ */
+function refuseRemote(req: IncomingMessage, token: string): { status: number; reason: string } | undefined {
+  const host = req.headers.host ?? '';
+  if (!/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host)) return { status: 403, reason: `refused: Host "${host.slice(0, 64)}" is not the loopback address` };
+  if (req.headers.origin !== undefined) return { status: 403, reason: 'refused: requests from web pages (with an Origin header) are not served' };
+  const given = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return { status: 401, reason: 'refused: missing or wrong bearer token (see hookwise daemon status)' };
+  return undefined;
+}
+
+/** The body, or undefined when it is larger than a hook payload may be (the rest is not read). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > MAX_PAYLOAD_BYTES) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', reject);
+  });
+}
+
+function listen(server: Server, where: string | { host: string; port: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    const done = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (typeof where === 'string') {
+      // The socket is created 0600 whatever the umask (its directory is 0700 too).
+      const umask = process.umask(0o177);
+      try {
+        server.listen(where, done);
+      } finally {
+        process.umask(umask);
+      }
+    } else server.listen(where.port, where.host, done);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * A socket file left by a dead daemon refuses connections: remove it. One that answers belongs to a live
+ * daemon: refuse to start a second.
+ */
+async function clearStaleSocket(socket: string): Promise<void> {
+  const stat = lstatSync(socket, { throwIfNoEntry: false });
+  if (stat === undefined) return;
+  if (!stat.isSocket()) throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${socket} exists and is not a socket; remove it and retry`);
+  const alive = await new Promise<boolean>((resolve) => {
+    const s = connect(socket);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+  if (alive) throw new HookwiseError('USAGE', `a hookwise daemon already serves ${socket} (hookwise daemon status)`);
+  unlinkQuietly(socket);
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    if (existsSync(path)) unlinkSync(path);
+  } catch {
+    // Gone already, or not ours to remove: either way nothing is left for us to clean.
+  }
+}
