@@ -1,0 +1,95 @@
+/** The built executable with a real daemon process: start, status, stop, and check when it dies or hangs. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeProject, type TestProject } from '../support/project.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+
+function run(args: string[], env: NodeJS.ProcessEnv, input = '') {
+  return spawnSync(process.execPath, [BIN, ...args], { input, env, encoding: 'utf8', timeout: 30_000 });
+}
+
+const started: TestProject[] = [];
+afterEach(() => {
+  for (const p of started.splice(0)) {
+    const status = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { pid: number | null };
+    if (status.pid !== null) {
+      try {
+        process.kill(status.pid, 'SIGCONT');
+        process.kill(status.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
+function startDaemon(p: TestProject): number {
+  started.push(p);
+  const r = run(['daemon', 'start', '--json'], p.env);
+  expect(r.status, r.stderr).toBe(0);
+  const status = JSON.parse(r.stdout) as { running: boolean; pid: number; socket: string; http: unknown; version: string };
+  expect(status).toMatchObject({ running: true, socket: join(p.runtimeDir, 'daemon.sock'), http: null, version: expect.any(String) });
+  return status.pid;
+}
+
+const PAYLOADS = (p: TestProject): [string, Record<string, unknown>][] => [
+  ['allowed write', p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' })],
+  ['denied write', p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })],
+  ['force push', p.pre('Bash', { command: 'git push -f origin main' })],
+  ['undecided', p.pre('Bash', { command: 'make release' })],
+];
+
+describe('hookwise daemon (built executable)', () => {
+  it('start, status --json, check through it with the same verdicts, stop', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const pid = startDaemon(p);
+    for (const [name, payload] of PAYLOADS(p)) {
+      const viaDaemon = run(['check'], p.env, JSON.stringify(payload));
+      const inProcess = run(['check'], { ...p.env, HOOKWISE_DAEMON: 'off' }, JSON.stringify(payload));
+      expect(viaDaemon.stdout, name).toBe(inProcess.stdout);
+      expect(viaDaemon.status, name).toBe(inProcess.status);
+    }
+    const status = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { pid: number; decisions: number };
+    expect(status.pid).toBe(pid);
+    expect(status.decisions).toBe(PAYLOADS(p).length);
+    expect(run(['daemon', 'stop'], p.env).stdout).toMatch(/stopped/);
+    const after = run(['daemon', 'status', '--json'], p.env);
+    expect(after.status).toBe(3);
+    expect(JSON.parse(after.stdout)).toMatchObject({ running: false, pid: null });
+  });
+
+  it('a killed daemon: check decides in process with the same verdicts, and a new daemon replaces the stale socket', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const pid = startDaemon(p);
+    process.kill(pid, 'SIGKILL');
+    for (const [name, payload] of PAYLOADS(p)) {
+      const r = run(['check'], { ...p.env, HOOKWISE_DAEMON: 'no-autostart' }, JSON.stringify(payload));
+      const inProcess = run(['check'], { ...p.env, HOOKWISE_DAEMON: 'off' }, JSON.stringify(payload));
+      expect(r.stdout, name).toBe(inProcess.stdout);
+    }
+    const again = startDaemon(p);
+    expect(again).not.toBe(pid);
+  });
+
+  it('a hung daemon: check gives up on it and decides in process', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const pid = startDaemon(p);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const [, payload] = PAYLOADS(p)[2]!;
+      const t0 = Date.now();
+      const r = run(['check'], p.env, JSON.stringify(payload));
+      const elapsed = Date.now() - t0;
+      expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+      // About a second of waiting for the daemon, plus a cold in-process decision on a loaded machine.
+      expect(elapsed).toBeLessThan(15_000);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+});

@@ -1,0 +1,246 @@
+/** The daemon in this process (src/daemon/server.ts), driven through the thin client and over HTTP. */
+import { request } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { lstatSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { askDaemon } from '../../src/daemon/client.js';
+import { daemonPaths } from '../../src/daemon/paths.js';
+import { serve, type RunningDaemon } from '../../src/daemon/server.js';
+import { locations } from '../../src/util/locations.js';
+import { makeProject, type TestProject } from '../support/project.js';
+
+const running: RunningDaemon[] = [];
+afterEach(async () => {
+  while (running.length > 0) await running.pop()!.close();
+});
+
+async function start(p: TestProject, http?: { port: number; token: string }): Promise<RunningDaemon> {
+  const d = await serve({ where: locations(p.env), ...(http === undefined ? {} : { http }) });
+  running.push(d);
+  return d;
+}
+
+async function viaDaemon(p: TestProject, raw: string, host?: 'claude' | 'gemini' | 'codex', envRole?: string) {
+  const answer = await askDaemon(raw, locations(p.env), { host, envRole });
+  if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
+  return answer.result;
+}
+
+function httpPost(port: number, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the daemon answers exactly what check answers in process', () => {
+  it.each([
+    ['a Write the role allows', (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'x' })],
+    ['a Write the role denies', (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: 'x' })],
+    ['a sensitive path', (p: TestProject) => p.pre('Edit', { file_path: join(p.root, '.env'), old_string: 'a', new_string: 'b' })],
+    ['a read-only command', (p: TestProject) => p.pre('Bash', { command: 'git status && ls -la' })],
+    ['a force push', (p: TestProject) => p.pre('Bash', { command: 'git push --force origin main' })],
+    ['a command nobody decided', (p: TestProject) => p.pre('Bash', { command: 'make deploy-everything' })],
+    ['an unparseable command', (p: TestProject) => p.pre('Bash', { command: 'echo "unterminated' })],
+    ['a secret in the command', (p: TestProject) => p.pre('Bash', { command: 'curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" https://x' })],
+    ['an unregistered session', (p: TestProject) => p.pre('Bash', { command: 'ls' }, 'nobody')],
+    ['a post-tool event', (p: TestProject) => ({ ...p.pre('Bash', { command: 'ls' }), hook_event_name: 'PostToolUse', tool_response: {} })],
+    ['a prompt from an unregistered session', (p: TestProject) => ({ session_id: 'nobody', cwd: p.root, hook_event_name: 'UserPromptSubmit', prompt: 'hi' })],
+  ])('%s', async (_name, payloadOf) => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 0\n');
+    p.register('s1', 'coder');
+    await start(p);
+    const raw = JSON.stringify(payloadOf(p));
+    const daemon = await viaDaemon(p, raw);
+    const { decision: _d, ...inProcess } = await p.check(raw);
+    expect(daemon).toEqual(inProcess);
+  });
+
+  it('malformed payloads fail closed the same way', async () => {
+    const p = makeProject();
+    await start(p);
+    for (const raw of ['', 'not json', '[1,2]', '{"hook_event_name":"PreToolUse"}', '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/","tool_name":"Bash"}']) {
+      const daemon = await viaDaemon(p, raw);
+      const { decision: _d, ...inProcess } = await p.check(raw);
+      expect(daemon, raw).toEqual(inProcess);
+      expect(daemon.exitCode === 2 || /"deny"/.test(daemon.stdout), raw).toBe(true);
+    }
+  });
+
+  it('gemini and codex payloads, and HOOKWISE_ROLE passed by the client', async () => {
+    const p = makeProject();
+    await start(p);
+    const gemini = JSON.stringify({ session_id: 'g', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: join(p.root, 'src/a.ts'), content: '' } });
+    const daemon = await viaDaemon(p, gemini, 'gemini', 'coder');
+    expect(JSON.parse(daemon.stdout)).toMatchObject({ decision: 'allow' });
+    const { decision: _d, ...inProcess } = await p.check(gemini, 'gemini').then(async () => {
+      p.env.HOOKWISE_ROLE = 'coder';
+      return p.check(gemini, 'gemini');
+    });
+    expect(daemon).toEqual(inProcess);
+  });
+
+  it('a request from other hookwise locations is refused, so the client decides in process', async () => {
+    const p = makeProject();
+    const d = await start(p);
+    const other = { ...locations(p.env), home: '/elsewhere' };
+    // Same socket, another home: the daemon must not answer for it.
+    const answer = await askDaemon(JSON.stringify(p.pre('Bash', { command: 'ls' })), { ...other, runtimeDir: locations(p.env).runtimeDir });
+    expect(answer).toMatchObject({ kind: 'unusable', why: 'status 409' });
+    expect(d.stats().decisions).toBe(0);
+  });
+});
+
+describe('daemon state', () => {
+  it('picks up a policy change on the next call', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await start(p);
+    const raw = JSON.stringify(p.pre('Bash', { command: 'make deploy-everything' }));
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"ask"/);
+    p.write('.hookwise/policy.yml', 'bash_rules:\n  - name: make\n    match: "make deploy-everything"\n    decision: deny\n    reason: no deploys\n');
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
+  });
+
+  it('sees a session registered after it started', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 0\n');
+    await start(p);
+    const raw = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'late'));
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
+    p.register('late', 'coder');
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"allow"/);
+  });
+
+  it('the socket is 0600 in a 0700 directory; the state file names the process', async () => {
+    const p = makeProject();
+    const d = await start(p);
+    expect(lstatSync(d.paths.socket).mode & 0o777).toBe(0o600);
+    expect(statSync(p.runtimeDir).mode & 0o777).toBe(0o700);
+    expect(d.stats()).toMatchObject({ ok: true, pid: process.pid });
+  });
+
+  it('replaces a stale socket left by a dead daemon, and refuses to start beside a live one', async () => {
+    const p = makeProject();
+    const { socket } = daemonPaths(locations(p.env));
+    // What a SIGKILLed daemon leaves: a socket file nobody listens on.
+    const { mkdirSync } = await import('node:fs');
+    const { spawn } = await import('node:child_process');
+    mkdirSync(p.runtimeDir, { recursive: true, mode: 0o700 });
+    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((r) => child.stdout.once('data', r));
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    expect(lstatSync(socket).isSocket()).toBe(true);
+    const d = await start(p);
+    expect(d.stats().ok).toBe(true);
+    await expect(serve({ where: locations(p.env) })).rejects.toThrow(/already serves/);
+  });
+
+  it('exits when its socket is removed (its runtime directory went away)', async () => {
+    const p = makeProject();
+    const d = await start(p);
+    const { unlinkSync } = await import('node:fs');
+    unlinkSync(d.paths.socket);
+    await expect(Promise.race([d.closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still running'), 5000))])).resolves.toBe('closed');
+  });
+
+  it('reload drops cached state; a payload over the size limit fails closed', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const d = await start(p);
+    d.reload();
+    const huge = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }));
+    const r = await viaDaemon(p, huge);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/larger than 16777216 bytes/);
+  });
+});
+
+describe('loopback HTTP for Claude Code http hooks', () => {
+  const token = 'T'.repeat(43);
+
+  async function withHttp() {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const d = await start(p, { port: 0, token });
+    return { p, port: d.httpPort! };
+  }
+
+  it('answers the hook JSON with the right token', async () => {
+    const { p, port } = await withHttp();
+    const raw = JSON.stringify(p.pre('Bash', { command: 'git push --force origin main' }));
+    const r = await httpPost(port, '/v1/hook/claude', raw, { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` });
+    expect(r.status).toBe(200);
+    const { decision: _d, ...inProcess } = await p.check(raw);
+    expect(r.body).toBe(inProcess.stdout);
+    expect(JSON.parse(r.body).hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('a failure check reports by exit 2 becomes a blocking answer', async () => {
+    const { port } = await withHttp();
+    const r = await httpPost(port, '/v1/hook/claude', 'not json', { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toMatchObject({ decision: 'block', reason: expect.stringMatching(/not valid JSON/) });
+  });
+
+  it.each([
+    ['no token', {}],
+    ['a wrong token', { authorization: `Bearer ${'U'.repeat(43)}` }],
+    ['a foreign Host (DNS rebinding)', { authorization: `Bearer ${token}`, host: 'evil.example:80' }],
+    ['a web page (Origin)', { authorization: `Bearer ${token}`, origin: 'https://evil.example' }],
+  ])('refuses %s with a blocking answer', async (_name, headers: Record<string, string>) => {
+    const { p, port } = await withHttp();
+    const r = await httpPost(port, '/v1/hook/claude', JSON.stringify(p.pre('Bash', { command: 'ls' })), { host: `127.0.0.1:${port}`, ...headers });
+    expect([401, 403]).toContain(r.status);
+    expect(JSON.parse(r.body)).toMatchObject({ decision: 'block' });
+  });
+
+  it('an unknown endpoint or host gets a blocking answer, not a crash', async () => {
+    const { port } = await withHttp();
+    const auth = { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` };
+    for (const path of ['/v1/hook/nope', '/v2/whatever']) {
+      const r = await httpPost(port, path, '{}', auth);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(JSON.parse(r.body)).toMatchObject({ decision: 'block' });
+    }
+  });
+});
+
+describe('the thin client', () => {
+  it('says absent when there is no socket, and when the socket refuses', async () => {
+    const p = makeProject();
+    const where = locations(p.env);
+    expect(await askDaemon('{}', where)).toEqual({ kind: 'absent' });
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(p.runtimeDir, { recursive: true });
+    writeFileSync(daemonPaths(where).socket, ''); // not a socket at all
+    expect((await askDaemon('{}', where)).kind).not.toBe('answered');
+  });
+
+  it('gives up on a hung daemon after the header time limit', async () => {
+    const p = makeProject();
+    const where = locations(p.env);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(p.runtimeDir, { recursive: true });
+    const hung = createNetServer(() => undefined); // accepts, never answers
+    await new Promise<void>((r) => hung.listen(daemonPaths(where).socket, r));
+    try {
+      const t0 = Date.now();
+      const answer = await askDaemon('{}', where, { headerTimeoutMs: 300 });
+      expect(answer).toMatchObject({ kind: 'unusable' });
+      expect(Date.now() - t0).toBeLessThan(5000);
+    } finally {
+      hung.close();
+    }
+  });
+});
