@@ -13,6 +13,8 @@ export interface HookArgs {
   host?: HostName;
   /** Batch mode: one payload per stdin line, one decision object per stdout line. */
   jsonl?: boolean;
+  /** Session hooks of the http wiring: start the daemon (with its loopback endpoint) if it is not running. */
+  ensureDaemon?: boolean;
 }
 
 export function parseHookArgs(args: string[]): HookArgs {
@@ -22,7 +24,8 @@ export function parseHookArgs(args: string[]): HookArgs {
     if (arg === '--host') out.host = parseHostName(args[++i] ?? '');
     else if (arg.startsWith('--host=')) out.host = parseHostName(arg.slice('--host='.length));
     else if (arg === '--jsonl') out.jsonl = true;
-    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] [--jsonl] < payload.json)`);
+    else if (arg === '--ensure-daemon') out.ensureDaemon = true;
+    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] [--jsonl] [--ensure-daemon] < payload.json)`);
   }
   return out;
 }
@@ -73,6 +76,15 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
     where = locations();
   } catch {
     return undefined; // the in-process path reports it
+  }
+  if (options.ensureDaemon === true) {
+    try {
+      const { ensureDaemon } = await import('../daemon/control.js');
+      await ensureDaemon(where, { http: true });
+    } catch (error) {
+      // This hook only adds context; the gate itself blocks while the daemon is down.
+      process.stderr.write(`hookwise: could not start the daemon: ${describeError(error)}\n`);
+    }
   }
   const answer = await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE });
   if (answer.kind === 'answered') return answer.result;

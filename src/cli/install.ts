@@ -31,10 +31,22 @@ type JsonObject = Record<string, unknown>;
  */
 type EntryKind = 'gate' | 'session' | 'learn';
 
+/**
+ * How Claude Code reaches hookwise. `http` (the default): the tool-call events POST to the user's daemon
+ * on 127.0.0.1 — no process per call, and `onFailure: "block"` makes a dead daemon block the call instead of
+ * letting it through; the session events run a command that starts the daemon when it is not running.
+ * `command`: every event runs `hookwise check` (a thin client of the daemon, deciding in process when none
+ * answers). Gemini CLI and Codex have command hooks only.
+ */
+export const WIRINGS = ['http', 'command'] as const;
+export type Wiring = (typeof WIRINGS)[number];
+
 interface EntrySpec {
   event: string;
   matcher?: string;
   kind: EntryKind;
+  /** Over the daemon's loopback HTTP endpoint instead of a command (Claude Code `http` handler). */
+  http?: boolean;
   /** Gemini handlers carry a name (shown in its hook listings). */
   name?: string;
   timeout: number;
@@ -43,9 +55,11 @@ interface EntrySpec {
 interface HostSpec {
   label: string;
   defaultScope: InstallScope;
-  settingsFile(scope: InstallScope, where: InstallContext): string;
+  settingsFile(scope: InstallScope, where: InstallContext, wiring: Wiring): string;
   entries: readonly EntrySpec[];
-  notes(scope: InstallScope): string[];
+  /** The entries of the http wiring, for hosts that have one. */
+  httpEntries?: readonly EntrySpec[];
+  notes(scope: InstallScope, wiring: Wiring): string[];
 }
 
 export interface InstallContext {
@@ -59,6 +73,8 @@ export interface InstallContext {
 // default (hookwise bounds its own waits); the session hooks only add context, and a prompt should not wait.
 const GATE_TIMEOUT_S = 600;
 const SESSION_TIMEOUT_S = 30;
+// An http gate answers in milliseconds; past this the daemon is hung and onFailure "block" blocks the call.
+const HTTP_GATE_TIMEOUT_S = 30;
 
 const DOUBLE_PLUGIN_NOTE =
   'If the hookwise Claude Code plugin is enabled as well, every tool call is checked twice: use the plugin or these settings, not both.';
@@ -67,17 +83,33 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
   claude: {
     label: 'Claude Code',
     defaultScope: 'project',
-    settingsFile: (scope, where) =>
-      scope === 'project' ? join(where.projectRoot, '.claude', 'settings.json') : join(nonEmpty(where.env.CLAUDE_CONFIG_DIR) ?? join(where.home, '.claude'), 'settings.json'),
+    // The http wiring names this user's daemon token: never in the committed project file, in the personal
+    // settings.local.json instead (kept out of git).
+    settingsFile: (scope, where, wiring) =>
+      scope === 'project'
+        ? join(where.projectRoot, '.claude', wiring === 'http' ? 'settings.local.json' : 'settings.json')
+        : join(nonEmpty(where.env.CLAUDE_CONFIG_DIR) ?? join(where.home, '.claude'), 'settings.json'),
     entries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', timeout: GATE_TIMEOUT_S },
       { event: 'PostToolUse', matcher: '*', kind: 'learn', timeout: SESSION_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
-    notes: (scope) => [
-      ...(scope === 'project'
+    httpEntries: [
+      { event: 'PreToolUse', matcher: '*', kind: 'gate', http: true, timeout: HTTP_GATE_TIMEOUT_S },
+      { event: 'PostToolUse', matcher: '*', kind: 'learn', http: true, timeout: SESSION_TIMEOUT_S },
+      { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
+      { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
+    ],
+    notes: (scope, wiring) => [
+      ...(scope === 'project' && wiring === 'command'
         ? ['.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (npm install -g hookwise), or their tool calls are blocked. Use --scope user to install for yourself only.']
+        : []),
+      ...(wiring === 'http'
+        ? [
+            'Tool calls go to your hookwise daemon on 127.0.0.1 (no process per call). The session hooks start it; while it is down, tool calls are blocked (hookwise daemon start). Run it under systemd or launchd to keep it up: docs/daemon.md.',
+            'The settings file holds your daemon token: keep it private (it is not committed).',
+          ]
         : []),
       DOUBLE_PLUGIN_NOTE,
     ],
@@ -117,21 +149,30 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
 
 // ── the merge (pure) ─────────────────────────────────────────────────────────────────────────────────
 
-export function hookCommand(command: string, kind: EntryKind, host: HostName): string {
+export function hookCommand(command: string, kind: EntryKind, host: HostName, wiring: Wiring = 'command'): string {
   switch (kind) {
     case 'gate':
       return `${command} check --host ${host} || exit 2`;
     case 'learn':
       return `${command} check --host ${host}`;
     case 'session':
-      return `${command} session-check --host ${host}`;
+      // With the http wiring, the session hooks start the daemon (with its loopback endpoint) if it is down.
+      return `${command} session-check --host ${host}${wiring === 'http' ? ' --ensure-daemon' : ''}`;
   }
 }
+
+/** The daemon's loopback endpoint for a host's hooks. */
+export function hookUrl(port: number, host: HostName): string {
+  return `http://127.0.0.1:${port}/v1/hook/${host}`;
+}
+
+const OUR_URL = /^http:\/\/127\.0\.0\.1:\d+\/v1\/hook\/(?:claude|gemini|codex)$/;
 
 /** Our own entries, whatever command prefix they were installed with: they name hookwise and our arguments. */
 const OUR_ARGUMENTS = /\s(?:check|session-check) --host (?:claude|gemini|codex)\b/;
 
 export function isHookwiseHandler(handler: unknown): boolean {
+  if (isObject(handler) && handler.type === 'http') return typeof handler.url === 'string' && OUR_URL.test(handler.url);
   if (!isObject(handler) || typeof handler.command !== 'string') return false;
   return handler.command.includes('hookwise') && OUR_ARGUMENTS.test(handler.command);
 }
@@ -161,16 +202,48 @@ function removeOurs(hooks: JsonObject): number {
   return removed;
 }
 
-function ourGroup(spec: EntrySpec, host: HostName, command: string): JsonObject {
+/** What the hooks run: the command, and for the http wiring the daemon's endpoint. */
+export interface HookTarget {
+  command: string;
+  wiring: Wiring;
+  http?: { port: number; token: string } | undefined;
+}
+
+function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObject {
+  const group = (handler: JsonObject): JsonObject => ({ ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }), hooks: [handler] });
+  if (spec.http === true) {
+    if (target.http === undefined) throw new HookwiseError('INTERNAL', 'the http wiring needs the daemon endpoint');
+    return group({
+      type: 'http',
+      url: hookUrl(target.http.port, host),
+      // The role fallback travels as a header: an http hook has no environment of its own.
+      headers: { Authorization: `Bearer ${target.http.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' },
+      allowedEnvVars: ['HOOKWISE_ROLE'],
+      timeout: spec.timeout,
+      // A dead or hung daemon blocks the gate (fail closed); a missed learning only forgets an approval.
+      ...(spec.kind === 'gate' ? { onFailure: 'block' } : {}),
+    });
+  }
+  const command = target.command;
   const handler: JsonObject = {
     ...(spec.name === undefined ? {} : { name: spec.name }),
     type: 'command',
-    command: hookCommand(command, spec.kind, host),
+    command: hookCommand(command, spec.kind, host, target.wiring),
     timeout: spec.timeout,
     // Learning never holds the agent up: the host runs it in the background.
     ...(spec.kind === 'learn' ? { async: true } : {}),
   };
-  return { ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }), hooks: [handler] };
+  return group(handler);
+}
+
+export function entriesOf(host: HostName, wiring: Wiring): readonly EntrySpec[] {
+  const spec = HOST_SPECS[host];
+  return wiring === 'http' && spec.httpEntries !== undefined ? spec.httpEntries : spec.entries;
+}
+
+/** Only Claude Code has http hooks; the other hosts always get commands. */
+export function wiringFor(host: HostName, requested: Wiring | undefined): Wiring {
+  return HOST_SPECS[host].httpEntries === undefined ? 'command' : (requested ?? 'http');
 }
 
 export interface MergeResult {
@@ -185,19 +258,19 @@ export interface MergeResult {
  * hooks run, or null to only remove our entries (uninstall). Throws CONFIG_INVALID, naming the file and the
  * problem, when it is not a JSON object we can merge into.
  */
-export function mergeSettings(file: string, before: string | undefined, host: HostName, command: string | null): MergeResult {
+export function mergeSettings(file: string, before: string | undefined, host: HostName, target: HookTarget | null): MergeResult {
   const settings = parseSettings(file, before);
   const hooks = hooksOf(file, settings);
   const removed = removeOurs(hooks);
   // Uninstall with nothing of ours: leave the file (or its absence) exactly as it is.
-  if (command === null && removed === 0) return { text: before ?? '', changed: false, removed };
-  if (command !== null) {
-    for (const spec of HOST_SPECS[host].entries) {
+  if (target === null && removed === 0) return { text: before ?? '', changed: false, removed };
+  if (target !== null) {
+    for (const spec of entriesOf(host, target.wiring)) {
       const existing = hooks[spec.event];
       if (existing !== undefined && !Array.isArray(existing)) {
         throw new HookwiseError('CONFIG_INVALID', `${file}: "hooks.${spec.event}" must be an array of hook groups (it is ${typeof existing}); hookwise did not change the file. Fix it by hand and retry.`);
       }
-      hooks[spec.event] = [...(existing ?? []), ourGroup(spec, host, command)];
+      hooks[spec.event] = [...(existing ?? []), ourGroup(spec, host, target)];
     }
   }
   if (Object.keys(hooks).length > 0) settings.hooks = hooks;
@@ -262,9 +335,13 @@ export interface InstallOptions {
   scope?: InstallScope;
   command?: string;
   dryRun?: boolean;
+  /** Claude Code only: http (default) or command. */
+  wiring?: Wiring;
 }
 
 export interface InstallIo extends InstallContext {
+  /** The daemon's loopback port and token (<config>/daemon/http.json), for the http wiring. */
+  http?: { port: number; token: string } | undefined;
   /** The hookwise executable that is running, to suggest as `--command` when PATH lacks hookwise. */
   self: string | undefined;
   now(): Date;
@@ -303,6 +380,7 @@ export function resolveCommand(options: InstallOptions, io: InstallIo): string {
 interface Planned {
   host: HostName;
   scope: InstallScope;
+  wiring: Wiring;
   file: string;
   before: string | undefined;
   merged: MergeResult;
@@ -311,11 +389,20 @@ interface Planned {
 export function runInstall(action: InstallAction, options: InstallOptions, io: InstallIo): InstallOutput {
   const command = action === 'install' ? resolveCommand(options, io) : null;
   // Merge every file before writing any: one unmergeable file leaves all of them untouched.
-  const plans: Planned[] = selectedHosts(options).map((host) => {
+  const plans: Planned[] = selectedHosts(options).flatMap((host) => {
     const scope = options.scope ?? HOST_SPECS[host].defaultScope;
-    const file = HOST_SPECS[host].settingsFile(scope, io);
-    const before = readIfExists(file);
-    return { host, scope, file, before, merged: mergeSettings(file, before, host, command) };
+    const wiring = wiringFor(host, options.wiring);
+    if (command !== null && wiring === 'http' && io.http === undefined) {
+      throw new HookwiseError('USAGE', 'the http wiring needs the daemon endpoint (hookwise daemon start --http creates it), or choose --wiring command');
+    }
+    // Uninstall removes ours from the files of every wiring (project scope: settings.json and settings.local.json).
+    const wirings: Wiring[] = command === null ? [...WIRINGS] : [wiring];
+    const files = [...new Set(wirings.map((w) => HOST_SPECS[host].settingsFile(scope, io, w)))];
+    return files.map((file) => {
+      const before = readIfExists(file);
+      const target = command === null ? null : { command, wiring, http: io.http };
+      return { host, scope, wiring, file, before, merged: mergeSettings(file, before, host, target) };
+    });
   });
   const out: string[] = [];
   const err: string[] = [];
@@ -326,15 +413,18 @@ export function runInstall(action: InstallAction, options: InstallOptions, io: I
       out.push(plan.merged.text.trimEnd());
       continue;
     }
-    const backup = plan.merged.changed ? writeSettings(plan.file, plan.before, plan.merged.text, io.now()) : undefined;
+    // A file holding the daemon token is created private.
+    const backup = plan.merged.changed ? writeSettings(plan.file, plan.before, plan.merged.text, io.now(), plan.wiring === 'http' ? 0o600 : 0o644) : undefined;
+    if (action === 'install' && plan.wiring === 'http' && plan.scope === 'project') keepOutOfGit(io.projectRoot, plan.file);
     out.push(report(action, plan, backup, command));
-    if (action === 'install' && plan.merged.changed) err.push(...spec.notes(plan.scope).map((n) => `note: ${n}`));
+    if (action === 'install' && plan.merged.changed) err.push(...spec.notes(plan.scope, plan.wiring).map((n) => `note: ${n}`));
   }
   return { stdout: out.join('\n'), stderr: err.join('\n') };
 }
 
 function report(action: InstallAction, plan: Planned, backup: string | undefined, command: string | null): string {
-  const { label, entries } = HOST_SPECS[plan.host];
+  const { label } = HOST_SPECS[plan.host];
+  const entries = entriesOf(plan.host, plan.wiring);
   const { file, merged } = plan;
   const backedUp = backup === undefined ? '' : `\n  backup of the previous file: ${backup}`;
   if (action === 'uninstall') {
@@ -344,7 +434,8 @@ function report(action: InstallAction, plan: Planned, backup: string | undefined
   if (!merged.changed) return `hookwise: the ${label} hooks in ${file} are up to date; nothing changed`;
   const lines = [`hookwise: installed the ${label} hooks in ${file} (${plan.scope} scope)`];
   for (const spec of entries) {
-    lines.push(`  ${spec.event}${spec.matcher === undefined ? '' : ` (${spec.matcher})`}: ${hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host)}`);
+    const what = spec.http === true ? `POST ${hookUrl(0, plan.host).replace(':0/', ':<port>/')}${spec.kind === 'gate' ? ' (blocks when the daemon is down)' : ''}` : hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host, plan.wiring);
+    lines.push(`  ${spec.event}${spec.matcher === undefined ? '' : ` (${spec.matcher})`}: ${what}`);
   }
   return lines.join('\n') + backedUp;
 }
@@ -359,10 +450,10 @@ function readIfExists(file: string): string | undefined {
 }
 
 /** Back up the old file, then replace it atomically. Returns the backup's path. */
-function writeSettings(file: string, before: string | undefined, text: string, now: Date): string | undefined {
+function writeSettings(file: string, before: string | undefined, text: string, now: Date, newMode: number): string | undefined {
   let backup: string | undefined;
   let target = file;
-  let mode = 0o644;
+  let mode = newMode;
   if (before !== undefined) {
     backup = `${file}.hookwise-backup-${now.toISOString().replace(/[-:.]/g, '')}`;
     copyFileSync(file, backup, constants.COPYFILE_EXCL);
@@ -374,6 +465,18 @@ function writeSettings(file: string, before: string | undefined, text: string, n
   }
   writeFileAtomic(target, text, { mode, durable: true });
   return backup;
+}
+
+/** A personal settings file in a git project: listed in .git/info/exclude unless it is there already. */
+function keepOutOfGit(projectRoot: string, file: string): void {
+  const gitDir = join(projectRoot, '.git');
+  if (!existsSync(gitDir) || !statSync(gitDir).isDirectory() || !file.startsWith(`${projectRoot}/`)) return;
+  const entry = `/${file.slice(projectRoot.length + 1)}`;
+  const exclude = join(gitDir, 'info', 'exclude');
+  const current = readIfExists(exclude) ?? '';
+  if (current.split('\n').includes(entry)) return;
+  mkdirSync(dirname(exclude), { recursive: true });
+  writeFileAtomic(exclude, `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${entry}\n`, { mode: 0o644 });
 }
 
 export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {

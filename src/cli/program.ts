@@ -195,10 +195,22 @@ export async function runProgram(argv: string[]): Promise<number> {
       .option('--codex', 'Codex: .codex/hooks.json (default scope: project)')
       .addOption(new Option('--scope <scope>', 'project (this repository) or user (your home directory)').choices(['project', 'user']))
       .option('--dry-run', 'print the resulting settings file instead of writing it');
-    if (action === 'install') command.option('--command <cmd>', 'what the hooks run instead of "hookwise" from PATH, e.g. an absolute path');
-    command.action(async (o: { claude?: boolean; gemini?: boolean; codex?: boolean; scope?: 'project' | 'user'; dryRun?: boolean; command?: string }) => {
-      const { defaultInstallIo, runInstall } = await import('./install.js');
-      const result = runInstall(action, o, defaultInstallIo());
+    if (action === 'install') {
+      command.option('--command <cmd>', 'what the hooks run instead of "hookwise" from PATH, e.g. an absolute path');
+      command.addOption(
+        new Option('--wiring <wiring>', 'Claude Code: http (default: tool calls POST to your daemon, no process per call; the token goes in a personal settings file) or command (hookwise check per call)').choices(['http', 'command']),
+      );
+    }
+    command.action(async (o: { claude?: boolean; gemini?: boolean; codex?: boolean; scope?: 'project' | 'user'; dryRun?: boolean; command?: string; wiring?: 'http' | 'command' }) => {
+      const { defaultInstallIo, runInstall, wiringFor } = await import('./install.js');
+      const io = defaultInstallIo();
+      if (action === 'install' && o.claude === true && wiringFor('claude', o.wiring) === 'http') {
+        const { ensureHttpConfig, readHttpConfig } = await import('../daemon/http-config.js');
+        const { locations } = await import('../util/locations.js');
+        // A dry run writes nothing, not even the token; a placeholder shows where it would go.
+        io.http = o.dryRun === true ? (readHttpConfig(locations()) ?? { port: 0, token: '<token made on install>' }) : await ensureHttpConfig(locations());
+      }
+      const result = runInstall(action, o, io);
       print(result.stdout);
       if (result.stderr !== '') process.stderr.write(`${result.stderr}\n`);
     });

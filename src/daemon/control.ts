@@ -3,7 +3,7 @@
  * the SessionStart hook, and `hookwise check` when it finds none running.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../util/fs-safe.js';
@@ -18,7 +18,10 @@ function executable(): string {
 }
 
 export interface StartOptions {
-  /** Serve loopback HTTP too (the port and token come from the user's config: daemon/http.json). */
+  /**
+   * Serve loopback HTTP too (the port and token come from the user's config: daemon/http.json). Default: when
+   * that file exists — the user chose the http wiring, whose hooks need the endpoint.
+   */
   http?: boolean;
   /** Exit after this long idle (seconds; 0 never). */
   idleExitS?: number;
@@ -37,7 +40,7 @@ export function spawnDaemon(where: Locations, options: StartOptions = {}): boole
   const log = openSync(paths.log, 'a', 0o600);
   try {
     const args = [executable(), 'serve', '--idle-exit', String(options.idleExitS ?? 3600), '--start-lock', paths.startLock];
-    if (options.http === true) args.push('--http');
+    if (options.http ?? existsSync(paths.http)) args.push('--http');
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: options.env ?? process.env });
     child.unref();
     return true;
@@ -116,4 +119,24 @@ export function readState(where: Locations): DaemonState | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Make sure a daemon answers, with its loopback endpoint when `http` (the session hooks of the http wiring):
+ * start one if none runs, restart one that runs without the endpoint. Waits until it answers (bounded).
+ */
+export async function ensureDaemon(where: Locations, options: { http: boolean; timeoutMs?: number }): Promise<DaemonStats | undefined> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let running = await health(where);
+  if (running !== undefined && (!options.http || running.http !== null)) return running;
+  if (running !== undefined) {
+    process.kill(running.pid, 'SIGTERM');
+    const deadline = Date.now() + timeoutMs;
+    while (running !== undefined && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      running = await health(where, 200);
+    }
+  }
+  spawnDaemon(where, { http: options.http });
+  return waitForDaemon(where, timeoutMs);
 }

@@ -57,7 +57,8 @@ function sandbox(env: NodeJS.ProcessEnv = {}): Sandbox {
       existsSync(dirname(path(relative)))
         ? readdirSync(dirname(path(relative))).filter((f) => f.startsWith(`${relative.split('/').pop()!}.hookwise-backup-`))
         : [],
-    install: (options) => runInstall('install', options, box),
+    // The command wiring unless a test asks for http (which needs the daemon endpoint: box.http).
+    install: (options) => runInstall('install', { wiring: 'command', ...options }, box),
     uninstall: (options) => runInstall('uninstall', options, box),
   };
   return box;
@@ -76,6 +77,61 @@ function ours(settings: unknown): Record<string, string[]> {
   }
   return out;
 }
+
+// ── the http wiring (Claude Code) ──────────────────────────────────────────────────────────────────────
+
+describe('hookwise install --claude --wiring http', () => {
+  const endpoint = { port: 41234, token: 'k'.repeat(43) };
+
+  it('tool calls POST to the daemon and block when it is down; session hooks start it; the token stays out of git', () => {
+    const box = sandbox();
+    box.http = endpoint;
+    const result = box.install({ claude: true, wiring: 'http' });
+    const file = '.claude/settings.local.json';
+    const settings = JSON.parse(box.read(file)) as { hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]> };
+    const gate = { type: 'http', url: 'http://127.0.0.1:41234/v1/hook/claude', headers: { Authorization: `Bearer ${endpoint.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' }, allowedEnvVars: ['HOOKWISE_ROLE'] };
+    expect(settings.hooks).toEqual({
+      PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30, onFailure: 'block' }] }],
+      PostToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30 }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
+      SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
+    });
+    expect(statSync(box.path(file)).mode & 0o777).toBe(0o600);
+    expect(existsSync(box.path(CLAUDE_FILE))).toBe(false);
+    expect(readFileSync(box.path('.git/info/exclude'), 'utf8').split('\n')).toContain('/.claude/settings.local.json');
+    expect(result.stdout).toMatch(/PreToolUse \(\*\): POST http:\/\/127\.0\.0\.1:<port>\/v1\/hook\/claude \(blocks when the daemon is down\)/);
+    expect(result.stdout).not.toContain(endpoint.token);
+    expect(result.stderr).toMatch(/hookwise daemon start/);
+  });
+
+  it('is recognised as ours: reinstalling replaces it, uninstall removes it, and the exclude line is not repeated', () => {
+    const box = sandbox();
+    box.http = endpoint;
+    box.install({ claude: true, wiring: 'http' });
+    box.http = { ...endpoint, port: 41235 };
+    box.install({ claude: true, wiring: 'http' });
+    const settings = JSON.parse(box.read('.claude/settings.local.json')) as { hooks: Record<string, unknown[]> };
+    expect(settings.hooks.PreToolUse).toHaveLength(1);
+    expect(JSON.stringify(settings)).toContain(':41235/');
+    expect(readFileSync(box.path('.git/info/exclude'), 'utf8').match(/settings\.local\.json/g)).toHaveLength(1);
+    expect(runInstall('uninstall', { claude: true, wiring: 'http' }, box).stdout).toMatch(/removed 4 hookwise hooks/);
+  });
+
+  it('user scope goes to ~/.claude/settings.json; without the endpoint it refuses', () => {
+    const box = sandbox();
+    expect(() => box.install({ claude: true, wiring: 'http' })).toThrow(/daemon start --http|--wiring command/);
+    box.http = endpoint;
+    box.install({ claude: true, wiring: 'http', scope: 'user' });
+    expect(JSON.parse(box.read('~/.claude/settings.json')).hooks.PreToolUse[0].hooks[0].type).toBe('http');
+  });
+
+  it('Gemini and Codex keep command hooks whatever the wiring asked', () => {
+    const box = sandbox();
+    box.install({ gemini: true, codex: true, wiring: 'http' });
+    expect(JSON.stringify(JSON.parse(box.read('~/.gemini/settings.json')))).not.toContain('"http"');
+    expect(JSON.stringify(JSON.parse(box.read('.codex/hooks.json')))).not.toContain('"http"');
+  });
+});
 
 // ── each host's format ─────────────────────────────────────────────────────────────────────────────────
 

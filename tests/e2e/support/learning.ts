@@ -59,7 +59,7 @@ export type HookGroups = Record<string, { matcher?: string; hooks: Record<string
 
 /** `hookwise install --claude`, running this checkout's build, as a user wires it; returns the settings file. */
 export function installHookwise(s: LearningSandbox): { file: string; hooks: HookGroups } {
-  s.hookwise(['install', '--claude', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
+  s.hookwise(['install', '--claude', '--wiring', 'command', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
   const file = join(s.project, '.claude', 'settings.json');
   return { file, hooks: (JSON.parse(readFileSync(file, 'utf8')) as { hooks: HookGroups }).hooks };
 }
