@@ -139,6 +139,18 @@ export async function runProgram(argv: string[]): Promise<number> {
       const { serveCommand } = await import('./daemon.js');
       await serveCommand(o);
     });
+  program
+    .command('doctor')
+    .description('check the wiring you actually have: CLI on PATH, each agent\'s hooks (events, double wiring), the http endpoint, the daemon (exit 1 on a problem)')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { doctor, renderDoctor } = await import('./doctor.js');
+      const { defaultInstallIo } = await import('./install.js');
+      const { locations } = await import('../util/locations.js');
+      const report = await doctor(locations(), defaultInstallIo());
+      print(o.json === true ? JSON.stringify(report, null, 2) : renderDoctor(report));
+      process.exitCode = report.checks.some((c) => c.status === 'fail') ? 1 : 0;
+    });
   const daemon = program.command('daemon').description('the per-user daemon: start, stop, status');
   daemon
     .command('start')

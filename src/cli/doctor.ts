@@ -1,0 +1,199 @@
+/**
+ * `hookwise doctor`: checks the wiring a user actually has and says what to fix — the CLI on PATH, each
+ * agent's settings files (which events are wired, how, and whether twice: plugin and settings, or two
+ * settings files), the http wiring's endpoint against the daemon's, and the daemon's health.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+import type { HostName } from '../core/tool-call.js';
+import { health } from '../daemon/control.js';
+import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
+import { VERSION } from '../policy/load.js';
+import type { Locations } from '../util/locations.js';
+import { DEFAULT_COMMAND, findOnPath, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
+
+export const CHECK_STATUSES = ['ok', 'warn', 'fail'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+export interface DoctorCheck {
+  status: CheckStatus;
+  what: string;
+  detail: string;
+  /** What to do about it (warn and fail). */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  version: string;
+  checks: DoctorCheck[];
+}
+
+/** One settings file's hookwise handlers, by event. */
+interface Wired {
+  file: string;
+  host: HostName;
+  events: Map<string, Record<string, unknown>[]>;
+}
+
+const PLUGIN_ID = /^hookwise@/;
+
+export async function doctor(where: Locations, ctx: InstallContext): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  const onPath = findOnPath(DEFAULT_COMMAND, ctx.env);
+  checks.push(
+    onPath === undefined
+      ? { status: 'warn', what: 'CLI on PATH', detail: '"hookwise" is not on PATH', fix: 'npm install -g hookwise (or from a clone: npm link); hooks that run "hookwise" block every tool call without it' }
+      : { status: 'ok', what: 'CLI on PATH', detail: onPath },
+  );
+
+  const wired = settingsFiles(ctx).flatMap(({ file, host }) => {
+    const w = wiredIn(file, host, checks);
+    return w === undefined ? [] : [w];
+  });
+  const pluginOn = pluginEnabled(settingsFiles(ctx).filter((f) => f.host === 'claude').map((f) => f.file));
+  let http: HttpConfig | undefined;
+  try {
+    http = readHttpConfig(where);
+  } catch (error) {
+    checks.push({ status: 'fail', what: 'daemon endpoint', detail: (error as Error).message });
+  }
+  const daemon = await health(where);
+
+  for (const host of ['claude', 'gemini', 'codex'] as const) {
+    const files = wired.filter((w) => w.host === host);
+    const label = HOST_SPECS[host].label;
+    const gates = files.filter((w) => (w.events.get(gateEvent(host)) ?? []).length > 0);
+    if (host === 'claude' && pluginOn !== undefined) {
+      if (gates.length > 0) {
+        checks.push({ status: 'fail', what: `${label} wiring`, detail: `the plugin is enabled (${pluginOn}) and ${gates.map((g) => g.file).join(', ')} also wires hookwise: every tool call is checked twice`, fix: `use one: hookwise uninstall --claude, or disable the plugin` });
+      } else checks.push({ status: 'ok', what: `${label} wiring`, detail: `the hookwise plugin (${pluginOn})` });
+      continue;
+    }
+    if (files.length === 0) {
+      checks.push({ status: host === 'claude' ? 'warn' : 'ok', what: `${label} wiring`, detail: 'not wired', ...(host === 'claude' ? { fix: 'hookwise install --claude (or the plugin)' } : {}) });
+      continue;
+    }
+    if (gates.length > 1) {
+      checks.push({ status: 'fail', what: `${label} wiring`, detail: `wired in ${gates.length} files (${gates.map((g) => g.file).join(', ')}): every tool call is checked twice`, fix: `keep one: hookwise uninstall --${host} --scope <scope>` });
+    }
+    for (const w of files) checks.push(...eventChecks(w, http, daemon === undefined ? undefined : daemon.http));
+  }
+
+  if (daemon === undefined) {
+    const needed = wired.some((w) => (w.events.get('PreToolUse') ?? []).some((h) => h.type === 'http'));
+    checks.push({
+      status: needed ? 'fail' : 'warn',
+      what: 'daemon',
+      detail: needed ? 'not running, and the http wiring needs it: tool calls are blocked until it runs' : 'not running: every tool call starts a process (slower, same verdicts)',
+      fix: needed ? 'hookwise daemon start --http (the session hooks start it at the next session or prompt)' : 'hookwise daemon start (a hook call also starts it)',
+    });
+  } else {
+    checks.push(
+      daemon.version === VERSION
+        ? { status: 'ok', what: 'daemon', detail: `running, pid ${daemon.pid}, up ${daemon.uptime_s} s, ${daemon.decisions} decisions, p99 ${daemon.p99_ms ?? '-'} ms` }
+        : { status: 'warn', what: 'daemon', detail: `running hookwise ${daemon.version}, but this CLI is ${VERSION}`, fix: 'hookwise daemon stop && hookwise daemon start (or let it idle out)' },
+    );
+  }
+  return { version: VERSION, checks };
+}
+
+function gateEvent(host: HostName): string {
+  return host === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+}
+
+function settingsFiles(ctx: InstallContext): { file: string; host: HostName }[] {
+  const out: { file: string; host: HostName }[] = [];
+  for (const host of ['claude', 'gemini', 'codex'] as const) {
+    const files = new Set(INSTALL_SCOPES.flatMap((scope) => WIRINGS.map((w) => HOST_SPECS[host].settingsFile(scope, ctx, w))));
+    for (const file of files) out.push({ file, host });
+  }
+  return out;
+}
+
+function readJson(file: string): Record<string, unknown> | undefined | Error {
+  if (!existsSync(file)) return undefined;
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : new Error('not a JSON object');
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+function wiredIn(file: string, host: HostName, checks: DoctorCheck[]): Wired | undefined {
+  const settings = readJson(file);
+  if (settings === undefined) return undefined;
+  if (settings instanceof Error) {
+    checks.push({ status: 'fail', what: 'settings file', detail: `${file}: ${settings.message}`, fix: 'fix the JSON: the host ignores a settings file it cannot read, hooks included' });
+    return undefined;
+  }
+  const events = new Map<string, Record<string, unknown>[]>();
+  const hooks = settings.hooks;
+  if (typeof hooks !== 'object' || hooks === null) return undefined;
+  for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups as { hooks?: unknown[] }[]) {
+      for (const handler of group?.hooks ?? []) {
+        if (isHookwiseHandler(handler)) events.set(event, [...(events.get(event) ?? []), handler as Record<string, unknown>]);
+      }
+    }
+  }
+  return events.size === 0 ? undefined : { file, host, events };
+}
+
+function eventChecks(w: Wired, http: HttpConfig | undefined, daemonHttp: { port: number } | null | undefined): DoctorCheck[] {
+  const label = HOST_SPECS[w.host].label;
+  const checks: DoctorCheck[] = [];
+  const expected = HOST_SPECS[w.host].entries.map((e) => e.event);
+  const missing = expected.filter((e) => !w.events.has(e));
+  checks.push(
+    missing.length === 0
+      ? { status: 'ok', what: `${label} hooks`, detail: `${w.file}: ${expected.join(', ')}` }
+      : {
+          status: missing.includes(gateEvent(w.host)) ? 'fail' : 'warn',
+          what: `${label} hooks`,
+          detail: `${w.file} lacks ${missing.join(', ')}${missing.includes(gateEvent(w.host)) ? ': tool calls are not gated' : ''}`,
+          fix: `hookwise install --${w.host} again`,
+        },
+  );
+  for (const [event, handlers] of w.events) {
+    if (handlers.length > 1) checks.push({ status: 'warn', what: `${label} hooks`, detail: `${w.file}: ${handlers.length} hookwise handlers on ${event}`, fix: `hookwise install --${w.host} again (it keeps one)` });
+  }
+  for (const handler of w.events.get('PreToolUse') ?? []) {
+    if (handler.type !== 'http') continue;
+    const port = Number(/:(\d+)\//.exec(String(handler.url))?.[1]);
+    if (handler.onFailure !== 'block') checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file}: no "onFailure": "block": a dead daemon lets every tool call through`, fix: 'hookwise install --claude again' });
+    if (http === undefined) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} posts to port ${port}, but there is no daemon endpoint config`, fix: 'hookwise daemon start --http, then hookwise install --claude again' });
+    else if (http.port !== port) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} posts to port ${port}; the daemon's endpoint is port ${http.port}`, fix: 'hookwise install --claude again' });
+    else if (!JSON.stringify(handler.headers ?? {}).includes(http.token)) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} sends another token than the daemon expects: every tool call is refused`, fix: 'hookwise install --claude again' });
+    else if (daemonHttp === null) checks.push({ status: 'fail', what: `${label} http gate`, detail: 'the daemon runs without its http endpoint: tool calls are blocked', fix: 'hookwise daemon start --http' });
+    else checks.push({ status: 'ok', what: `${label} http gate`, detail: `${String(handler.url)} (blocks when the daemon is down)` });
+  }
+  return checks;
+}
+
+/** The enabled hookwise plugin's id in any Claude settings file, if any. */
+function pluginEnabled(files: string[]): string | undefined {
+  for (const file of files) {
+    const settings = readJson(file);
+    if (settings === undefined || settings instanceof Error) continue;
+    const enabled = settings.enabledPlugins;
+    if (typeof enabled !== 'object' || enabled === null) continue;
+    for (const [id, on] of Object.entries(enabled as Record<string, unknown>)) if (PLUGIN_ID.test(id) && on === true) return `${id} in ${file}`;
+  }
+  return undefined;
+}
+
+export function renderDoctor(report: DoctorReport): string {
+  const mark: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
+  const lines = [`hookwise ${report.version} doctor`];
+  for (const c of report.checks) {
+    lines.push(`  ${mark[c.status]} ${c.what}: ${c.detail}`);
+    if (c.fix !== undefined) lines.push(`       fix: ${c.fix}`);
+  }
+  const fails = report.checks.filter((c) => c.status === 'fail').length;
+  const warns = report.checks.filter((c) => c.status === 'warn').length;
+  lines.push(fails + warns === 0 ? 'all good' : `${fails} problem${fails === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'}`);
+  return lines.join('\n');
+}
+
