@@ -1,5 +1,5 @@
 /** Argument handling for the hook commands, without commander (start-up cost). */
-import { fstatSync, statSync, writeSync } from 'node:fs';
+import { existsSync, fstatSync, statSync, writeSync } from 'node:fs';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
@@ -13,7 +13,7 @@ export interface HookArgs {
   host?: HostName;
   /** Batch mode: one payload per stdin line, one decision object per stdout line. */
   jsonl?: boolean;
-  /** Session hooks of the http wiring: start the daemon (with its loopback endpoint) if it is not running. */
+  /** Session hooks: start the daemon if it is not running, so the session's first tool call finds it warm. */
   ensureDaemon?: boolean;
 }
 
@@ -80,7 +80,9 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
   if (options.ensureDaemon === true) {
     try {
       const { ensureDaemon } = await import('../daemon/control.js');
-      await ensureDaemon(where, { http: true });
+      const { daemonPaths } = await import('../daemon/paths.js');
+      // With its loopback endpoint when the user has one (the http wiring made it), else the socket alone.
+      await ensureDaemon(where, { http: existsSync(daemonPaths(where).http) });
     } catch (error) {
       // This hook only adds context; the gate itself blocks while the daemon is down.
       process.stderr.write(`hookwise: could not start the daemon: ${describeError(error)}\n`);

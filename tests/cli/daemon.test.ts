@@ -92,4 +92,22 @@ describe('hookwise daemon (built executable)', () => {
       process.kill(pid, 'SIGCONT');
     }
   });
+
+  it('session-check --ensure-daemon starts the daemon before answering, with the http endpoint when one is configured', () => {
+    const p = makeProject();
+    started.push(p);
+    const payload = JSON.stringify({ session_id: 's1', cwd: p.root, hook_event_name: 'SessionStart', source: 'startup' });
+    const r = run(['session-check', '--host', 'claude', '--ensure-daemon'], { ...p.env, HOOKWISE_ROLE: 'coder' }, payload);
+    expect(r.status, r.stderr).toBe(0);
+    const status = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { running: boolean; http: unknown };
+    expect(status).toMatchObject({ running: true, http: null });
+    expect(run(['daemon', 'stop'], p.env).status).toBe(0);
+    // With an endpoint config (what install --claude makes), the daemon it starts serves loopback HTTP.
+    expect(run(['daemon', 'start', '--http', '--json'], p.env).status).toBe(0);
+    expect(run(['daemon', 'stop'], p.env).status).toBe(0);
+    expect(run(['session-check', '--host', 'claude', '--ensure-daemon'], { ...p.env, HOOKWISE_ROLE: 'coder' }, payload).status).toBe(0);
+    const withHttp = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { running: boolean; http: { port: number } | null };
+    expect(withHttp.running).toBe(true);
+    expect(withHttp.http?.port).toBeGreaterThan(0);
+  });
 });

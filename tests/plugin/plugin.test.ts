@@ -62,9 +62,9 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
     // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
     expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30, async: true } });
-    for (const event of ['UserPromptSubmit', 'SessionStart']) {
-      expect(only(event)).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
-    }
+    expect(only('UserPromptSubmit')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
+    // SessionStart starts the daemon, so the session's first tool call finds it warm.
+    expect(only('SessionStart')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude', '--ensure-daemon'], timeout: 30 } });
   });
 
   const SKILLS: [string, RegExp, boolean][] = [
