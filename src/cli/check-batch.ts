@@ -1,11 +1,12 @@
 /**
  * `hookwise check --jsonl`: replays and evaluations. One host payload per stdin line through the very same
- * runCheck as a single call, one decision object per stdout line, in order. A bad line gets its own
+ * engine as a single call, one decision object per stdout line, in order. A bad line gets its own
  * fail-closed decision and the batch goes on.
  */
 import { createInterface } from 'node:readline';
 import type { HostName } from '../core/tool-call.js';
-import { MAX_PAYLOAD_BYTES, runCheck } from './check.js';
+import { Engine, MAX_PAYLOAD_BYTES } from '../engine/engine.js';
+import { locations } from '../util/locations.js';
 
 export interface BatchDecision {
   line: number;
@@ -21,14 +22,17 @@ export interface BatchDecision {
 
 export async function runBatch(options: { host?: HostName }, input: NodeJS.ReadableStream = process.stdin, write: (line: string) => void = (l) => process.stdout.write(l)): Promise<number> {
   const lines = createInterface({ input, crlfDelay: Infinity });
+  // One engine for the whole batch: policy, parses and the parser stay warm from line to line, as in the daemon.
+  const engine = new Engine(locations(), { parseCacheSize: 4096 });
+  const check = (raw: string) => engine.handle(raw, { ...(options.host === undefined ? {} : { host: options.host }), envRole: process.env.HOOKWISE_ROLE });
   let n = 0;
   for await (const line of lines) {
     n++;
     if (line.trim() === '') continue;
     const result =
       Buffer.byteLength(line) > MAX_PAYLOAD_BYTES
-        ? await runCheck('', options) // empty → a fail-closed "no payload" decision; the size is named below
-        : await runCheck(line, options);
+        ? await check('') // empty → a fail-closed "no payload" decision; the size is named below
+        : await check(line);
     const out: BatchDecision = {
       line: n,
       verdict: result.decision?.verdict ?? null,
