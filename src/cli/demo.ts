@@ -38,7 +38,8 @@ export function demo(write: (text: string) => void, options: { keep?: boolean } 
   const base = mkdtempSync(join(tmpdir(), 'hookwise-demo-'));
   const root = join(base, 'project');
   const runtimeDir = join(base, 'runtime');
-  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: join(base, 'config'), HOOKWISE_ROLE: '' };
+  // In process (no daemon): a throw-away project should leave no background process behind.
+  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: join(base, 'config'), HOOKWISE_ROLE: '', HOOKWISE_DAEMON: 'off' };
   try {
     mkdirSync(join(root, '.git'), { recursive: true });
     mkdirSync(join(root, '.hookwise'), { recursive: true });
