@@ -21,6 +21,7 @@ import { HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { Engine, MAX_PAYLOAD_BYTES, type CheckResult, type EngineOptions } from '../engine/engine.js';
 import { parseHostName } from '../hosts/index.js';
+import { LiveMemoryPool } from '../memory/live.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
@@ -92,7 +93,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   ensurePrivateDir(where.runtimeDir);
   await clearStaleSocket(paths.socket);
 
-  let engine = new Engine(where, { parseCacheSize: 4096, ...options.engine });
+  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), ...options.engine });
+  let engine = new Engine(where, engineOptions());
   const tag = locationsTag(where);
   const started = Date.now();
   const latency = new LatencyWindow();
@@ -216,7 +218,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     httpPort: httpAddress?.port,
     stats,
     reload() {
-      engine = new Engine(where, { parseCacheSize: 4096, ...options.engine });
+      engine = new Engine(where, engineOptions());
       log('reloaded: cached policy, memory and parses dropped');
     },
     close,

@@ -31,7 +31,7 @@ export function indexFile(projectRoot: string): string {
   return join(projectRoot, '.hookwise', '.index', 'memory.idx');
 }
 
-interface SourceStamp {
+export interface SourceStamp {
   path: string;
   size: number;
   mtimeMs: number;
@@ -61,6 +61,35 @@ function stampOf(path: string, withHash: boolean): SourceStamp | undefined {
   const st = statSync(path, { throwIfNoEntry: false });
   if (st === undefined) return undefined;
   return { path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, hash: withHash ? xxh3Hex(readFileSync(path, 'utf8')) : '' };
+}
+
+/**
+ * A source file as one reader saw it: its bytes and the stat taken *before* reading them (memory/live.ts),
+ * so a write racing the read makes the stamp stale, never the records silently old.
+ */
+export interface SourceSnapshot {
+  path: string;
+  bytes: Buffer;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** The stamp an index built from this snapshot records. */
+export function snapshotStamp(s: SourceSnapshot): SourceStamp {
+  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh3Hex(s.bytes.toString('utf8')) };
+}
+
+/**
+ * Was the index built from exactly these bytes? The rule of `sourcesMatch`, applied to bytes already read:
+ * the same files in the same order, each the same size and either the same stat or the same content hash.
+ */
+export function snapshotsMatch(stamped: readonly SourceStamp[], snapshots: readonly SourceSnapshot[]): boolean {
+  if (stamped.length !== snapshots.length) return false;
+  return stamped.every((s, i) => {
+    const now = snapshots[i]!;
+    if (s.path !== now.path || s.size !== now.bytes.length) return false;
+    return (s.ino === now.ino && s.mtimeMs === now.mtimeMs) || xxh3Hex(now.bytes.toString('utf8')) === s.hash;
+  });
 }
 
 /** Do the sources still match the index? Stat first; the content hash only when the stat differs. */
@@ -96,6 +125,14 @@ export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext)
     records.push(...load.records);
     problems.push(...load.problems);
   }
+  return { bytes: compileRecords(records, problems, sources, ctx), records, problems };
+}
+
+/**
+ * An index file's bytes for records already loaded and resolved per scope (in scope order), stamped with
+ * the sources they were read from.
+ */
+export function compileRecords(records: readonly LoadedRecord[], problems: readonly StoreProblem[], sources: readonly SourceStamp[], ctx: TokenContext): Buffer {
   const overrides = records.filter((r) => r.tier === 'override');
   const remembered = records.filter((r) => r.tier !== 'override');
 
@@ -133,7 +170,7 @@ export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext)
     sections[name] = [offset, bytes.length];
     offset = align8(offset + bytes.length);
   }
-  const header: Header = { format: INDEX_FORMAT, projectRoot: ctx.projectRoot, home: ctx.home, sources, problems, overrides, count: records.length, similarCount: similar.length, sections };
+  const header: Header = { format: INDEX_FORMAT, projectRoot: ctx.projectRoot, home: ctx.home, sources: [...sources], problems: [...problems], overrides, count: records.length, similarCount: similar.length, sections };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const bodyStart = align8(MAGIC.length + 4 + headerBytes.length);
   const out = Buffer.alloc(bodyStart + offset);
@@ -141,7 +178,7 @@ export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext)
   out.writeUInt32LE(headerBytes.length, MAGIC.length);
   headerBytes.copy(out, MAGIC.length + 4);
   for (const [name, bytes] of parts) out.set(bytes, bodyStart + sections[name]![0]);
-  return { bytes: out, records, problems };
+  return out;
 }
 
 // ── reading ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -256,6 +293,14 @@ export function readIndex(bytes: Buffer): IndexedRecordSet | undefined {
   return new IndexedRecordSet(header, body);
 }
 
+/** Writes the index file atomically, in its private, git-ignored directory. Throws when it cannot. */
+export function writeIndex(projectRoot: string, bytes: Buffer): void {
+  const dir = ensurePrivateDir(join(projectRoot, '.hookwise', '.index'));
+  // Never committed, even in a project whose .hookwise/ has no .gitignore (hookwise init writes one).
+  if (!existsSync(join(dir, '.gitignore'))) writeFileAtomic(join(dir, '.gitignore'), '*\n', { mode: 0o600 });
+  writeFileAtomic(indexFile(projectRoot), bytes, { mode: 0o600 });
+}
+
 export interface IndexedLoad {
   set: RecordSet & { problems?: StoreProblem[] };
   problems: StoreProblem[];
@@ -297,10 +342,7 @@ export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, 
   }
   const compiled = compileIndex(targets, ctx);
   try {
-    const dir = ensurePrivateDir(join(ctx.projectRoot, '.hookwise', '.index'));
-    // Never committed, even in a project whose .hookwise/ has no .gitignore (hookwise init writes one).
-    if (!existsSync(join(dir, '.gitignore'))) writeFileAtomic(join(dir, '.gitignore'), '*\n', { mode: 0o600 });
-    writeFileAtomic(file, compiled.bytes, { mode: 0o600 });
+    writeIndex(ctx.projectRoot, compiled.bytes);
     return { set: readIndex(compiled.bytes)!, problems: compiled.problems, via: 'built' };
   } catch {
     // Not writable here (a read-only checkout): use the records parsed for it.

@@ -372,6 +372,20 @@ function wins(a: DecisionRecord, b: DecisionRecord): boolean {
   return true;
 }
 
+/**
+ * For readers that add lines as they are appended (memory/live.ts): does `later` — read after `earlier`
+ * (a later line of the same file, or a line of a file read later in the scope's order) — win over it for
+ * the same (key, role)? The same rule `loadScope` applies.
+ */
+export function laterWins(later: DecisionRecord, earlier: DecisionRecord): boolean {
+  return wins(later, earlier);
+}
+
+/** The winner per (key, role) of lines parsed in reading order (what `loadScope` keeps), for memory/live.ts. */
+export function resolveRecords(all: readonly LoadedRecord[]): LoadedRecord[] {
+  return resolve(all);
+}
+
 /** The winner per (key, role), in the order of each winner's first-seen identity. */
 function resolve(all: readonly LoadedRecord[]): LoadedRecord[] {
   const best = new Map<string, LoadedRecord>();

@@ -81,10 +81,8 @@ describe('the daemon answers exactly what check answers in process', () => {
     const gemini = JSON.stringify({ session_id: 'g', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: join(p.root, 'src/a.ts'), content: '' } });
     const daemon = await viaDaemon(p, gemini, 'gemini', 'coder');
     expect(JSON.parse(daemon.stdout)).toMatchObject({ decision: 'allow' });
-    const { decision: _d, ...inProcess } = await p.check(gemini, 'gemini').then(async () => {
-      p.env.HOOKWISE_ROLE = 'coder';
-      return p.check(gemini, 'gemini');
-    });
+    p.env.HOOKWISE_ROLE = 'coder';
+    const { decision: _d, ...inProcess } = await p.check(gemini, 'gemini');
     expect(daemon).toEqual(inProcess);
   });
 
@@ -242,5 +240,42 @@ describe('the thin client', () => {
     } finally {
       hung.close();
     }
+  });
+});
+
+describe('decision memory in the daemon', () => {
+  it('an approval learned through one client is used for the next call of every client, without a rebuild', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    p.register('s2', 'coder');
+    const d = await start(p);
+    const command = 'make deploy-staging';
+    const pre = (session: string) => ({ ...p.pre('Bash', { command }, session), tool_use_id: `toolu_${session}` });
+    // s1: asked (nobody decided), then the host reports the tool ran: a human approved it at the prompt.
+    expect((await viaDaemon(p, JSON.stringify(pre('s1')))).stdout).toMatch(/"ask"/);
+    await viaDaemon(p, JSON.stringify({ ...pre('s1'), hook_event_name: 'PostToolUse', tool_response: {} }));
+    // s2, another session of the same user: decided from memory at once.
+    const second = JSON.parse((await viaDaemon(p, JSON.stringify(pre('s2')))).stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    expect(second.hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(second.hookSpecificOutput.permissionDecisionReason).toMatch(/exact-cache/);
+    expect(d.stats().decisions).toBe(3);
+  });
+
+  it('a record written by another process (hookwise override) applies to the next call', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await start(p);
+    const raw = JSON.stringify(p.pre('Bash', { command: 'make deploy-staging' }));
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"ask"/);
+    const { override } = await import('../../src/cli/rules.js');
+    const saved = { ...process.env };
+    Object.assign(process.env, p.env);
+    try {
+      const r = await override({ role: 'coder', command: 'make deploy-*', deny: true, scope: 'user' });
+      expect(r.exitCode).toBe(0);
+    } finally {
+      process.env = saved;
+    }
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
   });
 });
