@@ -110,4 +110,20 @@ describe('hookwise daemon (built executable)', () => {
     expect(withHttp.running).toBe(true);
     expect(withHttp.http?.port).toBeGreaterThan(0);
   });
+
+  it('SIGHUP reloads, SIGTERM drains and removes the socket and state file; both are logged', async () => {
+    const p = makeProject();
+    const pid = startDaemon(p);
+    const { existsSync, readFileSync } = await import('node:fs');
+    const log = join(p.runtimeDir, 'daemon.log');
+    const waitFor = async (what: () => boolean) => {
+      for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 25));
+      return what();
+    };
+    process.kill(pid, 'SIGHUP');
+    expect(await waitFor(() => readFileSync(log, 'utf8').includes('reloaded'))).toBe(true);
+    process.kill(pid, 'SIGTERM');
+    expect(await waitFor(() => !existsSync(join(p.runtimeDir, 'daemon.sock')) && !existsSync(join(p.runtimeDir, 'daemon.json')))).toBe(true);
+    expect(readFileSync(log, 'utf8')).toMatch(/SIGTERM: draining[\s\S]*stopped/);
+  });
 });
