@@ -88,7 +88,7 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
       process.stderr.write(`hookwise: could not start the daemon: ${describeError(error)}\n`);
     }
   }
-  const answer = await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE });
+  const answer = await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
   if (answer.kind === 'answered') return answer.result;
   if (answer.kind === 'absent' && mode !== 'no-autostart') {
     try {

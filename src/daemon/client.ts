@@ -13,11 +13,12 @@ import { connect } from 'node:net';
 import type { HostName } from '../core/tool-call.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import type { Locations } from '../util/locations.js';
-import { daemonPaths, LOCATIONS_HEADER, locationsTag, ROLE_HEADER } from './paths.js';
+import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER } from './paths.js';
 
 export interface AskOptions {
   host?: HostName | undefined;
   envRole?: string | undefined;
+  geminiAsk?: boolean | undefined;
   /** No response headers after this long: the daemon is hung (default 1000 ms). */
   headerTimeoutMs?: number;
   /** Headers came but no body after this long (default 120 s; the host's own hook timeout is shorter). */
@@ -37,6 +38,7 @@ export function askDaemon(raw: string, where: Locations, options: AskOptions = {
     `Content-Length: ${body.length}`,
     `${LOCATIONS_HEADER}: ${locationsTag(where)}`,
     ...(options.envRole === undefined || options.envRole === '' || /[\r\n]/.test(options.envRole) ? [] : [`${ROLE_HEADER}: ${encodeHeader(options.envRole)}`]),
+    ...(options.geminiAsk === true ? [`${GEMINI_ASK_HEADER}: ask`] : []),
     'Connection: close',
     '',
     '',

@@ -51,3 +51,5 @@ export function locationsTag(where: Locations): string {
 /** Header names: lower case, as node:http delivers them. */
 export const ROLE_HEADER = 'x-hookwise-role';
 export const LOCATIONS_HEADER = 'x-hookwise-locations';
+/** HOOKWISE_GEMINI_ASK of the hook's process ("ask"). */
+export const GEMINI_ASK_HEADER = 'x-hookwise-gemini-ask';

@@ -25,7 +25,7 @@ import { LiveMemoryPool } from '../memory/live.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
-import { daemonPaths, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
+import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
 export interface ServeOptions {
   where: Locations;
@@ -133,7 +133,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.flushHeaders();
       }
-      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req) });
+      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req), geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask' });
       latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
       decisions++;
       return answer(res, route, result);

@@ -17,7 +17,7 @@ import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { TraceStep } from '../core/tier.js';
 import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
-import type { HookOutput, HostAdapter } from '../hosts/adapter.js';
+import type { HookOutput, HostAdapter, RenderOptions } from '../hosts/adapter.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
 import { learnFromHost, rememberAsk } from '../memory/learn.js';
 import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
@@ -51,6 +51,8 @@ export interface HandleOptions {
   host?: HostName;
   /** HOOKWISE_ROLE of the process that ran the hook (the fallback role for scripted runs). */
   envRole?: string | undefined;
+  /** HOOKWISE_GEMINI_ASK=ask of the process that ran the hook (see hosts/gemini.ts). */
+  geminiAsk?: boolean | undefined;
 }
 
 /** Where decision memory comes from: loaded per call (one-shot), or kept live (daemon). */
@@ -101,7 +103,7 @@ export class Engine {
       this.prepareRuntime();
       switch (event.kind) {
         case 'pre-tool':
-          return await this.gate(event, event.call, adapter, options.envRole, started);
+          return await this.gate(event, event.call, adapter, options, started);
         case 'prompt-submit':
         case 'session-start':
           return await this.sessionContext(event, adapter, options.envRole);
@@ -148,25 +150,27 @@ export class Engine {
     this.prepared = true;
   }
 
-  private async gate(event: HookEvent, call: ToolCall, adapter: HostAdapter, envRole: string | undefined, started: bigint): Promise<CheckResult> {
+  private async gate(event: HookEvent, call: ToolCall, adapter: HostAdapter, options: HandleOptions, started: bigint): Promise<CheckResult> {
+    const { envRole } = options;
+    const render: RenderOptions = { geminiAsk: options.geminiAsk === true };
     const projectRoot = findProjectRoot(call.cwd);
     const policy = await this.policyFor(projectRoot);
     let state = sessionStateOf(this.registry.get(call.sessionId), envRole);
     if (state.kind === 'unregistered') {
       // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
       const boot = bootstrapDecision(call, policy);
-      if (boot !== undefined) return this.finish(event, adapter, call, boot, null, policy, started);
+      if (boot !== undefined) return this.finish(event, adapter, render, call, boot, null, policy, started);
       state = await resolveSessionAsync(this.registry, call.sessionId, envRole, policy.registration);
     }
     const role = roleName(state);
     const judged = await this.decide(state, call, policy, projectRoot);
-    const out = this.finish(event, adapter, call, judged.decision, role, policy, started);
+    const out = this.finish(event, adapter, render, call, judged.decision, role, policy, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
     return out;
   }
 
-  private finish(event: HookEvent, adapter: HostAdapter, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, started: bigint): CheckResult {
-    const out: CheckResult = { ...adapter.renderDecision(event, d), decision: d };
+  private finish(event: HookEvent, adapter: HostAdapter, render: RenderOptions, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, started: bigint): CheckResult {
+    const out: CheckResult = { ...adapter.renderDecision(event, d, render), decision: d };
     audit(this.where, policy, call, d, role, started);
     return out;
   }

@@ -12,12 +12,18 @@ export interface HookOutput {
   exitCode: number;
 }
 
+/** What the hook's own process asked for (its environment), passed explicitly so a daemon answers alike. */
+export interface RenderOptions {
+  /** HOOKWISE_GEMINI_ASK=ask: answer Gemini CLI's ask with its native prompt instead of a deny. */
+  geminiAsk?: boolean;
+}
+
 export interface HostAdapter {
   name: HostName;
   /** Payload → event. Throws HookwiseError naming the missing or malformed field. */
   parse(payload: Record<string, unknown>): HookEvent;
   /** A gate decision for a pre-tool event. */
-  renderDecision(event: HookEvent, decision: Decision): HookOutput;
+  renderDecision(event: HookEvent, decision: Decision, options?: RenderOptions): HookOutput;
   /** Extra context for the model on prompt-submit / session-start (undefined text = stay silent). */
   renderContext(event: HookEvent, text: string | undefined, userMessage?: string): HookOutput;
   /** Events we observe but do not gate (post-tool). */

@@ -13,7 +13,7 @@ import type { Decision } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { HookEvent, ToolCall } from '../core/tool-call.js';
-import type { HookOutput, HostAdapter, ToolShape } from './adapter.js';
+import type { HookOutput, HostAdapter, RenderOptions, ToolShape } from './adapter.js';
 import { json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
 
 export const GEMINI_EVENTS = {
@@ -90,8 +90,8 @@ export const geminiAdapter: HostAdapter = {
         );
     }
   },
-  renderDecision(event: HookEvent, decision: Decision): HookOutput {
-    const answered = decision.verdict === 'ask' && process.env.HOOKWISE_GEMINI_ASK !== 'ask' ? geminiAskAsDeny(decision, event.sessionId) : decision;
+  renderDecision(event: HookEvent, decision: Decision, options?: RenderOptions): HookOutput {
+    const answered = decision.verdict === 'ask' && options?.geminiAsk !== true ? geminiAskAsDeny(decision, event.sessionId) : decision;
     return { stdout: json({ decision: answered.verdict, reason: formatReason(answered) }), exitCode: 0 };
   },
   renderContext(event, text, userMessage) {

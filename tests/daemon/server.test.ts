@@ -86,6 +86,20 @@ describe('the daemon answers exactly what check answers in process', () => {
     expect(daemon).toEqual(inProcess);
   });
 
+  it('HOOKWISE_GEMINI_ASK of the hook process reaches the daemon (the same answer as in process)', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await start(p);
+    const raw = JSON.stringify({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'make deploy-everything' } });
+    const daemon = await askDaemon(raw, locations(p.env), { host: 'gemini', geminiAsk: true });
+    expect(daemon.kind === 'answered' && JSON.parse(daemon.result.stdout)).toMatchObject({ decision: 'ask' });
+    p.env.HOOKWISE_GEMINI_ASK = 'ask';
+    const { decision: _d, ...inProcess } = await p.check(raw, 'gemini');
+    expect(daemon).toEqual({ kind: 'answered', result: inProcess });
+    const withoutIt = await viaDaemon(p, raw, 'gemini');
+    expect(JSON.parse(withoutIt.stdout)).toMatchObject({ decision: 'deny' });
+  });
+
   it('a request from other hookwise locations is refused, so the client decides in process', async () => {
     const p = makeProject();
     const d = await start(p);

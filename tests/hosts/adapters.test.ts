@@ -124,13 +124,8 @@ describe('Gemini CLI adapter', () => {
     expect(JSON.parse(geminiAdapter.renderDecision(event, allow).stdout).decision).toBe('allow');
   });
 
-  it('HOOKWISE_GEMINI_ASK=ask opts into the native prompt', () => {
-    process.env.HOOKWISE_GEMINI_ASK = 'ask';
-    try {
-      expect(JSON.parse(geminiAdapter.renderDecision(geminiAdapter.parse(geminiPre), ask).stdout).decision).toBe('ask');
-    } finally {
-      delete process.env.HOOKWISE_GEMINI_ASK;
-    }
+  it('HOOKWISE_GEMINI_ASK=ask (passed as a render option) opts into the native prompt', () => {
+    expect(JSON.parse(geminiAdapter.renderDecision(geminiAdapter.parse(geminiPre), ask, { geminiAsk: true }).stdout).decision).toBe('ask');
   });
 
   it('BeforeAgent adds context; AfterTool answers an empty object', () => {
