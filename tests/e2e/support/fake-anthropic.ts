@@ -45,6 +45,10 @@ export interface RecordedRequest {
   body: unknown;
   /** What the fake answered: which scenario step, or which side-endpoint. */
   answeredWith: string;
+  /** When the request arrived (`performance.now()` ms, monotonic): for step times (support/step-time.ts). */
+  receivedAt: number;
+  /** When the answer was fully handed to the socket (`performance.now()` ms); unset until then. */
+  answeredAt?: number;
 }
 
 /** A tool_result block the client sent back, joined to the scripted call it answers. */
@@ -248,10 +252,12 @@ export async function startFakeAnthropic(scenario: AnthropicScenario): Promise<F
 
   const server = createServer((req, res) => {
     void (async () => {
+      const receivedAt = performance.now();
       const raw = await readBody(req);
       const body = parseBody(raw);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, answeredWith: '' };
+      const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, answeredWith: '', receivedAt };
+      res.once('finish', () => (record.answeredAt = performance.now()));
       requests.push(record);
 
       if (record.method === 'POST' && path.endsWith('/v1/messages')) {

@@ -40,6 +40,11 @@ export interface ClaudeHttpHook {
   timeout?: number;
   headers?: Record<string, string>;
   allowedEnvVars?: string[];
+  /**
+   * `block`: a failed call (endpoint down, non-2xx, timeout) blocks the tool call instead of failing open.
+   * Not in the hooks reference; honoured by Claude Code 2.1.330 (see /work/shared/spec/hook-protocols.md).
+   */
+  onFailure?: 'block';
 }
 
 export type ClaudeHookHandler = ClaudeCommandHook | ClaudeHttpHook;
