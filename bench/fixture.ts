@@ -11,7 +11,12 @@ import { locations, type Locations } from '../src/util/locations.js';
 export interface BenchFixture {
   /** Canonical project root. */
   projectDir: string;
-  /** The process environment with HOOKWISE_RUNTIME_DIR / HOOKWISE_CONFIG_DIR pointing into the fixture. */
+  /**
+   * The process environment with HOOKWISE_RUNTIME_DIR / HOOKWISE_CONFIG_DIR pointing into the fixture, and
+   * HOOKWISE_DAEMON=off: a spawned `hookwise check` decides in its own process, as the process-per-call rows
+   * mean to time (by default it asks a running daemon and, finding none, starts one in the background that
+   * would answer every later round). The daemon suite removes it where it times the daemon path.
+   */
   env: NodeJS.ProcessEnv;
   /**
    * Locations for in-process suites. Same config dir, own runtime dir: the code running in process (the
@@ -41,6 +46,7 @@ export function createFixture(): BenchFixture {
     ...process.env,
     HOOKWISE_RUNTIME_DIR: join(root, 'runtime'),
     HOOKWISE_CONFIG_DIR: join(root, 'config'),
+    HOOKWISE_DAEMON: 'off',
   };
   // The registry, not an environment fallback, must decide the role; and no debug output in timings.
   delete env.HOOKWISE_ROLE;

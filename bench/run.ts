@@ -6,6 +6,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { createFixture } from './fixture.js';
 import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
+import { daemonSuite } from './suites/daemon.js';
 import { memorySuite } from './suites/memory.js';
 import { memoryStoreSuite } from './suites/memory-store.js';
 import { pathPolicySuite } from './suites/path-policy.js';
@@ -14,7 +15,7 @@ import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
 import { TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, startupSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, startupSuite, daemonSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];

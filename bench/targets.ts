@@ -68,6 +68,33 @@ export const TARGETS = [
     stretch: 1.3,
   },
   {
+    id: 'daemon.round-trip',
+    description: 'the thin client (askDaemon: connect to the Unix socket, POST /v1/check, read the answer, close) from the bench process to a running `hookwise serve`, sequential calls, the fixture’s Write (registered session, every answer checked to be the allow): transport + the daemon’s decision. Target: measured 0.42 ms median (p99 2.3 ms) on the 2-CPU development VM under load, 0.8–1.2 ms in --quick runs on a saturated one; 1 ms keeps a hook call’s own cost far below the ~40 ms of a Node start, and the CI gate (3×) fails only at 3 ms',
+    unit: 'ms',
+    target: 1,
+    stretch: 0.5,
+  },
+  {
+    id: 'daemon.cache-hit',
+    description: 'the daemon’s decision for a remembered Bash call (exact-cache allow), in process: a long-lived Engine with the daemon’s options (parse cache 4096, live memory) running engine.handle on the payload (JSON, session file, policy stamps, cached parse, memory freshness stats, cascade, audit line); no transport. Report only: it is mostly system calls, which vary by file system and load (54 µs median on the development VM); `bench --swarm` shows what it costs under load',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'check.client-ratio',
+    description: 'wall time of a spawned `hookwise check` answered by a running daemon (default environment: the thin client; registered session, Write) ÷ `node -e 0`, ratio of medians, NODE_EXTRA_CA_CERTS as in the environment; the daemon’s decision counter proves every run went through it',
+    unit: '×',
+    target: 1.5,
+    stretch: 1.3,
+  },
+  {
+    id: 'check.client-ratio.no-extra-ca',
+    description: 'the same with NODE_EXTRA_CA_CERTS removed from both commands’ environment',
+    unit: '×',
+    target: 1.5,
+    stretch: 1.3,
+  },
+  {
     id: 'sanitize.short-command',
     description: 'sanitize() of a typical ≤ 200-char command without secrets, in process (keyword index built, no RE2 needed)',
     unit: 'µs',

@@ -7,7 +7,11 @@
  *
  * Both commands get the same environment, so what they share (process creation, pipes, Node's own
  * start-up, and reading NODE_EXTRA_CA_CERTS, which Node does at every start) is in both medians and their
- * difference is hookwise's own work. Shared costs do dilute the ratio, hence the no-CA rows.
+ * difference is hookwise's own work. Shared costs do dilute the ratio, hence the no-CA rows. That
+ * environment is the fixture's, with HOOKWISE_DAEMON=off (for `node -e 0` too, so the two stay alike):
+ * these rows time the process-per-call path, a `hookwise check` that decides in its own process. Without
+ * it, check asks a running daemon first and, finding none, starts one in the background, which would then
+ * answer every later round (the daemon path has rows of its own: bench/suites/daemon.ts).
  *
  * The cache-hit rows time a Bash call that decision memory answers: a second project whose committed
  * `.hookwise/rules/allow.jsonl` remembers `npm run build` as allowed (written by the real store writer,
@@ -32,7 +36,7 @@ import { summarize } from '../stats.js';
 import type { Measurement, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
 
-interface Command {
+export interface Command {
   label: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -58,12 +62,7 @@ export const startupSuite: Suite = {
     delete withoutCa.NODE_EXTRA_CA_CERTS;
 
     // Register through the real CLI; this also compiles the policy into the fixture's cache.
-    const registered = spawnSync(process.execPath, [bin, 'register', '--session-id', fixture.sessionId, '--role', fixture.role], {
-      cwd: fixture.projectDir,
-      env: withCa,
-      encoding: 'utf8',
-    });
-    if (registered.status !== 0) throw new Error(`bench: hookwise register failed (exit ${registered.status}): ${registered.stderr}`);
+    registerThroughCli(fixture);
 
     const hit = await cacheHitProject(fixture);
     const check = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: [bin, 'check'], env, verify: expectAllow });
@@ -109,27 +108,43 @@ export const startupSuite: Suite = {
         ...(note === undefined ? {} : { note }),
       };
     });
-
-    function expectCacheHit(stdout: string): void {
-      const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
-      const verdict = out.hookSpecificOutput?.permissionDecision;
-      const reason = out.hookSpecificOutput?.permissionDecisionReason ?? stdout;
-      if (verdict !== 'allow' || !reason.includes('[tier exact-cache')) {
-        throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${reason}); expected an exact-cache allow for \`${CACHE_HIT_COMMAND}\``);
-      }
-    }
-
-    function expectAllow(stdout: string): void {
-      const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
-      const verdict = out.hookSpecificOutput?.permissionDecision;
-      if (verdict !== 'allow') {
-        throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${out.hookSpecificOutput?.permissionDecisionReason ?? stdout}); expected allow for a registered coder's Write in src/`);
-      }
-    }
   },
 };
 
-async function interleave(commands: readonly Command[], ctx: SuiteContext): Promise<Map<Command, number[]>> {
+/** Registers the fixture's session (its role) through the built CLI, in the runtime dir of `fixture.env`. */
+export function registerThroughCli(fixture: BenchFixture): void {
+  const registered = spawnSync(process.execPath, [hookwiseBin(), 'register', '--session-id', fixture.sessionId, '--role', fixture.role], {
+    cwd: fixture.projectDir,
+    env: fixture.env,
+    encoding: 'utf8',
+  });
+  if (registered.status !== 0) throw new Error(`bench: hookwise register failed (exit ${registered.status}): ${registered.stderr}`);
+}
+
+/** Throws unless `stdout` is a Claude Code allow from tier exact-cache (the cache-hit call). */
+export function expectCacheHit(stdout: string): void {
+  const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  const verdict = out.hookSpecificOutput?.permissionDecision;
+  const reason = out.hookSpecificOutput?.permissionDecisionReason ?? stdout;
+  if (verdict !== 'allow' || !reason.includes('[tier exact-cache')) {
+    throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${reason}); expected an exact-cache allow for \`${CACHE_HIT_COMMAND}\``);
+  }
+}
+
+/** Throws unless `stdout` is a Claude Code allow (the fixture's Write). */
+export function expectAllow(stdout: string): void {
+  const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  const verdict = out.hookSpecificOutput?.permissionDecision;
+  if (verdict !== 'allow') {
+    throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${out.hookSpecificOutput?.permissionDecisionReason ?? stdout}); expected allow for a registered coder's Write in src/`);
+  }
+}
+
+/**
+ * Runs every command once per round, `rounds` rounds after a warm-up, rotating the order each round;
+ * returns each command's wall times (ms), warm-up excluded. `name` labels the progress lines.
+ */
+export async function interleave(commands: readonly Command[], ctx: SuiteContext, name = 'startup'): Promise<Map<Command, number[]>> {
   const { fixture, quick } = ctx;
   const rounds = quick ? ROUNDS.quick : ROUNDS.full;
   const warmup = quick ? WARMUP_ROUNDS.quick : WARMUP_ROUNDS.full;
@@ -146,7 +161,7 @@ async function interleave(commands: readonly Command[], ctx: SuiteContext): Prom
       command.verify(run.stdout);
       if (round >= 0) times.get(command)!.push(ms);
     }
-    if (round >= 0 && (round + 1) % 20 === 0) ctx.progress(`startup: ${round + 1}/${rounds} rounds`);
+    if (round >= 0 && (round + 1) % 20 === 0) ctx.progress(`${name}: ${round + 1}/${rounds} rounds`);
     // Let the event loop breathe between rounds (progress output, signals).
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -156,12 +171,30 @@ async function interleave(commands: readonly Command[], ctx: SuiteContext): Prom
 /** The command the cache-hit rows time: short, and decided by no policy tier (see bench/suites/memory.ts). */
 export const CACHE_HIT_COMMAND = 'npm run build';
 
+export interface CacheHitProject {
+  projectDir: string;
+  /** A Claude Code PreToolUse payload for CACHE_HIT_COMMAND in that project. */
+  payload: string;
+}
+
+const cacheHitProjects = new WeakMap<BenchFixture, Promise<CacheHitProject>>();
+
 /**
  * A second project beside the fixture's, whose committed rules remember CACHE_HIT_COMMAND as allowed for
  * the fixture's role: the key and subject come from the real parser and callSubject, the line from the
- * real store writer. Returns the project and a Claude Code PreToolUse payload for the call.
+ * real store writer. Made once per fixture (the startup and daemon suites share it). Returns the project
+ * and a Claude Code PreToolUse payload for the call.
  */
-async function cacheHitProject(fixture: BenchFixture): Promise<{ projectDir: string; payload: string }> {
+export function cacheHitProject(fixture: BenchFixture): Promise<CacheHitProject> {
+  let made = cacheHitProjects.get(fixture);
+  if (made === undefined) {
+    made = makeCacheHitProject(fixture);
+    cacheHitProjects.set(fixture, made);
+  }
+  return made;
+}
+
+async function makeCacheHitProject(fixture: BenchFixture): Promise<CacheHitProject> {
   const projectDir = join(dirname(fixture.projectDir), 'project-with-memory');
   mkdirSync(join(projectDir, '.git'), { recursive: true });
   const hostPayload = {

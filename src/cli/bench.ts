@@ -2,12 +2,16 @@
  * `hookwise bench [--json] [--ci] [--quick]`: measures the hot path against the targets in
  * bench/targets.ts. The suites live in bench/ and are bundled into dist/cli.cjs, never into the hook bin.
  *
+ * `hookwise bench --swarm [--clients n] [--seconds n] [--quick] [--json]`: concurrent keep-alive clients
+ * against a real daemon (bench/swarm.ts): decisions/s, latency, and answers that differ from in process.
+ *
  * `hookwise bench --eval-learning [corpus] [--project dir] [--seed n] [--json]`: the learning replay
  * (bench/eval-learning.ts).
  */
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { CI_TOLERANCE, ciFailures, describeMiss, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
+import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
 import { HookwiseError } from '../core/errors.js';
 
 export interface BenchCommandOptions {
@@ -67,4 +71,39 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderLearningEval(e));
+}
+
+export interface SwarmCommandOptions {
+  /** As typed: a positive integer. */
+  clients?: string;
+  /** As typed: a positive number. */
+  seconds?: string;
+  quick?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `--swarm`: prints the report; fails (exit 1) when an answer differs from the in-process verdict or a
+ * request failed. Throughput and latency are reported against the targets, never fatal: they depend on the
+ * machine and its load.
+ */
+export async function swarm(options: SwarmCommandOptions, print: (text: string) => void): Promise<void> {
+  const run: SwarmOptions = {
+    quick: options.quick === true,
+    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+  };
+  if (options.clients !== undefined) {
+    if (!/^\d{1,4}$/.test(options.clients) || Number(options.clients) < 1) throw new HookwiseError('USAGE', `--clients takes an integer from 1 to 9999, not "${options.clients}"`);
+    run.clients = Number(options.clients);
+  }
+  if (options.seconds !== undefined) {
+    const seconds = Number(options.seconds);
+    if (!/^\d+(\.\d+)?$/.test(options.seconds) || !(seconds > 0) || seconds > 3600) throw new HookwiseError('USAGE', `--seconds takes a number of seconds above 0 and up to 3600, not "${options.seconds}"`);
+    run.seconds = seconds;
+  }
+  const report = await runSwarm(run);
+  print(options.json === true ? JSON.stringify(report, null, 2) : renderSwarm(report));
+  if (report.differing > 0 || report.errors > 0) {
+    throw new BenchTargetMissed(`--swarm: ${report.differing} answer(s) differ from the in-process verdict, ${report.errors} request(s) failed`);
+  }
 }

@@ -237,7 +237,15 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
     .option('--project <dir>', 'with --eval-commands or --eval-learning: run the commands in this project (default: an empty throw-away one)')
     .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string }) => {
+    .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
+    .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
+    .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string; swarm?: boolean; clients?: string; seconds?: string }) => {
+      if (o.swarm === true) {
+        const { swarm } = await import('./bench.js');
+        await swarm(o, (text) => print(text));
+        return;
+      }
       if (o.evalLearning !== undefined) {
         const { evalLearning } = await import('./bench.js');
         await evalLearning(o, (text) => print(text));

@@ -67,7 +67,15 @@ describe('bench run (--quick)', () => {
       expect(row.samples).toBeGreaterThan(0);
       expect(STATUSES).toContain(row.status);
     }
-  }, 120_000); // ≈ 22 s on an idle 2-CPU machine (the memory suite builds a 100k-entry index); the timeout is for a hang, not a speed check
+  }, 120_000); // ≈ 30 s on an idle 2-CPU machine (the memory suite builds a 100k-entry index, the daemon suite runs a daemon); the timeout is for a hang, not a speed check
+
+  it('the daemon rows went through a daemon the bench started, and it is gone', () => {
+    expect(report, 'the run above failed').toBeDefined();
+    const note = report!.rows.find((r) => r.id === 'check.client-ratio')?.note ?? '';
+    const pid = Number(/answered by the daemon \(pid (\d+)/.exec(note)?.[1]);
+    expect(Number.isInteger(pid), note).toBe(true);
+    expect(() => process.kill(pid, 0), `daemon ${pid} outlived the bench`).toThrow();
+  });
 
   it('renders the table: one line per row, the ratio rows with both commands', () => {
     expect(report, 'the run above failed').toBeDefined();

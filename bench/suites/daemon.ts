@@ -1,0 +1,185 @@
+/**
+ * The daemon path (src/daemon/): one long-lived `hookwise serve` answers every hook call through one warm
+ * engine, and `hookwise check` is a thin client that forwards the payload over the Unix socket.
+ *
+ *   - daemon.round-trip: the thin client's own request (askDaemon: connect, POST /v1/check, read the answer,
+ *     close) from the bench process to a real daemon process, one call at a time, for the fixture's Write.
+ *     Every answer is checked to be the allow `check` gives in process.
+ *   - daemon.cache-hit: what the daemon spends deciding a remembered Bash call (an exact-cache hit), in
+ *     process: a long-lived Engine with the daemon's options (a parse cache of 4096, live decision memory)
+ *     calling engine.handle on the payload — JSON, session, policy stamps, cached parse, memory freshness
+ *     check, cascade, audit line. tinybench, so no transport in it: the round trip is the other row.
+ *   - check.client-ratio[.no-extra-ca]: a spawned `hookwise check` answered by the daemon ÷ `node -e 0`, the
+ *     way startup.ts times the process-per-call rows (same interleaving, same environment for both commands)
+ *     — but in the default environment (no HOOKWISE_DAEMON), with the daemon running. The daemon's decision
+ *     counter must grow by exactly the number of check runs: each was answered by the daemon, none decided
+ *     in process.
+ *
+ * The daemon is the built bin (`node dist/hookwise.cjs serve`) with the fixture's environment, started
+ * here and stopped in `finally` whatever happens.
+ */
+import { askDaemon } from '../../src/daemon/client.js';
+import { health } from '../../src/daemon/control.js';
+import { Engine, type EngineOptions } from '../../src/engine/engine.js';
+import { LiveMemoryPool } from '../../src/memory/live.js';
+import { SessionRegistry } from '../../src/session/registry.js';
+import { hookwiseBin } from '../../src/util/package-root.js';
+import { startDaemon, type BenchDaemon } from '../daemon-process.js';
+import type { BenchFixture } from '../fixture.js';
+import { runInProcess } from '../in-process.js';
+import { summarize } from '../stats.js';
+import type { Measurement, Suite, SuiteContext } from '../suite.js';
+import type { TargetId } from '../targets.js';
+import { cacheHitProject, expectAllow, expectCacheHit, interleave, registerThroughCli, type Command } from './startup.js';
+
+/** Sequential thin-client calls timed for daemon.round-trip (after as many again to warm up). */
+const ROUND_TRIPS = { quick: 300, full: 3000 } as const;
+/** The options the daemon builds its engine with (src/daemon/server.ts serve()): keep the two alike. */
+export function daemonEngineOptions(): EngineOptions {
+  return { parseCacheSize: 4096, memory: new LiveMemoryPool() };
+}
+
+export const daemonSuite: Suite = {
+  name: 'daemon',
+  measures: ['daemon.round-trip', 'daemon.cache-hit', 'check.client-ratio', 'check.client-ratio.no-extra-ca'],
+  async run(ctx) {
+    const { fixture } = ctx;
+    // In process first, while no daemon competes for the CPU.
+    const cacheHit = await inDaemonCacheHit(ctx);
+
+    registerThroughCli(fixture);
+    // The default environment: check asks the daemon (the fixture turns that off for the other rows).
+    const withCa: NodeJS.ProcessEnv = { ...fixture.env };
+    delete withCa.HOOKWISE_DAEMON;
+    const withoutCa: NodeJS.ProcessEnv = { ...withCa };
+    delete withoutCa.NODE_EXTRA_CA_CERTS;
+
+    ctx.progress('daemon: starting hookwise serve…');
+    const daemon = await startDaemon(withCa);
+    try {
+      const roundTrip = await roundTrips(daemon, fixture, ctx);
+      const ratios = await clientRatios(daemon, withCa, withoutCa, ctx);
+      return [roundTrip, cacheHit, ...ratios];
+    } finally {
+      await daemon.stop();
+      // A check that found no daemon would have started one in the background: none may outlive the bench.
+      await stopStray(daemon);
+    }
+  },
+};
+
+async function roundTrips(daemon: BenchDaemon, fixture: BenchFixture, ctx: SuiteContext): Promise<Measurement> {
+  const n = ctx.quick ? ROUND_TRIPS.quick : ROUND_TRIPS.full;
+  const times: number[] = [];
+  for (let i = -n; i < n; i++) {
+    const start = process.hrtime.bigint();
+    const answer = await askDaemon(fixture.payload, daemon.where, {});
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (answer.kind !== 'answered') throw new Error(`bench: the daemon did not answer the thin client (${answer.kind}${answer.kind === 'unusable' ? `: ${answer.why}` : ''}): ${daemon.log().trim()}`);
+    if (answer.result.exitCode !== 0) throw new Error(`bench: the daemon's answer exits ${answer.result.exitCode}: ${answer.result.stderr ?? ''}`);
+    expectAllow(answer.result.stdout);
+    if (i >= 0) times.push(ms);
+  }
+  const h = await daemon.health();
+  return {
+    id: 'daemon.round-trip',
+    ...summarize(times),
+    note: `${n} sequential calls after ${n} to warm up; the daemon's own decision time (its health endpoint, last ${Math.min(h.decisions, 8192)} calls): p50 ${h.p50_ms ?? '-'} ms, p99 ${h.p99_ms ?? '-'} ms; rss ${h.rss_mb} MB`,
+  };
+}
+
+async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
+  const { fixture } = ctx;
+  const hit = await cacheHitProject(fixture);
+  // The in-process runtime dir (fixture.where): the session must be registered there too.
+  new SessionRegistry(fixture.where.runtimeDir).update(fixture.sessionId, (existing, now) => ({
+    session_id: fixture.sessionId,
+    role: fixture.role,
+    disabled: false,
+    registered_at: existing?.registered_at ?? now,
+    updated_at: now,
+  }));
+  const engine = new Engine(fixture.where, daemonEngineOptions());
+  const first = await engine.handle(hit.payload, { host: 'claude' });
+  if (first.exitCode !== 0) throw new Error(`bench: the engine's answer exits ${first.exitCode}: ${first.stderr ?? ''}`);
+  expectCacheHit(first.stdout);
+  let answers = 0;
+  const [m] = await runInProcess(
+    [
+      {
+        id: 'daemon.cache-hit',
+        batch: 8,
+        async: true,
+        fn: async () => {
+          const out = await engine.handle(hit.payload, { host: 'claude' });
+          // Cheap enough to keep inside: a verdict that changed mid-run would time the wrong path.
+          if (out.decision?.tier !== 'exact-cache' || out.decision.verdict !== 'allow') throw new Error(`bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'}; expected an exact-cache allow`);
+          answers++;
+          return out;
+        },
+      },
+    ],
+    ctx.quick,
+  );
+  return { ...m!, note: `engine.handle on \`${hitCommand(hit.payload)}\`, remembered in the project's allow.jsonl; ${answers} calls, every one an exact-cache allow` };
+}
+
+function hitCommand(payload: string): string {
+  return (JSON.parse(payload) as { tool_input: { command: string } }).tool_input.command;
+}
+
+async function clientRatios(daemon: BenchDaemon, withCa: NodeJS.ProcessEnv, withoutCa: NodeJS.ProcessEnv, ctx: SuiteContext): Promise<Measurement[]> {
+  const bin = hookwiseBin();
+  let runs = 0; // every check run, warm-up rounds included
+  const check = (env: NodeJS.ProcessEnv, label: string): Command => ({
+    label,
+    args: [bin, 'check'],
+    env,
+    verify: (stdout) => {
+      expectAllow(stdout);
+      runs++;
+    },
+  });
+  const node = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: ['-e', '0'], env, verify: () => undefined });
+  const rows: { id: TargetId; check: Command; baseline: Command }[] = [
+    { id: 'check.client-ratio', check: check(withCa, 'check via the daemon'), baseline: node(withCa, 'node') },
+    { id: 'check.client-ratio.no-extra-ca', check: check(withoutCa, 'check via the daemon, no CA'), baseline: node(withoutCa, 'node, no CA') },
+  ];
+  const before = (await daemon.health()).decisions;
+  const commands = rows.flatMap((r) => [r.check, r.baseline]);
+  const times = await interleave(commands, ctx, 'daemon');
+  const after = await daemon.health();
+  const answered = after.decisions - before;
+  if (answered !== runs) {
+    throw new Error(`bench: the daemon answered ${answered} of ${runs} spawned checks; the others were decided in process, so the client rows would time the wrong path`);
+  }
+  const caFile = process.env.NODE_EXTRA_CA_CERTS;
+  return rows.map((row): Measurement => {
+    const c = summarize(times.get(row.check)!);
+    const b = summarize(times.get(row.baseline)!);
+    const ca =
+      row.id !== 'check.client-ratio' ? '' : caFile === undefined || caFile === '' ? '; NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row' : `; NODE_EXTRA_CA_CERTS=${caFile}`;
+    return {
+      id: row.id,
+      median: c.median / b.median,
+      p99: c.p99 / b.p99,
+      samples: Math.min(c.samples, b.samples),
+      parts: [
+        { label: 'hookwise check (answered by the daemon)', unit: 'ms', ...c },
+        { label: 'node -e 0', unit: 'ms', ...b },
+      ],
+      note: `all ${runs} check runs (warm-up included) answered by the daemon (pid ${daemon.pid}, its decision counter checked)${ca}`,
+    };
+  });
+}
+
+/** Stops a daemon other than ours that serves the fixture's socket (one a check started), by its pid. */
+async function stopStray(ours: BenchDaemon): Promise<void> {
+  const other = await health(ours.where, 500);
+  if (other === undefined || other.pid === ours.pid) return;
+  try {
+    process.kill(other.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
