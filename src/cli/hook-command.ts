@@ -3,8 +3,8 @@ import { existsSync, fstatSync, statSync, writeSync } from 'node:fs';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
-import { MAX_PAYLOAD_BYTES, runCheck } from './check.js';
-import { readStdin } from './stdin.js';
+import { MAX_PAYLOAD_BYTES } from '../core/limits.js';
+import { handover, readStdin } from './stdin.js';
 import { askDaemon } from '../daemon/client.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import { locations, type Locations } from '../util/locations.js';
@@ -57,7 +57,8 @@ export async function runHookCommand(args: string[]): Promise<number> {
     writeSync(2, `hookwise: ${describeError(error)}\n`);
     return 2;
   }
-  const result = (await fromDaemon(raw, options)) ?? (await runCheck(raw, options));
+  // The engine is loaded only when no daemon answered: a thin client's process stays small.
+  const result = (await fromDaemon(raw, options)) ?? (await (await import('./check.js')).runCheck(raw, options));
   if (result.stdout !== '') writeSync(1, result.stdout);
   if (result.stderr !== undefined) writeSync(2, result.stderr);
   return result.exitCode;
@@ -88,7 +89,9 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
       process.stderr.write(`hookwise: could not start the daemon: ${describeError(error)}\n`);
     }
   }
-  const answer = await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
+  // The launcher may have asked already (cli/thin-client.ts): a hung daemon is not waited for twice.
+  const asked = handover()?.daemon;
+  const answer = asked !== undefined ? { kind: asked } : await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
   if (answer.kind === 'answered') return answer.result;
   if (answer.kind === 'absent' && mode !== 'no-autostart') {
     try {

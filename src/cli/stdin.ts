@@ -3,7 +3,35 @@ import { readSync } from 'node:fs';
 import { HookwiseError } from '../core/errors.js';
 import { sleepSync } from '../util/fs-safe.js';
 
+/**
+ * What the launcher's thin client (cli/thin-client.ts) learnt before it handed over to the full CLI: the
+ * payload it already read from stdin (which cannot be read twice) and what became of asking the daemon.
+ * A global slot, because the launcher and the hook bundle are separate bundles with their own modules.
+ */
+export interface Handover {
+  payload?: string;
+  error?: unknown;
+  daemon: 'absent' | 'unusable';
+}
+
+const HANDOVER = Symbol.for('hookwise.handover');
+type Slot = { [HANDOVER]?: Handover };
+
+export function handOver(h: Handover): void {
+  (globalThis as Slot)[HANDOVER] = h;
+}
+
+/** The launcher's handover, if any (left in place: the hook command and the daemon client both read it). */
+export function handover(): Handover | undefined {
+  return (globalThis as Slot)[HANDOVER];
+}
+
 export function readStdin(limit: number): string {
+  const h = handover();
+  if (h !== undefined && (h.payload !== undefined || h.error !== undefined)) {
+    if (h.error !== undefined) throw h.error;
+    return h.payload!;
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   const buffer = Buffer.allocUnsafe(64 * 1024);

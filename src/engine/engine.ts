@@ -39,7 +39,7 @@ import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
 import { judge, type Judgement } from './judge.js';
 
-export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 
 export interface CheckResult extends HookOutput {
   /** The gate decision, for pre-tool events. */
