@@ -42,8 +42,30 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
   assertSanitized(record.input, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
-  appendFileSync(path, JSON.stringify(record) + '\n', { mode: 0o600 });
-  if (statSync(path).size > limits.maxBytes) rotate(runtimeDir, limits);
+  const line = JSON.stringify(record) + '\n';
+  appendFileSync(path, line, { mode: 0o600 });
+  if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);
+}
+
+/**
+ * Whether the log may have outgrown its limit. A long-lived process (the daemon) appends thousands of lines
+ * a second: it stats the file every STAT_EVERY appends and adds its own lines in between (other processes'
+ * lines are caught at the next stat). rotate() checks the real size under its lock, so a guess costs at
+ * most one early look. A hook process stats on its single append, as before.
+ */
+const STAT_EVERY = 256;
+const sizes = new Map<string, { size: number; appends: number }>();
+
+function grownPast(path: string, added: number, maxBytes: number): boolean {
+  const known = sizes.get(path);
+  if (known !== undefined && known.appends < STAT_EVERY && known.size + added <= maxBytes) {
+    known.size += added;
+    known.appends++;
+    return false;
+  }
+  const size = statSync(path).size;
+  sizes.set(path, { size, appends: 0 });
+  return size > maxBytes;
 }
 
 function rotate(runtimeDir: string, limits: { maxBytes: number; keep: number }): void {

@@ -83,6 +83,14 @@ class LatencyWindow {
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
+/** A thin client waits about a second for headers before it takes the daemon for hung. */
+const EARLY_HEADERS_MS = 200;
+
+function sendHeadersEarly(res: ServerResponse): void {
+  if (res.headersSent) return;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.flushHeaders();
+}
 /** What an `http` hook gets when `check` would have exited 2: a block every Claude Code event understands. */
 const blockBody = (reason: string): string => JSON.stringify({ decision: 'block', reason: `hookwise: ${reason}` }) + '\n';
 
@@ -127,13 +135,11 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         return answer(res, route, { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2 });
       }
       const t0 = process.hrtime.bigint();
-      // The thin client gets the headers before the decision: it tells a slow decision (a session that is
-      // registering right now) from a hung daemon by them.
-      if (route.kind === 'check') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.flushHeaders();
-      }
+      // A decision that takes long (a session that is registering right now) sends the thin client its
+      // headers early: it tells a slow decision from a hung daemon by them. Most answer well before.
+      const early = route.kind === 'check' ? setTimeout(() => sendHeadersEarly(res), EARLY_HEADERS_MS) : undefined;
       const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req), geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask' });
+      clearTimeout(early);
       latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
       decisions++;
       return answer(res, route, result);

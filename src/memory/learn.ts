@@ -123,9 +123,19 @@ export function rememberAsk(judged: { decision: Decision; memo?: { subject(): Ca
     ts: new Date().toISOString(),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
-  pruneStale(dir);
+  if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
+    pruneStale(dir);
+    lastPruned = Date.now();
+  }
   writeFileAtomic(pendingFile(places.where.runtimeDir, call.sessionId, call.toolUseId), JSON.stringify(pending), { mode: 0o600 });
 }
+
+/**
+ * Pruning lists and stats every note: once per process for a hook call, at most once a minute in the
+ * daemon (a note lives 24 h, and an expired one is ignored when claimed anyway).
+ */
+const PRUNE_EVERY_MS = 60_000;
+let lastPruned = 0;
 
 function pruneStale(dir: string): void {
   const cutoff = Date.now() - PENDING_TTL_MS;

@@ -4,7 +4,7 @@
  * different sessions never contend and can never overwrite each other; the lock serializes read-modify-
  * write of the same session (e.g. `switch` racing `disable`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
@@ -23,6 +23,7 @@ export interface SessionRecord {
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MAX_HELD = 4096;
 
 export class SessionRegistry {
   readonly dir: string;
@@ -35,17 +36,36 @@ export class SessionRegistry {
     return join(this.dir, SAFE_ID.test(sessionId) ? `${sessionId}.json` : `h-${fnv1a64(sessionId)}.json`);
   }
 
+  /**
+   * Records read, by session, with the stamp (mtime, size, inode) they were read at: a long-lived process
+   * (the daemon) asks for the same sessions thousands of times and re-reads a file only when it changed
+   * (registration replaces it by rename: a new inode). Bounded; a one-shot process holds one.
+   */
+  private readonly read = new Map<string, { stamp: string; record: SessionRecord }>();
+
   get(sessionId: string): SessionRecord | undefined {
     const file = this.fileFor(sessionId);
+    let stamp: string;
     let text: string;
     try {
+      const stat = statSync(file, { throwIfNoEntry: false });
+      if (stat === undefined) {
+        this.read.delete(sessionId);
+        return undefined;
+      }
+      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+      const held = this.read.get(sessionId);
+      if (held !== undefined && held.stamp === stamp) return held.record;
       text = readFileSync(file, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw new HookwiseError('REGISTRY_UNREADABLE', `cannot read session registry file ${file}: ${(error as Error).message}`);
     }
-    return parseRecord(text, file);
+    const record = parseRecord(text, file);
+    if (this.read.size >= MAX_HELD) this.read.delete(this.read.keys().next().value!);
+    this.read.set(sessionId, { stamp, record });
+    return record;
   }
 
   /** Read-modify-write one session under its lock; returns what was written. */
