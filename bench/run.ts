@@ -67,15 +67,17 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
     if (m === undefined) throw new Error(`bench: no suite measures target ${id}; add one to SUITES in bench/run.ts`);
     return grade(targetOf(id), m);
   });
+  return { meta: benchMeta(options.quick), rows };
+}
+
+/** The machine a report was measured on. */
+export function benchMeta(quick: boolean): BenchReport['meta'] {
   return {
-    meta: {
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      quick: options.quick,
-      date: new Date().toISOString(),
-    },
-    rows,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    quick,
+    date: new Date().toISOString(),
   };
 }

@@ -24,7 +24,7 @@
  */
 import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { claudeAdapter } from '../src/hosts/claude.js';
 import { Engine, type CheckResult } from '../src/engine/engine.js';
@@ -40,6 +40,7 @@ import { daemonPaths, LOCATIONS_HEADER, locationsTag } from '../src/daemon/paths
 import { locations } from '../src/util/locations.js';
 import { startDaemon } from './daemon-process.js';
 import { createFixture, type BenchFixture } from './fixture.js';
+import { benchMeta } from './run.js';
 import { quantile } from './stats.js';
 import { syntheticCommands } from './synthetic-commands.js';
 
@@ -223,15 +224,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
       }
       const byKind = Object.fromEntries(PAYLOAD_KINDS.map((k) => [k, payloads.filter((p) => p.kind === k).length])) as Record<PayloadKind, number>;
       return {
-        meta: {
-          node: process.version,
-          platform: `${process.platform}-${process.arch}`,
-          cpus: availableParallelism(),
-          cpuModel: cpus()[0]?.model ?? 'unknown',
-          date: new Date().toISOString(),
-          quick,
-          loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
-        },
+        meta: { ...benchMeta(quick), loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
         clients,
         seconds,
         payloads: {

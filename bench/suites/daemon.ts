@@ -30,7 +30,7 @@ import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
 import type { Measurement, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
-import { cacheHitProject, expectAllow, expectCacheHit, interleave, registerThroughCli, type Command } from './startup.js';
+import { caNote, cacheHitProject, expectAllow, expectCacheHit, interleave, ratioRow, registerThroughCli, type Command } from './startup.js';
 
 /** Sequential thin-client calls timed for daemon.round-trip (after as many again to warm up). */
 const ROUND_TRIPS = { quick: 300, full: 3000 } as const;
@@ -153,23 +153,9 @@ async function clientRatios(daemon: BenchDaemon, withCa: NodeJS.ProcessEnv, with
   if (answered !== runs) {
     throw new Error(`bench: the daemon answered ${answered} of ${runs} spawned checks; the others were decided in process, so the client rows would time the wrong path`);
   }
-  const caFile = process.env.NODE_EXTRA_CA_CERTS;
-  return rows.map((row): Measurement => {
-    const c = summarize(times.get(row.check)!);
-    const b = summarize(times.get(row.baseline)!);
-    const ca =
-      row.id !== 'check.client-ratio' ? '' : caFile === undefined || caFile === '' ? '; NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row' : `; NODE_EXTRA_CA_CERTS=${caFile}`;
-    return {
-      id: row.id,
-      median: c.median / b.median,
-      p99: c.p99 / b.p99,
-      samples: Math.min(c.samples, b.samples),
-      parts: [
-        { label: 'hookwise check (answered by the daemon)', unit: 'ms', ...c },
-        { label: 'node -e 0', unit: 'ms', ...b },
-      ],
-      note: `all ${runs} check runs (warm-up included) answered by the daemon (pid ${daemon.pid}, its decision counter checked)${ca}`,
-    };
+  return rows.map((row) => {
+    const answeredBy = `all ${runs} check runs (warm-up included) answered by the daemon (pid ${daemon.pid}, its decision counter checked)`;
+    return ratioRow(row.id, times.get(row.check)!, times.get(row.baseline)!, 'hookwise check (answered by the daemon)', row.id === 'check.client-ratio' ? `${answeredBy}; ${caNote()}` : answeredBy);
   });
 }
 

@@ -85,31 +85,35 @@ export const startupSuite: Suite = {
     const commands = [...new Set(rows.flatMap((r) => [r.check, r.baseline]))];
     const times = await interleave(commands, ctx);
 
-    const caFile = process.env.NODE_EXTRA_CA_CERTS;
-    return rows.map((row): Measurement => {
-      const c = summarize(times.get(row.check)!);
-      const b = summarize(times.get(row.baseline)!);
-      const note =
-        row.id !== 'check.startup-ratio' && row.id !== 'check.cache-hit-ratio'
-          ? undefined
-          : caFile === undefined || caFile === ''
-            ? 'NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row'
-            : `NODE_EXTRA_CA_CERTS=${caFile}`;
-      return {
-        id: row.id,
-        median: c.median / b.median,
-        // The p99 column of a ratio row is the ratio of the p99s (tails of both commands).
-        p99: c.p99 / b.p99,
-        samples: Math.min(c.samples, b.samples),
-        parts: [
-          { label: row.label, unit: 'ms', ...c },
-          { label: 'node -e 0', unit: 'ms', ...b },
-        ],
-        ...(note === undefined ? {} : { note }),
-      };
-    });
+    return rows.map((row) =>
+      ratioRow(row.id, times.get(row.check)!, times.get(row.baseline)!, row.label, row.id === 'check.startup-ratio' || row.id === 'check.cache-hit-ratio' ? caNote() : undefined),
+    );
   },
 };
+
+/** Which NODE_EXTRA_CA_CERTS the with-CA rows ran with (both commands read it at every start). */
+export function caNote(): string {
+  const caFile = process.env.NODE_EXTRA_CA_CERTS;
+  return caFile === undefined || caFile === '' ? 'NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row' : `NODE_EXTRA_CA_CERTS=${caFile}`;
+}
+
+/** A ratio row: hookwise's median over `node -e 0`'s, each command's own summary shown under it. */
+export function ratioRow(id: TargetId, check: readonly number[], baseline: readonly number[], label: string, note: string | undefined): Measurement {
+  const c = summarize(check);
+  const b = summarize(baseline);
+  return {
+    id,
+    median: c.median / b.median,
+    // The p99 column of a ratio row is the ratio of the p99s (tails of both commands).
+    p99: c.p99 / b.p99,
+    samples: Math.min(c.samples, b.samples),
+    parts: [
+      { label, unit: 'ms', ...c },
+      { label: 'node -e 0', unit: 'ms', ...b },
+    ],
+    ...(note === undefined ? {} : { note }),
+  };
+}
 
 /** Registers the fixture's session (its role) through the built CLI, in the runtime dir of `fixture.env`. */
 export function registerThroughCli(fixture: BenchFixture): void {
