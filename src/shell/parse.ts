@@ -27,29 +27,55 @@ import { unwrap, UnwrapError, type Unwrapped } from './unwrap.js';
 export interface ParseOptions {
   /** How deep shell strings may nest (`bash -c "eval 'sh -c …'"`); deeper is unparseable. Default 5. */
   maxShellDepth?: number;
-  /** Longer commands are unparseable (bounds parse time). Default 131072 characters. */
+  /** Longer commands are unparseable. Default 131072 characters. */
   maxLength?: number;
-  /** Wall time tree-sitter may spend parsing one command, nested shell strings included. Default 100 ms. */
-  parseBudgetMs?: number;
   /** Syntax nodes one command may have, nested shell strings included. Default 6000. */
   maxNodes?: number;
+  /** Parser steps tree-sitter may take for one command, nested shell strings included (see below). Default 5000. */
+  maxParseSteps?: number;
 }
 
 export const DEFAULT_MAX_SHELL_DEPTH = 5;
 export const DEFAULT_MAX_LENGTH = 128 * 1024;
-/**
- * Bounds on pathological input (found by the fuzz test: 80 KB of `{a,b}` took 300 ms). Real commands are
- * far below: a 2 KB compound has ~750 nodes and parses in ~0.4 ms; a long heredoc is a single node.
- */
-/**
- * Generous on purpose: a 2 KB compound parses in 2–4 ms, but a hook process on a loaded machine can wait
- * for the CPU (in CI, 20 ms ran out twice on an ordinary command). The node cap and the length limit are
- * what bound pathological input; this only stops a parse the machine cannot finish in time (→ ask).
- */
-export const DEFAULT_PARSE_BUDGET_MS = 100;
 export const DEFAULT_MAX_NODES = 6_000;
-/** Inputs shorter than this get a second parse attempt when the wall-clock budget runs out (see syntaxTree). */
-const RETRY_BELOW = 8192;
+export const DEFAULT_MAX_PARSE_STEPS = 5_000;
+
+/*
+ * Every bound on parsing counts work done — characters, parser steps, nodes, nesting — and none is a
+ * clock, so parseCommand is a pure function of (command, options): a loaded machine, a daemon busy with
+ * other requests or a slow CI runner cannot turn an ordinary command into "too complex" (another verdict).
+ * No time limit remains even as a safety net: one that could fire would make the verdict depend on load.
+ *
+ * What tree-sitter costs (node binding 0.25; 2-core dev machine, at rest; CPU time):
+ *   - Real commands: ~0.3 µs per parser step (a token processed by one parse version, or a rebalancing
+ *     step), 0.4–1 step per character (the default fits ~7 KB of one-liners, 5–10 KB of script); heredoc
+ *     bodies and quoted strings are a step or two whatever their length. A 128 KiB heredoc parses in ~2 ms.
+ *   - Syntax errors: up to 20–30 µs per step (error handling tries every symbol), error recovery that
+ *     rebuilds a growing ERROR node at every step (quadratic: `${#${#…`, `f() ${f() ${…`), and, at the end
+ *     of the input, accepting a deep error stack (`^`>^`>…`: 1 s for 4 KiB unbounded). The progress
+ *     callback's only other signal, hasError, stays false through most of it, so the step count is what
+ *     bounds it: worst found ~135 ms at the default 5000 steps (`')')')…`, any length past ~5 KiB).
+ *   - The lexer in error recovery can scan ahead to the end of the input for every token, without a step
+ *     (quadratic in characters, ~20 ns each; `$[$[…` took 130 s at 128 KiB): the input is served in
+ *     CHUNK-character pieces through an input function, and the characters served are bounded.
+ * Only one parse per command can be expensive: a syntax error anywhere ends the analysis.
+ * Sources of at most PROGRESS_ABOVE characters are parsed without a progress callback, because the
+ * binding never frees what it allocates for one (~120 bytes a parse; the daemon parses for its whole
+ * life). They are charged one step per character instead: the worst of them costs ~9 ms (`a`>a`>…`,
+ * `.) .) …`), up to ~50 µs a character, the same order as a step at worst.
+ */
+/** tree-sitter calls the progress callback once per this many parser steps (OP_COUNT_PER_PARSER_TIMEOUT_CHECK). */
+const STEPS_PER_PROGRESS = 100;
+/** Longer sources are parsed with a progress callback counting steps; shorter ones are charged their length. */
+const PROGRESS_ABOVE = 256;
+/** Characters tree-sitter gets per call of the input function (the granularity of counting re-reads). */
+const CHUNK = 1024;
+/**
+ * Characters the lexer may be served per character of source, re-reads after looking ahead included
+ * (real commands and scripts: under 3), on top of an allowance for short sources, whose reads at the end count one each.
+ */
+const READS_PER_CHAR = 8;
+const READ_ALLOWANCE = 4096;
 /** Syntax-tree nesting beyond this is unparseable: bounds the walker's recursion (no stack overflow). */
 const MAX_TREE_DEPTH = 256;
 /** One word may brace-expand into at most this many words; beyond, it stays one dynamic word. */
@@ -126,35 +152,66 @@ class Unparseable extends Error {
   override readonly name = 'Unparseable';
 }
 
-/** What one parseCommand may still spend on tree-sitter, across nested shell strings. */
+/** What one parseCommand may still spend on tree-sitter, across nested shell strings: counts of work, never time. */
 interface Budget {
-  deadline: bigint;
-  /** The whole time budget, in µs. */
-  micros: number;
   nodes: number;
+  steps: number;
+  /** The whole step budget, for messages. */
+  maxSteps: number;
+}
+
+/**
+ * The work of the parse under way (tree-sitter parses synchronously, one at a time). Module-level, with
+ * one progress function for every parse: the binding keeps a reference to the function it is given for
+ * ever (see PROGRESS_ABOVE), so that function must not hold on to a command.
+ */
+const work = { steps: 0, stepLimit: 0, served: 0, readLimit: 0 };
+
+function progress(): boolean {
+  work.steps += STEPS_PER_PROGRESS;
+  return work.served > work.readLimit || work.steps > work.stepLimit;
+}
+
+/**
+ * Parse with tree-sitter, bounded by the work it does (see DEFAULT_MAX_PARSE_STEPS): parser steps and
+ * characters read. The same source and budget always stop at the same point, whatever the load.
+ */
+function boundedParse(p: TreeSitter, source: string, where: string, budget: Budget): TreeSitter.Tree {
+  const tooComplex = (): Unparseable => new Unparseable(`${where} is too complex to analyze (more than the ${budget.maxSteps} parser steps allowed per command)`);
+  const counted = source.length > PROGRESS_ABOVE;
+  if (!counted) {
+    budget.steps -= source.length;
+    if (budget.steps < 0) throw tooComplex();
+  }
+  work.steps = 0;
+  work.stepLimit = budget.steps;
+  work.served = 0;
+  work.readLimit = READS_PER_CHAR * source.length + READ_ALLOWANCE;
+  // Past the limit the input ends where the lexer stands (empty reads): the parse winds up at once, and
+  // its tree is discarded.
+  const input = (index: number): string => {
+    if (work.served > work.readLimit) return '';
+    const chunk = source.slice(index, index + CHUNK);
+    // A read at the end (empty) counts too: the lexer backs up and reads again.
+    work.served += chunk.length + 1;
+    return work.served > work.readLimit ? '' : chunk;
+  };
+  // bufferSize holds one chunk and its terminator, so every read goes through `input`, counted.
+  const options: TreeSitter.Options = counted ? { bufferSize: CHUNK + 1, progressCallback: progress } : { bufferSize: CHUNK + 1 };
+  const tree = p.parse(input, null, options) as TreeSitter.Tree | null;
+  // A stopped parse is kept to be resumed; start the next one afresh.
+  if (tree === null) p.reset();
+  if (work.served > work.readLimit) throw new Unparseable(`${where} is too complex to analyze (the parser would read it more than ${READS_PER_CHAR} times over)`);
+  if (work.steps > budget.steps) throw tooComplex();
+  // Nothing else stops a parse; should the binding ever return no tree, fail closed.
+  if (tree === null) throw new Unparseable(`${where} could not be parsed`);
+  budget.steps -= work.steps;
+  return tree;
 }
 
 function syntaxTree(source: string, where: string, budget: Budget): Node {
   if (parser === undefined) loadShellParser();
-  const p = parser!;
-  const left = Number(budget.deadline - process.hrtime.bigint()) / 1000;
-  if (left <= 0) throw new Unparseable(`${where} is too complex to analyze in time`);
-  const attempt = (micros: number): TreeSitter.Tree | null => {
-    // setTimeoutMicros is deprecated in favour of a progress callback, which calls into JS per chunk; the
-    // timeout costs nothing when it does not fire.
-    p.setTimeoutMicros(Math.ceil(micros));
-    const t = p.parse(source) as TreeSitter.Tree | null;
-    p.setTimeoutMicros(0);
-    // The parser keeps a halted parse to resume; start the next one afresh.
-    if (t === null) p.reset();
-    return t;
-  };
-  let tree = attempt(left);
-  // The timeout is wall time: on a busy machine a parse can be halted while it waits for the CPU. Below
-  // RETRY_BELOW characters no input needs anywhere near the budget (the worst found by the fuzz test parses
-  // at ~1.3 µs per character), so a halt there is the machine's fault: retry once with the whole budget.
-  if (tree === null && source.length < RETRY_BELOW) tree = attempt(budget.micros);
-  if (tree === null) throw new Unparseable(`${where} is too complex to analyze in time`);
+  const tree = boundedParse(parser!, source, where, budget);
   budget.nodes -= tree.rootNode.descendantCount;
   if (budget.nodes < 0) throw new Unparseable(`${where} is too large to analyze (more than the allowed syntax nodes)`);
   const cursor = tree.walk();
@@ -285,19 +342,15 @@ function describeError(cursor: TreeSitter.TreeCursor, source: string, where: str
 
 export function parseCommand(command: string, options: ParseOptions = {}): ParseResult {
   if (parser === undefined) {
-    // Outside the time budget: loading is a one-off cost, not a property of the command.
+    // Loading is a one-off cost, not a property of the command.
     try {
       loadShellParser();
     } catch (error) {
       return { ok: false, reason: `hookwise cannot parse shell commands here: ${(error as Error).message}`, segments: [] };
     }
   }
-  const budgetMs = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
-  const budget: Budget = {
-    deadline: process.hrtime.bigint() + BigInt(Math.round(budgetMs * 1e6)),
-    micros: budgetMs * 1000,
-    nodes: options.maxNodes ?? DEFAULT_MAX_NODES,
-  };
+  const maxSteps = options.maxParseSteps ?? DEFAULT_MAX_PARSE_STEPS;
+  const budget: Budget = { nodes: options.maxNodes ?? DEFAULT_MAX_NODES, steps: maxSteps, maxSteps };
   const walker = new Walker(command, options.maxShellDepth ?? DEFAULT_MAX_SHELL_DEPTH, budget);
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   try {

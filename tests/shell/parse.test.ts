@@ -2,6 +2,8 @@
  * parseCommand: Bash → segments, table-driven per category. Each row is a command an agent could send and
  * what hookwise must see in it.
  */
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
 import { commands, segments, unparseable } from './helpers.js';
@@ -479,12 +481,79 @@ describe('unparseable → never allowed, with a reason', () => {
     expect(parseCommand(`bash -c ${shellQuote(command)}`, { maxShellDepth: 6 }).ok).toBe(true);
   });
 
-  it('bounds syntax nesting, length, parse time and tree size', () => {
-    expect(unparseable(`${'$('.repeat(400)}x${')'.repeat(400)}`)).toMatch(/nested more than/);
+  it('bounds syntax nesting, length and tree size', () => {
+    expect(unparseable(`${'$('.repeat(400)}x${')'.repeat(400)}`)).toMatch(/nested more than 256 levels/);
     expect(parseCommand('echo x', { maxLength: 3 })).toMatchObject({ ok: false, reason: expect.stringMatching(/at most 3/) });
-    expect(parseCommand(`echo ${'a $b {c,d} '.repeat(4000)}`, { parseBudgetMs: 0.01 })).toMatchObject({ ok: false, reason: expect.stringMatching(/too complex to analyze in time/) });
     expect(parseCommand('a; '.repeat(100), { maxNodes: 50 })).toMatchObject({ ok: false, reason: expect.stringMatching(/too large/) });
     expect(parseCommand('a; '.repeat(100)).ok).toBe(true);
+  });
+
+  it('bounds the parser steps of a command, nested shell strings included', () => {
+    const tooComplex = (steps: number): RegExp => new RegExp(`too complex to analyze \\(more than the ${steps} parser steps allowed per command\\)`);
+    expect(unparseable(`echo ${'a $b {c,d} '.repeat(4000)}`)).toMatch(tooComplex(5000));
+    // Counted by tree-sitter's progress callback (longer commands) …
+    expect(parseCommand('a; '.repeat(100), { maxParseSteps: 500 })).toMatchObject({ ok: false, reason: expect.stringMatching(tooComplex(500)) });
+    // … or charged one step per character (short ones), across nested shell strings.
+    expect(parseCommand('ls -la', { maxParseSteps: 5 })).toMatchObject({ ok: false, reason: expect.stringMatching(tooComplex(5)) });
+    const nested = `bash -c '${'a; '.repeat(60)}'`;
+    expect(parseCommand(nested, { maxParseSteps: 300 })).toMatchObject({ ok: false, reason: expect.stringMatching(/^the code run by bash -c is too complex/) });
+    expect(parseCommand(nested, { maxParseSteps: 400 })).toMatchObject({ ok: true });
+  });
+
+  it('stops the syntax errors that keep tree-sitter busy, by counting its work', () => {
+    // Error handling at every step, a growing ERROR node: stopped by the step count.
+    expect(unparseable(`')`.repeat(8000))).toMatch(/too complex to analyze \(more than the 5000 parser steps/);
+    expect(unparseable('${'.repeat(4000))).toMatch(/too complex to analyze \(more than the 5000 parser steps/);
+    // A lexer that scans ahead to the end for every token: stopped by the characters it reads.
+    expect(unparseable('$['.repeat(2000))).toMatch(/too complex to analyze \(the parser would read it more than 8 times over\)/);
+    expect(unparseable('a=('.repeat(1000))).toMatch(/would read it more than 8 times over/);
+    // Short garbage stays a plain syntax error.
+    expect(unparseable('${#'.repeat(70))).toMatch(/Bash syntax error at character 0/);
+  });
+
+  it('long commands that are long for a simple reason pass every work bound', () => {
+    const body = 'some text $x `y` "z"\n'.repeat(6000);
+    expect(parseCommand(`cat > notes.txt <<'EOF'\n${body}EOF`)).toMatchObject({ ok: true, segments: [{ name: 'cat' }] });
+    expect(parseCommand(`git commit -m ${JSON.stringify('a long message. '.repeat(6000))}`)).toMatchObject({ ok: true, segments: [{ name: 'git' }] });
+    expect(commands(`python3 -c '${'print(1)\n'.repeat(10_000)}' && echo done`)).toHaveLength(2);
+  });
+
+  it('is a pure function of the command: the same result while other processes saturate the CPU', { timeout: 120_000 }, async () => {
+    // Inputs that make tree-sitter work hard, each stopped by a different bound or by none: under a
+    // wall-clock budget, a busy machine would turn some of them into "too complex to analyze in time".
+    const inputs = [
+      `')`.repeat(8000),
+      '${'.repeat(4000),
+      '${#'.repeat(700),
+      '${#'.repeat(2730),
+      '[[ a == '.repeat(1000),
+      '$['.repeat(2000),
+      `^\`>`.repeat(85),
+      `echo ${'$'.repeat(1000)}`,
+      'a; '.repeat(1200),
+      `bash -c '${'a; '.repeat(80)}' && sh -c "${'b && '.repeat(40)}c"`,
+      `cat > big.txt <<'EOF'\n${'line $x\n'.repeat(15_000)}EOF`,
+      `${'$('.repeat(200)}x${')'.repeat(200)}`,
+      `for f in *.ts; do ${'grep -q x "$f" && echo "$f"; '.repeat(40)}done`,
+    ];
+    const atRest = inputs.map((input) => parseCommand(input));
+    const busy = Array.from({ length: Math.min(8, Math.max(2, availableParallelism())) }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    try {
+      await Promise.all(busy.map((child) => new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject))));
+      // Let them get going, then parse everything a few times while they compete for every core.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let round = 0; round < 3; round++) {
+        inputs.forEach((input, i) => expect(parseCommand(input), `input ${i}, round ${round}`).toEqual(atRest[i]));
+      }
+    } finally {
+      for (const child of busy) child.kill('SIGKILL');
+    }
+    // Not a vacuous comparison: the set holds commands that parse, syntax errors, and each work bound.
+    const reasons = atRest.map((r) => (r.ok ? 'ok' : r.reason));
+    expect(reasons).toContain('ok');
+    expect(reasons.some((r) => /parser steps allowed/.test(r))).toBe(true);
+    expect(reasons.some((r) => /read it more than/.test(r))).toBe(true);
+    expect(reasons.some((r) => /syntax error|incomplete/.test(r))).toBe(true);
   });
 
   it('keeps the segments it saw before giving up (for explain)', () => {
