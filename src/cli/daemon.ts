@@ -36,6 +36,13 @@ export async function serveCommand(o: ServeCliOptions): Promise<void> {
   try {
     const http = o.http === undefined || o.http === false ? undefined : await ensureHttpConfig(where, o.http === true ? undefined : parsePort(o.http));
     daemon = await serve({ where, log, idleExitMs: Number(o.idleExit ?? 0) * 1000, ...(http === undefined ? {} : { http }) });
+    if (o.startLock !== undefined && !existsSync(o.startLock)) {
+      // The runtime directory was removed while this daemon started (and serve() made a new one): nobody
+      // will look for it there.
+      log('the runtime directory went away while starting: exiting');
+      await daemon.close();
+      return;
+    }
   } finally {
     releaseStartLock();
   }

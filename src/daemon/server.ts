@@ -195,8 +195,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   // deleted, another daemon took over) has nobody to serve and exits; so does an idle one, if asked to.
   const housekeeping = setInterval(() => {
     const current = lstatSync(paths.socket, { throwIfNoEntry: false }) as Stats | undefined;
-    if (current === undefined || current.ino !== socketIno) {
-      log('socket removed or replaced: exiting');
+    if (current === undefined || current.ino !== socketIno || !existsSync(paths.state)) {
+      log('socket or state file removed or replaced: exiting');
       void close();
     } else if (options.idleExitMs !== undefined && options.idleExitMs > 0 && Date.now() - lastRequest > options.idleExitMs) {
       log(`idle for ${Math.round(options.idleExitMs / 1000)} s: exiting`);
@@ -334,9 +334,16 @@ function listen(server: Server, where: string | { host: string; port: number }):
   });
 }
 
+/** Calls in flight get this long to finish when the daemon stops; then their connections are cut. */
+const DRAIN_MS = 5000;
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

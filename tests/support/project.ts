@@ -1,5 +1,5 @@
 /** Real temp projects for tests: a git-rooted dir, a private runtime dir and user config dir. */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -22,8 +22,29 @@ export interface TestProject {
 
 const cleanups: string[] = [];
 afterEach(() => {
-  while (cleanups.length > 0) rmSync(cleanups.pop()!, { recursive: true, force: true });
+  while (cleanups.length > 0) {
+    const base = cleanups.pop()!;
+    stopDaemonIn(join(base, 'runtime'));
+    // A daemon still stopping may write its last lines meanwhile: retry on ENOTEMPTY.
+    rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
 });
+
+/** A hook call a test spawned may have started a daemon in the project's runtime dir: stop it first. */
+function stopDaemonIn(runtimeDir: string): void {
+  let pid: number | undefined;
+  try {
+    pid = (JSON.parse(readFileSync(join(runtimeDir, 'daemon.json'), 'utf8')) as { pid?: number }).pid;
+  } catch {
+    return; // none ran, or it is gone
+  }
+  if (typeof pid !== 'number' || pid === process.pid) return; // a daemon in this very process is the test's to close
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
 
 export function makeProject(options: { git?: boolean } = {}): TestProject {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-test-')));
