@@ -6,7 +6,10 @@
  *   `X-Hookwise-Role: $HOOKWISE_ROLE` (interpolated by the client because of `allowedEnvVars`).
  * - With the daemon down, `onFailure: "block"` blocks the call (fail closed) instead of failing open.
  * - Step time: the cost per tool call of each way of wiring hookwise, against no hooks, in one run
- *   (a logged table; HOOKWISE_E2E_STEP_TARGET=1 also asserts http ≤ 1.1× no hooks).
+ *   (a logged table; HOOKWISE_E2E_STEP_TARGET=1 also asserts http ≤ 1.1× no hooks). A floor reference
+ *   row sends the same http hook to a trivial server in the test process that answers "allow" at once:
+ *   what is left is the client's own http-hook cost, not hookwise's. The table also logs how many TCP
+ *   connections each http run opened to its server (does the client reuse one across the calls?).
  *
  * Every daemon here is started with the sandbox's HOME / HOOKWISE_RUNTIME_DIR / HOOKWISE_CONFIG_DIR and
  * stopped in afterAll. Skip with HOOKWISE_SKIP_E2E=1.
@@ -14,6 +17,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +204,75 @@ function recommendedWiring(port: number, token: string, sessionHooks: boolean): 
   return hooks;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The floor reference for the http wiring: a server that does nothing but answer "allow".
+
+/** What the trivial server answers to every POST, at once. */
+const FIXED_ALLOW = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'fixed' } });
+
+interface TrivialServer {
+  server: Server;
+  port: number;
+  token: string;
+  /** Since start: TCP connections accepted, POSTs answered, and POSTs without the expected Authorization. */
+  connections: number;
+  posts: number;
+  unauthorized: number;
+}
+
+/**
+ * A minimal node:http server on 127.0.0.1 (random port) in the test process. Only its keep-alive timeout
+ * is the daemon's (30 s), so that both keep an idle client connection for as long.
+ */
+async function startTrivialServer(): Promise<TrivialServer> {
+  const token = randomUUID();
+  const trivial: TrivialServer = { server: createServer({ keepAliveTimeout: 30_000 }), port: 0, token, connections: 0, posts: 0, unauthorized: 0 };
+  trivial.server.on('connection', () => void trivial.connections++);
+  trivial.server.on('request', (req, res) => {
+    req.resume();
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    trivial.posts++;
+    if (req.headers.authorization !== `Bearer ${token}`) trivial.unauthorized++;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(FIXED_ALLOW) }).end(FIXED_ALLOW);
+  });
+  await new Promise<void>((resolve, reject) => {
+    trivial.server.once('error', reject);
+    trivial.server.listen(0, '127.0.0.1', () => resolve());
+  });
+  trivial.port = (trivial.server.address() as AddressInfo).port;
+  return trivial;
+}
+
+/**
+ * The TCP connections between 127.0.0.1 and 127.0.0.1:port listed by the kernel now (any state but
+ * LISTEN; a closed one stays listed in TIME_WAIT for 60 s), each named by its other end's port. The
+ * difference of two snapshots around a client run counts the connections that run opened to a server
+ * that cannot count them itself (the daemon) without touching it. Undefined without /proc/net/tcp.
+ */
+function tcpPeersOf(port: number): Set<number> | undefined {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/tcp', 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Rows are "sl local rem st ...", addresses as hex "0100007F:PORT" (127.0.0.1); st 0A is LISTEN.
+  const loopbackPort = (field: string | undefined): number | undefined => (field?.startsWith('0100007F:') ? parseInt(field.slice(9), 16) : undefined);
+  const peers = new Set<number>();
+  for (const line of table.split('\n').slice(1)) {
+    const [, local, remote, state] = line.trim().split(/\s+/);
+    const localPort = loopbackPort(local);
+    const remotePort = loopbackPort(remote);
+    if (localPort === undefined || remotePort === undefined || state === '0A') continue;
+    if (localPort === port) peers.add(remotePort);
+    else if (remotePort === port) peers.add(localPort);
+  }
+  return peers;
+}
+
 function describeRun(result: ClaudeRunResult): string {
   return [
     `exit=${result.exitCode} signal=${result.signal} timedOut=${result.timedOut} ${result.durationMs} ms`,
@@ -227,6 +302,15 @@ afterAll(() => {
 
 describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
   let http: { port: number; token: string };
+  /** The step-time test's floor reference, started by that test. */
+  let trivial: TrivialServer | undefined;
+
+  afterAll(async () => {
+    if (trivial === undefined) return;
+    const { server } = trivial;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   beforeAll(async () => {
     await ensureClaude();
@@ -284,8 +368,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
   );
 
   it(
-    'step time per tool call: no hooks vs command hook (in process / thin client), http hook, plugin wrapper',
+    'step time per tool call: no hooks vs command hook (in process / thin client), http hook, plugin wrapper, http hook to a trivial server',
     async () => {
+      trivial = await startTrivialServer();
       // The plugin wrapper runs $HOOKWISE_BIN; dist/hookwise.cjs is `#!/usr/bin/env node`, so go through a
       // wrapper naming this node unless PATH's node is this very one.
       const pathNode = spawnSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).stdout.trim();
@@ -300,10 +385,15 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         label: string;
         hooks: ClaudeHooksConfig;
         env: Record<string, string>;
-        /** Where the decisions are made: by the daemon, in the hook process, or nowhere. */
-        decider: 'daemon' | 'process' | 'none';
+        /**
+         * Where the decisions are made: by the daemon, in the hook process, nowhere, or by the trivial server
+         * (a fixed "allow": hookwise decides nothing either).
+         */
+        decider: 'daemon' | 'process' | 'none' | 'trivial';
         /** NODE_EXTRA_CA_CERTS of the hook processes: set, unset, or no hook process at all. */
         ca: 'set' | 'unset' | '-';
+        /** For http hooks: the port of their server, whose TCP connections per run are counted. */
+        httpPort?: number;
       }
       const wirings: Wiring[] = [];
       // Only the hook processes' NODE_EXTRA_CA_CERTS differs (a prefix of the hook command); the client's
@@ -315,12 +405,18 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       wirings.push({ label: '(0) no hooks', hooks: {}, env: {}, decider: 'none', ca: '-' });
       withCommand('(1) command, HOOKWISE_DAEMON=off', hookwiseCommand('check --host claude'), { HOOKWISE_DAEMON: 'off' }, 'process');
       withCommand('(2) command, thin client', hookwiseCommand('check --host claude'), {}, 'daemon');
-      wirings.push({ label: '(3) http', hooks: { PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }] }, env: {}, decider: 'daemon', ca: '-' });
-      wirings.push({ label: '(3b) http Pre + PostToolUse', hooks: recommendedWiring(http.port, http.token, false), env: {}, decider: 'daemon', ca: '-' });
+      wirings.push({ label: '(3) http', hooks: { PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }] }, env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
+      wirings.push({ label: '(3b) http Pre + PostToolUse', hooks: recommendedWiring(http.port, http.token, false), env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
       withCommand('(4) plugin sh wrapper, daemon', `sh ${q(PLUGIN_HOOK)} check --host claude`, { HOOKWISE_BIN: hookwiseBin }, 'daemon');
+      // The floor: (3)'s very hook (same fields, its own token) to a server that answers "allow" at once.
+      const floorHook = httpHook(trivial.port, trivial.token, true);
+      wirings.push({ label: '(5) http, trivial server', hooks: { PreToolUse: [{ matcher: '*', hooks: [floorHook] }] }, env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
 
       const projects = wirings.map((_, i) => project(`step-${i}`));
       const steps: number[][][] = wirings.map(() => []);
+      /** Per wiring and round: TCP connections to its http server, seen in /proc/net/tcp and (trivial server) accepted. */
+      const tcpSeen: (number | undefined)[][] = wirings.map(() => []);
+      const tcpAccepted: number[][] = wirings.map(() => []);
       const started = Date.now();
       for (let round = 0; round < STEP_ROUNDS; round++) {
         for (let k = 0; k < wirings.length; k++) {
@@ -328,6 +424,8 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           const w = wirings[i]!;
           const sessionId = randomUUID();
           const before = decisions();
+          const trivialBefore = { connections: trivial.connections, posts: trivial.posts, unauthorized: trivial.unauthorized };
+          const peersBefore = w.httpPort === undefined ? undefined : tcpPeersOf(w.httpPort);
           const result = await runClaude({
             cwd: projects[i]!,
             home,
@@ -339,6 +437,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             hookSettings: w.hooks,
             timeoutMs: RUN_TIMEOUT_MS - 10_000,
           });
+          const peersAfter = w.httpPort === undefined ? undefined : tcpPeersOf(w.httpPort);
+          tcpSeen[i]!.push(peersBefore === undefined || peersAfter === undefined ? undefined : [...peersAfter].filter((p) => !peersBefore.has(p)).length);
+          tcpAccepted[i]!.push(trivial.connections - trivialBefore.connections);
           const why = `${w.label} (NODE_EXTRA_CA_CERTS ${w.ca})\n${describeRun(result)}`;
           // Functional facts only: every call was allowed and ran, decided where this wiring decides.
           expect(result.exitCode, why).toBe(0);
@@ -349,7 +450,10 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           }
           const audit = auditOf(sessionId);
           const served = decisions() - before;
-          if (w.decider === 'none') {
+          // Only the floor row reaches the trivial server: one authorized POST per call.
+          expect(trivial.posts - trivialBefore.posts, why).toBe(w.decider === 'trivial' ? STEP_CALLS : 0);
+          expect(trivial.unauthorized - trivialBefore.unauthorized, why).toBe(0);
+          if (w.decider === 'none' || w.decider === 'trivial') {
             expect(audit).toEqual([]);
           } else {
             expect(audit, why).toHaveLength(STEP_CALLS);
@@ -377,6 +481,12 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           return `  ${w.label.padEnd(34)} ${ca.padEnd(20)} ${fmt(m, 9)}  ${fmt(m - base0, 10)}  ${(m / base0).toFixed(2).padStart(5)}  ${fmt(Math.min(...rounds), 10)}  ${rounds.map((r) => r.toFixed(0)).join(' ')}`;
         }),
         `  (the daemon's own time per decision, over this whole file so far: p50 ${daemon.p50_ms} ms, p99 ${daemon.p99_ms} ms)`,
+        `  TCP connections per run (${STEP_CALLS} calls) to the http hooks' server, per round:`,
+        ...wirings.flatMap((w, i) => {
+          if (w.httpPort === undefined) return [];
+          const seen = `/proc/net/tcp ${tcpSeen[i]!.map((n) => n ?? '?').join(' ')}`;
+          return [`  ${w.label.padEnd(34)} ${w.decider === 'trivial' ? `accepted ${tcpAccepted[i]!.join(' ')}; ${seen}` : seen}`];
+        }),
       ];
       console.log(lines.join('\n'));
 
