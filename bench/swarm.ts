@@ -51,6 +51,11 @@ export interface SwarmOptions {
   seconds?: number;
   /** A smaller payload mix and shorter defaults: a smoke test. */
   quick?: boolean;
+  /**
+   * Calls per second each client sends at most (paced, like an agent that thinks between tool calls); absent,
+   * each sends its next call as soon as the last is answered (saturation). Latency at a realistic load.
+   */
+  rate?: number;
   progress?: (message: string) => void;
   /** Node options for the daemon process, e.g. ['--cpu-prof', '--cpu-prof-dir', dir] to profile it. */
   daemonNodeArgs?: readonly string[];
@@ -74,6 +79,8 @@ export interface SwarmReport {
   meta: { node: string; platform: string; cpus: number; cpuModel: string; date: string; quick: boolean; loadavg: number[] };
   clients: number;
   seconds: number;
+  /** Calls per second per client, or null: as fast as answered. */
+  rate: number | null;
   payloads: {
     distinct: number;
     byKind: Record<PayloadKind, number>;
@@ -191,8 +198,16 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
             const agent = new Agent({ keepAlive: true, maxSockets: 1 });
             try {
               // Each client walks the whole mix from its own starting point.
-              for (let i = Math.floor((c * payloads.length) / clients); process.hrtime.bigint() < deadline; i++) {
+              const first = Math.floor((c * payloads.length) / clients);
+              for (let i = first; process.hrtime.bigint() < deadline; i++) {
                 const p = payloads[i % payloads.length]!;
+                if (options.rate !== undefined) {
+                  // Client c starts at its own offset within the first period, so the swarm does not send in lockstep.
+                  const due = started + BigInt(Math.round(((i - first) / options.rate + c / (clients * options.rate)) * 1e9));
+                  const wait = Number(due - process.hrtime.bigint()) / 1e6;
+                  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+                  if (process.hrtime.bigint() >= deadline) break;
+                }
                 const t0 = process.hrtime.bigint();
                 const answer = await post(target, agent, p.body);
                 const t1 = process.hrtime.bigint();
@@ -227,6 +242,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
         meta: { ...benchMeta(quick), loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
         clients,
         seconds,
+        rate: options.rate ?? null,
         payloads: {
           distinct: payloads.length,
           byKind,
@@ -499,7 +515,7 @@ export function renderSwarm(r: SwarmReport): string {
       .join(', ')}`,
     `             ${r.payloads.stateChanging.length} changed state when decided (compared by verdict and exit code)${r.payloads.stateChanging.length === 0 ? '' : ':'}`,
     ...r.payloads.stateChanging.slice(0, 5).map((s) => `               ${s.label}: ${s.first} → ${s.second}`),
-    `clients      ${r.clients} keep-alive connections for ${r.seconds} s (${f(r.elapsedS)} s to the last answer), after one warm-up pass of ${r.warmup.answers}`,
+    `clients      ${r.clients} keep-alive connections for ${r.seconds} s${r.rate === null ? ', each as fast as answered' : `, each at most ${r.rate} calls/s`} (${f(r.elapsedS)} s to the last answer), after one warm-up pass of ${r.warmup.answers}`,
     '',
     `decisions/s  ${f(r.decisionsPerS, 0)}   (${r.decisions} decisions)   target ≥ ${r.targets.decisionsPerS}: ${met(r.decisionsPerS >= r.targets.decisionsPerS)}`,
     `latency      p50 ${f(r.latencyMs.p50)} ms, p99 ${f(r.latencyMs.p99)} ms, max ${f(r.latencyMs.max)} ms, mean ${f(r.latencyMs.mean)} ms (client side)   target p99 < ${r.targets.p99Ms} ms: ${met(r.latencyMs.p99 < r.targets.p99Ms)}`,

@@ -78,6 +78,8 @@ export interface SwarmCommandOptions {
   clients?: string;
   /** As typed: a positive number. */
   seconds?: string;
+  /** As typed: calls per second per client. */
+  rate?: string;
   quick?: boolean;
   json?: boolean;
 }
@@ -95,6 +97,11 @@ export async function swarm(options: SwarmCommandOptions, print: (text: string) 
   if (options.clients !== undefined) {
     if (!/^\d{1,4}$/.test(options.clients) || Number(options.clients) < 1) throw new HookwiseError('USAGE', `--clients takes an integer from 1 to 9999, not "${options.clients}"`);
     run.clients = Number(options.clients);
+  }
+  if (options.rate !== undefined) {
+    const rate = Number(options.rate);
+    if (!/^\d+(\.\d+)?$/.test(options.rate) || !(rate > 0) || rate > 10_000) throw new HookwiseError('USAGE', `--rate takes calls per second per client above 0 and up to 10000, not "${options.rate}"`);
+    run.rate = rate;
   }
   if (options.seconds !== undefined) {
     const seconds = Number(options.seconds);

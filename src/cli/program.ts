@@ -240,7 +240,8 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
     .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string; swarm?: boolean; clients?: string; seconds?: string }) => {
+    .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string; swarm?: boolean; clients?: string; seconds?: string; rate?: string }) => {
       if (o.swarm === true) {
         const { swarm } = await import('./bench.js');
         await swarm(o, (text) => print(text));
