@@ -10,6 +10,12 @@
  *   row sends the same http hook to a trivial server in the test process that answers "allow" at once:
  *   what is left is the client's own http-hook cost, not hookwise's. The table also logs how many TCP
  *   connections each http run opened to its server (does the client reuse one across the calls?).
+ * - `async: true` on an http PostToolUse handler (rows 3c, 5b–5d): Claude Code 2.1.330 still calls the hook
+ *   (the daemon serves 2 calls per tool call, as without it), but the step waits for it all the same: a
+ *   PostToolUse http hook answered after 250 ms costs the step those 250 ms with or without `async`, while an
+ *   async *command* hook as slow costs nothing. So install's http PostToolUse rightly has no `async`.
+ * - Learning over http: hookwise asks, the human allows at the client's prompt (stream-json), the
+ *   PostToolUse POST records the approval, and the next session is allowed from memory (exact-cache).
  *
  * Every daemon here is started with the sandbox's HOME / HOOKWISE_RUNTIME_DIR / HOOKWISE_CONFIG_DIR and
  * stopped in afterAll. Skip with HOOKWISE_SKIP_E2E=1.
@@ -22,13 +28,18 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
+import { COMMAND, OUTPUT, STAMP } from './support/learning.js';
+import type { UserRecord } from './support/learning.js';
 import { runClaude } from './support/run-host.js';
-import type { ClaudeHookHandler, ClaudeHooksConfig, ClaudeRunResult } from './support/run-host.js';
+import type { ClaudeHooksConfig, ClaudeHttpHook, ClaudeRunResult } from './support/run-host.js';
 import { median, stepTimesMs } from './support/step-time.js';
+import { startClaudeStreamJson } from './support/stream-json.js';
+import type { ClaudeStreamSession } from './support/stream-json.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const STEP_TARGET = process.env.HOOKWISE_E2E_STEP_TARGET === '1';
@@ -40,6 +51,8 @@ const CONTENT = 'written by the agent\n';
 /** Step-time runs: tool calls per run, and rounds over all wirings (interleaved, order rotated per round). */
 const STEP_CALLS = 20;
 const STEP_ROUNDS = Number(process.env.HOOKWISE_E2E_STEP_ROUNDS ?? 3);
+/** One wait for the stream-json client (a prompt, a turn's result). */
+const LEARN_WAIT_MS = 60_000;
 /** A CA bundle for the "with NODE_EXTRA_CA_CERTS" variants (the test's own setting, else the system's). */
 const CA_BUNDLE = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find((f) => f !== undefined && f !== '' && existsSync(f));
 
@@ -177,7 +190,7 @@ function auditOf(sessionId: string): { role: string | null; verdict: string; tie
 // ---------------------------------------------------------------------------------------------------------
 // The wiring we recommend: exactly what `hookwise install --claude` writes (taken from its dry run).
 
-function httpHook(port: number, token: string, gate: boolean): ClaudeHookHandler {
+function httpHook(port: number, token: string, gate: boolean): ClaudeHttpHook {
   return {
     type: 'http',
     url: `http://127.0.0.1:${port}/v1/hook/claude`,
@@ -204,11 +217,44 @@ function recommendedWiring(port: number, token: string, sessionHooks: boolean): 
   return hooks;
 }
 
+/** The same hooks with `async: true` on the PostToolUse (learning) http handlers: is it honoured for http? */
+function withAsyncPostToolUse(hooks: ClaudeHooksConfig): ClaudeHooksConfig {
+  const post = hooks.PostToolUse;
+  expect(post, 'the wiring has a PostToolUse entry').toBeDefined();
+  return { ...hooks, PostToolUse: post!.map((g) => ({ ...g, hooks: g.hooks.map((h) => (h.type === 'http' ? { ...h, async: true } : h)) })) };
+}
+
+/** How many http handlers these hooks have, over all events: POSTs per tool call. */
+function httpHandlers(hooks: ClaudeHooksConfig): number {
+  return Object.values(hooks).reduce((n, groups) => n + (groups ?? []).reduce((m, g) => m + g.hooks.filter((h) => h.type === 'http').length, 0), 0);
+}
+
+/** Whether any http handler of these hooks is `async`. */
+function hasAsyncHttp(hooks: ClaudeHooksConfig): boolean {
+  return Object.values(hooks).some((groups) => groups?.some((g) => g.hooks.some((h) => h.type === 'http' && h.async === true)));
+}
+
+/** A counter once it reaches `expected` (an async hook's POST may land after the client's last request), or as it is after `timeoutMs`. */
+async function counterReaching(read: () => number, expected: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = read();
+    if (now >= expected || Date.now() > deadline) return now;
+    await sleep(200);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The floor reference for the http wiring: a server that does nothing but answer "allow".
 
 /** What the trivial server answers to every POST, at once. */
 const FIXED_ALLOW = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'fixed' } });
+/**
+ * The trivial server's slow path (a PostToolUse handler's URL): it answers `{}` only after SLOW_POST_MS. A
+ * step that waits for the hook grows by that much; one that does not (an honoured `async`) stays as it was.
+ */
+const SLOW_PATH = '/slow';
+const SLOW_POST_MS = 250;
 
 interface TrivialServer {
   server: Server;
@@ -236,6 +282,12 @@ async function startTrivialServer(): Promise<TrivialServer> {
     }
     trivial.posts++;
     if (req.headers.authorization !== `Bearer ${token}`) trivial.unauthorized++;
+    if (req.url === SLOW_PATH) {
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 }).end('{}');
+      }, SLOW_POST_MS);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(FIXED_ALLOW) }).end(FIXED_ALLOW);
   });
   await new Promise<void>((resolve, reject) => {
@@ -304,8 +356,11 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
   let http: { port: number; token: string };
   /** The step-time test's floor reference, started by that test. */
   let trivial: TrivialServer | undefined;
+  /** The learning test's stream-json clients: closed (killed if need be) even when the test failed. */
+  const sessions: ClaudeStreamSession[] = [];
 
   afterAll(async () => {
+    await Promise.all(sessions.map((s) => s.close(5_000)));
     if (trivial === undefined) return;
     const { server } = trivial;
     server.closeAllConnections();
@@ -407,16 +462,36 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       withCommand('(2) command, thin client', hookwiseCommand('check --host claude'), {}, 'daemon');
       wirings.push({ label: '(3) http', hooks: { PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }] }, env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
       wirings.push({ label: '(3b) http Pre + PostToolUse', hooks: recommendedWiring(http.port, http.token, false), env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
+      // (3b) with `async: true` on the PostToolUse http handler: still called (the counter), no longer waited for (the step)?
+      const asyncPost = withAsyncPostToolUse(recommendedWiring(http.port, http.token, false));
+      wirings.push({ label: '(3c) http Pre + async PostToolUse', hooks: asyncPost, env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
       withCommand('(4) plugin sh wrapper, daemon', `sh ${q(PLUGIN_HOOK)} check --host claude`, { HOOKWISE_BIN: hookwiseBin }, 'daemon');
       // The floor: (3)'s very hook (same fields, its own token) to a server that answers "allow" at once.
       const floorHook = httpHook(trivial.port, trivial.token, true);
       wirings.push({ label: '(5) http, trivial server', hooks: { PreToolUse: [{ matcher: '*', hooks: [floorHook] }] }, env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      // Does the step wait for an (async) http PostToolUse? (5) plus a PostToolUse hook answered after SLOW_POST_MS.
+      const slowPost: ClaudeHttpHook = { ...httpHook(trivial.port, trivial.token, false), url: `http://127.0.0.1:${trivial.port}${SLOW_PATH}` };
+      const slowPostHooks = (async: boolean): ClaudeHooksConfig => ({
+        PreToolUse: [{ matcher: '*', hooks: [floorHook] }],
+        PostToolUse: [{ matcher: '*', hooks: [async ? { ...slowPost, async: true } : slowPost] }],
+      });
+      wirings.push({ label: '(5b) trivial + slow PostToolUse', hooks: slowPostHooks(false), env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      wirings.push({ label: '(5c) trivial + slow async PostTU', hooks: slowPostHooks(true), env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      // The control: an async *command* PostToolUse as slow as (5b)'s. If the step stays at (5), this measurement does see an honoured `async`.
+      const slowAsyncCommand: ClaudeHooksConfig = {
+        PreToolUse: [{ matcher: '*', hooks: [floorHook] }],
+        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >/dev/null; sleep ${SLOW_POST_MS / 1000}`, timeout: 30, async: true }] }],
+      };
+      wirings.push({ label: '(5d) trivial + slow async command', hooks: slowAsyncCommand, env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
 
       const projects = wirings.map((_, i) => project(`step-${i}`));
       const steps: number[][][] = wirings.map(() => []);
       /** Per wiring and round: TCP connections to its http server, seen in /proc/net/tcp and (trivial server) accepted. */
       const tcpSeen: (number | undefined)[][] = wirings.map(() => []);
       const tcpAccepted: number[][] = wirings.map(() => []);
+      /** Per wiring and round: hook calls the daemon served for the run (PreToolUse, and PostToolUse if wired). */
+      const servedByDaemon: number[][] = wirings.map(() => []);
+      const postsToTrivial: number[][] = wirings.map(() => []);
       const started = Date.now();
       for (let round = 0; round < STEP_ROUNDS; round++) {
         for (let k = 0; k < wirings.length; k++) {
@@ -449,9 +524,16 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             expect(r.text, why).toMatch(/On branch main/);
           }
           const audit = auditOf(sessionId);
-          const served = decisions() - before;
-          // Only the floor row reaches the trivial server: one authorized POST per call.
-          expect(trivial.posts - trivialBefore.posts, why).toBe(w.decider === 'trivial' ? STEP_CALLS : 0);
+          const expectedServed = w.decider === 'daemon' ? STEP_CALLS * (w.hooks.PostToolUse === undefined ? 1 : 2) : 0;
+          // An async hook's POST may still be on its way when the client's last model request arrives.
+          const settle = hasAsyncHttp(w.hooks) ? 5_000 : 0;
+          const served = (await counterReaching(decisions, before + expectedServed, settle)) - before;
+          servedByDaemon[i]!.push(served);
+          // Only the floor rows reach the trivial server: one authorized POST per call and hooked event.
+          const expectedPosts = w.decider === 'trivial' ? STEP_CALLS * httpHandlers(w.hooks) : 0;
+          const posts = (await counterReaching(() => trivial!.posts, trivialBefore.posts + expectedPosts, settle)) - trivialBefore.posts;
+          postsToTrivial[i]!.push(posts);
+          expect(posts, `${why}\nthe trivial server got ${posts} POSTs, expected ${expectedPosts}`).toBe(expectedPosts);
           expect(trivial.unauthorized - trivialBefore.unauthorized, why).toBe(0);
           if (w.decider === 'none' || w.decider === 'trivial') {
             expect(audit).toEqual([]);
@@ -459,7 +541,7 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             expect(audit, why).toHaveLength(STEP_CALLS);
             expect(audit.every((a) => a.verdict === 'allow' && a.role === 'coder' && a.tool === 'Bash'), JSON.stringify(audit)).toBe(true);
           }
-          expect(served, why).toBe(w.decider === 'daemon' ? STEP_CALLS * (w.hooks.PostToolUse === undefined ? 1 : 2) : 0);
+          expect(served, `${why}\ndaemon served ${served} hook calls, expected ${expectedServed}`).toBe(expectedServed);
           const gaps = stepTimesMs(result.requests);
           expect(gaps, why).toHaveLength(STEP_CALLS);
           steps[i]!.push(gaps);
@@ -487,6 +569,12 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           const seen = `/proc/net/tcp ${tcpSeen[i]!.map((n) => n ?? '?').join(' ')}`;
           return [`  ${w.label.padEnd(34)} ${w.decider === 'trivial' ? `accepted ${tcpAccepted[i]!.join(' ')}; ${seen}` : seen}`];
         }),
+        `  hook calls served per run (${STEP_CALLS} calls) by the daemon / the trivial server, per round:`,
+        ...wirings.flatMap((w, i) =>
+          w.decider === 'daemon' ? [`  ${w.label.padEnd(34)} daemon ${servedByDaemon[i]!.join(' ')}`] : w.decider === 'trivial' ? [`  ${w.label.padEnd(34)} trivial ${postsToTrivial[i]!.join(' ')}`] : [],
+        ),
+        `  (5b)/(5c): (5) plus a PostToolUse http hook the trivial server answers after ${SLOW_POST_MS} ms, plain / \`async: true\`; ` +
+          `(5d): (5) plus an \`async: true\` command PostToolUse hook taking ${SLOW_POST_MS} ms`,
       ];
       console.log(lines.join('\n'));
 
@@ -495,8 +583,94 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         expect(medianOf(httpIndex) / base0, lines.join('\n')).toBeLessThanOrEqual(1.1);
       }
     },
-    // Budget: each run is a client start (~2 s) plus 20 steps.
-    5 * 60_000,
+    // Budget: each run is a client start (~2 s) plus 20 steps; a round of all wirings took ~55 s (2 CPUs).
+    (1 + 2 * STEP_ROUNDS) * 60_000,
+  );
+
+  it(
+    'learning over http: an allow at the client’s prompt is recorded through the daemon’s PostToolUse endpoint, and the next session is allowed from memory (exact-cache)',
+    async () => {
+      // A sandbox project with a harmless `make deploy-staging` that no tier decides for a coder: hookwise asks.
+      const cwd = project('learning');
+      writeFileSync(join(cwd, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
+      // Exactly what install writes, session hooks included. Not `async: true` on the PostToolUse handler:
+      // 2.1.330 waits for an http hook all the same (see the step-time test's rows 5b/5c).
+      const hooks = recommendedWiring(http.port, http.token, true);
+      mkdirSync(join(cwd, '.claude'));
+      writeFileSync(join(cwd, '.claude', 'settings.json'), `${JSON.stringify({ hooks }, null, 2)}\n`);
+      const userRules = join(hookwiseEnv.HOOKWISE_CONFIG_DIR, 'user', 'rules.jsonl');
+      const userRecords = (): UserRecord[] =>
+        existsSync(userRules)
+          ? readFileSync(userRules, 'utf8')
+              .split('\n')
+              .filter((line) => line.trim() !== '')
+              .map((line) => JSON.parse(line) as UserRecord)
+          : [];
+      const learned = (): UserRecord | undefined => userRecords().find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
+      expect(learned(), 'nothing learned for this command yet').toBeUndefined();
+      /** A new client session (role coder, through the http hooks' header) making one Bash call of COMMAND. */
+      const session = async (): Promise<ClaudeStreamSession> => {
+        const s = await startClaudeStreamJson({
+          cwd,
+          home,
+          env: { ...hookwiseEnv, HOOKWISE_ROLE: 'coder' },
+          extraArgs: ['--session-id', randomUUID()],
+          scenario: { toolCalls: [{ name: 'Bash', input: { command: COMMAND, description: 'Deploy to staging' } }] },
+          timeoutMs: RUN_TIMEOUT_MS,
+        });
+        sessions.push(s);
+        s.sendUserMessage('Deploy to staging.');
+        return s;
+      };
+
+      // ── Session 1: hookwise asks; the human allows at the client's prompt; the tool runs. ──
+      const first = await session();
+      const prompt = await first.waitForPermissionRequest(0, LEARN_WAIT_MS);
+      expect(prompt, first.describe()).toMatchObject({ toolName: 'Bash', toolUseId: toolUseId(0), decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(String(prompt.raw.decision_reason)).toContain('hookwise ask [tier default]');
+      expect(learned(), 'nothing is learned before the human answers').toBeUndefined();
+      first.answerPermission(prompt, { behavior: 'allow' });
+      const answered = Date.now();
+      const result1 = await first.waitForResult(0, LEARN_WAIT_MS);
+      const resultMs = Date.now() - answered;
+      expect(result1, first.describe()).toMatchObject({ subtype: 'success', is_error: false });
+      expect(first.server.toolResults(), first.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(existsSync(join(cwd, STAMP))).toBe(true);
+
+      // The PostToolUse POST (same tool_use_id) records the human's allow in the user scope before the daemon
+      // answers it, and the client waits for that answer before it sends the tool result on: so the record is
+      // there by the time the turn's result arrives.
+      expect(learned(), `no host-prompt record in ${userRules} at the turn's result: ${JSON.stringify(userRecords())}\n${first.describe()}`).toMatchObject({
+        tool: 'Bash',
+        subject: COMMAND,
+        commands: ['make'],
+        role: 'coder',
+        verdict: 'allow',
+        tier: 'human',
+        scope: 'user',
+        decided_by: 'host-prompt',
+      });
+      expect(auditOf(first.sessionId!)).toEqual([{ role: 'coder', verdict: 'ask', tier: 'default', tool: 'Bash' }]);
+      const exit1 = await first.close();
+      expect(exit1, first.describe()).toMatchObject({ exitCode: 0, killed: false });
+
+      // ── Session 2: the same command is allowed by hookwise from memory, no prompt. ──
+      rmSync(join(cwd, STAMP));
+      const second = await session();
+      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', { timeoutMs: LEARN_WAIT_MS, label: 'the result (or a prompt)' });
+      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual([]);
+      expect(end2, second.describe()).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
+      expect(second.server.toolResults(), second.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(existsSync(join(cwd, STAMP))).toBe(true);
+      expect(auditOf(second.sessionId!)).toEqual([{ role: 'coder', verdict: 'allow', tier: 'exact-cache', tool: 'Bash' }]);
+      const exit2 = await second.close();
+      expect(exit2, second.describe()).toMatchObject({ exitCode: 0, killed: false });
+      // Still the one learned record: nothing more is learned from a cached allow.
+      expect(userRecords().filter((r) => r.subject === COMMAND)).toHaveLength(1);
+
+      console.log(`[daemon-wiring e2e] learning over http: the turn's result (approval already recorded) ${resultMs} ms after the human's allow`);
+    },
+    2 * RUN_TIMEOUT_MS + 30_000,
   );
 
   it(

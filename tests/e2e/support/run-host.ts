@@ -31,6 +31,8 @@ export interface ClaudeCommandHook {
   args?: string[];
   /** Seconds. */
   timeout?: number;
+  /** Run in the background: the tool call does not wait for it. */
+  async?: boolean;
 }
 
 export interface ClaudeHttpHook {
@@ -45,6 +47,11 @@ export interface ClaudeHttpHook {
    * Not in the hooks reference; honoured by Claude Code 2.1.330 (see /work/shared/spec/hook-protocols.md).
    */
   onFailure?: 'block';
+  /**
+   * Documented for `command` handlers only. On an `http` PostToolUse handler Claude Code 2.1.330 accepts it
+   * and still calls the hook, but the tool call waits for it all the same (daemon-wiring.test.ts, rows 5b/5c).
+   */
+  async?: boolean;
 }
 
 export type ClaudeHookHandler = ClaudeCommandHook | ClaudeHttpHook;
