@@ -33,7 +33,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
-import { COMMAND, OUTPUT, STAMP } from './support/learning.js';
+import { COMMAND, LEARNED_ALLOW, OUTPUT, STAMP } from './support/learning.js';
 import type { UserRecord } from './support/learning.js';
 import { runClaude } from './support/run-host.js';
 import type { ClaudeHooksConfig, ClaudeHttpHook, ClaudeRunResult } from './support/run-host.js';
@@ -640,16 +640,7 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       // The PostToolUse POST (same tool_use_id) records the human's allow in the user scope before the daemon
       // answers it, and the client waits for that answer before it sends the tool result on: so the record is
       // there by the time the turn's result arrives.
-      expect(learned(), `no host-prompt record in ${userRules} at the turn's result: ${JSON.stringify(userRecords())}\n${first.describe()}`).toMatchObject({
-        tool: 'Bash',
-        subject: COMMAND,
-        commands: ['make'],
-        role: 'coder',
-        verdict: 'allow',
-        tier: 'human',
-        scope: 'user',
-        decided_by: 'host-prompt',
-      });
+      expect(learned(), `no host-prompt record in ${userRules} at the turn's result: ${JSON.stringify(userRecords())}\n${first.describe()}`).toMatchObject(LEARNED_ALLOW);
       expect(auditOf(first.sessionId!)).toEqual([{ role: 'coder', verdict: 'ask', tier: 'default', tool: 'Bash' }]);
       const exit1 = await first.close();
       expect(exit1, first.describe()).toMatchObject({ exitCode: 0, killed: false });

@@ -14,6 +14,18 @@ export const COMMAND = 'make deploy-staging --jobs 4';
 export const OUTPUT = 'deployed to staging';
 export const STAMP = 'deployed-staging.stamp';
 
+/** The record an approval of COMMAND at Claude Code's prompt leaves in the user scope. */
+export const LEARNED_ALLOW = {
+  tool: 'Bash',
+  subject: COMMAND,
+  commands: ['make'],
+  role: 'coder',
+  verdict: 'allow',
+  tier: 'human',
+  scope: 'user',
+  decided_by: 'host-prompt',
+} as const;
+
 export interface LearningSandbox {
   base: string;
   project: string;
