@@ -12,7 +12,8 @@ import { existsSync } from 'node:fs';
 import type { HostName } from '../core/tool-call.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import type { Locations } from '../util/locations.js';
-import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER } from './paths.js';
+import { VERSION } from '../core/version.js';
+import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER } from './paths.js';
 
 export interface AskOptions {
   host?: HostName | undefined;
@@ -38,6 +39,7 @@ export async function askDaemon(raw: string, where: Locations, options: AskOptio
     'Content-Type: application/json',
     `Content-Length: ${body.length}`,
     `${LOCATIONS_HEADER}: ${locationsTag(where)}`,
+    `${VERSION_HEADER}: ${VERSION}`,
     ...(options.envRole === undefined || options.envRole === '' || /[\r\n]/.test(options.envRole) ? [] : [`${ROLE_HEADER}: ${encodeHeader(options.envRole)}`]),
     ...(options.geminiAsk === true ? [`${GEMINI_ASK_HEADER}: ask`] : []),
     'Connection: close',

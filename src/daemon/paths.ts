@@ -51,5 +51,7 @@ export function locationsTag(where: Locations): string {
 /** Header names: lower case, as node:http delivers them. */
 export const ROLE_HEADER = 'x-hookwise-role';
 export const LOCATIONS_HEADER = 'x-hookwise-locations';
+/** The client's hookwise version: a daemon of another version does not answer for it. */
+export const VERSION_HEADER = 'x-hookwise-version';
 /** HOOKWISE_GEMINI_ASK of the hook's process ("ask"). */
 export const GEMINI_ASK_HEADER = 'x-hookwise-gemini-ask';

@@ -25,7 +25,7 @@ import { LiveMemoryPool } from '../memory/live.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
-import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
+import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
 export interface ServeOptions {
   where: Locations;
@@ -109,6 +109,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   let decisions = 0;
   let errors = 0;
   let lastRequest = Date.now();
+  let versionSkewLogged = false;
   let closing: Promise<void> | undefined;
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
@@ -128,6 +129,13 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       if (route.kind === 'check' && theirs !== undefined && theirs !== tag) {
         // Another home, config or runtime directory: not ours to answer. The client decides in process.
         return send(res, 409, JSON.stringify({ error: 'this daemon serves other hookwise locations' }) + '\n');
+      }
+      const version = req.headers[VERSION_HEADER];
+      if (route.kind === 'check' && version !== undefined && version !== VERSION) {
+        // After an upgrade: the client's own code decides (in process) until this daemon is restarted.
+        if (!versionSkewLogged) log(`a hookwise ${String(version)} client called this ${VERSION} daemon; it decides in process until the daemon restarts (hookwise daemon stop)`);
+        versionSkewLogged = true;
+        return send(res, 409, JSON.stringify({ error: `this daemon runs hookwise ${VERSION}, the client ${String(version)}` }) + '\n');
       }
       const body = await readBody(req);
       if (body === undefined) {

@@ -12,8 +12,9 @@ import type { Locations } from '../util/locations.js';
 import type { CompiledPolicy } from './compiled.js';
 import { configFiles } from './files.js';
 
-declare const __HOOKWISE_VERSION__: string;
-export const VERSION = typeof __HOOKWISE_VERSION__ === 'string' ? __HOOKWISE_VERSION__ : 'dev';
+import { VERSION } from '../core/version.js';
+
+export { VERSION };
 /** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
 export const POLICY_FORMAT = 4;
 
