@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
+import { VERSION } from '../core/version.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { hookwiseBin } from '../util/package-root.js';
 import type { Locations } from '../util/locations.js';
@@ -122,13 +123,15 @@ export function readState(where: Locations): DaemonState | undefined {
 }
 
 /**
- * Make sure a daemon answers, with its loopback endpoint when `http` (the session hooks of the http wiring):
- * start one if none runs, restart one that runs without the endpoint. Waits until it answers (bounded).
+ * Make sure a daemon of this version answers, with its loopback endpoint when `http` (the session hooks):
+ * start one if none runs, restart one that runs without the endpoint or another version. Waits until it
+ * answers (bounded).
  */
 export async function ensureDaemon(where: Locations, options: { http: boolean; timeoutMs?: number }): Promise<DaemonStats | undefined> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   let running = await health(where);
-  if (running !== undefined && (!options.http || running.http !== null)) return running;
+  // Restarted when it lacks the endpoint, or runs another hookwise version (an upgrade since it started).
+  if (running !== undefined && (!options.http || running.http !== null) && running.version === VERSION) return running;
   if (running !== undefined) {
     process.kill(running.pid, 'SIGTERM');
     const deadline = Date.now() + timeoutMs;
