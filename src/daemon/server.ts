@@ -131,7 +131,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         return send(res, 409, JSON.stringify({ error: 'this daemon serves other hookwise locations' }) + '\n');
       }
       const version = req.headers[VERSION_HEADER];
-      if (route.kind === 'check' && version !== undefined && version !== VERSION) {
+      if (route.kind === 'check' && version !== undefined && version !== VERSION && VERSION !== 'dev') {
         // After an upgrade: the client's own code decides (in process) until this daemon is restarted.
         if (!versionSkewLogged) log(`a hookwise ${String(version)} client called this ${VERSION} daemon; it decides in process until the daemon restarts (hookwise daemon stop)`);
         versionSkewLogged = true;

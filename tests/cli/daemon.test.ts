@@ -126,4 +126,27 @@ describe('hookwise daemon (built executable)', () => {
     expect(await waitFor(() => !existsSync(join(p.runtimeDir, 'daemon.sock')) && !existsSync(join(p.runtimeDir, 'daemon.json')))).toBe(true);
     expect(readFileSync(log, 'utf8')).toMatch(/SIGTERM: draining[\s\S]*stopped/);
   });
+
+  it('a client of another hookwise version is refused, so it decides in process with its own code', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    startDaemon(p);
+    const { request } = await import('node:http');
+    const { LOCATIONS_HEADER, locationsTag, VERSION_HEADER } = await import('../../src/daemon/paths.js');
+    const { locations } = await import('../../src/util/locations.js');
+    const status = await new Promise<number>((resolve, reject) => {
+      const headers = { [LOCATIONS_HEADER]: locationsTag(locations(p.env)), [VERSION_HEADER]: '999.0.0' };
+      const req = request({ socketPath: join(p.runtimeDir, 'daemon.sock'), path: '/v1/check', method: 'POST', headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(409);
+    // The built client (this very version) is answered by it.
+    const [, payload] = PAYLOADS(p)[0]!;
+    expect(run(['check'], p.env, JSON.stringify(payload)).status).toBe(0);
+    expect((JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { decisions: number }).decisions).toBe(1);
+  });
 });

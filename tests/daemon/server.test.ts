@@ -293,24 +293,3 @@ describe('decision memory in the daemon', () => {
     expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
   });
 });
-
-describe('version skew', () => {
-  it('a client of another hookwise version is refused (it decides in process with its own code)', async () => {
-    const p = makeProject();
-    await start(p);
-    const { request: raw } = await import('node:http');
-    const { LOCATIONS_HEADER, VERSION_HEADER } = await import('../../src/daemon/paths.js');
-    const { locationsTag } = await import('../../src/daemon/paths.js');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = raw({ socketPath: join(p.runtimeDir, 'daemon.sock'), path: '/v1/check', method: 'POST', headers: { [LOCATIONS_HEADER]: locationsTag(locations(p.env)), [VERSION_HEADER]: '999.0.0' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end('{}');
-    });
-    expect(status).toBe(409);
-    // The thin client of this build is served.
-    expect((await askDaemon('{}', locations(p.env))).kind).toBe('answered');
-  });
-});
