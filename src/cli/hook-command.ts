@@ -1,10 +1,10 @@
 /** Argument handling for the hook commands, without commander (start-up cost). */
-import { existsSync, fstatSync, statSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
 import { MAX_PAYLOAD_BYTES } from '../core/limits.js';
-import { handover, readStdin } from './stdin.js';
+import { handover, readStdin, stdinIsTerminal } from './stdin.js';
 import { askDaemon } from '../daemon/client.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import { locations, type Locations } from '../util/locations.js';
@@ -28,16 +28,6 @@ export function parseHookArgs(args: string[]): HookArgs {
     else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] [--jsonl] [--ensure-daemon] < payload.json)`);
   }
   return out;
-}
-
-/**
- * A terminal on stdin means a person ran `hookwise check` by hand. Not node:tty's isatty nor
- * process.stdin.isTTY: either loads the tty/net/stream modules, ~5 ms on every hook call. A character
- * device other than /dev/null is a terminal for our purposes.
- */
-function stdinIsTerminal(): boolean {
-  const stdin = fstatSync(0);
-  return stdin.isCharacterDevice() && stdin.rdev !== statSync('/dev/null').rdev;
 }
 
 export async function runHookCommand(args: string[]): Promise<number> {
@@ -81,9 +71,7 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
   if (options.ensureDaemon === true) {
     try {
       const { ensureDaemon } = await import('../daemon/control.js');
-      const { daemonPaths } = await import('../daemon/paths.js');
-      // With its loopback endpoint when the user has one (the http wiring made it), else the socket alone.
-      await ensureDaemon(where, { http: existsSync(daemonPaths(where).http) });
+      await ensureDaemon(where);
     } catch (error) {
       // This hook only adds context; the gate itself blocks while the daemon is down.
       process.stderr.write(`hookwise: could not start the daemon: ${describeError(error)}\n`);

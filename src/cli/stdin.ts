@@ -1,5 +1,5 @@
 /** Read all of stdin synchronously, refusing more than `limit` bytes. */
-import { readSync } from 'node:fs';
+import { fstatSync, readSync, statSync } from 'node:fs';
 import { HookwiseError } from '../core/errors.js';
 import { sleepSync } from '../util/fs-safe.js';
 
@@ -56,4 +56,14 @@ export function readStdin(limit: number): string {
     chunks.push(Buffer.from(buffer.subarray(0, n)));
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A terminal on stdin means a person ran `hookwise check` by hand. Not node:tty's isatty nor
+ * process.stdin.isTTY: either loads the tty/net/stream modules, ~5 ms on every hook call. A character
+ * device other than /dev/null is a terminal for our purposes.
+ */
+export function stdinIsTerminal(): boolean {
+  const stdin = fstatSync(0);
+  return stdin.isCharacterDevice() && stdin.rdev !== statSync('/dev/null').rdev;
 }

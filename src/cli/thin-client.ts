@@ -5,13 +5,13 @@
  * answer, the launcher loads the full CLI, which decides in process; what was read from stdin and what
  * became of the daemon are handed over (stdin.ts), so neither is done twice.
  */
-import { fstatSync, statSync, writeSync } from 'node:fs';
+import { statSync, writeSync } from 'node:fs';
 import { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 import { HOSTS, type HostName } from '../core/tool-call.js';
 import { askDaemon } from '../daemon/client.js';
 import { daemonPaths } from '../daemon/paths.js';
 import { locations } from '../util/locations.js';
-import { handOver, readStdin } from './stdin.js';
+import { handOver, readStdin, stdinIsTerminal } from './stdin.js';
 
 /** The exit code when the daemon answered; undefined to go on with the full CLI. */
 export async function answerFromDaemon(argv: readonly string[]): Promise<number | undefined> {
@@ -50,10 +50,4 @@ export async function answerFromDaemon(argv: readonly string[]): Promise<number 
   if (answer.result.stdout !== '') writeSync(1, answer.result.stdout);
   if (answer.result.stderr !== undefined) writeSync(2, answer.result.stderr);
   return answer.result.exitCode;
-}
-
-/** As in hook-command.ts: a character device other than /dev/null on stdin is a person at a terminal. */
-function stdinIsTerminal(): boolean {
-  const stdin = fstatSync(0);
-  return stdin.isCharacterDevice() && stdin.rdev !== statSync('/dev/null').rdev;
 }

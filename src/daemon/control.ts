@@ -127,11 +127,13 @@ export function readState(where: Locations): DaemonState | undefined {
  * start one if none runs, restart one that runs without the endpoint or another version. Waits until it
  * answers (bounded).
  */
-export async function ensureDaemon(where: Locations, options: { http: boolean; timeoutMs?: number }): Promise<DaemonStats | undefined> {
+export async function ensureDaemon(where: Locations, options: { http?: boolean; timeoutMs?: number } = {}): Promise<DaemonStats | undefined> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  // By default with its loopback endpoint when the user has one (the http wiring made it), as spawnDaemon.
+  const http = options.http ?? existsSync(daemonPaths(where).http);
   let running = await health(where);
   // Restarted when it lacks the endpoint, or runs another hookwise version (an upgrade since it started).
-  if (running !== undefined && (!options.http || running.http !== null) && running.version === VERSION) return running;
+  if (running !== undefined && (!http || running.http !== null) && running.version === VERSION) return running;
   if (running !== undefined) {
     process.kill(running.pid, 'SIGTERM');
     const deadline = Date.now() + timeoutMs;
@@ -140,6 +142,6 @@ export async function ensureDaemon(where: Locations, options: { http: boolean; t
       running = await health(where, 200);
     }
   }
-  spawnDaemon(where, { http: options.http });
+  spawnDaemon(where, { http });
   return waitForDaemon(where, timeoutMs);
 }
