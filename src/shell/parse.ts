@@ -849,7 +849,11 @@ class Walker {
       },
     );
     if (u.stdinCode !== undefined && base.stdin.length === 0) this.stdinReaders.set(segment, u.stdinCode);
-    if (base.stdin[0] !== undefined) this.stdinOf.set(segment, base.stdin[0]);
+    if (base.stdin[0] !== undefined) {
+      this.stdinOf.set(segment, base.stdin[0]);
+      // What the command reads is part of what it does (`psql <<SQL`): memory keys and effects see it.
+      segment.stdin = base.stdin.map((d) => d.body).join('');
+    }
 
     for (const exec of u.execs) {
       let inner: Unwrapped;

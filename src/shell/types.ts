@@ -82,6 +82,12 @@ export interface Segment {
      */
     cwdUnknown?: boolean;
   };
+  /**
+   * The heredoc / herestring data the command reads on stdin (bodies joined, as written), when it has any.
+   * Data to a data sink, code to an interpreter (`psql <<SQL`, `python3 - <<EOF`): either way it is part of
+   * what the call does, so memory keys cover it.
+   */
+  stdin?: string;
   /** The source text of the segment, for explain output. */
   text: string;
 }
