@@ -28,6 +28,11 @@ export interface CascadeContext {
   /** The canonical project root and the home directory (for `~` in rules and packs). */
   projectRoot: string;
   home: string;
+  /**
+   * hookwise's own private directories (runtime: sessions, sockets, caches; user config), canonical: every
+   * role needs a human to read or write them.
+   */
+  hookwiseDirs?: readonly string[];
   /** A shell call's parse, write targets and their canonical paths (prepared at the edge). */
   shell?: PreparedShell;
   /** Remembered decisions and this call's subject and key (loaded and computed at the edge). */

@@ -69,11 +69,16 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
   const { shell, memory: view } = inputs;
   const memo = memoize(() => callSubject(call, paths, shell));
-  const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home };
+  const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home, hookwiseDirs: ownDirs(where, pathContext) };
   if (shell !== undefined) ctx.shell = shell;
   if (view !== undefined) ctx.memory = { view, ...memo };
   const d = runCascade(ctx, undefined, inputs.trace);
   return d instanceof Promise ? d.then((decided) => ({ decision: decided, memo })) : { decision: d, memo };
+}
+
+/** hookwise's runtime and config directories, canonical (as every path judged is). */
+function ownDirs(where: Locations, ctx: { projectRoot: string; home: string; cwd: string }): string[] {
+  return [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute);
 }
 
 /** The subject and key of a call, each computed once, when first asked for. */

@@ -162,16 +162,49 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
   },
 };
 
-/** Writing these always needs a human, whatever the role. */
+/**
+ * Writing these always needs a human, whatever the role: hookwise's own policy and the agents' hook
+ * settings (a write there can switch the gate off), credentials, and files that make code run later
+ * without a tool call — git hooks and config, MCP server lists, direnv, editor tasks, shell start-up files.
+ */
 export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
   '.claude/**',
   '.hookwise/**',
+  '.gemini/**',
+  '.codex/**',
+  '.cursor/**',
   '.env*',
   '**/.env*',
+  '.envrc',
+  '**/.envrc',
   '.git/hooks/**',
+  '.git/config',
+  '.gitmodules',
+  '.husky/**',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  '.lefthook.yml',
+  '.mcp.json',
+  '**/.mcp.json',
+  '.vscode/tasks.json',
+  '.vscode/launch.json',
+  '.vscode/settings.json',
   '**/secrets/**',
   '~/.claude/**',
+  '~/.claude.json',
+  '~/.gemini/**',
+  '~/.codex/**',
   '~/.config/**',
+  '~/.ssh/**',
+  '~/.gitconfig',
+  '~/.bashrc',
+  '~/.bash_profile',
+  '~/.bash_login',
+  '~/.profile',
+  '~/.zshrc',
+  '~/.zshenv',
+  '~/.zprofile',
+  '~/.local/bin/**',
 ];
 
 /**
@@ -189,7 +222,36 @@ export const DEFAULT_SENSITIVE_READ: readonly string[] = [
   '~/.netrc',
   '~/.npmrc',
   '~/.docker/config.json',
-  '~/.kube/config',
+  '~/.kube/**',
+  '~/.config/gh/**',
+  '~/.config/hub',
+  '~/.config/rclone/**',
+  '~/.config/doctl/**',
+  '~/.azure/**',
+  '~/.git-credentials',
+  '~/.pypirc',
+  '~/.pgpass',
+  '~/.my.cnf',
+  '~/.boto',
+  '~/.s3cfg',
+  '~/.vault-token',
+  '~/.terraform.d/credentials.tfrc.json',
+  '~/.cargo/credentials*',
+  '~/.gem/credentials',
+  '~/.password-store/**',
+  '~/.local/share/keyrings/**',
+  '~/Library/Keychains/**',
+  '~/.claude/.credentials.json',
+  '~/.codex/auth.json',
+  '~/.gemini/oauth_creds.json',
+  'id_rsa',
+  'id_dsa',
+  'id_ecdsa',
+  'id_ed25519',
+  '/proc/*/environ',
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/sudoers',
 ];
 
 /** Tools with no side effects on files, shell or network: allowed without asking. */

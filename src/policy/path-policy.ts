@@ -25,6 +25,10 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
   if (sensitive !== undefined) {
     return decision('ask', 'path-policy', `${show(path)} is a sensitive path ("${sensitive.glob}"): a human confirms every write to it`, ruleOf('sensitive', sensitive));
   }
+  const own = ownState(path, ctx);
+  if (own !== undefined) {
+    return decision('ask', 'path-policy', `${show(path)} is hookwise's own state (${own}): a human confirms every write to it`, { id: 'sensitive:hookwise-state', source: 'built-in' });
+  }
   const denied = role.denyWrite.match(path);
   if (denied !== undefined) {
     return decision(
@@ -42,12 +46,64 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
   return undefined;
 }
 
-function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
-  const { role, matchers } = ctx;
-  const sensitive = matchers.sensitiveRead.match(path);
+/**
+ * A read that needs a human whatever the role: a credential file (sensitive read paths), hookwise's own
+ * private state (runtime directory: sessions, sockets; the daemon's token), or — for a recursive read (grep
+ * -r, tar, rsync, Grep/Glob over a directory) — a directory that holds credentials somewhere below it (`~`,
+ * `/`). Shared by the file tools and the read targets of shell commands.
+ */
+export function judgeSensitiveRead(path: ResolvedPath, ctx: CascadeContext, recursive: boolean): Decision | undefined {
+  const sensitive = ctx.matchers.sensitiveRead.match(path);
   if (sensitive !== undefined) {
-    return decision('ask', 'path-policy', `${show(path)} may hold credentials ("${sensitive.glob}"): a human confirms every read of it`, ruleOf('sensitive-read', sensitive));
+    return decision('ask', 'path-policy', `${show(path)}, which may hold credentials ("${sensitive.glob}"): a human confirms every read of it`, ruleOf('sensitive-read', sensitive));
   }
+  const own = ownState(path, ctx);
+  if (own !== undefined) return decision('ask', 'path-policy', `${show(path)}, which is hookwise's own state (${own}): a human confirms every access to it`, { id: 'sensitive-read:hookwise-state', source: 'built-in' });
+  if (recursive) {
+    const below = sensitiveBases(ctx).find((base) => base === path.absolute || base.startsWith(path.absolute === '/' ? '/' : `${path.absolute}/`));
+    if (below !== undefined) {
+      return decision('ask', 'path-policy', `${show(path)} recursively, and ${below} below it holds credentials: a human confirms such a read`, { id: 'sensitive-read:recursive', source: 'built-in' });
+    }
+  }
+  return undefined;
+}
+
+/** The private directories hookwise keeps its state in, when the path is inside one of them. */
+function ownState(path: ResolvedPath, ctx: CascadeContext): string | undefined {
+  for (const dir of ctx.hookwiseDirs ?? []) {
+    if (path.absolute === dir || path.absolute.startsWith(`${dir}/`)) return dir;
+  }
+  return undefined;
+}
+
+const basesCache = new WeakMap<object, Map<string, string[]>>();
+
+/** The fixed directories (and files) that absolute sensitive read patterns start from: `~/.ssh/**` → ~/.ssh. */
+function sensitiveBases(ctx: CascadeContext): string[] {
+  let byHome = basesCache.get(ctx.policy);
+  if (byHome === undefined) basesCache.set(ctx.policy, (byHome = new Map()));
+  let bases = byHome.get(ctx.home);
+  if (bases === undefined) {
+    bases = [];
+    for (const p of ctx.policy.sensitiveRead) {
+      if (!p.absolute) continue;
+      const glob = p.glob.startsWith('~/') ? `${ctx.home}${p.glob.slice(1)}` : p.glob;
+      const cut = glob.search(/[*?[{]/);
+      const fixed = cut === -1 ? glob : glob.slice(0, glob.lastIndexOf('/', cut));
+      if (fixed !== '') bases.push(fixed.replace(/\/+$/, '') || '/');
+    }
+    bases.push(...(ctx.hookwiseDirs ?? []));
+    byHome.set(ctx.home, bases);
+  }
+  return bases;
+}
+
+const RECURSIVE_READ_TOOLS = new Set(['Grep', 'Glob']);
+
+function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+  const { role } = ctx;
+  const sensitive = judgeSensitiveRead(path, ctx, RECURSIVE_READ_TOOLS.has(ctx.call.tool));
+  if (sensitive !== undefined) return { ...sensitive, reason: `reading ${sensitive.reason}` };
   const allowed = role.allowRead.match(path);
   if (allowed !== undefined) {
     return decision('allow', 'path-policy', `role "${role.role.name}" may read ${show(path)} (allow_read "${allowed.glob}")`, ruleOf(`role:${role.role.name}:allow_read`, allowed));

@@ -15,11 +15,15 @@
  *   - wrappers peeled by unwrap.ts; shell strings (`bash -c`, `eval`, `ssh`) parsed recursively, bounded;
  *   - words with quotes removed, brace expansion applied (`.en{v,}` → `.env` `.en`), expansions and globs
  *     marked dynamic; `$HOME`/`$PWD` at the start of a word resolved to `~`/`.` unless the command assigns them;
+ *   - `$NAME` resolved to the literal value of an earlier top-level `NAME=value` of the same shell when
+ *     nothing in the command could change it (see knownAssignments); `$(mktemp [-d])` to a fresh-temp
+ *     marker (fresh-temp.ts);
  *   - the working directory after literal `cd`s, per segment.
  * Anything it cannot understand is `{ ok: false, reason }`: never a guess that could allow.
  */
 import { createRequire } from 'node:module';
 import type TreeSitter from 'tree-sitter';
+import { freshTempMarker, isFreshTempSubstitution } from './fresh-temp.js';
 import { commandName, joinPath, parseArgs, type Word } from './options.js';
 import { REDIRECT_OPS, type Operator, type ParseResult, type Redirect, type RedirectOp, type Segment, type SegmentContext } from './types.js';
 import { unwrap, UnwrapError, type Unwrapped } from './unwrap.js';
@@ -434,6 +438,10 @@ class Walker {
   private readonly stdinOf = new Map<Segment, StdinData>();
   private readonly resolveHome: boolean;
   private readonly resolvePwd: boolean;
+  /** `$(mktemp …)` names a fresh entry in the temp directory (unless the command mentions TMPDIR). */
+  private readonly freshTemp: boolean;
+  /** Variables with a known literal value from a top-level assignment (see knownAssignments). */
+  private known: ReadonlyMap<string, KnownValue> = new Map();
 
   constructor(
     private readonly source: string,
@@ -443,10 +451,12 @@ class Walker {
     // `$HOME`/`$PWD` are resolved only when nothing in the command could have changed them.
     this.resolveHome = onlyExpansions(source, 'HOME');
     this.resolvePwd = onlyExpansions(source, 'PWD') && !/\bcd\b|\bpushd\b|\bpopd\b/.test(source);
+    this.freshTemp = !source.includes('TMPDIR');
   }
 
   run(): void {
     const root = syntaxTree(this.source, 'the command', this.budget);
+    this.known = knownAssignments(root, this.source, this.freshTemp);
     const level: Level = {
       src: this.source,
       depth: 0,
@@ -530,10 +540,19 @@ class Walker {
       case 'declaration_command':
       case 'unset_command':
         return this.declaration(node, level, op, tail);
-      default:
-        // Bare assignments (`X=$(cmd)`): only their substitutions run.
-        this.scan(node, level);
-        if (tail.length > 0) this.emitColon(node, level, op, tail);
+      default: {
+        // Bare assignments (`X=$(cmd)`): their substitutions run; and `X=1` alone changes the environment of
+        // later commands when X is already exported (GIT_PAGER, PATH), so it is shown as `:` carrying the
+        // assignments for effect analysis.
+        const assignments: Record<string, string> = {};
+        const pairs = node.type === 'variable_assignment' ? [node] : node.type === 'variable_assignments' ? node.children.filter((c) => c.type === 'variable_assignment') : [];
+        if (pairs.length === 0) this.scan(node, level);
+        for (const pair of pairs) {
+          const [name, value] = this.assignment(pair, level);
+          assignments[name] = value.text;
+        }
+        if (tail.length > 0 || pairs.length > 0) this.emitColon(node, level, op, tail, assignments);
+      }
     }
   }
 
@@ -675,7 +694,9 @@ class Walker {
   /** if/while/until/for/case: bodies may run or not (or many times), so a `cd` inside makes the cwd unknown after. */
   private conditional(node: Node, level: Level, op: Operator | undefined): void {
     const before = level.cwd.value;
-    this.sequence(node.children, level, op);
+    // `for ((i=0; …))`: the assignments are arithmetic, not statements (their substitutions still run).
+    const children = node.type !== 'c_style_for_statement' ? node.children : node.children.filter((c) => c.type !== 'variable_assignment' || (this.scan(c, level), false));
+    this.sequence(children, level, op);
     if (level.cwd.value !== before) level.cwd.value = { known: false };
   }
 
@@ -796,6 +817,10 @@ class Walker {
       let joined = op;
       if (u.local !== undefined) {
         this.emit(level, { words: u.local, wrappers, assignments, redirects: [...level.inherited, ...redirects], text: base.text, op, flags: u.flags, context: base.context });
+        joined = undefined;
+      } else if (Object.keys(assignments).length > 0) {
+        // `BASH_ENV=/tmp/rc bash -c '…'`: the environment is the shell's; shown as `:` so effects see it.
+        this.emit(level, { words: [{ text: ':', dynamic: false }], wrappers, assignments, redirects: [], text: base.text, op, context: base.context });
         joined = undefined;
       }
       this.nested(u.shell.source, level, {
@@ -934,8 +959,8 @@ class Walker {
   }
 
   /** `> file` with no command: shown as `:` (the null command) carrying the redirections. */
-  private emitColon(node: Node, level: Level, op: Operator | undefined, redirects: readonly Redirect[]): void {
-    this.emit(level, { words: [{ text: ':', dynamic: false }], wrappers: [], assignments: {}, redirects: [...level.inherited, ...redirects], text: level.src.slice(node.start, node.end), op });
+  private emitColon(node: Node, level: Level, op: Operator | undefined, redirects: readonly Redirect[], assignments: Record<string, string> = {}): void {
+    this.emit(level, { words: [{ text: ':', dynamic: false }], wrappers: [], assignments, redirects: [...level.inherited, ...redirects], text: level.src.slice(node.start, node.end), op });
   }
 
   /** A literal `cd`/`pushd`/`popd` in this shell moves the cwd of the segments after it. */
@@ -1159,11 +1184,25 @@ class Walker {
           out.push({ text: known === 'HOME' ? '~' : '.', quoted: false, dynamic: false });
           return;
         }
+        const value = this.knownValue(node, text, level, out);
+        if (value !== undefined) {
+          // The value is plain text (no blanks, globs or quotes): splitting and globbing leave it alone.
+          out.push({ text: value, quoted: true, dynamic: false });
+          return;
+        }
         this.scan(node, level);
         out.push({ text, quoted: true, dynamic: true });
         return;
       }
       case 'command_substitution':
+        this.substitution(node, level);
+        // `"$(mktemp -d)"`: a fresh temp entry, when it starts the word (a marker is a whole path).
+        if (this.freshTemp && isFreshTempSubstitution(text) && out.every((p) => p.text === '')) {
+          out.push({ text: freshTempMarker(node.start), quoted: true, dynamic: false });
+          return;
+        }
+        out.push({ text, quoted: true, dynamic: true });
+        return;
       case 'process_substitution':
         this.substitution(node, level);
         out.push({ text, quoted: true, dynamic: true });
@@ -1188,6 +1227,21 @@ class Walker {
         this.scan(node, level);
         out.push({ text, quoted: true, dynamic: true });
     }
+  }
+
+  /**
+   * `$NAME` / `${NAME}` of a variable with a known value (knownAssignments), used after the assignment and
+   * in the shell that made it (the top-level command and its subshells and substitutions — not a nested
+   * `bash -c` string, which runs in another process that does not see an unexported variable).
+   */
+  private knownValue(node: Node, text: string, level: Level, out: readonly Piece[]): string | undefined {
+    if (level.shellDepth !== 0 || this.known.size === 0) return undefined;
+    const name = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(text);
+    const known = name === null ? undefined : this.known.get(name[1] ?? name[2]!);
+    if (known === undefined || node.start < known.after) return undefined;
+    // A fresh-temp marker is a whole path: only at the start of a word.
+    if (known.marker && !out.every((p) => p.text === '')) return undefined;
+    return known.value;
   }
 
   /** "…": backslash escapes only $ ` " \ and newline; expansions inside are dynamic. */
@@ -1290,6 +1344,192 @@ function onlyExpansions(source: string, name: string): boolean {
   if (all === 0) return true;
   const expansions = source.match(new RegExp(`\\$${name}(?![A-Za-z0-9_])|\\$\\{${name}\\}`, 'g'))?.length ?? 0;
   return all === expansions;
+}
+
+// --- known assignments ------------------------------------------------------------------------------
+
+interface KnownValue {
+  value: string;
+  /** Source offset where the assignment ends: only expansions after it see the value. */
+  after: number;
+  /** The value is a fresh-temp marker (`d=$(mktemp -d)`). */
+  marker: boolean;
+}
+
+/** A value that means the same wherever it is expanded: no blanks, globs, quotes, `~`, braces or escapes. */
+const PLAIN_VALUE = /^[A-Za-z0-9._/+:@%,=-]+$/;
+
+/**
+ * Variables bash sets or reads itself (their value changes behind the command's back, or changes how the
+ * shell works): never resolved.
+ */
+const SPECIAL_VARIABLES = new Set([
+  'HOME', 'PWD', 'OLDPWD', 'CDPATH', 'IFS', 'PATH', 'TMPDIR', 'RANDOM', 'SRANDOM', 'SECONDS', 'LINENO', 'EPOCHSECONDS',
+  'EPOCHREALTIME', 'REPLY', 'OPTIND', 'OPTARG', 'OPTERR', 'PIPESTATUS', 'FUNCNAME', 'GROUPS', 'HISTCMD', 'DIRSTACK', 'UID',
+  'EUID', 'PPID', 'SHELLOPTS', 'BASHOPTS', 'HOSTNAME', 'COLUMNS', 'LINES', 'ENV', 'PS4', 'GLOBIGNORE', 'POSIXLY_CORRECT', '_',
+]);
+
+/** Builtins that assign a variable whose name is data (`read "$v"`), or run code in this very shell. */
+const ASSIGNING_BUILTINS = new Set([
+  'read', 'mapfile', 'readarray', 'declare', 'typeset', 'local', 'export', 'readonly', 'unset', 'getopts', 'let', 'eval',
+  'source', '.', 'trap', 'alias', 'shopt', 'enable', 'fc', 'coproc', 'printf', 'wait',
+]);
+/** Words that run the builtin named after them (`time read x`, `command read x`). */
+const BUILTIN_PREFIXES = new Set(['builtin', 'command', 'time', 'exec']);
+const ARITHMETIC_TEST = /(?:^|\s)-(?:eq|ne|lt|le|gt|ge)(?:\s|$)/;
+/** `{fd}>file` assigns a descriptor number to `fd`. */
+const NAMED_DESCRIPTOR = /\{[A-Za-z_][A-Za-z0-9_]*\}[<>]/;
+
+/**
+ * The variables whose value later words of the command may take as literal text. Conservative by
+ * construction — a variable qualifies only when:
+ *   - it is assigned exactly once in the whole command, by `NAME=value` as a statement of its own at top
+ *     level (a direct statement of the command, or the first of a top-level `a && b` list; not in a loop,
+ *     conditional, group, subshell, pipeline, background job or function, not `NAME+=`);
+ *   - the value is literal plain text (PLAIN_VALUE) or exactly `$(mktemp [-d])` (a fresh-temp marker);
+ *   - every other mention of the name is a plain `$NAME` / `${NAME}` (no `${NAME:=x}`, `${NAME%/}`, `for NAME`);
+ *   - it is not one of bash's own variables (SPECIAL_VARIABLES);
+ *   - and nothing in the command can assign a variable without spelling its name, or run code in this
+ *     shell: no read/mapfile/declare/local/export/unset/getopts/let/eval/source/trap/alias/printf -v/wait -p
+ *     (also behind builtin/command/time), no function definition, no arithmetic (`((…))`, `$((…))`, array
+ *     subscripts, `[[ a -eq b ]]` — all of which can assign through a variable's value), no `${x:=…}`,
+ *     `${!x}`, `{fd}>` redirection, no unquoted heredoc with expansions (expanded when its command runs, though
+ *     its text comes later), and no `IFS` (which would change how an unquoted expansion splits).
+ * Uses are resolved only after the assignment and only in the top-level shell (parse.ts knownValue).
+ */
+function knownAssignments(root: Node, source: string, freshTemp: boolean): Map<string, KnownValue> {
+  const none = new Map<string, KnownValue>();
+  if (!source.includes('=') || source.includes('IFS') || NAMED_DESCRIPTOR.test(source)) return none;
+  const assignments = new Map<string, Node[]>();
+  const spoiled = new Set<string>();
+  let tainted = false;
+  const text = (n: Node): string => source.slice(n.start, n.end);
+
+  const visit = (node: Node, parent: Node | undefined): void => {
+    if (tainted) return;
+    switch (node.type) {
+      case 'function_definition':
+      case 'arithmetic_expansion':
+      case 'subscript':
+      case 'declaration_command':
+      case 'unset_command':
+      case 'c_style_for_statement':
+        tainted = true;
+        return;
+      case 'compound_statement':
+        if (node.children[0]?.type === '((') tainted = true;
+        break;
+      case 'test_command':
+        if (ARITHMETIC_TEST.test(text(node))) tainted = true;
+        break;
+      case 'heredoc_body':
+        // An unquoted heredoc is expanded when its command runs, though its text comes later in the source.
+        if (node.children.some((c) => c.type !== 'heredoc_content')) tainted = true;
+        break;
+      case 'expansion':
+        // `${x:=v}`, `${x=v}` assign; `${!x}` is indirection.
+        if (node.children.some((c) => !c.named && (c.type.includes('=') || c.type === '!'))) tainted = true;
+        break;
+      case 'command':
+        if (runsAssigningBuiltin(node, source)) tainted = true;
+        break;
+      case 'variable_assignment': {
+        const name = node.children.find((c) => c.field === 'name');
+        if (name === undefined || name.type !== 'variable_name') {
+          tainted = true;
+          return;
+        }
+        const list = assignments.get(text(name));
+        if (list === undefined) assignments.set(text(name), [node]);
+        else list.push(node);
+        break;
+      }
+      case 'variable_name': {
+        const name = text(node);
+        const ok =
+          (parent?.type === 'variable_assignment' && node.field === 'name') ||
+          parent?.type === 'simple_expansion' ||
+          (parent?.type === 'expansion' && text(parent) === `\${${name}}`);
+        if (!ok) spoiled.add(name);
+        return;
+      }
+      default:
+        break;
+    }
+    for (const child of node.children) if (child.named) visit(child, node);
+  };
+  visit(root, undefined);
+  if (tainted) return none;
+
+  const known = new Map<string, KnownValue>();
+  for (const statement of topStatements(root)) {
+    for (const assignment of statement.type === 'variable_assignments' ? statement.children.filter((c) => c.type === 'variable_assignment') : [statement]) {
+      const nameNode = assignment.children.find((c) => c.field === 'name');
+      if (nameNode === undefined) continue;
+      const name = text(nameNode);
+      if (SPECIAL_VARIABLES.has(name) || name.startsWith('BASH') || spoiled.has(name) || assignments.get(name)?.length !== 1) continue;
+      if (!assignment.children.some((c) => !c.named && c.type === '=')) continue; // `NAME+=x` appends to an unknown value
+      const values = assignment.children.filter((c) => c.field === 'value');
+      if (values.length !== 1) continue;
+      const value = literalValue(values[0]!, source, freshTemp);
+      if (value !== undefined) known.set(name, { ...value, after: assignment.end });
+    }
+  }
+  return known;
+}
+
+/** Statements that always run, in order, in the top-level shell: direct statements and the head of a top-level list. */
+function topStatements(root: Node): Node[] {
+  const out: Node[] = [];
+  root.children.forEach((node, i) => {
+    if (!node.named) return;
+    // `X=1 &` (or `X=1 && y &`) runs in a background subshell: nothing it assigns is seen here.
+    const next = root.children.slice(i + 1).find((c) => c.type !== 'comment');
+    if (next !== undefined && !next.named && next.type === '&') return;
+    if (node.type === 'variable_assignment' || node.type === 'variable_assignments') out.push(node);
+    else if (node.type === 'list') {
+      const head = node.children.find((c) => c.named && c.type !== 'comment');
+      if (head !== undefined && (head.type === 'variable_assignment' || head.type === 'variable_assignments')) out.push(head);
+    }
+  });
+  return out;
+}
+
+function literalValue(node: Node, source: string, freshTemp: boolean): { value: string; marker: boolean } | undefined {
+  const raw = source.slice(node.start, node.end);
+  const plain = (value: string): { value: string; marker: boolean } | undefined => (PLAIN_VALUE.test(value) ? { value, marker: false } : undefined);
+  switch (node.type) {
+    case 'word':
+    case 'number':
+      return node.children.length === 0 ? plain(raw) : undefined;
+    case 'raw_string':
+      return plain(raw.slice(1, -1));
+    case 'string':
+      return node.children.every((c) => !c.named || c.type === 'string_content') ? plain(raw.slice(1, -1)) : undefined;
+    case 'command_substitution':
+      return freshTemp && isFreshTempSubstitution(raw) ? { value: freshTempMarker(node.start), marker: true } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A simple command running a builtin that may assign a variable by a computed name, or run code here. */
+function runsAssigningBuiltin(command: Node, source: string): boolean {
+  const nameNode = command.children.find((c) => c.field === 'name');
+  const head = nameNode?.children[0];
+  if (nameNode === undefined) return false;
+  // A quoted or computed command name (`$'\x72ead'`): assume the worst.
+  if (nameNode.children.length !== 1 || head?.type !== 'word') return true;
+  const bare = (n: Node): string => source.slice(n.start, n.end).replace(/\\/g, '');
+  const words = [bare(head), ...command.children.filter((c) => c.field === 'argument').map((c) => (c.type === 'word' ? bare(c) : ''))];
+  const assigns = (name: string, args: readonly string[]): boolean => {
+    if (name === 'printf') return args.some((a) => a.startsWith('-v'));
+    if (name === 'wait') return args.some((a) => /^-[a-z]*p/.test(a));
+    return ASSIGNING_BUILTINS.has(name);
+  };
+  if (assigns(words[0]!, words.slice(1))) return true;
+  if (!BUILTIN_PREFIXES.has(words[0]!)) return false;
+  return words.slice(1).some((w, i) => assigns(w, words.slice(i + 2)));
 }
 
 /** An unquoted word: `\x` is a quoted x, backslash-newline disappears. */

@@ -4,12 +4,13 @@
  * canonicalize each target exactly like a Tier 0 path.
  */
 import { statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, posix } from 'node:path';
 import { loadWithCodeCache } from '../util/code-cache.js';
 import type * as ShellBundle from './index.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
 import type { ParseResult, WriteAnalysis, WriteTarget } from './types.js';
+import type { CommandEffects, LinkMade, ReadTarget } from './effects.js';
 
 export interface PreparedShell {
   command: string;
@@ -19,33 +20,41 @@ export interface PreparedShell {
   targets: (ResolvedPath | null)[];
   /** Whether writes.targets[i] exists now (an overwrite loses data; creating a file does not). */
   exists: boolean[];
+  /** What each segment can run, read and reach beyond its first word (see effects.ts). */
+  effects: CommandEffects;
+  /** effects.reads[i], canonicalized; null when the path is only known at run time. */
+  reads: (ResolvedPath | null)[];
 }
+
+const NO_EFFECTS: CommandEffects = { segments: [], reads: [], links: [] };
 
 /** `$VAR`, `$(…)`, backticks: the path is decided at run time. A glob alone is judged as written. */
 const EXPANSION = /[$`]/;
 
 /** Parses kept across calls, by command text (a parse and its write analysis depend on nothing else). */
 export interface ParseMemo {
-  get(command: string): Pick<PreparedShell, 'parse' | 'writes'> | undefined;
-  set(command: string, parsed: Pick<PreparedShell, 'parse' | 'writes'>): void;
+  get(command: string): Pick<PreparedShell, 'parse' | 'writes' | 'effects'> | undefined;
+  set(command: string, parsed: Pick<PreparedShell, 'parse' | 'writes' | 'effects'>): void;
 }
 
 export async function prepareShell(call: ToolCall, pathContext: PathContext, memo?: ParseMemo): Promise<PreparedShell | undefined> {
   if (call.action !== 'shell') return undefined;
   const command = call.input.command;
   if (typeof command !== 'string') {
-    return { command: '', parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] }, writes: { targets: [], unknown: [] }, targets: [], exists: [] };
+    return { command: '', parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] }, writes: { targets: [], unknown: [] }, targets: [], exists: [], effects: NO_EFFECTS, reads: [] };
   }
-  const { parse, writes } = memo?.get(command) ?? (await parseFresh(command, memo));
-  const targets = writes.targets.map((t) => resolveTarget(t, parse, pathContext));
+  const { parse, writes, effects } = memo?.get(command) ?? (await parseFresh(command, memo));
+  const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, effects.links), parse, pathContext));
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
-  return { command, parse, writes, targets, exists };
+  const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
+  return { command, parse, writes, targets, exists, effects, reads };
 }
 
-async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Pick<PreparedShell, 'parse' | 'writes'>> {
+async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Pick<PreparedShell, 'parse' | 'writes' | 'effects'>> {
   const shell = await loadShell();
   const parse = shell.parseCommand(command);
-  const parsed = { parse, writes: parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] } };
+  const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
+  const parsed = { parse, writes, effects: parse.ok ? shell.analyzeEffects(parse.segments, writes) : NO_EFFECTS };
   memo?.set(command, parsed);
   return parsed;
 }
@@ -82,7 +91,7 @@ async function loadShell(): Promise<ShellModule> {
   return shellModule;
 }
 
-function resolveTarget(target: WriteTarget, parse: ParseResult, ctx: PathContext): ResolvedPath | null {
+function resolveTarget(target: Pick<WriteTarget, 'path' | 'segment' | 'cwd'>, parse: ParseResult, ctx: PathContext): ResolvedPath | null {
   if (EXPANSION.test(target.path)) return null;
   const path = target.path;
   const absoluteish = isAbsolute(path) || path === '~' || path.startsWith('~/');
@@ -90,4 +99,26 @@ function resolveTarget(target: WriteTarget, parse: ParseResult, ctx: PathContext
   const written = absoluteish || target.cwd === undefined ? path : join(target.cwd, path);
   if (EXPANSION.test(written)) return null;
   return resolvePath(written, ctx);
+}
+
+/**
+ * A path used after an earlier segment of the same command made a link on its way (`ln -s ~/.config/x l &&
+ * echo > l/f`): the link does not exist yet when hookwise looks, so the path is rewritten to where the link
+ * points and judged there. Chains are followed a bounded number of times.
+ */
+function throughLinks<T extends WriteTarget | ReadTarget>(target: T, links: readonly LinkMade[]): T {
+  if (links.length === 0 || EXPANSION.test(target.path)) return target;
+  const absoluteish = isAbsolute(target.path) || target.path === '~' || target.path.startsWith('~/');
+  let path = posix.normalize(absoluteish || target.cwd === undefined ? target.path : posix.join(target.cwd, target.path));
+  let changed = false;
+  for (let hop = 0; hop < 8; hop++) {
+    const link = links.find((l) => l.segment < target.segment && (path === l.link || path.startsWith(`${l.link}/`)));
+    if (link === undefined) break;
+    path = link.target + path.slice(link.link.length);
+    changed = true;
+  }
+  if (!changed) return target;
+  const out = { ...target, path };
+  delete out.cwd;
+  return out;
 }

@@ -18,9 +18,11 @@
  */
 import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
-import { judgeWrite } from '../policy/path-policy.js';
+import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { judgeSegments, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from './data-loss.js';
+import type { PreparedShell } from './prepare.js';
+import type { Segment } from './types.js';
 
 /** Commands whose whole effect is on their write targets. */
 const FILE_COMMANDS = new Set(['cp', 'mv', 'mkdir', 'touch', 'rm', 'rmdir', 'ln', 'tee', 'truncate', 'install', 'chmod', 'unlink']);
@@ -44,6 +46,7 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
   const many = segments.length > 1;
   let result: Decision | undefined;
   let undecided = false;
+  const secretReaders: number[] = [];
   segments.forEach((segment, index) => {
     let writes: Decision | undefined;
     let writesUndecided = false;
@@ -65,7 +68,9 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
       writes = stricter(writes, decision('ask', 'shell', `\`${segment.name}\` writes files hookwise cannot determine (${unknown.reason})`, { id: 'shell:unknown-write-target', source: 'built-in' }));
     }
     const byRules = judgeSegments([segment], rules);
-    let verdict = stricter(byRules, writes);
+    const effects = effectsVerdict(ctx, shell, index);
+    if (effects?.secret === true) secretReaders.push(index);
+    let verdict = stricter(stricter(byRules, writes), effects?.decision);
     if (verdict?.verdict === 'allow') {
       const writesAllowed = writeCount === 0 || (!writesUndecided && writes?.verdict === 'allow');
       const rulesAllow = byRules?.verdict === 'allow' || (byRules === undefined && writeCount > 0 && FILE_COMMANDS.has(segment.name));
@@ -74,8 +79,69 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
     if (verdict === undefined) undecided = true;
     else result = stricter(result, prefixed(verdict, segment.text, many));
   });
+  const exfiltration = sendsSecrets(shell, segments, secretReaders);
+  if (exfiltration !== undefined) return exfiltration;
   if (undecided && result?.verdict === 'allow') return undefined;
   return result;
+}
+
+/**
+ * What a segment's effects say (effects.ts): code it runs that its first word does not show → ask (packs
+ * and role globs vouch for the program named, not for what its environment, options or a file written
+ * earlier in the command make it run); a read of a credential → ask, and `secret` marks the segment for
+ * the exfiltration check.
+ */
+function effectsVerdict(ctx: CascadeContext, shell: PreparedShell, index: number): { decision: Decision | undefined; secret: boolean } | undefined {
+  const effects = shell.effects.segments[index];
+  let result: Decision | undefined;
+  for (const run of effects?.runs ?? []) {
+    result = stricter(result, decision('ask', 'shell', `${run.detail}, so a human decides`, { id: `effects:${run.kind}`, source: 'built-in' }));
+  }
+  let secret = false;
+  shell.effects.reads.forEach((read, i) => {
+    if (read.segment !== index) return;
+    const resolved = shell.reads[i];
+    if (resolved === null || resolved === undefined) return;
+    const d = judgeSensitiveRead(resolved, ctx, read.recursive);
+    if (d === undefined) return;
+    secret = true;
+    result = stricter(result, { ...d, reason: `\`${read.via}\` reads ${d.reason}` });
+  });
+  return result === undefined ? undefined : { decision: result, secret };
+}
+
+/**
+ * Credentials read and sent over the network in one go — the reading segment piped into a network
+ * program, run inside its arguments (`curl -d "$(cat ~/.aws/credentials)"`), or the network program
+ * reading the file itself (`curl -F f=@~/.ssh/id_rsa`) → deny.
+ */
+function sendsSecrets(shell: PreparedShell, segments: readonly Segment[], readers: readonly number[]): Decision | undefined {
+  for (const reader of readers) {
+    const from = segments[reader]!;
+    const sender = segments.findIndex((s, j) => shell.effects.segments[j]?.network === true && (j === reader || pipedInto(segments, reader, j) || (j > reader && from.depth > s.depth && (from.context === 'substitution' || from.context === 'process-substitution'))));
+    if (sender === -1) continue;
+    return decision('deny', 'shell', `\`${shortText(from.text)}\` reads credentials and \`${shortText(segments[sender]!.text)}\` sends data over the network in the same command: that is how secrets are exfiltrated`, {
+      id: 'effects:exfiltration',
+      source: 'built-in',
+    });
+  }
+  return undefined;
+}
+
+/** Segment `to` reads the output of segment `from` through a pipeline (`from | … | to`). */
+function pipedInto(segments: readonly Segment[], from: number, to: number): boolean {
+  if (to <= from) return false;
+  const depth = segments[from]!.depth;
+  for (let k = from + 1; k <= to; k++) {
+    const s = segments[k]!;
+    if (s.depth < depth) return false;
+    if (s.depth === depth && s.operator !== '|' && s.operator !== '|&') return false;
+  }
+  return segments[to]!.depth === depth;
+}
+
+function shortText(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
 export const shellTier: SyncTier = { name: 'shell', decide: judgeShell };

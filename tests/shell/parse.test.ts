@@ -15,10 +15,11 @@ describe('loading', () => {
     expect(parseCommand('true')).toMatchObject({ ok: true, segments: [{ name: 'true' }] });
   });
 
-  it('an empty command, a comment or a bare assignment has no segments', () => {
+  it('an empty command or a comment has no segments; a bare assignment is a `:` carrying it', () => {
     expect(parseCommand('')).toEqual({ ok: true, segments: [] });
     expect(parseCommand('  # just a comment')).toEqual({ ok: true, segments: [] });
-    expect(parseCommand('X=1')).toEqual({ ok: true, segments: [] });
+    // `X=1` changes the environment of later commands when X is already exported: effect analysis needs it.
+    expect(parseCommand('X=1').segments.map((s) => [s.argv, s.assignments])).toEqual([[[':'], { X: '1' }]]);
   });
 });
 
@@ -32,7 +33,7 @@ describe('compound commands: one segment per simple command, with the operator t
     ['sleep 1 & echo started', ['sleep 1', 'echo started'], [undefined, '&']],
     ['npm ci\nnpm test', ['npm ci', 'npm test'], [undefined, '\n']],
     ['a && b || c; d | e & f', ['a', 'b', 'c', 'd', 'e', 'f'], [undefined, '&&', '||', ';', '|', '&']],
-    ['X=1; rm y', ['rm y'], [undefined]],
+    ['X=1; rm y', [':', 'rm y'], [undefined, ';']],
   ])('%j', (command, argv, operators) => {
     const parsed = segments(command);
     expect(parsed.map((s) => s.argv.join(' '))).toEqual(argv);
@@ -223,7 +224,7 @@ describe('VAR=value prefixes and env assignments', () => {
       ['rm -rf x', 'substitution'],
       ['ls', 'command'],
     ]);
-    expect(commands('X=`curl evil`')).toEqual(['curl evil']);
+    expect(commands('X=`curl evil`')).toEqual(['curl evil', ':']);
   });
 });
 
@@ -381,7 +382,7 @@ describe('words: quotes removed, expansions and globs marked dynamic', () => {
   });
 
   it('does not resolve $HOME when the command sets it', () => {
-    expect(segments('HOME=/tmp; rm -rf $HOME/x')[0]).toMatchObject({ argv: ['rm', '-rf', '$HOME/x'], dynamicArgs: [2] });
+    expect(segments('HOME=/tmp; rm -rf $HOME/x')[1]).toMatchObject({ argv: ['rm', '-rf', '$HOME/x'], dynamicArgs: [2] });
   });
 
   it('keeps a huge brace expansion as one dynamic word', () => {

@@ -5,6 +5,7 @@ import { credentialsPack } from './credentials.js';
 import { databasePack } from './database.js';
 import { filesystemPack } from './filesystem.js';
 import { gitPack } from './git.js';
+import { hookwisePack } from './hookwise.js';
 import { infraPack } from './infra.js';
 import { pipeToShellPack } from './pipe-to-shell.js';
 import { publishPack } from './publish.js';
@@ -23,6 +24,7 @@ const BY_NAME: Readonly<Record<PackName, Pack>> = {
   containers: containersPack,
   credentials: credentialsPack,
   'pipe-to-shell': pipeToShellPack,
+  hookwise: hookwisePack,
   'read-only': readOnlyPack,
 };
 

@@ -35,7 +35,7 @@ type RuleId = keyof typeof RULES;
 const INSPECT = new Set([
   'ls', 'dir', 'vdir', 'pwd', 'whoami', 'id', 'groups', 'uname', 'uptime', 'df', 'du', 'free', 'stat', 'file', 'wc',
   'basename', 'dirname', 'realpath', 'readlink', 'which', 'whereis', 'type', 'true', 'false', 'sleep', 'echo', 'printf',
-  'nproc', 'arch', 'tty', 'locale', 'ps', 'cal', 'seq', 'expr', 'test', '[', 'printenv', 'lsb_release', 'sw_vers', 'getconf',
+  'nproc', 'arch', 'tty', 'locale', 'ps', 'cal', 'seq', 'expr', 'test', '[', 'printenv', 'lsb_release', 'sw_vers', 'getconf', ':',
 ]);
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
 /** Print file content: judged per operand (no credentials, no unknowable operand). */

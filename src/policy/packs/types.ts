@@ -17,6 +17,7 @@ export const PACK_NAMES = [
   'containers',
   'credentials',
   'pipe-to-shell',
+  'hookwise',
   'read-only',
 ] as const;
 export type PackName = (typeof PACK_NAMES)[number];
