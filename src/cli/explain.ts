@@ -38,6 +38,10 @@ export interface Explanation {
     segments: { text: string; name: string; argv: string[]; operator?: string; wrappers: string[]; context: string; depth: number; cwd?: string }[];
     writes: { segment: number; path: string; via: string; canonical: string | null }[];
     unknownWrites: { segment: number; reason: string }[];
+    /** Per segment: code it runs beyond its first word, whether it uses the network. */
+    effects: { segment: number; runs: { kind: string; detail: string }[]; network: boolean }[];
+    reads: { segment: number; path: string; via: string; recursive: boolean; canonical: string | null }[];
+    links: { segment: number; link: string; target: string }[];
   };
   /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
   memory?: { subject: string; key: string; records: number };
@@ -119,6 +123,9 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
       })),
       writes: shell.writes.targets.map((t, i) => ({ segment: t.segment, path: t.path, via: t.via, canonical: shell.targets[i]?.absolute ?? null })),
       unknownWrites: shell.writes.unknown,
+      effects: shell.effects.segments.map((e, segment) => ({ segment, runs: e.runs, network: e.network })),
+      reads: shell.effects.reads.map((r, i) => ({ segment: r.segment, path: r.path, via: r.via, recursive: r.recursive, canonical: shell.reads[i]?.absolute ?? null })),
+      links: shell.effects.links,
     };
   }
   return explained;
@@ -137,6 +144,13 @@ export function renderExplanation(e: Explanation): string {
     });
     for (const w of e.shell.writes) lines.push(`  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`);
     for (const u of e.shell.unknownWrites) lines.push(`  writes (segment ${u.segment + 1}): unknown — ${u.reason}`);
+    for (const r of e.shell.reads) lines.push(`  reads (segment ${r.segment + 1}, ${r.via}${r.recursive ? ', recursively' : ''}): ${r.path}${r.canonical === null ? ' (only known at run time)' : ` → ${r.canonical}`}`);
+    for (const l of e.shell.links) lines.push(`  links (segment ${l.segment + 1}): ${l.link} → ${l.target} (later writes through it are judged at the target)`);
+    for (const eff of e.shell.effects) {
+      for (const run of eff.runs) lines.push(`  runs (segment ${eff.segment + 1}, ${run.kind}): ${run.detail}`);
+      if (eff.network) lines.push(`  network (segment ${eff.segment + 1})`);
+    }
+    if (e.shell.parsed && e.shell.effects.every((eff) => eff.runs.length === 0)) lines.push('  runs: nothing beyond the programs named');
   }
   if (e.memory !== undefined) lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);
   lines.push('cascade:');

@@ -181,3 +181,40 @@ describe('multi-path calls', () => {
     expect(result.decision?.tier).toBe('default');
   });
 });
+
+describe('reads that need a human whatever the role: credentials, hookwise state, recursive reads above them', () => {
+  async function readVerdict(p: TestProject, tool: string, input: Record<string, unknown>): Promise<{ verdict: string | undefined; rule: string | undefined }> {
+    p.register('s-reader', 'maintainer');
+    const r = await p.check(p.pre(tool, input, 's-reader'));
+    return { verdict: r.decision?.tier === 'default' ? 'undecided' : r.decision?.verdict, rule: r.decision?.rule?.id };
+  }
+
+  it('Read of a credential file asks', async () => {
+    const p = makeProject();
+    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:~/.ssh/**' });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.config', 'gh', 'hosts.yml') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:~/.config/gh/**' });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.root, 'deploy', 'id_rsa') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:id_rsa' });
+  });
+
+  it("reading or writing hookwise's runtime directory asks (sessions, sockets)", async () => {
+    const p = makeProject();
+    expect((await readVerdict(p, 'Read', { file_path: join(p.runtimeDir, 'sessions', 'x.json') })).rule).toBe('sensitive-read:hookwise-state');
+    expect((await readVerdict(p, 'Write', { file_path: join(p.runtimeDir, 'sessions', 'x.json'), content: '{}' })).rule).toBe('sensitive:hookwise-state');
+  });
+
+  it('Grep or Glob over a directory holding credentials asks; over the project it does not', async () => {
+    const p = makeProject();
+    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: p.home })).toMatchObject({ verdict: 'ask', rule: 'sensitive-read:recursive' });
+    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: join(p.home, '.aws') })).toMatchObject({ verdict: 'ask' });
+    expect((await readVerdict(p, 'Grep', { pattern: 'token', path: join(p.root, 'src') })).verdict).not.toBe('ask');
+    // Read of the home directory itself is not a recursive read.
+    expect((await readVerdict(p, 'Read', { file_path: join(p.home, 'notes.txt') })).rule).not.toBe('sensitive-read:recursive');
+  });
+
+  it('writes that make code run later ask for every role', async () => {
+    const p = makeProject();
+    for (const path of ['.mcp.json', '.envrc', '.vscode/tasks.json', '.git/config', '.gemini/settings.json', '.codex/config.toml', '.husky/pre-commit']) {
+      await expectWrite(p, 'maintainer', path, 'ask', /sensitive path/);
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { hookwisePack } from '../../../src/policy/packs/hookwise.js';
+import { packVerdict } from '../../support/packs.js';
+
+describe('hookwise pack: an agent changing its own gate asks', () => {
+  it.each([
+    'hookwise disable --session-id s1',
+    'hookwise register --role maintainer --session-id s1',
+    'hookwise switch --role maintainer',
+    'hookwise override --allow "git push"',
+    'hookwise invalidate --all',
+    'hookwise rules compact',
+    'hookwise install --claude',
+    'hookwise daemon stop',
+    'hookwise init',
+    'npx hookwise disable',
+    'npx -y hookwise@latest register --role maintainer',
+    'node dist/hookwise.cjs disable',
+    '/usr/local/bin/hookwise enable',
+  ])('%s → ask', (command) => {
+    expect(packVerdict(hookwisePack, command)).toBe('ask self-change');
+  });
+
+  it.each(['hookwise --version', 'hookwise status', 'hookwise explain "git push"', 'hookwise stats', 'hookwise rules list', 'hookwise daemon status', 'hookwise validate', 'npx vitest run', 'node dist/app.js'])('%s → no opinion', (command) => {
+    expect(packVerdict(hookwisePack, command)).toBeNull();
+  });
+});
