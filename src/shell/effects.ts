@@ -65,6 +65,8 @@ export function analyzeEffects(segments: readonly Segment[], writes: WriteAnalys
   });
   const reads: ReadTarget[] = [];
   segments.forEach((segment, index) => reads.push(...readTargets(segments, index)));
+  // A link exposes what it points at (and everything below it) to every later read through it.
+  for (const link of links) reads.push({ segment: link.segment, path: link.target, via: 'ln', recursive: true });
   return { segments: out, reads, links };
 }
 
@@ -705,7 +707,7 @@ function linksMade(segments: readonly Segment[]): LinkMade[] {
 const NOT_READING = new Set([
   'echo', 'printf', 'cd', 'pushd', 'popd', 'mkdir', 'touch', 'rmdir', 'rm', 'test', '[', '[[', 'basename', 'dirname', 'which', 'type',
   'command', 'realpath', 'readlink', 'ls', 'dir', 'stat', 'file', 'du', 'df', 'wc', 'chmod', 'chown', 'chgrp', 'ln', ':', 'true', 'false',
-  'export', 'declare', 'local', 'unset', 'git', 'mv', 'kill', 'sleep', 'exit', 'find', 'tree', 'fd', 'fdfind', 'locate',
+  'export', 'declare', 'local', 'unset', 'mv', 'kill', 'sleep', 'exit', 'find', 'tree', 'fd', 'fdfind', 'locate',
 ]);
 const ALWAYS_RECURSIVE = new Set(['rg', 'ag', 'ack', 'pt', 'tar', 'bsdtar', 'rsync', '7z', 'zip', 'tree', 'fd', 'fdfind', 'find']);
 

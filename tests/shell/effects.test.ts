@@ -309,6 +309,14 @@ describe('reads', () => {
     expect(reads('curl https://example.com/a/b')).toEqual([]);
   });
 
+  it('a link exposes its target: git reads paths too (git diff --no-index)', () => {
+    expect(reads('ln -s ~/.ssh keys')).toEqual([{ path: '~/.ssh', recursive: true }]);
+    expect(reads('git diff --no-index /dev/null ~/.ssh/id_rsa')).toEqual([
+      { path: '/dev/null', recursive: false },
+      { path: '~/.ssh/id_rsa', recursive: false },
+    ]);
+  });
+
   it('follows a literal cd', () => {
     expect(effectsOf('cd ~/.ssh && cat ./id_rsa').reads).toEqual([{ segment: 1, path: './id_rsa', via: 'cat', recursive: false, cwd: '~/.ssh' }]);
   });
