@@ -11,7 +11,13 @@
  *   - the call has at least 3 tokens (short calls are too easy to look alike);
  *   - it is a shell or other-tool call (a similar path is a different file: file tools are exact-only);
  *   - it loses no data (delete, truncate, overwrite: exact only);
- *   - its command names (wrappers and argv[0], per segment, in order: `sudo npm` is not `npm`) equal the entry's;
+ *   - its command names (wrappers and argv[0] as written, per segment, in order: `sudo npm` is not `npm`,
+ *     `/tmp/x/python3` is not `python3`) equal the entry's — and with them the identity of any code a segment
+ *     carries (memory/code.ts: a script and the options before it, inline code, stdin data, shell code run by
+ *     `bash -c` / `eval` / a heredoc, a database query, an awk or sed program, a code-loading assignment).
+ *     So similarity never matches across different code: `python3 a.py --n 5` ~ `--n 6`, never
+ *     `python3 /tmp/evil.py`. A record from before code identities names no code, so it never matches a
+ *     call that carries some; a call whose code is not known as text (an expansion, a secret) is exact-only;
  *   - it has the entry's shape: the same words in the same order, except argument *values* swapped one for
  *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
  *     (`--privileged`, `-a`, `--force`), an added or dropped word, or a value swapped for a broad one (`.`,

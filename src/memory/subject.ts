@@ -1,9 +1,10 @@
 /**
  * What decision memory remembers a call by: its normalized, sanitized subject. Never the raw string:
  *
- *   - Bash: the parsed segments (wrappers, `VAR=` assignments, argv, redirections, joined by their
- *     operators), then the canonical write targets — so `git status > ~/.bashrc` can never share a key with
- *     `git status`, and `rm -rf build` run in two projects names two different directories;
+ *   - Bash: the parsed segments (wrappers, `VAR=` assignments, argv, redirections, the stdin data a
+ *     heredoc or here-string feeds it, joined by their operators), then the canonical write targets — so
+ *     `git status > ~/.bashrc` can never share a key with `git status`, `psql <<SQL` with one body never
+ *     with another, and `rm -rf build` run in two projects names two different directories;
  *   - file tools: `<change> <canonical path>` (Write/Edit/… by path and change type, never by content);
  *   - other tools (WebFetch, MCP, …): the URL or query where that is what the call is about, else the
  *     sanitized JSON of the input.
@@ -17,18 +18,23 @@ import { sanitize, sanitizedJson, structuralInput, type Sanitized } from '../san
 import type { PreparedShell } from '../shell/prepare.js';
 import { segmentLosesData } from '../shell/data-loss.js';
 import type { Segment } from '../shell/types.js';
+import { xxh3Hex } from '../util/xxhash.js';
+import { codeIdentity } from './code.js';
 
 export interface CallSubject {
   tool: string;
   /** The normalized, sanitized subject: what is hashed into the key and stored. */
   text: Sanitized;
-  /** Shell: each segment's wrappers and command name (`sudo npm`, `git`); file tools and others: the tool. */
+  /**
+   * Shell: each segment's wrappers and program as written (`sudo npm`, `git`, `./venv/bin/python`), then the
+   * identity of the code it carries, if any (`python3 code:…`: memory/code.ts); file tools and others: the tool.
+   */
   commands: string[];
   /** Canonical write targets (absolute), sanitized. */
   writes: Sanitized[];
   /** The call loses data (deletes, truncates, overwrites): similarity never approves it. */
   lossy: boolean;
-  /** Whether similarity (Jaccard) may consider this call at all. */
+  /** Whether similarity (Jaccard) may consider this call at all (not when code it runs cannot be known as text). */
   similar: boolean;
   /** Per shell segment, the normalized text an override pattern is matched against. */
   segments: Sanitized[];
@@ -76,24 +82,77 @@ export function callSubject(call: ToolCall, paths: readonly ResolvedPath[], shel
   }
 }
 
+/** Stdin data up to this length (sanitized and quoted) is part of the subject as text; longer, as a digest. */
+export const MAX_STDIN_TEXT = 256;
+
+/** Data as one shell word: plain, single-quoted, or `$'…'` when it holds newlines or other control characters. */
+function quoteData(data: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\x00-\x1f\x7f]/.test(data)) return quote(data);
+  // eslint-disable-next-line no-control-regex
+  const escaped = data.replace(/[\\'\x00-\x1f\x7f]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\t') return '\\t';
+    if (c === '\r') return '\\r';
+    if (c === '\\' || c === "'") return `\\${c}`;
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+  return `$'${escaped}'`;
+}
+
+/**
+ * The stdin data a segment reads (heredoc and here-string bodies), as it joins the subject: sanitized,
+ * then quoted when short, else its XXH3-64 digest. Undefined when there is none, or when it is already in
+ * the segment's text word for word (here-strings only: their redirect target is their body).
+ */
+function stdinMarker(segment: Segment, clean: Sanitized): string | undefined {
+  const herestrings = segment.redirects.filter((r) => r.op === '<<<').map((r) => `${r.target}\n`);
+  if (herestrings.length > 0 && herestrings.join('') === segment.stdin) return undefined;
+  const quoted = quoteData(clean);
+  return quoted.length <= MAX_STDIN_TEXT ? `[stdin ${quoted}]` : `[stdin xxh3:${xxh3Hex(clean)}]`;
+}
+
 function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undefined {
   if (!shell.parse.ok || shell.parse.segments.length === 0) return undefined;
   if (shell.targets.some((t) => t === null) || shell.writes.unknown.length > 0) return undefined;
   const segments: Sanitized[] = [];
+  const markers: string[] = [];
+  const commands: string[] = [];
+  let similar = true;
   let text = '';
-  shell.parse.segments.forEach((segment, i) => {
+  for (const [i, segment] of shell.parse.segments.entries()) {
     const line = sanitize(segmentText(segment)).text;
+    // Override patterns match the segment as written; the stdin data is the subject's (the key's) business.
     segments.push(line);
     if (i > 0) text += ` ${segment.operator === '\n' || segment.operator === undefined ? ';' : segment.operator} `;
     text += line;
-  });
+    // Sanitize before anything is derived from the data: the subject text, its digest, the code identity.
+    const stdin = segment.stdin === undefined ? undefined : sanitize(segment.stdin);
+    const marker = stdin === undefined ? undefined : stdinMarker(segment, stdin.text);
+    if (marker !== undefined) {
+      markers.push(marker);
+      text += ` ${marker}`;
+    }
+    // The names similarity compares for equality. `sudo npm` is not `npm` (a wrapper changes what an
+    // approval means), `/tmp/x/python3` is not `python3` (the program as written), and a segment that
+    // carries code (a script, inline code, stdin data, shell code) names its code's identity too, so that
+    // similarity never matches across different code (memory/code.ts).
+    const code = codeIdentity(segment, call.cwd, stdin);
+    const name = [...segment.wrappers, segment.argv[0] ?? segment.name].join(' ');
+    const entry = code === undefined || code === null ? name : `${name} ${code}`;
+    const clean = sanitize(entry);
+    // Unknown code, or an identity the sanitizer touched (two could then read alike): exact memory only.
+    if (code === null || (code !== undefined && clean.findings.length > 0)) similar = false;
+    commands.push(clean.text);
+  }
   const writes = [...new Set(shell.targets.map((t) => t!.absolute))].sort().map((w) => sanitize(w).text);
   if (writes.length > 0) text += `  # writes ${writes.join(' ')}`;
   if (text.length > MAX_SUBJECT) return undefined;
+  const subject = sanitize(text).text;
+  // The data must reach the key intact: were a marker redacted as a whole, two bodies could share a key.
+  if (markers.some((m) => !subject.includes(m))) return undefined;
   const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i));
-  // `sudo npm` is not `npm`: a wrapper changes what an approval means, so it is part of the name compared.
-  const commands = shell.parse.segments.map((s) => [...s.wrappers, s.name].join(' '));
-  return { tool: call.tool, text: sanitize(text).text, commands, writes, lossy, similar: true, segments };
+  return { tool: call.tool, text: subject, commands, writes, lossy, similar, segments };
 }
 
 function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubject | undefined {

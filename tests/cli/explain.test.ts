@@ -61,7 +61,10 @@ describe('hookwise explain for shell commands', () => {
     );
     expect(e.shell?.effects[0]?.runs).toEqual([{ kind: 'environment', detail: expect.stringMatching(/GIT_PAGER=sh -c id/) }]);
     expect(e.shell?.effects.map((x) => x.network)).toEqual([false, false, true, false]);
-    expect(e.shell?.reads).toEqual([{ segment: 1, path: '~/.ssh/id_rsa', via: 'cat', recursive: false, canonical: expect.stringMatching(/\/\.ssh\/id_rsa$/) }]);
+    expect(e.shell?.reads).toEqual([
+      { segment: 1, path: '~/.ssh/id_rsa', via: 'cat', recursive: false, canonical: expect.stringMatching(/\/\.ssh\/id_rsa$/) },
+      { segment: 3, path: '/tmp/t', via: 'ln', recursive: true, canonical: '/tmp/t' },
+    ]);
     expect(e.shell?.links).toEqual([{ segment: 3, link: 'l', target: '/tmp/t' }]);
     expect(e.decision).toMatchObject({ verdict: 'deny', rule: { id: 'effects:exfiltration' } });
     const text = renderExplanation(e);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { cacheKey } from '../../src/memory/cache.js';
 import { loadScope } from '../../src/memory/store.js';
-import { makeProject, verdictOf } from '../support/project.js';
-import { rememberCommand, targetOf } from '../support/memory.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
+import { makeProject, verdictOf, type TestProject } from '../support/project.js';
+import { rememberCommand, rememberSubject, subjectFor, targetOf } from '../support/memory.js';
+import { CODE_PAIRS } from './code-pairs.js';
 
 const bash = (command: string): Record<string, unknown> => ({ command });
 
@@ -124,5 +127,103 @@ describe('tier 2a: token Jaccard', () => {
     rememberSubject(p, await subjectFor(p, 'Write', { file_path: `${p.root}/notes/2026/plan-a.txt`, content: '' }), 'allow');
     const r = await p.check(p.pre('Write', { file_path: `${p.root}/notes/2026/plan-b.txt`, content: '' }));
     expect(r.decision?.tier).toBe('default');
+  });
+});
+
+describe('tier 2a: similarity never matches across different code', () => {
+  let seq = 0;
+  /** Teaches memory the real way: hookwise asks (nobody decided), the human approves at the host's prompt. */
+  async function approveAtPrompt(p: TestProject, command: string): Promise<void> {
+    const pre = { ...p.pre('Bash', bash(command)), tool_use_id: `toolu_code_${++seq}` };
+    expect((await p.check(pre)).decision, command).toMatchObject({ verdict: 'ask', tier: 'default' });
+    await p.check({ ...pre, hook_event_name: 'PostToolUse', tool_response: {} });
+  }
+
+  it.each(CODE_PAIRS)('$kind: approving one call never lets other code through memory', async ({ benign, other }) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await approveAtPrompt(p, benign);
+    expect(loadScope(targetOf(p, 'user')).records).toEqual([expect.objectContaining({ verdict: 'allow', decided_by: 'host-prompt' })]);
+    expect((await p.check(p.pre('Bash', bash(benign)))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    const r = await p.check(p.pre('Bash', bash(other)));
+    expect(verdictOf(r)).not.toBe('allow');
+    expect(['exact-cache', 'jaccard']).not.toContain(r.decision?.tier);
+  });
+
+  /**
+   * The controls: each of these pairs has the same shape and scores at or above the threshold, so without
+   * the code identity in the compared names similarity would approve the second after the first. A record
+   * of the first call forged with the second's names proves it — and that the code identity is what stops it.
+   * (Stdin data needs no control: its `[stdin …]` marker is never a plain value to the shape guard either.)
+   */
+  const CONTROLS: [string, string][] = [
+    ["bash -c 'make build-docs --jobs 4 --keep-going'", "bash -c 'make deploy-prod --jobs 4 --keep-going'"],
+    ["eval 'make build-docs --jobs 4 --keep-going'", "eval 'make deploy-prod --jobs 4 --keep-going'"],
+    ["sh <<'EOF'\nmake build-docs --jobs 4 --keep-going\nEOF", "sh <<'EOF'\nmake deploy-prod --jobs 4 --keep-going\nEOF"],
+    ["node -e 'console.log(1)' --trace-warnings --stack-size 100 --title build", "node -e 'process.exit(1)' --trace-warnings --stack-size 100 --title build"],
+    ["sqlite3 -bail -readonly data/app.db 'SELECT 1'", "sqlite3 -bail -readonly data/app.db 'DELETE 1'"],
+    ['python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run', 'python3 /tmp/evil.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run'],
+    ['python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv', 'python3 scripts/evil.py --n 5 --out reports/weekly.csv --format csv'],
+  ];
+
+  it.each(CONTROLS)('%s: blocked by the code identity alone', async (benign, other) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const a = await subjectFor(p, 'Bash', bash(benign));
+    const b = await subjectFor(p, 'Bash', bash(other));
+    rememberSubject(p, a, 'allow');
+    const r = await p.check(p.pre('Bash', bash(other)));
+    expect(r.decision?.tier).toBe('default');
+    const q = makeProject();
+    q.register('s1', 'coder');
+    const forged = await subjectFor(q, 'Bash', bash(benign));
+    rememberSubject(q, { key: forged.key, subject: { ...forged.subject, commands: (await subjectFor(q, 'Bash', bash(other))).subject.commands } }, 'allow');
+    expect((await q.check(q.pre('Bash', bash(other)))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect(b.subject.commands).not.toEqual(a.subject.commands);
+  });
+
+  it('the same script with a value swapped still matches; another script never does', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await approveAtPrompt(p, 'python3 scripts/report.py --n 5 --out reports/weekly.csv');
+    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    for (const command of ['python3 scripts/evil.py --n 5 --out reports/weekly.csv', 'python3 /tmp/evil.py --n 5 --out reports/weekly.csv', '/tmp/x/python3 scripts/report.py --n 6 --out reports/weekly.csv']) {
+      expect((await p.check(p.pre('Bash', bash(command)))).decision?.tier, command).toBe('default');
+    }
+    // The same data in a here-document fed to a program that is no interpreter: its other arguments are values.
+    await approveAtPrompt(p, 'deploytool render --env dev --format yaml --strict <<EOF\nkind: ConfigMap\nEOF');
+    expect((await p.check(p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: ConfigMap\nEOF')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect((await p.check(p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: Secret\nEOF')))).decision?.tier).toBe('default');
+  });
+
+  it('a record from before code identities (names only) never matches a call that carries code, and still matches one that does not', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const old = async (command: string, commands: string[]): Promise<void> => {
+      const s = await subjectFor(p, 'Bash', bash(command));
+      rememberSubject(p, { key: s.key, subject: { ...s.subject, commands } }, 'allow');
+    };
+    await old('python3 scripts/report.py --n 5 --out reports/weekly.csv', ['python3']);
+    await old(`node -e "require('fs').rmSync('dist',{recursive:true})" --trace-warnings`, ['node']);
+    // Its key did not change (no stdin): the exact call is still remembered.
+    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 5 --out reports/weekly.csv')))).decision?.tier).toBe('exact-cache');
+    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash(`node -e "require('fs').rmSync(require('os').homedir(),{recursive:true})" --trace-warnings`)))).decision?.tier).toBe('default');
+    // An old heredoc record was keyed on the header alone: no body matches it any more.
+    rememberSubject(p, { key: cacheKey('Bash', 'psql app << SQL'), subject: { tool: 'Bash', text: 'psql app << SQL' as Sanitized, commands: ['psql'], writes: [], lossy: false, similar: true, segments: [] } }, 'allow');
+    expect((await p.check(p.pre('Bash', bash('psql app <<SQL\nDROP TABLE users;\nSQL')))).decision?.tier).toBe('default');
+    // Without code, an old record matches as before.
+    await old('make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', ['make']);
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+  });
+
+  it('code that is not known as text (an expansion, a secret) is remembered exactly, never by similarity', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const withSecret = (n: number): string => `python3 scripts/report.py --n ${n} <<EOF\ntoken = '${secret}'\nEOF`;
+    await approveAtPrompt(p, withSecret(5));
+    expect((await p.check(p.pre('Bash', bash(withSecret(5))))).decision?.tier).toBe('exact-cache');
+    expect((await p.check(p.pre('Bash', bash(withSecret(6))))).decision?.tier).toBe('default');
   });
 });
