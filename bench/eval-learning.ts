@@ -1,7 +1,8 @@
 /**
  * Learning replay: how fast decision memory takes the human out of the loop, and whether it ever lets a
- * risky command through. The rows of a labelled command corpus are shuffled with a fixed seed and replayed
- * as one Claude Code session (role `maintainer`, registered in the session registry) through the real
+ * risky command through. The rows of a labelled corpus (bench/eval-commands.ts: Bash commands or other
+ * tools' calls) are shuffled with a fixed seed and replayed as Claude Code sessions (role `maintainer`, or
+ * the row's `role`: one session per role, registered in the session registry) through the real
  * `hookwise check` path — runCheck, in this process, with private runtime and config directories — each
  * PreToolUse with its own tool_use_id. A simulated human, the oracle, answers every `ask` by the row's label:
  *
@@ -16,32 +17,26 @@
  *     the share decided by the memory tiers (exact-cache, jaccard, override);
  *   - wrong auto-allows: a risky row allowed by exact-cache or jaccard (target 0), each with its command;
  *   - for context: risky rows allowed by any tier, benign rows denied.
- * Run: `hookwise bench --eval-learning [corpus.jsonl] [--project dir] [--seed n] [--json]`.
+ * Run: `hookwise bench --eval-learning [corpus.jsonl] [--project dir] [--seed n] [--json]`. The
+ * learning-poison replay (`--poison`) is bench/eval-poison.ts.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
 import { loadScope } from '../src/memory/store.js';
-import { SessionRegistry } from '../src/session/registry.js';
-import { defaultCommandCorpus } from './eval-commands.js';
+import { defaultCommandCorpus, describeRow, readCorpus, registerRoles, roleOf, sessionFor, toolCallOf, type CorpusRow, type Label } from './eval-commands.js';
 import { shuffled } from './prng.js';
 
 export const DEFAULT_SEED = 1;
 export const BUCKET = 100;
-const ROLE = 'maintainer';
 const SESSION = 'eval-learning';
 /** The tiers that answer from decision memory. */
 export const MEMORY_TIERS: readonly string[] = ['exact-cache', 'jaccard', 'override'];
 /** The memory tiers that may turn a new call into an allow on their own. */
-const AUTO_ALLOW_TIERS: readonly string[] = ['exact-cache', 'jaccard'];
+export const AUTO_ALLOW_TIERS: readonly string[] = ['exact-cache', 'jaccard'];
 
-interface Row {
-  command: string;
-  label: 'risky' | 'benign';
-  ecosystem?: string;
-  description?: string;
-}
+type Row = CorpusRow & { label: Label };
 
 /** What the oracle did after the decision. */
 export type OracleAction = 'approved' | 'declined' | null;
@@ -51,8 +46,9 @@ export interface LearningStep {
   call: number;
   /** 1-based line of the row in the corpus. */
   line: number;
+  /** The command, or `Tool path` for another tool's call. */
   command: string;
-  label: Row['label'];
+  label: Label;
   verdict: string;
   tier: string;
   rule: string | null;
@@ -108,25 +104,32 @@ export interface LearningOptions {
   progress?: (message: string) => void;
 }
 
-function readCorpus(corpus: string): (Row & { line: number })[] {
-  if (!existsSync(corpus)) {
-    throw new Error(`corpus not found: ${corpus} (the development corpora live in ../shared/corpora beside the repository; a user's clone has none)`);
-  }
-  const rows: (Row & { line: number })[] = [];
-  readFileSync(corpus, 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      if (text.trim() === '') return;
-      const row = JSON.parse(text) as Partial<Row>;
-      if (typeof row.command !== 'string' || (row.label !== 'risky' && row.label !== 'benign')) {
-        throw new Error(`${corpus}:${i + 1}: the learning replay needs labelled rows {"command": string, "label": "risky" | "benign"}: the oracle answers by the label`);
-      }
-      rows.push({ ...(row as Row), line: i + 1 });
-    });
-  return rows;
+/** The corpus, every row labelled: the oracle answers by the label. */
+export function readLabelledCorpus(corpus: string): Row[] {
+  return readCorpus(corpus).map((row) => {
+    if (row.label === undefined) {
+      throw new Error(`${corpus}:${row.line}: the learning replay needs labelled rows {"command": string, "label": "risky" | "benign"}: the oracle answers by the label`);
+    }
+    return row as Row;
+  });
 }
 
-interface HookAnswer {
+/** A Claude Code PreToolUse or PostToolUse payload for a row, as the host sends it (permission mode `default`). */
+export function hookPayload(event: 'PreToolUse' | 'PostToolUse', row: CorpusRow, where: { session: string; cwd: string; transcript: string }, toolUseId: string): string {
+  const payload: Record<string, unknown> = {
+    session_id: where.session,
+    transcript_path: where.transcript,
+    cwd: where.cwd,
+    permission_mode: 'default',
+    hook_event_name: event,
+    ...toolCallOf(row, where.cwd),
+    tool_use_id: toolUseId,
+  };
+  if (event === 'PostToolUse') payload.tool_response = row.command === undefined ? { success: true } : { stdout: '', stderr: '', interrupted: false, isImage: false };
+  return JSON.stringify(payload);
+}
+
+export interface HookAnswer {
   verdict: string;
   tier: string;
   rule: string | null;
@@ -136,7 +139,7 @@ interface HookAnswer {
 export async function evaluateLearning(corpus: string = defaultCommandCorpus(), options: LearningOptions = {}): Promise<LearningEval> {
   const seed = options.seed ?? DEFAULT_SEED;
   const progress = options.progress ?? (() => undefined);
-  const rows = shuffled(readCorpus(corpus), seed);
+  const rows = shuffled(readLabelledCorpus(corpus), seed);
   // realpath: hookwise compares canonical paths, and tmpdir() may sit behind a symlink (macOS).
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-eval-learning-')));
   try {
@@ -148,41 +151,28 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
     // The registry decides the role, as for a real session; no debug output.
     delete env.HOOKWISE_ROLE;
     delete env.HOOKWISE_DEBUG;
-    new SessionRegistry(runtimeDir).update(SESSION, (_, now) => ({ session_id: SESSION, role: ROLE, disabled: false, registered_at: now, updated_at: now }));
-
-    const hook = (event: 'PreToolUse' | 'PostToolUse', command: string, toolUseId: string): string => {
-      const payload: Record<string, unknown> = {
-        session_id: SESSION,
-        transcript_path: join(base, 'transcript.jsonl'),
-        cwd,
-        permission_mode: 'default',
-        hook_event_name: event,
-        tool_name: 'Bash',
-        tool_input: { command },
-        tool_use_id: toolUseId,
-      };
-      if (event === 'PostToolUse') payload.tool_response = { stdout: '', stderr: '', interrupted: false, isImage: false };
-      return JSON.stringify(payload);
-    };
+    registerRoles(runtimeDir, SESSION, rows);
+    const hook = (event: 'PreToolUse' | 'PostToolUse', row: Row, toolUseId: string): string =>
+      hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript: join(base, 'transcript.jsonl') }, toolUseId);
 
     const steps: LearningStep[] = [];
     let postToolUse = 0;
     const started = process.hrtime.bigint();
     for (const [i, row] of rows.entries()) {
       const toolUseId = `toolu_learn_${seed}_${i + 1}`;
-      const pre = await runCheck(hook('PreToolUse', row.command, toolUseId), { host: 'claude', env });
-      const answer = answerOf(pre.decision, row.command);
+      const pre = await runCheck(hook('PreToolUse', row, toolUseId), { host: 'claude', env });
+      const answer = answerOf(pre.decision, describeRow(row));
       let oracle: OracleAction = null;
       if (answer.verdict === 'ask') oracle = row.label === 'benign' ? 'approved' : 'declined';
       // The tool runs when it was allowed or the human approved it: the host then reports PostToolUse.
       if (answer.verdict === 'allow' || oracle === 'approved') {
-        const post = await runCheck(hook('PostToolUse', row.command, toolUseId), { host: 'claude', env });
+        const post = await runCheck(hook('PostToolUse', row, toolUseId), { host: 'claude', env });
         postToolUse++;
         if (post.exitCode !== 0 || post.stderr !== undefined) {
-          throw new Error(`eval-learning: PostToolUse for \`${row.command}\` failed (exit ${post.exitCode}): ${post.stderr ?? post.stdout}`);
+          throw new Error(`eval-learning: PostToolUse for \`${describeRow(row)}\` failed (exit ${post.exitCode}): ${post.stderr ?? post.stdout}`);
         }
       }
-      steps.push({ call: i + 1, line: row.line, command: row.command, label: row.label, ...answer, oracle });
+      steps.push({ call: i + 1, line: row.line, command: describeRow(row), label: row.label, ...answer, oracle });
       if ((i + 1) % 250 === 0) progress(`eval-learning: ${i + 1}/${rows.length} calls`);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -197,7 +187,7 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
   }
 }
 
-function answerOf(d: { verdict: string; tier: string; reason: string; rule?: { id: string } } | undefined, command: string): HookAnswer {
+export function answerOf(d: { verdict: string; tier: string; reason: string; rule?: { id: string } } | undefined, command: string): HookAnswer {
   if (d === undefined) throw new Error(`eval-learning: hookwise check returned no decision for \`${command}\``);
   return { verdict: d.verdict, tier: d.tier, rule: d.rule?.id ?? null, reason: d.reason };
 }
@@ -254,7 +244,7 @@ function bar(b: LearningBucket): string {
 export function renderLearningEval(e: LearningEval): string {
   const width = String(e.rows).length;
   const lines = [
-    `${e.corpus}: ${e.rows} calls replayed in shuffled order (seed ${e.seed}) as one ${ROLE} session, in process, ${e.secondsPerThousand.toFixed(2)} s per 1000`,
+    `${e.corpus}: ${e.rows} calls replayed in shuffled order (seed ${e.seed}) as maintainer sessions (or the rows' roles), in process, ${e.secondsPerThousand.toFixed(2)} s per 1000`,
     `oracle (a simulated human): approves benign asks at the host prompt (PostToolUse), declines risky ones (nothing sent)`,
     '',
     `${'calls'.padEnd(2 * width + 1)}  decided  by memory   # memory, = other tiers, . asked`,

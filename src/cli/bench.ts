@@ -5,10 +5,17 @@
  * `hookwise bench --swarm [--clients n] [--seconds n] [--quick] [--json]`: concurrent keep-alive clients
  * against a real daemon (bench/swarm.ts): decisions/s, latency, and answers that differ from in process.
  *
+ * `hookwise bench --eval-commands [corpus] [--project dir] [--verbose] [--json]`: a labelled corpus through
+ * `check --jsonl` (bench/eval-commands.ts); without a corpus, the in-repo adversarial corpus and the
+ * development shellfirm corpus when it exists.
+ *
  * `hookwise bench --eval-learning [corpus] [--project dir] [--seed n] [--json]`: the learning replay
- * (bench/eval-learning.ts).
+ * (bench/eval-learning.ts); with `--poison`, the learning-poison replay instead (bench/eval-poison.ts).
  */
+import { existsSync } from 'node:fs';
+import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
+import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
 import { CI_TOLERANCE, ciFailures, describeMiss, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
 import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
@@ -49,23 +56,83 @@ export async function bench(options: BenchCommandOptions, print: (text: string) 
   }
 }
 
+export interface EvalCommandsOptions {
+  /** The corpus (a path), or true for the default corpora. */
+  evalCommands?: string | boolean;
+  project?: string;
+  /** Also list the benign rows that were asked or denied. */
+  verbose?: boolean;
+  json?: boolean;
+}
+
+/** What `--eval-commands` prints with --json: one report per corpus run, and the default corpora that were not found. */
+export interface EvalCommandsReport {
+  evals: CommandEval[];
+  skipped: { corpus: string; reason: string }[];
+}
+
+/**
+ * `--eval-commands`: the named corpus, or by default the in-repo adversarial corpus and the development
+ * shellfirm corpus (../shared beside the repository), each skipped with a note when it is not there — an
+ * installed package has neither; it fails only when there is nothing to run.
+ */
+export function evalCommands(options: EvalCommandsOptions, print: (text: string) => void): EvalCommandsReport {
+  const report: EvalCommandsReport = { evals: [], skipped: [] };
+  if (typeof options.evalCommands === 'string') {
+    report.evals.push(evaluateCommands(options.evalCommands, options.project));
+  } else {
+    const corpora = [
+      { corpus: adversarialCorpus(), reason: 'not found: the adversarial corpus ships with the repository (bench/corpora), not with the package' },
+      { corpus: defaultCommandCorpus(), reason: 'not found: the shellfirm corpus lives in ../shared/corpora beside the repository, in the development environment only' },
+    ];
+    for (const { corpus, reason } of corpora) {
+      if (existsSync(corpus)) report.evals.push(evaluateCommands(corpus, options.project));
+      else report.skipped.push({ corpus, reason });
+    }
+    if (report.evals.length === 0) throw new HookwiseError('USAGE', `--eval-commands: no corpus to run; name one (a JSONL file of {"command", "label"} rows). ${report.skipped.map((s) => `${s.corpus}: ${s.reason}`).join('; ')}`);
+  }
+  if (options.json === true) {
+    print(JSON.stringify(report, null, 2));
+  } else {
+    const parts = report.evals.map((e) => renderCommandEval(e, options.verbose === true));
+    for (const s of report.skipped) parts.push(`${s.corpus}: skipped, ${s.reason}`);
+    print(parts.join('\n\n'));
+  }
+  return report;
+}
+
 export interface EvalLearningOptions {
-  /** The corpus (a path), or true for the default development corpus. */
+  /** The corpus (a path), or true for the default development corpus (with --poison: the adversarial corpus). */
   evalLearning?: string | boolean;
+  /** The learning-poison replay instead of the learning curve. */
+  poison?: boolean;
   project?: string;
   /** The shuffle seed, as typed (an integer). */
   seed?: string;
   json?: boolean;
 }
 
-/** `--eval-learning`: replays the corpus with a simulated human answering the prompts; prints the curve. */
+/**
+ * `--eval-learning`: replays the corpus with a simulated human answering the prompts; prints the curve.
+ * With `--poison`: a human approves every benign row, then every risky row is checked (bench/eval-poison.ts).
+ */
 export async function evalLearning(options: EvalLearningOptions, print: (text: string) => void): Promise<void> {
+  const corpus = typeof options.evalLearning === 'string' ? options.evalLearning : undefined;
   let seed = DEFAULT_SEED;
   if (options.seed !== undefined) {
+    if (options.poison === true) throw new HookwiseError('USAGE', '--seed is for the learning curve: the poison replay teaches every benign row before it checks a risky one, in corpus order');
     if (!/^\d{1,10}$/.test(options.seed)) throw new HookwiseError('USAGE', `--seed takes a non-negative integer, not "${options.seed}"`);
     seed = Number(options.seed);
   }
-  const e = await evaluateLearning(typeof options.evalLearning === 'string' ? options.evalLearning : undefined, {
+  if (options.poison === true) {
+    const e = await evaluatePoison(corpus, {
+      ...(options.project === undefined ? {} : { project: options.project }),
+      progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    });
+    print(options.json === true ? JSON.stringify(e, null, 2) : renderPoisonEval(e));
+    return;
+  }
+  const e = await evaluateLearning(corpus, {
     seed,
     ...(options.project === undefined ? {} : { project: options.project }),
     progress: (message) => process.stderr.write(`bench: ${message}\n`),

@@ -233,29 +233,30 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--json', 'machine-readable output')
     .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
-    .option('--eval-commands [corpus]', 'instead: replay a labelled command corpus through check --jsonl (unsafe-allow, catch and fatigue rates)')
+    .option('--eval-commands [corpus]', 'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus')
     .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
+    .option('--poison', 'with --eval-learning: the learning-poison replay: a human approves every benign row, then every risky row is checked (default corpus: bench/corpora/adversarial.jsonl)')
     .option('--project <dir>', 'with --eval-commands or --eval-learning: run the commands in this project (default: an empty throw-away one)')
     .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
+    .option('--verbose', 'with --eval-commands: also list every benign row that was asked or denied')
     .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
     .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; project?: string; seed?: string; swarm?: boolean; clients?: string; seconds?: string; rate?: string }) => {
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string }) => {
       if (o.swarm === true) {
         const { swarm } = await import('./bench.js');
         await swarm(o, (text) => print(text));
         return;
       }
-      if (o.evalLearning !== undefined) {
+      if (o.evalLearning !== undefined || o.poison === true) {
         const { evalLearning } = await import('./bench.js');
         await evalLearning(o, (text) => print(text));
         return;
       }
       if (o.evalCommands !== undefined) {
-        const { evaluateCommands, renderCommandEval } = await import('../../bench/eval-commands.js');
-        const e = evaluateCommands(typeof o.evalCommands === 'string' ? o.evalCommands : undefined, o.project);
-        print(o.json === true ? JSON.stringify(e, null, 2) : renderCommandEval(e));
+        const { evalCommands } = await import('./bench.js');
+        evalCommands(o, (text) => print(text));
         return;
       }
       const { bench } = await import('./bench.js');
