@@ -132,7 +132,8 @@ const HOME_BIN = /^(?:~|\$HOME|\$\{HOME\})\/(?:\.local\/bin|bin|\.cargo\/bin|go\
 function riskyPath(value: string): string | undefined {
   for (const entry of value.split(':')) {
     if (entry === '$PATH' || entry === '${PATH}') return undefined; // what follows is searched last
-    if (SYSTEM_PATH_DIRS.has(entry) || HOME_BIN.test(entry) || inProject(entry)) continue;
+    // A project directory is no better: a file written there earlier (by this call or a Write) runs.
+    if (SYSTEM_PATH_DIRS.has(entry) || HOME_BIN.test(entry)) continue;
     return entry === '' || entry === '.' ? 'the current directory' : entry;
   }
   return undefined;
@@ -505,7 +506,43 @@ const VIM = new Set(['vim', 'vi', 'nvim', 'ex', 'view', 'vimdiff', 'gvim', 'rvim
 const SSH_LIKE = new Set(['ssh', 'scp', 'sftp', 'autossh', 'mosh']);
 const SSH_CODE_OPTION = /^(?:ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match|PKCS11Provider|SecurityKeyProvider)\b/i;
 
+/** Test runners, linters and build tools whose configuration files are code (they import plugins, setup files). */
+const CONFIGURED_TOOLS = new Set(['vitest', 'jest', 'mocha', 'ava', 'playwright', 'cypress', 'eslint', 'prettier', 'stylelint', 'biome', 'tsc', 'vue-tsc', 'webpack', 'vite', 'rollup', 'esbuild', 'babel', 'karma', 'nyc', 'c8', 'tsx', 'ts-node']);
+const CODE_CONFIG_OPTIONS = /^--(?:config|config-file|configFile|globalSetup|globalTeardown|setupFiles|setupFilesAfterEnv|testEnvironment|transform|resolver|testRunner|require|loader|plugin|rulesdir|resolve-plugins-relative-to|project|workspace|reporter|environment|dir)(?:=|$)/;
+
+/** `npx vitest --config /tmp/x.mjs`, `jest --config '{…}'`: the tool loads code from outside the project. */
+function toolConfigEffects(segment: Segment): RunEffect[] {
+  const argv = segment.argv;
+  const tool = [segment.name, ...argv.slice(1, 4)].find((w) => CONFIGURED_TOOLS.has(w));
+  if (tool === undefined) return [];
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!;
+    const shortOption = w === '-c' || w === '-p' || w === '-r';
+    if (!CODE_CONFIG_OPTIONS.test(w) && !shortOption) continue;
+    const value = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (argv[i + 1] ?? '');
+    if (value.startsWith('{') || (value !== '' && !value.startsWith('-') && (value.startsWith('/') || value.startsWith('~') || value.split('/').includes('..')))) {
+      return [{ kind: 'option', detail: `${tool} ${short(w)} loads configuration or code from ${short(value)}, outside the project` }];
+    }
+  }
+  return [];
+}
+
+/** Programs that run the code of the directory they run in: outside the project, that is not the project's code. */
+const RUNS_DIRECTORY_CODE = new Set(['git', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'make', 'gmake', 'pytest', 'py.test', 'tox', 'cargo', 'go', 'mvn', 'gradle', 'rake', 'bundle', 'composer', 'just', 'task', 'vitest', 'jest', 'mocha', 'tsc', 'eslint', 'prettier', 'terraform', 'tofu', 'direnv', 'poetry', 'uv', 'pip', 'pip3']);
+
+function foreignDirectory(segment: Segment): RunEffect[] {
+  const cwd = segment.cwd;
+  if (cwd === undefined || !RUNS_DIRECTORY_CODE.has(segment.name)) return [];
+  if (!cwd.startsWith('/') && !cwd.startsWith('~') && !cwd.split('/').includes('..')) return [];
+  return [{ kind: 'option', detail: `\`${segment.name}\` runs in ${short(cwd)}, outside the project, where its configuration, hooks or scripts are not the project's` }];
+}
+
 function optionEffects(segment: Segment): RunEffect[] {
+  const generic = [...toolConfigEffects(segment), ...foreignDirectory(segment)];
+  return generic.length > 0 ? generic : programOptionEffects(segment);
+}
+
+function programOptionEffects(segment: Segment): RunEffect[] {
   const argv = segment.argv;
   const name = segment.name;
   const one = (detail: string): RunEffect[] => [{ kind: 'option', detail }];
@@ -606,7 +643,14 @@ function evaluatesNames(segment: Segment): boolean {
   return true;
 }
 
+/** `a[$(…)]`: a subscript holding a command substitution, which bash runs when it evaluates the subscript. */
+const SUBSCRIPT_CODE = /\[[^\]]*(?:\$\(|`|\$\{)/;
+
 function expansionEffects(segment: Segment, codeInValues: boolean): RunEffect[] {
+  const literals = [...Object.entries(segment.assignments).flat(), ...segment.argv.filter((_, k) => k > 0 && !segment.dynamicArgs.includes(k))];
+  if (literals.some((w) => SUBSCRIPT_CODE.test(w))) {
+    return [{ kind: 'expansion', detail: 'an array subscript holds a command substitution, which bash runs when it evaluates the subscript' }];
+  }
   const literalCode = segment.argv.some((w, k) => k > 0 && !segment.dynamicArgs.includes(k) && isCode(w));
   const stdinCode = (segment.name === 'read' || segment.name === 'mapfile' || segment.name === 'readarray') && segment.stdin !== undefined && isCode(segment.stdin);
   if (evaluatesNames(segment) && (literalCode || stdinCode)) {
@@ -616,7 +660,7 @@ function expansionEffects(segment: Segment, codeInValues: boolean): RunEffect[] 
   if (/@P\}/.test(text)) return [{ kind: 'expansion', detail: '${var@P} expands a value as a prompt string, running the command substitutions in it' }];
   if (/\$\{![A-Za-z_]\w*\}/.test(text)) return [{ kind: 'expansion', detail: '${!var} expands a name held in a variable; an array subscript in it runs code' }];
   // A value holding code, evaluated again by arithmetic or a subscript: x='a[$(id)]'; echo $((x)).
-  if (codeInValues && (evaluatesNames(segment) || /\$\(\(|\$\[|\$\{\w+\[|\(\(/.test(text))) {
+  if (codeInValues && (evaluatesNames(segment) || /\$\(\(|\$\[|\$\{\w+\[|\$\{\w+:|\(\(/.test(text))) {
     return [{ kind: 'expansion', detail: 'a variable set to code in this command is evaluated again (arithmetic, a subscript or a name), which runs it' }];
   }
   return [];
@@ -787,6 +831,15 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
   });
   if (segment.name === 'sed' || segment.name === 'gsed') {
     for (const script of sedScripts(segment.argv).scripts) for (const file of sedScript(script).reads) add(file, 'sed r', false);
+  }
+  if (segment.name === 'git') {
+    // `git show HEAD~5:.env`: a file as it was in history (its path is relative to the repository root).
+    segment.argv.forEach((word, k) => {
+      const colon = word.indexOf(':');
+      if (k < 2 || word.startsWith('-') || colon === -1 || word.includes('://') || segment.dynamicArgs.includes(k)) return;
+      const path = word.slice(colon + 1).replace(/^\.\//, '');
+      if (path !== '' && !path.includes('$')) add(path, 'git (a file from history)', false);
+    });
   }
   return out;
 }

@@ -47,6 +47,8 @@ describe('environment that runs code', () => {
     'GIT_PAGER=./x; git log',
     'PATH=.:$PATH ls',
     'PATH=/tmp/evil:$PATH git status',
+    'PATH=./bin:$PATH git status',
+    'PATH="$PWD/node_modules/.bin:$PATH" vitest',
     'export PATH="/tmp/x:$PATH"',
     'HOME=/tmp/fake git log',
     'npm_config_script_shell=/tmp/sh npm test',
@@ -69,7 +71,6 @@ describe('environment that runs code', () => {
     'CI=1 npm test',
     'PYTHONPATH=src pytest',
     'PYTHONPATH=src:tests python3 -m pytest',
-    'PATH="$PWD/node_modules/.bin:$PATH" vitest',
     'PATH=$PATH:/opt/tool/bin tool',
     'PATH="$HOME/.local/bin:$PATH" pip --version',
     'MAKEFLAGS=-j8 make test',
@@ -140,6 +141,11 @@ describe('options that run code or delete', () => {
     'node --import=data:text/javascript,x app.js',
     'wget -e "use_proxy=on" http://x',
     "emacs --batch --eval '(shell-command \"id\")'",
+    'npx vitest run --config /tmp/v.config.mjs',
+    "npx jest --config '{\"globalSetup\":\"/tmp/x.js\"}'",
+    'mocha -r /tmp/hook.js',
+    'cd /tmp/evil-repo && git status',
+    'cd ~/other && npm test',
   ])('%s', (command) => {
     expect(kinds(command)).toEqual(expect.arrayContaining(['option']));
   });
@@ -173,6 +179,9 @@ describe('options that run code or delete', () => {
     'rg foo src',
     'node dist/a.js',
     'node -r ./setup.js app.js',
+    'npx vitest run --config vitest.config.ts',
+    'npx tsc -p tsconfig.json --noEmit',
+    'cd src && git status',
   ])('harmless: %s', (command) => {
     expect(kinds(command)).not.toContain('option');
   });
@@ -241,6 +250,9 @@ describe('bash expansions that execute inside arguments', () => {
     "x='a[$(id)]'; (( x ))",
     "x='a[$(id)]'; echo ${!x}",
     "mapfile -t 'a[$(id)]' <<< x",
+    "a=(); a['$(id)']=1",
+    "x='a[$(id)]'; s=abcdef; echo \"${s:x}\"",
+    "n='a[$(id)]'; for ((i=0; i<n; i++)); do echo $i; done",
   ])('%s', (command) => {
     expect(kinds(command)).toContain('expansion');
   });
@@ -315,6 +327,10 @@ describe('reads', () => {
       { path: '/dev/null', recursive: false },
       { path: '~/.ssh/id_rsa', recursive: false },
     ]);
+  });
+
+  it('a file from git history is a read (git show REV:path)', () => {
+    expect(reads('git show HEAD~5:.env')).toEqual([{ path: '.env', recursive: false }]);
   });
 
   it('follows a literal cd', () => {
