@@ -1,5 +1,5 @@
 /**
- * Fuzz: 100,000 random and mutated commands through parseCommand + writeTargets, with a fixed seed.
+ * Fuzz: 100,000 random and mutated commands through parseCommand + writeTargets + analyzeEffects, with a fixed seed.
  * Properties, for every input: no throw, no hang (each input ≤ 2 s wall; at most 0.1 % of inputs over 50 ms of CPU —
  * CPU, not wall time, so a busy shared machine does not fail the test), a well-formed result — either
  * `ok: true` with segments, or `ok: false` with a non-empty reason — and never an internal error (the
@@ -12,6 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
 import { SEGMENT_CONTEXTS, type ParseResult } from '../../src/shell/types.js';
+import { analyzeEffects } from '../../src/shell/effects.js';
 import { writeTargets } from '../../src/shell/writes.js';
 import { prng } from '../support/prng.js';
 
@@ -195,6 +196,10 @@ function problem(input: string, result: ParseResult): string | undefined {
   const writes = writeTargets(result.segments);
   for (const t of writes.targets) if (!(t.segment >= 0 && t.segment < result.segments.length) || typeof t.path !== 'string') return 'bad write target';
   for (const u of writes.unknown) if (u.reason.trim() === '') return 'unknown write without a reason';
+  const effects = analyzeEffects(result.segments, writes);
+  if (effects.segments.length !== result.segments.length) return 'effects per segment do not line up';
+  for (const r of effects.reads) if (!(r.segment >= 0 && r.segment < result.segments.length) || typeof r.path !== 'string') return 'bad read target';
+  for (const e of effects.segments) if (e.runs.some((run) => run.detail.trim() === '')) return 'run effect without a detail';
   void input;
   return undefined;
 }
