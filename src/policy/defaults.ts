@@ -212,10 +212,11 @@ export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
  * the read list is narrower than the write list.)
  */
 export const DEFAULT_SENSITIVE_READ: readonly string[] = [
-  '.env*',
-  '**/.env*',
+  // Templates (.env.example, …) and public SSH material hold no secret: reading them is ordinary work.
+  '.env!(.example|.sample|.template|.dist)',
+  '**/.env!(.example|.sample|.template|.dist)',
   '**/secrets/**',
-  '~/.ssh/**',
+  '~/.ssh/**/!(*.pub|known_hosts|known_hosts.old|authorized_keys|config)',
   '~/.aws/**',
   '~/.gnupg/**',
   '~/.config/gcloud/**',
@@ -265,6 +266,9 @@ export const DEFAULT_SENSITIVE_READ: readonly string[] = [
 
 /** Tools with no side effects on files, shell or network: allowed without asking. */
 export const DEFAULT_SAFE_TOOLS: readonly string[] = [
+  // Spawning a subagent: every tool call it makes goes through this gate itself.
+  'Task',
+  'Agent',
   'TodoWrite',
   'TaskCreate',
   'TaskGet',
