@@ -188,7 +188,7 @@ export const TARGETS = [
   },
   {
     id: 'memory.cache-hit-e2e',
-    description: 'a cache hit end to end in process: prepareShell (tree-sitter parse, write targets) + judge() (sanitize, path policy, shell and rules tiers, subject, key, lookup) for `npm run build` remembered as allowed, memory already loaded; report only: the parse alone costs more than 3× the 15 µs the seed set (see .no-parse for the graded part), and in the built CLI prepareShell also reloads dist/shell.cjs on every call (the note splits it)',
+    description: 'a cache hit end to end in process: prepareShell (tree-sitter parse, write targets) + judge() (sanitize, path policy, shell and rules tiers, subject, key, lookup) for `npm run seed` remembered as allowed, memory already loaded; report only: the parse alone costs more than 3× the 15 µs the seed set (see .no-parse for the graded part), and in the built CLI prepareShell also reloads dist/shell.cjs on every call (the note splits it)',
     unit: 'µs',
     target: null,
   },

@@ -38,7 +38,7 @@ const QUERIES = 64;
 /** Stored entries checked against the real parser + callSubject before timing. */
 const SUBJECT_SAMPLE = 100;
 /** The cache-hit call: a short Bash command no policy tier decides (the case memory exists for). */
-export const HIT_COMMAND = 'npm run build';
+export const HIT_COMMAND = 'npm run seed';
 
 const SEED = { stored: 1, queries: 2 } as const;
 

@@ -14,7 +14,7 @@
  * answer every later round (the daemon path has rows of its own: bench/suites/daemon.ts).
  *
  * The cache-hit rows time a Bash call that decision memory answers: a second project whose committed
- * `.hookwise/rules/allow.jsonl` remembers `npm run build` as allowed (written by the real store writer,
+ * `.hookwise/rules/allow.jsonl` remembers `npm run seed` as allowed (written by the real store writer,
  * keyed by the real parser + subject code). A project of its own, so the Write rows keep measuring a
  * project without memory. They share the `node -e 0` runs of the Write rows (same environment; node
  * does not read stdin).
@@ -173,7 +173,7 @@ export async function interleave(commands: readonly Command[], ctx: SuiteContext
 }
 
 /** The command the cache-hit rows time: short, and decided by no policy tier (see bench/suites/memory.ts). */
-export const CACHE_HIT_COMMAND = 'npm run build';
+export const CACHE_HIT_COMMAND = 'npm run seed';
 
 export interface CacheHitProject {
   projectDir: string;

@@ -6,6 +6,7 @@
  * in `src/`.
  */
 import { realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ResolvedPath } from '../core/tool-call.js';
 
@@ -77,4 +78,35 @@ export function findProjectRoot(cwd: string): string {
     if (statSync(join(current, '.git'), { throwIfNoEntry: false }) !== undefined) return current;
     if (current === '/') return dir;
   }
+}
+
+/**
+ * The system temp directories, canonical: /tmp and /var/tmp, and os.tmpdir() ($TMPDIR) when it is one of
+ * the usual places (under /tmp, /var/tmp, /dev/shm, or macOS's per-user /var/folders) — a TMPDIR pointing
+ * at the home directory or a project must not turn those into scratch space. Resolved once per process
+ * (realpath: on macOS /tmp is /private/tmp).
+ */
+let tempRootsCache: readonly string[] | undefined;
+
+const USUAL_TEMP = /^\/(?:private\/)?(?:tmp|var\/tmp|var\/folders|dev\/shm)(?:\/|$)/;
+
+export function tempRoots(): readonly string[] {
+  if (tempRootsCache !== undefined) return tempRootsCache;
+  const roots = new Set<string>();
+  for (const dir of ['/tmp', '/var/tmp', tmpdir()]) {
+    let real: string;
+    try {
+      real = realpath(dir);
+    } catch {
+      continue; // absent on this system
+    }
+    if (real !== '/' && USUAL_TEMP.test(real)) roots.add(real);
+  }
+  tempRootsCache = [...roots];
+  return tempRootsCache;
+}
+
+/** A canonical path strictly inside a system temp directory (not the directory itself). */
+export function inTempDir(absolute: string): boolean {
+  return tempRoots().some((root) => absolute.startsWith(`${root}/`));
 }

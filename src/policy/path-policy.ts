@@ -8,6 +8,7 @@ import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { CompiledPattern } from './compiled.js';
+import { inTempDir } from '../paths/canonical.js';
 
 function show(path: ResolvedPath): string {
   return path.relative === null ? path.absolute : path.relative === '' ? '.' : path.relative;
@@ -112,8 +113,21 @@ function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefine
   return undefined;
 }
 
+/**
+ * Outside the project root: `outside_root.read` / `.write` — except that writing inside the system temp
+ * directory (/tmp, /var/tmp, a usual $TMPDIR; canonical, so a symlink planted there is judged where it
+ * points) is scratch work, allowed unless outside_root.write is deny. The shell tier still passes a
+ * write there that deletes or overwrites (data-loss.ts) to a human. Never inside the home directory (a
+ * home under /tmp stays home).
+ */
 function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
   const verdict = ctx.policy.outsideRoot[access];
+  if (access === 'write' && verdict !== 'deny' && inTempDir(path.absolute) && !(path.absolute === ctx.home || path.absolute.startsWith(`${ctx.home}/`))) {
+    return decision('allow', 'path-policy', `${path.absolute} is in the system temp directory: scratch files there need no human (deleting or overwriting one is judged separately)`, {
+      id: 'outside-root:temp',
+      source: 'built-in',
+    });
+  }
   if (verdict === 'pass') return undefined;
   return decision(verdict, 'path-policy', `${path.absolute} is outside the project root (outside_root.${access}: ${verdict})`, {
     id: `outside-root:${access}`,

@@ -4,6 +4,7 @@
  * Pure over a prepared call (shell/prepare.ts).
  */
 import type { PreparedShell } from './prepare.js';
+import { freshTempOf } from './fresh-temp.js';
 import type { Segment, WriteTarget } from './types.js';
 
 /** Writes that delete whatever is there. */
@@ -25,7 +26,11 @@ function mvSources(segment: Segment): Set<string> {
   return new Set(targetDirectory ? operands : operands.slice(0, -1));
 }
 
-function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>): boolean {
+function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>, safeFresh: ReadonlySet<number>): boolean {
+  // What `$(mktemp [-d])` made in this command, deleted or overwritten whole: nothing of anyone's is lost.
+  const fresh = freshTempOf(target.path, target.cwd);
+  if (fresh !== undefined && fresh.rest === '' && safeFresh.has(fresh.id)) return false;
+  if (target.via === 'git stash' && stashSaves(segment)) return false;
   if (DELETING.has(target.via) || target.via.startsWith('git ')) return true;
   if (PRESERVING.has(target.via) || target.via.endsWith('>>')) return false;
   if (sources.has(target.path)) return false;
@@ -38,11 +43,46 @@ function destroysThroughDevice(segment: Segment): boolean {
 }
 
 
+/**
+ * `git stash` / `git stash push|save`: the changes are saved in a stash commit before the tree is reset, so
+ * nothing is lost (`pop` / `apply` write the tree and stay lossy here; `drop` / `clear` are the git pack's).
+ */
+function stashSaves(segment: Segment): boolean {
+  const at = segment.argv.indexOf('stash');
+  if (at === -1) return false;
+  const action = segment.argv.slice(at + 1).find((w) => !w.startsWith('-'));
+  return action === undefined || action === 'push' || action === 'save';
+}
+
+/** Writes that put nothing but new content into a fresh temp entry (no moved-in data, no links). */
+const FILLS = /^(?:\d*(?:>|>>|>\||&>|&>>|>&|<>)|tee|tee -a|touch|mkdir|cp|curl|curl -o|curl -O|wget|wget -O|tar -x|unzip|7z|sed -i|chmod|sort -o)$/;
+
+/**
+ * The fresh temp entries (fresh-temp.ts) whose deletion loses nothing: into which no segment of the command
+ * moves data (`mv x "$d"`, rsync, `git mv`), links (`ln -s ~ "$d"`) or writes by an unknown route — a move
+ * followed by `rm -rf "$d"` would delete what was moved. Any write hookwise cannot place (xargs, patch)
+ * spoils them all.
+ */
+function safeFreshEntries(shell: PreparedShell): Set<number> {
+  const fresh = new Set<number>();
+  const spoiled = new Set<number>();
+  for (const target of shell.writes.targets) {
+    const place = freshTempOf(target.path, target.cwd);
+    if (place === undefined) continue;
+    fresh.add(place.id);
+    if (!DELETING.has(target.via) && !FILLS.test(target.via)) spoiled.add(place.id);
+  }
+  if (shell.writes.unknown.length > 0) return new Set();
+  for (const id of spoiled) fresh.delete(id);
+  return fresh;
+}
+
 /** Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)? */
 export function segmentLosesData(shell: PreparedShell, index: number): boolean {
   const segment = shell.parse.segments[index];
   if (segment === undefined) return false;
   if (destroysThroughDevice(segment)) return true;
   const sources = mvSources(segment);
-  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources));
+  const safeFresh = shell.writes.targets.some((t) => t.segment === index && freshTempOf(t.path, t.cwd) !== undefined) ? safeFreshEntries(shell) : new Set<number>();
+  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources, safeFresh));
 }

@@ -16,8 +16,8 @@
  *   - words with quotes removed, brace expansion applied (`.en{v,}` → `.env` `.en`), expansions and globs
  *     marked dynamic; `$HOME`/`$PWD` at the start of a word resolved to `~`/`.` unless the command assigns them;
  *   - `$NAME` resolved to the literal value of an earlier top-level `NAME=value` of the same shell when
- *     nothing in the command could change it (see knownAssignments); `$(mktemp [-d])` to a fresh-temp
- *     marker (fresh-temp.ts);
+ *     nothing in the command could change it (see knownAssignments) — `d=$(mktemp -d) && …` to a
+ *     fresh-temp marker (fresh-temp.ts);
  *   - the working directory after literal `cd`s, per segment.
  * Anything it cannot understand is `{ ok: false, reason }`: never a guess that could allow.
  */
@@ -1195,15 +1195,8 @@ class Walker {
         return;
       }
       case 'command_substitution':
-        this.substitution(node, level);
-        // `"$(mktemp -d)"`: a fresh temp entry, when it starts the word (a marker is a whole path).
-        if (this.freshTemp && isFreshTempSubstitution(text) && out.every((p) => p.text === '')) {
-          out.push({ text: freshTempMarker(node.start), quoted: true, dynamic: false });
-          return;
-        }
-        out.push({ text, quoted: true, dynamic: true });
-        return;
       case 'process_substitution':
+        // Not even `$(mktemp -d)`: if mktemp fails the word is empty, and `cd ""` succeeds where it stands.
         this.substitution(node, level);
         out.push({ text, quoted: true, dynamic: true });
         return;
@@ -1238,7 +1231,7 @@ class Walker {
     if (level.shellDepth !== 0 || this.known.size === 0) return undefined;
     const name = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(text);
     const known = name === null ? undefined : this.known.get(name[1] ?? name[2]!);
-    if (known === undefined || node.start < known.after) return undefined;
+    if (known === undefined || node.start < known.after || node.start >= known.until) return undefined;
     // A fresh-temp marker is a whole path: only at the start of a word.
     if (known.marker && !out.every((p) => p.text === '')) return undefined;
     return known.value;
@@ -1352,7 +1345,9 @@ interface KnownValue {
   value: string;
   /** Source offset where the assignment ends: only expansions after it see the value. */
   after: number;
-  /** The value is a fresh-temp marker (`d=$(mktemp -d)`). */
+  /** Source offset where the value stops being known (a fresh-temp marker: the end of its `&&` list). */
+  until: number;
+  /** The value is a fresh-temp marker (`d=$(mktemp -d) && …`). */
   marker: boolean;
 }
 
@@ -1386,7 +1381,10 @@ const NAMED_DESCRIPTOR = /\{[A-Za-z_][A-Za-z0-9_]*\}[<>]/;
  *   - it is assigned exactly once in the whole command, by `NAME=value` as a statement of its own at top
  *     level (a direct statement of the command, or the first of a top-level `a && b` list; not in a loop,
  *     conditional, group, subshell, pipeline, background job or function, not `NAME+=`);
- *   - the value is literal plain text (PLAIN_VALUE) or exactly `$(mktemp [-d])` (a fresh-temp marker);
+ *   - the value is literal plain text (PLAIN_VALUE), or exactly `$(mktemp [-d])` (a fresh-temp marker) at
+ *     the head of a top-level list joined only by `&&` — and then only within that list: when mktemp fails
+ *     the assignment fails and nothing after it runs, while after `;` or `||` the variable would be empty
+ *     (`cd ""` succeeds and stays where it is);
  *   - every other mention of the name is a plain `$NAME` / `${NAME}` (no `${NAME:=x}`, `${NAME%/}`, `for NAME`);
  *   - it is not one of bash's own variables (SPECIAL_VARIABLES);
  *   - and nothing in the command can assign a variable without spelling its name, or run code in this
@@ -1462,7 +1460,7 @@ function knownAssignments(root: Node, source: string, freshTemp: boolean): Map<s
   if (tainted) return none;
 
   const known = new Map<string, KnownValue>();
-  for (const statement of topStatements(root)) {
+  for (const { statement, andList } of topStatements(root)) {
     for (const assignment of statement.type === 'variable_assignments' ? statement.children.filter((c) => c.type === 'variable_assignment') : [statement]) {
       const nameNode = assignment.children.find((c) => c.field === 'name');
       if (nameNode === undefined) continue;
@@ -1472,24 +1470,31 @@ function knownAssignments(root: Node, source: string, freshTemp: boolean): Map<s
       const values = assignment.children.filter((c) => c.field === 'value');
       if (values.length !== 1) continue;
       const value = literalValue(values[0]!, source, freshTemp);
-      if (value !== undefined) known.set(name, { ...value, after: assignment.end });
+      if (value === undefined) continue;
+      if (!value.marker) known.set(name, { ...value, after: assignment.end, until: Infinity });
+      else if (andList !== undefined) known.set(name, { ...value, after: assignment.end, until: andList.end });
     }
   }
   return known;
 }
 
-/** Statements that always run, in order, in the top-level shell: direct statements and the head of a top-level list. */
-function topStatements(root: Node): Node[] {
-  const out: Node[] = [];
+/**
+ * Statements that always run, in order, in the top-level shell: direct statements and the head of a
+ * top-level list (with the list, when it is joined by `&&` only: what follows runs only if the head succeeded).
+ */
+function topStatements(root: Node): { statement: Node; andList?: Node }[] {
+  const out: { statement: Node; andList?: Node }[] = [];
   root.children.forEach((node, i) => {
     if (!node.named) return;
     // `X=1 &` (or `X=1 && y &`) runs in a background subshell: nothing it assigns is seen here.
     const next = root.children.slice(i + 1).find((c) => c.type !== 'comment');
     if (next !== undefined && !next.named && next.type === '&') return;
-    if (node.type === 'variable_assignment' || node.type === 'variable_assignments') out.push(node);
+    if (node.type === 'variable_assignment' || node.type === 'variable_assignments') out.push({ statement: node });
     else if (node.type === 'list') {
       const head = node.children.find((c) => c.named && c.type !== 'comment');
-      if (head !== undefined && (head.type === 'variable_assignment' || head.type === 'variable_assignments')) out.push(head);
+      if (head === undefined || (head.type !== 'variable_assignment' && head.type !== 'variable_assignments')) return;
+      const andOnly = node.children.every((c) => c.named || c.type === '&&');
+      out.push(andOnly ? { statement: head, andList: node } : { statement: head });
     }
   });
   return out;

@@ -4,11 +4,13 @@
  * canonicalize each target exactly like a Tier 0 path.
  */
 import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { loadWithCodeCache } from '../util/code-cache.js';
 import type * as ShellBundle from './index.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
+import { hasFreshTempMarker, mapFreshTemp } from './fresh-temp.js';
 import type { ParseResult, WriteAnalysis, WriteTarget } from './types.js';
 import type { CommandEffects, LinkMade, ReadTarget } from './effects.js';
 
@@ -96,6 +98,12 @@ function resolveTarget(target: Pick<WriteTarget, 'path' | 'segment' | 'cwd'>, pa
   const path = target.path;
   const absoluteish = isAbsolute(path) || path === '~' || path.startsWith('~/');
   if (!absoluteish && parse.segments[target.segment]?.flags.cwdUnknown === true) return null;
+  if (hasFreshTempMarker(path) || (!absoluteish && hasFreshTempMarker(target.cwd ?? ''))) {
+    // `$(mktemp -d)`: a fresh entry the command creates in the temp directory (fresh-temp.ts). A path that
+    // climbs out of it (`$d/..`) is not known here.
+    const mapped = mapFreshTemp(absoluteish ? path : `${target.cwd}/${path}`, tmpdir());
+    return mapped === undefined || EXPANSION.test(mapped) ? null : resolvePath(mapped, ctx);
+  }
   const written = absoluteish || target.cwd === undefined ? path : join(target.cwd, path);
   if (EXPANSION.test(written)) return null;
   return resolvePath(written, ctx);

@@ -19,7 +19,7 @@
 import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
-import { judgeSegments, rulesContextOf } from '../policy/rules.js';
+import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from './data-loss.js';
 import type { PreparedShell } from './prepare.js';
 import type { Segment } from './types.js';
@@ -47,6 +47,8 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
   let result: Decision | undefined;
   let undecided = false;
   const secretReaders: number[] = [];
+  // Packs see every segment with its neighbours (`echo "DROP TABLE x" | psql`, a fork bomb's pipe).
+  const byRulesPerSegment = judgeSegmentsDetailed(segments, rules).segments;
   segments.forEach((segment, index) => {
     let writes: Decision | undefined;
     let writesUndecided = false;
@@ -67,7 +69,7 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
       if (unknown.segment !== index) continue;
       writes = stricter(writes, decision('ask', 'shell', `\`${segment.name}\` writes files hookwise cannot determine (${unknown.reason})`, { id: 'shell:unknown-write-target', source: 'built-in' }));
     }
-    const byRules = judgeSegments([segment], rules);
+    const byRules = byRulesPerSegment[index]?.decision;
     const effects = effectsVerdict(ctx, shell, index);
     if (effects?.secret === true) secretReaders.push(index);
     let verdict = stricter(stricter(byRules, writes), effects?.decision);

@@ -12,6 +12,7 @@
  * Pure: no I/O. Throws UnwrapError when what runs cannot be known (`sudo $CMD`, `eval "$X"`).
  */
 import { commandName, hasOption, optionValues, parseArgs, type OptionSpec, type ParsedArgs, type Word } from './options.js';
+import { shellInitGenerator } from './shell-init.js';
 import type { Redirect, Segment } from './types.js';
 
 export type SegmentFlags = Segment['flags'];
@@ -323,9 +324,20 @@ function peelFind(words: Word[], out: Unwrapped): 'done' {
   return 'done';
 }
 
+/**
+ * `eval "$(direnv hook bash)"`: shell init code printed by a well-known tool (shell-init.ts), exactly as
+ * its documentation tells users to load it. The substitution's command is parsed as its own segment (and
+ * judged there); the `eval` stays a segment of its own with that one argument, for the packs to recognise.
+ * A substitution (dynamic), not the same text quoted as a literal (`eval '$(…)'` parses it as code).
+ */
+function isShellInit(args: readonly Word[]): boolean {
+  return args.length === 1 && args[0]!.dynamic && shellInitGenerator(args[0]!.text) !== undefined;
+}
+
 function peelEval(words: Word[], out: Unwrapped): 'stop' | 'done' {
   const args = words.slice(words[1]?.text === '--' ? 2 : 1);
   if (args.length === 0) return 'stop';
+  if (words[1]?.text !== '--' && isShellInit(args)) return 'stop';
   const dynamic = args.find((w) => w.dynamic);
   if (dynamic !== undefined) {
     throw new UnwrapError(`eval runs the value of ${dynamic.text}, which is only known at run time`);

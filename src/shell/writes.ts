@@ -2,7 +2,8 @@
  * Write targets: every path a command would create, modify or delete, from the parsed segments.
  *
  *   redirections      `> >> >| &> &>> >&file` (not /dev/null, /dev/stdout, /dev/stderr, /dev/tty, fd dups)
- *   copy/move/link    cp, mv (destination *and* sources: they disappear), install, ln (the link), rsync, scp
+ *   copy/move/link    cp, mv (destination *and* sources: they disappear), install, ln (the link), rsync (not
+ *                     with -n / --dry-run, which only lists), scp
  *   create/delete     rm, rmdir, mkdir, touch, truncate, shred, unlink, mkfifo, mknod, tee [-a], sponge
  *   metadata          chmod, chown, chgrp (the files, not the mode/owner operand)
  *   in place          sed -i, perl -i, patch, dd of=, sort -o, gzip & co.
@@ -10,6 +11,7 @@
  *   git               checkout [--] paths, restore, rm, mv, clean (pathspecs, else `.`), reset --hard /
  *                     stash / checkout -f (`.`: they discard uncommitted work anywhere in the tree)
  *   downloads         curl -o/-O/--output-dir, wget (-O, -P, else the URL's file name in the cwd)
+ *   build outputs     go build -o, terraform/tofu plan -out= (relative to -chdir=)
  *   find              -delete and -exec/-execdir `{}` (the search roots), -fprint, -fls files
  *
  * Paths are returned as written; a relative path is relative to `cwd` (the segment's directory after a
@@ -389,7 +391,8 @@ const RSYNC_VALUE_LONG = [
 const rsync: Extractor = (words, sink) => {
   const parsed = args(words, { short: 'eBfTM@', long: RSYNC_VALUE_LONG });
   for (const log of optionValues(parsed, '--log-file', '--write-batch', '--only-write-batch')) sink.add(log, 'rsync');
-  if (parsed.operands.length < 2) return;
+  // -n / --dry-run: lists what it would transfer and delete, and changes nothing (its log and batch files aside).
+  if (parsed.operands.length < 2 || hasOption(parsed, '-n', '--dry-run')) return;
   const dest = parsed.operands[parsed.operands.length - 1]!;
   if (!isRemote(dest.text)) sink.add(dest, 'rsync');
   if (hasOption(parsed, '--remove-source-files')) for (const s of parsed.operands.slice(0, -1)) if (!isRemote(s.text)) sink.add(s, 'rsync');
@@ -551,6 +554,40 @@ const wget: Extractor = (words, sink) => {
   for (const url of parsed.operands) sink.add(urlFileName(url) ?? { text: 'index.html', dynamic: url.dynamic }, 'wget', prefix);
 };
 
+/** `go build -o out`: the binary (or directory) it writes. Go spells options `-o x`, `-o=x`, `--o x` alike. */
+const go: Extractor = (words, sink) => {
+  // `go -C dir build`: relative paths are relative to dir.
+  let i = 1;
+  let dir: Word | undefined;
+  if (words[i]?.text === '-C' || words[i]?.text === '--C') {
+    dir = words[i + 1];
+    i += 2;
+  }
+  if (words[i]?.text !== 'build') return;
+  for (let k = i + 1; k < words.length; k++) {
+    const text = words[k]!.text;
+    if (text === '-o' || text === '--o') {
+      const value = words[k + 1];
+      if (value !== undefined) sink.add(value, 'go build', dir);
+      k++;
+    } else if (text.startsWith('-o=') || text.startsWith('--o=')) {
+      sink.add({ text: text.slice(text.indexOf('=') + 1), dynamic: words[k]!.dynamic }, 'go build', dir);
+    }
+  }
+};
+
+/** `terraform plan -out=FILE` (relative to `-chdir=DIR`). */
+const terraform: Extractor = (words, sink) => {
+  const chdir = words.slice(1).find((w) => w.text.startsWith('-chdir='));
+  const dir = chdir === undefined ? undefined : { text: chdir.text.slice('-chdir='.length), dynamic: chdir.dynamic };
+  const sub = words.slice(1).find((w) => !w.text.startsWith('-'));
+  if (sub?.text !== 'plan') return;
+  for (const w of words.slice(2)) {
+    const m = /^--?out=(.*)$/.exec(w.text);
+    if (m !== null) sink.add({ text: m[1]!, dynamic: w.dynamic }, 'terraform plan', dir);
+  }
+};
+
 const sort: Extractor = (words, sink) => {
   const parsed = args(words, { short: 'kotST', long: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'batch-size', 'compress-program', 'files0-from', 'parallel', 'random-source'] });
   for (const out of optionValues(parsed, '-o', '--output')) sink.add(out, 'sort -o');
@@ -615,6 +652,9 @@ const EXTRACTORS = new Map<string, Extractor>([
   ['curl', curl],
   ['wget', wget],
   ['sort', sort],
+  ['go', go],
+  ['terraform', terraform],
+  ['tofu', terraform],
   ['gzip', compressor('.gz', false)],
   ['gunzip', compressor('.gz', false)],
   ['bzip2', compressor('.bz2', false)],

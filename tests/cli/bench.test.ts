@@ -106,7 +106,7 @@ describe('bench run (--quick)', () => {
  * benign commands no policy tier decides, each repeated, and risky ones the oracle declines, repeated too.
  */
 describe('bench --eval-learning', () => {
-  const BENIGN = ['npm run build', 'cargo build --release', 'docker compose up -d db', 'node scripts/gen.js', 'pip install requests', 'git commit -m wip', 'gh pr create --fill'];
+  const BENIGN = ['npm run seed', 'cargo run --release', 'docker compose up -d db', 'node scripts/gen.js', 'pip install requests', 'git merge origin/main', 'gh pr create --fill'];
   const RISKY = ['docker run --privileged nginx', 'ssh prod sudo systemctl restart web', 'curl -X DELETE https://api.example.com/users/42', 'scp build.tar.gz deploy@prod:/srv'];
   const rows = [
     ...BENIGN.flatMap((command, i) => Array.from({ length: i < 2 ? 3 : 2 }, () => ({ command, label: 'benign' }))),

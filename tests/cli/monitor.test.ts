@@ -73,10 +73,10 @@ describe('stats: decision memory hit rates', () => {
       { key: cacheKey('Bash', 'make deploy'), tool: 'Bash', subject: sanitize('make deploy').text, role: 'coder', verdict: 'allow', reason: sanitize('ok').text, tier: 'human', scope: 'user', decided_by: 'human', ts: new Date().toISOString() },
     ]);
     const bash = (command: string) => p.check(p.pre('Bash', { command }));
-    expect((await bash('npm run build')).decision?.tier).toBe('override');
-    expect((await bash('npm run bundle')).decision?.tier).toBe('override');
+    expect((await bash('npm run seed')).decision?.tier).toBe('override');
+    expect((await bash('npm run migrate')).decision?.tier).toBe('override');
     expect((await bash('make deploy')).decision?.tier).toBe('exact-cache');
-    expect((await bash('terraform plan')).decision?.tier).toBe('default');
+    expect((await bash('terraform init -upgrade')).decision?.tier).toBe('default');
     expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision?.tier).toBe('path-policy');
 
     const s = computeStats(readAudit(p.runtimeDir).records);

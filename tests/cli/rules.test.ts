@@ -57,13 +57,13 @@ describe('hookwise override', () => {
     expect(verdictOf(await bash(p, 'curl https://example.com', 's2'))).toBe('ask');
   });
 
-  it('--allow for `npm run *` allows `npm run build`, which nobody had decided, and nothing else', async () => {
+  it('--allow for `npm run *` allows `npm run seed`, which nobody had decided, and nothing else', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    expect(verdictOf(await bash(p, 'npm run build'))).toBe('ask');
+    expect(verdictOf(await bash(p, 'npm run seed'))).toBe('ask');
     await run(p, { role: 'coder', command: 'npm run *', allow: true, reason: 'our build scripts' });
-    expect((await bash(p, 'npm run build')).decision).toMatchObject({ verdict: 'allow', tier: 'override' });
-    expect(verdictOf(await bash(p, 'npm run build && npm publish'))).toBe('ask'); // every segment must match
+    expect((await bash(p, 'npm run seed')).decision).toMatchObject({ verdict: 'allow', tier: 'override' });
+    expect(verdictOf(await bash(p, 'npm run seed && npm publish'))).toBe('ask'); // every segment must match
     expect(verdictOf(await bash(p, 'npx something'))).toBe('ask');
     expect(loadScope(targetOf(p, 'user')).records[0]?.reason).toBe('our build scripts');
   });
@@ -87,15 +87,15 @@ describe('hookwise override', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await run(p, { role: 'coder', command: 'terraform *', allow: true, scope: 'session', sessionId: 's1' });
-    expect(verdictOf(await bash(p, 'terraform plan'))).toBe('allow');
+    expect(verdictOf(await bash(p, 'terraform init -upgrade'))).toBe('allow');
     p.register('s2', 'coder');
-    expect(verdictOf(await bash(p, 'terraform plan', 's2'))).toBe('ask'); // another session
+    expect(verdictOf(await bash(p, 'terraform init -upgrade', 's2'))).toBe('ask'); // another session
     const r = await run(p, { role: 'coder', command: 'terraform *', ask: true, scope: 'session', sessionId: 's1' });
     expect(r.stdout).toMatch(/\(replaces the allow of \d{4}-\d\d-\d\d at .*s1\.rules\.jsonl:1\)$/);
-    expect((await bash(p, 'terraform plan')).decision).toMatchObject({ verdict: 'ask', tier: 'override' });
+    expect((await bash(p, 'terraform init -upgrade')).decision).toMatchObject({ verdict: 'ask', tier: 'override' });
     await run(p, { role: 'coder', command: 'terraform *', deny: true, scope: 'org', org: 'acme' });
     expect(existsSync(join(p.configDir, 'org/acme/rules/deny.jsonl'))).toBe(true);
-    expect(verdictOf(await bash(p, 'terraform plan', 's2'))).toBe('deny');
+    expect(verdictOf(await bash(p, 'terraform init -upgrade', 's2'))).toBe('deny');
   });
 
   it('says when the new override is shadowed by a stricter one in another scope', async () => {
@@ -329,9 +329,9 @@ describe('hookwise invalidate', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await run(p, { role: 'coder', command: 'npm run *', allow: true });
-    expect(verdictOf(await bash(p, 'npm run build'))).toBe('allow');
+    expect(verdictOf(await bash(p, 'npm run seed'))).toBe('allow');
     invalidate({ key: overrideKey('Bash', 'npm run *') }, p.root, p.env);
-    expect(verdictOf(await bash(p, 'npm run build'))).toBe('ask');
+    expect(verdictOf(await bash(p, 'npm run seed'))).toBe('ask');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize } from '../../src/paths/canonical.js';
+import { canonicalize, inTempDir, tempRoots } from '../../src/paths/canonical.js';
 import { makeProject } from '../support/project.js';
 
 describe('canonicalize', () => {
@@ -16,5 +16,24 @@ describe('canonicalize', () => {
     const r = await p.check(p.pre('Bash', { command: 'mv file1 file2 /dev/null' }));
     expect(r.decision?.verdict).toBe('ask');
     expect(r.decision?.tier).not.toBe('input');
+  });
+});
+
+describe('the system temp directories', () => {
+  it('are canonical, never /, and only the usual places', () => {
+    const roots = tempRoots();
+    expect(roots.length).toBeGreaterThan(0);
+    for (const root of roots) {
+      expect(root).not.toBe('/');
+      expect(root).toMatch(/^\/(?:private\/)?(?:tmp|var\/tmp|var\/folders|dev\/shm)(?:\/|$)/);
+    }
+  });
+
+  it('a path strictly inside one is in the temp directory; the directory itself and look-alikes are not', () => {
+    const root = tempRoots()[0]!;
+    expect(inTempDir(`${root}/x/y`)).toBe(true);
+    expect(inTempDir(root)).toBe(false);
+    expect(inTempDir(`${root}x/y`)).toBe(false);
+    expect(inTempDir('/etc/passwd')).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject, type TestProject } from '../support/project.js';
 
@@ -95,7 +96,9 @@ describe('sensitive paths ask whatever the role', () => {
 describe('canonical paths decide, not the spelling', () => {
   it('.claude/../../etc/passwd is outside the root, not under .claude/', async () => {
     const p = makeProject();
-    await expectWrite(p, 'maintainer', join(p.root, '.claude/../../etc/passwd'), 'ask', /outside the project root/);
+    // As many `..` as it takes from .claude/ to / (the test project itself lives in the temp directory).
+    const up = relative(join(p.root, '.claude'), '/etc/passwd');
+    await expectWrite(p, 'maintainer', join(p.root, '.claude', up), 'ask', /\/etc\/passwd is outside the project root/);
   });
 
   it('src/../tests/x.ts is a test file for the coder', async () => {
@@ -140,21 +143,46 @@ describe('canonical paths decide, not the spelling', () => {
 
 describe('writes outside the project root', () => {
   it('ask by default', async () => {
-    await expectWrite(makeProject(), 'maintainer', '/tmp/elsewhere/file.txt', 'ask', /outside_root\.write: ask/);
+    await expectWrite(makeProject(), 'maintainer', '/opt/elsewhere/file.txt', 'ask', /outside_root\.write: ask/);
   });
 
   it('the user may loosen it; a project may only tighten it', async () => {
     const p = makeProject();
     p.write(join(p.configDir, 'config.yml'), 'outside_root:\n  write: allow\n');
-    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'allow');
+    await expectWrite(p, 'maintainer', '/opt/elsewhere/file.txt', 'allow');
     p.write('.hookwise/policy.yml', 'outside_root:\n  write: deny\n');
-    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'deny');
+    await expectWrite(p, 'maintainer', '/opt/elsewhere/file.txt', 'deny');
   });
 
   it('a project file cannot loosen it', async () => {
     const p = makeProject();
     p.write('.hookwise/policy.yml', 'outside_root:\n  write: allow\n');
-    await expectWrite(p, 'maintainer', '/tmp/elsewhere/file.txt', 'ask');
+    await expectWrite(p, 'maintainer', '/opt/elsewhere/file.txt', 'ask');
+  });
+});
+
+describe('the system temp directory is scratch space, not "outside the project"', () => {
+  it('writing a file in /tmp (or $TMPDIR) needs no human, whatever the role', async () => {
+    const p = makeProject();
+    await expectWrite(p, 'maintainer', '/tmp/hookwise-scratch/out.txt', 'allow', /system temp directory/);
+    await expectWrite(p, 'researcher', '/var/tmp/hookwise-scratch/out.txt', 'allow', /system temp directory/);
+    await expectWrite(p, 'coder', join(tmpdir(), 'hookwise-scratch', 'out.txt'), 'allow', /system temp directory/);
+  });
+
+  it('not the temp directory itself, not a symlink planted there, not the home directory even when it is under /tmp', async () => {
+    const p = makeProject();
+    await expectWrite(p, 'maintainer', '/tmp', 'ask', /outside the project root/);
+    // The test project's home lives in the temp directory: it is still home.
+    await expectWrite(p, 'maintainer', join(p.home, 'notes.txt'), 'ask', /outside the project root/);
+    // A link in the temp directory that points home is judged where it points.
+    symlinkSync(p.home, join(p.root, '..', 'to-home'));
+    await expectWrite(p, 'maintainer', join(p.root, '..', 'to-home', 'notes.txt'), 'ask', /outside the project root/);
+  });
+
+  it('outside_root.write: deny still denies there', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'outside_root:\n  write: deny\n');
+    await expectWrite(p, 'maintainer', '/tmp/hookwise-scratch/out.txt', 'deny');
   });
 });
 
@@ -191,7 +219,11 @@ describe('reads that need a human whatever the role: credentials, hookwise state
 
   it('Read of a credential file asks', async () => {
     const p = makeProject();
-    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:~/.ssh/**' });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519') })).toEqual({ verdict: 'ask', rule: expect.stringMatching(/^sensitive-read:~\/\.ssh\//) });
+    // Public material and templates are not credentials.
+    expect((await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519.pub') })).verdict).not.toBe('ask');
+    expect((await readVerdict(p, 'Read', { file_path: join(p.root, '.env.example') })).verdict).not.toBe('ask');
+    expect((await readVerdict(p, 'Read', { file_path: join(p.root, '.env.local') })).verdict).toBe('ask');
     expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.config', 'gh', 'hosts.yml') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:~/.config/gh/**' });
     expect(await readVerdict(p, 'Read', { file_path: join(p.root, 'deploy', 'id_rsa') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:id_rsa' });
   });

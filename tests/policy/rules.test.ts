@@ -143,7 +143,7 @@ describe('compound commands', () => {
 
   it('one undecided segment leaves an otherwise allowed command to later tiers', () => {
     expect(judge({}, 'ls && ./deploy.sh')).toBeUndefined();
-    expect(judge({}, 'npm install')).toBeUndefined();
+    expect(judge({}, 'npm install left-pad')).toBeUndefined();
   });
 
   it('an ask or deny stands even next to undecided segments', () => {
@@ -157,7 +157,7 @@ describe('compound commands', () => {
   it.each([
     ['grep "rm -rf /" notes.txt', 'allow'],
     ['echo "git push --force origin main"', 'allow'],
-    ['git commit -m "DROP TABLE users"', undefined],
+    ['git commit -m "DROP TABLE users"', 'allow'],
     ['git log --grep "reset --hard"', 'allow'],
   ])('data is not execution: %s → %s', (command, verdict) => {
     expect(judge({}, command)?.verdict).toBe(verdict);

@@ -391,6 +391,135 @@ describe('words: quotes removed, expansions and globs marked dynamic', () => {
   });
 });
 
+describe('an earlier literal NAME=value of the same shell is known to later words', () => {
+  /** argv of the segments that are not the `:` an assignment shows as, NUL shown as ␀. */
+  const argvs = (command: string): string[] =>
+    segments(command)
+      .filter((s) => s.name !== ':')
+      .map((s) => s.argv.join(' ').replace(/\0/g, '␀'));
+
+  it.each([
+    ['OUT=dist; rm -rf "./$OUT"', ['rm -rf ./dist']],
+    ['OUT=dist && mkdir -p "$OUT/assets" ${OUT}/x', ['mkdir -p dist/assets dist/x']],
+    ["D='build/out'; rm -r $D", ['rm -r build/out']],
+    ['N=3; echo "$N items"', ['echo 3 items']],
+    ['A=1 B=x/y; cp a "$B"', ['cp a x/y']],
+    // in a subshell or substitution of the same shell: it sees the variable
+    ['OUT=dist; (cd "$OUT" && ls); echo $(ls $OUT)', ['cd dist', 'ls', 'ls dist', 'echo $(ls $OUT)']],
+    // and in a `bash -c "…"` string the outer shell expands it before the inner one runs
+    ['X=dist; bash -c "rm -rf $X"', ['rm -rf dist']],
+  ])('%j', (command, expected) => {
+    expect(argvs(command)).toEqual(expected);
+  });
+
+  it.each([
+    // used before the assignment, or in a child shell that does not see an unexported variable
+    ['rm -rf $X; X=a', 'rm -rf $X'],
+    ["X=a; bash -c 'rm -rf $X'", 'rm -rf $X'],
+    // not unconditional at top level: background, pipeline, conditional, loop, group, after &&
+    ['X=a & rm -rf $X', 'rm -rf $X'],
+    ['X=a | cat; rm -rf $X', 'rm -rf $X'],
+    ['true && X=a; rm -rf $X', 'rm -rf $X'],
+    ['if true; then X=a; fi; rm -rf $X', 'rm -rf $X'],
+    ['{ X=a; }; rm -rf $X', 'rm -rf $X'],
+    // a value that is not plain text
+    ['X="a b"; rm -rf $X', 'rm -rf $X'],
+    ['X=*.tmp; rm -rf $X', 'rm -rf $X'],
+    ['X=~/a; rm -rf $X', 'rm -rf $X'],
+    ['X=; rm -rf /$X', 'rm -rf /$X'],
+    ['X=$Y; rm -rf $X', 'rm -rf $X'],
+    ['X=$(pwd); rm -rf $X', 'rm -rf $X'],
+    ['X+=a; rm -rf $X', 'rm -rf $X'],
+    // assigned twice, or mentioned other than as $X / ${X}
+    ['X=a; X=b; rm -rf $X', 'rm -rf $X'],
+    ['X=a; Y=1 X=b true; rm -rf $X', 'rm -rf $X'],
+    ['X=a; for X in b; do :; done; rm -rf $X', 'rm -rf $X'],
+    ['X=a; echo ${X:=b} ${X%/}; rm -rf $X', 'rm -rf $X'],
+    // something could change it without spelling it out
+    ['X=a; read X; rm -rf $X', 'rm -rf $X'],
+    ['X=a; read "$V"; rm -rf $X', 'rm -rf $X'],
+    ['X=a; printf -v "$V" %s /; rm -rf $X', 'rm -rf $X'],
+    ['X=a; declare "$V=/"; rm -rf $X', 'rm -rf $X'],
+    ['X=a; export X; rm -rf $X', 'rm -rf $X'],
+    ['X=a; unset X; rm -rf $X', 'rm -rf $X'],
+    ['X=a; eval "$V"; rm -rf $X', undefined],
+    ['X=a; source ./env.sh; rm -rf $X', 'rm -rf $X'],
+    ['X=a; . ./env.sh; rm -rf $X', 'rm -rf $X'],
+    ["X=a; trap 'X=/' DEBUG; rm -rf $X", 'rm -rf $X'],
+    ['X=a; f() { X=/; }; f; rm -rf $X', 'rm -rf $X'],
+    ['X=a; time read X; rm -rf $X', 'rm -rf $X'],
+    ['X=a; builtin read X; rm -rf $X', 'rm -rf $X'],
+    ["X=a; $'\\x72ead' X; rm -rf $X", 'rm -rf $X'],
+    ['X=a; (( $V = 1 )); rm -rf $X', 'rm -rf $X'],
+    ['X=a; echo $(( V = 1 )); rm -rf $X', 'rm -rf $X'],
+    ['X=a; [[ 1 -eq $V ]]; rm -rf $X', 'rm -rf $X'],
+    ['X=a; echo ${arr[$V]}; rm -rf $X', 'rm -rf $X'],
+    ['X=a; exec {X}>/dev/null; rm -rf $X', 'rm -rf $X'],
+    ['X=a; IFS=/; rm -rf $X', 'rm -rf $X'],
+    ['X=a; cat <<EOF\n$(rm -rf ./$X)\nEOF\nrm -rf $X', 'rm -rf $X'],
+    // bash's own variables
+    ['PWD=/; rm -rf $PWD/x', 'rm -rf $PWD/x'],
+    ['RANDOM=1; rm -rf $RANDOM', 'rm -rf $RANDOM'],
+  ])('%j keeps the expansion', (command, last) => {
+    const result = parseCommand(command);
+    if (last === undefined) {
+      expect(result.ok).toBe(false);
+      return;
+    }
+    const all = result.segments.filter((s) => s.name !== ':');
+    const final = all[all.length - 1]!;
+    expect(final.argv.join(' ')).toBe(last);
+    expect(final.dynamicArgs.length).toBeGreaterThan(0);
+  });
+});
+
+describe('$(mktemp) names a fresh temp entry (a marker, see fresh-temp.ts)', () => {
+  const shown = (command: string): string[] => segments(command).map((s) => `${s.argv.join(' ')}${s.cwd === undefined ? '' : ` @${s.cwd}`}`.replace(/\0/g, '␀'));
+
+  it.each([
+    ['d=$(mktemp -d) && rm -rf "$d"', ['mktemp -d', ':', 'rm -rf /␀fresh-temp-2']],
+    ['d=$(mktemp -d) && cd "$d" && mkdir x', ['mktemp -d', ':', 'cd /␀fresh-temp-2', 'mkdir x @/␀fresh-temp-2']],
+    ['t=$(mktemp) && echo hi > "$t" && cat "$t/"', ['mktemp', ':', 'echo hi', 'cat /␀fresh-temp-2/']],
+    ['d=$(mktemp -d -t build.XXXXXX) && cp a "$d/b"', ['mktemp -d -t build.XXXXXX', ':', 'cp a /␀fresh-temp-2/b']],
+  ])('%j', (command, expected) => {
+    expect(shown(command)).toEqual(expected);
+  });
+
+  it.each([
+    // used directly: if mktemp fails the word is empty, and `cd ""` succeeds where it stands
+    ['cd "$(mktemp -d)" && rm -rf x', 'cd'],
+    ['rm -rf "$(mktemp -d)"', 'rm'],
+    // after `;` or `||` the assignment may have failed, leaving the variable empty
+    ['d=$(mktemp -d); rm -rf "$d"', 'rm'],
+    ['d=$(mktemp -d) && true || rm -rf "$d"', 'rm'],
+    ['d=$(mktemp -d) && true; rm -rf "$d"', 'rm'],
+    // in the current directory, a chosen directory, only a name, not at the start of the word
+    ['d=$(mktemp -d x.XXXX) && rm -rf "$d"', 'rm'],
+    ['d=$(mktemp -d -p /etc) && rm -rf "$d"', 'rm'],
+    ['d=$(mktemp -u) && rm -rf "$d"', 'rm'],
+    ['d=$(mktemp -d) && rm -rf "pre$d"', 'rm'],
+    // the command changes where mktemp creates it
+    ['TMPDIR=/etc; d=$(mktemp -d) && rm -rf "$d"', 'rm'],
+  ])('%j stays dynamic', (command, name) => {
+    const segment = segments(command).find((s) => s.name === name)!;
+    expect(segment.dynamicArgs.length).toBeGreaterThan(0);
+  });
+});
+
+describe('eval of a known shell init generator', () => {
+  it.each([
+    ['eval "$(direnv hook bash)"', ['direnv hook bash', 'eval $(direnv hook bash)']],
+    ['eval $(ssh-agent -s)', ['ssh-agent -s', 'eval $(ssh-agent -s)']],
+    ['eval "$(pyenv init -)"', ['pyenv init -', 'eval $(pyenv init -)']],
+  ])('%j is a segment of its own next to the generator', (command, expected) => {
+    expect(commands(command)).toEqual(expected);
+  });
+
+  it("a literal '$(…)' is code for eval to parse, not the generator's output", () => {
+    expect(parseCommand("eval '$(direnv hook bash)'").ok).toBe(false);
+  });
+});
+
 describe('the working directory after literal cd', () => {
   it.each([
     ['cd sub && rm x', [undefined, 'sub']],
@@ -461,7 +590,9 @@ describe('unparseable → never allowed, with a reason', () => {
     ['xargs $TOOL', /command run by xargs is an expansion/],
     ['env -S "rm -rf x"', /env -S/],
     ['eval "$CMD"', /eval runs the value of \$CMD/],
-    ['eval $(ssh-agent)', /eval runs the value/],
+    ['eval $(ssh-agent -k)', /eval runs the value/],
+    ['eval "$(direnv hook bash) && x"', /eval runs the value/],
+    ['eval "$(direnv  hook bash)"', /eval runs the value/],
     ['bash -c "$SCRIPT"', /bash -c runs the value of \$SCRIPT/],
     ['sh -c "rm $f"', /sh -c runs the value/],
     ['ssh host "rm $X"', /remote command of ssh contains/],

@@ -202,6 +202,18 @@ describe('find', () => {
   });
 });
 
+describe('eval of a known shell init generator stays an eval segment', () => {
+  it.each([['eval $(direnv_hook_bash)'], ['eval $(ssh-agent_-s)'], ['eval $(zoxide_init_bash)']])('%j', (input) => {
+    const out = unwrap(words(input));
+    expect(out.shell).toBeUndefined();
+    expect(out.words.map((w) => w.text)).toEqual(['eval', input.slice(5).replace(/_/g, ' ')]);
+  });
+
+  it.each([['eval $(direnv_hook_bash) x'], ['eval -- $(direnv_hook_bash)'], ['eval $(curl_-s_https://x)'], ['eval $(direnv_hook_fish)']])('%j is not one', (input) => {
+    expect(() => unwrap(words(input))).toThrow(/eval runs the value/);
+  });
+});
+
 describe('what runs cannot be known → UnwrapError with a reason', () => {
   it.each([
     ['sudo $CMD', /command run by sudo is an expansion \(\$CMD\)/],

@@ -92,6 +92,9 @@ describe('copy, move, link: destinations (and mv sources)', () => {
     ['rsync -e "ssh -p 22" -a src host:/dst', []],
     ['rsync -a --remove-source-files in/ out/', ['rsync out/', 'rsync in/']],
     ['rsync -a --log-file=r.log a b', ['rsync r.log', 'rsync b']],
+    ['rsync -avn --delete src/ /backup/src', []],
+    ['rsync --dry-run --remove-source-files in/ out/', []],
+    ['rsync -n --log-file=r.log a b', ['rsync r.log']],
     ['scp host:/etc/hosts .', ['scp .']],
     ['scp a b host:', []],
     ['scp -P 22 host:a host:b dir/', ['scp dir/a', 'scp dir/b']],
@@ -326,6 +329,32 @@ describe('working directory', () => {
 
   it('an absolute path is known even after an unknown cd', () => {
     expect(writes('cd "$X" && rm /tmp/a')).toEqual({ targets: ['rm /tmp/a'], unknown: [] });
+  });
+});
+
+describe('build outputs named on the command line', () => {
+  it.each([
+    ['go build -o bin/app ./cmd/app', ['go build bin/app']],
+    ['go build -o=/usr/local/bin/app .', ['go build /usr/local/bin/app']],
+    ['go -C tools build --o out', ['go build tools/out']],
+    ['go build ./...', []],
+    ['go test -o x.test ./pkg', []],
+    ['terraform plan -out=tfplan', ['terraform plan tfplan']],
+    ['terraform -chdir=infra plan -out=/tmp/p', ['terraform plan /tmp/p']],
+    ['terraform -chdir=infra plan --out=p', ['terraform plan infra/p']],
+    ['tofu plan', []],
+  ])('%j', (command, expected) => {
+    expect(targets(command)).toEqual(expected);
+  });
+});
+
+describe('fresh temp entries ($(mktemp)) are written as markers', () => {
+  it.each([
+    ['d=$(mktemp -d) && rm -rf "$d"', ['rm /␀fresh-temp-2']],
+    ['d=$(mktemp -d) && cd "$d" && touch a', ['touch a@/␀fresh-temp-2']],
+    ['t=$(mktemp) && curl -o "$t" http://localhost/x', ['curl -o /␀fresh-temp-2']],
+  ])('%j', (command, expected) => {
+    expect(targets(command).map((t) => t.replace(/\0/g, '␀'))).toEqual(expected);
   });
 });
 

@@ -10,6 +10,7 @@ import { infraPack } from './infra.js';
 import { pipeToShellPack } from './pipe-to-shell.js';
 import { publishPack } from './publish.js';
 import { readOnlyPack } from './read-only.js';
+import { workflowPack } from './workflow.js';
 import { PACK_NAMES, packRuleId, type Pack, type PackName, type PackRule } from './types.js';
 
 export { PACK_NAMES, packRuleId, type Pack, type PackEnv, type PackName } from './types.js';
@@ -26,6 +27,7 @@ const BY_NAME: Readonly<Record<PackName, Pack>> = {
   'pipe-to-shell': pipeToShellPack,
   hookwise: hookwisePack,
   'read-only': readOnlyPack,
+  workflow: workflowPack,
 };
 
 /** Every pack, in PACK_NAMES order. */

@@ -4,7 +4,8 @@
  * should see it happen. Destroying whole environments (terraform destroy, pulumi destroy, deleting
  * namespaces or everything in one, recursive bucket deletion, deleting a cloud project or resource
  * group) → deny: irreversible, and a human should run it deliberately.
- * Plans, diffs and reads (terraform plan, kubectl get, aws … describe-*) are not this pack's concern.
+ * Plans, diffs, dry runs and reads (terraform plan, kubectl get, `aws s3 rm --dryrun`, aws … describe-*) are
+ * not this pack's concern (the read-only pack allows the ones it can vouch for).
  */
 import type { Segment } from '../../shell/types.js';
 import { hasAny, scan, type ScannedArgs } from './argv.js';
@@ -139,7 +140,8 @@ const HELM_CHANGES = new Set(['install', 'upgrade', 'rollback', 'uninstall', 'de
 function helm(segment: Segment): PackFinding<RuleId> | undefined {
   const args = scan(segment.argv, { withValue: ['n', 'namespace', 'kube-context', 'kubeconfig', 'f', 'values', 'set', 'version', 'timeout', 'repo'] });
   const sub = args.positionals[0]?.text;
-  if (sub === undefined || !HELM_CHANGES.has(sub) || args.flags.has('dry-run')) return undefined;
+  const dryRun = args.flags.has('dry-run') || args.values.get('dry-run')?.every((v) => v !== 'none' && v !== 'false') === true;
+  if (sub === undefined || !HELM_CHANGES.has(sub) || dryRun) return undefined;
   return { rule: 'helm-change', detail: sub };
 }
 
@@ -150,6 +152,8 @@ function aws(args: ScannedArgs): PackFinding<RuleId> | undefined {
   const [service, operation] = args.positionals.map((p) => p.text);
   if (service === undefined || operation === undefined) return undefined;
   if (service === 's3') {
+    // `--dryrun` only lists what the s3 command would do.
+    if (args.flags.has('dryrun')) return undefined;
     if ((operation === 'rm' && args.flags.has('recursive')) || (operation === 'rb' && args.flags.has('force')) || (operation === 'sync' && args.flags.has('delete'))) {
       return { rule: 'cloud-bulk-delete', detail: `aws s3 ${operation}` };
     }

@@ -12,11 +12,18 @@
  *
  * Test runners execute the project's own code (package.json scripts, Makefiles, test files): allowing
  * them trusts what is in the repository, as running the tests by hand would.
+ *
+ * Also: dry runs, plans and previews with the option the program documents as no-write (dry-run.ts), sed
+ * scripts that only print, GETs to a service on localhost, package queries, terraform checks and a few
+ * system listings (looks.ts). Changes that stay in the project (commits, builds, installs) are the
+ * workflow pack's.
  */
 import type { Segment } from '../../shell/types.js';
 import { hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
 import { credentialsPack } from './credentials.js';
+import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
 import { gitSubcommand } from './git.js';
+import { listsSystem, localFetch, LOOKS_COMMANDS, packageQuery, sedPrintOperands, terraformLooks } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
@@ -29,6 +36,9 @@ const RULES = {
   lint: { verdict: 'allow', message: 'checks code without changing it (type checker / linter / formatter in check mode).' },
   version: { verdict: 'allow', message: "only prints a tool's version or help." },
   'cli-query': { verdict: 'allow', message: 'only queries state (list / show / describe / get / status) of a cloud, cluster, container or service CLI.' },
+  'dry-run': { verdict: 'allow', message: 'only reports what it would do (a dry run, plan or preview that its documentation says changes nothing).' },
+  'local-fetch': { verdict: 'allow', message: 'only fetches (GET) from a service on this machine (localhost); nothing is uploaded.' },
+  'package-query': { verdict: 'allow', message: 'only queries package metadata or the installed dependency tree (ls / info / outdated / audit / why).' },
 } as const;
 type RuleId = keyof typeof RULES;
 
@@ -89,7 +99,18 @@ function content(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | und
   return { rule: 'read-file' };
 }
 
+const PACKAGE_QUERY_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'pip', 'pip3']);
+
+/** `sed -n '1,20p' file`, `sed 's/a/b/' file`: a script that only prints (looks.ts), over vetted files. */
+function sedPrint(segment: Segment): PackFinding<RuleId> | undefined {
+  const files = sedPrintOperands(segment);
+  if (files === undefined || segment.flags.appendsArgs === true) return undefined;
+  return files.some((p) => unvettable(segment, p.index, p.text)) ? undefined : { rule: 'read-file' };
+}
+
 function inspect(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | undefined {
+  // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
+  if (segment.name === ':' && Object.keys(segment.assignments).length === 0) return undefined;
   if (segment.name === 'date' && args.positionals.some((p) => !p.text.startsWith('+'))) return undefined; // date MMDDhhmm sets the clock
   if (segment.name === 'hostname' && args.positionals.length > 0) return undefined; // hostname NAME renames the host
   return { rule: 'inspect' };
@@ -273,6 +294,16 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   // refuse (`sort -no out` → n, o), never as something that hides a write.
   const args = scan(segment.argv);
   if (writesOrRuns(segment, args)) return undefined;
+  const preview = dryRun(segment);
+  if (preview !== undefined) return { rule: 'dry-run', detail: preview };
+  if (name === 'sed') return sedPrint(segment);
+  if ((name === 'curl' || name === 'wget') && localFetch(segment)) return { rule: 'local-fetch' };
+  if (PACKAGE_QUERY_TOOLS.has(name) && packageQuery(segment)) return { rule: 'package-query' };
+  if (name === 'terraform' || name === 'tofu') {
+    const looks = terraformLooks(segment);
+    if (looks !== undefined) return { rule: looks === 'lint' ? 'lint' : 'cli-query' };
+  }
+  if (listsSystem(segment)) return { rule: 'inspect' };
   if (NAVIGATE.has(name)) return { rule: 'navigate' };
   if (INSPECT.has(name) || name === 'date' || name === 'hostname') return inspect(segment, args);
   if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
@@ -296,7 +327,7 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
  * `netlify env:get X` print secret values), and so is any option that names an output file.
  */
 const QUERY_CLIS = new Set(['aws', 'az', 'gcloud', 'gsutil', 'kubectl', 'helm', 'docker', 'podman', 'fly', 'flyctl', 'heroku', 'vercel', 'netlify', 'gh', 'glab', 'systemctl', 'ip', 'nft', 'ufw', 'doctl']);
-const QUERY_VERBS = new Set(['list', 'ls', 'show', 'describe', 'get', 'inspect', 'status', 'view', 'history', 'top', 'ps', 'images', 'is-active', 'list-units', 'whoami']);
+const QUERY_VERBS = new Set(['list', 'ls', 'show', 'describe', 'get', 'inspect', 'status', 'view', 'history', 'top', 'ps', 'images', 'is-active', 'list-units', 'whoami', 'logs']);
 const SENSITIVE_WORD = /secret|credential|password|passwd|token|key|env|config|auth|login/i;
 const OUTPUT_FILE_OPTIONS = /^--?(output-file|out-file|outfile|output-document|dump|save|export)\b/;
 
@@ -316,8 +347,9 @@ function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
 export const readOnlyPack = definePack<RuleId>({
   name: 'read-only',
   kind: 'allow',
-  description: 'ls, cat/head/grep/rg/find (read-only forms), git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, --version',
-  commands: [...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS, ...QUERY_CLIS],
+  description:
+    'ls, cat/head/grep/rg/find (read-only forms), sed that only prints, git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, dry runs and plans, GETs to localhost, package queries, --version',
+  commands: [...new Set([...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS, ...QUERY_CLIS, ...DRY_RUN_COMMANDS, ...LOOKS_COMMANDS])],
   rules: RULES,
   classify: classifyReadOnly,
 });

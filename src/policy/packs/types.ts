@@ -19,6 +19,7 @@ export const PACK_NAMES = [
   'pipe-to-shell',
   'hookwise',
   'read-only',
+  'workflow',
 ] as const;
 export type PackName = (typeof PACK_NAMES)[number];
 

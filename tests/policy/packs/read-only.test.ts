@@ -153,6 +153,8 @@ describe('read-only pack: cloud, cluster and service queries', () => {
     ['systemctl status nginx', 'allow cli-query'],
     ['aws ec2 describe-instances', 'allow cli-query'],
     ['aws s3 ls s3://bucket', 'allow cli-query'],
+    ['docker compose logs web', 'allow cli-query'],
+    ['kubectl logs deploy/api --tail=50', 'allow cli-query'],
   ])('%s → %s', (command, expected) => expectRo(command, expected));
 
   it.each([

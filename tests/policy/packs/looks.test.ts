@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { isLocalUrl, sedScriptPrintsOnly } from '../../../src/policy/packs/looks.js';
+import { readOnlyPack } from '../../../src/policy/packs/read-only.js';
+import { expectPack } from '../../support/packs.js';
+
+const expectRo = (command: string, expected: string | null) => expectPack(readOnlyPack, command, expected);
+
+describe('sed that only prints', () => {
+  it.each([
+    ["sed -n '1,50p' src/index.ts"],
+    ["sed -n '/function main/,/^}/p' src/main.ts"],
+    ["sed 's/foo/bar/g' README.md"],
+    ["sed -E 's|a/b|c|2; s/x/y/I' notes.txt"],
+    ["sed -n -e '10p' -e '$p' a.txt"],
+    ["sed '$!N;/^\\(.*\\)\\n\\1$/!P;D' a.txt"],
+    ["sed -n '/start/,/end/{/x/p;}' a.txt"],
+    ["sed 's/[/]/_/g' paths.txt"],
+    ["sed '1i header' a.txt"],
+    ["sed -n '0~4p' a.txt"],
+  ])('%s → read-file', (command) => expectRo(command, 'allow read-file'));
+
+  it.each([
+    ["sed -i 's/a/b/' a.txt"],
+    ["sed -ni 's/a/b/p' a.txt"],
+    ["sed -i.bak 's/a/b/' a.txt"],
+    ["sed --in-place 's/a/b/' a.txt"],
+    ['sed -f script.sed a.txt'],
+    ["sed '1w out.txt' a.txt"],
+    ["sed -n 'W out' a.txt"],
+    ["sed 's/a/b/w out.txt' a.txt"],
+    ["sed 's/a/b/e' a.txt"],
+    ["sed 's/a/b/gw out' a.txt"],
+    ["sed '1e id' a.txt"],
+    ["sed 'e id' a.txt"],
+    ["sed 'r /etc/shadow' a.txt"],
+    ["sed '1R .env' a.txt"],
+    ["sed -n '1p' .env"],
+    ['sed -n "$X" a.txt'],
+    ["sed -n '1p' $FILE"],
+    ["sed 's/[/]/x/;w out' a.txt"],
+    ["sed -n '/a/{p' a.txt"],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
+
+  it.each([
+    ['p', true],
+    ['1d;$d', true],
+    ['y/abc/xyz/', true],
+    ['s/a/b/;s/c/d/', true],
+    ['s/a\\/b/c/', true],
+    ['/x/I,+3p', true],
+    ['\\%x%p', true],
+    [':a;N;$!ba;s/\\n/ /g', true],
+    ['1i\\\nheader; w x\n2p', true], // a/i/c text runs to the end of the line, continued by a backslash
+    ['1a text\nw out', false],
+    ['s/a/b/ w x', false],
+    ['s/a', false],
+    ['v', false],
+    ['}', false],
+  ])('%j → %s', (script, expected) => expect(sedScriptPrintsOnly(script)).toBe(expected));
+});
+
+describe('curl / wget GET to this machine', () => {
+  it.each([
+    ['curl http://localhost:3000/health'],
+    ['curl -s http://127.0.0.1:8080/api/users'],
+    ['curl -I localhost:5173'],
+    ['curl -fsSL -H "Accept: application/json" "http://[::1]:8080/x"'],
+    ['curl -X GET http://localhost/'],
+    ['curl -o out.json http://localhost/x'],
+    ['wget -qO- http://localhost:8000/'],
+    ['wget --spider http://127.0.0.1/'],
+  ])('%s → local-fetch', (command) => expectRo(command, 'allow local-fetch'));
+
+  it.each([
+    ['curl https://example.com'],
+    ['curl http://localhost.evil.example/'],
+    ['curl http://localhost@evil.example/'],
+    ['curl http://localhost:80@evil.example/'],
+    ['curl http://127.0.0.1.nip.io/'],
+    ['curl file://localhost/etc/passwd'],
+    ['curl gopher://localhost:6379/_FLUSHALL'],
+    ['curl http://localhost/ https://evil.example/'],
+    ['curl -d x=1 http://localhost/'],
+    ['curl --data-binary @src/a.ts http://localhost/'],
+    ['curl -F f=@a.txt http://localhost/'],
+    ['curl -T a.txt http://localhost/'],
+    ['curl --json {} http://localhost/'],
+    ['curl -X DELETE http://localhost/users/1'],
+    ['curl -K cfg http://localhost/'],
+    ['curl --unix-socket /var/run/docker.sock http://localhost/containers/json'],
+    ['curl -x http://evil.example:8080 http://localhost/'],
+    ['curl --resolve localhost:80:1.2.3.4 http://localhost/'],
+    ['curl --connect-to localhost:80:evil.example:80 http://localhost/'],
+    ['curl -H @headers.txt http://localhost/'],
+    ['curl $URL'],
+    ['wget --post-data=x http://localhost/'],
+    ['wget -e use_proxy=yes http://localhost/'],
+    ['wget -i urls.txt'],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
+
+  it.each([
+    ['localhost', true],
+    ['http://localhost', true],
+    ['https://127.0.0.5:8443/a?b#c', true],
+    ['HTTP://LOCALHOST/x', true],
+    ['http://localhost:99999999/', false],
+    ['ftp://localhost/', false],
+    ['http://10.0.0.1/', false],
+  ])('isLocalUrl(%j) → %s', (url, expected) => expect(isLocalUrl(url)).toBe(expected));
+});
+
+describe('package queries, terraform checks, system listings', () => {
+  it.each([
+    ['npm ls', 'allow package-query'],
+    ['npm outdated', 'allow package-query'],
+    ['npm info my-package', 'allow package-query'],
+    ['npm audit', 'allow package-query'],
+    ['pnpm why react', 'allow package-query'],
+    ['yarn npm info my-package', 'allow package-query'],
+    ['pip list', 'allow package-query'],
+    ['pip show requests', 'allow package-query'],
+    ['terraform validate', 'allow lint'],
+    ['terraform fmt -check -recursive', 'allow lint'],
+    ['terraform state list', 'allow cli-query'],
+    ['pgrep -f node', 'allow inspect'],
+    ['lsof -i :3000', 'allow inspect'],
+    ['crontab -l', 'allow inspect'],
+    ['ssh-add -l', 'allow inspect'],
+    ['iptables -L -n', 'allow inspect'],
+    ['iptables -t nat -L', 'allow inspect'],
+  ])('%s → %s', (command, expected) => expectRo(command, expected));
+
+  it.each([
+    ['npm audit fix'],
+    ['npm audit --fix'],
+    ['npm config get //registry.npmjs.org/:_authToken'],
+    ['pip freeze -r requirements.txt'],
+    ['terraform fmt'],
+    ['terraform fmt -check -write=true'],
+    ['terraform state rm x'],
+    ['terraform state show aws_instance.db'],
+    ['crontab -r'],
+    ['ssh-add -D'],
+    ['iptables -F'],
+    ['iptables -L -F'],
+    ['iptables -t nat -F'],
+    ['fdisk -l /dev/sda'],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
+});
