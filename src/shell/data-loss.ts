@@ -26,10 +26,30 @@ function mvSources(segment: Segment): Set<string> {
   return new Set(targetDirectory ? operands : operands.slice(0, -1));
 }
 
-function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>, safeFresh: ReadonlySet<number>): boolean {
+/**
+ * Directories that hold what a build, an install or a tool regenerates (and that projects do not keep
+ * hand-written files in): deleting one inside the project — `rm -rf dist`, `rm -rf node_modules/.cache` —
+ * loses nothing a rebuild does not bring back (and a tracked file in one is still in git).
+ */
+const REGENERABLE = new Set([
+  'node_modules', 'dist', 'build', 'coverage', '.cache', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.nuxt',
+  '.turbo', '.parcel-cache', '.svelte-kit', '.angular', 'target', '.gradle', '.tox', '.nox', '.nyc_output', '.eslintcache', '.vite',
+  '.docusaurus', 'storybook-static', '.terraform', '.venv', 'venv',
+]);
+
+/** A path inside the project at or below a regenerable directory (never the project itself, never through `..`). */
+export function regenerable(relative: string | null): boolean {
+  if (relative === null || relative === '') return false;
+  const parts = relative.split('/');
+  if (parts.includes('..')) return false;
+  return parts.some((p) => REGENERABLE.has(p) || p.endsWith('.egg-info') || p === 'tsconfig.tsbuildinfo');
+}
+
+function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>, safeFresh: ReadonlySet<number>, relative: string | null): boolean {
   // What `$(mktemp [-d])` made in this command, deleted or overwritten whole: nothing of anyone's is lost.
   const fresh = freshTempOf(target.path, target.cwd);
   if (fresh !== undefined && fresh.rest === '' && safeFresh.has(fresh.id)) return false;
+  if (DELETING.has(target.via) && !target.dynamic && regenerable(relative)) return false;
   if (target.via === 'git stash' && stashSaves(segment)) return false;
   if (DELETING.has(target.via) || target.via.startsWith('git ')) return true;
   if (PRESERVING.has(target.via) || target.via.endsWith('>>')) return false;
@@ -84,5 +104,5 @@ export function segmentLosesData(shell: PreparedShell, index: number): boolean {
   if (destroysThroughDevice(segment)) return true;
   const sources = mvSources(segment);
   const safeFresh = shell.writes.targets.some((t) => t.segment === index && freshTempOf(t.path, t.cwd) !== undefined) ? safeFreshEntries(shell) : new Set<number>();
-  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources, safeFresh));
+  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources, safeFresh, shell.targets[i]?.relative ?? null));
 }

@@ -676,8 +676,8 @@ const PROJECT_RUNNERS = new Set([
   'go', 'mvn', 'mvnw', 'gradle', 'gradlew', 'rake', 'bundle', 'composer', 'dotnet', 'poetry', 'uv', 'pip', 'pip3', 'python', 'python3',
   'node', 'tsc', 'eslint', 'prettier', 'playwright', 'git', 'just', 'task', 'ava', 'tap', 'rspec', 'phpunit', 'terraform', 'tofu',
 ]);
-/** Writes that plant nothing: an empty directory or file, a terminal or the bit bucket. */
-const INERT_WRITES = new Set(['mkdir', 'touch']);
+/** Writes that plant nothing: an empty directory or file, or a deletion (`rm -rf dist && npm run build`). */
+const INERT_WRITES = new Set(['mkdir', 'touch', 'rm', 'rmdir', 'unlink', 'find -delete']);
 
 /** A path as written, relative to the segment's cwd when it has one; `~` and absolute paths kept. */
 function normalized(path: string, cwd: string | undefined): string {

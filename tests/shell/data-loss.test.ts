@@ -1,6 +1,6 @@
 /** data-loss: which segments delete or overwrite (path policy never auto-allows those). */
 import { describe, expect, it } from 'vitest';
-import { segmentLosesData } from '../../src/shell/data-loss.js';
+import { regenerable, segmentLosesData } from '../../src/shell/data-loss.js';
 import { parseCommand } from '../../src/shell/parse.js';
 import type { PreparedShell } from '../../src/shell/prepare.js';
 import { writeTargets } from '../../src/shell/writes.js';
@@ -57,4 +57,22 @@ describe('everything else as before', () => {
     ['echo x > a', ['echo x']],
     ['echo x >> a', []],
   ])('%j (a exists)', (command, expected) => expect(lossy(command, ['a'])).toEqual(expected));
+});
+
+describe('regenerable build outputs', () => {
+  it.each([
+    ['dist', true],
+    ['node_modules/.cache', true],
+    ['packages/a/dist/index.js', true],
+    ['pkg.egg-info', true],
+    ['src', false],
+    ['', false],
+    ['dist/../src', false],
+  ] as const)('%s → %s', (relative, expected) => {
+    expect(regenerable(relative)).toBe(expected);
+  });
+
+  it('a path outside the project is never regenerable', () => {
+    expect(regenerable(null)).toBe(false);
+  });
 });

@@ -300,3 +300,8 @@ describe('a literal NAME=value earlier on the line is resolved for the packs and
 function tableAsCoder(rows: [string, Verdict, RegExp?][]): void {
   table(rows);
 }
+
+describe('deleting what a build regenerates is not data loss', () => {
+  allowed(['rm -rf dist', 'rm -rf node_modules/.cache', 'rm -rf build dist coverage', 'rm -rf ./dist/', 'rm -rf dist && npm run build', 'rm -rf __pycache__ .pytest_cache']);
+  notAllowed(['rm -rf src', 'rm -rf dist/../src', 'rm -rf ../other/dist', 'ln -s ~ dist && rm -rf dist/', 'rm -rf dist/$X']);
+});
