@@ -101,12 +101,13 @@ describe('tier 2a: token Jaccard', () => {
     expect(same.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
   });
 
+  // data/ is not a build output (deleting dist/ or build/ loses nothing: shell/data-loss.ts).
   it('guard: a call that loses data is never approved by similarity (exact match only)', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    await rememberCommand(p, 'rm -rf build/cache/v1/tmp/a', 'allow');
-    expect((await p.check(p.pre('Bash', bash('rm -rf build/cache/v1/tmp/a')))).decision?.tier).toBe('exact-cache');
-    expect((await p.check(p.pre('Bash', bash('rm -rf build/cache/v1/tmp/b')))).decision?.tier).toBe('default');
+    await rememberCommand(p, 'rm -rf data/cache/v1/tmp/a', 'allow');
+    expect((await p.check(p.pre('Bash', bash('rm -rf data/cache/v1/tmp/a')))).decision?.tier).toBe('exact-cache');
+    expect((await p.check(p.pre('Bash', bash('rm -rf data/cache/v1/tmp/b')))).decision?.tier).toBe('default');
   });
 
   it('guard: a segment a pack asks about is never approved, whatever memory says', async () => {
