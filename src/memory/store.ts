@@ -28,13 +28,13 @@
  * Compaction rewrites the scope's files atomically with only the winners, sorted by tool, subject, role
  * (then verdict, key — code-unit order, not locale order), each record in the file its verdict belongs to.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
-import { ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, withLockSync, writeAll, writeFileAtomic } from '../util/fs-safe.js';
 
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
@@ -293,8 +293,13 @@ function appendLines(file: string, text: string, mode: number): void {
       readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data]);
     }
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    try {
+      writeAll(fd, data);
+    } catch (error) {
+      // Whole records or nothing: a torn tail (a full disk) is cut back to where this append started.
+      ftruncateSync(fd, size);
+      throw error;
+    }
   } finally {
     closeSync(fd);
   }

@@ -1,0 +1,108 @@
+/**
+ * The file layer every hookwise file goes through: whole writes (short writes continue, no progress is an
+ * error, the temp file never stays behind), and locks whose dead holders are recognised at once.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lockOwnerLine, processStart, withLockSync, writeAll, writeFileAtomic, type WriteIo } from '../../src/util/fs-safe.js';
+import { writeSync, fsyncSync } from 'node:fs';
+
+const dir = (): string => mkdtempSync(join(tmpdir(), 'hookwise-fs-safe-'));
+
+/** Writes at most `chunk` bytes per call; after `budget` bytes, fails the way a full disk does. */
+function shortWrites(chunk: number, budget = Infinity, mode: 'zero' | 'enospc' = 'enospc'): WriteIo {
+  let left = budget;
+  return {
+    write(fd, buffer, offset, length) {
+      if (left <= 0) {
+        if (mode === 'zero') return 0;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      const n = Math.min(chunk, length, left);
+      left -= n;
+      return writeSync(fd, buffer, offset, n);
+    },
+    fsync: (fd) => fsyncSync(fd),
+  };
+}
+
+describe('writeFileAtomic', () => {
+  it('writes every byte when the system writes a little at a time', () => {
+    const d = dir();
+    const data = 'x'.repeat(10_000) + '\n';
+    writeFileAtomic(join(d, 'f'), data, { durable: true }, shortWrites(7));
+    expect(readFileSync(join(d, 'f'), 'utf8')).toBe(data);
+    expect(readdirSync(d)).toEqual(['f']);
+  });
+
+  it.each(['enospc', 'zero'] as const)('a full disk (%s) fails the write, keeps the old file whole and leaves no temp file', (mode) => {
+    const d = dir();
+    const file = join(d, 'rules.jsonl');
+    const old = Array.from({ length: 650 }, (_, i) => `{"n":${i}}`).join('\n') + '\n';
+    writeFileSync(file, old);
+    expect(() => writeFileAtomic(file, old + '{"n":650}\n', { durable: true }, shortWrites(100, 1300, mode))).toThrow(/ENOSPC/);
+    expect(readFileSync(file, 'utf8')).toBe(old);
+    expect(readdirSync(d)).toEqual(['rules.jsonl']);
+  });
+
+  it('writeAll refuses a write that makes no progress', () => {
+    expect(() => writeAll(99, 'abc', { write: () => 0, fsync: () => undefined })).toThrow(/ENOSPC: no progress/);
+  });
+});
+
+describe('withLockSync', () => {
+  it('names its holder: pid, process start time, host', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    const seen = withLockSync(lock, () => readFileSync(lock, 'utf8'));
+    expect(seen).toBe(lockOwnerLine());
+    expect(seen).toMatch(new RegExp(`^${process.pid} \\S+ ${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n$`));
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('takes over at once a lock whose holder is dead (no waiting for the stale age)', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(lock, `${child.stdout} 12345 ${hostname()}\n`);
+    const started = Date.now();
+    expect(withLockSync(lock, () => 'ran', { timeoutMs: 5000, staleMs: 60_000 })).toBe('ran');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('takes over a lock whose pid was reused by a later process (start time differs)', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    if (processStart(process.pid) === undefined) return; // no /proc here: pid reuse cannot be told apart
+    writeFileSync(lock, `${process.pid} 1 ${hostname()}\n`);
+    expect(withLockSync(lock, () => 'ran', { timeoutMs: 5000, staleMs: 60_000 })).toBe('ran');
+  });
+
+  it('an empty lock (its owner line never written: a full disk) is taken over after a short grace, not the stale age', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    writeFileSync(lock, '');
+    const past = new Date(Date.now() - 5000);
+    utimesSync(lock, past, past);
+    expect(withLockSync(lock, () => 'ran', { timeoutMs: 2000, staleMs: 60_000 })).toBe('ran');
+  });
+
+  it('a dangling or planted symlink at the lock path is removed, never followed', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    const target = join(d, 'victim');
+    symlinkSync(target, lock);
+    expect(withLockSync(lock, () => 'ran', { timeoutMs: 2000 })).toBe('ran');
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('waits for a live holder and then times out naming it', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    writeFileSync(lock, lockOwnerLine());
+    expect(() => withLockSync(lock, () => 'ran', { timeoutMs: 100 })).toThrow(new RegExp(`held by pid ${process.pid}`));
+  });
+});
