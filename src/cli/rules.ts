@@ -33,6 +33,7 @@ import {
   type StoreTarget,
 } from '../memory/store.js';
 import { findProjectRoot } from '../paths/canonical.js';
+import { roleNamed } from '../policy/compiled.js';
 import { loadPolicy } from '../policy/load.js';
 import { mergeScopes, SCOPE_AUTHORITY } from '../policy/scopes.js';
 import { sanitize } from '../sanitize/index.js';
@@ -182,7 +183,7 @@ export async function override(o: OverrideOptions, cwd: string = process.cwd(), 
 
   if (o.role !== ANY_ROLE) {
     const policy = await loadPolicy(places.projectRoot, places.where);
-    if (policy.roles[o.role] === undefined) usage(`unknown role "${clean(o.role)}" (or * for every role). Roles:\n${rolesByGroup(policy)}`);
+    if (roleNamed(policy, o.role) === undefined) usage(`unknown role "${clean(o.role)}" (or * for every role). Roles:\n${rolesByGroup(policy)}`);
   }
 
   const subject = sanitize(overrideSubject(tool, pattern));

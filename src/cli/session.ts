@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { findProjectRoot } from '../paths/canonical.js';
-import type { CompiledPolicy } from '../policy/compiled.js';
+import { ROLE_NAME, roleNamed, type CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/schema.js';
 import { rolesByGroup } from '../session/messages.js';
@@ -26,8 +26,9 @@ function context(): { registry: SessionRegistry; policy: () => Promise<CompiledP
 }
 
 async function requireRole(role: string, policy: CompiledPolicy): Promise<void> {
-  if (policy.roles[role] === undefined) {
-    throw new HookwiseError('USAGE', `unknown role "${role}". Roles:\n${rolesByGroup(policy)}`);
+  if (roleNamed(policy, role) === undefined) {
+    const shown = ROLE_NAME.test(role) ? `"${role}"` : 'name (a role is a lower-case word: letters, digits, - and _)';
+    throw new HookwiseError('USAGE', `unknown role ${shown}. Roles:\n${rolesByGroup(policy)}`);
   }
 }
 
@@ -97,7 +98,7 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
     const state = r.disabled ? 'disabled' : r.role === null ? 'no role' : `role ${r.role}`;
     const extra = [r.team === undefined ? '' : `team ${r.team}`, r.task === undefined ? '' : `task: ${r.task}`].filter((s) => s !== '');
     lines.push(`${r.session_id}: ${state}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}, updated ${r.updated_at}`);
-    const role = r.role === null ? undefined : policy.roles[r.role];
+    const role = r.role === null ? undefined : roleNamed(policy, r.role);
     if (sessionId !== undefined && role !== undefined) {
       lines.push(`  may write: ${role.allowWrite.map((p) => p.glob).join(', ') || '(nothing)'}`);
       lines.push(`  may not write: ${role.denyWrite.map((p) => p.glob).join(', ') || '(nothing)'}`);

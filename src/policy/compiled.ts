@@ -6,7 +6,9 @@ import { assertNever } from '../core/errors.js';
 import type { Verdict } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { SegmentContext } from '../shell/types.js';
-import type { OutsideRootVerdict, RoleGroup } from './defaults.js';
+import { ROLE_NAME, type OutsideRootVerdict, type RoleGroup } from './defaults.js';
+
+export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
@@ -155,6 +157,11 @@ export class PatternList {
   }
 }
 
+/** The role of that name, looked up as data: only the policy's own roles, never an inherited property. */
+export function roleNamed(policy: Pick<CompiledPolicy, 'roles'>, name: string): CompiledRole | undefined {
+  return ROLE_NAME.test(name) && Object.hasOwn(policy.roles, name) ? policy.roles[name] : undefined;
+}
+
 /** Per-process matchers, built once from the compiled policy. */
 export interface PolicyMatchers {
   sensitiveWrite: PatternList;
@@ -186,7 +193,7 @@ function buildMatchers(policy: CompiledPolicy): PolicyMatchers {
     role(name) {
       const cached = roles.get(name);
       if (cached !== undefined) return cached;
-      const role = policy.roles[name];
+      const role = roleNamed(policy, name);
       if (role === undefined) return undefined;
       const built = {
         role,

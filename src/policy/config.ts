@@ -25,6 +25,7 @@ import {
   DEFAULT_SENSITIVE_WRITE,
   OUTSIDE_ROOT_VERDICTS,
   ROLE_GROUPS,
+  ROLE_NAME,
   type OutsideRootVerdict,
   type RoleGroup,
 } from './defaults.js';
@@ -322,6 +323,10 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   for (const source of sources) {
     for (const [name, raw] of Object.entries(source.raw.roles ?? {})) {
       const base = `roles.${name}`;
+      if (!ROLE_NAME.test(name)) {
+        warn(source, base, `ignored: "${name.slice(0, 40)}" is not a role name (a lower-case word: letters, digits, - and _, starting with a letter)`);
+        continue;
+      }
       const existing = unexpanded.get(name) ?? {
         spec: { name, group: 'custom' as RoleGroup, description: '', source: where(source, base) },
         lists: { allowWrite: [], denyWrite: [], allowRead: [{ glob: '**', source: 'built-in' }] },

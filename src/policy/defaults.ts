@@ -61,6 +61,9 @@ export const DEFAULT_CATEGORIES: Readonly<Record<string, readonly string[]>> = {
   docs_output: ['docs/**', '*.md', 'CHANGELOG*', 'LICENSE*'],
 };
 
+/** What a role may be called: a plain lower-case word (never `__proto__`, `constructor`, a path or a secret). */
+export const ROLE_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+
 export const ROLE_GROUPS = ['implementation', 'knowledge', 'full-access', 'custom'] as const;
 export type RoleGroup = (typeof ROLE_GROUPS)[number];
 

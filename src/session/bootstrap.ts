@@ -6,7 +6,7 @@
  */
 import { decision, type Decision } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
-import type { CompiledPolicy } from '../policy/compiled.js';
+import { roleNamed, type CompiledPolicy } from '../policy/compiled.js';
 
 /** Words only: no quotes, substitutions, redirections, separators or globs. */
 const PLAIN_COMMAND = /^[A-Za-z0-9_./:=@ -]+$/;
@@ -24,7 +24,7 @@ export function bootstrapDecision(call: ToolCall, policy: CompiledPolicy): Decis
   const options = parseOptions(args.slice(2));
   if (options === undefined || options.get('--session-id') !== call.sessionId) return undefined;
   const role = options.get('--role');
-  const spec = role === undefined ? undefined : policy.roles[role];
+  const spec = role === undefined ? undefined : roleNamed(policy, role);
   if (spec === undefined) return undefined; // unknown role: let it fail the normal way, with instructions
   const rule = { id: 'session:bootstrap-register', source: 'built-in' };
   if (spec.group === 'full-access') {

@@ -1,0 +1,33 @@
+/** Session commands: role names are data, validated before they name or look up anything. */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hookwiseBin } from '../../src/util/package-root.js';
+import { makeProject } from '../support/project.js';
+
+describe('role names that are object properties, not roles', () => {
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('register --role %s is refused with a usage message, not a TypeError', (role) => {
+    const p = makeProject();
+    const r = spawnSync(process.execPath, [hookwiseBin(), 'register', '--session-id', 's1', '--role', role], { cwd: p.root, env: p.env, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/unknown role/);
+    expect(r.stderr).not.toMatch(/TypeError/);
+  });
+
+  it.each(['__proto__', 'constructor', 'toString'])('a session recorded as %s is denied with a clear reason on every check', async (role) => {
+    const p = makeProject();
+    p.register('s1', role);
+    const r = await p.check(p.pre('Bash', { command: 'git status' }));
+    expect(r.decision).toMatchObject({ verdict: 'deny', rule: { id: 'session:unknown-role' } });
+  });
+
+  it('a roles.yml key that is no role name is ignored with a warning', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, '.hookwise'), { recursive: true });
+    writeFileSync(join(p.root, '.hookwise', 'roles.yml'), 'roles:\n  __proto__:\n    paths:\n      allow_write: ["**"]\n');
+    p.register('s1', 'coder');
+    const r = await p.check(p.pre('Write', { file_path: join(p.root, 'tests', 'a.test.ts'), content: 'x' }));
+    expect(r.decision?.verdict).toBe('deny');
+  });
+});
