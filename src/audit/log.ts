@@ -5,11 +5,12 @@
  * It holds only sanitized text: the command with secrets as <REDACTED>, or a file tool's structural key
  * (change + path), never file content — enforced by the Sanitized type and re-checked before writing.
  */
-import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TierName, Verdict } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
-import { withLockSync } from '../util/fs-safe.js';
+import { HookwiseError } from '../core/errors.js';
+import { withLockSync, writeAll } from '../util/fs-safe.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 
 export interface AuditRecord {
@@ -37,14 +38,62 @@ export function auditPath(runtimeDir: string, generation = 0): string {
   return join(runtimeDir, generation === 0 ? 'audit.jsonl' : `audit.${generation}.jsonl`);
 }
 
+/** One audit record stays below this (a 2 MB path must not make a 4 MB line): long fields are cut. */
+export const MAX_AUDIT_FIELD = 2048;
+const MAX_AUDIT_PATHS = 32;
+
+/** A sanitized text cut to `max` characters: a prefix of sanitized text holds no secret either. */
+function cut(text: Sanitized, max: number): Sanitized {
+  return (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`) as Sanitized;
+}
+
+/** The record as written: long fields cut, so every line is bounded (≈ 70 KiB at most). */
+export function boundedRecord(record: AuditRecord): AuditRecord {
+  const paths = record.paths.slice(0, MAX_AUDIT_PATHS).map((p) => cut(p, MAX_AUDIT_FIELD));
+  if (record.paths.length > MAX_AUDIT_PATHS) paths.push(`… ${record.paths.length - MAX_AUDIT_PATHS} more paths` as Sanitized);
+  return {
+    ...record,
+    session: record.session.slice(0, 256),
+    role: record.role === null ? null : record.role.slice(0, 64),
+    tool: record.tool.slice(0, 256),
+    rule: record.rule === null ? null : record.rule.slice(0, 512),
+    input: cut(record.input, MAX_AUDIT_FIELD * 4),
+    paths,
+  };
+}
+
 export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { maxBytes: number; keep: number }): void {
   const path = auditPath(runtimeDir);
   // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
   assertSanitized(record.input, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
-  const line = JSON.stringify(record) + '\n';
-  appendFileSync(path, line, { mode: 0o600 });
+  const line = JSON.stringify(boundedRecord(record)) + '\n';
+  appendLine(path, line);
   if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);
+}
+
+/**
+ * Append one line: never through a symlink (O_NOFOLLOW) or into a file that is not ours, and after a torn
+ * last line (a crash mid-write) a newline first, so the torn line does not swallow this record.
+ */
+function appendLine(path: string, line: string): void {
+  const fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) {
+      throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is not a regular file of yours; hookwise will not append its audit log to it`);
+    }
+    let data = line;
+    if (stat.size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, stat.size - 1);
+      if (last[0] !== 0x0a) data = `\n${line}`;
+    }
+    writeAll(fd, data);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendAudit, auditPath, readAudit, type AuditRecord } from '../../src/audit/log.js';
@@ -71,5 +71,38 @@ describe('audit log', () => {
     const { records, problems } = readAudit(p.runtimeDir);
     expect(records.map((r) => r.session)).toEqual(['s1', 's2']);
     expect(problems).toEqual([expect.stringMatching(/audit\.jsonl:2: skipped unreadable audit line/)]);
+  });
+});
+
+describe('audit log under faults', () => {
+  const limits = { maxBytes: 10 * 1024 * 1024, keep: 2 };
+
+  it('a torn last line (a crash mid-write) does not swallow the next record', () => {
+    const dir = ensurePrivateDir(join(makeProject().runtimeDir, 'torn'));
+    appendAudit(dir, record(1), limits);
+    appendFileSync(auditPath(dir), '{"ts":"2026-01-01T00:00:00.000Z","sess');
+    appendAudit(dir, record(2), limits);
+    const { records, problems } = readAudit(dir);
+    expect(records.map((r) => r.session)).toEqual(['s1', 's2']);
+    expect(problems).toHaveLength(1);
+  });
+
+  it('a line stays bounded whatever the call: a 2 MB path is cut, not copied twice', () => {
+    const dir = ensurePrivateDir(join(makeProject().runtimeDir, 'long'));
+    const huge = `/p/${'a'.repeat(2 * 1024 * 1024)}`;
+    appendAudit(dir, { ...record(1), paths: [sanitize(huge).text], input: sanitize(`write ${huge}`).text }, limits);
+    const size = readFileSync(auditPath(dir)).length;
+    expect(size).toBeLessThan(16 * 1024);
+    expect(readAudit(dir).records[0]!.paths[0]).toMatch(/more characters\)$/);
+  });
+
+  it('a symlink at the audit log is never followed: the record is refused, the target untouched', () => {
+    const p = makeProject();
+    const dir = ensurePrivateDir(join(p.runtimeDir, 'linked'));
+    const victim = join(p.home, '.bashrc');
+    writeFileSync(victim, 'original\n');
+    symlinkSync(victim, auditPath(dir));
+    expect(() => appendAudit(dir, record(1), limits)).toThrow();
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
   });
 });
