@@ -3,11 +3,11 @@
  * the SessionStart hook, and `hookwise check` when it finds none running.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { VERSION } from '../core/version.js';
-import { ensurePrivateDir } from '../util/fs-safe.js';
+import { ensurePrivateDir, lockIsStale, tryLockFile } from '../util/fs-safe.js';
 import { hookwiseBin } from '../util/package-root.js';
 import type { Locations } from '../util/locations.js';
 import { daemonPaths, type DaemonState } from './paths.js';
@@ -53,12 +53,9 @@ export function spawnDaemon(where: Locations, options: StartOptions = {}): boole
 function takeStartLock(lock: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+      if (tryLockFile(lock)) return true;
+    } catch {
+      return false;
     }
     if (!startLockIsStale(lock)) return false;
     try {
@@ -70,15 +67,13 @@ function takeStartLock(lock: string): boolean {
   return false;
 }
 
+/** A start that has not finished within 10 s failed; before that, the lock is stale only if its holder is gone. */
 function startLockIsStale(lock: string): boolean {
   try {
     if (Date.now() - statSync(lock).mtimeMs > 10_000) return true;
-    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-    if (!Number.isInteger(pid) || pid <= 0) return false; // being written right now
-    process.kill(pid, 0);
+    return lockIsStale(lock, 10_000);
+  } catch {
     return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

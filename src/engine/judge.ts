@@ -76,9 +76,18 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   return d instanceof Promise ? d.then((decided) => ({ decision: decided, memo })) : { decision: d, memo };
 }
 
-/** hookwise's runtime and config directories, canonical (as every path judged is). */
+const ownDirsCache = new Map<string, string[]>();
+
+/**
+ * hookwise's runtime and config directories, canonical (as every path judged is). Resolved once per process
+ * and location (they do not change between calls): realpath is not paid on every call.
+ */
 function ownDirs(where: Locations, ctx: { projectRoot: string; home: string; cwd: string }): string[] {
-  return [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute);
+  const relative = !where.runtimeDir.startsWith('/') || !where.userConfigDir.startsWith('/');
+  const key = `${where.runtimeDir}\0${where.userConfigDir}\0${where.home}\0${relative ? ctx.cwd : ''}`;
+  let dirs = ownDirsCache.get(key);
+  if (dirs === undefined) ownDirsCache.set(key, (dirs = [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute)));
+  return dirs;
 }
 
 /** The subject and key of a call, each computed once, when first asked for. */

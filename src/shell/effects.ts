@@ -691,7 +691,7 @@ function plantedEffects(segments: readonly Segment[], index: number, writes: Wri
   const segment = segments[index]!;
   const before = writes.targets.filter((t) => t.segment < index && !t.dynamic && !t.path.startsWith('/dev/'));
   const planted = before.map((t) => normalized(t.path, t.cwd)).concat(links.filter((l) => l.segment < index).map((l) => l.link));
-  if (planted.length === 0 && !before.some(() => true)) return [];
+  if (planted.length === 0) return [];
   const cwd = segment.cwd;
   const runsWritten = (word: string): boolean => {
     if (word === '' || word.startsWith('-')) return false;
@@ -769,7 +769,6 @@ function recursive(segment: Segment): boolean {
     case 'cp':
     case 'scp':
     case 'zip':
-    case 'chmod':
       return /[rRa]/.test(flags);
     default:
       return /[rR]/.test(flags) && segment.name !== 'sort' && segment.name !== 'head' && segment.name !== 'tail';

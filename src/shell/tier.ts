@@ -19,6 +19,7 @@
 import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
+import { shortText } from '../policy/packs/argv.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from './data-loss.js';
 import type { PreparedShell } from './prepare.js';
@@ -122,7 +123,7 @@ function sendsSecrets(shell: PreparedShell, segments: readonly Segment[], reader
     const from = segments[reader]!;
     const sender = segments.findIndex((s, j) => shell.effects.segments[j]?.network === true && (j === reader || pipedInto(segments, reader, j) || (j > reader && from.depth > s.depth && (from.context === 'substitution' || from.context === 'process-substitution'))));
     if (sender === -1) continue;
-    return decision('deny', 'shell', `\`${shortText(from.text)}\` reads credentials and \`${shortText(segments[sender]!.text)}\` sends data over the network in the same command: that is how secrets are exfiltrated`, {
+    return decision('deny', 'shell', `\`${shortText(from, 60)}\` reads credentials and \`${shortText(segments[sender]!, 60)}\` sends data over the network in the same command: that is how secrets are exfiltrated`, {
       id: 'effects:exfiltration',
       source: 'built-in',
     });
@@ -142,8 +143,5 @@ function pipedInto(segments: readonly Segment[], from: number, to: number): bool
   return segments[to]!.depth === depth;
 }
 
-function shortText(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
 
 export const shellTier: SyncTier = { name: 'shell', decide: judgeShell };

@@ -123,8 +123,8 @@ export function withLockSync<T>(lockPath: string, fn: () => T, options: LockOpti
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
-    if (tryLock(lockPath)) break;
-    if (isStale(lockPath, staleMs)) {
+    if (tryLockFile(lockPath)) break;
+    if (lockIsStale(lockPath, staleMs)) {
       unlinkQuietly(lockPath);
       continue;
     }
@@ -141,8 +141,11 @@ export function withLockSync<T>(lockPath: string, fn: () => T, options: LockOpti
   }
 }
 
-/** Create the lock and write its owner line; a lock that could not be written whole is removed again. */
-function tryLock(lockPath: string): boolean {
+/**
+ * Create the lock and write its owner line (false when it exists); a lock that could not be written whole is
+ * removed again. For a lock held across processes (the daemon's start lock) as well as by withLockSync.
+ */
+export function tryLockFile(lockPath: string): boolean {
   let fd: number;
   try {
     fd = openSync(lockPath, 'wx', 0o600);
@@ -170,7 +173,8 @@ function describeOwner(lockPath: string): string {
   }
 }
 
-function isStale(lockPath: string, staleMs: number): boolean {
+/** Whether an existing lock was left by a holder that is gone (see withLockSync); false when there is none. */
+export function lockIsStale(lockPath: string, staleMs: number): boolean {
   let stat;
   try {
     stat = lstatSync(lockPath);
