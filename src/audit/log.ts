@@ -5,12 +5,11 @@
  * It holds only sanitized text: the command with secrets as <REDACTED>, or a file tool's structural key
  * (change + path), never file content — enforced by the Sanitized type and re-checked before writing.
  */
-import { appendFileSync, closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TierName, Verdict } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
-import { HookwiseError } from '../core/errors.js';
-import { withLockSync, writeAll } from '../util/fs-safe.js';
+import { appendOwnedLines, withLockSync } from '../util/fs-safe.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 
 export interface AuditRecord {
@@ -68,32 +67,8 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   assertSanitized(record.input, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
   const line = JSON.stringify(boundedRecord(record)) + '\n';
-  appendLine(path, line);
+  appendOwnedLines(path, line, { mode: 0o600, purpose: 'the audit log' });
   if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);
-}
-
-/**
- * Append one line: never through a symlink (O_NOFOLLOW) or into a file that is not ours, and after a torn
- * last line (a crash mid-write) a newline first, so the torn line does not swallow this record.
- */
-function appendLine(path: string, line: string): void {
-  const fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-  try {
-    const stat = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid)) {
-      throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is not a regular file of yours; hookwise will not append its audit log to it`);
-    }
-    let data = line;
-    if (stat.size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, stat.size - 1);
-      if (last[0] !== 0x0a) data = `\n${line}`;
-    }
-    writeAll(fd, data);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

@@ -28,13 +28,13 @@
  * Compaction rewrites the scope's files atomically with only the winners, sorted by tool, subject, role
  * (then verdict, key — code-unit order, not locale order), each record in the file its verdict belongs to.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
-import { ensurePrivateDir, withLockSync, writeAll, writeFileAtomic } from '../util/fs-safe.js';
+import { appendOwnedLines, ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
@@ -275,33 +275,9 @@ export function appendRecords(target: StoreTarget, records: readonly DecisionRec
   prepareDir(target);
   const mode = isPrivate(target.scope) ? 0o600 : 0o644;
   for (const [file, lines] of byFile) {
-    withLockSync(`${file}.lock`, () => appendLines(file, lines.join('\n') + '\n', mode));
-  }
-}
-
-/**
- * One O_APPEND write of complete lines. If the file does not end in a newline (a writer died mid-line, or
- * a hand edit), a newline goes first: the torn fragment stays one bad line instead of swallowing ours.
- */
-function appendLines(file: string, text: string, mode: number): void {
-  const fd = openSync(file, 'a+', mode);
-  try {
-    const size = fstatSync(fd).size;
-    let data = Buffer.from(text, 'utf8');
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data]);
-    }
-    try {
-      writeAll(fd, data);
-    } catch (error) {
-      // Whole records or nothing: a torn tail (a full disk) is cut back to where this append started.
-      ftruncateSync(fd, size);
-      throw error;
-    }
-  } finally {
-    closeSync(fd);
+    withLockSync(`${file}.lock`, () =>
+      appendOwnedLines(file, lines.join('\n') + '\n', { mode, purpose: `${target.scope} decisions`, trust: isPrivate(target.scope) ? 'private' : 'project' }),
+    );
   }
 }
 

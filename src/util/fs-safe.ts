@@ -1,5 +1,5 @@
 /** Atomic writes, a cross-process lock, and the private per-user directory. */
-import { closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, chmodSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync, chmodSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -236,4 +236,93 @@ export function ensurePrivateDir(path: string): string {
 
 export function ensureParentDir(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+}
+
+// ── files in hookwise's private directories ──────────────────────────────────────────────────────────────
+//
+// The runtime and config directories are private (0700), but one may have existed before hookwise made it
+// private, with files planted in it; a link there may point anywhere. So a file hookwise keeps state in is
+// opened without following a link (O_NOFOLLOW) and used only when it is a regular file of this user that
+// nobody else may write.
+
+/**
+ * `private`: a file in one of hookwise's private directories — ours, written by nobody else. `project`: a file
+ * in the user's repository (its owner and mode are the checkout's business), only never a link or non-file.
+ */
+export type FileTrust = 'private' | 'project';
+
+/** Why a file is not one hookwise may trust, or undefined when it is. */
+function untrusted(stat: { isFile(): boolean; uid: number; mode: number }, trust: FileTrust): string | undefined {
+  if (!stat.isFile()) return 'is not a regular file';
+  if (trust === 'project') return undefined;
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) return `belongs to uid ${stat.uid}, not to you (uid ${uid})`;
+  if ((stat.mode & 0o022) !== 0) return `is writable by others (mode ${(stat.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/**
+ * Open a file of ours: never through a symlink, and only a regular file owned by this user that nobody else
+ * may write (RUNTIME_DIR_UNSAFE otherwise, naming the file and `purpose`). `flags` are open(2) flags;
+ * O_NOFOLLOW is added.
+ */
+export function openOwnedFile(path: string, flags: number, mode: number, purpose: string, trust: FileTrust = 'private'): number {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is a symbolic link; hookwise will not use it for ${purpose} (remove it)`);
+    }
+    throw error;
+  }
+  const problem = untrusted(fstatSync(fd), trust);
+  if (problem !== undefined) {
+    closeSync(fd);
+    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} ${problem}; hookwise will not use it for ${purpose} (remove it)`);
+  }
+  return fd;
+}
+
+/** Read a file of ours (see openOwnedFile); undefined when there is none. */
+export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 'private'): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Append complete lines to a file of ours in one O_APPEND write (see openOwnedFile). After a torn last line
+ * (a writer died mid-line, a hand edit) a newline goes first, so the fragment stays one bad line instead of
+ * swallowing ours; a write that fails part-way (a full disk) is cut back, so the file holds whole records.
+ */
+export function appendOwnedLines(path: string, text: string, options: { mode: number; purpose: string; trust?: FileTrust }, io: WriteIo = NODE_IO): void {
+  const fd = openOwnedFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, options.mode, options.purpose, options.trust);
+  try {
+    const size = fstatSync(fd).size;
+    let data = Buffer.from(text, 'utf8');
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data]);
+    }
+    try {
+      writeAll(fd, data, io);
+    } catch (error) {
+      ftruncateSync(fd, size);
+      throw error;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
