@@ -48,12 +48,12 @@
  * events may be late, coalesced or lost (NFS, overlay file systems), so correctness must keep the stat.
  */
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
 import { compileRecords, INDEX_MIN_RECORDS, indexFile, readIndex, snapshotsMatch, snapshotStamp, writeIndex, type SourceSnapshot } from './index-file.js';
 import { JaccardIndex } from './jaccard.js';
 import { orgNames, type MemoryLoad, type MemorySources } from './load.js';
-import { fileFor, laterWins, parseLines, resolveRecords, scopeDir, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
+import { fileFor, laterWins, parseLines, resolveRecords, scopeDir, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import { MemoryView, RawRecordSet, similarityCandidate, type RecordSet, type SimilarCandidate, type SimilarIndex } from './view.js';
 
@@ -68,7 +68,11 @@ const NEWLINE = 0x0a;
 
 // ── the record set that follows appends ──────────────────────────────────────────────────────────────────
 
-const idOf = (r: DecisionRecord): string => `${r.scope}\u0000${r.key}\u0000${r.role}`;
+/**
+ * A record's identity: its scope, key and role. Every org is a scope of its own (a full load resolves each
+ * org apart, and a newer record of one org must never replace another org's): its files share a directory.
+ */
+const idOf = (r: LoadedRecord): string => `${r.scope === 'org' ? `org ${dirname(r.file)}` : r.scope}\u0000${r.key}\u0000${r.role}`;
 
 /** Is `a` read after `b` by a full load of their scope? Files in name order (store.ts scopeFiles), then lines. */
 function readAfter(a: LoadedRecord, b: LoadedRecord): boolean {
@@ -154,7 +158,7 @@ export class LiveRecordSet {
   }
 
   private findBase(r: LoadedRecord, id: string): LoadedRecord | undefined {
-    for (const b of this.base.byKey(r.key)) if (b.scope === r.scope && b.role === r.role) return b;
+    for (const b of this.base.byKey(r.key)) if (idOf(b) === id) return b;
     this.baseOverrides ??= new Map(this.base.overrides().map((o) => [idOf(o), o]));
     return this.baseOverrides.get(id);
   }

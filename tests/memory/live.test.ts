@@ -354,6 +354,21 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     expect(next.view.lookup(s.key, 'coder')).toMatchObject({ scope: 'org', verdict: 'ask' });
   });
 
+  it('two orgs are two scopes: a newer allow appended by one org never replaces the deny of another', () => {
+    const d = dirs();
+    const deny = call(1, 'org', { verdict: 'deny' });
+    appendRecords(target(d, 'org', 's1', 'acme'), [deny]);
+    appendRecords(target(d, 'org', 's1', 'beta'), [call(2, 'org')]);
+    const live = new LiveMemory(d, 0.7);
+    expect(live.load().view.lookup(deny.key, 'coder')?.verdict).toBe('deny');
+    appendRecords(target(d, 'org', 's1', 'beta'), [{ ...deny, verdict: 'allow', ts: nextTs() }]);
+    const got = live.load();
+    expect(got.freshness).toBe('appended');
+    expect(loadMemory(d, 0.7).view.lookup(deny.key, 'coder')?.verdict).toBe('deny');
+    expect(got.view.lookup(deny.key, 'coder')?.verdict).toBe('deny');
+    expect(got.view.size).toBe(3);
+  });
+
   it('answers lookup() and similar() exactly like a fresh loadMemory after many random appends', () => {
     for (const minRecords of [INDEX_MIN_RECORDS, 40]) {
       const d = dirs();
