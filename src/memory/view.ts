@@ -33,6 +33,11 @@ export interface RecordSet {
   /** Remembered (non-override) records with this key, any role, any scope. */
   byKey(key: string): readonly LoadedRecord[];
   similar(ctx: TokenContext): SimilarIndex;
+  /**
+   * Optional: the candidates at least `threshold` similar, pushed onto `out` (any order), for a set that
+   * answers without one `SimilarIndex` over all its records (memory/live-set.ts: a loaded set plus appends).
+   */
+  similarInto?(tokens: readonly string[], ctx: TokenContext, threshold: number, out: SimilarCandidate[]): void;
 }
 
 /** Records parsed from JSONL in this process. */
@@ -115,6 +120,10 @@ export class MemoryView {
   similar(tokens: readonly string[], ctx: TokenContext): SimilarCandidate[] {
     const out: SimilarCandidate[] = [];
     for (const set of this.sets) {
+      if (set.similarInto !== undefined) {
+        set.similarInto(tokens, ctx, this.jaccardThreshold, out);
+        continue;
+      }
       const { index, record } = set.similar(ctx);
       if (index.size === 0) continue;
       for (const m of index.matches(tokens, this.jaccardThreshold)) out.push({ record: record(m.entry), score: m.score });
