@@ -8,24 +8,37 @@
  *     a JaccardIndex on first use, without re-tokenizing;
  *   - overrides and the load problems: small, in the header.
  *
- * Keyed by its sources: each JSONL file's path, size, mtime, inode and content hash (XXH3). A file whose
- * stat changed but whose content hash did not (a git checkout touching mtimes) still matches; anything
- * else rebuilds. Only worth having for large stores: below `INDEX_MIN_RECORDS` the JSONL is parsed
- * directly (≈ 3 ms per 1000 records) and no file is written. The directory is private (0700, the file
- * 0600): it holds the user's and org's records too, sanitized like everything stored.
+ * A derived cache is only as good as its bytes: the file carries an XXH64 checksum of everything after the
+ * checksum itself (header and body), and `readIndex` also checks the structure (every section in the body,
+ * a whole number of elements, counts that agree). Anything off — a flipped bit, a truncated body, another
+ * format — and the index is not used: the JSONL is parsed and the index written again.
+ *
+ * Keyed by its sources: each JSONL file's path, size, mtime, inode and content hash (XXH64 of the bytes).
+ * A file whose stat changed but whose content hash did not (a git checkout touching mtimes) still matches;
+ * anything else rebuilds.
+ *
+ * Only worth having for large stores: below `INDEX_MIN_RECORDS` the JSONL is parsed directly (≈ 3 ms per
+ * 1000 records) and no file is written. The directory is private (0700, the file 0600): it holds the
+ * user's and org's records too, sanitized like everything stored.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
-import { xxh3Hex } from '../util/xxhash.js';
+import { xxh3Hex, xxh64BytesHex } from '../util/xxhash.js';
 import { JaccardIndex } from './jaccard.js';
-import { loadScope, scopeFiles, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
+import { parseLines, resolveRecords, scopeFiles, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import { RawRecordSet, similarityCandidate, type RecordSet, type SimilarIndex } from './view.js';
 
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 export const INDEX_MIN_RECORDS = 500;
+
 const MAGIC = 'HWMEMIDX';
+// The file: MAGIC | the checksum, 16 hex digits (XXH64 of every byte after them) | the header's length
+// (u32 LE) | the header (JSON) | zero padding to a multiple of 8 | the body (the sections, each 8-aligned).
+const CHECKSUM_AT = MAGIC.length;
+const CHECKED_FROM = CHECKSUM_AT + 16;
+const HEADER_AT = CHECKED_FROM + 4;
 
 export function indexFile(projectRoot: string): string {
   return join(projectRoot, '.hookwise', '.index', 'memory.idx');
@@ -36,8 +49,24 @@ export interface SourceStamp {
   size: number;
   mtimeMs: number;
   ino: number;
+  /** XXH64 of the file's bytes, hex. */
   hash: string;
 }
+
+/** The sections of the body and the size of their elements in bytes. */
+const SECTIONS = {
+  keys: 8,
+  keyRecord: 4,
+  recordOffsets: 4,
+  similarRecord: 4,
+  setOffsets: 4,
+  setIds: 4,
+  postOffsets: 4,
+  postIds: 4,
+  vocabulary: 1,
+  records: 1,
+} as const;
+type SectionName = keyof typeof SECTIONS;
 
 export interface Header {
   format: number;
@@ -48,8 +77,11 @@ export interface Header {
   overrides: LoadedRecord[];
   count: number;
   similarCount: number;
+  /** Tokens in the vocabulary (the postings have one offset per token, plus one). */
+  vocabularySize: number;
+  bodyLength: number;
   /** section name → [byte offset from the start of the body, byte length] */
-  sections: Record<string, [number, number]>;
+  sections: Record<SectionName, [number, number]>;
 }
 
 /** 64-bit lookup key of a record key: its hex value when it is one (cacheKey's form), else its XXH3. */
@@ -57,51 +89,106 @@ function key64(key: string): bigint {
   return /^[0-9a-f]{16}$/.test(key) ? BigInt(`0x${key}`) : BigInt(`0x${xxh3Hex(key)}`);
 }
 
-function stampOf(path: string, withHash: boolean): SourceStamp | undefined {
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (st === undefined) return undefined;
-  return { path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, hash: withHash ? xxh3Hex(readFileSync(path, 'utf8')) : '' };
-}
+// ── source files ─────────────────────────────────────────────────────────────────────────────────────────
+
+const NEWLINE = 0x0a;
 
 /**
- * A source file as one reader saw it: its bytes and the stat taken *before* reading them (memory/live.ts),
- * so a write racing the read makes the stamp stale, never the records silently old.
+ * A source file as one reader saw it: its bytes and the stat taken *before* reading them, so a write
+ * racing the read makes the stamp stale, never the records silently old.
  */
 export interface SourceSnapshot {
   path: string;
   bytes: Buffer;
   mtimeMs: number;
   ino: number;
+  dev: number;
+  /** The size the stat reported (the bytes are fewer only if the file shrank while it was read). */
+  size: number;
+}
+
+/** Bytes [start, end) of an open file (fewer if it ends first). */
+export function readRange(fd: number, start: number, end: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.max(0, end - start));
+  let n = 0;
+  while (n < buf.length) {
+    const got = readSync(fd, buf, n, buf.length - n, start + n);
+    if (got === 0) break;
+    n += got;
+  }
+  return n < buf.length ? buf.subarray(0, n) : buf;
+}
+
+/** The file's bytes up to the size its stat (taken first, on the open file) reported; undefined if absent. */
+export function readSource(path: string): SourceSnapshot | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const st = fstatSync(fd);
+    return { path, bytes: readRange(fd, 0, st.size), mtimeMs: st.mtimeMs, ino: st.ino, dev: st.dev, size: st.size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function countNewlines(buf: Uint8Array): number {
+  let n = 0;
+  for (let i = buf.indexOf(NEWLINE); i !== -1; i = buf.indexOf(NEWLINE, i + 1)) n++;
+  return n;
 }
 
 /** The stamp an index built from this snapshot records. */
 export function snapshotStamp(s: SourceSnapshot): SourceStamp {
-  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh3Hex(s.bytes.toString('utf8')) };
+  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh64BytesHex(s.bytes) };
+}
+
+/** A source file of the org, user or project scope, in the order a full load reads them. */
+export interface SourceFile {
+  path: string;
+  target: StoreTarget;
 }
 
 /**
- * Was the index built from exactly these bytes? The rule of `sourcesMatch`, applied to bytes already read:
- * the same files in the same order, each the same size and either the same stat or the same content hash.
+ * Was the index built from exactly these bytes? The same files in the same order, each the same size and
+ * either the same stat or the same content hash.
  */
 export function snapshotsMatch(stamped: readonly SourceStamp[], snapshots: readonly SourceSnapshot[]): boolean {
   if (stamped.length !== snapshots.length) return false;
   return stamped.every((s, i) => {
     const now = snapshots[i]!;
     if (s.path !== now.path || s.size !== now.bytes.length) return false;
-    return (s.ino === now.ino && s.mtimeMs === now.mtimeMs) || xxh3Hex(now.bytes.toString('utf8')) === s.hash;
+    return (s.ino === now.ino && s.mtimeMs === now.mtimeMs) || xxh64BytesHex(now.bytes) === s.hash;
   });
 }
 
-/** Do the sources still match the index? Stat first; the content hash only when the stat differs. */
+/** Do the files still match the index? Stat first; read and hash only a file whose stat moved. */
 function sourcesMatch(stamped: readonly SourceStamp[], files: readonly string[]): boolean {
   if (stamped.length !== files.length || stamped.some((s, i) => s.path !== files[i])) return false;
   for (const s of stamped) {
-    const now = stampOf(s.path, false);
-    if (now === undefined) return false;
-    if (now.size === s.size && now.mtimeMs === s.mtimeMs && now.ino === s.ino) continue;
-    if (now.size !== s.size || xxh3Hex(readFileSync(s.path, 'utf8')) !== s.hash) return false;
+    const st = statSync(s.path, { throwIfNoEntry: false });
+    if (st === undefined || st.size !== s.size) return false;
+    if (st.mtimeMs === s.mtimeMs && st.ino === s.ino) continue;
+    const now = readSource(s.path);
+    if (now === undefined || now.bytes.length !== s.size || xxh64BytesHex(now.bytes) !== s.hash) return false;
   }
   return true;
+}
+
+/** Parses a file's text as loadScope would, its records and problems numbered from line `lines + 1`. */
+export function parseFrom(text: string, file: SourceFile, lines: number, into: LoadedRecord[], problems: StoreProblem[]): void {
+  const records: LoadedRecord[] = [];
+  const found: StoreProblem[] = [];
+  parseLines(text, file.path, file.target, records, found);
+  for (const r of records) {
+    r.line += lines;
+    into.push(r);
+  }
+  for (const p of found) problems.push(lines === 0 ? p : { ...p, line: p.line + lines });
 }
 
 // ── writing ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -110,22 +197,33 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
+/** The org, user and project scopes read from disk: each file's snapshot, and its records resolved per scope. */
+export interface ReadScopes {
+  sources: SourceSnapshot[];
+  records: LoadedRecord[];
+  problems: StoreProblem[];
+}
+
+/** Reads the scopes' files (what loadScope reads, parsed the same way), keeping the bytes for the stamps. */
+export function readScopes(targets: readonly StoreTarget[]): ReadScopes {
+  const out: ReadScopes = { sources: [], records: [], problems: [] };
+  for (const target of targets) {
+    const all: LoadedRecord[] = [];
+    for (const path of scopeFiles(target)) {
+      const s = readSource(path);
+      if (s === undefined) continue; // removed since it was listed
+      out.sources.push(s);
+      parseFrom(s.bytes.toString('utf8'), { path, target }, 0, all, out.problems);
+    }
+    for (const r of resolveRecords(all)) out.records.push(r);
+  }
+  return out;
+}
+
 /** Compiles the records of the given scopes into an index file's bytes. */
 export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext): { bytes: Buffer; records: LoadedRecord[]; problems: StoreProblem[] } {
-  const sources: SourceStamp[] = [];
-  const records: LoadedRecord[] = [];
-  const problems: StoreProblem[] = [];
-  for (const target of targets) {
-    // Stamp before reading: a write racing the build makes the stamp stale, never the index silently old.
-    for (const file of scopeFiles(target)) {
-      const s = stampOf(file, true);
-      if (s !== undefined) sources.push(s);
-    }
-    const load = loadScope(target);
-    records.push(...load.records);
-    problems.push(...load.problems);
-  }
-  return { bytes: compileRecords(records, problems, sources, ctx), records, problems };
+  const read = readScopes(targets);
+  return { bytes: compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx), records: read.records, problems: read.problems };
 }
 
 /**
@@ -152,7 +250,7 @@ export function compileRecords(records: readonly LoadedRecord[], problems: reado
   });
   const arrays = jaccard.toArrays();
 
-  const parts: [string, Uint8Array][] = [
+  const parts: [SectionName, Uint8Array][] = [
     ['keys', new Uint8Array(keys.buffer)],
     ['keyRecord', new Uint8Array(keyRecord.buffer)],
     ['recordOffsets', new Uint8Array(recordOffsets.buffer)],
@@ -164,25 +262,42 @@ export function compileRecords(records: readonly LoadedRecord[], problems: reado
     ['vocabulary', Buffer.from(JSON.stringify(arrays.vocabulary), 'utf8')],
     ['records', Buffer.concat(blobs)],
   ];
-  const sections: Record<string, [number, number]> = {};
+  const sections = {} as Record<SectionName, [number, number]>;
   let offset = 0;
   for (const [name, bytes] of parts) {
     sections[name] = [offset, bytes.length];
     offset = align8(offset + bytes.length);
   }
-  const header: Header = { format: INDEX_FORMAT, projectRoot: ctx.projectRoot, home: ctx.home, sources: [...sources], problems: [...problems], overrides, count: records.length, similarCount: similar.length, sections };
+  const header: Header = {
+    format: INDEX_FORMAT,
+    projectRoot: ctx.projectRoot,
+    home: ctx.home,
+    sources: [...sources],
+    problems: [...problems],
+    overrides,
+    count: records.length,
+    similarCount: similar.length,
+    vocabularySize: arrays.vocabulary.length,
+    bodyLength: offset,
+    sections,
+  };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const bodyStart = align8(MAGIC.length + 4 + headerBytes.length);
+  const bodyStart = align8(HEADER_AT + headerBytes.length);
   const out = Buffer.alloc(bodyStart + offset);
   out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(headerBytes.length, MAGIC.length);
-  headerBytes.copy(out, MAGIC.length + 4);
-  for (const [name, bytes] of parts) out.set(bytes, bodyStart + sections[name]![0]);
+  out.writeUInt32LE(headerBytes.length, CHECKED_FROM);
+  headerBytes.copy(out, HEADER_AT);
+  for (const [name, bytes] of parts) out.set(bytes, bodyStart + sections[name][0]);
+  out.write(xxh64BytesHex(out.subarray(CHECKED_FROM)), CHECKSUM_AT, 'latin1');
   return out;
 }
 
 // ── reading ──────────────────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * The compiled index, read: answers from the typed arrays over its body. Made by `readIndex`, which has
+ * checked the bytes (checksum, header, section bounds) and `consistent()`.
+ */
 export class IndexedRecordSet implements RecordSet {
   private readonly keys: BigUint64Array;
   private readonly keyRecord: Uint32Array;
@@ -208,23 +323,38 @@ export class IndexedRecordSet implements RecordSet {
     return this.header.problems;
   }
 
-  private section(name: string): [number, number] {
-    const s = this.header.sections[name];
-    if (s === undefined) throw new Error(`memory index: no ${name} section`);
-    return s;
+  /**
+   * Do the sections agree with the header and with each other? One entry per remembered record in the
+   * key arrays, offsets that start at 0 and end at their data's end, one token set per similarity
+   * candidate, one postings list per vocabulary token. O(1): the checksum already vouches for the bytes;
+   * this keeps a file that is whole but not what this code writes from being read out of bounds.
+   */
+  consistent(): boolean {
+    const h = this.header;
+    const remembered = h.count - h.overrides.length;
+    const n = (name: SectionName): number => h.sections[name][1] / SECTIONS[name];
+    const ends = (offsets: Uint32Array | Int32Array, count: number, end: number): boolean => offsets.length === count + 1 && offsets[0] === 0 && offsets[count] === end;
+    return (
+      n('keys') === remembered &&
+      n('keyRecord') === remembered &&
+      ends(this.recordOffsets, remembered, h.sections.records[1]) &&
+      n('similarRecord') === h.similarCount &&
+      ends(this.i32('setOffsets'), h.similarCount, n('setIds')) &&
+      ends(this.i32('postOffsets'), h.vocabularySize, n('postIds'))
+    );
   }
 
-  private slice(name: string): Buffer {
-    const [offset, length] = this.section(name);
+  private slice(name: SectionName): Buffer {
+    const [offset, length] = this.header.sections[name];
     return this.body.subarray(offset, offset + length);
   }
 
-  private u32(name: string): Uint32Array {
+  private u32(name: SectionName): Uint32Array {
     const b = this.slice(name);
     return new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
   }
 
-  private i32(name: string): Int32Array {
+  private i32(name: SectionName): Int32Array {
     const b = this.slice(name);
     return new Int32Array(b.buffer, b.byteOffset, b.length / 4);
   }
@@ -232,7 +362,7 @@ export class IndexedRecordSet implements RecordSet {
   private record(i: number): LoadedRecord {
     let r = this.decoded.get(i);
     if (r === undefined) {
-      const [offset] = this.section('records');
+      const [offset] = this.header.sections.records;
       r = JSON.parse(this.body.toString('utf8', offset + this.recordOffsets[i]!, offset + this.recordOffsets[i + 1]!)) as LoadedRecord;
       this.decoded.set(i, r);
     }
@@ -263,6 +393,8 @@ export class IndexedRecordSet implements RecordSet {
   similar(): SimilarIndex {
     if (this.similarIndex !== undefined) return this.similarIndex;
     const vocabulary = JSON.parse(this.slice('vocabulary').toString('utf8')) as string[];
+    // The header's count was checked against the postings; the list itself is only parsed now.
+    if (vocabulary.length !== this.header.vocabularySize) throw new Error('memory index: the vocabulary does not match its postings');
     const index = JaccardIndex.fromArrays({
       vocabulary,
       setOffsets: this.i32('setOffsets'),
@@ -276,21 +408,70 @@ export class IndexedRecordSet implements RecordSet {
   }
 }
 
-/** Parses an index file's bytes; undefined when it is not one (or another format). */
-export function readIndex(bytes: Buffer): IndexedRecordSet | undefined {
-  if (bytes.length < MAGIC.length + 4 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
-  const headerLength = bytes.readUInt32LE(MAGIC.length);
-  let header: Header;
-  try {
-    header = JSON.parse(bytes.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
-  } catch {
-    return undefined;
+/** Is this a header `compileRecords` wrote, with a body of this length? Checks the shape, not the meaning. */
+function validHeader(h: unknown, bodyLength: number): h is Header {
+  if (typeof h !== 'object' || h === null) return false;
+  const header = h as Partial<Header>;
+  const counts = [header.count, header.similarCount, header.vocabularySize, header.bodyLength];
+  if (header.format !== INDEX_FORMAT || typeof header.projectRoot !== 'string' || typeof header.home !== 'string') return false;
+  if (!counts.every((n) => Number.isSafeInteger(n) && n! >= 0) || header.bodyLength !== bodyLength) return false;
+  if (!Array.isArray(header.problems) || !Array.isArray(header.overrides) || header.overrides.length > header.count!) return false;
+  if (!Array.isArray(header.sources) || !header.sources.every(validStamp)) return false;
+  const sections = header.sections;
+  if (typeof sections !== 'object' || sections === null) return false;
+  for (const [name, size] of Object.entries(SECTIONS)) {
+    const s = (sections as Record<string, unknown>)[name];
+    if (!Array.isArray(s) || s.length !== 2) return false;
+    const [offset, length] = s as unknown[];
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length)) return false;
+    const o = offset as number;
+    const n = length as number;
+    // in the body, aligned for its typed array, a whole number of elements
+    if (o < 0 || n < 0 || o + n > bodyLength || o % 8 !== 0 || n % size !== 0) return false;
   }
-  if (header.format !== INDEX_FORMAT) return undefined;
-  let body = bytes.subarray(align8(MAGIC.length + 4 + headerLength));
+  return true;
+}
+
+function validStamp(s: unknown): s is SourceStamp {
+  if (typeof s !== 'object' || s === null) return false;
+  const stamp = s as Partial<SourceStamp>;
+  return typeof stamp.path === 'string' && typeof stamp.hash === 'string' && [stamp.size, stamp.ino].every((n) => Number.isSafeInteger(n) && n! >= 0) && typeof stamp.mtimeMs === 'number';
+}
+
+/**
+ * Parses an index file's bytes; undefined when they are not an intact index of this format: the checksum
+ * must match and the sections must agree with each other (`IndexedRecordSet.consistent`).
+ */
+export function readIndex(bytes: Buffer): IndexedRecordSet | undefined {
+  if (bytes.length < HEADER_AT || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
+  if (bytes.toString('latin1', CHECKSUM_AT, CHECKED_FROM) !== xxh64BytesHex(bytes.subarray(CHECKED_FROM))) return undefined;
+  const headerLength = bytes.readUInt32LE(CHECKED_FROM);
+  const bodyStart = align8(HEADER_AT + headerLength);
+  if (bodyStart > bytes.length) return undefined;
+  let header: unknown;
+  try {
+    header = JSON.parse(bytes.toString('utf8', HEADER_AT, HEADER_AT + headerLength));
+  } catch {
+    return undefined; // not JSON: not an index this code wrote (the checksum matched)
+  }
+  if (!validHeader(header, bytes.length - bodyStart)) return undefined;
+  let body = bytes.subarray(bodyStart);
   // Typed arrays need aligned offsets; a pooled Buffer may not be 8-aligned.
   if (body.byteOffset % 8 !== 0) body = Buffer.from(new Uint8Array(body));
-  return new IndexedRecordSet(header, body);
+  const set = new IndexedRecordSet(header, body);
+  return set.consistent() ? set : undefined;
+}
+
+/** The project's index file, read and checked; undefined when there is none or it is not intact. */
+export function readIndexFile(projectRoot: string): IndexedRecordSet | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(indexFile(projectRoot));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return readIndex(bytes);
 }
 
 /** Writes the index file atomically, in its private, git-ignored directory. Throws when it cannot. */
@@ -302,7 +483,7 @@ export function writeIndex(projectRoot: string, bytes: Buffer): void {
 }
 
 export interface IndexedLoad {
-  set: RecordSet & { problems?: StoreProblem[] };
+  set: RecordSet;
   problems: StoreProblem[];
   /** What happened: the index answered, was (re)built, or the JSONL was parsed directly. */
   via: 'index' | 'built' | 'jsonl';
@@ -314,38 +495,22 @@ export interface IndexedLoad {
  * A failure to write the index (a read-only checkout) is not an error: the parsed records are used.
  */
 export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
-  const file = indexFile(ctx.projectRoot);
-  const files = targets.flatMap((t) => scopeFiles(t));
   if (options.rebuild !== true) {
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readFileSync(file);
-    } catch {
-      bytes = undefined;
-    }
-    const set = bytes === undefined ? undefined : readIndex(bytes);
-    if (set !== undefined && set.header.projectRoot === ctx.projectRoot && set.header.home === ctx.home && sourcesMatch(set.header.sources, files)) {
-      return { set, problems: set.problems, via: 'index' };
+    const index = readIndexFile(ctx.projectRoot);
+    const files = targets.flatMap((target) => scopeFiles(target));
+    if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home && sourcesMatch(index.header.sources, files)) {
+      return { set: index, problems: index.problems, via: 'index' };
     }
   }
   // Small stores: parse and go — no stamps, no hashing (the hash loads a native addon), no file.
-  const minRecords = options.minRecords ?? INDEX_MIN_RECORDS;
-  if (options.rebuild !== true) {
-    const records: LoadedRecord[] = [];
-    const problems: StoreProblem[] = [];
-    for (const target of targets) {
-      const load = loadScope(target);
-      for (const r of load.records) records.push(r);
-      for (const p of load.problems) problems.push(p);
-    }
-    if (records.length < minRecords) return { set: new RawRecordSet(records), problems, via: 'jsonl' };
-  }
-  const compiled = compileIndex(targets, ctx);
+  const read = readScopes(targets);
+  if (options.rebuild !== true && read.records.length < (options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
+  const bytes = compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx);
   try {
-    writeIndex(ctx.projectRoot, compiled.bytes);
-    return { set: readIndex(compiled.bytes)!, problems: compiled.problems, via: 'built' };
+    writeIndex(ctx.projectRoot, bytes);
+    return { set: readIndex(bytes)!, problems: read.problems, via: 'built' };
   } catch {
     // Not writable here (a read-only checkout): use the records parsed for it.
   }
-  return { set: new RawRecordSet(compiled.records), problems: compiled.problems, via: 'jsonl' };
+  return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
 }

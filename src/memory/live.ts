@@ -29,9 +29,9 @@
  *     index), or that one session. Correct first, fast second.
  *
  * The index file (`.hookwise/.index/memory.idx`) is never written on the incremental path: an appended
- * record costs its own parse (≈ 60 µs, at any store size), not a rebuild (≈ 0.5–0.8 s at 10k records, 3–5 s at 100k). The file is left stale; it is
- * refreshed by the next full load that finds it stale — a full reload here (after a compaction, …), or any
- * one-shot process (`hookwise check` without a daemon, `rules list`), or `hookwise build`.
+ * record costs its own parse (≈ 60 µs, at any store size), not a rebuild (≈ 0.3–0.5 s at 10k records,
+ * 2.5–5 s at 100k). The file is left stale; the next full load that finds it stale (here, or a one-shot
+ * `hookwise check`), or finds its checksum or structure off, rebuilds and writes it; so does `hookwise build`.
  *
  * Views: `load()` returns a `MemoryView` pinned to the version it was made at. Appends after that are not
  * seen through it (each identity keeps its winners by version, appended candidates carry theirs), and a
@@ -48,15 +48,28 @@
  * Possible later: an fs.watch/inotify assist could skip the stats while no event arrived — as a hint only:
  * events may be late, coalesced or lost (NFS, overlay file systems), so correctness must keep the stat.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
-import { compileRecords, INDEX_MIN_RECORDS, indexFile, readIndex, snapshotsMatch, snapshotStamp, writeIndex, type SourceSnapshot } from './index-file.js';
+import {
+  compileRecords,
+  countNewlines,
+  INDEX_MIN_RECORDS,
+  parseFrom,
+  readIndex,
+  readIndexFile,
+  readRange,
+  readSource,
+  snapshotsMatch,
+  snapshotStamp,
+  writeIndex,
+  type SourceSnapshot,
+} from './index-file.js';
 import { LiveRecordSet } from './live-set.js';
 import { orgNames, type MemoryLoad, type MemorySources } from './load.js';
-import { fileFor, parseLines, resolveRecords, scopeDir, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
+import { fileFor, resolveRecords, scopeDir, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
 import type { TokenContext } from './tokens.js';
-import { MemoryView, RawRecordSet, type RecordSet } from './view.js';
+import { MemoryView, RawRecordSet } from './view.js';
 
 /** Bytes kept from the start and the end of what was consumed of each file, to tell an append from a rewrite. */
 const WINDOW = 4096;
@@ -95,69 +108,22 @@ interface Tracked {
   tail: Buffer;
 }
 
-interface Snapshot extends SourceSnapshot {
-  stamp: StatStamp;
-}
+/** Its stat when a snapshot was taken (the stat comes first: see index-file.ts `readSource`). */
+const snapshotStat = (s: SourceSnapshot): StatStamp => ({ dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs });
 
-function readRange(fd: number, start: number, end: number): Buffer {
-  const buf = Buffer.allocUnsafe(Math.max(0, end - start));
-  let n = 0;
-  while (n < buf.length) {
-    const got = readSync(fd, buf, n, buf.length - n, start + n);
-    if (got === 0) break;
-    n += got;
-  }
-  return n < buf.length ? buf.subarray(0, n) : buf;
-}
-
-/** The file's bytes up to the size its stat (taken first, on the open file) reported; undefined if absent. */
-function snapshot(path: string): Snapshot | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const st = fstatSync(fd);
-    return { path, bytes: readRange(fd, 0, st.size), mtimeMs: st.mtimeMs, ino: st.ino, stamp: stampOf(st) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function countNewlines(buf: Buffer): number {
-  let n = 0;
-  for (let i = buf.indexOf(NEWLINE); i !== -1; i = buf.indexOf(NEWLINE, i + 1)) n++;
-  return n;
-}
-
-function tracked(path: string, target: StoreTarget, snap: Snapshot | undefined): Tracked {
+function tracked(path: string, target: StoreTarget, snap: SourceSnapshot | undefined): Tracked {
   if (snap === undefined) return { path, target, seen: undefined, consumed: 0, lines: 0, endsWithNewline: true, head: EMPTY, tail: EMPTY };
   const b = snap.bytes;
   return {
     path,
     target,
-    seen: snap.stamp,
+    seen: snapshotStat(snap),
     consumed: b.length,
     lines: countNewlines(b),
     endsWithNewline: b.length === 0 || b[b.length - 1] === NEWLINE,
     head: Buffer.from(b.subarray(0, WINDOW)),
     tail: Buffer.from(b.subarray(Math.max(0, b.length - WINDOW))),
   };
-}
-
-/** Parses a file's bytes as loadScope would, line numbers starting after `lines`. */
-function parseInto(text: string, file: Tracked, into: LoadedRecord[], problems: StoreProblem[], lines = 0): void {
-  const records: LoadedRecord[] = [];
-  const found: StoreProblem[] = [];
-  parseLines(text, file.path, file.target, records, found);
-  for (const r of records) {
-    r.line += lines;
-    into.push(r);
-  }
-  for (const p of found) problems.push({ ...p, line: p.line + lines });
 }
 
 type Examined = { kind: 'same' } | { kind: 'reload'; why: string } | { kind: 'grew'; records: LoadedRecord[]; problems: StoreProblem[] };
@@ -202,7 +168,7 @@ function readAppended(t: Tracked): Examined {
     const complete = appended.subarray(0, last + 1);
     const records: LoadedRecord[] = [];
     const problems: StoreProblem[] = [];
-    parseInto(complete.toString('utf8'), t, records, problems, t.lines);
+    parseFrom(complete.toString('utf8'), t, t.lines, records, problems);
     const end = before + complete.length;
     t.consumed += complete.length;
     t.lines += countNewlines(complete);
@@ -443,7 +409,7 @@ export class LiveMemory {
   }
 
   /** The shared group's files in reading order, reusing what is already tracked. */
-  private sharedFiles(g: Pick<SharedGroup, 'orgDirs'>, known: Map<string, Tracked>, snaps?: Map<string, Snapshot | undefined>): Tracked[] {
+  private sharedFiles(g: Pick<SharedGroup, 'orgDirs'>, known: Map<string, Tracked>, snaps?: Map<string, SourceSnapshot | undefined>): Tracked[] {
     const { userConfigDir, projectRoot } = this.sources;
     const wanted: { path: string; target: StoreTarget }[] = [];
     for (const [org, l] of g.orgDirs) {
@@ -465,7 +431,7 @@ export class LiveMemory {
   private loadShared(why: string): SharedGroup {
     this.stats.fullLoads++;
     this.stats.lastReload = why;
-    const { userConfigDir, projectRoot } = this.sources;
+    const { userConfigDir } = this.sources;
     const orgRoot = listing(join(userConfigDir, 'org'), () => orgNames(userConfigDir));
     const orgDirs = new Map<string, Listing>();
     for (const org of orgRoot.names) {
@@ -474,48 +440,48 @@ export class LiveMemory {
     }
     // Read every file first (stat, then bytes): what the records come from is exactly what is tracked.
     const paths = this.sharedFiles({ orgDirs }, new Map()).map((t) => t.path);
-    const snaps = new Map(paths.map((p) => [p, snapshot(p)]));
+    const snaps = new Map(paths.map((p) => [p, readSource(p)]));
     const files = this.sharedFiles({ orgDirs }, new Map(), snaps);
-    const present = files.flatMap((t) => {
-      const s = snaps.get(t.path);
-      return s === undefined ? [] : [s];
-    });
+    const present = files.filter((t) => snaps.get(t.path) !== undefined);
 
-    let base: RecordSet | undefined;
-    let problems: StoreProblem[] = [];
-    let via: MemoryLoad['via'] = 'jsonl';
-    const indexed = readIndexFile(projectRoot);
-    if (indexed !== undefined && indexed.header.projectRoot === projectRoot && indexed.header.home === this.ctx.home && snapshotsMatch(indexed.header.sources, present)) {
-      base = indexed;
-      problems = [...indexed.problems];
-      via = 'index';
-    } else {
-      const records: LoadedRecord[] = [];
-      let i = 0;
-      while (i < files.length) {
-        // one scope at a time: resolution is per scope
-        const target = files[i]!.target;
-        const all: LoadedRecord[] = [];
-        for (; i < files.length && files[i]!.target === target; i++) {
-          const s = snaps.get(files[i]!.path);
-          if (s !== undefined) parseInto(s.bytes.toString('utf8'), files[i]!, all, problems);
-        }
-        for (const r of resolveRecords(all)) records.push(r);
-      }
-      if (records.length >= (this.options.minRecords ?? INDEX_MIN_RECORDS)) {
-        const bytes = compileRecords(records, problems, present.map(snapshotStamp), this.ctx);
-        try {
-          writeIndex(projectRoot, bytes);
-          via = 'built';
-        } catch {
-          // Not writable here (a read-only checkout): the compiled bytes still serve this process.
-        }
-        base = readIndex(bytes);
-      }
-      base ??= new RawRecordSet(records);
-    }
+    const shared = this.fromIndex(present, snaps) ?? this.parseShared(files, snaps, present);
     this.sharedOnly = undefined;
-    return { generation: ++this.generations, set: new LiveRecordSet(base), files, orgRoot, orgDirs, problems, via, intact: true };
+    return { generation: ++this.generations, files, orgRoot, orgDirs, ...shared, intact: true };
+  }
+
+  /** The compiled index, when it was built from exactly the bytes read now. */
+  private fromIndex(present: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
+    const indexed = readIndexFile(this.sources.projectRoot);
+    if (indexed === undefined || indexed.header.projectRoot !== this.sources.projectRoot || indexed.header.home !== this.ctx.home) return undefined;
+    if (!snapshotsMatch(indexed.header.sources, present.map((t) => snaps.get(t.path)!))) return undefined;
+    return { set: new LiveRecordSet(indexed), problems: [...indexed.problems], via: 'index' };
+  }
+
+  /** Parses the files read, and from `minRecords` records compiles and writes the index for the next reader. */
+  private parseShared(files: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>, present: readonly Tracked[]): Pick<SharedGroup, 'set' | 'problems' | 'via'> {
+    const records: LoadedRecord[] = [];
+    const problems: StoreProblem[] = [];
+    let i = 0;
+    while (i < files.length) {
+      // one scope at a time: resolution is per scope
+      const target = files[i]!.target;
+      const all: LoadedRecord[] = [];
+      for (; i < files.length && files[i]!.target === target; i++) {
+        const s = snaps.get(files[i]!.path);
+        if (s !== undefined) parseFrom(s.bytes.toString('utf8'), files[i]!, 0, all, problems);
+      }
+      for (const r of resolveRecords(all)) records.push(r);
+    }
+    if (records.length < (this.options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' };
+    const bytes = compileRecords(records, problems, present.map((t) => snapshotStamp(snaps.get(t.path)!)), this.ctx);
+    let via: MemoryLoad['via'] = 'jsonl';
+    try {
+      writeIndex(this.sources.projectRoot, bytes);
+      via = 'built';
+    } catch {
+      // Not writable here (a read-only checkout): the compiled bytes still serve this process.
+    }
+    return { set: new LiveRecordSet(readIndex(bytes)!), problems, via };
   }
 
   // ── sessions ──
@@ -531,23 +497,13 @@ export class LiveMemory {
     this.stats.lastReload = `session ${sessionId}: ${why}`;
     const target: StoreTarget = { scope: 'session', runtimeDir: this.sources.runtimeDir, sessionId };
     const path = fileFor(target, 'allow');
-    const snap = snapshot(path);
+    const snap = readSource(path);
     const file = tracked(path, target, snap);
     const all: LoadedRecord[] = [];
     const problems: StoreProblem[] = [];
-    if (snap !== undefined) parseInto(snap.bytes.toString('utf8'), file, all, problems);
+    if (snap !== undefined) parseFrom(snap.bytes.toString('utf8'), file, 0, all, problems);
     return { generation: ++this.generations, set: new LiveRecordSet(new RawRecordSet(resolveRecords(all))), file, problems, cached: undefined };
   }
-}
-
-function readIndexFile(projectRoot: string): ReturnType<typeof readIndex> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(indexFile(projectRoot));
-  } catch {
-    return undefined;
-  }
-  return readIndex(bytes);
 }
 
 /**

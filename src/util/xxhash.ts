@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 
 interface XxhashBinding {
   xxh3: { xxh64(input: string | Uint8Array, seed?: bigint): bigint };
+  xxh64(input: string | Uint8Array, seed?: bigint): bigint;
 }
 
 let binding: XxhashBinding | undefined;
@@ -29,4 +30,14 @@ function load(): XxhashBinding {
 export function xxh3Hex(text: string): string {
   binding ??= load();
   return binding.xxh3.xxh64(text).toString(16).padStart(16, '0');
+}
+
+/**
+ * XXH64 (the classic one, not XXH3) of bytes, as 16 lower-case hex digits, hashed where they lie (no text
+ * conversion): the checksums of whole files (memory/index-file.ts). This binding's XXH3 is its portable
+ * build, ≈ 1.1 GB/s; its XXH64 runs ≈ 9 GB/s (measured on 45 MB), and these hash megabytes per call.
+ */
+export function xxh64BytesHex(bytes: Uint8Array): string {
+  binding ??= load();
+  return binding.xxh64(bytes).toString(16).padStart(16, '0');
 }
