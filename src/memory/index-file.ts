@@ -13,9 +13,14 @@
  * a whole number of elements, counts that agree). Anything off — a flipped bit, a truncated body, another
  * format — and the index is not used: the JSONL is parsed and the index written again.
  *
- * Keyed by its sources: each JSONL file's path, size, mtime, inode and content hash (XXH64 of the bytes).
- * A file whose stat changed but whose content hash did not (a git checkout touching mtimes) still matches;
- * anything else rebuilds.
+ * Keyed by its sources: each JSONL file's path, size, mtime, inode, line count and content hash (XXH64 of
+ * the bytes). A file whose stat changed but whose content did not (a git checkout touching mtimes) still
+ * matches. A file that only grew by whole lines — the bytes the index was built from are an exact prefix of
+ * the file now (same hash over the first `size` bytes, ending in '\n') — or a file that appeared where
+ * none was, does not rebuild it either: `loadIndexed` parses only the appended lines and layers them over
+ * the index (memory/live-set.ts `LiveRecordSet`, which resolves them as a full load would), until more than
+ * `MAX_APPENDED_LINES` have piled up; then the index is rebuilt. Anything else (a file shrunk, edited in
+ * place, removed) rebuilds it on the next load.
  *
  * Only worth having for large stores: below `INDEX_MIN_RECORDS` the JSONL is parsed directly (≈ 3 ms per
  * 1000 records) and no file is written. The directory is private (0700, the file 0600): it holds the
@@ -26,12 +31,21 @@ import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import { xxh3Hex, xxh64BytesHex } from '../util/xxhash.js';
 import { JaccardIndex } from './jaccard.js';
+import { LiveRecordSet } from './live-set.js';
 import { parseLines, resolveRecords, scopeFiles, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import { RawRecordSet, similarityCandidate, type RecordSet, type SimilarIndex } from './view.js';
 
 export const INDEX_FORMAT = 3;
 export const INDEX_MIN_RECORDS = 500;
+/**
+ * Appended lines a load parses on top of the index before it rebuilds the index instead. Parsing a line
+ * costs ≈ 3 µs (and tokenizing an appended candidate for a similarity query about as much again), so 512
+ * lines add ≈ 2–3 ms to a call: about what reading the index costs at 10k records. A rebuild costs
+ * ≈ 0.3–0.5 s at 10k records and several seconds at 100k; spread over 512 learned records it is ≈ 1 ms
+ * (10k) to ≈ 10 ms (100k) per record — where rebuilding on every append cost the whole rebuild each time.
+ */
+export const MAX_APPENDED_LINES = 512;
 
 const MAGIC = 'HWMEMIDX';
 // The file: MAGIC | the checksum, 16 hex digits (XXH64 of every byte after them) | the header's length
@@ -51,6 +65,8 @@ export interface SourceStamp {
   ino: number;
   /** XXH64 of the file's bytes, hex. */
   hash: string;
+  /** Lines in those bytes ('\n' count): an appended line is numbered from `lines + 1`. */
+  lines: number;
 }
 
 /** The sections of the body and the size of their elements in bytes. */
@@ -144,7 +160,7 @@ export function countNewlines(buf: Uint8Array): number {
 
 /** The stamp an index built from this snapshot records. */
 export function snapshotStamp(s: SourceSnapshot): SourceStamp {
-  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh64BytesHex(s.bytes) };
+  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh64BytesHex(s.bytes), lines: countNewlines(s.bytes) };
 }
 
 /** A source file of the org, user or project scope, in the order a full load reads them. */
@@ -153,30 +169,60 @@ export interface SourceFile {
   target: StoreTarget;
 }
 
-/**
- * Was the index built from exactly these bytes? The same files in the same order, each the same size and
- * either the same stat or the same content hash.
- */
-export function snapshotsMatch(stamped: readonly SourceStamp[], snapshots: readonly SourceSnapshot[]): boolean {
-  if (stamped.length !== snapshots.length) return false;
-  return stamped.every((s, i) => {
-    const now = snapshots[i]!;
-    if (s.path !== now.path || s.size !== now.bytes.length) return false;
-    return (s.ino === now.ino && s.mtimeMs === now.mtimeMs) || xxh64BytesHex(now.bytes) === s.hash;
-  });
+/** What the index does not hold of one source file: the whole lines appended after what it was built from. */
+export interface Appended {
+  file: SourceFile;
+  /** The appended bytes: from the end of the stamped prefix (all of a file that appeared) to the end. */
+  bytes: Buffer;
+  /** Lines before them. */
+  lines: number;
 }
 
-/** Do the files still match the index? Stat first; read and hash only a file whose stat moved. */
-function sourcesMatch(stamped: readonly SourceStamp[], files: readonly string[]): boolean {
-  if (stamped.length !== files.length || stamped.some((s, i) => s.path !== files[i])) return false;
-  for (const s of stamped) {
-    const st = statSync(s.path, { throwIfNoEntry: false });
-    if (st === undefined || st.size !== s.size) return false;
-    if (st.mtimeMs === s.mtimeMs && st.ino === s.ino) continue;
-    const now = readSource(s.path);
-    if (now === undefined || now.bytes.length !== s.size || xxh64BytesHex(now.bytes) !== s.hash) return false;
+/** What the index needs to know of a source file now: its stat, and (only if that moved) its bytes. */
+export interface SourceReader {
+  stat(path: string): { size: number; mtimeMs: number; ino: number } | undefined;
+  read(path: string): SourceSnapshot | undefined;
+}
+
+const FROM_DISK: SourceReader = { stat: (path) => statSync(path, { throwIfNoEntry: false }), read: readSource };
+
+/**
+ * How the files now differ from those the index was built from: nothing (`[]`), only appended lines and
+ * files that appeared (what to parse on top), or anything else (undefined: the index cannot serve). Exact:
+ * a file that grew is an append only if the hash of its first `size` bytes is the stamped hash and those
+ * bytes end in '\n' (or are none); a file whose stat moved but whose bytes did not is unchanged.
+ */
+export function appendedSince(stamped: readonly SourceStamp[], files: readonly SourceFile[], reader: SourceReader = FROM_DISK): Appended[] | undefined {
+  const byPath = new Map(stamped.map((s) => [s.path, s]));
+  let matched = 0;
+  const appended: Appended[] = [];
+  for (const file of files) {
+    const s = byPath.get(file.path);
+    if (s === undefined) {
+      // A file the index has never seen (a first ask.jsonl, a new org file): all of it is appended.
+      const now = reader.read(file.path);
+      if (now !== undefined && now.bytes.length > 0) appended.push({ file, bytes: now.bytes, lines: 0 });
+      continue;
+    }
+    matched++;
+    const st = reader.stat(file.path);
+    if (st === undefined || st.size < s.size) return undefined;
+    if (st.size === s.size && st.mtimeMs === s.mtimeMs && st.ino === s.ino) continue;
+    const now = reader.read(file.path);
+    if (now === undefined || now.bytes.length < s.size || xxh64BytesHex(now.bytes.subarray(0, s.size)) !== s.hash) return undefined;
+    if (now.bytes.length === s.size) continue; // touched, not changed
+    if (s.size > 0 && now.bytes[s.size - 1] !== NEWLINE) return undefined; // it grew after an unterminated line
+    appended.push({ file, bytes: now.bytes.subarray(s.size), lines: s.lines });
   }
-  return true;
+  // every stamped file is still there (one removed changes what a full load reads)
+  return matched === stamped.length && byPath.size === stamped.length ? appended : undefined;
+}
+
+/** Lines in the appended parts (a last one without '\n' counts: a full load reads it too). */
+export function appendedLines(appended: readonly Appended[]): number {
+  let n = 0;
+  for (const a of appended) n += countNewlines(a.bytes) + (a.bytes[a.bytes.length - 1] === NEWLINE ? 0 : 1);
+  return n;
 }
 
 /** Parses a file's text as loadScope would, its records and problems numbered from line `lines + 1`. */
@@ -189,6 +235,22 @@ export function parseFrom(text: string, file: SourceFile, lines: number, into: L
     into.push(r);
   }
   for (const p of found) problems.push(lines === 0 ? p : { ...p, line: p.line + lines });
+}
+
+/**
+ * The index with the appended lines layered over it: they are resolved against its records exactly as a
+ * full load would resolve them (newest ts, then the stricter verdict, then the later line), and similarity
+ * asks the index and the appended candidates apart (no index over all records is built per call).
+ */
+export function layered(base: IndexedRecordSet, appended: readonly Appended[]): { set: LiveRecordSet; problems: StoreProblem[] } {
+  const set = new LiveRecordSet(base);
+  const problems = [...base.problems];
+  for (const a of appended) {
+    const records: LoadedRecord[] = [];
+    parseFrom(a.bytes.toString('utf8'), a.file, a.lines, records, problems);
+    for (const r of records) set.add(r);
+  }
+  return { set, problems };
 }
 
 // ── writing ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -435,7 +497,7 @@ function validHeader(h: unknown, bodyLength: number): h is Header {
 function validStamp(s: unknown): s is SourceStamp {
   if (typeof s !== 'object' || s === null) return false;
   const stamp = s as Partial<SourceStamp>;
-  return typeof stamp.path === 'string' && typeof stamp.hash === 'string' && [stamp.size, stamp.ino].every((n) => Number.isSafeInteger(n) && n! >= 0) && typeof stamp.mtimeMs === 'number';
+  return typeof stamp.path === 'string' && typeof stamp.hash === 'string' && [stamp.size, stamp.lines, stamp.ino].every((n) => Number.isSafeInteger(n) && n! >= 0) && typeof stamp.mtimeMs === 'number';
 }
 
 /**
@@ -485,21 +547,31 @@ export function writeIndex(projectRoot: string, bytes: Buffer): void {
 export interface IndexedLoad {
   set: RecordSet;
   problems: StoreProblem[];
-  /** What happened: the index answered, was (re)built, or the JSONL was parsed directly. */
-  via: 'index' | 'built' | 'jsonl';
+  /**
+   * What happened: the index answered as it is (`index`), or with the lines appended since it was built
+   * parsed on top (`appended`); it was (re)built; or the JSONL was parsed directly (a small store, or no
+   * index could be written).
+   */
+  via: 'index' | 'appended' | 'built' | 'jsonl';
 }
 
 /**
- * The org, user and project scopes as one record set: from the index when it still matches its sources;
- * otherwise parsed, and — when there are at least `minRecords` — compiled and written for the next call.
- * A failure to write the index (a read-only checkout) is not an error: the parsed records are used.
+ * The org, user and project scopes as one record set: from the index when it still matches its sources,
+ * or with at most `MAX_APPENDED_LINES` appended since layered over it; otherwise parsed, and — when there
+ * are at least `minRecords` — compiled and written for the next call. A failure to write the index (a
+ * read-only checkout) is not an error: the parsed records are used.
  */
 export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
   if (options.rebuild !== true) {
     const index = readIndexFile(ctx.projectRoot);
-    const files = targets.flatMap((target) => scopeFiles(target));
-    if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home && sourcesMatch(index.header.sources, files)) {
-      return { set: index, problems: index.problems, via: 'index' };
+    if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home) {
+      const files = targets.flatMap((target) => scopeFiles(target).map((path): SourceFile => ({ path, target })));
+      const appended = appendedSince(index.header.sources, files);
+      if (appended?.length === 0) return { set: index, problems: index.problems, via: 'index' };
+      if (appended !== undefined && appendedLines(appended) <= MAX_APPENDED_LINES) {
+        const { set, problems } = layered(index, appended);
+        return { set: set.at(), problems, via: 'appended' };
+      }
     }
   }
   // Small stores: parse and go — no stamps, no hashing (the hash loads a native addon), no file.

@@ -30,8 +30,10 @@
  *
  * The index file (`.hookwise/.index/memory.idx`) is never written on the incremental path: an appended
  * record costs its own parse (≈ 60 µs, at any store size), not a rebuild (≈ 0.3–0.5 s at 10k records,
- * 2.5–5 s at 100k). The file is left stale; the next full load that finds it stale (here, or a one-shot
- * `hookwise check`), or finds its checksum or structure off, rebuilds and writes it; so does `hookwise build`.
+ * 2.5–5 s at 100k). A full load here reads the index like a one-shot `loadIndexed` does: as it is when
+ * it was built from the bytes read now, with the lines appended since layered over it when they are few
+ * (`MAX_APPENDED_LINES`), and rebuilt and written otherwise — or when its checksum or structure is off.
+ * `hookwise build` rebuilds it at any time.
  *
  * Views: `load()` returns a `MemoryView` pinned to the version it was made at. Appends after that are not
  * seen through it (each identity keeps its winners by version, appended candidates carry theirs), and a
@@ -52,15 +54,18 @@ import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } fro
 import { join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
 import {
+  appendedLines,
+  appendedSince,
   compileRecords,
   countNewlines,
   INDEX_MIN_RECORDS,
+  layered,
+  MAX_APPENDED_LINES,
   parseFrom,
   readIndex,
   readIndexFile,
   readRange,
   readSource,
-  snapshotsMatch,
   snapshotStamp,
   writeIndex,
   type SourceSnapshot,
@@ -425,8 +430,9 @@ export class LiveMemory {
 
   /**
    * Loads org, user and project from scratch, the way `loadIndexed` does: through the compiled index when it
-   * was built from exactly the bytes read now, otherwise parsed — and then, from `minRecords` records,
-   * compiled and written for the next reader (a read-only checkout just skips the write).
+   * was built from the bytes read now (or a prefix of them: the appended lines are layered over it),
+   * otherwise parsed — and then, from `minRecords` records, compiled and written for the next reader (a
+   * read-only checkout just skips the write).
    */
   private loadShared(why: string): SharedGroup {
     this.stats.fullLoads++;
@@ -449,12 +455,17 @@ export class LiveMemory {
     return { generation: ++this.generations, files, orgRoot, orgDirs, ...shared, intact: true };
   }
 
-  /** The compiled index, when it was built from exactly the bytes read now. */
+  /**
+   * The compiled index, when it was built from these bytes — or from a prefix of them, with at most
+   * MAX_APPENDED_LINES appended since, which are layered over it (as `loadIndexed` does).
+   */
   private fromIndex(present: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
     const indexed = readIndexFile(this.sources.projectRoot);
     if (indexed === undefined || indexed.header.projectRoot !== this.sources.projectRoot || indexed.header.home !== this.ctx.home) return undefined;
-    if (!snapshotsMatch(indexed.header.sources, present.map((t) => snaps.get(t.path)!))) return undefined;
-    return { set: new LiveRecordSet(indexed), problems: [...indexed.problems], via: 'index' };
+    const appended = appendedSince(indexed.header.sources, present, { stat: (path) => snaps.get(path), read: (path) => snaps.get(path) });
+    if (appended === undefined || appendedLines(appended) > MAX_APPENDED_LINES) return undefined;
+    if (appended.length === 0) return { set: new LiveRecordSet(indexed), problems: [...indexed.problems], via: 'index' };
+    return { ...layered(indexed, appended), via: 'appended' };
   }
 
   /** Parses the files read, and from `minRecords` records compiles and writes the index for the next reader. */

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileIndex, indexFile, loadIndexed, readIndex } from '../../src/memory/index-file.js';
+import { compileIndex, indexFile, loadIndexed, MAX_APPENDED_LINES, readIndex } from '../../src/memory/index-file.js';
 import { LiveMemory } from '../../src/memory/live.js';
-import { appendRecords, type DecisionRecord, type StoreTarget } from '../../src/memory/store.js';
+import { loadMemory, loadRecords, type MemorySources } from '../../src/memory/load.js';
+import { appendRecords, fileFor, formatProblem, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from '../../src/memory/store.js';
 import { MemoryView, RawRecordSet } from '../../src/memory/view.js';
 import { xxh64BytesHex } from '../../src/util/xxhash.js';
 import { tokenize } from '../../src/memory/tokens.js';
@@ -11,6 +12,7 @@ import { cacheKey } from '../../src/memory/cache.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { targetOf } from '../support/memory.js';
+import { prng } from '../support/prng.js';
 
 const VERBS = ['make', 'npm', 'cargo', 'docker', 'kubectl'];
 
@@ -237,5 +239,169 @@ describe('compiled memory index: integrity', () => {
     padded.copy(bad, headerAt);
     bad.write(xxh64BytesHex(bad.subarray(24)), 8, 'latin1'); // the checksum field: 16 hex digits after the magic
     expect(readIndex(bad)).toBeUndefined();
+  });
+});
+
+// ── appends: parsed on top of the index, not rebuilt ─────────────────────────────────────────────────────
+
+function sourcesOf(p: TestProject): MemorySources {
+  return { projectRoot: p.root, home: p.home, userConfigDir: p.configDir, runtimeDir: p.runtimeDir };
+}
+
+/** The answers of a fresh full parse of every scope, the index ignored. */
+function fullParse(p: TestProject, threshold: number): { view: MemoryView; problems: StoreProblem[] } {
+  const { records, problems } = loadRecords(sourcesOf(p));
+  return { view: MemoryView.of(records, threshold), problems };
+}
+
+const same = (r: LoadedRecord | undefined): string | undefined => (r === undefined ? undefined : `${serializeRecord(r)} @${r.file}:${r.line}`);
+
+function similarOf(view: MemoryView, subject: string, ctx: { projectRoot: string; home: string }): string[] {
+  return view
+    .similar(tokenize(subject, ctx), ctx)
+    .map((c) => `${c.score.toFixed(6)} ${same(c.record)!}`)
+    .sort();
+}
+
+describe('compiled memory index: appended lines are layered over it', () => {
+  it('one learned record: parsed on top, the index file untouched; a superseding record replaces its base record', () => {
+    const p = makeProject();
+    const s = indexedStore(p);
+    const before = statSync(indexFile(p.root));
+    const learned = { ...records(1, 'project', 7000)[0]!, verdict: 'deny' as const };
+    const changed: DecisionRecord = { ...s.allow, scope: 'project', verdict: 'ask', ts: new Date(Date.UTC(2027, 0, 1)).toISOString() };
+    appendRecords(s.targets[1]!, [learned, changed]);
+    const load = loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
+    expect(load.via).toBe('appended');
+    expect(load.view.lookup(learned.key, 'coder')).toMatchObject({ verdict: 'deny', file: fileFor(s.targets[1]!, 'deny'), line: 4 }); // after 3 denies
+    for (const key of [learned.key, s.allow.key, s.deny.key]) expect(same(load.view.lookup(key, 'coder'))).toBe(same(fullParse(p, 0.5).view.lookup(key, 'coder')));
+    expect(load.view.lookup(s.allow.key, 'coder')).toMatchObject({ verdict: 'ask', file: fileFor(s.targets[1]!, 'ask') });
+    expect(load.view.lookup(s.deny.key, 'coder')?.verdict).toBe('deny');
+    expect(load.view.size).toBe(41);
+    const similar = load.view.similar(tokenize(s.allow.subject, s.ctx), s.ctx).filter((c) => c.record.key === s.allow.key);
+    expect(similar.map((c) => c.record.verdict)).toEqual(['ask']); // the replaced allow is no candidate any more
+    const after = statSync(indexFile(p.root));
+    expect([after.ino, after.mtimeMs, after.size]).toEqual([before.ino, before.mtimeMs, before.size]);
+  });
+
+  it(`rebuilds once more than ${MAX_APPENDED_LINES} lines were appended, and then layers again`, () => {
+    const p = makeProject();
+    const s = indexedStore(p);
+    const batch = records(MAX_APPENDED_LINES, 'project', 10_000);
+    appendRecords(s.targets[1]!, batch);
+    expect(loadIndexed(s.targets, s.ctx, { minRecords: 1 }).via).toBe('appended');
+    appendRecords(s.targets[1]!, records(1, 'project', 20_000));
+    const rebuilt = loadIndexed(s.targets, s.ctx, { minRecords: 1 });
+    expect(rebuilt.via).toBe('built');
+    expect(rebuilt.set.size).toBe(40 + MAX_APPENDED_LINES + 1);
+    appendRecords(s.targets[0]!, records(1, 'user', 30_000));
+    expect(loadIndexed(s.targets, s.ctx, { minRecords: 1 }).via).toBe('appended');
+  });
+
+  it('a file that appears (a first deny.jsonl, a new org) is appended; one removed, shrunk or grown after a torn line is rebuilt', () => {
+    const p = makeProject();
+    const user = targetOf(p, 'user');
+    const project = targetOf(p, 'project');
+    appendRecords(user, records(10, 'user', 100_000));
+    appendRecords(project, records(30, 'project').filter((r) => r.verdict !== 'deny'));
+    const load = (): ReturnType<typeof loadMemory> => loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
+    expect(load().via).toBe('built');
+    expect(existsSync(fileFor(project, 'deny'))).toBe(false);
+    const deny = { ...records(1, 'project', 500)[0]!, verdict: 'deny' as const };
+    appendRecords(project, [deny]);
+    expect(load().via).toBe('appended');
+    expect(load().view.lookup(deny.key, 'coder')).toMatchObject({ verdict: 'deny', line: 1 });
+    const org = { ...records(1, 'org', 600)[0]!, verdict: 'ask' as const };
+    appendRecords(targetOf(p, 'org'), [org]);
+    expect(load().via).toBe('appended');
+    expect(load().view.lookup(org.key, 'coder')).toMatchObject({ verdict: 'ask', scope: 'org' });
+
+    // a torn last line: read (and reported) like a full load reads it; a later append after it rebuilds
+    const allow = fileFor(project, 'allow');
+    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, { rebuild: true });
+    appendFileSync(allow, '{"key":"torn');
+    const torn = load();
+    expect(torn.via).toBe('appended');
+    expect(torn.problems.map(formatProblem)).toEqual(fullParse(p, 0.5).problems.map(formatProblem));
+    appendFileSync(allow, '"}\n');
+    expect(load().via).toBe('appended'); // the index was built before the torn line: still a prefix
+    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, { rebuild: true }); // built with the bad line
+    appendRecords(project, records(1, 'project', 700));
+    expect(load().via).toBe('appended'); // the bad line ended in '\n'
+    writeFileSync(allow, readFileSync(allow).subarray(0, 50)); // shrunk
+    expect(load().via).toBe('built');
+    rmSync(fileFor(project, 'deny'));
+    expect(load().via).toBe('built');
+    const text = readFileSync(allow, 'utf8');
+    writeFileSync(allow, text.slice(0, -1)); // no final newline: the index is built from that
+    expect(load().via).toBe('built');
+    appendFileSync(allow, '\n');
+    expect(load().via).toBe('built'); // grew after an unterminated line: what it became, only a full parse tells
+  });
+
+  it('answers lookup() and similar() exactly like a full parse after many random appends, superseding ones and new files included', () => {
+    for (const seedValue of [1, 2, 3]) {
+      const p = makeProject();
+      const random = prng(seedValue);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const scopes = ['user', 'project', 'org'] as const;
+      const targetFor = (scope: (typeof scopes)[number], org: string): StoreTarget => targetOf(p, scope, 's1', org);
+      const written: { r: DecisionRecord; org: string }[] = [];
+      const write = (r: DecisionRecord, org = 'acme'): void => {
+        written.push({ r, org });
+        appendRecords(targetFor(r.scope as (typeof scopes)[number], org), [r]);
+      };
+      let clock = Date.UTC(2026, 5, 1);
+      const nextTs = (): string => new Date((clock += 1000)).toISOString();
+      // the base: user and project records, and one org with an allow file only
+      for (let i = 0; i < 80; i++) {
+        const [r] = records(1, pick(['user', 'project'] as const), i);
+        write({ ...r!, role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const), ts: nextTs() });
+      }
+      write({ ...records(1, 'org', 90)[0]!, verdict: 'allow', ts: nextTs() });
+      const ctx = { projectRoot: p.root, home: p.home };
+      expect(loadMemory(sourcesOf(p), 0.5, { minRecords: 1 }).via).toBe('built');
+      const index = readFileSync(indexFile(p.root));
+
+      for (let round = 0; round < 10; round++) {
+        for (let n = 0; n < 12; n++) {
+          const scope = pick(scopes);
+          const org = scope === 'org' && random() < 0.3 ? 'beta' : 'acme'; // beta: an org that appears
+          const roll = random();
+          const earlier = written.filter((w) => w.r.scope === scope && w.org === org);
+          if (roll < 0.4 && earlier.length > 0) {
+            // the same decision again: mostly newer with another verdict (supersedes), sometimes an equal or older ts
+            const prev = pick(earlier).r;
+            const ts = random() < 0.6 ? nextTs() : random() < 0.5 ? prev.ts : new Date(Date.parse(prev.ts) - 1).toISOString();
+            write({ ...prev, verdict: pick(['allow', 'ask', 'deny'] as const), ts, reason: `again ${round}` as Sanitized }, org);
+          } else if (roll < 0.5) {
+            const subject = `Bash(${pick(VERBS)} task-${Math.floor(random() * 5)} *)` as Sanitized;
+            write({ key: `override:${cacheKey('override', subject)}`, tool: 'Bash', subject, role: pick(['coder', '*']), verdict: pick(['allow', 'ask', 'deny'] as const), reason: 'test' as Sanitized, tier: 'override', scope, decided_by: 'human', ts: nextTs() }, org);
+          } else if (roll < 0.55) {
+            const file = fileFor(targetFor(scope, org), pick(['allow', 'ask', 'deny'] as const));
+            mkdirSync(join(file, '..'), { recursive: true });
+            appendFileSync(file, `{"broken": ${round}\n`);
+          } else {
+            const [r] = records(1, scope, 200 + Math.floor(random() * 400));
+            write({ ...r!, role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const), ts: nextTs() }, org);
+          }
+        }
+        const got = loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
+        expect(got.via).toBe('appended');
+        const fresh = fullParse(p, 0.5);
+        expect(got.view.size).toBe(fresh.view.size);
+        for (const key of new Set(written.map((w) => w.r.key))) {
+          for (const role of ['coder', 'tester', 'reviewer']) expect(same(got.view.lookup(key, role)), `${key} ${role}`).toBe(same(fresh.view.lookup(key, role)));
+        }
+        const overrides = (v: MemoryView): string[] => v.overrides.map((o) => same(o.record)!).sort();
+        expect(overrides(got.view)).toEqual(overrides(fresh.view));
+        for (let q = 0; q < 20; q++) {
+          const subject = `${pick(VERBS)} task-${Math.floor(random() * 37)} --level ${Math.floor(random() * 5)} --shard ${Math.floor(random() * 600)}`;
+          expect(similarOf(got.view, subject, ctx)).toEqual(similarOf(fresh.view, subject, ctx));
+        }
+        expect(got.problems.map(formatProblem).sort()).toEqual(fresh.problems.map(formatProblem).sort());
+      }
+      expect(readFileSync(indexFile(p.root)).equals(index)).toBe(true); // never rebuilt on the way
+    }
   });
 });
