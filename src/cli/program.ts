@@ -365,8 +365,9 @@ function registerMemoryCommands(program: Command): void {
     .option('--session-id <id>', "include this session's decisions")
     .option('--json', 'machine-readable output')
     .action(async (o: ListOptions) => {
-      const { rulesList } = await import('./rules.js');
-      report(rulesList(o));
+      const { writeRulesList } = await import('./rules.js');
+      // written as it is made: a large memory prints tens of megabytes
+      report({ stdout: '', ...writeRulesList(o, (chunk) => process.stdout.write(chunk)) });
     });
   rules
     .command('show')

@@ -260,66 +260,144 @@ export interface EffectiveDecision {
   records: ShownRecord[];
 }
 
-function shownRecord(r: LoadedRecord, projectRoot: string, shadow: LoadedRecord | undefined): ShownRecord {
+const byAuthority = (a: LoadedRecord, b: LoadedRecord): number => SCOPE_AUTHORITY[b.scope] - SCOPE_AUTHORITY[a.scope] || (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0);
+
+/**
+ * One (key, role) across scopes, not yet rendered: what `rules list` and `rules show` print. Only what it
+ * is sorted by is sanitized up front; the rest when it is printed (`Printer`).
+ */
+interface Decision {
+  key: string;
+  /** The tool, subject and role of its first record, sanitized. */
+  tool: string;
+  subject: string;
+  role: string;
+  /** The record they come from. */
+  first: LoadedRecord;
+  /** This (key, role)'s record in each scope, most authoritative scope first. */
+  records: LoadedRecord[];
+  /** What a call with this key gets for this role, from all scopes (DENY > ASK > ALLOW). */
+  effective: LoadedRecord;
+}
+
+/**
+ * Sanitizes what a listing prints, no text twice where it can tell: the texts records share (tools, roles,
+ * reasons, files, command names) are remembered (a bounded map, cleared when full), and a decision's first
+ * subject and its effective record's source are reused for every record that has the same.
+ */
+class Printer {
+  private readonly seen = new Map<string, string>();
+  private effectiveOf: LoadedRecord | undefined;
+  private effectiveSource = '';
+
+  constructor(readonly projectRoot: string) {}
+
+  /** For texts many records share. */
+  repeated(text: string): string {
+    let out = this.seen.get(text);
+    if (out === undefined) {
+      out = clean(text);
+      if (this.seen.size >= 4096) this.seen.clear();
+      this.seen.set(text, out);
+    }
+    return out;
+  }
+
+  subject(d: Decision, r: LoadedRecord): string {
+    return r.subject === d.first.subject ? d.subject : clean(r.subject);
+  }
+
+  /** A record's `file:line`, sanitized (the effective record's once: it is also each shadowed record's shadow). */
+  source(r: LoadedRecord, d: Decision): string {
+    if (r !== d.effective) return clean(recordSource(r, this.projectRoot));
+    if (this.effectiveOf !== r) {
+      this.effectiveOf = r;
+      this.effectiveSource = clean(recordSource(r, this.projectRoot));
+    }
+    return this.effectiveSource;
+  }
+}
+
+function shownRecord(r: LoadedRecord, d: Decision, p: Printer): ShownRecord {
   const out: ShownRecord = {
     key: r.key,
-    tool: clean(r.tool),
-    subject: clean(r.subject),
-    role: clean(r.role),
+    tool: p.repeated(r.tool),
+    subject: p.subject(d, r),
+    role: p.repeated(r.role),
     verdict: r.verdict,
-    reason: clean(r.reason),
+    reason: p.repeated(r.reason),
     tier: r.tier,
     scope: r.scope,
     decided_by: r.decided_by,
     ts: r.ts,
-    source: clean(recordSource(r, projectRoot)),
-    file: clean(r.file),
+    source: p.source(r, d),
+    file: p.repeated(r.file),
     line: r.line,
   };
-  if (r.commands !== undefined) out.commands = r.commands.map(clean);
+  if (r.commands !== undefined) out.commands = r.commands.map((c) => p.repeated(c));
   if (r.writes !== undefined) out.writes = r.writes.map(clean);
-  if (shadow !== undefined) out.shadowed_by = { verdict: shadow.verdict, scope: shadow.scope, role: clean(shadow.role), source: clean(recordSource(shadow, projectRoot)) };
+  const e = d.effective;
+  if (shadows(d, r)) out.shadowed_by = { verdict: e.verdict, scope: e.scope, role: p.repeated(e.role), source: p.source(e, d) };
   return out;
 }
 
-const byAuthority = (a: LoadedRecord, b: LoadedRecord): number => SCOPE_AUTHORITY[b.scope] - SCOPE_AUTHORITY[a.scope] || (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0);
-
 /**
- * Groups the loaded winners by (key, role) across scopes. A group's effective verdict merges its records
- * with the same key's every-role (`*`) records — both apply to a call in that role; a record is shadowed
- * when that merge is stricter than it.
+ * Groups the loaded winners by (key, role) across scopes, sorted by tool, subject, role and key. A group's
+ * effective verdict merges its records with the same key's every-role (`*`) records — both apply to a call
+ * in that role; a record is shadowed when that merge is stricter than it.
  */
-export function effectiveDecisions(records: readonly LoadedRecord[], projectRoot: string): EffectiveDecision[] {
+function decisionsOf(records: readonly LoadedRecord[], p: Printer): Decision[] {
   const byKey = new Map<string, LoadedRecord[]>();
   for (const r of records) {
     const list = byKey.get(r.key);
     if (list === undefined) byKey.set(r.key, [r]);
     else list.push(r);
   }
-  const out: EffectiveDecision[] = [];
+  const out: Decision[] = [];
+  const add = (own: LoadedRecord[], role: string, effective: LoadedRecord): void => {
+    const first = own[0]!;
+    out.push({ key: first.key, tool: p.repeated(first.tool), subject: clean(first.subject), role: p.repeated(role), first, records: own, effective });
+  };
   for (const list of byKey.values()) {
-    const roles = [...new Set(list.map((r) => r.role))];
-    for (const role of roles) {
-      const own = list.filter((r) => r.role === role).sort(byAuthority);
-      const effective = mergeScopes(list.filter((r) => r.role === role || r.role === ANY_ROLE))!;
-      const first = own[0]!;
-      out.push({
-        key: first.key,
-        tool: clean(first.tool),
-        subject: clean(first.subject),
-        role: clean(role),
-        effective: { verdict: effective.verdict, scope: effective.scope, role: clean(effective.role), source: clean(recordSource(effective, projectRoot)) },
-        records: own.map((r) => shownRecord(r, projectRoot, strictness(effective.verdict) > strictness(r.verdict) ? effective : undefined)),
-      });
+    // most keys have one record in one scope: that one group needs no merge
+    if (list.length === 1) {
+      add(list, list[0]!.role, list[0]!);
+      continue;
+    }
+    for (const role of new Set(list.map((r) => r.role))) {
+      add(list.filter((r) => r.role === role).sort(byAuthority), role, mergeScopes(list.filter((r) => r.role === role || r.role === ANY_ROLE))!);
     }
   }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   return out.sort((a, b) => cmp(a.tool, b.tool) || cmp(a.subject, b.subject) || cmp(a.role, b.role) || cmp(a.key, b.key));
 }
 
-function shadowText(r: ShownRecord): string {
-  const s = r.shadowed_by;
-  if (s === undefined) return '';
+const shadows = (d: Decision, r: LoadedRecord): boolean => strictness(d.effective.verdict) > strictness(r.verdict);
+
+/** A decision as printed (and in --json). */
+function rendered(d: Decision, p: Printer): EffectiveDecision {
+  const e = d.effective;
+  return {
+    key: d.key,
+    tool: d.tool,
+    subject: d.subject,
+    role: d.role,
+    effective: { verdict: e.verdict, scope: e.scope, role: p.repeated(e.role), source: p.source(e, d) },
+    records: d.records.map((r) => shownRecord(r, d, p)),
+  };
+}
+
+/**
+ * Groups the loaded winners by (key, role) across scopes (see `decisionsOf`), each with its effective
+ * verdict and every record, sanitized for printing.
+ */
+export function effectiveDecisions(records: readonly LoadedRecord[], projectRoot: string): EffectiveDecision[] {
+  const p = new Printer(projectRoot);
+  return decisionsOf(records, p).map((d) => rendered(d, p));
+}
+
+/** How a shadowed record reads (roles and source sanitized). */
+function shadowText(r: Pick<ShownRecord, 'scope' | 'verdict' | 'role'>, s: NonNullable<ShownRecord['shadowed_by']>): string {
   const role = s.role === r.role ? '' : s.role === ANY_ROLE ? ' for every role' : ` for role ${s.role}`;
   return `${r.scope} ${r.verdict} shadowed by ${s.scope} ${s.verdict}${role} at ${s.source}`;
 }
@@ -349,40 +427,93 @@ export interface ListOptions {
   sessionId?: string;
 }
 
+const BATCH = 64 * 1024;
+
+/**
+ * Output handed on in UTF-8 pieces of ≤ 64 KB: each text encoded straight into the piece (no joining of
+ * strings, no one string of everything), one write per piece. Each piece is a new Buffer: a consumer may
+ * hold on to it (an asynchronous stdout).
+ */
+function batched(write: (chunk: Buffer) => void): { add(text: string): void; end(): void } {
+  let piece = Buffer.allocUnsafe(BATCH);
+  let used = 0;
+  const end = (): void => {
+    if (used > 0) write(piece.subarray(0, used));
+    piece = Buffer.allocUnsafe(BATCH);
+    used = 0;
+  };
+  return {
+    add(text) {
+      // a UTF-16 code unit is at most 3 bytes of UTF-8
+      if (used + text.length * 3 > BATCH) end();
+      if (text.length * 3 > BATCH) write(Buffer.from(text, 'utf8'));
+      else used += piece.write(text, used, 'utf8');
+    },
+    end,
+  };
+}
+
 /** `hookwise rules list`: every effective decision with its records, provenance and shadowing. */
 export function rulesList(o: ListOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
+  const chunks: Buffer[] = [];
+  const { stderr, exitCode } = writeRulesList(o, (chunk) => chunks.push(chunk), cwd, env);
+  return { stdout: Buffer.concat(chunks).toString('utf8').replace(/\n$/, ''), stderr, exitCode };
+}
+
+/**
+ * `hookwise rules list`, its stdout written as it is made, in UTF-8 pieces, through `write` (the whole is
+ * what `rulesList` returns plus a final newline). A store of 100k records prints ≈ 20 MB of text, ≈ 100 MB
+ * of JSON: never built as one string, nor as one object to stringify.
+ */
+export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): { stderr: string; exitCode: number } {
   const scope = o.scope === undefined ? undefined : parseScope(o.scope);
   if (scope === 'session' && o.sessionId === undefined) usage('--scope session needs --session-id <id>');
   const places = placesOf(cwd, env);
   const { records, problems, targets } = loadAll(places, o.sessionId);
+  const printer = new Printer(places.projectRoot);
   // Shadowing is judged against every scope; the filters only choose what is shown.
-  let decisions = effectiveDecisions(records, places.projectRoot);
+  let decisions = decisionsOf(records, printer);
   if (o.role !== undefined) decisions = decisions.filter((d) => d.role === o.role || d.role === ANY_ROLE);
   if (scope !== undefined) {
     decisions = decisions.map((d) => ({ ...d, records: d.records.filter((r) => r.scope === scope) })).filter((d) => d.records.length > 0);
   }
   const stderr = problems.map(problemLine).join('\n');
+  const projectRoot = places.projectRoot;
+  const out = batched(write);
   if (o.json === true) {
-    return { stdout: JSON.stringify({ project_root: places.projectRoot, decisions, problems: problems.map(problemJson) }, null, 2), stderr, exitCode: 0 };
+    // What JSON.stringify({ project_root, decisions, problems }, null, 2) prints, one decision at a time.
+    const nested = (value: unknown, indent: string): string => JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+    out.add(`{\n  "project_root": ${JSON.stringify(projectRoot)},\n  "decisions": [`);
+    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${nested(rendered(d, printer), '    ')}`));
+    out.add(`${decisions.length === 0 ? '' : '\n  '}],\n  "problems": ${nested(problems.map(problemJson), '  ')}\n}\n`);
+    out.end();
+    return { stderr, exitCode: 0 };
   }
-  const lines: string[] = [];
+  let shownCount = 0;
+  let shadowed = 0;
   for (const d of decisions) {
-    lines.push(`${heading(d)} → ${d.effective.verdict}   [key ${d.key}]`);
+    out.add(`${heading(d)} → ${d.effective.verdict}   [key ${d.key}]\n`);
+    const e = d.effective;
     for (const r of d.records) {
-      const shadow = shadowText(r);
-      lines.push(`  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${r.source}${shadow === '' ? '' : `  — ${shadow}`}`);
+      shownCount++;
+      let shadow = '';
+      if (shadows(d, r)) {
+        shadowed++;
+        const by = { verdict: e.verdict, scope: e.scope, role: printer.repeated(e.role), source: printer.source(e, d) };
+        shadow = `  — ${shadowText({ scope: r.scope, verdict: r.verdict, role: printer.repeated(r.role) }, by)}`;
+      }
+      out.add(`  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${printer.source(r, d)}${shadow}\n`);
     }
   }
-  const shownCount = decisions.reduce((n, d) => n + d.records.length, 0);
-  const shadowed = decisions.reduce((n, d) => n + d.records.filter((r) => r.shadowed_by !== undefined).length, 0);
   if (decisions.length === 0) {
-    const where = targets.map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), places.projectRoot)}`).join('; ');
-    lines.push(`no remembered decisions${o.role === undefined && scope === undefined ? '' : ' match'} (${where})`);
+    const where = targets.map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), projectRoot)}`).join('; ');
+    out.add(`no remembered decisions${o.role === undefined && scope === undefined ? '' : ' match'} (${where})\n`);
   } else {
-    lines.push('', `${plural(decisions.length, 'decision')} (${plural(shownCount, 'record')}${shadowed > 0 ? `, ${shadowed} shadowed by a stricter entry` : ''})`);
+    out.add(`\n${plural(decisions.length, 'decision')} (${plural(shownCount, 'record')}${shadowed > 0 ? `, ${shadowed} shadowed by a stricter entry` : ''})\n`);
   }
-  if (problems.length > 0) lines.push(`${plural(problems.length, 'line')} could not be read as given (on stderr); compact to drop the unreadable ones: hookwise rules compact`);
-  return { stdout: lines.join('\n'), stderr, exitCode: 0 };
+  if (problems.length > 0) out.add(`${plural(problems.length, 'line')} could not be read as given (on stderr); compact to drop the unreadable ones: hookwise rules compact\n`);
+  out.end();
+  return { stderr, exitCode: 0 };
 }
 
 // ── hookwise rules show ──────────────────────────────────────────────────────────────────────────────────
@@ -424,7 +555,7 @@ export function rulesShow(query: string, o: ShowOptions, cwd: string = process.c
         ['decided_by', r.decided_by],
         ['ts', r.ts],
         ['source', r.source],
-        ['status', r.shadowed_by === undefined ? 'in effect' : shadowText(r)],
+        ['status', r.shadowed_by === undefined ? 'in effect' : shadowText(r, r.shadowed_by)],
       ];
       lines.push(`  ${r.scope} scope:`);
       for (const [name, value] of fields) if (value !== undefined) lines.push(`    ${`${name}:`.padEnd(12)}${value}`);

@@ -247,7 +247,7 @@ export function layered(base: IndexedRecordSet, appended: readonly Appended[]): 
   const problems = [...base.problems];
   for (const a of appended) {
     const records: LoadedRecord[] = [];
-    parseFrom(a.bytes.toString('utf8'), a.file, a.lines, records, problems);
+    parseBytes(a.bytes, a.file, a.lines, records, problems);
     for (const r of records) set.add(r);
   }
   return { set, problems };
@@ -259,27 +259,55 @@ function align8(n: number): number {
   return (n + 7) & ~7;
 }
 
-/** The org, user and project scopes read from disk: each file's snapshot, and its records resolved per scope. */
+/** The scopes read from disk: each file's snapshot (when asked to keep them), and the records resolved per scope. */
 export interface ReadScopes {
   sources: SourceSnapshot[];
   records: LoadedRecord[];
   problems: StoreProblem[];
 }
 
-/** Reads the scopes' files (what loadScope reads, parsed the same way), keeping the bytes for the stamps. */
-export function readScopes(targets: readonly StoreTarget[]): ReadScopes {
+/**
+ * Reads the scopes' files: what `loadScope` (store.ts) reads, parsed the same way. `keep`: the snapshots
+ * are returned too (an index is stamped with them); otherwise each file's bytes are dropped once parsed.
+ */
+export function readScopes(targets: readonly StoreTarget[], options: { keep?: boolean } = {}): ReadScopes {
   const out: ReadScopes = { sources: [], records: [], problems: [] };
   for (const target of targets) {
     const all: LoadedRecord[] = [];
     for (const path of scopeFiles(target)) {
       const s = readSource(path);
       if (s === undefined) continue; // removed since it was listed
-      out.sources.push(s);
-      parseFrom(s.bytes.toString('utf8'), { path, target }, 0, all, out.problems);
+      if (options.keep !== false) out.sources.push(s);
+      parseBytes(s.bytes, { path, target }, 0, all, out.problems);
     }
     for (const r of resolveRecords(all)) out.records.push(r);
   }
   return out;
+}
+
+/** Bytes decoded and parsed at a time by `parseBytes`. */
+const PIECE = 1 << 20;
+
+/**
+ * `parseFrom` over a file's bytes, a piece of whole lines (≈ 1 MB) at a time: the same records, problems
+ * and line numbers as parsing the whole text, without a string of the whole file (20 MB of JSONL with one
+ * non-Latin-1 character in it is a 40 MB string). A piece ends after a '\n', so no character is split.
+ */
+export function parseBytes(bytes: Buffer, file: SourceFile, lines: number, into: LoadedRecord[], problems: StoreProblem[]): void {
+  let start = 0;
+  let before = lines;
+  while (start < bytes.length) {
+    let end = bytes.length;
+    if (start + PIECE < bytes.length) {
+      const last = bytes.lastIndexOf(NEWLINE, start + PIECE - 1);
+      const next = last >= start ? last : bytes.indexOf(NEWLINE, start + PIECE);
+      if (next !== -1) end = next + 1;
+    }
+    const piece = bytes.subarray(start, end);
+    parseFrom(piece.toString('utf8'), file, before, into, problems);
+    before += countNewlines(piece);
+    start = end;
+  }
 }
 
 /** Compiles the records of the given scopes into an index file's bytes. */

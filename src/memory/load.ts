@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScope, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
-import { loadIndexed, type IndexedLoad } from './index-file.js';
+import { loadIndexed, readScopes, type IndexedLoad } from './index-file.js';
 import { MemoryView, RawRecordSet, type RecordSet } from './view.js';
 
 export interface MemorySources {
@@ -46,14 +46,13 @@ export interface LoadedMemory {
   problems: StoreProblem[];
 }
 
+/**
+ * Every scope's records, resolved per scope as `loadScope` resolves them (for `rules list` and the other
+ * commands that show or check what is remembered). Read lean: a file is parsed a piece at a time and its
+ * bytes dropped once parsed (memory/index-file.ts `readScopes`).
+ */
 export function loadRecords(src: MemorySources): LoadedMemory {
-  const records: LoadedRecord[] = [];
-  const problems: StoreProblem[] = [];
-  for (const target of memoryTargets(src)) {
-    const load = loadScope(target);
-    for (const r of load.records) records.push(r);
-    for (const p of load.problems) problems.push(p);
-  }
+  const { records, problems } = readScopes(memoryTargets(src), { keep: false });
   return { records, problems };
 }
 

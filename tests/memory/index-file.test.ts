@@ -1,10 +1,10 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileIndex, indexFile, loadIndexed, MAX_APPENDED_LINES, readIndex } from '../../src/memory/index-file.js';
+import { compileIndex, indexFile, loadIndexed, MAX_APPENDED_LINES, readIndex, readScopes } from '../../src/memory/index-file.js';
 import { LiveMemory } from '../../src/memory/live.js';
 import { loadMemory, loadRecords, type MemorySources } from '../../src/memory/load.js';
-import { appendRecords, fileFor, formatProblem, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from '../../src/memory/store.js';
+import { appendRecords, fileFor, formatProblem, loadScope, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from '../../src/memory/store.js';
 import { MemoryView, RawRecordSet } from '../../src/memory/view.js';
 import { xxh64BytesHex } from '../../src/util/xxhash.js';
 import { tokenize } from '../../src/memory/tokens.js';
@@ -149,6 +149,32 @@ function expectAnswers(load: ReturnType<typeof loadIndexed>, s: ReturnType<typeo
   const similar = view.similar(tokenize(s.deny.subject, s.ctx), s.ctx);
   expect(similar[0]).toMatchObject({ score: 1, record: { key: s.deny.key, verdict: 'deny' } });
 }
+
+describe('reading the scopes a piece at a time', () => {
+  it('reads what loadScope reads from files of several megabytes: records, problems and line numbers', () => {
+    const p = makeProject();
+    const project = targetOf(p, 'project');
+    const file = fileFor(project, 'allow');
+    mkdirSync(join(file, '..'), { recursive: true });
+    const lines: string[] = [];
+    const all = records(12_000, 'project').map((r) => ({ ...r, verdict: 'allow' as const, reason: 'approved at the host’s prompt' as Sanitized }));
+    all.forEach((r, i) => {
+      lines.push(serializeRecord(r));
+      if (i % 2500 === 7) lines.push('{"broken": true'); // a bad line now and then, some near a piece's end
+      if (i === 6000) lines.push(`{"key": "${'x'.repeat(1_500_000)}"`); // one line longer than a piece
+      if (i % 3000 === 11) lines.push('');
+    });
+    writeFileSync(file, lines.join('\n') + '\n{"torn": ');
+    expect(statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
+    const expected = loadScope(project);
+    const got = readScopes([project], { keep: false });
+    expect(got.sources).toEqual([]);
+    expect(got.records.length).toBe(expected.records.length);
+    expect(got.records.map(same)).toEqual(expected.records.map(same));
+    expect(got.problems.map(formatProblem)).toEqual(expected.problems.map(formatProblem));
+    expect(got.problems.length).toBe(7);
+  });
+});
 
 describe('compiled memory index: integrity', () => {
   it('a bit flipped in any section, in the header or in its length, or in the checksum: rebuilt, and the deny is still a deny', () => {
