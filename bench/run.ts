@@ -8,14 +8,15 @@ import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
 import { daemonSuite } from './suites/daemon.js';
 import { memorySuite } from './suites/memory.js';
+import { memoryIndexSuite } from './suites/memory-index.js';
 import { memoryStoreSuite } from './suites/memory-store.js';
 import { pathPolicySuite } from './suites/path-policy.js';
 import { sanitizeSuite } from './suites/sanitize.js';
 import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
-import { TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
+import { isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, startupSuite, daemonSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, startupSuite, daemonSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -34,6 +35,8 @@ export interface BenchReport {
 
 export interface RunOptions {
   quick: boolean;
+  /** The CI gate's run: like --quick, it leaves out the rows marked `large` (they take minutes to set up). */
+  ci?: boolean;
   suites?: readonly Suite[];
   progress?: (message: string) => void;
 }
@@ -49,19 +52,20 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
   const suites = options.suites ?? SUITES;
   const progress = options.progress ?? (() => undefined);
   const measured = new Map<TargetId, Measurement>();
+  const large = !options.quick && options.ci !== true;
   const fixture = createFixture();
   try {
     for (const suite of suites) {
       progress(`${suite.name}…`);
-      for (const m of await suite.run({ quick: options.quick, fixture, progress })) measured.set(m.id, m);
-      const missing = suite.measures.filter((id) => !measured.has(id));
+      for (const m of await suite.run({ quick: options.quick, large, fixture, progress })) measured.set(m.id, m);
+      const missing = suite.measures.filter((id) => !measured.has(id) && (large || !isLarge(id)));
       if (missing.length > 0) throw new Error(`bench: suite ${suite.name} did not measure ${missing.join(', ')}`);
     }
   } finally {
     fixture.cleanup();
   }
   // Rows in table order; a target that no suite measured is an error only when all suites ran.
-  const ids = TARGETS.map((t) => t.id).filter((id) => measured.has(id) || options.suites === undefined);
+  const ids = TARGETS.map((t) => t.id).filter((id) => measured.has(id) || (options.suites === undefined && (large || !isLarge(id))));
   const rows = ids.map((id) => {
     const m = measured.get(id);
     if (m === undefined) throw new Error(`bench: no suite measures target ${id}; add one to SUITES in bench/run.ts`);

@@ -24,6 +24,8 @@ export interface Measurement extends Summary {
 export interface SuiteContext {
   /** Fewer iterations: a smoke test for CI and tests, not numbers to quote. */
   quick: boolean;
+  /** A full run (not --quick, not --ci): the rows marked `large` in targets.ts are measured too. */
+  large: boolean;
   fixture: BenchFixture;
   progress(message: string): void;
 }

@@ -18,6 +18,8 @@ export interface TargetSpec {
   target: number | null;
   /** A tighter bound worth aiming for. */
   stretch?: number;
+  /** Measured in a full run only (not --quick, not --ci): its fixture takes tens of seconds to set up. */
+  large?: true;
 }
 
 export const TARGETS = [
@@ -198,9 +200,34 @@ export const TARGETS = [
     unit: 'µs',
     target: 15,
   },
+  {
+    id: 'memory.index.learned-10k',
+    description: 'one learned record, as the next one-shot hook process takes it in: a record appended to a 10k-record project store whose compiled index is current (untimed), then loadMemory (the index read and checksummed, the appended line parsed and layered over it, no rebuild) and the exact lookup of that record, in process; report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'memory.index.learned-100k',
+    description: 'the same at 100k records',
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
+  {
+    id: 'rules.list-100k',
+    description: '`hookwise rules list` over 100k records (org/user/project), the built CLI spawned, stdout to /dev/null: wall time; the note gives the peak RSS',
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];
+
+/** Is the row measured in a full run only? */
+export function isLarge(id: TargetId): boolean {
+  return targetOf(id).large === true;
+}
 
 export function targetOf(id: TargetId): TargetSpec {
   const spec: TargetSpec | undefined = TARGETS.find((t) => t.id === id);

@@ -39,6 +39,7 @@ export class BenchTargetMissed extends Error {
 export async function bench(options: BenchCommandOptions, print: (text: string) => void): Promise<void> {
   const report = await runBench({
     quick: options.quick === true,
+    ci: options.ci === true,
     // Progress on stderr keeps stdout a clean table or JSON document.
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   });
