@@ -453,6 +453,21 @@ function batched(write: (chunk: Buffer) => void): { add(text: string): void; end
   };
 }
 
+/**
+ * JSON.stringify(value, null, 2) as it reads `depth` levels down in a larger document (every line after
+ * the first indented 2 × depth spaces more): stringified inside `depth` arrays and cut out of them, which
+ * costs half of re-indenting it afterwards. Level i (from 1) opens with "[\n" and 2i spaces; closes with
+ * "\n", 2(i - 1) spaces and "]".
+ */
+function jsonAt(value: unknown, depth: number): string {
+  let wrapped = value;
+  for (let i = 0; i < depth; i++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, 2);
+  const open = 2 * depth + depth * (depth + 1);
+  const close = 2 * depth + depth * (depth - 1);
+  return text.slice(open, text.length - close);
+}
+
 /** `hookwise rules list`: every effective decision with its records, provenance and shadowing. */
 export function rulesList(o: ListOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
   const chunks: Buffer[] = [];
@@ -482,10 +497,9 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
   const out = batched(write);
   if (o.json === true) {
     // What JSON.stringify({ project_root, decisions, problems }, null, 2) prints, one decision at a time.
-    const nested = (value: unknown, indent: string): string => JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
     out.add(`{\n  "project_root": ${JSON.stringify(projectRoot)},\n  "decisions": [`);
-    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${nested(rendered(d, printer), '    ')}`));
-    out.add(`${decisions.length === 0 ? '' : '\n  '}],\n  "problems": ${nested(problems.map(problemJson), '  ')}\n}\n`);
+    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${jsonAt(rendered(d, printer), 2)}`));
+    out.add(`${decisions.length === 0 ? '' : '\n  '}],\n  "problems": ${jsonAt(problems.map(problemJson), 1)}\n}\n`);
     out.end();
     return { stderr, exitCode: 0 };
   }
