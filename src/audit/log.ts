@@ -14,10 +14,11 @@ import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 
 export interface AuditRecord {
   ts: string;
-  session: string;
+  /** The session id as shown (sanitize/ids.ts): untrusted text, like the tool name. */
+  session: Sanitized;
   role: string | null;
   host: HostName;
-  tool: string;
+  tool: Sanitized;
   verdict: Verdict;
   tier: TierName;
   rule: string | null;
@@ -52,9 +53,9 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
   if (record.paths.length > MAX_AUDIT_PATHS) paths.push(`… ${record.paths.length - MAX_AUDIT_PATHS} more paths` as Sanitized);
   return {
     ...record,
-    session: record.session.slice(0, 256),
+    session: cut(record.session, 256),
     role: record.role === null ? null : record.role.slice(0, 64),
-    tool: record.tool.slice(0, 256),
+    tool: cut(record.tool, 256),
     rule: record.rule === null ? null : record.rule.slice(0, 512),
     input: cut(record.input, MAX_AUDIT_FIELD * 4),
     paths,
@@ -65,6 +66,8 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   const path = auditPath(runtimeDir);
   // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
   assertSanitized(record.input, 'the audit log');
+  assertSanitized(record.session, 'the audit log');
+  assertSanitized(record.tool, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
   const line = JSON.stringify(boundedRecord(record)) + '\n';
   appendOwnedLines(path, line, { mode: 0o600, purpose: 'the audit log' });

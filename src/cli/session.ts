@@ -6,6 +6,8 @@ import { findProjectRoot } from '../paths/canonical.js';
 import { ROLE_NAME, roleNamed, type CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/schema.js';
+import { sanitize } from '../sanitize/index.js';
+import { shownId } from '../sanitize/ids.js';
 import { rolesByGroup } from '../session/messages.js';
 import { SessionRegistry, type SessionRecord } from '../session/registry.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
@@ -40,13 +42,17 @@ export async function register(options: RegisterOptions): Promise<string> {
     promptFile = resolve(options.promptFile);
     if (!existsSync(promptFile)) throw new HookwiseError('USAGE', `--prompt-file ${options.promptFile}: no such file`);
   }
+  // Free text goes to disk only sanitized, like everything hookwise keeps.
+  const clean = (text: string | undefined): string | undefined => (text === undefined ? undefined : sanitize(text).text);
+  const task = clean(options.task);
+  const team = clean(options.team);
   const record = registry.update(options.sessionId, (existing, now) => ({
-    session_id: options.sessionId,
+    session_id: shownId(options.sessionId),
     role: options.role,
     disabled: false,
-    ...(options.task !== undefined ? { task: options.task } : existing?.task !== undefined ? { task: existing.task } : {}),
-    ...(promptFile !== undefined ? { prompt_file: promptFile } : existing?.prompt_file !== undefined ? { prompt_file: existing.prompt_file } : {}),
-    ...(options.team !== undefined ? { team: options.team } : existing?.team !== undefined ? { team: existing.team } : {}),
+    ...(task !== undefined ? { task } : existing?.task !== undefined ? { task: existing.task } : {}),
+    ...(promptFile !== undefined ? { prompt_file: clean(promptFile)! } : existing?.prompt_file !== undefined ? { prompt_file: existing.prompt_file } : {}),
+    ...(team !== undefined ? { team } : existing?.team !== undefined ? { team: existing.team } : {}),
     registered_at: existing?.registered_at ?? now,
     updated_at: now,
   }));
@@ -59,35 +65,41 @@ export async function switchRole(sessionId: string, role: string): Promise<strin
   let previous: string | null = null;
   registry.update(sessionId, (existing, now) => {
     previous = existing?.role ?? null;
-    return { ...(existing ?? { session_id: sessionId, disabled: false, registered_at: now }), role, updated_at: now };
+    return { ...(existing ?? { session_id: shownId(sessionId), disabled: false, registered_at: now }), role, updated_at: now };
   });
-  return `hookwise: session ${sessionId} switched ${previous === null ? 'to' : `from ${previous} to`} ${role}`;
+  return `hookwise: session ${shownId(sessionId)} switched ${previous === null ? 'to' : `from ${previous} to`} ${role}`;
 }
 
 export function setDisabled(sessionId: string, disabled: boolean): string {
   const { registry } = context();
   const record = registry.update(sessionId, (existing, now) => ({
-    ...(existing ?? { session_id: sessionId, role: null, registered_at: now }),
+    ...(existing ?? { session_id: shownId(sessionId), role: null, registered_at: now }),
     disabled,
     updated_at: now,
   }));
-  if (disabled) return `hookwise: gating disabled for session ${sessionId}; its tool calls are allowed without checks (hookwise enable --session-id ${sessionId} to undo)`;
+  const id = shownId(sessionId);
+  if (disabled) return `hookwise: gating disabled for session ${id}; its tool calls are allowed without checks (hookwise enable --session-id ${id} to undo)`;
   return record.role === null
-    ? `hookwise: session ${sessionId} enabled, but it has no role yet: hookwise register --session-id ${sessionId} --role <role>`
-    : `hookwise: gating enabled for session ${sessionId} (role ${record.role})`;
+    ? `hookwise: session ${id} enabled, but it has no role yet: hookwise register --session-id ${id} --role <role>`
+    : `hookwise: gating enabled for session ${id} (role ${record.role})`;
 }
 
 export async function status(sessionId: string | undefined, asJson: boolean): Promise<string> {
   const where = locations();
   const { registry, policy: loadProjectPolicy } = context();
   const policy = await loadProjectPolicy();
-  const { records, problems } = registry.list();
-  const selected: SessionRecord[] = sessionId === undefined ? records : records.filter((r) => r.session_id === sessionId);
+  let selected: SessionRecord[];
+  let problems: string[] = [];
+  if (sessionId === undefined) ({ records: selected, problems } = registry.list());
+  else {
+    const record = registry.get(sessionId);
+    selected = record === undefined ? [] : [record];
+  }
   if (sessionId !== undefined && selected.length === 0) {
     const envRole = process.env.HOOKWISE_ROLE;
     const state = envRole === undefined ? 'not registered' : `not registered; HOOKWISE_ROLE=${envRole} applies`;
-    if (asJson) return JSON.stringify({ session_id: sessionId, registered: false, env_role: envRole ?? null });
-    return `session ${sessionId}: ${state}\nRoles:\n${rolesByGroup(policy)}`;
+    if (asJson) return JSON.stringify({ session_id: shownId(sessionId), registered: false, env_role: envRole ?? null });
+    return `session ${shownId(sessionId)}: ${state}\nRoles:\n${rolesByGroup(policy)}`;
   }
   if (asJson) {
     return JSON.stringify({ runtime_dir: where.runtimeDir, sessions: selected, problems, warnings: policy.warnings }, null, 2);

@@ -27,6 +27,7 @@ import type { CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy, policyCacheKey } from '../policy/load.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { sanitizeCall } from '../sanitize/call.js';
+import { shownId } from '../sanitize/ids.js';
 import { setKeywordCacheDir } from '../sanitize/keywords.js';
 import { bootstrapDecision } from '../session/bootstrap.js';
 import { registrationPrompt } from '../session/messages.js';
@@ -260,10 +261,10 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
     where.runtimeDir,
     {
       ts: new Date().toISOString(),
-      session: call.sessionId,
+      session: shownId(call.sessionId),
       role,
       host: call.host,
-      tool: call.tool,
+      tool: shownId(call.tool),
       verdict: d.verdict,
       tier: d.tier,
       rule: d.rule?.id ?? null,

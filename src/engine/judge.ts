@@ -14,6 +14,7 @@ import { resolvePath } from '../paths/canonical.js';
 import { matchersFor, type CompiledPolicy } from '../policy/compiled.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { unregisteredReason } from '../session/messages.js';
+import { shownId } from '../sanitize/ids.js';
 import type { SessionState } from '../session/resolve.js';
 import type { Locations } from '../util/locations.js';
 import { runCascade } from './cascade.js';
@@ -40,7 +41,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   switch (state.kind) {
     case 'disabled':
       return {
-        decision: decision('allow', 'session', `hookwise is disabled for session ${call.sessionId} (turn it back on: hookwise enable --session-id ${call.sessionId})`, {
+        decision: decision('allow', 'session', `hookwise is disabled for session ${shownId(call.sessionId)} (turn it back on: hookwise enable --session-id ${shownId(call.sessionId)})`, {
           id: 'session:disabled',
           source: 'session registry',
         }),
@@ -59,7 +60,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const role = matchers.role(state.role);
   if (role === undefined) {
     return {
-      decision: decision('deny', 'session', `session ${call.sessionId} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
+      decision: decision('deny', 'session', `session ${shownId(call.sessionId)} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
         id: 'session:unknown-role',
         source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
       }),

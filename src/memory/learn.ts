@@ -15,13 +15,14 @@
  * An ask propagated by similarity (tier `jaccard`) is recorded as an ask for this exact call, so a repeat
  * hits the exact cache and cannot drift to allow as the memory around it grows.
  */
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Decision } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { MemorySettings } from '../policy/config.js';
+import { idFileKey, shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
-import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
@@ -39,18 +40,32 @@ export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set(['default', 'acce
 /** A pending note older than this is stale (the human said no, or the session ended). */
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** The learn scope of a note: a session scope's id is not kept, it is the PostToolUse call's own. */
+type PendingTarget = Exclude<StoreTarget, { scope: 'session' }> | { scope: 'session'; runtimeDir: string };
+
+/**
+ * A note holds no raw id: the session as its hash (to match the PostToolUse that claims it), the tool-use id
+ * only in the file name's hash, the tool name as shown (sanitize/ids.ts).
+ */
 interface PendingAsk {
-  version: 1;
-  sessionId: string;
-  toolUseId: string;
+  version: 2;
+  session: string;
   key: string;
-  tool: string;
+  tool: Sanitized;
   subject: Sanitized;
   commands: string[];
   writes: Sanitized[];
   role: string;
-  target: StoreTarget;
+  target: PendingTarget;
   ts: string;
+}
+
+function pendingTarget(target: StoreTarget): PendingTarget {
+  return target.scope === 'session' ? { scope: 'session', runtimeDir: target.runtimeDir } : target;
+}
+
+function storeTarget(target: PendingTarget, sessionId: string): StoreTarget {
+  return target.scope === 'session' ? { ...target, sessionId } : target;
 }
 
 export interface LearnPlaces {
@@ -63,7 +78,7 @@ export function pendingDir(runtimeDir: string): string {
 }
 
 function pendingFile(runtimeDir: string, sessionId: string, toolUseId: string): string {
-  return join(pendingDir(runtimeDir), `${fnv1a64(`${sessionId}\u0000${toolUseId}`)}.json`);
+  return join(pendingDir(runtimeDir), `${fnv1a64(`${idFileKey(sessionId)}\u0000${toolUseId}`)}.json`);
 }
 
 /** Where learned decisions go, per the user's `memory.learn_scope`. Similarity asks never go to the project. */
@@ -110,16 +125,15 @@ export function rememberAsk(judged: { decision: Decision; memo?: { subject(): Ca
   }
   if (call.toolUseId === undefined) return; // checked in promptedByHuman; narrows the type
   const pending: PendingAsk = {
-    version: 1,
-    sessionId: call.sessionId,
-    toolUseId: call.toolUseId,
+    version: 2,
+    session: idFileKey(call.sessionId),
     key,
-    tool: subject.tool,
+    tool: shownId(subject.tool),
     subject: subject.text,
     commands: subject.commands,
     writes: subject.writes,
     role,
-    target: learnTarget(settings, places, call.sessionId),
+    target: pendingTarget(learnTarget(settings, places, call.sessionId)),
     ts: new Date().toISOString(),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
@@ -171,21 +185,25 @@ export function learnFromHost(call: ToolCall, where: Locations): DecisionRecord 
   }
   let pending: PendingAsk;
   try {
-    pending = JSON.parse(readFileSync(claimed, 'utf8')) as PendingAsk;
+    // Only a note of ours: a file planted in a runtime directory that was not private is refused.
+    const bytes = readOwnedFile(claimed, 'a pending approval note');
+    if (bytes === undefined) return undefined;
+    pending = JSON.parse(bytes.toString('utf8')) as PendingAsk;
   } finally {
     unlinkQuietly(claimed);
   }
-  if (pending.version !== 1 || pending.tool !== call.tool || pending.sessionId !== call.sessionId) return undefined;
+  if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId)) return undefined;
   if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
+  const target = storeTarget(pending.target, call.sessionId);
   // Never convert an ask (or override a deny) that the scope holds for this call by now.
-  const held = loadScope(pending.target).records.find((r) => r.key === pending.key && (r.role === pending.role || r.role === ANY_ROLE) && r.verdict !== 'allow');
+  const held = loadScope(target).records.find((r) => r.key === pending.key && (r.role === pending.role || r.role === ANY_ROLE) && r.verdict !== 'allow');
   if (held !== undefined) return undefined;
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
     pending.key,
     { role: pending.role, verdict: 'allow', reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized, tier: 'human', decided_by: 'host-prompt' },
-    pending.target,
+    target,
   );
-  appendRecords(pending.target, [record]);
+  appendRecords(target, [record]);
   return record;
 }

@@ -34,7 +34,7 @@ import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } f
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
-import { appendOwnedLines, ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import { appendOwnedLines, ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
@@ -139,7 +139,7 @@ export function fileFor(target: StoreTarget, verdict: Verdict): string {
     case 'user':
       return join(scopeDir(target), 'rules.jsonl');
     case 'session':
-      // The registry's file name rule (odd ids are hashed, never a path), with our own extension.
+      // The registry's file name rule (the id's hash, never the id), with our own extension.
       return new SessionRegistry(target.runtimeDir).fileFor(target.sessionId).replace(/\.json$/, '.rules.jsonl');
   }
 }
@@ -291,7 +291,13 @@ export function loadScope(target: StoreTarget): StoreLoad {
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      // A session's file is in the runtime directory, which may have held planted files before it was
+      // made private: only a file of ours that nobody else may write is read there.
+      if (target.scope === 'session') {
+        const bytes = readOwnedFile(file, 'session decisions');
+        if (bytes === undefined) continue;
+        text = bytes.toString('utf8');
+      } else text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since we listed it
       throw error;

@@ -9,6 +9,7 @@ import { decision, stricter, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { CompiledPattern } from './compiled.js';
 import { inTempDir } from '../paths/canonical.js';
+import { shownId } from '../sanitize/ids.js';
 
 function show(path: ResolvedPath): string {
   return path.relative === null ? path.absolute : path.relative === '' ? '.' : path.relative;
@@ -35,7 +36,7 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
     return decision(
       'deny',
       'path-policy',
-      `role "${name}" may not write ${show(path)} (deny_write "${denied.glob}"). Leave this change to a session whose role owns that path, or switch role: hookwise switch --session-id ${call.sessionId} --role <role>`,
+      `role "${name}" may not write ${show(path)} (deny_write "${denied.glob}"). Leave this change to a session whose role owns that path, or switch role: hookwise switch --session-id ${shownId(call.sessionId)} --role <role>`,
       ruleOf(`role:${name}:deny_write`, denied),
     );
   }

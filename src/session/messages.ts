@@ -1,6 +1,7 @@
 /** What hookwise tells an agent (and its user) about registration. Kept together so they stay consistent. */
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { ROLE_GROUPS } from '../policy/defaults.js';
+import { shownId } from '../sanitize/ids.js';
 
 export function rolesByGroup(policy: CompiledPolicy): string {
   const lines: string[] = [];
@@ -14,7 +15,8 @@ export function rolesByGroup(policy: CompiledPolicy): string {
   return lines.join('\n');
 }
 
-export function registrationPrompt(sessionId: string, policy: CompiledPolicy): string {
+export function registrationPrompt(rawId: string, policy: CompiledPolicy): string {
+  const sessionId = shownId(rawId);
   return [
     `This session (${sessionId}) is not registered with hookwise, the permission gate for tool calls; until it is, tool calls are blocked.`,
     'Ask the user which role this session should work as, then register it by running:',
@@ -25,7 +27,8 @@ export function registrationPrompt(sessionId: string, policy: CompiledPolicy): s
   ].join('\n');
 }
 
-export function unregisteredReason(sessionId: string, policy: CompiledPolicy, waitedMs: number): string {
+export function unregisteredReason(rawId: string, policy: CompiledPolicy, waitedMs: number): string {
+  const sessionId = shownId(rawId);
   return [
     `session ${sessionId} is not registered (waited ${waitedMs} ms).`,
     `Register with: hookwise register --session-id ${sessionId} --role <role>`,

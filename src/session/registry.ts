@@ -4,13 +4,14 @@
  * different sessions never contend and can never overwrite each other; the lock serializes read-modify-
  * write of the same session (e.g. `switch` racing `disable`).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
-import { ensurePrivateDir, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
-import { fnv1a64 } from '../util/hash.js';
+import { idFileKey, shownId } from '../sanitize/ids.js';
+import { checkPrivateDir, ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 
 export interface SessionRecord {
+  /** The id as shown (sanitized, bounded): the file is named by the id's hash, not by this. */
   session_id: string;
   /** null for a session that was disabled before it ever registered. */
   role: string | null;
@@ -22,8 +23,8 @@ export interface SessionRecord {
   updated_at: string;
 }
 
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_HELD = 4096;
+const PURPOSE = 'a session registration';
 
 export class SessionRegistry {
   readonly dir: string;
@@ -31,9 +32,9 @@ export class SessionRegistry {
     this.dir = join(runtimeDir, 'sessions');
   }
 
-  /** Ids become file names; anything unusual is hashed so it cannot escape the directory. */
+  /** A session's file is named by its id's hash: an id is untrusted text (it may even hold a secret). */
   fileFor(sessionId: string): string {
-    return join(this.dir, SAFE_ID.test(sessionId) ? `${sessionId}.json` : `h-${fnv1a64(sessionId)}.json`);
+    return join(this.dir, `s-${idFileKey(sessionId)}.json`);
   }
 
   /**
@@ -43,26 +44,31 @@ export class SessionRegistry {
    */
   private readonly read = new Map<string, { stamp: string; record: SessionRecord }>();
 
+  /**
+   * The session's record, read only from a regular file of this user that nobody else may write, in a
+   * private directory of ours: the runtime directory may have existed before hookwise, with files planted
+   * in it (RUNTIME_DIR_UNSAFE, naming the file, instead of trusting one).
+   */
   get(sessionId: string): SessionRecord | undefined {
     const file = this.fileFor(sessionId);
     let stamp: string;
-    let text: string;
+    let bytes: Buffer | undefined;
     try {
-      const stat = statSync(file, { throwIfNoEntry: false });
-      if (stat === undefined) {
+      const stat = lstatSync(file, { throwIfNoEntry: false });
+      if (stat === undefined || !checkPrivateDir(this.dir)) {
         this.read.delete(sessionId);
         return undefined;
       }
       stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
       const held = this.read.get(sessionId);
-      if (held !== undefined && held.stamp === stamp) return held.record;
-      text = readFileSync(file, 'utf8');
+      if (held !== undefined && held.stamp === stamp && stat.isFile()) return held.record;
+      bytes = readOwnedFile(file, PURPOSE);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      if (error instanceof HookwiseError) throw error;
       throw new HookwiseError('REGISTRY_UNREADABLE', `cannot read session registry file ${file}: ${(error as Error).message}`);
     }
-    const record = parseRecord(text, file);
+    if (bytes === undefined) return undefined;
+    const record = parseRecord(bytes.toString('utf8'), file);
     if (this.read.size >= MAX_HELD) this.read.delete(this.read.keys().next().value!);
     this.read.set(sessionId, { stamp, record });
     return record;
@@ -73,7 +79,7 @@ export class SessionRegistry {
     ensurePrivateDir(this.dir);
     const file = this.fileFor(sessionId);
     return withLockSync(`${file}.lock`, () => {
-      const next = change(this.get(sessionId), new Date().toISOString());
+      const next = { ...change(this.get(sessionId), new Date().toISOString()), session_id: shownId(sessionId) };
       writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n', { durable: true });
       return next;
     });
@@ -82,6 +88,7 @@ export class SessionRegistry {
   list(): { records: SessionRecord[]; problems: string[] } {
     let names: string[];
     try {
+      if (!checkPrivateDir(this.dir)) return { records: [], problems: [] };
       names = readdirSync(this.dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
@@ -92,7 +99,8 @@ export class SessionRegistry {
     for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
       const file = join(this.dir, name);
       try {
-        records.push(parseRecord(readFileSync(file, 'utf8'), file));
+        const bytes = readOwnedFile(file, PURPOSE);
+        if (bytes !== undefined) records.push(parseRecord(bytes.toString('utf8'), file));
       } catch (error) {
         problems.push((error as Error).message);
       }

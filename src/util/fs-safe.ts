@@ -213,25 +213,38 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Why an lstat'ed directory is not one of ours, or undefined when it is (its mode is fixed by the caller). */
+function foreignDir(path: string, stat: { isSymbolicLink(): boolean; isDirectory(): boolean; uid: number }): string | undefined {
+  if (stat.isSymbolicLink() || !stat.isDirectory()) return `${path} must be a real directory, not a symlink or file; remove it and retry`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) return `${path} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise will not keep its state there`;
+  return undefined;
+}
+
 /**
  * Create (or check) a directory only this user can enter: 0700, owned by us, not a symlink. Secrets,
- * sockets and session files live here — never in world-writable /tmp.
+ * sockets and session files live here — never in world-writable /tmp. A directory of ours that others could
+ * enter is made private; what others may have planted in it meanwhile is caught file by file (openOwnedFile).
  */
 export function ensurePrivateDir(path: string): string {
-  let stat = lstatSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) {
+  if (!checkPrivateDir(path)) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
-    stat = lstatSync(path);
+    checkPrivateDir(path);
   }
-  if (stat.isSymbolicLink() || !stat.isDirectory()) {
-    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} must be a real directory, not a symlink or file; remove it and retry`);
-  }
-  const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) {
-    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise will not keep sessions there`);
-  }
-  if ((stat.mode & 0o077) !== 0) chmodSync(path, 0o700);
   return path;
+}
+
+/**
+ * For readers: false when the directory does not exist; true when it is a private directory of ours (made
+ * 0700 if it was not); RUNTIME_DIR_UNSAFE when it is a link, not a directory, or another user's.
+ */
+export function checkPrivateDir(path: string): boolean {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return false;
+  const problem = foreignDir(path, stat);
+  if (problem !== undefined) throw new HookwiseError('RUNTIME_DIR_UNSAFE', problem);
+  if ((stat.mode & 0o077) !== 0) chmodSync(path, 0o700);
+  return true;
 }
 
 export function ensureParentDir(path: string): void {

@@ -8,10 +8,10 @@ import { makeProject } from '../support/project.js';
 
 const record = (i: number): AuditRecord => ({
   ts: new Date(0).toISOString(),
-  session: `s${i}`,
+  session: sanitize(`s${i}`).text,
   role: 'coder',
   host: 'claude',
-  tool: 'Write',
+  tool: sanitize('Write').text,
   verdict: 'allow',
   tier: 'path-policy',
   rule: 'r',

@@ -45,7 +45,7 @@ describe('monitor', () => {
       await new Promise((r) => setTimeout(r, 100));
       renameSync(auditPath(p.runtimeDir), auditPath(p.runtimeDir, 1)); // rotation
       const { sanitize } = await import('../../src/sanitize/index.js');
-      const base = { ts: new Date().toISOString(), session: 's2', role: 'docs', host: 'claude' as const, tool: 'Edit', tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: [sanitize('/x/src/b.ts').text], input: sanitize('edit /x/src/b.ts').text, secrets: 0, input_hash: '0' };
+      const base = { ts: new Date().toISOString(), session: sanitize('s2').text, role: 'docs', host: 'claude' as const, tool: sanitize('Edit').text, tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: [sanitize('/x/src/b.ts').text], input: sanitize('edit /x/src/b.ts').text, secrets: 0, input_hash: '0' };
       appendAudit(p.runtimeDir, { ...base, verdict: 'deny' }, { maxBytes: 1e6, keep: 3 });
       await new Promise((r) => setTimeout(r, 100));
       controller.abort();
@@ -115,7 +115,7 @@ describe('stats: decision memory hit rates', () => {
   it('covers similarity (jaccard) too, and reports zeros without decisions', async () => {
     const { memoryHits, renderMemoryHits } = await import('../../src/audit/stats.js');
     const { sanitize } = await import('../../src/sanitize/index.js');
-    const base = { ts: new Date().toISOString(), session: 's', role: 'coder', host: 'claude' as const, tool: 'Bash', verdict: 'allow' as const, rule: null, latency_ms: 1, paths: [], input: sanitize('x').text, secrets: 0, input_hash: '0' };
+    const base = { ts: new Date().toISOString(), session: sanitize('s').text, role: 'coder', host: 'claude' as const, tool: sanitize('Bash').text, verdict: 'allow' as const, rule: null, latency_ms: 1, paths: [], input: sanitize('x').text, secrets: 0, input_hash: '0' };
     const tiers = ['jaccard', 'jaccard', 'exact-cache', 'rules'] as const;
     const m = memoryHits(tiers.map((tier) => ({ ...base, tier })));
     expect(m.byTier.jaccard).toEqual({ count: 2, rate: 0.5 });

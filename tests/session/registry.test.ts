@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { join } from 'node:path';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../src/session/registry.js';
 import { makeProject } from '../support/project.js';
@@ -55,7 +56,15 @@ describe('session registry', () => {
     const registry = new SessionRegistry(p.runtimeDir);
     const file = registry.fileFor('../../etc/passwd');
     expect(file.startsWith(registry.dir + '/')).toBe(true);
-    expect(file).toMatch(/h-[0-9a-f]{16}\.json$/);
+    expect(file).toMatch(/\/s-[0-9a-f]{16}\.json$/);
+  });
+
+  it('names every session file by the hash of its id, never by the id (an id may hold a secret)', () => {
+    const p = makeProject();
+    const registry = new SessionRegistry(p.runtimeDir);
+    expect(registry.fileFor('plain-id')).toMatch(/\/s-[0-9a-f]{16}\.json$/);
+    expect(registry.fileFor('plain-id')).not.toMatch(/plain-id/);
+    expect(registry.fileFor('a')).not.toBe(registry.fileFor('b'));
   });
 
   it('files are private (0600) in a private directory (0700)', async () => {
@@ -63,7 +72,7 @@ describe('session registry', () => {
     await hookwise(['register', '--session-id', 'x', '--role', 'coder'], p.env, p.root);
     const { statSync } = await import('node:fs');
     expect(statSync(p.runtimeDir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(p.runtimeDir, 'sessions', 'x.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(new SessionRegistry(p.runtimeDir).fileFor('x')).mode & 0o777).toBe(0o600);
   });
 });
 
@@ -90,3 +99,85 @@ describe('session commands', () => {
     expect(r.stderr).toMatch(/knowledge: architect, docs, planner, researcher, reviewer, security-reviewer/);
   });
 });
+
+describe('a runtime directory with planted files', () => {
+  const asRoot = process.getuid?.() === 0;
+  const planted = (p: ReturnType<typeof makeProject>, id: string): string => {
+    const registry = new SessionRegistry(p.runtimeDir);
+    mkdirSync(registry.dir, { recursive: true, mode: 0o700 });
+    const file = registry.fileFor(id);
+    writeFileSync(file, JSON.stringify({ session_id: id, role: 'maintainer', disabled: true, registered_at: 'x', updated_at: 'x' }), { mode: 0o600 });
+    return file;
+  };
+
+  it.skipIf(!asRoot)('a session file owned by another user is refused, and the call is denied, not allowed', async () => {
+    const p = makeProject();
+    chownSync(planted(p, 's-foreign'), 4242, 4242);
+    expect(() => new SessionRegistry(p.runtimeDir).get('s-foreign')).toThrow(/belongs to uid 4242/);
+    const r = await p.check(p.pre('Bash', { command: 'rm -rf ~/important' }, 's-foreign'));
+    expect(r.stdout).toMatch(/"permissionDecision":"deny"/);
+    expect(r.stdout).toMatch(/belongs to uid 4242/);
+  });
+
+  it.skipIf(!asRoot)('a sessions directory owned by another user is refused', () => {
+    const p = makeProject();
+    const file = planted(p, 's-dir');
+    chownSync(dirname(file), 4242, 4242);
+    expect(() => new SessionRegistry(p.runtimeDir).get('s-dir')).toThrow(/belongs to uid 4242/);
+  });
+
+  it('a session file others may write is refused', async () => {
+    const p = makeProject();
+    chmodSync(planted(p, 's-open'), 0o666);
+    expect(() => new SessionRegistry(p.runtimeDir).get('s-open')).toThrow(/writable by others/);
+    const r = await p.check(p.pre('Bash', { command: 'rm -rf ~/important' }, 's-open'));
+    expect(r.stdout).toMatch(/"permissionDecision":"deny"/);
+  });
+
+  it('a symlink at a session file is never followed', () => {
+    const p = makeProject();
+    const file = planted(p, 's-link');
+    const target = join(p.home, 'elsewhere.json');
+    renameSync(file, target);
+    symlinkSync(target, file);
+    expect(() => new SessionRegistry(p.runtimeDir).get('s-link')).toThrow(/symbolic link/);
+  });
+
+  it('a sessions directory others could enter is made private before it is used', () => {
+    const p = makeProject();
+    const file = planted(p, 's-mode');
+    chmodSync(dirname(file), 0o777);
+    expect(new SessionRegistry(p.runtimeDir).get('s-mode')?.role).toBe('maintainer');
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('untrusted session ids', () => {
+  const SECRET = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+
+  it('a secret in a session id names no file and is written nowhere', async () => {
+    const p = makeProject();
+    const run = (...args: string[]) => hookwise(args, p.env, p.root);
+    expect((await run('register', '--session-id', SECRET, '--role', 'coder', '--task', `deploy with ${SECRET}`)).code).toBe(0);
+    // decided, learned, audited: every file hookwise writes for a session
+    const call = { ...p.pre('Bash', { command: 'make deploy-x' }, SECRET), tool_use_id: `toolu_${SECRET}` };
+    expect((await p.check(call)).stdout).toMatch(/"permissionDecision":"ask"/);
+    expect(listFiles(join(p.runtimeDir, 'pending'))).toHaveLength(1);
+    await p.check({ ...call, hook_event_name: 'PostToolUse', tool_response: { stdout: '' } });
+    expect(readFileSync(join(p.configDir, 'user', 'rules.jsonl'), 'utf8')).toMatch(/make deploy-x/); // learned
+    const written = listFiles(dirname(p.root));
+    expect(written.length).toBeGreaterThan(2);
+    for (const file of written) {
+      expect(file).not.toContain(SECRET);
+      expect(readFileSync(file, 'latin1'), file).not.toContain(SECRET);
+    }
+    // and the session still works: registered, its role applies
+    expect(new SessionRegistry(p.runtimeDir).get(SECRET)).toMatchObject({ role: 'coder', session_id: '<REDACTED>' });
+  }, 30_000);
+});
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name));
+}

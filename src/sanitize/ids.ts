@@ -1,0 +1,29 @@
+/**
+ * Ids that come from a host payload or a command line — session ids, tool names, tool-use ids — are
+ * untrusted text like any tool input: a secret pasted into a session id must not name a file or land in
+ * one. Two forms, and nothing else leaves the process:
+ *
+ *   - `idFileKey`: what an id names a file with — a hash, never the id itself (no secret, no `../`, no
+ *     length or character surprises in a file name);
+ *   - `shownId`: what is written or shown — the id sanitized (secrets as <REDACTED>), control characters
+ *     replaced, and cut to a bounded length.
+ */
+import { fnv1a64 } from '../util/hash.js';
+import { sanitize, type Sanitized } from './index.js';
+
+/** Longer ids are cut when shown: a real one (a UUID, `toolu_…`, an MCP tool name) is far shorter. */
+export const MAX_SHOWN_ID = 128;
+
+/** The hash an id names files with (16 hex digits). */
+export function idFileKey(id: string): string {
+  return fnv1a64(id);
+}
+
+/** The id as it may be stored, logged or shown. */
+export function shownId(id: string, max = MAX_SHOWN_ID): Sanitized {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+  const visible = id.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const text = sanitize(visible).text;
+  // A prefix of sanitized text holds no secret: every secret in it is already a marker.
+  return (text.length <= max ? text : `${text.slice(0, max)}…`) as Sanitized;
+}
