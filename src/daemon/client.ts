@@ -8,7 +8,8 @@
  * second → a hung daemon, give up. The daemon sends its headers before it decides, so a decision that
  * legitimately takes long (a session registering right now) is not mistaken for a hang.
  */
-import { existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { HostName } from '../core/tool-call.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import type { Locations } from '../util/locations.js';
@@ -27,9 +28,29 @@ export interface AskOptions {
 
 export type DaemonAnswer = { kind: 'answered'; result: HookOutput } | { kind: 'absent' } | { kind: 'unusable'; why: string };
 
+/**
+ * Whether the socket can be trusted to answer for this user: a socket of ours in a directory of ours that
+ * nobody else may write. A runtime directory that existed before hookwise (a shared or world-writable one)
+ * could hold another user's socket that answers "allow" to everything: such a socket is never asked.
+ */
+export function socketProblem(socket: string): 'absent' | { why: string } | undefined {
+  const uid = process.getuid?.();
+  const stat = lstatSync(socket, { throwIfNoEntry: false });
+  if (stat === undefined) return 'absent';
+  if (!stat.isSocket()) return { why: `${socket} is not a socket` };
+  if (uid !== undefined && stat.uid !== uid) return { why: `${socket} belongs to uid ${stat.uid}, not to you` };
+  const dir = lstatSync(dirname(socket), { throwIfNoEntry: false });
+  if (dir === undefined || !dir.isDirectory() || (uid !== undefined && dir.uid !== uid) || (dir.mode & 0o022) !== 0) {
+    return { why: `${dirname(socket)} is not a private directory of yours` };
+  }
+  return undefined;
+}
+
 export async function askDaemon(raw: string, where: Locations, options: AskOptions = {}): Promise<DaemonAnswer> {
   const { socket } = daemonPaths(where);
-  if (!existsSync(socket)) return { kind: 'absent' };
+  const problem = socketProblem(socket);
+  if (problem === 'absent') return { kind: 'absent' };
+  if (problem !== undefined) return { kind: 'unusable', why: `${problem.why}: it is not asked` };
   // Loaded only when there is a socket to talk to (≈ 2 ms a process otherwise spent for nothing).
   const { connect } = await import('node:net');
   const body = Buffer.from(raw, 'utf8');

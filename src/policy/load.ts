@@ -2,24 +2,50 @@
  * Policy for a project, via a compiled cache. A hook process must not parse YAML or compile globs on every
  * tool call: the compiled policy is kept as JSON in the runtime directory, keyed by the config files'
  * (mtime, size, inode) and the hookwise version, and rebuilt only when one of them changes.
+ *
+ * The cache decides verdicts, so it is not trusted blindly: its name is keyed by a per-user random salt (a
+ * file planted under a predictable name is never looked at), it is read only when it is a regular file of
+ * this user that nobody else may write, and it carries a checksum over its content (salted): a damaged,
+ * truncated or hand-made cache is rebuilt from the sources, never used.
+ *
+ * The sources are read consistently: a config file rewritten in place while it is read (an editor saving)
+ * is compiled again until its stamp holds still, and an empty file, or one cut short of the last version
+ * compiled, is waited for briefly and otherwise refused (fail closed, with a message) — never compiled as
+ * "no policy".
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { fnv1a64 } from '../util/hash.js';
-import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { checkPrivateDir, ensurePrivateDir, readOwnedFile, sleepSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import type { CompiledPolicy } from './compiled.js';
-import { configFiles } from './files.js';
+import { configFiles, type ConfigFiles } from './files.js';
 
 import { VERSION } from '../core/version.js';
 
 export { VERSION };
 /** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
-export const POLICY_FORMAT = 4;
+export const POLICY_FORMAT = 5;
+
+/** The first line of a cache file; the compiled policy's JSON follows it. */
+interface CacheHeader {
+  format: number;
+  key: string;
+  /** Salted checksum of the key and the body (see checksum). */
+  sum: string;
+  /** Each config file's shape when it was compiled: a later read of a shorter, unterminated file is suspect. */
+  sources: Partial<Record<keyof ConfigFiles, SourceShape>>;
+}
+
+interface SourceShape {
+  size: number;
+  /** Ends with a newline (a file an editor or hookwise init saved whole does). */
+  newline: boolean;
+}
 
 interface CacheFile {
-  key: string;
+  header: CacheHeader;
   policy: CompiledPolicy;
 }
 
@@ -33,48 +59,157 @@ export function policyCacheKey(projectRoot: string, where: Locations): string {
   return [VERSION, POLICY_FORMAT, where.home, projectRoot, stamp(files.user), stamp(files.policy), stamp(files.roles)].join('|');
 }
 
-export function policyCachePath(projectRoot: string, where: Locations): string {
-  return join(where.runtimeDir, 'cache', `policy-${fnv1a64(projectRoot)}.json`);
+const cacheDir = (where: Locations): string => join(where.runtimeDir, 'cache');
+
+/** The cache's name for a project: unpredictable without the user's salt. */
+export function policyCachePath(projectRoot: string, where: Locations, salt: string): string {
+  return join(cacheDir(where), `policy-${fnv1a64(`${salt}\u0000${projectRoot}`)}.json`);
+}
+
+/** The salted checksum a cache file carries over its key and body. */
+export function cacheChecksum(salt: string, key: string, body: string): string {
+  return fnv1a64(`${salt}\u0000${key}\u0000${body}`);
 }
 
 /** Throws CONFIG_INVALID (naming file:line:field of each problem) when the config has errors. */
 export async function loadPolicy(projectRoot: string, where: Locations): Promise<CompiledPolicy> {
   const key = policyCacheKey(projectRoot, where);
-  const cachePath = policyCachePath(projectRoot, where);
-  const cached = readCache(cachePath);
-  if (cached !== undefined && cached.key === key) return cached.policy;
+  let salt = readSalt(where);
+  const cached = salt === undefined ? undefined : readCache(policyCachePath(projectRoot, where, salt), salt);
+  if (cached !== undefined && cached.header.key === key) return cached.policy;
 
   const { compileProjectPolicy } = await import('./build-policy.js');
+  const files = configFiles(projectRoot, where.userConfigDir);
   // A consistent read: an editor may be rewriting a file while it is read. Compile until the stamps seen
   // before and after agree, so a half-written file is never used (nor cached under the new stamps).
   for (let attempt = 1, before = key; ; attempt++) {
-    const policy = compileProjectPolicy(projectRoot, where);
+    const shapes = sourceShapes(files);
+    const suspect = suspectSource(files, shapes, cached?.header.sources ?? {});
+    let policy: CompiledPolicy | undefined;
+    let failure: unknown;
+    if (suspect === undefined) {
+      try {
+        policy = compileProjectPolicy(projectRoot, where);
+      } catch (error) {
+        failure = error;
+      }
+    }
     const after = policyCacheKey(projectRoot, where);
-    if (after === before) {
-      ensurePrivateDir(join(where.runtimeDir, 'cache'));
-      writeFileAtomic(cachePath, JSON.stringify({ key: after, policy } satisfies CacheFile));
+    if (after === before && policy !== undefined) {
+      ensurePrivateDir(cacheDir(where));
+      salt ??= await makeSalt(where);
+      writeCache(policyCachePath(projectRoot, where, salt), salt, { format: POLICY_FORMAT, key: after, sum: '', sources: shapes }, policy);
       return policy;
     }
+    // Errors in a file that holds still are the file's: report them at once.
+    if (after === before && failure !== undefined) throw failure;
     if (attempt >= MAX_COMPILE_ATTEMPTS) {
-      throw new HookwiseError('CONFIG_CHANGING', `hookwise config changed while it was being read, ${attempt} times in a row (${configFiles(projectRoot, where.userConfigDir).policy}); try again once it is saved`);
+      if (suspect !== undefined) throw new HookwiseError('CONFIG_INVALID', suspect);
+      throw new HookwiseError('CONFIG_CHANGING', `hookwise config changed while it was being read, ${attempt} times in a row (${files.policy}); try again once it is saved`);
     }
+    // A file that is empty or cut short may be an editor between truncating and writing: give it a moment.
+    if (after === before) sleepSync(SUSPECT_WAIT_MS);
     before = after;
   }
 }
 
-const MAX_COMPILE_ATTEMPTS = 5;
+const MAX_COMPILE_ATTEMPTS = 8;
+const SUSPECT_WAIT_MS = 15;
 
-function readCache(path: string): CacheFile | undefined {
-  let text: string;
+function sourceShapes(files: ConfigFiles): CacheHeader['sources'] {
+  const shapes: CacheHeader['sources'] = {};
+  for (const name of ['user', 'policy', 'roles'] as const) {
+    const shape = shapeOf(files[name]);
+    if (shape !== undefined) shapes[name] = shape;
+  }
+  return shapes;
+}
+
+function shapeOf(path: string): SourceShape | undefined {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    fd = openSync(path, constants.O_RDONLY);
+  } catch {
+    return undefined; // absent (or unreadable: the compiler reports that)
   }
   try {
-    const parsed = JSON.parse(text) as CacheFile;
-    return typeof parsed.key === 'string' && typeof parsed.policy === 'object' ? parsed : undefined;
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    return { size, newline: size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why a config file looks like a write in progress rather than a config, or undefined. */
+function suspectSource(files: ConfigFiles, now: CacheHeader['sources'], lastGood: CacheHeader['sources']): string | undefined {
+  for (const name of ['user', 'policy', 'roles'] as const) {
+    const shape = now[name];
+    if (shape === undefined) continue;
+    if (shape.size === 0) {
+      return `${files[name]} is empty (0 bytes): it may be being saved; if you mean it to say nothing, write "{}" in it or delete it`;
+    }
+    const before = lastGood[name];
+    if (!shape.newline && before !== undefined && shape.size < before.size) {
+      return `${files[name]} is shorter than the last version hookwise read (${shape.size} of ${before.size} bytes) and does not end with a newline: it looks cut short (a save in progress, a full disk?). If it is what you mean, end it with a newline`;
+    }
+  }
+  return undefined;
+}
+
+// ── the cache file ───────────────────────────────────────────────────────────────────────────────────────
+
+const SALT_FILE = 'salt';
+const SALT_SHAPE = /^[0-9a-f]{64}$/;
+
+function readSalt(where: Locations): string | undefined {
+  // A cache directory that is not ours (RUNTIME_DIR_UNSAFE) fails the call closed, naming it.
+  if (!checkPrivateDir(cacheDir(where))) return undefined;
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readOwnedFile(join(cacheDir(where), SALT_FILE), 'the policy cache salt');
+  } catch (error) {
+    // A salt that is not ours (planted, a link) is never used; a new one replaces it when the cache is written.
+    if (error instanceof HookwiseError) return undefined;
+    throw error;
+  }
+  const text = bytes?.toString('latin1').trim();
+  return text !== undefined && SALT_SHAPE.test(text) ? text : undefined;
+}
+
+/** A new salt (node:crypto is loaded only here: once per user, not per call). */
+async function makeSalt(where: Locations): Promise<string> {
+  const { randomBytes } = await import('node:crypto');
+  const salt = randomBytes(32).toString('hex');
+  writeFileAtomic(join(cacheDir(where), SALT_FILE), `${salt}\n`, { mode: 0o600, durable: true });
+  return salt;
+}
+
+function writeCache(path: string, salt: string, header: CacheHeader, policy: CompiledPolicy): void {
+  const body = JSON.stringify(policy);
+  const line = JSON.stringify({ ...header, sum: cacheChecksum(salt, header.key, body) } satisfies CacheHeader);
+  writeFileAtomic(path, `${line}\n${body}`, { mode: 0o600 });
+}
+
+/** The cache, when it is ours and whole; undefined (rebuild) otherwise. */
+function readCache(path: string, salt: string): CacheFile | undefined {
+  let text: string;
+  try {
+    const bytes = readOwnedFile(path, 'the compiled policy cache');
+    if (bytes === undefined) return undefined;
+    text = bytes.toString('utf8');
+  } catch (error) {
+    // Not ours (planted, a link, another user's): ignored, and replaced by the rebuilt cache's rename.
+    if (error instanceof HookwiseError) return undefined;
+    throw error;
+  }
+  const newline = text.indexOf('\n');
+  if (newline < 0) return undefined;
+  try {
+    const header = JSON.parse(text.slice(0, newline)) as CacheHeader;
+    const body = text.slice(newline + 1);
+    if (header.format !== POLICY_FORMAT || typeof header.key !== 'string' || header.sum !== cacheChecksum(salt, header.key, body)) return undefined;
+    return { header, policy: JSON.parse(body) as CompiledPolicy };
   } catch {
     return undefined; // a damaged cache is only a cache: rebuild it from the sources
   }

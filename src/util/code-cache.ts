@@ -4,42 +4,97 @@
  * Why: every tool call starts a fresh process and Node 20 has no compile cache for user code, so each call
  * would re-parse and lazily re-compile the same functions (3–4 ms per bundle). V8 serializes compiled code;
  * the cache is written after the process has done real work (so it holds the functions that work needs),
- * atomically (temp file + rename: concurrent hook processes read it). V8 checks it against the source and
- * its own version and flags and rejects a stale or corrupt one; we then run uncached and rewrite it.
- * Best effort: an unwritable install directory only means no cache.
+ * atomically (temp file + rename: concurrent hook processes read it).
+ *
+ * The cache is code: a damaged one crashes V8 (SIGSEGV) or silently changes what runs, and V8 checks only
+ * its version, flags and the source's length, not its payload (release builds skip the payload checksum).
+ * So it is used only when
+ *   - it is a regular file (not a link) owned by this user or root that nobody else may write, and
+ *   - it is whole: the file holds a header, the payload, and the payload again, and both copies are equal.
+ *     A mirror rather than a checksum because a cold process has no cheap hash: loading node:crypto or
+ *     node:zlib costs ≈ 3.5 ms and a JS hash over 300 KB ≈ 4 ms — more than the cache saves — while
+ *     Buffer.equals is a native memcmp (≈ 30 µs).
+ * Anything else is ignored and rewritten by this run. Best effort: an unwritable install directory only
+ * means no cache.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 
+const MAGIC = 0x38565748; // "HWV8" little-endian
+const HEADER = 8; // magic, payload length
+
 export function codeCachePath(bundle: string): string {
   return `${bundle.replace(/\.cjs$/, '')}.${process.version}.${process.arch}.v8cache`;
+}
+
+/** The file's bytes as a whole code cache's payload, or undefined when it is not one. */
+export function decodeCodeCache(file: Buffer): Buffer | undefined {
+  if (file.length < HEADER || file.readUInt32LE(0) !== MAGIC) return undefined;
+  const length = file.readUInt32LE(4);
+  if (length === 0 || file.length !== HEADER + 2 * length) return undefined;
+  const payload = file.subarray(HEADER, HEADER + length);
+  return payload.equals(file.subarray(HEADER + length)) ? payload : undefined;
+}
+
+export function encodeCodeCache(payload: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(payload.length, 4);
+  return Buffer.concat([header, payload, payload]);
+}
+
+/** The cache file's payload when it may be trusted (see the module comment), else undefined. */
+function readTrusted(cachePath: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(cachePath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined; // none yet, a link, or unreadable: compile from source
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid && stat.uid !== 0)) return undefined;
+    const file = Buffer.allocUnsafe(stat.size);
+    let got = 0;
+    while (got < file.length) {
+      const n = readSync(fd, file, got, file.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === file.length ? decodeCodeCache(file) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeCache(cachePath: string, payload: Buffer): void {
+  const tmp = `${cachePath}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(tmp, encodeCodeCache(payload), { mode: 0o644, flag: 'wx' });
+    renameSync(tmp, cachePath);
+  } catch {
+    // read-only install: run without a cache (and leave no temp file behind)
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // there was none
+    }
+  }
 }
 
 /** Loads `bundle` (a CommonJS file) and returns its exports; `load` resolves its own require() calls. */
 export function loadWithCodeCache(bundle: string, load: NodeJS.Require, options: { writeCache: boolean }): unknown {
   const cachePath = codeCachePath(bundle);
   const source = readFileSync(bundle, 'utf8');
-  let cached: Buffer | undefined;
-  try {
-    cached = readFileSync(cachePath);
-  } catch {
-    cached = undefined; // no cache yet (or unreadable): compile from source
-  }
+  const cached = process.env.HOOKWISE_CODE_CACHE === 'off' ? undefined : readTrusted(cachePath);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,
     ...(cached === undefined ? {} : { cachedData: cached }),
   });
   if (options.writeCache && (cached === undefined || script.cachedDataRejected === true)) {
-    process.once('exit', () => {
-      try {
-        const tmp = `${cachePath}.${process.pid}.tmp`;
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, cachePath);
-      } catch {
-        // read-only install: run without a cache
-      }
-    });
+    process.once('exit', () => writeCache(cachePath, script.createCachedData()));
   }
   const run = script.runInThisContext() as (e: object, r: NodeJS.Require, m: object, f: string, d: string) => void;
   const bundleModule: { exports: unknown } = { exports: {} };

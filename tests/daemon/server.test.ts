@@ -118,8 +118,8 @@ describe('daemon state', () => {
     await start(p);
     const raw = JSON.stringify(p.pre('Bash', { command: 'make deploy-everything' }));
     expect((await viaDaemon(p, raw)).stdout).toMatch(/"ask"/);
-    p.write('.hookwise/policy.yml', 'bash_rules:\n  - name: make\n    match: "make deploy-everything"\n    decision: deny\n    reason: no deploys\n');
-    expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
+    p.write('.hookwise/policy.yml', 'bash_rules:\n  - command: make\n    args: "^deploy-everything"\n    verdict: deny\n    reason: no deploys\n');
+    expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny".*no deploys/);
   });
 
   it('sees a session registered after it started', async () => {
