@@ -3,11 +3,11 @@
  * the SessionStart hook, and `hookwise check` when it finds none running.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { VERSION } from '../core/version.js';
-import { ensurePrivateDir, lockIsStale, tryLockFile } from '../util/fs-safe.js';
+import { breakStaleLock, ensurePrivateDir, staleLock, tryLockFile } from '../util/fs-safe.js';
 import { hookwiseBin } from '../util/package-root.js';
 import type { Locations } from '../util/locations.js';
 import { daemonPaths, type DaemonState } from './paths.js';
@@ -57,24 +57,15 @@ function takeStartLock(lock: string): boolean {
     } catch {
       return false;
     }
-    if (!startLockIsStale(lock)) return false;
     try {
-      unlinkSync(lock);
+      // A start that has not finished within 10 s failed; before that, the lock is stale only if its holder is gone.
+      const stale = staleLock(lock, 10_000, 10_000);
+      if (stale === undefined || !breakStaleLock(lock, stale, 10_000)) return false;
     } catch {
       return false;
     }
   }
   return false;
-}
-
-/** A start that has not finished within 10 s failed; before that, the lock is stale only if its holder is gone. */
-function startLockIsStale(lock: string): boolean {
-  try {
-    if (Date.now() - statSync(lock).mtimeMs > 10_000) return true;
-    return lockIsStale(lock, 10_000);
-  } catch {
-    return false;
-  }
 }
 
 /** The running daemon's health, or undefined when none answers on the socket. */

@@ -124,10 +124,8 @@ export function withLockSync<T>(lockPath: string, fn: () => T, options: LockOpti
   let delay = 1;
   for (;;) {
     if (tryLockFile(lockPath)) break;
-    if (lockIsStale(lockPath, staleMs)) {
-      unlinkQuietly(lockPath);
-      continue;
-    }
+    const stale = staleLock(lockPath, staleMs);
+    if (stale !== undefined && breakStaleLock(lockPath, stale, staleMs)) continue;
     if (Date.now() > deadline) {
       throw new HookwiseError('LOCK_TIMEOUT', `timed out after ${timeoutMs} ms waiting for the lock ${lockPath} (held by ${describeOwner(lockPath)}); if no hookwise process is running, delete it`);
     }
@@ -173,35 +171,88 @@ function describeOwner(lockPath: string): string {
   }
 }
 
-/** Whether an existing lock was left by a holder that is gone (see withLockSync); false when there is none. */
-export function lockIsStale(lockPath: string, staleMs: number): boolean {
-  let stat;
+/**
+ * A stale lock as it was judged: the file's identity, so that only that very file is removed. An inode
+ * number alone is not one (a file created right after an unlink often gets the same), so the change time
+ * (ns) and the owner line are part of it: a new holder's file has a later time and names a live process.
+ */
+export interface StaleLock {
+  dev: bigint;
+  ino: bigint;
+  ctimeNs: bigint;
+  owner: string;
+}
+
+function identity(path: string): Omit<StaleLock, 'owner'> | undefined {
+  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return stat === undefined ? undefined : { dev: stat.dev, ino: stat.ino, ctimeNs: stat.ctimeNs };
+}
+
+function readOwner(path: string): string | undefined {
   try {
-    stat = lstatSync(lockPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
+    return readFileSync(path, 'latin1');
+  } catch {
+    return undefined; // gone, or a link to nothing
   }
-  // A planted or dangling symlink is never a lock hookwise made.
-  if (stat.isSymbolicLink() || !stat.isFile()) return true;
+}
+
+/**
+ * Remove a lock judged stale — only if it is still the same file. Two waiters may judge the same dead lock
+ * stale; when the first has removed it and taken the lock anew, the second must not remove the new one. So
+ * breakers take turns under a small guard lock (itself broken only when its holder is dead), and each
+ * removes the lock only if it is still the file it judged (same device and inode). False when another
+ * breaker is at work: wait, then look again.
+ */
+export function breakStaleLock(lockPath: string, judged: StaleLock, staleMs: number): boolean {
+  const guard = `${lockPath}.break`;
+  if (!tryLockFile(guard)) {
+    // Another breaker is at work (microseconds); a guard whose holder died is cleared the same careful way.
+    const deadGuard = staleLock(guard, staleMs);
+    if (deadGuard !== undefined) removeIfSame(guard, deadGuard);
+    return false;
+  }
+  try {
+    removeIfSame(lockPath, judged);
+    return true;
+  } finally {
+    unlinkQuietly(guard);
+  }
+}
+
+function removeIfSame(path: string, judged: StaleLock): void {
+  const now = identity(path);
+  if (now === undefined || now.dev !== judged.dev || now.ino !== judged.ino || now.ctimeNs !== judged.ctimeNs) return;
+  const link = lstatSync(path, { throwIfNoEntry: false });
+  // A link's identity is enough (its target's content is never read); a lock file must still say the same.
+  if (link?.isSymbolicLink() === true || !link?.isFile() || (readOwner(path) ?? '') === judged.owner) unlinkQuietly(path);
+}
+
+/**
+ * The existing lock's identity when its holder is gone (see withLockSync); undefined when live or absent.
+ * `maxHoldMs`: a lock held longer than this is stale whoever holds it (a start that should take seconds).
+ */
+export function staleLock(lockPath: string, staleMs: number, maxHoldMs = Infinity): StaleLock | undefined {
+  const id = identity(lockPath);
+  if (id === undefined) return undefined;
+  const stat = lstatSync(lockPath, { throwIfNoEntry: false });
+  if (stat === undefined) return undefined;
+  // A planted or dangling symlink is never a lock hookwise made (its "owner" is never read through the link).
+  if (stat.isSymbolicLink() || !stat.isFile()) return { ...id, owner: '' };
   const age = Date.now() - stat.mtimeMs;
-  let content: string;
-  try {
-    content = readFileSync(lockPath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
+  const content = readOwner(lockPath);
+  if (content === undefined) return undefined;
+  const judged = { ...id, owner: content };
+  if (age > maxHoldMs) return judged;
   const [pidText, start, host] = content.trim().split(' ');
   const pid = Number.parseInt(pidText ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0) return age >= Math.min(UNWRITTEN_GRACE_MS, staleMs);
+  if (!Number.isInteger(pid) || pid <= 0) return age >= Math.min(UNWRITTEN_GRACE_MS, staleMs) ? judged : undefined;
   // Another host (a shared file system): its pids mean nothing here, so only age can tell.
-  if (host !== undefined && host !== hostname()) return age >= staleMs;
-  if (!alive(pid)) return true;
+  if (host !== undefined && host !== hostname()) return age >= staleMs ? judged : undefined;
+  if (!alive(pid)) return judged;
   // The pid is alive: the same process, or a later one that reused the pid after the holder died.
   const now = processStart(pid);
-  if (start !== undefined && start !== '-' && now !== undefined && now !== start) return true;
-  return false;
+  if (start !== undefined && start !== '-' && now !== undefined && now !== start) return judged;
+  return undefined;
 }
 
 function alive(pid: number): boolean {

@@ -6,7 +6,8 @@
  * builds first).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { buildSync } from 'esbuild';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject, type TestProject } from '../support/project.js';
@@ -52,5 +53,33 @@ describe('50 concurrent check processes recording decisions into the same file',
     // And they are in effect: each repeat is an exact-cache allow.
     const repeats = await Promise.all([0, 17, 49].map((i) => run(p, { ...payload(i, 'PreToolUse'), tool_use_id: `toolu_again_${i}` })));
     for (const r of repeats) expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/exact-cache/);
+  });
+});
+
+describe('a learner killed while it holds the store lock', () => {
+  it('costs no approval: the others see its holder is dead and take the lock over', { timeout: 240_000 }, async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const M = 20;
+    const payload = (i: number, event: string): Record<string, unknown> => ({ ...p.pre('Bash', { command: `make ship-${i} ENV=staging` }), hook_event_name: event, tool_use_id: `toolu_k${i}` });
+    for (const r of await Promise.all(Array.from({ length: M }, (_, i) => run(p, payload(i, 'PreToolUse'))))) {
+      expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+    }
+
+    // A process takes the user store's lock the way appendRecords does, and is SIGKILLed holding it.
+    const rules = join(p.configDir, 'user', 'rules.jsonl');
+    mkdirSync(join(p.configDir, 'user'), { recursive: true, mode: 0o700 });
+    const bundle = join(p.home, 'fs-safe.cjs');
+    buildSync({ entryPoints: [join(import.meta.dirname, '../../src/util/fs-safe.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent' });
+    const holder = spawn(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).withLockSync(${JSON.stringify(`${rules}.lock`)}, () => { process.stdout.write('held'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); })`]);
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    holder.kill('SIGKILL');
+    await new Promise((resolve) => holder.once('close', resolve));
+    expect(readFileSync(`${rules}.lock`, 'utf8')).toMatch(/^\d+ /); // left behind, naming a dead process
+
+    const posts = await Promise.all(Array.from({ length: M }, (_, i) => run(p, payload(i, 'PostToolUse'))));
+    for (const r of posts) expect(r).toMatchObject({ code: 0, stderr: '' });
+    const subjects = readFileSync(rules, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { subject: string }).subject).sort();
+    expect(subjects).toEqual(Array.from({ length: M }, (_, i) => `make ship-${i} ENV=staging`).sort());
   });
 });

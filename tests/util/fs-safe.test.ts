@@ -3,14 +3,22 @@
  * error, the temp file never stays behind), and locks whose dead holders are recognised at once.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { lockOwnerLine, processStart, withLockSync, writeAll, writeFileAtomic, type WriteIo } from '../../src/util/fs-safe.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { breakStaleLock, lockOwnerLine, processStart, staleLock, withLockSync, writeAll, writeFileAtomic, type WriteIo } from '../../src/util/fs-safe.js';
 import { writeSync, fsyncSync } from 'node:fs';
 
-const dir = (): string => mkdtempSync(join(tmpdir(), 'hookwise-fs-safe-'));
+const made: string[] = [];
+const dir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'hookwise-fs-safe-'));
+  made.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 /** Writes at most `chunk` bytes per call; after `budget` bytes, fails the way a full disk does. */
 function shortWrites(chunk: number, budget = Infinity, mode: 'zero' | 'enospc' = 'enospc'): WriteIo {
@@ -97,6 +105,36 @@ describe('withLockSync', () => {
     symlinkSync(target, lock);
     expect(withLockSync(lock, () => 'ran', { timeoutMs: 2000 })).toBe('ran');
     expect(existsSync(target)).toBe(false);
+  });
+
+  it('a lock judged stale is removed only if it is still that file: a breaker that lost the race leaves the new holder alone', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    writeFileSync(lock, `${dead} 12345 ${hostname()}\n`);
+    const judged = staleLock(lock, 60_000);
+    expect(judged).toBeDefined();
+    // Meanwhile another waiter broke it and took the lock (a new file, a live holder).
+    unlinkSync(lock);
+    writeFileSync(lock, lockOwnerLine());
+    expect(breakStaleLock(lock, judged!, 60_000)).toBe(true);
+    expect(readFileSync(lock, 'utf8')).toBe(lockOwnerLine());
+    expect(existsSync(`${lock}.break`)).toBe(false);
+  });
+
+  it('breakers take turns: while another breaker holds the guard, nothing is removed', () => {
+    const d = dir();
+    const lock = join(d, 'lock');
+    writeFileSync(lock, '');
+    const past = new Date(Date.now() - 5000);
+    utimesSync(lock, past, past);
+    const judged = staleLock(lock, 60_000)!;
+    writeFileSync(`${lock}.break`, lockOwnerLine()); // a live breaker
+    expect(breakStaleLock(lock, judged, 60_000)).toBe(false);
+    expect(existsSync(lock)).toBe(true);
+    unlinkSync(`${lock}.break`);
+    expect(breakStaleLock(lock, judged, 60_000)).toBe(true);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('waits for a live holder and then times out naming it', () => {
