@@ -66,3 +66,23 @@ describe('launcher code cache', () => {
     }
   });
 });
+
+describe('a crashing hook process', () => {
+  // Hosts treat any exit status but 0 and 2 as a non-blocking error and run the tool: a crash must exit 2.
+  it.each([
+    ['throws while the bundle loads', 'throw new Error("boom at load");\n'],
+    ['throws later, outside any promise', 'setTimeout(() => { throw new Error("boom in a callback"); }, 0);\n'],
+  ])('blocks the call (exit 2, a message) when it %s', (_name, injected) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const dist = join(p.home, 'crash-dist');
+    copyDist(dist);
+    const bundle = join(dist, 'hook.cjs');
+    writeFileSync(bundle, injected + readFileSync(bundle, 'utf8'));
+    const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: { ...p.env, HOOKWISE_DAEMON: 'off' }, encoding: 'utf8' });
+    // Exit 2 blocks whatever stdout holds: the hosts read the JSON decision only on exit 0.
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/hookwise: .*boom/);
+  });
+});
