@@ -8,8 +8,10 @@
  * (the hook: its runtime dir) names it with `setKeywordCacheDir`; the file is keyed by a signature of the
  * keyword table, so a changed pattern set rebuilds it instead of trusting a stale one.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readOwnedFile } from '../util/fs-safe.js';
+import { decodeMirrored, encodeMirrored } from '../util/mirrored.js';
 import { Automaton, type AhoKeyword } from './aho.js';
 import { runStats } from './entropy.js';
 import { confirmHit, PATTERNS, WINDOWED_TEXT } from './patterns.js';
@@ -36,7 +38,7 @@ export interface KeywordIndex {
   micros: number;
 }
 
-const FORMAT = 1;
+const FORMAT = 2;
 const CACHE_FILE = 'sanitize-keywords.bin';
 
 let index: KeywordIndex | undefined;
@@ -117,8 +119,8 @@ export function buildIndex(): Tables {
   return { automaton: Automaton.build(keywords), flags: Uint8Array.from(flagList), refStart, refs };
 }
 
-// File: "HWSK", format, then (offset, length) of each section, then the sections, each 8-byte aligned:
-// signature (UTF-8), flags, refStart, refs, automaton.
+// File: mirrored (util/mirrored.ts) around "HWSK", format, then (offset, length) of each section, then the
+// sections, each 8-byte aligned: signature (UTF-8), flags, refStart, refs, automaton.
 const MAGIC = 0x4b535748; // "HWSK" little-endian
 const SECTIONS = 5;
 
@@ -149,7 +151,7 @@ function saveIndex(dir: string, signature: string, tables: Tables): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, out, { mode: 0o600 });
+    writeFileSync(tmp, encodeMirrored(MAGIC, out), { mode: 0o600 });
     renameSync(tmp, path); // atomic: concurrent hook processes read the old file or the new one, never half of one
   } catch (error) {
     // A read-only or full disk only costs the next process a rebuild; the index in memory is complete.
@@ -158,12 +160,15 @@ function saveIndex(dir: string, signature: string, tables: Tables): void {
 }
 
 function loadIndex(path: string, signature: string): Tables | undefined {
-  let file: Buffer;
+  let file: Buffer | undefined;
   try {
-    file = readFileSync(path);
+    // It decides what the sanitizer finds: only a file of ours nobody else may write, and only when whole.
+    const read = readOwnedFile(path, 'the sanitizer keyword cache');
+    file = read === undefined ? undefined : decodeMirrored(MAGIC, read);
   } catch {
-    return undefined; // no cache yet (or unreadable): build
+    return undefined; // unreadable, or not ours: build (the new cache replaces it)
   }
+  if (file === undefined) return undefined; // none yet, or damaged: build
   try {
     // readFileSync of a large file owns its ArrayBuffer; copy only if a pooled buffer is misaligned.
     const bytes = file.byteOffset % 8 === 0 ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : new Uint8Array(file);

@@ -10,19 +10,17 @@
  * its version, flags and the source's length, not its payload (release builds skip the payload checksum).
  * So it is used only when
  *   - it is a regular file (not a link) owned by this user or root that nobody else may write, and
- *   - it is whole: the file holds a header, the payload, and the payload again, and both copies are equal.
- *     A mirror rather than a checksum because a cold process has no cheap hash: loading node:crypto or
- *     node:zlib costs ≈ 3.5 ms and a JS hash over 300 KB ≈ 4 ms — more than the cache saves — while
- *     Buffer.equals is a native memcmp (≈ 30 µs).
+ *   - it is whole: mirrored (util/mirrored.ts: the payload twice, both copies equal; a cold process has no
+ *     hash cheaper than the cache's own saving).
  * Anything else is ignored and rewritten by this run. Best effort: an unwritable install directory only
  * means no cache.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
+import { decodeMirrored, encodeMirrored } from './mirrored.js';
 
 const MAGIC = 0x38565748; // "HWV8" little-endian
-const HEADER = 8; // magic, payload length
 
 export function codeCachePath(bundle: string): string {
   return `${bundle.replace(/\.cjs$/, '')}.${process.version}.${process.arch}.v8cache`;
@@ -30,18 +28,11 @@ export function codeCachePath(bundle: string): string {
 
 /** The file's bytes as a whole code cache's payload, or undefined when it is not one. */
 export function decodeCodeCache(file: Buffer): Buffer | undefined {
-  if (file.length < HEADER || file.readUInt32LE(0) !== MAGIC) return undefined;
-  const length = file.readUInt32LE(4);
-  if (length === 0 || file.length !== HEADER + 2 * length) return undefined;
-  const payload = file.subarray(HEADER, HEADER + length);
-  return payload.equals(file.subarray(HEADER + length)) ? payload : undefined;
+  return decodeMirrored(MAGIC, file);
 }
 
 export function encodeCodeCache(payload: Buffer): Buffer {
-  const header = Buffer.alloc(HEADER);
-  header.writeUInt32LE(MAGIC, 0);
-  header.writeUInt32LE(payload.length, 4);
-  return Buffer.concat([header, payload, payload]);
+  return encodeMirrored(MAGIC, payload);
 }
 
 /** The cache file's payload when it may be trusted (see the module comment), else undefined. */

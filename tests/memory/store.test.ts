@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/decision.js';
@@ -75,8 +75,8 @@ describe('decision store: append and load', () => {
     expect(fileFor(targetOf(p, 'project'), 'deny')).toBe(join(p.root, '.hookwise/rules/deny.jsonl'));
     expect(fileFor(targetOf(p, 'user'), 'deny')).toBe(join(p.configDir, 'user/rules.jsonl'));
     expect(fileFor(targetOf(p, 'org'), 'ask')).toBe(join(p.configDir, 'org/acme/rules/ask.jsonl'));
-    expect(fileFor(targetOf(p, 'session'), 'allow')).toBe(join(p.runtimeDir, 'sessions/s1.rules.jsonl'));
-    expect(fileFor({ scope: 'session', runtimeDir: p.runtimeDir, sessionId: '../../x' }, 'allow')).toMatch(/sessions\/h-[0-9a-f]{16}\.rules\.jsonl$/);
+    expect(fileFor(targetOf(p, 'session'), 'allow')).toMatch(new RegExp(`^${p.runtimeDir}/sessions/s-[0-9a-f]{16}\.rules\.jsonl$`));
+    expect(fileFor({ scope: 'session', runtimeDir: p.runtimeDir, sessionId: '../../x' }, 'allow')).toMatch(/sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/);
     expect(() => fileFor({ scope: 'org', userConfigDir: p.configDir, org: '../evil' }, 'allow')).toThrow(/org name/);
   });
 
@@ -106,6 +106,29 @@ describe('decision store: append and load', () => {
   it('loads nothing, without problems, from a scope with no files', () => {
     const p = makeProject();
     expect(loadScope(targetOf(p, 'org'))).toEqual({ records: [], problems: [], files: [], superseded: 0 });
+  });
+});
+
+describe('decision store: files that are not ours', () => {
+  it('never appends through a symlink at a session rules file (a decision appended to ~/.bashrc)', () => {
+    const p = makeProject();
+    const target = targetOf(p, 'session');
+    const file = fileFor(target, 'allow');
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const bashrc = join(p.home, '.bashrc');
+    writeFileSync(bashrc, 'export PATH=$PATH:~/bin\n');
+    symlinkSync(bashrc, file);
+    expect(() => appendRecords(target, [rec('session')])).toThrow(/symbolic link/);
+    expect(readFileSync(bashrc, 'utf8')).toBe('export PATH=$PATH:~/bin\n');
+    expect(() => loadScope(target)).toThrow(/symbolic link/);
+  });
+
+  it('refuses a session rules file others may write (planted decisions)', () => {
+    const p = makeProject();
+    const target = targetOf(p, 'session');
+    appendRecords(target, [rec('session')]);
+    chmodSync(fileFor(target, 'allow'), 0o666);
+    expect(() => loadScope(target)).toThrow(/writable by others/);
   });
 });
 

@@ -1,5 +1,5 @@
 /** The keyword index: what a scan reports, known prefixes (layer 1 on its own), and the on-disk cache. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,14 +80,21 @@ describe('the index cache', () => {
     resetKeywordIndex();
     expect(keywordIndex().origin).toBe('built');
 
-    // Same size, other signature: flip one byte inside the stored signature.
-    const other = Buffer.from(good);
-    const sigOffset = new Int32Array(other.buffer, other.byteOffset, 4)[2]!;
-    other.writeUInt8(other.readUInt8(sigOffset + 2) ^ 0x01, sigOffset + 2);
-    writeFileSync(file, other);
+    // One flipped bit anywhere — signature, flags, automaton — in either copy: never used.
+    const payload = (good.length - 8) / 2;
+    for (const at of [8 + 40, 8 + Math.floor(payload / 2), 8 + payload - 3, 8 + payload + 100, good.length - 1]) {
+      const damaged = Buffer.from(good);
+      damaged[at]! ^= 0x01;
+      writeFileSync(file, damaged);
+      resetKeywordIndex();
+      expect(keywordIndex().origin, `bit flipped at ${at}`).toBe('built');
+      expect(readFileSync(file).equals(good)).toBe(true); // rewritten whole
+    }
+
+    // A cache others may write is not trusted either (it decides what the sanitizer finds).
+    chmodSync(file, 0o666);
     resetKeywordIndex();
     expect(keywordIndex().origin).toBe('built');
-    expect(readFileSync(file).equals(good)).toBe(true); // rewritten with the right one
   });
 
   it('the signature covers every pattern keyword', () => {
