@@ -3,14 +3,14 @@
  * the SessionStart hook, and `hookwise check` when it finds none running.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { VERSION } from '../core/version.js';
 import { breakStaleLock, ensurePrivateDir, staleLock, tryLockFile } from '../util/fs-safe.js';
 import { hookwiseBin } from '../util/package-root.js';
 import type { Locations } from '../util/locations.js';
-import { daemonPaths, type DaemonState } from './paths.js';
+import { daemonPaths } from './paths.js';
 import type { DaemonStats } from './server.js';
 
 /** The built executable next to this bundle (cheap: no package.json lookup on the hot path). */
@@ -97,14 +97,6 @@ export async function waitForDaemon(where: Locations, timeoutMs: number): Promis
     const h = await health(where, 500);
     if (h !== undefined || Date.now() >= deadline) return h;
     await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export function readState(where: Locations): DaemonState | undefined {
-  try {
-    return JSON.parse(readFileSync(daemonPaths(where).state, 'utf8')) as DaemonState;
-  } catch {
-    return undefined;
   }
 }
 
