@@ -3,11 +3,11 @@
  * the SessionStart hook, and `hookwise check` when it finds none running.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, constants, existsSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { VERSION } from '../core/version.js';
-import { breakStaleLock, ensurePrivateDir, staleLock, tryLockFile } from '../util/fs-safe.js';
+import { breakStaleLock, ensurePrivateDir, openOwnedFile, staleLock, tryLockFile } from '../util/fs-safe.js';
 import { hookwiseBin } from '../util/package-root.js';
 import type { Locations } from '../util/locations.js';
 import { daemonPaths } from './paths.js';
@@ -38,7 +38,14 @@ export function spawnDaemon(where: Locations, options: StartOptions = {}): boole
   const paths = daemonPaths(where);
   ensurePrivateDir(where.runtimeDir);
   if (!takeStartLock(paths.startLock)) return false;
-  const log = openSync(paths.log, 'a', 0o600);
+  let log: number;
+  try {
+    // Never through a link or into a file that is not ours (its output would land wherever the link points).
+    log = openOwnedFile(paths.log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600, 'the daemon log');
+  } catch (error) {
+    rmSync(paths.startLock, { force: true }); // no start is under way
+    throw error;
+  }
   try {
     const args = [executable(), 'serve', '--idle-exit', String(options.idleExitS ?? 3600), '--start-lock', paths.startLock];
     if (options.http ?? existsSync(paths.http)) args.push('--http');
