@@ -5,8 +5,10 @@
  *
  * The cache decides verdicts, so it is not trusted blindly: its name is keyed by a per-user random salt (a
  * file planted under a predictable name is never looked at), it is read only when it is a regular file of
- * this user that nobody else may write, and it carries a checksum over its content (salted): a damaged,
- * truncated or hand-made cache is rebuilt from the sources, never used.
+ * this user that nobody else may write, its header carries a salted checksum of its key (a cache made for
+ * another user or salt never matches), and its body is mirrored (util/mirrored.ts explains why not a hash:
+ * a JS hash over the ≈ 55 KB body costs 3–8 ms in a cold process, the mirror a memcmp): a damaged,
+ * truncated or hand-edited cache is rebuilt from the sources, never used.
  *
  * The sources are read consistently: a config file rewritten in place while it is read (an editor saving)
  * is compiled again until its stamp holds still, and an empty file, or one cut short of the last version
@@ -32,7 +34,7 @@ export const POLICY_FORMAT = 5;
 interface CacheHeader {
   format: number;
   key: string;
-  /** Salted checksum of the key and the body (see checksum). */
+  /** Salted checksum of the key (cacheChecksum). */
   sum: string;
   /** Each config file's shape when it was compiled: a later read of a shorter, unterminated file is suspect. */
   sources: Partial<Record<keyof ConfigFiles, SourceShape>>;
@@ -66,9 +68,9 @@ export function policyCachePath(projectRoot: string, where: Locations, salt: str
   return join(cacheDir(where), `policy-${fnv1a64(`${salt}\u0000${projectRoot}`)}.json`);
 }
 
-/** The salted checksum a cache file carries over its key and body. */
-export function cacheChecksum(salt: string, key: string, body: string): string {
-  return fnv1a64(`${salt}\u0000${key}\u0000${body}`);
+/** The salted checksum a cache file's header carries over its key. */
+export function cacheChecksum(salt: string, key: string): string {
+  return fnv1a64(`${salt}\u0000${key}`);
 }
 
 /** Throws CONFIG_INVALID (naming file:line:field of each problem) when the config has errors. */
@@ -185,31 +187,34 @@ async function makeSalt(where: Locations): Promise<string> {
   return salt;
 }
 
+/** `header\nbody\nbody`: the body twice, so a damaged copy is seen (a memcmp, not a hash: see above). */
 function writeCache(path: string, salt: string, header: CacheHeader, policy: CompiledPolicy): void {
   const body = JSON.stringify(policy);
-  const line = JSON.stringify({ ...header, sum: cacheChecksum(salt, header.key, body) } satisfies CacheHeader);
-  writeFileAtomic(path, `${line}\n${body}`, { mode: 0o600 });
+  const line = JSON.stringify({ ...header, sum: cacheChecksum(salt, header.key) } satisfies CacheHeader);
+  writeFileAtomic(path, `${line}\n${body}\n${body}`, { mode: 0o600 });
 }
 
 /** The cache, when it is ours and whole; undefined (rebuild) otherwise. */
 function readCache(path: string, salt: string): CacheFile | undefined {
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
-    const bytes = readOwnedFile(path, 'the compiled policy cache');
-    if (bytes === undefined) return undefined;
-    text = bytes.toString('utf8');
+    bytes = readOwnedFile(path, 'the compiled policy cache');
   } catch (error) {
     // Not ours (planted, a link, another user's): ignored, and replaced by the rebuilt cache's rename.
     if (error instanceof HookwiseError) return undefined;
     throw error;
   }
-  const newline = text.indexOf('\n');
-  if (newline < 0) return undefined;
+  if (bytes === undefined) return undefined;
+  const newline = bytes.indexOf(0x0a);
+  const rest = bytes.length - newline - 1;
+  if (newline < 0 || rest % 2 !== 1) return undefined;
+  const half = (rest - 1) / 2;
+  const body = bytes.subarray(newline + 1, newline + 1 + half);
+  if (bytes[newline + 1 + half] !== 0x0a || !body.equals(bytes.subarray(newline + 2 + half))) return undefined;
   try {
-    const header = JSON.parse(text.slice(0, newline)) as CacheHeader;
-    const body = text.slice(newline + 1);
-    if (header.format !== POLICY_FORMAT || typeof header.key !== 'string' || header.sum !== cacheChecksum(salt, header.key, body)) return undefined;
-    return { header, policy: JSON.parse(body) as CompiledPolicy };
+    const header = JSON.parse(bytes.toString('utf8', 0, newline)) as CacheHeader;
+    if (header.format !== POLICY_FORMAT || typeof header.key !== 'string' || header.sum !== cacheChecksum(salt, header.key)) return undefined;
+    return { header, policy: JSON.parse(body.toString('utf8')) as CompiledPolicy };
   } catch {
     return undefined; // a damaged cache is only a cache: rebuild it from the sources
   }

@@ -28,6 +28,16 @@ function permissive(body: string): string {
   return JSON.stringify({ ...policy, rules: { ...policy.rules, bash: [] } });
 }
 
+/** A cache file's header line and (first copy of its) body. */
+function parts(file: string): { header: string; body: string } {
+  const text = readFileSync(file, 'utf8');
+  const header = text.slice(0, text.indexOf('\n'));
+  const rest = text.slice(header.length + 1);
+  const body = rest.slice(0, (rest.length - 1) / 2);
+  expect(`${body}\n${body}`).toBe(rest);
+  return { header, body };
+}
+
 const salt = (p: TestProject): string => readFileSync(join(p.runtimeDir, 'cache', 'salt'), 'latin1').trim();
 const cacheFile = (p: TestProject): string => policyCachePath(p.root, locations(p.env), salt(p));
 
@@ -40,32 +50,42 @@ describe('the compiled policy cache', () => {
     expect(names.map((n) => join(p.runtimeDir, 'cache', n))).toEqual([cacheFile(p)]);
   });
 
-  it('a cache whose content does not match its checksum is rebuilt, never used', async () => {
+  it('a cache whose body copies differ (damaged, or one copy edited) is rebuilt, never used', async () => {
     const { p, status } = setup();
     expect(await status()).toBe('deny');
     const file = cacheFile(p);
-    const text = readFileSync(file, 'utf8');
-    const [header] = text.split('\n');
-    // A hand-made cache under the right name and key: no rules at all, so git status would be allowed.
-    writeFileSync(file, `${header}\n${permissive(text.slice(header!.length + 1))}`, { mode: 0o600 });
+    const { header, body } = parts(file);
+    // The first copy edited to a cache with no rules at all, so git status would be allowed.
+    writeFileSync(file, `${header}\n${permissive(body)}\n${body}`, { mode: 0o600 });
     expect(await status()).toBe('deny');
-    // One flipped bit anywhere in the body.
-    const bytes = readFileSync(file);
-    bytes[bytes.length - 10]! ^= 0x01;
-    writeFileSync(file, bytes, { mode: 0o600 });
-    expect(await status()).toBe('deny');
-    // The rebuilt cache is whole again.
-    expect(readFileSync(file).equals(bytes)).toBe(false);
+    // One flipped bit anywhere.
+    for (const at of [20, header.length + 50, readFileSync(file).length - 10]) {
+      const bytes = readFileSync(file);
+      bytes[at]! ^= 0x01;
+      writeFileSync(file, bytes, { mode: 0o600 });
+      expect(await status(), `bit flipped at ${at}`).toBe('deny');
+      expect(readFileSync(file).equals(bytes)).toBe(false); // rebuilt whole
+    }
   });
 
-  it.skipIf(process.getuid?.() !== 0)('a cache file owned by another user is never read, even with a valid checksum', async () => {
+  it('a cache made with another salt (copied from another user or machine) is not used', async () => {
     const { p, status } = setup();
     expect(await status()).toBe('deny');
     const file = cacheFile(p);
-    const text = readFileSync(file, 'utf8');
-    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { key: string; sum: string };
-    const body = permissive(text.slice(text.indexOf('\n') + 1));
-    writeFileSync(file, `${JSON.stringify({ ...header, sum: cacheChecksum(salt(p), header.key, body) })}\n${body}`, { mode: 0o600 });
+    const { header, body } = parts(file);
+    const loose = permissive(body);
+    const key = (JSON.parse(header) as { key: string }).key;
+    writeFileSync(file, `${JSON.stringify({ ...JSON.parse(header), sum: cacheChecksum('0'.repeat(64), key) })}\n${loose}\n${loose}`, { mode: 0o600 });
+    expect(await status()).toBe('deny');
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a cache file owned by another user is never read, even when whole and salted right', async () => {
+    const { p, status } = setup();
+    expect(await status()).toBe('deny');
+    const file = cacheFile(p);
+    const { header, body } = parts(file);
+    const loose = permissive(body);
+    writeFileSync(file, `${header}\n${loose}\n${loose}`, { mode: 0o600 });
     chownSync(file, 4242, 4242);
     expect(await status()).toBe('deny');
   });
