@@ -21,6 +21,7 @@ import { HookwiseError } from '../core/errors.js';
 import { fnv1a64 } from '../util/hash.js';
 import { checkPrivateDir, ensurePrivateDir, readOwnedFile, sleepSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
+import { readSalt, userSalt } from '../util/salt.js';
 import type { CompiledPolicy } from './compiled.js';
 import { configFiles, type ConfigFiles } from './files.js';
 
@@ -76,7 +77,8 @@ export function cacheChecksum(salt: string, key: string): string {
 /** Throws CONFIG_INVALID (naming file:line:field of each problem) when the config has errors. */
 export async function loadPolicy(projectRoot: string, where: Locations): Promise<CompiledPolicy> {
   const key = policyCacheKey(projectRoot, where);
-  let salt = readSalt(where);
+  // A cache directory that is not ours (RUNTIME_DIR_UNSAFE) fails the call closed, naming it.
+  let salt = checkPrivateDir(cacheDir(where)) ? readSalt(where.runtimeDir) : undefined;
   const cached = salt === undefined ? undefined : readCache(policyCachePath(projectRoot, where, salt), salt);
   if (cached !== undefined && cached.header.key === key) return cached.policy;
 
@@ -99,7 +101,7 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
     const after = policyCacheKey(projectRoot, where);
     if (after === before && policy !== undefined) {
       ensurePrivateDir(cacheDir(where));
-      salt ??= await makeSalt(where);
+      salt ??= userSalt(where.runtimeDir);
       writeCache(policyCachePath(projectRoot, where, salt), salt, { format: POLICY_FORMAT, key: after, sum: '', sources: shapes }, policy);
       return policy;
     }
@@ -160,32 +162,6 @@ function suspectSource(files: ConfigFiles, now: CacheHeader['sources'], lastGood
 }
 
 // ── the cache file ───────────────────────────────────────────────────────────────────────────────────────
-
-const SALT_FILE = 'salt';
-const SALT_SHAPE = /^[0-9a-f]{64}$/;
-
-function readSalt(where: Locations): string | undefined {
-  // A cache directory that is not ours (RUNTIME_DIR_UNSAFE) fails the call closed, naming it.
-  if (!checkPrivateDir(cacheDir(where))) return undefined;
-  let bytes: Buffer | undefined;
-  try {
-    bytes = readOwnedFile(join(cacheDir(where), SALT_FILE), 'the policy cache salt');
-  } catch (error) {
-    // A salt that is not ours (planted, a link) is never used; a new one replaces it when the cache is written.
-    if (error instanceof HookwiseError) return undefined;
-    throw error;
-  }
-  const text = bytes?.toString('latin1').trim();
-  return text !== undefined && SALT_SHAPE.test(text) ? text : undefined;
-}
-
-/** A new salt (node:crypto is loaded only here: once per user, not per call). */
-async function makeSalt(where: Locations): Promise<string> {
-  const { randomBytes } = await import('node:crypto');
-  const salt = randomBytes(32).toString('hex');
-  writeFileAtomic(join(cacheDir(where), SALT_FILE), `${salt}\n`, { mode: 0o600, durable: true });
-  return salt;
-}
 
 /** `header\nbody\nbody`: the body twice, so a damaged copy is seen (a memcmp, not a hash: see above). */
 function writeCache(path: string, salt: string, header: CacheHeader, policy: CompiledPolicy): void {
