@@ -91,7 +91,7 @@ describe('hookwise override', () => {
     p.register('s2', 'coder');
     expect(verdictOf(await bash(p, 'terraform init -upgrade', 's2'))).toBe('ask'); // another session
     const r = await run(p, { role: 'coder', command: 'terraform *', ask: true, scope: 'session', sessionId: 's1' });
-    expect(r.stdout).toMatch(/\(replaces the allow of \d{4}-\d\d-\d\d at .*s1\.rules\.jsonl:1\)$/);
+    expect(r.stdout).toMatch(/\(replaces the allow of \d{4}-\d\d-\d\d at .*sessions\/s-[0-9a-f]{16}\.rules\.jsonl:1\)$/);
     expect((await bash(p, 'terraform init -upgrade')).decision).toMatchObject({ verdict: 'ask', tier: 'override' });
     await run(p, { role: 'coder', command: 'terraform *', deny: true, scope: 'org', org: 'acme' });
     expect(existsSync(join(p.configDir, 'org/acme/rules/deny.jsonl'))).toBe(true);
@@ -351,7 +351,7 @@ describe('the commands through the CLI program', () => {
     const exitCode = process.exitCode;
     try {
       expect(await runProgram(['override', '--role', 'coder', '--command', 'npm run *', '--allow', '--scope', 'session', '--session-id', 's9', '--reason', 'scripts'])).toBe(0);
-      expect(out.join('')).toMatch(/override Bash\(npm run \*\) → allow for role coder, stored in the session s9 scope: .*s9\.rules\.jsonl\n$/);
+      expect(out.join('')).toMatch(/override Bash\(npm run \*\) → allow for role coder, stored in the session s9 scope: .*sessions\/s-[0-9a-f]{16}\.rules\.jsonl\n$/);
       out.length = 0;
       expect(await runProgram(['rules', 'list', '--json', '--session-id', 's9'])).toBe(0);
       expect((JSON.parse(out.join('')) as { decisions: EffectiveDecision[] }).decisions.map((d) => d.subject)).toEqual(['Bash(npm run *)']);
