@@ -57,9 +57,18 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     renameSync(tmp, path);
   } catch (error) {
     unlinkQuietly(tmp);
-    throw error;
+    throw naming(error, `cannot write ${path}`, 'it was left as it was');
   }
   if (options.durable === true) fsyncDirectory(dirname(path));
+}
+
+/**
+ * The error, its message saying which file and what became of it (a bare "ENOSPC: no space left on device,
+ * write" names neither). Its type and errno code stay, for callers that test them.
+ */
+function naming(error: unknown, what: string, outcome: string): unknown {
+  if (error instanceof Error && !error.message.startsWith(what)) error.message = `${what}: ${error.message}; ${outcome}`;
+  return error;
 }
 
 /** fsync a directory so a rename or create in it is durable (a no-op where directories cannot be opened). */
@@ -384,7 +393,7 @@ export function appendOwnedLines(path: string, text: string, options: { mode: nu
       writeAll(fd, data, io);
     } catch (error) {
       ftruncateSync(fd, size);
-      throw error;
+      throw naming(error, `cannot append to ${path}`, 'nothing was added');
     }
   } finally {
     closeSync(fd);
