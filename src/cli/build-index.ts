@@ -16,7 +16,7 @@ export function buildMemoryIndex(options: BuildOptions, env: NodeJS.ProcessEnv =
   const projectRoot = findProjectRoot(cwd);
   const targets = memoryTargets({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }).filter((t) => t.scope !== 'session');
   const started = process.hrtime.bigint();
-  const load = loadIndexed(targets, { projectRoot, home: where.home }, { rebuild: true });
+  const load = loadIndexed(targets, { projectRoot, home: where.home }, where.runtimeDir, { rebuild: true });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const file = indexFile(projectRoot);
   const bytes = statSync(file, { throwIfNoEntry: false })?.size ?? 0;

@@ -9,7 +9,9 @@
  *   - overrides and the load problems: small, in the header.
  *
  * A derived cache is only as good as its bytes: the file carries an XXH64 checksum of everything after the
- * checksum itself (header and body), and `readIndex` also checks the structure (every section in the body,
+ * checksum itself (header and body), seeded with the user's salt (util/salt.ts: `IndexKey`) — so an index
+ * nobody with this runtime directory wrote (one committed to the repository with forged allows, or copied
+ * from another machine) never matches — and `readIndex` also checks the structure (every section in the body,
  * a whole number of elements, counts that agree). Anything off — a flipped bit, a truncated body, another
  * format — and the index is not used: the JSONL is parsed and the index written again.
  *
@@ -29,6 +31,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { readSalt, userSalt } from '../util/salt.js';
 import { xxh3Hex, xxh64BytesHex } from '../util/xxhash.js';
 import { JaccardIndex } from './jaccard.js';
 import { LiveRecordSet } from './live-set.js';
@@ -310,17 +313,28 @@ export function parseBytes(bytes: Buffer, file: SourceFile, lines: number, into:
   }
 }
 
+/**
+ * What the checksum is seeded with: 64 bits of the user's salt. `create`: make the salt if there is none
+ * yet (a writer); a reader without one has no index that can match.
+ */
+export type IndexKey = bigint;
+
+export function indexKey(runtimeDir: string, create: boolean): IndexKey | undefined {
+  const salt = create ? userSalt(runtimeDir) : readSalt(runtimeDir);
+  return salt === undefined ? undefined : BigInt(`0x${salt.slice(0, 16)}`);
+}
+
 /** Compiles the records of the given scopes into an index file's bytes. */
-export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext): { bytes: Buffer; records: LoadedRecord[]; problems: StoreProblem[] } {
+export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext, key: IndexKey): { bytes: Buffer; records: LoadedRecord[]; problems: StoreProblem[] } {
   const read = readScopes(targets);
-  return { bytes: compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx), records: read.records, problems: read.problems };
+  return { bytes: compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx, key), records: read.records, problems: read.problems };
 }
 
 /**
  * An index file's bytes for records already loaded and resolved per scope (in scope order), stamped with
  * the sources they were read from.
  */
-export function compileRecords(records: readonly LoadedRecord[], problems: readonly StoreProblem[], sources: readonly SourceStamp[], ctx: TokenContext): Buffer {
+export function compileRecords(records: readonly LoadedRecord[], problems: readonly StoreProblem[], sources: readonly SourceStamp[], ctx: TokenContext, key: IndexKey): Buffer {
   const overrides = records.filter((r) => r.tier === 'override');
   const remembered = records.filter((r) => r.tier !== 'override');
 
@@ -378,7 +392,7 @@ export function compileRecords(records: readonly LoadedRecord[], problems: reado
   out.writeUInt32LE(headerBytes.length, CHECKED_FROM);
   headerBytes.copy(out, HEADER_AT);
   for (const [name, bytes] of parts) out.set(bytes, bodyStart + sections[name][0]);
-  out.write(xxh64BytesHex(out.subarray(CHECKED_FROM)), CHECKSUM_AT, 'latin1');
+  out.write(xxh64BytesHex(out.subarray(CHECKED_FROM), key), CHECKSUM_AT, 'latin1');
   return out;
 }
 
@@ -532,9 +546,9 @@ function validStamp(s: unknown): s is SourceStamp {
  * Parses an index file's bytes; undefined when they are not an intact index of this format: the checksum
  * must match and the sections must agree with each other (`IndexedRecordSet.consistent`).
  */
-export function readIndex(bytes: Buffer): IndexedRecordSet | undefined {
+export function readIndex(bytes: Buffer, key: IndexKey): IndexedRecordSet | undefined {
   if (bytes.length < HEADER_AT || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
-  if (bytes.toString('latin1', CHECKSUM_AT, CHECKED_FROM) !== xxh64BytesHex(bytes.subarray(CHECKED_FROM))) return undefined;
+  if (bytes.toString('latin1', CHECKSUM_AT, CHECKED_FROM) !== xxh64BytesHex(bytes.subarray(CHECKED_FROM), key)) return undefined;
   const headerLength = bytes.readUInt32LE(CHECKED_FROM);
   const bodyStart = align8(HEADER_AT + headerLength);
   if (bodyStart > bytes.length) return undefined;
@@ -553,7 +567,7 @@ export function readIndex(bytes: Buffer): IndexedRecordSet | undefined {
 }
 
 /** The project's index file, read and checked; undefined when there is none or it is not intact. */
-export function readIndexFile(projectRoot: string): IndexedRecordSet | undefined {
+export function readIndexFile(projectRoot: string, key: IndexKey): IndexedRecordSet | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexFile(projectRoot));
@@ -561,7 +575,7 @@ export function readIndexFile(projectRoot: string): IndexedRecordSet | undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return readIndex(bytes);
+  return readIndex(bytes, key);
 }
 
 /** Writes the index file atomically, in its private, git-ignored directory. Throws when it cannot. */
@@ -589,9 +603,10 @@ export interface IndexedLoad {
  * are at least `minRecords` — compiled and written for the next call. A failure to write the index (a
  * read-only checkout) is not an error: the parsed records are used.
  */
-export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
-  if (options.rebuild !== true) {
-    const index = readIndexFile(ctx.projectRoot);
+export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, runtimeDir: string, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
+  const readKey = options.rebuild === true ? undefined : indexKey(runtimeDir, false);
+  if (readKey !== undefined) {
+    const index = readIndexFile(ctx.projectRoot, readKey);
     if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home) {
       const files = targets.flatMap((target) => scopeFiles(target).map((path): SourceFile => ({ path, target })));
       const appended = appendedSince(index.header.sources, files);
@@ -605,12 +620,13 @@ export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, 
   // Small stores: parse and go — no stamps, no hashing (the hash loads a native addon), no file.
   const read = readScopes(targets);
   if (options.rebuild !== true && read.records.length < (options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
-  const bytes = compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx);
   try {
+    const key = indexKey(runtimeDir, true)!;
+    const bytes = compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx, key);
     writeIndex(ctx.projectRoot, bytes);
-    return { set: readIndex(bytes)!, problems: read.problems, via: 'built' };
+    return { set: readIndex(bytes, key)!, problems: read.problems, via: 'built' };
   } catch {
-    // Not writable here (a read-only checkout): use the records parsed for it.
+    // Not writable here (a read-only checkout, no salt can be kept): use the records parsed for it.
   }
   return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
 }

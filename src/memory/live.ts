@@ -51,8 +51,10 @@
  * events may be late, coalesced or lost (NFS, overlay file systems), so correctness must keep the stat.
  */
 import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
+import { shownId } from '../sanitize/ids.js';
+import { checkOwnedFile, checkPrivateDir } from '../util/fs-safe.js';
 import {
   appendedLines,
   appendedSince,
@@ -64,6 +66,8 @@ import {
   parseFrom,
   readIndex,
   readIndexFile,
+  indexKey,
+  type IndexKey,
   readRange,
   readSource,
   snapshotStamp,
@@ -460,7 +464,8 @@ export class LiveMemory {
    * MAX_APPENDED_LINES appended since, which are layered over it (as `loadIndexed` does).
    */
   private fromIndex(present: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
-    const indexed = readIndexFile(this.sources.projectRoot);
+    const key = indexKey(this.sources.runtimeDir, false);
+    const indexed = key === undefined ? undefined : readIndexFile(this.sources.projectRoot, key);
     if (indexed === undefined || indexed.header.projectRoot !== this.sources.projectRoot || indexed.header.home !== this.ctx.home) return undefined;
     const appended = appendedSince(indexed.header.sources, present, { stat: (path) => snaps.get(path), read: (path) => snaps.get(path) });
     if (appended === undefined || appendedLines(appended) > MAX_APPENDED_LINES) return undefined;
@@ -484,7 +489,13 @@ export class LiveMemory {
       for (const r of resolveRecords(all)) records.push(r);
     }
     if (records.length < (this.options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' };
-    const bytes = compileRecords(records, problems, present.map((t) => snapshotStamp(snaps.get(t.path)!)), this.ctx);
+    let key: IndexKey;
+    try {
+      key = indexKey(this.sources.runtimeDir, true)!;
+    } catch {
+      return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' }; // no salt can be kept here
+    }
+    const bytes = compileRecords(records, problems, present.map((t) => snapshotStamp(snaps.get(t.path)!)), this.ctx, key);
     let via: MemoryLoad['via'] = 'jsonl';
     try {
       writeIndex(this.sources.projectRoot, bytes);
@@ -492,12 +503,14 @@ export class LiveMemory {
     } catch {
       // Not writable here (a read-only checkout): the compiled bytes still serve this process.
     }
-    return { set: new LiveRecordSet(readIndex(bytes)!), problems, via };
+    return { set: new LiveRecordSet(readIndex(bytes, key)!), problems, via };
   }
 
   // ── sessions ──
 
   private refreshSession(s: SessionGroup): Examined {
+    // A session file that appears is checked like one loaded (loadSession): ours, nobody else's to write.
+    if (s.file.seen === undefined && !ownedSessionFile(s.file.path)) return { kind: 'same' };
     const got = examine(s.file);
     if (got.kind === 'grew') this.apply(s.set, s.problems, [got]);
     return got;
@@ -505,10 +518,10 @@ export class LiveMemory {
 
   private loadSession(sessionId: string, why: string): SessionGroup {
     this.stats.sessionLoads++;
-    this.stats.lastReload = `session ${sessionId}: ${why}`;
+    this.stats.lastReload = `session ${shownId(sessionId)}: ${why}`;
     const target: StoreTarget = { scope: 'session', runtimeDir: this.sources.runtimeDir, sessionId };
     const path = fileFor(target, 'allow');
-    const snap = readSource(path);
+    const snap = ownedSessionFile(path) ? readSource(path) : undefined;
     const file = tracked(path, target, snap);
     const all: LoadedRecord[] = [];
     const problems: StoreProblem[] = [];
@@ -537,4 +550,13 @@ export class LiveMemoryPool {
     if (this.memories.size > Math.max(1, this.options.maxProjects ?? 64)) this.memories.delete(this.memories.keys().next().value!);
     return memory.load(sources.sessionId, jaccardThreshold);
   }
+}
+
+/**
+ * Whether a session's decision file exists and may be read: it is in the runtime directory, which may have
+ * held planted files, so only a file of ours nobody else may write, in a private directory of ours (as
+ * loadScope reads it; RUNTIME_DIR_UNSAFE otherwise).
+ */
+function ownedSessionFile(path: string): boolean {
+  return checkPrivateDir(dirname(path)) && checkOwnedFile(path, 'session decisions');
 }

@@ -70,7 +70,7 @@ export interface MemoryLoad {
 export function loadMemory(src: MemorySources, jaccardThreshold: number, options: { minRecords?: number } = {}): MemoryLoad {
   const targets = memoryTargets(src);
   const shared = targets.filter((t) => t.scope !== 'session');
-  const indexed = loadIndexed(shared, { projectRoot: src.projectRoot, home: src.home ?? '' }, options);
+  const indexed = loadIndexed(shared, { projectRoot: src.projectRoot, home: src.home ?? '' }, src.runtimeDir, options);
   const sets: RecordSet[] = [indexed.set];
   const problems = [...indexed.problems];
   for (const target of targets) {

@@ -357,6 +357,23 @@ export function openOwnedFile(path: string, flags: number, mode: number, purpose
   return fd;
 }
 
+/**
+ * Check a file of ours without reading it (see openOwnedFile): false when there is none. For readers that
+ * read it their own way afterwards, in a private directory of ours (so nobody else can swap it meanwhile).
+ */
+export function checkOwnedFile(path: string, purpose: string, trust: FileTrust = 'private'): boolean {
+  let fd: number;
+  try {
+    fd = openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw error;
+  }
+  closeSync(fd);
+  return true;
+}
+
 /** Read a file of ours (see openOwnedFile); undefined when there is none. */
 export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 'private'): Buffer | undefined {
   let fd: number;

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileIndex, indexFile, loadIndexed, MAX_APPENDED_LINES, readIndex, readScopes } from '../../src/memory/index-file.js';
+import { compileIndex, compileRecords, indexFile, indexKey, loadIndexed, MAX_APPENDED_LINES, readIndex, readScopes, snapshotStamp, writeIndex } from '../../src/memory/index-file.js';
 import { LiveMemory } from '../../src/memory/live.js';
 import { loadMemory, loadRecords, type MemorySources } from '../../src/memory/load.js';
 import { appendRecords, fileFor, formatProblem, loadScope, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from '../../src/memory/store.js';
@@ -15,6 +15,8 @@ import { targetOf } from '../support/memory.js';
 import { prng } from '../support/prng.js';
 
 const VERBS = ['make', 'npm', 'cargo', 'docker', 'kubectl'];
+/** A fixed key for the tests that compile and read bytes directly (loadIndexed takes the user's salt). */
+const KEY = 0x1234_5678_9abc_def0n;
 
 function records(n: number, scope: StoreTarget['scope'], offset = 0): DecisionRecord[] {
   return Array.from({ length: n }, (_, j) => {
@@ -49,8 +51,8 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
     const targets = seed(p, 300, 100);
     appendRecords(targets[0]!, [{ ...records(1, 'user')[0]!, key: 'override:0123456789abcdef', subject: 'Bash(make *)' as Sanitized, tier: 'override' }]);
     const ctx = { projectRoot: p.root, home: p.home };
-    const compiled = compileIndex(targets, ctx);
-    const indexed = readIndex(compiled.bytes)!;
+    const compiled = compileIndex(targets, ctx, KEY);
+    const indexed = readIndex(compiled.bytes, KEY)!;
     const raw = new RawRecordSet(compiled.records);
     expect(indexed.size).toBe(raw.size);
     expect(indexed.overrides()).toEqual(raw.overrides());
@@ -68,41 +70,41 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
     const p = makeProject();
     const targets = seed(p, 30, 10);
     const ctx = { projectRoot: p.root, home: p.home };
-    expect(loadIndexed(targets, ctx).via).toBe('jsonl');
+    expect(loadIndexed(targets, ctx, p.runtimeDir).via).toBe('jsonl');
     expect(existsSync(indexFile(p.root))).toBe(false);
-    expect(loadIndexed(targets, ctx, { minRecords: 20 }).via).toBe('built');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 20 }).via).toBe('built');
     expect(statSync(indexFile(p.root)).mode & 0o777).toBe(0o600);
     expect(statSync(join(p.root, '.hookwise', '.index')).mode & 0o777).toBe(0o700);
     expect(readFileSync(join(p.root, '.hookwise', '.index', '.gitignore'), 'utf8')).toBe('*\n');
-    expect(loadIndexed(targets, ctx, { minRecords: 20 }).via).toBe('index');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 20 }).via).toBe('index');
   });
 
   it('a touched file with the same content (git checkout) keeps it; an edit that is not an append rebuilds it', () => {
     const p = makeProject();
     const targets = seed(p, 30, 10);
     const ctx = { projectRoot: p.root, home: p.home };
-    loadIndexed(targets, ctx, { minRecords: 1 });
+    loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 });
     const file = join(p.root, '.hookwise', 'rules', 'allow.jsonl');
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
-    expect(loadIndexed(targets, ctx, { minRecords: 1 }).via).toBe('index');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('index');
     // the same length, one byte changed in the first line: not an append
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"reason":"test"', '"reason":"tesT"'));
-    const after = loadIndexed(targets, ctx, { minRecords: 1 });
+    const after = loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 });
     expect(after.via).toBe('built');
     expect(after.set.size).toBe(40);
-    expect(loadIndexed(targets, ctx, { minRecords: 1 }).via).toBe('index');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('index');
   });
 
   it('a corrupt or foreign index file is rebuilt, never trusted', () => {
     const p = makeProject();
     const targets = seed(p, 30, 10);
     const ctx = { projectRoot: p.root, home: p.home };
-    loadIndexed(targets, ctx, { minRecords: 1 });
+    loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 });
     writeFileSync(indexFile(p.root), 'HWMEMIDX\u00ff\u00ff\u00ff\u00ffgarbage');
-    expect(loadIndexed(targets, ctx, { minRecords: 1 }).via).toBe('built');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('built');
     writeFileSync(indexFile(p.root), 'not an index');
-    expect(loadIndexed(targets, ctx, { minRecords: 1 }).via).toBe('built');
+    expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('built');
   });
 
   it('check answers from it: a large project store, an exact-cache hit, the index on disk', async () => {
@@ -137,7 +139,7 @@ function indexedStore(p: TestProject): { targets: StoreTarget[]; ctx: { projectR
   const targets = seed(p, 30, 10);
   const ctx = { projectRoot: p.root, home: p.home };
   const all = [...records(30, 'project'), ...records(10, 'user', 100_000)];
-  expect(loadIndexed(targets, ctx, { minRecords: 1 }).via).toBe('built');
+  expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('built');
   return { targets, ctx, deny: all.find((r) => r.verdict === 'deny')!, allow: all.find((r) => r.verdict === 'allow' && r.role === 'coder')! };
 }
 
@@ -197,12 +199,31 @@ describe('compiled memory index: integrity', () => {
         const bytes = Buffer.from(pristine);
         bytes[at] = bytes[at]! ^ (1 << bit);
         writeFileSync(indexFile(p.root), bytes);
-        const load = loadIndexed(s.targets, s.ctx, { minRecords: 1 });
+        const load = loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 });
         expect(load.via, `bit ${bit} of ${name}`).toBe('built');
         expectAnswers(load, s);
         expect(readFileSync(indexFile(p.root)).equals(pristine), `${name}: rebuilt as it was`).toBe(true);
       }
     }
+  });
+
+  it('an index not made with this user\'s salt (committed to the repository with forged allows) is never used', () => {
+    const p = makeProject();
+    const project = targetOf(p, 'project');
+    const denied = records(40, 'project').map((r) => ({ ...r, verdict: 'deny' as const }));
+    appendRecords(project, denied);
+    const ctx = { projectRoot: p.root, home: p.home };
+    // The attacker's index: stamped with the very bytes of the committed JSONL, but every record an allow.
+    const read = readScopes([project]);
+    const forged = read.records.map((r) => ({ ...r, verdict: 'allow' as const }));
+    const stamps = read.sources.map(snapshotStamp);
+    writeIndex(p.root, compileRecords(forged, [], stamps, ctx, 0xdead_beef_0bad_f00dn));
+    const load = loadIndexed([project], ctx, p.runtimeDir, { minRecords: 1 });
+    expect(load.via).toBe('built');
+    expect(new MemoryView([load.set], 0.5).lookup(denied[0]!.key, 'coder')?.verdict).toBe('deny');
+    // The same forgery made with the user's own key would have been read: the salt is what keeps it out.
+    writeIndex(p.root, compileRecords(forged, [], stamps, ctx, indexKey(p.runtimeDir, false)!));
+    expect(new MemoryView([loadIndexed([project], ctx, p.runtimeDir, { minRecords: 1 }).set], 0.5).lookup(denied[0]!.key, 'coder')?.verdict).toBe('allow');
   });
 
   it('the deny record itself with one bit flipped (deny → denx): rebuilt, never read as another verdict', () => {
@@ -216,7 +237,7 @@ describe('compiled memory index: integrity', () => {
     const verdict = blob.indexOf('"verdict":"deny"', at) + '"verdict":"den'.length;
     blob[verdict] = blob[verdict]! ^ 0x01; // y → x
     writeFileSync(indexFile(p.root), bytes);
-    const load = loadIndexed(s.targets, s.ctx, { minRecords: 1 });
+    const load = loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 });
     expect(load.via).toBe('built');
     expectAnswers(load, s);
   });
@@ -228,7 +249,7 @@ describe('compiled memory index: integrity', () => {
     const { bodyAt } = layout(pristine);
     for (const end of [bodyAt, bodyAt + Math.floor((pristine.length - bodyAt) / 2), pristine.length - 1]) {
       writeFileSync(indexFile(p.root), pristine.subarray(0, end));
-      const load = loadIndexed(s.targets, s.ctx, { minRecords: 1 });
+      const load = loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 });
       expect(load.via, `cut at ${end} of ${pristine.length}`).toBe('built');
       expectAnswers(load, s);
     }
@@ -252,8 +273,8 @@ describe('compiled memory index: integrity', () => {
   it('readIndex rejects what is whole but inconsistent: sections that do not agree with the header', () => {
     const p = makeProject();
     const s = indexedStore(p);
-    const good = compileIndex(s.targets, s.ctx).bytes;
-    expect(readIndex(good)).toBeDefined();
+    const good = compileIndex(s.targets, s.ctx, KEY).bytes;
+    expect(readIndex(good, KEY)).toBeDefined();
     // rewrite the header with one count off, and a checksum that matches it
     const { headerAt, headerLength } = layout(good);
     const header = JSON.parse(good.toString('utf8', headerAt, headerAt + headerLength)) as { similarCount: number };
@@ -263,8 +284,8 @@ describe('compiled memory index: integrity', () => {
     expect(padded.length).toBe(headerLength);
     const bad = Buffer.from(good);
     padded.copy(bad, headerAt);
-    bad.write(xxh64BytesHex(bad.subarray(24)), 8, 'latin1'); // the checksum field: 16 hex digits after the magic
-    expect(readIndex(bad)).toBeUndefined();
+    bad.write(xxh64BytesHex(bad.subarray(24), KEY), 8, 'latin1'); // the checksum field: 16 hex digits after the magic
+    expect(readIndex(bad, KEY)).toBeUndefined();
   });
 });
 
@@ -315,13 +336,13 @@ describe('compiled memory index: appended lines are layered over it', () => {
     const s = indexedStore(p);
     const batch = records(MAX_APPENDED_LINES, 'project', 10_000);
     appendRecords(s.targets[1]!, batch);
-    expect(loadIndexed(s.targets, s.ctx, { minRecords: 1 }).via).toBe('appended');
+    expect(loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('appended');
     appendRecords(s.targets[1]!, records(1, 'project', 20_000));
-    const rebuilt = loadIndexed(s.targets, s.ctx, { minRecords: 1 });
+    const rebuilt = loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 });
     expect(rebuilt.via).toBe('built');
     expect(rebuilt.set.size).toBe(40 + MAX_APPENDED_LINES + 1);
     appendRecords(s.targets[0]!, records(1, 'user', 30_000));
-    expect(loadIndexed(s.targets, s.ctx, { minRecords: 1 }).via).toBe('appended');
+    expect(loadIndexed(s.targets, s.ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('appended');
   });
 
   it('a file that appears (a first deny.jsonl, a new org) is appended; one removed, shrunk or grown after a torn line is rebuilt', () => {
@@ -344,14 +365,14 @@ describe('compiled memory index: appended lines are layered over it', () => {
 
     // a torn last line: read (and reported) like a full load reads it; a later append after it rebuilds
     const allow = fileFor(project, 'allow');
-    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, { rebuild: true });
+    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, p.runtimeDir, { rebuild: true });
     appendFileSync(allow, '{"key":"torn');
     const torn = load();
     expect(torn.via).toBe('appended');
     expect(torn.problems.map(formatProblem)).toEqual(fullParse(p, 0.5).problems.map(formatProblem));
     appendFileSync(allow, '"}\n');
     expect(load().via).toBe('appended'); // the index was built before the torn line: still a prefix
-    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, { rebuild: true }); // built with the bad line
+    loadIndexed([user, project], { projectRoot: p.root, home: p.home }, p.runtimeDir, { rebuild: true }); // built with the bad line
     appendRecords(project, records(1, 'project', 700));
     expect(load().via).toBe('appended'); // the bad line ended in '\n'
     writeFileSync(allow, readFileSync(allow).subarray(0, 50)); // shrunk

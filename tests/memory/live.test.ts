@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -468,5 +468,17 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     expect(got.freshness).toBe('loaded'); // s2's first use; the project scope came incrementally
     expect(got.view.lookup(r.key, 'coder')?.verdict).toBe('deny');
     expect(pool.load(a, 0.8).view.jaccardThreshold).toBe(0.8);
+  });
+});
+
+describe('live memory: session files that are not ours', () => {
+  it('a session rules file others may write is refused, whether there at the first load or appearing later', () => {
+    const d = dirs();
+    const live = new LiveMemory(d, 0.7);
+    live.load('s1'); // no file yet
+    appendRecords(target(d, 'session', 's1'), [call(1, 'session')]);
+    chmodSync(fileFor(target(d, 'session', 's1'), 'allow'), 0o666);
+    expect(() => live.load('s1')).toThrow(/writable by others/);
+    expect(() => new LiveMemory(d, 0.7).load('s1')).toThrow(/writable by others/);
   });
 });
