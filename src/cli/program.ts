@@ -9,6 +9,11 @@ function print(text: string): void {
 }
 
 export async function runProgram(argv: string[]): Promise<number> {
+  // `hookwise rules list | head`: a reader that stops early is not an error (and no stack trace).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const program = new Command('hookwise')
     .description('Permission gate for AI coding agents: allow / deny / ask for every tool call')
     .version(VERSION)
