@@ -12,7 +12,8 @@ import { encodedRuns, isCredentialPair, MAX_DECODED_TOTAL, MAX_DEPTH, MIN_ENCODE
 import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES } from './entropy.js';
 import { prefixFindings, scanKeywords } from './keywords.js';
 import { runPatterns } from './patterns.js';
-import type { Finding } from './types.js';
+import { SpanIndex } from './spans.js';
+import type { Finding, FindingSink } from './types.js';
 
 /** One run list serves layers 4 and 3 (each filters by its own minimum length). */
 const MIN_RUN = Math.min(MIN_ENCODED_RUN, MIN_LENGTH_THREE_CLASSES);
@@ -23,36 +24,45 @@ export function detect(text: string, depth = 0, budget: DecodeBudget = { chars: 
   const findings: Finding[] = [];
   const scan = scanKeywords(text);
   if (scan.patterns.length > 0) runPatterns(text, scan.patterns, findings, scan.hits);
-  const covered = (start: number, end: number): boolean => within(findings, start, end);
-  if (scan.prefixes.length > 0) prefixFindings(text, scan, covered, findings);
+  // Each layer skips what the earlier ones (and its own earlier findings) cover. Pattern findings come
+  // pattern by pattern, so they are indexed once, sorted; every later layer finds its spans left to right
+  // and adds them to its own index as it goes (spans.ts).
+  const patterns = SpanIndex.of(findings);
+  const prefixes = new SpanIndex();
+  const into = (index: SpanIndex): FindingSink => ({
+    push(f: Finding): void {
+      findings.push(f);
+      index.add(f.start, f.end);
+    },
+  });
+  const covered = (start: number, end: number): boolean => patterns.covers(start, end) || prefixes.covers(start, end);
+  if (scan.prefixes.length > 0) prefixFindings(text, scan, covered, into(prefixes));
 
-  let harmless: Finding[] | undefined;
+  const encoded = new SpanIndex();
+  const harmless = new SpanIndex(); // runs that decode to harmless text: exempt from the entropy layer
+  const found = into(encoded);
   const runs = collectRuns(text, MIN_RUN);
   for (const run of encodedRuns(text, covered, runs)) {
     // Past the depth limit or the budget the run is not read, so it cannot be cleared: redact it (fail closed).
     const limit = depth >= MAX_DEPTH ? 'too-deep' : budget.chars < run.decoded.length ? 'over-budget' : undefined;
     if (limit !== undefined) {
-      findings.push({ rule: `${run.encoding}>${limit}`, layer: 'encoding', start: run.start, end: run.end });
+      found.push({ rule: `${run.encoding}>${limit}`, layer: 'encoding', start: run.start, end: run.end });
       continue;
     }
     budget.chars -= run.decoded.length;
     const inner = detect(run.decoded, depth + 1, budget);
     if (inner.length > 0) {
-      findings.push({ rule: `${run.encoding}>${inner[0]!.rule}`, layer: 'encoding', start: run.start, end: run.end });
+      found.push({ rule: `${run.encoding}>${inner[0]!.rule}`, layer: 'encoding', start: run.start, end: run.end });
     } else if (isCredentialPair(run.decoded) && run.encoding !== 'url') {
-      findings.push({ rule: `${run.encoding}>credential-pair`, layer: 'encoding', start: run.start, end: run.end });
+      found.push({ rule: `${run.encoding}>credential-pair`, layer: 'encoding', start: run.start, end: run.end });
     } else {
-      (harmless ??= []).push({ rule: 'decoded-text', layer: 'encoding', start: run.start, end: run.end });
+      harmless.add(run.start, run.end);
     }
   }
-  entropyFindings(text, { hexContext: scan.hexContext, skip: (s, e) => covered(s, e) || (harmless !== undefined && within(harmless, s, e)) }, findings, runs);
+  const entropy = new SpanIndex();
+  const skip = (s: number, e: number): boolean => covered(s, e) || encoded.covers(s, e) || harmless.covers(s, e) || entropy.covers(s, e);
+  entropyFindings(text, { hexContext: scan.hexContext, skip }, into(entropy), runs);
   return normalize(findings);
-}
-
-/** Is [start, end) inside one of the spans? (Few findings per text: a linear scan.) */
-function within(spans: readonly Finding[], start: number, end: number): boolean {
-  for (const f of spans) if (f.start <= start && end <= f.end) return true;
-  return false;
 }
 
 function normalize(findings: Finding[]): Finding[] {

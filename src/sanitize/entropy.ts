@@ -15,7 +15,7 @@
  * `sha512-…` integrity, `h1:` go.sum hashes, `+sha512.` packageManager pins), hex object ids on a line
  * about git or hashes, and paths (runs whose `/` segments mostly look like words).
  */
-import type { Finding } from './types.js';
+import type { FindingSink } from './types.js';
 
 /** Shortest candidate: 20 chars, or 16 with all three classes and a very high switch rate. */
 export const MIN_LENGTH = 20;
@@ -182,7 +182,7 @@ export interface EntropyContext {
 }
 
 /** Appends a finding for every high-entropy run that no allowance covers. `runs`: from collectRuns(text, ≤ 16). */
-export function entropyFindings(text: string, context: EntropyContext, into: Finding[], runs: readonly number[] = collectRuns(text, MIN_LENGTH_THREE_CLASSES)): void {
+export function entropyFindings(text: string, context: EntropyContext, into: FindingSink, runs: readonly number[] = collectRuns(text, MIN_LENGTH_THREE_CLASSES)): void {
   for (let r = 0; r < runs.length; r += 2) {
     const start = runs[r]!;
     const end = runs[r + 1]!;
@@ -202,7 +202,7 @@ export function entropyFindings(text: string, context: EntropyContext, into: Fin
   }
 }
 
-function judge(text: string, start: number, end: number, context: EntropyContext, into: Finding[]): void {
+function judge(text: string, start: number, end: number, context: EntropyContext, into: FindingSink): void {
   const stats = runStats(text, start, end);
   const kind = classify(stats);
   if (kind === null) return;
@@ -301,6 +301,13 @@ function nearHexContext(text: string, start: number, hexContext: readonly number
   while (lineStart > 0 && start - lineStart < 400 && text.charCodeAt(lineStart - 1) !== 0x0a) lineStart--;
   let lineEnd = start;
   while (lineEnd < text.length && lineEnd - start < 200 && text.charCodeAt(lineEnd) !== 0x0a) lineEnd++;
-  for (const at of hexContext) if (at > lineStart && at <= lineEnd) return true;
-  return false;
+  // hexContext is ascending: find the first word ending after lineStart (a scan per run was quadratic).
+  let lo = 0;
+  let hi = hexContext.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (hexContext[mid]! <= lineStart) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < hexContext.length && hexContext[lo]! <= lineEnd;
 }

@@ -15,7 +15,7 @@ import { decodeMirrored, encodeMirrored } from '../util/mirrored.js';
 import { Automaton, type AhoKeyword } from './aho.js';
 import { runStats } from './entropy.js';
 import { confirmHit, PATTERNS, WINDOWED_TEXT } from './patterns.js';
-import type { Finding } from './types.js';
+import type { FindingSink } from './types.js';
 
 /** Words that make a hex run on the same line an object id or digest, not a secret. */
 export const HEX_CONTEXT_WORDS = ['git', 'commit', 'sha', 'md5', 'hash', 'digest', 'checksum', 'rev-', 'revision', 'integrity', 'blob', 'etag', 'uuid'] as const;
@@ -244,7 +244,7 @@ const isBodyChar = (c: number): boolean => isAlnum(c) || c === 0x5f || c === 0x2
  * token): redact the whole token. The prefix must start a word; the body must be ≥ 16 chars, mix classes
  * and switch between them like random text does (`fw_rules_for_prod` is not a token).
  */
-export function prefixFindings(text: string, scan: KeywordScan, covered: (start: number, end: number) => boolean, into: Finding[]): void {
+export function prefixFindings(text: string, scan: KeywordScan, covered: (start: number, end: number) => boolean, into: FindingSink): void {
   const { prefixes } = scan;
   for (let i = 0; i < prefixes.length; i += 2) {
     const start = prefixes[i]!;

@@ -1180,6 +1180,15 @@ const WHOLE_TEXT = new Set(['private-key', 'putty-private-key']);
  */
 export function runPatterns(text: string, patterns: Iterable<number>, into: Finding[], hits?: readonly number[]): void {
   const windowed = hits !== undefined && hits.length > 0 && text.length > WINDOWED_TEXT;
+  // Each pattern's hit ends, in text order: one pass over the hits, not one per pattern.
+  const hitEnds = new Map<number, number[]>();
+  if (windowed) {
+    for (let h = 0; h < hits.length; h += 2) {
+      const list = hitEnds.get(hits[h]!);
+      if (list === undefined) hitEnds.set(hits[h]!, [hits[h + 1]!]);
+      else list.push(hits[h + 1]!);
+    }
+  }
   for (const index of patterns) {
     if (!windowed || WHOLE_TEXT.has(PATTERNS[index]!.id)) {
       matchInto(text, index, 0, text.length, into);
@@ -1188,9 +1197,7 @@ export function runPatterns(text: string, patterns: Iterable<number>, into: Find
     // Hits arrive in text order, so the windows of one pattern merge in a single pass.
     let from = -1;
     let to = -1;
-    for (let h = 0; h < hits.length; h += 2) {
-      if (hits[h] !== index) continue;
-      const end = hits[h + 1]!;
+    for (const end of hitEnds.get(index) ?? []) {
       const start = Math.max(0, end - WINDOW_BEFORE);
       const stop = Math.min(text.length, end + WINDOW_AFTER);
       if (start <= to) {

@@ -13,5 +13,10 @@ export interface Finding {
   end: number;
 }
 
+/** Where a layer puts its findings: an array, or one that also indexes them for the later queries (detect.ts). */
+export interface FindingSink {
+  push(finding: Finding): unknown;
+}
+
 /** What replaces every detected secret. Chosen so that sanitizing it again detects nothing. */
 export const REDACTED = '<REDACTED>';
