@@ -17,8 +17,9 @@ import { sanitize } from '../../src/sanitize/index.js';
 import { buildIndex } from '../../src/sanitize/keywords.js';
 import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
 import { runInProcess } from '../in-process.js';
+import { secretDenseText } from '../secret-dense.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite, SuiteContext } from '../suite.js';
+import type { Measurement, Suite, SuiteContext, Summary } from '../suite.js';
 
 /** A typical agent command (114 chars): no secret, a path, a pipe, a URL-free compound. */
 export const SHORT_COMMAND = 'git log --oneline -n 20 -- src/cli/check.ts | grep -i "fix" && npm run build && ls -la /usr/local/lib/node_modules';
@@ -52,6 +53,11 @@ export const sanitizeSuite: Suite = {
     'sanitize.2kb-command',
     'sanitize.index-build',
     'scan.ms-per-mb',
+    'sanitize.dense-1kb',
+    'sanitize.dense-64kb',
+    'sanitize.dense-1mb',
+    'sanitize.dense-4mb',
+    'sanitize.dense-linearity',
     'sanitize.startup.first-call',
     'sanitize.startup.first-secret',
     'sanitize.startup.index-cold',
@@ -73,7 +79,7 @@ export const sanitizeSuite: Suite = {
     const short = inProcess.find((m) => m.id === 'sanitize.short-command')!;
     short.note = `${SHORT_COMMAND.length} chars, no secret; the secret command is ${secret.length} chars with 2 secrets; the long one ${LONG_COMMAND.length} chars`;
 
-    return [...inProcess, await scanThroughput(ctx), ...spawned(ctx, secret)];
+    return [...inProcess, await scanThroughput(ctx), ...(await denseThroughput(ctx)), ...spawned(ctx, secret)];
   },
 };
 
@@ -94,6 +100,61 @@ async function scanThroughput(ctx: SuiteContext): Promise<Measurement> {
     samples: m!.samples,
     note: `= ${(1000 / median).toFixed(1)} MB/s over ${tree}/ (${probe.files} files, ${(probe.bytes / 1024).toFixed(0)} KiB, ${probe.findings.length} findings), reading files included`,
   };
+}
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/**
+ * sanitize() of secret-dense text (bench/secret-dense.ts) at four sizes, in ms per MB (the note gives MB/s),
+ * and the 4 MB / 1 MB time ratio: linear work keeps it near 4, quadratic work (issue 13) made it ~11.
+ */
+async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
+  const texts = { 'sanitize.dense-1kb': secretDenseText(KB, 13), 'sanitize.dense-64kb': secretDenseText(64 * KB, 13), 'sanitize.dense-1mb': secretDenseText(MB, 13), 'sanitize.dense-4mb': secretDenseText(4 * MB, 13) } as const;
+  for (const [id, text] of Object.entries(texts)) {
+    if (sanitize(text).findings.length < text.length / 200) throw new Error(`bench: ${id}'s input is not secret-dense any more; the row measures the wrong path`);
+  }
+  const small = await runInProcess(
+    [
+      { id: 'sanitize.dense-1kb', batch: 4, fn: () => sanitize(texts['sanitize.dense-1kb']) },
+      { id: 'sanitize.dense-64kb', batch: 1, fn: () => sanitize(texts['sanitize.dense-64kb']) },
+    ],
+    ctx.quick,
+  );
+  // A 4 MB call takes about a second: a few timed calls each, interleaved so drift hits both sizes alike.
+  const rounds = ctx.quick ? 3 : 7;
+  const ms: { 'sanitize.dense-1mb': number[]; 'sanitize.dense-4mb': number[] } = { 'sanitize.dense-1mb': [], 'sanitize.dense-4mb': [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const id of ['sanitize.dense-1mb', 'sanitize.dense-4mb'] as const) {
+      const started = process.hrtime.bigint();
+      sanitize(texts[id]);
+      ms[id].push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  }
+  const perMb = (id: keyof typeof texts, summary: Summary): Measurement => {
+    const mb = texts[id].length / MB;
+    const median = summary.median / mb;
+    return { id, median, p99: summary.p99 / mb, samples: summary.samples, note: `= ${(1000 / median).toFixed(2)} MB/s; ${texts[id].length} chars, median call ${summary.median.toFixed(2)} ms` };
+  };
+  const big = { 'sanitize.dense-1mb': summarize(ms['sanitize.dense-1mb']), 'sanitize.dense-4mb': summarize(ms['sanitize.dense-4mb']) };
+  // runInProcess reports µs per call; these rows are ms per MB.
+  const fromMicros = (m: Measurement): Summary => ({ median: m.median / 1000, p99: m.p99 / 1000, samples: m.samples });
+  return [
+    ...small.map((m) => perMb(m.id as keyof typeof texts, fromMicros(m))),
+    perMb('sanitize.dense-1mb', big['sanitize.dense-1mb']),
+    perMb('sanitize.dense-4mb', big['sanitize.dense-4mb']),
+    {
+      id: 'sanitize.dense-linearity',
+      median: big['sanitize.dense-4mb'].median / big['sanitize.dense-1mb'].median,
+      p99: big['sanitize.dense-4mb'].p99 / big['sanitize.dense-1mb'].median,
+      samples: rounds,
+      parts: [
+        { label: '1 MB call', unit: 'ms', ...big['sanitize.dense-1mb'] },
+        { label: '4 MB call', unit: 'ms', ...big['sanitize.dense-4mb'] },
+      ],
+      note: `4 MB text is ${(texts['sanitize.dense-4mb'].length / texts['sanitize.dense-1mb'].length).toFixed(2)}× the 1 MB one`,
+    },
+  ];
 }
 
 function spawned(ctx: SuiteContext, secret: string): Measurement[] {
