@@ -94,19 +94,6 @@ describe('detect is the old pipeline, in linear time (issue 13)', () => {
     }
     expect(compared).toBeGreaterThan(1000); // the inputs really are secret-dense
   });
-
-  it('stays near-linear: 4× the text costs well under 16× the time', () => {
-    const small = secretDenseText(128 * 1024, 5);
-    const large = secretDenseText(512 * 1024, 5);
-    detect(small); // warm: JIT, RE2 compiled patterns
-    const time = (text: string): number => {
-      const started = performance.now();
-      detect(text);
-      return performance.now() - started;
-    };
-    const ratio = time(large) / Math.max(time(small), 1);
-    expect(ratio).toBeLessThan(10); // quadratic was ~16; linear is ~4 (generous: CI machines are noisy)
-  });
 });
 
 describe('SpanIndex', () => {
