@@ -7,7 +7,7 @@
  * run time with `assertSanitized`, in case someone cast their way around the type.
  */
 import { HookwiseError } from '../core/errors.js';
-import { detect } from './detect.js';
+import { detect, detectBounded } from './detect.js';
 import { isPlaceholder, isSecretName } from './heuristics.js';
 import { REDACTED, type Finding } from './types.js';
 
@@ -25,7 +25,7 @@ export interface SanitizeResult {
 
 /** Redacts every secret in `text`. Idempotent: sanitizing the output again finds nothing. */
 export function sanitize(text: string): SanitizeResult {
-  const findings = detect(text);
+  const findings = detectBounded(text);
   return { text: redact(text, findings) as Sanitized, findings };
 }
 
@@ -109,7 +109,7 @@ function walk(node: unknown, path: string, depth: number, secretKey: boolean, fi
       findings.push({ rule: 'secret-field', layer: 'pattern', start: 0, end: node.length, path });
       return REDACTED;
     }
-    const found = detect(node);
+    const found = detectBounded(node);
     for (const f of found) findings.push({ ...f, path });
     return redact(node, found);
   }

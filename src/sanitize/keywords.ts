@@ -244,13 +244,21 @@ const isBodyChar = (c: number): boolean => isAlnum(c) || c === 0x5f || c === 0x2
  * token): redact the whole token. The prefix must start a word; the body must be ≥ 16 chars, mix classes
  * and switch between them like random text does (`fw_rules_for_prod` is not a token).
  */
+/** The prefix layer's measuring budget: chars of prefix bodies measured per char of text, plus a floor. */
+export const PREFIX_WORK_PER_CHAR = 16;
+const PREFIX_WORK_BASE = 64 * 1024;
+
 export function prefixFindings(text: string, scan: KeywordScan, covered: (start: number, end: number) => boolean, into: FindingSink): void {
   const { prefixes } = scan;
   const isPunct = (c: number): boolean => c === 0x2e || c === 0x2d; // sentence punctuation, trimmed off a body
   // The run of body characters around the current prefix, [runFrom, runTo), and runTo with its trailing
   // punctuation trimmed: prefixes come in order of end, so prefixes repeated inside one long run (ghp_ghp_…)
-  // share one scan of it instead of scanning up to 4096 chars each. (Each still pays runStats over its
-  // body when it is not covered: 1 MB of `ghp_` takes 27 s, down from 53 s; issue 13 leaves that open.)
+  // share one scan of it instead of scanning up to 4096 chars each. Each uncovered prefix still measures
+  // its body (runStats), so a text of nothing but prefixes (`ghp_ghp_…`) would cost up to 4096 chars per 4:
+  // the measuring is bounded by work done — at most PREFIX_WORK_PER_CHAR chars measured per char of text —
+  // and past the bound each uncovered prefix body is redacted unmeasured (fail closed; no ordinary text
+  // comes near it).
+  let budget = PREFIX_WORK_PER_CHAR * text.length + PREFIX_WORK_BASE;
   let runFrom = -1;
   let runTo = -1;
   let trimmedTo = -1;
@@ -273,8 +281,11 @@ export function prefixFindings(text: string, scan: KeywordScan, covered: (start:
       while (bodyEnd > end && isPunct(text.charCodeAt(bodyEnd - 1))) bodyEnd--;
     }
     if (bodyEnd - end < PREFIX_MIN_BODY || covered(start, bodyEnd)) continue;
-    const stats = runStats(text, end, bodyEnd);
-    if (stats.classCount < 2 || stats.entropy < 3 || stats.switchRate < 0.1) continue;
-    into.push({ rule: `known-prefix:${text.slice(start, end)}`, layer: 'keyword', start, end: bodyEnd });
+    budget -= bodyEnd - end;
+    if (budget >= 0) {
+      const stats = runStats(text, end, bodyEnd);
+      if (stats.classCount < 2 || stats.entropy < 3 || stats.switchRate < 0.1) continue;
+    }
+    into.push({ rule: budget >= 0 ? `known-prefix:${text.slice(start, end)}` : 'known-prefix>over-budget', layer: 'keyword', start, end: bodyEnd });
   }
 }

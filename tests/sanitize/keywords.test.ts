@@ -110,3 +110,23 @@ describe('the index cache', () => {
     expect(findSecrets(`token: ${rnd(20)}`).length).toBe(1);
   });
 });
+
+describe('the prefix layer under a text of nothing but prefixes', () => {
+  it('stops measuring past its work budget and redacts what it did not measure (fail closed)', () => {
+    // ghp_ghp_…: each prefix would measure a 4096-char body; without a bound this was quadratic (27 s a MB).
+    const text = 'ghp_'.repeat(64 * 1024);
+    const findings = findSecrets(text);
+    expect(findings.some((f) => f.rule === 'known-prefix>over-budget')).toBe(true);
+    // Measured prefixes (low entropy: not secrets) come first; from the first unmeasured one on, all is redacted.
+    const from = findings.find((f) => f.rule === 'known-prefix>over-budget')!.start;
+    const covered = new Array<boolean>(text.length).fill(false);
+    for (const f of findings) for (let i = f.start; i < f.end; i++) covered[i] = true;
+    const gap = covered.indexOf(false, from);
+    expect(gap === -1 || gap > text.length - 20, `uncovered at ${gap}`).toBe(true); // at most a last body too short to judge
+  });
+
+  it('ordinary text with a few prefixes is measured as before', () => {
+    expect(findSecrets('see ghp_ in the docs, and ghp_aaaaaaaaaaaaaaaaaaaa').map((f) => f.rule)).not.toContain('known-prefix>over-budget');
+  });
+});
+
