@@ -23,7 +23,8 @@ export type Family = (typeof FAMILIES)[number];
  * - `assign`: the keyword ends a key: optional closing quote, blanks, then `:` or `=` (`token: x`, `"password" = "x"`).
  * - `flag`: the keyword ends a `--long-flag` followed by `=` or by a value that is not another option, or `assign`.
  * - `tail`: at least `min` token characters `[A-Za-z0-9_-]` follow the keyword.
- * - `userinfo`: after `://`, an authority `user:pass@` before the first `/ ? #` or blank.
+ * - `userinfo`: after `://`, an authority `user:pass@`: the user ends at the first `/ ? #` or blank, the
+ *   password may hold `? #` (and, `quoted`, blanks and `/`).
  * - `userpass-arg`: the next word (after `-u`, `--user`) contains a `:`.
  * - `line-has`: one of `needles` occurs after the keyword on the same line.
  */
@@ -31,7 +32,7 @@ export type Confirm =
   | { kind: 'assign' }
   | { kind: 'flag' }
   | { kind: 'tail'; min: number }
-  | { kind: 'userinfo' }
+  | { kind: 'userinfo'; quoted?: boolean }
   | { kind: 'userpass-arg' }
   | { kind: 'line-has'; needles: readonly string[] };
 
@@ -980,8 +981,20 @@ export const PATTERNS: readonly PatternSpec[] = [
     keywords: ['://'],
     ignoreCase: false,
     confirm: { kind: 'userinfo' },
-    // The password may itself contain '@' (unencoded): the greedy class backs off to the last '@' of the authority.
-    source: String.raw`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]+:([^\s/?#"'<>\x60]+)@[A-Za-z0-9\[\]_.\-%]`,
+    // The password may itself contain '@', '#' or '?' unencoded (people write them so): the greedy class backs
+    // off to the last '@' before a host. The user may be empty (redis://:password@host).
+    source: String.raw`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]*:([^\s/"'<>\x60]+)@[A-Za-z0-9\[\]_.\-%]`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'url-credentials-quoted',
+    family: 'database',
+    description: "Password in a quoted URL, which may hold spaces and any punctuation: 'postgres://user:p#ss w0rd!@host/db'", // hookwise:allow
+    keywords: ['://'],
+    ignoreCase: false,
+    confirm: { kind: 'userinfo', quoted: true },
+    source: String.raw`['"][A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]*:([^"'\n]*\s[^"'\n]*)@[A-Za-z0-9\[\]_.\-%]`,
     redact: [1],
     accept: notPlaceholder,
   },
@@ -1253,7 +1266,7 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
       return n >= confirm.min;
     }
     case 'userinfo':
-      return authorityHasUserinfo(text, end);
+      return authorityHasUserinfo(text, end, confirm.quoted === true);
     case 'userpass-arg':
       return nextWordHasColon(text, end);
     case 'line-has': {
@@ -1291,11 +1304,14 @@ function isFlagWithValue(text: string, start: number, end: number): boolean {
 }
 
 /** After '://': is there a ':' and then an '@' before the authority ends? */
-function authorityHasUserinfo(text: string, end: number): boolean {
+function authorityHasUserinfo(text: string, end: number, quoted = false): boolean {
   let colon = -1;
   for (let i = end, n = 0; i < text.length && n < 512; i++, n++) {
     const c = text.charCodeAt(i);
-    if (c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c) || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x60) return false;
+    if (c === 0x22 || c === 0x27 || c === 0x0a) return false;
+    // The user part ends at ':'; the password may hold '?' and '#' (and, quoted, blanks and '/' too).
+    const stops = colon < 0 ? c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c) : !quoted && (c === 0x2f || isSpace(c));
+    if (stops || c === 0x3c || c === 0x3e || c === 0x60) return false;
     if (c === 0x3a && colon < 0) colon = i;
     if (c === 0x40 && colon >= 0) return true;
   }

@@ -125,6 +125,7 @@ const CASES: Record<string, Case> = {
   jwt: token(jwt({ sub: 'u1', iat: 1700000000 }), (s) => `curl -H "X-Session: ${s}" https://api.example.com`, 'eyJhbGciOiJIUzI1NiJ9'), // hookwise:allow
   // credentials in URLs, headers, commands and assignments
   'url-credentials': token(dbPassword, (s) => `psql postgres://app:${s}@db.internal:5432/app`, 'psql postgres://app:$DB_PASSWORD@db.internal:5432/app'),
+  'url-credentials-quoted': token(`${dbPassword.slice(0, 6)}# ${dbPassword.slice(6)}!`, (s) => `psql 'postgres://admin:${s}@db.internal:5432/app'`, "echo 'see https://docs.example.com/x?a=b mail me@example.com'"),
   'authorization-header': token(basic, (s) => `curl -H "Authorization: Basic ${s}" https://example.com`, 'curl -H "Authorization: Bearer $TOKEN" https://example.com'), // hookwise:allow
   'bearer-token': token(rnd(30), (s) => `the response said Bearer ${s} and more`, 'the response said Bearer $API_TOKEN'),
   'curl-user-password': token(rnd(16), (s) => `curl -u deploy:${s} https://example.com/upload`, 'docker run -u 1000:1000 node:20'),
@@ -228,5 +229,26 @@ describe('long texts: patterns run on windows around their keyword hits', () => 
     expect(whole.length).toBeGreaterThanOrEqual(7);
     const out = sanitize(text).text;
     for (const s of secrets) expect(out).not.toContain(s);
+  });
+});
+
+describe('passwords in URLs, written as people write them', () => {
+  it.each([
+    ['a # or ? in the password', 'psql postgres://admin:Pa#ss?w0rd@db.internal:5432/app', 'Pa#ss?w0rd'],
+    ['an empty user', 'redis-cli -u redis://:Redis-Pass-42@cache:6379/0', 'Redis-Pass-42'],
+    ['a quoted URL whose password holds blanks and punctuation', `psql "postgres://admin:my p#ss w0rd!@db.internal/app"`, 'my p#ss w0rd!'],
+    ['an @ in the password (the last @ before the host ends it)', 'mongosh mongodb://bob:p@ss@localhost:27017', 'p@ss'],
+  ])('%s: redacted', (_what, text, password) => {
+    const out = sanitize(text).text;
+    expect(out).not.toContain(password);
+    expect(out).toContain('<REDACTED>@');
+  });
+
+  it.each([
+    ['a port and an @ in the path', 'npm view https://registry.npmjs.org:443/@types/node'],
+    ['a query and an address in prose', "echo 'see https://docs.example.com/x?a=b or mail me@example.com'"],
+    ['a placeholder', 'psql postgres://app:$DB_PASSWORD@db.internal:5432/app'],
+  ])('%s: left alone', (_what, text) => {
+    expect(sanitize(text).text).toBe(text);
   });
 });
