@@ -357,33 +357,32 @@ export function openOwnedFile(path: string, flags: number, mode: number, purpose
   return fd;
 }
 
+/** Open a file of ours for reading (see openOwnedFile); undefined when there is none. */
+function openOwnedForRead(path: string, purpose: string, trust: FileTrust): number | undefined {
+  try {
+    return openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
 /**
  * Check a file of ours without reading it (see openOwnedFile): false when there is none. For readers that
  * read it their own way afterwards, in a private directory of ours (so nobody else can swap it meanwhile).
  */
 export function checkOwnedFile(path: string, purpose: string, trust: FileTrust = 'private'): boolean {
-  let fd: number;
-  try {
-    fd = openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw error;
-  }
+  const fd = openOwnedForRead(path, purpose, trust);
+  if (fd === undefined) return false;
   closeSync(fd);
   return true;
 }
 
 /** Read a file of ours (see openOwnedFile); undefined when there is none. */
 export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 'private'): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
-  }
+  const fd = openOwnedForRead(path, purpose, trust);
+  if (fd === undefined) return undefined;
   try {
     return readFileSync(fd);
   } finally {
