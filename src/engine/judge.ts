@@ -39,13 +39,15 @@ export interface PreparedInputs {
  */
 export function judge(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations, inputs: PreparedInputs): Judgement | Promise<Judgement> {
   switch (state.kind) {
-    case 'disabled':
+    case 'disabled': {
+      const id = shownId(call.sessionId);
       return {
-        decision: decision('allow', 'session', `hookwise is disabled for session ${shownId(call.sessionId)} (turn it back on: hookwise enable --session-id ${shownId(call.sessionId)})`, {
+        decision: decision('allow', 'session', `hookwise is disabled for session ${id} (turn it back on: hookwise enable --session-id ${id})`, {
           id: 'session:disabled',
           source: 'session registry',
         }),
       };
+    }
     case 'unregistered':
       return {
         decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {

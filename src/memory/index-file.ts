@@ -567,7 +567,7 @@ export function readIndex(bytes: Buffer, key: IndexKey): IndexedRecordSet | unde
 }
 
 /** The project's index file, read and checked; undefined when there is none or it is not intact. */
-export function readIndexFile(projectRoot: string, key: IndexKey): IndexedRecordSet | undefined {
+export function readIndexFile(projectRoot: string, runtimeDir: string): IndexedRecordSet | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexFile(projectRoot));
@@ -575,7 +575,9 @@ export function readIndexFile(projectRoot: string, key: IndexKey): IndexedRecord
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return readIndex(bytes, key);
+  // The salt is read only when there is an index to check: a small store (no index) pays nothing for it.
+  const key = indexKey(runtimeDir, false);
+  return key === undefined ? undefined : readIndex(bytes, key);
 }
 
 /** Writes the index file atomically, in its private, git-ignored directory. Throws when it cannot. */
@@ -604,9 +606,8 @@ export interface IndexedLoad {
  * read-only checkout) is not an error: the parsed records are used.
  */
 export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, runtimeDir: string, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
-  const readKey = options.rebuild === true ? undefined : indexKey(runtimeDir, false);
-  if (readKey !== undefined) {
-    const index = readIndexFile(ctx.projectRoot, readKey);
+  if (options.rebuild !== true) {
+    const index = readIndexFile(ctx.projectRoot, runtimeDir);
     if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home) {
       const files = targets.flatMap((target) => scopeFiles(target).map((path): SourceFile => ({ path, target })));
       const appended = appendedSince(index.header.sources, files);

@@ -14,6 +14,7 @@ import { JaccardIndex } from './jaccard.js';
 import { laterWins, type LoadedRecord } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import { similarityCandidate, type RecordSet, type SimilarCandidate, type SimilarIndex } from './view.js';
+import { countAtMost } from '../util/sorted.js';
 
 /**
  * A record's identity: its scope, key and role. Every org is a scope of its own (a full load resolves each
@@ -123,15 +124,8 @@ export class LiveRecordSet {
   }
 
   sizeAt(version: number): number {
-    // newSince is ascending: count the entries ≤ version
-    let lo = 0;
-    let hi = this.newSince.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.newSince[mid]! <= version) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.base.size + lo;
+    // newSince is ascending: the identities new by this version
+    return this.base.size + countAtMost(this.newSince, version);
   }
 
   byKeyAt(key: string, version: number): LoadedRecord[] {

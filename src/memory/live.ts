@@ -464,8 +464,7 @@ export class LiveMemory {
    * MAX_APPENDED_LINES appended since, which are layered over it (as `loadIndexed` does).
    */
   private fromIndex(present: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
-    const key = indexKey(this.sources.runtimeDir, false);
-    const indexed = key === undefined ? undefined : readIndexFile(this.sources.projectRoot, key);
+    const indexed = readIndexFile(this.sources.projectRoot, this.sources.runtimeDir);
     if (indexed === undefined || indexed.header.projectRoot !== this.sources.projectRoot || indexed.header.home !== this.ctx.home) return undefined;
     const appended = appendedSince(indexed.header.sources, present, { stat: (path) => snaps.get(path), read: (path) => snaps.get(path) });
     if (appended === undefined || appendedLines(appended) > MAX_APPENDED_LINES) return undefined;

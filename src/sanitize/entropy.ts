@@ -16,6 +16,7 @@
  * about git or hashes, and paths (runs whose `/` segments mostly look like words).
  */
 import type { FindingSink } from './types.js';
+import { countAtMost } from '../util/sorted.js';
 
 /** Shortest candidate: 20 chars, or 16 with all three classes and a very high switch rate. */
 export const MIN_LENGTH = 20;
@@ -301,13 +302,7 @@ function nearHexContext(text: string, start: number, hexContext: readonly number
   while (lineStart > 0 && start - lineStart < 400 && text.charCodeAt(lineStart - 1) !== 0x0a) lineStart--;
   let lineEnd = start;
   while (lineEnd < text.length && lineEnd - start < 200 && text.charCodeAt(lineEnd) !== 0x0a) lineEnd++;
-  // hexContext is ascending: find the first word ending after lineStart (a scan per run was quadratic).
-  let lo = 0;
-  let hi = hexContext.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (hexContext[mid]! <= lineStart) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < hexContext.length && hexContext[lo]! <= lineEnd;
+  // hexContext is ascending: the first word ending after lineStart (a scan per run was quadratic).
+  const first = countAtMost(hexContext, lineStart);
+  return first < hexContext.length && hexContext[first]! <= lineEnd;
 }

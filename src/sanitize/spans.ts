@@ -6,6 +6,8 @@
  * spans that start at or before it). A scan over every earlier finding per query made the pipeline
  * quadratic on secret-dense text (issue 13).
  */
+import { countAtMost } from '../util/sorted.js';
+
 export class SpanIndex {
   private readonly starts: number[] = [];
   /** maxEnd[i] = the largest end of spans 0..i. */
@@ -43,14 +45,8 @@ export class SpanIndex {
   /** Is [start, end) inside one of the spans (s.start <= start && end <= s.end)? */
   covers(start: number, end: number): boolean {
     const { starts, maxEnd } = this;
-    // The last span with starts[i] <= start: every span up to it starts early enough; one must end late enough.
-    let lo = 0;
-    let hi = starts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid]! <= start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 && maxEnd[lo - 1]! >= end;
+    // The spans with starts[i] <= start all start early enough; one of them must end late enough.
+    const early = countAtMost(starts, start);
+    return early > 0 && maxEnd[early - 1]! >= end;
   }
 }

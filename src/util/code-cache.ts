@@ -15,7 +15,7 @@
  * Anything else is ignored and rewritten by this run. Best effort: an unwritable install directory only
  * means no cache.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { decodeMirrored, encodeMirrored } from './mirrored.js';
@@ -47,14 +47,7 @@ function readTrusted(cachePath: string): Buffer | undefined {
     const stat = fstatSync(fd);
     const uid = process.getuid?.();
     if (!stat.isFile() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid && stat.uid !== 0)) return undefined;
-    const file = Buffer.allocUnsafe(stat.size);
-    let got = 0;
-    while (got < file.length) {
-      const n = readSync(fd, file, got, file.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got === file.length ? decodeCodeCache(file) : undefined;
+    return decodeCodeCache(readFileSync(fd));
   } finally {
     closeSync(fd);
   }

@@ -192,10 +192,6 @@ export interface StaleLock {
   owner: string;
 }
 
-function identity(path: string): Omit<StaleLock, 'owner'> | undefined {
-  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  return stat === undefined ? undefined : { dev: stat.dev, ino: stat.ino, ctimeNs: stat.ctimeNs };
-}
 
 function readOwner(path: string): string | undefined {
   try {
@@ -229,11 +225,10 @@ export function breakStaleLock(lockPath: string, judged: StaleLock, staleMs: num
 }
 
 function removeIfSame(path: string, judged: StaleLock): void {
-  const now = identity(path);
+  const now = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   if (now === undefined || now.dev !== judged.dev || now.ino !== judged.ino || now.ctimeNs !== judged.ctimeNs) return;
-  const link = lstatSync(path, { throwIfNoEntry: false });
   // A link's identity is enough (its target's content is never read); a lock file must still say the same.
-  if (link?.isSymbolicLink() === true || !link?.isFile() || (readOwner(path) ?? '') === judged.owner) unlinkQuietly(path);
+  if (!now.isFile() || (readOwner(path) ?? '') === judged.owner) unlinkQuietly(path);
 }
 
 /**
@@ -241,13 +236,12 @@ function removeIfSame(path: string, judged: StaleLock): void {
  * `maxHoldMs`: a lock held longer than this is stale whoever holds it (a start that should take seconds).
  */
 export function staleLock(lockPath: string, staleMs: number, maxHoldMs = Infinity): StaleLock | undefined {
-  const id = identity(lockPath);
-  if (id === undefined) return undefined;
-  const stat = lstatSync(lockPath, { throwIfNoEntry: false });
+  const stat = lstatSync(lockPath, { bigint: true, throwIfNoEntry: false });
   if (stat === undefined) return undefined;
+  const id = { dev: stat.dev, ino: stat.ino, ctimeNs: stat.ctimeNs };
   // A planted or dangling symlink is never a lock hookwise made (its "owner" is never read through the link).
-  if (stat.isSymbolicLink() || !stat.isFile()) return { ...id, owner: '' };
-  const age = Date.now() - stat.mtimeMs;
+  if (!stat.isFile()) return { ...id, owner: '' };
+  const age = Date.now() - Number(stat.mtimeMs);
   const content = readOwner(lockPath);
   if (content === undefined) return undefined;
   const judged = { ...id, owner: content };
