@@ -17,6 +17,7 @@
  */
 import type { FindingSink } from './types.js';
 import { countAtMost } from '../util/sorted.js';
+import { hasPlaceholderMarker, namesPublicKey } from './heuristics.js';
 
 /** Shortest candidate: 20 chars, or 16 with all three classes and a very high switch rate. */
 export const MIN_LENGTH = 20;
@@ -208,8 +209,28 @@ function judge(text: string, start: number, end: number, context: EntropyContext
   const kind = classify(stats);
   if (kind === null) return;
   if (isUuid(text, start, end) || isNamedDigest(text, start) || isCompositeName(text, start, end) || isPublicId(text, start)) return;
+  if (hasPlaceholderMarker(text.slice(start, end)) || assignedToPublicKey(text, start)) return;
   if (kind === 'hex' && nearHexContext(text, start, context.hexContext)) return;
   into.push({ rule: `high-entropy:${kind}`, layer: 'entropy', start, end });
+}
+
+/**
+ * The run is the value of a key that says it is public (`DOTENV_PUBLIC_KEY="03…"`, `publicKey: …`): looks
+ * back over an optional quote, blanks, `=`/`:` and the key name, at most 80 characters.
+ */
+function assignedToPublicKey(text: string, start: number): boolean {
+  const floor = Math.max(0, start - 80);
+  let i = start;
+  const skip = (pred: (c: number) => boolean): void => {
+    while (i > floor && pred(text.charCodeAt(i - 1))) i--;
+  };
+  skip((c) => c === 0x22 || c === 0x27 || c === 0x20 || c === 0x09);
+  if (i === floor || (text.charCodeAt(i - 1) !== 0x3d && text.charCodeAt(i - 1) !== 0x3a)) return false;
+  i--;
+  skip((c) => c === 0x22 || c === 0x27 || c === 0x20 || c === 0x09);
+  const keyEnd = i;
+  skip((c) => (c < 0x80 && CLASS[c] !== 0 && c !== 0x2b && c !== 0x2f) || c === 0x2e);
+  return keyEnd > i && namesPublicKey(text.slice(i, keyEnd));
 }
 
 /** The run has `/` and most of its segments look like words (or are very short): a path, not a base64 blob. */

@@ -38,6 +38,16 @@ const LITERALS = new Set([
   'foo',
   'bar',
   'baz',
+  'dummy',
+  'fake',
+  'sample',
+  'changeme',
+  'changeit',
+  // A password field filled with the word itself (`user:password@`, `password: password`) is a template.
+  'password',
+  'passwd',
+  'mypassword',
+  'yourpassword',
 ]);
 const MASK_CHARS = new Set(['*', 'x', 'X', '.', '#', '-', '_', '•', '…']);
 
@@ -64,10 +74,57 @@ export function isPlaceholder(raw: string): boolean {
   if (first === 0x28 /* ( */ || (first === 0x21 /* ! */ && value.charCodeAt(1) === 0x28)) return true;
   if (first === 0x25 /* % */ && last === 0x25 && value.length > 2) return true;
   if (LITERALS.has(value.toLowerCase())) return true;
-  if (isMask(value)) return true;
+  if (isMask(value) || isAllSame(value) || isSequential(value)) return true;
+  if (hasPlaceholderMarker(value) && !looksRandom(value)) return true; // not_a_real_token, fake-api-key-1
   const upper = value.toUpperCase();
   if (upper.startsWith('YOUR_') || upper.startsWith('YOUR-') || upper.startsWith('REPLACE_') || upper.startsWith('REPLACE-')) return true;
   return isCodeReference(value);
+}
+
+/**
+ * Words people put in made-up values (`not_a_real_token`, `ops_DUMMY…`, `your-api-key`). Checked on the generic
+ * layers only: a provider's format with such a word in it (AWS's own `…EXAMPLE` key) is still redacted.
+ */
+const PLACEHOLDER_MARKERS = ['example', 'dummy', 'fake', 'sample', 'placeholder', 'notreal', 'not_real', 'not-real', 'notareal', 'not_a_real', 'not-a-real', 'changeme', 'redacted', 'replace_me', 'replaceme', 'your_', 'your-'];
+
+export function hasPlaceholderMarker(value: string): boolean {
+  const lower = value.toLowerCase();
+  for (const marker of PLACEHOLDER_MARKERS) if (lower.includes(marker)) return true;
+  return false;
+}
+
+/**
+ * Character classes (lower, upper, digit) switch often, as in a random token, not as in words and numbers
+ * (`not_a_real_token`, `fake-key-123`, `MyExampleKey`): at least one switch per five characters, not counting
+ * the upper-to-lower step that starts a capitalized word.
+ */
+function looksRandom(value: string): boolean {
+  let switches = 0;
+  let counted = 0;
+  let prev = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    const k = c >= 0x61 && c <= 0x7a ? 1 : c >= 0x41 && c <= 0x5a ? 2 : c >= 0x30 && c <= 0x39 ? 3 : 0;
+    if (k === 0) continue;
+    if (prev !== 0 && k !== prev && !(prev === 2 && k === 1)) switches++; // Upper→lower starts a word: not a switch
+    prev = k;
+    counted++;
+  }
+  return counted >= 8 && switches * 5 >= counted;
+}
+
+/** `1111`, `aaaa`, `0000`: one character repeated. */
+function isAllSame(value: string): boolean {
+  if (value.length < 3) return false;
+  for (let i = 1; i < value.length; i++) if (value.charCodeAt(i) !== value.charCodeAt(0)) return false;
+  return true;
+}
+
+/** `abc`, `123456`, `abcdefgh`: each character one above the last. */
+function isSequential(value: string): boolean {
+  if (value.length < 3) return false;
+  for (let i = 1; i < value.length; i++) if (value.charCodeAt(i) !== value.charCodeAt(i - 1) + 1) return false;
+  return true;
 }
 
 function isMask(value: string): boolean {

@@ -12,7 +12,7 @@
  */
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
-import { isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
+import { hasPlaceholderMarker, isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
 import type { Finding } from './types.js';
 
 export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
@@ -57,6 +57,15 @@ export interface PatternSpec {
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
+/** A URL's password: not a placeholder, and not the user name again (`postgres://postgres:postgres@…`, a default). */
+const urlPassword = (v: string, match: string): boolean => {
+  if (isPlaceholder(v)) return false;
+  const userStart = match.indexOf('://') + 3;
+  const userEnd = match.indexOf(':', userStart);
+  return userEnd < 0 || match.slice(userStart, userEnd) !== v;
+};
+/** A generic `sk-` key whose body says it is made up (`sk-ant-api05-notarealkey`) is not one. */
+const notMadeUp = (v: string): boolean => !hasPlaceholderMarker(v);
 const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumericId(v);
 /**
  * For assignments found by key name: not a placeholder, not a URL (a URL's password is the url-credentials
@@ -605,6 +614,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     confirm: { kind: 'tail', min: 20 },
     source: String.raw`(?:^|[^A-Za-z0-9_\-])(sk-[A-Za-z0-9][A-Za-z0-9_\-]{19,})`,
     redact: [1],
+    accept: notMadeUp,
   },
   {
     id: 'groq-key',
@@ -985,7 +995,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     // off to the last '@' before a host. The user may be empty (redis://:password@host).
     source: String.raw`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]*:([^\s/"'<>\x60]+)@[A-Za-z0-9\[\]_.\-%]`,
     redact: [1],
-    accept: notPlaceholder,
+    accept: urlPassword,
   },
   {
     id: 'url-credentials-quoted',
@@ -996,7 +1006,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     confirm: { kind: 'userinfo', quoted: true },
     source: String.raw`['"][A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\x60]*:([^"'\n]*\s[^"'\n]*)@[A-Za-z0-9\[\]_.\-%]`,
     redact: [1],
-    accept: notPlaceholder,
+    accept: urlPassword,
   },
   {
     id: 'authorization-header',

@@ -1,0 +1,60 @@
+/** Known-not-secret judgements: placeholders and made-up values stay; random values next to the same words go. */
+import { describe, expect, it } from 'vitest';
+import { hasPlaceholderMarker, isPlaceholder } from '../../src/sanitize/heuristics.js';
+import { findSecrets, sanitize } from '../../src/sanitize/index.js';
+import { rnd } from './fakes.js';
+
+const redacted = (text: string): boolean => findSecrets(text).length > 0;
+
+describe('isPlaceholder', () => {
+  it('knows what documentation writes where a secret goes', () => {
+    for (const v of ['not_a_real_token', 'fake-api-key-123', 'dummy', 'DUMMY', 'changeme', 'password', 'myPassword', 'your_password', '1111', '0000000', 'abc', '123456', 'MyExampleKey', 'sample']) {
+      expect(isPlaceholder(v), v).toBe(true);
+    }
+  });
+
+  it('does not take a random value for a placeholder because it holds such a word', () => {
+    for (const v of [`${rnd(20)}EXAMPLE${rnd(8)}`, `fake${rnd(24)}`, 'Password1$', 'secret', 'pass', 's3cur3K3y2024', 'hunter2']) {
+      expect(isPlaceholder(v), v).toBe(false);
+    }
+  });
+
+  it('finds the markers case-insensitively', () => {
+    expect(hasPlaceholderMarker('ops_DUMMYabc')).toBe(true);
+    expect(hasPlaceholderMarker('NotARealKeyButLooksLikeOne')).toBe(true);
+    expect(hasPlaceholderMarker(rnd(40, 'hex'))).toBe(false);
+  });
+});
+
+describe('placeholders in context', () => {
+  it('keeps made-up values in assignments and redacts real ones', () => {
+    expect(redacted('DOCKER_TOKEN=not_a_real_token')).toBe(false);
+    expect(redacted('{"private_key": "DUMMY"}')).toBe(false);
+    expect(redacted(`DOCKER_TOKEN=${rnd(24)}`)).toBe(true);
+    // A random value with EXAMPLE inside is still a value (AWS's documentation key has that shape).
+    expect(redacted(`aws_secret_access_key=${rnd(30, 'b64')}EXAMPLEKEY`)).toBe(true);
+  });
+
+  it('keeps template and default URL credentials, redacts real ones', () => {
+    for (const url of ['https://username:password@example.com/api', 'postgres://postgres:postgres@localhost:5432/db', 'https://user:1111@service.com', 'https://user:abc@api.com', 'mongodb://YOUR_USERNAME:YOUR_PASSWORD@cluster.mongodb.net/test']) {
+      expect(redacted(url), url).toBe(false);
+    }
+    for (const url of ['ftp://user:pass@example.com', 'jdbc:mysql://sandy:secret@db/x', `postgres://app:${rnd(14)}@db:5432/app`, 'redis://:postgres@cache:6379']) {
+      expect(sanitize(url).text, url).toContain('<REDACTED>');
+    }
+  });
+
+  it('keeps a generic sk- string that says it is not real', () => {
+    expect(redacted('sk-ant-api05-alsonotreal sk-ant-api02-notarealkey')).toBe(false);
+    expect(redacted(`sk-${rnd(32, 'hex')}`)).toBe(true);
+  });
+
+  it('entropy: skips made-up blobs and values of keys that say they are public', () => {
+    expect(redacted(`ops_DUMMY${rnd(60, 'b64url')}`)).toBe(false);
+    expect(redacted(`DOTENV_PUBLIC_KEY="03${rnd(64, 'hex')}"`)).toBe(false);
+    expect(redacted(`publicKey: ${rnd(44, 'b64')}`)).toBe(false);
+    expect(redacted(`ops_${rnd(60, 'b64url')}`)).toBe(true);
+    expect(redacted(`DOTENV_PRIVATE_KEY="${rnd(64, 'hex')}"`)).toBe(true);
+    expect(redacted(`signature "${rnd(64, 'hex')}"`)).toBe(true);
+  });
+});
