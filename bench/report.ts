@@ -8,10 +8,18 @@ import type { Unit } from './targets.js';
  */
 export const CI_TOLERANCE = 3;
 
-/** Rows that fail CI: graded rows whose median exceeds target × tolerance, or that produced no number. */
+/** Units of figures that no machine noise moves (rates computed once on a fixed corpus): CI holds them to their target exactly. */
+export const EXACT_UNITS: readonly Unit[] = ['%'];
+
+/** The factor CI allows over a row's target: CI_TOLERANCE for timings and ratios, 1 for exact figures. */
+export function ciTolerance(row: Pick<BenchRow, 'unit'>, tolerance: number = CI_TOLERANCE): number {
+  return EXACT_UNITS.includes(row.unit) ? 1 : tolerance;
+}
+
+/** Rows that fail CI: graded rows whose median exceeds target × their tolerance, or that produced no number. */
 export function ciFailures(rows: readonly BenchRow[], tolerance: number = CI_TOLERANCE): BenchRow[] {
   // `!(a <= b)` rather than `a > b`: a NaN median (a suite that measured nothing) fails too.
-  return rows.filter((r) => r.target !== null && !(r.median <= r.target * tolerance));
+  return rows.filter((r) => r.target !== null && !(r.median <= r.target * ciTolerance(r, tolerance)));
 }
 
 export function describeMiss(row: BenchRow): string {
@@ -25,6 +33,7 @@ export function fmt(n: number): string {
 }
 
 function value(n: number, unit: Unit): string {
+  if (unit === '%') return Number.isFinite(n) ? `${n.toFixed(1)} %` : 'n/a';
   return unit === '×' ? `${fmt(n)}×` : `${fmt(n)} ${unit}`;
 }
 
@@ -37,7 +46,8 @@ function targetCell(row: BenchRow): string {
 export function renderTable(report: BenchReport): string {
   const { meta, rows } = report;
   const header = ['row', 'target (stretch)', 'median', 'p99', '÷ target', 'status'];
-  const cells = rows.map((r) => [r.id, targetCell(r), value(r.median, r.unit), value(r.p99, r.unit), r.ratio === null ? '—' : fmt(r.ratio), r.status]);
+  // A '%' row is one figure, not a distribution of timings: no p99 column.
+  const cells = rows.map((r) => [r.id, targetCell(r), value(r.median, r.unit), r.unit === '%' ? '—' : value(r.p99, r.unit), r.ratio === null ? '—' : fmt(r.ratio), r.status]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   // Text columns left-aligned, numbers right-aligned.
   const line = (c: string[]): string => c.map((s, i) => (i === 0 || i === 5 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ').trimEnd();
@@ -56,6 +66,9 @@ export function renderTable(report: BenchReport): string {
     }
     if (r.note !== undefined) out.push(`    ${r.note}`);
   });
-  out.push('', 'median and p99 per call; in-process rows time batches of calls (p99 of batch means); ratio rows: ratio of medians, ratio of p99s.');
+  out.push(
+    '',
+    'median and p99 per call; in-process rows time batches of calls (p99 of batch means); ratio rows: ratio of medians, ratio of p99s; % rows: one figure computed once per run on a fixed corpus (not a timing).',
+  );
   return out.join('\n');
 }

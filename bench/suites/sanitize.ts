@@ -2,7 +2,8 @@
  * The sanitizer: in process (a typical command, one with secrets, a 2 KB command, building the keyword
  * index, scan throughput over this package's sources) and in fresh processes (what its first call costs
  * the hook: loading the cached keyword index, and for a command with secrets also loading re2 and
- * compiling the patterns it needs; and building the index when no cache exists yet).
+ * compiling the patterns it needs; and building the index when no cache exists yet). And how well it
+ * redacts: its miss and false-positive rates on the built-in secret corpus, computed once (not timings).
  *
  * The spawned rows run the built `hookwise sanitize` with HOOKWISE_DEBUG=1 and read the timings it prints
  * for its own first call: process start and commander are the same for every command and are not what
@@ -16,6 +17,7 @@ import { scanPaths } from '../../src/cli/sanitize.js';
 import { findSecrets, sanitize } from '../../src/sanitize/index.js';
 import { buildIndex } from '../../src/sanitize/keywords.js';
 import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
+import { builtinCorpus, evaluateSecrets, falsePositiveRate, missRate, type KindResult } from '../eval-secrets.js';
 import { runInProcess } from '../in-process.js';
 import { secretDenseText } from '../secret-dense.js';
 import { summarize } from '../stats.js';
@@ -61,6 +63,8 @@ export const sanitizeSuite: Suite = {
     'sanitize.startup.first-call',
     'sanitize.startup.first-secret',
     'sanitize.startup.index-cold',
+    'sanitize.miss-rate',
+    'sanitize.false-positive-rate',
   ],
   async run(ctx) {
     const secret = secretCommand();
@@ -79,9 +83,30 @@ export const sanitizeSuite: Suite = {
     const short = inProcess.find((m) => m.id === 'sanitize.short-command')!;
     short.note = `${SHORT_COMMAND.length} chars, no secret; the secret command is ${secret.length} chars with 2 secrets; the long one ${LONG_COMMAND.length} chars`;
 
-    return [...inProcess, await scanThroughput(ctx), ...(await denseThroughput(ctx)), ...spawned(ctx, secret)];
+    return [...inProcess, await scanThroughput(ctx), ...(await denseThroughput(ctx)), ...spawned(ctx, secret), ...corpusRates()];
   },
 };
+
+/**
+ * The built-in secret corpus (bench/corpora/secrets.ts, fixed seed) through sanitize(), once: the same figures
+ * on every run and machine, so there is nothing to repeat or take a median of. Last in the suite, so it
+ * compiles no pattern ahead of the timed rows.
+ */
+export function corpusRates(): Measurement[] {
+  const e = evaluateSecrets(builtinCorpus(), sanitize);
+  const worst = (label: KindResult['label']): string => {
+    const failing = e.kinds.filter((k) => k.label === label && k.passed < k.rows);
+    const shown = failing.slice(0, 5).map((k) => `${k.kind} ${k.rows - k.passed}/${k.rows}`);
+    return failing.length === 0 ? 'none' : `${shown.join(', ')}${failing.length > shown.length ? `, … (${failing.length} kinds)` : ''}`;
+  };
+  const missed = e.secretRows - e.secretPassed;
+  const miss = missRate(e);
+  const fp = falsePositiveRate(e);
+  return [
+    { id: 'sanitize.miss-rate', median: miss, p99: miss, samples: e.secretRows, note: `${missed} of ${e.secretRows} secret rows not fully redacted; worst kinds: ${worst('secret')} (hookwise sanitize --eval builtin lists them)` },
+    { id: 'sanitize.false-positive-rate', median: fp, p99: fp, samples: e.cleanRows, note: `${e.cleanFlagged} of ${e.cleanRows} clean rows redacted; worst kinds: ${worst('clean')}` },
+  ];
+}
 
 /** Scan of this package's sources (src/, or dist/ in an installed package), in ms per MB. */
 async function scanThroughput(ctx: SuiteContext): Promise<Measurement> {

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
-import { CI_TOLERANCE, ciFailures, describeMiss, renderTable } from '../../bench/report.js';
+import { CI_TOLERANCE, ciFailures, ciTolerance, describeMiss, EXACT_UNITS, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
 import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
 import { HookwiseError } from '../core/errors.js';
@@ -53,7 +53,8 @@ export async function bench(options: BenchCommandOptions, print: (text: string) 
     }
   }
   if (failures.length > 0) {
-    throw new BenchTargetMissed(`${failures.length} target(s) missed by more than ${CI_TOLERANCE}×:\n${failures.map(describeMiss).join('\n')}`);
+    const exact = failures.some((r) => ciTolerance(r) === 1) ? ` (${EXACT_UNITS.join(', ')} rows: missed at all)` : '';
+    throw new BenchTargetMissed(`${failures.length} target(s) missed by more than ${CI_TOLERANCE}×${exact}:\n${failures.map(describeMiss).join('\n')}`);
   }
 }
 

@@ -236,7 +236,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .command('bench')
     .description('measure the hot path against its targets (bench/targets.ts): in-process tiers and check start-up')
     .option('--json', 'machine-readable output')
-    .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy)')
+    .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy), or a % row (a rate on a fixed corpus) misses at all')
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
     .option('--eval-commands [corpus]', 'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus')
     .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
@@ -282,7 +282,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .description('redact secrets: text on stdin → sanitized text on stdout (values become <REDACTED>, key names stay)')
     .option('--json', 'print {"sanitized", "findings": [{rule, layer, start, end}]}')
     .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
-    .option('--eval [corpus]', 'recall and false positives on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl)')
+    .option('--eval [corpus]', 'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts)')
     .option('--verbose', 'with --eval: list every row, not only those that did not pass')
     .action(async (o: { json?: boolean; jsonl?: boolean; eval?: string | boolean; verbose?: boolean }) => {
       const { evaluateCorpus, sanitizeCommand } = await import('./sanitize.js');

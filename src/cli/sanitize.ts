@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { evaluateSecrets, parseCorpus, renderEval } from '../../bench/eval-secrets.js';
+import { BUILTIN_CORPUS, BUILTIN_SOURCE, builtinCorpus, evaluateSecrets, parseCorpus, renderEval } from '../../bench/eval-secrets.js';
 import { describeError } from '../core/errors.js';
 import { findSecrets, redact, sanitize, type Finding, type Sanitized } from '../sanitize/index.js';
 import { keywordIndex, setKeywordCacheDir } from '../sanitize/keywords.js';
@@ -76,11 +76,16 @@ export function defaultCorpusPath(): string {
   return join(packageRoot(), '..', 'shared', 'corpora', 'secrets.secretlint.jsonl');
 }
 
-/** `--eval [corpus]`: recall on secret rows and false positives on clean rows (see bench/eval-secrets.ts). */
+/**
+ * `--eval [corpus]`: recall on secret rows and false positives on clean rows, overall and per kind (see
+ * bench/eval-secrets.ts). `builtin` is hookwise's own generated corpus (bench/corpora/secrets.ts); a file of that
+ * name is `./builtin`.
+ */
 export function evaluateCorpus(path: string | undefined, verbose: boolean): CommandResult {
+  if (path === BUILTIN_CORPUS) return { stdout: `${renderEval(evaluateSecrets(builtinCorpus(), sanitize), BUILTIN_SOURCE, verbose)}\n`, stderr: '', exitCode: 0 };
   const file = path ?? defaultCorpusPath();
   if (!existsSync(file)) {
-    const hint = path === undefined ? ' (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path: --eval <file.jsonl>' : '';
+    const hint = path === undefined ? ` (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path (--eval <file.jsonl>) or --eval ${BUILTIN_CORPUS} for hookwise's own corpus` : '';
     return { stdout: '', stderr: `hookwise sanitize --eval: corpus not found: ${file}${hint}\n`, exitCode: 2 };
   }
   const rows = parseCorpus(readFileSync(file, 'utf8'), file);

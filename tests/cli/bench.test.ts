@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateLearning, MEMORY_TIERS, renderLearningEval, type LearningEval } from '../../bench/eval-learning.js';
 import { ciFailures, renderTable } from '../../bench/report.js';
-import { grade, runBench, STATUSES, type BenchReport, type BenchRow } from '../../bench/run.js';
-import { TARGETS, type TargetId, type TargetSpec } from '../../bench/targets.js';
+import { benchMeta, grade, runBench, STATUSES, type BenchReport, type BenchRow } from '../../bench/run.js';
+import { corpusRates } from '../../bench/suites/sanitize.js';
+import { TARGETS, targetOf, type TargetId, type TargetSpec } from '../../bench/targets.js';
 import { evalLearning } from '../../src/cli/bench.js';
 import { HookwiseError } from '../../src/core/errors.js';
 import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
@@ -53,6 +54,34 @@ describe('bench --ci gate', () => {
     expect(ciFailures([rowMeasuring(reportOnly, 1e9)])).toEqual([]);
     expect(ciFailures([rowMeasuring(graded, Number.NaN)]).map((r) => r.id)).toEqual(['path-policy.decide']);
   });
+
+  it('holds a % row (a rate on a fixed corpus, no machine noise) to its target exactly', () => {
+    const rate: Spec = { id: 'sanitize.miss-rate', description: 'a rate', unit: '%', target: 2 };
+    expect(ciFailures([rowMeasuring(rate, 2)])).toEqual([]);
+    expect(ciFailures([rowMeasuring(rate, 2.1)]).map((r) => r.id)).toEqual(['sanitize.miss-rate']);
+  });
+});
+
+describe('bench % rows', () => {
+  it('render with one decimal, without a p99, and with their ratio to the target', () => {
+    const rate: Spec = { id: 'sanitize.miss-rate', description: 'a rate', unit: '%', target: 2 };
+    const table = renderTable({ meta: benchMeta(false), rows: [rowMeasuring(rate, 5.376), rowMeasuring({ ...rate, id: 'sanitize.false-positive-rate', target: null }, 0)] });
+    expect(table).toMatch(/^sanitize\.miss-rate +≤ 2\.0 % +5\.4 % +— +2\.69 +miss$/m);
+    expect(table).toMatch(/^sanitize\.false-positive-rate +report +0\.0 % +— +— +report$/m);
+  });
+
+  it('the sanitizer rates on the built-in corpus are computed once and come out the same every time', () => {
+    const [miss, fp] = corpusRates();
+    expect(miss).toMatchObject({ id: 'sanitize.miss-rate', samples: expect.any(Number) as number });
+    expect(fp).toMatchObject({ id: 'sanitize.false-positive-rate' });
+    for (const m of [miss!, fp!]) {
+      expect(m.median).toBeGreaterThanOrEqual(0);
+      expect(m.median).toBeLessThanOrEqual(100);
+      expect(m.p99).toBe(m.median);
+      expect(targetOf(m.id).unit).toBe('%');
+    }
+    expect(corpusRates()).toEqual([miss, fp]);
+  });
 });
 
 describe('bench run (--quick)', () => {
@@ -64,7 +93,8 @@ describe('bench run (--quick)', () => {
     report = await runBench({ quick: true });
     expect(report.rows.map((r) => r.id)).toEqual(quickRows);
     for (const row of report.rows) {
-      expect(Number.isFinite(row.median) && row.median > 0, `${row.id} median ${row.median}`).toBe(true);
+      // a rate (%) may well be 0; a timing or ratio of 0 means nothing was measured
+      expect(Number.isFinite(row.median) && (row.unit === '%' ? row.median >= 0 : row.median > 0), `${row.id} median ${row.median}`).toBe(true);
       expect(Number.isFinite(row.p99), `${row.id} p99 ${row.p99}`).toBe(true);
       expect(row.samples).toBeGreaterThan(0);
       expect(STATUSES).toContain(row.status);

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtinCorpus } from '../../bench/eval-secrets.js';
 import { evaluateCorpus, renderScan, sanitizeText, scanPaths, scanStaged } from '../../src/cli/sanitize.js';
 import { CHAINED_HOOK, HOOK_MARKER, installPreCommitHook } from '../../src/cli/precommit.js';
 import { rnd } from '../sanitize/fakes.js';
@@ -72,6 +73,18 @@ describe('hookwise sanitize', () => {
     const missing = evaluateCorpus(join(dir, 'absent.jsonl'), false);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/corpus not found/);
+  });
+
+  it('--eval builtin runs hookwise\'s own generated corpus: totals, a per-kind table, and no listed secret in the output', () => {
+    const r = evaluateCorpus('builtin', true);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^secrets corpus: built-in corpus \(bench\/corpora\/secrets\.ts, seed \d+\)$/m);
+    expect(r.stdout).toMatch(/^recall \(secret rows, value gone from the output\): \d+\/\d{3} = [\d.]+%$/m);
+    expect(r.stdout).toMatch(/^false positives \(clean rows with any redaction\): \d+\/\d{3} = [\d.]+%$/m);
+    expect(r.stdout).toMatch(/^per kind, worst first \(\d+ kinds\):$/m);
+    expect(r.stdout).toMatch(/^ {2}secret github-pat +\d+ +\d+ +[\d.]+%$/m);
+    const listed = builtinCorpus().flatMap((row) => row.secrets ?? []);
+    expect(listed.filter((secret) => secret.length >= 8 && r.stdout.includes(secret))).toEqual([]);
   });
 });
 
