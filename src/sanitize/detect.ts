@@ -9,7 +9,7 @@
  *   3. entropy over every remaining run
  */
 import { encodedRuns, isCredentialPair, MAX_DECODED_TOTAL, MAX_DEPTH, MIN_ENCODED_RUN, type DecodeBudget } from './encoding.js';
-import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES } from './entropy.js';
+import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES, publicSpans } from './entropy.js';
 import { prefixFindings, scanKeywords } from './keywords.js';
 import { runPatterns } from './patterns.js';
 import { SpanIndex } from './spans.js';
@@ -86,7 +86,7 @@ export function detect(text: string, depth = 0, budget: DecodeBudget = { chars: 
   }
   const entropy = new SpanIndex();
   const skip = (s: number, e: number): boolean => covered(s, e) || encoded.covers(s, e) || harmless.covers(s, e) || entropy.covers(s, e);
-  entropyFindings(text, { hexContext: scan.hexContext, skip }, into(entropy), runs);
+  entropyFindings(text, { hexContext: scan.hexContext, skip, publicSpans: publicSpans(text) }, into(entropy), runs);
   return normalize(findings);
 }
 

@@ -18,6 +18,7 @@
 import type { FindingSink } from './types.js';
 import { countAtMost } from '../util/sorted.js';
 import { hasPlaceholderMarker, namesPublicKey } from './heuristics.js';
+import { SpanIndex } from './spans.js';
 
 /** Shortest candidate: 20 chars, or 16 with all three classes and a very high switch rate. */
 export const MIN_LENGTH = 20;
@@ -32,7 +33,7 @@ const MIN_ENTROPY = 3.0;
  */
 const WORDY_SWITCH_RATE = 0.3;
 /** Prefixes of public identifiers that look random: agent tool-call and message ids. */
-const PUBLIC_ID_PREFIXES = ['toolu_', 'srvtoolu_', 'msg_', 'msgbatch_', 'chatcmpl-', 'call_', 'resp_'];
+const PUBLIC_ID_PREFIXES = ['toolu_', 'srvtoolu_', 'msg_', 'msgbatch_', 'chatcmpl-', 'call_', 'resp_', 'pk_live_', 'pk_test_', 'age1'];
 
 // Character classes (ASCII only; everything ≥ 0x80 separates runs).
 const LOWER = 1;
@@ -181,6 +182,8 @@ export interface EntropyContext {
   hexContext: readonly number[];
   /** Spans already judged (found by another layer, or decoded to harmless text): skipped. */
   skip(start: number, end: number): boolean;
+  /** Public PEM blocks and SOPS values (publicSpans), computed once per text. */
+  publicSpans?: SpanIndex;
 }
 
 /** Appends a finding for every high-entropy run that no allowance covers. `runs`: from collectRuns(text, ≤ 16). */
@@ -210,7 +213,15 @@ function judge(text: string, start: number, end: number, context: EntropyContext
   if (kind === null) return;
   if (isUuid(text, start, end) || isNamedDigest(text, start) || isCompositeName(text, start, end) || isPublicId(text, start)) return;
   if (hasPlaceholderMarker(text.slice(start, end)) || assignedToPublicKey(text, start)) return;
-  if (kind === 'hex' && nearHexContext(text, start, context.hexContext)) return;
+  // An Ethereum-style private key, 0x + 64 hex digits — unless the line says it is a (transaction) hash.
+  if (end - start === 66 && text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end)) {
+    if (!nearHexContext(text, start, context.hexContext)) into.push({ rule: 'high-entropy:hex', layer: 'entropy', start, end });
+    return;
+  }
+  // Bare hex is a digest, a commit, an id or a build hash: a hex secret comes with a name that says so,
+  // which the patterns judge.
+  if (kind === 'hex' || isHexWithSeparators(text, typedIdBodyStart(text, start, end), end)) return;
+  if (isSingleCase(stats) || isTypedId(text, start, end) || isSshPublicKey(text, start) || isEncryptedValue(text, start) || context.publicSpans?.covers(start, end) === true) return;
   into.push({ rule: `high-entropy:${kind}`, layer: 'entropy', start, end });
 }
 
@@ -231,6 +242,88 @@ function assignedToPublicKey(text: string, start: number): boolean {
   const keyEnd = i;
   skip((c) => (c < 0x80 && CLASS[c] !== 0 && c !== 0x2b && c !== 0x2f) || c === 0x2e);
   return keyEnd > i && namesPublicKey(text.slice(i, keyEnd));
+}
+
+/**
+ * Only lower case (with digits and separators), or only upper case and shorter than 32: Kubernetes pod and
+ * Nix store names, build hashes, AWS resource ids (`Z0P3CY…`, `AIDA…`). Modern tokens mix cases (base62/64);
+ * one-case secrets — a base32 TOTP seed, a diceware passphrase — are long or sit after a key that the
+ * patterns judge.
+ */
+function isSingleCase(stats: RunStats): boolean {
+  const lower = (stats.classes >> LOWER) & 1;
+  const upper = (stats.classes >> UPPER) & 1;
+  return lower + upper === 1 && (lower === 1 || stats.length < 32);
+}
+
+/** Where the body of a typed id starts: after a short lower-case type and `_`/`-` (`cus_…`, `vpc-…`), else `start`. */
+function typedIdBodyStart(text: string, start: number, end: number): number {
+  let i = start;
+  while (i < end && i - start <= 8 && CLASS[text.charCodeAt(i)] === LOWER) i++;
+  const sep = text.charCodeAt(i);
+  return i - start >= 2 && i - start <= 8 && (sep === 0x5f || sep === 0x2d) ? i + 1 : start;
+}
+
+/**
+ * A typed public id: a short lower-case type, `_` or `-`, and at most 32 characters (`cus_…`, `pi_…`,
+ * `req_…`, `thread_…`, `file-…`, `vpc-…`). Known secret prefixes (`sk_live_`, `ghp_`) never get here: the
+ * patterns and the prefix layer judged them first; secrets of unknown providers are longer.
+ */
+function isTypedId(text: string, start: number, end: number): boolean {
+  const body = typedIdBodyStart(text, start, end);
+  return body > start && end - body <= 32;
+}
+
+/** Hex digits, with `-`/`_` between groups (a traceparent, a pseudo-version's date and commit). */
+function isHexWithSeparators(text: string, start: number, end: number): boolean {
+  let digits = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2d || c === 0x5f) continue;
+    if (!isHexDigit(c)) return false;
+    digits++;
+  }
+  return digits >= 16;
+}
+
+/** The key after `ssh-ed25519 ` / `ssh-rsa ` / `ecdsa-sha2-… ` (one blank, then the key type word). */
+function isSshPublicKey(text: string, start: number): boolean {
+  if (text.charCodeAt(start - 1) !== 0x20) return false;
+  let i = start - 1;
+  while (i > 0 && start - i < 48 && text.charCodeAt(i - 1) > 0x20) i--;
+  const type = text.slice(i, start - 1);
+  return type.startsWith('ssh-') || type.startsWith('ecdsa-') || type.startsWith('sk-ssh-') || type.startsWith('sk-ecdsa-');
+}
+
+/** dotenvx `encrypted:…` and AWS KMS ciphertext blobs (`AQICAH…`): encrypted at rest and meant to be committed. */
+function isEncryptedValue(text: string, start: number): boolean {
+  return text.startsWith('AQICAH', start) || (start >= 10 && text.startsWith('encrypted:', start - 10));
+}
+
+/**
+ * Spans of text that hold no secret by construction, found in one forward pass: PEM blocks that are public
+ * (`PUBLIC KEY`, `CERTIFICATE`) and SOPS values `ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]`.
+ */
+export function publicSpans(text: string): SpanIndex {
+  const spans = new SpanIndex();
+  // Each search resumes after what the last one read, so every character is read a bounded number of times.
+  let at = text.indexOf('-----BEGIN ');
+  while (at >= 0) {
+    const labelEnd = text.indexOf('-----', at + 11);
+    const end = labelEnd < 0 ? -1 : text.indexOf('-----END ', labelEnd);
+    if (end < 0) break;
+    const label = text.slice(at + 11, labelEnd);
+    if ((label.includes('PUBLIC KEY') || label.includes('CERTIFICATE')) && !label.includes('PRIVATE') && !label.includes('-----BEGIN ')) spans.add(at, end);
+    at = text.indexOf('-----BEGIN ', end);
+  }
+  at = text.indexOf('ENC[');
+  while (at >= 0) {
+    let close = at + 4;
+    while (close < text.length && text.charCodeAt(close) !== 0x5d && text.charCodeAt(close) !== 0x0a) close++;
+    if (close < text.length && text.charCodeAt(close) === 0x5d) spans.add(at, close);
+    at = text.indexOf('ENC[', close);
+  }
+  return spans;
 }
 
 /** The run has `/` and most of its segments look like words (or are very short): a path, not a base64 blob. */

@@ -49,6 +49,8 @@ const LITERALS = new Set([
   'mypassword',
   'yourpassword',
 ]);
+/** YAML tags that stand for a value computed elsewhere (CloudFormation intrinsics, Ansible vault). */
+const YAML_TAGS = new Set(['!Ref', '!Sub', '!GetAtt', '!ImportValue', '!Join', '!FindInMap', '!Select', '!If', '!Base64', '!Split', '!vault', '!unsafe', '!secret', '!env']);
 const MASK_CHARS = new Set(['*', 'x', 'X', '.', '#', '-', '_', '•', '…']);
 
 /**
@@ -74,7 +76,13 @@ export function isPlaceholder(raw: string): boolean {
   if (first === 0x28 /* ( */ || (first === 0x21 /* ! */ && value.charCodeAt(1) === 0x28)) return true;
   if (first === 0x25 /* % */ && last === 0x25 && value.length > 2) return true;
   if (LITERALS.has(value.toLowerCase())) return true;
-  if (isMask(value) || isAllSame(value) || isSequential(value)) return true;
+  if (isMask(value) || isAllSame(value) || isSequential(value) || isDocumentedExample(value)) return true;
+  // Cut short for display (`sk_live_...`), a YAML tag (`!Ref DbPassword`), a Python %-format (`%(KEY)s`), or
+  // what follows an escaped line break (`JWT_SECRET=\nNEXT=`: the value is empty).
+  if (value.endsWith('...') || value.endsWith('…') || YAML_TAGS.has(value.split(/[ \t]/, 1)[0]!)) return true;
+  if (value.startsWith('%(') || value.startsWith('\\n') || value.startsWith('\\r') || value.startsWith('\\t')) return true;
+  // A file path (`--from-file=password=./password.txt`): the file holds the secret, its name does not.
+  if (value.startsWith('./') || value.startsWith('../') || value.startsWith('~/')) return true;
   if (hasPlaceholderMarker(value) && !looksRandom(value)) return true; // not_a_real_token, fake-api-key-1
   const upper = value.toUpperCase();
   if (upper.startsWith('YOUR_') || upper.startsWith('YOUR-') || upper.startsWith('REPLACE_') || upper.startsWith('REPLACE-')) return true;
@@ -120,11 +128,42 @@ function isAllSame(value: string): boolean {
   return true;
 }
 
-/** `abc`, `123456`, `abcdefgh`: each character one above the last. */
+/** `abc`, `123456`, `1234567890abcdef`: each character one above the last (9 → 0 → a counts as a step). */
 function isSequential(value: string): boolean {
   if (value.length < 3) return false;
-  for (let i = 1; i < value.length; i++) if (value.charCodeAt(i) !== value.charCodeAt(i - 1) + 1) return false;
+  for (let i = 1; i < value.length; i++) {
+    const prev = value.charCodeAt(i - 1);
+    const c = value.charCodeAt(i);
+    if (c !== prev + 1 && !(prev === 0x39 && c === 0x30) && !(prev === 0x30 && c === 0x61 && i > 1)) return false;
+  }
   return true;
+}
+
+/**
+ * A token-shaped placeholder: one character fills most of it (`ghp_xxxx…`, `AKIAXXXX…`, `sk-proj-0000…`,
+ * `gho_****…`, `xoxb-xxxx-xxxx`). A random token's most frequent character is a few percent of it.
+ */
+export function isFilledPlaceholder(value: string): boolean {
+  if (value.length < 8) return false;
+  const counts = new Map<number, number>();
+  let top = 0;
+  let counted = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x2d || c === 0x5f || c === 0x2e) continue; // - _ . separate groups
+    const n = (counts.get(c) ?? 0) + 1;
+    counts.set(c, n);
+    if (n > top) top = n;
+    counted++;
+  }
+  return counted > 0 && top * 5 >= counted * 3;
+}
+
+/** Keys that providers print in their own documentation (AWS's), never issued to anyone. */
+const DOCUMENTED_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'ASIAIOSFODNN7EXAMPLE', 'AKIAI44QH8DHBEXAMPLE', 'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY']);
+
+export function isDocumentedExample(value: string): boolean {
+  return DOCUMENTED_EXAMPLES.has(value);
 }
 
 function isMask(value: string): boolean {

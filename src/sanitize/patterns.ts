@@ -12,7 +12,7 @@
  */
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
-import { hasPlaceholderMarker, isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
+import { hasPlaceholderMarker, isDocumentedExample, isFilledPlaceholder, isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
 import type { Finding } from './types.js';
 
 export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
@@ -41,6 +41,8 @@ export interface PatternSpec {
   family: Family;
   /** What it finds, for `hookwise scan` output and docs. */
   description: string;
+  /** Where the format is documented. */
+  reference?: string;
   /** ASCII literals, one of which occurs in every match. */
   keywords: readonly string[];
   /** Keywords match case-insensitively (ASCII). */
@@ -101,10 +103,15 @@ const SECRET_KEY_WORDS = [
   'private-key',
   'privatekey',
   'auth_key',
+  'auth-key',
   'authkey',
   'master_key',
+  'master-key',
+  'masterkey',
   'signing_key',
+  'signing-key',
   'encryption_key',
+  'encryption-key',
   'client_secret',
   'clientsecret',
   'credential',
@@ -115,7 +122,7 @@ const SECRET_KEY_WORDS = [
 const SECRET_KEY_SOURCE = String.raw`(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|access[_.\-]?key|secret[_.\-]?key|private[_.\-]?key|auth[_.\-]?key|master[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|client[_.\-]?secret|credentials?|auth|cookie)`;
 
 /** Upper-case environment variable endings (`FOO_TOKEN=`, `PGPASSWORD=`): the `=` is part of the keyword. */
-const ENV_SUFFIXES = ['PASSWORD', 'PASSWD', 'PASS', 'PWD', 'TOKEN', 'SECRET', 'KEY', 'APIKEY', 'CREDENTIALS', 'CREDENTIAL', 'AUTH', 'DSN', 'PAT', 'COOKIE', 'SALT', 'PASSPHRASE'] as const;
+const ENV_SUFFIXES = ['PASSWORD', 'PASSWD', 'PASS', 'PWD', 'TOKEN', 'SECRET', 'KEY', 'KEY_BASE', 'APIKEY', 'CREDENTIALS', 'CREDENTIAL', 'AUTH', 'DSN', 'PAT', 'COOKIE', 'SALT', 'PASSPHRASE'] as const;
 
 const FLAG_WORDS = ['password', 'passwd', 'passphrase', 'pass', 'token', 'api-key', 'apikey', 'secret', 'secret-key', 'access-key', 'credentials', 'credential'] as const;
 
@@ -1037,7 +1044,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     ignoreCase: false,
     confirm: { kind: 'userpass-arg' },
     // The password never starts with '/': `-u https://…` is a URL argument, not user:password.
-    source: String.raw`(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"'/{]+:([^\s"'/\x60][^\s"'\x60]*)`,
+    // The user never starts with '+': `date -u +%H:%M` is a format.
+    source: String.raw`(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"'/{+][^\s:"'/{]*:([^\s"'/\x60][^\s"'\x60]*)`,
     redact: [1],
     accept: notPlaceholderOrId,
   },
@@ -1090,8 +1098,9 @@ export const PATTERNS: readonly PatternSpec[] = [
     description: 'Password given to htpasswd in batch mode (its -b flag)',
     keywords: ['htpasswd'],
     ignoreCase: false,
-    source: String.raw`htpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+[^\s]+\s+[^\s]+\s+([^\s|;&]+)`,
-    redact: [1],
+    // With -n there is no password file: user, then password (`htpasswd -Bbn registry pw`); without it, file, user, password.
+    source: String.raw`htpasswd\b[^\n|;&]*?\s-[A-Za-z]*n[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+[^\s\-][^\s]*\s+([^\s|;&<>]+)|htpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+[^\s]+\s+[^\s]+\s+([^\s|;&<>]+)`,
+    redact: [1, 2],
     accept: notPlaceholder,
   },
   {
@@ -1103,6 +1112,87 @@ export const PATTERNS: readonly PatternSpec[] = [
     source: String.raw`\bmachine\s+[^\s]+\s+login\s+[^\s]+\s+password\s+([^\s]+)`,
     redact: [1],
     accept: notPlaceholder,
+  },
+  {
+    id: 'keytool-password',
+    family: 'generic',
+    description: 'Java keytool keystore / key passwords (-storepass, -keypass, -srcstorepass, -deststorepass, …)',
+    reference: 'https://docs.oracle.com/en/java/javase/21/docs/specs/man/keytool.html',
+    keywords: ['storepass', 'keypass'],
+    ignoreCase: false,
+    // `-storepass:env VAR` / `:file` name where the password is: no blank right after `pass`, so not matched.
+    source: String.raw`\s-(?:src|dest)?(?:store|key)pass\s+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'archive-password',
+    family: 'generic',
+    description: 'Archive passwords on the command line: zip / unzip / zipcloak -P <password>, 7z -p<password>',
+    reference: 'https://linux.die.net/man/1/zip',
+    keywords: ['zip', '7z'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -P', ' -p'] },
+    source: String.raw`\b(?:zip|unzip|zipcloak)\b[^\n|;&]*?\s-P\s+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))|\b7z[az]?\b[^\n|;&]*?\s-p([^\s"'\-][^\s"']*)`,
+    redact: [1, 2, 3, 4],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'httpie-auth',
+    family: 'generic',
+    description: 'user:password after httpie -a / --auth',
+    reference: 'https://httpie.io/docs/cli/authentication',
+    keywords: ['http', 'https'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -a', '--auth'] },
+    source: String.raw`(?:^|[\s;&|(])(?:http|https|xh)\s(?:[^\n|;&]*?\s)?(?:-a|--auth)(?:\s+|=)["']?[^\s:"'/]+:([^\s"'\x60]+)`,
+    redact: [1],
+    accept: notPlaceholderOrId,
+  },
+  {
+    id: 'redis-auth-command',
+    family: 'database',
+    description: 'redis-cli AUTH [user] <password> given as a command argument',
+    reference: 'https://redis.io/docs/latest/commands/auth/',
+    keywords: ['redis-cli'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' AUTH ', ' auth ', ' Auth '] },
+    source: String.raw`redis-cli\b[^\n|;&]*?[ \t](?i:auth)[ \t]+(?:[^\s|;&<>]+[ \t]+)?([^\s|;&<>]+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'pgpass-line',
+    family: 'database',
+    description: 'A .pgpass line (host:port:database:user:password) written to ~/.pgpass',
+    reference: 'https://www.postgresql.org/docs/current/libpq-pgpass.html',
+    keywords: ['pgpass'],
+    ignoreCase: false,
+    source: String.raw`["']?[^\s:"']+:(?:\d+|\*):[^\s:"']+:[^\s:"']+:([^\s"']+)["']?[^\n]*pgpass`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'poetry-credentials',
+    family: 'registry',
+    description: 'poetry config http-basic.<repo> <user> <password> and pypi-token.<repo> <token>',
+    reference: 'https://python-poetry.org/docs/repositories/#configuring-credentials',
+    keywords: ['http-basic.', 'pypi-token.'],
+    ignoreCase: false,
+    source: String.raw`\bconfig\s+(?:http-basic\.[^\s]+\s+[^\s]+|pypi-token\.[^\s]+)\s+([^\s|;&<>]+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'fish-set-secret',
+    family: 'generic',
+    description: 'fish shell exported variable whose name says secret: set -gx API_TOKEN <value>',
+    reference: 'https://fishshell.com/docs/current/cmds/set.html',
+    keywords: ['set -'],
+    ignoreCase: false,
+    source: String.raw`\bset\s+-[A-Za-z]*x[A-Za-z]*\s+(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?|AUTH|PAT|COOKIE)\s+(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"';&|]+))`,
+    redact: [1, 2, 3],
+    accept: assignedSecret,
   },
   {
     id: 'secret-cli-flag',
@@ -1121,7 +1211,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     description: 'Environment assignment to a variable whose name says it holds a secret (…_TOKEN, …_PASSWORD, PGPASSWORD, …_KEY, …)',
     keywords: ENV_SUFFIXES.map((s) => `${s}=`),
     ignoreCase: false,
-    source: String.raw`(?:^|[^A-Za-z0-9_$])(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?|AUTH|DSN|PAT|COOKIE|SALT|PASSPHRASE)=${VALUE}`,
+    source: String.raw`(?:^|[^A-Za-z0-9_$])(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|KEY_BASE|APIKEY|CREDENTIALS?|AUTH|DSN|PAT|COOKIE|SALT|PASSPHRASE)=${VALUE}`,
     redact: VALUE_GROUPS,
     accept: assignedSecret,
   },
@@ -1133,7 +1223,9 @@ export const PATTERNS: readonly PatternSpec[] = [
     ignoreCase: true,
     confirm: { kind: 'assign' },
     // A '$' before the key makes it an expansion ($PWD:/app), not an assignment.
-    source: String.raw`(?i)(?:^|[^A-Za-z0-9$])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}["']?\s*(?::=|=>|=|:)\s*${VALUE}`,
+    // Blanks, not line breaks, around the separator: `auth:` ending a YAML line is a mapping, not `auth: <next line>`.
+    // A ':' before the key is an ARN or URN segment (`…:secret:prod/db`), not an assignment.
+    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}["']?[ \t]*(?::=|=>|=|:)[ \t]*${VALUE}`,
     redact: VALUE_GROUPS,
     accept: assignedSecret,
   },
@@ -1247,7 +1339,9 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
       const start = span?.[0];
       const end = span?.[1];
       if (start === undefined || end === undefined || end <= start) continue;
-      if (spec.accept !== undefined && !spec.accept(part.slice(start, end), m[0])) continue;
+      const value = part.slice(start, end);
+      if (isDocumentedExample(value) || isFilledPlaceholder(value)) continue;
+      if (spec.accept !== undefined && !spec.accept(value, m[0])) continue;
       into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
     }
   }

@@ -48,7 +48,7 @@ describe('high-entropy tokens anywhere (not only after = or :)', () => {
     ['alnum, bare in prose', `the value ${rnd(32)} was rotated`, 'high-entropy:alnum'],
     ['base64 with + and /', `blob ${rnd(20, 'b64')}+${rnd(20, 'b64')}/x==`, 'high-entropy:base64'],
     ['base64url', `id ${rnd(24, 'b62')}-${rnd(20, 'b62')}_q`, 'high-entropy:base64url'],
-    ['hex outside any git/hash context', `curl -H "X-Key ${rnd(40, 'hex')}" https://api.example.com`, 'high-entropy:hex'],
+    ['a private key in Ethereum form (0x + 64 hex digits)', `cast wallet address --private-key 0x${rnd(64, 'hex')}`, 'high-entropy:hex'],
     ['a 16–19 char token with all three classes', `pin ${rnd(18)} now`, 'high-entropy:alnum'],
     ['a token in a URL path segment', `curl https://api.example.com/v1/keys/${rnd(32)}/rotate`, 'high-entropy:alnum'],
     ['a token in a query string', `curl "https://api.example.com/x?sig=1&code=${rnd(28)}"`, 'high-entropy:alnum'],
@@ -82,9 +82,12 @@ describe('allowances: obvious non-secrets stay', () => {
     expect(sanitize(`GET /api/v1/keys/${secret}/rotate`).text).toBe('GET /api/v1/keys/<REDACTED>/rotate');
   });
 
-  it('keeps a hex id out of hash context visible only when the line names git or a hash', () => {
+  it('keeps bare hex visible: a digest, commit or id; a hex secret comes with a name the patterns judge', () => {
     const id = rnd(40, 'hex');
     expect(entropyRules(`git show ${id}`)).toEqual([]);
-    expect(entropyRules(`deploy ${id}`)).toEqual(['high-entropy:hex']);
+    expect(entropyRules(`deploy ${id}`)).toEqual([]);
+    expect(findSecrets(`export DEPLOY_TOKEN=${id}`).length).toBeGreaterThan(0);
+    // 0x + 64 hex is a private key unless the line says it is a hash (a transaction hash has the same shape).
+    expect(entropyRules(`tx hash 0x${rnd(64, 'hex')}`)).toEqual([]);
   });
 });

@@ -55,6 +55,6 @@ describe('placeholders in context', () => {
     expect(redacted(`publicKey: ${rnd(44, 'b64')}`)).toBe(false);
     expect(redacted(`ops_${rnd(60, 'b64url')}`)).toBe(true);
     expect(redacted(`DOTENV_PRIVATE_KEY="${rnd(64, 'hex')}"`)).toBe(true);
-    expect(redacted(`signature "${rnd(64, 'hex')}"`)).toBe(true);
+    expect(redacted(`sha256 "${rnd(64, 'hex')}"`)).toBe(false); // bare hex is a digest; a hex secret has a name (above)
   });
 });
