@@ -155,6 +155,21 @@ describe('the pattern table', () => {
     }
   });
 
+  it('names, for every pattern, a unique id and an https page documenting its format', () => {
+    const ids = PATTERNS.map((p) => p.id);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const bad = PATTERNS.filter((p) => {
+      if (typeof p.reference !== 'string') return true;
+      try {
+        const url = new URL(p.reference);
+        return url.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '';
+      } catch {
+        return true;
+      }
+    });
+    expect(bad.map((p) => `${p.id}: ${String(p.reference)}`)).toEqual([]);
+  });
+
   it('covers the families the issue asks for with at least 90 patterns', () => {
     expect(PATTERNS.length).toBeGreaterThanOrEqual(90);
     const families = new Set(PATTERNS.map((p) => p.family));
