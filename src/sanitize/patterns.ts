@@ -12,7 +12,8 @@
  */
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
-import { isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
+import { isNumericId, isPlaceholder, isSecretName, namesPublicKey } from './heuristics.js';
+import { cookieHeaderParts, curlCookieParts, fromLiteralParts, isMavenEncrypted, kubernetesSecretValues, trimmedPart } from './structure.js';
 import type { Finding } from './types.js';
 
 export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
@@ -27,6 +28,8 @@ export type Family = (typeof FAMILIES)[number];
  *   password may hold `? #` (and, `quoted`, blanks and `/`).
  * - `userpass-arg`: the next word (after `-u`, `--user`) contains a `:`.
  * - `line-has`: one of `needles` occurs after the keyword on the same line.
+ * - `arg-has`: the next word (after blanks, '=' or a quote) contains `char` (`-b 'sid=…'`: cookies, not a file).
+ * - `hex-before`: at least `min` hex digits end where the keyword starts (`<32 hex>-us6`).
  */
 export type Confirm =
   | { kind: 'assign' }
@@ -34,7 +37,9 @@ export type Confirm =
   | { kind: 'tail'; min: number }
   | { kind: 'userinfo'; quoted?: boolean }
   | { kind: 'userpass-arg' }
-  | { kind: 'line-has'; needles: readonly string[] };
+  | { kind: 'line-has'; needles: readonly string[] }
+  | { kind: 'arg-has'; char: string }
+  | { kind: 'hex-before'; min: number };
 
 export interface PatternSpec {
   id: string;
@@ -58,8 +63,22 @@ export interface PatternSpec {
   source: string;
   /** Capture groups to redact (each that participated); 0 = the whole match. */
   redact: readonly number[];
-  /** Keep a captured value (return false) that is not a secret, e.g. a `$VAR` reference. `match` is the whole match. */
-  accept?: (value: string, match: string) => boolean;
+  /**
+   * Keep a captured value (return false) that is not a secret, e.g. a `$VAR` reference. `match` is the whole
+   * match, `groups` every capture group of it (`groups[1]` …), e.g. the variable name beside the value.
+   */
+  accept?: (value: string, match: string, groups: readonly (string | undefined)[]) => boolean;
+  /**
+   * Redact only parts of an accepted capture: [start, end) offsets into it, flattened (a Cookie header's
+   * values, not its names). A linear scan of the capture.
+   */
+  parts?: (value: string, match: string) => readonly number[];
+  /**
+   * A structural pattern: when `source` matches anywhere in the text (the gate), this linear scan of the
+   * whole text reports the spans to redact instead (the values of a Kubernetes Secret, whose key names say
+   * nothing). `redact` is then empty. Such a pattern always sees the whole text (see WHOLE_TEXT).
+   */
+  structure?: (text: string, push: (start: number, end: number) => void) => void;
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
@@ -69,6 +88,21 @@ const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumer
  * pattern's to redact, and the rest of a URL is not secret), and not a key that says it is public.
  */
 const assignedSecret = (v: string, match: string): boolean => v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match);
+
+/** Endings of XML element names that hold a secret (`<password>`, `<keyPassword>`, `<apiKey>`, `<storepass>`). */
+const XML_SECRET_NAME = String.raw`(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|credentials?|storepass|keypass)`;
+/** A value in an XML element named like a secret: not a placeholder, except that Maven's `{…}` encrypted form is a secret. */ // hookwise:allow
+const xmlSecret = (v: string): boolean => {
+  const t = v.trim();
+  return t !== '' && (!isPlaceholder(t) || isMavenEncrypted(t));
+};
+/** The value of a name/value pair whose name (the first non-empty name group) says it holds a secret. */
+const namedSecret =
+  (...nameGroups: number[]) =>
+  (v: string, _match: string, groups: readonly (string | undefined)[]): boolean => {
+    const name = nameGroups.map((g) => groups[g]).find((n) => n !== undefined && n !== '') ?? '';
+    return isSecretName(name) && !namesPublicKey(name) && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x');
+  };
 
 /** Quoted or bare value after a separator; groups: "double", 'single', `backtick`, bare. */
 // The bare form never starts with '=': `token == x` is a comparison, not an assignment.
@@ -451,6 +485,33 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
 
+  {
+    id: 'kubernetes-secret',
+    family: 'cloud',
+    description:
+      'Values under data: and stringData: of a Kubernetes Secret in YAML (block style; any key name; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them). A ConfigMap\'s data is left alone',
+    reference: 'https://kubernetes.io/docs/concepts/configuration/secret/',
+    keywords: ['kind:'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['Secret'] },
+    // The gate: a real `kind: Secret` line (not SecretStore, not a comment). The scan does the rest.
+    source: String.raw`(?m)^[ \t]*(?:-[ \t]+)?kind:[ \t]*["']?Secret["']?[ \t]*(?:#[^\n]*)?\r?$`,
+    redact: [],
+    structure: kubernetesSecretValues,
+  },
+  {
+    id: 'kubectl-secret-literal',
+    family: 'cloud',
+    description: 'Values given to kubectl / oc create secret as --from-literal=key=value, whatever the key is called (not a configmap\'s)', // hookwise:allow
+    reference: 'https://kubernetes.io/docs/reference/kubectl/generated/kubectl_create/kubectl_create_secret_generic/',
+    keywords: ['create secret'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['--from-literal'] },
+    source: String.raw`\b(?:kubectl|oc)\b[^\n|;&]*?\bcreate\s+secret\b([^\n|;&]*)`,
+    redact: [1],
+    parts: fromLiteralParts,
+  },
+
   // ── version control ────────────────────────────────────────────────────────────────────────────────────
   {
     id: 'github-token',
@@ -762,6 +823,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
 
+
   // ── package registries ─────────────────────────────────────────────────────────────────────────────────
   {
     id: 'npm-token',
@@ -862,6 +924,20 @@ export const PATTERNS: readonly PatternSpec[] = [
     prefix: true,
     source: String.raw`\b(CLOJARS_[a-z0-9]{60})`,
     redact: [1],
+  },
+
+  {
+    id: 'xml-key-value-secret',
+    family: 'registry',
+    description:
+      'NuGet.config / web.config / app.config <add key="…" value="…"/> whose key names a secret (ClearTextPassword, Password, ApiKey, StripeSecretKey, ConnectionString, …); $(X), %X% and ${X} values are kept',
+    reference: 'https://learn.microsoft.com/en-us/nuget/reference/nuget-config-file#packagesourcecredentials',
+    keywords: ['<add '],
+    ignoreCase: true,
+    confirm: { kind: 'line-has', needles: ['value', 'Value', 'VALUE'] },
+    source: String.raw`(?i)<add\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?key\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?value\s*=\s*(?:"([^"]*)"|'([^']*)')`,
+    redact: [3, 4],
+    accept: namedSecret(1, 2),
   },
 
   // ── SaaS and developer tools ───────────────────────────────────────────────────────────────────────────
@@ -1198,6 +1274,93 @@ export const PATTERNS: readonly PatternSpec[] = [
     accept: notPlaceholder,
   },
   {
+    id: 'xml-secret-element',
+    family: 'generic',
+    description:
+      'Text of an XML element whose name says it holds a secret: Maven settings.xml <password> / <passphrase>, <apiKey>, <clientSecret>, <token>, <storepass>, also in CDATA or a Windows unattend <Value> child. ${env.X}, %X% and $(X) are kept; Maven {…} encrypted passwords are not (settings-security.xml decrypts them)', // hookwise:allow
+    reference: 'https://maven.apache.org/settings.html#servers',
+    keywords: ['password>', 'passwd>', 'passphrase>', 'secret>', 'token>', 'apikey>', 'api_key>', 'api-key>', 'accesskey>', 'secretkey>', 'privatekey>', 'credential>', 'credentials>', 'storepass>', 'keypass>'],
+    ignoreCase: true,
+    // The text must be followed by a closing tag that names a secret too: `Promise<Token> { … }` is code, not XML.
+    source: String.raw`(?i)<(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?${XML_SECRET_NAME}(?:\s[^<>]*[^<>/])?>\s*(?:<!\[CDATA\[([^\]]*)\]\]>\s*</|<Value>([^<]*)</|([^<]*)</)(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?(?:${XML_SECRET_NAME}|Value)\s*>`,
+    redact: [1, 2, 3],
+    accept: xmlSecret,
+    parts: trimmedPart,
+  },
+  {
+    id: 'cookie-header',
+    family: 'generic',
+    description:
+      'Cookie values in a Cookie: or Set-Cookie: header (curl -H, raw HTTP and curl -v lines, httpie Cookie:…, JSON / code header maps) that holds name=value pairs: every value of a Cookie header, the first of a Set-Cookie header; cookie names and attributes are kept', // hookwise:allow
+    reference: 'https://www.rfc-editor.org/rfc/rfc6265#section-4',
+    keywords: ['cookie'],
+    ignoreCase: true,
+    // Quoted header ('Cookie: …' to the quote), header map ("Cookie": "…"), HTTP line (to the line end), httpie (Cookie:…).
+    source: String.raw`(?i)['"](?:set-)?cookie[ \t]*:[ \t]*([^'"\r\n]*)|['"](?:set-)?cookie['"][ \t]*[:=][ \t]*['"]([^'"\r\n]*)|(?m:^)[ \t]*(?:[<>][ \t]+)?(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)|\s(?:set-)?cookie:(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"]\S*))`,
+    redact: [1, 2, 3, 4, 5, 6],
+    parts: cookieHeaderParts,
+  },
+  {
+    id: 'curl-cookie-arg',
+    family: 'generic',
+    description: 'Cookie values given to curl -b / --cookie as name=value pairs (an argument without = is a cookie-jar file name and is kept); names kept',
+    reference: 'https://curl.se/docs/manpage.html#-b',
+    keywords: ['-b', '--cookie'],
+    ignoreCase: false,
+    confirm: { kind: 'arg-has', char: '=' },
+    source: String.raw`(?:^|\s)(?:-b|--cookie)(?:\s+|=)(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"]+))`,
+    redact: [1, 2, 3],
+    parts: curlCookieParts,
+  },
+  {
+    id: 'secret-env-name-value',
+    family: 'generic',
+    description:
+      'An environment entry written as a name/value pair whose name says it holds a secret: Kubernetes / Compose env lists (- name: DB_PASSWORD ↵ value: …), ECS / JSON {"name": "STRIPE_API_KEY", "value": "…"}', // hookwise:allow
+    reference: 'https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/',
+    keywords: ['name'],
+    ignoreCase: false,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?:^|[\s{,\-])["']?name["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*,?\s*["']?value["']?\s*:\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#,}\]][^\s#,}\]]*))`,
+    redact: [2, 3, 4],
+    accept: namedSecret(1),
+  },
+  {
+    id: 'env-setter-command',
+    family: 'generic',
+    description:
+      'A secret-named environment variable set without NAME=value: Dockerfile ENV NAME value, setx NAME value (Windows), fish set -x / -gx / -Ux NAME value, launchctl setenv NAME value',
+    reference: 'https://docs.docker.com/reference/dockerfile/#env',
+    keywords: ['ENV ', 'setx', 'set -', 'setenv'],
+    ignoreCase: false,
+    source: String.raw`(?:^|[\s;&|(])(?:ENV|setx(?:[ \t]+/[Mm])?|set(?:[ \t]+-[A-Za-z]+|[ \t]+--(?:export|global|universal))+|launchctl[ \t]+setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'=][^\s"']*))`,
+    redact: [2, 3, 4],
+    accept: namedSecret(1),
+  },
+  {
+    id: 'gh-secret-set',
+    family: 'generic',
+    description: 'The value given to gh secret set … --body / -b (a secret whatever its name)', // hookwise:allow
+    reference: 'https://cli.github.com/manual/gh_secret_set',
+    keywords: ['secret set'],
+    ignoreCase: false,
+    source: String.raw`\bgh\s+secret\s+set\b[^\n|;&]*?\s(?:--body(?:=|\s+)|-b\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'env-setter-code',
+    family: 'generic',
+    description:
+      'A secret-named environment variable set in code: os.environ["NAME"] = "…", ENV[\'NAME\'] = \'…\', process.env["NAME"] = "…", os.environ.setdefault / putenv / os.Setenv / [Environment]::SetEnvironmentVariable("NAME", "…")',
+    reference: 'https://docs.python.org/3/library/os.html#os.environ',
+    keywords: ['env[', 'environ[', 'setdefault(', 'putenv(', 'setenv(', 'setenvironmentvariable('],
+    ignoreCase: true,
+    source: String.raw`(?i)\b(?:environ|env)\[\s*["']([A-Za-z_][A-Za-z0-9_.\-]*)["']\s*\]\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')|\b(?:setdefault|putenv|setenv|setenvironmentvariable)\(\s*["']([A-Za-z_][A-Za-z0-9_.\-]*)["']\s*,\s*(?:"([^"\n]*)"|'([^'\n]*)')`,
+    redact: [2, 3, 5, 6],
+    accept: namedSecret(1, 4),
+  },
+  {
     id: 'secret-cli-flag',
     family: 'generic',
     description: 'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
@@ -1291,7 +1454,7 @@ export function compiledPattern(index: number): RE2Regex {
 export const WINDOWED_TEXT = 16 * 1024;
 const WINDOW_BEFORE = 256;
 const WINDOW_AFTER = 2048;
-const WHOLE_TEXT = new Set(['private-key', 'putty-private-key']);
+const WHOLE_TEXT = new Set(['private-key', 'putty-private-key', 'kubernetes-secret']);
 
 /**
  * Runs the given patterns over the text and appends their findings. `hits` (flattened [pattern, end]
@@ -1336,6 +1499,12 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
   const re = compiledPattern(index);
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
   re.lastIndex = 0;
+  if (spec.structure !== undefined) {
+    // The source is only the gate: one match anywhere, then one structural scan of the whole part.
+    if (re.exec(part) !== null) spec.structure(part, (start, end) => into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end }));
+    re.lastIndex = 0;
+    return;
+  }
   for (let m = re.exec(part); m !== null; m = re.exec(part)) {
     if (m[0].length === 0) re.lastIndex++; // unreachable with these sources (each has a literal); never loop
     for (const g of spec.redact) {
@@ -1343,8 +1512,16 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
       const start = span?.[0];
       const end = span?.[1];
       if (start === undefined || end === undefined || end <= start) continue;
-      if (spec.accept !== undefined && !spec.accept(part.slice(start, end), m[0])) continue;
-      into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
+      const value = part.slice(start, end);
+      if (spec.accept !== undefined && !spec.accept(value, m[0], m)) continue;
+      if (spec.parts === undefined) {
+        into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
+        continue;
+      }
+      const parts = spec.parts(value, m[0]);
+      for (let p = 0; p + 1 < parts.length; p += 2) {
+        if (parts[p + 1]! > parts[p]!) into.push({ rule: spec.id, layer: 'pattern', start: from + start + parts[p]!, end: from + start + parts[p + 1]! });
+      }
     }
   }
 }
@@ -1356,6 +1533,7 @@ const LINE_LIMIT = 4096;
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const isTokenChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 const isFlagChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d;
 
 /** Whether a keyword hit ending at `end` (keyword length `length`) passes the pattern's pre-check. */
@@ -1374,7 +1552,14 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
     case 'userinfo':
       return authorityHasUserinfo(text, end, confirm.quoted === true);
     case 'userpass-arg':
-      return nextWordHasColon(text, end);
+      return nextWordHas(text, end, 0x3a /* : */);
+    case 'arg-has':
+      return nextWordHas(text, end, confirm.char.charCodeAt(0));
+    case 'hex-before': {
+      let n = 0;
+      for (let i = end - length - 1; i >= 0 && n < confirm.min && isHexDigit(text.charCodeAt(i)); i--) n++;
+      return n >= confirm.min;
+    }
     case 'line-has': {
       // Bounded: an unbounded indexOf would search to the end of a large file at every hit.
       let lineEnd = end;
@@ -1424,14 +1609,14 @@ function authorityHasUserinfo(text: string, end: number, quoted = false): boolea
   return false;
 }
 
-/** The next word after `-u` / `--user` (after blanks, '=' or a quote) contains ':'. */
-function nextWordHasColon(text: string, end: number): boolean {
+/** The next word after the keyword (`-u`, `-b`; after blanks, '=' or a quote) contains the character `code`. */
+function nextWordHas(text: string, end: number, code: number): boolean {
   let i = end;
   while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 0x3d || text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27)) i++;
   for (let n = 0; i < text.length && n < 512; i++, n++) {
     const c = text.charCodeAt(i);
     if (isSpace(c) || c === 0x22 || c === 0x27) return false;
-    if (c === 0x3a) return true;
+    if (c === code) return true;
   }
   return false;
 }

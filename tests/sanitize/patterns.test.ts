@@ -25,6 +25,8 @@ const pemBody = pem.split('\n')[1]!;
 const puttyBody = rnd(64, 'b64');
 const basic = b64(`svc:${rnd(14)}`);
 const dbPassword = rnd(14);
+/** A password as people choose them: low entropy, so only structure can find it. */
+const humanPassword = (): string => `Winter${rnd(4, 'digits')}prod`;
 
 /** One row per pattern id. */
 const CASES: Record<string, Case> = {
@@ -138,6 +140,17 @@ const CASES: Record<string, Case> = {
   'secret-cli-flag': token(rnd(24), (s) => `tool deploy --api-key ${s} --region eu`, 'tool deploy --api-key-file ./key.txt --region eu'),
   'secret-env-var': token(rnd(20), (s) => `export STRIPE_WEBHOOK_SECRET=${s} && npm start`, 'export SECRET_NAME=prod-db && npm start'),
   'secret-assignment': token(rnd(16), (s) => `{"db_password": "${s}", "user": "app"}`, '{"password_hash_algo": "argon2", "max_tokens": 1024}'),
+  // structure: Kubernetes, XML, cookies, name/value environments
+  'kubernetes-secret': token(b64(humanPassword()), (s) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  dbhost: ${s}\n`, 'apiVersion: v1\nkind: ConfigMap\ndata:\n  dbhost: ZGItMQ==\n'),
+  'kubectl-secret-literal': token(humanPassword(), (s) => `kubectl create secret generic db --from-literal=dbhost=${s}`, 'kubectl create configmap db --from-literal=dbhost=db-1'), // hookwise:allow
+  'xml-secret-element': token(humanPassword(), (s) => `<server><id>nexus</id><username>ci</username><password>${s}</password></server>`, '<server><id>nexus</id><password>${env.NEXUS_PASSWORD}</password></server>'),
+  'xml-key-value-secret': token(humanPassword(), (s) => `<add key="ClearTextPassword" value="${s}" />`, '<add key="Username" value="ci-bot" />'),
+  'cookie-header': token(rnd(24), (s) => `curl -H 'Cookie: theme=dark; sessionid=${s}' https://example.com/`, 'the Cookie header carries the session'), // hookwise:allow
+  'curl-cookie-arg': token(rnd(24), (s) => `curl -b 'sessionid=${s}' https://example.com/`, 'curl -b cookies.txt https://example.com/'),
+  'secret-env-name-value': token(humanPassword(), (s) => `env:\n  - name: DB_PASSWORD\n    value: ${s}\n`, 'env:\n  - name: LOG_LEVEL\n    value: debug\n'),
+  'env-setter-command': token(humanPassword(), (s) => `setx STRIPE_API_KEY ${s}`, 'setx PATH C:\\tools'),
+  'gh-secret-set': token(humanPassword(), (s) => `gh secret set DEPLOY_KEY --body ${s}`, 'gh secret set DEPLOY_KEY < key.txt'),
+  'env-setter-code': token(humanPassword(), (s) => `os.environ["MY_API_KEY"] = "${s}"`, 'os.environ["HOME"] = "/tmp/home"'),
 };
 
 /** Table ids that name a second case for the same pattern (`shopify-token-2`). */
