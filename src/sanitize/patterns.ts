@@ -13,7 +13,7 @@
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
 import { isNumericId, isPlaceholder, isSecretName, namesPublicKey } from './heuristics.js';
-import { cookieHeaderParts, curlCookieParts, fromLiteralParts, isMavenEncrypted, kubernetesSecretValues, trimmedPart } from './structure.js';
+import { cookieHeaderParts, curlCookieParts, fromLiteralParts, hasTokenChecksum, isMavenEncrypted, kubernetesSecretValues, trimmedPart } from './structure.js';
 import type { Finding } from './types.js';
 
 export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
@@ -511,6 +511,18 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
     parts: fromLiteralParts,
   },
+  {
+    id: 'aws-bedrock-api-key',
+    family: 'cloud',
+    description:
+      'Amazon Bedrock API key: long-term (ABSK + base64 of "BedrockAPIKey-…:secret") and short-term (bedrock-api-key- + base64 of a presigned URL). AWS documents the keys, not the ABSK prefix',
+    reference: 'https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys.html',
+    keywords: ['ABSK', 'bedrock-api-key-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(ABSK[A-Za-z0-9+/]{60,}={0,2}|bedrock-api-key-[A-Za-z0-9+/]{60,}={0,2})`,
+    redact: [1],
+  },
 
   // ── version control ────────────────────────────────────────────────────────────────────────────────────
   {
@@ -523,6 +535,20 @@ export const PATTERNS: readonly PatternSpec[] = [
     prefix: true,
     source: String.raw`\b(gh[pousr]_[A-Za-z0-9]{36,}|ghs_[0-9]+_[A-Za-z0-9_.\-]{30,})`,
     redact: [1],
+  },
+  {
+    id: 'github-token-checksum',
+    family: 'vcs',
+    description:
+      'GitHub classic token (ghp_, gho_, ghu_, ghs_, ghr_) or npm token (npm_) whose last 6 characters are the base62 CRC-32 of its 30-character body, found also where github-token needs a word boundary: glued to the text before it (xghp_…, MY_TOKEN_ghp_…)',
+    reference: 'https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/',
+    keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'npm_'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 36 },
+    // No leading boundary: the checksum (1 in 2^32 by chance) is what makes the match a token.
+    source: String.raw`((?:gh[pousr]|npm)_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`,
+    redact: [1],
+    accept: hasTokenChecksum,
   },
   {
     id: 'github-fine-grained-token',
@@ -823,6 +849,16 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
 
+  {
+    id: 'azure-openai-key',
+    family: 'ai',
+    description: 'Azure OpenAI key after a key name naming it in any case or separator (azure_openai_key:, AzureOpenAIKey=, "azure-openai-api-key": …)',
+    reference: 'https://learn.microsoft.com/en-us/azure/ai-services/openai/reference#authentication',
+    keywords: ['azure_openai', 'azure-openai', 'azure.openai', 'azureopenai'],
+    ignoreCase: true,
+    source: String.raw`(?i)azure[_.\-]?openai[_.\-]?(?:api[_.\-]?)?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9]{32,})`,
+    redact: [1],
+  },
 
   // ── package registries ─────────────────────────────────────────────────────────────────────────────────
   {
@@ -927,6 +963,19 @@ export const PATTERNS: readonly PatternSpec[] = [
   },
 
   {
+    id: 'bundler-credentials',
+    family: 'registry',
+    description:
+      'Bundler gem-source credentials, user and password both (Sidekiq Pro / Enterprise licence credentials are user:password): BUNDLE_<HOST>=user:password (BUNDLE_ENTERPRISE__CONTRIBSYS__COM, BUNDLE_GEMS__CONTRIBSYS__COM: any value), bundle config [--local] <host> user:password, and the user in https://user:pass@…contribsys.com',
+    reference: 'https://bundler.io/man/bundle-config.1.html#CREDENTIALS-FOR-GEM-SOURCES',
+    keywords: ['BUNDLE_', 'bundle config', 'contribsys.com'],
+    ignoreCase: false,
+    source: String.raw`(?:^|[^A-Za-z0-9_])BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+=(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|\bbundle\s+config\s+(?:set\s+)?(?:--(?:local|global)\s+)?[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s]*\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|://([^\s:/@"']+):[^\s@/"']*@(?:enterprise|gems)\.contribsys\.com`,
+    redact: [1, 2, 3, 4, 5, 6, 7],
+    // Any value for contribsys hosts; elsewhere only user:password (BUNDLE_BUILD__X, mirrors are settings).
+    accept: (v, match) => !isPlaceholder(v) && (match.toLowerCase().includes('contribsys') || (v.includes(':') && !v.includes('//') && !v.startsWith('-'))),
+  },
+  {
     id: 'xml-key-value-secret',
     family: 'registry',
     description:
@@ -962,6 +1011,95 @@ export const PATTERNS: readonly PatternSpec[] = [
     ignoreCase: false,
     confirm: { kind: 'tail', min: 32 },
     source: String.raw`\b(key-[0-9a-f]{32})\b`,
+    redact: [1],
+  },
+  {
+    id: 'twilio-credential-pair',
+    family: 'saas',
+    description: 'Twilio auth token or API key secret next to its Account SID (AC…) or API key SID (SK…): AC…:token in curl -u / URLs, Client("AC…", "token"), twilio("SK…", "secret")',
+    reference: 'https://www.twilio.com/docs/usage/requests-to-twilio',
+    keywords: ['AC', 'SK'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`\b(?:AC|SK)[0-9a-fA-F]{32}(?::|["']?\s*,\s*["'])([A-Za-z0-9]{32})\b`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'mailchimp-api-key',
+    family: 'saas',
+    description: 'Mailchimp Marketing API key (32 hex + -us<data center>)',
+    reference: 'https://mailchimp.com/developer/marketing/guides/quick-start/',
+    keywords: ['-us'],
+    ignoreCase: false,
+    confirm: { kind: 'hex-before', min: 32 },
+    source: String.raw`\b([0-9a-f]{32}-us[0-9]{1,2})\b`,
+    redact: [1],
+  },
+  {
+    id: 'hubspot-token',
+    family: 'saas',
+    description: 'HubSpot private app / service key access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, the format is as GitHub secret scanning reports it)',
+    reference: 'https://developers.hubspot.com/docs/api/private-apps',
+    keywords: ['pat-na', 'pat-eu', 'pat-ap'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`,
+    redact: [1],
+  },
+  {
+    id: 'salesforce-access-token',
+    family: 'saas',
+    description: 'Salesforce access token / session id (<org id 00D…>!<token>): the part after the !',
+    reference: 'https://developer.salesforce.com/docs/atlas.en-us.sfdx_dev.meta/sfdx_dev/sfdx_dev_auth_existing_access_token.htm',
+    keywords: ['00D'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 12 },
+    source: String.raw`\b00D[A-Za-z0-9]{12}(?:[A-Za-z0-9]{3})?\\?!([A-Za-z0-9._]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'codecov-token-arg',
+    family: 'saas',
+    description: 'Codecov upload token on a codecov / codecovcli command line (-t / --token), including the bash uploader',
+    reference: 'https://docs.codecov.com/docs/codecov-cli',
+    keywords: ['codecov'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -t', '--token'] },
+    source: String.raw`\bcodecov(?:cli)?\b[^\n|;&]*?\s(?:-t|--token)(?:=|\s+)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'snyk-token-arg',
+    family: 'saas',
+    description: 'Snyk API token given on the command line: snyk auth <token>, snyk config set api=<token> (a UUID: found only after those commands)',
+    reference: 'https://docs.snyk.io/developer-tools/snyk-cli/commands/auth',
+    keywords: ['snyk'],
+    ignoreCase: false,
+    source: String.raw`\bsnyk\s+(?:auth\s+|config\s+set\s+api=)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'sonar-login-token',
+    family: 'saas',
+    description: 'Legacy SonarQube token (40 hex, no sq?_ prefix) in sonar.login= (mvn / gradle -D, sonar-project.properties)',
+    reference: 'https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/analysis-parameters/',
+    keywords: ['sonar.login'],
+    ignoreCase: false,
+    // No leading \b: it follows -D (-Dsonar.login=…).
+    source: String.raw`sonar\.login\s*=\s*["']?([0-9a-f]{40})\b`,
+    redact: [1],
+  },
+  {
+    id: 'deepsource-dsn',
+    family: 'saas',
+    description: 'DeepSource DSN (the key in https://<key>@app.deepsource.com), which authenticates coverage uploads',
+    reference: 'https://deepsource.io/docs/resources/glossary/',
+    keywords: ['deepsource'],
+    ignoreCase: true,
+    source: String.raw`(?i)https?://([A-Za-z0-9]{16,})@(?:[A-Za-z0-9\-]+\.)*deepsource\.(?:io|com)`,
     redact: [1],
   },
   {

@@ -9,6 +9,46 @@ import { isPlaceholder } from './heuristics.js';
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
 const isAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 
+// ── GitHub / npm token checksum ──────────────────────────────────────────────────────────────────────────
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+let crcTable: Uint32Array | undefined;
+
+/** CRC-32 (IEEE 802.3, as zlib computes it) of an ASCII string. */
+export function crc32(text: string): number {
+  if (crcTable === undefined) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) crc = crcTable[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** `value` in base62 (0-9A-Za-z), left-padded with '0' to `width` characters. */
+export function base62(value: number, width: number): string {
+  let out = '';
+  let v = value;
+  do {
+    out = BASE62[v % 62]! + out;
+    v = Math.floor(v / 62);
+  } while (v > 0);
+  return out.padStart(width, '0');
+}
+
+/**
+ * A GitHub classic token (`ghp_` … `ghr_`) or npm token (`npm_`) of the 2021 format: a 4-character prefix,
+ * 30 random base62 characters, and the base62 CRC-32 of those 30 characters in the last 6.
+ */
+export function hasTokenChecksum(token: string): boolean {
+  if (token.length !== 40 || token.charCodeAt(3) !== 0x5f /* _ */) return false;
+  return base62(crc32(token.slice(4, 34)), 6) === token.slice(34);
+}
+
 // ── XML values ───────────────────────────────────────────────────────────────────────────────────────────
 
 /**

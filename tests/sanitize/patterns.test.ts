@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { findSecrets, sanitize, type Finding } from '../../src/sanitize/index.js';
 import { keywordIndex, scanKeywords } from '../../src/sanitize/keywords.js';
 import { compiledPattern, FAMILIES, PATTERNS, runPatterns } from '../../src/sanitize/patterns.js';
-import { b64, b64url, hexOf, jwt, pemPrivateKey, percentAll, rnd, unicodeEscaped, uuid } from './fakes.js';
+import { b64, b64url, checksummedToken, hexOf, jwt, pemPrivateKey, percentAll, rnd, unicodeEscaped, uuid } from './fakes.js';
 
 interface Case {
   /** Text holding the secret. */
@@ -151,6 +151,19 @@ const CASES: Record<string, Case> = {
   'env-setter-command': token(humanPassword(), (s) => `setx STRIPE_API_KEY ${s}`, 'setx PATH C:\\tools'),
   'gh-secret-set': token(humanPassword(), (s) => `gh secret set DEPLOY_KEY --body ${s}`, 'gh secret set DEPLOY_KEY < key.txt'),
   'env-setter-code': token(humanPassword(), (s) => `os.environ["MY_API_KEY"] = "${s}"`, 'os.environ["HOME"] = "/tmp/home"'),
+  // providers found by format or by name
+  'github-token-checksum': token(checksummedToken('ghp_'), (s) => `export MY_TOKEN_${s}`, `export MY_TOKEN_${checksummedToken('ghp_', { valid: false })}`),
+  'hubspot-token': token(`pat-na1-${uuid()}`, (s) => `curl -H "X: ${s}" https://api.hubapi.com/crm/v3/objects/contacts`, 'pat-na1-short'),
+  'salesforce-access-token': token(`${rnd(96, 'b62')}`, (s) => `sf org login access-token --instance-url https://acme.my.salesforce.com 00D${rnd(12)}!${s}`, 'the org id is 00D5e000000ABCD'),
+  'twilio-credential-pair': token(rnd(32, 'hex'), (s) => `client = Client("AC${rnd(32, 'hex')}", "${s}")`, `client = Client("AC${rnd(32, 'hex')}", auth_token)`),
+  'mailchimp-api-key': token(`${rnd(32, 'hex')}-us21`, (s) => `mailchimp.setConfig({ server: 'us21', apiKey: '${s}' })`, 'curl -H "Accept-Language: en-us" https://example.com'),
+  'codecov-token-arg': token(uuid(), (s) => `./codecov do-upload -t ${s}`, './codecov do-upload -t ${CODECOV_TOKEN}'),
+  'snyk-token-arg': token(uuid(), (s) => `snyk auth ${s}`, 'snyk auth --auth-type=oauth'),
+  'sonar-login-token': token(rnd(40, 'hex'), (s) => `mvn sonar:sonar -Dsonar.login=${s}`, 'mvn sonar:sonar -Dsonar.login=admin'),
+  'deepsource-dsn': token(rnd(32, 'hex'), (s) => `deepsource report --dsn https://${s}@app.deepsource.com`, 'see https://app.deepsource.com/gh/acme'),
+  'aws-bedrock-api-key': token(`ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`, (s) => `export AWS_BEARER_TOKEN_BEDROCK=${s}`, 'ABSKshort'),
+  'azure-openai-key': token(rnd(32, 'hex'), (s) => `azure_openai_key: ${s}`, 'azure_openai_endpoint: https://acme.openai.azure.com/'),
+  'bundler-credentials': token(`${rnd(8, 'hex')}:${rnd(8, 'hex')}`, (s) => `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${s} bundle install`, 'BUNDLE_BUILD__NOKOGIRI=--use-system-libraries bundle install'),
 };
 
 /** Table ids that name a second case for the same pattern (`shopify-token-2`). */

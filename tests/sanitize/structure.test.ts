@@ -1,14 +1,16 @@
 /**
  * Secrets found by structure rather than by token format: Kubernetes Secret manifests, XML configuration
- * (NuGet, Maven, web.config, unattend), cookies, and environment entries written other than NAME=value.
- * Each kind: found in realistic contexts, left
+ * (NuGet, Maven, web.config, unattend), cookies, environment entries written other than NAME=value, and
+ * provider formats added with their documentation (GitHub checksums, HubSpot, Salesforce, Twilio, Mailchimp,
+ * code scanners, Bedrock, Azure OpenAI, Bundler / Sidekiq). Each kind: found in realistic contexts, left
  * alone in the obvious near misses. Values are generated at run time (fakes.ts); passwords are low-entropy
  * on purpose, so the entropy layer cannot be what finds them.
  */
+import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { findSecrets, sanitize } from '../../src/sanitize/index.js';
-import { cookieValueParts, fromLiteralParts, isMavenEncrypted, kubernetesSecretValues } from '../../src/sanitize/structure.js';
-import { b64, rnd } from './fakes.js';
+import { base62, cookieValueParts, crc32, fromLiteralParts, hasTokenChecksum, isMavenEncrypted, kubernetesSecretValues } from '../../src/sanitize/structure.js';
+import { b64, checksummedToken, rnd, uuid } from './fakes.js';
 
 const human = (): string => `Summer${rnd(4, 'digits')}prod`;
 
@@ -225,6 +227,121 @@ describe('cookies', () => {
     for (let i = 0; i < parts.length; i += 2) values.push(header.slice(parts[i], parts[i + 1]));
     expect(values).toEqual(['1', '"q"', 'nameless']);
     expect(cookieValueParts('cookies.txt')).toEqual([]);
+  });
+});
+
+describe('GitHub token checksums', () => {
+  it('crc32 and base62 are the standard ones', () => {
+    expect(crc32('123456789')).toBe(0xcbf43926); // the CRC-32 check value
+    const sample = rnd(30);
+    const node = (zlib as { crc32?: (data: string) => number }).crc32;
+    if (node !== undefined) expect(crc32(sample)).toBe(node(sample));
+    expect(base62(0, 6)).toBe('000000');
+    expect(base62(61, 2)).toBe('0z');
+    expect(base62(62, 1)).toBe('10');
+  });
+
+  it('hasTokenChecksum accepts tokens built at test time and rejects a changed checksum', () => {
+    for (const prefix of ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'npm_'] as const) {
+      expect(hasTokenChecksum(checksummedToken(prefix)), prefix).toBe(true);
+      expect(hasTokenChecksum(checksummedToken(prefix, { valid: false })), prefix).toBe(false);
+    }
+  });
+
+  it('redacts a checksum-valid token glued to the text before it, where github-token needs a boundary', () => {
+    const [a, b, c] = [checksummedToken('ghp_'), checksummedToken('ghs_'), checksummedToken('npm_')];
+    for (const text of [`x${a}`, `GH_TOKEN_${b}`, `registry.npmjs.org/:_authTokenx${c}`]) {
+      const out = sanitize(text);
+      expect(out.findings.map((f) => f.rule), text).toContain('github-token-checksum');
+      for (const t of [a, b, c]) expect(out.text).not.toContain(t);
+    }
+  });
+
+  it('fails safe: a token with an invalid checksum is still redacted where it was before (github-token)', () => {
+    const bad = checksummedToken('ghp_', { valid: false });
+    const { text, findings } = sanitize(`git push https://x-access-token:${bad}@github.com/acme/app.git && echo ${bad}`);
+    expect(text).not.toContain(bad);
+    expect(findings.map((f) => f.rule)).toContain('github-token');
+    expect(rules(`x${bad}`)).not.toContain('github-token-checksum');
+  });
+});
+
+describe('CRM, messaging, code-quality and AI providers', () => {
+  it('HubSpot private app tokens (na1, eu1), in a header and an env file', () => {
+    const [na, eu] = [`pat-na1-${uuid()}`, `pat-eu1-${uuid()}`];
+    expectRedacted(`curl -H "Authorization: Bearer ${na}" https://api.hubapi.com/crm/v3/objects/contacts\nHUBSPOT_TOKEN_EU=${eu}`, [na, eu]);
+    expect(rules('pat-na1-not-a-uuid and pat-xx1-' + uuid())).not.toContain('hubspot-token');
+  });
+
+  it('Salesforce access tokens (with the ! shell-escaped or not); the org id alone is not a secret', () => {
+    const [a, b] = [`${rnd(20)}.${rnd(60)}`, rnd(90)];
+    expectRedacted(`sf data query -o 00D${rnd(12)}!${a} -q "SELECT Id FROM Account"\nexport SF_ACCESS_TOKEN=00D${rnd(15)}\\!${b}`, [a, b]); // hookwise:allow
+    expect(rules('the org 00D5e000000ABCDEAA is in the sandbox')).not.toContain('salesforce-access-token');
+  });
+
+  it('Twilio SID + token pairs in code and curl; a SID next to a variable is kept', () => {
+    const [token, secret] = [rnd(32, 'hex'), rnd(32)];
+    expectRedacted(`client = Client("AC${rnd(32, 'hex')}", "${token}")\nconst c = twilio('SK${rnd(32, 'hex')}', '${secret}', { accountSid })`, [token, secret]);
+    const sidOnly = `client = Client("AC${rnd(32, 'hex')}", auth_token)`;
+    expect(rules(sidOnly)).not.toContain('twilio-credential-pair');
+  });
+
+  it('Mailchimp API keys, not language tags or --user flags', () => {
+    const key = `${rnd(32, 'hex')}-us6`;
+    expectRedacted(`MC_KEY = "${key}"\ncurl --user "anystring:${key}" https://us6.api.mailchimp.com/3.0/`, [key]);
+    for (const text of ['curl -H "Accept-Language: en-us" --user me https://example.com', `sha ${rnd(40, 'hex')}-usage`]) expect(rules(text), text).not.toContain('mailchimp-api-key');
+  });
+
+  it('Codecov, Snyk, SonarQube and DeepSource credentials on command lines', () => {
+    const [cc, sn, sq, ds] = [uuid(), uuid(), rnd(40, 'hex'), rnd(32, 'hex')];
+    expectRedacted(`bash <(curl -s https://codecov.io/bash) -t ${cc}`, [cc]);
+    expectRedacted(`snyk config set api=${sn} && snyk test`, [sn]);
+    expectRedacted(`./gradlew sonarqube -Dsonar.host.url=https://sonar.acme.io -Dsonar.login=${sq}`, [sq], ['-Dsonar.host.url=https://sonar.acme.io']);
+    expectRedacted(`export DEEPSOURCE_DSN=https://${ds}@app.deepsource.com\n./bin/deepsource report --analyzer test-coverage`, [ds]);
+    const nearMisses = ['codecov -t ${CODECOV_TOKEN} -f coverage.xml', 'snyk auth', 'snyk test --severity-threshold=high', 'mvn sonar:sonar -Dsonar.login=admin -Dsonar.password=${SONAR_PASSWORD}', 'open https://app.deepsource.com/gh/acme/app'];
+    for (const text of nearMisses) expect(sanitize(text).text, text).toBe(text);
+  });
+
+  it('Amazon Bedrock long-term (ABSK…) and short-term (bedrock-api-key-…) keys', () => {
+    const long = `ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`;
+    const short = `bedrock-api-key-${b64(`bedrock.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Credential=${rnd(20, 'upperDigits')}&X-Amz-Signature=${rnd(64, 'hex')}&Version=1`)}`;
+    expectRedacted(`export AWS_BEARER_TOKEN_BEDROCK=${long}\n{"bedrock_key": "${short}"}`, [long, short]);
+    expect(rules('aws secretsmanager get-secret-value --secret-id bedrock-api-key-prod')).not.toContain('aws-bedrock-api-key');
+  });
+
+  it('Azure OpenAI keys under any casing / separator of the key name; an endpoint is kept', () => {
+    const [a, b] = [rnd(32, 'hex'), rnd(84)];
+    expectRedacted(`azure_openai_key: ${a}\n{"AzureOpenAIApiKey": "${b}"}`, [a, b]);
+    const endpoint = 'azure_openai_endpoint: https://acme.openai.azure.com/';
+    expect(sanitize(endpoint).text).toBe(endpoint);
+  });
+});
+
+describe('Bundler / Sidekiq Enterprise credentials', () => {
+  it('redacts user and password in BUNDLE_<HOST> variables, bundle config and the contribsys URL', () => {
+    const hex8 = (): string => rnd(8, 'hex');
+    const [u1, p1, u2, p2, u3, p3, u4, p4] = [hex8(), hex8(), hex8(), hex8(), hex8(), hex8(), hex8(), hex8()];
+    const text = [
+      `export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${u1}:${p1}`,
+      `heroku config:set BUNDLE_GEMS__CONTRIBSYS__COM=${u2}:${p2}`,
+      `bundle config --local enterprise.contribsys.com ${u3}:${p3}`,
+      `source "https://${u4}:${p4}@enterprise.contribsys.com/" do`,
+    ].join('\n');
+    expectRedacted(text, [u1, p1, u2, p2, u3, p3, u4, p4], ['BUNDLE_ENTERPRISE__CONTRIBSYS__COM=', 'enterprise.contribsys.com']);
+    const gh = `x-access-token:${rnd(20)}`;
+    expectRedacted(`BUNDLE_RUBYGEMS__PKG__GITHUB__COM=${gh} bundle install`, [gh]);
+  });
+
+  it('leaves Bundler settings alone', () => {
+    const nearMisses = [
+      'BUNDLE_WITHOUT=development:test bundle install',
+      'BUNDLE_BUILD__NOKOGIRI=--use-system-libraries bundle install',
+      'bundle config set --local path vendor/bundle',
+      'bundle config set mirror.https://rubygems.org https://mirror.acme.io',
+      'source "https://enterprise.contribsys.com/" do',
+      'BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${SIDEKIQ_CREDENTIALS} bundle install',
+    ];
+    for (const text of nearMisses) expect(sanitize(text).text, text).toBe(text);
   });
 });
 
