@@ -197,8 +197,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'gcp-oauth-client-secret',
     family: 'cloud',
-    description: 'Google OAuth client secret (GOCSPX-)',
-    reference: 'https://support.google.com/cloud/answer/15549257',
+    description: 'Google OAuth client secret (GOCSPX-; Google documents the secret, not the prefix)',
+    reference: 'https://developers.google.com/identity/protocols/oauth2',
     keywords: ['GOCSPX-'],
     ignoreCase: false,
     prefix: true,
@@ -239,8 +239,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'azure-ad-client-secret',
     family: 'cloud',
-    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…)',
-    reference: 'https://learn.microsoft.com/en-us/purview/sit-defn-azure-ad-client-secret',
+    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…; Microsoft does not document the format: linked is the gitleaks rule)',
+    reference: 'https://github.com/gitleaks/gitleaks/blob/master/cmd/generate/config/rules/azure.go',
     keywords: ['Q~'],
     ignoreCase: false,
     source: String.raw`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,})`,
@@ -1039,7 +1039,7 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'hubspot-token',
     family: 'saas',
-    description: 'HubSpot private app / service key access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, the format is as GitHub secret scanning reports it)',
+    description: 'HubSpot private app access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, shown masked, not their format)',
     reference: 'https://developers.hubspot.com/docs/api/private-apps',
     keywords: ['pat-na', 'pat-eu', 'pat-ap'],
     ignoreCase: false,
