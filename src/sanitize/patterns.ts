@@ -12,7 +12,8 @@
  */
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
-import { hasPlaceholderMarker, isDocumentedExample, isFilledPlaceholder, isNumericId, isPlaceholder, namesPublicKey } from './heuristics.js';
+import { hasPlaceholderMarker, isDocumentedExample, isFilledPlaceholder, isNumericId, isPlaceholder, isSecretName, namesPublicKey } from './heuristics.js';
+import { cookieHeaderParts, curlCookieParts, fromLiteralParts, hasTokenChecksum, isMavenEncrypted, kubernetesSecretValues, trimmedPart } from './structure.js';
 import type { Finding } from './types.js';
 
 export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
@@ -27,6 +28,8 @@ export type Family = (typeof FAMILIES)[number];
  *   password may hold `? #` (and, `quoted`, blanks and `/`).
  * - `userpass-arg`: the next word (after `-u`, `--user`) contains a `:`.
  * - `line-has`: one of `needles` occurs after the keyword on the same line.
+ * - `arg-has`: the next word (after blanks, '=' or a quote) contains `char` (`-b 'sid=…'`: cookies, not a file).
+ * - `hex-before`: at least `min` hex digits end where the keyword starts (`<32 hex>-us6`).
  */
 export type Confirm =
   | { kind: 'assign' }
@@ -34,15 +37,21 @@ export type Confirm =
   | { kind: 'tail'; min: number }
   | { kind: 'userinfo'; quoted?: boolean }
   | { kind: 'userpass-arg' }
-  | { kind: 'line-has'; needles: readonly string[] };
+  | { kind: 'line-has'; needles: readonly string[] }
+  | { kind: 'arg-has'; char: string }
+  | { kind: 'hex-before'; min: number };
 
 export interface PatternSpec {
   id: string;
   family: Family;
   /** What it finds, for `hookwise scan` output and docs. */
   description: string;
-  /** Where the format is documented. */
-  reference?: string;
+  /**
+   * Where the format is documented (https): the provider's own page for a token format, the tool's or the
+   * standard's page for a structural pattern. Where the provider does not document the format, the best
+   * public source, and the description says so.
+   */
+  reference: string;
   /** ASCII literals, one of which occurs in every match. */
   keywords: readonly string[];
   /** Keywords match case-insensitively (ASCII). */
@@ -54,8 +63,22 @@ export interface PatternSpec {
   source: string;
   /** Capture groups to redact (each that participated); 0 = the whole match. */
   redact: readonly number[];
-  /** Keep a captured value (return false) that is not a secret, e.g. a `$VAR` reference. `match` is the whole match. */
-  accept?: (value: string, match: string) => boolean;
+  /**
+   * Keep a captured value (return false) that is not a secret, e.g. a `$VAR` reference. `match` is the whole
+   * match, `groups` every capture group of it (`groups[1]` …), e.g. the variable name beside the value.
+   */
+  accept?: (value: string, match: string, groups: readonly (string | undefined)[]) => boolean;
+  /**
+   * Redact only parts of an accepted capture: [start, end) offsets into it, flattened (a Cookie header's
+   * values, not its names). A linear scan of the capture.
+   */
+  parts?: (value: string, match: string) => readonly number[];
+  /**
+   * A structural pattern: when `source` matches anywhere in the text (the gate), this linear scan of the
+   * whole text reports the spans to redact instead (the values of a Kubernetes Secret, whose key names say
+   * nothing). `redact` is then empty. Such a pattern always sees the whole text (see WHOLE_TEXT).
+   */
+  structure?: (text: string, push: (start: number, end: number) => void) => void;
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
@@ -74,6 +97,21 @@ const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumer
  * pattern's to redact, and the rest of a URL is not secret), and not a key that says it is public.
  */
 const assignedSecret = (v: string, match: string): boolean => v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match);
+
+/** Endings of XML element names that hold a secret (`<password>`, `<keyPassword>`, `<apiKey>`, `<storepass>`). */
+const XML_SECRET_NAME = String.raw`(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|credentials?|storepass|keypass)`;
+/** A value in an XML element named like a secret: not a placeholder, except that Maven's `{…}` encrypted form is a secret. */ // hookwise:allow
+const xmlSecret = (v: string): boolean => {
+  const t = v.trim();
+  return t !== '' && (!isPlaceholder(t) || isMavenEncrypted(t));
+};
+/** The value of a name/value pair whose name (the first non-empty name group) says it holds a secret. */
+const namedSecret =
+  (...nameGroups: number[]) =>
+  (v: string, _match: string, groups: readonly (string | undefined)[]): boolean => {
+    const name = nameGroups.map((g) => groups[g]).find((n) => n !== undefined && n !== '') ?? '';
+    return isSecretName(name) && !namesPublicKey(name) && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x');
+  };
 
 /** Quoted or bare value after a separator; groups: "double", 'single', `backtick`, bare. */
 // The bare form never starts with '=': `token == x` is a comparison, not an assignment.
@@ -132,6 +170,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'aws-access-key-id',
     family: 'cloud',
     description: 'AWS access key id (AKIA… long-term, ASIA… temporary)',
+    reference: 'https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids',
     keywords: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'],
     ignoreCase: false,
     prefix: true,
@@ -142,6 +181,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'aws-secret-access-key',
     family: 'cloud',
     description: 'AWS secret access key (40 base64 characters) after a key name that says so',
+    reference: 'https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html',
     keywords: ['secret_access_key', 'secretaccesskey', 'secret-access-key', 'aws_secret', 'aws-secret', 'awssecret'],
     ignoreCase: true,
     source: String.raw`(?i)(?:aws)?[_.\-]?secret[_.\-]?(?:access)?[_.\-]?key["']?\s*(?:[:=]|=>|:=)?\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
@@ -151,6 +191,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'aws-session-token',
     family: 'cloud',
     description: 'AWS session token after a key name that says so',
+    reference: 'https://docs.aws.amazon.com/STS/latest/APIReference/API_Credentials.html',
     keywords: ['session_token', 'sessiontoken', 'session-token'],
     ignoreCase: true,
     source: String.raw`(?i)session[_\-]?token["']?\s*(?:[:=]|=>|:=)?\s*["']?([A-Za-z0-9/+=]{100,})`,
@@ -160,6 +201,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'gcp-api-key',
     family: 'cloud',
     description: 'Google Cloud / Firebase / Gemini API key (AIza + 35)',
+    reference: 'https://cloud.google.com/docs/authentication/api-keys',
     keywords: ['AIza'],
     ignoreCase: false,
     prefix: true,
@@ -169,7 +211,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'gcp-oauth-client-secret',
     family: 'cloud',
-    description: 'Google OAuth client secret (GOCSPX-)',
+    description: 'Google OAuth client secret (GOCSPX-; Google documents the secret, not the prefix)',
+    reference: 'https://developers.google.com/identity/protocols/oauth2',
     keywords: ['GOCSPX-'],
     ignoreCase: false,
     prefix: true,
@@ -180,6 +223,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'google-oauth-token',
     family: 'cloud',
     description: 'Google OAuth access token (ya29.) or refresh token (1//0)',
+    reference: 'https://developers.google.com/identity/protocols/oauth2',
     keywords: ['ya29.', '1//0'],
     ignoreCase: false,
     prefix: true,
@@ -190,6 +234,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'azure-storage-account-key',
     family: 'cloud',
     description: 'Azure storage / Service Bus / Event Hubs key in a connection string (AccountKey=, SharedAccessKey=)',
+    reference: 'https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string',
     keywords: ['accountkey', 'sharedaccesskey'],
     ignoreCase: true,
     source: String.raw`(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`,
@@ -199,6 +244,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'azure-sas-signature',
     family: 'cloud',
     description: 'Azure shared access signature (sig= in a SAS URL or connection string)',
+    reference: 'https://learn.microsoft.com/en-us/rest/api/storageservices/create-service-sas',
     keywords: ['sig='],
     ignoreCase: true,
     source: String.raw`(?i)[?&;]sig=([A-Za-z0-9%+/=]{16,})`,
@@ -207,7 +253,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'azure-ad-client-secret',
     family: 'cloud',
-    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…)',
+    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…; Microsoft does not document the format: linked is the gitleaks rule)',
+    reference: 'https://github.com/gitleaks/gitleaks/blob/master/cmd/generate/config/rules/azure.go',
     keywords: ['Q~'],
     ignoreCase: false,
     source: String.raw`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,})`,
@@ -217,6 +264,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'alibaba-access-key-id',
     family: 'cloud',
     description: 'Alibaba Cloud AccessKey id (LTAI)',
+    reference: 'https://www.alibabacloud.com/help/en/ram/user-guide/create-an-accesskey-pair',
     keywords: ['LTAI'],
     ignoreCase: false,
     prefix: true,
@@ -227,6 +275,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'digitalocean-token',
     family: 'cloud',
     description: 'DigitalOcean personal / OAuth / refresh token (dop_v1_, doo_v1_, dor_v1_)',
+    reference: 'https://docs.digitalocean.com/reference/api/api-reference/',
     keywords: ['dop_v1_', 'doo_v1_', 'dor_v1_'],
     ignoreCase: false,
     prefix: true,
@@ -237,6 +286,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'heroku-api-key',
     family: 'cloud',
     description: 'Heroku API key: HRKU- tokens, or a UUID after a heroku key name',
+    reference: 'https://devcenter.heroku.com/articles/platform-api-quickstart#authentication',
     keywords: ['HRKU-', 'heroku'],
     ignoreCase: true,
     source: String.raw`(?i)\b(HRKU-[A-Za-z0-9_\-]{40,})|heroku[A-Za-z0-9_.\-]{0,20}["']?\s*[:=]\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`,
@@ -246,6 +296,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'cloudflare-token',
     family: 'cloud',
     description: 'Cloudflare account / user API token or global key (cfat_, cfut_, cfk_), origin CA key (v1.0-)',
+    reference: 'https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/',
     keywords: ['cfat_', 'cfut_', 'cfk_', 'v1.0-'],
     ignoreCase: false,
     prefix: true,
@@ -256,6 +307,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'vercel-token',
     family: 'cloud',
     description: 'Vercel tokens (vcp_, vci_, vca_, vcr_, vck_)',
+    reference: 'https://vercel.com/changelog/new-token-formats-and-secret-scanning',
     keywords: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
     ignoreCase: false,
     prefix: true,
@@ -266,6 +318,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'netlify-token',
     family: 'cloud',
     description: 'Netlify personal access token (nfp_)',
+    reference: 'https://docs.netlify.com/api/get-started/#authentication',
     keywords: ['nfp_'],
     ignoreCase: false,
     prefix: true,
@@ -276,6 +329,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'flyio-token',
     family: 'cloud',
     description: 'Fly.io tokens (fo1_, fm1r_/fm1a_/fm2_ macaroons)',
+    reference: 'https://fly.io/docs/security/tokens/',
     keywords: ['fo1_', 'fm1r_', 'fm1a_', 'fm2_'],
     ignoreCase: false,
     prefix: true,
@@ -286,6 +340,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'supabase-token',
     family: 'cloud',
     description: 'Supabase access token (sbp_) and secret key (sb_secret_)',
+    reference: 'https://supabase.com/docs/guides/api/api-keys',
     keywords: ['sbp_', 'sb_secret_'],
     ignoreCase: false,
     prefix: true,
@@ -296,6 +351,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'planetscale-token',
     family: 'database',
     description: 'PlanetScale service token / password / OAuth token (pscale_tkn_, pscale_pw_, pscale_oauth_)',
+    reference: 'https://planetscale.com/docs/concepts/service-tokens',
     keywords: ['pscale_'],
     ignoreCase: false,
     prefix: true,
@@ -306,6 +362,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'terraform-cloud-token',
     family: 'cloud',
     description: 'Terraform Cloud / HCP Terraform API token (….atlasv1.…)',
+    reference: 'https://developer.hashicorp.com/terraform/cloud-docs/users-teams-organizations/api-tokens',
     keywords: ['.atlasv1.'],
     ignoreCase: false,
     source: String.raw`\b([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,})`,
@@ -315,6 +372,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'pulumi-token',
     family: 'cloud',
     description: 'Pulumi access token (pul-)',
+    reference: 'https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/',
     keywords: ['pul-'],
     ignoreCase: false,
     prefix: true,
@@ -325,6 +383,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'doppler-token',
     family: 'saas',
     description: 'Doppler tokens (dp.pt., dp.st., dp.sa., dp.ct., dp.scim., dp.audit.)',
+    reference: 'https://docs.doppler.com/reference/auth-token-formats',
     keywords: ['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'],
     ignoreCase: false,
     prefix: true,
@@ -335,6 +394,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'vault-token',
     family: 'saas',
     description: 'HashiCorp Vault service / batch / recovery token (hvs., hvb., hvr.)',
+    reference: 'https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes',
     keywords: ['hvs.', 'hvb.', 'hvr.'],
     ignoreCase: false,
     prefix: true,
@@ -345,6 +405,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'onepassword-token',
     family: 'saas',
     description: '1Password service account token (ops_eyJ…) and account secret key (A3-…)',
+    reference: 'https://developer.1password.com/docs/service-accounts/',
     keywords: ['ops_eyJ', 'A3-'],
     ignoreCase: false,
     prefix: true,
@@ -355,6 +416,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'tailscale-key',
     family: 'saas',
     description: 'Tailscale auth / API / OAuth client / webhook / SCIM key (tskey-…)',
+    reference: 'https://tailscale.com/kb/1085/auth-keys',
     keywords: ['tskey-'],
     ignoreCase: false,
     prefix: true,
@@ -365,6 +427,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'databricks-token',
     family: 'saas',
     description: 'Databricks personal access token (dapi + 32 hex)',
+    reference: 'https://docs.databricks.com/en/dev-tools/auth/pat.html',
     keywords: ['dapi'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 32 },
@@ -375,6 +438,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'grafana-token',
     family: 'saas',
     description: 'Grafana Cloud API token (glc_) and service account token (glsa_)',
+    reference: 'https://grafana.com/docs/grafana/latest/administration/service-accounts/',
     keywords: ['glc_', 'glsa_'],
     ignoreCase: false,
     prefix: true,
@@ -385,6 +449,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'newrelic-key',
     family: 'saas',
     description: 'New Relic user / browser / ingest keys (NRAK-, NRJS-, NRII-)',
+    reference: 'https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/',
     keywords: ['NRAK-', 'NRJS-', 'NRII-'],
     ignoreCase: false,
     prefix: true,
@@ -395,6 +460,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'datadog-key-header',
     family: 'saas',
     description: 'Datadog API / application key in a DD-API-KEY / DD-APPLICATION-KEY header',
+    reference: 'https://docs.datadoghq.com/account_management/api-app-keys/',
     keywords: ['dd-api-key', 'dd-application-key'],
     ignoreCase: true,
     source: String.raw`(?i)dd-(?:api|application)-key["']?\s*[:=]\s*["']?([a-f0-9]{32,40})`,
@@ -404,6 +470,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'dynatrace-token',
     family: 'saas',
     description: 'Dynatrace API token (dt0c01.)',
+    reference: 'https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/access-tokens#token-format',
     keywords: ['dt0c01.'],
     ignoreCase: false,
     prefix: true,
@@ -414,6 +481,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'sentry-dsn',
     family: 'saas',
     description: 'Sentry DSN key (https://<key>@….ingest.sentry.io/…)',
+    reference: 'https://docs.sentry.io/concepts/key-terms/dsn-explainer/',
     keywords: ['sentry', 'ingest'],
     ignoreCase: true,
     source: String.raw`(?i)https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.\-]*(?:sentry|ingest)`,
@@ -423,10 +491,50 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'sentry-token',
     family: 'saas',
     description: 'Sentry organization (sntrys_) and user (sntryu_) auth tokens',
+    reference: 'https://docs.sentry.io/security-legal-pii/security/token-formats/',
     keywords: ['sntrys_', 'sntryu_'],
     ignoreCase: false,
     prefix: true,
     source: String.raw`\b(sntrys_eyJ[A-Za-z0-9+/=_\-]{50,}|sntryu_[a-f0-9]{64})`,
+    redact: [1],
+  },
+
+  {
+    id: 'kubernetes-secret',
+    family: 'cloud',
+    description:
+      'Values under data: and stringData: of a Kubernetes Secret in YAML (block style; any key name; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them). A ConfigMap\'s data is left alone',
+    reference: 'https://kubernetes.io/docs/concepts/configuration/secret/',
+    keywords: ['kind:'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['Secret'] },
+    // The gate: a real `kind: Secret` line (not SecretStore, not a comment). The scan does the rest.
+    source: String.raw`(?m)^[ \t]*(?:-[ \t]+)?kind:[ \t]*["']?Secret["']?[ \t]*(?:#[^\n]*)?\r?$`,
+    redact: [],
+    structure: kubernetesSecretValues,
+  },
+  {
+    id: 'kubectl-secret-literal',
+    family: 'cloud',
+    description: 'Values given to kubectl / oc create secret as --from-literal=key=value, whatever the key is called (not a configmap\'s)', // hookwise:allow
+    reference: 'https://kubernetes.io/docs/reference/kubectl/generated/kubectl_create/kubectl_create_secret_generic/',
+    keywords: ['create secret'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['--from-literal'] },
+    source: String.raw`\b(?:kubectl|oc)\b[^\n|;&]*?\bcreate\s+secret\b([^\n|;&]*)`,
+    redact: [1],
+    parts: fromLiteralParts,
+  },
+  {
+    id: 'aws-bedrock-api-key',
+    family: 'cloud',
+    description:
+      'Amazon Bedrock API key: long-term (ABSK + base64 of "BedrockAPIKey-…:secret") and short-term (bedrock-api-key- + base64 of a presigned URL). AWS documents the keys, not the ABSK prefix',
+    reference: 'https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys.html',
+    keywords: ['ABSK', 'bedrock-api-key-'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(ABSK[A-Za-z0-9+/]{60,}={0,2}|bedrock-api-key-[A-Za-z0-9+/]{60,}={0,2})`,
     redact: [1],
   },
 
@@ -435,6 +543,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'github-token',
     family: 'vcs',
     description: 'GitHub personal / OAuth / user-to-server / server-to-server / refresh token (ghp_, gho_, ghu_, ghs_, ghr_)',
+    reference: 'https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/',
     keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
     ignoreCase: false,
     prefix: true,
@@ -442,9 +551,24 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
   {
+    id: 'github-token-checksum',
+    family: 'vcs',
+    description:
+      'GitHub classic token (ghp_, gho_, ghu_, ghs_, ghr_) or npm token (npm_) whose last 6 characters are the base62 CRC-32 of its 30-character body, found also where github-token needs a word boundary: glued to the text before it (xghp_…, MY_TOKEN_ghp_…)',
+    reference: 'https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/',
+    keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'npm_'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 36 },
+    // No leading boundary: the checksum (1 in 2^32 by chance) is what makes the match a token.
+    source: String.raw`((?:gh[pousr]|npm)_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`,
+    redact: [1],
+    accept: hasTokenChecksum,
+  },
+  {
     id: 'github-fine-grained-token',
     family: 'vcs',
     description: 'GitHub fine-grained personal access token (github_pat_)',
+    reference: 'https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats',
     keywords: ['github_pat_'],
     ignoreCase: false,
     prefix: true,
@@ -455,6 +579,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'gitlab-token',
     family: 'vcs',
     description: 'GitLab tokens: personal / deploy / pipeline trigger / runner / CI job / feed / OAuth … (glpat-, gldt-, glptt-, glrt-, …), runner registration (GR1348941)',
+    reference: 'https://docs.gitlab.com/security/tokens/#token-prefixes',
     keywords: ['glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'glimt-', 'glagent-', 'glsoat-', 'glffct-', 'gloas-', 'glft-', 'GR1348941'],
     ignoreCase: false,
     prefix: true,
@@ -465,6 +590,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'bitbucket-app-password',
     family: 'vcs',
     description: 'Bitbucket app password (ATBB)',
+    reference: 'https://support.atlassian.com/bitbucket-cloud/docs/app-passwords/',
     keywords: ['ATBB'],
     ignoreCase: false,
     prefix: true,
@@ -475,6 +601,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'atlassian-api-token',
     family: 'saas',
     description: 'Atlassian API token / Confluence-Jira token (ATATT3, ATCTT3)',
+    reference: 'https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/',
     keywords: ['ATATT3', 'ATCTT3'],
     ignoreCase: false,
     prefix: true,
@@ -487,6 +614,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'slack-token',
     family: 'chat',
     description: 'Slack bot / user / app-level / configuration / refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-)',
+    reference: 'https://api.slack.com/authentication/token-types',
     keywords: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxr-', 'xoxs-', 'xoxo-', 'xoxe-', 'xoxe.', 'xapp-'],
     ignoreCase: false,
     prefix: true,
@@ -497,6 +625,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'slack-webhook',
     family: 'chat',
     description: 'Slack incoming webhook / workflow URL (hooks.slack.com/services/…)',
+    reference: 'https://api.slack.com/messaging/webhooks',
     keywords: ['hooks.slack.com'],
     ignoreCase: true,
     source: String.raw`(?i)hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/\-]{8,})`,
@@ -506,6 +635,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'discord-webhook',
     family: 'chat',
     description: 'Discord webhook token (discord.com/api/webhooks/<id>/<token>)',
+    reference: 'https://discord.com/developers/docs/resources/webhook',
     keywords: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'],
     ignoreCase: true,
     source: String.raw`(?i)discord(?:app)?\.com/api/webhooks/[0-9]{5,}/([A-Za-z0-9_\-]{20,})`,
@@ -515,6 +645,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'discord-bot-token',
     family: 'chat',
     description: 'Discord bot token after a discord key name (the token itself has no prefix)',
+    reference: 'https://discord.com/developers/docs/reference#authentication',
     keywords: ['discord'],
     ignoreCase: true,
     source: String.raw`(?i)discord[A-Za-z0-9_\-]{0,24}["']?\s*[:=]\s*["']?(?:Bot\s+)?([A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,})`,
@@ -524,6 +655,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'telegram-bot-token',
     family: 'chat',
     description: 'Telegram bot token (<bot id>:AA…)',
+    reference: 'https://core.telegram.org/bots/api#authorizing-your-bot',
     keywords: [':AA'],
     ignoreCase: false,
     // No \b before the id: the Bot API puts it right after "bot" (https://api.telegram.org/bot<token>/getMe).
@@ -534,6 +666,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'teams-webhook',
     family: 'chat',
     description: 'Microsoft Teams incoming webhook URL (webhook.office.com/webhookb2/…)',
+    reference: 'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook',
     keywords: ['webhook.office.com'],
     ignoreCase: true,
     source: String.raw`(?i)webhook\.office\.com/webhookb2/([A-Za-z0-9@/\-]{20,})`,
@@ -545,6 +678,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'stripe-key',
     family: 'payment',
     description: 'Stripe secret / restricted keys (sk_live_, sk_test_, rk_live_, rk_test_) and webhook secrets (whsec_)',
+    reference: 'https://docs.stripe.com/keys',
     keywords: ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_'],
     ignoreCase: false,
     prefix: true,
@@ -555,6 +689,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'square-token',
     family: 'payment',
     description: 'Square access token (sq0atp-) and OAuth secret (sq0csp-)',
+    reference: 'https://developer.squareup.com/docs/build-basics/access-tokens',
     keywords: ['sq0atp-', 'sq0csp-'],
     ignoreCase: false,
     prefix: true,
@@ -564,7 +699,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'meta-access-token',
     family: 'payment',
-    description: 'Meta (Facebook/Instagram) access token and Square production token (EAA…)',
+    description: 'Meta (Facebook/Instagram) access token and Square production token (EAA…; Meta documents the tokens, not the prefix)',
+    reference: 'https://developers.facebook.com/docs/facebook-login/guides/access-tokens/',
     keywords: ['EAA'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 60 },
@@ -575,6 +711,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'paypal-braintree-token',
     family: 'payment',
     description: 'PayPal / Braintree access token (access_token$production$…) and tokenization key',
+    reference: 'https://developer.paypal.com/braintree/docs/guides/authorization/tokenization-key',
     keywords: ['access_token$', 'production_', 'sandbox_'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 8 },
@@ -585,6 +722,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'twitter-bearer-token',
     family: 'saas',
     description: 'X / Twitter app bearer token (AAAAAAAAAAAAAAAAAAAAA…)',
+    reference: 'https://docs.x.com/fundamentals/authentication/oauth-2-0/application-only',
     keywords: ['AAAAAAAAAAAAAAAAAAAAA'],
     ignoreCase: false,
     source: String.raw`\b(A{20,}[A-Za-z0-9%]{60,})`,
@@ -596,6 +734,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'anthropic-key',
     family: 'ai',
     description: 'Anthropic API / admin / OAuth key (sk-ant-…)',
+    reference: 'https://docs.anthropic.com/en/api/getting-started#authentication',
     keywords: ['sk-ant-'],
     ignoreCase: false,
     prefix: true,
@@ -606,6 +745,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'openai-key',
     family: 'ai',
     description: 'OpenAI project / service account / admin keys (sk-proj-, sk-svcacct-, sk-admin-) and legacy keys (…T3BlbkFJ…)',
+    reference: 'https://platform.openai.com/docs/api-reference/authentication',
     keywords: ['sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-None-', 'T3BlbkFJ'],
     ignoreCase: false,
     prefix: true,
@@ -616,6 +756,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'sk-api-key',
     family: 'ai',
     description: 'Other sk- API keys (DeepSeek, OpenRouter sk-or-, Moonshot, … and OpenAI variants)',
+    reference: 'https://api-docs.deepseek.com/',
     keywords: ['sk-'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 20 },
@@ -627,6 +768,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'groq-key',
     family: 'ai',
     description: 'Groq API key (gsk_)',
+    reference: 'https://console.groq.com/docs/quickstart',
     keywords: ['gsk_'],
     ignoreCase: false,
     prefix: true,
@@ -637,6 +779,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'huggingface-token',
     family: 'ai',
     description: 'Hugging Face user access token (hf_) and organization token (api_org_)',
+    reference: 'https://huggingface.co/docs/hub/security-tokens',
     keywords: ['hf_', 'api_org_'],
     ignoreCase: false,
     prefix: true,
@@ -647,6 +790,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'replicate-token',
     family: 'ai',
     description: 'Replicate API token (r8_)',
+    reference: 'https://replicate.com/docs/reference/http#authentication',
     keywords: ['r8_'],
     ignoreCase: false,
     prefix: true,
@@ -657,6 +801,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'perplexity-key',
     family: 'ai',
     description: 'Perplexity API key (pplx-)',
+    reference: 'https://docs.perplexity.ai/guides/getting-started',
     keywords: ['pplx-'],
     ignoreCase: false,
     prefix: true,
@@ -667,6 +812,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'xai-key',
     family: 'ai',
     description: 'xAI (Grok) API key (xai-)',
+    reference: 'https://docs.x.ai/docs/overview',
     keywords: ['xai-'],
     ignoreCase: false,
     prefix: true,
@@ -677,6 +823,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'langsmith-key',
     family: 'ai',
     description: 'LangSmith personal / service key (lsv2_pt_, lsv2_sk_)',
+    reference: 'https://docs.smith.langchain.com/administration/how_to_guides/organization_management/create_account_api_key',
     keywords: ['lsv2_'],
     ignoreCase: false,
     prefix: true,
@@ -687,6 +834,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'pinecone-key',
     family: 'ai',
     description: 'Pinecone API key (pcsk_)',
+    reference: 'https://docs.pinecone.io/guides/projects/manage-api-keys',
     keywords: ['pcsk_'],
     ignoreCase: false,
     prefix: true,
@@ -697,6 +845,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'cerebras-together-fireworks-key',
     family: 'ai',
     description: 'Cerebras (csk-), Together AI (tgp_v1_) and Fireworks (fw_) API keys',
+    reference: 'https://inference-docs.cerebras.ai/quickstart',
     keywords: ['csk-', 'tgp_v1_', 'fw_'],
     ignoreCase: false,
     prefix: true,
@@ -708,9 +857,21 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'ai-provider-key-assignment',
     family: 'ai',
     description: 'Keys of AI APIs without a token prefix (Cohere, Mistral, Deepgram, AssemblyAI, ElevenLabs, Voyage) after a key name naming the provider',
+    reference: 'https://docs.cohere.com/reference/about',
     keywords: ['cohere', 'mistral', 'deepgram', 'assemblyai', 'elevenlabs', 'voyage'],
     ignoreCase: true,
     source: String.raw`(?i)(?:cohere|mistral|deepgram|assemblyai|elevenlabs|voyage)[A-Za-z0-9_.\-]{0,24}["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9_\-]{24,})`,
+    redact: [1],
+  },
+
+  {
+    id: 'azure-openai-key',
+    family: 'ai',
+    description: 'Azure OpenAI key after a key name naming it in any case or separator (azure_openai_key:, AzureOpenAIKey=, "azure-openai-api-key": …)',
+    reference: 'https://learn.microsoft.com/en-us/azure/ai-services/openai/reference#authentication',
+    keywords: ['azure_openai', 'azure-openai', 'azure.openai', 'azureopenai'],
+    ignoreCase: true,
+    source: String.raw`(?i)azure[_.\-]?openai[_.\-]?(?:api[_.\-]?)?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9]{32,})`,
     redact: [1],
   },
 
@@ -719,6 +880,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'npm-token',
     family: 'registry',
     description: 'npm access token (npm_)',
+    reference: 'https://github.blog/changelog/2021-09-23-npm-has-a-new-access-token-format/',
     keywords: ['npm_'],
     ignoreCase: false,
     prefix: true,
@@ -729,6 +891,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'npmrc-auth',
     family: 'registry',
     description: '.npmrc / .yarnrc credentials (_authToken=, _auth=, _password=, npmAuthToken:)',
+    reference: 'https://docs.npmjs.com/cli/v10/configuring-npm/npmrc#auth-related-configuration',
     keywords: ['_authtoken', '_auth', '_password', 'npmauthtoken'],
     ignoreCase: true,
     confirm: { kind: 'assign' },
@@ -740,6 +903,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'pypi-token',
     family: 'registry',
     description: 'PyPI / TestPyPI API token (pypi-Ag…)',
+    reference: 'https://pypi.org/help/#apitoken',
     keywords: ['pypi-Ag'],
     ignoreCase: false,
     prefix: true,
@@ -750,6 +914,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'rubygems-key',
     family: 'registry',
     description: 'RubyGems API key (rubygems_)',
+    reference: 'https://guides.rubygems.org/api-key-scopes/',
     keywords: ['rubygems_'],
     ignoreCase: false,
     prefix: true,
@@ -760,6 +925,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'nuget-key',
     family: 'registry',
     description: 'NuGet API key (oy2 + 43)',
+    reference: 'https://learn.microsoft.com/en-us/nuget/nuget-org/scoped-api-keys',
     keywords: ['oy2'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 43 },
@@ -770,6 +936,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'docker-hub-token',
     family: 'registry',
     description: 'Docker Hub personal / organization access token (dckr_pat_, dckr_oat_)',
+    reference: 'https://docs.docker.com/security/for-developers/access-tokens/',
     keywords: ['dckr_pat_', 'dckr_oat_'],
     ignoreCase: false,
     prefix: true,
@@ -779,7 +946,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'crates-io-token',
     family: 'registry',
-    description: 'crates.io API token (cio + 32)',
+    description: 'crates.io API token (cio + 32; the prefix is undocumented by crates.io: linked is the issue that made its tokens scannable)',
+    reference: 'https://github.com/rust-lang/crates.io/issues/3400',
     keywords: ['cio'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 32 },
@@ -790,6 +958,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'jfrog-token',
     family: 'registry',
     description: 'JFrog Artifactory API key (AKCp) and reference token (cmVmdGtu)',
+    reference: 'https://jfrog.com/help/r/jfrog-platform-administration-documentation/access-tokens',
     keywords: ['AKCp', 'cmVmdGtu'],
     ignoreCase: false,
     prefix: true,
@@ -800,6 +969,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'clojars-token',
     family: 'registry',
     description: 'Clojars deploy token (CLOJARS_)',
+    reference: 'https://github.com/clojars/clojars-web/wiki/Deploy-Tokens',
     keywords: ['CLOJARS_'],
     ignoreCase: false,
     prefix: true,
@@ -807,11 +977,39 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
 
+  {
+    id: 'bundler-credentials',
+    family: 'registry',
+    description:
+      'Bundler gem-source credentials, user and password both (Sidekiq Pro / Enterprise licence credentials are user:password): BUNDLE_<HOST>=user:password (BUNDLE_ENTERPRISE__CONTRIBSYS__COM, BUNDLE_GEMS__CONTRIBSYS__COM: any value), bundle config [--local] <host> user:password, and the user in https://user:pass@…contribsys.com',
+    reference: 'https://bundler.io/man/bundle-config.1.html#CREDENTIALS-FOR-GEM-SOURCES',
+    keywords: ['BUNDLE_', 'bundle config', 'contribsys.com'],
+    ignoreCase: false,
+    source: String.raw`(?:^|[^A-Za-z0-9_])BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+=(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|\bbundle\s+config\s+(?:set\s+)?(?:--(?:local|global)\s+)?[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s]*\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|://([^\s:/@"']+):[^\s@/"']*@(?:enterprise|gems)\.contribsys\.com`,
+    redact: [1, 2, 3, 4, 5, 6, 7],
+    // Any value for contribsys hosts; elsewhere only user:password (BUNDLE_BUILD__X, mirrors are settings).
+    accept: (v, match) => !isPlaceholder(v) && (match.toLowerCase().includes('contribsys') || (v.includes(':') && !v.includes('//') && !v.startsWith('-'))),
+  },
+  {
+    id: 'xml-key-value-secret',
+    family: 'registry',
+    description:
+      'NuGet.config / web.config / app.config <add key="…" value="…"/> whose key names a secret (ClearTextPassword, Password, ApiKey, StripeSecretKey, ConnectionString, …); $(X), %X% and ${X} values are kept',
+    reference: 'https://learn.microsoft.com/en-us/nuget/reference/nuget-config-file#packagesourcecredentials',
+    keywords: ['<add '],
+    ignoreCase: true,
+    confirm: { kind: 'line-has', needles: ['value', 'Value', 'VALUE'] },
+    source: String.raw`(?i)<add\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?key\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?value\s*=\s*(?:"([^"]*)"|'([^']*)')`,
+    redact: [3, 4],
+    accept: namedSecret(1, 2),
+  },
+
   // ── SaaS and developer tools ───────────────────────────────────────────────────────────────────────────
   {
     id: 'sendgrid-key',
     family: 'saas',
     description: 'SendGrid API key (SG.<22>.<43>)',
+    reference: 'https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys',
     keywords: ['SG.'],
     ignoreCase: false,
     prefix: true,
@@ -823,6 +1021,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'mailgun-key',
     family: 'saas',
     description: 'Mailgun API key (key- + 32 hex)',
+    reference: 'https://documentation.mailgun.com/docs/mailgun/api-reference/authentication/',
     keywords: ['key-'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 32 },
@@ -830,9 +1029,99 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
   {
+    id: 'twilio-credential-pair',
+    family: 'saas',
+    description: 'Twilio auth token or API key secret next to its Account SID (AC…) or API key SID (SK…): AC…:token in curl -u / URLs, Client("AC…", "token"), twilio("SK…", "secret")',
+    reference: 'https://www.twilio.com/docs/usage/requests-to-twilio',
+    keywords: ['AC', 'SK'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 32 },
+    source: String.raw`\b(?:AC|SK)[0-9a-fA-F]{32}(?::|["']?\s*,\s*["'])([A-Za-z0-9]{32})\b`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'mailchimp-api-key',
+    family: 'saas',
+    description: 'Mailchimp Marketing API key (32 hex + -us<data center>)',
+    reference: 'https://mailchimp.com/developer/marketing/guides/quick-start/',
+    keywords: ['-us'],
+    ignoreCase: false,
+    confirm: { kind: 'hex-before', min: 32 },
+    source: String.raw`\b([0-9a-f]{32}-us[0-9]{1,2})\b`,
+    redact: [1],
+  },
+  {
+    id: 'hubspot-token',
+    family: 'saas',
+    description: 'HubSpot private app access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, shown masked, not their format)',
+    reference: 'https://developers.hubspot.com/docs/api/private-apps',
+    keywords: ['pat-na', 'pat-eu', 'pat-ap'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`,
+    redact: [1],
+  },
+  {
+    id: 'salesforce-access-token',
+    family: 'saas',
+    description: 'Salesforce access token / session id (<org id 00D…>!<token>): the part after the !',
+    reference: 'https://developer.salesforce.com/docs/atlas.en-us.sfdx_dev.meta/sfdx_dev/sfdx_dev_auth_existing_access_token.htm',
+    keywords: ['00D'],
+    ignoreCase: false,
+    confirm: { kind: 'tail', min: 12 },
+    source: String.raw`\b00D[A-Za-z0-9]{12}(?:[A-Za-z0-9]{3})?\\?!([A-Za-z0-9._]{40,})`,
+    redact: [1],
+  },
+  {
+    id: 'codecov-token-arg',
+    family: 'saas',
+    description: 'Codecov upload token on a codecov / codecovcli command line (-t / --token), including the bash uploader',
+    reference: 'https://docs.codecov.com/docs/codecov-cli',
+    keywords: ['codecov'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: [' -t', '--token'] },
+    source: String.raw`\bcodecov(?:cli)?\b[^\n|;&]*?\s(?:-t|--token)(?:=|\s+)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'snyk-token-arg',
+    family: 'saas',
+    description: 'Snyk API token given on the command line: snyk auth <token>, snyk config set api=<token> (a UUID: found only after those commands)',
+    reference: 'https://docs.snyk.io/developer-tools/snyk-cli/commands/auth',
+    keywords: ['snyk'],
+    ignoreCase: false,
+    source: String.raw`\bsnyk\s+(?:auth\s+|config\s+set\s+api=)(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'sonar-login-token',
+    family: 'saas',
+    description: 'Legacy SonarQube token (40 hex, no sq?_ prefix) in sonar.login= (mvn / gradle -D, sonar-project.properties)',
+    reference: 'https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/analysis-parameters/',
+    keywords: ['sonar.login'],
+    ignoreCase: false,
+    // No leading \b: it follows -D (-Dsonar.login=…).
+    source: String.raw`sonar\.login\s*=\s*["']?([0-9a-f]{40})\b`,
+    redact: [1],
+  },
+  {
+    id: 'deepsource-dsn',
+    family: 'saas',
+    description: 'DeepSource DSN (the key in https://<key>@app.deepsource.com), which authenticates coverage uploads',
+    reference: 'https://deepsource.io/docs/resources/glossary/',
+    keywords: ['deepsource'],
+    ignoreCase: true,
+    source: String.raw`(?i)https?://([A-Za-z0-9]{16,})@(?:[A-Za-z0-9\-]+\.)*deepsource\.(?:io|com)`,
+    redact: [1],
+  },
+  {
     id: 'twilio-api-key',
     family: 'saas',
     description: 'Twilio API key SID secret pair id (SK + 32 hex)',
+    reference: 'https://www.twilio.com/docs/iam/api-keys',
     keywords: ['SK'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 32 },
@@ -843,6 +1132,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'resend-key',
     family: 'saas',
     description: 'Resend API key (re_)',
+    reference: 'https://resend.com/docs/dashboard/api-keys/introduction',
     keywords: ['re_'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 30 },
@@ -853,6 +1143,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'postman-key',
     family: 'saas',
     description: 'Postman API key (PMAK-)',
+    reference: 'https://learning.postman.com/docs/developer/postman-api/authentication/',
     keywords: ['PMAK-'],
     ignoreCase: false,
     prefix: true,
@@ -863,6 +1154,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'mapbox-secret-token',
     family: 'saas',
     description: 'Mapbox secret token (sk.eyJ…)',
+    reference: 'https://docs.mapbox.com/accounts/guides/tokens/',
     keywords: ['sk.eyJ'],
     ignoreCase: false,
     prefix: true,
@@ -873,6 +1165,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'contentful-token',
     family: 'saas',
     description: 'Contentful personal access token (CFPAT-)',
+    reference: 'https://www.contentful.com/developers/docs/references/authentication/',
     keywords: ['CFPAT-'],
     ignoreCase: false,
     prefix: true,
@@ -883,6 +1176,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'sonar-token',
     family: 'saas',
     description: 'SonarQube / SonarCloud tokens (sqp_, squ_, sqa_)',
+    reference: 'https://docs.sonarsource.com/sonarqube-server/latest/user-guide/managing-tokens/',
     keywords: ['sqp_', 'squ_', 'sqa_'],
     ignoreCase: false,
     prefix: true,
@@ -893,6 +1187,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'figma-token',
     family: 'saas',
     description: 'Figma personal access token (figd_)',
+    reference: 'https://www.figma.com/developers/api#access-tokens',
     keywords: ['figd_'],
     ignoreCase: false,
     prefix: true,
@@ -903,6 +1198,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'linear-key',
     family: 'saas',
     description: 'Linear API key (lin_api_) and OAuth token (lin_oauth_)',
+    reference: 'https://linear.app/developers/graphql#authentication',
     keywords: ['lin_api_', 'lin_oauth_'],
     ignoreCase: false,
     prefix: true,
@@ -913,6 +1209,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'notion-token',
     family: 'saas',
     description: 'Notion integration token (ntn_, legacy secret_)',
+    reference: 'https://developers.notion.com/docs/authorization',
     keywords: ['ntn_', 'secret_'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 40 },
@@ -923,6 +1220,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'airtable-token',
     family: 'saas',
     description: 'Airtable personal access token (pat<14>.<64 hex>)',
+    reference: 'https://airtable.com/developers/web/guides/personal-access-tokens',
     keywords: ['pat'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 14 },
@@ -933,6 +1231,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'shopify-token',
     family: 'payment',
     description: 'Shopify access tokens and shared secrets (shpat_, shpca_, shppa_, shpss_, shptka_)',
+    reference: 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/generate-app-access-tokens-admin',
     keywords: ['shpat_', 'shpca_', 'shppa_', 'shpss_', 'shptka_'],
     ignoreCase: false,
     prefix: true,
@@ -945,6 +1244,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'private-key',
     family: 'crypto',
     description: 'PEM / OpenSSH / PGP private key block (the body; also JSON-escaped, as in a GCP service-account file)',
+    reference: 'https://www.rfc-editor.org/rfc/rfc7468',
     keywords: ['-----BEGIN'],
     ignoreCase: false,
     confirm: { kind: 'line-has', needles: ['PRIVATE KEY'] },
@@ -956,6 +1256,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'gcp-service-account-key-id',
     family: 'cloud',
     description: 'private_key_id of a Google service-account key file (names the key; kept with the key itself)',
+    reference: 'https://cloud.google.com/iam/docs/keys-create-delete',
     keywords: ['private_key_id'],
     ignoreCase: false,
     source: String.raw`"private_key_id"\s*:\s*"([A-Za-z0-9]{16,})"`,
@@ -965,6 +1266,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'putty-private-key',
     family: 'crypto',
     description: 'PuTTY private key file (the Private-Lines body)',
+    reference: 'https://the.earth.li/~sgtatham/putty/latest/htmldoc/AppendixC.html',
     keywords: ['Private-Lines:'],
     ignoreCase: false,
     source: String.raw`Private-Lines:\s*[0-9]+\s*((?:[A-Za-z0-9+/=]+\s*)+)`,
@@ -974,6 +1276,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'age-secret-key',
     family: 'crypto',
     description: 'age secret key (AGE-SECRET-KEY-1…)',
+    reference: 'https://github.com/C2SP/C2SP/blob/main/age.md',
     keywords: ['AGE-SECRET-KEY-'],
     ignoreCase: false,
     prefix: true,
@@ -984,6 +1287,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'jwt',
     family: 'crypto',
     description: 'JSON Web Token (eyJ….….…)',
+    reference: 'https://www.rfc-editor.org/rfc/rfc7519',
     keywords: ['eyJ'],
     ignoreCase: false,
     source: String.raw`\b(eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*)`,
@@ -995,6 +1299,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'url-credentials',
     family: 'database',
     description: 'Password in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis, amqp, ftp, https, …)', // hookwise:allow
+    reference: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',
     keywords: ['://'],
     ignoreCase: false,
     confirm: { kind: 'userinfo' },
@@ -1008,6 +1313,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'url-credentials-quoted',
     family: 'database',
     description: "Password in a quoted URL, which may hold spaces and any punctuation: 'postgres://user:p#ss w0rd!@host/db'", // hookwise:allow
+    reference: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',
     keywords: ['://'],
     ignoreCase: false,
     confirm: { kind: 'userinfo', quoted: true },
@@ -1019,6 +1325,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'authorization-header',
     family: 'generic',
     description: 'Authorization / Proxy-Authorization header value (Bearer, Basic, token, Bot, …)',
+    reference: 'https://www.rfc-editor.org/rfc/rfc9110#section-11.6.2',
     keywords: ['authorization'],
     ignoreCase: true,
     confirm: { kind: 'assign' },
@@ -1030,6 +1337,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'bearer-token',
     family: 'generic',
     description: 'Bearer token anywhere (Bearer <token>)',
+    reference: 'https://www.rfc-editor.org/rfc/rfc6750',
     keywords: ['bearer'],
     ignoreCase: true,
     source: String.raw`(?i)\bbearer\s+([A-Za-z0-9_\-.~+/]{8,}=*)`,
@@ -1040,6 +1348,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'curl-user-password',
     family: 'generic',
     description: 'user:password after -u / --user / --proxy-user (curl, wget, httpie)',
+    reference: 'https://curl.se/docs/manpage.html#-u',
     keywords: ['-u', '--user', '--proxy-user'],
     ignoreCase: false,
     confirm: { kind: 'userpass-arg' },
@@ -1053,6 +1362,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'db-cli-password',
     family: 'database',
     description: 'Password on a database client command line: mysql -p<pw>, mongosh -p <pw>, redis-cli -a <pw>, sqlcmd -P <pw>',
+    reference: 'https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password',
     keywords: ['mysql', 'mariadb', 'mongo', 'redis-cli', 'sqlcmd'],
     ignoreCase: false,
     confirm: { kind: 'line-has', needles: [' -p', ' -a', ' -P', '--pass', '--auth'] },
@@ -1064,6 +1374,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'login-password-flag',
     family: 'registry',
     description: 'Password passed to a login command: docker/podman/helm/oras login -p <pw>, sshpass -p <pw>',
+    reference: 'https://docs.docker.com/reference/cli/docker/login/',
     keywords: ['login', 'sshpass'],
     ignoreCase: false,
     confirm: { kind: 'line-has', needles: [' -p', '--password'] },
@@ -1075,6 +1386,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'openssl-pass-arg',
     family: 'crypto',
     description: 'Inline passphrase in an OpenSSL pass phrase argument (-passin pass:…, -passout pass:…)', // hookwise:allow
+    reference: 'https://docs.openssl.org/master/man1/openssl-passphrase-options/',
     keywords: ['pass:'],
     ignoreCase: false,
     source: String.raw`-pass(?:in|out|word)?\s+pass:([^\s"']+)`,
@@ -1085,6 +1397,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'ssh-keygen-passphrase',
     family: 'crypto',
     description: 'Passphrase on an ssh-keygen command line (the new and old passphrase options)',
+    reference: 'https://man.openbsd.org/ssh-keygen',
     keywords: ['ssh-keygen'],
     ignoreCase: false,
     confirm: { kind: 'line-has', needles: [' -N', ' -P'] },
@@ -1096,6 +1409,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'htpasswd-password',
     family: 'generic',
     description: 'Password given to htpasswd in batch mode (its -b flag)',
+    reference: 'https://httpd.apache.org/docs/current/programs/htpasswd.html',
     keywords: ['htpasswd'],
     ignoreCase: false,
     // With -n there is no password file: user, then password (`htpasswd -Bbn registry pw`); without it, file, user, password.
@@ -1107,11 +1421,99 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'netrc-password',
     family: 'generic',
     description: '.netrc entry password (machine … login … password …)', // hookwise:allow
+    reference: 'https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html',
     keywords: ['machine'],
     ignoreCase: false,
     source: String.raw`\bmachine\s+[^\s]+\s+login\s+[^\s]+\s+password\s+([^\s]+)`,
     redact: [1],
     accept: notPlaceholder,
+  },
+  {
+    id: 'xml-secret-element',
+    family: 'generic',
+    description:
+      'Text of an XML element whose name says it holds a secret: Maven settings.xml <password> / <passphrase>, <apiKey>, <clientSecret>, <token>, <storepass>, also in CDATA or a Windows unattend <Value> child. ${env.X}, %X% and $(X) are kept; Maven {…} encrypted passwords are not (settings-security.xml decrypts them)', // hookwise:allow
+    reference: 'https://maven.apache.org/settings.html#servers',
+    keywords: ['password>', 'passwd>', 'passphrase>', 'secret>', 'token>', 'apikey>', 'api_key>', 'api-key>', 'accesskey>', 'secretkey>', 'privatekey>', 'credential>', 'credentials>', 'storepass>', 'keypass>'],
+    ignoreCase: true,
+    // The text must be followed by a closing tag that names a secret too: `Promise<Token> { … }` is code, not XML.
+    source: String.raw`(?i)<(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?${XML_SECRET_NAME}(?:\s[^<>]*[^<>/])?>\s*(?:<!\[CDATA\[([^\]]*)\]\]>\s*</|<Value>([^<]*)</|([^<]*)</)(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?(?:${XML_SECRET_NAME}|Value)\s*>`,
+    redact: [1, 2, 3],
+    accept: xmlSecret,
+    parts: trimmedPart,
+  },
+  {
+    id: 'cookie-header',
+    family: 'generic',
+    description:
+      'Cookie values in a Cookie: or Set-Cookie: header (curl -H, raw HTTP and curl -v lines, httpie Cookie:…, JSON / code header maps) that holds name=value pairs: every value of a Cookie header, the first of a Set-Cookie header; cookie names and attributes are kept', // hookwise:allow
+    reference: 'https://www.rfc-editor.org/rfc/rfc6265#section-4',
+    keywords: ['cookie'],
+    ignoreCase: true,
+    // Quoted header ('Cookie: …' to the quote), header map ("Cookie": "…"), HTTP line (to the line end), httpie (Cookie:…).
+    source: String.raw`(?i)['"](?:set-)?cookie[ \t]*:[ \t]*([^'"\r\n]*)|['"](?:set-)?cookie['"][ \t]*[:=][ \t]*['"]([^'"\r\n]*)|(?m:^)[ \t]*(?:[<>][ \t]+)?(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)|\s(?:set-)?cookie:(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"]\S*))`,
+    redact: [1, 2, 3, 4, 5, 6],
+    parts: cookieHeaderParts,
+  },
+  {
+    id: 'curl-cookie-arg',
+    family: 'generic',
+    description: 'Cookie values given to curl -b / --cookie as name=value pairs (an argument without = is a cookie-jar file name and is kept); names kept',
+    reference: 'https://curl.se/docs/manpage.html#-b',
+    keywords: ['-b', '--cookie'],
+    ignoreCase: false,
+    confirm: { kind: 'arg-has', char: '=' },
+    source: String.raw`(?:^|\s)(?:-b|--cookie)(?:\s+|=)(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"]+))`,
+    redact: [1, 2, 3],
+    parts: curlCookieParts,
+  },
+  {
+    id: 'secret-env-name-value',
+    family: 'generic',
+    description:
+      'An environment entry written as a name/value pair whose name says it holds a secret: Kubernetes / Compose env lists (- name: DB_PASSWORD ↵ value: …), ECS / JSON {"name": "STRIPE_API_KEY", "value": "…"}', // hookwise:allow
+    reference: 'https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/',
+    keywords: ['name'],
+    ignoreCase: false,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?:^|[\s{,\-])["']?name["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*,?\s*["']?value["']?\s*:\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#,}\]][^\s#,}\]]*))`,
+    redact: [2, 3, 4],
+    accept: namedSecret(1),
+  },
+  {
+    id: 'env-setter-command',
+    family: 'generic',
+    description:
+      'A secret-named environment variable set without NAME=value: Dockerfile ENV NAME value, setx NAME value (Windows), fish set -x / -gx / -Ux NAME value, launchctl setenv NAME value',
+    reference: 'https://docs.docker.com/reference/dockerfile/#env',
+    keywords: ['ENV ', 'setx', 'set -', 'setenv'],
+    ignoreCase: false,
+    source: String.raw`(?:^|[\s;&|(])(?:ENV|setx(?:[ \t]+/[Mm])?|set(?:[ \t]+-[A-Za-z]+|[ \t]+--(?:export|global|universal))+|launchctl[ \t]+setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'=][^\s"']*))`,
+    redact: [2, 3, 4],
+    accept: namedSecret(1),
+  },
+  {
+    id: 'gh-secret-set',
+    family: 'generic',
+    description: 'The value given to gh secret set … --body / -b (a secret whatever its name)', // hookwise:allow
+    reference: 'https://cli.github.com/manual/gh_secret_set',
+    keywords: ['secret set'],
+    ignoreCase: false,
+    source: String.raw`\bgh\s+secret\s+set\b[^\n|;&]*?\s(?:--body(?:=|\s+)|-b\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'\-][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'env-setter-code',
+    family: 'generic',
+    description:
+      'A secret-named environment variable set in code: os.environ["NAME"] = "…", ENV[\'NAME\'] = \'…\', process.env["NAME"] = "…", os.environ.setdefault / putenv / os.Setenv / [Environment]::SetEnvironmentVariable("NAME", "…")',
+    reference: 'https://docs.python.org/3/library/os.html#os.environ',
+    keywords: ['env[', 'environ[', 'setdefault(', 'putenv(', 'setenv(', 'setenvironmentvariable('],
+    ignoreCase: true,
+    source: String.raw`(?i)\b(?:environ|env)\[\s*["']([A-Za-z_][A-Za-z0-9_.\-]*)["']\s*\]\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')|\b(?:setdefault|putenv|setenv|setenvironmentvariable)\(\s*["']([A-Za-z_][A-Za-z0-9_.\-]*)["']\s*,\s*(?:"([^"\n]*)"|'([^'\n]*)')`,
+    redact: [2, 3, 5, 6],
+    accept: namedSecret(1, 4),
   },
   {
     id: 'keytool-password',
@@ -1184,20 +1586,10 @@ export const PATTERNS: readonly PatternSpec[] = [
     accept: notPlaceholder,
   },
   {
-    id: 'fish-set-secret',
-    family: 'generic',
-    description: 'fish shell exported variable whose name says secret: set -gx API_TOKEN <value>',
-    reference: 'https://fishshell.com/docs/current/cmds/set.html',
-    keywords: ['set -'],
-    ignoreCase: false,
-    source: String.raw`\bset\s+-[A-Za-z]*x[A-Za-z]*\s+(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?|AUTH|PAT|COOKIE)\s+(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"';&|]+))`,
-    redact: [1, 2, 3],
-    accept: assignedSecret,
-  },
-  {
     id: 'secret-cli-flag',
     family: 'generic',
     description: 'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
+    reference: 'https://cwe.mitre.org/data/definitions/214.html',
     keywords: FLAG_WORDS,
     ignoreCase: true,
     confirm: { kind: 'flag' },
@@ -1209,6 +1601,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'secret-env-var',
     family: 'generic',
     description: 'Environment assignment to a variable whose name says it holds a secret (…_TOKEN, …_PASSWORD, PGPASSWORD, …_KEY, …)',
+    reference: 'https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap08.html',
     keywords: ENV_SUFFIXES.map((s) => `${s}=`),
     ignoreCase: false,
     source: String.raw`(?:^|[^A-Za-z0-9_$])(?:[A-Z0-9]+_)*(?:[A-Z0-9]*PASSWORD|PASSWD|PASS|PWD|TOKEN|SECRET|KEY|KEY_BASE|APIKEY|CREDENTIALS?|AUTH|DSN|PAT|COOKIE|SALT|PASSPHRASE)=${VALUE}`,
@@ -1219,6 +1612,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'secret-assignment',
     family: 'generic',
     description: 'Assignment to a key named like a secret, in env / JSON / YAML / code / header style: password = "…", "apiKey": "…", token: …, X-Api-Key: …',
+    reference: 'https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml',
     keywords: SECRET_KEY_WORDS,
     ignoreCase: true,
     confirm: { kind: 'assign' },
@@ -1287,7 +1681,7 @@ export function compiledPattern(index: number): RE2Regex {
 export const WINDOWED_TEXT = 16 * 1024;
 const WINDOW_BEFORE = 256;
 const WINDOW_AFTER = 2048;
-const WHOLE_TEXT = new Set(['private-key', 'putty-private-key']);
+const WHOLE_TEXT = new Set(['private-key', 'putty-private-key', 'kubernetes-secret']);
 
 /**
  * Runs the given patterns over the text and appends their findings. `hits` (flattened [pattern, end]
@@ -1332,6 +1726,12 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
   const re = compiledPattern(index);
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
   re.lastIndex = 0;
+  if (spec.structure !== undefined) {
+    // The source is only the gate: one match anywhere, then one structural scan of the whole part.
+    if (re.exec(part) !== null) spec.structure(part, (start, end) => into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end }));
+    re.lastIndex = 0;
+    return;
+  }
   for (let m = re.exec(part); m !== null; m = re.exec(part)) {
     if (m[0].length === 0) re.lastIndex++; // unreachable with these sources (each has a literal); never loop
     for (const g of spec.redact) {
@@ -1341,8 +1741,15 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
       if (start === undefined || end === undefined || end <= start) continue;
       const value = part.slice(start, end);
       if (isDocumentedExample(value) || isFilledPlaceholder(value)) continue;
-      if (spec.accept !== undefined && !spec.accept(value, m[0])) continue;
-      into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
+      if (spec.accept !== undefined && !spec.accept(value, m[0], m)) continue;
+      if (spec.parts === undefined) {
+        into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end });
+        continue;
+      }
+      const parts = spec.parts(value, m[0]);
+      for (let p = 0; p + 1 < parts.length; p += 2) {
+        if (parts[p + 1]! > parts[p]!) into.push({ rule: spec.id, layer: 'pattern', start: from + start + parts[p]!, end: from + start + parts[p + 1]! });
+      }
     }
   }
 }
@@ -1354,6 +1761,7 @@ const LINE_LIMIT = 4096;
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const isTokenChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 const isFlagChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d;
 
 /** Whether a keyword hit ending at `end` (keyword length `length`) passes the pattern's pre-check. */
@@ -1372,7 +1780,14 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
     case 'userinfo':
       return authorityHasUserinfo(text, end, confirm.quoted === true);
     case 'userpass-arg':
-      return nextWordHasColon(text, end);
+      return nextWordHas(text, end, 0x3a /* : */);
+    case 'arg-has':
+      return nextWordHas(text, end, confirm.char.charCodeAt(0));
+    case 'hex-before': {
+      let n = 0;
+      for (let i = end - length - 1; i >= 0 && n < confirm.min && isHexDigit(text.charCodeAt(i)); i--) n++;
+      return n >= confirm.min;
+    }
     case 'line-has': {
       // Bounded: an unbounded indexOf would search to the end of a large file at every hit.
       let lineEnd = end;
@@ -1422,14 +1837,14 @@ function authorityHasUserinfo(text: string, end: number, quoted = false): boolea
   return false;
 }
 
-/** The next word after `-u` / `--user` (after blanks, '=' or a quote) contains ':'. */
-function nextWordHasColon(text: string, end: number): boolean {
+/** The next word after the keyword (`-u`, `-b`; after blanks, '=' or a quote) contains the character `code`. */
+function nextWordHas(text: string, end: number, code: number): boolean {
   let i = end;
   while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 0x3d || text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27)) i++;
   for (let n = 0; i < text.length && n < 512; i++, n++) {
     const c = text.charCodeAt(i);
     if (isSpace(c) || c === 0x22 || c === 0x27) return false;
-    if (c === 0x3a) return true;
+    if (c === code) return true;
   }
   return false;
 }

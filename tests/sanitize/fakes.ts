@@ -62,3 +62,31 @@ export function pemPrivateKey(kind = 'RSA', lines = 8, seed?: number): string {
   const label = kind === '' ? 'PRIVATE KEY' : `${kind} PRIVATE KEY`;
   return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----`;
 }
+
+/** CRC-32 (IEEE), written here independently of src/sanitize/structure.ts so the tests do not check it against itself. */
+function crc32Reference(text: string): number {
+  let crc = ~0;
+  for (const byte of Buffer.from(text, 'latin1')) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+/**
+ * A GitHub classic / npm token of the 2021 format: prefix, 30 random base62 characters, and the base62 CRC-32
+ * of those 30 in the last 6 (0-9A-Za-z, left-padded with 0). `valid: false` gives the same token with its
+ * checksum changed.
+ */
+export function checksummedToken(prefix: 'ghp_' | 'gho_' | 'ghu_' | 'ghs_' | 'ghr_' | 'npm_', options: { valid?: boolean; seed?: number } = {}): string {
+  const body = rnd(30, 'b62', options.seed);
+  const digits = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let n = crc32Reference(body);
+  if (options.valid === false) n = (n + 1) % 0x100000000;
+  let checksum = '';
+  do {
+    checksum = digits[n % 62]! + checksum;
+    n = Math.floor(n / 62);
+  } while (n > 0);
+  return `${prefix}${body}${checksum.padStart(6, '0')}`;
+}

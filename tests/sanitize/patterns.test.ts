@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { findSecrets, sanitize, type Finding } from '../../src/sanitize/index.js';
 import { keywordIndex, scanKeywords } from '../../src/sanitize/keywords.js';
 import { compiledPattern, FAMILIES, PATTERNS, runPatterns } from '../../src/sanitize/patterns.js';
-import { b64, b64url, hexOf, jwt, pemPrivateKey, percentAll, rnd, unicodeEscaped, uuid } from './fakes.js';
+import { b64, b64url, checksummedToken, hexOf, jwt, pemPrivateKey, percentAll, rnd, unicodeEscaped, uuid } from './fakes.js';
 
 interface Case {
   /** Text holding the secret. */
@@ -25,6 +25,8 @@ const pemBody = pem.split('\n')[1]!;
 const puttyBody = rnd(64, 'b64');
 const basic = b64(`svc:${rnd(14)}`);
 const dbPassword = rnd(14);
+/** A password as people choose them: low entropy, so only structure can find it. */
+const humanPassword = (): string => `Winter${rnd(4, 'digits')}prod`;
 
 /** One row per pattern id. */
 const CASES: Record<string, Case> = {
@@ -143,11 +145,34 @@ const CASES: Record<string, Case> = {
   'pgpass-line': token(rnd(14), (s) => `echo "db.internal:5432:app:app_user:${s}" >> ~/.pgpass`, 'echo "12:30:00:start:ok" >> run.log'),
   'poetry-credentials': token(rnd(16), (s) => `poetry config http-basic.internal ci ${s}`, 'poetry config virtualenvs.in-project true'),
   'poetry-credentials-2': token(`pypi-${rnd(60, 'b64url')}`, (s) => `poetry config pypi-token.pypi ${s}`, 'poetry config repositories.internal https://pkgs.example.com/simple'),
-  'fish-set-secret': token(rnd(32, 'hex'), (s) => `set -gx ACCESS_TOKEN ${s}`, 'set -gx EDITOR vim'),
   'netrc-password': token(rnd(20), (s) => `machine api.example.com login bot password ${s}`, 'machine api.example.com login bot'),
   'secret-cli-flag': token(rnd(24), (s) => `tool deploy --api-key ${s} --region eu`, 'tool deploy --api-key-file ./key.txt --region eu'),
   'secret-env-var': token(rnd(20), (s) => `export STRIPE_WEBHOOK_SECRET=${s} && npm start`, 'export SECRET_NAME=prod-db && npm start'),
   'secret-assignment': token(rnd(16), (s) => `{"db_password": "${s}", "user": "app"}`, '{"password_hash_algo": "argon2", "max_tokens": 1024}'),
+  // structure: Kubernetes, XML, cookies, name/value environments
+  'kubernetes-secret': token(b64(humanPassword()), (s) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  dbhost: ${s}\n`, 'apiVersion: v1\nkind: ConfigMap\ndata:\n  dbhost: ZGItMQ==\n'),
+  'kubectl-secret-literal': token(humanPassword(), (s) => `kubectl create secret generic db --from-literal=dbhost=${s}`, 'kubectl create configmap db --from-literal=dbhost=db-1'), // hookwise:allow
+  'xml-secret-element': token(humanPassword(), (s) => `<server><id>nexus</id><username>ci</username><password>${s}</password></server>`, '<server><id>nexus</id><password>${env.NEXUS_PASSWORD}</password></server>'),
+  'xml-key-value-secret': token(humanPassword(), (s) => `<add key="ClearTextPassword" value="${s}" />`, '<add key="Username" value="ci-bot" />'),
+  'cookie-header': token(rnd(24), (s) => `curl -H 'Cookie: theme=dark; sessionid=${s}' https://example.com/`, 'the Cookie header carries the session'), // hookwise:allow
+  'curl-cookie-arg': token(rnd(24), (s) => `curl -b 'sessionid=${s}' https://example.com/`, 'curl -b cookies.txt https://example.com/'),
+  'secret-env-name-value': token(humanPassword(), (s) => `env:\n  - name: DB_PASSWORD\n    value: ${s}\n`, 'env:\n  - name: LOG_LEVEL\n    value: debug\n'),
+  'env-setter-command': token(humanPassword(), (s) => `setx STRIPE_API_KEY ${s}`, 'setx PATH C:\\tools'),
+  'gh-secret-set': token(humanPassword(), (s) => `gh secret set DEPLOY_KEY --body ${s}`, 'gh secret set DEPLOY_KEY < key.txt'),
+  'env-setter-code': token(humanPassword(), (s) => `os.environ["MY_API_KEY"] = "${s}"`, 'os.environ["HOME"] = "/tmp/home"'),
+  // providers found by format or by name
+  'github-token-checksum': token(checksummedToken('ghp_'), (s) => `export MY_TOKEN_${s}`, `export MY_TOKEN_${checksummedToken('ghp_', { valid: false })}`),
+  'hubspot-token': token(`pat-na1-${uuid()}`, (s) => `curl -H "X: ${s}" https://api.hubapi.com/crm/v3/objects/contacts`, 'pat-na1-short'),
+  'salesforce-access-token': token(`${rnd(96, 'b62')}`, (s) => `sf org login access-token --instance-url https://acme.my.salesforce.com 00D${rnd(12)}!${s}`, 'the org id is 00D5e000000ABCD'),
+  'twilio-credential-pair': token(rnd(32, 'hex'), (s) => `client = Client("AC${rnd(32, 'hex')}", "${s}")`, `client = Client("AC${rnd(32, 'hex')}", auth_token)`),
+  'mailchimp-api-key': token(`${rnd(32, 'hex')}-us21`, (s) => `mailchimp.setConfig({ server: 'us21', apiKey: '${s}' })`, 'curl -H "Accept-Language: en-us" https://example.com'),
+  'codecov-token-arg': token(uuid(), (s) => `./codecov do-upload -t ${s}`, './codecov do-upload -t ${CODECOV_TOKEN}'),
+  'snyk-token-arg': token(uuid(), (s) => `snyk auth ${s}`, 'snyk auth --auth-type=oauth'),
+  'sonar-login-token': token(rnd(40, 'hex'), (s) => `mvn sonar:sonar -Dsonar.login=${s}`, 'mvn sonar:sonar -Dsonar.login=admin'),
+  'deepsource-dsn': token(rnd(32, 'hex'), (s) => `deepsource report --dsn https://${s}@app.deepsource.com`, 'see https://app.deepsource.com/gh/acme'),
+  'aws-bedrock-api-key': token(`ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`, (s) => `export AWS_BEARER_TOKEN_BEDROCK=${s}`, 'ABSKshort'),
+  'azure-openai-key': token(rnd(32, 'hex'), (s) => `azure_openai_key: ${s}`, 'azure_openai_endpoint: https://acme.openai.azure.com/'),
+  'bundler-credentials': token(`${rnd(8, 'hex')}:${rnd(8, 'hex')}`, (s) => `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${s} bundle install`, 'BUNDLE_BUILD__NOKOGIRI=--use-system-libraries bundle install'),
 };
 
 /** Table ids that name a second case for the same pattern (`shopify-token-2`). */
@@ -163,6 +188,21 @@ describe('the pattern table', () => {
       for (const k of p.keywords) expect(/^[\x20-\x7e]+$/.test(k), `${p.id}: ${k}`).toBe(true);
       expect(() => compiledPattern(PATTERNS.indexOf(p)), p.id).not.toThrow();
     }
+  });
+
+  it('names, for every pattern, a unique id and an https page documenting its format', () => {
+    const ids = PATTERNS.map((p) => p.id);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const bad = PATTERNS.filter((p) => {
+      if (typeof p.reference !== 'string') return true;
+      try {
+        const url = new URL(p.reference);
+        return url.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '';
+      } catch {
+        return true;
+      }
+    });
+    expect(bad.map((p) => `${p.id}: ${String(p.reference)}`)).toEqual([]);
   });
 
   it('covers the families the issue asks for with at least 90 patterns', () => {
