@@ -180,15 +180,15 @@ export const TARGETS = [
   },
   {
     id: 'sanitize.miss-rate',
-    description: 'secret rows of the built-in corpus (bench/corpora/secrets.ts, `hookwise sanitize --eval builtin`) that sanitize() does not fully redact: a listed secret survives or nothing is redacted, % of secret rows; computed once per run, deterministic; target 2 % once graded',
+    description: 'secret rows of the built-in corpus (bench/corpora/secrets.ts, `hookwise sanitize --eval builtin`) that sanitize() does not fully redact: a listed secret survives or nothing is redacted, % of secret rows; computed once per run, deterministic',
     unit: '%',
-    target: null, // graded once the sanitizer meets it (then: target: 2)
+    target: 2,
   },
   {
     id: 'sanitize.false-positive-rate',
-    description: 'clean rows of the built-in corpus (hard negatives: placeholders, references, SHAs, digests, public keys, ids, …) in which sanitize() redacts anything, % of clean rows; computed once per run, deterministic; target 3 % once graded',
+    description: 'clean rows of the built-in corpus (hard negatives: placeholders, references, SHAs, digests, public keys, ids, …) in which sanitize() redacts anything, % of clean rows; computed once per run, deterministic',
     unit: '%',
-    target: null, // graded once the sanitizer meets it (then: target: 3)
+    target: 3,
   },
   {
     id: 'shell.parse+unwrap+writes.short',

@@ -168,7 +168,9 @@ function escapeKind(text: string, at: number): Encoding | null {
   }
   if (c === 0x78 /* x */) return isHexDigit(text.charCodeAt(at + 2)) && isHexDigit(text.charCodeAt(at + 3)) ? 'hex-escape' : null;
   const isOctal = (k: number): boolean => k >= 0x30 && k <= 0x37;
-  return isOctal(c) && isOctal(text.charCodeAt(at + 2)) && isOctal(text.charCodeAt(at + 3)) ? 'octal-escape' : null;
+  // Octal needs two escapes in a row: a lone `\251` is a Windows path (`…\Temp\251ef34c-…`), not an encoding.
+  const octalAt = (i: number): boolean => text.charCodeAt(i) === 0x5c && isOctal(text.charCodeAt(i + 1)) && isOctal(text.charCodeAt(i + 2)) && isOctal(text.charCodeAt(i + 3));
+  return octalAt(at) && (octalAt(at + 4) || (at >= 4 && octalAt(at - 4))) ? 'octal-escape' : null;
 }
 
 /** Decodes `\uXXXX`, `\u{X…}`, `\xNN` and `\NNN` (octal, as printf and echo -e read it); keeps other backslashes. */

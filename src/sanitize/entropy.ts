@@ -192,6 +192,8 @@ export function entropyFindings(text: string, context: EntropyContext, into: Fin
     const start = runs[r]!;
     const end = runs[r + 1]!;
     if (end - start < MIN_LENGTH_THREE_CLASSES || context.skip(start, end)) continue;
+    // Whole-run exemptions first: a public key's base64 has '/' and would be judged segment by segment.
+    if (isSshPublicKey(text, start) || context.publicSpans?.covers(start, end) === true) continue;
     if (isPathLikeRun(text, start, end)) {
       // A path or URL path: judge its segments one by one (a token can sit in a path: /keys/<token>).
       let s = start;
@@ -290,7 +292,9 @@ function isHexWithSeparators(text: string, start: number, end: number): boolean 
 function isSshPublicKey(text: string, start: number): boolean {
   if (text.charCodeAt(start - 1) !== 0x20) return false;
   let i = start - 1;
-  while (i > 0 && start - i < 48 && text.charCodeAt(i - 1) > 0x20) i--;
+  const typeChar = (c: number): boolean => (c < 0x80 && CLASS[c] !== 0 && c !== 0x2b && c !== 0x2f) || c === 0x2e || c === 0x40; // ssh-ed25519, sk-ssh-ed25519@openssh.com
+  while (i > 0 && start - i < 48 && typeChar(text.charCodeAt(i - 1))) i--;
+  if (text.charCodeAt(i - 1) === 0x5c && text.charCodeAt(i) === 0x6e) i++; // `\nssh-ed25519 …`: a line break escaped in JSON
   const type = text.slice(i, start - 1);
   return type.startsWith('ssh-') || type.startsWith('ecdsa-') || type.startsWith('sk-ssh-') || type.startsWith('sk-ecdsa-');
 }

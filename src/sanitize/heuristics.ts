@@ -296,5 +296,5 @@ export function namesPublicKey(match: string): boolean {
     end++;
   }
   const words = identifierWords(match.slice(0, end));
-  return words.includes('public') || words.includes('publishable') || words.includes('pubkey');
+  return words.includes('public') || words.includes('publishable') || words.includes('pubkey') || words.includes('sitekey');
 }

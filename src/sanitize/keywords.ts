@@ -14,6 +14,7 @@ import { readOwnedFile } from '../util/fs-safe.js';
 import { decodeMirrored, encodeMirrored } from '../util/mirrored.js';
 import { Automaton, type AhoKeyword } from './aho.js';
 import { runStats } from './entropy.js';
+import { isDocumentedExample } from './heuristics.js';
 import { confirmHit, PATTERNS, WINDOWED_TEXT } from './patterns.js';
 import type { FindingSink } from './types.js';
 
@@ -280,7 +281,7 @@ export function prefixFindings(text: string, scan: KeywordScan, covered: (start:
       bodyEnd = end + 4096;
       while (bodyEnd > end && isPunct(text.charCodeAt(bodyEnd - 1))) bodyEnd--;
     }
-    if (bodyEnd - end < PREFIX_MIN_BODY || covered(start, bodyEnd)) continue;
+    if (bodyEnd - end < PREFIX_MIN_BODY || covered(start, bodyEnd) || isDocumentedExample(text.slice(start, bodyEnd))) continue;
     budget -= bodyEnd - end;
     if (budget >= 0) {
       const stats = runStats(text, end, bodyEnd);

@@ -96,7 +96,20 @@ const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumer
  * For assignments found by key name: not a placeholder, not a URL (a URL's password is the url-credentials
  * pattern's to redact, and the rest of a URL is not secret), and not a key that says it is public.
  */
-const assignedSecret = (v: string, match: string): boolean => v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match);
+const assignedSecret = (v: string, match: string): boolean =>
+  v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match) && !namesItself(v, match) && !isSealedSecret(v);
+
+/** Code that passes a variable under its own name: `"token": token`, `password=password`. */
+function namesItself(value: string, match: string): boolean {
+  if (!/^[A-Za-z_]+$/.test(value)) return false;
+  const key = match.slice(0, Math.max(0, match.length - value.length)).replace(/[\s"'`:=>]+$/, '');
+  return key.toLowerCase().endsWith(value.toLowerCase());
+}
+
+/** A Bitnami SealedSecret value (`encryptedData:`): ciphertext for the cluster's key, made to be committed. */
+function isSealedSecret(value: string): boolean {
+  return value.length >= 300 && (value.startsWith('AgA') || value.startsWith('AgB') || value.startsWith('AgC') || value.startsWith('AgD'));
+}
 
 /** Endings of XML element names that hold a secret (`<password>`, `<keyPassword>`, `<apiKey>`, `<storepass>`). */
 const XML_SECRET_NAME = String.raw`(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|credentials?|storepass|keypass)`;
@@ -985,7 +998,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     reference: 'https://bundler.io/man/bundle-config.1.html#CREDENTIALS-FOR-GEM-SOURCES',
     keywords: ['BUNDLE_', 'bundle config', 'contribsys.com'],
     ignoreCase: false,
-    source: String.raw`(?:^|[^A-Za-z0-9_])BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+=(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|\bbundle\s+config\s+(?:set\s+)?(?:--(?:local|global)\s+)?[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s]*\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|://([^\s:/@"']+):[^\s@/"']*@(?:enterprise|gems)\.contribsys\.com`,
+    source: String.raw`(?:^|[^A-Za-z0-9_])BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+(?:=|:[ \t]*)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|\bbundle\s+config\s+(?:set\s+)?(?:--(?:local|global)\s+)?[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s]*\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|://([^\s:/@"']+):[^\s@/"']*@(?:enterprise|gems)\.contribsys\.com`,
     redact: [1, 2, 3, 4, 5, 6, 7],
     // Any value for contribsys hosts; elsewhere only user:password (BUNDLE_BUILD__X, mirrors are settings).
     accept: (v, match) => !isPlaceholder(v) && (match.toLowerCase().includes('contribsys') || (v.includes(':') && !v.includes('//') && !v.startsWith('-'))),
@@ -1582,6 +1595,39 @@ export const PATTERNS: readonly PatternSpec[] = [
     keywords: ['http-basic.', 'pypi-token.'],
     ignoreCase: false,
     source: String.raw`\bconfig\s+(?:http-basic\.[^\s]+\s+[^\s]+|pypi-token\.[^\s]+)\s+([^\s|;&<>]+)`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'xml-named-secret-value',
+    family: 'generic',
+    description: 'Text of a property / entry / param element whose name or key attribute says secret: <property name="hibernate.connection.password">…</property>, <entry key="jdbc.password">…</entry>',
+    reference: 'https://docs.oracle.com/javase/8/docs/api/java/util/Properties.html#loadFromXML-java.io.InputStream-',
+    keywords: ['</property>', '</entry>', '</param>', '</setting>', '</value>'],
+    ignoreCase: true,
+    source: String.raw`(?i)<(?:property|entry|param|setting|value)\b[^<>]*?\b(?:name|key)\s*=\s*["'][^"'<>]*(?:password|passwd|passphrase|secret|token|api[_.\-]?key|credential)s?["'][^<>]*>([^<]+)</`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
+    id: 'capitalized-password-option',
+    family: 'generic',
+    description: 'PowerShell / NuGet / .NET style options: -Password <value>, -ApiKey <value>, -ClientSecret <value>, -Token <value>',
+    reference: 'https://learn.microsoft.com/en-us/nuget/reference/cli-reference/cli-ref-sources',
+    keywords: ['-Password', '-ApiKey', '-ClientSecret', '-Token', '-Secret', '-AccessToken'],
+    ignoreCase: false,
+    source: String.raw`\s-(?:Password|ApiKey|ClientSecret|Token|Secret|AccessToken)\s+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\-$(][^\s"']*))`,
+    redact: [1, 2, 3],
+    accept: assignedSecret,
+  },
+  {
+    id: 'basic-auth-api-user',
+    family: 'saas',
+    description: 'A key given as the password of the user "api" (Mailgun and others: requests auth=("api", key), -u api:key)',
+    reference: 'https://documentation.mailgun.com/docs/mailgun/api-reference/authentication',
+    keywords: ['"api"', "'api'"],
+    ignoreCase: false,
+    source: String.raw`["']api["']\s*,\s*["']([^"'\s]{16,})["']`,
     redact: [1],
     accept: notPlaceholder,
   },
