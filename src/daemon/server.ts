@@ -22,6 +22,7 @@ import type { HostName } from '../core/tool-call.js';
 import { Engine, MAX_PAYLOAD_BYTES, type CheckResult, type EngineOptions } from '../engine/engine.js';
 import { parseHostName } from '../hosts/index.js';
 import { LiveMemoryPool } from '../memory/live.js';
+import { sanitize } from '../sanitize/index.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
@@ -97,7 +98,9 @@ const blockBody = (reason: string): string => JSON.stringify({ decision: 'block'
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const { where } = options;
   const paths = daemonPaths(where);
-  const log = options.log ?? (() => undefined);
+  // Every line goes through the sanitizer: an error's message can quote the request (a JSON parse error does).
+  const sink = options.log ?? (() => undefined);
+  const log = (line: string): void => sink(sanitize(line).text);
   ensurePrivateDir(where.runtimeDir);
   await clearStaleSocket(paths.socket);
 
