@@ -2,7 +2,8 @@
  * Recall and false positives of the sanitizer on a labelled corpus (JSON Lines rows
  * `{"text", "label": "secret" | "clean", "rule", "file"}`, e.g. ../shared/corpora/secrets.secretlint.jsonl,
  * optionally with `"kind"` and `"secrets": [...]`), or on hookwise's own generated corpus
- * (bench/corpora/secrets.ts). Run it from the built CLI: `hookwise sanitize --eval [corpus.jsonl | builtin]`.
+ * (bench/corpora/secrets.ts), or on the held-out one (bench/corpora/secrets-holdout.ts). Run it from the built CLI:
+ * `hookwise sanitize --eval [corpus.jsonl | builtin | holdout]`.
  *
  * A `secret` row that lists its `secrets` (the built-in corpus lists them for every row) is judged by exactly
  * those substrings: it passes when sanitize() redacted at least one span and none of them is left in the
@@ -32,6 +33,7 @@
  */
 import { createRequire } from 'node:module';
 import type RE2 from 're2';
+import { buildHoldoutCorpus, HOLDOUT_SEED } from './corpora/secrets-holdout.js';
 import { buildSecretCorpus, SECRET_CORPUS_SEED } from './corpora/secrets.js';
 
 export interface CorpusRow {
@@ -141,8 +143,21 @@ export const BUILTIN_SOURCE = `built-in corpus (bench/corpora/secrets.ts, seed $
 
 /** hookwise's own corpus (bench/corpora/secrets.ts) as evaluator rows: rule = kind, file = the row's number within its kind. */
 export function builtinCorpus(seed: number = SECRET_CORPUS_SEED): CorpusRow[] {
+  return generatedRows(buildSecretCorpus(seed));
+}
+
+/** The name `--eval` takes for the held-out corpus. */
+export const HOLDOUT_CORPUS = 'holdout';
+export const HOLDOUT_SOURCE = `held-out corpus (bench/corpora/secrets-holdout.ts, seed ${HOLDOUT_SEED})`;
+
+/** The held-out corpus (bench/corpora/secrets-holdout.ts: not used to tune the sanitizer) as evaluator rows, as builtinCorpus. */
+export function holdoutCorpus(seed: number = HOLDOUT_SEED): CorpusRow[] {
+  return generatedRows(buildHoldoutCorpus(seed));
+}
+
+function generatedRows(rows: readonly { text: string; label: CorpusRow['label']; kind: string; secrets: string[] }[]): CorpusRow[] {
   const seen = new Map<string, number>();
-  return buildSecretCorpus(seed).map((row) => {
+  return rows.map((row) => {
     const n = (seen.get(row.kind) ?? 0) + 1;
     seen.set(row.kind, n);
     return { text: row.text, label: row.label, rule: row.kind, file: `#${n}`, kind: row.kind, secrets: row.secrets };

@@ -282,7 +282,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .description('redact secrets: text on stdin → sanitized text on stdout (values become <REDACTED>, key names stay)')
     .option('--json', 'print {"sanitized", "findings": [{rule, layer, start, end}]}')
     .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
-    .option('--eval [corpus]', 'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts)')
+    .option('--eval [corpus]', 'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts), with "holdout", on the held-out one (bench/corpora/secrets-holdout.ts)')
     .option('--verbose', 'with --eval: list every row, not only those that did not pass')
     .action(async (o: { json?: boolean; jsonl?: boolean; eval?: string | boolean; verbose?: boolean }) => {
       const { evaluateCorpus, sanitizeCommand } = await import('./sanitize.js');

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { BUILTIN_CORPUS, BUILTIN_SOURCE, builtinCorpus, evaluateSecrets, parseCorpus, renderEval } from '../../bench/eval-secrets.js';
+import { BUILTIN_CORPUS, BUILTIN_SOURCE, builtinCorpus, evaluateSecrets, HOLDOUT_CORPUS, HOLDOUT_SOURCE, holdoutCorpus, parseCorpus, renderEval } from '../../bench/eval-secrets.js';
 import { describeError } from '../core/errors.js';
 import { findSecrets, redact, sanitize, type Finding, type Sanitized } from '../sanitize/index.js';
 import { keywordIndex, setKeywordCacheDir } from '../sanitize/keywords.js';
@@ -78,11 +78,12 @@ export function defaultCorpusPath(): string {
 
 /**
  * `--eval [corpus]`: recall on secret rows and false positives on clean rows, overall and per kind (see
- * bench/eval-secrets.ts). `builtin` is hookwise's own generated corpus (bench/corpora/secrets.ts); a file of that
- * name is `./builtin`.
+ * bench/eval-secrets.ts). `builtin` is hookwise's own generated corpus (bench/corpora/secrets.ts), `holdout` the
+ * held-out one (bench/corpora/secrets-holdout.ts); a file of either name is `./builtin`, `./holdout`.
  */
 export function evaluateCorpus(path: string | undefined, verbose: boolean): CommandResult {
   if (path === BUILTIN_CORPUS) return { stdout: `${renderEval(evaluateSecrets(builtinCorpus(), sanitize), BUILTIN_SOURCE, verbose)}\n`, stderr: '', exitCode: 0 };
+  if (path === HOLDOUT_CORPUS) return { stdout: `${renderEval(evaluateSecrets(holdoutCorpus(), sanitize), HOLDOUT_SOURCE, verbose)}\n`, stderr: '', exitCode: 0 };
   const file = path ?? defaultCorpusPath();
   if (!existsSync(file)) {
     const hint = path === undefined ? ` (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path (--eval <file.jsonl>) or --eval ${BUILTIN_CORPUS} for hookwise's own corpus` : '';
