@@ -193,7 +193,7 @@ export function entropyFindings(text: string, context: EntropyContext, into: Fin
     const end = runs[r + 1]!;
     if (end - start < MIN_LENGTH_THREE_CLASSES || context.skip(start, end)) continue;
     // Whole-run exemptions first: a public key's base64 has '/' and would be judged segment by segment.
-    if (isSshPublicKey(text, start) || context.publicSpans?.covers(start, end) === true) continue;
+    if (isSshPublicKey(text, start) || isNamedDigest(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true) continue;
     if (isPathLikeRun(text, start, end)) {
       // A path or URL path: judge its segments one by one (a token can sit in a path: /keys/<token>).
       let s = start;
@@ -222,8 +222,9 @@ function judge(text: string, start: number, end: number, context: EntropyContext
   }
   // Bare hex is a digest, a commit, an id or a build hash: a hex secret comes with a name that says so,
   // which the patterns judge.
-  if (kind === 'hex' || isHexWithSeparators(text, typedIdBodyStart(text, start, end), end)) return;
-  if (isSingleCase(stats) || isTypedId(text, start, end) || isSshPublicKey(text, start) || isEncryptedValue(text, start) || context.publicSpans?.covers(start, end) === true) return;
+  // (0x + 40 hex digits is an Ethereum address: public.)
+  if (kind === 'hex' || isHexWithSeparators(text, typedIdBodyStart(text, start, end), end) || (text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end))) return;
+  if (isSingleCase(text, start, end, stats) || isTypedId(text, start, end) || isSshPublicKey(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true) return;
   into.push({ rule: `high-entropy:${kind}`, layer: 'entropy', start, end });
 }
 
@@ -247,15 +248,25 @@ function assignedToPublicKey(text: string, start: number): boolean {
 }
 
 /**
- * Only lower case (with digits and separators), or only upper case and shorter than 32: Kubernetes pod and
- * Nix store names, build hashes, AWS resource ids (`Z0P3CY…`, `AIDA…`). Modern tokens mix cases (base62/64);
+ * Only lower case (with digits and separators, pieces under 40), or only upper case and shorter than 32:
+ * Kubernetes pod and Nix store names, build hashes, AWS resource ids (`Z0P3CY…`, `AIDA…`). Modern tokens mix cases (base62/64);
  * one-case secrets — a base32 TOTP seed, a diceware passphrase — are long or sit after a key that the
  * patterns judge.
  */
-function isSingleCase(stats: RunStats): boolean {
+function isSingleCase(text: string, start: number, end: number, stats: RunStats): boolean {
   const lower = (stats.classes >> LOWER) & 1;
   const upper = (stats.classes >> UPPER) & 1;
-  return lower + upper === 1 && (lower === 1 || stats.length < 32);
+  if (lower + upper !== 1) return false;
+  if (upper === 1) return stats.length < 32;
+  // Lower case: names are made of pieces; one unbroken piece of 40 or more is a token (an Azure DevOps PAT
+  // is 52 base32 characters).
+  let piece = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    piece = c === 0x2d || c === 0x5f ? 0 : piece + 1;
+    if (piece >= 40) return false;
+  }
+  return true;
 }
 
 /** Where the body of a typed id starts: after a short lower-case type and `_`/`-` (`cus_…`, `vpc-…`), else `start`. */
@@ -300,8 +311,10 @@ function isSshPublicKey(text: string, start: number): boolean {
 }
 
 /** dotenvx `encrypted:…` and AWS KMS ciphertext blobs (`AQICAH…`): encrypted at rest and meant to be committed. */
-function isEncryptedValue(text: string, start: number): boolean {
-  return text.startsWith('AQICAH', start) || (start >= 10 && text.startsWith('encrypted:', start - 10));
+function isEncryptedValue(text: string, start: number, end: number): boolean {
+  if (text.startsWith('AQICAH', start) || (start >= 10 && text.startsWith('encrypted:', start - 10))) return true;
+  // A Bitnami SealedSecret value: hundreds of base64 characters starting with its version byte (AgA…AgD).
+  return end - start >= 300 && text.startsWith('Ag', start) && text.charCodeAt(start + 2) >= 0x41 && text.charCodeAt(start + 2) <= 0x44;
 }
 
 /**

@@ -71,7 +71,7 @@ export function isPlaceholder(raw: string): boolean {
   }
   // Templates and structure, closed or cut off by the capture: {{x}}, {x}, <x>, [x], and @file references.
   if (first === 0x7b /* { */ || first === 0x3c /* < */ || first === 0x5b /* [ */) return true;
-  if (first === 0x40 /* @ */ && value.length > 1) return true;
+  if (first === 0x40 /* @ */ && value.length > 1 && isPathLike(value.slice(1))) return true;
   // Code: a parenthesized or negated expression, `(a, b) => …`, `!(x)`.
   if (first === 0x28 /* ( */ || (first === 0x21 /* ! */ && value.charCodeAt(1) === 0x28)) return true;
   if (first === 0x25 /* % */ && last === 0x25 && value.length > 2) return true;
@@ -164,6 +164,15 @@ const DOCUMENTED_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MD
 
 export function isDocumentedExample(value: string): boolean {
   return DOCUMENTED_EXAMPLES.has(value);
+}
+
+/** Only the characters of a file name or path (`@file`, `@./body.json`): a reference, not a value. */
+function isPathLike(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (!(isIdentPart(c) || c === 0x2e || c === 0x2f || c === 0x2d || c === 0x7e)) return false;
+  }
+  return true;
 }
 
 function isMask(value: string): boolean {

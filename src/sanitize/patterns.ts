@@ -126,10 +126,13 @@ const namedSecret =
     return isSecretName(name) && !namesPublicKey(name) && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x');
   };
 
-/** Quoted or bare value after a separator; groups: "double", 'single', `backtick`, bare. */
-// The bare form never starts with '=': `token == x` is a comparison, not an assignment.
-const VALUE = String.raw`(?:"([^"\n]*)"|'([^'\n]*)'|\x60([^\x60\n]*)\x60|([^\s"',;&|)\]}>\x60=][^\s"',;&|)\]}>\x60]*))`;
-const VALUE_GROUPS = [1, 2, 3, 4] as const;
+/**
+ * Quoted or bare value after a separator; groups: "double", 'single', `backtick`, bare, and \"escaped\" (a
+ * file's text inside a JSON string: `password: \"…\"`).
+ */
+// The bare form never starts with '=' (`token == x` is a comparison) nor with '\' (an escaped quote).
+const VALUE = String.raw`(?:"([^"\n]*)"|'([^'\n]*)'|\x60([^\x60\n]*)\x60|([^\s"',;&|)\]}>\x60=\\][^\s"',;&|)\]}>\x60\\]*)|\\"([^"\\\n]*)\\")`;
+const VALUE_GROUPS = [1, 2, 3, 4, 5] as const;
 
 /** Key-name endings that make `key = value` a secret (the generic assignment pattern). */
 const SECRET_KEY_WORDS = [
@@ -148,6 +151,7 @@ const SECRET_KEY_WORDS = [
   'access-key',
   'accesskey',
   'secret_key',
+  'secret_key_base',
   'secret-key',
   'secretkey',
   'private_key',
@@ -170,7 +174,7 @@ const SECRET_KEY_WORDS = [
   'auth',
   'cookie',
 ] as const;
-const SECRET_KEY_SOURCE = String.raw`(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|access[_.\-]?key|secret[_.\-]?key|private[_.\-]?key|auth[_.\-]?key|master[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|client[_.\-]?secret|credentials?|auth|cookie)`;
+const SECRET_KEY_SOURCE = String.raw`(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|access[_.\-]?key|secret[_.\-]?key(?:[_.\-]?base)?|private[_.\-]?key|auth[_.\-]?key|master[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|client[_.\-]?secret|credentials?|auth|cookie)`;
 
 /** Upper-case environment variable endings (`FOO_TOKEN=`, `PGPASSWORD=`): the `=` is part of the keyword. */
 const ENV_SUFFIXES = ['PASSWORD', 'PASSWD', 'PASS', 'PWD', 'TOKEN', 'SECRET', 'KEY', 'KEY_BASE', 'APIKEY', 'CREDENTIALS', 'CREDENTIAL', 'AUTH', 'DSN', 'PAT', 'COOKIE', 'SALT', 'PASSPHRASE'] as const;
@@ -197,7 +201,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     reference: 'https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html',
     keywords: ['secret_access_key', 'secretaccesskey', 'secret-access-key', 'aws_secret', 'aws-secret', 'awssecret'],
     ignoreCase: true,
-    source: String.raw`(?i)(?:aws)?[_.\-]?secret[_.\-]?(?:access)?[_.\-]?key["']?\s*(?:[:=]|=>|:=)?\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+    source: String.raw`(?i)(?:aws)?[_.\-]?secret[_.\-]?(?:access)?[_.\-]?key\\?["']?\s*(?:[:=]|=>|:=)?\s*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
     redact: [1],
   },
   {
@@ -1632,6 +1636,17 @@ export const PATTERNS: readonly PatternSpec[] = [
     accept: notPlaceholder,
   },
   {
+    id: 'go-mysql-dsn',
+    family: 'database',
+    description: 'Password in a Go MySQL driver DSN: user:password@tcp(host:port)/db (also unix(…))',
+    reference: 'https://github.com/go-sql-driver/mysql#dsn-data-source-name',
+    keywords: ['@tcp(', '@unix(', '@udp('],
+    ignoreCase: false,
+    source: String.raw`[A-Za-z0-9_.\-]+:([^\s@/"'\\]+)@(?:tcp|unix|udp)\(`,
+    redact: [1],
+    accept: notPlaceholder,
+  },
+  {
     id: 'secret-cli-flag',
     family: 'generic',
     description: 'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
@@ -1665,7 +1680,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     // A '$' before the key makes it an expansion ($PWD:/app), not an assignment.
     // Blanks, not line breaks, around the separator: `auth:` ending a YAML line is a mapping, not `auth: <next line>`.
     // A ':' before the key is an ARN or URN segment (`…:secret:prod/db`), not an assignment.
-    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}["']?[ \t]*(?::=|=>|=|:)[ \t]*${VALUE}`,
+    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}(?:\\?["'])?\]?[ \t]*(?::=|=>|=|:)[ \t]*${VALUE}`,
     redact: VALUE_GROUPS,
     accept: assignedSecret,
   },
@@ -1847,8 +1862,10 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
 /** After a key: an optional closing quote, blanks, then ':' or '='. */
 function assignsAfter(text: string, end: number): boolean {
   let i = end;
+  if (text.charCodeAt(i) === 0x5c /* \ */ && text.charCodeAt(i + 1) === 0x22) i++; // \" inside a JSON string
   const q = text.charCodeAt(i);
   if (q === 0x22 || q === 0x27) i++;
+  if (text.charCodeAt(i) === 0x5d /* ] */) i++; // config['SECRET_KEY'] = …
   for (let n = 0; n < 16 && i < text.length && isBlank(text.charCodeAt(i)); n++) i++;
   const c = text.charCodeAt(i);
   return c === 0x3a /* : */ || c === 0x3d /* = */;

@@ -58,3 +58,27 @@ describe('placeholders in context', () => {
     expect(redacted(`sha256 "${rnd(64, 'hex')}"`)).toBe(false); // bare hex is a digest; a hex secret has a name (above)
   });
 });
+
+describe('text quoted inside a JSON string, and whole-run exemptions', () => {
+  it('reads assignments whose quotes are escaped (a file written by Write, as JSON)', () => {
+    const pw = rnd(18);
+    const content = JSON.stringify({ file_path: 'cypress.env.json', content: `{\n  "adminPassword": "${pw}"\n}` });
+    expect(sanitize(content).text).not.toContain(pw);
+    const key = rnd(48, 'hex');
+    expect(sanitize(JSON.stringify({ content: `app.config['SECRET_KEY'] = '${key}'` })).text).not.toContain(key);
+    const base = rnd(128, 'hex');
+    expect(sanitize(`config.secret_key_base = "${base}"`).text).not.toContain(base);
+  });
+
+  it('keeps lockfile integrity, SealedSecret ciphertext and Ethereum addresses; redacts a long one-case token', () => {
+    expect(redacted(`"integrity": "sha512-${rnd(40, 'b64')}/${rnd(40, 'b64')}=="`)).toBe(false);
+    expect(redacted(`    password: AgB${rnd(200, 'b64')}/${rnd(200, 'b64')}`)).toBe(false);
+    expect(redacted(`wallet 0x${rnd(40, 'hex')}`)).toBe(false);
+    expect(redacted(`echo ${rnd(52, 'lowerDigits')} | az devops login`)).toBe(true);
+  });
+
+  it('a value starting with @ is a file reference only when it reads like a path', () => {
+    expect(redacted('curl -d password=@./body.txt https://example.com')).toBe(false);
+    expect(redacted("SECRET_KEY='@htn!ea)juqzm8rt*3vc(o6mg9c-uk@vaq'")).toBe(true);
+  });
+});

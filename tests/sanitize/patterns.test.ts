@@ -148,6 +148,7 @@ const CASES: Record<string, Case> = {
   'xml-named-secret-value': token(rnd(20), (s) => `<property name="hibernate.connection.password">${s}</property>`, '<property name="hibernate.connection.username">app</property>'),
   'capitalized-password-option': token(rnd(12), (s) => `nuget sources add -Name internal -Source https://nuget.example.com/v3/index.json -Username ci -Password ${s}`, 'Get-Credential -Password $Secure'),
   'basic-auth-api-user': token(`${rnd(32, 'hex')}-${rnd(8, 'hex')}-${rnd(8, 'hex')}`, (s) => `requests.post(url, auth=("api", "${s}"), data=payload)`, 'requests.post(url, auth=("api", "$MAILGUN_KEY"))'),
+  'go-mysql-dsn': token(rnd(16), (s) => `dsn := "inventory:${s}@tcp(10.0.3.14:3306)/inventory?parseTime=true"`, 'dsn := "inventory@tcp(10.0.3.14:3306)/inventory"'),
   'netrc-password': token(rnd(20), (s) => `machine api.example.com login bot password ${s}`, 'machine api.example.com login bot'),
   'secret-cli-flag': token(rnd(24), (s) => `tool deploy --api-key ${s} --region eu`, 'tool deploy --api-key-file ./key.txt --region eu'),
   'secret-env-var': token(rnd(20), (s) => `export STRIPE_WEBHOOK_SECRET=${s} && npm start`, 'export SECRET_NAME=prod-db && npm start'),
