@@ -68,6 +68,8 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
     put('project/.git/HEAD', 'ref: refs/heads/main\n');
     put('project/.git/config', '[core]\n\trepositoryformatversion = 0\n');
     put('project/.git/hooks/pre-commit.sample', '#!/bin/sh\nexit 0\n', 0o755);
+    for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) mkdirSync(join(project, '.git', dir), { recursive: true });
+    put('project/tools/.mcp.json', '{"mcpServers":{}}\n');
     put('project/.hookwise/policy.yml', 'version: 1\n');
     put('project/src/app.ts', 'export const app = 1;\n');
     put('project/.env', `API_TOKEN=${token}\n`);
