@@ -13,6 +13,9 @@
  * - the TIOCSTI and TIOCLINUX ioctls (typing into the terminal the command was started from), on top of
  *   the new session bubblewrap gives it;
  * - io_uring (its SOCKET operation bypasses the socket rule), and the kernel keyring calls;
+ * - a new user namespace (clone or unshare with CLONE_NEWUSER; clone3, whose flags sit behind a pointer,
+ *   answers ENOSYS so that libc falls back to clone): nested namespaces are kernel attack surface, and
+ *   bubblewrap before 0.8 has no --disable-userns;
  * - every system call of another ABI (i386 and x32 on x86-64, arm32 on arm64): their numbers differ, and
  *   i386's socketcall multiplexer hides the socket family behind a pointer the filter cannot read.
  */
@@ -25,13 +28,16 @@ interface ArchSpec {
   audit: number;
   socket: number;
   ioctl: number;
+  clone: number;
+  unshare: number;
+  clone3: number;
   /** io_uring_setup, io_uring_enter, io_uring_register; keyctl, add_key, request_key. */
   refused: readonly number[];
 }
 
 const ARCHES: Record<SeccompArch, ArchSpec> = {
-  x64: { audit: 0xc000003e, socket: 41, ioctl: 16, refused: [425, 426, 427, 250, 248, 249] },
-  arm64: { audit: 0xc00000b7, socket: 198, ioctl: 29, refused: [425, 426, 427, 219, 217, 218] },
+  x64: { audit: 0xc000003e, socket: 41, ioctl: 16, clone: 56, unshare: 272, clone3: 435, refused: [425, 426, 427, 250, 248, 249] },
+  arm64: { audit: 0xc00000b7, socket: 198, ioctl: 29, clone: 220, unshare: 97, clone3: 435, refused: [425, 426, 427, 219, 217, 218] },
 };
 
 const AF_INET = 2;
@@ -39,12 +45,14 @@ const AF_INET6 = 10;
 const AF_NETLINK = 16;
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
+const CLONE_NEWUSER = 0x10000000;
 /** x32 system calls carry this bit in their number (x86-64 only; no arm64 number comes near it). */
 const X32_SYSCALL_BIT = 0x40000000;
 
 const SECCOMP_RET_ALLOW = 0x7fff0000;
 const SECCOMP_RET_ERRNO = 0x00050000;
 const EPERM = 1;
+const ENOSYS = 38;
 
 // seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]. Arguments are compared on their low
 // 32 bits, which is what the kernel reads for socket()'s int family and ioctl()'s unsigned int request.
@@ -56,15 +64,16 @@ const offsetOfArg = (n: number): number => 16 + 8 * n;
 const LD_W_ABS = 0x20;
 const JEQ_K = 0x15;
 const JGE_K = 0x35;
+const JSET_K = 0x45;
 const RET_K = 0x06;
 
 type Insn =
   | { op: 'ld'; offset: number }
   /** A conditional jump: to `then` when true, to `else` when false; a missing label falls through. */
-  | { op: 'jeq' | 'jge'; k: number; then?: Label; else?: Label }
+  | { op: 'jeq' | 'jge' | 'jset'; k: number; then?: Label; else?: Label }
   | { op: 'ret'; k: number }
   | { op: 'label'; name: Label };
-type Label = 'allow' | 'deny' | 'socket' | 'ioctl';
+type Label = 'allow' | 'deny' | 'nosys' | 'socket' | 'ioctl' | 'flags';
 
 function program(spec: ArchSpec): Insn[] {
   return [
@@ -74,7 +83,14 @@ function program(spec: ArchSpec): Insn[] {
     { op: 'jge', k: X32_SYSCALL_BIT, then: 'deny' },
     { op: 'jeq', k: spec.socket, then: 'socket' },
     { op: 'jeq', k: spec.ioctl, then: 'ioctl' },
+    { op: 'jeq', k: spec.clone, then: 'flags' },
+    { op: 'jeq', k: spec.unshare, then: 'flags' },
+    { op: 'jeq', k: spec.clone3, then: 'nosys' },
     ...spec.refused.map((nr): Insn => ({ op: 'jeq', k: nr, then: 'deny' })),
+    { op: 'ret', k: SECCOMP_RET_ALLOW },
+    { op: 'label', name: 'flags' },
+    { op: 'ld', offset: offsetOfArg(0) },
+    { op: 'jset', k: CLONE_NEWUSER, then: 'deny' },
     { op: 'ret', k: SECCOMP_RET_ALLOW },
     { op: 'label', name: 'socket' },
     { op: 'ld', offset: offsetOfArg(0) },
@@ -90,6 +106,8 @@ function program(spec: ArchSpec): Insn[] {
     { op: 'ret', k: SECCOMP_RET_ALLOW },
     { op: 'label', name: 'deny' },
     { op: 'ret', k: SECCOMP_RET_ERRNO | EPERM },
+    { op: 'label', name: 'nosys' },
+    { op: 'ret', k: SECCOMP_RET_ERRNO | ENOSYS },
   ];
 }
 
@@ -120,8 +138,9 @@ export function seccompFilter(arch: SeccompArch): Buffer {
         k = insn.k;
         break;
       case 'jeq':
-      case 'jge': {
-        opcode = insn.op === 'jeq' ? JEQ_K : JGE_K;
+      case 'jge':
+      case 'jset': {
+        opcode = insn.op === 'jeq' ? JEQ_K : insn.op === 'jge' ? JGE_K : JSET_K;
         k = insn.k;
         const jump = (label: Label | undefined): number => {
           if (label === undefined) return 0;

@@ -20,7 +20,7 @@
  * - new user (when available), pid, network, ipc, uts and cgroup namespaces: loopback only, no process
  *   outside visible; `--die-with-parent`, and the pid namespace dies with the command, background
  *   children included; `--new-session` (no TIOCSTI into the agent's terminal); all capabilities dropped,
- *   no new privileges, no nested user namespaces; the seccomp filter of seccomp.ts;
+ *   no new privileges; the seccomp filter of seccomp.ts (no Unix sockets, no nested user namespaces);
  * - file descriptors above 2 closed before the command runs (a host's leaked pipe or socket is a way out).
  */
 import { lstatSync, readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs';
@@ -41,8 +41,8 @@ export interface ConfineRuntime {
   /** A file in the private runtime directory: held shared while a sandbox runs, exclusively to clean up. */
   lockFile: string;
   arch: SeccompArch;
-  /** A user namespace of its own (`--unshare-user --disable-userns`). False only for root where the kernel
-   *  refuses one; capabilities are dropped either way. */
+  /** A user namespace of its own (`--unshare-user`). False only for root where the kernel refuses one;
+   *  capabilities are dropped either way. */
   userns: boolean;
 }
 
@@ -403,7 +403,8 @@ function prelude(shell: string): string {
 
 export function bwrapArgs(plan: MountPlan, runtime: ConfineRuntime): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  if (runtime.userns) args.push('--unshare-user', '--disable-userns');
+  // Nested user namespaces are refused by the seccomp filter (bubblewrap's --disable-userns needs 0.8).
+  if (runtime.userns) args.push('--unshare-user');
   args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--seccomp', String(SECCOMP_FD));
   for (const m of plan.mounts) {

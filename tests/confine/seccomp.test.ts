@@ -5,10 +5,11 @@ import { seccompFilter, seccompPrintfFormat, type SeccompArch } from '../../src/
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
+const ENOSYS = 0x00050026;
 const ARCH = { x64: 0xc000003e, arm64: 0xc00000b7, i386: 0x40000003 };
 const NR = {
-  x64: { read: 0, socket: 41, socketpair: 53, ioctl: 16, io_uring_setup: 425, keyctl: 250, connect: 42 },
-  arm64: { read: 63, socket: 198, socketpair: 199, ioctl: 29, io_uring_setup: 425, keyctl: 219, connect: 203 },
+  x64: { read: 0, socket: 41, socketpair: 53, ioctl: 16, io_uring_setup: 425, keyctl: 250, connect: 42, clone: 56, unshare: 272, clone3: 435 },
+  arm64: { read: 63, socket: 198, socketpair: 199, ioctl: 29, io_uring_setup: 425, keyctl: 219, connect: 203, clone: 220, unshare: 97, clone3: 435 },
 };
 
 /** Runs the filter on one system call (arguments as 32-bit low words). */
@@ -33,6 +34,9 @@ function verdict(filter: Buffer, arch: number, nr: number, args: number[] = []):
         break;
       case 0x35:
         pc += 1 + (acc >= k ? jt : jf);
+        break;
+      case 0x45:
+        pc += 1 + ((acc & k) !== 0 ? jt : jf);
         break;
       case 0x06:
         return k;
@@ -62,6 +66,11 @@ describe.each(['x64', 'arm64'] as SeccompArch[])('the %s filter', (arch) => {
     ['ioctl(TCGETS)', nr.ioctl, [0, 0x5401], ALLOW],
     ['io_uring_setup', nr.io_uring_setup, [], EPERM],
     ['keyctl', nr.keyctl, [], EPERM],
+    ['clone (a thread, a process)', nr.clone, [0x003d0f00], ALLOW],
+    ['clone(CLONE_NEWUSER)', nr.clone, [0x10000000 | 0x11], EPERM],
+    ['unshare(CLONE_NEWNS)', nr.unshare, [0x00020000], ALLOW],
+    ['unshare(CLONE_NEWUSER)', nr.unshare, [0x10000000], EPERM],
+    ['clone3', nr.clone3, [], ENOSYS],
   ] as const)('%s', (_name, number, args, expected) => {
     expect(verdict(f, native, number, [...args])).toBe(expected);
   });
