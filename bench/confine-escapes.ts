@@ -50,6 +50,8 @@ export interface EscapeCase {
   effect(a: Arena, run: RunResult): boolean;
   /** Wait this long after the command before checking (persistence). */
   settleMs?: number;
+  /** Prepares the disposable project before the command (both runs). */
+  setup?(box: ConfineBox): void;
   /**
    * What mounts cannot do, said in docs/confine.md: an effect here is reported as a known gap, on every
    * run, not as an escape.
@@ -159,6 +161,18 @@ export function escapeCases(): EscapeCase[] {
   add('protected-write', 'git config core.hooksPath', () => 'git config core.hooksPath /tmp/evil-hooks', gitConfigChanged);
   add('protected-write', 'git config core.fsmonitor', () => 'git config core.fsmonitor "echo evil"', gitConfigChanged);
   add('protected-write', '.git replaced by a gitdir file', () => 'echo "gitdir: /tmp/evil" > g; mv -f .git .git.old; mv -f g .git', gitConfigChanged);
+  const hooksDir = (box: ConfineBox) => {
+    box.put('project/.git/config', '[core]\n\trepositoryformatversion = 0\n\thooksPath = .githooks\n');
+    box.put('project/.githooks/pre-commit', '#!/bin/sh\nexit 0\n', 0o755);
+  };
+  for (const [how, command] of [
+    ['directly', 'echo evil > .githooks/pre-commit'],
+    ['a new hook', 'echo evil > .githooks/post-checkout'],
+    ['directory moved away', 'mv .githooks old && mkdir .githooks && echo evil > .githooks/pre-commit'],
+  ] as const) {
+    const file = command.includes('post-checkout') ? 'post-checkout' : 'pre-commit';
+    cases.push({ id: `protected-write/core.hooksPath directory, ${how}`, category: 'protected-write', setup: hooksDir, command: () => command, effect: (a) => read(join(a.box.project, '.githooks', file)) === 'evil\n' });
+  }
   add('protected-write', 'git config --global', () => 'git config --global core.hooksPath /tmp/evil-hooks', (a) => (read(join(a.box.home, '.gitconfig')) ?? '').includes('evil'));
 
   // Secrets.
@@ -386,6 +400,7 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
       victimAlive: () => victim.exitCode === null && victim.signalCode === null && processAlive(victim.pid!),
     };
     try {
+      c.setup?.(box);
       stops = await Promise.all([listeners.unix(arena.daemonSocket), listeners.unix(arena.agentSocket), listeners.abstract(abstractSocket)]);
       listeners.hits.n = 0;
       const run = await box.run(c.command(arena), { confined, timeoutMs: 15_000 });

@@ -23,7 +23,7 @@
  *   no new privileges; the seccomp filter of seccomp.ts (no Unix sockets, no nested user namespaces);
  * - file descriptors above 2 closed before the command runs (a host's leaked pipe or socket is a way out).
  */
-import { lstatSync, readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { isInside, type DenyRule, type Envelope, type NameTest } from './envelope.js';
 import { seccompPrintfFormat, type SeccompArch } from './seccomp.js';
@@ -62,6 +62,8 @@ export interface FsPort {
   lstat(path: string): FsEntry | undefined;
   realpath(path: string): string | undefined;
   readdir(path: string): readonly { name: string; kind: EntryKind }[] | undefined;
+  /** A small text file (git config), or undefined when absent. */
+  readText(path: string): string | undefined;
 }
 
 const absent = (error: unknown): boolean => {
@@ -93,6 +95,14 @@ export const NODE_FS: FsPort = {
       return readdirSync(path, { withFileTypes: true }).map((d) => ({ name: d.name, kind: kindOf(d) }));
     } catch (error) {
       if (absent(error)) return undefined;
+      throw error;
+    }
+  },
+  readText(path) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      if (absent(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
       throw error;
     }
   },
@@ -219,6 +229,8 @@ function plan(envelope: Envelope, disk: FsPort): MountPlan {
     }
   };
   for (const path of candidates(envelope.denyWrite, envelope, fs, budget)) protect(path);
+  // Hooks git runs from a directory of the project's own choosing (core.hooksPath = .githooks) are hooks too.
+  for (const path of hooksPaths(envelope, fs)) protect(path);
 
   // What a mount further up already covers is left out: under a hidden directory nothing else is visible,
   // under a read-only one nothing is writable (and a pin there would make it writable again).
@@ -289,7 +301,34 @@ function memoized(fs: FsPort, listed: readonly string[]): FsPort {
       return reals.get(path);
     },
     readdir,
+    readText: (path) => fs.readText(path),
   };
+}
+
+/**
+ * core.hooksPath of the project's repository and of the user's git config, as absolute paths. A relative
+ * value is relative to the top of the work tree (where hooks run), `~/` to the home directory.
+ */
+function hooksPaths(envelope: Envelope, fs: FsPort): string[] {
+  const out: string[] = [];
+  for (const file of [join(envelope.projectRoot, '.git', 'config'), join(envelope.home, '.gitconfig'), join(envelope.home, '.config', 'git', 'config')]) {
+    const text = fs.lstat(file) === undefined ? undefined : fs.readText(file);
+    if (text === undefined) continue;
+    let section = '';
+    for (const raw of text.split('\n')) {
+      const line = raw.trim();
+      const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
+      if (header !== null) section = header[1]!.toLowerCase();
+      const entry = /^(?:\[[^\]]*\]\s*)?hookspath\s*=\s*(.*)$/i.exec(line);
+      if (section !== 'core' || entry === null) continue;
+      let value = entry[1]!.replace(/\s[;#].*$/, '').trim();
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+      if (value === '') continue;
+      if (value.startsWith('~/')) out.push(join(envelope.home, value.slice(2)));
+      else out.push(value.startsWith('/') ? value : join(envelope.projectRoot, value));
+    }
+  }
+  return out.map((p) => join(p)); // normalized: no `..` left for the walk
 }
 
 /** The longest existing prefix resolved, the rest appended (no `..` survives canonical inputs). */

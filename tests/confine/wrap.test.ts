@@ -106,6 +106,16 @@ describe('planMounts', () => {
     );
   });
 
+  it("keeps git's core.hooksPath directory read-only, the repository's and the user's", () => {
+    const b = box();
+    b.put('project/.git/config', '[core]\n\trepositoryformatversion = 0\n\thooksPath = .githooks ; team hooks\n');
+    b.put('project/.githooks/pre-commit', '#!/bin/sh\n');
+    b.put('home/.gitconfig', '[core]\n  hooksPath = "~/hooks"\n[alias]\n  hookspath = x\n');
+    const p = plan(b);
+    expect(p.mounts).toContainEqual(mount('ro-bind', join(b.project, '.githooks')));
+    expect(p.mounts.map((m) => m.path)).not.toContain(join(b.home, 'hooks')); // home is read-only anyway
+  });
+
   it('fails closed on a symbolic link on the way to a protected path (no mount can pin a link)', () => {
     const b = box();
     mkdirSync(join(b.project, 'shared'));
