@@ -11,8 +11,12 @@
  *
  * `hookwise bench --eval-learning [corpus] [--project dir] [--seed n] [--json]`: the learning replay
  * (bench/eval-learning.ts); with `--poison`, the learning-poison replay instead (bench/eval-poison.ts).
+ *
+ * `hookwise bench --eval-confine [--filter text] [--json]`: the confinement escape corpus, run for real
+ * (bench/confine-escapes.ts); exit 1 on any escape, or when this machine cannot confine (with the reason).
  */
 import { existsSync } from 'node:fs';
+import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
 import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
@@ -181,5 +185,27 @@ export async function swarm(options: SwarmCommandOptions, print: (text: string) 
   print(options.json === true ? JSON.stringify(report, null, 2) : renderSwarm(report));
   if (report.differing > 0 || report.errors > 0) {
     throw new BenchTargetMissed(`--swarm: ${report.differing} answer(s) differ from the in-process verdict, ${report.errors} request(s) failed`);
+  }
+}
+
+export interface EvalConfineOptions {
+  filter?: string;
+  json?: boolean;
+}
+
+/**
+ * `--eval-confine`: prints escapes per category; fails (exit 1) on any escape, and when confinement is not
+ * available here — a CI that cannot confine must say so, not pass with nothing tested.
+ */
+export async function evalConfine(options: EvalConfineOptions, print: (text: string) => void): Promise<void> {
+  const report = await runEscapeCorpus({
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
+    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+  });
+  print(options.json === true ? JSON.stringify(report, null, 2) : renderEscapeReport(report));
+  if (!report.available) throw new BenchTargetMissed(`--eval-confine: confinement is not available on this machine: ${report.reason}; fix: ${report.fix}`);
+  const errors = report.results.filter((r) => r.outcome === 'error').length;
+  if (report.escapes.length > 0 || errors > 0) {
+    throw new BenchTargetMissed(`--eval-confine: ${report.escapes.length} escape(s)${errors > 0 ? `, ${errors} case(s) could not run` : ''}: ${[...report.escapes.map((e) => e.id)].join(', ')}`);
   }
 }

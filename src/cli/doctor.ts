@@ -1,13 +1,15 @@
 /**
  * `hookwise doctor`: checks the wiring a user actually has and says what to fix — the CLI on PATH, each
  * agent's settings files (which events are wired, how, and whether twice: plugin and settings, or two
- * settings files), the http wiring's endpoint against the daemon's, and the daemon's health.
+ * settings files), the http wiring's endpoint against the daemon's, the daemon's health, and whether calls
+ * hookwise cannot judge can run confined here (src/confine/probe.ts) or fall back to ask.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
 import type { HostName } from '../core/tool-call.js';
 import { health } from '../daemon/control.js';
 import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
+import { probeConfinement, type ProbeReport } from '../confine/probe.js';
 import { VERSION } from '../policy/load.js';
 import type { Locations } from '../util/locations.js';
 import { DEFAULT_COMMAND, findOnPath, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
@@ -94,7 +96,24 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
         : { status: 'warn', what: 'daemon', detail: `running hookwise ${daemon.version}, but this CLI is ${VERSION}`, fix: 'hookwise daemon stop && hookwise daemon start (or let it idle out)' },
     );
   }
+  checks.push(confinementCheck(probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir })));
   return { version: VERSION, checks };
+}
+
+/** Whether calls hookwise cannot judge can run confined here, or are asked (fail closed). */
+export function confinementCheck(probe: ProbeReport): DoctorCheck {
+  if (!probe.available) {
+    return {
+      status: 'warn',
+      what: 'confinement',
+      detail: `not available: ${probe.reason}${probe.detail === undefined ? '' : ` (${probe.detail})`}; calls hookwise cannot judge fall back to ask`,
+      fix: probe.fix,
+    };
+  }
+  const r = probe.runtime;
+  const detail = `confined allows are available: ${probe.bwrapVersion} at ${r.bwrap}, ${r.userns ? 'own user namespace' : 'no user namespace (root, capabilities dropped)'}, seccomp, no network; probe ${Math.round(probe.ms)} ms`;
+  if (probe.warnings.length > 0) return { status: 'warn', what: 'confinement', detail: `${detail}; ${probe.warnings.join('; ')}`, fix: 'install util-linux (flock) and findutils (find)' };
+  return { status: 'ok', what: 'confinement', detail };
 }
 
 function gateEvent(host: HostName): string {

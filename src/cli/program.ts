@@ -248,7 +248,14 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string }) => {
+    .option('--eval-confine', 'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine')
+    .option('--filter <text>', 'with --eval-confine: only the cases whose id contains this')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string }) => {
+      if (o.evalConfine === true) {
+        const { evalConfine } = await import('./bench.js');
+        await evalConfine(o, (text) => print(text));
+        return;
+      }
       if (o.swarm === true) {
         const { swarm } = await import('./bench.js');
         await swarm(o, (text) => print(text));
