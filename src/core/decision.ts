@@ -5,7 +5,8 @@ export type Verdict = (typeof VERDICTS)[number];
 
 /**
  * Where a decision came from, in cascade order. `input` and `session` are the gates before the cascade
- * (bad payload, unregistered or disabled session); `default` is the end of the cascade when no tier decided.
+ * (bad payload, unregistered or disabled session); `confine` turns an ask about a command whose effect is
+ * unknown into an allow inside the walls; `default` is the end of the cascade when no tier decided.
  */
 export const TIERS = [
   'input',
@@ -21,6 +22,7 @@ export const TIERS = [
   'embedding',
   'supervisor',
   'human',
+  'confine',
   'default',
 ] as const;
 export type TierName = (typeof TIERS)[number];
@@ -40,6 +42,15 @@ export interface Decision {
   rule?: RuleRef;
   /** 1 for deterministic tiers; similarity and supervisor tiers report less. */
   confidence: number;
+  /** An allow that holds only inside the walls: the host runs this command instead of the agent's (issue 19). */
+  confined?: ConfinedRun;
+}
+
+export interface ConfinedRun {
+  /** The agent's command, wrapped to run inside the walls (what the host is told to run). */
+  command: string;
+  /** The walls in a sentence, for the agent and `explain`. */
+  walls: string;
 }
 
 /** DENY > ASK > ALLOW. A missing decision (no opinion) ranks below allow. */

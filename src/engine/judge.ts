@@ -17,6 +17,7 @@ import { unregisteredReason } from '../session/messages.js';
 import { shownId } from '../sanitize/ids.js';
 import type { SessionState } from '../session/resolve.js';
 import type { Locations } from '../util/locations.js';
+import { confinability, type Confinability } from '../confine/confinable.js';
 import { runCascade } from './cascade.js';
 
 /** A decision, and what memory knows of the call (for learning at the edge). */
@@ -25,12 +26,16 @@ export interface Judgement {
   /** The call's subject and key, computed on first use (see MemoryContext). */
   memo?: Pick<MemoryContext, 'subject' | 'key'>;
   memoryProblems?: StoreProblem[];
+  /** Asked with confinement on: may the ask run inside the walls instead (confine/confinable.ts)? */
+  confinable?: Confinability;
 }
 
 export interface PreparedInputs {
   shell?: PreparedShell | undefined;
   memory?: MemoryView | undefined;
   trace?: ((step: TraceStep) => void) | undefined;
+  /** Confined allows are on (the policy's confine.enabled): judge whether an ask could run confined. */
+  confine?: boolean | undefined;
 }
 
 /**
@@ -76,7 +81,11 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   if (shell !== undefined) ctx.shell = shell;
   if (view !== undefined) ctx.memory = { view, ...memo };
   const d = runCascade(ctx, undefined, inputs.trace);
-  return d instanceof Promise ? d.then((decided) => ({ decision: decided, memo })) : { decision: d, memo };
+  const judged = (decided: Decision): Judgement => {
+    if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };
+    return { decision: decided, memo, confinable: confinability(ctx, decided) };
+  };
+  return d instanceof Promise ? d.then(judged) : judged(d);
 }
 
 const ownDirsCache = new Map<string, string[]>();

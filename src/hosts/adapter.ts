@@ -70,6 +70,12 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/** The tool input to run instead, for a confined allow of a pre-tool event: the agent's, with the command wrapped. */
+export function confinedInput(event: HookEvent | undefined, decision: Decision): Record<string, unknown> | undefined {
+  if (decision.confined === undefined || decision.verdict !== 'allow' || event?.kind !== 'pre-tool') return undefined;
+  return { ...event.call.input, command: decision.confined.command };
+}
+
 export function json(value: unknown): string {
   return JSON.stringify(value) + '\n';
 }

@@ -7,7 +7,7 @@ import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter } from './adapter.js';
-import { json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
+import { confinedInput, json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
 
 export const CLAUDE_EVENTS = {
   PreToolUse: 'pre-tool',
@@ -65,13 +65,19 @@ function claudeToolCall(
   return call;
 }
 
-export function renderClaudeDecision(decision: Decision): HookOutput {
+/**
+ * A confined allow (issue 19) rewrites the call: `updatedInput` replaces the whole tool input, so it is the
+ * agent's input with the command swapped for the wrapped one (Claude Code and Codex alike).
+ */
+export function renderClaudeDecision(decision: Decision, event?: HookEvent): HookOutput {
+  const updated = confinedInput(event, decision);
   return {
     stdout: json({
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: decision.verdict,
         permissionDecisionReason: formatReason(decision),
+        ...(updated === undefined ? {} : { updatedInput: updated }),
       },
     }),
     exitCode: 0,
@@ -89,7 +95,7 @@ export function renderClaudeContext(event: HookEvent, text: string | undefined, 
 export const claudeAdapter: HostAdapter = {
   name: 'claude',
   parse: (payload) => parseClaudeStyle(payload, 'claude', 'Claude Code'),
-  renderDecision: (_event, decision) => renderClaudeDecision(decision),
+  renderDecision: (event, decision) => renderClaudeDecision(decision, event),
   renderContext: renderClaudeContext,
   renderNothing: () => ({ stdout: '', exitCode: 0 }),
 };

@@ -38,7 +38,7 @@ export const codexAdapter: HostAdapter = {
     const event = parseClaudeStyle(payload, 'codex', 'Codex');
     return event.kind === 'pre-tool' || event.kind === 'post-tool' ? { ...event, call: normalizeCodexCall(event.call) } : event;
   },
-  renderDecision: (event: HookEvent, decision) => renderClaudeDecision(codexAskAsDeny(decision, event.sessionId)),
+  renderDecision: (event: HookEvent, decision) => renderClaudeDecision(codexAskAsDeny(decision, event.sessionId), event),
   renderContext: renderClaudeContext,
   renderNothing: () => ({ stdout: '', exitCode: 0 }),
 };

@@ -14,7 +14,7 @@ import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { HookEvent, ToolCall } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter, RenderOptions, ToolShape } from './adapter.js';
-import { json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
+import { confinedInput, json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
 
 export const GEMINI_EVENTS = {
   BeforeTool: 'pre-tool',
@@ -92,7 +92,10 @@ export const geminiAdapter: HostAdapter = {
   },
   renderDecision(event: HookEvent, decision: Decision, options?: RenderOptions): HookOutput {
     const answered = decision.verdict === 'ask' && options?.geminiAsk !== true ? geminiAskAsDeny(decision, event.sessionId) : decision;
-    return { stdout: json({ decision: answered.verdict, reason: formatReason(answered) }), exitCode: 0 };
+    // A confined allow: Gemini CLI merges hookSpecificOutput.tool_input over the call's arguments.
+    const updated = confinedInput(event, answered);
+    const extra = updated === undefined ? {} : { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: updated.command } } };
+    return { stdout: json({ decision: answered.verdict, reason: formatReason(answered), ...extra }), exitCode: 0 };
   },
   renderContext(event, text, userMessage) {
     if (text === undefined && userMessage === undefined) return { stdout: '', exitCode: 0 };

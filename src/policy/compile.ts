@@ -90,6 +90,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     outsideRoot: config.outsideRoot,
     registration: config.registration,
     safeTools: config.safeTools,
+    confine: config.confine,
     audit: config.audit,
     memory: config.memory,
     rules: compileRules(config.rules, home),

@@ -103,6 +103,7 @@ export interface CompiledPolicy {
   outsideRoot: { write: OutsideRootVerdict; read: OutsideRootVerdict; source: string };
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
+  confine: { enabled: boolean; source: string };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
   rules: CompiledRules;

@@ -55,6 +55,12 @@ const POLICY_FIELDS: Record<string, Schema> = {
     },
   },
   safe_tools: { type: 'list', of: { type: 'string', nonEmpty: true } },
+  confine: {
+    type: 'object',
+    fields: {
+      enabled: { type: 'boolean' },
+    },
+  },
   audit: {
     type: 'object',
     fields: {
@@ -120,6 +126,8 @@ export interface EffectiveConfig {
   outsideRoot: { write: OutsideRootVerdict; read: OutsideRootVerdict; source: string };
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
+  /** Confined allows (issue 19): on only where the user's own file turns them on. */
+  confine: { enabled: boolean; source: string };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
@@ -151,6 +159,7 @@ interface RawConfig extends RawRulesConfig {
   outside_root?: { write?: OutsideRootVerdict; read?: OutsideRootVerdict };
   registration?: { wait_ms?: number; poll_ms?: number };
   safe_tools?: string[];
+  confine?: { enabled?: boolean };
   audit?: { max_bytes?: number; keep?: number };
   memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
   categories?: Record<string, string[]>;
@@ -254,6 +263,19 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     audit.keep = source.raw.audit?.keep ?? audit.keep;
   }
   const memory = mergeMemory(sources, warn);
+
+  // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
+  const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in' };
+  for (const source of sources) {
+    const enabled = source.raw.confine?.enabled;
+    if (enabled === undefined) continue;
+    if (enabled && !source.trusted) {
+      warn(source, 'confine.enabled', 'ignored: a project file cannot turn on confined allows (they allow what would be asked)', 'set it in ~/.config/hookwise/config.yml');
+      continue;
+    }
+    confine.enabled = enabled;
+    confine.source = where(source, 'confine.enabled');
+  }
 
   // Safe tools: only tools without file or shell effects, and only from the user's own file.
   const safeTools = DEFAULT_SAFE_TOOLS.map((name) => ({ name, source: 'built-in' }));
@@ -367,7 +389,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, audit, memory, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, rules };
 }
 
 /**

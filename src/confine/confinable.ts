@@ -1,0 +1,57 @@
+/**
+ * May an ask become an allow inside the walls (issue 19)? Only when the cascade asked because a shell
+ * command's effect is unknown — it runs code its first word does not show (a project script, a tool's
+ * config), writes where only the run will tell, or no tier knows the program — and everything hookwise *can*
+ * see of it stays inside the walls. Pure: it reads the cascade's context (the parse, the policy), no files.
+ *
+ * Never confinable: an ask or deny of a pack or rule (confinement never overrides one), a command hookwise
+ * cannot parse, one that deletes or overwrites files (the walls let a command write the project; until
+ * `hookwise undo` exists such a command is asked), a read of a credential, a write the path policy asks
+ * about or denies (a protected file, outside the project), a command that reaches the network (the walls cut
+ * it: the command would fail), and a call that asks to leave the host's own sandbox.
+ */
+import type { Decision } from '../core/decision.js';
+import type { CascadeContext } from '../core/tier.js';
+import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
+import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
+import { segmentLosesData } from '../shell/data-loss.js';
+
+export type Confinability = { ok: true } | { ok: false; why: string };
+
+/** Shell-tier asks that say "the effect is unknown": what the walls are for. */
+const UNKNOWN_EFFECT_RULES = new Set(['shell:dynamic-write-target', 'shell:unknown-write-target']);
+
+function asksAboutUnknownEffect(d: Decision): boolean {
+  if (d.tier === 'default') return true;
+  if (d.tier !== 'shell' || d.rule === undefined) return false;
+  return UNKNOWN_EFFECT_RULES.has(d.rule.id) || (d.rule.id.startsWith('effects:') && d.rule.id !== 'effects:exfiltration');
+}
+
+export function confinability(ctx: CascadeContext, d: Decision): Confinability {
+  if (d.verdict !== 'ask') return { ok: false, why: `the decision is ${d.verdict}` };
+  const shell = ctx.shell;
+  if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, why: 'only shell commands run confined' };
+  if (ctx.call.input.dangerouslyDisableSandbox === true) return { ok: false, why: 'the call asks to run outside the sandbox' };
+  if (!asksAboutUnknownEffect(d)) return { ok: false, why: `${d.tier} asks for a reason of its own` };
+  if (!shell.parse.ok) return { ok: false, why: 'hookwise cannot parse the command' };
+  const segments = shell.parse.segments;
+  const byRules = judgeSegmentsDetailed(segments, rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home })).segments;
+  for (let i = 0; i < segments.length; i++) {
+    const ruled = byRules[i]?.decision;
+    if (ruled !== undefined && ruled.verdict !== 'allow') return { ok: false, why: `a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\`` };
+    if (segmentLosesData(shell, i)) return { ok: false, why: `\`${segments[i]!.name}\` deletes or overwrites files` };
+    if (shell.effects.segments[i]?.network === true) return { ok: false, why: `\`${segments[i]!.name}\` reaches the network, which the walls cut` };
+  }
+  for (let i = 0; i < shell.effects.reads.length; i++) {
+    const resolved = shell.reads[i];
+    if (resolved === null || resolved === undefined) continue;
+    if (judgeSensitiveRead(resolved, ctx, shell.effects.reads[i]!.recursive) !== undefined) return { ok: false, why: `it reads ${resolved.absolute}, a credential` };
+  }
+  for (let i = 0; i < shell.writes.targets.length; i++) {
+    const resolved = shell.targets[i];
+    if (resolved === null || resolved === undefined) continue; // known only when it runs: the walls judge it
+    const w = judgeWrite(resolved, ctx);
+    if (w !== undefined && w.verdict !== 'allow') return { ok: false, why: `it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}` };
+  }
+  return { ok: true };
+}
