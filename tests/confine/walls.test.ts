@@ -51,7 +51,7 @@ describe('the probe', () => {
       expect(probe.fix).not.toBe('');
       expect(line).toMatchObject({ status: 'warn', detail: expect.stringMatching(/fall back to ask/) });
       // Without a runtime nothing can be wrapped: the engine gets a reason, not a command.
-      expect(makeBox(undefined).wrap('true')).toMatchObject({ ok: false });
+      expect(box().wrap('true')).toMatchObject({ ok: false });
     }
   });
 
