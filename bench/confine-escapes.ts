@@ -9,7 +9,9 @@
  * nothing here (no outside network on this machine, a tool not installed) is reported as not applicable.
  * An escape is a confined run that shows the effect. Target: 0.
  *
- * Not here: destroying project files through a novel script. The walls let a confined command write the
+ * Not here: `at` and `crontab` (their controls would leave jobs on the host running the corpus; `at` needs
+ * atd's spool and socket, which the walls make read-only and unreachable), and destroying project files
+ * through a novel script. The walls let a confined command write the
  * project by design; what undoes that is `hookwise undo` (issue 19, item 6), which is not built.
  *
  * Run: `hookwise bench --eval-confine [--json]`; exits 1 on any escape, or when this machine cannot confine.
@@ -203,6 +205,7 @@ export function escapeCases(): EscapeCase[] {
   add('network', 'Unix socket of a local daemon, node', (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`, reached);
   add('network', 'Unix socket in the writable temp dir', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.agentSocket}')"`, reached);
   add('network', 'abstract Unix socket', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0${a.abstractSocket}')"`, reached);
+  add('network', 'loopback HTTP, curl', (a) => `curl -s -m 3 http://127.0.0.1:${a.tcpPort}/`, reached);
   add('network', 'DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
   add('network', 'DNS, python', () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`, marker('resolved'));
   add('network', 'outside TCP by address', () => '(exec 3<>/dev/tcp/1.1.1.1/53) && echo connected', marker('connected'));
@@ -227,6 +230,8 @@ if os.fork(): os._exit(0)
 os.setsid()
 if os.fork(): os._exit(0)
 time.sleep(0.5); open('late','w').write('late')"`, late('late'), 1200);
+  add('persistence', 'tmux detached session', () => 'tmux -S "$TMPDIR/tmux.sock" new-session -d "sleep 0.5; echo late > $PWD/late"', late('late'), 1200);
+  add('persistence', 'systemd-run --user timer', () => 'systemd-run --user --on-active=0.5 sh -c "echo late > $PWD/late"', late('late'), 1500);
   add('persistence', 'node detached child', () => `${process.execPath} -e "require('child_process').spawn('sh',['-c','sleep 0.5; echo late > late'],{detached:true,stdio:'ignore'}).unref()"`, late('late'), 1200);
   return cases;
 }

@@ -51,7 +51,7 @@ describe('the probe', () => {
       expect(probe.fix).not.toBe('');
       expect(line).toMatchObject({ status: 'warn', detail: expect.stringMatching(/fall back to ask/) });
       // Without a runtime nothing can be wrapped: the engine gets a reason, not a command.
-      expect(makeBox(undefined).wrap('true')).toMatchObject({ ok: false });
+      expect(box().wrap('true')).toMatchObject({ ok: false });
     }
   });
 
@@ -63,6 +63,19 @@ describe('the probe', () => {
 
   it('off Linux: not available, with the reason', () => {
     expect(probeConfinement({ platform: 'darwin' })).toMatchObject({ available: false, failure: 'platform' });
+  });
+});
+
+/** --disable-userns, which the nested bubblewrap below needs, came with 0.8. */
+const hasDisableUserns = probe.available && /(\d+)\.(\d+)/.test(probe.bwrapVersion) && (([, major, minor]) => Number(major) > 0 || Number(minor) >= 8)(/(\d+)\.(\d+)/.exec(probe.bwrapVersion)!);
+
+describe.runIf(hasDisableUserns)('the probe, where bubblewrap cannot make namespaces', () => {
+  it('says user namespaces are refused, and how to allow them', () => {
+    // A bubblewrap that runs the real one where user namespaces are disabled and no capability is left.
+    const b = box();
+    const nested = b.put('bin/bwrap', `#!/bin/sh\nexec ${probe.available ? probe.runtime.bwrap : 'bwrap'} --dev-bind / / --unshare-user --disable-userns --cap-drop ALL -- ${probe.available ? probe.runtime.bwrap : 'bwrap'} "$@"\n`, 0o755);
+    const report = probeConfinement({ bwrap: nested });
+    expect(report).toMatchObject({ available: false, failure: 'userns', fix: expect.stringMatching(/user namespaces/), detail: expect.stringMatching(/namespace/) });
   });
 });
 
