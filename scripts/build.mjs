@@ -4,6 +4,7 @@
 //   dist/cli.cjs              every other command (commander, reports, bench, …), loaded only for them
 //   dist/policy-compiler.cjs  YAML parsing + glob compilation, loaded only when the policy cache is stale
 //   dist/shell.cjs            Bash parsing (src/shell/index.ts; native tree-sitter under it), loaded only for Bash calls
+//   dist/confine.cjs          confinement at decision time (src/confine/decide.ts), loaded only for a confinable call
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
@@ -41,6 +42,7 @@ const common = {
 };
 const compilerRoute = [/\/build-policy\.js$/, './policy-compiler.cjs'];
 const shellRoute = [/\/shell\/index\.js$/, './shell.cjs'];
+const confineRoute = [/\/confine\/decide\.js$/, './confine.cjs'];
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
@@ -49,11 +51,12 @@ await Promise.all([
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/hook.cjs',
-    plugins: [lazyBundles([compilerRoute, shellRoute, [/\/program\.js$/, './cli.cjs']])],
+    plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute, [/\/program\.js$/, './cli.cjs']])],
   }),
-  build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute, shellRoute])] }),
+  build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute])] }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
   build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),
+  build({ ...common, entryPoints: ['src/confine/decide.ts'], outfile: 'dist/confine.cjs' }),
 ]);
 chmodSync('dist/hookwise.cjs', 0o755);
 

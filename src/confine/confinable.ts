@@ -16,7 +16,8 @@ import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from '../shell/data-loss.js';
 
-export type Confinability = { ok: true } | { ok: false; why: string };
+/** `applies`: the ask was about an unknown effect, and the why is worth telling (the command itself is not confinable). */
+export type Confinability = { ok: true } | { ok: false; applies: boolean; why: string };
 
 /** Shell-tier asks that say "the effect is unknown": what the walls are for. */
 const UNKNOWN_EFFECT_RULES = new Set(['shell:dynamic-write-target', 'shell:unknown-write-target']);
@@ -28,30 +29,31 @@ function asksAboutUnknownEffect(d: Decision): boolean {
 }
 
 export function confinability(ctx: CascadeContext, d: Decision): Confinability {
-  if (d.verdict !== 'ask') return { ok: false, why: `the decision is ${d.verdict}` };
+  if (d.verdict !== 'ask') return { ok: false, applies: false, why: `the decision is ${d.verdict}` };
   const shell = ctx.shell;
-  if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, why: 'only shell commands run confined' };
-  if (ctx.call.input.dangerouslyDisableSandbox === true) return { ok: false, why: 'the call asks to run outside the sandbox' };
-  if (!asksAboutUnknownEffect(d)) return { ok: false, why: `${d.tier} asks for a reason of its own` };
-  if (!shell.parse.ok) return { ok: false, why: 'hookwise cannot parse the command' };
+  if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, applies: false, why: 'only shell commands run confined' };
+  if (!asksAboutUnknownEffect(d)) return { ok: false, applies: false, why: `${d.tier} asks for a reason of its own` };
+  const no = (why: string): Confinability => ({ ok: false, applies: true, why });
+  if (ctx.call.input.dangerouslyDisableSandbox === true) return no('the call asks to run outside the sandbox');
+  if (!shell.parse.ok) return no('hookwise cannot parse the command');
   const segments = shell.parse.segments;
   const byRules = judgeSegmentsDetailed(segments, rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home })).segments;
   for (let i = 0; i < segments.length; i++) {
     const ruled = byRules[i]?.decision;
-    if (ruled !== undefined && ruled.verdict !== 'allow') return { ok: false, why: `a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\`` };
-    if (segmentLosesData(shell, i)) return { ok: false, why: `\`${segments[i]!.name}\` deletes or overwrites files` };
-    if (shell.effects.segments[i]?.network === true) return { ok: false, why: `\`${segments[i]!.name}\` reaches the network, which the walls cut` };
+    if (ruled !== undefined && ruled.verdict !== 'allow') return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
+    if (segmentLosesData(shell, i)) return no(`\`${segments[i]!.name}\` deletes or overwrites files (until \`hookwise undo\` exists, a human decides those)`);
+    if (shell.effects.segments[i]?.network === true) return no(`\`${segments[i]!.name}\` reaches the network, which the walls cut`);
   }
   for (let i = 0; i < shell.effects.reads.length; i++) {
     const resolved = shell.reads[i];
     if (resolved === null || resolved === undefined) continue;
-    if (judgeSensitiveRead(resolved, ctx, shell.effects.reads[i]!.recursive) !== undefined) return { ok: false, why: `it reads ${resolved.absolute}, a credential` };
+    if (judgeSensitiveRead(resolved, ctx, shell.effects.reads[i]!.recursive) !== undefined) return no(`it reads ${resolved.absolute}, a credential`);
   }
   for (let i = 0; i < shell.writes.targets.length; i++) {
     const resolved = shell.targets[i];
     if (resolved === null || resolved === undefined) continue; // known only when it runs: the walls judge it
     const w = judgeWrite(resolved, ctx);
-    if (w !== undefined && w.verdict !== 'allow') return { ok: false, why: `it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}` };
+    if (w !== undefined && w.verdict !== 'allow') return no(`it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}`);
   }
   return { ok: true };
 }

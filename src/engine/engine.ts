@@ -11,8 +11,6 @@
  *
  * Every failure becomes a fail-closed answer that says what went wrong and where.
  */
-import { realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendAudit } from '../audit/log.js';
 import { decision, type Decision } from '../core/decision.js';
@@ -40,9 +38,7 @@ import { ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
-import { buildEnvelope, wrapCommand } from '../confine/index.js';
 import type { Confinability } from '../confine/confinable.js';
-import { confineRuntime } from '../confine/runtime.js';
 import { judge, type Judgement } from './judge.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -139,7 +135,7 @@ export class Engine {
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
     const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
-    const decided = this.confined(call, projectRoot, policy, judged.decision, judged.confinable);
+    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
@@ -149,28 +145,20 @@ export class Engine {
    * available, the command runs inside the walls instead (allow + the wrapped command). Every way this can
    * fail — not confinable, no bubblewrap, the walls cannot be planned — keeps the ask and says why.
    */
-  private confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability): Decision {
-    if (!confinable.ok) return asked;
+  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability): Promise<Decision> {
+    if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
-    const runtime = confineRuntime(this.where.runtimeDir);
-    if (!runtime.available) return { ...asked, reason: `${asked.reason} (it could not run confined: ${runtime.reason})` };
     const { home, runtimeDir, userConfigDir } = this.where;
-    const envelope = buildEnvelope({
-      projectRoot,
-      tempDir: realpathSync(tmpdir()),
-      home,
-      runtimeDir,
-      userConfigDir,
-      sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) },
-    });
-    const wrapped = wrapCommand(envelope, command, runtime.runtime);
+    // Its own bundle (dist/confine.cjs): only a confinable call loads the planner and the probe.
+    const { confineCommand } = await import('../confine/decide.js');
+    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) } });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
     const walls = 'it may write only inside the project and the temp directory (not .git/hooks, .git/config, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it';
     return {
       verdict: 'allow',
       tier: 'confine',
-      reason: `no rule or memory decides this command (${asked.reason}), so it runs confined: ${walls}. If it fails because of the walls, a human decides the next run`,
+      reason: `no rule, pack or memory decides this command (${asked.rule?.id ?? 'no tier decided it'}), so instead of asking it runs confined: ${walls}. If the walls stop something it needs, run it yourself or ask the user`,
       rule: { id: 'confine:unknown-effect', source: policy.confine.source },
       confidence: 1,
       confined: { command: wrapped.command, walls },
