@@ -13,7 +13,6 @@ import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { prepareShell } from '../shell/prepare.js';
 import { Engine } from '../engine/engine.js';
-import { judge } from '../engine/judge.js';
 
 export interface ExplainOptions {
   /** A shell command (explained as a Bash call) … */
@@ -86,7 +85,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
   const memory = engine.memoryFor(projectRoot, undefined, policy);
-  const judged = await judge({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, where, { shell, memory: memory.view, trace: (s) => steps.push(s) });
+  // The engine's own decide (the cascade, then confinement when it is on), so explain shows what check does.
+  const judged = await engine.decide({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, (s) => steps.push(s));
   const d = judged.decision;
   const explained: Explanation = {
     tool: call.tool,

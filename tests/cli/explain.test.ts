@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explain, renderExplanation } from '../../src/cli/explain.js';
+import { probeConfinement } from '../../src/confine/probe.js';
 import { makeProject } from '../support/project.js';
 
 async function inProject<T>(p: ReturnType<typeof makeProject>, fn: () => Promise<T>): Promise<T> {
@@ -91,5 +93,20 @@ describe('hookwise explain for shell commands', () => {
     expect(e.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
     expect(e.trace.map((t) => t.tier)).toEqual(['tool-policy', 'override', 'path-policy', 'shell', 'rules', 'override', 'exact-cache']);
     expect(renderExplanation(e)).toContain('remembered as: make deploy-staging --jobs 4');
+  });
+
+  it('shows the confine step when confined allows are on: the decision check makes', async () => {
+    const p = makeProject();
+    p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
+    const e = await inProject(p, () => explain({ command: './scripts/gen.sh', role: 'coder', cwd: p.root }));
+    const last = e.trace[e.trace.length - 1]!;
+    expect(last.tier).toBe('confine');
+    if (probeConfinement().available) {
+      expect(e.decision.verdict).toBe('allow');
+      expect(renderExplanation(e)).toMatch(/confine\s+ALLOW\s+confine:unknown-effect/);
+    } else {
+      expect(e.decision.verdict).toBe('ask');
+      expect(e.decision.reason).toContain('could not run confined');
+    }
   });
 });
