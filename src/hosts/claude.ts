@@ -67,17 +67,20 @@ function claudeToolCall(
 
 /**
  * A confined allow (issue 19) rewrites the call: `updatedInput` replaces the whole tool input, so it is the
- * agent's input with the command swapped for the wrapped one (Claude Code and Codex alike).
+ * agent's input with the command swapped for the wrapped one (Claude Code and Codex alike). The reason of an
+ * allow reaches the user only, so the agent learns that the command runs confined, and what the walls are,
+ * from `additionalContext` (Claude Code 2.1.330 adds it next to the tool result; tests/e2e/confine.test.ts).
  */
 export function renderClaudeDecision(decision: Decision, event?: HookEvent): HookOutput {
   const updated = confinedInput(event, decision);
+  const reason = formatReason(decision);
   return {
     stdout: json({
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: decision.verdict,
-        permissionDecisionReason: formatReason(decision),
-        ...(updated === undefined ? {} : { updatedInput: updated }),
+        permissionDecisionReason: reason,
+        ...(updated === undefined ? {} : { updatedInput: updated, additionalContext: reason }),
       },
     }),
     exitCode: 0,

@@ -26,7 +26,7 @@ function project(confine: boolean | 'project'): TestProject {
 
 async function bash(p: TestProject, command: string) {
   const r = await p.check(p.pre('Bash', { command, description: 'a script' }));
-  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> } };
+  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown>; additionalContext?: string } };
   return { ...out.hookSpecificOutput, decision: r.decision! };
 }
 
@@ -35,6 +35,7 @@ describe('confinement off (the default) or turned on by a project file', () => {
     const d = await bash(project(false), './scripts/gen.sh');
     expect(d.permissionDecision).toBe('ask');
     expect(d.updatedInput).toBeUndefined();
+    expect(d.additionalContext).toBeUndefined();
   });
 
   it('a project file cannot turn confined allows on (they allow what would be asked)', async () => {
@@ -80,6 +81,12 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
     expect(d.permissionDecisionReason).toContain('runs confined');
     expect(d.updatedInput?.description).toBe('a script');
     expect(d.updatedInput?.command).not.toBe('./scripts/gen.sh');
+  });
+
+  it('tells the agent that it runs confined (the reason of an allow reaches only the user)', async () => {
+    const d = await bash(project(true), './scripts/gen.sh');
+    expect(d.additionalContext).toBe(d.permissionDecisionReason);
+    expect(d.additionalContext).toContain('runs confined: it may write only inside the project');
   });
 
   it('the rewritten command runs: its writes land in the project, the walls hold', async () => {

@@ -189,6 +189,9 @@ describe.skipIf(skipReason !== undefined)(`real Claude Code runs confined allows
       const toModel = JSON.stringify(r.requests.map((q) => q.body));
       expect(toModel).toContain('"command":"./scripts/gen.sh"');
       expect(toModel).not.toContain('bwrap');
+      // The agent is told it ran confined and what the walls are (additionalContext: an allow's reason reaches only the user).
+      expect(toModel).toContain('PreToolUse:Bash hook additional context: hookwise allow [tier confine');
+      expect(toModel).toContain('runs confined: it may write only inside the project');
       console.log(`[confine e2e] gen.sh confined: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(r.toolResults[0]!.text)}`);
     },
     RUN_TIMEOUT_MS,
