@@ -41,8 +41,10 @@ function stampOf(bwrap: string | undefined): string {
 
 const BWRAP_PLACES = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
 
+/** The bwrap the probe would use: PATH first, then the usual places (the stamp must follow the same binary). */
 function findBwrap(): string | undefined {
-  for (const p of BWRAP_PLACES) {
+  const onPath = (process.env.PATH ?? '').split(':').filter((d) => d.startsWith('/')).map((d) => join(d, 'bwrap'));
+  for (const p of [...onPath, ...BWRAP_PLACES]) {
     try {
       if (statSync(p).isFile()) return p;
     } catch {
