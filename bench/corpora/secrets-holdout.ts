@@ -14,17 +14,12 @@
  *
  * Run: `hookwise sanitize --eval holdout`.
  */
+import type { SecretCorpusRow, SecretLabel } from './secrets.js';
 import { prng } from '../prng.js';
 
-export type HoldoutLabel = 'secret' | 'clean';
-
-export interface HoldoutRow {
-  text: string;
-  label: HoldoutLabel;
-  kind: string;
-  /** The exact substrings that must be gone after sanitizing; [] for clean rows. */
-  secrets: string[];
-}
+/** Rows have the development corpus's shape (the evaluator reads both); their content is written independently. */
+export type HoldoutLabel = SecretLabel;
+export type HoldoutRow = SecretCorpusRow;
 
 export const HOLDOUT_SEED = 0x5eed_401d;
 

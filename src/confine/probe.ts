@@ -193,7 +193,8 @@ function probeScript(p: { project: string; outside: string; secret: string }): s
   ].join('\n');
 }
 
-function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
+/** An executable on PATH, then in /usr/bin, /bin, /usr/local/bin. */
+export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
   const dirs = [...(env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'].filter((d) => d !== '' && d.startsWith('/'));
   return dirs.map((d) => join(d, name)).find(executable);
 }

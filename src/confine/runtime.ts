@@ -13,7 +13,7 @@ import { release } from 'node:os';
 import { join } from 'node:path';
 import { VERSION } from '../core/version.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
-import { probeConfinement, type ProbeReport } from './probe.js';
+import { probeConfinement, which, type ProbeReport } from './probe.js';
 import type { ConfineRuntime } from './wrap.js';
 
 export type RuntimeVerdict = { available: true; runtime: ConfineRuntime } | { available: false; reason: string };
@@ -39,24 +39,10 @@ function stampOf(bwrap: string | undefined): string {
   return [VERSION, release(), process.arch, binary].join('|');
 }
 
-const BWRAP_PLACES = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
-
-/** The bwrap the probe would use: PATH first, then the usual places (the stamp must follow the same binary). */
-function findBwrap(): string | undefined {
-  const onPath = (process.env.PATH ?? '').split(':').filter((d) => d.startsWith('/')).map((d) => join(d, 'bwrap'));
-  for (const p of [...onPath, ...BWRAP_PLACES]) {
-    try {
-      if (statSync(p).isFile()) return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /** Confinement on this machine, probed at most once per stamp (per process, then per runtime directory). */
 export function confineRuntime(runtimeDir: string, probe: (runtimeDir: string) => ProbeReport = (dir) => probeConfinement({ runtimeDir: dir })): RuntimeVerdict {
-  const stamp = stampOf(findBwrap());
+  // The bwrap the probe uses (the stamp must follow the same binary).
+  const stamp = stampOf(which('bwrap', process.env));
   const key = `${runtimeDir}\0${stamp}`;
   const known = memo.get(key);
   if (known !== undefined) return known;

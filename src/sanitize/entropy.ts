@@ -193,13 +193,13 @@ export function entropyFindings(text: string, context: EntropyContext, into: Fin
     const end = runs[r + 1]!;
     if (end - start < MIN_LENGTH_THREE_CLASSES || context.skip(start, end)) continue;
     // Whole-run exemptions first: a public key's base64 has '/' and would be judged segment by segment.
-    if (isSshPublicKey(text, start) || isNamedDigest(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true) continue;
+    if (isNamedDigest(text, start) || isPublicMaterial(text, start, end, context)) continue;
     if (isPathLikeRun(text, start, end)) {
       // A path or URL path: judge its segments one by one (a token can sit in a path: /keys/<token>).
       let s = start;
       for (let i = start; i <= end; i++) {
         if (i === end || text.charCodeAt(i) === 0x2f) {
-          if (i - s >= MIN_LENGTH_THREE_CLASSES) judge(text, s, i, context, into);
+          if (i - s >= MIN_LENGTH_THREE_CLASSES && !isPublicMaterial(text, s, i, context)) judge(text, s, i, context, into);
           s = i + 1;
         }
       }
@@ -224,7 +224,7 @@ function judge(text: string, start: number, end: number, context: EntropyContext
   // which the patterns judge.
   // (0x + 40 hex digits is an Ethereum address: public.)
   if (kind === 'hex' || isHexWithSeparators(text, typedIdBodyStart(text, start, end), end) || (text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end))) return;
-  if (isSingleCase(text, start, end, stats) || isTypedId(text, start, end) || isSshPublicKey(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true) return;
+  if (isSingleCase(text, start, end, stats) || isTypedId(text, start, end)) return;
   into.push({ rule: `high-entropy:${kind}`, layer: 'entropy', start, end });
 }
 
@@ -297,6 +297,11 @@ function isHexWithSeparators(text: string, start: number, end: number): boolean 
     digits++;
   }
   return digits >= 16;
+}
+
+/** Public or encrypted by construction: an SSH public key, a ciphertext, a public PEM block or SOPS value. */
+function isPublicMaterial(text: string, start: number, end: number, context: EntropyContext): boolean {
+  return isSshPublicKey(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true;
 }
 
 /** The key after `ssh-ed25519 ` / `ssh-rsa ` / `ecdsa-sha2-… ` (one blank, then the key type word). */

@@ -49,6 +49,13 @@ const LITERALS = new Set([
   'mypassword',
   'yourpassword',
 ]);
+/** The text up to the first blank. */
+function firstWord(value: string): string {
+  let i = 0;
+  while (i < value.length && value.charCodeAt(i) !== 0x20 && value.charCodeAt(i) !== 0x09) i++;
+  return value.slice(0, i);
+}
+
 /** YAML tags that stand for a value computed elsewhere (CloudFormation intrinsics, Ansible vault). */
 const YAML_TAGS = new Set(['!Ref', '!Sub', '!GetAtt', '!ImportValue', '!Join', '!FindInMap', '!Select', '!If', '!Base64', '!Split', '!vault', '!unsafe', '!secret', '!env']);
 const MASK_CHARS = new Set(['*', 'x', 'X', '.', '#', '-', '_', '•', '…']);
@@ -79,7 +86,7 @@ export function isPlaceholder(raw: string): boolean {
   if (isMask(value) || isAllSame(value) || isSequential(value) || isDocumentedExample(value)) return true;
   // Cut short for display (`sk_live_...`), a YAML tag (`!Ref DbPassword`), a Python %-format (`%(KEY)s`), or
   // what follows an escaped line break (`JWT_SECRET=\nNEXT=`: the value is empty).
-  if (value.endsWith('...') || value.endsWith('…') || YAML_TAGS.has(value.split(/[ \t]/, 1)[0]!)) return true;
+  if (value.endsWith('...') || value.endsWith('…') || YAML_TAGS.has(firstWord(value))) return true;
   if (value.startsWith('%(') || value.startsWith('\\n') || value.startsWith('\\r') || value.startsWith('\\t')) return true;
   // A file path (`--from-file=password=./password.txt`): the file holds the secret, its name does not.
   if (value.startsWith('./') || value.startsWith('../') || value.startsWith('~/')) return true;

@@ -101,9 +101,14 @@ const assignedSecret = (v: string, match: string): boolean =>
 
 /** Code that passes a variable under its own name: `"token": token`, `password=password`. */
 function namesItself(value: string, match: string): boolean {
-  if (!/^[A-Za-z_]+$/.test(value)) return false;
-  const key = match.slice(0, Math.max(0, match.length - value.length)).replace(/[\s"'`:=>]+$/, '');
-  return key.toLowerCase().endsWith(value.toLowerCase());
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i) | 0x20;
+    if (!(c >= 0x61 && c <= 0x7a) && value.charCodeAt(i) !== 0x5f) return false; // letters and '_' only
+  }
+  // The key ends where the quotes, blanks and separator before the value begin (a scan, not a regex).
+  let end = match.length - value.length;
+  while (end > 0 && ' \t\r\n"\'`:=>'.includes(match[end - 1]!)) end--;
+  return end >= value.length && match.slice(end - value.length, end).toLowerCase() === value.toLowerCase();
 }
 
 /** A Bitnami SealedSecret value (`encryptedData:`): ciphertext for the cluster's key, made to be committed. */

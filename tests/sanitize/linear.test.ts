@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { secretDenseText } from '../../bench/secret-dense.js';
 import { detect } from '../../src/sanitize/detect.js';
 import { encodedRuns, isCredentialPair, MAX_DECODED_TOTAL, MAX_DEPTH, MIN_ENCODED_RUN, type DecodeBudget } from '../../src/sanitize/encoding.js';
-import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES } from '../../src/sanitize/entropy.js';
+import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES, publicSpans } from '../../src/sanitize/entropy.js';
 import { prefixFindings, scanKeywords } from '../../src/sanitize/keywords.js';
 import { runPatterns } from '../../src/sanitize/patterns.js';
 import { SpanIndex } from '../../src/sanitize/spans.js';
@@ -41,7 +41,7 @@ function referenceDetect(text: string, depth = 0, budget: DecodeBudget = { chars
       (harmless ??= []).push({ rule: 'decoded-text', layer: 'encoding', start: run.start, end: run.end });
     }
   }
-  entropyFindings(text, { hexContext: scan.hexContext, skip: (s, e) => covered(s, e) || (harmless !== undefined && within(harmless, s, e)) }, findings, runs);
+  entropyFindings(text, { hexContext: scan.hexContext, skip: (s, e) => covered(s, e) || (harmless !== undefined && within(harmless, s, e)), publicSpans: publicSpans(text) }, findings, runs);
   if (findings.length < 2) return findings;
   const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => a.f.start - b.f.start || b.f.end - a.f.end || a.i - b.i);
   const out: Finding[] = [];
