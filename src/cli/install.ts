@@ -27,9 +27,12 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * What a hook entry is for: the gate must fail closed; the session hooks only add context; the learn hook
- * (Claude Code PostToolUse) records a human's approval at the host's prompt, in the background.
+ * (Claude Code PostToolUse) records a human's approval at the host's prompt, in the background; the walls
+ * hook (PostToolUseFailure of Bash) learns that a confined run hit the walls before the agent's next call
+ * (synchronous, so a retry is already asked; a failed Bash call that hookwise did not confine costs no
+ * Node process in the plugin's wiring, and one cheap check in these settings).
  */
-type EntryKind = 'gate' | 'session' | 'learn';
+type EntryKind = 'gate' | 'session' | 'learn' | 'walls';
 
 /**
  * How Claude Code reaches hookwise. `http` (the default): the tool-call events POST to the user's daemon
@@ -92,12 +95,14 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     entries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', timeout: GATE_TIMEOUT_S },
       { event: 'PostToolUse', matcher: '*', kind: 'learn', timeout: SESSION_TIMEOUT_S },
+      { event: 'PostToolUseFailure', matcher: 'Bash', kind: 'walls', timeout: SESSION_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
     httpEntries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', http: true, timeout: HTTP_GATE_TIMEOUT_S },
       { event: 'PostToolUse', matcher: '*', kind: 'learn', http: true, timeout: SESSION_TIMEOUT_S },
+      { event: 'PostToolUseFailure', matcher: 'Bash', kind: 'walls', http: true, timeout: SESSION_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
@@ -154,6 +159,7 @@ export function hookCommand(command: string, kind: EntryKind, host: HostName, wi
     case 'gate':
       return `${command} check --host ${host} || exit 2`;
     case 'learn':
+    case 'walls':
       return `${command} check --host ${host}`;
     case 'session':
       // With the http wiring, the session hooks start the daemon (with its loopback endpoint) if it is down.

@@ -45,8 +45,14 @@ interface EventBase {
   cwd: string;
 }
 
+/** What the host reports of a tool's run after it: whether it failed, and its output (untrusted text). */
+export interface ToolOutcome {
+  failed: boolean;
+  output: string;
+}
+
 export type HookEvent =
   | (EventBase & { kind: 'pre-tool'; call: ToolCall })
-  | (EventBase & { kind: 'post-tool'; call: ToolCall })
+  | (EventBase & { kind: 'post-tool'; call: ToolCall; outcome?: ToolOutcome })
   | (EventBase & { kind: 'prompt-submit'; prompt: string })
   | (EventBase & { kind: 'session-start'; source: string });

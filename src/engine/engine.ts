@@ -16,10 +16,10 @@ import { appendAudit } from '../audit/log.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { TraceStep } from '../core/tier.js';
-import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
+import type { HookEvent, HostName, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter, RenderOptions } from '../hosts/adapter.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
-import { learnFromHost, rememberAsk } from '../memory/learn.js';
+import { learnFromHost, rememberDecision } from '../memory/learn.js';
 import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
 import { formatProblem } from '../memory/store.js';
 import { findProjectRoot } from '../paths/canonical.js';
@@ -110,7 +110,7 @@ export class Engine {
         case 'session-start':
           return await this.sessionContext(event, adapter, options.envRole);
         case 'post-tool':
-          return this.learnAfterTool(event.call, adapter);
+          return this.learnAfterTool(event.call, adapter, event.outcome);
       }
     } catch (error) {
       return this.failClosed(error, adapter, payload, event, started);
@@ -215,17 +215,17 @@ export class Engine {
     // A corrupt line's parse error quotes the line: sanitized like anything else that leaves the process.
     const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`);
     try {
-      rememberAsk(judged, call, role, policy.memory, { projectRoot, where: this.where });
+      rememberDecision(judged, call, role, policy.memory, { projectRoot, where: this.where });
     } catch (error) {
       notes.push(`hookwise: could not remember this decision: ${describeError(error)}`);
     }
     if (notes.length > 0) out.stderr = `${out.stderr ?? ''}${notes.join('\n')}\n`;
   }
 
-  private learnAfterTool(call: ToolCall, adapter: HostAdapter): CheckResult {
+  private learnAfterTool(call: ToolCall, adapter: HostAdapter, outcome: ToolOutcome | undefined): CheckResult {
     const out: CheckResult = adapter.renderNothing();
     try {
-      learnFromHost(call, this.where);
+      learnFromHost(call, this.where, outcome);
     } catch (error) {
       out.stderr = `hookwise: could not learn from this call: ${describeError(error)}\n`;
     }

@@ -5,13 +5,14 @@
 import type { Decision } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
-import type { HookEvent, HostName, ToolCall } from '../core/tool-call.js';
+import type { HookEvent, HostName, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter } from './adapter.js';
 import { confinedInput, json, optionalString, pathsOf, requireObject, requireString, toolShape } from './adapter.js';
 
 export const CLAUDE_EVENTS = {
   PreToolUse: 'pre-tool',
   PostToolUse: 'post-tool',
+  PostToolUseFailure: 'post-tool',
   UserPromptSubmit: 'prompt-submit',
   SessionStart: 'session-start',
 } as const;
@@ -24,8 +25,13 @@ export function parseClaudeStyle(payload: Record<string, unknown>, host: HostNam
   const base = { host, hostEvent, sessionId, cwd };
   switch (hostEvent) {
     case 'PreToolUse':
+      return { ...base, kind: 'pre-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
     case 'PostToolUse':
-      return { ...base, kind: hostEvent === 'PreToolUse' ? 'pre-tool' : 'post-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
+    case 'PostToolUseFailure': {
+      const event: HookEvent = { ...base, kind: 'post-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
+      const outcome = toolOutcome(payload, hostEvent === 'PostToolUseFailure');
+      return outcome === undefined ? event : { ...event, outcome };
+    }
     case 'UserPromptSubmit':
       return { ...base, kind: 'prompt-submit', prompt: optionalString(payload, 'prompt') ?? '' };
     case 'SessionStart':
@@ -63,6 +69,23 @@ function claudeToolCall(
   const permissionMode = optionalString(payload, 'permission_mode');
   if (permissionMode !== undefined) call.permissionMode = permissionMode;
   return call;
+}
+
+/**
+ * What ran, as the host reports it: PostToolUseFailure's `error` (Claude Code 2.1.330: "Exit code N\n" then
+ * the command's output), or PostToolUse's `tool_response` — Bash's `{stdout, stderr}` (stderr is often
+ * merged into stdout already), or a plain string. Anything else: no outcome (nothing to learn from).
+ */
+function toolOutcome(payload: Record<string, unknown>, failed: boolean): ToolOutcome | undefined {
+  if (failed) {
+    const error = payload.error;
+    return typeof error === 'string' ? { failed, output: error } : undefined;
+  }
+  const response = payload.tool_response;
+  if (typeof response === 'string') return { failed, output: response };
+  if (typeof response !== 'object' || response === null) return undefined;
+  const parts = ['stdout', 'stderr'].map((k) => (response as Record<string, unknown>)[k]).filter((v): v is string => typeof v === 'string');
+  return parts.length === 0 ? undefined : { failed, output: parts.join('\n') };
 }
 
 /**

@@ -7,6 +7,7 @@
 import { decision, type Decision } from '../core/decision.js';
 import type { CascadeContext, SyncTier } from '../core/tier.js';
 import { describeRecord, recordSource } from './cache.js';
+import { WALLS_HIT_RULE } from '../confine/wall-hits.js';
 
 function judgeExact(ctx: CascadeContext): Decision | undefined {
   const memory = ctx.memory;
@@ -16,8 +17,11 @@ function judgeExact(ctx: CascadeContext): Decision | undefined {
   const hit = memory.view.lookup(key, ctx.role.role.name);
   if (hit === undefined) return undefined;
   const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
-  return decision(hit.verdict, 'exact-cache', `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`, {
-    id: `memory:${hit.key}`,
+  // A wall hit's ask says what the walls stopped; a human's approval at the prompt replaces it (memory/learn.ts).
+  const walls = hit.decided_by === 'confine' && hit.verdict === 'ask';
+  const text = walls ? `remembered: ${describeRecord(hit)}: ${hit.reason}` : `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`;
+  return decision(hit.verdict, 'exact-cache', text, {
+    id: walls ? WALLS_HIT_RULE : `memory:${hit.key}`,
     source: recordSource(hit, ctx.projectRoot),
   });
 }

@@ -14,6 +14,13 @@
  *
  * An ask propagated by similarity (tier `jaccard`) is recorded as an ask for this exact call, so a repeat
  * hits the exact cache and cannot drift to allow as the memory around it grows.
+ *
+ * Learning from the walls (issue 19): a confined allow leaves a note too. When the host reports the run
+ * (PostToolUseFailure, or PostToolUse) and its output shows the walls stopped something (confine/walls.ts),
+ * an ask is recorded for the agent's own command (decided_by `confine`, in a private scope), so the next
+ * identical call is asked — and a similar one, through Jaccard's ask propagation — with a reason that names
+ * what the walls blocked. That ask is the one remembered ask a human's approval at the host's prompt
+ * replaces: the approved call then runs unconfined, remembered like any other approval.
  */
 import { readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +32,9 @@ import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
+import { appendWallsHit } from '../audit/walls-log.js';
+import { describeWallKind, WALLS_HIT_RULE, wallsHit } from '../confine/wall-hits.js';
+import type { ToolOutcome } from '../core/tool-call.js';
 import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
 import type { CallSubject } from './subject.js';
 
@@ -49,6 +59,8 @@ type PendingTarget = Exclude<StoreTarget, { scope: 'session' }> | { scope: 'sess
  */
 interface PendingAsk {
   version: 2;
+  /** `asked` (absent in older notes): an ask a human may approve; `confined`: a confined allow to check for wall hits. */
+  kind?: 'asked' | 'confined';
   session: string;
   key: string;
   tool: Sanitized;
@@ -104,16 +116,26 @@ export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands
 
 /** Will the host put this ask to a human, who can then teach us by approving? */
 function promptedByHuman(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
+  const nobodyDecided = d.tier === 'default' || (d.tier === 'exact-cache' && d.rule?.id === WALLS_HIT_RULE);
   // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
-  if (d.tier !== 'default' || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return false;
+  if (!nobodyDecided || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return false;
   return call.permissionMode !== undefined && HUMAN_PROMPT_MODES.has(call.permissionMode);
 }
 
-/** After a PreToolUse decision: leave a pending note or record a propagated ask (see the module comment). */
-export function rememberAsk(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+/** A confined allow whose run the host will report under the same tool_use_id (Claude Code; Codex speaks its JSON). */
+function confinedAndReported(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
+  return d.verdict === 'allow' && d.confined !== undefined && settings.learn && call.host !== 'gemini' && call.toolUseId !== undefined;
+}
+
+/**
+ * After a PreToolUse decision: leave a pending note (an ask a human may answer, or a confined run to check
+ * for wall hits) or record a propagated ask (see the module comment).
+ */
+export function rememberDecision(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
   const d = judged.decision;
-  if (d.verdict !== 'ask' || judged.memo === undefined) return;
-  if (d.tier !== 'jaccard' && !promptedByHuman(d, call, settings)) return;
+  if (judged.memo === undefined) return;
+  const confined = confinedAndReported(d, call, settings);
+  if (!confined && (d.verdict !== 'ask' || (d.tier !== 'jaccard' && !promptedByHuman(d, call, settings)))) return;
   const subject = judged.memo.subject();
   const key = judged.memo.key();
   if (subject === undefined || key === undefined) return;
@@ -123,9 +145,12 @@ export function rememberAsk(judged: { decision: Decision; memo?: { subject(): Ca
     appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
     return;
   }
-  if (call.toolUseId === undefined) return; // checked in promptedByHuman; narrows the type
+  if (call.toolUseId === undefined) return; // checked above; narrows the type
+  // A wall hit's ask lives in a private scope; the approval that replaces it must land in the same one.
+  const privateOnly = confined || d.rule?.id === WALLS_HIT_RULE;
   const pending: PendingAsk = {
     version: 2,
+    kind: confined ? 'confined' : 'asked',
     session: idFileKey(call.sessionId),
     key,
     tool: shownId(subject.tool),
@@ -133,7 +158,7 @@ export function rememberAsk(judged: { decision: Decision; memo?: { subject(): Ca
     commands: subject.commands,
     writes: subject.writes,
     role,
-    target: pendingTarget(learnTarget(settings, places, call.sessionId)),
+    target: pendingTarget(learnTarget(settings, places, call.sessionId, privateOnly)),
     ts: new Date().toISOString(),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
@@ -169,10 +194,11 @@ function unlinkQuietly(file: string): void {
 }
 
 /**
- * PostToolUse: the host ran a tool. If hookwise asked about exactly this tool_use_id and nobody had
- * decided, the human approved it at the host's prompt: record the allow. Returns the record, if any.
+ * PostToolUse / PostToolUseFailure: the host ran a tool. If hookwise asked about exactly this tool_use_id
+ * and nobody had decided, the human approved it at the host's prompt: record the allow. If hookwise let it
+ * run confined and the walls stopped it, record an ask. Returns the record, if any.
  */
-export function learnFromHost(call: ToolCall, where: Locations): DecisionRecord | undefined {
+export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOutcome): DecisionRecord | undefined {
   if (call.toolUseId === undefined) return undefined;
   const file = pendingFile(where.runtimeDir, call.sessionId, call.toolUseId);
   // Claim the note by renaming it: of two racing PostToolUse processes, exactly one records.
@@ -195,9 +221,11 @@ export function learnFromHost(call: ToolCall, where: Locations): DecisionRecord 
   if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId)) return undefined;
   if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
   const target = storeTarget(pending.target, call.sessionId);
-  // Never convert an ask (or override a deny) that the scope holds for this call by now.
+  // Never convert an ask (or override a deny) that the scope holds for this call by now — but a wall hit's
+  // ask is there to be answered by exactly this approval.
   const held = loadScope(target).records.find((r) => r.key === pending.key && (r.role === pending.role || r.role === ANY_ROLE) && r.verdict !== 'allow');
-  if (held !== undefined) return undefined;
+  if (pending.kind === 'confined') return held === undefined ? learnFromWalls(pending, target, call, where, outcome) : undefined;
+  if (held !== undefined && held.decided_by !== 'confine') return undefined;
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
     pending.key,
@@ -205,5 +233,23 @@ export function learnFromHost(call: ToolCall, where: Locations): DecisionRecord 
     target,
   );
   appendRecords(target, [record]);
+  return record;
+}
+
+/** A confined run the host reported: if its output shows the walls stopped it, the call is asked from now on. */
+function learnFromWalls(pending: PendingAsk, target: StoreTarget, call: ToolCall, where: Locations, outcome: ToolOutcome | undefined): DecisionRecord | undefined {
+  if (outcome === undefined) return undefined;
+  const hit = wallsHit(outcome.output);
+  if (hit === undefined) return undefined;
+  const line = sanitize(hit.line).text;
+  const reason = sanitize(`it ran confined and the walls stopped ${describeWallKind(hit.kind)} (“${hit.line}”), so a human decides whether it may run unconfined`).text;
+  const record = recordFor(
+    { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
+    pending.key,
+    { role: pending.role, verdict: 'ask', reason, tier: 'confine', decided_by: 'confine' },
+    target,
+  );
+  appendRecords(target, [record]);
+  appendWallsHit(where.runtimeDir, { ts: record.ts, session: shownId(call.sessionId), tool: pending.tool, input: pending.subject, kind: hit.kind, line });
   return record;
 }

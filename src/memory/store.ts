@@ -39,7 +39,8 @@ import { appendOwnedLines, ensurePrivateDir, readOwnedFile, withLockSync, writeF
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
 
-export const DECIDERS = ['human', 'rule', 'supervisor', 'host-prompt'] as const;
+/** `confine`: the walls of a confined run stopped it (memory/learn.ts); a human's approval replaces that ask. */
+export const DECIDERS = ['human', 'rule', 'supervisor', 'host-prompt', 'confine'] as const;
 export type Decider = (typeof DECIDERS)[number];
 
 /** A role name, or this for "every role". */

@@ -93,6 +93,7 @@ describe('hookwise install --claude --wiring http', () => {
     expect(settings.hooks).toEqual({
       PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30, onFailure: 'block' }] }],
       PostToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30 }] }],
+      PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ ...gate, timeout: 30 }] }],
       UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
       SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
     });
@@ -114,7 +115,7 @@ describe('hookwise install --claude --wiring http', () => {
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     expect(JSON.stringify(settings)).toContain(':41235/');
     expect(readFileSync(box.path('.git/info/exclude'), 'utf8').match(/settings\.local\.json/g)).toHaveLength(1);
-    expect(runInstall('uninstall', { claude: true, wiring: 'http' }, box).stdout).toMatch(/removed 4 hookwise hooks/);
+    expect(runInstall('uninstall', { claude: true, wiring: 'http' }, box).stdout).toMatch(/removed 5 hookwise hooks/);
   });
 
   it('user scope goes to ~/.claude/settings.json; without the endpoint it refuses', () => {
@@ -144,6 +145,8 @@ describe('hookwise install writes each host its own format', () => {
         PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude || exit 2', timeout: 600 }] }],
         // Not `|| exit 2`: learning is not a gate, and it runs in the background.
         PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude', timeout: 30, async: true }] }],
+        // A confined Bash call that hit the walls is learnt before the agent's next call: not in the background.
+        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'hookwise check --host claude', timeout: 30 }] }],
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
       },
@@ -235,6 +238,7 @@ describe('hookwise install merges and keeps everything else', () => {
     expect(ours(after)).toEqual({
       PreToolUse: ['hookwise check --host claude || exit 2'],
       PostToolUse: ['hookwise check --host claude'],
+      PostToolUseFailure: ['hookwise check --host claude'],
       UserPromptSubmit: ['hookwise session-check --host claude'],
       SessionStart: ['hookwise session-check --host claude'],
     });
@@ -265,6 +269,7 @@ describe('hookwise install merges and keeps everything else', () => {
     expect(ours(JSON.parse(box.read(CLAUDE_FILE)))).toEqual({
       PreToolUse: ['/opt/hookwise/bin/hookwise check --host claude || exit 2'],
       PostToolUse: ['/opt/hookwise/bin/hookwise check --host claude'],
+      PostToolUseFailure: ['/opt/hookwise/bin/hookwise check --host claude'],
       UserPromptSubmit: ['/opt/hookwise/bin/hookwise session-check --host claude'],
       SessionStart: ['/opt/hookwise/bin/hookwise session-check --host claude'],
     });
@@ -301,7 +306,7 @@ describe('hookwise install merges and keeps everything else', () => {
     const box = sandbox();
     box.write(CLAUDE_FILE, '\n');
     box.install({ claude: true });
-    expect(Object.keys(ours(JSON.parse(box.read(CLAUDE_FILE))))).toHaveLength(4);
+    expect(Object.keys(ours(JSON.parse(box.read(CLAUDE_FILE))))).toHaveLength(5);
   });
 
   it('a symlinked settings file stays a symlink; its target gets the hooks', () => {
@@ -312,7 +317,7 @@ describe('hookwise install merges and keeps everything else', () => {
     box.install({ claude: true, scope: 'user' });
     expect(lstatSync(box.path('~/.claude/settings.json')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(box.path('~/.claude/settings.json'))).toBe(target);
-    expect(Object.keys(ours(JSON.parse(readFileSync(target, 'utf8'))))).toHaveLength(4);
+    expect(Object.keys(ours(JSON.parse(readFileSync(target, 'utf8'))))).toHaveLength(5);
   });
 
   it('non-event keys under Gemini "hooks" (older settings: enabled, disabled) are kept', () => {
@@ -393,7 +398,7 @@ describe('hookwise uninstall removes only hookwise’s entries', () => {
     );
     box.install({ claude: true });
     const result = box.uninstall({ claude: true });
-    expect(result.stdout).toMatch(/removed 4 hookwise hooks/);
+    expect(result.stdout).toMatch(/removed 5 hookwise hooks/);
     expect(JSON.parse(box.read(CLAUDE_FILE))).toEqual({
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }],

@@ -7,11 +7,13 @@
  *  2. `./scripts/escape.sh` tries to plant `.git/hooks/pre-commit`, read `~/.ssh/id_rsa` (a canary in the
  *     isolated HOME) and reach a TCP listener of this test on 127.0.0.1: it runs, and each attempt fails
  *     inside the walls. A control run of the same script without walls shows each attempt would succeed.
- *  3. Where bubblewrap cannot be found (hidden from the hook by a bind mount of /dev/null in a private mount
+ *  3. A script that fails against the walls (plants a git hook, `set -e`) is reported to PostToolUseFailure:
+ *     the next identical call in the same run is asked (and so denied in -p mode), saying what the walls stopped.
+ *  4. Where bubblewrap cannot be found (hidden from the hook by a bind mount of /dev/null in a private mount
  *     namespace), the call is asked — which `-p` mode denies — and never runs unconfined.
  *
- * Skipped with HOOKWISE_SKIP_E2E=1. Cases 1 and 2 are skipped where this machine cannot confine (the probe's
- * reason is in the suite's name); there case 3 runs as is. Where it can, case 3 hides bubblewrap from the hook,
+ * Skipped with HOOKWISE_SKIP_E2E=1. Cases 1–3 are skipped where this machine cannot confine (the probe's
+ * reason is in the suite's name); there case 4 runs as is. Where it can, case 4 hides bubblewrap from the hook,
  * which needs root and `unshare`; without them it is skipped with that reason.
  */
 import { spawnSync } from 'node:child_process';
@@ -27,7 +29,7 @@ import { probeConfinement } from '../../src/confine/probe.js';
 import { shellQuote } from '../../src/confine/wrap.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
-import { runClaude, type ClaudeRunResult } from './support/run-host.js';
+import { runClaude, type ClaudeHooksConfig, type ClaudeRunResult } from './support/run-host.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -229,6 +231,48 @@ describe.skipIf(skipReason !== undefined)(`real Claude Code runs confined allows
     RUN_TIMEOUT_MS,
   );
 
+  it(
+    'a script that fails against the walls teaches hookwise: the next identical call is asked, naming what the walls stopped',
+    async () => {
+      const net = await listener();
+      const b = box(net.port);
+      // Fails (set -e) on its first attempt to plant a git hook: the host reports it to PostToolUseFailure.
+      writeFileSync(join(b.project, 'scripts', 'setup.sh'), '#!/bin/sh\nset -e\necho "#!/bin/sh" > .git/hooks/pre-commit\necho "setup: done"\n', { mode: 0o755 });
+      const hooks: ClaudeHooksConfig = {
+        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: checkHook() }] }],
+        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: checkHook() }] }],
+      };
+      const call = { name: 'Bash', input: { command: './scripts/setup.sh', description: 'Set up the project' } };
+      const r = await runClaude({
+        cwd: b.project,
+        home: b.home,
+        env: b.env,
+        extraArgs: ['--session-id', b.sessionId],
+        prompt: 'Set up the project.',
+        scenario: { toolCalls: [call, call] },
+        hookSettings: hooks,
+        timeoutMs: RUN_TIMEOUT_MS - 10_000,
+      });
+      const diag = why(r, b);
+      expect(r.exitCode, diag).toBe(0);
+      expect(auditOf(b), diag).toEqual([
+        ['Bash', 'allow', 'confine:unknown-effect'],
+        ['Bash', 'ask', 'confine:walls-hit'],
+      ]);
+      expect(r.toolResults, diag).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: true }),
+        expect.objectContaining({ toolUseId: toolUseId(1), isError: true }),
+      ]);
+      expect(r.toolResults[0]!.text, diag).toContain('Read-only file system');
+      expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      // -p mode denies an ask: the second attempt never ran, and the agent is told why.
+      expect(finalEvent(r).permission_denials, diag).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(1) })]);
+      const asked = readAudit(b.env.HOOKWISE_RUNTIME_DIR).records[1]!;
+      expect(asked.tier, diag).toBe('exact-cache');
+      console.log(`[confine e2e] setup.sh hit the walls, then asked: ${r.durationMs} ms for the run; second tool_result ${JSON.stringify(r.toolResults[1]!.text)}`);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });
 
 describe.skipIf(SKIP)('real Claude Code where confinement is not available', () => {

@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readWallsHits } from '../../src/audit/walls-log.js';
+import { probeConfinement } from '../../src/confine/probe.js';
 import { pendingDir } from '../../src/memory/learn.js';
 import { loadScope } from '../../src/memory/store.js';
 import { makeProject, type TestProject } from '../support/project.js';
@@ -122,5 +124,71 @@ describe("learning from the host's own prompt", () => {
       await p.check({ ...payload, hook_event_name: 'PostToolUse', tool_response: {} });
     }
     expect(learned(p).map((r) => r.subject).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `make target-${i} --x`));
+  });
+});
+
+const canConfine = probeConfinement().available;
+
+describe.skipIf(!canConfine)('learning from the walls (a confined run that the walls stopped)', () => {
+  function confinedProject(): TestProject {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
+    return p;
+  }
+  const failure = (p: TestProject, command: string, toolUseId: string, error: string): Record<string, unknown> => ({
+    ...p.pre('Bash', { command }),
+    hook_event_name: 'PostToolUseFailure',
+    tool_use_id: toolUseId,
+    error,
+    is_interrupt: false,
+  });
+
+  it('confined allow → PostToolUseFailure shows the walls → the same call is asked, saying what they stopped; a human approval replaces that ask', async () => {
+    const p = confinedProject();
+    const first = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_1'));
+    expect(first.decision).toMatchObject({ verdict: 'allow', tier: 'confine' });
+    // The host reports the run with the rewritten input; the note carries the agent's own command.
+    const wrapped = (JSON.parse(first.stdout) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput.updatedInput.command;
+    await p.check(failure(p, wrapped, 'toolu_1', "Exit code 1\ncp: cannot create regular file '/home/u/.local/bin/release': Read-only file system"));
+    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'ask', tier: 'confine', decided_by: 'confine', subject: './scripts/release.sh --tag v2', role: 'coder', scope: 'user' })]);
+    const again = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_2'));
+    expect(again.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache', rule: { id: 'confine:walls-hit' } });
+    expect(again.decision?.reason).toContain('the walls of a confined run');
+    expect(again.decision?.reason).toContain('the walls stopped a write where they allow none');
+    expect(again.decision?.reason).toContain('Read-only file system');
+    expect(readWallsHits(p.runtimeDir).records).toEqual([expect.objectContaining({ kind: 'write', input: './scripts/release.sh --tag v2', tool: 'Bash' })]);
+    // The human approves at the host's prompt: the call ran unconfined; from now on it is allowed as it is.
+    await p.check(post(p, 'Bash', { command: './scripts/release.sh --tag v2' }, 'toolu_2'));
+    const third = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_3'));
+    expect(third.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect(third.decision?.confined).toBeUndefined();
+  });
+
+  it('a confined run that failed for its own reasons, or succeeded, teaches nothing; an output that shows the walls does, even with exit 0', async () => {
+    const p = confinedProject();
+    await p.check(pre(p, './scripts/a.sh', 'toolu_a'));
+    await p.check(failure(p, 'wrapped', 'toolu_a', 'Exit code 2\nmake: *** No rule to make target'));
+    await p.check(pre(p, './scripts/b.sh', 'toolu_b'));
+    await p.check(post(p, 'Bash', { command: 'wrapped' }, 'toolu_b'));
+    expect(learned(p)).toEqual([]);
+    await p.check(pre(p, './scripts/c.sh', 'toolu_c'));
+    await p.check({ ...post(p, 'Bash', { command: 'wrapped' }, 'toolu_c'), tool_response: { stdout: 'curl: (6) Could not resolve host: example.com', stderr: '' } });
+    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'ask', subject: './scripts/c.sh', decided_by: 'confine' })]);
+    expect(readWallsHits(p.runtimeDir).records.map((r) => r.kind)).toEqual(['network']);
+  });
+
+  it('the walls never weaken a deny the scope holds, and what they print is sanitized before it is kept', async () => {
+    const p = confinedProject();
+    await p.check(pre(p, './scripts/d.sh', 'toolu_d'));
+    await rememberCommand(p, './scripts/d.sh', 'deny');
+    await p.check(failure(p, 'wrapped', 'toolu_d', 'cp: Read-only file system'));
+    expect(learned(p).map((r) => r.verdict)).toEqual(['deny']);
+    await p.check(pre(p, './scripts/e.sh', 'toolu_e'));
+    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}123456`;
+    await p.check(failure(p, 'wrapped', 'toolu_e', `curl -H "Authorization: token ${token}": Could not resolve host: api.github.com`));
+    const kept = readFileSync(join(p.runtimeDir, 'walls.jsonl'), 'utf8') + JSON.stringify(learned(p));
+    expect(kept).toContain('Could not resolve host');
+    expect(kept).not.toContain(token);
   });
 });

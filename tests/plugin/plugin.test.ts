@@ -50,9 +50,9 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(existsSync(join(ROOT, 'plugin', '.claude-plugin', 'plugin.json'))).toBe(true);
   });
 
-  it('hooks.json: the gate on every tool, learning after it (async), the session check on prompts and start-up, all through the wrapper', () => {
+  it('hooks.json: the gate on every tool, learning after it (async), the walls after a failed Bash call, the session check on prompts and start-up, all through the wrapper', () => {
     const { hooks } = readJson(join(PLUGIN, 'hooks', 'hooks.json')) as HooksFile;
-    expect(Object.keys(hooks)).toEqual(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+    expect(Object.keys(hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'SessionStart']);
     const only = (event: string): { matcher?: string; handler: Handler } => {
       expect(hooks[event]).toHaveLength(1);
       expect(hooks[event]![0]!.hooks).toHaveLength(1);
@@ -62,6 +62,9 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
     // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
     expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30, async: true } });
+    // A confined Bash call that failed against the walls: learnt before the agent's next call (synchronous);
+    // the wrapper starts no Node process unless hookwise left a note.
+    expect(only('PostToolUseFailure')).toEqual({ matcher: 'Bash', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 } });
     expect(only('UserPromptSubmit')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
     // SessionStart starts the daemon, so the session's first tool call finds it warm.
     expect(only('SessionStart')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude', '--ensure-daemon'], timeout: 30 } });

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SCANNED_BYTES, wallsHit } from '../../src/confine/wall-hits.js';
+
+describe('wallsHit: what the walls print', () => {
+  it.each([
+    ["touch: cannot touch '/home/u/x': Read-only file system", 'write'],
+    ['Error: EROFS: read-only file system, open \'.mcp.json\'', 'write'],
+    ['curl: (6) Could not resolve host: example.com', 'network'],
+    ['ssh: connect to host github.com port 22: Network is unreachable', 'network'],
+    ['Error: getaddrinfo EAI_AGAIN registry.npmjs.org', 'network'],
+    ['wget: unable to resolve host address; Temporary failure in name resolution', 'network'],
+    ["pip: Failed to resolve 'pypi.org'", 'network'],
+    ['kill: (1234) - Operation not permitted', 'syscall'],
+  ])('%s → %s', (line, kind) => {
+    expect(wallsHit(`Exit code 1\nsome output\n${line}\nmore`)).toEqual({ kind, line });
+  });
+
+  it('a write beats a network error beats EPERM, whatever their order in the output', () => {
+    expect(wallsHit('kill: Operation not permitted\ncurl: (6) Could not resolve host: x\ncp: Read-only file system')?.kind).toBe('write');
+  });
+
+  it('ordinary failures are not the walls', () => {
+    for (const output of ['Exit code 1\nnpm ERR! Missing script: "lint"', 'Exit code 2\nmake: *** No rule to make target', 'FAIL tests/a.test.ts\nexpected 1 to be 2', 'cat: x: No such file or directory', '']) {
+      expect(wallsHit(output)).toBeUndefined();
+    }
+  });
+
+  it('reads only the two ends of a long output; a long line is cut', () => {
+    const filler = 'x'.repeat(MAX_SCANNED_BYTES * 3);
+    expect(wallsHit(`${filler}\nRead-only file system in the middle\n${filler}`)).toBeUndefined();
+    expect(wallsHit(`${filler}\ncp: Read-only file system`)?.kind).toBe('write');
+    expect(wallsHit(`cp: Read-only file system ${'y'.repeat(1000)}`)!.line.length).toBe(240);
+  });
+});
