@@ -1,6 +1,7 @@
 /** Aggregations over audit records (pure): decisions by tier / verdict / role, ask frequency, latency, memory hit rates. */
 import type { TierName } from '../core/decision.js';
 import type { AuditRecord } from './log.js';
+import type { WallsHitRecord } from './walls-log.js';
 
 /** The decision-memory tiers: explicit overrides, the exact cache, similarity (Jaccard). */
 export const MEMORY_TIERS = ['override', 'exact-cache', 'jaccard'] as const satisfies readonly TierName[];
@@ -48,6 +49,17 @@ export interface Stats {
   latencyMs: { median: number; p99: number };
   /** How often each memory tier decided (its hit rate). */
   memory: MemoryHits;
+  /** Confined allows (issue 19), and how many of their runs the walls stopped. */
+  confinement: ConfinementStats;
+}
+
+export interface ConfinementStats {
+  /** Allows that ran confined, and their share of all decisions. */
+  confined: HitRate;
+  /** Confined runs that the walls stopped (walls.jsonl), and their share of the confined allows. */
+  wallsHits: HitRate;
+  /** The walls hits by what was stopped: write, network, syscall. */
+  byKind: Record<string, number>;
 }
 
 function bump(table: Record<string, Record<string, number>>, key: string, verdict: string): void {
@@ -61,7 +73,7 @@ export function percentile(sorted: number[], q: number): number {
   return sorted[index]!;
 }
 
-export function computeStats(records: AuditRecord[]): Stats {
+export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHitRecord[] = []): Stats {
   const byVerdict: Record<string, number> = {};
   const byTier: Stats['byTier'] = {};
   const byRole: Stats['byRole'] = {};
@@ -88,6 +100,18 @@ export function computeStats(records: AuditRecord[]): Stats {
     topAsks: [...asks.values()].sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool)).slice(0, 10),
     latencyMs: { median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
     memory: memoryHits(records),
+    confinement: confinementStats(records, wallsHits),
+  };
+}
+
+export function confinementStats(records: readonly AuditRecord[], wallsHits: readonly WallsHitRecord[]): ConfinementStats {
+  const confined = records.filter((r) => r.tier === 'confine' && r.verdict === 'allow').length;
+  const byKind: Record<string, number> = {};
+  for (const h of wallsHits) byKind[h.kind] = (byKind[h.kind] ?? 0) + 1;
+  return {
+    confined: { count: confined, rate: records.length === 0 ? 0 : confined / records.length },
+    wallsHits: { count: wallsHits.length, rate: confined === 0 ? 0 : wallsHits.length / confined },
+    byKind,
   };
 }
 
@@ -131,6 +155,14 @@ export function renderStats(s: Stats): string {
     for (const a of s.topAsks) lines.push(`  ${String(a.count).padStart(5)}  ${a.tool}  ${a.subject}`);
   }
   lines.push('', ...renderMemoryHits(s.memory));
+  const c = s.confinement;
+  if (c.confined.count > 0 || c.wallsHits.count > 0) {
+    const kinds = Object.entries(c.byKind).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`).join(', ');
+    lines.push(
+      '',
+      `confined allows: ${c.confined.count} (${(c.confined.rate * 100).toFixed(1)}% of decisions); the walls stopped ${c.wallsHits.count} of their runs (${(c.wallsHits.rate * 100).toFixed(1)}%)${kinds === '' ? '' : `: ${kinds}`}`,
+    );
+  }
   return lines.join('\n');
 }
 

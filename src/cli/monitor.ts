@@ -1,13 +1,19 @@
 /** `hookwise monitor` (follow the audit log live) and `hookwise stats`. */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { auditPath, parseAuditLines, readAudit, type AuditRecord } from '../audit/log.js';
+import { readWallsHits } from '../audit/walls-log.js';
 import { computeStats, matchesFilter, renderRecord, renderStats, type AuditFilter } from '../audit/stats.js';
 import { locations } from '../util/locations.js';
 
 export function stats(filter: AuditFilter, asJson: boolean): string {
-  const { records, problems } = readAudit(locations().runtimeDir);
+  const { runtimeDir } = locations();
+  const { records, problems } = readAudit(runtimeDir);
   const selected = records.filter((r) => matchesFilter(r, filter));
-  const s = computeStats(selected);
+  const walls = readWallsHits(runtimeDir);
+  problems.push(...walls.problems);
+  // A walls hit knows its session, not its role or verdict: the session filter applies, the others do not.
+  const hits = walls.records.filter((h) => filter.session === undefined || h.session === filter.session);
+  const s = computeStats(selected, hits);
   if (asJson) return JSON.stringify({ ...s, problems }, null, 2);
   return [renderStats(s), ...problems.map((p) => `warning: ${p}`)].join('\n');
 }
