@@ -310,7 +310,7 @@ export async function runEscapeCorpus(options: EscapeOptions = {}): Promise<Esca
   let timing: EscapeReport['timing'];
   if (options.timing !== false) {
     progress('confine escapes: timing…');
-    timing = await measureTiming(probe.runtime);
+    timing = measureTiming(probe.runtime);
   }
   return {
     available: true,
@@ -433,30 +433,46 @@ function processAlive(pid: number): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `true` unconfined vs confined (the same `bash -c` a host runs), and wrapCommand's cost, medians. */
-async function measureTiming(runtime: ConfineRuntime, runs = 21): Promise<NonNullable<EscapeReport['timing']>> {
+/** Wall times (ms) of `true` unconfined and confined (the same `bash -c` a host runs), and of wrapCommand, run after run. */
+export interface TrueTimes {
+  plain: number[];
+  confined: number[];
+  wrap: number[];
+}
+
+/** Runs both interleaved, `runs` times after one untimed warm-up pair, in a fresh box. */
+export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
   const box = makeBox(runtime);
   try {
-    const plain: number[] = [];
-    const confined: number[] = [];
-    const wrap: number[] = [];
-    for (let i = 0; i < runs; i++) {
+    const times: TrueTimes = { plain: [], confined: [], wrap: [] };
+    for (let i = -1; i < runs; i++) {
       let t = performance.now();
       const w = box.wrap('true');
-      wrap.push(performance.now() - t);
+      const wrapMs = performance.now() - t;
       if (!w.ok) throw new Error(w.reason);
       t = performance.now();
       spawnSync('/bin/bash', ['-c', 'true'], { cwd: box.project, env: box.env });
-      plain.push(performance.now() - t);
+      const plainMs = performance.now() - t;
       t = performance.now();
-      spawnSync('/bin/bash', ['-c', w.command], { cwd: box.project, env: box.env });
-      confined.push(performance.now() - t);
+      const run = spawnSync('/bin/bash', ['-c', w.command], { cwd: box.project, env: box.env });
+      const confinedMs = performance.now() - t;
+      if (run.status !== 0) throw new Error(`the confined \`true\` exited ${run.status}: ${run.stderr.toString()}`);
+      if (i < 0) continue;
+      times.wrap.push(wrapMs);
+      times.plain.push(plainMs);
+      times.confined.push(confinedMs);
     }
-    const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
-    return { runs, unconfinedMs: median(plain), confinedMs: median(confined), wrapMs: median(wrap) };
+    return times;
   } finally {
     box.cleanup();
   }
+}
+
+/** `true` unconfined vs confined, and wrapCommand's cost, medians. */
+function measureTiming(runtime: ConfineRuntime, runs = 21): NonNullable<EscapeReport['timing']> {
+  const t = timeTrue(runtime, runs);
+  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
+  return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), wrapMs: median(t.wrap) };
 }
 
 export function renderEscapeReport(r: EscapeReport): string {

@@ -24,6 +24,11 @@ export interface TargetSpec {
   stretch?: number;
   /** Measured in a full run only (not --quick, not --ci): its fixture takes tens of seconds to set up. */
   large?: true;
+  /**
+   * Measured only where this machine can do it (confinement needs bubblewrap): the suite says why it did not
+   * measure the row, and the report leaves the row out instead of failing.
+   */
+  needs?: 'confinement';
 }
 
 export const TARGETS = [
@@ -72,6 +77,34 @@ export const TARGETS = [
     unit: '×',
     target: 1.5,
     stretch: 1.3,
+  },
+  {
+    id: 'confine.decision-ratio',
+    description: 'decision time of a confined allow as the host waits for it in the default set-up: a spawned `hookwise check` (thin client) answered by a running daemon, for a novel project script (the cascade asks, the call is confinable, the mount plan is made, the wrapped command rendered, the note for learning from the walls written) ÷ the same for a Bash call a pack allows (`ls -la src`), interleaved, ratio of medians, no NODE_EXTRA_CA_CERTS',
+    unit: '×',
+    target: 1.1,
+    needs: 'confinement',
+  },
+  {
+    id: 'confine.decision-ratio.no-daemon',
+    description: 'the same in command mode (HOOKWISE_DAEMON=off): each check decides in its own process, so a confined allow also loads the confinement bundle (dist/confine.cjs, through its V8 code cache), reads the probe verdict and builds the envelope',
+    unit: '×',
+    target: 1.1,
+    needs: 'confinement',
+  },
+  {
+    id: 'confine.decision-in-process',
+    description: 'what a confined allow adds inside a warm engine (the daemon’s): Engine.handle of the novel script minus that of the pack-allowed call, medians of interleaved samples (the parts show both); report only: it is the mount plan’s lstats, the rendering and the note write, a few hundred µs to a few ms on a loaded machine',
+    unit: 'ms',
+    target: null,
+    needs: 'confinement',
+  },
+  {
+    id: 'confine.true-overhead',
+    description: 'wall time of the wrapped `true` (bubblewrap, the seccomp filter through a pipe, flock, the mounts of a small project) minus that of `bash -c true`, spawned as a host does, medians of interleaved runs',
+    unit: 'ms',
+    target: 15,
+    needs: 'confinement',
   },
   {
     id: 'daemon.round-trip',
@@ -269,6 +302,11 @@ export const TARGETS = [
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];
+
+/** Is the row measured only where the machine can (see TargetSpec.needs)? */
+export function isConditional(id: TargetId): boolean {
+  return targetOf(id).needs !== undefined;
+}
 
 /** Is the row measured in a full run only? */
 export function isLarge(id: TargetId): boolean {

@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { buildEnvelope } from './envelope.js';
+import { buildEnvelope, type Envelope, type EnvelopeInput } from './envelope.js';
 import { confineRuntime } from './runtime.js';
 import { wrapCommand } from './wrap.js';
 
@@ -21,17 +21,36 @@ export interface ConfineRequest {
 
 export type ConfineAnswer = { ok: true; command: string } | { ok: false; reason: string };
 
-export function confineCommand(request: ConfineRequest): ConfineAnswer {
-  const runtime = confineRuntime(request.runtimeDir);
-  if (!runtime.available) return { ok: false, reason: runtime.reason };
-  const envelope = buildEnvelope({
+/**
+ * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
+ * The mount plan is not kept: it reads the file system, which each command may have changed.
+ */
+const envelopes = new Map<string, Envelope>();
+const MAX_ENVELOPES = 64;
+
+function envelopeFor(request: ConfineRequest): Envelope {
+  const input: EnvelopeInput = {
     projectRoot: request.projectRoot,
     tempDir: realpathSync(tmpdir()),
     home: request.home,
     runtimeDir: request.runtimeDir,
     userConfigDir: request.userConfigDir,
     sensitive: request.sensitive,
-  });
+  };
+  const key = JSON.stringify(input);
+  let envelope = envelopes.get(key);
+  if (envelope === undefined) {
+    if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
+    envelope = buildEnvelope(input);
+    envelopes.set(key, envelope);
+  }
+  return envelope;
+}
+
+export function confineCommand(request: ConfineRequest): ConfineAnswer {
+  const runtime = confineRuntime(request.runtimeDir);
+  if (!runtime.available) return { ok: false, reason: runtime.reason };
+  const envelope = envelopeFor(request);
   const wrapped = wrapCommand(envelope, request.command, runtime.runtime);
   return wrapped.ok ? { ok: true, command: wrapped.command } : { ok: false, reason: wrapped.reason };
 }

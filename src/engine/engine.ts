@@ -11,7 +11,9 @@
  *
  * Every failure becomes a fail-closed answer that says what went wrong and where.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type * as ConfineBundle from '../confine/decide.js';
+import { loadWithCodeCache } from '../util/code-cache.js';
 import { appendAudit } from '../audit/log.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
@@ -42,6 +44,22 @@ import type { Confinability } from '../confine/confinable.js';
 import { judge, type Judgement } from './judge.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
+
+let confineModule: typeof ConfineBundle | undefined;
+
+/**
+ * The confinement planner: its own bundle (dist/confine.cjs), loaded only for a confinable call, once per
+ * process, through a V8 code cache like the shell parser's (a hook process would otherwise compile it anew).
+ */
+async function loadConfine(): Promise<typeof ConfineBundle> {
+  if (confineModule !== undefined) return confineModule;
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) {
+    confineModule = loadWithCodeCache(join(dirname(__filename), 'confine.cjs'), require, { writeCache: true }) as typeof ConfineBundle;
+  } else {
+    confineModule = await import('../confine/decide.js');
+  }
+  return confineModule;
+}
 
 export interface CheckResult extends HookOutput {
   /** The gate decision, for pre-tool events. */
@@ -150,8 +168,7 @@ export class Engine {
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
     const { home, runtimeDir, userConfigDir } = this.where;
-    // Its own bundle (dist/confine.cjs): only a confinable call loads the planner and the probe.
-    const { confineCommand } = await import('../confine/decide.js');
+    const { confineCommand } = await loadConfine();
     const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) } });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
     const walls = 'it may write only inside the project and the temp directory (not .git/hooks, .git/config, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it';

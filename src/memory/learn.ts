@@ -35,6 +35,7 @@ import type { Locations } from '../util/locations.js';
 import { appendWallsHit } from '../audit/walls-log.js';
 import { describeWallKind, WALLS_HIT_RULE, wallsHit } from '../confine/wall-hits.js';
 import type { ToolOutcome } from '../core/tool-call.js';
+import { cacheKey } from './cache.js';
 import { ANY_ROLE, appendRecords, loadScope, type DecisionRecord, type StoreTarget } from './store.js';
 import type { CallSubject } from './subject.js';
 
@@ -62,7 +63,8 @@ interface PendingAsk {
   /** `asked` (absent in older notes): an ask a human may approve; `confined`: a confined allow to check for wall hits. */
   kind?: 'asked' | 'confined';
   session: string;
-  key: string;
+  /** The cache key; absent in a confined note (cacheKey(tool, subject) when claimed). */
+  key?: string;
   tool: Sanitized;
   subject: Sanitized;
   commands: string[];
@@ -137,9 +139,11 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
   const confined = confinedAndReported(d, call, settings);
   if (!confined && (d.verdict !== 'ask' || (d.tier !== 'jaccard' && !promptedByHuman(d, call, settings)))) return;
   const subject = judged.memo.subject();
-  const key = judged.memo.key();
-  if (subject === undefined || key === undefined) return;
-  if (d.tier === 'jaccard') {
+  // A confined note's key is computed when it is claimed: hashing loads a native module that a hook process
+  // deciding a confined allow does not need otherwise (~20 ms cold).
+  const key = confined ? undefined : judged.memo.key();
+  if (subject === undefined || (key === undefined && !confined)) return;
+  if (d.tier === 'jaccard' && key !== undefined) {
     const target = learnTarget(settings, places, call.sessionId, true);
     const reason = sanitize(`asked again: ${d.reason}`).text;
     appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
@@ -152,7 +156,7 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     version: 2,
     kind: confined ? 'confined' : 'asked',
     session: idFileKey(call.sessionId),
-    key,
+    ...(key === undefined ? {} : { key }),
     tool: shownId(subject.tool),
     subject: subject.text,
     commands: subject.commands,
@@ -221,14 +225,15 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId)) return undefined;
   if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
   const target = storeTarget(pending.target, call.sessionId);
+  const key = pending.key ?? cacheKey(pending.tool, pending.subject);
+  if (pending.kind === 'confined') return learnFromWalls(pending, key, target, call, where, outcome);
   // Never convert an ask (or override a deny) that the scope holds for this call by now — but a wall hit's
   // ask is there to be answered by exactly this approval.
-  const held = loadScope(target).records.find((r) => r.key === pending.key && (r.role === pending.role || r.role === ANY_ROLE) && r.verdict !== 'allow');
-  if (pending.kind === 'confined') return held === undefined ? learnFromWalls(pending, target, call, where, outcome) : undefined;
+  const held = heldVerdict(target, key, pending.role);
   if (held !== undefined && held.decided_by !== 'confine') return undefined;
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
-    pending.key,
+    key,
     { role: pending.role, verdict: 'allow', reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized, tier: 'human', decided_by: 'host-prompt' },
     target,
   );
@@ -236,16 +241,22 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   return record;
 }
 
+/** An ask or deny that the scope holds for this key and role (or every role). */
+function heldVerdict(target: StoreTarget, key: string, role: string): DecisionRecord | undefined {
+  return loadScope(target).records.find((r) => r.key === key && (r.role === role || r.role === ANY_ROLE) && r.verdict !== 'allow');
+}
+
 /** A confined run the host reported: if its output shows the walls stopped it, the call is asked from now on. */
-function learnFromWalls(pending: PendingAsk, target: StoreTarget, call: ToolCall, where: Locations, outcome: ToolOutcome | undefined): DecisionRecord | undefined {
+function learnFromWalls(pending: PendingAsk, key: string, target: StoreTarget, call: ToolCall, where: Locations, outcome: ToolOutcome | undefined): DecisionRecord | undefined {
   if (outcome === undefined) return undefined;
   const hit = wallsHit(outcome.output);
-  if (hit === undefined) return undefined;
+  // Never over an ask or deny the scope holds by now (within a scope the newest record wins).
+  if (hit === undefined || heldVerdict(target, key, pending.role) !== undefined) return undefined;
   const line = sanitize(hit.line).text;
   const reason = sanitize(`it ran confined and the walls stopped ${describeWallKind(hit.kind)} (“${hit.line}”), so a human decides whether it may run unconfined`).text;
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
-    pending.key,
+    key,
     { role: pending.role, verdict: 'ask', reason, tier: 'confine', decided_by: 'confine' },
     target,
   );
