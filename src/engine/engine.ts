@@ -20,6 +20,7 @@ import { describeError, HookwiseError } from '../core/errors.js';
 import type { TraceStep } from '../core/tier.js';
 import type { HookEvent, HostName, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter, RenderOptions } from '../hosts/adapter.js';
+import { claudeSandbox } from '../hosts/claude-sandbox.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
 import { learnFromHost, rememberDecision } from '../memory/learn.js';
 import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
@@ -167,6 +168,14 @@ export class Engine {
     if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
+    if (call.host === 'claude') {
+      // Claude Code's own sandbox would wrap the wrapped command again, which fails; its walls are not ours.
+      const sandbox = claudeSandbox({ projectRoot, home: this.where.home, env: process.env });
+      if (sandbox !== 'off') {
+        const why = sandbox === 'on' ? 'Claude Code’s own sandbox is on (sandbox.enabled)' : 'a Claude Code settings file that could turn its sandbox on cannot be read';
+        return { ...asked, reason: `${asked.reason} (not run confined: ${why}, and hookwise neither wraps a command twice nor allows on walls it does not draw)` };
+      }
+    }
     const { home, runtimeDir, userConfigDir } = this.where;
     const { confineCommand } = await loadConfine();
     const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) } });

@@ -116,6 +116,18 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
     expect(out.decision).toBe('allow');
     expect(out.hookSpecificOutput?.tool_input?.command).toContain('bwrap');
   });
+
+  it("with Claude Code's own sandbox on, the command is neither wrapped twice nor allowed on its walls: it stays an ask", async () => {
+    const p = project(true);
+    p.write('.claude/settings.local.json', JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }));
+    const d = await bash(p, './scripts/gen.sh');
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.updatedInput).toBeUndefined();
+    expect(d.permissionDecisionReason).toContain('Claude Code’s own sandbox is on');
+    // Gemini CLI has no such sandbox setting: its call is still confined.
+    const gemini = await p.check({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: './scripts/gen.sh' } }, 'gemini');
+    expect((JSON.parse(gemini.stdout) as { decision: string }).decision).toBe('allow');
+  });
 });
 
 describe('the confinement cache', () => {
