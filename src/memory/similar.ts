@@ -92,6 +92,8 @@ function judgeSimilar(ctx: CascadeContext): Decision | undefined {
     if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score };
   }
   if (best === undefined || best.record.verdict === 'deny') return undefined;
+  // A call that asks to leave the host's sandbox is judged as unconfined: a near match never allows it.
+  if (best.record.verdict === 'allow' && ctx.call.input.dangerouslyDisableSandbox === true) return undefined;
   const { record, score } = best;
   const how = record.verdict === 'allow' ? 'allowed' : 'always asks a human about';
   return decision(

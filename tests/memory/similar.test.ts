@@ -20,6 +20,15 @@ describe('tier 2a: token Jaccard', () => {
     expect(r.decision?.reason).toMatch(/similar \(0\.71\)/);
   });
 
+  it('a call that asks to leave the host sandbox (dangerouslyDisableSandbox) is never allowed by a near match', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', 'allow');
+    const r = await p.check(p.pre('Bash', { ...bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going'), dangerouslyDisableSandbox: true }));
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.decision?.tier).not.toBe('jaccard');
+  });
+
   it('below the threshold (0.7 by default) nothing matches; the threshold is configurable and a project may only raise it', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
