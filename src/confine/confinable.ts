@@ -8,13 +8,15 @@
  * cannot parse, one that deletes or overwrites files (the walls let a command write the project; until
  * `hookwise undo` exists such a command is asked), a read of a credential, a write the path policy asks
  * about or denies (a protected file, outside the project), a command that reaches the network (the walls cut
- * it: the command would fail), and a call that asks to leave the host's own sandbox.
+ * it: the command would fail), a server, a daemon's client or a background job (services.ts: the walls would
+ * break it silently), and a call that asks to leave the host's own sandbox.
  */
 import type { Decision } from '../core/decision.js';
 import type { CascadeContext } from '../core/tier.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from '../shell/data-loss.js';
+import { serviceEffect } from './services.js';
 
 /** `applies`: the ask was about an unknown effect, and the why is worth telling (the command itself is not confinable). */
 export type Confinability = { ok: true } | { ok: false; applies: boolean; why: string };
@@ -43,6 +45,8 @@ export function confinability(ctx: CascadeContext, d: Decision): Confinability {
     if (ruled !== undefined && ruled.verdict !== 'allow') return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
     if (segmentLosesData(shell, i)) return no(`\`${segments[i]!.name}\` deletes or overwrites files (until \`hookwise undo\` exists, a human decides those)`);
     if (shell.effects.segments[i]?.network === true) return no(`\`${segments[i]!.name}\` reaches the network, which the walls cut`);
+    const service = serviceEffect(segments[i]!);
+    if (service !== undefined) return no(service);
   }
   for (let i = 0; i < shell.effects.reads.length; i++) {
     const resolved = shell.reads[i];
