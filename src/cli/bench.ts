@@ -19,6 +19,7 @@ import { existsSync } from 'node:fs';
 import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
 import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
+import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
 import { CI_TOLERANCE, ciFailures, ciTolerance, describeMiss, EXACT_UNITS, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
@@ -208,4 +209,11 @@ export async function evalConfine(options: EvalConfineOptions, print: (text: str
   if (report.escapes.length > 0 || errors > 0) {
     throw new BenchTargetMissed(`--eval-confine: ${report.escapes.length} escape(s)${errors > 0 ? `, ${errors} case(s) could not run` : ''}: ${[...report.escapes.map((e) => e.id)].join(', ')}`);
   }
+}
+
+/** `--eval-workload`: confinement on a real workload (bench/eval-workload.ts). */
+export function evalWorkload(options: { evalWorkload?: string | boolean; project?: string; json?: boolean }, print: (text: string) => void): void {
+  const corpus = typeof options.evalWorkload === 'string' ? options.evalWorkload : undefined;
+  const e = evaluateWorkload(corpus, { ...(options.project === undefined ? {} : { project: options.project }), progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+  print(options.json === true ? JSON.stringify(e, null, 2) : renderWorkloadEval(e));
 }

@@ -241,7 +241,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--eval-commands [corpus]', 'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus')
     .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
     .option('--poison', 'with --eval-learning: the learning-poison replay: a human approves every benign row, then every risky row is checked (default corpus: bench/corpora/adversarial.jsonl)')
-    .option('--project <dir>', 'with --eval-commands or --eval-learning: run the commands in this project (default: an empty throw-away one)')
+    .option('--project <dir>', 'with --eval-commands, --eval-learning or --eval-workload: run the commands in this project (default: an empty throw-away one; for --eval-workload, a copy of this repository)')
     .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
     .option('--verbose', 'with --eval-commands: also list every benign row that was asked or denied')
     .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
@@ -250,7 +250,13 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
     .option('--eval-confine', 'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine')
     .option('--filter <text>', 'with --eval-confine: only the cases whose id contains this')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string }) => {
+    .option('--eval-workload [corpus]', 'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean }) => {
+      if (o.evalWorkload !== undefined) {
+        const { evalWorkload } = await import('./bench.js');
+        evalWorkload(o, (text) => print(text));
+        return;
+      }
       if (o.evalConfine === true) {
         const { evalConfine } = await import('./bench.js');
         await evalConfine(o, (text) => print(text));
