@@ -15,26 +15,63 @@ export interface HookArgs {
   jsonl?: boolean;
   /** Session hooks: start the daemon if it is not running, so the session's first tool call finds it warm. */
   ensureDaemon?: boolean;
+  /** Print the usage and exit 0. */
+  help?: boolean;
 }
 
-export function parseHookArgs(args: string[]): HookArgs {
+export type HookCommand = 'check' | 'session-check';
+
+/** What `--help` prints, per command (these commands bypass commander for start-up cost). */
+export const HOOK_USAGE: Record<HookCommand, string> = {
+  check: [
+    'Usage: hookwise check [--host claude|gemini|codex] [--jsonl] [--ensure-daemon] < payload.json',
+    '',
+    'The hook entry point (PreToolUse / BeforeTool, and PostToolUse for learning): reads one hook payload (JSON)',
+    "on stdin and prints the decision in the host's format. Run by Claude Code, Gemini CLI or Codex, not by hand;",
+    'to see how a call would be judged, use `hookwise explain`.',
+    '',
+    'Options:',
+    '  --host <host>     the host format (detected from the payload when omitted)',
+    '  --jsonl           batch: one payload per stdin line, one decision object per stdout line',
+    '  --ensure-daemon   start the daemon first when it is not running',
+    '  -h, --help        this text',
+  ].join('\n'),
+  'session-check': [
+    'Usage: hookwise session-check [--host claude|gemini|codex] [--ensure-daemon] < payload.json',
+    '',
+    'The prompt and session hooks (UserPromptSubmit / BeforeAgent / SessionStart): asks an unregistered session to',
+    'register a role. Run by the host, not by hand; `hookwise status` shows registered sessions.',
+    '',
+    'Options:',
+    '  --host <host>     the host format (detected from the payload when omitted)',
+    '  --ensure-daemon   start the daemon when it is not running (so the first tool call finds it warm)',
+    '  -h, --help        this text',
+  ].join('\n'),
+};
+
+export function parseHookArgs(args: string[], command: HookCommand = 'check'): HookArgs {
   const out: HookArgs = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--host') out.host = parseHostName(args[++i] ?? '');
     else if (arg.startsWith('--host=')) out.host = parseHostName(arg.slice('--host='.length));
-    else if (arg === '--jsonl') out.jsonl = true;
+    else if (arg === '--jsonl' && command === 'check') out.jsonl = true;
     else if (arg === '--ensure-daemon') out.ensureDaemon = true;
-    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (usage: hookwise check [--host claude|gemini|codex] [--jsonl] [--ensure-daemon] < payload.json)`);
+    else if (arg === '--help' || arg === '-h') out.help = true;
+    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (${HOOK_USAGE[command].split('\n')[0]!.replace(/^Usage: /, 'usage: ')})`);
   }
   return out;
 }
 
-export async function runHookCommand(args: string[]): Promise<number> {
+export async function runHookCommand(args: string[], command: HookCommand = 'check'): Promise<number> {
   let options: HookArgs;
   let raw: string;
   try {
-    options = parseHookArgs(args);
+    options = parseHookArgs(args, command);
+    if (options.help === true) {
+      writeSync(1, `${HOOK_USAGE[command]}\n`);
+      return 0;
+    }
     if (options.jsonl === true) {
       const { runBatch } = await import('./check-batch.js');
       return await runBatch(options.host === undefined ? {} : { host: options.host });

@@ -8,7 +8,7 @@ async function main(argv: string[]): Promise<number> {
   const command = argv[0];
   if (command === 'check' || command === 'session-check') {
     const { runHookCommand } = await import('./hook-command.js');
-    return runHookCommand(argv.slice(1));
+    return runHookCommand(argv.slice(1), command);
   }
   const { runProgram } = await import('./program.js');
   const code = await runProgram(argv);

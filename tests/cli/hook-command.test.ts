@@ -35,6 +35,21 @@ describe('hookwise check (built executable)', () => {
     expect(r.stderr).toMatch(/unknown argument "--hots"/);
   });
 
+  it('--help prints each command its own usage and exits 0, reading nothing', () => {
+    const p = makeProject();
+    const check = run(['check', '--help'], '', p.env);
+    expect(check.status).toBe(0);
+    expect(check.stdout).toMatch(/^Usage: hookwise check \[--host/);
+    expect(check.stdout).toContain('--jsonl');
+    const session = run(['session-check', '-h'], '', p.env);
+    expect(session.status).toBe(0);
+    expect(session.stdout).toMatch(/^Usage: hookwise session-check/);
+    expect(session.stdout).not.toContain('--jsonl');
+    const wrong = run(['session-check', '--hots'], '{}', p.env);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('usage: hookwise session-check');
+  });
+
   it('--host overrides detection', () => {
     const p = makeProject();
     p.register('s1', 'coder');
