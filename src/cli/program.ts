@@ -33,7 +33,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .command('register')
     .description('register a session with a role')
     .requiredOption('--session-id <id>', 'the host session id')
-    .requiredOption('--role <role>', 'role name (see hookwise status)')
+    .requiredOption('--role <role>', 'role name (hookwise roles lists them)')
     .option('--task <text>', 'what this session is working on')
     .option('--prompt-file <path>', 'file holding the task prompt')
     .option('--team <name>', 'team (swarm) this session belongs to')
@@ -45,7 +45,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .command('switch')
     .description("change a session's role")
     .requiredOption('--session-id <id>', 'the host session id')
-    .requiredOption('--role <role>', 'new role')
+    .requiredOption('--role <role>', 'new role (hookwise roles lists them)')
     .action(async (o: { sessionId: string; role: string }) => {
       const { switchRole } = await import('./session.js');
       print(await switchRole(o.sessionId, o.role));
@@ -63,6 +63,14 @@ export async function runProgram(argv: string[]): Promise<number> {
         print(setDisabled(o.sessionId, disabled));
       });
   }
+  program
+    .command('roles')
+    .description('list the roles a session may register as here (built-in and the project’s) and the paths each may write')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { listRoles } = await import('./session.js');
+      print(await listRoles(o.json === true));
+    });
   program
     .command('status')
     .description('show registered sessions (or one session and its path policy)')

@@ -1,4 +1,4 @@
-/** Session commands: register, disable, enable, switch, status. */
+/** Session commands: register, disable, enable, switch, status, roles. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -63,9 +63,14 @@ export async function switchRole(sessionId: string, role: string): Promise<strin
   const { registry, policy } = context();
   await requireRole(role, await policy());
   let previous: string | null = null;
+  // Switching names a session that exists: a typo in the id must not register a new one silently.
+  const unknown = (): HookwiseError =>
+    new HookwiseError('USAGE', `session ${shownId(sessionId)} is not registered, so it has no role to switch from; register it: hookwise register --session-id ${shownId(sessionId)} --role ${role}`);
+  if (registry.get(sessionId) === undefined) throw unknown();
   registry.update(sessionId, (existing, now) => {
-    previous = existing?.role ?? null;
-    return { ...(existing ?? { session_id: shownId(sessionId), disabled: false, registered_at: now }), role, updated_at: now };
+    if (existing === undefined) throw unknown();
+    previous = existing.role;
+    return { ...existing, role, updated_at: now };
   });
   return `hookwise: session ${shownId(sessionId)} switched ${previous === null ? 'to' : `from ${previous} to`} ${role}`;
 }
@@ -119,5 +124,28 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
   }
   for (const p of problems) lines.push(`problem: ${p}`);
   for (const w of policy.warnings) lines.push(formatDiagnostic(w));
+  return lines.join('\n');
+}
+
+/** `hookwise roles`: the roles a session may register as here (built-in and the project's), with their globs. */
+export async function listRoles(asJson: boolean): Promise<string> {
+  const { policy: loadProjectPolicy } = context();
+  const policy = await loadProjectPolicy();
+  const roles = Object.values(policy.roles).sort((a, b) => a.group.localeCompare(b.group) || a.name.localeCompare(b.name));
+  const globs = (patterns: readonly { glob: string }[]): string[] => patterns.map((p) => p.glob);
+  if (asJson) {
+    return JSON.stringify(
+      roles.map((r) => ({ name: r.name, group: r.group, description: r.description, source: r.source, may_write: globs(r.allowWrite), may_not_write: globs(r.denyWrite), may_read: globs(r.allowRead) })),
+      null,
+      2,
+    );
+  }
+  const lines: string[] = [];
+  for (const r of roles) {
+    lines.push(`${r.name} (${r.group}, from ${r.source})${r.description === '' ? '' : `: ${r.description}`}`);
+    lines.push(`  may write:     ${globs(r.allowWrite).join(', ') || '(nothing)'}`);
+    if (r.denyWrite.length > 0) lines.push(`  may not write: ${globs(r.denyWrite).join(', ')}`);
+  }
+  lines.push('', `Every role is asked before writing: ${globs(policy.sensitiveWrite).join(', ')}`, 'Register a session: hookwise register --session-id <id> --role <role>');
   return lines.join('\n');
 }

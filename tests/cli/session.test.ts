@@ -31,3 +31,38 @@ describe('role names that are object properties, not roles', () => {
     expect(r.decision?.verdict).toBe('deny');
   });
 });
+
+const cli = (p: ReturnType<typeof makeProject>, ...args: string[]) => spawnSync(process.execPath, [hookwiseBin(), ...args], { cwd: p.root, env: p.env, encoding: 'utf8' });
+
+describe('hookwise roles', () => {
+  it('lists the built-in roles and the project’s own, with the paths each may write', () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, '.hookwise'), { recursive: true });
+    writeFileSync(join(p.root, '.hookwise', 'roles.yml'), 'roles:\n  translator:\n    description: Translates the UI strings\n    paths:\n      allow_write: ["locales/**"]\n');
+    const text = cli(p, 'roles');
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^coder \(implementation, from built-in\)/m);
+    expect(text.stdout).toMatch(/^translator \(.*\): Translates the UI strings\n {2}may write: {5}locales\/\*\*$/m);
+    const json = JSON.parse(cli(p, 'roles', '--json').stdout) as { name: string; may_write: string[] }[];
+    expect(json.find((r) => r.name === 'translator')?.may_write).toEqual(['locales/**']);
+    expect(json.map((r) => r.name)).toEqual(expect.arrayContaining(['coder', 'tester', 'docs', 'maintainer']));
+  });
+});
+
+describe('hookwise switch', () => {
+  it('refuses a session that is not registered instead of registering it', () => {
+    const p = makeProject();
+    const r = cli(p, 'switch', '--session-id', 'typo-id', '--role', 'tester');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('session typo-id is not registered');
+    expect(cli(p, 'status', '--session-id', 'typo-id').stdout).toContain('not registered');
+  });
+
+  it('changes the role of a registered session', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const r = cli(p, 'switch', '--session-id', 's1', '--role', 'tester');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('switched from coder to tester');
+  });
+});
