@@ -13,6 +13,8 @@ import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { prepareShell } from '../shell/prepare.js';
 import { Engine } from '../engine/engine.js';
+import { roleNamed } from '../policy/compiled.js';
+import { rolesByGroup } from '../session/messages.js';
 
 export interface ExplainOptions {
   /** A shell command (explained as a Bash call) … */
@@ -22,13 +24,18 @@ export interface ExplainOptions {
   file?: string;
   input?: string;
   role: string;
+  /** Where the role came from: --role, HOOKWISE_ROLE, or the default (maintainer), which the output says. */
+  roleFrom?: RoleFrom;
   cwd: string;
   json?: boolean;
 }
 
+export type RoleFrom = 'option' | 'HOOKWISE_ROLE' | 'default';
+
 export interface Explanation {
   tool: string;
   role: string;
+  roleFrom: RoleFrom;
   paths: { input: string; canonical: string; inProject: string | null }[];
   /** For shell commands: how hookwise read the command. */
   shell?: {
@@ -44,7 +51,8 @@ export interface Explanation {
   };
   /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
   memory?: { subject: string; key: string; records: number };
-  trace: { tier: string; verdict: string | null; rule: string | null; source: string | null; reason: string | null }[];
+  /** `step`: the cascade step; `tier`: the tier its decision names (a composed step, such as shell, answers with a sub-tier's). */
+  trace: { step: string; tier: string | null; verdict: string | null; rule: string | null; source: string | null; reason: string | null }[];
   decision: Decision;
 }
 
@@ -80,23 +88,28 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const projectRoot = findProjectRoot(options.cwd);
   const engine = new Engine(where);
   const policy = await engine.policyFor(projectRoot);
+  if (roleNamed(policy, options.role) === undefined) {
+    throw new HookwiseError('USAGE', `unknown role "${options.role}"${options.roleFrom === 'HOOKWISE_ROLE' ? ' (from HOOKWISE_ROLE)' : ''}. Roles:\n${rolesByGroup(policy)}`);
+  }
   const call = toolCallFor(options);
   const steps: TraceStep[] = [];
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const shell = await prepareShell(call, pathContext);
   const memory = engine.memoryFor(projectRoot, undefined, policy);
   // The engine's own decide (the cascade, then confinement when it is on), so explain shows what check does.
-  const judged = await engine.decide({ kind: 'registered', role: options.role, via: 'env' }, call, policy, projectRoot, (s) => steps.push(s));
+  const judged = await engine.decide({ kind: 'registered', role: options.role, via: 'explain' }, call, policy, projectRoot, (s) => steps.push(s));
   const d = judged.decision;
   const explained: Explanation = {
     tool: call.tool,
     role: options.role,
+    roleFrom: options.roleFrom ?? 'option',
     paths: call.paths.map((p) => {
       const r = resolvePath(p, pathContext);
       return { input: p, canonical: r.absolute, inProject: r.relative };
     }),
     trace: steps.map((s) => ({
-      tier: s.tier,
+      step: s.step ?? s.tier,
+      tier: s.decision?.tier ?? null,
       verdict: s.decision?.verdict ?? null,
       rule: s.decision?.rule?.id ?? null,
       source: s.decision?.rule?.source ?? null,
@@ -132,7 +145,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
 }
 
 export function renderExplanation(e: Explanation): string {
-  const lines = [`${e.tool} as role "${e.role}"`];
+  const from = e.roleFrom === 'default' ? ' (the default; --role or HOOKWISE_ROLE judge as another role)' : e.roleFrom === 'HOOKWISE_ROLE' ? ' (from HOOKWISE_ROLE)' : '';
+  const lines = [`${e.tool} as role "${e.role}"${from}`];
   for (const p of e.paths) {
     lines.push(`  path ${p.input} → ${p.canonical}${p.inProject === null ? ' (outside the project)' : ` (project: ${p.inProject === '' ? '.' : p.inProject})`}`);
   }
@@ -154,11 +168,14 @@ export function renderExplanation(e: Explanation): string {
   }
   if (e.memory !== undefined) lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);
   lines.push('cascade:');
+  const width = Math.max(12, ...e.trace.map((s) => s.step.length));
   for (const step of e.trace) {
+    // A composed step (shell) answers with the tier that decided inside it: say which, as the verdict line does.
+    const via = step.tier !== null && step.tier !== step.step && !step.step.startsWith(step.tier) ? ` [tier ${step.tier}]` : '';
     lines.push(
       step.verdict === null
-        ? `  ${step.tier.padEnd(12)} pass (no opinion)`
-        : `  ${step.tier.padEnd(12)} ${step.verdict.toUpperCase()}  ${step.rule ?? ''}${step.source === null ? '' : ` (${step.source})`}\n  ${''.padEnd(12)} ${step.reason}`,
+        ? `  ${step.step.padEnd(width)} pass (no opinion)`
+        : `  ${step.step.padEnd(width)} ${step.verdict.toUpperCase()}${via}  ${step.rule ?? ''}${step.source === null ? '' : ` (${step.source})`}\n  ${''.padEnd(width)} ${step.reason}`,
     );
   }
   if (e.trace.length === 0) lines.push(`  (decided before the cascade) ${formatReason(e.decision)}`);

@@ -133,11 +133,13 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--tool <name>', 'explain a tool call instead (Write, Edit, Read, WebFetch, mcp__…)')
     .option('--file <path>', "the tool's file path")
     .option('--input <json>', "the tool's input as JSON")
-    .option('--role <role>', 'role to judge as', process.env.HOOKWISE_ROLE ?? 'maintainer')
+    .option('--role <role>', 'role to judge as (default: HOOKWISE_ROLE, else maintainer)')
     .option('--json', 'machine-readable output')
-    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role: string; json?: boolean }) => {
+    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role?: string; json?: boolean }) => {
       const { explain, renderExplanation } = await import('./explain.js');
-      const e = await explain({ ...o, ...(command === undefined ? {} : { command }), cwd: process.cwd() });
+      const envRole = process.env.HOOKWISE_ROLE;
+      const [role, roleFrom] = o.role !== undefined ? [o.role, 'option' as const] : envRole !== undefined && envRole !== '' ? [envRole, 'HOOKWISE_ROLE' as const] : ['maintainer', 'default' as const];
+      const e = await explain({ ...o, role, roleFrom, ...(command === undefined ? {} : { command }), cwd: process.cwd() });
       print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
     });
 

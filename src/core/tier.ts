@@ -46,6 +46,8 @@ export interface CascadeContext {
  */
 export interface Tier {
   name: TierName;
+  /** The step's own name in a trace, where two steps share a tier name (the overrides: deny/ask first, allow late). */
+  step?: string;
   decide(ctx: CascadeContext): Decision | undefined | Promise<Decision | undefined>;
 }
 
@@ -56,6 +58,7 @@ export interface SyncTier extends Tier {
 
 export interface TraceStep {
   tier: TierName;
+  step?: string;
   decision: Decision | undefined;
 }
 

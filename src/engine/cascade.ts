@@ -27,7 +27,7 @@ export function runCascade(ctx: CascadeContext, tiers: readonly Tier[] = CASCADE
     const tier = tiers[i]!;
     const result = tier.decide(ctx);
     if (result instanceof Promise) return finishAsync(ctx, tiers, i, result, trace);
-    trace?.({ tier: tier.name, decision: result });
+    trace?.({ tier: tier.name, ...(tier.step === undefined ? {} : { step: tier.step }), decision: result });
     if (result !== undefined) return result;
   }
   return fallback(ctx, trace);
@@ -36,7 +36,7 @@ export function runCascade(ctx: CascadeContext, tiers: readonly Tier[] = CASCADE
 async function finishAsync(ctx: CascadeContext, tiers: readonly Tier[], from: number, pending: Promise<Decision | undefined>, trace?: (step: TraceStep) => void): Promise<Decision> {
   let result = await pending;
   for (let i = from; ; ) {
-    trace?.({ tier: tiers[i]!.name, decision: result });
+    trace?.({ tier: tiers[i]!.name, ...(tiers[i]!.step === undefined ? {} : { step: tiers[i]!.step }), decision: result });
     if (result !== undefined) return result;
     if (++i >= tiers.length) return fallback(ctx, trace);
     result = await tiers[i]!.decide(ctx);

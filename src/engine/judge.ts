@@ -69,7 +69,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
     return {
       decision: decision('deny', 'session', `session ${shownId(call.sessionId)} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
         id: 'session:unknown-role',
-        source: state.via === 'env' ? 'HOOKWISE_ROLE' : 'session registry',
+        source: state.via === 'env' ? 'HOOKWISE_ROLE' : state.via === 'explain' ? 'explain --role' : 'session registry',
       }),
     };
   }

@@ -51,6 +51,7 @@ function overrideDecision(r: LoadedRecord, ctx: CascadeContext): Decision {
 
 export const overrideTightenTier: SyncTier = {
   name: 'override',
+  step: 'override (deny/ask)',
   decide(ctx) {
     const strict = mergeScopes(matchParts(ctx).filter((r): r is LoadedRecord => r !== undefined && r.verdict !== 'allow'));
     return strict === undefined ? undefined : overrideDecision(strict, ctx);
@@ -59,6 +60,7 @@ export const overrideTightenTier: SyncTier = {
 
 export const overrideAllowTier: SyncTier = {
   name: 'override',
+  step: 'override (allow)',
   decide(ctx) {
     const parts = matchParts(ctx);
     if (parts.length === 0 || parts.some((r) => r?.verdict !== 'allow')) return undefined;

@@ -8,7 +8,7 @@ import type { SessionRecord, SessionRegistry } from './registry.js';
 
 export type SessionState =
   | { kind: 'disabled'; record: SessionRecord }
-  | { kind: 'registered'; role: string; via: 'registry' | 'env'; record?: SessionRecord }
+  | { kind: 'registered'; role: string; via: 'registry' | 'env' | 'explain'; record?: SessionRecord }
   | { kind: 'unregistered' };
 
 export function sessionStateOf(record: SessionRecord | undefined, envRole: string | undefined): SessionState {

@@ -20,9 +20,9 @@ describe('hookwise explain', () => {
     const p = makeProject();
     const e = await inProject(p, () => explain({ tool: 'Write', file: 'src/../tests/a.ts', role: 'coder', cwd: p.root }));
     expect(e.paths).toEqual([{ input: 'src/../tests/a.ts', canonical: `${p.root}/tests/a.ts`, inProject: 'tests/a.ts' }]);
-    expect(e.trace.map((t) => [t.tier, t.verdict])).toEqual([
+    expect(e.trace.map((t) => [t.step, t.verdict])).toEqual([
       ['tool-policy', null],
-      ['override', null],
+      ['override (deny/ask)', null],
       ['path-policy', 'deny'],
     ]);
     expect(e.decision.rule?.id).toBe('role:coder:deny_write:tests/**');
@@ -52,7 +52,7 @@ describe('hookwise explain for shell commands', () => {
       ['cp', 'shell-string', ['sudo', 'bash -c']],
     ]);
     expect(e.shell?.writes).toEqual([{ segment: 1, path: '../tests/a.ts', via: 'cp', canonical: `${p.root}/tests/a.ts` }]);
-    expect(e.trace.find((t) => t.tier === 'shell')?.verdict).toBe('deny');
+    expect(e.trace.find((t) => t.step === 'shell')?.verdict).toBe('deny');
     expect(renderExplanation(e)).toMatch(/segment 2 \(after "&&"\): cp a\.ts \.\.\/tests\/\s+\[shell-string, via sudo → bash -c, in src\]/);
   });
 
@@ -91,8 +91,20 @@ describe('hookwise explain for shell commands', () => {
     const e = await inProject(p, () => explain({ command: 'make deploy-staging --jobs 4', role: 'coder', cwd: p.root }));
     expect(e.memory).toMatchObject({ subject: 'make deploy-staging --jobs 4', key: expect.stringMatching(/^[0-9a-f]{16}$/), records: 1 });
     expect(e.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
-    expect(e.trace.map((t) => t.tier)).toEqual(['tool-policy', 'override', 'path-policy', 'shell', 'rules', 'override', 'exact-cache']);
+    expect(e.trace.map((t) => t.step)).toEqual(['tool-policy', 'override (deny/ask)', 'path-policy', 'shell', 'rules', 'override (allow)', 'exact-cache']);
     expect(renderExplanation(e)).toContain('remembered as: make deploy-staging --jobs 4');
+  });
+
+  it('says where the role came from, names the tier a composed step decided by, and refuses an unknown role', async () => {
+    const p = makeProject();
+    const byDefault = renderExplanation(await inProject(p, () => explain({ tool: 'Write', file: 'tests/a.ts', role: 'maintainer', roleFrom: 'default', cwd: p.root })));
+    expect(byDefault.split('\n')[0]).toBe('Write as role "maintainer" (the default; --role or HOOKWISE_ROLE judge as another role)');
+    const fromEnv = renderExplanation(await inProject(p, () => explain({ tool: 'Write', file: 'tests/a.ts', role: 'tester', roleFrom: 'HOOKWISE_ROLE', cwd: p.root })));
+    expect(fromEnv.split('\n')[0]).toBe('Write as role "tester" (from HOOKWISE_ROLE)');
+    const push = await inProject(p, () => explain({ command: 'git push --force origin main', role: 'coder', cwd: p.root }));
+    expect(push.trace.find((t) => t.step === 'shell')).toMatchObject({ tier: 'rules', verdict: 'deny' });
+    expect(renderExplanation(push)).toMatch(/shell\s+DENY \[tier rules\]\s+pack:git:force-push-protected/);
+    await expect(inProject(p, () => explain({ command: 'ls', role: 'bogus', cwd: p.root }))).rejects.toThrow(/unknown role "bogus"\. Roles:\n- /);
   });
 
   it('shows the confine step when confined allows are on: the decision check makes', async () => {
@@ -100,7 +112,7 @@ describe('hookwise explain for shell commands', () => {
     p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
     const e = await inProject(p, () => explain({ command: './scripts/gen.sh', role: 'coder', cwd: p.root }));
     const last = e.trace[e.trace.length - 1]!;
-    expect(last.tier).toBe('confine');
+    expect(last.step).toBe('confine');
     if (probeConfinement().available) {
       expect(e.decision.verdict).toBe('allow');
       expect(renderExplanation(e)).toMatch(/confine\s+ALLOW\s+confine:unknown-effect/);
