@@ -227,7 +227,7 @@ export class Engine {
 
   private finish(event: HookEvent, adapter: HostAdapter, render: RenderOptions, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, started: bigint): CheckResult {
     const out: CheckResult = { ...adapter.renderDecision(event, d, render), decision: d };
-    audit(this.where, policy, call, d, role, started);
+    audit(this.where, policy, call, out.delivered === undefined ? d : { ...d, verdict: out.delivered }, role, started);
     return out;
   }
 

@@ -1,5 +1,5 @@
 /** The contract every host adapter fulfils: the only code that knows a host's JSON. */
-import type { Decision } from '../core/decision.js';
+import type { Decision, Verdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import type { HookEvent, HostName } from '../core/tool-call.js';
 export { pathsOf, toolShape, type ToolShape } from '../core/tools.js';
@@ -10,6 +10,11 @@ export interface HookOutput {
   /** Text for stderr; the hosts show it on exit 2. */
   stderr?: string;
   exitCode: number;
+  /**
+   * The verdict the host was given, where the adapter answered differently from the decision (Gemini CLI's ask
+   * without a prompt becomes a deny): the audit log records what happened, not what was meant.
+   */
+  delivered?: Verdict;
 }
 
 /** What the hook's own process asked for (its environment), passed explicitly so a daemon answers alike. */

@@ -95,7 +95,9 @@ export const geminiAdapter: HostAdapter = {
     // A confined allow: Gemini CLI merges hookSpecificOutput.tool_input over the call's arguments.
     const updated = confinedInput(event, answered);
     const extra = updated === undefined ? {} : { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: updated.command } } };
-    return { stdout: json({ decision: answered.verdict, reason: formatReason(answered), ...extra }), exitCode: 0 };
+    const out: HookOutput = { stdout: json({ decision: answered.verdict, reason: formatReason(answered), ...extra }), exitCode: 0 };
+    if (answered.verdict !== decision.verdict) out.delivered = answered.verdict;
+    return out;
   },
   renderContext(event, text, userMessage) {
     if (text === undefined && userMessage === undefined) return { stdout: '', exitCode: 0 };

@@ -111,3 +111,13 @@ describe('audit log under faults', () => {
     expect(readFileSync(victim, 'utf8')).toBe('original\n');
   });
 });
+
+describe('the audit log records what the host was given', () => {
+  it("Gemini CLI's ask without a prompt is a deny, and is logged as one", async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const r = await p.check({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'read_file', tool_input: { file_path: join(p.root, '.env.local') } }, 'gemini');
+    expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny' });
+    expect(readAudit(p.runtimeDir).records.at(-1)).toMatchObject({ verdict: 'deny', tier: 'path-policy' });
+  });
+});
