@@ -32,6 +32,8 @@ export interface AuditRecord {
   secrets: number;
   /** FNV-1a of the tool input, to correlate repeats without storing the input. */
   input_hash: string;
+  /** The project root the call was judged in, sanitized (absent in records older than it, or when no root was known). */
+  project?: Sanitized;
 }
 
 export function auditPath(runtimeDir: string, generation = 0): string {
@@ -59,6 +61,7 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
     rule: record.rule === null ? null : record.rule.slice(0, 512),
     input: cut(record.input, MAX_AUDIT_FIELD * 4),
     paths,
+    ...(record.project === undefined ? {} : { project: cut(record.project, MAX_AUDIT_FIELD) }),
   };
 }
 
@@ -69,6 +72,7 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   assertSanitized(record.session, 'the audit log');
   assertSanitized(record.tool, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
+  if (record.project !== undefined) assertSanitized(record.project, 'the audit log');
   const line = JSON.stringify(boundedRecord(record)) + '\n';
   appendOwnedLines(path, line, { mode: 0o600, purpose: 'the audit log' });
   if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);

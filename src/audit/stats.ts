@@ -26,6 +26,8 @@ export interface AuditFilter {
   role?: string;
   verdict?: string;
   tier?: string;
+  /** The project root (sanitized, as recorded); undefined: every project. */
+  project?: string;
 }
 
 export function matchesFilter(r: AuditRecord, f: AuditFilter): boolean {
@@ -33,7 +35,8 @@ export function matchesFilter(r: AuditRecord, f: AuditFilter): boolean {
     (f.session === undefined || r.session === f.session) &&
     (f.role === undefined || r.role === f.role) &&
     (f.verdict === undefined || r.verdict === f.verdict) &&
-    (f.tier === undefined || r.tier === f.tier)
+    (f.tier === undefined || r.tier === f.tier) &&
+    (f.project === undefined || r.project === f.project)
   );
 }
 
@@ -83,7 +86,7 @@ export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHi
     bump(byTier, r.tier, r.verdict);
     bump(byRole, r.role ?? '(none)', r.verdict);
     if (r.verdict === 'ask') {
-      const subject = r.paths[0] ?? `input ${r.input_hash}`;
+      const subject = r.paths[0] ?? shortInput(r.input);
       const key = `${r.tool}\u0000${subject}`;
       const entry = asks.get(key) ?? { tool: r.tool, subject, count: 0 };
       entry.count++;
@@ -175,9 +178,15 @@ export function renderMemoryHits(m: MemoryHits): string[] {
   ];
 }
 
+/** A call's sanitized input on one line, cut: what stats and monitor show for a call without paths (a command). */
+export function shortInput(input: string, max = 100): string {
+  const line = input.replace(/\s*\n\s*/g, ' ⏎ ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
 export function renderRecord(r: AuditRecord): string {
   const time = r.ts.slice(11, 19);
   const rule = r.rule === null ? '' : `  (${r.rule})`;
-  const subject = r.paths.length > 0 ? `  ${r.paths.join(' ')}` : '';
+  const subject = r.paths.length > 0 ? `  ${r.paths.join(' ')}` : r.input === '' ? '' : `  ${shortInput(r.input, 80)}`;
   return `${time}  ${r.verdict.padEnd(5)}  ${r.tier.padEnd(11)}  ${(r.role ?? '-').padEnd(12)}  ${r.session}  ${r.tool}${subject}${rule}  ${r.latency_ms.toFixed(1)}ms`;
 }

@@ -20,6 +20,8 @@ export interface WallsHitRecord {
   kind: WallKind;
   /** The output line that showed it, sanitized and cut. */
   line: Sanitized;
+  /** The project root the call was judged in, sanitized (as in the audit log). */
+  project?: Sanitized;
 }
 
 const MAX_INPUT = 4096;
@@ -29,7 +31,7 @@ export function wallsLogPath(runtimeDir: string): string {
 }
 
 export function appendWallsHit(runtimeDir: string, record: WallsHitRecord): void {
-  for (const text of [record.session, record.tool, record.input, record.line]) assertSanitized(text, 'the walls log');
+  for (const text of [record.session, record.tool, record.input, record.line, record.project ?? ('' as Sanitized)]) assertSanitized(text, 'the walls log');
   const input = (record.input.length <= MAX_INPUT ? record.input : `${record.input.slice(0, MAX_INPUT)}…`) as Sanitized;
   appendOwnedLines(wallsLogPath(runtimeDir), `${JSON.stringify({ ...record, input })}\n`, { mode: 0o600, purpose: 'the walls log' });
 }

@@ -1,9 +1,21 @@
 /** `hookwise monitor` (follow the audit log live) and `hookwise stats`. */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { auditPath, parseAuditLines, readAudit, type AuditRecord } from '../audit/log.js';
 import { readWallsHits } from '../audit/walls-log.js';
 import { computeStats, matchesFilter, renderRecord, renderStats, type AuditFilter } from '../audit/stats.js';
+import { findProjectRoot } from '../paths/canonical.js';
+import { sanitize } from '../sanitize/index.js';
 import { locations } from '../util/locations.js';
+
+/**
+ * The project filter of stats and monitor: the project of `--project` or of the current directory, as the
+ * audit log records it (sanitized); undefined with `--all-projects`.
+ */
+export function projectFilter(o: { project?: string; allProjects?: boolean }): string | undefined {
+  if (o.allProjects === true) return undefined;
+  return sanitize(findProjectRoot(resolve(o.project ?? process.cwd()))).text;
+}
 
 export function stats(filter: AuditFilter, asJson: boolean): string {
   const { runtimeDir } = locations();
@@ -12,7 +24,7 @@ export function stats(filter: AuditFilter, asJson: boolean): string {
   const walls = readWallsHits(runtimeDir);
   problems.push(...walls.problems);
   // A walls hit knows its session, not its role or verdict: the session filter applies, the others do not.
-  const hits = walls.records.filter((h) => filter.session === undefined || h.session === filter.session);
+  const hits = walls.records.filter((h) => (filter.session === undefined || h.session === filter.session) && (filter.project === undefined || h.project === filter.project));
   const s = computeStats(selected, hits);
   if (asJson) return JSON.stringify({ ...s, problems }, null, 2);
   return [renderStats(s), ...problems.map((p) => `warning: ${p}`)].join('\n');

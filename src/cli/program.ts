@@ -101,20 +101,22 @@ export async function runProgram(argv: string[]): Promise<number> {
       .option('--session <id>', 'only this session')
       .option('--role <role>', 'only this role')
       .addOption(new Option('--verdict <verdict>', 'only this verdict').choices(['allow', 'ask', 'deny']))
-      .option('--tier <tier>', 'only this tier');
+      .option('--tier <tier>', 'only this tier')
+      .option('--project <dir>', 'only calls judged in this project (default: the project of the current directory)')
+      .option('--all-projects', 'calls of every project (one audit log per user holds them all)');
   filters(program.command('stats').description('decisions by tier, verdict and role; ask frequency; latency'))
     .option('--json', 'machine-readable output')
-    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; json?: boolean }) => {
-      const { stats } = await import('./monitor.js');
-      print(stats(o, o.json === true));
+    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; project?: string; allProjects?: boolean; json?: boolean }) => {
+      const { projectFilter, stats } = await import('./monitor.js');
+      print(stats({ ...o, project: projectFilter(o) }, o.json === true));
     });
   filters(program.command('monitor').description('follow decisions live'))
     .option('--json', 'print raw audit records')
     .option('-n, --lines <n>', 'show the last n decisions first', (v) => Number.parseInt(v, 10), 10)
     .option('--no-follow', 'print and exit')
-    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; json?: boolean; lines: number; follow: boolean }) => {
-      const { monitor } = await import('./monitor.js');
-      await monitor(o, (line) => print(line));
+    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; project?: string; allProjects?: boolean; json?: boolean; lines: number; follow: boolean }) => {
+      const { monitor, projectFilter } = await import('./monitor.js');
+      await monitor({ ...o, project: projectFilter(o) }, (line) => print(line));
     });
 
   program

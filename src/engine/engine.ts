@@ -215,19 +215,19 @@ export class Engine {
     if (state.kind === 'unregistered') {
       // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
       const boot = bootstrapDecision(call, policy);
-      if (boot !== undefined) return this.finish(event, adapter, render, call, boot, null, policy, started);
+      if (boot !== undefined) return this.finish(event, adapter, render, call, boot, null, policy, projectRoot, started);
       state = await resolveSessionAsync(this.registry, call.sessionId, envRole, policy.registration);
     }
     const role = roleName(state);
     const judged = await this.decide(state, call, policy, projectRoot);
-    const out = this.finish(event, adapter, render, call, judged.decision, role, policy, started);
+    const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
     return out;
   }
 
-  private finish(event: HookEvent, adapter: HostAdapter, render: RenderOptions, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, started: bigint): CheckResult {
+  private finish(event: HookEvent, adapter: HostAdapter, render: RenderOptions, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, projectRoot: string, started: bigint): CheckResult {
     const out: CheckResult = { ...adapter.renderDecision(event, d, render), decision: d };
-    audit(this.where, policy, call, out.delivered === undefined ? d : { ...d, verdict: out.delivered }, role, started);
+    audit(this.where, policy, call, out.delivered === undefined ? d : { ...d, verdict: out.delivered }, role, started, projectRoot);
     return out;
   }
 
@@ -310,7 +310,7 @@ function roleName(state: SessionState): string | null {
   return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
 }
 
-function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint): void {
+function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint, projectRoot?: string): void {
   const sanitized = sanitizeCall(call);
   appendAudit(
     where.runtimeDir,
@@ -329,6 +329,7 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
       input: sanitized.text,
       secrets: sanitized.findings,
       input_hash: inputHash(call.input),
+      ...(projectRoot === undefined ? {} : { project: sanitize(projectRoot).text }),
     },
     policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
   );

@@ -72,6 +72,8 @@ interface PendingAsk {
   role: string;
   target: PendingTarget;
   ts: string;
+  /** The project root the call was judged in, sanitized (for the walls log's project filter). */
+  project?: Sanitized;
 }
 
 function pendingTarget(target: StoreTarget): PendingTarget {
@@ -164,6 +166,7 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     role,
     target: pendingTarget(learnTarget(settings, places, call.sessionId, privateOnly)),
     ts: new Date().toISOString(),
+    ...(confined ? { project: sanitize(places.projectRoot).text } : {}),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
   if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
@@ -261,6 +264,6 @@ function learnFromWalls(pending: PendingAsk, key: string, target: StoreTarget, c
     target,
   );
   appendRecords(target, [record]);
-  appendWallsHit(where.runtimeDir, { ts: record.ts, session: shownId(call.sessionId), tool: pending.tool, input: pending.subject, kind: hit.kind, line });
+  appendWallsHit(where.runtimeDir, { ts: record.ts, session: shownId(call.sessionId), tool: pending.tool, input: pending.subject, kind: hit.kind, line, ...(pending.project === undefined ? {} : { project: pending.project }) });
   return record;
 }

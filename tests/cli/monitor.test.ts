@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { computeStats, renderStats } from '../../src/audit/stats.js';
+import { hookwiseBin } from '../../src/util/package-root.js';
 import { makeProject } from '../support/project.js';
 
 describe('stats over real decisions', () => {
@@ -21,6 +23,30 @@ describe('stats over real decisions', () => {
     expect(s.askRate).toBe(0.5);
     expect(s.topAsks).toEqual([{ tool: 'Write', subject: join(p.root, '.env'), count: 2 }]);
     expect(renderStats(s)).toMatch(/4 decisions: 1 allow, 2 ask, 1 deny; 50\.0% asked a human/);
+  });
+});
+
+describe('stats and monitor: commands, not hashes; one project at a time', () => {
+  it('an ask about a command shows the sanitized command; each record names its project; the CLI filters by it', async () => {
+    const p = makeProject();
+    const other = makeProject();
+    p.register('s1', 'coder');
+    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}123456`;
+    await p.check(p.pre('Bash', { command: `make deploy-staging TOKEN=${token}` }));
+    await p.check({ ...p.pre('Bash', { command: 'make release' }), cwd: other.root });
+    const records = readAudit(p.runtimeDir).records;
+    expect(records.map((r) => r.project)).toEqual([p.root, other.root]);
+    const s = computeStats(records);
+    expect(s.topAsks.map((a) => a.subject)).toEqual(['make deploy-staging TOKEN=<REDACTED>', 'make release']);
+    expect(renderStats(s)).not.toContain(token);
+    const cli = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [hookwiseBin(), ...args], { cwd, env: p.env, encoding: 'utf8' });
+    const here = cli(p.root, 'stats', '--json');
+    expect((JSON.parse(here.stdout) as { total: number }).total).toBe(1);
+    expect((JSON.parse(cli(p.root, 'stats', '--json', '--project', other.root).stdout) as { total: number }).total).toBe(1);
+    expect((JSON.parse(cli(p.root, 'stats', '--json', '--all-projects').stdout) as { total: number }).total).toBe(2);
+    const shown = cli(p.root, 'monitor', '--no-follow');
+    expect(shown.stdout).toContain('make deploy-staging TOKEN=<REDACTED>');
+    expect(shown.stdout).not.toContain('make release');
   });
 });
 
