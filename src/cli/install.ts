@@ -10,12 +10,12 @@
  * closed (`|| exit 2`: every host treats exit 2 as a block, and the message names the missing command).
  * `--command <cmd>` pins another command, e.g. an absolute path.
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { HOSTS, type HostName } from '../core/tool-call.js';
 import { findProjectRoot } from '../paths/canonical.js';
-import { writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 
 export const INSTALL_SCOPES = ['project', 'user'] as const;
@@ -420,7 +420,7 @@ export function runInstall(action: InstallAction, options: InstallOptions, io: I
       continue;
     }
     // A file holding the daemon token is created private.
-    const backup = plan.merged.changed ? writeSettings(plan.file, plan.before, plan.merged.text, io.now(), plan.wiring === 'http' ? 0o600 : 0o644) : undefined;
+    const backup = plan.merged.changed ? writeSettings(plan.file, plan.before, plan.merged.text, io.now(), plan.wiring === 'http' ? 0o600 : 0o644, backupDir(io)) : undefined;
     if (action === 'install' && plan.wiring === 'http' && plan.scope === 'project') keepOutOfGit(io.projectRoot, plan.file);
     out.push(report(action, plan, backup, command));
     if (action === 'install' && plan.merged.changed) err.push(...spec.notes(plan.scope, plan.wiring).map((n) => `note: ${n}`));
@@ -455,14 +455,24 @@ function readIfExists(file: string): string | undefined {
   }
 }
 
-/** Back up the old file, then replace it atomically. Returns the backup's path. */
-function writeSettings(file: string, before: string | undefined, text: string, now: Date, newMode: number): string | undefined {
+/**
+ * Where the previous settings files go: the user's state directory (XDG_STATE_HOME, else ~/.local/state), never
+ * beside the file — `.claude/` is usually committed, and a backup there would be committed with it.
+ */
+export function backupDir(io: Pick<InstallContext, 'home' | 'env'>): string {
+  return join(nonEmpty(io.env.XDG_STATE_HOME) ?? join(io.home, '.local', 'state'), 'hookwise', 'backups');
+}
+
+/** Back up the old file (private: it may hold the daemon's token), then replace it atomically. Returns the backup's path. */
+function writeSettings(file: string, before: string | undefined, text: string, now: Date, newMode: number, backups: string): string | undefined {
   let backup: string | undefined;
   let target = file;
   let mode = newMode;
   if (before !== undefined) {
-    backup = `${file}.hookwise-backup-${now.toISOString().replace(/[-:.]/g, '')}`;
+    // The file's whole path in the name (slashes as %), so backups of different projects' files never collide.
+    backup = join(ensurePrivateDir(backups), `${file.replace(/^\/+/, '').replaceAll('/', '%')}.hookwise-backup-${now.toISOString().replace(/[-:.]/g, '')}`);
     copyFileSync(file, backup, constants.COPYFILE_EXCL);
+    chmodSync(backup, 0o600);
     // A symlinked settings file (dotfile managers) stays a symlink: write through to its target.
     target = realpathSync(file);
     mode = statSync(target).mode & 0o777;

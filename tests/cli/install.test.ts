@@ -53,10 +53,12 @@ function sandbox(env: NodeJS.ProcessEnv = {}): Sandbox {
       return file;
     },
     read: (relative) => readFileSync(path(relative), 'utf8'),
-    backups: (relative) =>
-      existsSync(dirname(path(relative)))
-        ? readdirSync(dirname(path(relative))).filter((f) => f.startsWith(`${relative.split('/').pop()!}.hookwise-backup-`))
-        : [],
+    // Backups live in the user's state directory, named by the file's whole path.
+    backups: (relative) => {
+      const dir = join(home, '.local', 'state', 'hookwise', 'backups');
+      const prefix = `${path(relative).replace(/^\/+/, '').replaceAll('/', '%')}.hookwise-backup-`;
+      return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)) : [];
+    },
     // The command wiring unless a test asks for http (which needs the daemon endpoint: box.http).
     install: (options) => runInstall('install', { wiring: 'command', ...options }, box),
     uninstall: (options) => runInstall('uninstall', options, box),
@@ -287,10 +289,14 @@ describe('hookwise install merges and keeps everything else', () => {
     const previous = '{ "model": "opus" }\n';
     box.write(CLAUDE_FILE, previous);
     const result = box.install({ claude: true });
-    const [backup] = box.backups(CLAUDE_FILE);
-    expect(backup).toMatch(/^settings\.json\.hookwise-backup-20260102T\d{9}Z$/);
-    expect(readFileSync(join(dirname(box.path(CLAUDE_FILE)), backup!), 'utf8')).toBe(previous);
-    expect(result.stdout).toContain(backup);
+    const [stamp] = box.backups(CLAUDE_FILE);
+    expect(stamp).toMatch(/^20260102T\d{9}Z$/);
+    // Not beside the file (.claude/ is usually committed): in the user's state directory, private.
+    const backup = join(box.home, '.local', 'state', 'hookwise', 'backups', `${box.path(CLAUDE_FILE).slice(1).replaceAll('/', '%')}.hookwise-backup-${stamp!}`);
+    expect(readFileSync(backup, 'utf8')).toBe(previous);
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dirname(box.path(CLAUDE_FILE)))).toEqual(['settings.json']);
+    expect(result.stdout).toContain(`backup of the previous file: ${backup}`);
   });
 
   it('keeps the file’s indentation and permissions', () => {
