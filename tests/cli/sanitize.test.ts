@@ -213,7 +213,13 @@ describe('installPreCommitHook', () => {
     installPreCommitHook(dir);
     write(dir, 'a.txt', 'a\n');
     git(dir, 'add', '.');
-    const commit = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], { cwd: dir, env: { ...process.env, PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+    // A PATH of its own, with git and dirname only: a hookwise installed on this machine must not be found.
+    const bin = tempDir();
+    for (const tool of ['git', 'dirname']) {
+      const found = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(found, join(bin, tool));
+    }
+    const commit = spawnSync(join(bin, 'git'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], { cwd: dir, env: { ...process.env, PATH: bin }, encoding: 'utf8' });
     expect(commit.status).not.toBe(0);
     expect(commit.stderr).toMatch(/hookwise not found/);
   });
