@@ -216,7 +216,10 @@ export class Engine {
       // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
       const boot = bootstrapDecision(call, policy);
       if (boot !== undefined) return this.finish(event, adapter, render, call, boot, null, policy, projectRoot, started);
-      state = await resolveSessionAsync(this.registry, call.sessionId, envRole, policy.registration);
+      // Only a session's first call waits for its registration; later calls are answered at once.
+      const waited = this.registry.waitedFor(call.sessionId);
+      state = await resolveSessionAsync(this.registry, call.sessionId, envRole, waited ? { ...policy.registration, waitMs: 0 } : policy.registration);
+      if (state.kind === 'unregistered' && !waited) this.registry.markWaited(call.sessionId);
     }
     const role = roleName(state);
     const judged = await this.decide(state, call, policy, projectRoot);

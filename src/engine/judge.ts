@@ -55,7 +55,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
     }
     case 'unregistered':
       return {
-        decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, policy.registration.waitMs), {
+        decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, state.waitedMs ?? policy.registration.waitMs), {
           id: 'session:unregistered',
           source: 'session registry',
         }),

@@ -30,7 +30,7 @@ export function registrationPrompt(rawId: string, policy: CompiledPolicy): strin
 export function unregisteredReason(rawId: string, policy: CompiledPolicy, waitedMs: number): string {
   const sessionId = shownId(rawId);
   return [
-    `session ${sessionId} is not registered (waited ${waitedMs} ms).`,
+    `session ${sessionId} is not registered (${waitedMs > 0 ? `waited ${waitedMs} ms for a registration` : 'its first call already waited for a registration, so this one did not'}).`,
     `Register with: hookwise register --session-id ${sessionId} --role <role>`,
     `Roles:\n${rolesByGroup(policy)}`,
     `Or disable gating for this session: hookwise disable --session-id ${sessionId}`,

@@ -85,6 +85,25 @@ export class SessionRegistry {
     });
   }
 
+  /**
+   * Whether a call of this unregistered session already waited for a registration. Every call of an
+   * unregistered session is denied; only the first waits (the agent may be registering right now), so a
+   * session that never registers is not held up on every call. A marker file only shortens a wait, so one
+   * planted or left behind can only make a denial come sooner.
+   */
+  waitedFor(sessionId: string): boolean {
+    return checkPrivateDir(this.dir) && lstatSync(this.waitedFile(sessionId), { throwIfNoEntry: false })?.isFile() === true;
+  }
+
+  markWaited(sessionId: string): void {
+    ensurePrivateDir(this.dir);
+    writeFileAtomic(this.waitedFile(sessionId), '', { mode: 0o600 });
+  }
+
+  private waitedFile(sessionId: string): string {
+    return join(this.dir, `w-${idFileKey(sessionId)}`);
+  }
+
   list(): { records: SessionRecord[]; problems: string[] } {
     let names: string[];
     try {

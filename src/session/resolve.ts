@@ -3,13 +3,13 @@
  * scripted use), else wait for a registration that may be happening right now (the agent was just told to
  * register) by polling, and give up after the configured wait.
  */
-import { sleepSync } from '../util/fs-safe.js';
 import type { SessionRecord, SessionRegistry } from './registry.js';
 
 export type SessionState =
   | { kind: 'disabled'; record: SessionRecord }
   | { kind: 'registered'; role: string; via: 'registry' | 'env' | 'explain'; record?: SessionRecord }
-  | { kind: 'unregistered' };
+  /** `waitedMs`: how long this call waited for a registration (0 after a session's first call). */
+  | { kind: 'unregistered'; waitedMs?: number };
 
 export function sessionStateOf(record: SessionRecord | undefined, envRole: string | undefined): SessionState {
   if (record?.disabled === true) return { kind: 'disabled', record };
@@ -18,21 +18,7 @@ export function sessionStateOf(record: SessionRecord | undefined, envRole: strin
   return { kind: 'unregistered' };
 }
 
-export function resolveSession(
-  registry: SessionRegistry,
-  sessionId: string,
-  envRole: string | undefined,
-  wait: { waitMs: number; pollMs: number },
-): SessionState {
-  const deadline = Date.now() + wait.waitMs;
-  for (;;) {
-    const state = sessionStateOf(registry.get(sessionId), envRole);
-    if (state.kind !== 'unregistered' || Date.now() >= deadline) return state;
-    sleepSync(Math.min(wait.pollMs, Math.max(1, deadline - Date.now())));
-  }
-}
-
-/** The same wait without blocking the thread: a daemon serves other calls meanwhile. */
+/** Waits for a registration without blocking the thread: a daemon serves other calls meanwhile. */
 export async function resolveSessionAsync(
   registry: SessionRegistry,
   sessionId: string,
@@ -42,7 +28,8 @@ export async function resolveSessionAsync(
   const deadline = Date.now() + wait.waitMs;
   for (;;) {
     const state = sessionStateOf(registry.get(sessionId), envRole);
-    if (state.kind !== 'unregistered' || Date.now() >= deadline) return state;
+    if (state.kind !== 'unregistered') return state;
+    if (Date.now() >= deadline) return { kind: 'unregistered', waitedMs: wait.waitMs };
     await new Promise((resolve) => setTimeout(resolve, Math.min(wait.pollMs, Math.max(1, deadline - Date.now()))));
   }
 }

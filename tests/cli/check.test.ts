@@ -120,6 +120,23 @@ describe('sessions gate the cascade', () => {
     expect(r.decision?.reason).toMatch(/implementation: coder, devops, integrator, tester/);
   });
 
+  it("only a session's first call waits: later calls are answered at once, and a registration still counts", async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 400\n  poll_ms: 50\n');
+    const call = () => p.check(p.pre('Bash', { command: 'git status' }, 'never-registers'));
+    let started = Date.now();
+    const first = await call();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(first.decision?.reason).toContain('waited 400 ms for a registration');
+    started = Date.now();
+    const second = await call();
+    expect(Date.now() - started).toBeLessThan(350);
+    expect(second.decision).toMatchObject({ verdict: 'deny', rule: { id: 'session:unregistered' } });
+    expect(second.decision?.reason).toContain('its first call already waited for a registration, so this one did not');
+    p.register('never-registers', 'coder');
+    expect((await call()).decision?.verdict).toBe('allow');
+  });
+
   it('a registration that lands while the call waits is picked up', async () => {
     const p = makeProject();
     p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 3000\n  poll_ms: 50\n');
