@@ -73,11 +73,14 @@ export const DEFAULT_CONFINE_SETTINGS: ConfineSettings = {
 export const CONFINE_EXTRA_READ: readonly string[] = ['~/.ssh/**', '/run/secrets/**'];
 
 /**
- * Kept read-only for a confined command besides the sensitive-write list: the git directories of
- * submodules (their hooks and config run like the project's own; committing inside a submodule then hits
- * the walls and is asked). Nested repositories' hooks and config are added by buildEnvelope.
+ * Kept read-only for a confined command besides the sensitive-write list: the project's whole git directory
+ * (a worktree's `.git` file), not only its hooks and config. It holds the undo snapshot (snapshot.ts): its
+ * objects and its ref must be out of the command's reach, and so must the history itself (`rm -rf .git`).
+ * Submodules' git directories (`.git/modules`) are inside it. A confined `git commit` fails against it,
+ * which is why an undecided `git` command is not confinable (confinable.ts). Nested repositories' hooks and
+ * config are added by buildEnvelope.
  */
-export const CONFINE_EXTRA_WRITE: readonly string[] = ['.git/modules/**'];
+export const CONFINE_EXTRA_WRITE: readonly string[] = ['.git/**'];
 
 export type NetworkPolicy =
   | { kind: 'none' }

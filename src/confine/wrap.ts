@@ -352,6 +352,9 @@ function checkHardLinks(dir: string, fs: FsPort): void {
     for (const entry of fs.readdir(d) ?? []) {
       if (++seen > HARDLINK_CHECK_LIMIT) return;
       const p = join(d, entry.name);
+      // git's object files are content-addressed and never written in place, and `git clone` of a local
+      // path hard-links them: checking them would refuse every such clone for no protection gained.
+      if (entry.kind === 'dir' && entry.name === 'objects' && basename(d) === '.git') continue;
       if (entry.kind === 'dir') queue.push(p);
       else if (entry.kind === 'file') {
         const e = fs.lstat(p);
@@ -469,11 +472,20 @@ export function bwrapArgs(plan: MountPlan, runtime: ConfineRuntime): string[] {
   return args;
 }
 
+export interface RenderOptions {
+  /**
+   * POSIX sh text run on the host, outside the walls, just before bubblewrap starts (the undo snapshot,
+   * snapshot.ts); it exits the wrapped command itself when the command must not run.
+   */
+  before?: string;
+}
+
 /**
  * The string the host runs instead of `command`. A `/bin/sh -c` of its own, so that it means the same in
  * whatever shell the host uses:
  *
  *   exec 4<&0                                   # the command's stdin, kept aside
+ *   <options.before>                            # the undo snapshot, when there is one
  *   printf '<filter>' | flock -s LOCK bwrap … -- bash -c PRELUDE bash COMMAND 3<&0 0<&4 4<&- && rc=0 || rc=$?
  *   flock -n -x LOCK find STUBS… -maxdepth 0 -type f -empty -links 1 ! -perm /222 -delete >/dev/null 2>&1 </dev/null &
  *   exit $rc
@@ -485,7 +497,7 @@ export function bwrapArgs(plan: MountPlan, runtime: ConfineRuntime): string[] {
  * clean-up that does not happen (killed, or another sandbox running) is made up by the next command's:
  * planMounts counts such leftovers as absent, so they are stubbed and removed again.
  */
-export function renderCommand(plan: MountPlan, command: string, runtime: ConfineRuntime): { ok: true; command: string } | { ok: false; reason: string } {
+export function renderCommand(plan: MountPlan, command: string, runtime: ConfineRuntime, options: RenderOptions = {}): { ok: true; command: string } | { ok: false; reason: string } {
   if (command.includes('\0')) return { ok: false, reason: 'the command contains a NUL byte' };
   const words = [
     ...(runtime.flock === undefined ? [] : [runtime.flock, '-s', runtime.lockFile]),
@@ -498,7 +510,9 @@ export function renderCommand(plan: MountPlan, command: string, runtime: Confine
     runtime.shell, // $0, as in `/bin/bash -c <command>`
     command,
   ];
-  const lines = ['exec 4<&0', `printf '${seccompPrintfFormat(runtime.arch)}' | ${words.map(shellQuote).join(' ')} ${SECCOMP_FD}<&0 0<&4 4<&- && rc=0 || rc=$?`];
+  const lines = ['exec 4<&0'];
+  if (options.before !== undefined) lines.push(options.before);
+  lines.push(`printf '${seccompPrintfFormat(runtime.arch)}' | ${words.map(shellQuote).join(' ')} ${SECCOMP_FD}<&0 0<&4 4<&- && rc=0 || rc=$?`);
   if (plan.stubs.length > 0 && runtime.flock !== undefined && runtime.find !== undefined) {
     const cleanup = [runtime.flock, '-n', '-x', runtime.lockFile, runtime.find, ...plan.stubs, '-maxdepth', '0', '-type', 'f', '-empty', '-links', '1', '!', '-perm', '/222', '-delete'];
     lines.push(`${cleanup.map(shellQuote).join(' ')} >/dev/null 2>&1 </dev/null &`);
@@ -510,7 +524,7 @@ export function renderCommand(plan: MountPlan, command: string, runtime: Confine
 }
 
 /** planMounts then renderCommand; the one call the engine makes at decision time. */
-export function wrapCommand(envelope: Envelope, command: string, runtime: ConfineRuntime, fs: FsPort = NODE_FS): WrapResult {
+export function wrapCommand(envelope: Envelope, command: string, runtime: ConfineRuntime, fs: FsPort = NODE_FS, options: RenderOptions = {}): WrapResult {
   if (envelope.network.kind === 'proxy') {
     // The hook point for the allowlist: it needs the daemon's filtering proxy on a Unix socket bound into the
     // sandbox, a relay inside it started before the seccomp filter, and HTTP(S)_PROXY set. Not built: asking
@@ -519,6 +533,6 @@ export function wrapCommand(envelope: Envelope, command: string, runtime: Confin
   }
   const planned = planMounts(envelope, fs);
   if (!planned.ok) return planned;
-  const rendered = renderCommand(planned.plan, command, runtime);
+  const rendered = renderCommand(planned.plan, command, runtime, options);
   return rendered.ok ? { ok: true, command: rendered.command, plan: planned.plan } : rendered;
 }

@@ -33,7 +33,7 @@ function refusal(b: ConfineBox, settings?: Partial<ConfineSettings>): string {
 const mount = (op: string, path: string) => ({ op, path });
 
 describe('planMounts', () => {
-  it('binds the writable roots, pins .git, keeps hooks and config read-only and stubs what does not exist yet', () => {
+  it('binds the writable roots, keeps all of .git read-only (hooks, config, objects, the undo ref) and stubs what does not exist yet', () => {
     const b = box();
     const p = plan(b);
     expect(p.writable).toEqual([b.project, b.tmp]);
@@ -41,9 +41,7 @@ describe('planMounts', () => {
       expect.arrayContaining([
         mount('bind', b.project),
         mount('bind', b.tmp),
-        mount('bind', join(b.project, '.git')),
-        mount('ro-bind', join(b.project, '.git/hooks')),
-        mount('ro-bind', join(b.project, '.git/config')),
+        mount('ro-bind', join(b.project, '.git')),
         mount('ro-bind', join(b.project, '.hookwise')),
         mount('stub', join(b.project, '.mcp.json')),
         mount('stub', join(b.project, '.claude')),
@@ -62,7 +60,8 @@ describe('planMounts', () => {
     // Parents before children.
     const at = (path: string) => p.mounts.findIndex((m) => m.path === path);
     expect(at(b.project)).toBeLessThan(at(join(b.project, '.git')));
-    expect(at(join(b.project, '.git'))).toBeLessThan(at(join(b.project, '.git/hooks')));
+    // What the read-only .git covers is not mounted again (a pin inside it would make it writable).
+    expect(p.mounts.filter((m) => m.path.startsWith(join(b.project, '.git') + '/'))).toEqual([]);
   });
 
   it('stubs a protected path at its first missing directory', () => {
