@@ -5,11 +5,15 @@
  * see of it stays inside the walls. Pure: it reads the cascade's context (the parse, the policy), no files.
  *
  * Never confinable: an ask or deny of a pack or rule (confinement never overrides one), a command hookwise
- * cannot parse, one that deletes or overwrites files (the walls let a command write the project; until
- * `hookwise undo` exists such a command is asked), a read of a credential, a write the path policy asks
- * about or denies (a protected file, outside the project), a command that reaches the network (the walls cut
- * it: the command would fail), a server, a daemon's client or a background job (services.ts: the walls would
- * break it silently), and a call that asks to leave the host's own sandbox.
+ * cannot parse, a read of a credential, a write the path policy asks about or denies (a protected file,
+ * outside the project), a command that reaches the network (the walls cut it: the command would fail), a
+ * server, a daemon's client or a background job (services.ts: the walls would break it silently), a `git`
+ * command no pack decided (the git directory is read-only inside the walls: it would fail), and a call that
+ * asks to leave the host's own sandbox.
+ *
+ * A command that deletes or overwrites files is confinable only where an undo snapshot is taken before it
+ * runs (`undoable`: the project is a git work tree, known at the edge) and every file it is seen to lose is
+ * in the project, where the snapshot covers it; elsewhere a human decides those.
  */
 import type { Decision } from '../core/decision.js';
 import type { CascadeContext } from '../core/tier.js';
@@ -21,6 +25,8 @@ import { serviceEffect } from './services.js';
 /** `applies`: the ask was about an unknown effect, and the why is worth telling (the command itself is not confinable). */
 export type Confinability = { ok: true } | { ok: false; applies: boolean; why: string };
 
+const GIT_READ_ONLY = 'which is read-only inside the walls (it holds the undo snapshot): it would fail there';
+
 /** Shell-tier asks that say "the effect is unknown": what the walls are for. */
 const UNKNOWN_EFFECT_RULES = new Set(['shell:dynamic-write-target', 'shell:unknown-write-target']);
 
@@ -30,7 +36,12 @@ function asksAboutUnknownEffect(d: Decision): boolean {
   return UNKNOWN_EFFECT_RULES.has(d.rule.id) || (d.rule.id.startsWith('effects:') && d.rule.id !== 'effects:exfiltration');
 }
 
-export function confinability(ctx: CascadeContext, d: Decision): Confinability {
+export interface ConfineContext {
+  /** An undo snapshot is taken before a confined command here (snapshot.ts): a command that loses files may run. */
+  undoable: boolean;
+}
+
+export function confinability(ctx: CascadeContext, d: Decision, confine: ConfineContext = { undoable: false }): Confinability {
   if (d.verdict !== 'ask') return { ok: false, applies: false, why: `the decision is ${d.verdict}` };
   const shell = ctx.shell;
   if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, applies: false, why: 'only shell commands run confined' };
@@ -43,7 +54,14 @@ export function confinability(ctx: CascadeContext, d: Decision): Confinability {
   for (let i = 0; i < segments.length; i++) {
     const ruled = byRules[i]?.decision;
     if (ruled !== undefined && ruled.verdict !== 'allow') return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
-    if (segmentLosesData(shell, i)) return no(`\`${segments[i]!.name}\` deletes or overwrites files (until \`hookwise undo\` exists, a human decides those)`);
+    const lossy = segmentLosesData(shell, i);
+    const writesFiles = shell.writes.targets.some((t) => t.segment === i);
+    if (segments[i]!.name === 'git' && (ruled === undefined || lossy || writesFiles)) return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
+    if (lossy) {
+      if (!confine.undoable) return no(`\`${segments[i]!.name}\` deletes or overwrites files, and with no git repository here no undo snapshot can be taken: a human decides those`);
+      const outside = lostOutsideProject(shell, i);
+      if (outside !== undefined) return no(`\`${segments[i]!.name}\` deletes or overwrites ${outside}, outside the project, where \`hookwise undo\` cannot restore it`);
+    }
     if (shell.effects.segments[i]?.network === true) return no(`\`${segments[i]!.name}\` reaches the network, which the walls cut`);
     const service = serviceEffect(segments[i]!);
     if (service !== undefined) return no(service);
@@ -56,8 +74,19 @@ export function confinability(ctx: CascadeContext, d: Decision): Confinability {
   for (let i = 0; i < shell.writes.targets.length; i++) {
     const resolved = shell.targets[i];
     if (resolved === null || resolved === undefined) continue; // known only when it runs: the walls judge it
+    if (resolved.relative === '.git' || resolved.relative?.startsWith('.git/') === true) return no(`it writes ${resolved.absolute}, in .git, ${GIT_READ_ONLY}`);
     const w = judgeWrite(resolved, ctx);
     if (w !== undefined && w.verdict !== 'allow') return no(`it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}`);
   }
   return { ok: true };
+}
+
+/** A file segment `index` writes outside the project (the undo snapshot covers the project only). */
+function lostOutsideProject(shell: NonNullable<CascadeContext['shell']>, index: number): string | undefined {
+  for (let t = 0; t < shell.writes.targets.length; t++) {
+    if (shell.writes.targets[t]!.segment !== index) continue;
+    const resolved = shell.targets[t];
+    if (resolved !== null && resolved !== undefined && resolved.relative === null) return resolved.absolute;
+  }
+  return undefined;
 }

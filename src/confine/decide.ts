@@ -5,8 +5,13 @@
  */
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { buildEnvelope, type Envelope, type EnvelopeInput } from './envelope.js';
+import { join } from 'node:path';
+import { VERSION } from '../core/version.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, isInside, type Envelope, type EnvelopeInput } from './envelope.js';
+import type { GitWorkTree } from './git-layout.js';
 import { confineRuntime } from './runtime.js';
+import { snapshotExcludes, snapshotStep } from './snapshot.js';
 import { wrapCommand } from './wrap.js';
 
 export interface ConfineRequest {
@@ -17,9 +22,15 @@ export interface ConfineRequest {
   userConfigDir: string;
   /** The policy's effective sensitive lists (globs). */
   sensitive: { write: readonly string[]; read: readonly string[] };
+  /**
+   * The project's git work tree (git-layout.ts): the wrapped command then takes an undo snapshot before
+   * the walls go up, and fails without running when it cannot. `sanitizedCommand` is what the snapshot
+   * records of the command (it is written into the repository).
+   */
+  undo?: { tree: GitWorkTree; sanitizedCommand: string };
 }
 
-export type ConfineAnswer = { ok: true; command: string } | { ok: false; reason: string };
+export type ConfineAnswer = { ok: true; command: string; snapshot: boolean } | { ok: false; reason: string };
 
 /**
  * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
@@ -29,6 +40,10 @@ const envelopes = new Map<string, Envelope>();
 const MAX_ENVELOPES = 64;
 
 function envelopeFor(request: ConfineRequest): Envelope {
+  // A linked worktree's or submodule's git directory lies outside the project: read-only there already,
+  // unless it is in another writable root (the temp dir). Then it is protected like the project's `.git`.
+  const undo = request.undo;
+  const gitDirs = undo === undefined ? [] : [...new Set([undo.tree.gitDir, undo.tree.commonDir])].filter((d) => !isInside(d, request.projectRoot));
   const input: EnvelopeInput = {
     projectRoot: request.projectRoot,
     tempDir: realpathSync(tmpdir()),
@@ -36,6 +51,7 @@ function envelopeFor(request: ConfineRequest): Envelope {
     runtimeDir: request.runtimeDir,
     userConfigDir: request.userConfigDir,
     sensitive: request.sensitive,
+    settings: gitDirs.length === 0 ? DEFAULT_CONFINE_SETTINGS : { ...DEFAULT_CONFINE_SETTINGS, denyWrite: gitDirs.map((d) => `${d}/**`) },
   };
   const key = JSON.stringify(input);
   let envelope = envelopes.get(key);
@@ -51,6 +67,18 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
   const runtime = confineRuntime(request.runtimeDir);
   if (!runtime.available) return { ok: false, reason: runtime.reason };
   const envelope = envelopeFor(request);
-  const wrapped = wrapCommand(envelope, request.command, runtime.runtime);
-  return wrapped.ok ? { ok: true, command: wrapped.command } : { ok: false, reason: wrapped.reason };
+  const undo = request.undo;
+  let before: string | undefined;
+  if (undo !== undefined) {
+    const scratchDir = join(request.runtimeDir, 'undo');
+    try {
+      ensurePrivateDir(scratchDir);
+    } catch (error) {
+      return { ok: false, reason: `the undo snapshot needs a private directory at ${scratchDir}: ${(error as Error).message}` };
+    }
+    const excludes = snapshotExcludes([...request.sensitive.read, ...request.sensitive.write]);
+    before = snapshotStep({ tree: undo.tree, sanitizedCommand: undo.sanitizedCommand, excludes, version: VERSION, scratchDir });
+  }
+  const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, before === undefined ? {} : { before });
+  return wrapped.ok ? { ok: true, command: wrapped.command, snapshot: before !== undefined } : { ok: false, reason: wrapped.reason };
 }

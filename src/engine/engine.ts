@@ -42,6 +42,7 @@ import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
 import type { Confinability } from '../confine/confinable.js';
+import { gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { judge, type Judgement } from './judge.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -152,9 +153,11 @@ export class Engine {
     if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, this.where, { trace });
     const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled });
+    // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
+    const gitTree = policy.confine.enabled && call.action === 'shell' ? gitWorkTree(projectRoot) : undefined;
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
-    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable);
+    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
@@ -164,7 +167,7 @@ export class Engine {
    * available, the command runs inside the walls instead (allow + the wrapped command). Every way this can
    * fail — not confinable, no bubblewrap, the walls cannot be planned — keeps the ask and says why.
    */
-  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability): Promise<Decision> {
+  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined): Promise<Decision> {
     if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
@@ -178,9 +181,12 @@ export class Engine {
     }
     const { home, runtimeDir, userConfigDir } = this.where;
     const { confineCommand } = await loadConfine();
-    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) } });
+    // The undo snapshot records the command in the repository: sanitized text only.
+    const undo = gitTree === undefined ? {} : { undo: { tree: gitTree, sanitizedCommand: sanitize(command).text } };
+    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, ...undo });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
-    const walls = 'it may write only inside the project and the temp directory (not .git/hooks, .git/config, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it';
+    const snapshot = wrapped.snapshot ? "; the project's files are snapshotted first, and `hookwise undo` restores them" : '';
+    const walls = `it may write only inside the project and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it${snapshot}`;
     return {
       verdict: 'allow',
       tier: 'confine',

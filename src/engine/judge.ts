@@ -36,6 +36,8 @@ export interface PreparedInputs {
   trace?: ((step: TraceStep) => void) | undefined;
   /** Confined allows are on (the policy's confine.enabled): judge whether an ask could run confined. */
   confine?: boolean | undefined;
+  /** An undo snapshot can be taken before a confined run (the project is a git work tree). */
+  undoable?: boolean | undefined;
 }
 
 /**
@@ -83,7 +85,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const d = runCascade(ctx, undefined, inputs.trace);
   const judged = (decided: Decision): Judgement => {
     if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };
-    return { decision: decided, memo, confinable: confinability(ctx, decided) };
+    return { decision: decided, memo, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true }) };
   };
   return d instanceof Promise ? d.then(judged) : judged(d);
 }
