@@ -200,6 +200,19 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(r.stdout);
       process.exitCode = r.exitCode;
     });
+  program
+    .command('undo')
+    .description("restore the project's files as they were just before the most recent confined command (from its snapshot under refs/hookwise/undo; the index and HEAD are not touched)")
+    .option('--dry-run', 'say what would be restored; change nothing')
+    .option('--remove-created', 'also delete the files that did not exist before that command (default: list them and leave them)')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { dryRun?: boolean; removeCreated?: boolean; json?: boolean }) => {
+      const { undoCommand } = await import('./undo.js');
+      const r = undoCommand(o);
+      print(r.stdout);
+      if (r.stderr !== '') process.stderr.write(r.stderr);
+      process.exitCode = r.exitCode;
+    });
   registerMemoryCommands(program);
   program
     .command('build')

@@ -1,0 +1,292 @@
+/**
+ * `hookwise undo`: puts back the project's files as the undo snapshot (snapshot.ts) recorded them just
+ * before the most recent confined command ran.
+ *
+ * The files to restore are those that differ between the snapshot and the work tree now, compared the way
+ * the snapshot was taken (an index of its own seeded from the real one, `git add -A`, the same excluded
+ * pathspecs): changed and deleted files are written back from the snapshot with `git restore --source
+ * --worktree`, which touches neither the index nor HEAD; files that did not exist then are listed and left
+ * (or removed with `removeCreated`). Before anything is written, the work tree as it is now is kept as a
+ * commit under `refs/hookwise/before-undo/…`, so undo itself can be undone, and every object the restore
+ * needs is checked to exist: a missing ref, a foreign or damaged snapshot fails with nothing changed.
+ *
+ * The comparison is with the work tree *now*: a change made after the command (by the agent or anyone) to
+ * a file the snapshot has is put back too. `dryRun` shows the list first.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ensurePrivateDir } from '../util/fs-safe.js';
+import { gitWorkTree, UNDO_REF_PREFIX, type GitWorkTree } from './git-layout.js';
+import { FOREIGN_GIT_ENV, parseSnapshotMessage, SNAPSHOT_IDENTITY, type SnapshotRecord } from './snapshot.js';
+
+export const RESTORE_CHANGES = ['modified', 'deleted'] as const;
+export type RestoreChange = (typeof RESTORE_CHANGES)[number];
+
+export interface UndoOptions {
+  projectRoot: string;
+  /** hookwise's private runtime directory (the comparison's own index lives in its `undo/`). */
+  runtimeDir: string;
+  /** Say what would be restored; change nothing. */
+  dryRun?: boolean;
+  /** Also delete the files that did not exist when the snapshot was taken. */
+  removeCreated?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface UndoReport {
+  project: string;
+  ref: string;
+  commit: string;
+  /** When the snapshot was taken (ISO 8601), just before the command ran. */
+  takenAt: string;
+  /** The command it preceded, as recorded (sanitized when it was taken). */
+  command: string;
+  restored: { path: string; change: RestoreChange }[];
+  /** Files that did not exist at the snapshot: left in place, or removed with removeCreated. */
+  created: string[];
+  removed: string[];
+  /** Paths left as they are, and why (a nested repository, a directory where a file was). */
+  skipped: { path: string; why: string }[];
+  dryRun: boolean;
+  /** The work tree as it was before this undo (absent on a dry run or when nothing changed). */
+  keptAs?: string;
+}
+
+/** Why undo could not run; nothing was changed. */
+export class UndoError extends Error {
+  override name = 'UndoError';
+}
+
+interface DiffEntry {
+  oldMode: string;
+  newMode: string;
+  oldSha: string;
+  status: string;
+  path: string;
+}
+
+const GITLINK = '160000';
+const MISSING_MODE = '000000';
+
+export function undo(options: UndoOptions): UndoReport {
+  const tree = gitWorkTree(options.projectRoot);
+  if (tree === undefined) {
+    throw new UndoError(`${options.projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`);
+  }
+  const git = gitRunner(tree, options.env ?? process.env);
+  const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
+  if (commit === undefined) {
+    const exists = git.ok(['rev-parse', '-q', '--verify', tree.undoRef]) !== undefined;
+    throw new UndoError(
+      exists
+        ? `the undo snapshot ${tree.undoRef} in ${tree.commonDir} is corrupt: it does not name a readable commit (nothing was changed)`
+        : `no undo snapshot in ${tree.root}: ${tree.undoRef} does not exist in ${tree.commonDir} (no confined command has run in this work tree yet)`,
+    );
+  }
+  const raw = git.ok(['cat-file', 'commit', commit]);
+  const snapshotTree = raw === undefined ? undefined : /^tree ([0-9a-f]{40,64})$/m.exec(raw)?.[1];
+  const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
+  if (raw === undefined || snapshotTree === undefined || record === undefined) {
+    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt or not one hookwise took: its commit cannot be read as a snapshot (nothing was changed)`);
+  }
+  if (git.ok(['ls-tree', '-r', '--name-only', snapshotTree]) === undefined) {
+    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`);
+  }
+  const takenAt = committedAt(raw);
+
+  const nowTree = worktreeTree(tree, git, record, options.runtimeDir);
+  const entries = parseRawDiff(git.must(['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree], 'compare the snapshot with the work tree'));
+  const report: UndoReport = { project: tree.root, ref: tree.undoRef, commit, takenAt, command: record.command, restored: [], created: [], removed: [], skipped: [], dryRun: options.dryRun === true };
+  const restore: DiffEntry[] = [];
+  for (const e of entries) {
+    if (e.oldMode === GITLINK || e.newMode === GITLINK) report.skipped.push({ path: e.path, why: 'a submodule or nested repository: its files are not in the snapshot' });
+    else if (e.status === 'A') report.created.push(e.path);
+    else restore.push(e);
+  }
+  checkObjects(git, restore, tree, commit);
+
+  const created = new Set(report.created);
+  const restorable: DiffEntry[] = [];
+  for (const e of restore) {
+    const blocked = blockedBy(tree.root, e.path, options.removeCreated === true ? created : new Set());
+    if (blocked !== undefined) report.skipped.push({ path: e.path, why: blocked });
+    else restorable.push(e);
+  }
+  report.restored = restorable.map((e) => ({ path: e.path, change: e.newMode === MISSING_MODE ? 'deleted' : 'modified' }));
+  if (options.removeCreated === true) report.removed = [...report.created];
+  if (report.dryRun || (restorable.length === 0 && report.removed.length === 0)) return report;
+
+  // Undo itself loses what the work tree holds now: keep it first, where the command could not reach.
+  const keptAs = `refs/hookwise/before-undo/${tree.undoRef.slice(UNDO_REF_PREFIX.length + 1)}`;
+  const kept = git.must(['commit-tree', '--no-gpg-sign', '-m', `hookwise: the work tree before hookwise undo of ${commit}`, nowTree], 'keep the work tree before undo').trim();
+  git.must(['update-ref', '-m', 'hookwise: before undo', keptAs, kept], `keep the work tree before undo as ${keptAs}`);
+  report.keptAs = keptAs;
+
+  if (options.removeCreated === true) removeFiles(tree.root, report.created, snapshotDirs(report.restored.map((r) => r.path)));
+  if (restorable.length > 0) {
+    // --overlay: only the listed paths are written, nothing else is removed; literal pathspecs: a name with
+    // `*` is that name. A copy of the real index, so the real one is not even refreshed.
+    withScratchIndex(tree, options.runtimeDir, 'restore', (index) => {
+      git.must(['restore', `--source=${commit}`, '--worktree', '--overlay', '--pathspec-from-file=-', '--pathspec-file-nul'], 'restore the files', {
+        input: restorable.map((e) => e.path).join('\0'),
+        env: { GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' },
+      });
+    });
+  }
+  return report;
+}
+
+/** The snapshot's ref and record without restoring anything (for status lines and tests). */
+export function latestSnapshot(projectRoot: string, env: NodeJS.ProcessEnv = process.env): { ref: string; commit: string; takenAt: string; record: SnapshotRecord } | undefined {
+  const tree = gitWorkTree(projectRoot);
+  if (tree === undefined) return undefined;
+  const git = gitRunner(tree, env);
+  const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
+  const raw = commit === undefined ? undefined : git.ok(['cat-file', 'commit', commit]);
+  const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
+  return commit === undefined || raw === undefined || record === undefined ? undefined : { ref: tree.undoRef, commit, takenAt: committedAt(raw), record };
+}
+
+interface GitRunner {
+  /** stdout, or undefined when git fails. */
+  ok(args: string[]): string | undefined;
+  /** stdout; a failure throws UndoError naming what was being done and git's message. */
+  must(args: string[], doing: string, extra?: { input?: string; env?: NodeJS.ProcessEnv }): string;
+}
+
+function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
+  const base: NodeJS.ProcessEnv = { ...env, ...SNAPSHOT_IDENTITY, GIT_TERMINAL_PROMPT: '0' };
+  for (const name of FOREIGN_GIT_ENV) delete base[name];
+  const run = (args: string[], extra: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
+    spawnSync('git', args, { cwd: tree.root, env: { ...base, ...extra.env }, input: extra.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
+  return {
+    ok(args) {
+      const r = run(args);
+      return r.status === 0 ? r.stdout : undefined;
+    },
+    must(args, doing, extra) {
+      const r = run(args, extra);
+      if (r.status === 0) return r.stdout;
+      const why = r.error !== undefined ? r.error.message : (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`);
+      throw new UndoError(`could not ${doing} in ${tree.root} (git ${args[0]}: ${why})`);
+    },
+  };
+}
+
+/** A copy of the real index (stat data and mtime kept, so only changed files are hashed again), removed after. */
+function withScratchIndex<T>(tree: GitWorkTree, runtimeDir: string, purpose: string, fn: (index: string) => T): T {
+  const dir = ensurePrivateDir(join(runtimeDir, 'undo'));
+  const index = join(dir, `${purpose}-index.${process.pid}`);
+  for (const stale of [index, `${index}.lock`]) unlinkQuiet(stale);
+  try {
+    const st = statSync(tree.indexFile, { throwIfNoEntry: false });
+    if (st !== undefined) {
+      copyFileSync(tree.indexFile, index);
+      utimesSync(index, st.atime, st.mtime);
+    }
+    return fn(index);
+  } finally {
+    unlinkQuiet(index);
+    unlinkQuiet(`${index}.lock`);
+  }
+}
+
+/** The work tree now, as a tree object, taken exactly as the snapshot was (same excludes). */
+function worktreeTree(tree: GitWorkTree, git: GitRunner, record: SnapshotRecord, runtimeDir: string): string {
+  return withScratchIndex(tree, runtimeDir, 'compare', (index) => {
+    const env = { GIT_INDEX_FILE: index };
+    git.must(['-c', 'advice.addEmbeddedRepo=false', '-c', 'core.safecrlf=false', 'add', '-A', '--', '.', ...record.excludes], 'read the work tree', { env });
+    return git.must(['write-tree'], 'read the work tree', { env }).trim();
+  });
+}
+
+function parseRawDiff(out: string): DiffEntry[] {
+  const parts = out.split('\0');
+  const entries: DiffEntry[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) [0-9a-f]+ ([A-Z])/.exec(parts[i]!);
+    if (m === null) throw new UndoError(`unexpected output from git diff-tree: ${JSON.stringify(parts[i]!.slice(0, 80))}`);
+    entries.push({ oldMode: m[1]!, newMode: m[2]!, oldSha: m[3]!, status: m[4]!, path: parts[i + 1]! });
+  }
+  return entries;
+}
+
+/** Every blob the restore needs must be there before anything is written. */
+function checkObjects(git: GitRunner, restore: readonly DiffEntry[], tree: GitWorkTree, commit: string): void {
+  if (restore.length === 0) return;
+  const out = git.must(['cat-file', '--batch-check'], 'check the snapshot', { input: restore.map((e) => e.oldSha).join('\n') + '\n' });
+  const missing = out
+    .split('\n')
+    .map((line, i) => (line.endsWith(' missing') ? restore[i]!.path : undefined))
+    .filter((p): p is string => p !== undefined);
+  if (missing.length > 0) {
+    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: ${missing.length} of its files are missing from the object store (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); nothing was changed`);
+  }
+}
+
+/** Why a path cannot be written back as it is: a directory stands where the file was, or a file where a directory was. */
+function blockedBy(root: string, path: string, removable: ReadonlySet<string>): string | undefined {
+  const parts = path.split('/');
+  for (let k = 1; k < parts.length; k++) {
+    const prefix = parts.slice(0, k).join('/');
+    const st = lstatSync(join(root, prefix), { throwIfNoEntry: false });
+    if (st !== undefined && !st.isDirectory() && !removable.has(prefix)) return `${prefix} is now a file, not the directory it was (remove it, or run undo with --remove-created if the command created it)`;
+  }
+  const st = lstatSync(join(root, path), { throwIfNoEntry: false });
+  if (st?.isDirectory() === true) {
+    const inside = [...removable].filter((p) => p.startsWith(`${path}/`));
+    if (inside.length === 0 || !onlyThese(join(root, path), path, removable)) return `${path} is now a directory, not the file it was (move it away first)`;
+  }
+  return undefined;
+}
+
+/** Whether a directory holds nothing but the given (created, to-be-removed) files. */
+function onlyThese(dir: string, relative: string, files: ReadonlySet<string>): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = `${relative}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (!onlyThese(join(dir, entry.name), rel, files)) return false;
+    } else if (!files.has(rel)) return false;
+  }
+  return true;
+}
+
+/** The directories the restore will write into (kept even when removing created files empties them). */
+function snapshotDirs(paths: readonly string[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const p of paths) for (let d = dirname(p); d !== '.' && d !== ''; d = dirname(d)) dirs.add(d);
+  return dirs;
+}
+
+/** Removes created files, then the directories that held only them (deepest first). */
+function removeFiles(root: string, paths: readonly string[], keep: ReadonlySet<string>): void {
+  const parents = new Set<string>();
+  for (const p of paths) {
+    const st = lstatSync(join(root, p), { throwIfNoEntry: false });
+    if (st === undefined || st.isDirectory()) continue;
+    unlinkSync(join(root, p));
+    for (let d = dirname(p); d !== '.' && d !== ''; d = dirname(d)) parents.add(d);
+  }
+  for (const d of [...parents].sort((a, b) => b.length - a.length)) {
+    if (keep.has(d)) continue;
+    try {
+      rmdirSync(join(root, d));
+    } catch {
+      // not empty: it holds something else (an ignored file, a file that was there before)
+    }
+  }
+}
+
+function committedAt(raw: string): string {
+  const m = /^committer .* (\d+) [+-]\d{4}$/m.exec(raw);
+  return m === null ? 'unknown' : new Date(Number(m[1]) * 1000).toISOString();
+}
+
+function unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // absent
+  }
+}
