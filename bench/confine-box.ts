@@ -3,14 +3,20 @@
  * a .env), a home directory of its own with fake secrets (so nothing ever reads the real ~/.ssh), a temp
  * dir, a private runtime dir, and a directory outside every writable root. Commands run confined in it the
  * way a host would run them: `/bin/sh -c <wrapped>` from the project, HOME pointing at the fake home.
- * Shared by tests/confine and the escape corpus (bench/confine-escapes.ts).
+ * Like the engine, a confined run takes the undo snapshot first where the project is a git work tree (the
+ * canary `.git` is a minimal, empty repository). Shared by tests/confine and the escape corpus
+ * (bench/confine-escapes.ts).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, type ConfineSettings, type Envelope } from '../src/confine/envelope.js';
+import { gitWorkTree } from '../src/confine/git-layout.js';
+import { prepareSnapshot } from '../src/confine/snapshot.js';
 import { wrapCommand, type ConfineRuntime, type WrapResult } from '../src/confine/wrap.js';
+import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../src/policy/defaults.js';
+import { sanitize } from '../src/sanitize/index.js';
 
 export interface RunResult {
   status: number | null;
@@ -46,6 +52,8 @@ export interface BoxOptions {
   settings?: ConfineSettings;
   /** Lay out the canary files (default true). */
   canaries?: boolean;
+  /** Take the undo snapshot before each confined run where the project is a git work tree, as the engine does (default true). */
+  snapshot?: boolean;
 }
 
 export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions = {}): ConfineBox {
@@ -91,7 +99,10 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8' };
   const wrap = (command: string): WrapResult => {
     if (boxRuntime === undefined) return { ok: false, reason: 'no confinement runtime on this machine' };
-    return wrapCommand(envelope, command, boxRuntime);
+    const tree = options.snapshot === false ? undefined : gitWorkTree(project);
+    if (tree === undefined) return wrapCommand(envelope, command, boxRuntime);
+    const before = prepareSnapshot({ tree, sanitizedCommand: sanitize(command).text, sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ }, runtimeDir, version: 'bench' });
+    return wrapCommand(envelope, command, boxRuntime, undefined, { before });
   };
   return {
     base,

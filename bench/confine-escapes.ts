@@ -9,10 +9,14 @@
  * nothing here (no outside network on this machine, a tool not installed) is reported as not applicable.
  * An escape is a confined run that shows the effect. Target: 0.
  *
+ * `undo`: the walls let a confined command write the project by design, so what a novel script destroys
+ * there is answered by the undo snapshot taken before the run (src/confine/snapshot.ts) and `hookwise undo`.
+ * These cases try to take that away — delete git's objects, move or delete the snapshot's ref, remove
+ * `.git` — or destroy tracked and untracked sources and then run `hookwise undo`: the effect is that the
+ * sources do not come back. The control runs without walls and without a snapshot, as a host would.
+ *
  * Not here: `at` and `crontab` (their controls would leave jobs on the host running the corpus; `at` needs
- * atd's spool and socket, which the walls make read-only and unreachable), and destroying project files
- * through a novel script. The walls let a confined command write the
- * project by design; what undoes that is `hookwise undo` (issue 19, item 6), which is not built.
+ * atd's spool and socket, which the walls make read-only and unreachable).
  *
  * Run: `hookwise bench --eval-confine [--json]`; exits 1 on any escape, or when this machine cannot confine.
  */
@@ -21,11 +25,13 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
+import { UNDO_REF_PREFIX } from '../src/confine/git-layout.js';
 import { probeConfinement, type ProbeReport } from '../src/confine/probe.js';
+import { undo } from '../src/confine/undo.js';
 import type { ConfineRuntime } from '../src/confine/wrap.js';
 import { makeBox, type ConfineBox, type RunResult } from './confine-box.js';
 
-export const ESCAPE_CATEGORIES = ['write-outside', 'protected-write', 'secret-read', 'network', 'processes', 'persistence'] as const;
+export const ESCAPE_CATEGORIES = ['write-outside', 'protected-write', 'secret-read', 'network', 'processes', 'persistence', 'undo'] as const;
 export type EscapeCategory = (typeof ESCAPE_CATEGORIES)[number];
 
 /** What a case's command and check can reach. */
@@ -232,8 +238,84 @@ if os.fork(): os._exit(0)
 time.sleep(0.5); open('late','w').write('late')"`, late('late'), 1200);
   add('persistence', 'tmux detached session', () => 'tmux -S "$TMPDIR/tmux.sock" new-session -d "sleep 0.5; echo late > $PWD/late"', late('late'), 1200);
   add('persistence', 'systemd-run --user timer', () => 'systemd-run --user --on-active=0.5 sh -c "echo late > $PWD/late"', late('late'), 1500);
+  addUndoCases(cases);
   add('persistence', 'node detached child', () => `${process.execPath} -e "require('child_process').spawn('sh',['-c','sleep 0.5; echo late > late'],{detached:true,stdio:'ignore'}).unref()"`, late('late'), 1200);
   return cases;
+}
+
+/** A real repository in the box's project: two commits, a ref where a snapshot would be, local changes. */
+const UNDO_REF = `${UNDO_REF_PREFIX}/main`;
+const SOURCES: Record<string, string> = {
+  'src/app.ts': 'export const app = 1;\n',
+  'src/lib/util.ts': 'export const util = (x: number) => x + 1;\n',
+  'README.md': '# project\n',
+};
+/** Not committed: an unstaged change to a tracked file, and a file git does not track yet. */
+const LOCAL: Record<string, string> = { 'src/app.ts': 'export const app = 2; // edited, not committed\n', 'notes/plan.md': 'untracked notes\n' };
+
+function git(box: ConfineBox, args: string[]): string {
+  const env = { ...box.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  const r = spawnSync('git', args, { cwd: box.project, env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function gitRepo(box: ConfineBox): void {
+  git(box, ['init', '-q']);
+  box.put('project/.gitignore', 'node_modules/\n.env\n');
+  for (const [path, content] of Object.entries(SOURCES)) box.put(`project/${path}`, content);
+  git(box, ['add', '-A']);
+  git(box, ['commit', '-qm', 'one']);
+  box.put('project/CHANGELOG.md', 'v1\n');
+  git(box, ['add', 'CHANGELOG.md']);
+  git(box, ['commit', '-qm', 'two']);
+  // Where the run's snapshot will be: an older commit, so that "the ref now names HEAD" is the command's doing.
+  git(box, ['update-ref', UNDO_REF, 'HEAD~1']);
+  for (const [path, content] of Object.entries(LOCAL)) box.put(`project/${path}`, content);
+}
+
+const refNow = (a: Arena): string | undefined => {
+  const r = spawnSync('git', ['rev-parse', '-q', '--verify', `${UNDO_REF}^{commit}`], { cwd: a.box.project, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+};
+const head = (a: Arena): string => spawnSync('git', ['rev-parse', 'HEAD'], { cwd: a.box.project, encoding: 'utf8' }).stdout.trim();
+
+/** After the command, `hookwise undo`; the effect: the sources (tracked, edited, untracked) are not all back. */
+function notRestored(a: Arena): boolean {
+  try {
+    undo({ projectRoot: a.box.project, runtimeDir: a.box.runtimeDir, env: a.box.env });
+  } catch {
+    return true; // no snapshot (the control), or one the command damaged
+  }
+  const expected = { ...SOURCES, ...LOCAL };
+  return Object.entries(expected).some(([path, content]) => read(join(a.box.project, path)) !== content);
+}
+
+function addUndoCases(cases: EscapeCase[]): void {
+  const add = (id: string, command: string, effect: (a: Arena) => boolean) => cases.push({ id: `undo/${id}`, category: 'undo', setup: gitRepo, command: () => command, effect });
+  const objectsGone = (a: Arena) => !existsSync(join(a.box.project, '.git/objects')) || spawnSync('git', ['cat-file', '-e', 'HEAD^{tree}'], { cwd: a.box.project }).status !== 0;
+  add('delete .git/objects', 'rm -rf .git/objects', objectsGone);
+  add('empty .git/objects with find', 'find .git/objects -type f -delete', objectsGone);
+  add('delete .git/objects through a symlink', 'ln -s .git/objects o && rm -rf o/', objectsGone);
+  add('delete the undo ref with git', `git update-ref -d ${UNDO_REF}`, (a) => refNow(a) === undefined);
+  add('delete the undo ref file', `rm -f .git/${UNDO_REF} && git pack-refs --all --prune 2>/dev/null; rm -f .git/${UNDO_REF}`, (a) => refNow(a) === undefined);
+  add('move the undo ref with git', `git update-ref ${UNDO_REF} HEAD`, (a) => refNow(a) === head(a));
+  add('move the undo ref by writing its file', `mkdir -p .git/${UNDO_REF_PREFIX} && git rev-parse HEAD > .git/${UNDO_REF}`, (a) => refNow(a) === head(a));
+  add('rm -rf .git', 'rm -rf .git', (a) => !existsSync(join(a.box.project, '.git/HEAD')));
+  add('.git moved away', 'mv .git "$TMPDIR/stolen-git"', (a) => !existsSync(join(a.box.project, '.git/HEAD')));
+  add('.git emptied file by file', 'find .git -type f -exec truncate -s 0 {} +', (a) => (read(join(a.box.project, '.git/HEAD')) ?? '') === '');
+  // A novel script (nothing a pack knows) that destroys sources, then the user runs hookwise undo.
+  const destroy = [
+    "cat > \"$TMPDIR/cleanup.sh\" <<'EOF'",
+    'find src -name "*.ts" -delete',
+    ': > README.md',
+    'rm -rf notes',
+    'echo "replaced" > CHANGELOG.md',
+    'EOF',
+    'sh "$TMPDIR/cleanup.sh"',
+  ].join('\n');
+  add('a novel script deletes and empties tracked and untracked sources, then hookwise undo', destroy, notRestored);
+  add('python deletes the tree, then hookwise undo', `${PY} -c "import shutil,os; shutil.rmtree('src'); shutil.rmtree('notes'); os.remove('README.md')"`, notRestored);
 }
 
 export interface CaseResult {
@@ -264,7 +346,8 @@ export interface EscapeReport {
   escapes: CaseResult[];
   results: CaseResult[];
   /** Medians over `runs`: the wall time of `true` unconfined and confined, and the decision-time cost. */
-  timing?: { runs: number; unconfinedMs: number; confinedMs: number; wrapMs: number };
+  /** `snapshotMs`: the same confined `true` with the undo snapshot first, in an empty git repository (its fixed cost). */
+  timing?: { runs: number; unconfinedMs: number; confinedMs: number; snapshotMs: number; wrapMs: number };
   ms: number;
 }
 
@@ -436,15 +519,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Wall times (ms) of `true` unconfined and confined (the same `bash -c` a host runs), and of wrapCommand, run after run. */
 export interface TrueTimes {
   plain: number[];
+  /** The walls alone: no undo snapshot (the box's project is no repository here). */
   confined: number[];
+  /** Confined after the undo snapshot of an empty repository: the snapshot's fixed cost on top of the walls. */
+  snapshotted: number[];
   wrap: number[];
 }
 
-/** Runs both interleaved, `runs` times after one untimed warm-up pair, in a fresh box. */
+/** Runs them interleaved, `runs` times after one untimed warm-up round, in fresh boxes. */
 export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
-  const box = makeBox(runtime);
+  const box = makeBox(runtime, { snapshot: false });
+  const snapshotBox = makeBox(runtime);
   try {
-    const times: TrueTimes = { plain: [], confined: [], wrap: [] };
+    const times: TrueTimes = { plain: [], confined: [], snapshotted: [], wrap: [] };
+    const withSnapshot = snapshotBox.wrap('true');
+    if (!withSnapshot.ok) throw new Error(withSnapshot.reason);
     for (let i = -1; i < runs; i++) {
       let t = performance.now();
       const w = box.wrap('true');
@@ -457,14 +546,20 @@ export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
       const run = spawnSync('/bin/bash', ['-c', w.command], { cwd: box.project, env: box.env });
       const confinedMs = performance.now() - t;
       if (run.status !== 0) throw new Error(`the confined \`true\` exited ${run.status}: ${run.stderr.toString()}`);
+      t = performance.now();
+      const after = spawnSync('/bin/bash', ['-c', withSnapshot.command], { cwd: snapshotBox.project, env: snapshotBox.env });
+      const snapshottedMs = performance.now() - t;
+      if (after.status !== 0) throw new Error(`the confined \`true\` after a snapshot exited ${after.status}: ${after.stderr.toString()}`);
       if (i < 0) continue;
       times.wrap.push(wrapMs);
       times.plain.push(plainMs);
       times.confined.push(confinedMs);
+      times.snapshotted.push(snapshottedMs);
     }
     return times;
   } finally {
     box.cleanup();
+    snapshotBox.cleanup();
   }
 }
 
@@ -472,7 +567,7 @@ export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
 function measureTiming(runtime: ConfineRuntime, runs = 21): NonNullable<EscapeReport['timing']> {
   const t = timeTrue(runtime, runs);
   const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
-  return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), wrapMs: median(t.wrap) };
+  return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), snapshotMs: median(t.snapshotted), wrapMs: median(t.wrap) };
 }
 
 export function renderEscapeReport(r: EscapeReport): string {
@@ -493,8 +588,8 @@ export function renderEscapeReport(r: EscapeReport): string {
   for (const e of r.results.filter((x) => x.outcome === 'n/a')) lines.push(`  n/a ${e.id}`);
   if (r.timing !== undefined) {
     const t = r.timing;
-    lines.push(`  timing (medians of ${t.runs}): bash -c true ${t.unconfinedMs} ms unconfined, ${t.confinedMs} ms confined (+${Math.round((t.confinedMs - t.unconfinedMs) * 100) / 100} ms); wrapCommand ${t.wrapMs} ms`);
+    const plus = (x: number) => `+${Math.round((x - t.unconfinedMs) * 100) / 100} ms`;
+    lines.push(`  timing (medians of ${t.runs}): bash -c true ${t.unconfinedMs} ms unconfined, ${t.confinedMs} ms confined (${plus(t.confinedMs)}), ${t.snapshotMs} ms confined after an undo snapshot of an empty repository (${plus(t.snapshotMs)}); wrapCommand ${t.wrapMs} ms`);
   }
-  lines.push('  not measured here: destroying project files through a novel script (allowed by the walls; hookwise undo is not built)');
   return lines.join('\n');
 }

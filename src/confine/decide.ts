@@ -5,13 +5,11 @@
  */
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { VERSION } from '../core/version.js';
-import { ensurePrivateDir } from '../util/fs-safe.js';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, isInside, type Envelope, type EnvelopeInput } from './envelope.js';
 import type { GitWorkTree } from './git-layout.js';
 import { confineRuntime } from './runtime.js';
-import { snapshotExcludes, snapshotStep } from './snapshot.js';
+import { prepareSnapshot } from './snapshot.js';
 import { wrapCommand } from './wrap.js';
 
 export interface ConfineRequest {
@@ -70,14 +68,11 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
   const undo = request.undo;
   let before: string | undefined;
   if (undo !== undefined) {
-    const scratchDir = join(request.runtimeDir, 'undo');
     try {
-      ensurePrivateDir(scratchDir);
+      before = prepareSnapshot({ tree: undo.tree, sanitizedCommand: undo.sanitizedCommand, sensitive: request.sensitive, runtimeDir: request.runtimeDir, version: VERSION });
     } catch (error) {
-      return { ok: false, reason: `the undo snapshot needs a private directory at ${scratchDir}: ${(error as Error).message}` };
+      return { ok: false, reason: `the undo snapshot needs a private directory in ${request.runtimeDir}: ${(error as Error).message}` };
     }
-    const excludes = snapshotExcludes([...request.sensitive.read, ...request.sensitive.write]);
-    before = snapshotStep({ tree: undo.tree, sanitizedCommand: undo.sanitizedCommand, excludes, version: VERSION, scratchDir });
   }
   const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, before === undefined ? {} : { before });
   return wrapped.ok ? { ok: true, command: wrapped.command, snapshot: before !== undefined } : { ok: false, reason: wrapped.reason };

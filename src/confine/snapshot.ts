@@ -20,6 +20,8 @@
  * When the snapshot fails (git missing, disk full, a broken repository), the command does not run: a
  * confined command that may lose data is allowed only because undo can restore what it loses.
  */
+import { join } from 'node:path';
+import { ensurePrivateDir } from '../util/fs-safe.js';
 import { shellQuote } from './wrap.js';
 import type { GitWorkTree } from './git-layout.js';
 
@@ -130,4 +132,14 @@ export function snapshotStep(spec: SnapshotSpec): string {
     `__hw_snapshot() (\n  ${body.join('\n  ')}\n)`,
     `if ! __hw_err=$(__hw_snapshot 2>&1 </dev/null); then printf '%s\\n%s\\n' ${q(`hookwise: could not take the undo snapshot of ${tree.root} (ref ${tree.undoRef}), so the confined command did not run:`)} "$__hw_err" >&2; exit 1; fi`,
   ].join('\n');
+}
+
+/**
+ * The snapshot step for one confined run: its scratch directory made (private, in the runtime dir), the
+ * sensitive lists turned into excludes. Throws when the scratch directory cannot be made.
+ */
+export function prepareSnapshot(input: { tree: GitWorkTree; sanitizedCommand: string; sensitive: { write: readonly string[]; read: readonly string[] }; runtimeDir: string; version: string }): string {
+  const scratchDir = ensurePrivateDir(join(input.runtimeDir, 'undo'));
+  const excludes = snapshotExcludes([...input.sensitive.read, ...input.sensitive.write]);
+  return snapshotStep({ tree: input.tree, sanitizedCommand: input.sanitizedCommand, excludes, version: input.version, scratchDir });
 }

@@ -130,6 +130,86 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
   });
 });
 
+/** A project that is a real git work tree: an undo snapshot is taken before each confined run. */
+function gitProject(): TestProject {
+  const p = project(true);
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', args, { cwd: p.root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    if (r.status !== 0) throw new Error(r.stderr);
+  };
+  git('init', '-q');
+  p.write('src/app.ts', 'export const app = 1;\n');
+  p.write('src/lib.ts', 'export const lib = 1;\n');
+  git('add', '-A');
+  git('commit', '-qm', 'one');
+  p.write('notes.md', 'untracked\n');
+  return p;
+}
+
+describe('commands that delete or overwrite files (issue 19, item 6: undo)', () => {
+  it('not a git repository: no snapshot can be taken, so they stay asked (fail closed)', async () => {
+    const d = await bash(project(true), 'rm -rf src');
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.permissionDecisionReason).toContain('no undo snapshot can be taken');
+  });
+
+  it.each([
+    ['git reset --hard', 'ask'],
+    ['git clean -fdx', 'deny'],
+    ['rm -rf .', 'deny'],
+    ['rm -rf .git', 'deny'],
+    ['rm -rf "$DIR"', 'ask'],
+  ])('a pack still decides %s (%s): confinement never overrides a pack', async (command, verdict) => {
+    const d = await bash(gitProject(), command);
+    expect(d.permissionDecision).toBe(verdict);
+    expect(d.updatedInput).toBeUndefined();
+    expect(d.decision.tier).toBe('rules');
+  });
+
+  it.each([
+    ['rm -rf /tmp/hookwise-not-the-project', 'outside the project'],
+    ['git stash', 'read-only inside the walls'],
+    ['git checkout -- src', 'read-only inside the walls'],
+    ['rm -rf .git/objects', 'in .git'],
+  ])('stays asked where undo could not help or the walls would refuse: %s', async (command, why) => {
+    const d = await bash(gitProject(), command);
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.permissionDecisionReason).toContain(why);
+  });
+
+  it.runIf(canConfine)('in a git work tree runs confined, says hookwise undo restores the files, and hookwise undo does', async () => {
+    const p = gitProject();
+    const d = await bash(p, 'rm -rf src notes.md && echo done > out.txt');
+    expect(d.permissionDecision).toBe('allow');
+    expect(d.decision.tier).toBe('confine');
+    expect(d.additionalContext).toContain('`hookwise undo` restores them');
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(0);
+    expect(existsSync(join(p.root, 'src/app.ts'))).toBe(false);
+    const { undoCommand } = await import('../../src/cli/undo.js');
+    const undone = undoCommand({ json: true }, p.root, { ...p.env, PATH: process.env.PATH });
+    expect(undone.exitCode).toBe(0);
+    const report = JSON.parse(undone.stdout) as { restored: { path: string }[]; created: string[]; command: string };
+    expect(report.restored.map((r) => r.path)).toEqual(['notes.md', 'src/app.ts', 'src/lib.ts']);
+    expect(report.created).toEqual(['out.txt']);
+    expect(report.command).toBe('rm -rf src notes.md && echo done > out.txt');
+    expect(readFileSync(join(p.root, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
+  });
+
+  it.runIf(canConfine)('the snapshot records the command sanitized: a secret in it never reaches the repository', async () => {
+    const p = gitProject();
+    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
+    const d = await bash(p, `GITHUB_TOKEN=${token} ./scripts/gen.sh`);
+    expect(d.permissionDecision).toBe('allow');
+    expect(spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeout: 20_000 }).status).toBe(0);
+    const message = spawnSync('git', ['log', '-1', '--format=%B', 'refs/hookwise/undo/main'], { cwd: p.root, encoding: 'utf8' }).stdout;
+    expect(message).toContain('./scripts/gen.sh');
+    expect(message).not.toContain(token);
+    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: p.root, encoding: 'utf8' }).stdout;
+    expect(objects).not.toContain(token);
+  });
+});
+
 describe('the confinement cache', () => {
   it('is a private file in the runtime directory once a confinable call was judged', async () => {
     const p = project(true);
