@@ -15,9 +15,10 @@ import { pathPolicySuite } from './suites/path-policy.js';
 import { sanitizeSuite } from './suites/sanitize.js';
 import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
+import { undoSuite } from './suites/undo.js';
 import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, startupSuite, daemonSuite, confineSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, startupSuite, daemonSuite, confineSuite, undoSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];

@@ -299,6 +299,20 @@ export const TARGETS = [
     target: null,
     large: true,
   },
+  {
+    id: 'confine.undo-snapshot.clean-40k',
+    description: 'the undo snapshot a confined command takes first (src/confine/snapshot.ts: a copy of the index, git add -A, write-tree, commit-tree, update-ref), run as the wrapped command runs it, in a committed 40,000-file repository with a clean tree',
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
+  {
+    id: 'confine.undo-snapshot.changed-40k',
+    description: 'the same with 5 tracked files edited and 1 untracked file added since the last commit',
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];

@@ -2,9 +2,9 @@
  * `hookwise undo`: puts back the project's files as the undo snapshot (snapshot.ts) recorded them just
  * before the most recent confined command ran.
  *
- * The files to restore are those that differ between the snapshot and the work tree now, compared the way
- * the snapshot was taken (an index of its own seeded from the real one, `git add -A`, the same excluded
- * pathspecs): changed and deleted files are written back from the snapshot with `git restore --source
+ * The files to restore are those that differ between the snapshot and the work tree now, read the way the
+ * snapshot read it (the same sh lines: an index of its own seeded from the real one, `git add -A`, the
+ * same ignore patterns): changed and deleted files are written back from the snapshot with `git restore --source
  * --worktree`, which touches neither the index nor HEAD; files that did not exist then are listed and left
  * (or removed with `removeCreated`). Before anything is written, the work tree as it is now is kept as a
  * commit under `refs/hookwise/before-undo/…`, so undo itself can be undone, and every object the restore
@@ -18,7 +18,8 @@ import { copyFileSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, 
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { gitWorkTree, UNDO_REF_PREFIX, type GitWorkTree } from './git-layout.js';
-import { FOREIGN_GIT_ENV, parseSnapshotMessage, SNAPSHOT_IDENTITY, type SnapshotRecord } from './snapshot.js';
+import { FOREIGN_GIT_ENV, parseSnapshotMessage, SNAPSHOT_IDENTITY, stageWorktreeLines, type SnapshotRecord } from './snapshot.js';
+import { shellQuote } from './wrap.js';
 
 export const RESTORE_CHANGES = ['modified', 'deleted'] as const;
 export type RestoreChange = (typeof RESTORE_CHANGES)[number];
@@ -95,7 +96,7 @@ export function undo(options: UndoOptions): UndoReport {
   }
   const takenAt = committedAt(raw);
 
-  const nowTree = worktreeTree(tree, git, record, options.runtimeDir);
+  const nowTree = worktreeTree(tree, record, options.runtimeDir, options.env ?? process.env);
   const entries = parseRawDiff(git.must(['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree], 'compare the snapshot with the work tree'));
   const report: UndoReport = { project: tree.root, ref: tree.undoRef, commit, takenAt, command: record.command, restored: [], created: [], removed: [], skipped: [], dryRun: options.dryRun === true };
   const restore: DiffEntry[] = [];
@@ -192,13 +193,16 @@ function withScratchIndex<T>(tree: GitWorkTree, runtimeDir: string, purpose: str
   }
 }
 
-/** The work tree now, as a tree object, taken exactly as the snapshot was (same excludes). */
-function worktreeTree(tree: GitWorkTree, git: GitRunner, record: SnapshotRecord, runtimeDir: string): string {
-  return withScratchIndex(tree, runtimeDir, 'compare', (index) => {
-    const env = { GIT_INDEX_FILE: index };
-    git.must(['-c', 'advice.addEmbeddedRepo=false', '-c', 'core.safecrlf=false', 'add', '-A', '--', '.', ...record.excludes], 'read the work tree', { env });
-    return git.must(['write-tree'], 'read the work tree', { env }).trim();
-  });
+/** The work tree now, as a tree object, read exactly as the snapshot read it (the same sh lines and ignores). */
+function worktreeTree(tree: GitWorkTree, record: SnapshotRecord, runtimeDir: string, env: NodeJS.ProcessEnv): string {
+  const scratch = join(ensurePrivateDir(join(runtimeDir, 'undo')), `compare-index.${process.pid}`);
+  const script = [`__hw_i=${shellQuote(scratch)}`, 'trap \'rm -f "$__hw_i" "$__hw_i.lock" "$__hw_i.hookwise" "$__hw_i.ignore"\' EXIT', ...stageWorktreeLines(tree, record.ignores, record.tracked), 'git write-tree'].join('\n');
+  const r = spawnSync('/bin/sh', ['-c', script], { cwd: tree.root, env, input: '', encoding: 'utf8', maxBuffer: 1 << 26 });
+  const sha = r.stdout.trim();
+  if (r.status !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) {
+    throw new UndoError(`could not read the work tree of ${tree.root} to compare it with the snapshot (${r.error?.message ?? (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`)}); nothing was changed`);
+  }
+  return sha;
 }
 
 function parseRawDiff(out: string): DiffEntry[] {

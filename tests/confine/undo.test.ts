@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitWorkTree, type GitWorkTree } from '../../src/confine/git-layout.js';
-import { parseSnapshotMessage, prepareSnapshot, snapshotExcludes, snapshotMessage } from '../../src/confine/snapshot.js';
+import { ignoresRegex, parseSnapshotMessage, prepareSnapshot, snapshotIgnores, snapshotMessage } from '../../src/confine/snapshot.js';
 import { latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 
@@ -92,14 +92,22 @@ describe('gitWorkTree', () => {
   });
 });
 
-describe('snapshot excludes and record', () => {
-  it('turns the sensitive lists into git exclude pathspecs: project patterns only, extglobs widened', () => {
-    const ex = snapshotExcludes(['.env!(.example|.sample)', '**/secrets/**', '~/.aws/**', '/etc/shadow', '.git/config', '.claude/**', '*.pem', '.vscode/{tasks,launch}.json']);
-    expect(ex).toEqual([':(exclude,glob)**/*.pem', ':(exclude,glob)**/.env*', ':(exclude,glob)**/secrets/**', ':(exclude,glob).claude/**', ':(exclude,glob).vscode/*.json']);
+describe('snapshot ignores and record', () => {
+  it('turns the sensitive lists into gitignore patterns: project patterns only, extglobs widened', () => {
+    const ignores = snapshotIgnores(['.env!(.example|.sample)', '**/.env*', '**/secrets/**', '~/.aws/**', '/etc/shadow', '.git/config', '.claude/**', '*.pem', '.vscode/{tasks,launch}.json', '#x']);
+    expect(ignores).toEqual(['*.pem', '.env*', '.vscode/*.json', '/.claude/', 'secrets/']);
+  });
+
+  it('the tracked-file regex means what the patterns mean (a name at any depth, anchored, a directory)', () => {
+    const re = new RegExp(ignoresRegex(['.env*', '*.pem', '/.claude/', 'secrets/', 'docs/a?.md']));
+    const hits = ['.env', 'app/.env.local', 'certs/x.pem', '.claude/settings.json', 'a/secrets/k', 'docs/ab.md'];
+    const misses = ['env', 'x.pem.txt', 'sub/.claude/x', 'secretsx/k', 'docs/abc.md', 'x/docs/ab.md'];
+    expect(hits.filter((h) => !re.test(h))).toEqual([]);
+    expect(misses.filter((m) => re.test(m))).toEqual([]);
   });
 
   it('the record round-trips; a message hookwise did not write is not a snapshot', () => {
-    const record = { command: 'rm -rf src', excludes: [':(exclude,glob)**/.env*'], version: '1.2.3' };
+    const record = { command: 'rm -rf src', ignores: ['.env*', '/.claude/'], tracked: ['.env*'], version: '1.2.3' };
     expect(parseSnapshotMessage(snapshotMessage(record))).toEqual(record);
     expect(parseSnapshotMessage('fix: a bug\n')).toBeUndefined();
     expect(parseSnapshotMessage('hookwise-undo-snapshot: {"command":1}\n')).toBeUndefined();
@@ -126,6 +134,26 @@ describe('the snapshot step', () => {
     // Nothing left in the scratch directory; no branch, tag or stash entry made.
     expect(spawnSync('ls', [join(r.runtimeDir, 'undo')], { encoding: 'utf8' }).stdout).toBe('');
     expect(r.git('for-each-ref', '--format=%(refname)')).toBe('refs/heads/' + r.git('branch', '--show-current') + '\nrefs/hookwise/undo/main');
+  });
+
+  it("a tracked .env edited locally stays out of the object store; the user's global excludes still apply", () => {
+    const r = repo();
+    r.put('.env.development', 'API=placeholder\n');
+    r.git('add', '-A');
+    r.git('commit', '-qm', 'env');
+    r.put('.env.development', 'API=real-secret-value\n');
+    const globalIgnore = join(dirname(r.root), 'global-ignore');
+    writeFileSync(globalIgnore, '*.swp\n');
+    r.git('config', 'core.excludesFile', globalIgnore);
+    r.put('src/.app.ts.swp', 'editor swap\n');
+    expect(r.snapshot().status).toBe(0);
+    expect(r.git('show', 'refs/hookwise/undo/main:.env.development')).toBe('API=placeholder');
+    expect(r.git('ls-tree', '-r', '--name-only', 'refs/hookwise/undo/main')).not.toContain('.swp');
+    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: r.root, encoding: 'utf8' }).stdout;
+    expect(objects).not.toContain('real-secret-value');
+    // undo compares the same way: the edit is neither reported nor reverted.
+    expect(undo({ projectRoot: r.root, runtimeDir: r.runtimeDir })).toMatchObject({ restored: [], created: [] });
+    expect(r.read('.env.development')).toBe('API=real-secret-value\n');
   });
 
   it('works in a repository with no commit yet, and in a linked worktree (its own ref)', () => {
