@@ -5,8 +5,8 @@
  * worktree or a submodule) naming such a directory. Anything else — no `.git`, an empty `.git` directory,
  * an unreadable or malformed `.git` file — is not a work tree: no undo snapshot can be taken there.
  */
-import { lstatSync, readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
+import { accessSync, constants, lstatSync, readFileSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, normalize } from 'node:path';
 
 export interface GitWorkTree {
   /** The work tree's top (the project root). */
@@ -59,4 +59,28 @@ export function gitWorkTree(projectRoot: string): GitWorkTree | undefined {
   } catch {
     return undefined;
   }
+}
+
+const gitFound = new Map<string, boolean>();
+
+/**
+ * Whether an executable `git` is on PATH (the snapshot runs it), looked up once per PATH value. Without one no
+ * snapshot is taken: a command that loses data stays asked, instead of every confined run failing to start.
+ */
+export function gitOnPath(env: NodeJS.ProcessEnv = process.env): boolean {
+  const path = env.PATH ?? '';
+  let found = gitFound.get(path);
+  if (found === undefined) {
+    found = path.split(delimiter).some((dir) => {
+      if (!dir.startsWith('/')) return false;
+      try {
+        accessSync(join(dir, 'git'), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    gitFound.set(path, found);
+  }
+  return found;
 }

@@ -42,7 +42,7 @@ import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
 import type { Confinability } from '../confine/confinable.js';
-import { gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
+import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { judge, type Judgement } from './judge.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -154,7 +154,7 @@ export class Engine {
     const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
     // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
-    const gitTree = policy.confine.enabled && call.action === 'shell' ? gitWorkTree(projectRoot) : undefined;
+    const gitTree = policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
     const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
     const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree);

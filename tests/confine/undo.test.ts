@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitWorkTree, type GitWorkTree } from '../../src/confine/git-layout.js';
+import { gitOnPath, gitWorkTree, type GitWorkTree } from '../../src/confine/git-layout.js';
 import { ignoresRegex, parseSnapshotMessage, prepareSnapshot, snapshotIgnores, snapshotMessage } from '../../src/confine/snapshot.js';
 import { latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
@@ -89,6 +89,13 @@ describe('gitWorkTree', () => {
     rmSync(join(plain.root, '.git'), { recursive: true });
     writeFileSync(join(plain.root, '.git'), 'not a gitdir line\n');
     expect(gitWorkTree(plain.root)).toBeUndefined();
+  });
+});
+
+describe('gitOnPath', () => {
+  it('finds git on PATH, once per PATH value; none there: no snapshot', () => {
+    expect(gitOnPath(process.env)).toBe(true);
+    expect(gitOnPath({ PATH: '/nonexistent:relative/bin' })).toBe(false);
   });
 });
 
