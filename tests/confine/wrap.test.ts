@@ -3,7 +3,7 @@
  * a stand-in for bubblewrap that only drops its options, so that quoting is tested on any machine: the
  * wrapped command must do exactly what the command does unwrapped.
  */
-import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeBox, runShell, type ConfineBox } from '../../bench/confine-box.js';
@@ -126,6 +126,15 @@ describe('planMounts', () => {
     const b = box();
     linkSync(join(b.project, '.git/config'), join(b.project, 'cfg'));
     expect(refusal(b)).toMatch(/hard links/);
+  });
+
+  it("git's object files may have other links (a clone of a local path hard-links them): still confinable", () => {
+    const b = box();
+    b.put('project/.git/objects/ab/cdef0123', 'object');
+    b.put('outside/other-repo/objects/ab/cdef0123', '');
+    rmSync(join(b.outside, 'other-repo/objects/ab/cdef0123'));
+    linkSync(join(b.project, '.git/objects/ab/cdef0123'), join(b.outside, 'other-repo/objects/ab/cdef0123'));
+    expect(refusal(b)).toBe('planned');
   });
 
   it('fails closed past the scan limit', () => {
