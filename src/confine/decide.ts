@@ -3,11 +3,13 @@
  * probe, the mount planner and the seccomp filter are not on the hot path of any other call). The engine
  * gives it the agent's command and gets back the wrapped command, or why it cannot be wrapped.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { VERSION } from '../core/version.js';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, isInside, type Envelope, type EnvelopeInput } from './envelope.js';
 import type { GitWorkTree } from './git-layout.js';
+import { describeProjectWrites, roleDeniedDirs } from './role-writes.js';
 import { confineRuntime } from './runtime.js';
 import { prepareSnapshot } from './snapshot.js';
 import { wrapCommand } from './wrap.js';
@@ -26,9 +28,12 @@ export interface ConfineRequest {
    * records of the command (it is written into the repository).
    */
   undo?: { tree: GitWorkTree; sanitizedCommand: string };
+  /** The session's role and its globs: the directories it may not write are read-only inside the walls (role-writes.ts). */
+  role?: { name: string; allowWrite: readonly string[]; denyWrite: readonly string[] };
 }
 
-export type ConfineAnswer = { ok: true; command: string; snapshot: boolean } | { ok: false; reason: string };
+/** `writes`: where in the project the command may write, in words for the reason (role-writes.ts). */
+export type ConfineAnswer = { ok: true; command: string; snapshot: boolean; writes: string } | { ok: false; reason: string };
 
 /**
  * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
@@ -37,7 +42,7 @@ export type ConfineAnswer = { ok: true; command: string; snapshot: boolean } | {
 const envelopes = new Map<string, Envelope>();
 const MAX_ENVELOPES = 64;
 
-function envelopeFor(request: ConfineRequest): Envelope {
+function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[]): Envelope {
   // A linked worktree's or submodule's git directory lies outside the project: read-only there already,
   // unless it is in another writable root (the temp dir). Then it is protected like the project's `.git`.
   const undo = request.undo;
@@ -49,7 +54,10 @@ function envelopeFor(request: ConfineRequest): Envelope {
     runtimeDir: request.runtimeDir,
     userConfigDir: request.userConfigDir,
     sensitive: request.sensitive,
-    settings: gitDirs.length === 0 ? DEFAULT_CONFINE_SETTINGS : { ...DEFAULT_CONFINE_SETTINGS, denyWrite: gitDirs.map((d) => `${d}/**`) },
+    settings: {
+      ...DEFAULT_CONFINE_SETTINGS,
+      denyWrite: [...gitDirs.map((d) => `${d}/**`), ...roleReadOnly.map((d) => `${d}/**`)],
+    },
   };
   const key = JSON.stringify(input);
   let envelope = envelopes.get(key);
@@ -64,7 +72,9 @@ function envelopeFor(request: ConfineRequest): Envelope {
 export function confineCommand(request: ConfineRequest): ConfineAnswer {
   const runtime = confineRuntime(request.runtimeDir);
   if (!runtime.available) return { ok: false, reason: runtime.reason };
-  const envelope = envelopeFor(request);
+  // The role's denied directories that exist now (one stat each): a missing one is left to path policy.
+  const roleReadOnly = request.role === undefined ? [] : roleDeniedDirs(request.role.denyWrite, request.role.allowWrite).filter((d) => lstatSync(join(request.projectRoot, d), { throwIfNoEntry: false })?.isDirectory() === true);
+  const envelope = envelopeFor(request, roleReadOnly);
   const undo = request.undo;
   let before: string | undefined;
   if (undo !== undefined) {
@@ -75,5 +85,6 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
     }
   }
   const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, before === undefined ? {} : { before });
-  return wrapped.ok ? { ok: true, command: wrapped.command, snapshot: before !== undefined } : { ok: false, reason: wrapped.reason };
+  if (!wrapped.ok) return { ok: false, reason: wrapped.reason };
+  return { ok: true, command: wrapped.command, snapshot: before !== undefined, writes: describeProjectWrites(roleReadOnly, request.role?.name) };
 }

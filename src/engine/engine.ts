@@ -43,6 +43,7 @@ import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
 import type { Confinability } from '../confine/confinable.js';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
+import { roleNamed } from '../policy/compiled.js';
 import { judge, type Judgement } from './judge.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -157,7 +158,7 @@ export class Engine {
     const gitTree = policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
     const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
-    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree);
+    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
@@ -167,7 +168,7 @@ export class Engine {
    * available, the command runs inside the walls instead (allow + the wrapped command). Every way this can
    * fail — not confinable, no bubblewrap, the walls cannot be planned — keeps the ask and says why.
    */
-  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined): Promise<Decision> {
+  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined, roleName: string): Promise<Decision> {
     if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
@@ -183,10 +184,13 @@ export class Engine {
     const { confineCommand } = await loadConfine();
     // The undo snapshot records the command in the repository: sanitized text only.
     const undo = gitTree === undefined ? {} : { undo: { tree: gitTree, sanitizedCommand: sanitize(command).text } };
-    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, ...undo });
+    // The walls are tightened to the role: the directories it may not write are read-only inside them.
+    const compiledRole = roleNamed(policy, roleName);
+    const role = { name: roleName, allowWrite: compiledRole?.allowWrite.map((p) => p.glob) ?? [], denyWrite: compiledRole?.denyWrite.map((p) => p.glob) ?? [] };
+    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, role, ...undo });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
     const snapshot = wrapped.snapshot ? "; the project's files are snapshotted first, and `hookwise undo` restores them" : '';
-    const walls = `it may write only inside the project and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it${snapshot}`;
+    const walls = `it may write ${wrapped.writes} and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it${snapshot}`;
     return {
       verdict: 'allow',
       tier: 'confine',

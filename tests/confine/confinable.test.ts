@@ -89,6 +89,24 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
     expect(d.additionalContext).toContain('runs confined: it may write only inside the project');
   });
 
+  it("the walls follow the role: a coder's script cannot write tests/ or docs/, which the coder may not write", async () => {
+    const p = project(true);
+    p.write('tests/keep.test.ts', 'original\n');
+    p.write('docs/guide.md', 'original\n');
+    p.write('scripts/sweep.sh', '#!/bin/sh\nmkdir -p src && echo ok > src/gen.ts\necho changed > tests/keep.test.ts 2>/dev/null || echo "tests: refused"\necho changed > docs/guide.md 2>/dev/null || echo "docs: refused"\n');
+    chmodSync(join(p.root, 'scripts/sweep.sh'), 0o755);
+    const d = await bash(p, './scripts/sweep.sh');
+    expect(d.permissionDecision).toBe('allow');
+    expect(d.permissionDecisionReason).toContain('not in docs/, tests/ (role coder may not write them)');
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('tests: refused');
+    expect(run.stdout).toContain('docs: refused');
+    expect(readFileSync(join(p.root, 'tests/keep.test.ts'), 'utf8')).toBe('original\n');
+    expect(readFileSync(join(p.root, 'docs/guide.md'), 'utf8')).toBe('original\n');
+    expect(readFileSync(join(p.root, 'src/gen.ts'), 'utf8')).toBe('ok\n');
+  });
+
   it('the rewritten command runs: its writes land in the project, the walls hold', async () => {
     const p = project(true);
     const d = await bash(p, './scripts/gen.sh');
