@@ -8,11 +8,21 @@
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
-import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+// esbuild is a devDependency: present after `npm install` in a clone, absent in an installed package (which
+// ships dist/ built and never runs this). Say so instead of an import error, e.g. on `npm install -g .`
+// from a clone where `npm install` has not run yet.
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  console.error('hookwise build: esbuild is not installed. Run `npm install` in the hookwise checkout first (it installs the dependencies and builds dist/), then install the CLI with `npm install -g .`.');
+  process.exit(1);
+}
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 

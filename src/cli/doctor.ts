@@ -12,7 +12,7 @@ import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
 import { probeConfinement, type ProbeReport } from '../confine/probe.js';
 import { VERSION } from '../policy/load.js';
 import type { Locations } from '../util/locations.js';
-import { DEFAULT_COMMAND, findOnPath, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
+import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
 
 export const CHECK_STATUSES = ['ok', 'warn', 'fail'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
@@ -44,7 +44,7 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   const onPath = findOnPath(DEFAULT_COMMAND, ctx.env);
   checks.push(
     onPath === undefined
-      ? { status: 'warn', what: 'CLI on PATH', detail: '"hookwise" is not on PATH', fix: 'npm install -g hookwise (or from a clone: npm link); hooks that run "hookwise" block every tool call without it' }
+      ? { status: 'warn', what: 'CLI on PATH', detail: '"hookwise" is not on PATH', fix: `install it ${INSTALL_CLI}; hooks that run "hookwise" block every tool call without it` }
       : { status: 'ok', what: 'CLI on PATH', detail: onPath },
   );
 

@@ -23,6 +23,12 @@ export type InstallScope = (typeof INSTALL_SCOPES)[number];
 
 export const DEFAULT_COMMAND = 'hookwise';
 
+/**
+ * How to install the CLI, as messages say it. The package is not on the npm registry (yet): a clone
+ * installs it (docs/install.md); `npm install` in the clone installs the dependencies and builds dist/.
+ */
+export const INSTALL_CLI = 'from a clone of the hookwise repository: npm install && npm install -g .';
+
 type JsonObject = Record<string, unknown>;
 
 /**
@@ -108,7 +114,7 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     ],
     notes: (scope, wiring) => [
       ...(scope === 'project' && wiring === 'command'
-        ? ['.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (npm install -g hookwise), or their tool calls are blocked. Use --scope user to install for yourself only.']
+        ? ['.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (${INSTALL_CLI}), or their tool calls are blocked. Use --scope user to install for yourself only.']
         : []),
       ...(wiring === 'http'
         ? [
@@ -379,7 +385,7 @@ export function resolveCommand(options: InstallOptions, io: InstallIo): string {
   throw new HookwiseError(
     'USAGE',
     `"${DEFAULT_COMMAND}" is not on your PATH, so hooks calling it would block every tool call. ` +
-      `Install the CLI with npm install -g hookwise and run this again, or pin this copy: --command ${pin}`,
+      `Install the CLI (${INSTALL_CLI}) and run this again, or pin this copy: --command ${pin}`,
   );
 }
 

@@ -377,9 +377,11 @@ describe('hookwise install refuses what it cannot merge safely', () => {
     expect(() => sandbox().install({})).toThrow(/--claude, --gemini or --codex/);
   });
 
-  it('hookwise missing from PATH: refuses, and suggests pinning the running copy with --command', () => {
+  it('hookwise missing from PATH: refuses, says how to install it from a clone, and suggests pinning the running copy with --command', () => {
     const box = sandbox({ PATH: '/nonexistent' });
     expect(() => box.install({ claude: true })).toThrow(`--command '/opt/hook wise/bin/hookwise'`);
+    // Not `npm install -g hookwise`: the package is not on the registry.
+    expect(() => box.install({ claude: true })).toThrow('from a clone of the hookwise repository: npm install && npm install -g .');
     expect(existsSync(box.path(CLAUDE_FILE))).toBe(false);
   });
 

@@ -96,7 +96,7 @@ describe.skipIf(SKIP)('the Claude Code plugin, checked by the real Claude Code',
       expect(result.exitCode, why).toBe(0);
       expect(existsSync(target), why).toBe(false);
       expect(result.toolResults[0], why).toMatchObject({ isError: true });
-      expect(result.toolResults[0]!.text).toMatch(/hookwise CLI.*cannot be run.*npm install -g hookwise/);
+      expect(result.toolResults[0]!.text).toMatch(/hookwise CLI.*cannot be run.*npm install && npm install -g \./);
       expect(result.stdout).toContain('hookwise CLI was not found'); // the SessionStart / prompt messages
     },
     RUN_TIMEOUT_MS,

@@ -38,7 +38,7 @@ describe('Claude Code plugin manifest and marketplace', () => {
   it('plugin.json names the plugin, carries the package version, and leaves hooks/hooks.json to auto-discovery', () => {
     const manifest = readJson(join(PLUGIN, '.claude-plugin', 'plugin.json')) as Json;
     expect(manifest).toMatchObject({ name: 'hookwise', version: VERSION, license: 'MIT', author: { name: expect.any(String) } });
-    expect(manifest.description).toMatch(/npm install -g hookwise/);
+    expect(manifest.description).toMatch(/npm install && npm install -g \./);
     // Declaring the standard hooks/hooks.json again makes Claude Code report a duplicate hooks file.
     expect(manifest).not.toHaveProperty('hooks');
   });
@@ -181,15 +181,15 @@ describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
     const result = runWrapper(['check', '--host', host], { path: tempDir(), stdin });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/blocked because the hookwise CLI.*cannot be run: "hookwise" is not on the PATH.*npm install -g hookwise/);
+    expect(result.stderr).toMatch(/blocked because the hookwise CLI.*cannot be run: "hookwise" is not on the PATH.*npm install && npm install -g \./);
   });
 
   it.each(['claude', 'gemini'])('SessionStart (%s): tells the user and the model, exit 0', (host) => {
     const result = runWrapper(['session-check', '--host', host], { path: tempDir(), stdin: payload('SessionStart', { source: 'startup' }) });
     expect(result.status).toBe(0);
     const out = JSON.parse(result.stdout) as { systemMessage: string; hookSpecificOutput: Json };
-    expect(out.systemMessage).toMatch(/hookwise CLI was not found.*npm install -g hookwise/);
-    expect(out.hookSpecificOutput).toEqual({ hookEventName: 'SessionStart', additionalContext: expect.stringMatching(/not installed.*npm install -g hookwise/) });
+    expect(out.systemMessage).toMatch(/hookwise CLI was not found.*npm install && npm install -g \./);
+    expect(out.hookSpecificOutput).toEqual({ hookEventName: 'SessionStart', additionalContext: expect.stringMatching(/not installed.*npm install && npm install -g \./) });
   });
 
   it.each([
@@ -198,7 +198,7 @@ describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
   ])('%s: a message for the user, and the prompt goes through (exit 0, no block)', (_event, stdin) => {
     const result = runWrapper(['session-check'], { path: tempDir(), stdin });
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ systemMessage: expect.stringMatching(/npm install -g hookwise/) });
+    expect(JSON.parse(result.stdout)).toEqual({ systemMessage: expect.stringMatching(/npm install && npm install -g \./) });
   });
 
   it('HOOKWISE_BIN that is not an executable file blocks and names the variable', () => {
