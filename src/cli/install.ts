@@ -33,10 +33,9 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * What a hook entry is for: the gate must fail closed; the session hooks only add context; the learn hook
- * (Claude Code PostToolUse) records a human's approval at the host's prompt, in the background; the walls
- * hook (PostToolUseFailure of Bash) learns that a confined run hit the walls before the agent's next call
- * (synchronous, so a retry is already asked; a failed Bash call that hookwise did not confine costs no
- * Node process in the plugin's wiring, and one cheap check in these settings).
+ * (Claude Code PostToolUse) records a human's approval at the host's prompt; the walls hook
+ * (PostToolUseFailure of Bash) learns that a confined run hit the walls before the agent's next call. Both
+ * are synchronous, and both start Node only when this session has a pending note (learnCommand).
  */
 type EntryKind = 'gate' | 'session' | 'learn' | 'walls';
 
@@ -166,11 +165,31 @@ export function hookCommand(command: string, kind: EntryKind, host: HostName, wi
       return `${command} check --host ${host} || exit 2`;
     case 'learn':
     case 'walls':
-      return `${command} check --host ${host}`;
+      return learnCommand(command, host);
     case 'session':
       // With the http wiring, the session hooks start the daemon (with its loopback endpoint) if it is down.
       return `${command} session-check --host ${host}${wiring === 'http' ? ' --ensure-daemon' : ''}`;
   }
+}
+
+/**
+ * The learn and walls entries (PostToolUse, PostToolUseFailure) fire after every tool call but have work only
+ * when this session has a pending note: the test the plugin's wrapper makes (plugin/bin/hookwise-hook learn),
+ * inline for `sh -c`, with POSIX sh builtins only. The notes live in hookwise's runtime dir (resolved as in
+ * util/locations.ts), one directory per session, named by the session id Claude Code gives its hooks as
+ * CLAUDE_CODE_SESSION_ID (memory/learn.ts sessionPendingDir); without it, any session's note counts.
+ */
+export function learnCommand(command: string, host: HostName): string {
+  const uuid = '$h$h$h$h$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h$h$h$h$h$h$h$h$h';
+  return [
+    'r=${HOOKWISE_RUNTIME_DIR:-${XDG_RUNTIME_DIR:+$XDG_RUNTIME_DIR/hookwise}}',
+    'r=${r:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise}',
+    "h='[0-9a-fA-F]'",
+    "d='*'",
+    `case \${CLAUDE_CODE_SESSION_ID-} in ${uuid}) d=s-$CLAUDE_CODE_SESSION_ID;; esac`,
+    'for n in "$r"/pending/$d/*.json; do [ -e "$n" ] || exit 0; break; done',
+    `exec ${command} check --host ${host}`,
+  ].join('; ');
 }
 
 /** The daemon's loopback endpoint for a host's hooks. */
@@ -242,8 +261,9 @@ function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObje
     type: 'command',
     command: hookCommand(command, spec.kind, host, target.wiring),
     timeout: spec.timeout,
-    // Learning never holds the agent up: the host runs it in the background.
-    ...(spec.kind === 'learn' ? { async: true } : {}),
+    // Learning is synchronous (issue 17): an async hook still running when a one-shot run (claude -p, a short
+    // SDK session) exits is killed, and the approval is lost. With the fast path above the usual PostToolUse
+    // starts no Node process; only a session with a pending note waits for one.
   };
   return group(handler);
 }

@@ -22,7 +22,7 @@ import type { HookEvent, HostName, ToolCall, ToolOutcome } from '../core/tool-ca
 import type { HookOutput, HostAdapter, RenderOptions } from '../hosts/adapter.js';
 import { claudeSandbox } from '../hosts/claude-sandbox.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
-import { learnFromHost, rememberDecision } from '../memory/learn.js';
+import { dropSessionNotes, learnFromHost, rememberDecision } from '../memory/learn.js';
 import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
 import { formatProblem } from '../memory/store.js';
 import { findProjectRoot } from '../paths/canonical.js';
@@ -272,6 +272,14 @@ export class Engine {
   }
 
   private async sessionContext(event: HookEvent, adapter: HostAdapter, envRole: string | undefined): Promise<CheckResult> {
+    // A new prompt: the previous turn's tool calls are all answered; notes left are declined asks (learn.ts).
+    if (event.kind === 'prompt-submit') {
+      try {
+        dropSessionNotes(this.where.runtimeDir, event.sessionId);
+      } catch {
+        // Best effort: a note left behind only costs a Node start per PostToolUse until it expires.
+      }
+    }
     const state = sessionStateOf(this.registry.get(event.sessionId), envRole);
     if (state.kind !== 'unregistered') return adapter.renderContext(event, undefined);
     const policy = await this.policyFor(findProjectRoot(event.cwd));

@@ -6,7 +6,9 @@
  * If the host then runs the tool, its PostToolUse event carries the same tool_use_id: the human said yes,
  * so an allow is recorded for that exact call (decided_by `host-prompt`) in the learn scope (the user's by
  * default; never the committed project file unless the user's config says so). A "no" leaves no
- * PostToolUse: nothing is recorded, and the note expires after a day.
+ * PostToolUse: nothing is recorded, and the note goes at the session's next prompt (dropSessionNotes) or
+ * expires after a day. Notes are kept per session (sessionPendingDir), so that the PostToolUse wrapper starts
+ * Node only when this session has one.
  *
  * Never converted: an ask that a rule, a pack, a sensitive path, an override or memory produced is not a
  * "nobody decided" ask and leaves no note; and an allow is not recorded over an ask or deny that the learn
@@ -22,7 +24,7 @@
  * what the walls blocked. That ask is the one remembered ask a human's approval at the host's prompt
  * replaces: the approved call then runs unconfined, remembered like any other approval.
  */
-import { readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Decision } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -93,8 +95,27 @@ export function pendingDir(runtimeDir: string): string {
   return join(runtimeDir, 'pending');
 }
 
+/** A Claude Code session id: a UUID. */
+const SESSION_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * One session's notes: `pending/s-<session id>/` for a UUID, `pending/h-<hash of the id>/` otherwise.
+ *
+ * Why per session: PostToolUse fires after every tool call, and the shell wrapper (plugin/bin/hookwise-hook,
+ * and the inline command of `hookwise install --claude --wiring command`) starts Node only when a note is
+ * pending. It learns the session from CLAUDE_CODE_SESSION_ID (which Claude Code gives its hooks) without
+ * reading the payload, and looks only in that session's directory: a note another session left behind
+ * costs nothing. The wrapper can test a UUID's shape with a `case` pattern but cannot hash, so a UUID names
+ * its directory as it is: it is no secret (the audit log shows the same sanitized id), and an id that the
+ * sanitizer would change, or of any other shape, is hashed like every id that names a file (sanitize/ids.ts).
+ */
+export function sessionPendingDir(runtimeDir: string, sessionId: string): string {
+  const name = SESSION_UUID.test(sessionId) && shownId(sessionId) === sessionId ? `s-${sessionId}` : `h-${idFileKey(sessionId)}`;
+  return join(pendingDir(runtimeDir), name);
+}
+
 function pendingFile(runtimeDir: string, sessionId: string, toolUseId: string): string {
-  return join(pendingDir(runtimeDir), `${fnv1a64(`${idFileKey(sessionId)}\u0000${toolUseId}`)}.json`);
+  return join(sessionPendingDir(runtimeDir, sessionId), `${fnv1a64(`${idFileKey(sessionId)}\u0000${toolUseId}`)}.json`);
 }
 
 /** Where learned decisions go, per the user's `memory.learn_scope`. Similarity asks never go to the project. */
@@ -173,6 +194,7 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     pruneStale(dir);
     lastPruned = Date.now();
   }
+  ensurePrivateDir(sessionPendingDir(places.where.runtimeDir, call.sessionId));
   writeFileAtomic(pendingFile(places.where.runtimeDir, call.sessionId, call.toolUseId), JSON.stringify(pending), { mode: 0o600 });
 }
 
@@ -183,12 +205,53 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
 const PRUNE_EVERY_MS = 60_000;
 let lastPruned = 0;
 
-function pruneStale(dir: string): void {
-  const cutoff = Date.now() - PENDING_TTL_MS;
+export function pruneStale(dir: string, now = Date.now()): void {
+  const cutoff = now - PENDING_TTL_MS;
   for (const name of readdirSync(dir)) {
-    const file = join(dir, name);
-    const stat = statSync(file, { throwIfNoEntry: false });
-    if (stat !== undefined && stat.mtimeMs < cutoff) unlinkQuietly(file);
+    const path = join(dir, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    if (!stat.isDirectory()) {
+      // A note of an older version (pending/<hash>.json): nothing claims it any more.
+      unlinkQuietly(path);
+      continue;
+    }
+    let left = 0;
+    for (const note of readdirSync(path)) {
+      const file = join(path, note);
+      const noteStat = statSync(file, { throwIfNoEntry: false });
+      if (noteStat !== undefined && noteStat.mtimeMs < cutoff) unlinkQuietly(file);
+      else left++;
+    }
+    // A session's directory goes once it is empty and has not been written for a TTL (a note written
+    // into it meanwhile would touch its mtime).
+    if (left === 0 && stat.mtimeMs < cutoff) removeEmptyDir(path);
+  }
+}
+
+/**
+ * A new prompt in a session: drop the session's notes. Every tool call of the previous turn has been
+ * answered and, when it ran, reported by now (PostToolUse and PostToolUseFailure are synchronous), so what is
+ * left is an ask the human declined, whose note would otherwise make each later PostToolUse of the session
+ * start Node until it expires. Dropping a note only ever forgets; it never records anything.
+ */
+export function dropSessionNotes(runtimeDir: string, sessionId: string): number {
+  const dir = sessionPendingDir(runtimeDir, sessionId);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0; // no notes for this session
+  }
+  for (const name of names) unlinkQuietly(join(dir, name));
+  return names.length;
+}
+
+function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty after all (a note just written), or already gone.
   }
 }
 

@@ -3,8 +3,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookCommand, HOST_SPECS, isHookwiseHandler, runInstall, type InstallIo, type InstallOptions } from '../../src/cli/install.js';
+import { hookCommand, HOST_SPECS, isHookwiseHandler, learnCommand, runInstall, type InstallIo, type InstallOptions } from '../../src/cli/install.js';
 import type { HostName } from '../../src/core/tool-call.js';
+import { sessionPendingDir } from '../../src/memory/learn.js';
+import { locations } from '../../src/util/locations.js';
 
 // ── a sandbox: a git project, a home, and a PATH holding a (fake) hookwise ──────────────────────────────
 
@@ -139,16 +141,16 @@ describe('hookwise install --claude --wiring http', () => {
 // ── each host's format ─────────────────────────────────────────────────────────────────────────────────
 
 describe('hookwise install writes each host its own format', () => {
-  it('Claude Code: project .claude/settings.json, PreToolUse for every tool, PostToolUse learning (async), the session hooks, seconds', () => {
+  it('Claude Code: project .claude/settings.json, PreToolUse for every tool, PostToolUse learning (synchronous, through the session\u2019s fast path), the session hooks, seconds', () => {
     const box = sandbox();
     box.install({ claude: true });
     expect(JSON.parse(box.read(CLAUDE_FILE))).toEqual({
       hooks: {
         PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude || exit 2', timeout: 600 }] }],
         // Not `|| exit 2`: learning is not a gate, and it runs in the background.
-        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude', timeout: 30, async: true }] }],
+        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] }],
         // A confined Bash call that hit the walls is learnt before the agent's next call: not in the background.
-        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'hookwise check --host claude', timeout: 30 }] }],
+        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] }],
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
       },
@@ -239,8 +241,8 @@ describe('hookwise install merges and keeps everything else', () => {
     expect(after.hooks.PreToolUse[0]).toEqual(existing.hooks.PreToolUse[0]);
     expect(ours(after)).toEqual({
       PreToolUse: ['hookwise check --host claude || exit 2'],
-      PostToolUse: ['hookwise check --host claude'],
-      PostToolUseFailure: ['hookwise check --host claude'],
+      PostToolUse: [learnCommand('hookwise', 'claude')],
+      PostToolUseFailure: [learnCommand('hookwise', 'claude')],
       UserPromptSubmit: ['hookwise session-check --host claude'],
       SessionStart: ['hookwise session-check --host claude'],
     });
@@ -270,8 +272,8 @@ describe('hookwise install merges and keeps everything else', () => {
     box.install({ claude: true, command: '/opt/hookwise/bin/hookwise' });
     expect(ours(JSON.parse(box.read(CLAUDE_FILE)))).toEqual({
       PreToolUse: ['/opt/hookwise/bin/hookwise check --host claude || exit 2'],
-      PostToolUse: ['/opt/hookwise/bin/hookwise check --host claude'],
-      PostToolUseFailure: ['/opt/hookwise/bin/hookwise check --host claude'],
+      PostToolUse: [learnCommand('/opt/hookwise/bin/hookwise', 'claude')],
+      PostToolUseFailure: [learnCommand('/opt/hookwise/bin/hookwise', 'claude')],
       UserPromptSubmit: ['/opt/hookwise/bin/hookwise session-check --host claude'],
       SessionStart: ['/opt/hookwise/bin/hookwise session-check --host claude'],
     });
@@ -454,4 +456,57 @@ describe('the installed gate command fails closed', () => {
     expect(blocked.status).toBe(2);
   });
 
+});
+
+describe('the installed learn command (PostToolUse, PostToolUseFailure) starts hookwise only when this session has a pending note', () => {
+  const SESSION = 'd2c1b5e4-7f3a-4c61-9a0e-5b8f2e1c3d47';
+  const OTHER = '0b7e9c2a-1d4f-4e8b-a6c3-2f5d7e9b1a08';
+  const post = JSON.stringify({ session_id: SESSION, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 'toolu_1' });
+
+  /** A fake hookwise that records its arguments and stdin; sh -c with only the given environment. */
+  function run(env: Record<string, string>): { status: number | null; ran: string | undefined } {
+    const box = sandbox();
+    const bin = join(box.base, 'bin', 'hookwise');
+    const log = join(box.base, 'ran');
+    writeFileSync(bin, `#!/bin/sh\n{ echo "$*"; cat; } > '${log}'\n`);
+    chmodSync(bin, 0o755);
+    const r = spawnSync('/bin/sh', ['-c', learnCommand('hookwise', 'claude')], { input: post, env: { PATH: `${dirname(bin)}:/usr/bin:/bin`, ...env }, encoding: 'utf8' });
+    return { status: r.status, ran: existsSync(log) ? readFileSync(log, 'utf8') : undefined };
+  }
+
+  function note(runtimeDir: string, session: string): void {
+    mkdirSync(sessionPendingDir(runtimeDir, session), { recursive: true });
+    writeFileSync(join(sessionPendingDir(runtimeDir, session), 'n.json'), '{}');
+  }
+
+  it('no note: no hookwise process; this session’s note: hookwise check with the payload; another session’s note: none', () => {
+    const rt = mkdtempSync(join(tmpdir(), 'hookwise-learn-cmd-'));
+    cleanups.push(rt);
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({ status: 0, ran: undefined });
+    note(rt, OTHER);
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({ status: 0, ran: undefined });
+    note(rt, SESSION);
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({ status: 0, ran: `check --host claude\n${post}` });
+  });
+
+  it('without CLAUDE_CODE_SESSION_ID (an older Claude Code), any session’s note starts it', () => {
+    const rt = mkdtempSync(join(tmpdir(), 'hookwise-learn-cmd-'));
+    cleanups.push(rt);
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt }).ran).toBeUndefined();
+    note(rt, OTHER);
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt }).ran).toMatch(/^check --host claude\n/);
+  });
+
+  it.each([
+    ['HOOKWISE_RUNTIME_DIR', (d: string) => ({ HOOKWISE_RUNTIME_DIR: join(d, 'rt'), HOME: join(d, 'home') })],
+    ['XDG_RUNTIME_DIR', (d: string) => ({ XDG_RUNTIME_DIR: join(d, 'xdg-run'), HOME: join(d, 'home') })],
+    ['XDG_CACHE_HOME', (d: string) => ({ XDG_CACHE_HOME: join(d, 'xdg-cache'), HOME: join(d, 'home') })],
+    ['HOME', (d: string) => ({ HOME: join(d, 'home') })],
+  ])('looks where hookwise keeps its notes (%s, as src/util/locations.ts resolves it)', (_name, envOf) => {
+    const d = mkdtempSync(join(tmpdir(), 'hookwise-learn-cmd-'));
+    cleanups.push(d);
+    const env = envOf(d);
+    note(locations(env).runtimeDir, SESSION);
+    expect(run({ ...env, CLAUDE_CODE_SESSION_ID: SESSION }).ran).toMatch(/^check --host claude\n/);
+  });
 });

@@ -3,15 +3,17 @@
  * is learned, and the next identical call is allowed from memory without asking.
  *
  * The hooks are wired the way a user wires them: `hookwise install --claude` (project scope) writes
- * PreToolUse (the gate) and PostToolUse (learning, `async: true`) into `.claude/settings.json`. The client
+ * PreToolUse (the gate) and PostToolUse (learning, synchronous) into `.claude/settings.json`. The client
  * runs in stream-json mode with `--permission-prompt-tool stdio`, so its permission prompt arrives as a
  * `can_use_tool` control request on stdout and the test answers it on stdin, as the human would.
  *
  * Notes on the real client (2.1.330), observed while writing this test:
  *  - a hookwise `ask` reaches the prompt with `decision_reason_type: "hook"` and hookwise's reason;
- *  - the async PostToolUse hook runs in the background while a stream-json session is open (the turn's
- *    result arrives before it finishes). In one-shot `claude -p "…"` the client does not wait for async
- *    hooks: one still running when the client exits is sent SIGTERM.
+ *  - an `async: true` PostToolUse hook runs in the background while a stream-json session is open (the
+ *    turn's result arrives before it finishes), but a one-shot run (`claude -p`, an SDK session that ends
+ *    with its first turn) does not wait for async hooks: one still running when the client exits is killed,
+ *    and the approval was lost (issue 17 item 9). So learning is a synchronous hook; it starts Node only
+ *    when this session has a pending note, so the usual PostToolUse costs no more than an async one did.
  *
  * Skip with HOOKWISE_SKIP_E2E=1.
  */
@@ -66,9 +68,11 @@ async function coderSession(s: Sandbox): Promise<ClaudeStreamSession> {
   return session;
 }
 
+/** Every pending note, as `<session dir>/<note>` (one directory per session, src/memory/learn.ts). */
 function pendingNotes(s: Sandbox): string[] {
   const dir = join(s.env.HOOKWISE_RUNTIME_DIR, 'pending');
-  return existsSync(dir) ? readdirSync(dir) : [];
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((session) => readdirSync(join(dir, session)).map((note) => `${session}/${note}`));
 }
 
 function auditOf(s: Sandbox, sessionId: string | undefined): [string, string, string][] {
@@ -83,10 +87,12 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
   }, INSTALL_TIMEOUT_MS);
 
   it(
-    'an allow at the prompt is recorded by the async PostToolUse hook, and the next session runs the same command without asking (exact-cache)',
+    'an allow at the prompt is recorded by the PostToolUse hook, and the next session runs the same command without asking (exact-cache)',
     async () => {
       const s = learningSandbox('learning');
-      expect(installHooks(s), 'install wires learning as an async PostToolUse hook').toMatchObject({ type: 'command', async: true });
+      const post = installHooks(s);
+      expect(post, 'install wires learning as a synchronous PostToolUse hook').toMatchObject({ type: 'command' });
+      expect(post).not.toHaveProperty('async');
 
       // ── Run 1: hookwise has no opinion, so it asks; the human allows at the client's prompt. ──
       const first = await coderSession(s);
@@ -105,8 +111,7 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       expect(first.server.toolResults(), first.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
       expect(existsSync(join(s.project, STAMP))).toBe(true);
 
-      // The async PostToolUse hook (same tool_use_id) records the human's allow in the user scope. The
-      // session stays open meanwhile, as an interactive one would.
+      // The PostToolUse hook (same tool_use_id) records the human's allow in the user scope.
       const record = await waitForLearned(s, WAIT_MS);
       const learnedMs = Date.now() - started;
       expect(record, `no host-prompt record in ${s.userRules}: ${JSON.stringify(userRecords(s))}\n${first.describe()}`).toMatchObject(LEARNED_ALLOW);
@@ -132,6 +137,27 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       expect(userRecords(s)).toHaveLength(1);
 
       console.log(`[learning e2e] prompt after ${promptedMs} ms, record learned ${learnedMs} ms after start`);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a one-shot session (input closed right after the approval) learns before the client exits',
+    async () => {
+      const s = learningSandbox('learning-oneshot');
+      installHooks(s);
+      const session = await coderSession(s);
+      const prompt = await session.waitForPermissionRequest(0, WAIT_MS);
+      expect(prompt, session.describe()).toMatchObject({ toolName: 'Bash', decisionReasonType: 'hook', input: { command: COMMAND } });
+      session.answerPermission(prompt, { behavior: 'allow' });
+      // Like a script that asks one thing and is done: the client finishes the turn and exits, and the
+      // test harness then kills whatever it left running (as the client does with its async hooks).
+      const exit = await session.close(WAIT_MS);
+      expect(exit, session.describe()).toMatchObject({ exitCode: 0, killed: false });
+      expect(session.server.toolResults(), session.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      // Learned by the time the client is gone, with no waiting afterwards.
+      expect(userRecords(s), session.describe()).toEqual([expect.objectContaining(LEARNED_ALLOW)]);
+      expect(pendingNotes(s)).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readWallsHits } from '../../src/audit/walls-log.js';
 import { probeConfinement } from '../../src/confine/probe.js';
-import { pendingDir } from '../../src/memory/learn.js';
+import { PENDING_TTL_MS, pendingDir, pruneStale, sessionPendingDir } from '../../src/memory/learn.js';
 import { loadScope } from '../../src/memory/store.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { rememberCommand, targetOf } from '../support/memory.js';
@@ -15,6 +15,15 @@ function post(p: TestProject, tool: string, input: Record<string, unknown>, tool
 function pre(p: TestProject, command: string, toolUseId: string, sessionId = 's1'): Record<string, unknown> {
   return { ...p.pre('Bash', { command }, sessionId), tool_use_id: toolUseId };
 }
+
+/** Every pending note, as `<session dir>/<note>`. */
+function notes(runtimeDir: string): string[] {
+  const dir = pendingDir(runtimeDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((session) => readdirSync(join(dir, session)).map((note) => `${session}/${note}`));
+}
+
+const statMode = (path: string): number => statSync(path).mode & 0o777;
 
 const learned = (p: TestProject, scope: 'user' | 'session' | 'project' = 'user') => loadScope(targetOf(p, scope)).records;
 
@@ -39,7 +48,7 @@ describe("learning from the host's own prompt", () => {
     await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_1'));
     await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_other'));
     expect(learned(p)).toEqual([]);
-    expect(readdirSync(pendingDir(p.runtimeDir))).toHaveLength(1);
+    expect(notes(p.runtimeDir)).toHaveLength(1);
   });
 
   it('an ask that a pack, a sensitive path or memory produced is never converted into an allow', async () => {
@@ -88,7 +97,7 @@ describe("learning from the host's own prompt", () => {
     p.register('s1', 'coder');
     p.write('.hookwise/policy.yml', 'memory:\n  learn: false\n');
     await p.check(pre(p, 'make a-target --x', 'toolu_1'));
-    expect(existsSync(pendingDir(p.runtimeDir)) ? readdirSync(pendingDir(p.runtimeDir)) : []).toEqual([]);
+    expect(notes(p.runtimeDir)).toEqual([]);
   });
 
   it('hosts that cannot show hookwise’s ask (Codex, headless Gemini: ask becomes deny) leave no note', async () => {
@@ -96,7 +105,7 @@ describe("learning from the host's own prompt", () => {
     p.register('s1', 'coder');
     const codex = { session_id: 's1', cwd: p.root, hook_event_name: 'PreToolUse', model: 'gpt', turn_id: 't', tool_name: 'Bash', tool_input: { command: 'make a-target --x' }, tool_use_id: 'call_1' };
     await p.check(codex, 'codex');
-    expect(existsSync(pendingDir(p.runtimeDir)) ? readdirSync(pendingDir(p.runtimeDir)) : []).toEqual([]);
+    expect(notes(p.runtimeDir)).toEqual([]);
   });
 
   it('a secret in the approved command reaches neither the note nor the store', async () => {
@@ -105,7 +114,8 @@ describe("learning from the host's own prompt", () => {
     const secret = 'sk_live_' + '51HqLyjWDarjtT1zdp7dc9Zq8w3R4y6T';
     const command = `make charge STRIPE_KEY=${secret} --dry-run`;
     await p.check(pre(p, command, 'toolu_1'));
-    for (const name of readdirSync(pendingDir(p.runtimeDir))) expect(readFileSync(join(pendingDir(p.runtimeDir), name), 'utf8')).not.toContain(secret);
+    expect(notes(p.runtimeDir)).toHaveLength(1);
+    for (const name of notes(p.runtimeDir)) expect(readFileSync(join(pendingDir(p.runtimeDir), name), 'utf8')).not.toContain(secret);
     await p.check(post(p, 'Bash', { command }, 'toolu_1'));
     const file = join(p.configDir, 'user', 'rules.jsonl');
     expect(readFileSync(file, 'utf8')).toContain('<REDACTED>');
@@ -128,6 +138,68 @@ describe("learning from the host's own prompt", () => {
 });
 
 const canConfine = probeConfinement().available;
+
+describe('pending notes: one directory per session, dropped at the next prompt, expired', () => {
+  const uuid = 'd2c1b5e4-7f3a-4c61-9a0e-5b8f2e1c3d47';
+  const other = '0b7e9c2a-1d4f-4e8b-a6c3-2f5d7e9b1a08';
+
+  it('a Claude Code session (a UUID) keeps its notes in pending/s-<id>/, where the PostToolUse wrapper looks; any other id is hashed', async () => {
+    const p = makeProject();
+    p.register(uuid, 'coder');
+    p.register('s1', 'coder');
+    await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_1', uuid));
+    await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_2', 's1'));
+    expect(sessionPendingDir(p.runtimeDir, uuid)).toBe(join(pendingDir(p.runtimeDir), `s-${uuid}`));
+    const all = notes(p.runtimeDir);
+    expect(all.filter((n) => n.startsWith(`s-${uuid}/`))).toHaveLength(1);
+    expect(all.filter((n) => /^h-[0-9a-f]{16}\//.test(n))).toHaveLength(1);
+    expect(all.join()).not.toContain('s1/');
+    // Private, like the runtime dir: 0700 directories.
+    for (const dir of readdirSync(pendingDir(p.runtimeDir))) expect(statMode(join(pendingDir(p.runtimeDir), dir))).toBe(0o700);
+    // Each session's PostToolUse claims its own note.
+    await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_1', uuid));
+    expect(notes(p.runtimeDir).filter((n) => n.startsWith('s-'))).toEqual([]);
+    expect(learned(p)).toHaveLength(1);
+  });
+
+  it('a new prompt drops the session’s notes (an ask the human declined) and no other session’s, recording nothing', async () => {
+    const p = makeProject();
+    p.register(uuid, 'coder');
+    p.register(other, 'coder');
+    await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_1', uuid));
+    await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_1', other));
+    expect(notes(p.runtimeDir)).toHaveLength(2);
+    const prompt = { session_id: uuid, cwd: p.root, hook_event_name: 'UserPromptSubmit', prompt: 'next' };
+    expect((await p.check(prompt, 'claude')).exitCode).toBe(0);
+    expect(notes(p.runtimeDir)).toEqual([expect.stringMatching(new RegExp(`^s-${other}/`))]);
+    expect(learned(p)).toEqual([]);
+    // The declined call's PostToolUse can no longer come; had a forged one come, it finds no note.
+    await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_1', uuid));
+    expect(learned(p)).toEqual([]);
+  });
+
+  it('pruning removes notes older than the TTL, session directories left empty, and notes of the older flat layout', () => {
+    const p = makeProject();
+    const dir = pendingDir(p.runtimeDir);
+    const old = (Date.now() - PENDING_TTL_MS - 60_000) / 1000;
+    const at = (path: string, content?: string): string => {
+      if (content === undefined) mkdirSync(path, { recursive: true });
+      else writeFileSync(path, content);
+      return path;
+    };
+    at(join(dir, `s-${uuid}`));
+    utimesSync(at(join(dir, `s-${uuid}`, 'stale.json'), '{}'), old, old);
+    at(join(dir, `s-${uuid}`, 'fresh.json'), '{}');
+    at(join(dir, `s-${other}`));
+    utimesSync(join(dir, `s-${other}`), old, old);
+    at(join(dir, 'h-0123456789abcdef'));
+    at(join(dir, 'a1b2c3d4e5f60718.json'), '{}');
+    pruneStale(dir);
+    expect(notes(p.runtimeDir)).toEqual([`s-${uuid}/fresh.json`]);
+    // A recent empty directory stays (a note may be about to land in it).
+    expect(readdirSync(dir).sort()).toEqual(['h-0123456789abcdef', `s-${uuid}`]);
+  });
+});
 
 describe.skipIf(!canConfine)('learning from the walls (a confined run that the walls stopped)', () => {
   function confinedProject(): TestProject {

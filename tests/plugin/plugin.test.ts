@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { BUILT_IN_ROLES, ROLE_GROUPS } from '../../src/policy/defaults.js';
+import { sessionPendingDir } from '../../src/memory/learn.js';
 import { locations } from '../../src/util/locations.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -50,7 +51,7 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(existsSync(join(ROOT, 'plugin', '.claude-plugin', 'plugin.json'))).toBe(true);
   });
 
-  it('hooks.json: the gate on every tool, learning after it (async), the walls after a failed Bash call, the session check on prompts and start-up, all through the wrapper', () => {
+  it('hooks.json: the gate on every tool, learning after it (synchronous: a one-shot run waits for it), the walls after a failed Bash call, the session check on prompts and start-up, all through the wrapper', () => {
     const { hooks } = readJson(join(PLUGIN, 'hooks', 'hooks.json')) as HooksFile;
     expect(Object.keys(hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'SessionStart']);
     const only = (event: string): { matcher?: string; handler: Handler } => {
@@ -61,7 +62,7 @@ describe('Claude Code plugin manifest and marketplace', () => {
     const wrapper = ['sh', '${CLAUDE_PLUGIN_ROOT}/bin/hookwise-hook'];
     expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
     // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
-    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30, async: true } });
+    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 } });
     // A confined Bash call that failed against the walls: learnt before the agent's next call (synchronous);
     // the wrapper starts no Node process unless hookwise left a note.
     expect(only('PostToolUseFailure')).toEqual({ matcher: 'Bash', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 } });
@@ -273,24 +274,53 @@ describe('plugin/bin/hookwise-hook with the hookwise CLI', () => {
 
 describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
   const post = payload('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' });
+  // Claude Code gives its hooks the session id as CLAUDE_CODE_SESSION_ID; notes are kept per session.
+  const SESSION = 'd2c1b5e4-7f3a-4c61-9a0e-5b8f2e1c3d47';
+  const OTHER = '0b7e9c2a-1d4f-4e8b-a6c3-2f5d7e9b1a08';
+  const note = (runtime: string, session = SESSION): void => {
+    // Where hookwise itself puts them (src/memory/learn.ts): the wrapper must look in the same place.
+    mkdirSync(sessionPendingDir(runtime, session), { recursive: true });
+    writeFileSync(join(sessionPendingDir(runtime, session), 'abc.json'), '{}');
+  };
 
   it('starts no hookwise process when hookwise left no pending note (the usual case)', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
-    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
     expect(result.status).toBe(0);
     expect(existsSync(fake.argsFile)).toBe(false);
   });
 
-  it('hands the payload to hookwise check when a note is pending', () => {
+  it('hands the payload to hookwise check when a note is pending for this session', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
-    mkdirSync(join(dir, 'runtime', 'pending'), { recursive: true });
-    writeFileSync(join(dir, 'runtime', 'pending', 'abc.json'), '{}');
-    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    note(join(dir, 'runtime'));
+    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(post);
     expect(readFileSync(fake.argsFile, 'utf8')).toBe('check\n--host\nclaude\n');
+  });
+
+  it('a note another session left behind (a declined ask) starts no hookwise process in this one', () => {
+    const dir = tempDir();
+    const fake = fakeHookwise(dir);
+    note(join(dir, 'runtime'), OTHER);
+    mkdirSync(join(dir, 'runtime', 'pending', `s-${SESSION}`), { recursive: true }); // this session's, emptied
+    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
+    expect(result.status).toBe(0);
+    expect(existsSync(fake.argsFile)).toBe(false);
+  });
+
+  it.each([
+    ['unset (an older Claude Code)', undefined],
+    ['not a UUID', 'not-a-uuid/../x'],
+  ])('session id %s: any session’s note counts (the old cost, never a missed note)', (_what, id) => {
+    const dir = tempDir();
+    const fake = fakeHookwise(dir);
+    note(join(dir, 'runtime'), OTHER);
+    const env: Record<string, string> = { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), ...(id === undefined ? {} : { CLAUDE_CODE_SESSION_ID: id }) };
+    expect(runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env }).status).toBe(0);
+    expect(existsSync(fake.argsFile)).toBe(true);
   });
 
   it.each([
@@ -302,18 +332,15 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
     const env = envOf(dir);
-    const pending = join(locations(env).runtimeDir, 'pending');
-    mkdirSync(pending, { recursive: true });
-    writeFileSync(join(pending, 'abc.json'), '{}');
-    expect(runWrapper(['learn'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env }).status).toBe(0);
+    note(locations(env).runtimeDir);
+    expect(runWrapper(['learn'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { ...env, CLAUDE_CODE_SESSION_ID: SESSION } }).status).toBe(0);
     expect(existsSync(fake.argsFile)).toBe(true);
   });
 
   it('without the CLI there is nothing to learn: exit 0, silently (the gate blocks the tool calls itself)', () => {
     const dir = tempDir();
-    mkdirSync(join(dir, 'runtime', 'pending'), { recursive: true });
-    writeFileSync(join(dir, 'runtime', 'pending', 'abc.json'), '{}');
-    const result = runWrapper(['learn'], { path: tempDir(), stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime') } });
+    note(join(dir, 'runtime'));
+    const result = runWrapper(['learn'], { path: tempDir(), stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
     expect([result.status, result.stderr]).toEqual([0, '']);
   });
 });
