@@ -51,11 +51,15 @@ const SKIP: Record<string, string> = {
 /** Commands that would not end on their own, and how they run here instead. */
 const RUN_AS: Record<string, string> = {
   'hookwise monitor': 'hookwise monitor --no-follow', // it follows the audit log until interrupted, like tail -f
+  // npx runs the package's `prepare` first (npm 11), which rebuilds dist/ under the tests running in parallel:
+  // the same bin, without the rebuild.
+  'npx hookwise demo': 'hookwise demo',
 };
 
 /** Exit statuses other than 0 that the docs give a command (after its optional parts are left out). */
 const EXIT: Record<string, number[]> = {
   'hookwise daemon status': [0, 3], // exit 3: not running (docs/daemon.md); README shows it before any start
+  'hookwise undo': [1], // no confined command has run in the sandbox: nothing to restore, says so, exit 1 (docs/confine.md)
 };
 
 const SESSION = 'docs-session-1';
