@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, type ConfineSettings, type Envelope } from '../src/confine/envelope.js';
 import { gitWorkTree } from '../src/confine/git-layout.js';
 import { prepareSnapshot } from '../src/confine/snapshot.js';
-import { wrapCommand, type ConfineRuntime, type WrapResult } from '../src/confine/wrap.js';
+import { wrapCommand, type ConfineRuntime, type ProxyRelay, type WrapResult } from '../src/confine/wrap.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../src/policy/defaults.js';
 import { sanitize } from '../src/sanitize/index.js';
 
@@ -43,6 +43,8 @@ export interface ConfineBox {
   wrap(command: string): WrapResult;
   /** Runs `command` confined (or, with `confined: false`, as the host would without hookwise). */
   run(command: string, options?: { confined?: boolean; timeoutMs?: number; input?: string }): Promise<RunResult>;
+  /** With a network allowlist in the settings: the filtering proxy's socket (in `runtimeDir`, say) and socat. */
+  setRelay(relay: ProxyRelay | undefined): void;
   /** Writes a file relative to the box's base. */
   put(relative: string, content: string, mode?: number): string;
   cleanup(): void;
@@ -97,12 +99,13 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
   const envelope = buildEnvelope({ projectRoot: project, tempDir: tmp, home, runtimeDir, settings: options.settings ?? DEFAULT_CONFINE_SETTINGS });
   const boxRuntime = runtime === undefined ? undefined : { ...runtime, lockFile: join(runtimeDir, 'confine.lock') };
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8' };
+  let relay: ProxyRelay | undefined;
   const wrap = (command: string): WrapResult => {
     if (boxRuntime === undefined) return { ok: false, reason: 'no confinement runtime on this machine' };
     const tree = options.snapshot === false ? undefined : gitWorkTree(project);
-    if (tree === undefined) return wrapCommand(envelope, command, boxRuntime);
+    if (tree === undefined) return wrapCommand(envelope, command, boxRuntime, undefined, relay === undefined ? {} : { relay });
     const before = prepareSnapshot({ tree, sanitizedCommand: sanitize(command).text, sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ }, runtimeDir, version: 'bench' });
-    return wrapCommand(envelope, command, boxRuntime, undefined, { before });
+    return wrapCommand(envelope, command, boxRuntime, undefined, { before, ...(relay === undefined ? {} : { relay }) });
   };
   return {
     base,
@@ -116,6 +119,9 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
     runtime: boxRuntime,
     env,
     wrap,
+    setRelay(r) {
+      relay = r;
+    },
     put,
     run(command, runOptions = {}) {
       let line = command;

@@ -22,6 +22,12 @@
  *   children included; `--new-session` (no TIOCSTI into the agent's terminal); all capabilities dropped,
  *   no new privileges; the seccomp filter of seccomp.ts (no Unix sockets, no nested user namespaces);
  * - file descriptors above 2 closed before the command runs (a host's leaked pipe or socket is a way out).
+ *
+ * With a network allowlist (a `ProxyRelay`: the daemon's filtering proxy socket and socat), the walls are two
+ * bubblewrap stages: an outer one that only makes the network namespace and runs the relay (socat from
+ * 127.0.0.1:3128 to the proxy's Unix socket, before any seccomp filter: the filter refuses Unix sockets), and
+ * the walls above inside it, sharing that namespace, with HTTP(S)_PROXY/ALL_PROXY pointing at the relay. The
+ * relay is in the outer pid namespace: it dies when the command does.
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -131,6 +137,33 @@ export interface MountPlan {
   /** Entries the scans visited (the decision-time cost). */
   scanned: number;
 }
+
+/** How a confined command reaches the daemon's filtering proxy (daemon/netproxy.ts). */
+export interface ProxyRelay {
+  /** The proxy's Unix socket (in the private runtime directory, hidden from the command itself). */
+  socket: string;
+  /** Absolute path of socat, which relays the sandbox's loopback port to the socket. */
+  socat: string;
+}
+
+/** The loopback port inside the walls the relay listens on (a network namespace of its own: never taken). */
+export const PROXY_RELAY_PORT = 3128;
+/** What the proxy variables point at inside the walls. */
+export const PROXY_URL = `http://127.0.0.1:${PROXY_RELAY_PORT}`;
+/** Set inside the walls; NO_PROXY empty so that every request, loopback names included, goes to the proxy. */
+export const PROXY_ENV: Readonly<Record<string, string>> = {
+  HTTP_PROXY: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  http_proxy: PROXY_URL,
+  https_proxy: PROXY_URL,
+  ALL_PROXY: PROXY_URL,
+  all_proxy: PROXY_URL,
+  NO_PROXY: '',
+  no_proxy: '',
+};
+/** How many times the relay's start-up check looks for the listener before the command runs anyway (a
+ *  command that then finds no listener fails to connect: closed, not open). */
+const RELAY_READY_TRIES = 1000;
 
 export type PlanResult = { ok: true; plan: MountPlan } | { ok: false; reason: string };
 export type WrapResult = { ok: true; command: string; plan: MountPlan } | { ok: false; reason: string };
@@ -443,11 +476,15 @@ function prelude(shell: string): string {
   return `${close}; eval "set --; $1"`;
 }
 
-export function bwrapArgs(plan: MountPlan, runtime: ConfineRuntime): string[] {
+export function bwrapArgs(plan: MountPlan, runtime: ConfineRuntime, options: { proxied?: boolean } = {}): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   // Nested user namespaces are refused by the seccomp filter (bubblewrap's --disable-userns needs 0.8).
   if (runtime.userns) args.push('--unshare-user');
-  args.push('--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try');
+  args.push('--unshare-ipc', '--unshare-pid');
+  // Proxied: the outer stage made the network namespace (loopback and the relay); share it.
+  if (options.proxied !== true) args.push('--unshare-net');
+  else for (const [name, value] of Object.entries(PROXY_ENV)) args.push('--setenv', name, value);
+  args.push('--unshare-uts', '--unshare-cgroup-try');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--seccomp', String(SECCOMP_FD));
   for (const m of plan.mounts) {
     switch (m.op) {
@@ -478,6 +515,8 @@ export interface RenderOptions {
    * snapshot.ts); it exits the wrapped command itself when the command must not run.
    */
   before?: string;
+  /** With a network allowlist: the daemon's filtering proxy socket and socat, for the relay stage. */
+  relay?: ProxyRelay;
 }
 
 /**
@@ -498,11 +537,17 @@ export interface RenderOptions {
  * planMounts counts such leftovers as absent, so they are stubbed and removed again.
  */
 export function renderCommand(plan: MountPlan, command: string, runtime: ConfineRuntime, options: RenderOptions = {}): { ok: true; command: string } | { ok: false; reason: string } {
+  const relay = options.relay;
   if (command.includes('\0')) return { ok: false, reason: 'the command contains a NUL byte' };
+  // socat reads `,` `:` `!` in an address as syntax: a socket path that needs none of them is all we pass.
+  if (relay !== undefined && !/^\/[A-Za-z0-9._/-]+$/.test(relay.socket)) return { ok: false, reason: `the proxy socket path ${relay.socket} has characters socat would misread` };
   const words = [
-    ...(runtime.flock === undefined ? [] : [runtime.flock, '-s', runtime.lockFile]),
+    // With the relay, flock keeps the lock itself (-o): socat would inherit it and, dying a moment after the
+    // command, make the clean-up's `flock -n -x` fail, leaving the mount-point files for the next command.
+    ...(runtime.flock === undefined ? [] : [runtime.flock, ...(relay === undefined ? [] : ['-o']), '-s', runtime.lockFile]),
+    ...(relay === undefined ? [] : relayStage(runtime, relay)),
     runtime.bwrap,
-    ...bwrapArgs(plan, runtime),
+    ...bwrapArgs(plan, runtime, { proxied: relay !== undefined }),
     '--',
     runtime.shell,
     '-c',
@@ -523,14 +568,35 @@ export function renderCommand(plan: MountPlan, command: string, runtime: Confine
   return { ok: true, command: wrapped };
 }
 
+/**
+ * The outer stage of a proxied command: bubblewrap with a network namespace of its own (loopback only) and a
+ * pid namespace, running the relay in the background, waiting until it listens, then exec-ing the walls (the
+ * words that follow). It has no seccomp filter, so the relay can connect to the proxy's Unix socket; it runs
+ * only this fixed script, never the command. The relay gets none of the command's descriptors (the filter's
+ * pipe on 3 included). As root without a user namespace this stage keeps its capabilities: the inner
+ * bubblewrap needs them to build the walls, and drops them all for the command.
+ */
+function relayStage(runtime: ConfineRuntime, relay: ProxyRelay): string[] {
+  const hexPort = PROXY_RELAY_PORT.toString(16).toUpperCase().padStart(4, '0');
+  const script = [
+    `${shellQuote(relay.socat)} TCP-LISTEN:${PROXY_RELAY_PORT},bind=127.0.0.1,fork,reuseaddr ${shellQuote(`UNIX-CONNECT:${relay.socket}`)} </dev/null >/dev/null 2>&1 3<&- &`,
+    // Listening once /proc/net/tcp (this namespace's) shows 127.0.0.1:PORT in state 0A (LISTEN).
+    `i=0; while [ $i -lt ${RELAY_READY_TRIES} ] && ! grep -q ': 0100007F:${hexPort} 00000000:0000 0A ' /proc/net/tcp 2>/dev/null; do i=$((i+1)); done`,
+    'exec "$@"',
+  ].join('\n');
+  const outer = ['--dev-bind', '/', '/', '--unshare-net', '--unshare-pid', '--die-with-parent'];
+  if (runtime.userns) outer.push('--unshare-user');
+  return [runtime.bwrap, ...outer, '--', runtime.shell, '-c', script, runtime.shell];
+}
+
 /** planMounts then renderCommand; the one call the engine makes at decision time. */
 export function wrapCommand(envelope: Envelope, command: string, runtime: ConfineRuntime, fs: FsPort = NODE_FS, options: RenderOptions = {}): WrapResult {
-  if (envelope.network.kind === 'proxy') {
-    // The hook point for the allowlist: it needs the daemon's filtering proxy on a Unix socket bound into the
-    // sandbox, a relay inside it started before the seccomp filter, and HTTP(S)_PROXY set. Not built: asking
-    // is the fail-closed answer.
-    return { ok: false, reason: `a network allowlist (${envelope.network.domains.join(', ')}) needs the daemon's filtering proxy, which is not built yet` };
+  const relay = options.relay;
+  if (envelope.network.kind === 'proxy' && relay === undefined) {
+    // An allowlist is reached only through the daemon's filtering proxy; without it the caller asks.
+    return { ok: false, reason: `a network allowlist (${envelope.network.domains.join(', ')}) needs the daemon's filtering proxy and socat` };
   }
+  if (envelope.network.kind === 'none' && relay !== undefined) return { ok: false, reason: 'a proxy relay was given for an envelope without network' };
   const planned = planMounts(envelope, fs);
   if (!planned.ok) return planned;
   const rendered = renderCommand(planned.plan, command, runtime, options);

@@ -30,6 +30,7 @@ import {
   type RoleGroup,
 } from './defaults.js';
 import { toolShape } from '../core/tools.js';
+import { covers, parseAllowEntry, type AllowEntry } from '../confine/allowlist.js';
 import { DEFAULT_PROTECTED_BRANCHES } from './packs/index.js';
 import { defaultRules, mergeRules, RULE_FIELDS, type EffectiveRules, type RawRulesConfig, type RuleDirs } from './rules-config.js';
 import { parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
@@ -59,6 +60,8 @@ const POLICY_FIELDS: Record<string, Schema> = {
     type: 'object',
     fields: {
       enabled: { type: 'boolean' },
+      // Entries are checked in merge (confine/allowlist.ts), with file, line and the entry's index.
+      network: { type: 'object', fields: { allow: { type: 'list', of: { type: 'string', nonEmpty: true } } } },
     },
   },
   audit: {
@@ -126,8 +129,12 @@ export interface EffectiveConfig {
   outsideRoot: { write: OutsideRootVerdict; read: OutsideRootVerdict; source: string };
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
-  /** Confined allows (issue 19): on only where the user's own file turns them on. */
-  confine: { enabled: boolean; source: string };
+  /**
+   * Confined allows (issue 19): on only where the user's own file turns them on. `network.allow`: the hosts a
+   * confined command may reach through the daemon's filtering proxy — set by the user's file, narrowed (never
+   * widened) by a project's.
+   */
+  confine: { enabled: boolean; source: string; network: { allow: AllowEntry[]; source: string } };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
@@ -159,7 +166,7 @@ interface RawConfig extends RawRulesConfig {
   outside_root?: { write?: OutsideRootVerdict; read?: OutsideRootVerdict };
   registration?: { wait_ms?: number; poll_ms?: number };
   safe_tools?: string[];
-  confine?: { enabled?: boolean };
+  confine?: { enabled?: boolean; network?: { allow?: string[] } };
   audit?: { max_bytes?: number; keep?: number };
   memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
   categories?: Record<string, string[]>;
@@ -265,7 +272,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   const memory = mergeMemory(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
-  const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in' };
+  const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in', network: { allow: [], source: 'built-in' } };
   for (const source of sources) {
     const enabled = source.raw.confine?.enabled;
     if (enabled === undefined) continue;
@@ -276,6 +283,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     confine.enabled = enabled;
     confine.source = where(source, 'confine.enabled');
   }
+  confine.network = mergeNetworkAllow(sources, diagnostics, warn);
 
   // Safe tools: only tools without file or shell effects, and only from the user's own file.
   const safeTools = DEFAULT_SAFE_TOOLS.map((name) => ({ name, source: 'built-in' }));
@@ -390,6 +398,39 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
   return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, rules };
+}
+
+/**
+ * The network allowlist of confined commands. The user's file sets it; a project's may only narrow it: keep
+ * entries the user's list covers (the same, or more specific), drop the rest with a warning. An entry that is
+ * not an entry (a URL, a path, `*.com`) is an error naming file, line and index, and is left out.
+ */
+function mergeNetworkAllow(
+  sources: readonly Source[],
+  diagnostics: Diagnostic[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): { allow: AllowEntry[]; source: string } {
+  let current: { allow: AllowEntry[]; source: string } = { allow: [], source: 'built-in' };
+  for (const source of sources) {
+    const raw = source.raw.confine?.network?.allow;
+    if (raw === undefined) continue;
+    const entries: AllowEntry[] = [];
+    raw.forEach((text, i) => {
+      const field = `confine.network.allow[${i}]`;
+      const parsed = parseAllowEntry(text);
+      if (!parsed.ok) {
+        diagnostics.push({ severity: 'error', file: source.label, line: source.lines.get(field) ?? source.lines.get('confine.network.allow') ?? 1, field, problem: `not a network allowlist entry: ${parsed.problem}`, suggestion: 'a host (example.com), *.example.com, host:port, or an IP literal' });
+        return;
+      }
+      if (!source.trusted && !current.allow.some((wide) => covers(wide, parsed.entry))) {
+        warn(source, field, `ignored: "${parsed.entry.text}" is not on the user's network allowlist and a project file can only narrow it`, 'add it in ~/.config/hookwise/config.yml');
+        return;
+      }
+      entries.push(parsed.entry);
+    });
+    current = { allow: entries, source: where(source, 'confine.network.allow') };
+  }
+  return current;
 }
 
 /**
