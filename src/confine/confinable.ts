@@ -6,7 +6,7 @@
  *
  * Never confinable: an ask or deny of a pack or rule (confinement never overrides one), a command hookwise
  * cannot parse, a read of a credential, a write the path policy asks about or denies (a protected file,
- * outside the project), a command that reaches the network (the walls cut it: the command would fail), a
+ * outside the project), a command that reaches the network and the allowlist does not let it (below), a
  * server, a daemon's client or a background job (services.ts: the walls would break it silently), a `git`
  * command no pack decided (the git directory is read-only inside the walls: it would fail), and a call that
  * asks to leave the host's own sandbox.
@@ -14,16 +14,34 @@
  * A command that deletes or overwrites files is confinable only where an undo snapshot is taken before it
  * runs (`undoable`: the project is a git work tree, known at the edge) and every file it is seen to lose is
  * in the project, where the snapshot covers it; elsewhere a human decides those.
+ *
+ * With a network allowlist served by the daemon's filtering proxy, a network-reaching command is confinable
+ * when it speaks HTTP(S) (destinations.ts) and every destination its words name is on the list; one the list
+ * does not name, one that speaks something else (ssh, raw TCP), and one while the proxy is not available are
+ * asked: the walls would only make them fail.
  */
 import type { Decision } from '../core/decision.js';
 import type { CascadeContext } from '../core/tier.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from '../shell/data-loss.js';
+import type { AllowEntry } from './allowlist.js';
+import { refusedDestination, segmentNetwork } from './destinations.js';
 import { serviceEffect } from './services.js';
 
-/** `applies`: the ask was about an unknown effect, and the why is worth telling (the command itself is not confinable). */
-export type Confinability = { ok: true } | { ok: false; applies: boolean; why: string };
+/**
+ * `applies`: the ask was about an unknown effect, and the why is worth telling (the command itself is not
+ * confinable). `network`: it needs the network (through the filtering proxy) to do what it says.
+ */
+export type Confinability = { ok: true; network?: true } | { ok: false; applies: boolean; why: string };
+
+/** The network a confined command may have, as found at the edge (the engine asks the daemon). */
+export interface NetworkAccess {
+  /** The effective allowlist; empty: no network at all. */
+  allow: readonly AllowEntry[];
+  /** Whether a filtering proxy can serve it (a daemon hosts them, started on first use), and if not, why. */
+  proxy: { up: true } | { up: false; why: string };
+}
 
 const GIT_READ_ONLY = 'which is read-only inside the walls (it holds the undo snapshot): it would fail there';
 
@@ -39,9 +57,12 @@ function asksAboutUnknownEffect(d: Decision): boolean {
 export interface ConfineContext {
   /** An undo snapshot is taken before a confined command here (snapshot.ts): a command that loses files may run. */
   undoable: boolean;
+  /** The network allowlist and whether a proxy can serve it (found at the edge); absent: no network. */
+  network?: NetworkAccess | undefined;
 }
 
 export function confinability(ctx: CascadeContext, d: Decision, confine: ConfineContext = { undoable: false }): Confinability {
+  const network = confine.network;
   if (d.verdict !== 'ask') return { ok: false, applies: false, why: `the decision is ${d.verdict}` };
   const shell = ctx.shell;
   if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, applies: false, why: 'only shell commands run confined' };
@@ -51,6 +72,7 @@ export function confinability(ctx: CascadeContext, d: Decision, confine: Confine
   if (!shell.parse.ok) return no('hookwise cannot parse the command');
   const segments = shell.parse.segments;
   const byRules = judgeSegmentsDetailed(segments, rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home })).segments;
+  let needsNetwork = false;
   for (let i = 0; i < segments.length; i++) {
     const ruled = byRules[i]?.decision;
     if (ruled !== undefined && ruled.verdict !== 'allow') return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
@@ -62,7 +84,12 @@ export function confinability(ctx: CascadeContext, d: Decision, confine: Confine
       const outside = lostOutsideProject(shell, i);
       if (outside !== undefined) return no(`\`${segments[i]!.name}\` deletes or overwrites ${outside}, outside the project, where \`hookwise undo\` cannot restore it`);
     }
-    if (shell.effects.segments[i]?.network === true) return no(`\`${segments[i]!.name}\` reaches the network, which the walls cut`);
+    const net = segmentNetwork(segments[i]!, shell.effects.segments[i]?.network === true);
+    if (net.kind !== 'none') {
+      const problem = networkProblem(segments[i]!.name, net, network);
+      if (problem !== undefined) return no(problem);
+      needsNetwork = true;
+    }
     const service = serviceEffect(segments[i]!);
     if (service !== undefined) return no(service);
   }
@@ -78,7 +105,17 @@ export function confinability(ctx: CascadeContext, d: Decision, confine: Confine
     const w = judgeWrite(resolved, ctx);
     if (w !== undefined && w.verdict !== 'allow') return no(`it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}`);
   }
-  return { ok: true };
+  return needsNetwork ? { ok: true, network: true } : { ok: true };
+}
+
+/** Why a segment that reaches the network cannot do so from inside the walls, if it cannot. */
+function networkProblem(name: string, net: ReturnType<typeof segmentNetwork>, network: NetworkAccess | undefined): string | undefined {
+  if (network === undefined || network.allow.length === 0) return `\`${name}\` reaches the network, which the walls cut (no network allowlist)`;
+  if (net.kind === 'other') return `\`${name}\` ${net.why}: only HTTP and HTTPS go through the filtering proxy`;
+  const refused = refusedDestination(net, network.allow);
+  if (refused !== undefined) return `\`${name}\` reaches ${refused.host} port ${refused.port}, which is not on the network allowlist`;
+  if (!network.proxy.up) return `\`${name}\` reaches the network, and the filtering proxy is not available: ${network.proxy.why}`;
+  return undefined;
 }
 
 /** A file segment `index` writes outside the project (the undo snapshot covers the project only). */

@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { VERSION } from '../core/version.js';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, isInside, type Envelope, type EnvelopeInput } from './envelope.js';
+import type { AllowEntry } from './allowlist.js';
 import type { GitWorkTree } from './git-layout.js';
 import { describeProjectWrites, roleDeniedDirs } from './role-writes.js';
+import { which } from './probe.js';
 import { confineRuntime } from './runtime.js';
 import { prepareSnapshot } from './snapshot.js';
-import { wrapCommand } from './wrap.js';
+import { wrapCommand, type ProxyRelay, type RenderOptions } from './wrap.js';
 
 export interface ConfineRequest {
   command: string;
@@ -30,10 +32,18 @@ export interface ConfineRequest {
   undo?: { tree: GitWorkTree; sanitizedCommand: string };
   /** The session's role and its globs: the directories it may not write are read-only inside the walls (role-writes.ts). */
   role?: { name: string; allowWrite: readonly string[]; denyWrite: readonly string[] };
+  /**
+   * The daemon's filtering proxy for the policy's allowlist. `required`: the command reaches the network, so
+   * without the relay (no socat) it is not confined at all; otherwise it runs with no network instead.
+   */
+  network?: { allow: readonly AllowEntry[]; socket: string; required: boolean };
 }
 
-/** `writes`: where in the project the command may write, in words for the reason (role-writes.ts). */
-export type ConfineAnswer = { ok: true; command: string; snapshot: boolean; writes: string } | { ok: false; reason: string };
+/**
+ * `writes`: where in the project the command may write, in words for the reason (role-writes.ts). `proxied`:
+ * it reaches the allowlist through the proxy; false: no network at all.
+ */
+export type ConfineAnswer = { ok: true; command: string; snapshot: boolean; writes: string; proxied: boolean } | { ok: false; reason: string };
 
 /**
  * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
@@ -42,7 +52,7 @@ export type ConfineAnswer = { ok: true; command: string; snapshot: boolean; writ
 const envelopes = new Map<string, Envelope>();
 const MAX_ENVELOPES = 64;
 
-function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[]): Envelope {
+function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[], proxied: boolean): Envelope {
   // A linked worktree's or submodule's git directory lies outside the project: read-only there already,
   // unless it is in another writable root (the temp dir). Then it is protected like the project's `.git`.
   const undo = request.undo;
@@ -57,6 +67,7 @@ function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[]): 
     settings: {
       ...DEFAULT_CONFINE_SETTINGS,
       denyWrite: [...gitDirs.map((d) => `${d}/**`), ...roleReadOnly.map((d) => `${d}/**`)],
+      ...(proxied ? { network: { allow: request.network!.allow.map((e) => e.text) } } : {}),
     },
   };
   const key = JSON.stringify(input);
@@ -72,9 +83,15 @@ function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[]): 
 export function confineCommand(request: ConfineRequest): ConfineAnswer {
   const runtime = confineRuntime(request.runtimeDir);
   if (!runtime.available) return { ok: false, reason: runtime.reason };
+  let relay: ProxyRelay | undefined;
+  if (request.network !== undefined) {
+    const socat = which('socat', process.env);
+    if (socat !== undefined) relay = { socket: request.network.socket, socat };
+    else if (request.network.required) return { ok: false, reason: 'socat is not installed, and the relay to the filtering proxy needs it (apt-get install socat)' };
+  }
   // The role's denied directories that exist now (one stat each): a missing one is left to path policy.
   const roleReadOnly = request.role === undefined ? [] : roleDeniedDirs(request.role.denyWrite, request.role.allowWrite).filter((d) => lstatSync(join(request.projectRoot, d), { throwIfNoEntry: false })?.isDirectory() === true);
-  const envelope = envelopeFor(request, roleReadOnly);
+  const envelope = envelopeFor(request, roleReadOnly, relay !== undefined);
   const undo = request.undo;
   let before: string | undefined;
   if (undo !== undefined) {
@@ -84,7 +101,8 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
       return { ok: false, reason: `the undo snapshot needs a private directory in ${request.runtimeDir}: ${(error as Error).message}` };
     }
   }
-  const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, before === undefined ? {} : { before });
+  const options: RenderOptions = { ...(before === undefined ? {} : { before }), ...(relay === undefined ? {} : { relay }) };
+  const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, options);
   if (!wrapped.ok) return { ok: false, reason: wrapped.reason };
-  return { ok: true, command: wrapped.command, snapshot: before !== undefined, writes: describeProjectWrites(roleReadOnly, request.role?.name) };
+  return { ok: true, command: wrapped.command, snapshot: before !== undefined, writes: describeProjectWrites(roleReadOnly, request.role?.name), proxied: relay !== undefined };
 }

@@ -399,6 +399,11 @@ export class NetProxyHost implements NetProxyPort {
     }
   }
 
+  /** How many allowlists it serves (started or starting). */
+  count(): number {
+    return this.proxies.size;
+  }
+
   /** The proxies started so far (for health and doctor). */
   async serving(): Promise<{ socket: string; allow: string[]; open: number; allowed: number; refused: number }[]> {
     const out = [];

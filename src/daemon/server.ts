@@ -26,6 +26,7 @@ import { sanitize } from '../sanitize/index.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
+import { NetProxyHost } from './netproxy.js';
 import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
 export interface ServeOptions {
@@ -64,6 +65,8 @@ export interface DaemonStats {
   heap_mb: number;
   socket: string;
   http: { host: string; port: number } | null;
+  /** The filtering proxies it hosts for confined commands (one per network allowlist, started on first use). */
+  netproxy?: { allowlists: number };
 }
 
 /** Latencies of the most recent calls, for p50/p99 without unbounded memory. */
@@ -104,7 +107,13 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   ensurePrivateDir(where.runtimeDir);
   await clearStaleSocket(paths.socket);
 
-  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), ...options.engine });
+  // Outlives engine reloads: a confined command that is running keeps its proxy.
+  const netProxy = new NetProxyHost(where.runtimeDir, {
+    onLog: (e) => {
+      if (e.verdict === 'refused') log(`network proxy refused ${e.method} ${e.host}${e.port === null ? '' : `:${e.port}`}: ${e.why}`);
+    },
+  });
+  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, ...options.engine });
   let engine = new Engine(where, engineOptions());
   const tag = locationsTag(where);
   const started = Date.now();
@@ -177,6 +186,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       heap_mb: Math.round(mem.heapUsed / 1048576),
       socket: paths.socket,
       http: httpAddress,
+      netproxy: { allowlists: netProxy.count() },
     };
   };
 
@@ -220,6 +230,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     closing ??= (async () => {
       clearInterval(housekeeping);
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
+      await netProxy.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
       if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);

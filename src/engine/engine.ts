@@ -41,7 +41,8 @@ import { ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
-import type { Confinability } from '../confine/confinable.js';
+import type { Confinability, NetworkAccess } from '../confine/confinable.js';
+import type { NetProxyPort } from '../daemon/netproxy.js';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { roleNamed } from '../policy/compiled.js';
 import { judge, type Judgement } from './judge.js';
@@ -89,6 +90,8 @@ export interface EngineOptions {
   memory?: MemorySupplier;
   /** Parses to keep (by command text) across calls; 0 for a one-shot process. */
   parseCacheSize?: number;
+  /** The daemon's filtering proxies (confined commands' network allowlist); absent outside a daemon. */
+  netProxy?: NetProxyPort;
 }
 
 interface PolicyEntry {
@@ -101,6 +104,7 @@ export class Engine {
   private readonly memory: MemorySupplier;
   private readonly parses: ParseMemo | undefined;
   private readonly registry: SessionRegistry;
+  private readonly netProxy: NetProxyPort | undefined;
   private prepared = false;
 
   constructor(
@@ -111,6 +115,7 @@ export class Engine {
     const size = options.parseCacheSize ?? 0;
     this.parses = size > 0 ? new Lru(size) : undefined;
     this.registry = new SessionRegistry(where.runtimeDir);
+    this.netProxy = options.netProxy;
   }
 
   /** One hook event (the host's raw payload) → what the host gets. Never throws. */
@@ -156,9 +161,10 @@ export class Engine {
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
     // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
     const gitTree = policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined });
+    const network = this.networkFor(call, policy);
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
-    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role);
+    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
@@ -168,7 +174,7 @@ export class Engine {
    * available, the command runs inside the walls instead (allow + the wrapped command). Every way this can
    * fail — not confinable, no bubblewrap, the walls cannot be planned — keeps the ask and says why.
    */
-  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined, roleName: string): Promise<Decision> {
+  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined, roleName: string, network: NetworkAccess | undefined): Promise<Decision> {
     if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
@@ -187,10 +193,18 @@ export class Engine {
     // The walls are tightened to the role: the directories it may not write are read-only inside them.
     const compiledRole = roleNamed(policy, roleName);
     const role = { name: roleName, allowWrite: compiledRole?.allowWrite.map((p) => p.glob) ?? [], denyWrite: compiledRole?.denyWrite.map((p) => p.glob) ?? [] };
-    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, role, ...undo });
+    // The proxy when one serves the allowlist; a command that does not need the network runs with none otherwise.
+    let proxied: { allow: NetworkAccess['allow']; socket: string; required: boolean } | undefined;
+    if (network?.proxy.up === true && this.netProxy !== undefined) {
+      const served = await this.netProxy.socketFor(network.allow);
+      if (served.ok) proxied = { allow: network.allow, socket: served.socket, required: confinable.network === true };
+      else if (confinable.network === true) return { ...asked, reason: `${asked.reason} (it could not run confined: ${served.reason})` };
+    }
+    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, role, ...undo, ...(proxied === undefined ? {} : { network: proxied }) });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
     const snapshot = wrapped.snapshot ? "; the project's files are snapshotted first, and `hookwise undo` restores them" : '';
-    const walls = `it may write ${wrapped.writes} and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials or reach the network, and its processes end with it${snapshot}`;
+    const reach = wrapped.proxied ? `can reach only ${network!.allow.map((e) => e.text).join(', ')} over HTTP(S) through hookwise's proxy` : 'cannot reach the network';
+    const walls = `it may write ${wrapped.writes} and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials, ${reach}, and its processes end with it${snapshot}`;
     return {
       verdict: 'allow',
       tier: 'confine',
@@ -199,6 +213,19 @@ export class Engine {
       confidence: 1,
       confined: { command: wrapped.command, walls },
     };
+  }
+
+  /**
+   * The network a confined shell command may have: the policy's allowlist, and whether a filtering proxy can
+   * serve it. Outside a daemon there is none: network-reaching commands are asked, the rest run with no
+   * network. The proxy itself starts only when a command is confined (confined()).
+   */
+  private networkFor(call: ToolCall, policy: CompiledPolicy): NetworkAccess | undefined {
+    if (!policy.confine.enabled || call.action !== 'shell') return undefined;
+    const allow = policy.confine.network.allow;
+    if (allow.length === 0) return { allow, proxy: { up: false, why: 'no network allowlist' } };
+    if (this.netProxy === undefined) return { allow, proxy: { up: false, why: 'it is hosted by the hookwise daemon, which is not serving this call (hookwise daemon start)' } };
+    return { allow, proxy: { up: true } };
   }
 
   memoryFor(projectRoot: string, sessionId: string | undefined, policy: CompiledPolicy): MemoryLoad {

@@ -17,7 +17,7 @@ import { unregisteredReason } from '../session/messages.js';
 import { shownId } from '../sanitize/ids.js';
 import type { SessionState } from '../session/resolve.js';
 import type { Locations } from '../util/locations.js';
-import { confinability, type Confinability } from '../confine/confinable.js';
+import { confinability, type Confinability, type NetworkAccess } from '../confine/confinable.js';
 import { runCascade } from './cascade.js';
 
 /** A decision, and what memory knows of the call (for learning at the edge). */
@@ -38,6 +38,8 @@ export interface PreparedInputs {
   confine?: boolean | undefined;
   /** An undo snapshot can be taken before a confined run (the project is a git work tree). */
   undoable?: boolean | undefined;
+  /** With confinement on: the network allowlist and whether the daemon's proxy serves it (found at the edge). */
+  network?: NetworkAccess | undefined;
 }
 
 /**
@@ -85,7 +87,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const d = runCascade(ctx, undefined, inputs.trace);
   const judged = (decided: Decision): Judgement => {
     if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };
-    return { decision: decided, memo, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true }) };
+    return { decision: decided, memo, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) };
   };
   return d instanceof Promise ? d.then(judged) : judged(d);
 }
