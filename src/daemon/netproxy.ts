@@ -127,6 +127,8 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
 
   const server: Server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 5000, requireHostHeader: false });
 
+  // Tunnels leave the HTTP server's bookkeeping (closeAllConnections does not see them): tracked here.
+  const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     if (counts.open >= limits.maxConnections) {
       log('refused', '-', '-', null, `more than ${limits.maxConnections} connections at once`);
@@ -134,7 +136,11 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
       return;
     }
     counts.open++;
-    socket.once('close', () => counts.open--);
+    sockets.add(socket);
+    socket.once('close', () => {
+      counts.open--;
+      sockets.delete(socket);
+    });
     socket.on('error', () => undefined); // a client that goes away mid-answer is not the proxy's failure
   });
 
@@ -157,6 +163,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
         checkHostHeader(req.headers, target.host, target.port);
         const { address, entry, host } = await judge(target.host, target.port);
         const upstream = await open(address, target.port);
+        client.once('close', () => upstream.destroy());
         log('allowed', 'CONNECT', host, target.port, `allowed by ${entry.text}`);
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) upstream.write(head);
@@ -207,6 +214,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
       new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
         try {
           unlinkSync(options.socket);
         } catch {

@@ -87,6 +87,19 @@ describe('the filtering proxy', () => {
     expect(out).toMatch(/^HTTP\/1.1 200 Connection Established\r\n\r\nping through the tunnel/);
   });
 
+  it('closing cuts open tunnels (a stopping daemon does not wait on them)', async () => {
+    const p = await startNetProxy({ allow: parseAllowlist([`localhost:${echoPort}`]).entries, socket: join(dir, 'closing.sock'), resolve });
+    const s = connect(p.socket);
+    s.on('error', () => undefined);
+    const established = new Promise<void>((r) => s.on('data', (d: Buffer) => d.toString().includes('200') && r()));
+    s.write(`CONNECT localhost:${echoPort} HTTP/1.1\r\n\r\n`);
+    await established;
+    const closed = new Promise((r) => s.on('close', r));
+    await p.close();
+    await closed;
+    expect(p.stats().open).toBe(0);
+  });
+
   it('forwards plain HTTP to an allowlisted name, in origin form, with the proxy headers dropped', async () => {
     const p = await proxy([`localhost:${webPort}`]);
     const out = await exchange(p.socket, `GET http://localhost:${webPort}/a?b=1 HTTP/1.1\r\nHost: localhost:${webPort}\r\nProxy-Authorization: Basic c2VjcmV0\r\nConnection: close\r\n\r\n`);
