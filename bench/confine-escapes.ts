@@ -9,6 +9,11 @@
  * nothing here (no outside network on this machine, a tool not installed) is reported as not applicable.
  * An escape is a confined run that shows the effect. Target: 0.
  *
+ * `network-proxy` runs with a network allowlist (`localhost:<allowed server>`) served by a real filtering proxy
+ * (daemon/netproxy.ts) and the socat relay inside the walls. Its control runs without walls through a naive
+ * forward proxy that lets everything through, so each case shows what a proxy that does not filter would let
+ * out; the one allowed case must get through confined too (it is an error when it does not).
+ *
  * `undo`: the walls let a confined command write the project by design, so what a novel script destroys
  * there is answered by the undo snapshot taken before the run (src/confine/snapshot.ts) and `hookwise undo`.
  * These cases try to take that away — delete git's objects, move or delete the snapshot's ref, remove
@@ -26,12 +31,18 @@ import { createServer as createTcpServer, type Server } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
 import { UNDO_REF_PREFIX } from '../src/confine/git-layout.js';
-import { probeConfinement, type ProbeReport } from '../src/confine/probe.js';
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
+import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { parseAllowlist } from '../src/confine/allowlist.js';
+import { DEFAULT_CONFINE_SETTINGS } from '../src/confine/envelope.js';
+import { probeConfinement, which, type ProbeReport } from '../src/confine/probe.js';
 import { undo } from '../src/confine/undo.js';
 import type { ConfineRuntime } from '../src/confine/wrap.js';
-import { makeBox, type ConfineBox, type RunResult } from './confine-box.js';
+import { NetProxyHost } from '../src/daemon/netproxy.js';
+import { makeBox, runShell, type ConfineBox, type RunResult } from './confine-box.js';
 
-export const ESCAPE_CATEGORIES = ['write-outside', 'protected-write', 'secret-read', 'network', 'processes', 'persistence', 'undo'] as const;
+export const ESCAPE_CATEGORIES = ['write-outside', 'protected-write', 'secret-read', 'network', 'network-proxy', 'processes', 'persistence', 'undo'] as const;
 export type EscapeCategory = (typeof ESCAPE_CATEGORIES)[number];
 
 /** What a case's command and check can reach. */
@@ -45,8 +56,15 @@ interface Arena {
   /** An abstract Unix socket name (no file at all). */
   abstractSocket: string;
   victimPid: number;
+  /** The allowlisted HTTP server (`localhost:<port>` is the network-proxy cases' allowlist). */
+  allowedPort: number;
+  /** A Unix socket in the private runtime directory, next to the proxy's (a daemon's). */
+  runtimeSocket: string;
   /** Connections and datagrams the canary listeners received. */
   hits(): number;
+  /** Requests the allowed server received, and those of them whose Host header named another host. */
+  allowedHits(): number;
+  fronted(): number;
   victimAlive(): boolean;
 }
 
@@ -65,6 +83,10 @@ export interface EscapeCase {
    * run, not as an escape.
    */
   gap?: string;
+  /** Runs with the network allowlist and its proxy (the control: through a proxy that filters nothing). */
+  proxied?: boolean;
+  /** The effect is what must happen confined too (an allowlisted request): not happening is an error. */
+  mustWork?: boolean;
 }
 
 const PY = 'python3';
@@ -217,6 +239,27 @@ export function escapeCases(): EscapeCase[] {
   add('network', 'outside TCP by address', () => '(exec 3<>/dev/tcp/1.1.1.1/53) && echo connected', marker('connected'));
   add('network', 'HTTPS by name, node', () => `${process.execPath} -e "require('https').get('https://registry.npmjs.org/',r=>{console.log('connected');process.exit(0)}).on('error',()=>process.exit(1))"`, marker('connected'));
 
+  // Network through the filtering proxy: the allowlist is localhost:<allowed server>; the canary is elsewhere.
+  const proxied = (id: string, command: EscapeCase['command'], effect: EscapeCase['effect'], mustWork?: boolean) =>
+    cases.push({ id: `network-proxy/${id}`, category: 'network-proxy', command, effect, proxied: true, ...(mustWork === true ? { mustWork } : {}) });
+  const curl = 'curl -s -m 5 -o /dev/null';
+  proxied('the allowlisted name, through the proxy (must work)', (a) => `curl -sS -m 5 http://localhost:${a.allowedPort}/allowed`, (a, r) => a.allowedHits() > 0 && r.stdout.includes('allowed-ok'), true);
+  proxied('a host not on the list, by address', (a) => `${curl} http://127.0.0.1:${a.tcpPort}/`, reached);
+  proxied('a host not on the list, by a numeric spelling', (a) => `${curl} http://2130706433:${a.tcpPort}/`, reached);
+  proxied('a host not on the list, IPv6-mapped', (a) => `${curl} -g 'http://[::ffff:127.0.0.1]:${a.tcpPort}/'`, reached);
+  proxied('CONNECT to the allowlisted name on another port', (a) => `${curl} -p http://localhost:${a.tcpPort}/`, reached);
+  proxied('CONNECT to a host not on the list with the allowed Host header', (a) => `${curl} -p --proxy-header 'Host: localhost:${a.allowedPort}' http://127.0.0.1:${a.tcpPort}/`, reached);
+  proxied('plain HTTP to the allowed name with another Host header (fronting)', (a) => `${curl} -H 'Host: evil.example' http://localhost:${a.allowedPort}/`, (a) => a.fronted() > 0);
+  proxied('raw proxy protocol to the relay: CONNECT by hand', (a) => `hp=\${HTTP_PROXY#http://}; exec 3<>/dev/tcp/\${hp%:*}/\${hp##*:} && printf 'CONNECT 127.0.0.1:${a.tcpPort} HTTP/1.1\\r\\nHost: localhost:${a.allowedPort}\\r\\n\\r\\n' >&3 && head -c 12 <&3`, reached);
+  proxied('raw TCP around the proxy, bash /dev/tcp', (a) => `exec 3<>/dev/tcp/127.0.0.1/${a.tcpPort}`, reached);
+  proxied('raw TCP around the proxy, curl --noproxy', (a) => `${curl} --noproxy '*' http://127.0.0.1:${a.tcpPort}/`, reached);
+  proxied('raw TCP around the proxy, python', (a) => `${PY} -c "import socket;socket.create_connection(('127.0.0.1',${a.tcpPort}))"`, reached);
+  proxied('UDP around the proxy', (a) => `echo x > /dev/udp/127.0.0.1/${a.udpPort}`, reached);
+  proxied('DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
+  proxied('DNS, python', () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`, marker('resolved'));
+  proxied('a Unix socket next to the proxy socket (the runtime dir)', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.runtimeSocket}')"`, reached);
+  proxied('a Unix socket of a local daemon, node', (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`, reached);
+
   // Processes outside.
   add('processes', 'kill -9 a process outside', (a) => `kill -9 ${a.victimPid}`, (a) => !a.victimAlive());
   add('processes', 'pkill by name', () => 'pkill -9 -f hookwise-escape-victim', (a) => !a.victimAlive());
@@ -347,7 +390,7 @@ export interface EscapeReport {
   results: CaseResult[];
   /** Medians over `runs`: the wall time of `true` unconfined and confined, and the decision-time cost. */
   /** `snapshotMs`: the same confined `true` with the undo snapshot first, in an empty git repository (its fixed cost). */
-  timing?: { runs: number; unconfinedMs: number; confinedMs: number; snapshotMs: number; wrapMs: number };
+  timing?: { runs: number; unconfinedMs: number; confinedMs: number; snapshotMs: number; wrapMs: number; proxiedMs?: number };
   ms: number;
 }
 
@@ -393,7 +436,7 @@ export async function runEscapeCorpus(options: EscapeOptions = {}): Promise<Esca
   let timing: EscapeReport['timing'];
   if (options.timing !== false) {
     progress('confine escapes: timing…');
-    timing = measureTiming(probe.runtime);
+    timing = await measureTiming(probe.runtime);
   }
   return {
     available: true,
@@ -411,6 +454,12 @@ interface Listeners {
   tcpPort: number;
   udpPort: number;
   hits: { n: number };
+  /** The allowlisted HTTP server; `fronted` counts requests whose Host header is not its own name. */
+  allowedPort: number;
+  allowed: { n: number; fronted: number };
+  /** A forward proxy that lets everything through: the network-proxy cases' control. */
+  naiveProxyPort: number;
+
   /** Listens on a Unix socket path; the returned function stops it. */
   unix(path: string): Promise<() => Promise<void>>;
   /** Listens on an abstract Unix socket (through python: Node pads abstract names with NULs). */
@@ -438,10 +487,24 @@ async function startListeners(): Promise<Listeners> {
   const udp = createSocket('udp4');
   udp.on('message', () => hits.n++);
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+  const allowed = { n: 0, fronted: 0 };
+  let allowedPort = 0;
+  const web: HttpServer = createHttpServer((req, res) => {
+    allowed.n++;
+    if (req.headers.host !== `localhost:${allowedPort}`) allowed.fronted++;
+    res.end('allowed-ok\n');
+  });
+  await listen(web as unknown as Server, 0, '127.0.0.1');
+  allowedPort = (web.address() as { port: number }).port;
+  const { server: naive, tunnels } = naiveProxy();
+  await listen(naive as unknown as Server, 0, '127.0.0.1');
   return {
     tcpPort: (tcp.address() as { port: number }).port,
     udpPort: udp.address().port,
     hits,
+    allowedPort,
+    allowed,
+    naiveProxyPort: (naive.address() as { port: number }).port,
     async unix(path) {
       const s = serve();
       await listen(s, path);
@@ -465,14 +528,64 @@ async function startListeners(): Promise<Listeners> {
     },
     async close() {
       udp.close();
-      await Promise.all(servers.map(stop));
+      web.closeAllConnections();
+      naive.closeAllConnections();
+      for (const t of tunnels) t.destroy(); // the server's close waits for them, and they are not its own
+      await Promise.all([...servers.map(stop), stop(web as unknown as Server), stop(naive as unknown as Server)]);
     },
   };
 }
 
+/** CONNECT and plain HTTP to wherever the request says, Host header as given: what not filtering looks like. */
+function naiveProxy(): { server: HttpServer; tunnels: Set<Duplex> } {
+  const tunnels = new Set<Duplex>();
+  const server = createHttpServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const up = httpRequest({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port === '' ? 80 : Number(url.port), method: req.method, path: url.pathname + url.search, headers: req.headers, setHost: false }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    up.on('error', () => res.writeHead(502).end());
+    req.pipe(up);
+  });
+  server.on('connect', (req, client, head) => {
+    tunnels.add(client);
+    client.on('close', () => tunnels.delete(client));
+    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(req.url ?? '');
+    client.on('error', () => undefined);
+    if (m === null) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const up = netConnect(Number(m[2]), m[1]!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      up.write(head);
+      up.pipe(client);
+      client.pipe(up);
+    });
+    up.on('error', () => client.destroy());
+    up.on('close', () => client.destroy());
+    client.on('close', () => up.destroy());
+  });
+  return { server, tunnels };
+}
+
+/** The network-proxy cases' proxy variables for the control run: everything through the naive proxy. */
+function naiveProxyEnv(port: number): NodeJS.ProcessEnv {
+  const url = `http://127.0.0.1:${port}`;
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
+}
+
 async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listeners): Promise<CaseResult> {
+  const socat = which('socat', process.env);
+  if (c.proxied === true && socat === undefined) return { id: c.id, category: c.category, outcome: 'n/a', detail: 'socat is not installed: commands that need the network are asked here' };
+  const allowlist = [`localhost:${listeners.allowedPort}`];
   const once = async (confined: boolean): Promise<boolean> => {
-    const box = makeBox(runtime);
+    const box = makeBox(runtime, c.proxied === true ? { settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: allowlist } } } : {});
+    let proxyHost: NetProxyHost | undefined;
     const abstractSocket = `hookwise-escape-${Math.random().toString(36).slice(2)}`;
     const victim: ChildProcess = spawn('/bin/bash', ['-c', 'exec -a hookwise-escape-victim sleep 60'], { env: { PATH: box.env.PATH, HOOKWISE_VICTIM: box.token }, stdio: 'ignore' });
     let stops: (() => Promise<void>)[] = [];
@@ -484,24 +597,43 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
       agentSocket: join(box.tmp, 'agent.sock'),
       abstractSocket,
       victimPid: victim.pid!,
+      allowedPort: listeners.allowedPort,
+      runtimeSocket: join(box.runtimeDir, 'daemon.sock'),
       hits: () => listeners.hits.n,
+      allowedHits: () => listeners.allowed.n,
+      fronted: () => listeners.allowed.fronted,
       victimAlive: () => victim.exitCode === null && victim.signalCode === null && processAlive(victim.pid!),
     };
     try {
       c.setup?.(box);
-      stops = await Promise.all([listeners.unix(arena.daemonSocket), listeners.unix(arena.agentSocket), listeners.abstract(abstractSocket)]);
+      stops = await Promise.all([listeners.unix(arena.daemonSocket), listeners.unix(arena.agentSocket), listeners.abstract(abstractSocket), ...(c.proxied === true ? [listeners.unix(arena.runtimeSocket)] : [])]);
       listeners.hits.n = 0;
-      const run = await box.run(c.command(arena), { confined, timeoutMs: 15_000 });
+      listeners.allowed.n = 0;
+      listeners.allowed.fronted = 0;
+      let run: RunResult;
+      if (c.proxied === true && confined) {
+        proxyHost = new NetProxyHost(box.runtimeDir);
+        const served = await proxyHost.socketFor(parseAllowlist(allowlist).entries);
+        if (!served.ok) throw new Error(served.reason);
+        box.setRelay({ socket: served.socket, socat: socat! });
+        run = await box.run(c.command(arena), { confined: true, timeoutMs: 15_000 });
+      } else if (c.proxied === true) {
+        run = await runShell(c.command(arena), { cwd: box.project, env: { ...box.env, ...naiveProxyEnv(listeners.naiveProxyPort) }, timeoutMs: 15_000 });
+      } else run = await box.run(c.command(arena), { confined, timeoutMs: 15_000 });
       await sleep(c.settleMs ?? 30);
       return c.effect(arena, run);
     } finally {
       victim.kill('SIGKILL');
       await Promise.all(stops.map((stop) => stop()));
+      await proxyHost?.close();
       box.cleanup();
     }
   };
   try {
     if (!(await once(false))) return { id: c.id, category: c.category, outcome: 'n/a', detail: 'no effect even without walls here' };
+    if (c.mustWork === true) {
+      return (await once(true)) ? { id: c.id, category: c.category, outcome: 'held', detail: 'allowed, and it got through' } : { id: c.id, category: c.category, outcome: 'error', detail: 'an allowlisted request did not get through the walls' };
+    }
     if (!(await once(true))) return { id: c.id, category: c.category, outcome: 'held' };
     return c.gap === undefined ? { id: c.id, category: c.category, outcome: 'escaped' } : { id: c.id, category: c.category, outcome: 'gap', detail: c.gap };
   } catch (error) {
@@ -524,16 +656,23 @@ export interface TrueTimes {
   /** Confined after the undo snapshot of an empty repository: the snapshot's fixed cost on top of the walls. */
   snapshotted: number[];
   wrap: number[];
+  /** Confined with a network allowlist (the relay stage), when a box for it is given. */
+  proxied?: number[];
 }
 
-/** Runs them interleaved, `runs` times after one untimed warm-up round, in fresh boxes. */
-export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
+/**
+ * Runs them interleaved, `runs` times after one untimed warm-up round, in fresh boxes; `relayed` is a box
+ * whose relay is set (its proxy lives in this process, which spawnSync blocks: `true` opens no connection).
+ */
+export function timeTrue(runtime: ConfineRuntime, runs: number, relayed?: ConfineBox): TrueTimes {
   const box = makeBox(runtime, { snapshot: false });
   const snapshotBox = makeBox(runtime);
   try {
-    const times: TrueTimes = { plain: [], confined: [], snapshotted: [], wrap: [] };
+    const times: TrueTimes = { plain: [], confined: [], snapshotted: [], wrap: [], ...(relayed === undefined ? {} : { proxied: [] }) };
     const withSnapshot = snapshotBox.wrap('true');
     if (!withSnapshot.ok) throw new Error(withSnapshot.reason);
+    const withRelay = relayed?.wrap('true');
+    if (withRelay !== undefined && !withRelay.ok) throw new Error(withRelay.reason);
     for (let i = -1; i < runs; i++) {
       let t = performance.now();
       const w = box.wrap('true');
@@ -550,11 +689,19 @@ export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
       const after = spawnSync('/bin/bash', ['-c', withSnapshot.command], { cwd: snapshotBox.project, env: snapshotBox.env });
       const snapshottedMs = performance.now() - t;
       if (after.status !== 0) throw new Error(`the confined \`true\` after a snapshot exited ${after.status}: ${after.stderr.toString()}`);
+      let proxiedMs: number | undefined;
+      if (withRelay?.ok === true) {
+        t = performance.now();
+        const relayedRun = spawnSync('/bin/bash', ['-c', withRelay.command], { cwd: relayed!.project, env: relayed!.env });
+        proxiedMs = performance.now() - t;
+        if (relayedRun.status !== 0) throw new Error(`the relayed \`true\` exited ${relayedRun.status}: ${relayedRun.stderr.toString()}`);
+      }
       if (i < 0) continue;
       times.wrap.push(wrapMs);
       times.plain.push(plainMs);
       times.confined.push(confinedMs);
       times.snapshotted.push(snapshottedMs);
+      if (proxiedMs !== undefined) times.proxied!.push(proxiedMs);
     }
     return times;
   } finally {
@@ -563,11 +710,24 @@ export function timeTrue(runtime: ConfineRuntime, runs: number): TrueTimes {
   }
 }
 
-/** `true` unconfined vs confined, and wrapCommand's cost, medians. */
-function measureTiming(runtime: ConfineRuntime, runs = 21): NonNullable<EscapeReport['timing']> {
-  const t = timeTrue(runtime, runs);
-  const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
-  return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), snapshotMs: median(t.snapshotted), wrapMs: median(t.wrap) };
+/** `true` unconfined vs confined (and, with socat, confined with an allowlist), and wrapCommand's cost, medians. */
+async function measureTiming(runtime: ConfineRuntime, runs = 21): Promise<NonNullable<EscapeReport['timing']>> {
+  const socat = which('socat', process.env);
+  const netBox = socat === undefined ? undefined : makeBox(runtime, { snapshot: false, settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: ['localhost'] } } });
+  const proxyHost = netBox === undefined ? undefined : new NetProxyHost(netBox.runtimeDir);
+  try {
+    if (netBox !== undefined && proxyHost !== undefined) {
+      const served = await proxyHost.socketFor(parseAllowlist(['localhost']).entries);
+      if (!served.ok) throw new Error(served.reason);
+      netBox.setRelay({ socket: served.socket, socat: socat! });
+    }
+    const t = timeTrue(runtime, runs, netBox);
+    const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
+    return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), snapshotMs: median(t.snapshotted), wrapMs: median(t.wrap), ...(t.proxied === undefined ? {} : { proxiedMs: median(t.proxied) }) };
+  } finally {
+    await proxyHost?.close();
+    netBox?.cleanup();
+  }
 }
 
 export function renderEscapeReport(r: EscapeReport): string {
@@ -590,6 +750,7 @@ export function renderEscapeReport(r: EscapeReport): string {
     const t = r.timing;
     const plus = (x: number) => `+${Math.round((x - t.unconfinedMs) * 100) / 100} ms`;
     lines.push(`  timing (medians of ${t.runs}): bash -c true ${t.unconfinedMs} ms unconfined, ${t.confinedMs} ms confined (${plus(t.confinedMs)}), ${t.snapshotMs} ms confined after an undo snapshot of an empty repository (${plus(t.snapshotMs)}); wrapCommand ${t.wrapMs} ms`);
+    if (t.proxiedMs !== undefined) lines.push(`  with a network allowlist (the relay stage): ${t.proxiedMs} ms confined (+${Math.round((t.proxiedMs - t.confinedMs) * 100) / 100} ms over confined without network)`);
   }
   return lines.join('\n');
 }

@@ -1,9 +1,10 @@
 /** The escape corpus (bench/confine-escapes.ts): its shape everywhere, a sample of it for real where confinement works. */
 import { describe, expect, it } from 'vitest';
 import { ESCAPE_CATEGORIES, escapeCases, renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
-import { probeConfinement } from '../../src/confine/probe.js';
+import { probeConfinement, which } from '../../src/confine/probe.js';
 
 const probe = probeConfinement();
+const socat = which('socat', process.env);
 
 describe('the escape corpus', () => {
   it('has at least 100 cases, in every category of the issue', () => {
@@ -21,6 +22,14 @@ describe('the escape corpus', () => {
 
   it.runIf(probe.available)('one case of each category, for real: held, and its control did escape', { timeout: 60_000 }, async () => {
     const sample = ['write-outside/canary by planted symlink', 'protected-write/.git/hooks/pre-commit directory moved away', 'secret-read/~/.ssh/id_rsa copied into the project', 'network/Unix socket of a local daemon, node', 'processes/kill -9 a process outside', 'persistence/setsid'];
+    for (const id of sample) {
+      const report = await runEscapeCorpus({ filter: id, probe, timing: false });
+      expect(report.results.map((r) => [r.id, r.outcome])).toEqual([[id, 'held']]);
+    }
+  });
+
+  it.runIf(probe.available && socat !== undefined)('with a network allowlist, for real: the allowed request gets through, the rest is held', { timeout: 60_000 }, async () => {
+    const sample = ['network-proxy/the allowlisted name, through the proxy (must work)', 'network-proxy/CONNECT to the allowlisted name on another port', 'network-proxy/raw TCP around the proxy, bash /dev/tcp', 'network-proxy/plain HTTP to the allowed name with another Host header (fronting)'];
     for (const id of sample) {
       const report = await runEscapeCorpus({ filter: id, probe, timing: false });
       expect(report.results.map((r) => [r.id, r.outcome])).toEqual([[id, 'held']]);
