@@ -9,7 +9,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { HostName } from '../core/tool-call.js';
 import { health } from '../daemon/control.js';
 import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
-import { probeConfinement, type ProbeReport } from '../confine/probe.js';
+import { probeConfinement, which, type ProbeReport } from '../confine/probe.js';
+import type { DaemonStats } from '../daemon/server.js';
+import { loadConfig } from '../policy/config.js';
+import { configFiles } from '../policy/files.js';
 import { VERSION } from '../policy/load.js';
 import type { Locations } from '../util/locations.js';
 import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
@@ -96,8 +99,27 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
         : { status: 'warn', what: 'daemon', detail: `running hookwise ${daemon.version}, but this CLI is ${VERSION}`, fix: 'hookwise daemon stop && hookwise daemon start (or let it idle out)' },
     );
   }
-  checks.push(confinementCheck(probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir })));
+  const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
+  checks.push(confinementCheck(probe));
+  const { confine } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
+  if (confine.enabled) checks.push(networkCheck({ allow: confine.network.allow.map((e) => e.text), source: confine.network.source, socat: which('socat', ctx.env), daemon, confinable: probe.available }));
   return { version: VERSION, checks };
+}
+
+/**
+ * The network of confined commands: which hosts the allowlist names (and where it is set), and whether the
+ * daemon's filtering proxy can serve them here (a running daemon that hosts proxies, socat for the relay).
+ */
+export function networkCheck(input: { allow: readonly string[]; source: string; socat: string | undefined; daemon: DaemonStats | undefined; confinable: boolean }): DoctorCheck {
+  const what = 'confined network';
+  if (input.allow.length === 0) return { status: 'ok', what, detail: 'none: confined commands have no network (confine.network.allow is empty); commands that need it are asked' };
+  const listed = `allowlist ${input.allow.join(', ')} (${input.source})`;
+  const asked = 'until then, confined commands that need the network are asked and the rest run with none';
+  if (!input.confinable) return { status: 'warn', what, detail: `${listed}; not usable: this machine cannot confine`, fix: 'see the confinement line above' };
+  if (input.socat === undefined) return { status: 'warn', what, detail: `${listed}; the proxy relay needs socat, which is not installed; ${asked}`, fix: 'apt-get install socat (dnf install socat; pacman -S socat)' };
+  if (input.daemon === undefined) return { status: 'warn', what, detail: `${listed}; the filtering proxy runs in the daemon, which is not running; ${asked}`, fix: 'hookwise daemon start' };
+  if (input.daemon.netproxy === undefined) return { status: 'warn', what, detail: `${listed}; the running daemon (hookwise ${input.daemon.version}) hosts no filtering proxy; ${asked}`, fix: 'hookwise daemon stop && hookwise daemon start' };
+  return { status: 'ok', what, detail: `${listed}: served over HTTP(S) by the daemon's filtering proxy (${input.daemon.netproxy.allowlists} allowlist${input.daemon.netproxy.allowlists === 1 ? '' : 's'} in use), relay ${input.socat}` };
 }
 
 /** Whether calls hookwise cannot judge can run confined here, or are asked (fail closed). */
