@@ -8,7 +8,8 @@
  *   - a write to a read-only bind (outside the project, a protected file, a stubbed missing one): EROFS,
  *     "Read-only file system";
  *   - the network namespace without a route: "Network is unreachable", and every resolver's way of saying
- *     that a name could not be looked up (no DNS inside the walls);
+ *     that a name could not be looked up (no DNS inside the walls); with a network allowlist, the filtering
+ *     proxy's 403 for a host off the list (its own line, or curl's, git's, wget's, Python's, npm's words);
  *   - the seccomp filter and the dropped capabilities: "Operation not permitted" (EPERM) — also printed for
  *     other reasons, but inside the walls it is far more often theirs, and a false hit only means the next
  *     identical call is asked, which is what would have happened without confinement.
@@ -48,6 +49,12 @@ const SIGNS: readonly { kind: WallKind; needles: readonly string[] }[] = [
       'nodename nor servname provided',
       'failed to resolve',
       'name resolution',
+      // The filtering proxy's refusal of a host off the allowlist (daemon/netproxy.ts), as clients report it.
+      'hookwise proxy: refused',
+      'connect tunnel failed, response 403',
+      'tunnel connection failed: 403',
+      'proxy tunneling failed: forbidden',
+      'tunneling socket could not be established, statuscode=403',
     ],
   },
   { kind: 'syscall', needles: ['operation not permitted', 'eperm'] },

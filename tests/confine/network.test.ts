@@ -12,6 +12,7 @@ import { runShell } from '../../bench/confine-box.js';
 import { parseAllowlist } from '../../src/confine/allowlist.js';
 import { refusedDestination, segmentNetwork } from '../../src/confine/destinations.js';
 import { probeConfinement } from '../../src/confine/probe.js';
+import { wallsHit } from '../../src/confine/wall-hits.js';
 import { which } from '../../src/confine/probe.js';
 import { NetProxyHost } from '../../src/daemon/netproxy.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -140,5 +141,18 @@ describe('the engine with a network allowlist', () => {
     expect(other).toContain('socat');
     const refused = await runShell(other, { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeoutMs: 20_000 });
     expect(refused.stdout).toContain('hookwise proxy: refused: example.com is not on the network allowlist');
+  });
+});
+
+describe('a refusal of the proxy is a wall hit (the next identical call is asked)', () => {
+  it.each([
+    'hookwise proxy: refused: example.com is not on the network allowlist',
+    'curl: (56) CONNECT tunnel failed, response 403',
+    "fatal: unable to access 'https://evil.example/x.git/': CONNECT tunnel failed, response 403",
+    "requests.exceptions.ProxyError: HTTPSConnectionPool(host='evil.example', port=443): Max retries exceeded (Caused by ProxyError('Cannot connect to proxy.', OSError('Tunnel connection failed: 403 Forbidden')))",
+    'Proxy tunneling failed: ForbiddenUnable to establish SSL connection.',
+    'npm ERR! request to https://evil.example/ failed, reason: tunneling socket could not be established, statusCode=403',
+  ])('%s', (line) => {
+    expect(wallsHit(`some output\n${line}\n`)).toMatchObject({ kind: 'network' });
   });
 });
