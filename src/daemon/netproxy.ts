@@ -99,7 +99,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
   };
 
   /** The target, checked against the list and resolved: the address to connect to, or a Refusal. */
-  const judge = async (rawHost: string, port: number): Promise<{ address: string; entry: AllowEntry; host: string }> => {
+  const judge = async (rawHost: string, port: number): Promise<{ addresses: string[]; entry: AllowEntry; host: string }> => {
     const host = normalizeRequestHost(rawHost);
     if (host === undefined) throw new Refusal(400, `"${rawHost.slice(0, 80)}" is not a host name or address`);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Refusal(400, `port ${port} is not a port`);
@@ -122,7 +122,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
       const kinds = [...new Set(addresses.map((a) => specialAddress(a)))].join(', ');
       throw new Refusal(403, addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves only to ${kinds} addresses, which the allowlist does not name`);
     }
-    return { address: usable[0]!, entry, host };
+    return { addresses: usable, entry, host };
   };
 
   const server: Server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 5000, requireHostHeader: false });
@@ -161,8 +161,8 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
       try {
         if (target === undefined || target.port === undefined) throw new Refusal(400, `CONNECT needs host:port, not "${(req.url ?? '').slice(0, 80)}"`);
         checkHostHeader(req.headers, target.host, target.port);
-        const { address, entry, host } = await judge(target.host, target.port);
-        const upstream = await open(address, target.port);
+        const { addresses, entry, host } = await judge(target.host, target.port);
+        const upstream = await open(addresses, target.port);
         client.once('close', () => upstream.destroy());
         log('allowed', 'CONNECT', host, target.port, `allowed by ${entry.text}`);
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -189,7 +189,7 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
         const judged = await judge(url.hostname, port);
         host = judged.host;
         log('allowed', req.method ?? '-', host, port, `allowed by ${judged.entry.text}`);
-        await forward(req, res, url, judged.address, port);
+        await forward(req, res, url, await open(judged.addresses, port), port);
       } catch (error) {
         const refusal = asRefusal(error);
         log('refused', req.method ?? '-', host, port, refusal.message);
@@ -238,7 +238,20 @@ function splice(a: Duplex, b: Socket): void {
   b.on('close', end);
 }
 
-function open(address: string, port: number): Promise<Socket> {
+/** A connection to the first of the judged addresses that answers (an IPv6 answer on a host without IPv6 routes). */
+async function open(addresses: readonly string[], port: number): Promise<Socket> {
+  let last: Refusal | undefined;
+  for (const address of addresses) {
+    try {
+      return await openOne(address, port);
+    } catch (error) {
+      last = error as Refusal;
+    }
+  }
+  throw last ?? new Refusal(502, 'no address to connect to');
+}
+
+function openOne(address: string, port: number): Promise<Socket> {
   return new Promise((resolveOpen, reject) => {
     const socket = netConnect({ host: address, port });
     socket.once('connect', () => {
@@ -249,17 +262,20 @@ function open(address: string, port: number): Promise<Socket> {
   });
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, url: URL, address: string, port: number): Promise<void> {
+/** One plain request over `socket` (already connected to the judged address: no second lookup). */
+function forward(req: IncomingMessage, res: ServerResponse, url: URL, socket: Socket, port: number): Promise<void> {
   return new Promise((done, fail) => {
     const headers = endToEnd(req.headers);
     headers.host = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
-    const upstream = httpRequest({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, agent: false }, (answer) => {
+    // No agent: the request goes over this socket (an agent would open its own and look the name up again).
+    const upstream = httpRequest({ createConnection: () => socket, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
       answer.pipe(res);
       answer.on('end', () => done());
       answer.on('error', () => res.destroy());
     });
     upstream.on('error', (error: NodeJS.ErrnoException) => fail(new Refusal(502, `cannot reach ${url.hostname} port ${port}: ${error.code ?? error.message}`)));
+    res.once('close', () => socket.destroy()); // one request per upstream connection
     req.pipe(upstream);
   });
 }

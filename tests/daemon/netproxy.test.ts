@@ -108,6 +108,14 @@ describe('the filtering proxy', () => {
     expect(seen).toEqual([`GET /a?b=1 host=localhost:${webPort} auth=-`]);
   });
 
+  it('tries the next judged address when one does not answer', async () => {
+    // ::1 first (the test server listens on 127.0.0.1 only: refused there), then 127.0.0.1.
+    const p = await startNetProxy({ allow: parseAllowlist([`localhost:${webPort}`]).entries, socket: join(dir, 'twice.sock'), resolve: async () => ['::1', '127.0.0.1'] });
+    proxies.push(p);
+    const out = await exchange(p.socket, `GET http://localhost:${webPort}/next HTTP/1.1\r\nHost: localhost:${webPort}\r\nConnection: close\r\n\r\n`);
+    expect(out).toContain(`hello from localhost:${webPort}`);
+  });
+
   it('refuses a host not on the list, with a 403 and the reason', async () => {
     const log: ProxyLogEntry[] = [];
     const p = await proxy(['registry.npmjs.org'], log);
