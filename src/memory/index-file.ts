@@ -30,7 +30,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, isAbsent, writeFileAtomic } from '../util/fs-safe.js';
 import { readSalt, userSalt } from '../util/salt.js';
 import { xxh3Hex, xxh64BytesHex } from '../util/xxhash.js';
 import { JaccardIndex } from './jaccard.js';
@@ -144,7 +144,7 @@ export function readSource(path: string): SourceSnapshot | undefined {
   try {
     fd = openSync(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
   try {
@@ -572,7 +572,7 @@ export function readIndexFile(projectRoot: string, runtimeDir: string): IndexedR
   try {
     bytes = readFileSync(indexFile(projectRoot));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
   // The salt is read only when there is an index to check: a small store (no index) pays nothing for it.

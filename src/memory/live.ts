@@ -50,11 +50,11 @@
  * Possible later: an fs.watch/inotify assist could skip the stats while no event arrived — as a hint only:
  * events may be late, coalesced or lost (NFS, overlay file systems), so correctness must keep the stat.
  */
-import { closeSync, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
 import { shownId } from '../sanitize/ids.js';
-import { checkOwnedFile, checkPrivateDir } from '../util/fs-safe.js';
+import { checkOwnedFile, checkPrivateDir, isAbsent, statIfPresent } from '../util/fs-safe.js';
 import {
   appendedLines,
   appendedSince,
@@ -142,7 +142,7 @@ const reload = (why: string): Examined => ({ kind: 'reload', why });
 
 /** Has the file changed since it was consumed, and how? Reads only when its stat moved. */
 function examine(t: Tracked): Examined {
-  const st = statSync(t.path, { throwIfNoEntry: false });
+  const st = statIfPresent(t.path);
   const seen = t.seen;
   if (st === undefined) return seen === undefined ? SAME : reload(`${t.path} was removed`);
   if (seen !== undefined && st.ino === seen.ino && st.dev === seen.dev && st.size === seen.size && st.mtimeMs === seen.mtimeMs) return SAME;
@@ -155,7 +155,7 @@ function readAppended(t: Tracked): Examined {
   try {
     fd = openSync(t.path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return t.seen === undefined ? SAME : reload(`${t.path} was removed`);
+    if (isAbsent(error)) return t.seen === undefined ? SAME : reload(`${t.path} was removed`);
     throw error;
   }
   try {
@@ -199,7 +199,7 @@ interface Listing {
 }
 
 function listing(path: string, read: () => string[]): Listing {
-  const st = statSync(path, { throwIfNoEntry: false });
+  const st = statIfPresent(path);
   const listedAt = Date.now();
   if (st === undefined) return { path, seen: undefined, listedAt, names: [] };
   return { path, seen: { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs }, listedAt, names: readNames(read) };
@@ -216,7 +216,7 @@ function readNames(read: () => string[]): string[] {
 
 /** Refreshes a listing; true when its names changed. */
 function relist(l: Listing, read: () => string[]): boolean {
-  const st = statSync(l.path, { throwIfNoEntry: false });
+  const st = statIfPresent(l.path);
   const s = l.seen;
   if (st === undefined) {
     l.seen = undefined;

@@ -28,13 +28,13 @@
  * Compaction rewrites the scope's files atomically with only the winners, sorted by tool, subject, role
  * (then verdict, key — code-unit order, not locale order), each record in the file its verdict belongs to.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
-import { appendOwnedLines, ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import { appendOwnedLines, ensurePrivateDir, isAbsent, readOwnedFile, statIfPresent, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
@@ -173,7 +173,7 @@ function isPrivate(scope: StoreScope): boolean {
 }
 
 function exists(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  return statIfPresent(path) !== undefined;
 }
 
 function prepareDir(target: StoreTarget): void {
@@ -300,7 +300,7 @@ export function loadScope(target: StoreTarget): StoreLoad {
         text = bytes.toString('utf8');
       } else text = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since we listed it
+      if (isAbsent(error)) continue; // removed since we listed it
       throw error;
     }
     parseLines(text, file, target, all, problems);

@@ -5,10 +5,11 @@
  * `.claude/../../etc/passwd` is `/etc/passwd`, and a symlink `docs/link -> ../src` puts `docs/link/a.ts`
  * in `src/`.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ResolvedPath } from '../core/tool-call.js';
+import { statIfPresent } from '../util/fs-safe.js';
 
 export interface PathContext {
   /** Canonical (real) project root. */
@@ -22,7 +23,7 @@ const realpath = realpathSync.native;
 /** Whether a path resolves. A path through a file (`/dev/null/x`: ENOTDIR) does not; shorter prefixes may. */
 function exists(path: string): boolean {
   try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+    return statIfPresent(path) !== undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
     throw error;
@@ -75,7 +76,7 @@ export function findProjectRoot(cwd: string): string {
     dir = canonicalize(cwd, '/', '/');
   }
   for (let current = dir; ; current = dirname(current)) {
-    if (statSync(join(current, '.git'), { throwIfNoEntry: false }) !== undefined) return current;
+    if (statIfPresent(join(current, '.git')) !== undefined) return current;
     if (current === '/') return dir;
   }
 }

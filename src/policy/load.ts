@@ -15,11 +15,11 @@
  * compiled, is waited for briefly and otherwise refused (fail closed, with a message) — never compiled as
  * "no policy".
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { fnv1a64 } from '../util/hash.js';
-import { checkPrivateDir, ensurePrivateDir, readOwnedFile, sleepSync, writeFileAtomic } from '../util/fs-safe.js';
+import { checkPrivateDir, ensurePrivateDir, readOwnedFile, statIfPresent, sleepSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { readSalt, userSalt } from '../util/salt.js';
 import type { CompiledPolicy } from './compiled.js';
@@ -53,7 +53,9 @@ interface CacheFile {
 }
 
 function stamp(path: string): string {
-  const s = statSync(path, { throwIfNoEntry: false });
+  // A file where a directory on the way should be (`.hookwise` as the empty mount point a confined command
+  // leaves until its clean-up runs) means the file cannot exist: absent, as loadConfig reads it.
+  const s = statIfPresent(path);
   return s === undefined ? '-' : `${s.mtimeMs}:${s.size}:${s.ino}`;
 }
 

@@ -3,10 +3,10 @@
  * the parser bundle and native grammar lazily — only Bash calls pay for it), extract write targets, and
  * canonicalize each target exactly like a Tier 0 path.
  */
-import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { loadWithCodeCache } from '../util/code-cache.js';
+import { statIfPresent } from '../util/fs-safe.js';
 import type * as ShellBundle from './index.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
@@ -67,7 +67,7 @@ async function parseFresh(command: string, memo: ParseMemo | undefined): Promise
  */
 function existsForLoss(path: string): boolean {
   try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+    return statIfPresent(path) !== undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
   }

@@ -1,5 +1,5 @@
 /** Atomic writes, a cross-process lock, and the private per-user directory. */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync, chmodSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, chmodSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -352,6 +352,26 @@ export function openOwnedFile(path: string, flags: number, mode: number, purpose
 }
 
 /** Open a file of ours for reading (see openOwnedFile); undefined when there is none. */
+/**
+ * The error says the file is not there: ENOENT, or ENOTDIR — a file where a directory on its path should be
+ * (a confined command's empty mount point for an absent `.hookwise/`, left until its clean-up runs), so the
+ * file cannot exist either.
+ */
+export function isAbsent(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** statSync, undefined when the file is absent (isAbsent: ENOENT or ENOTDIR). */
+export function statIfPresent(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw error;
+  }
+}
+
 function openOwnedForRead(path: string, purpose: string, trust: FileTrust): number | undefined {
   try {
     return openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);

@@ -108,6 +108,17 @@ describe('bad input fails closed with a message that says what and where', () =>
   });
 });
 
+describe("a confined command's mount points", () => {
+  it('an empty read-only file where .hookwise/ would be (left until the clean-up runs) is no project config: calls are still decided', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    writeFileSync(join(p.root, '.hookwise'), '', { mode: 0o444 });
+    expect((await p.check(p.pre('Bash', { command: 'ls' }))).decision).toMatchObject({ verdict: 'allow' });
+    expect((await p.check(p.pre('Bash', { command: 'make x' }))).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
+    expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision).toMatchObject({ verdict: 'allow' });
+  });
+});
+
 describe('sessions gate the cascade', () => {
   it('an unregistered session waits, then is blocked with instructions', async () => {
     const p = makeProject();
