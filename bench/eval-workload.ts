@@ -16,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { wallsHit, type WallHit } from '../src/confine/wall-hits.js';
 import { probeConfinement } from '../src/confine/probe.js';
@@ -181,10 +181,10 @@ function runConfined(row: CorpusRow, answer: Answer, project: string, timeoutMs:
   if (run.error !== undefined && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return { command, outcome: 'timeout', exit: null, ms };
   const output = `${run.stdout ?? ''}\n${run.stderr ?? ''}`;
   if (run.status === 0) {
-    const hit = wallsHit(output);
+    const hit = wallsHit(output, homedir());
     return hit === undefined ? { command, outcome: 'ok', exit: 0, ms } : { command, outcome: 'walls', exit: 0, walls: hit, ms };
   }
-  const hit = wallsHit(output);
+  const hit = wallsHit(output, homedir());
   if (hit !== undefined) return { command, outcome: 'walls', exit: run.status, walls: hit, ms };
   const control = spawnSync('/bin/bash', ['-c', command], { cwd: project, env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: MAX_OUTPUT, killSignal: 'SIGKILL' });
   return { command, outcome: control.status === 0 ? 'walls-silent' : 'own-failure', exit: run.status, controlExit: control.status, ms };

@@ -13,14 +13,18 @@
  *   - the seccomp filter and the dropped capabilities: "Operation not permitted" (EPERM) — also printed for
  *     other reasons, but inside the walls it is far more often theirs, and a false hit only means the next
  *     identical call is asked, which is what would have happened without confinement.
- * A secret hidden from the run reads as empty or missing, which no message tells apart from a file that
- * never existed: those are not recognised (the read simply returned nothing).
+ *   - a connection refused: inside the walls' network namespace nothing listens (the proxy's relay aside),
+ *     so a refused connection is the walls' doing;
+ *   - a secret of the home directory hidden from the run (`~/.ssh`, `~/.aws`, …: a tmpfs or /dev/null in
+ *     its place): a line that names such a path and says it is missing or not permitted. A hidden secret that
+ *     reads as empty, or whose error is not printed, is not recognised (the read simply returned nothing).
  */
+import { DEFAULT_SENSITIVE_READ } from '../policy/defaults.js';
 
 /** The rule id of an exact-cache ask that a wall hit left (memory/exact-tier.ts): the one remembered ask a human's approval replaces. */
 export const WALLS_HIT_RULE = 'confine:walls-hit';
 
-export const WALL_KINDS = ['write', 'network', 'syscall'] as const;
+export const WALL_KINDS = ['write', 'read', 'network', 'syscall'] as const;
 export type WallKind = (typeof WALL_KINDS)[number];
 
 export interface WallHit {
@@ -55,16 +59,47 @@ const SIGNS: readonly { kind: WallKind; needles: readonly string[] }[] = [
       'tunnel connection failed: 403',
       'proxy tunneling failed: forbidden',
       'tunneling socket could not be established, statuscode=403',
+      'connection refused',
+      'econnrefused',
     ],
   },
   { kind: 'syscall', needles: ['operation not permitted', 'eperm'] },
 ];
 
-/** The first line that shows the walls at work, checked in SIGNS order (a write beats a network beats EPERM). */
-export function wallsHit(output: string): WallHit | undefined {
+/** The home-directory places the walls hide (the literal part of each `~/` pattern), e.g. `.ssh`, `.aws`. */
+const HIDDEN_HOME_PLACES: readonly string[] = [
+  ...new Set(
+    // All of ~/.ssh is hidden (envelope.ts CONFINE_EXTRA_READ; not imported: the planner stays out of the hook bundle).
+    ['~/.ssh/**', ...DEFAULT_SENSITIVE_READ]
+      .filter((p) => p.startsWith('~/'))
+      .map((p) => {
+        const rest = p.slice(2);
+        const glob = rest.search(/[*?[{!(]/);
+        return glob === -1 ? rest : rest.slice(0, Math.max(0, rest.lastIndexOf('/', glob)));
+      })
+      .filter((p) => p !== ''),
+  ),
+];
+const MISSING = ['no such file or directory', 'permission denied', 'operation not permitted'];
+
+/** A line that says a hidden home secret is missing or not permitted (`cat: /home/u/.ssh/id_rsa: No such file …`). */
+function hiddenRead(line: string, home: string): boolean {
+  const lower = line.toLowerCase();
+  if (!MISSING.some((m) => lower.includes(m))) return false;
+  return HIDDEN_HOME_PLACES.some((p) => line.includes(`${home}/${p}`) || line.includes(`~/${p}`) || line.includes(`$HOME/${p}`));
+}
+
+/**
+ * The first line that shows the walls at work, checked in SIGNS order (a write beats a hidden read beats a
+ * network beats EPERM). `home`: the run's home directory, to recognise a read of a secret the walls hide.
+ */
+export function wallsHit(output: string, home?: string): WallHit | undefined {
   const scanned = output.length <= 2 * MAX_SCANNED_BYTES ? output : `${output.slice(0, MAX_SCANNED_BYTES)}\n${output.slice(-MAX_SCANNED_BYTES)}`;
   const lines = scanned.split('\n');
   for (const sign of SIGNS) {
+    if (sign.kind === 'network' && home !== undefined) {
+      for (const line of lines) if (hiddenRead(line, home)) return { kind: 'read', line: line.trim().slice(0, MAX_LINE) };
+    }
     for (const line of lines) {
       const lower = line.toLowerCase();
       if (sign.needles.some((n) => lower.includes(n))) return { kind: sign.kind, line: line.trim().slice(0, MAX_LINE) };
@@ -78,6 +113,8 @@ export function describeWallKind(kind: WallKind): string {
   switch (kind) {
     case 'write':
       return 'a write where they allow none';
+    case 'read':
+      return 'a read of a secret they hide';
     case 'network':
       return 'a network connection';
     case 'syscall':

@@ -315,7 +315,7 @@ function heldVerdict(target: StoreTarget, key: string, role: string): DecisionRe
 /** A confined run the host reported: if its output shows the walls stopped it, the call is asked from now on. */
 function learnFromWalls(pending: PendingAsk, key: string, target: StoreTarget, call: ToolCall, where: Locations, outcome: ToolOutcome | undefined): DecisionRecord | undefined {
   if (outcome === undefined) return undefined;
-  const hit = wallsHit(outcome.output);
+  const hit = wallsHit(outcome.output, where.home);
   // Never over an ask or deny the scope holds by now (within a scope the newest record wins).
   if (hit === undefined || heldVerdict(target, key, pending.role) !== undefined) return undefined;
   const line = sanitize(hit.line).text;

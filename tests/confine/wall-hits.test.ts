@@ -32,3 +32,19 @@ describe('wallsHit: what the walls print', () => {
     expect(wallsHit(`cp: Read-only file system ${'y'.repeat(1000)}`)!.line.length).toBe(240);
   });
 });
+
+describe('wallsHit: reads of a hidden secret, refused connections', () => {
+  it('a line that names a hidden home secret and says it is missing is a read the walls stopped', () => {
+    expect(wallsHit("cat: /home/u/.ssh/id_rsa: No such file or directory", '/home/u')).toEqual({ kind: 'read', line: 'cat: /home/u/.ssh/id_rsa: No such file or directory' });
+    expect(wallsHit('Error: EACCES: permission denied, open ~/.aws/credentials', '/home/u')?.kind).toBe('read');
+    expect(wallsHit('ls: cannot access /home/u/.config/gcloud: No such file or directory', '/home/u')?.kind).toBe('read');
+    // Not a secret place, or no home given: not a wall.
+    expect(wallsHit('cat: /home/u/notes.txt: No such file or directory', '/home/u')).toBeUndefined();
+    expect(wallsHit('cat: /home/u/.ssh/id_rsa: No such file or directory')).toBeUndefined();
+  });
+
+  it('a refused connection: nothing listens inside the walls', () => {
+    expect(wallsHit('bash: connect: Connection refused\nbash: /dev/tcp/127.0.0.1/5432: Connection refused')?.kind).toBe('network');
+    expect(wallsHit('Error: connect ECONNREFUSED 127.0.0.1:6379')?.kind).toBe('network');
+  });
+});

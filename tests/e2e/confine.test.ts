@@ -7,8 +7,9 @@
  *  2. `./scripts/escape.sh` tries to plant `.git/hooks/pre-commit`, read `~/.ssh/id_rsa` (a canary in the
  *     isolated HOME) and reach a TCP listener of this test on 127.0.0.1: it runs, and each attempt fails
  *     inside the walls. A control run of the same script without walls shows each attempt would succeed.
- *  3. A script that fails against the walls (plants a git hook, `set -e`) is reported to PostToolUseFailure:
- *     the next identical call in the same run is asked (and so denied in -p mode), saying what the walls stopped.
+ *  3. A script that fails against the walls (plants a git hook, reads ~/.ssh, or connects to the listener;
+ *     `set -e`) is reported to PostToolUseFailure: the next identical call in the same run is asked (and so
+ *     denied in -p mode), saying what the walls stopped.
  *  4. Where bubblewrap cannot be found (hidden from the hook by a bind mount of /dev/null in a private mount
  *     namespace), the call is asked — which `-p` mode denies — and never runs unconfined.
  *
@@ -231,13 +232,17 @@ describe.skipIf(skipReason !== undefined)(`real Claude Code runs confined allows
     RUN_TIMEOUT_MS,
   );
 
-  it(
-    'a script that fails against the walls teaches hookwise: the next identical call is asked, naming what the walls stopped',
-    async () => {
+  it.each([
+    ['plants a git hook', 'echo "#!/bin/sh" > .git/hooks/pre-commit', 'Read-only file system', 'a write where they allow none'],
+    ['reads ~/.ssh', 'cat "$HOME/.ssh/id_rsa"', 'No such file or directory', 'a read of a secret they hide'],
+    ['reaches a listener outside', 'exec 3<>/dev/tcp/127.0.0.1/PORT', 'Connection refused', 'a network connection'],
+  ])(
+    'a script that %s fails inside the walls, and the next identical call is asked, naming what the walls stopped',
+    async (_what, line, says, stopped) => {
       const net = await listener();
       const b = box(net.port);
-      // Fails (set -e) on its first attempt to plant a git hook: the host reports it to PostToolUseFailure.
-      writeFileSync(join(b.project, 'scripts', 'setup.sh'), '#!/bin/sh\nset -e\necho "#!/bin/sh" > .git/hooks/pre-commit\necho "setup: done"\n', { mode: 0o755 });
+      // Fails (set -e) at its first step: the host reports it to PostToolUseFailure.
+      writeFileSync(join(b.project, 'scripts', 'setup.sh'), `#!/bin/bash\nset -e\n${line.replace('PORT', String(net.port))}\necho "setup: done"\n`, { mode: 0o755 });
       const hooks: ClaudeHooksConfig = {
         PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: checkHook() }] }],
         PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: checkHook() }] }],
@@ -263,13 +268,16 @@ describe.skipIf(skipReason !== undefined)(`real Claude Code runs confined allows
         expect.objectContaining({ toolUseId: toolUseId(0), isError: true }),
         expect.objectContaining({ toolUseId: toolUseId(1), isError: true }),
       ]);
-      expect(r.toolResults[0]!.text, diag).toContain('Read-only file system');
+      expect(r.toolResults[0]!.text, diag).toContain(says);
+      expect(r.toolResults[0]!.text, diag).not.toContain(SECRET);
+      expect(r.toolResults[1]!.text, diag).toContain(`the walls stopped ${stopped}`);
       expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
       // -p mode denies an ask: the second attempt never ran, and the agent is told why.
       expect(finalEvent(r).permission_denials, diag).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(1) })]);
-      const asked = readAudit(b.env.HOOKWISE_RUNTIME_DIR).records[1]!;
-      expect(asked.tier, diag).toBe('exact-cache');
-      console.log(`[confine e2e] setup.sh hit the walls, then asked: ${r.durationMs} ms for the run; second tool_result ${JSON.stringify(r.toolResults[1]!.text)}`);
+      expect(readAudit(b.env.HOOKWISE_RUNTIME_DIR).records[1]!.tier, diag).toBe('exact-cache');
+      await sleep(100);
+      expect(net.connections(), 'the listener outside was never reached').toBe(0);
+      console.log(`[confine e2e] setup.sh (${_what}) hit the walls, then asked: ${r.durationMs} ms; second tool_result ${JSON.stringify(r.toolResults[1]!.text.slice(0, 300))}`);
     },
     RUN_TIMEOUT_MS,
   );
