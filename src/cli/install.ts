@@ -113,7 +113,7 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     ],
     notes: (scope, wiring) => [
       ...(scope === 'project' && wiring === 'command'
-        ? ['.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (${INSTALL_CLI}), or their tool calls are blocked. Use --scope user to install for yourself only.']
+        ? [`.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (${INSTALL_CLI}), or their tool calls are blocked. Use --scope user to install for yourself only.`]
         : []),
       ...(wiring === 'http'
         ? [

@@ -286,6 +286,13 @@ describe('hookwise install merges and keeps everything else', () => {
     expect(JSON.parse(box.read(CLAUDE_FILE)).hooks.Stop).toBeUndefined();
   });
 
+  it('the note about a committed settings file says how to install the CLI (no template left in it)', () => {
+    const box = sandbox();
+    const result = box.install({ claude: true });
+    expect(result.stderr).toContain('needs the hookwise CLI (from a clone of the hookwise repository: npm install && npm install -g .)');
+    expect(result.stderr).not.toContain('${');
+  });
+
   it('writes a backup holding the previous bytes before replacing the file', () => {
     const box = sandbox();
     const previous = '{ "model": "opus" }\n';
