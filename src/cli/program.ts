@@ -64,6 +64,24 @@ export async function runProgram(argv: string[]): Promise<number> {
       });
   }
   program
+    .command('safemode')
+    .description('a session\'s safemode (policy module): on blocks every edit and write until off; status shows it')
+    .argument('<action>', 'on, off or status')
+    .requiredOption('--session-id <id>', 'the host session id')
+    .action(async (action: string, o: { sessionId: string }) => {
+      const { safemodeCommand } = await import('./modules.js');
+      print(safemodeCommand(action, o.sessionId));
+    });
+  program
+    .command('breaker')
+    .description('a session\'s circuit breaker (policy module): reset it after it tripped, or show its status')
+    .argument('<action>', 'reset or status')
+    .requiredOption('--session-id <id>', 'the host session id')
+    .action(async (action: string, o: { sessionId: string }) => {
+      const { breakerCommand } = await import('./modules.js');
+      print(breakerCommand(action, o.sessionId));
+    });
+  program
     .command('roles')
     .description('list the roles a session may register as here (built-in and the project’s) and the paths each may write')
     .option('--json', 'machine-readable output')

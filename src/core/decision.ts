@@ -12,6 +12,7 @@ export const TIERS = [
   'input',
   'session',
   'sanitize',
+  'module',
   'tool-policy',
   'path-policy',
   'shell',

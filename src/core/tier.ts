@@ -10,6 +10,7 @@ import type { PreconditionRunner } from '../policy/precondition.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import type { MemoryView } from '../memory/view.js';
 import type { CallSubject } from '../memory/subject.js';
+import type { ReadState } from '../modules/state-file.js';
 
 /** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
 export interface CascadePorts {
@@ -35,6 +36,8 @@ export interface CascadeContext {
   hookwiseDirs?: readonly string[];
   /** A shell call's parse, write targets and their canonical paths (prepared at the edge). */
   shell?: PreparedShell;
+  /** The session's signed module state (read and verified at the edge; absent: the modules tier passes). */
+  modules?: ReadState;
   /** Remembered decisions and this call's subject and key (loaded and computed at the edge). */
   memory?: MemoryContext;
   ports?: CascadePorts;

@@ -3,7 +3,7 @@
  * (undefined). The first decision ends the cascade; a call no tier decides ends as `ask` — never a silent
  * allow. The optional trace sink sees every step, so `explain` and `check` run the same code.
  *
- * Order: tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
+ * Order: the stateful modules (safemode, circuit breaker: they only deny edits and writes), tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
  * and decision memory (exact cache, Jaccard). Later tiers (embedding, supervisor, queue) go after memory.
  */
 import { decision, type Decision } from '../core/decision.js';
@@ -15,8 +15,9 @@ import { pathPolicyTier } from '../policy/path-policy.js';
 import { rulesTier } from '../policy/rules.js';
 import { toolPolicyTier } from '../policy/tool-policy.js';
 import { shellTier } from '../shell/tier.js';
+import { moduleTier } from '../modules/tier.js';
 
-export const CASCADE: readonly Tier[] = [toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier];
+export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier];
 
 /**
  * Runs the tiers in order. Synchronous while every tier answers synchronously (no promise on the hot

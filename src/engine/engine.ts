@@ -11,6 +11,7 @@
  *
  * Every failure becomes a fail-closed answer that says what went wrong and where.
  */
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as ConfineBundle from '../confine/decide.js';
 import { loadWithCodeCache } from '../util/code-cache.js';
@@ -46,6 +47,11 @@ import type { NetProxyPort } from '../daemon/netproxy.js';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { roleNamed } from '../policy/compiled.js';
 import { judge, type Judgement } from './judge.js';
+import { breakerFailure, breakerReset, breakerStatus, breakerSuccess, promptCommand, safemodeStatus } from '../modules/machine.js';
+import { errorSignature } from '../modules/signature.js';
+import { moduleStateFile, readModuleState, updateModuleState, type ReadState } from '../modules/state-file.js';
+import type { ModuleState } from '../modules/machine.js';
+import { watchFailures } from '../modules/watch.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 
@@ -135,8 +141,11 @@ export class Engine {
         case 'prompt-submit':
         case 'session-start':
           return await this.sessionContext(event, adapter, options.envRole);
-        case 'post-tool':
-          return this.learnAfterTool(event.call, adapter, event.outcome);
+        case 'post-tool': {
+          const out = this.learnAfterTool(event.call, adapter, event.outcome);
+          await this.breakerAfterTool(event, out);
+          return out;
+        }
       }
     } catch (error) {
       return this.failClosed(error, adapter, payload, event, started);
@@ -162,7 +171,9 @@ export class Engine {
     // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
     const gitTree = policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
     const network = this.networkFor(call, policy);
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network });
+    // The signed module state, verified here at the edge; the modules tier only reads it.
+    const modules = readModuleState(this.where, call.sessionId);
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
     const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
@@ -259,6 +270,8 @@ export class Engine {
       if (state.kind === 'unregistered' && !waited) this.registry.markWaited(call.sessionId);
     }
     const role = roleName(state);
+    // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
+    if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
     const judged = await this.decide(state, call, policy, projectRoot);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
@@ -298,6 +311,60 @@ export class Engine {
     return out;
   }
 
+  /**
+   * The circuit breaker's input: a failed run (PostToolUseFailure) counts, reduced to its error signature
+   * (only the kind is stored, never the output); a successful one ends a run of consecutive failures. The
+   * policy is loaded only for a failure, and the state file touched on success only when it exists. A
+   * failure to record is reported on stderr; the tool already ran, so there is nothing to block.
+   */
+  private async breakerAfterTool(event: Extract<HookEvent, { kind: 'post-tool' }>, out: CheckResult): Promise<void> {
+    const { call } = event;
+    const failed = event.outcome?.failed ?? event.hostEvent === 'PostToolUseFailure';
+    try {
+      if (!failed) {
+        if (lstatSync(moduleStateFile(this.where.runtimeDir, call.sessionId), { throwIfNoEntry: false }) === undefined) return;
+        const read = readModuleState(this.where, call.sessionId);
+        if (read.kind === 'valid' && read.state.breaker.consecutive > 0) updateModuleState(this.where, call.sessionId, breakerSuccess);
+        return;
+      }
+      const policy = await this.policyFor(findProjectRoot(call.cwd));
+      const breaker = policy.modules.circuitBreaker;
+      if (!breaker.enabled) return;
+      const signature = errorSignature(event.outcome?.output ?? '');
+      updateModuleState(this.where, call.sessionId, (state) => breakerFailure(state, signature, breaker.threshold));
+    } catch (error) {
+      out.stderr = `${out.stderr ?? ''}hookwise: circuit breaker: could not record this result: ${describeError(error)}\n`;
+    }
+  }
+
+  /**
+   * A module command typed as the human's whole prompt (s+, s-, s?, reset breaker / rb-, rb?): applied to the
+   * signed state, answered as additional context. Only from this event — a tool's input never reaches here.
+   */
+  private async modulePrompt(event: Extract<HookEvent, { kind: 'prompt-submit' }>): Promise<string | undefined> {
+    const command = promptCommand(event.prompt);
+    if (command === undefined) return undefined;
+    const policy = await this.policyFor(findProjectRoot(event.cwd));
+    const { safemode, circuitBreaker } = policy.modules;
+    // A prompt of "s+" means nothing special to a user who has not turned the module on.
+    if (command.startsWith('safemode') && !safemode.enabled) return undefined;
+    if (command.startsWith('breaker') && !circuitBreaker.enabled) return undefined;
+    const where = this.where;
+    const id = event.sessionId;
+    switch (command) {
+      case 'safemode-on':
+        return stateAnswer(updateModuleState(where, id, (s) => ({ ...s, safemode: true })), (s) => safemodeStatus(s));
+      case 'safemode-off':
+        return stateAnswer(updateModuleState(where, id, (s) => ({ ...s, safemode: false }), { reset: true }), (s) => safemodeStatus(s));
+      case 'safemode-status':
+        return stateAnswer(readModuleState(where, id), (s) => safemodeStatus(s));
+      case 'breaker-reset':
+        return stateAnswer(updateModuleState(where, id, breakerReset, { reset: true }), (s) => breakerStatus(s, circuitBreaker.threshold));
+      case 'breaker-status':
+        return stateAnswer(readModuleState(where, id), (s) => breakerStatus(s, circuitBreaker.threshold));
+    }
+  }
+
   private async sessionContext(event: HookEvent, adapter: HostAdapter, envRole: string | undefined): Promise<CheckResult> {
     // A new prompt: the previous turn's tool calls are all answered; notes left are declined asks (learn.ts).
     if (event.kind === 'prompt-submit') {
@@ -307,6 +374,8 @@ export class Engine {
         // Best effort: a note left behind only costs a Node start per PostToolUse until it expires.
       }
     }
+    const moduleAnswer = event.kind === 'prompt-submit' ? await this.modulePrompt(event) : undefined;
+    if (moduleAnswer !== undefined) return adapter.renderContext(event, moduleAnswer);
     const state = sessionStateOf(this.registry.get(event.sessionId), envRole);
     if (state.kind !== 'unregistered') return adapter.renderContext(event, undefined);
     const policy = await this.policyFor(findProjectRoot(event.cwd));
@@ -336,6 +405,11 @@ export class Engine {
     }
     return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
   }
+}
+
+function stateAnswer(read: ReadState, say: (state: ModuleState) => string): string {
+  if (read.kind === 'tampered') return `hookwise module state for this session was tampered with (${read.why}); edits and writes stay blocked until the user resets it: hookwise breaker reset --session-id <id> (or the prompt \`reset breaker\`).`;
+  return say(read.state);
 }
 
 const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);

@@ -18,6 +18,7 @@ import { shownId } from '../sanitize/ids.js';
 import type { SessionState } from '../session/resolve.js';
 import type { Locations } from '../util/locations.js';
 import { confinability, type Confinability, type NetworkAccess } from '../confine/confinable.js';
+import type { ReadState } from '../modules/state-file.js';
 import { runCascade } from './cascade.js';
 
 /** A decision, and what memory knows of the call (for learning at the edge). */
@@ -34,6 +35,8 @@ export interface PreparedInputs {
   shell?: PreparedShell | undefined;
   memory?: MemoryView | undefined;
   trace?: ((step: TraceStep) => void) | undefined;
+  /** The session's module state, read and verified at the edge (modules/state-file.ts). */
+  modules?: ReadState | undefined;
   /** Confined allows are on (the policy's confine.enabled): judge whether an ask could run confined. */
   confine?: boolean | undefined;
   /** An undo snapshot can be taken before a confined run (the project is a git work tree). */
@@ -84,6 +87,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home, hookwiseDirs: ownDirs(where, pathContext) };
   if (shell !== undefined) ctx.shell = shell;
   if (view !== undefined) ctx.memory = { view, ...memo };
+  if (inputs.modules !== undefined) ctx.modules = inputs.modules;
   const d = runCascade(ctx, undefined, inputs.trace);
   const judged = (decided: Decision): Judgement => {
     if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };

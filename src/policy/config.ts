@@ -79,6 +79,14 @@ const POLICY_FIELDS: Record<string, Schema> = {
       jaccard_threshold: { type: 'number', min: 0.5, max: 1 },
     },
   },
+  // Stateful policy modules (issue 16); merged in mergeModules.
+  modules: {
+    type: 'object',
+    fields: {
+      safemode: { type: 'object', fields: {} },
+      circuit_breaker: { type: 'object', fields: { threshold: { type: 'number', integer: true, min: 1, max: 100 } } },
+    },
+  },
   // rules, bash_rules, packs, pack_rules, protected_branches: see rules-config.ts
   ...RULE_FIELDS,
 };
@@ -137,6 +145,7 @@ export interface EffectiveConfig {
   confine: { enabled: boolean; source: string; network: { allow: AllowEntry[]; source: string } };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
+  modules: ModuleSettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
 }
@@ -147,6 +156,18 @@ export interface MemorySettings {
   jaccardThreshold: number;
   source: string;
 }
+
+/**
+ * Stateful policy modules (issue 16). Both off by default; any scope may turn one on, and a later scope may
+ * only tighten (a lower breaker threshold), never turn one off: a cloned repo that enables safemode cannot be
+ * undone by another file, and a project cannot loosen the user's breaker.
+ */
+export interface ModuleSettings {
+  safemode: { enabled: boolean; source: string };
+  circuitBreaker: { enabled: boolean; threshold: number; source: string };
+}
+
+export const DEFAULT_BREAKER_THRESHOLD = 3;
 
 export interface LoadedConfig {
   config: EffectiveConfig;
@@ -169,6 +190,7 @@ interface RawConfig extends RawRulesConfig {
   confine?: { enabled?: boolean; network?: { allow?: string[] } };
   audit?: { max_bytes?: number; keep?: number };
   memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
+  modules?: { safemode?: Record<string, never>; circuit_breaker?: { threshold?: number } };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }
@@ -270,6 +292,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     audit.keep = source.raw.audit?.keep ?? audit.keep;
   }
   const memory = mergeMemory(sources, warn);
+  const modules = mergeModules(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
   const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in', network: { allow: [], source: 'built-in' } };
@@ -397,7 +420,29 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, modules, rules };
+}
+
+function mergeModules(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): ModuleSettings {
+  const modules: ModuleSettings = {
+    safemode: { enabled: false, source: 'built-in' },
+    circuitBreaker: { enabled: false, threshold: DEFAULT_BREAKER_THRESHOLD, source: 'built-in' },
+  };
+  for (const source of sources) {
+    const raw = source.raw.modules;
+    if (raw === undefined) continue;
+    if (raw.safemode !== undefined) modules.safemode = { enabled: true, source: where(source, 'modules.safemode') };
+    const breaker = raw.circuit_breaker;
+    if (breaker === undefined) continue;
+    const threshold = breaker.threshold ?? (modules.circuitBreaker.enabled ? modules.circuitBreaker.threshold : DEFAULT_BREAKER_THRESHOLD);
+    if (modules.circuitBreaker.enabled && threshold > modules.circuitBreaker.threshold) {
+      // Only tightening after the first scope that turned it on: a higher threshold trips later.
+      warn(source, 'modules.circuit_breaker.threshold', `ignored: ${threshold} is looser than ${modules.circuitBreaker.threshold} (set in ${modules.circuitBreaker.source}) and a later scope can only tighten`);
+      continue;
+    }
+    modules.circuitBreaker = { enabled: true, threshold, source: where(source, breaker.threshold === undefined ? 'modules.circuit_breaker' : 'modules.circuit_breaker.threshold') };
+  }
+  return modules;
 }
 
 /**

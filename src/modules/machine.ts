@@ -1,0 +1,76 @@
+/**
+ * The modules' state machines over the hook event stream, pure: a state and an event in, the next state
+ * out. The engine reads the signed state at the edge (state-file.ts), applies one of these and writes the
+ * result back; nothing here touches a file.
+ */
+import type { ErrorSignature } from './signature.js';
+
+export interface BreakerState {
+  /** Failures since the last success. */
+  consecutive: number;
+  /** Failures by signature since the last reset (a success does not clear them: the same error 3 times trips). */
+  signatures: Partial<Record<ErrorSignature, number>>;
+  /** Why it tripped; absent while it is closed. */
+  tripped?: string;
+}
+
+export interface ModuleState {
+  safemode: boolean;
+  breaker: BreakerState;
+}
+
+export const INITIAL_STATE: ModuleState = { safemode: false, breaker: { consecutive: 0, signatures: {} } };
+
+export function breakerFailure(state: ModuleState, signature: ErrorSignature, threshold: number): ModuleState {
+  const consecutive = state.breaker.consecutive + 1;
+  const same = (state.breaker.signatures[signature] ?? 0) + 1;
+  const signatures = { ...state.breaker.signatures, [signature]: same };
+  const tripped =
+    state.breaker.tripped ??
+    (consecutive >= threshold
+      ? `${consecutive} consecutive tool failures (the last: ${signature})`
+      : same >= threshold
+        ? `the same error (${signature}) ${same} times`
+        : undefined);
+  return { ...state, breaker: tripped === undefined ? { consecutive, signatures } : { consecutive, signatures, tripped } };
+}
+
+/** A success breaks a run of failures; a tripped breaker stays tripped until a human resets it. */
+export function breakerSuccess(state: ModuleState): ModuleState {
+  if (state.breaker.consecutive === 0) return state;
+  return { ...state, breaker: { ...state.breaker, consecutive: 0 } };
+}
+
+export function breakerReset(state: ModuleState): ModuleState {
+  return { ...state, breaker: { consecutive: 0, signatures: {} } };
+}
+
+/** What a human's prompt asks of the modules: the whole prompt, trimmed, case-insensitive, and nothing else. */
+export type PromptCommand = 'safemode-on' | 'safemode-off' | 'safemode-status' | 'breaker-reset' | 'breaker-status';
+
+const PROMPT_COMMANDS: Record<string, PromptCommand> = {
+  's+': 'safemode-on',
+  's-': 'safemode-off',
+  's?': 'safemode-status',
+  'reset breaker': 'breaker-reset',
+  'rb-': 'breaker-reset',
+  'rb?': 'breaker-status',
+};
+
+export function promptCommand(prompt: string): PromptCommand | undefined {
+  // The whole prompt only: "s+" inside a sentence (or pasted text) is not a command.
+  return Object.hasOwn(PROMPT_COMMANDS, prompt.trim().toLowerCase()) ? PROMPT_COMMANDS[prompt.trim().toLowerCase()] : undefined;
+}
+
+export function safemodeStatus(state: ModuleState): string {
+  return state.safemode
+    ? 'hookwise safemode is ON for this session: every edit and write is denied. The user lifts it with the prompt `s-` (or `hookwise safemode off --session-id <id>`).'
+    : 'hookwise safemode is off for this session. The user turns it on with the prompt `s+`.';
+}
+
+export function breakerStatus(state: ModuleState, threshold: number): string {
+  const b = state.breaker;
+  if (b.tripped !== undefined) return `hookwise circuit breaker is TRIPPED for this session (${b.tripped}): edits and writes are denied until the user resets it with the prompt \`reset breaker\` or \`rb-\` (or \`hookwise breaker reset --session-id <id>\`).`;
+  const counts = Object.entries(b.signatures).map(([s, n]) => `${s} ×${n}`).join(', ');
+  return `hookwise circuit breaker is closed for this session: ${b.consecutive} consecutive failure(s)${counts === '' ? '' : ` (${counts})`}; it trips at ${threshold}.`;
+}

@@ -1,0 +1,56 @@
+/**
+ * The modules tier: the first step of the cascade (after the session gate and sanitizing, before path
+ * policy). Pure: the session's module state was read and verified at the edge (engine.ts → state-file.ts)
+ * and arrives in the context. It only ever denies, and only edits and writes: Write, Edit, MultiEdit,
+ * NotebookEdit (any tool whose action is `write`) and shell commands whose analysis finds a write target —
+ * or that cannot be analysed (fail closed). Everything else passes to the policy tiers.
+ */
+import { decision, type Decision } from '../core/decision.js';
+import type { CascadeContext, SyncTier } from '../core/tier.js';
+import { shownId } from '../sanitize/ids.js';
+
+/** What the call writes, in words, or undefined when it writes nothing the shell analysis can see. */
+function writeOf(ctx: CascadeContext): string | undefined {
+  const { call, shell } = ctx;
+  if (call.action === 'write') return `this ${call.tool} call`;
+  if (call.action !== 'shell') return undefined;
+  if (shell === undefined || !shell.parse.ok) return 'this shell command (it cannot be analysed, so it may write)';
+  if (shell.writes.targets.length > 0 || shell.writes.unknown.length > 0) return 'this shell command (it writes files)';
+  return undefined;
+}
+
+export const moduleTier: SyncTier = {
+  name: 'module',
+  decide(ctx): Decision | undefined {
+    const modules = ctx.modules;
+    if (modules === undefined) return undefined;
+    const what = writeOf(ctx);
+    if (what === undefined) return undefined;
+    const id = shownId(ctx.call.sessionId);
+    if (modules.kind === 'tampered') {
+      return decision(
+        'deny',
+        'module',
+        `hookwise's module state for this session was tampered with or cannot be verified (${modules.why}), so edits and writes are blocked. A human resets it with: hookwise breaker reset --session-id ${id}`,
+        { id: 'module:state-tampered', source: 'signed module state' },
+      );
+    }
+    const { state } = modules;
+    if (state.safemode) {
+      return decision('deny', 'module', `safemode is on for this session: ${what} is blocked, as is every edit and write. Only the user lifts it, with the prompt \`s-\` (or hookwise safemode off --session-id ${id}); ask them if the change is needed`, {
+        id: 'module:safemode',
+        source: ctx.policy.modules.safemode.source,
+      });
+    }
+    const breaker = ctx.policy.modules.circuitBreaker;
+    if (breaker.enabled && state.breaker.tripped !== undefined) {
+      return decision(
+        'deny',
+        'module',
+        `the circuit breaker tripped (${state.breaker.tripped}): ${what} is blocked, as is every edit and write, until the user has looked at what is failing and resets it with the prompt \`reset breaker\` or \`rb-\` (or hookwise breaker reset --session-id ${id}). Stop and tell the user what failed`,
+        { id: 'module:circuit-breaker', source: breaker.source },
+      );
+    }
+    return undefined;
+  },
+};
