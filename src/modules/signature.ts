@@ -16,7 +16,7 @@ const PATTERNS: readonly [ErrorSignature, readonly string[]][] = [
   ['command-not-found', ['command not found', 'is not recognized as an internal or external command', 'executable file not found']],
   ['syntax-error', ['syntax error', 'syntaxerror', 'unexpected token', 'unexpected end of file', 'parse error', 'unterminated']],
   ['permission-denied', ['permission denied', 'operation not permitted', 'eacces', 'eperm', 'read-only file system']],
-  ['test-failure', ['tests failed', 'test failed', 'failed tests', 'assertionerror', 'assertion failed', ' failing', 'failures:', '✗', '✕', 'fail ', 'failed:', '--- fail', 'test result: failed']],
+  ['test-failure', [' failed | ', ' failed (', 'tests failed', 'test failed', 'failed tests', 'assertionerror', 'assertion failed', ' failing', 'failures:', '✗', '✕', 'fail ', 'failed:', '--- fail', 'test result: failed']],
 ];
 
 export function errorSignature(output: string): ErrorSignature {

@@ -1,0 +1,43 @@
+/** The modules' pure state machines: breaker counting, trip, reset; prompt commands. */
+import { describe, expect, it } from 'vitest';
+import { breakerFailure, breakerReset, breakerSuccess, INITIAL_STATE, promptCommand } from '../../src/modules/machine.js';
+
+describe('circuit breaker state machine', () => {
+  it('trips on the threshold-th consecutive failure', () => {
+    let s = breakerFailure(INITIAL_STATE, 'other', 3);
+    s = breakerFailure(s, 'syntax-error', 3);
+    expect(s.breaker.tripped).toBeUndefined();
+    s = breakerFailure(s, 'permission-denied', 3);
+    expect(s.breaker.tripped).toMatch(/3 consecutive tool failures/);
+  });
+
+  it('a success resets the run, not the signature counts: the same error 3 times trips across successes', () => {
+    let s = INITIAL_STATE;
+    for (let i = 0; i < 2; i++) s = breakerSuccess(breakerFailure(s, 'test-failure', 3));
+    expect(s.breaker).toMatchObject({ consecutive: 0, signatures: { 'test-failure': 2 } });
+    expect(s.breaker.tripped).toBeUndefined();
+    s = breakerFailure(s, 'test-failure', 3);
+    expect(s.breaker.tripped).toMatch(/same error \(test-failure\) 3 times/);
+  });
+
+  it('stays tripped through successes until reset', () => {
+    let s = breakerFailure(breakerFailure(INITIAL_STATE, 'other', 2), 'other', 2);
+    s = breakerSuccess(s);
+    expect(s.breaker.tripped).toBeDefined();
+    expect(breakerReset(s).breaker).toEqual({ consecutive: 0, signatures: {} });
+  });
+});
+
+describe('prompt commands', () => {
+  it('are the whole prompt only', () => {
+    expect(promptCommand('s+')).toBe('safemode-on');
+    expect(promptCommand('  S- \n')).toBe('safemode-off');
+    expect(promptCommand('s?')).toBe('safemode-status');
+    expect(promptCommand('reset breaker')).toBe('breaker-reset');
+    expect(promptCommand('rb-')).toBe('breaker-reset');
+    expect(promptCommand('rb?')).toBe('breaker-status');
+    expect(promptCommand('please s+')).toBeUndefined();
+    expect(promptCommand('s+ and fix the bug')).toBeUndefined();
+    expect(promptCommand('constructor')).toBeUndefined();
+  });
+});
