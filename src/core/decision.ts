@@ -5,7 +5,8 @@ export type Verdict = (typeof VERDICTS)[number];
 
 /**
  * Where a decision came from, in cascade order. `input` and `session` are the gates before the cascade
- * (bad payload, unregistered or disabled session); `confine` turns an ask about a command whose effect is
+ * (bad payload, unregistered or disabled session); `module` is the stateful policy modules (safemode, circuit
+ * breaker: src/modules/), first in the cascade; `confine` turns an ask about a command whose effect is
  * unknown into an allow inside the walls; `default` is the end of the cascade when no tier decided.
  */
 export const TIERS = [

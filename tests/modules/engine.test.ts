@@ -158,4 +158,13 @@ describe('tampered state fails closed', () => {
     await p.check(prompt(p, 'rb-'));
     expect((await verdicts(p)).write.tier).not.toBe('module');
   });
+
+  it('deleting the state file is a write the gate does not let through: denied while tripped, asked otherwise', async () => {
+    const p = project('  circuit_breaker: {threshold: 1}\n');
+    const rm = () => p.pre('Bash', { command: `rm ${moduleStateFile(p.runtimeDir, 's1')}` });
+    await p.check(failure(p, 'x', 'boom'));
+    expect((await p.check(rm())).decision).toMatchObject({ verdict: 'deny', rule: { id: 'module:circuit-breaker' } });
+    await p.check(prompt(p, 'rb-'));
+    expect((await p.check(rm())).decision?.verdict).not.toBe('allow');
+  });
 });
