@@ -28,6 +28,8 @@ export interface ExplainOptions {
   roleFrom?: RoleFrom;
   cwd: string;
   json?: boolean;
+  /** Judge with this session's module state (safemode, circuit breaker); without it, a session with none. */
+  sessionId?: string;
 }
 
 export type RoleFrom = 'option' | 'HOOKWISE_ROLE' | 'default';
@@ -72,7 +74,7 @@ function toolCallFor(options: ExplainOptions): ToolCall {
   if (options.file !== undefined) input = { ...input, [shape.pathFields[0] ?? 'file_path']: options.file };
   return {
     host: 'claude',
-    sessionId: 'explain',
+    sessionId: options.sessionId ?? 'explain',
     cwd: options.cwd,
     hostTool: tool,
     tool,

@@ -154,8 +154,9 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--file <path>', "the tool's file path")
     .option('--input <json>', "the tool's input as JSON")
     .option('--role <role>', 'role to judge as (default: HOOKWISE_ROLE, else maintainer)')
+    .option('--session-id <id>', "judge with this session's module state (safemode, circuit breaker)")
     .option('--json', 'machine-readable output')
-    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role?: string; json?: boolean }) => {
+    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role?: string; json?: boolean; sessionId?: string }) => {
       const { explain, renderExplanation } = await import('./explain.js');
       const envRole = process.env.HOOKWISE_ROLE;
       const [role, roleFrom] = o.role !== undefined ? [o.role, 'option' as const] : envRole !== undefined && envRole !== '' ? [envRole, 'HOOKWISE_ROLE' as const] : ['maintainer', 'default' as const];

@@ -21,6 +21,7 @@ describe('hookwise explain', () => {
     const e = await inProject(p, () => explain({ tool: 'Write', file: 'src/../tests/a.ts', role: 'coder', cwd: p.root }));
     expect(e.paths).toEqual([{ input: 'src/../tests/a.ts', canonical: `${p.root}/tests/a.ts`, inProject: 'tests/a.ts' }]);
     expect(e.trace.map((t) => [t.step, t.verdict])).toEqual([
+      ['module', null],
       ['tool-policy', null],
       ['override (deny/ask)', null],
       ['path-policy', 'deny'],
@@ -91,7 +92,7 @@ describe('hookwise explain for shell commands', () => {
     const e = await inProject(p, () => explain({ command: 'make deploy-staging --jobs 4', role: 'coder', cwd: p.root }));
     expect(e.memory).toMatchObject({ subject: 'make deploy-staging --jobs 4', key: expect.stringMatching(/^[0-9a-f]{16}$/), records: 1 });
     expect(e.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
-    expect(e.trace.map((t) => t.step)).toEqual(['tool-policy', 'override (deny/ask)', 'path-policy', 'shell', 'rules', 'override (allow)', 'exact-cache']);
+    expect(e.trace.map((t) => t.step)).toEqual(['module', 'tool-policy', 'override (deny/ask)', 'path-policy', 'shell', 'rules', 'override (allow)', 'exact-cache']);
     expect(renderExplanation(e)).toContain('remembered as: make deploy-staging --jobs 4');
   });
 

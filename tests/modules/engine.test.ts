@@ -5,6 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { explain } from '../../src/cli/explain.js';
 import { breakerCommand, safemodeCommand } from '../../src/cli/modules.js';
 import { moduleStateFile } from '../../src/modules/state-file.js';
 import { watchMarker } from '../../src/modules/watch.js';
@@ -70,6 +71,10 @@ describe('safemode', () => {
     expect(safemodeCommand('on', 's1')).toMatch(/safemode is ON/);
     expect((await verdicts(p)).edit).toMatchObject({ verdict: 'deny', rule: { id: 'module:safemode' } });
     expect(safemodeCommand('status', 's1')).toMatch(/ON/);
+    // explain --session-id shows the module's decision like check makes it.
+    const shown = await explain({ tool: 'Write', file: 'src/a.ts', role: 'coder', cwd: p.root, sessionId: 's1' });
+    expect(shown.decision).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:safemode' } });
+    expect(shown.trace[0]).toMatchObject({ step: 'module', verdict: 'deny' });
     expect(safemodeCommand('off', 's1')).toMatch(/off/);
     expect((await verdicts(p)).edit.tier).not.toBe('module');
     expect(() => safemodeCommand('maybe', 's1')).toThrow(/on, off or status/);
