@@ -2,6 +2,7 @@
  * The modules end to end through Engine.handle (hookwise check): policy.yml turns them on, the human's
  * prompt and post-tool events drive the signed state, the modules tier denies edits and writes.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -133,6 +134,37 @@ describe('circuit breaker', () => {
     expect(breakerCommand('reset', 's1')).toMatch(/closed/);
     expect((await verdicts(p)).edit.tier).not.toBe('module');
   });
+
+  it('sessions count apart: interleaved failures trip only the session that reached the threshold', async () => {
+    const p = project('  circuit_breaker: {}\n');
+    p.register('s2', 'coder');
+    await Promise.all([
+      p.check(failure(p, 'a', 'boom', 's1')),
+      p.check(failure(p, 'b', 'boom', 's2')),
+      p.check(failure(p, 'c', 'boom', 's1')),
+      p.check(failure(p, 'd', 'boom', 's2')),
+      p.check(failure(p, 'e', 'boom', 's1')),
+    ]);
+    expect((await verdicts(p, 's1')).write.rule?.id).toBe('module:circuit-breaker');
+    expect((await verdicts(p, 's2')).write.tier).not.toBe('module');
+  });
+
+  it('hook processes recording failures of one session at once lose no update (the per-session lock; needs the build)', async () => {
+    const p = project('  circuit_breaker: {threshold: 100}\n');
+    const bin = new URL('../../dist/hookwise.cjs', import.meta.url).pathname;
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [bin, 'check'], { env: p.env, stdio: ['pipe', 'ignore', 'inherit'] });
+        child.on('exit', (code) => resolve(code ?? 1));
+        child.stdin.end(JSON.stringify(failure(p, `run ${i}`, 'boom')));
+      }),
+    );
+    expect(await Promise.all(runs)).toEqual(Array(8).fill(0));
+    vi.stubEnv('HOOKWISE_RUNTIME_DIR', p.runtimeDir);
+    vi.stubEnv('HOOKWISE_CONFIG_DIR', p.configDir);
+    vi.stubEnv('HOME', p.home);
+    expect(breakerCommand('status', 's1')).toMatch(/closed for this session: 8 consecutive failure\(s\) \(other ×8\)/);
+  }, 60_000);
 
   it('the gate leaves the wake-up marker the plugin wrapper looks for, only with a breaker on', async () => {
     const p = project('  circuit_breaker: {}\n');

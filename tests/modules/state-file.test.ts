@@ -74,3 +74,4 @@ describe('signed module state', () => {
     expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered', why: expect.stringMatching(/writable by others/) });
   });
 });
+
