@@ -11,7 +11,8 @@ import { shownId } from '../sanitize/ids.js';
 import { rolesByGroup } from '../session/messages.js';
 import { SessionRegistry, type SessionRecord } from '../session/registry.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
-import { locations } from '../util/locations.js';
+import { locations, type Locations } from '../util/locations.js';
+import { readModuleState } from '../modules/state-file.js';
 
 export interface RegisterOptions {
   sessionId: string;
@@ -106,8 +107,10 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
     if (asJson) return JSON.stringify({ session_id: shownId(sessionId), registered: false, env_role: envRole ?? null });
     return `session ${shownId(sessionId)}: ${state}\nRoles:\n${rolesByGroup(policy)}`;
   }
+  // One session: its policy modules too (safemode, circuit breaker), from the signed state.
+  const modules = sessionId === undefined ? undefined : moduleLines(where, sessionId, policy);
   if (asJson) {
-    return JSON.stringify({ runtime_dir: where.runtimeDir, sessions: selected, problems, warnings: policy.warnings }, null, 2);
+    return JSON.stringify({ runtime_dir: where.runtimeDir, sessions: selected, ...(modules === undefined ? {} : { modules: modules.json }), problems, warnings: policy.warnings }, null, 2);
   }
   const lines = [`runtime dir: ${where.runtimeDir}`];
   if (selected.length === 0) lines.push('no registered sessions');
@@ -122,9 +125,24 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
       lines.push(`  always asks: ${policy.sensitiveWrite.map((p) => p.glob).join(', ')}`);
     }
   }
+  if (modules !== undefined) lines.push(...modules.text);
   for (const p of problems) lines.push(`problem: ${p}`);
   for (const w of policy.warnings) lines.push(formatDiagnostic(w));
   return lines.join('\n');
+}
+
+function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy): { text: string[]; json: Record<string, unknown> } {
+  const { safemode, circuitBreaker } = policy.modules;
+  const read = readModuleState(where, sessionId);
+  if (read.kind === 'tampered') {
+    return { text: [`  modules: state TAMPERED (${read.why}); edits and writes are denied until: hookwise breaker reset --session-id ${shownId(sessionId)}`], json: { tampered: read.why } };
+  }
+  const { state } = read;
+  const text = [
+    `  safemode: ${state.safemode ? 'ON (edits and writes denied)' : 'off'}${safemode.enabled ? '' : ' (module not enabled in policy.yml)'}`,
+    `  circuit breaker: ${!circuitBreaker.enabled ? 'not enabled in policy.yml' : state.breaker.tripped !== undefined ? `TRIPPED (${state.breaker.tripped})` : `closed, ${state.breaker.consecutive} consecutive failure(s), trips at ${circuitBreaker.threshold}`}`,
+  ];
+  return { text, json: { safemode: { enabled: safemode.enabled, on: state.safemode }, circuit_breaker: { enabled: circuitBreaker.enabled, threshold: circuitBreaker.threshold, ...state.breaker } } };
 }
 
 /** `hookwise roles`: the roles a session may register as here (built-in and the project's), with their globs. */

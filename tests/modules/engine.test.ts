@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { explain } from '../../src/cli/explain.js';
 import { breakerCommand, safemodeCommand } from '../../src/cli/modules.js';
+import { status } from '../../src/cli/session.js';
 import { moduleStateFile } from '../../src/modules/state-file.js';
 import { watchMarker } from '../../src/modules/watch.js';
 import { makeProject, type TestProject } from '../support/project.js';
@@ -72,6 +73,8 @@ describe('safemode', () => {
     expect(safemodeCommand('on', 's1')).toMatch(/safemode is ON/);
     expect((await verdicts(p)).edit).toMatchObject({ verdict: 'deny', rule: { id: 'module:safemode' } });
     expect(safemodeCommand('status', 's1')).toMatch(/ON/);
+    expect(await status('s1', false)).toMatch(/\n  safemode: ON \(edits and writes denied\)/);
+    expect(JSON.parse(await status('s1', true))).toMatchObject({ modules: { safemode: { on: true } } });
     // explain --session-id shows the module's decision like check makes it.
     const shown = await explain({ tool: 'Write', file: 'src/a.ts', role: 'coder', cwd: p.root, sessionId: 's1' });
     expect(shown.decision).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:safemode' } });
