@@ -73,7 +73,7 @@ describe('safemode', () => {
     expect(safemodeCommand('on', 's1')).toMatch(/safemode is ON/);
     expect((await verdicts(p)).edit).toMatchObject({ verdict: 'deny', rule: { id: 'module:safemode' } });
     expect(safemodeCommand('status', 's1')).toMatch(/ON/);
-    expect(await status('s1', false)).toMatch(/\n  safemode: ON \(edits and writes denied\)/);
+    expect(await status('s1', false)).toMatch(/\n {2}safemode: ON \(edits and writes denied\)/);
     expect(JSON.parse(await status('s1', true))).toMatchObject({ modules: { safemode: { on: true } } });
     // explain --session-id shows the module's decision like check makes it.
     const shown = await explain({ tool: 'Write', file: 'src/a.ts', role: 'coder', cwd: p.root, sessionId: 's1' });
