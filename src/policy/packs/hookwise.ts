@@ -43,6 +43,8 @@ function classifyHookwise(segment: Segment): PackFinding<RuleId> | undefined {
   if (sub === undefined) return undefined;
   if (LOOKS.has(sub)) return undefined;
   if (sub === 'daemon' && action === 'status') return undefined;
+  // Module state: looking is free; turning safemode on/off or resetting the breaker is the human's (issue 16).
+  if ((sub === 'safemode' || sub === 'breaker') && action === 'status') return undefined;
   if (sub === 'rules' && (action === 'list' || action === 'show')) return undefined;
   return { rule: 'self-change', detail: `hookwise ${sub}${action === undefined ? '' : ` ${action}`}` };
 }
@@ -50,7 +52,7 @@ function classifyHookwise(segment: Segment): PackFinding<RuleId> | undefined {
 export const hookwisePack = definePack<RuleId>({
   name: 'hookwise',
   kind: 'guard',
-  description: 'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop) ask',
+  description: 'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop, safemode, breaker reset) ask',
   commands: ['hookwise', 'npx', 'pnpx', 'bunx', 'node', 'tsx', 'bun', 'deno'],
   rules: RULES,
   classify: classifyHookwise,

@@ -12,6 +12,8 @@ describe('hookwise pack: an agent changing its own gate asks', () => {
     'hookwise rules compact',
     'hookwise install --claude',
     'hookwise daemon stop',
+    'hookwise safemode off --session-id s1',
+    'hookwise breaker reset --session-id s1',
     'hookwise init',
     'npx hookwise disable',
     'npx -y hookwise@latest register --role maintainer',
@@ -21,7 +23,7 @@ describe('hookwise pack: an agent changing its own gate asks', () => {
     expect(packVerdict(hookwisePack, command)).toBe('ask self-change');
   });
 
-  it.each(['hookwise --version', 'hookwise status', 'hookwise explain "git push"', 'hookwise stats', 'hookwise rules list', 'hookwise daemon status', 'hookwise validate', 'npx vitest run', 'node dist/app.js'])('%s → no opinion', (command) => {
+  it.each(['hookwise --version', 'hookwise status', 'hookwise explain "git push"', 'hookwise stats', 'hookwise rules list', 'hookwise daemon status', 'hookwise safemode status --session-id s1', 'hookwise breaker status --session-id s1', 'hookwise validate', 'npx vitest run', 'node dist/app.js'])('%s → no opinion', (command) => {
     expect(packVerdict(hookwisePack, command)).toBeNull();
   });
 });
