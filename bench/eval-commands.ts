@@ -194,30 +194,49 @@ export function evaluateCommands(corpus: string = defaultCommandCorpus(), projec
   try {
     const cwd = project === undefined ? join(base, 'project') : resolve(project);
     if (project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
-    const runtimeDir = join(base, 'runtime');
-    registerRoles(runtimeDir, 'eval', rows);
-    const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: join(base, 'config') };
-    // The registry decides each row's role.
-    delete env.HOOKWISE_ROLE;
-    delete env.HOOKWISE_DEBUG;
-    const input = rows
-      .map((row, i) => JSON.stringify({ session_id: sessionFor('eval', roleOf(row)), cwd, hook_event_name: 'PreToolUse', ...toolCallOf(row, cwd), tool_use_id: `eval-${i}` }))
-      .join('\n');
     const started = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { input, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+    const answers = replayThroughCheck(rows, cwd, { runtimeDir: join(base, 'runtime'), configDir: join(base, 'config'), prefix: 'eval' });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    if (run.status !== 0) throw new Error(`hookwise check --jsonl failed (${run.status}): ${run.stderr}`);
-    const answers = run.stdout
-      .trim()
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { line: number; verdict: string | null; tier: string | null; rule: string | null });
-    if (answers.length !== rows.length) throw new Error(`hookwise check --jsonl answered ${answers.length} of ${rows.length} rows: ${run.stderr}`);
     const outcomes: Outcome[] = answers.map((a) => ({ row: rows[a.line - 1]!, verdict: a.verdict ?? 'none', tier: a.tier ?? 'none', rule: a.rule }));
     return summarize(corpus, outcomes, seconds);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** One answer of `check --jsonl` (src/cli/check-batch.ts BatchDecision). */
+export interface CheckAnswer {
+  line: number;
+  verdict: string | null;
+  tier: string | null;
+  rule: string | null;
+  reason: string | null;
+  /** What the host would have received. */
+  stdout: string;
+}
+
+/**
+ * The rows through one built `hookwise check --jsonl` process, in `cwd`, each as its role's registered session
+ * (the registry decides the role, not HOOKWISE_ROLE); the answers in row order.
+ */
+export function replayThroughCheck(rows: readonly CorpusRow[], cwd: string, options: { runtimeDir: string; configDir: string; prefix: string; permissionMode?: string }): CheckAnswer[] {
+  registerRoles(options.runtimeDir, options.prefix, rows);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: options.runtimeDir, HOOKWISE_CONFIG_DIR: options.configDir };
+  delete env.HOOKWISE_ROLE;
+  delete env.HOOKWISE_DEBUG;
+  const mode = options.permissionMode === undefined ? {} : { permission_mode: options.permissionMode };
+  const input = rows
+    .map((row, i) => JSON.stringify({ session_id: sessionFor(options.prefix, roleOf(row)), cwd, ...mode, hook_event_name: 'PreToolUse', ...toolCallOf(row, cwd), tool_use_id: `${options.prefix}-${i}` }))
+    .join('\n');
+  const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { input, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`hookwise check --jsonl failed (${run.status}): ${run.stderr}`);
+  const answers = run.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as CheckAnswer);
+  if (answers.length !== rows.length) throw new Error(`hookwise check --jsonl answered ${answers.length} of ${rows.length} rows: ${run.stderr}`);
+  return answers;
 }
 
 const judged = (o: Outcome): JudgedRow => ({ id: idOf(o.row), class: o.row.class ?? null, role: roleOf(o.row), command: describeRow(o.row), verdict: o.verdict, tier: o.tier, rule: o.rule });

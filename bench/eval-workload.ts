@@ -20,8 +20,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { wallsHit, type WallHit } from '../src/confine/wall-hits.js';
 import { probeConfinement } from '../src/confine/probe.js';
-import { hookwiseBin, packageRoot } from '../src/util/package-root.js';
-import { describeRow, oneLine, readCorpus, registerRoles, roleOf, sessionFor, toolCallOf, type CorpusRow } from './eval-commands.js';
+import { packageRoot } from '../src/util/package-root.js';
+import { describeRow, oneLine, readCorpus, replayThroughCheck, type CheckAnswer, type CorpusRow } from './eval-commands.js';
 
 export function defaultWorkload(): string {
   return join(packageRoot(), 'bench', 'corpora', 'dev-workload.jsonl');
@@ -78,13 +78,6 @@ export interface WorkloadOptions {
   progress?: (message: string) => void;
 }
 
-interface Answer {
-  line: number;
-  verdict: string | null;
-  tier: string | null;
-  reason: string | null;
-  stdout: string;
-}
 
 export function evaluateWorkload(corpus: string = defaultWorkload(), options: WorkloadOptions = {}): WorkloadEval {
   const progress = options.progress ?? (() => undefined);
@@ -134,32 +127,14 @@ function copyProject(source: string, into: string): string {
   return realpathSync(into);
 }
 
-function decide(rows: readonly CorpusRow[], project: string, dir: string, confine: boolean): Answer[] {
-  const runtimeDir = join(dir, 'runtime');
+function decide(rows: readonly CorpusRow[], project: string, dir: string, confine: boolean): CheckAnswer[] {
   const configDir = join(dir, 'config');
   mkdirSync(configDir, { recursive: true });
   if (confine) writeFileSync(join(configDir, 'config.yml'), 'confine:\n  enabled: true\n');
-  registerRoles(runtimeDir, 'workload', rows);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: configDir, HOOKWISE_DAEMON: 'off' };
-  delete env.HOOKWISE_ROLE;
-  delete env.HOOKWISE_DEBUG;
-  const input = rows
-    .map((row, i) =>
-      JSON.stringify({ session_id: sessionFor('workload', roleOf(row)), cwd: project, permission_mode: 'default', hook_event_name: 'PreToolUse', ...toolCallOf(row, project), tool_use_id: `workload-${i}` }),
-    )
-    .join('\n');
-  const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { input, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`hookwise check --jsonl failed (${run.status}): ${run.stderr}`);
-  const answers = run.stdout
-    .trim()
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Answer);
-  if (answers.length !== rows.length) throw new Error(`hookwise check --jsonl answered ${answers.length} of ${rows.length} rows: ${run.stderr}`);
-  return answers;
+  return replayThroughCheck(rows, project, { runtimeDir: join(dir, 'runtime'), configDir, prefix: 'workload', permissionMode: 'default' });
 }
 
-function tally(answers: readonly Answer[]): Pass {
+function tally(answers: readonly CheckAnswer[]): Pass {
   const pass: Pass = { allow: 0, ask: 0, deny: 0, confined: 0 };
   for (const a of answers) {
     if (a.verdict === 'allow' || a.verdict === 'ask' || a.verdict === 'deny') pass[a.verdict]++;
@@ -169,7 +144,7 @@ function tally(answers: readonly Answer[]): Pass {
 }
 
 /** The wrapped command, run as a host runs it; a failure is checked for the walls, then against an unconfined control run. */
-function runConfined(row: CorpusRow, answer: Answer, project: string, timeoutMs: number): ConfinedRun {
+function runConfined(row: CorpusRow, answer: CheckAnswer, project: string, timeoutMs: number): ConfinedRun {
   const out = JSON.parse(answer.stdout) as { hookSpecificOutput?: { updatedInput?: { command?: string } } };
   const wrapped = out.hookSpecificOutput?.updatedInput?.command;
   if (typeof wrapped !== 'string') throw new Error(`line ${answer.line}: a confined allow without a wrapped command`);

@@ -33,6 +33,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, type Dirent, type S
 import { basename, dirname, join, relative } from 'node:path';
 import { isInside, type DenyRule, type Envelope, type NameTest } from './envelope.js';
 import { seccompPrintfFormat, type SeccompArch } from './seccomp.js';
+import { isAbsent } from '../util/fs-safe.js';
 
 /** What a machine offers for confinement; probe.ts finds it. */
 export interface ConfineRuntime {
@@ -72,10 +73,6 @@ export interface FsPort {
   readText(path: string): string | undefined;
 }
 
-const absent = (error: unknown): boolean => {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-};
 const kindOf = (s: Stats | Dirent): EntryKind => (s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other');
 
 export const NODE_FS: FsPort = {
@@ -84,7 +81,7 @@ export const NODE_FS: FsPort = {
       const s = lstatSync(path, { throwIfNoEntry: false });
       return s === undefined ? undefined : { kind: kindOf(s), size: s.size, mode: s.mode, nlink: s.nlink };
     } catch (error) {
-      if (absent(error)) return undefined;
+      if (isAbsent(error)) return undefined;
       throw error;
     }
   },
@@ -92,7 +89,7 @@ export const NODE_FS: FsPort = {
     try {
       return realpathSync.native(path);
     } catch (error) {
-      if (absent(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+      if (isAbsent(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
       throw error;
     }
   },
@@ -100,7 +97,7 @@ export const NODE_FS: FsPort = {
     try {
       return readdirSync(path, { withFileTypes: true }).map((d) => ({ name: d.name, kind: kindOf(d) }));
     } catch (error) {
-      if (absent(error)) return undefined;
+      if (isAbsent(error)) return undefined;
       throw error;
     }
   },
@@ -108,7 +105,7 @@ export const NODE_FS: FsPort = {
     try {
       return readFileSync(path, 'utf8');
     } catch (error) {
-      if (absent(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+      if (isAbsent(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
       throw error;
     }
   },

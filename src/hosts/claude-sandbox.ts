@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAbsent } from '../util/fs-safe.js';
 
 export type HostSandbox = 'on' | 'off' | 'unknown';
 
@@ -67,8 +68,7 @@ function readSettings(file: string): string | undefined {
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
   if (bytes.length > MAX_SETTINGS_BYTES) throw new Error(`${file} is larger than ${MAX_SETTINGS_BYTES} bytes`);

@@ -209,7 +209,7 @@ function readNames(read: () => string[]): string[] {
   try {
     return read();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    if (isAbsent(error)) return [];
     throw error;
   }
 }

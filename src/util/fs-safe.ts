@@ -376,8 +376,7 @@ function openOwnedForRead(path: string, purpose: string, trust: FileTrust): numb
   try {
     return openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isAbsent(error)) return undefined;
     throw error;
   }
 }
