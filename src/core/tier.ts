@@ -40,6 +40,8 @@ export interface CascadeContext {
   modules?: ReadState;
   /** Remembered decisions and this call's subject and key (loaded and computed at the edge). */
   memory?: MemoryContext;
+  /** Tier 2b's search over the embedding indexes (served by the daemon's worker pool; absent: the tier passes). */
+  embedding?: EmbeddingPort;
   ports?: CascadePorts;
 }
 
@@ -75,4 +77,19 @@ export interface MemoryContext {
   view: MemoryView;
   subject(): CallSubject | undefined;
   key(): string | undefined;
+}
+
+/** One remembered record near the call: its memory key and cosine similarity (1 = same direction). */
+export interface EmbeddingMatch {
+  key: string;
+  similarity: number;
+}
+
+/**
+ * Tier 2b's port to the embedding indexes of the call's scopes (org, project, user, session). Answers the
+ * nearest remembered records to a sanitized subject text, best first; `unavailable` (pool down, model not
+ * loadable, index being rebuilt) passes the tier on with the reason in the trace — never an allow.
+ */
+export interface EmbeddingPort {
+  nearest(query: { text: string; tool: string; k: number }): Promise<{ matches: EmbeddingMatch[] } | { unavailable: string }>;
 }
