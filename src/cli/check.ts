@@ -3,7 +3,7 @@
  * (src/engine/engine.ts). The hook command (hook-command.ts) asks a running daemon first and comes here
  * when none answers; both paths run the same engine, so the verdict is the same.
  */
-import { Engine, type CheckResult } from '../engine/engine.js';
+import { Engine, type CheckResult, type EngineOptions } from '../engine/engine.js';
 import type { HostName } from '../core/tool-call.js';
 import { locations } from '../util/locations.js';
 
@@ -12,13 +12,15 @@ export { MAX_PAYLOAD_BYTES, type CheckResult } from '../engine/engine.js';
 export interface CheckOptions {
   host?: HostName;
   env?: NodeJS.ProcessEnv;
+  /** What a daemon would hold (e.g. tier 2b's embedding pool): for evaluations that replay the daemon's path in process. */
+  engine?: EngineOptions;
 }
 
 export async function runCheck(raw: string, options: CheckOptions = {}): Promise<CheckResult> {
   const env = options.env ?? process.env;
   let engine: Engine;
   try {
-    engine = new Engine(locations(env));
+    engine = new Engine(locations(env), options.engine);
   } catch (error) {
     return { stdout: '', stderr: `hookwise: ${(error as Error).message}\n`, exitCode: 2 };
   }

@@ -4,7 +4,7 @@
  * allow. The optional trace sink sees every step, so `explain` and `check` run the same code.
  *
  * Order: the stateful modules (safemode, circuit breaker: they only deny edits and writes), tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
- * and decision memory (exact cache, Jaccard). Later tiers (embedding, supervisor, queue) go after memory.
+ * and decision memory (exact cache, Jaccard, embedding). Later tiers (supervisor, queue) go after memory.
  */
 import { decision, type Decision } from '../core/decision.js';
 import type { CascadeContext, Tier, TraceStep } from '../core/tier.js';
@@ -16,8 +16,9 @@ import { rulesTier } from '../policy/rules.js';
 import { toolPolicyTier } from '../policy/tool-policy.js';
 import { shellTier } from '../shell/tier.js';
 import { moduleTier } from '../modules/tier.js';
+import { embeddingTier } from '../embed/tier.js';
 
-export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier];
+export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier, embeddingTier];
 
 /**
  * Runs the tiers in order. Synchronous while every tier answers synchronously (no promise on the hot

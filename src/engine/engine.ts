@@ -18,7 +18,7 @@ import { loadWithCodeCache } from '../util/code-cache.js';
 import { appendAudit } from '../audit/log.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
-import type { TraceStep } from '../core/tier.js';
+import type { EmbeddingPort, TraceStep } from '../core/tier.js';
 import type { HookEvent, HostName, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HookOutput, HostAdapter, RenderOptions } from '../hosts/adapter.js';
 import { claudeSandbox } from '../hosts/claude-sandbox.js';
@@ -98,6 +98,13 @@ export interface EngineOptions {
   parseCacheSize?: number;
   /** The daemon's filtering proxies (confined commands' network allowlist); absent outside a daemon. */
   netProxy?: NetProxyPort;
+  /** Tier 2b's indexes and model (the daemon's worker pool, embed/client.ts); absent: the tier passes on. */
+  embedding?: EmbeddingSupplier;
+}
+
+/** Gives tier 2b its port for one call: the indexes of the call's project and session scopes. */
+export interface EmbeddingSupplier {
+  portFor(projectRoot: string, sessionId: string | undefined, policy: CompiledPolicy): EmbeddingPort | undefined;
 }
 
 interface PolicyEntry {
@@ -111,6 +118,7 @@ export class Engine {
   private readonly parses: ParseMemo | undefined;
   private readonly registry: SessionRegistry;
   private readonly netProxy: NetProxyPort | undefined;
+  private readonly embedding: EmbeddingSupplier | undefined;
   private prepared = false;
 
   constructor(
@@ -122,6 +130,7 @@ export class Engine {
     this.parses = size > 0 ? new Lru(size) : undefined;
     this.registry = new SessionRegistry(where.runtimeDir);
     this.netProxy = options.netProxy;
+    this.embedding = options.embedding;
   }
 
   /** One hook event (the host's raw payload) → what the host gets. Never throws. */
@@ -173,7 +182,8 @@ export class Engine {
     const network = this.networkFor(call, policy);
     // The signed module state, verified here at the edge; the modules tier only reads it.
     const modules = readModuleState(this.where, call.sessionId);
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules });
+    const embedding = policy.embedding.enabled ? this.embedding?.portFor(projectRoot, call.sessionId, policy) : undefined;
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
     const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });

@@ -4,7 +4,7 @@
  * memory — is done by the engine (engine.ts) before this runs.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext, MemoryContext, TraceStep } from '../core/tier.js';
+import type { CascadeContext, EmbeddingPort, MemoryContext, TraceStep } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
@@ -41,6 +41,8 @@ export interface PreparedInputs {
   confine?: boolean | undefined;
   /** An undo snapshot can be taken before a confined run (the project is a git work tree). */
   undoable?: boolean | undefined;
+  /** Tier 2b's search (the daemon's embedding pool); absent: the tier passes on. */
+  embedding?: EmbeddingPort | undefined;
   /** With confinement on: the network allowlist and whether the daemon's proxy serves it (found at the edge). */
   network?: NetworkAccess | undefined;
 }
@@ -88,6 +90,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   if (shell !== undefined) ctx.shell = shell;
   if (view !== undefined) ctx.memory = { view, ...memo };
   if (inputs.modules !== undefined) ctx.modules = inputs.modules;
+  if (inputs.embedding !== undefined) ctx.embedding = inputs.embedding;
   const d = runCascade(ctx, undefined, inputs.trace);
   const judged = (decided: Decision): Judgement => {
     if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };

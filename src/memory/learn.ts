@@ -14,7 +14,7 @@
  * "nobody decided" ask and leaves no note; and an allow is not recorded over an ask or deny that the learn
  * scope holds for the call by the time the tool ran.
  *
- * An ask propagated by similarity (tier `jaccard`) is recorded as an ask for this exact call, so a repeat
+ * An ask propagated by similarity (tier `jaccard` or `embedding`) is recorded as an ask for this exact call, so a repeat
  * hits the exact cache and cannot drift to allow as the memory around it grows.
  *
  * Learning from the walls (issue 19): a confined allow leaves a note too. When the host reports the run
@@ -147,6 +147,9 @@ function promptedByHuman(d: Decision, call: ToolCall, settings: MemorySettings):
   return call.permissionMode !== undefined && HUMAN_PROMPT_MODES.has(call.permissionMode);
 }
 
+/** The tiers that propagate an ask by similarity (Jaccard, embedding): recorded for the exact call. */
+const SIMILARITY_TIERS: ReadonlySet<string> = new Set(['jaccard', 'embedding']);
+
 /** A confined allow whose run the host will report under the same tool_use_id (Claude Code; Codex speaks its JSON). */
 function confinedAndReported(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
   return d.verdict === 'allow' && d.confined !== undefined && settings.learn && call.host !== 'gemini' && call.toolUseId !== undefined;
@@ -160,16 +163,16 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
   const d = judged.decision;
   if (judged.memo === undefined) return;
   const confined = confinedAndReported(d, call, settings);
-  if (!confined && (d.verdict !== 'ask' || (d.tier !== 'jaccard' && !promptedByHuman(d, call, settings)))) return;
+  if (!confined && (d.verdict !== 'ask' || (!SIMILARITY_TIERS.has(d.tier) && !promptedByHuman(d, call, settings)))) return;
   const subject = judged.memo.subject();
   // A confined note's key is computed when it is claimed: hashing loads a native module that a hook process
   // deciding a confined allow does not need otherwise (~20 ms cold).
   const key = confined ? undefined : judged.memo.key();
   if (subject === undefined || (key === undefined && !confined)) return;
-  if (d.tier === 'jaccard' && key !== undefined) {
+  if (SIMILARITY_TIERS.has(d.tier) && key !== undefined) {
     const target = learnTarget(settings, places, call.sessionId, true);
     const reason = sanitize(`asked again: ${d.reason}`).text;
-    appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: 'jaccard', decided_by: 'rule' }, target)]);
+    appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: d.tier, decided_by: 'rule' }, target)]);
     return;
   }
   if (call.toolUseId === undefined) return; // checked above; narrows the type

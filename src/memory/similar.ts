@@ -42,7 +42,7 @@ function resolvedOf(absolute: string, projectRoot: string): ResolvedPath {
 }
 
 /** The path-policy classes of a set of write targets, for this role: e.g. `allow role:coder:allow_write:src/**`. */
-function writeClasses(writes: readonly string[], ctx: CascadeContext): string {
+export function writeClasses(writes: readonly string[], ctx: CascadeContext): string {
   const classes = new Set<string>();
   for (const w of writes) {
     const d = judgeWrite(resolvedOf(w, ctx.projectRoot), ctx);

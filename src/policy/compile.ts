@@ -93,6 +93,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     confine: config.confine,
     audit: config.audit,
     memory: config.memory,
+    embedding: config.embedding,
     modules: config.modules,
     rules: compileRules(config.rules, home),
     warnings,

@@ -12,7 +12,7 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
-import type { EffectiveConfig, MemorySettings, ModuleSettings } from './config.js';
+import type { EffectiveConfig, EmbeddingSettings, MemorySettings, ModuleSettings } from './config.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
@@ -106,6 +106,7 @@ export interface CompiledPolicy {
   confine: EffectiveConfig['confine'];
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
+  embedding: EmbeddingSettings;
   modules: ModuleSettings;
   rules: CompiledRules;
   warnings: Diagnostic[];

@@ -11,9 +11,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ConfigFiles } from './files.js';
+import type { ModelChoice } from '../embed/embedder.js';
 import {
   BUILT_IN_ROLES,
   DEFAULT_AUDIT,
+  DEFAULT_EMBEDDING,
   DEFAULT_MEMORY,
   LEARN_SCOPES,
   type LearnScope,
@@ -77,6 +79,15 @@ const POLICY_FIELDS: Record<string, Schema> = {
       learn: { type: 'boolean' },
       learn_scope: { type: 'enum', values: LEARN_SCOPES },
       jaccard_threshold: { type: 'number', min: 0.5, max: 1 },
+    },
+  },
+  // Tier 2b (issue 14); merged in mergeEmbedding.
+  embedding: {
+    type: 'object',
+    fields: {
+      enabled: { type: 'boolean' },
+      model: { type: 'string', nonEmpty: true },
+      threshold: { type: 'number', min: 0.5, max: 1 },
     },
   },
   // Stateful policy modules (issue 16); merged in mergeModules.
@@ -145,6 +156,7 @@ export interface EffectiveConfig {
   confine: { enabled: boolean; source: string; network: { allow: AllowEntry[]; source: string } };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
+  embedding: EmbeddingSettings;
   modules: ModuleSettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
@@ -154,6 +166,19 @@ export interface MemorySettings {
   learn: boolean;
   learnScope: LearnScope;
   jaccardThreshold: number;
+  source: string;
+}
+
+/**
+ * Tier 2b (issue 14): similarity by embedding, served by the daemon's worker pool. `model` is `builtin` (the
+ * model hookwise ships) or a local Hugging Face model directory; a model is code the daemon loads, so only the
+ * user's (or org's) file chooses one. A project file may only tighten: switch the tier off, raise the threshold.
+ */
+export interface EmbeddingSettings {
+  enabled: boolean;
+  model: ModelChoice;
+  /** The cosine similarity at or above which the nearest remembered call decides. */
+  threshold: number;
   source: string;
 }
 
@@ -190,6 +215,7 @@ interface RawConfig extends RawRulesConfig {
   confine?: { enabled?: boolean; network?: { allow?: string[] } };
   audit?: { max_bytes?: number; keep?: number };
   memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
+  embedding?: { enabled?: boolean; model?: string; threshold?: number };
   modules?: { safemode?: Record<string, never>; circuit_breaker?: { threshold?: number } };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
@@ -292,6 +318,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     audit.keep = source.raw.audit?.keep ?? audit.keep;
   }
   const memory = mergeMemory(sources, warn);
+  const embedding = mergeEmbedding(sources, warn);
   const modules = mergeModules(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
@@ -420,7 +447,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, modules, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, rules };
 }
 
 function mergeModules(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): ModuleSettings {
@@ -476,6 +503,29 @@ function mergeNetworkAllow(
     current = { allow: entries, source: where(source, 'confine.network.allow') };
   }
   return current;
+}
+
+function mergeEmbedding(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): EmbeddingSettings {
+  const out: EmbeddingSettings = { enabled: DEFAULT_EMBEDDING.enabled, model: { kind: 'builtin' }, threshold: DEFAULT_EMBEDDING.threshold, source: 'built-in' };
+  for (const source of sources) {
+    const raw = source.raw.embedding;
+    if (raw === undefined) continue;
+    if (raw.enabled !== undefined) {
+      if (!source.trusted && raw.enabled && !out.enabled) warn(source, 'embedding.enabled', 'ignored: a project file cannot switch similarity by embedding back on');
+      else out.enabled = raw.enabled;
+    }
+    if (raw.model !== undefined) {
+      if (!source.trusted) warn(source, 'embedding.model', 'ignored: a model is code the daemon loads, so only your own file chooses it', 'set it in ~/.config/hookwise/config.yml');
+      // `~/…` is resolved against the home directory where the model is loaded (embed/model.ts).
+      else out.model = raw.model === 'builtin' ? { kind: 'builtin' } : { kind: 'huggingface', dir: raw.model };
+    }
+    if (raw.threshold !== undefined) {
+      if (!source.trusted && raw.threshold < out.threshold) warn(source, 'embedding.threshold', `ignored: ${raw.threshold} is looser than ${out.threshold} and a project file can only tighten`);
+      else out.threshold = raw.threshold;
+    }
+    out.source = source.label;
+  }
+  return out;
 }
 
 /**

@@ -301,3 +301,5 @@ export type LearnScope = (typeof LEARN_SCOPES)[number];
 
 /** Decision memory: learning on, personal approvals per user, Jaccard threshold 0.7. */
 export const DEFAULT_MEMORY = { learn: true, learn_scope: 'user' as LearnScope, jaccard_threshold: 0.7 };
+/** Tier 2b: on (it runs where the daemon serves the call); the threshold is calibrated in docs/embedding.md. */
+export const DEFAULT_EMBEDDING = { enabled: true, threshold: 0.9 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { runCheck, type CheckResult } from '../../src/cli/check.js';
+import type { EngineOptions } from '../../src/engine/engine.js';
 import type { Verdict } from '../../src/core/decision.js';
 import { SessionRegistry } from '../../src/session/registry.js';
 
@@ -15,7 +16,8 @@ export interface TestProject {
   env: NodeJS.ProcessEnv;
   write(relativePath: string, content: string): string;
   register(sessionId: string, role: string): void;
-  check(payload: Record<string, unknown> | string, host?: 'claude' | 'gemini' | 'codex'): Promise<CheckResult>;
+  /** One hook event through the real check path; `engine` gives it what a daemon would hold (e.g. tier 2b's port). */
+  check(payload: Record<string, unknown> | string, host?: 'claude' | 'gemini' | 'codex', engine?: EngineOptions): Promise<CheckResult>;
   /** A Claude PreToolUse payload for this project. */
   pre(tool: string, input: Record<string, unknown>, sessionId?: string): Record<string, unknown>;
 }
@@ -83,9 +85,9 @@ export function makeProject(options: { git?: boolean } = {}): TestProject {
         updated_at: now,
       }));
     },
-    check(payload, host) {
+    check(payload, host, engine) {
       const raw = typeof payload === 'string' ? payload : JSON.stringify(payload);
-      return runCheck(raw, host === undefined ? { env } : { env, host });
+      return runCheck(raw, { env, ...(host === undefined ? {} : { host }), ...(engine === undefined ? {} : { engine }) });
     },
     pre(tool, input, sessionId = 's1') {
       return {

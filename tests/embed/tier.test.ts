@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { EmbeddingMatch, EmbeddingPort } from '../../src/core/tier.js';
+import type { EngineOptions } from '../../src/engine/engine.js';
+import { loadScope } from '../../src/memory/store.js';
+import { makeProject, type TestProject } from '../support/project.js';
+import { rememberCommand, subjectFor, targetOf } from '../support/memory.js';
+
+const bash = (command: string): Record<string, unknown> => ({ command });
+
+/**
+ * The tier's port with its neighbours given by the test: which remembered calls are how near. The tier's
+ * decision over neighbours is what these tests pin; the model and index are tested in model/index tests.
+ */
+function near(neighbours: EmbeddingMatch[] | { unavailable: string }, seen: string[] = []): EngineOptions {
+  const port: EmbeddingPort = {
+    nearest: (query) => {
+      seen.push(query.text);
+      return Promise.resolve(Array.isArray(neighbours) ? { matches: neighbours } : neighbours);
+    },
+  };
+  return { embedding: { portFor: () => port } };
+}
+
+async function keyOf(p: TestProject, command: string): Promise<string> {
+  return (await subjectFor(p, 'Bash', bash(command))).key;
+}
+
+async function setup(): Promise<TestProject> {
+  const p = makeProject();
+  p.register('s1', 'coder');
+  return p;
+}
+
+describe('tier 2b: embedding similarity', () => {
+  it('the nearest remembered allow above the threshold approves, naming the record and the similarity', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make docs-build --jobs 4', 'allow');
+    const seen: string[] = [];
+    const r = await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near([{ key: await keyOf(p, 'make docs-build --jobs 4'), similarity: 0.95 }], seen));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.95 });
+    expect(r.decision?.reason).toMatch(/near \(0\.950\) `make docs-build --jobs 4`, which .* allowed/);
+    expect(r.decision?.rule?.id).toMatch(/^memory:/);
+    // The port sees the sanitized subject, nothing else.
+    expect(seen).toEqual(['make docs-lint']);
+  });
+
+  it('below the threshold (0.9 by default) it passes on; the user may lower it, a project may only raise it', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make docs-build --jobs 4', 'allow');
+    const options = near([{ key: await keyOf(p, 'make docs-build --jobs 4'), similarity: 0.85 }]);
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+    p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.8\n');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('embedding');
+    p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.6\n');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('embedding');
+    p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.95\n');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+    p.write('.hookwise/policy.yml', 'embedding:\n  enabled: false\n');
+    p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.5\n');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+  });
+
+  it('a nearest ask propagates, and is recorded for this exact call so a repeat cannot drift to allow', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make release-notes --publish', 'ask');
+    const r = await p.check(p.pre('Bash', bash('make release-notes --draft')), undefined, near([{ key: await keyOf(p, 'make release-notes --publish'), similarity: 0.93 }]));
+    expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'embedding' });
+    const recorded = loadScope(targetOf(p, 'user')).records.filter((x) => x.tier === 'embedding');
+    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make release-notes --draft' })]);
+    const repeat = await p.check(p.pre('Bash', bash('make release-notes --draft')));
+    expect(repeat.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
+  });
+
+  it('never auto-denies: a nearest deny passes on, and a deny as near as an allow blocks it', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make db-reset --env dev', 'deny');
+    await rememberCommand(p, 'make db-seed --env dev', 'allow');
+    const [deny, allow] = [await keyOf(p, 'make db-reset --env dev'), await keyOf(p, 'make db-seed --env dev')];
+    const call = p.pre('Bash', bash('make db-migrate --env dev'));
+    expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }]))).decision?.tier).toBe('default');
+    expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }, { key: allow, similarity: 0.92 }]))).decision?.tier).toBe('default');
+    expect((await p.check(call, undefined, near([{ key: allow, similarity: 0.95 }, { key: deny, similarity: 0.95 }]))).decision?.tier).toBe('default');
+    expect((await p.check(call, undefined, near([{ key: allow, similarity: 0.96 }, { key: deny, similarity: 0.95 }]))).decision?.tier).toBe('embedding');
+  });
+
+  it.each([
+    ['a program it never ran', 'make docs-build', 'cmake --build build'],
+    ['different inline code', `python3 -c 'print(1)'`, `python3 -c 'print(2)'`],
+    ['a wrapper it never ran', 'make docs-build', 'nice make docs-build'],
+    ['a pipe into a program it never ran', 'make docs-build', 'make docs-build | tee /dev/null'],
+  ])('never across %s', async (_what, remembered, command) => {
+    const p = await setup();
+    await rememberCommand(p, remembered, 'allow');
+    const r = await p.check(p.pre('Bash', bash(command)), undefined, near([{ key: await keyOf(p, remembered), similarity: 0.99 }]));
+    expect(r.decision?.tier).toBe('default');
+  });
+
+  it('a guard-railed neighbour does not hide a nearer-than-threshold one behind it', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'cmake --build build', 'allow');
+    await rememberCommand(p, 'make docs-build', 'allow');
+    const r = await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near([{ key: await keyOf(p, 'cmake --build build'), similarity: 0.99 }, { key: await keyOf(p, 'make docs-build'), similarity: 0.91 }]));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.91 });
+  });
+
+  it('never for a call that loses data, nor one that asks to leave the host sandbox', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make docs-build', 'allow');
+    const options = near([{ key: await keyOf(p, 'make docs-build'), similarity: 0.99 }]);
+    expect((await p.check(p.pre('Bash', bash('make docs-build > README.md')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', { ...bash('make docs-lint'), dangerouslyDisableSandbox: true }), undefined, options)).decision?.tier).toBe('default');
+  });
+
+  it('never reaches a host the remembered call did not', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make fetch-data URL=https://data.example.org/a.csv', 'allow');
+    const key = await keyOf(p, 'make fetch-data URL=https://data.example.org/a.csv');
+    const options = near([{ key, similarity: 0.99 }]);
+    expect((await p.check(p.pre('Bash', bash('make fetch-data URL=https://data.example.org/b.csv')), undefined, options)).decision?.tier).toBe('embedding');
+    expect((await p.check(p.pre('Bash', bash('make fetch-data URL=https://evil.example.net/a.csv')), undefined, options)).decision?.tier).toBe('default');
+  });
+
+  it('an unavailable pool, or no port at all (command mode without a daemon), passes on', async () => {
+    const p = await setup();
+    await rememberCommand(p, 'make docs-build', 'allow');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near({ unavailable: 'the embedding worker is restarting' }))).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('make docs-lint')))).decision?.tier).toBe('default');
+  });
+
+  it('file tools are exact-only: a near path is a different file', async () => {
+    const p = await setup();
+    const seen: string[] = [];
+    const r = await p.check(p.pre('Write', { file_path: `${p.root}/notes/b.txt`, content: 'x' }), undefined, near([], seen));
+    expect(r.decision?.tier).not.toBe('embedding');
+    expect(seen).toEqual([]);
+  });
+});
