@@ -46,6 +46,8 @@ export interface Decision {
   confidence: number;
   /** An allow that holds only inside the walls: the host runs this command instead of the agent's (issue 19). */
   confined?: ConfinedRun;
+  /** Text the agent sees next to the tool result (Claude Code / Codex `additionalContext`): a module's reminder. */
+  context?: string;
 }
 
 export interface ConfinedRun {

@@ -16,6 +16,8 @@ import type { ReadState } from '../modules/state-file.js';
 export interface CascadePorts {
   /** Runs bash rules' precondition scripts (default: spawn with a timeout, see policy/precondition.ts). */
   precondition?: PreconditionRunner;
+  /** The clock, epoch ms (the delegation window; default Date.now). */
+  now?: () => number;
 }
 
 /** Everything a tier may look at: plain data, no I/O. */

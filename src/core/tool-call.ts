@@ -22,6 +22,8 @@ export interface ToolCall {
   toolUseId?: string;
   /** Claude Code's `permission_mode` (default, acceptEdits, plan, auto, dontAsk, bypassPermissions), if sent. */
   permissionMode?: string;
+  /** Claude Code's `agent_id`: the call comes from a subagent of the session (a conductor's musician). */
+  agentId?: string;
 }
 
 /** A path after canonicalization (see src/paths/canonical.ts). */

@@ -47,11 +47,14 @@ import type { NetProxyPort } from '../daemon/netproxy.js';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { roleNamed } from '../policy/compiled.js';
 import { judge, type Judgement } from './judge.js';
-import { breakerFailure, breakerReset, breakerStatus, breakerSuccess, promptCommand, safemodeStatus } from '../modules/machine.js';
+import { breakerFailure, breakerReset, breakerStatus, breakerSuccess, delegationReset, delegationWork, promptCommand, safemodeStatus } from '../modules/machine.js';
 import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState, type ReadState } from '../modules/state-file.js';
 import type { ModuleState } from '../modules/machine.js';
 import { watchFailures } from '../modules/watch.js';
+
+/** The role a conductor's subagents run as (policy/defaults.ts). */
+const MUSICIAN = 'musician';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 
@@ -279,10 +282,15 @@ export class Engine {
       state = await resolveSessionAsync(this.registry, call.sessionId, envRole, waited ? { ...policy.registration, waitMs: 0 } : policy.registration);
       if (state.kind === 'unregistered' && !waited) this.registry.markWaited(call.sessionId);
     }
+    // A conductor's subagent is its musician: judged with that role, never the conductor's (issue 16).
+    if (state.kind === 'registered' && call.agentId !== undefined && roleNamed(policy, state.role)?.group === 'orchestration' && roleNamed(policy, MUSICIAN) !== undefined) {
+      state = { kind: 'registered', role: MUSICIAN, via: state.via };
+    }
     const role = roleName(state);
     // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
     if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
     const judged = await this.decide(state, call, policy, projectRoot);
+    if (judged.delegation !== undefined) this.countDelegation(call, policy, judged.delegation, judged.decision);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
     return out;
@@ -384,12 +392,41 @@ export class Engine {
         // Best effort: a note left behind only costs a Node start per PostToolUse until it expires.
       }
     }
+    // A session that starts afresh (startup, clear) starts a fresh delegation window.
+    if (event.kind === 'session-start') this.resetDelegation(event.sessionId);
     const moduleAnswer = event.kind === 'prompt-submit' ? await this.modulePrompt(event) : undefined;
     if (moduleAnswer !== undefined) return adapter.renderContext(event, moduleAnswer);
     const state = sessionStateOf(this.registry.get(event.sessionId), envRole);
     if (state.kind !== 'unregistered') return adapter.renderContext(event, undefined);
     const policy = await this.policyFor(findProjectRoot(event.cwd));
     return adapter.renderContext(event, registrationPrompt(event.sessionId, policy));
+  }
+
+  private resetDelegation(sessionId: string): void {
+    if (lstatSync(moduleStateFile(this.where.runtimeDir, sessionId), { throwIfNoEntry: false }) === undefined) return;
+    const read = readModuleState(this.where, sessionId);
+    if (read.kind !== 'valid' || read.state.delegation.calls.length === 0) return;
+    try {
+      updateModuleState(this.where, sessionId, delegationReset);
+    } catch (error) {
+      process.stderr.write(`hookwise: could not reset the delegation window: ${describeError(error)}\n`);
+    }
+  }
+
+  /**
+   * The delegation window's edge (modules/conductor.ts): a conductor's work call is counted whatever its
+   * verdict (denied ones too: the count only resets by delegating); a delegation that may run resets it.
+   * A failure to record is reported on stderr and fails toward the window: the next call reads the old count.
+   */
+  private countDelegation(call: ToolCall, policy: CompiledPolicy, kind: 'work' | 'delegated', d: Decision): void {
+    const now = Date.now();
+    const windowMs = policy.modules.delegation.windowMs;
+    if (kind === 'delegated' && d.verdict === 'deny') return;
+    try {
+      updateModuleState(this.where, call.sessionId, (s) => (kind === 'work' ? delegationWork(s, now, windowMs) : delegationReset(s)));
+    } catch (error) {
+      process.stderr.write(`hookwise: could not update the delegation window: ${describeError(error)}\n`);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@
  * memory — is done by the engine (engine.ts) before this runs.
  */
 import { decision, type Decision } from '../core/decision.js';
+import { delegationKind, delegationReminder } from '../modules/conductor.js';
 import type { CascadeContext, EmbeddingPort, MemoryContext, TraceStep } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
@@ -29,6 +30,8 @@ export interface Judgement {
   memoryProblems?: StoreProblem[];
   /** Asked with confinement on: may the ask run inside the walls instead (confine/confinable.ts)? */
   confinable?: Confinability;
+  /** A conductor's work call or delegation: the edge updates the delegation window (modules/conductor.ts). */
+  delegation?: 'work' | 'delegated';
 }
 
 export interface PreparedInputs {
@@ -92,9 +95,13 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   if (inputs.modules !== undefined) ctx.modules = inputs.modules;
   if (inputs.embedding !== undefined) ctx.embedding = inputs.embedding;
   const d = runCascade(ctx, undefined, inputs.trace);
+  const delegation = ctx.policy.modules.delegation.enabled ? delegationKind(ctx) : undefined;
   const judged = (decided: Decision): Judgement => {
-    if (inputs.confine !== true || decided.verdict !== 'ask') return { decision: decided, memo };
-    return { decision: decided, memo, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) };
+    const reminder = decided.verdict === 'deny' ? undefined : delegationReminder(ctx);
+    const out: Judgement = { decision: reminder === undefined ? decided : { ...decided, context: reminder }, memo };
+    if (delegation !== undefined) out.delegation = delegation;
+    if (inputs.confine !== true || decided.verdict !== 'ask') return out;
+    return { ...out, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) };
   };
   return d instanceof Promise ? d.then(judged) : judged(d);
 }

@@ -68,6 +68,8 @@ function claudeToolCall(
   if (toolUseId !== undefined) call.toolUseId = toolUseId;
   const permissionMode = optionalString(payload, 'permission_mode');
   if (permissionMode !== undefined) call.permissionMode = permissionMode;
+  const agentId = optionalString(payload, 'agent_id');
+  if (agentId !== undefined && agentId !== '') call.agentId = agentId;
   return call;
 }
 
@@ -76,16 +78,24 @@ function claudeToolCall(
  * the command's output), or PostToolUse's `tool_response` — Bash's `{stdout, stderr}` (stderr is often
  * merged into stdout already), or a plain string. Anything else: no outcome (nothing to learn from).
  */
+/** A tool result reported as text that says it failed: Claude Code's "Exit code N" header, or a tool error. */
+const FAILED_TEXT = /^(?:Exit code [1-9]\d*\b|Error: |<tool_use_error>)/;
+
 function toolOutcome(payload: Record<string, unknown>, failed: boolean): ToolOutcome | undefined {
   if (failed) {
     const error = payload.error;
     return typeof error === 'string' ? { failed, output: error } : undefined;
   }
   const response = payload.tool_response;
-  if (typeof response === 'string') return { failed, output: response };
+  if (typeof response === 'string') return { failed: FAILED_TEXT.test(response), output: response };
   if (typeof response !== 'object' || response === null) return undefined;
-  const parts = ['stdout', 'stderr'].map((k) => (response as Record<string, unknown>)[k]).filter((v): v is string => typeof v === 'string');
-  return parts.length === 0 ? undefined : { failed, output: parts.join('\n') };
+  const r = response as Record<string, unknown>;
+  const parts = ['stdout', 'stderr', 'error'].map((k) => r[k]).filter((v): v is string => typeof v === 'string');
+  // A failed result reported as a plain PostToolUse (older hosts, MCP and other tools): the breaker counts it too.
+  const exit = [r.exit_code, r.exitCode, r.returncode].find((v) => typeof v === 'number');
+  const failedResult = r.is_error === true || r.isError === true || r.success === false || (typeof exit === 'number' && exit !== 0) || (typeof r.error === 'string' && r.error !== '');
+  if (parts.length === 0) return failedResult ? { failed: true, output: '' } : undefined;
+  return { failed: failedResult, output: parts.join('\n') };
 }
 
 /**
@@ -97,13 +107,15 @@ function toolOutcome(payload: Record<string, unknown>, failed: boolean): ToolOut
 export function renderClaudeDecision(decision: Decision, event?: HookEvent): HookOutput {
   const updated = confinedInput(event, decision);
   const reason = formatReason(decision);
+  const context = [updated === undefined ? undefined : reason, decision.context].filter((t) => t !== undefined).join('\n\n');
   return {
     stdout: json({
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: decision.verdict,
         permissionDecisionReason: reason,
-        ...(updated === undefined ? {} : { updatedInput: updated, additionalContext: reason }),
+        ...(updated === undefined ? {} : { updatedInput: updated }),
+        ...(context === '' ? {} : { additionalContext: context }),
       },
     }),
     exitCode: 0,

@@ -14,12 +14,37 @@ export interface BreakerState {
   tripped?: string;
 }
 
+/** A conductor's recent work-tool calls (epoch ms), for the delegation window. */
+export interface DelegationState {
+  calls: number[];
+}
+
 export interface ModuleState {
   safemode: boolean;
   breaker: BreakerState;
+  delegation: DelegationState;
 }
 
-export const INITIAL_STATE: ModuleState = { safemode: false, breaker: { consecutive: 0, signatures: {} } };
+export const INITIAL_STATE: ModuleState = { safemode: false, breaker: { consecutive: 0, signatures: {} }, delegation: { calls: [] } };
+
+/** Calls kept at most: the window only ever needs deny_at of them (bounded work per call, whatever the rate). */
+export const MAX_DELEGATION_CALLS = 100;
+
+/** The conductor's work-tool calls inside the sliding window ending now. */
+export function delegationCount(state: ModuleState, now: number, windowMs: number): number {
+  return state.delegation.calls.filter((t) => t > now - windowMs && t <= now).length;
+}
+
+/** One more work-tool call by a conductor: calls outside the window are dropped. */
+export function delegationWork(state: ModuleState, now: number, windowMs: number): ModuleState {
+  const calls = [...state.delegation.calls.filter((t) => t > now - windowMs && t <= now), now].slice(-MAX_DELEGATION_CALLS);
+  return { ...state, delegation: { calls } };
+}
+
+/** The conductor delegated (a Task/Agent call with a subagent type), or its session restarted: a fresh window. */
+export function delegationReset(state: ModuleState): ModuleState {
+  return state.delegation.calls.length === 0 ? state : { ...state, delegation: { calls: [] } };
+}
 
 export function breakerFailure(state: ModuleState, signature: ErrorSignature, threshold: number): ModuleState {
   const consecutive = state.breaker.consecutive + 1;

@@ -16,7 +16,7 @@ import { idFileKey, shownId } from '../sanitize/ids.js';
 import { ensurePrivateDir, openOwnedFile, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { ERROR_SIGNATURES } from './signature.js';
-import { INITIAL_STATE, type ModuleState } from './machine.js';
+import { INITIAL_STATE, MAX_DELEGATION_CALLS, type ModuleState } from './machine.js';
 
 export type ReadState = { kind: 'absent'; state: ModuleState } | { kind: 'valid'; state: ModuleState } | { kind: 'tampered'; why: string };
 
@@ -117,7 +117,7 @@ function parseBody(body: string): ModuleState | undefined {
   } catch {
     return undefined;
   }
-  const v = value as { format?: unknown; state?: { safemode?: unknown; breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown } } };
+  const v = value as { format?: unknown; state?: { safemode?: unknown; breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown }; delegation?: { calls?: unknown } } };
   const s = v?.state;
   const b = s?.breaker;
   if (v?.format !== FORMAT || typeof s?.safemode !== 'boolean' || typeof b?.consecutive !== 'number' || typeof b.signatures !== 'object' || b.signatures === null) return undefined;
@@ -127,7 +127,10 @@ function parseBody(body: string): ModuleState | undefined {
     if (!(ERROR_SIGNATURES as readonly string[]).includes(name) || typeof count !== 'number') return undefined;
     signatures[name as keyof typeof signatures] = count;
   }
-  return { safemode: s.safemode, breaker: { consecutive: b.consecutive, signatures, ...(b.tripped === undefined ? {} : { tripped: b.tripped }) } };
+  // A state written before the delegation window existed has none: an empty window.
+  const calls = s.delegation === undefined ? [] : s.delegation.calls;
+  if (!Array.isArray(calls) || calls.length > MAX_DELEGATION_CALLS || !calls.every((t) => typeof t === 'number' && Number.isFinite(t))) return undefined;
+  return { safemode: s.safemode, breaker: { consecutive: b.consecutive, signatures, ...(b.tripped === undefined ? {} : { tripped: b.tripped }) }, delegation: { calls: calls as number[] } };
 }
 
 /**

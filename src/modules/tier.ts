@@ -1,12 +1,15 @@
 /**
  * The modules tier: the first step of the cascade (after the session gate and sanitizing, before path
  * policy). Pure: the session's module state was read and verified at the edge (engine.ts → state-file.ts)
- * and arrives in the context. It only ever denies, and only edits and writes: Write, Edit, MultiEdit,
- * NotebookEdit (any tool whose action is `write`) and shell commands whose analysis finds a write target —
- * or that cannot be analysed (fail closed). Everything else passes to the policy tiers.
+ * and arrives in the context. It only ever denies. safemode and the circuit breaker deny edits and writes:
+ * Write, Edit, MultiEdit, NotebookEdit (any tool whose action is `write`) and shell commands whose analysis
+ * finds a write target — or that cannot be analysed (fail closed). hierarchy and delegation deny a
+ * conductor's writes outside its allow-list and its work calls past the window (conductor.ts). Everything
+ * else passes to the policy tiers.
  */
 import { decision, type Decision } from '../core/decision.js';
 import type { CascadeContext, SyncTier } from '../core/tier.js';
+import { delegationPosition, isConductor, ordinal, windowText, writeOutsideAllowList } from './conductor.js';
 import { shownId } from '../sanitize/ids.js';
 
 /** What the call writes, in words, or undefined when it writes nothing the shell analysis can see. */
@@ -19,11 +22,43 @@ function writeOf(ctx: CascadeContext): string | undefined {
   return undefined;
 }
 
+/** hierarchy and delegation: only a conductor's calls (conductor.ts). */
+function judgeConductor(ctx: CascadeContext): Decision | undefined {
+  const { hierarchy, delegation } = ctx.policy.modules;
+  if (!isConductor(ctx)) return undefined;
+  if (hierarchy.enabled) {
+    const outside = writeOutsideAllowList(ctx);
+    if (outside !== undefined) {
+      const allowed = ctx.role.role.allowWrite.map((p) => p.glob).join(', ');
+      return decision(
+        'deny',
+        'module',
+        `role "${ctx.role.role.name}" conducts: it may edit only ${allowed}, and this call writes ${outside}. Delegate the change: start a musician with the Task/Agent tool (a subagent_type, and a prompt saying what to change and why)`,
+        { id: 'module:hierarchy', source: hierarchy.source },
+      );
+    }
+  }
+  const position = delegationPosition(ctx);
+  if (position !== undefined && position >= delegation.denyAt) {
+    return decision(
+      'deny',
+      'module',
+      `this is work call ${position} in ${windowText(delegation.windowMs)} by conductor role "${ctx.role.role.name}" without delegating (denied from the ${ordinal(delegation.denyAt)}). Hand the work to a musician with the Task/Agent tool (with a subagent_type); delegating resets the count`,
+      { id: 'module:delegation', source: delegation.source },
+    );
+  }
+  return undefined;
+}
+
 export const moduleTier: SyncTier = {
   name: 'module',
   decide(ctx): Decision | undefined {
     const modules = ctx.modules;
     if (modules === undefined) return undefined;
+    if (modules.kind !== 'tampered') {
+      const conductor = judgeConductor(ctx);
+      if (conductor !== undefined) return conductor;
+    }
     const what = writeOf(ctx);
     if (what === undefined) return undefined;
     const id = shownId(ctx.call.sessionId);

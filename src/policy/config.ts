@@ -95,6 +95,15 @@ const POLICY_FIELDS: Record<string, Schema> = {
     type: 'object',
     fields: {
       safemode: { type: 'object', fields: {} },
+      hierarchy: { type: 'object', fields: {} },
+      delegation: {
+        type: 'object',
+        fields: {
+          warn_at: { type: 'number', integer: true, min: 1, max: 100 },
+          deny_at: { type: 'number', integer: true, min: 1, max: 100 },
+          window: { type: 'string', nonEmpty: true },
+        },
+      },
       circuit_breaker: { type: 'object', fields: { threshold: { type: 'number', integer: true, min: 1, max: 100 } } },
     },
   },
@@ -190,9 +199,23 @@ export interface EmbeddingSettings {
 export interface ModuleSettings {
   safemode: { enabled: boolean; source: string };
   circuitBreaker: { enabled: boolean; threshold: number; source: string };
+  /** A conductor (role group `orchestration`) may edit only its allow-list: implementation is delegated. */
+  hierarchy: { enabled: boolean; source: string };
+  /** A conductor's work-tool calls in a sliding window: a reminder from warnAt, denied from denyAt until it delegates. */
+  delegation: { enabled: boolean; warnAt: number; denyAt: number; windowMs: number; source: string };
 }
 
 export const DEFAULT_BREAKER_THRESHOLD = 3;
+export const DEFAULT_DELEGATION = { warnAt: 3, denyAt: 5, windowMs: 10 * 60_000 };
+
+/** `90s`, `10m`, `1h`, or a number of seconds: a duration in milliseconds (undefined: not a duration). */
+export function parseDuration(value: string | number): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  if (m === null) return undefined;
+  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return n > 0 ? n : undefined;
+}
 
 export interface LoadedConfig {
   config: EffectiveConfig;
@@ -216,7 +239,12 @@ interface RawConfig extends RawRulesConfig {
   audit?: { max_bytes?: number; keep?: number };
   memory?: { learn?: boolean; learn_scope?: LearnScope; jaccard_threshold?: number };
   embedding?: { enabled?: boolean; model?: string; threshold?: number };
-  modules?: { safemode?: Record<string, never>; circuit_breaker?: { threshold?: number } };
+  modules?: {
+    safemode?: Record<string, never>;
+    circuit_breaker?: { threshold?: number };
+    hierarchy?: Record<string, never>;
+    delegation?: { warn_at?: number; deny_at?: number; window?: string };
+  };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }
@@ -450,15 +478,40 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, rules };
 }
 
+/** Any scope may turn the window on; after that a scope may only tighten it (warn and deny sooner, a longer window). */
+function mergeDelegation(modules: ModuleSettings, raw: NonNullable<NonNullable<RawConfig['modules']>['delegation']>, source: Source, warn: (source: Source, field: string, message: string, hint?: string) => void): void {
+  const was = modules.delegation;
+  const base = was.enabled ? was : { ...DEFAULT_DELEGATION };
+  const windowMs = raw.window === undefined ? base.windowMs : parseDuration(raw.window);
+  if (windowMs === undefined) {
+    warn(source, 'modules.delegation.window', `ignored: "${String(raw.window)}" is not a duration`, 'write e.g. 10m, 90s or 1h');
+    return;
+  }
+  const next = { enabled: true, warnAt: raw.warn_at ?? base.warnAt, denyAt: raw.deny_at ?? base.denyAt, windowMs, source: where(source, 'modules.delegation') };
+  if (next.warnAt > next.denyAt) {
+    warn(source, 'modules.delegation', `ignored: warn_at (${next.warnAt}) is after deny_at (${next.denyAt})`);
+    return;
+  }
+  if (was.enabled && (next.warnAt > was.warnAt || next.denyAt > was.denyAt || next.windowMs < was.windowMs)) {
+    warn(source, 'modules.delegation', `ignored: looser than the window set in ${was.source} (warn at ${was.warnAt}, deny at ${was.denyAt}, ${was.windowMs / 1000} s), and a later scope can only tighten`);
+    return;
+  }
+  modules.delegation = next;
+}
+
 function mergeModules(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): ModuleSettings {
   const modules: ModuleSettings = {
     safemode: { enabled: false, source: 'built-in' },
     circuitBreaker: { enabled: false, threshold: DEFAULT_BREAKER_THRESHOLD, source: 'built-in' },
+    hierarchy: { enabled: false, source: 'built-in' },
+    delegation: { enabled: false, ...DEFAULT_DELEGATION, source: 'built-in' },
   };
   for (const source of sources) {
     const raw = source.raw.modules;
     if (raw === undefined) continue;
     if (raw.safemode !== undefined) modules.safemode = { enabled: true, source: where(source, 'modules.safemode') };
+    if (raw.hierarchy !== undefined) modules.hierarchy = { enabled: true, source: where(source, 'modules.hierarchy') };
+    if (raw.delegation !== undefined) mergeDelegation(modules, raw.delegation, source, warn);
     const breaker = raw.circuit_breaker;
     if (breaker === undefined) continue;
     const threshold = breaker.threshold ?? (modules.circuitBreaker.enabled ? modules.circuitBreaker.threshold : DEFAULT_BREAKER_THRESHOLD);

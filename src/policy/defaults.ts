@@ -1,5 +1,5 @@
 /**
- * Built-in defaults: path categories, the twelve roles and the sensitive paths. Projects override any of
+ * Built-in defaults: path categories, the fourteen roles and the sensitive paths. Projects override any of
  * them in .hookwise/roles.yml and .hookwise/policy.yml; users in ~/.config/hookwise/config.yml.
  *
  * Glob semantics (picomatch, dotfiles included): a pattern with a `/` is anchored at the project root;
@@ -64,7 +64,7 @@ export const DEFAULT_CATEGORIES: Readonly<Record<string, readonly string[]>> = {
 /** What a role may be called: a plain lower-case word (never `__proto__`, `constructor`, a path or a secret). */
 export const ROLE_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 
-export const ROLE_GROUPS = ['implementation', 'knowledge', 'full-access', 'custom'] as const;
+export const ROLE_GROUPS = ['implementation', 'knowledge', 'full-access', 'orchestration', 'custom'] as const;
 export type RoleGroup = (typeof ROLE_GROUPS)[number];
 
 export interface RoleDefaults {
@@ -152,6 +152,23 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
   maintainer: {
     group: 'full-access',
     description: 'Project maintainer: may write anywhere in the project (sensitive paths still ask).',
+    allow_write: EVERYTHING,
+    deny_write: [],
+    allow_read: EVERYTHING,
+  },
+  // Orchestrated teams (issue 16): a conductor plans and delegates through the Task/Agent tool; its subagents
+  // are its musicians. With `modules: hierarchy` a conductor may edit only this allow-list (plus a project's
+  // additions in roles.yml); `delegation` makes it hand work over instead of doing it.
+  conductor: {
+    group: 'orchestration',
+    description: 'Orchestrates a team: plans and delegates through the Task/Agent tool; edits only its own notes and settings.',
+    allow_write: ['.claude/**', 'memory/**', 'pyproject.toml', 'settings.json', '.gitignore'],
+    deny_write: [],
+    allow_read: EVERYTHING,
+  },
+  musician: {
+    group: 'full-access',
+    description: "A conductor's worker (its subagents run as musicians): may write anywhere in the project (sensitive paths still ask).",
     allow_write: EVERYTHING,
     deny_write: [],
     allow_read: EVERYTHING,

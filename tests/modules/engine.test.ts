@@ -108,6 +108,16 @@ describe('circuit breaker', () => {
     expect((await verdicts(p)).write.tier).not.toBe('module');
   });
 
+  it('failed results reported in a plain PostToolUse count too (an error flag, a non-zero exit, an "Exit code" text)', async () => {
+    const p = project('  circuit_breaker: {threshold: 3}\n');
+    const post = (response: unknown) => ({ ...p.pre('Bash', { command: 'make' }), hook_event_name: 'PostToolUse', tool_response: response });
+    await p.check(post({ stdout: '', stderr: 'make: *** No rule to make target', exit_code: 2 }));
+    await p.check(post('Exit code 127\nbash: pytets: command not found'));
+    expect((await verdicts(p)).write.tier).not.toBe('module');
+    await p.check({ ...p.pre('mcp__db__query', { sql: 'select 1' }), hook_event_name: 'PostToolUse', tool_response: { is_error: true, content: 'connection refused' } });
+    expect((await verdicts(p)).write).toMatchObject({ verdict: 'deny', rule: { id: 'module:circuit-breaker' } });
+  });
+
   it('a success in between resets the run; the same signature 3 times still trips it', async () => {
     const p = project('  circuit_breaker: {}\n');
     for (let i = 0; i < 2; i++) {

@@ -52,10 +52,10 @@ describe('config validation names file, line and field', () => {
 });
 
 describe('roles: built-ins, overrides and custom roles', () => {
-  it('has the twelve built-in roles by default', () => {
+  it('has the fourteen built-in roles by default', () => {
     const { config } = load(makeProject());
     expect(Object.keys(config.roles).sort()).toEqual(
-      ['architect', 'coder', 'devops', 'docs', 'integrator', 'maintainer', 'planner', 'researcher', 'reviewer', 'security-reviewer', 'tester', 'troubleshooter'],
+      ['architect', 'coder', 'conductor', 'devops', 'docs', 'integrator', 'maintainer', 'musician', 'planner', 'researcher', 'reviewer', 'security-reviewer', 'tester', 'troubleshooter'],
     );
   });
 

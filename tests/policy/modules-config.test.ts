@@ -18,6 +18,8 @@ describe('modules config', () => {
     expect(load(makeProject()).modules).toEqual({
       safemode: { enabled: false, source: 'built-in' },
       circuitBreaker: { enabled: false, threshold: 3, source: 'built-in' },
+      hierarchy: { enabled: false, source: 'built-in' },
+      delegation: { enabled: false, warnAt: 3, denyAt: 5, windowMs: 600_000, source: 'built-in' },
     });
   });
 
