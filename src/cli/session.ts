@@ -12,6 +12,8 @@ import { rolesByGroup } from '../session/messages.js';
 import { SessionRegistry, type SessionRecord } from '../session/registry.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations, type Locations } from '../util/locations.js';
+import { delegationCount } from '../modules/machine.js';
+import { windowText } from '../modules/conductor.js';
 import { readModuleState } from '../modules/state-file.js';
 
 export interface RegisterOptions {
@@ -132,7 +134,7 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
 }
 
 function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy): { text: string[]; json: Record<string, unknown> } {
-  const { safemode, circuitBreaker } = policy.modules;
+  const { safemode, circuitBreaker, hierarchy, delegation } = policy.modules;
   const read = readModuleState(where, sessionId);
   if (read.kind === 'tampered') {
     return { text: [`  modules: state TAMPERED (${read.why}); edits and writes are denied until: hookwise breaker reset --session-id ${shownId(sessionId)}`], json: { tampered: read.why } };
@@ -142,7 +144,18 @@ function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy
     `  safemode: ${state.safemode ? 'ON (edits and writes denied)' : 'off'}${safemode.enabled ? '' : ' (module not enabled in policy.yml)'}`,
     `  circuit breaker: ${!circuitBreaker.enabled ? 'not enabled in policy.yml' : state.breaker.tripped !== undefined ? `TRIPPED (${state.breaker.tripped})` : `closed, ${state.breaker.consecutive} consecutive failure(s), trips at ${circuitBreaker.threshold}`}`,
   ];
-  return { text, json: { safemode: { enabled: safemode.enabled, on: state.safemode }, circuit_breaker: { enabled: circuitBreaker.enabled, threshold: circuitBreaker.threshold, ...state.breaker } } };
+  const recent = delegationCount(state, Date.now(), delegation.windowMs);
+  if (hierarchy.enabled) text.push('  hierarchy: on (a conductor role may edit only its allow-list)');
+  if (delegation.enabled) text.push(`  delegation: ${recent} work call(s) in the last ${windowText(delegation.windowMs)} (reminder from ${delegation.warnAt}, denied from ${delegation.denyAt}; only a conductor role is counted)`);
+  return {
+    text,
+    json: {
+      safemode: { enabled: safemode.enabled, on: state.safemode },
+      circuit_breaker: { enabled: circuitBreaker.enabled, threshold: circuitBreaker.threshold, ...state.breaker },
+      hierarchy: { enabled: hierarchy.enabled },
+      delegation: { enabled: delegation.enabled, warn_at: delegation.warnAt, deny_at: delegation.denyAt, window_ms: delegation.windowMs, recent },
+    },
+  };
 }
 
 /** `hookwise roles`: the roles a session may register as here (built-in and the project's), with their globs. */

@@ -1,6 +1,6 @@
 /** The modules' pure state machines: breaker counting, trip, reset; prompt commands. */
 import { describe, expect, it } from 'vitest';
-import { breakerFailure, breakerReset, breakerSuccess, INITIAL_STATE, promptCommand } from '../../src/modules/machine.js';
+import { breakerFailure, breakerReset, breakerSuccess, delegationCount, delegationReset, delegationWork, INITIAL_STATE, MAX_DELEGATION_CALLS, promptCommand } from '../../src/modules/machine.js';
 
 describe('circuit breaker state machine', () => {
   it('trips on the threshold-th consecutive failure', () => {
@@ -39,5 +39,33 @@ describe('prompt commands', () => {
     expect(promptCommand('please s+')).toBeUndefined();
     expect(promptCommand('s+ and fix the bug')).toBeUndefined();
     expect(promptCommand('constructor')).toBeUndefined();
+  });
+});
+
+describe('delegation window state machine', () => {
+  const MIN = 60_000;
+  it('counts work calls inside the sliding window; older ones drop out as time passes', () => {
+    let s = INITIAL_STATE;
+    for (const t of [0, 1, 2, 3]) s = delegationWork(s, t * MIN, 10 * MIN);
+    expect(delegationCount(s, 3 * MIN, 10 * MIN)).toBe(4);
+    expect(delegationCount(s, 10 * MIN + 1, 10 * MIN)).toBe(3);
+    expect(delegationCount(s, 14 * MIN, 10 * MIN)).toBe(0);
+    // A new call prunes what fell out of the window.
+    s = delegationWork(s, 12.5 * MIN, 10 * MIN);
+    expect(s.delegation.calls).toEqual([3 * MIN, 12.5 * MIN]);
+  });
+
+  it('a reset empties the window; times from the future (a clock set back) do not count', () => {
+    let s = delegationWork(delegationWork(INITIAL_STATE, 5 * MIN, 10 * MIN), 6 * MIN, 10 * MIN);
+    expect(delegationCount(s, 4 * MIN, 10 * MIN)).toBe(0);
+    s = delegationReset(s);
+    expect(s.delegation.calls).toEqual([]);
+    expect(delegationReset(s)).toBe(s);
+  });
+
+  it(`keeps at most ${MAX_DELEGATION_CALLS} calls, whatever the rate`, () => {
+    let s = INITIAL_STATE;
+    for (let i = 0; i < 3 * MAX_DELEGATION_CALLS; i++) s = delegationWork(s, i, 10 * MIN);
+    expect(s.delegation.calls).toHaveLength(MAX_DELEGATION_CALLS);
   });
 });

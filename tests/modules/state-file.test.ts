@@ -37,6 +37,16 @@ describe('signed module state', () => {
     expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered', why: expect.stringMatching(/does not verify/) });
   });
 
+  it('the delegation window round-trips; a corrupt window makes the state not verify', () => {
+    const w = where();
+    updateModuleState(w, 's1', (s) => ({ ...s, delegation: { calls: [1000, 2000] } }));
+    expect(readModuleState(w, 's1')).toMatchObject({ kind: 'valid', state: { delegation: { calls: [1000, 2000] } } });
+    const file = moduleStateFile(w.runtimeDir, 's1');
+    const envelope = JSON.parse(readFileSync(file, 'utf8')) as { body: string; mac: string };
+    writeFileSync(file, JSON.stringify({ ...envelope, body: envelope.body.replace('[1000,2000]', '[]') }));
+    expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered' });
+  });
+
   it("another session's file copied over this one's does not verify", () => {
     const w = where();
     updateModuleState(w, 's-good', (s) => s);
