@@ -45,8 +45,9 @@ const common = {
   // import() → require(): a dynamic import would start Node's ESM loader, which costs start-up time.
   supported: { 'dynamic-import': false },
   define: { __HOOKWISE_VERSION__: JSON.stringify(pkg.version) },
-  // Native and worker-pool packages stay real node_modules imports.
-  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash'],
+  // Native and worker-pool packages stay real node_modules imports; so does the Anthropic SDK, required only
+  // when a call reaches the supervisor (src/supervisor/api.ts), never at start-up.
+  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash', '@anthropic-ai/sdk'],
   logOverride: { 'empty-import-meta': 'silent' },
   logLevel: 'warning',
 };

@@ -34,6 +34,17 @@ export interface AuditRecord {
   input_hash: string;
   /** The project root the call was judged in, sanitized (absent in records older than it, or when no root was known). */
   project?: Sanitized;
+  /** Tier 3's answer, when the supervisor answered: it decided the call, or left a recommendation for the human. */
+  supervisor?: AuditSupervision;
+}
+
+export interface AuditSupervision {
+  decision: Verdict;
+  confidence: number;
+  reason: Sanitized;
+  by: string;
+  /** At or above the confidence threshold: the supervisor's answer is the decision. */
+  decided: boolean;
 }
 
 export function auditPath(runtimeDir: string, generation = 0): string {
@@ -62,6 +73,7 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
     input: cut(record.input, MAX_AUDIT_FIELD * 4),
     paths,
     ...(record.project === undefined ? {} : { project: cut(record.project, MAX_AUDIT_FIELD) }),
+    ...(record.supervisor === undefined ? {} : { supervisor: { ...record.supervisor, reason: cut(record.supervisor.reason, MAX_AUDIT_FIELD), by: record.supervisor.by.slice(0, 128) } }),
   };
 }
 
@@ -73,6 +85,7 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   assertSanitized(record.tool, 'the audit log');
   for (const p of record.paths) assertSanitized(p, 'the audit log');
   if (record.project !== undefined) assertSanitized(record.project, 'the audit log');
+  if (record.supervisor !== undefined) assertSanitized(record.supervisor.reason, 'the audit log');
   const line = JSON.stringify(boundedRecord(record)) + '\n';
   appendOwnedLines(path, line, { mode: 0o600, purpose: 'the audit log' });
   if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);

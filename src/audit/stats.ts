@@ -2,6 +2,7 @@
 import type { TierName } from '../core/decision.js';
 import type { AuditRecord } from './log.js';
 import type { WallsHitRecord } from './walls-log.js';
+import type { SupervisorReviewRecord } from './supervisor-log.js';
 
 /** The decision-memory tiers: explicit overrides, the exact cache, similarity (Jaccard). */
 export const MEMORY_TIERS = ['override', 'exact-cache', 'jaccard'] as const satisfies readonly TierName[];
@@ -54,6 +55,27 @@ export interface Stats {
   memory: MemoryHits;
   /** Confined allows (issue 19), and how many of their runs the walls stopped. */
   confinement: ConfinementStats;
+  /** Tier 3: its answers and how often a human overrode them, per project. */
+  supervisor: SupervisorStats;
+}
+
+export interface SupervisorProjectStats {
+  /** Calls the supervisor answered (audit log). */
+  answered: number;
+  /** …of which its answer decided (at or above the threshold); the rest went to a human as recommendations. */
+  decided: number;
+  /** A human decided a call it had answered (approved at the prompt, answered in the queue, invalidated its decision). */
+  reviewed: number;
+  /** …and decided otherwise. */
+  overridden: number;
+  /** overridden / reviewed: how far the human trusts it, the input for raising or lowering its threshold here. */
+  overrideRate: number;
+}
+
+export interface SupervisorStats {
+  total: SupervisorProjectStats;
+  /** Keyed by the project root as recorded (sanitized); `(unknown)` for records without one. */
+  byProject: Record<string, SupervisorProjectStats>;
 }
 
 export interface ConfinementStats {
@@ -76,7 +98,7 @@ export function percentile(sorted: number[], q: number): number {
   return sorted[index]!;
 }
 
-export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHitRecord[] = []): Stats {
+export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHitRecord[] = [], reviews: readonly SupervisorReviewRecord[] = []): Stats {
   const byVerdict: Record<string, number> = {};
   const byTier: Stats['byTier'] = {};
   const byRole: Stats['byRole'] = {};
@@ -104,7 +126,39 @@ export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHi
     latencyMs: { median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
     memory: memoryHits(records),
     confinement: confinementStats(records, wallsHits),
+    supervisor: supervisorStats(records, reviews),
   };
+}
+
+export function supervisorStats(records: readonly AuditRecord[], reviews: readonly SupervisorReviewRecord[]): SupervisorStats {
+  const empty = (): SupervisorProjectStats => ({ answered: 0, decided: 0, reviewed: 0, overridden: 0, overrideRate: 0 });
+  const total = empty();
+  const byProject: Record<string, SupervisorProjectStats> = {};
+  const rows = (project: string | undefined): SupervisorProjectStats[] => [total, (byProject[project ?? '(unknown)'] ??= empty())];
+  for (const r of records) {
+    if (r.supervisor === undefined) continue;
+    for (const row of rows(r.project)) {
+      row.answered++;
+      if (r.supervisor.decided) row.decided++;
+    }
+  }
+  for (const v of reviews) {
+    for (const row of rows(v.project)) {
+      row.reviewed++;
+      if (v.override) row.overridden++;
+    }
+  }
+  for (const row of [total, ...Object.values(byProject)]) row.overrideRate = row.reviewed === 0 ? 0 : row.overridden / row.reviewed;
+  return { total, byProject };
+}
+
+export function renderSupervisorStats(s: SupervisorStats): string[] {
+  if (s.total.answered === 0 && s.total.reviewed === 0) return [];
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  const line = (name: string, r: SupervisorProjectStats): string =>
+    `  ${name}: ${r.answered} answered (${r.decided} decided, ${r.answered - r.decided} left to a human), ${r.reviewed} reviewed by a human, ${r.overridden} overridden (${pct(r.overrideRate)})`;
+  const projects = Object.keys(s.byProject).sort();
+  return ['supervisor (tier 3):', line('all', s.total), ...(projects.length > 1 ? projects.map((p) => line(p, s.byProject[p]!)) : [])];
 }
 
 export function confinementStats(records: readonly AuditRecord[], wallsHits: readonly WallsHitRecord[]): ConfinementStats {
@@ -158,6 +212,8 @@ export function renderStats(s: Stats): string {
     for (const a of s.topAsks) lines.push(`  ${String(a.count).padStart(5)}  ${a.tool}  ${a.subject}`);
   }
   lines.push('', ...renderMemoryHits(s.memory));
+  const supervised = renderSupervisorStats(s.supervisor);
+  if (supervised.length > 0) lines.push('', ...supervised);
   const c = s.confinement;
   if (c.confined.count > 0 || c.wallsHits.count > 0) {
     const kinds = Object.entries(c.byKind).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`).join(', ');

@@ -20,6 +20,7 @@ import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes
 import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
+import { evaluateSupervisor, renderSupervisorEval } from '../../bench/eval-supervisor.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
 import { CI_TOLERANCE, ciFailures, ciTolerance, describeMiss, EXACT_UNITS, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
@@ -216,4 +217,11 @@ export function evalWorkload(options: { evalWorkload?: string | boolean; project
   const corpus = typeof options.evalWorkload === 'string' ? options.evalWorkload : undefined;
   const e = evaluateWorkload(corpus, { ...(options.project === undefined ? {} : { project: options.project }), progress: (message) => process.stderr.write(`bench: ${message}\n`) });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderWorkloadEval(e));
+}
+
+/** `--eval-supervisor`: tier 3's plumbing against a fake Messages API (bench/eval-supervisor.ts). */
+export async function evalSupervisor(options: { evalSupervisor?: string | boolean; json?: boolean; quick?: boolean }, print: (text: string) => void): Promise<void> {
+  const corpus = typeof options.evalSupervisor === 'string' ? options.evalSupervisor : undefined;
+  const e = await evaluateSupervisor(corpus, { iterations: options.quick === true ? 40 : 200, progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+  print(options.json === true ? JSON.stringify(e, null, 2) : renderSupervisorEval(e));
 }

@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { auditPath, parseAuditLines, readAudit, type AuditRecord } from '../audit/log.js';
 import { readWallsHits } from '../audit/walls-log.js';
+import { readSupervisorReviews } from '../audit/supervisor-log.js';
 import { computeStats, matchesFilter, renderRecord, renderStats, type AuditFilter } from '../audit/stats.js';
 import { findProjectRoot } from '../paths/canonical.js';
 import { sanitize } from '../sanitize/index.js';
@@ -25,7 +26,11 @@ export function stats(filter: AuditFilter, asJson: boolean): string {
   problems.push(...walls.problems);
   // A walls hit knows its session, not its role or verdict: the session filter applies, the others do not.
   const hits = walls.records.filter((h) => (filter.session === undefined || h.session === filter.session) && (filter.project === undefined || h.project === filter.project));
-  const s = computeStats(selected, hits);
+  const reviewLog = readSupervisorReviews(runtimeDir);
+  problems.push(...reviewLog.problems);
+  // Like a walls hit, a review knows its session and project, not the decision's role or verdict.
+  const reviews = reviewLog.records.filter((v) => (filter.session === undefined || v.session === filter.session) && (filter.project === undefined || v.project === filter.project));
+  const s = computeStats(selected, hits, reviews);
   if (asJson) return JSON.stringify({ ...s, problems }, null, 2);
   return [renderStats(s), ...problems.map((p) => `warning: ${p}`)].join('\n');
 }

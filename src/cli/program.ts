@@ -295,7 +295,13 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--eval-confine', 'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine')
     .option('--filter <text>', 'with --eval-confine: only the cases whose id contains this')
     .option('--eval-workload [corpus]', 'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean }) => {
+    .option('--eval-supervisor [corpus]', 'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost')
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean; evalSupervisor?: string | boolean }) => {
+      if (o.evalSupervisor !== undefined) {
+        const { evalSupervisor } = await import('./bench.js');
+        await evalSupervisor(o, (text) => print(text));
+        return;
+      }
       if (o.evalWorkload !== undefined) {
         const { evalWorkload } = await import('./bench.js');
         evalWorkload(o, (text) => print(text));

@@ -36,7 +36,8 @@ import { findProjectRoot } from '../paths/canonical.js';
 import { roleNamed } from '../policy/compiled.js';
 import { loadPolicy } from '../policy/load.js';
 import { mergeScopes, SCOPE_AUTHORITY } from '../policy/scopes.js';
-import { sanitize } from '../sanitize/index.js';
+import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { appendSupervisorReview } from '../audit/supervisor-log.js';
 import { rolesByGroup } from '../session/messages.js';
 import { locations, type Locations } from '../util/locations.js';
 
@@ -49,6 +50,20 @@ export interface CommandResult {
 interface Places {
   projectRoot: string;
   where: Locations;
+}
+
+function logInvalidated(r: LoadedRecord, places: Places): void {
+  appendSupervisorReview(places.where.runtimeDir, {
+    ts: new Date().toISOString(),
+    session: '' as Sanitized,
+    tool: sanitize(r.tool).text,
+    subject: sanitize(r.subject).text,
+    supervisor: { decision: r.verdict, confidence: null, by: 'supervisor', decided: true },
+    human: 'invalidated',
+    channel: 'rules',
+    override: true,
+    project: sanitize(places.projectRoot).text,
+  });
 }
 
 function placesOf(cwd: string, env: NodeJS.ProcessEnv): Places {
@@ -658,7 +673,10 @@ export function invalidate(o: InvalidateOptions, cwd: string = process.cwd(), en
   }
 
   const results: ScopeRemoval[] = targets.map((t) => {
+    // A human forgetting a supervisor's decision by name says it was wrong: an override (audit/supervisor-log.ts).
+    const overruled = everything ? [] : loadScope(t).records.filter((r) => selects(r) && r.decided_by === 'supervisor');
     const r = removeRecords(t, selects);
+    for (const record of overruled) logInvalidated(record, places);
     return { scope: targetName(t), removed: r.removed, kept: r.kept, files: r.perFile.map((f) => ({ ...f, file: clean(f.file) })), problems: r.problems.map(problemJson) };
   });
   const removed = results.reduce((n, r) => n + r.removed, 0);

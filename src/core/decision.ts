@@ -48,6 +48,18 @@ export interface Decision {
   confined?: ConfinedRun;
   /** Text the agent sees next to the tool result (Claude Code / Codex `additionalContext`): a module's reminder. */
   context?: string;
+  /**
+   * An opinion that did not decide: the supervisor's answer below its confidence threshold, passed on to
+   * the human who decides (shown in the queue next to the call).
+   */
+  recommendation?: Recommendation;
+}
+
+/** What a tier that could not decide would have decided, and how sure it was (0..1). */
+export interface Recommendation {
+  decision: Verdict;
+  confidence: number;
+  reason: string;
 }
 
 export interface ConfinedRun {

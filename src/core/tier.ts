@@ -11,6 +11,7 @@ import type { PreparedShell } from '../shell/prepare.js';
 import type { MemoryView } from '../memory/view.js';
 import type { CallSubject } from '../memory/subject.js';
 import type { ReadState } from '../modules/state-file.js';
+import type { SupervisorOutcome, SupervisorRequest } from '../supervisor/backend.js';
 
 /** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
 export interface CascadePorts {
@@ -44,7 +45,24 @@ export interface CascadeContext {
   memory?: MemoryContext;
   /** Tier 2b's search over the embedding indexes (served by the daemon's worker pool; absent: the tier passes). */
   embedding?: EmbeddingPort;
+  /** Tier 3's port to the configured supervisor (engine-provided; absent: the tier passes). */
+  supervisor?: SupervisorPort;
+  /**
+   * Written by tier 3 when it passes a call on (an answer below the confidence threshold, or a failure), for
+   * the tiers after it: the human queue shows the recommendation, the final ask says why the supervisor did
+   * not decide. The one field a tier writes: everything else in the context is input.
+   */
+  supervision?: SupervisorOutcome;
   ports?: CascadePorts;
+}
+
+/**
+ * Tier 3's port: reviews a sanitized request. The engine adds what it reads at the edge (the session's task
+ * and prompt file) and keeps the backend warm in a daemon; in a hook process the backend (and the SDK under
+ * it) is loaded only when a call reaches this tier. Never rejects: a failure is an outcome.
+ */
+export interface SupervisorPort {
+  review(request: SupervisorRequest): Promise<SupervisorOutcome>;
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * Order: the stateful modules (safemode, circuit breaker: they only deny edits and writes), tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
  * and decision memory (exact cache, Jaccard, embedding). Later tiers (supervisor, queue) go after memory.
+ * The supervisor (tier 3) is reached only by calls no earlier tier decided.
  */
 import { decision, type Decision } from '../core/decision.js';
 import type { CascadeContext, Tier, TraceStep } from '../core/tier.js';
@@ -17,8 +18,9 @@ import { toolPolicyTier } from '../policy/tool-policy.js';
 import { shellTier } from '../shell/tier.js';
 import { moduleTier } from '../modules/tier.js';
 import { embeddingTier } from '../embed/tier.js';
+import { supervisionNote, supervisorTier } from '../supervisor/tier.js';
 
-export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier, embeddingTier];
+export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier, embeddingTier, supervisorTier];
 
 /**
  * Runs the tiers in order. Synchronous while every tier answers synchronously (no promise on the hot
@@ -46,7 +48,13 @@ async function finishAsync(ctx: CascadeContext, tiers: readonly Tier[], from: nu
 }
 
 function fallback(ctx: CascadeContext, trace?: (step: TraceStep) => void): Decision {
-  const d = decision('ask', 'default', `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`);
+  let d = decision('ask', 'default', `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`);
+  // A supervisor that answered without deciding leaves its answer for the human; one that failed, why.
+  const s = ctx.supervision;
+  if (s !== undefined) {
+    d = { ...d, reason: `${d.reason}; ${supervisionNote(s, ctx.policy.supervisor.confidence)}` };
+    if (s.kind === 'answer') d.recommendation = { decision: s.decision, confidence: s.confidence, reason: s.reason };
+  }
   trace?.({ tier: 'default', decision: d });
   return d;
 }

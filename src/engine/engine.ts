@@ -15,7 +15,7 @@ import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as ConfineBundle from '../confine/decide.js';
 import { loadWithCodeCache } from '../util/code-cache.js';
-import { appendAudit } from '../audit/log.js';
+import { appendAudit, type AuditSupervision } from '../audit/log.js';
 import { decision, type Decision } from '../core/decision.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { EmbeddingPort, TraceStep } from '../core/tier.js';
@@ -52,6 +52,7 @@ import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState, type ReadState } from '../modules/state-file.js';
 import type { ModuleState } from '../modules/machine.js';
 import { watchFailures } from '../modules/watch.js';
+import { Supervisors, supervisorName, type BackendFactory } from './supervise.js';
 
 /** The role a conductor's subagents run as (policy/defaults.ts). */
 const MUSICIAN = 'musician';
@@ -101,6 +102,8 @@ export interface EngineOptions {
   parseCacheSize?: number;
   /** The daemon's filtering proxies (confined commands' network allowlist); absent outside a daemon. */
   netProxy?: NetProxyPort;
+  /** Makes tier 3's backends (default: the real ones, engine/supervise.ts); tests inject fakes. */
+  supervisorBackends?: BackendFactory;
   /** Tier 2b's indexes and model (the daemon's worker pool, embed/client.ts); absent: the tier passes on. */
   embedding?: EmbeddingSupplier;
 }
@@ -122,6 +125,8 @@ export class Engine {
   private readonly registry: SessionRegistry;
   private readonly netProxy: NetProxyPort | undefined;
   private readonly embedding: EmbeddingSupplier | undefined;
+  /** Tier 3's backends, made on first use and kept for the engine's life (warm in a daemon). */
+  private readonly supervisors: Supervisors;
   private prepared = false;
 
   constructor(
@@ -134,6 +139,7 @@ export class Engine {
     this.registry = new SessionRegistry(where.runtimeDir);
     this.netProxy = options.netProxy;
     this.embedding = options.embedding;
+    this.supervisors = new Supervisors(where, options.supervisorBackends);
   }
 
   /** One hook event (the host's raw payload) → what the host gets. Never throws. */
@@ -186,7 +192,8 @@ export class Engine {
     // The signed module state, verified here at the edge; the modules tier only reads it.
     const modules = readModuleState(this.where, call.sessionId);
     const embedding = policy.embedding.enabled ? this.embedding?.portFor(projectRoot, call.sessionId, policy) : undefined;
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding });
+    const supervisor = this.supervisors.portFor(policy, projectRoot, call.cwd, state.record);
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding, supervisor });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
     const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
@@ -499,9 +506,21 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
       secrets: sanitized.findings,
       input_hash: inputHash(call.input),
       ...(projectRoot === undefined ? {} : { project: sanitize(projectRoot).text }),
+      ...auditSupervision(d, policy),
     },
     policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
   );
+}
+
+/** Tier 3's answer for the audit log: the decision it made, or the recommendation it left (its reason sanitized again). */
+function auditSupervision(d: Decision, policy: CompiledPolicy | undefined): { supervisor?: AuditSupervision } {
+  if (d.tier === 'supervisor') {
+    const by = d.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor';
+    return { supervisor: { decision: d.verdict, confidence: d.confidence, reason: sanitize(d.reason).text, by, decided: true } };
+  }
+  const r = d.recommendation;
+  const by = policy === undefined ? 'supervisor' : supervisorName(policy.supervisor);
+  return r === undefined ? {} : { supervisor: { decision: r.decision, confidence: r.confidence, reason: sanitize(r.reason).text, by, decided: false } };
 }
 
 /** Correlates repeats without storing the input; bounded so a 10 MB Write does not cost a 10 MB hash. */

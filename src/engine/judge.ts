@@ -5,7 +5,7 @@
  */
 import { decision, type Decision } from '../core/decision.js';
 import { delegationKind, delegationReminder } from '../modules/conductor.js';
-import type { CascadeContext, EmbeddingPort, MemoryContext, TraceStep } from '../core/tier.js';
+import type { CascadeContext, EmbeddingPort, MemoryContext, SupervisorPort, TraceStep } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
@@ -48,6 +48,8 @@ export interface PreparedInputs {
   embedding?: EmbeddingPort | undefined;
   /** With confinement on: the network allowlist and whether the daemon's proxy serves it (found at the edge). */
   network?: NetworkAccess | undefined;
+  /** Tier 3's port (engine/supervise.ts); absent: the supervisor tier passes. */
+  supervisor?: SupervisorPort | undefined;
 }
 
 /**
@@ -94,6 +96,7 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   if (view !== undefined) ctx.memory = { view, ...memo };
   if (inputs.modules !== undefined) ctx.modules = inputs.modules;
   if (inputs.embedding !== undefined) ctx.embedding = inputs.embedding;
+  if (inputs.supervisor !== undefined) ctx.supervisor = inputs.supervisor;
   const d = runCascade(ctx, undefined, inputs.trace);
   const delegation = ctx.policy.modules.delegation.enabled ? delegationKind(ctx) : undefined;
   const judged = (decided: Decision): Judgement => {

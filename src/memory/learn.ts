@@ -26,7 +26,7 @@
  */
 import { readdirSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Decision } from '../core/decision.js';
+import type { Decision, Verdict } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { MemorySettings } from '../policy/config.js';
 import { idFileKey, shownId } from '../sanitize/ids.js';
@@ -35,6 +35,7 @@ import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-saf
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { appendWallsHit } from '../audit/walls-log.js';
+import { appendSupervisorReview } from '../audit/supervisor-log.js';
 import { describeWallKind, WALLS_HIT_RULE, wallsHit } from '../confine/wall-hits.js';
 import type { ToolOutcome } from '../core/tool-call.js';
 import { cacheKey } from './cache.js';
@@ -76,6 +77,22 @@ interface PendingAsk {
   ts: string;
   /** The project root the call was judged in, sanitized (for the walls log's project filter). */
   project?: Sanitized;
+  /** What the supervisor said of this call, when it answered (its ask, or a recommendation below its threshold). */
+  supervisor?: PendingSupervision;
+}
+
+interface PendingSupervision {
+  decision: Verdict;
+  confidence: number;
+  by: string;
+  decided: boolean;
+}
+
+/** The supervisor's answer a human is about to see: its own ask, or the recommendation it left. */
+function supervisionOf(d: Decision): PendingSupervision | undefined {
+  if (d.tier === 'supervisor') return { decision: d.verdict, confidence: d.confidence, by: d.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor', decided: true };
+  const r = d.recommendation;
+  return r === undefined ? undefined : { decision: r.decision, confidence: r.confidence, by: 'supervisor', decided: false };
 }
 
 function pendingTarget(target: StoreTarget): PendingTarget {
@@ -141,7 +158,8 @@ export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands
 
 /** Will the host put this ask to a human, who can then teach us by approving? */
 function promptedByHuman(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
-  const nobodyDecided = d.tier === 'default' || (d.tier === 'exact-cache' && d.rule?.id === WALLS_HIT_RULE);
+  // A supervisor's ask is a model's, not a human's: the human's answer at the prompt is learned over it.
+  const nobodyDecided = d.tier === 'default' || (d.tier === 'exact-cache' && d.rule?.id === WALLS_HIT_RULE) || (d.tier === 'supervisor' && d.verdict === 'ask');
   // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
   if (!nobodyDecided || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return false;
   return call.permissionMode !== undefined && HUMAN_PROMPT_MODES.has(call.permissionMode);
@@ -162,6 +180,7 @@ function confinedAndReported(d: Decision, call: ToolCall, settings: MemorySettin
 export function rememberDecision(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
   const d = judged.decision;
   if (judged.memo === undefined) return;
+  if (d.tier === 'supervisor') rememberSupervised(d, judged.memo, call, role, settings, places);
   const confined = confinedAndReported(d, call, settings);
   if (!confined && (d.verdict !== 'ask' || (!SIMILARITY_TIERS.has(d.tier) && !promptedByHuman(d, call, settings)))) return;
   const subject = judged.memo.subject();
@@ -190,7 +209,8 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     role,
     target: pendingTarget(learnTarget(settings, places, call.sessionId, privateOnly)),
     ts: new Date().toISOString(),
-    ...(confined ? { project: sanitize(places.projectRoot).text } : {}),
+    ...(confined || supervisionOf(d) !== undefined ? { project: sanitize(places.projectRoot).text } : {}),
+    ...(supervisionOf(d) === undefined ? {} : { supervisor: supervisionOf(d)! }),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
   if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
@@ -299,7 +319,8 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   // Never convert an ask (or override a deny) that the scope holds for this call by now — but a wall hit's
   // ask is there to be answered by exactly this approval.
   const held = heldVerdict(target, key, pending.role);
-  if (held !== undefined && held.decided_by !== 'confine') return undefined;
+  if (held !== undefined && held.decided_by !== 'confine' && held.decided_by !== 'supervisor') return undefined;
+  if (pending.supervisor !== undefined) logReview(pending, 'allow', call, where);
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
     key,
@@ -308,6 +329,36 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   );
   appendRecords(target, [record]);
   return record;
+}
+
+/**
+ * Tier 3's decision, remembered like a human's for exactly this call (ask stays ask: the exact cache asks
+ * again and no similarity tier turns it into an allow). Never in the committed project scope: a model's
+ * decision is not the team's. Off with `memory.learn: false`, like every other learning.
+ */
+function rememberSupervised(d: Decision, memo: { subject(): CallSubject | undefined; key(): string | undefined }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+  if (!settings.learn) return;
+  const subject = memo.subject();
+  const key = memo.key();
+  if (subject === undefined || key === undefined) return;
+  const target = learnTarget(settings, places, call.sessionId, true);
+  appendRecords(target, [recordFor(subject, key, { role, verdict: d.verdict, reason: sanitize(d.reason).text, tier: 'supervisor', decided_by: 'supervisor' }, target)]);
+}
+
+/** A human answered a call the supervisor had answered: for the override rate (audit/supervisor-log.ts). */
+function logReview(pending: PendingAsk, human: Verdict, call: ToolCall, where: Locations): void {
+  const s = pending.supervisor!;
+  appendSupervisorReview(where.runtimeDir, {
+    ts: new Date().toISOString(),
+    session: shownId(call.sessionId),
+    tool: pending.tool,
+    subject: pending.subject,
+    supervisor: s,
+    human,
+    channel: 'host-prompt',
+    override: s.decision !== human,
+    ...(pending.project === undefined ? {} : { project: pending.project }),
+  });
 }
 
 /** An ask or deny that the scope holds for this key and role (or every role). */

@@ -116,17 +116,20 @@ export class MemoryView {
     return mergeScopes(applicable);
   }
 
-  /** Remembered calls at least `threshold` similar to the tokens, best first. */
-  similar(tokens: readonly string[], ctx: TokenContext): SimilarCandidate[] {
+  /**
+   * Remembered calls at least `threshold` similar to the tokens (the Jaccard threshold unless given: the
+   * supervisor is shown nearer-than-nothing neighbours below it), best first.
+   */
+  similar(tokens: readonly string[], ctx: TokenContext, threshold = this.jaccardThreshold): SimilarCandidate[] {
     const out: SimilarCandidate[] = [];
     for (const set of this.sets) {
       if (set.similarInto !== undefined) {
-        set.similarInto(tokens, ctx, this.jaccardThreshold, out);
+        set.similarInto(tokens, ctx, threshold, out);
         continue;
       }
       const { index, record } = set.similar(ctx);
       if (index.size === 0) continue;
-      for (const m of index.matches(tokens, this.jaccardThreshold)) out.push({ record: record(m.entry), score: m.score });
+      for (const m of index.matches(tokens, threshold)) out.push({ record: record(m.entry), score: m.score });
     }
     return out.sort((a, b) => b.score - a.score);
   }

@@ -95,6 +95,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     memory: config.memory,
     embedding: config.embedding,
     modules: config.modules,
+    supervisor: config.supervisor,
     rules: compileRules(config.rules, home),
     warnings,
   };

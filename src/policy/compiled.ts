@@ -12,7 +12,7 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
-import type { EffectiveConfig, EmbeddingSettings, MemorySettings, ModuleSettings } from './config.js';
+import type { EffectiveConfig, EmbeddingSettings, MemorySettings, ModuleSettings, SupervisorSettings } from './config.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
@@ -108,6 +108,7 @@ export interface CompiledPolicy {
   memory: MemorySettings;
   embedding: EmbeddingSettings;
   modules: ModuleSettings;
+  supervisor: SupervisorSettings;
   rules: CompiledRules;
   warnings: Diagnostic[];
 }

@@ -36,6 +36,7 @@ import { covers, parseAllowEntry, type AllowEntry } from '../confine/allowlist.j
 import { DEFAULT_PROTECTED_BRANCHES } from './packs/index.js';
 import { defaultRules, mergeRules, RULE_FIELDS, type EffectiveRules, type RawRulesConfig, type RuleDirs } from './rules-config.js';
 import { parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
+import { SUPERVISOR_BACKENDS, type SupervisorBackendName } from './defaults.js';
 
 // ── schemas ──────────────────────────────────────────────────────────────────────────────────────────
 
@@ -107,6 +108,18 @@ const POLICY_FIELDS: Record<string, Schema> = {
       circuit_breaker: { type: 'object', fields: { threshold: { type: 'number', integer: true, min: 1, max: 100 } } },
     },
   },
+  // Tier 3 (issue 15); merged in mergeSupervisor.
+  supervisor: {
+    type: 'object',
+    fields: {
+      backend: { type: 'enum', values: SUPERVISOR_BACKENDS },
+      model: { type: 'string', nonEmpty: true },
+      confidence: { type: 'number', min: 0, max: 1 },
+      timeout: { type: 'number', min: 0.1, max: 300 },
+      max_tokens: { type: 'number', integer: true, min: 64, max: 4096 },
+      stream: { type: 'boolean' },
+    },
+  },
   // rules, bash_rules, packs, pack_rules, protected_branches: see rules-config.ts
   ...RULE_FIELDS,
 };
@@ -167,6 +180,7 @@ export interface EffectiveConfig {
   memory: MemorySettings;
   embedding: EmbeddingSettings;
   modules: ModuleSettings;
+  supervisor: SupervisorSettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
 }
@@ -217,6 +231,26 @@ export function parseDuration(value: string | number): number | undefined {
   return n > 0 ? n : undefined;
 }
 
+/**
+ * Tier 3, the supervisor (issue 15). Off by default. Only the user's own file turns it on and chooses how
+ * (backend, model, token bound, streaming): it spends the user's API key (or the lead session's attention)
+ * and sends sanitized calls out of the machine, which a cloned repository must not decide for them. A
+ * project file may only tighten: turn it off, raise the confidence it needs to decide, shorten its timeout.
+ */
+export interface SupervisorSettings {
+  backend: SupervisorBackendName;
+  model: string;
+  /** An answer below this confidence does not decide: it passes on to a human, as a recommendation. */
+  confidence: number;
+  timeoutMs: number;
+  maxTokens: number;
+  /** Ask the API for a streamed (SSE) response instead of one JSON body. */
+  stream: boolean;
+  source: string;
+}
+
+export const DEFAULT_SUPERVISOR = { backend: 'off', model: 'claude-haiku-4-5', confidence: 0.8, timeoutMs: 20_000, maxTokens: 512, stream: false } as const;
+
 export interface LoadedConfig {
   config: EffectiveConfig;
   diagnostics: Diagnostic[];
@@ -245,6 +279,7 @@ interface RawConfig extends RawRulesConfig {
     hierarchy?: Record<string, never>;
     delegation?: { warn_at?: number; deny_at?: number; window?: string };
   };
+  supervisor?: { backend?: SupervisorBackendName; model?: string; confidence?: number; timeout?: number; max_tokens?: number; stream?: boolean };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }
@@ -348,6 +383,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   const memory = mergeMemory(sources, warn);
   const embedding = mergeEmbedding(sources, warn);
   const modules = mergeModules(sources, warn);
+  const supervisor = mergeSupervisor(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
   const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in', network: { allow: [], source: 'built-in' } };
@@ -475,7 +511,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, supervisor, rules };
 }
 
 /** Any scope may turn the window on; after that a scope may only tighten it (warn and deny sooner, a longer window). */
@@ -497,6 +533,41 @@ function mergeDelegation(modules: ModuleSettings, raw: NonNullable<NonNullable<R
     return;
   }
   modules.delegation = next;
+}
+
+/** The supervisor's settings: the user's file sets them; a project's may only tighten (see SupervisorSettings). */
+function mergeSupervisor(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): SupervisorSettings {
+  const settings: SupervisorSettings = { ...DEFAULT_SUPERVISOR, source: 'built-in' };
+  const personal = 'set it in ~/.config/hookwise/config.yml';
+  for (const source of sources) {
+    const raw = source.raw.supervisor;
+    if (raw === undefined) continue;
+    const field = (name: string): string => `supervisor.${name}`;
+    if (raw.backend !== undefined) {
+      if (!source.trusted && raw.backend !== 'off') warn(source, field('backend'), `ignored: a project file cannot turn the supervisor on ("${raw.backend}": it would spend your API key or your lead session's attention, and send calls out of this machine)`, personal);
+      else settings.backend = raw.backend;
+    }
+    for (const [name, value, apply] of [
+      ['model', raw.model, (v: string) => (settings.model = v)],
+      ['max_tokens', raw.max_tokens, (v: number) => (settings.maxTokens = v)],
+      ['stream', raw.stream, (v: boolean) => (settings.stream = v)],
+    ] as const) {
+      if (value === undefined) continue;
+      if (!source.trusted) warn(source, field(name), 'ignored: which model answers, and how, is personal (it is your key)', personal);
+      else (apply as (v: typeof value) => void)(value);
+    }
+    if (raw.confidence !== undefined) {
+      if (!source.trusted && raw.confidence < settings.confidence) warn(source, field('confidence'), `ignored: ${raw.confidence} is looser than ${settings.confidence} and a project file can only tighten`);
+      else settings.confidence = raw.confidence;
+    }
+    if (raw.timeout !== undefined) {
+      const ms = Math.round(raw.timeout * 1000);
+      if (!source.trusted && ms > settings.timeoutMs) warn(source, field('timeout'), `ignored: ${raw.timeout} s is longer than ${settings.timeoutMs / 1000} s and a project file can only shorten it`);
+      else settings.timeoutMs = ms;
+    }
+    settings.source = where(source, 'supervisor');
+  }
+  return settings;
 }
 
 function mergeModules(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): ModuleSettings {

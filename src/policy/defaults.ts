@@ -320,3 +320,7 @@ export type LearnScope = (typeof LEARN_SCOPES)[number];
 export const DEFAULT_MEMORY = { learn: true, learn_scope: 'user' as LearnScope, jaccard_threshold: 0.7 };
 /** Tier 2b: on (it runs where the daemon serves the call); the threshold is calibrated in docs/embedding.md. */
 export const DEFAULT_EMBEDDING = { enabled: true, threshold: 0.9 };
+
+/** Tier 3's backends (issue 15): the Anthropic API, a subagent of the lead session, or none. */
+export const SUPERVISOR_BACKENDS = ['api', 'agent', 'off'] as const;
+export type SupervisorBackendName = (typeof SUPERVISOR_BACKENDS)[number];

@@ -29,7 +29,7 @@ import { VERSION } from '../core/version.js';
 
 export { VERSION };
 /** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
-export const POLICY_FORMAT = 8;
+export const POLICY_FORMAT = 9;
 
 /** The first line of a cache file; the compiled policy's JSON follows it. */
 interface CacheHeader {

@@ -1,0 +1,73 @@
+/**
+ * The supervisor reviews log: one JSON line each time a human decides a call the supervisor (tier 3) had
+ * answered — approving at the host's prompt what it asked about or recommended, answering its recommendation
+ * in the queue, or later replacing its remembered decision. The line says whether the human overrode it, so
+ * `stats` can report the override rate per project (the input for raising or lowering `supervisor.confidence`
+ * there). The supervisor's answers themselves are in the audit log (its `supervisor` field). Sanitized text
+ * only, each line bounded, appended as single writes of whole lines (appendOwnedLines).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Verdict } from '../core/decision.js';
+import { assertSanitized, type Sanitized } from '../sanitize/index.js';
+import { appendOwnedLines } from '../util/fs-safe.js';
+
+/** Where the human decided. */
+export const REVIEW_CHANNELS = ['host-prompt', 'queue', 'rules'] as const;
+export type ReviewChannel = (typeof REVIEW_CHANNELS)[number];
+
+export interface SupervisorReviewRecord {
+  ts: string;
+  /** The session id as shown (sanitize/ids.ts). */
+  session: Sanitized;
+  tool: Sanitized;
+  /** The call's memory subject, sanitized and cut. */
+  subject: Sanitized;
+  /** What the supervisor said, and whether that decided the call (at or above the threshold); confidence null when not known (a remembered decision). */
+  supervisor: { decision: Verdict; confidence: number | null; by: string; decided: boolean };
+  /** What the human decided; `invalidated`: they forgot its remembered decision (hookwise invalidate --key/--role). */
+  human: Verdict | 'invalidated';
+  channel: ReviewChannel;
+  /** The human decided otherwise than the supervisor. */
+  override: boolean;
+  /** The project root the call was judged in, sanitized (as in the audit log). */
+  project?: Sanitized;
+}
+
+const MAX_SUBJECT = 1024;
+
+export function supervisorLogPath(runtimeDir: string): string {
+  return join(runtimeDir, 'supervisor.jsonl');
+}
+
+export function appendSupervisorReview(runtimeDir: string, record: SupervisorReviewRecord): void {
+  for (const text of [record.session, record.tool, record.subject, record.project ?? ('' as Sanitized)]) assertSanitized(text, 'the supervisor reviews log');
+  const subject = (record.subject.length <= MAX_SUBJECT ? record.subject : `${record.subject.slice(0, MAX_SUBJECT)}…`) as Sanitized;
+  const supervisor = { ...record.supervisor, by: record.supervisor.by.slice(0, 120) };
+  appendOwnedLines(supervisorLogPath(runtimeDir), `${JSON.stringify({ ...record, subject, supervisor })}\n`, { mode: 0o600, purpose: 'the supervisor reviews log' });
+}
+
+/** Every readable record, oldest first; an unreadable line is skipped and named in `problems`. */
+export function readSupervisorReviews(runtimeDir: string): { records: SupervisorReviewRecord[]; problems: string[] } {
+  const file = supervisorLogPath(runtimeDir);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+    throw error;
+  }
+  const records: SupervisorReviewRecord[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      const value = JSON.parse(line) as SupervisorReviewRecord;
+      if (typeof value.ts !== 'string' || typeof value.override !== 'boolean' || typeof value.supervisor?.decision !== 'string') throw new Error('missing ts, override or supervisor');
+      records.push(value);
+    } catch (error) {
+      problems.push(`${file}:${i + 1}: skipped unreadable line (${(error as Error).message})`);
+    }
+  });
+  return { records, problems };
+}
