@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Verdict } from '../core/decision.js';
+import type { Decision, Verdict } from '../core/decision.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 import { appendOwnedLines } from '../util/fs-safe.js';
 
@@ -35,6 +35,24 @@ export interface SupervisorReviewRecord {
 }
 
 const MAX_SUBJECT = 1024;
+
+export type Supervision = SupervisorReviewRecord['supervisor'];
+
+/**
+ * What the supervisor said of a call a human is about to decide, from the decision put to the human: its own
+ * ask (it decided), or the recommendation it left on the final ask. Undefined when it did not answer. For
+ * every channel a human answers through (the host's prompt, the queue): log the review with `reviewed`.
+ */
+export function supervisionIn(asked: Decision): Supervision | undefined {
+  if (asked.tier === 'supervisor') return { decision: asked.verdict, confidence: asked.confidence, by: asked.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor', decided: true };
+  const r = asked.recommendation;
+  return r === undefined ? undefined : { decision: r.decision, confidence: r.confidence, by: 'supervisor', decided: false };
+}
+
+/** The review record for a human's verdict on a call the supervisor answered (override: they differ). */
+export function reviewed(fields: Omit<SupervisorReviewRecord, 'ts' | 'override'>): SupervisorReviewRecord {
+  return { ts: new Date().toISOString(), ...fields, override: fields.supervisor.decision !== fields.human };
+}
 
 export function supervisorLogPath(runtimeDir: string): string {
   return join(runtimeDir, 'supervisor.jsonl');

@@ -35,7 +35,7 @@ import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-saf
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { appendWallsHit } from '../audit/walls-log.js';
-import { appendSupervisorReview } from '../audit/supervisor-log.js';
+import { appendSupervisorReview, reviewed, supervisionIn, type Supervision } from '../audit/supervisor-log.js';
 import { describeWallKind, WALLS_HIT_RULE, wallsHit } from '../confine/wall-hits.js';
 import type { ToolOutcome } from '../core/tool-call.js';
 import { cacheKey } from './cache.js';
@@ -78,21 +78,7 @@ interface PendingAsk {
   /** The project root the call was judged in, sanitized (for the walls log's project filter). */
   project?: Sanitized;
   /** What the supervisor said of this call, when it answered (its ask, or a recommendation below its threshold). */
-  supervisor?: PendingSupervision;
-}
-
-interface PendingSupervision {
-  decision: Verdict;
-  confidence: number;
-  by: string;
-  decided: boolean;
-}
-
-/** The supervisor's answer a human is about to see: its own ask, or the recommendation it left. */
-function supervisionOf(d: Decision): PendingSupervision | undefined {
-  if (d.tier === 'supervisor') return { decision: d.verdict, confidence: d.confidence, by: d.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor', decided: true };
-  const r = d.recommendation;
-  return r === undefined ? undefined : { decision: r.decision, confidence: r.confidence, by: 'supervisor', decided: false };
+  supervisor?: Supervision;
 }
 
 function pendingTarget(target: StoreTarget): PendingTarget {
@@ -209,8 +195,8 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     role,
     target: pendingTarget(learnTarget(settings, places, call.sessionId, privateOnly)),
     ts: new Date().toISOString(),
-    ...(confined || supervisionOf(d) !== undefined ? { project: sanitize(places.projectRoot).text } : {}),
-    ...(supervisionOf(d) === undefined ? {} : { supervisor: supervisionOf(d)! }),
+    ...(confined || supervisionIn(d) !== undefined ? { project: sanitize(places.projectRoot).text } : {}),
+    ...(supervisionIn(d) === undefined ? {} : { supervisor: supervisionIn(d)! }),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
   if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
@@ -347,18 +333,10 @@ function rememberSupervised(d: Decision, memo: { subject(): CallSubject | undefi
 
 /** A human answered a call the supervisor had answered: for the override rate (audit/supervisor-log.ts). */
 function logReview(pending: PendingAsk, human: Verdict, call: ToolCall, where: Locations): void {
-  const s = pending.supervisor!;
-  appendSupervisorReview(where.runtimeDir, {
-    ts: new Date().toISOString(),
-    session: shownId(call.sessionId),
-    tool: pending.tool,
-    subject: pending.subject,
-    supervisor: s,
-    human,
-    channel: 'host-prompt',
-    override: s.decision !== human,
-    ...(pending.project === undefined ? {} : { project: pending.project }),
-  });
+  appendSupervisorReview(
+    where.runtimeDir,
+    reviewed({ session: shownId(call.sessionId), tool: pending.tool, subject: pending.subject, supervisor: pending.supervisor!, human, channel: 'host-prompt', ...(pending.project === undefined ? {} : { project: pending.project }) }),
+  );
 }
 
 /** An ask or deny that the scope holds for this key and role (or every role). */

@@ -9,6 +9,8 @@ import { readAudit } from '../../src/audit/log.js';
 import { readSupervisorReviews } from '../../src/audit/supervisor-log.js';
 import { computeStats, renderStats } from '../../src/audit/stats.js';
 import { invalidate } from '../../src/cli/rules.js';
+import { askDaemon } from '../../src/daemon/client.js';
+import { serve } from '../../src/daemon/server.js';
 import { Engine, type CheckResult } from '../../src/engine/engine.js';
 import { loadScope } from '../../src/memory/store.js';
 import { SessionRegistry } from '../../src/session/registry.js';
@@ -237,5 +239,45 @@ describe('overrides: a human deciding against the supervisor', () => {
     expect(out.exitCode).toBe(0);
     expect(readSupervisorReviews(p.runtimeDir).records).toEqual([expect.objectContaining({ human: 'invalidated', channel: 'rules', override: true, supervisor: expect.objectContaining({ decision: 'allow', confidence: null }) })]);
     expect(loadScope(targetOf(p, 'user')).records).toEqual([]);
+  });
+});
+
+describe('in the daemon', () => {
+  it('one backend is made on first use and kept warm across calls; its answers reach the thin client', async () => {
+    const p = makeProject();
+    p.write(join(p.configDir, 'config.yml'), USER_CONFIG);
+    p.register('s1', 'coder');
+    let made = 0;
+    const daemon = await serve({
+      where: locations(p.env),
+      engine: {
+        supervisorBackends: (s) => {
+          made++;
+          return apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } });
+        },
+      },
+    });
+    try {
+      const ask = async (command: string) => {
+        const answer = await askDaemon(JSON.stringify({ ...p.pre('Bash', { command }), tool_use_id: `t-${command.length}` }), locations(p.env), {});
+        if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
+        return answer.result;
+      };
+      expect(made).toBe(0); // nothing reached tier 3 yet
+      expect((await ask('git status')).stdout).toContain('"allow"');
+      expect(made).toBe(0);
+      api.reply = answer('allow', 0.9, 'fine by the supervisor');
+      const allowed = await ask(NOVEL);
+      expect(allowed.stdout).toContain('"allow"');
+      expect(allowed.stdout).toContain('fine by the supervisor');
+      api.reply = answer('deny', 0.9, 'not this one');
+      const denied = await ask('make deploy-prod --jobs 4');
+      expect(denied.stdout).toContain('"deny"');
+      expect(denied.stdout).toContain('not this one');
+      expect(made).toBe(1);
+      expect(api.requests).toHaveLength(2);
+    } finally {
+      await daemon.close();
+    }
   });
 });
