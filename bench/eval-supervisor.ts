@@ -21,6 +21,8 @@ import { Engine } from '../src/engine/engine.js';
 import { LiveMemoryPool } from '../src/memory/live.js';
 import { SessionRegistry } from '../src/session/registry.js';
 import { apiSupervisor } from '../src/supervisor/api.js';
+import type { BackendFactory } from '../src/engine/supervise.js';
+import type { Sanitized } from '../src/sanitize/index.js';
 import { hookwiseBin, packageRoot } from '../src/util/package-root.js';
 import { readCorpus, registerRoles, roleOf, sessionFor, toolCallOf } from './eval-commands.js';
 import { defaultWorkload } from './eval-workload.js';
@@ -35,7 +37,12 @@ export interface SupervisorEval {
     /** The same replay again, the supervisor's answers remembered. */
     again: { reached: number; share: number };
   };
-  latency: { iterations: number; offMs: number; onMs: number; addedMs: number; loopbackMs: number; besidesApiMs: number };
+  /**
+   * Medians in the daemon's engine for one call that reaches tier 3: supervisor off; on with an in-process
+   * backend answering at once (tierOnlyMs: hookwise's own added work); on with the SDK and a fake API in
+   * another process (addedMs; besidesApiMs: minus the bare loopback round trip of a same-sized request).
+   */
+  latency: { iterations: number; offMs: number; tierOnlyMs: number; onMs: number; addedMs: number; loopbackMs: number; besidesApiMs: number };
   sdkImport: { runs: number; medianMs: number };
 }
 
@@ -95,43 +102,64 @@ async function measureReach(corpus: string, api: FakeApi): Promise<SupervisorEva
   }
 }
 
-async function measureLatency(api: FakeApi, iterations: number): Promise<SupervisorEval['latency']> {
-  // Below the threshold: every call reaches tier 3 again (nothing is remembered), and the cascade goes on.
-  api.reply = answer('allow', 0.5, 'a recommendation');
+/**
+ * A Messages API in another process, answering every request at once with a fixed tool call: the latency
+ * rows measure this process's work, not the fake server's (which, in-process, would run on the same thread).
+ */
+const INSTANT_API = `
+const http = require('node:http');
+const body = JSON.stringify({ id: 'msg_fake', type: 'message', role: 'assistant', model: 'fake-model', content: [{ type: 'tool_use', id: 'toolu_1', name: 'record_decision', input: { decision: 'allow', confidence: 0.5, reason: 'a recommendation' } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 } });
+const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body)); });
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+process.stdin.on('end', () => process.exit(0)); process.stdin.resume();
+`;
+
+async function instantApi(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', INSTANT_API], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the fake API exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.stdin.end() };
+}
+
+async function measureLatency(iterations: number): Promise<SupervisorEval['latency']> {
+  const api = await instantApi();
   const engines: Engine[] = [];
   const dirsList: ReturnType<typeof scratch>[] = [];
   const payloads: string[] = [];
   try {
-    for (const on of [false, true]) {
+    // off; on with an in-process backend that answers at once (hookwise's own work); on with the SDK.
+    const backends: (BackendFactory | undefined)[] = [
+      undefined,
+      () => ({ name: 'api', review: async () => ({ kind: 'answer', decision: 'allow', confidence: 0.5, reason: 'a recommendation' as Sanitized, by: 'api:instant' }) }),
+      (s) => apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'fake-key-for-the-loopback-api' } }),
+    ];
+    for (const factory of backends) {
       const dirs = scratch();
       dirsList.push(dirs);
       const project = join(dirs.base, 'project');
       mkdirSync(join(project, '.git'), { recursive: true });
-      if (on) writeFileSync(join(dirs.configDir, 'config.yml'), USER_CONFIG);
+      if (factory !== undefined) writeFileSync(join(dirs.configDir, 'config.yml'), USER_CONFIG);
       new SessionRegistry(dirs.runtimeDir).update('lat', (_e, now) => ({ session_id: 'lat', role: 'coder', disabled: false, task: 'fix the staging deploy', registered_at: now, updated_at: now }));
-      engines.push(new Engine({ home: dirs.home, runtimeDir: dirs.runtimeDir, userConfigDir: dirs.configDir }, {
-        parseCacheSize: 4096,
-        memory: new LiveMemoryPool(),
-        supervisorBackends: (s) => apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'fake-key-for-the-loopback-api' } }),
-      }));
+      engines.push(new Engine({ home: dirs.home, runtimeDir: dirs.runtimeDir, userConfigDir: dirs.configDir }, { parseCacheSize: 4096, memory: new LiveMemoryPool(), ...(factory === undefined ? {} : { supervisorBackends: factory }) }));
+      // Below the threshold: every call reaches tier 3 again (nothing is remembered) and ends as the default ask.
       payloads.push(JSON.stringify({ session_id: 'lat', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'make deploy-staging --jobs 4' } }));
     }
     const time = async (i: number): Promise<number> => {
       const started = process.hrtime.bigint();
       const r = await engines[i]!.handle(payloads[i]!);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (r.decision?.tier !== 'default') throw new Error(`expected the call to pass every tier, got ${r.decision?.tier}`);
+      if (r.decision?.tier !== 'default') throw new Error(`expected the call to pass every tier, got ${r.decision?.tier}: ${r.decision?.reason}`);
+      if (i > 0 && r.decision.recommendation === undefined) throw new Error(`expected a recommendation: ${r.decision.reason}`);
       return ms;
     };
-    const off: number[] = [];
-    const on: number[] = [];
-    for (let i = 0; i < 20; i++) await Promise.all([time(0), time(1)]); // warm: the SDK, the client, the parse cache
-    for (let i = 0; i < iterations; i++) {
-      off.push(await time(0));
-      on.push(await time(1));
-    }
-    // The bare round trip of one request of that size to the fake API, through the same fetch the SDK uses.
-    const body = api.requests.at(-1)!.raw;
+    const samples: number[][] = [[], [], []];
+    for (let i = 0; i < 20; i++) for (const e of [0, 1, 2]) await time(e); // warm: the SDK, the client, the parse cache
+    for (let i = 0; i < iterations; i++) for (const e of [0, 1, 2]) samples[e]!.push(await time(e));
+    // The bare round trip of a request of the same size to the same fake API, through the fetch the SDK uses.
+    const body = JSON.stringify({ model: 'fake-model', max_tokens: 512, messages: [{ role: 'user', content: 'x'.repeat(2500) }] });
     const loop: number[] = [];
     for (let i = 0; i < iterations; i++) {
       const started = process.hrtime.bigint();
@@ -139,11 +167,11 @@ async function measureLatency(api: FakeApi, iterations: number): Promise<Supervi
       await res.text();
       loop.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
-    const offMs = median(off);
-    const onMs = median(on);
+    const [offMs, tierMs, onMs] = samples.map(median) as [number, number, number];
     const loopbackMs = median(loop);
-    return { iterations, offMs, onMs, addedMs: onMs - offMs, loopbackMs, besidesApiMs: onMs - offMs - loopbackMs };
+    return { iterations, offMs, tierOnlyMs: tierMs - offMs, onMs, addedMs: onMs - offMs, loopbackMs, besidesApiMs: onMs - offMs - loopbackMs };
   } finally {
+    api.stop();
     for (const d of dirsList) d.cleanup();
   }
 }
@@ -164,7 +192,7 @@ export async function evaluateSupervisor(corpus: string = defaultWorkload(), opt
     options.progress?.(`replaying ${corpus} twice through check --jsonl`);
     const { rows, ...reach } = await measureReach(corpus, api);
     options.progress?.('daemon latency, supervisor off and on');
-    const latency = await measureLatency(api, options.iterations ?? 200);
+    const latency = await measureLatency(options.iterations ?? 200);
     options.progress?.('SDK import cost');
     const sdkImport = measureSdkImport(9);
     return { corpus, rows, reach, latency, sdkImport };
@@ -181,7 +209,8 @@ export function renderSupervisorEval(e: SupervisorEval): string {
     `supervisor plumbing on ${e.corpus} (${e.rows} calls), fake Messages API on loopback`,
     `reach: ${e.reach.first.reached} calls reached tier 3 on the first replay (${pct(e.reach.first.share)}; decided by: ${tiers})`,
     `       ${e.reach.again.reached} on the replay after (${pct(e.reach.again.share)}): its answers are remembered`,
-    `latency in the daemon's engine (median of ${e.latency.iterations}): ${ms(e.latency.offMs)} supervisor off, ${ms(e.latency.onMs)} on → ${ms(e.latency.addedMs)} added, of which the loopback round trip is ${ms(e.latency.loopbackMs)}: ${ms(e.latency.besidesApiMs)} besides the API call`,
+    `latency in the daemon's engine (medians of ${e.latency.iterations}): ${ms(e.latency.offMs)} supervisor off; the tier itself (a backend answering at once) adds ${ms(e.latency.tierOnlyMs)}`,
+    `       through the SDK to a fake API in another process: ${ms(e.latency.onMs)}, ${ms(e.latency.addedMs)} added, of which the bare loopback round trip is ${ms(e.latency.loopbackMs)}: ${ms(e.latency.besidesApiMs)} besides the API call (the SDK's own work, and hookwise's)`,
     `SDK import (only a process whose call reaches tier 3 pays it): median ${ms(e.sdkImport.medianMs)} over ${e.sdkImport.runs} fresh processes`,
   ].join('\n');
 }
