@@ -63,3 +63,9 @@ describe('supervisor config', () => {
     expect(load(p).diagnostics).toEqual([expect.stringMatching(problem)]);
   });
 });
+
+it('a timeout above 100 s is an error (the thin client waits 120 s for the daemon)', () => {
+  const p = makeProject();
+  user(p, 'supervisor:\n  timeout: 150\n');
+  expect(load(p).diagnostics).toEqual([expect.stringMatching(/supervisor\.timeout: must be at most 100/)]);
+});
