@@ -11,7 +11,7 @@ import { health } from '../daemon/control.js';
 import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
 import { probeConfinement, which, type ProbeReport } from '../confine/probe.js';
 import type { DaemonStats } from '../daemon/server.js';
-import { loadConfig } from '../policy/config.js';
+import { loadConfig, type SupervisorSettings } from '../policy/config.js';
 import { configFiles } from '../policy/files.js';
 import { VERSION } from '../policy/load.js';
 import type { Locations } from '../util/locations.js';
@@ -101,9 +101,34 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   }
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   checks.push(confinementCheck(probe));
-  const { confine } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
+  const { confine, supervisor } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
   if (confine.enabled) checks.push(networkCheck({ allow: confine.network.allow.map((e) => e.text), source: confine.network.source, socat: which('socat', ctx.env), daemon, confinable: probe.available }));
+  const supervised = supervisorCheck(supervisor, ctx.env, daemon !== undefined);
+  if (supervised !== undefined) checks.push(supervised);
   return { version: VERSION, checks };
+}
+
+/**
+ * Tier 3 (docs/supervisor.md), when on: whether the API backend can find credentials the SDK's standard way
+ * (named, never shown), and that the agent backend is not in this build. Calls it cannot review go to a human.
+ */
+export function supervisorCheck(s: SupervisorSettings, env: NodeJS.ProcessEnv, daemonRunning: boolean): DoctorCheck | undefined {
+  const what = 'supervisor';
+  switch (s.backend) {
+    case 'off':
+      return undefined;
+    case 'agent':
+      return { status: 'warn', what, detail: `backend agent (${s.source}) is not in this build: every call it would review goes to a human`, fix: 'supervisor: {backend: api} or off in ~/.config/hookwise/config.yml' };
+    case 'api': {
+      const via = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_PROFILE'].filter((name) => (env[name] ?? '') !== '');
+      const where = daemonRunning ? 'this shell (the daemon reviews with its own environment)' : 'this shell';
+      const base = (env.ANTHROPIC_BASE_URL ?? '') === '' ? '' : `, ANTHROPIC_BASE_URL set`;
+      const head = `api, model ${s.model}, confidence ${s.confidence}, timeout ${s.timeoutMs / 1000} s (${s.source})`;
+      return via.length > 0
+        ? { status: 'ok', what, detail: `${head}; credentials from ${via.join(', ')} in ${where}${base}` }
+        : { status: 'warn', what, detail: `${head}; no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or ANTHROPIC_PROFILE in ${where}: the SDK looks for a profile on disk, and without one every review fails and goes to a human`, fix: 'export ANTHROPIC_API_KEY in the environment your agents (or the daemon) start from' };
+    }
+  }
 }
 
 /**
