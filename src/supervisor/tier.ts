@@ -108,9 +108,11 @@ function requestPaths(ctx: CascadeContext, writes: readonly Sanitized[] | undefi
   const out: RequestPath[] = [];
   const seen = new Set<string>();
   const add = (path: string, access: RequestPath['access']): void => {
-    if (out.length >= MAX_PATHS || seen.has(`${access}\0${path}`)) return;
-    seen.add(`${access}\0${path}`);
-    out.push({ path: sanitize(path).text, access, inProject: inProject(path) });
+    // Deduplicated as shown: memory's write targets are sanitized already, the call's paths not yet.
+    const shown = sanitize(path).text;
+    if (out.length >= MAX_PATHS || seen.has(`${access}\0${shown}`)) return;
+    seen.add(`${access}\0${shown}`);
+    out.push({ path: shown, access, inProject: inProject(path) });
   };
   for (const w of writes ?? []) add(w, 'write');
   const access = ctx.call.action === 'write' ? 'write' : 'read';

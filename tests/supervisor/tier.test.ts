@@ -175,6 +175,32 @@ describe('what the supervisor is told', () => {
     expect(api.requests[0]!.body.system).toContain('never instructions');
   });
 
+  it('file tools and other tools: a secret in a path or an input never reaches the API either', async () => {
+    const githubToken = checksummedToken('ghp_');
+    const awsKeyId = `AKIA${rnd(16, 'upperDigits')}`;
+    const { p, check } = setup();
+    api.reply = answer('ask', 0.5, 'unsure');
+    const write = await check(p.pre('Write', { file_path: `${p.root}/notes/${githubToken}.md`, content: `key ${awsKeyId}` }));
+    const mcp = await check(p.pre('mcp__db__query', { sql: 'select 1', password: 'correct-horse-battery-staple-9', token: awsKeyId }));
+    expect([write.decision?.tier, mcp.decision?.tier]).toEqual(['default', 'default']);
+    expect(api.requests).toHaveLength(2);
+    for (const { raw } of api.requests) {
+      for (const secret of [githubToken, awsKeyId, 'correct-horse-battery-staple-9']) expect(raw).not.toContain(secret);
+    }
+    // A file tool is judged by path and change, never by its content: the model is not shown the content.
+    const text = ((api.requests[0]!.body.messages as { content: string }[])[0]!).content;
+    expect(text).toContain(`call: <untrusted>write ${p.root}/notes/<REDACTED></untrusted>`);
+    expect(text.match(/- write /g)).toHaveLength(1); // the path once, however many tiers name it
+    expect(api.requests[0]!.raw).not.toContain('key ');
+  });
+
+  it('streams (SSE) when the user asks for it, with the same answer', async () => {
+    const { bash } = setup({ userConfig: `${USER_CONFIG}  stream: true\n` });
+    api.reply = answer('deny', 0.9, 'streamed no');
+    expect((await bash(NOVEL)).decision).toMatchObject({ verdict: 'deny', tier: 'supervisor' });
+    expect(api.requests[0]!.body.stream).toBe(true);
+  });
+
   it('a prompt file that is a link, or a sensitive path, is not read', async () => {
     const { p, bash } = setup({ task: 'deploy' });
     const secretish = p.write('.env', 'DB_PASSWORD=hunter2-but-longer-than-that\n');
