@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { readSupervisorReviews } from '../../src/audit/supervisor-log.js';
 import { computeStats, renderStats } from '../../src/audit/stats.js';
+import { explain, renderExplanation } from '../../src/cli/explain.js';
 import { invalidate } from '../../src/cli/rules.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { serve } from '../../src/daemon/server.js';
@@ -304,6 +305,31 @@ describe('in the daemon', () => {
       expect(api.requests).toHaveLength(2);
     } finally {
       await daemon.close();
+    }
+  });
+});
+
+describe('hookwise explain', () => {
+  it('shows the supervisor step and its reason, or its recommendation on the final ask (the SDK configured from the environment)', async () => {
+    const p = makeProject();
+    p.write(join(p.configDir, 'config.yml'), USER_CONFIG);
+    const env = { ...p.env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key-not-secret' };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      api.reply = answer('deny', 0.92, 'deploys are not this role’s job');
+      const decided = renderExplanation(await explain({ command: NOVEL, role: 'coder', cwd: p.root }));
+      expect(decided).toMatch(/supervisor\s+DENY\s+supervisor:api:claude-test/);
+      expect(decided).toContain('deploys are not this role’s job');
+      api.reply = answer('allow', 0.4, 'probably harmless');
+      const passed = renderExplanation(await explain({ command: NOVEL, role: 'coder', cwd: p.root }));
+      expect(passed).toMatch(/supervisor\s+pass \(no opinion\)/);
+      expect(passed).toMatch(/verdict: ASK — .*the supervisor \(api:claude-test\) would allow \(confidence 0\.40 is below 0\.80\): probably harmless/);
+      // explain remembers nothing: both runs asked the API.
+      expect(api.requests).toHaveLength(2);
+    } finally {
+      for (const key of Object.keys(env)) if (saved[key] === undefined) delete process.env[key];
+      Object.assign(process.env, saved);
     }
   });
 });
