@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 const backend = (options: { stream?: boolean; timeoutMs?: number } = {}) =>
-  apiSupervisor({ model: 'claude-test', timeoutMs: options.timeoutMs ?? 5000, maxTokens: 256, stream: options.stream ?? false, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } });
+  apiSupervisor({ model: 'claude-test', timeoutMs: options.timeoutMs ?? 15_000, maxTokens: 256, stream: options.stream ?? false, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } });
 
 describe.each([false, true])('the API supervisor (stream: %s)', (stream) => {
   it.each(['allow', 'deny', 'ask'] as const)('answers %s through the forced tool call', async (decision) => {

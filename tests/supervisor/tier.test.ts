@@ -4,7 +4,7 @@
  */
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { readSupervisorReviews } from '../../src/audit/supervisor-log.js';
 import { computeStats, renderStats } from '../../src/audit/stats.js';
@@ -23,6 +23,10 @@ import { rememberCommand, targetOf } from '../support/memory.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
 let api: FakeApi;
+beforeAll(async () => {
+  // Loaded once up front (as a daemon would keep it): its cold import is not part of any test's time budget.
+  await import('@anthropic-ai/sdk');
+});
 beforeEach(async () => {
   api = await startFakeApi();
 });
@@ -30,7 +34,8 @@ afterEach(async () => {
   await api.close();
 });
 
-const USER_CONFIG = 'supervisor:\n  backend: api\n  model: claude-test\n  confidence: 0.8\n  timeout: 2\n';
+// A generous timeout: a loaded CI machine must not turn an answer into a timeout (the timeout test sets its own).
+const USER_CONFIG = 'supervisor:\n  backend: api\n  model: claude-test\n  confidence: 0.8\n  timeout: 15\n';
 
 interface Setup {
   p: TestProject;
@@ -94,12 +99,12 @@ describe('tier 3: the supervisor decides what no earlier tier did', () => {
   const failures: [string, Reply, RegExp][] = [
     ['an API error', { kind: 'error', status: 500, type: 'api_error' }, /did not answer: API error 500/],
     ['rate limiting', { kind: 'error', status: 429, type: 'rate_limit_error' }, /did not answer: API error 429/],
-    ['a timeout', { kind: 'hang' }, /did not answer: timed out after 2000 ms/],
+    ['a timeout', { kind: 'hang' }, /did not answer: timed out after 3000 ms/],
     ['a refusal', { kind: 'message', content: [], stopReason: 'refusal' }, /refused/],
     ['a malformed answer', answer('sure', 0.99), /not an answer/],
   ];
   it.each(failures)('%s passes on to a human, never allows', async (_name, reply, why) => {
-    const { p, bash } = setup();
+    const { p, bash } = setup({ userConfig: USER_CONFIG.replace('timeout: 15', 'timeout: 3') });
     api.reply = reply;
     const r = await bash(NOVEL);
     expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
