@@ -308,6 +308,11 @@ describe('in the daemon', () => {
       expect(denied.stdout).toContain('not this one');
       expect(made).toBe(1);
       expect(api.requests).toHaveLength(2);
+      // Remembered at once in the daemon's live memory: the repeat is answered without a request.
+      const again = await ask(NOVEL);
+      expect(again.stdout).toContain('"allow"');
+      expect(again.stdout).toContain('remembered');
+      expect(api.requests).toHaveLength(2);
     } finally {
       await daemon.close();
     }
