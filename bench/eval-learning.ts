@@ -32,9 +32,9 @@ export const DEFAULT_SEED = 1;
 export const BUCKET = 100;
 const SESSION = 'eval-learning';
 /** The tiers that answer from decision memory. */
-export const MEMORY_TIERS: readonly string[] = ['exact-cache', 'jaccard', 'override'];
+export const MEMORY_TIERS: readonly string[] = ['exact-cache', 'jaccard', 'embedding', 'override'];
 /** The memory tiers that may turn a new call into an allow on their own. */
-export const AUTO_ALLOW_TIERS: readonly string[] = ['exact-cache', 'jaccard'];
+export const AUTO_ALLOW_TIERS: readonly string[] = ['exact-cache', 'jaccard', 'embedding'];
 
 type Row = CorpusRow & { label: Label };
 

@@ -5,7 +5,7 @@ import type { WallsHitRecord } from './walls-log.js';
 import type { SupervisorReviewRecord } from './supervisor-log.js';
 
 /** The decision-memory tiers: explicit overrides, the exact cache, similarity (Jaccard). */
-export const MEMORY_TIERS = ['override', 'exact-cache', 'jaccard'] as const satisfies readonly TierName[];
+export const MEMORY_TIERS = ['override', 'exact-cache', 'jaccard', 'embedding'] as const satisfies readonly TierName[];
 export type MemoryTier = (typeof MEMORY_TIERS)[number];
 
 export interface HitRate {
