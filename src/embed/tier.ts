@@ -8,15 +8,19 @@
  * Equal similarity: the stricter verdict wins. Below the threshold, or with no port (command mode without a
  * daemon), or the pool unavailable → pass on.
  *
- * Where Jaccard matches the same words with values swapped, this tier generalizes across subcommands,
- * options and arguments — so its guard rails bound *what may run*, not how the text looks. A remembered call
- * may decide this one only when:
+ * The model proposes neighbours; the guard rails decide which may decide. Measured on the shellfirm corpus
+ * (docs/embedding.md), a neighbour that differs by an option (`kill 1234` → `kill -9 1234`, `git add -p .` →
+ * `git add .`), an added operand (`sfdisk -l` → `sfdisk -l /dev/sda`, `vercel env rm` → `vercel env rm X`) or
+ * a swapped word or number (`init 1` → `init 6`) can be as near as 1.0 and be the risky one: similarity of
+ * purpose is not similarity of effect. So a remembered call may decide this one only when:
  *   - the call may be judged by similarity at all: not a file tool (a similar path is a different file), not
  *     a call that loses data (delete, truncate, overwrite), not one whose code is not known as text, not one
  *     that asks to leave the host's sandbox (for an allow);
  *   - every program the call runs — wrappers and argv[0] as written, with the identity of any code a segment
  *     carries (inline code, a script, a heredoc, `bash -c`: memory/code.ts) — is run by the remembered call
  *     too: learning never widens to a program or code it has not seen approved;
+ *   - it has the remembered call's words in the same order — the same options, subcommands, names and
+ *     numbers — except file operands swapped for others in the same place (pathSwap);
  *   - its write targets fall in the same path-policy classes as the record's, for this role;
  *   - what reaches the network is unchanged: every segment that reaches the network appears verbatim in the
  *     record, and every host the call names (URLs) is named by the record;
@@ -27,7 +31,7 @@
 import type { CascadeContext, EmbeddingMatch, EmbeddingPort, MemoryContext, Tier } from '../core/tier.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import { describeRecord, recordSource } from '../memory/cache.js';
-import { writeClasses } from '../memory/similar.js';
+import { sameShape, writeClasses } from '../memory/similar.js';
 import type { LoadedRecord } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
 import { isFileTool } from '../memory/view.js';
@@ -53,6 +57,7 @@ export function guardRail(record: LoadedRecord, subject: CallSubject, ctx: Casca
   const runs = new Set(record.commands);
   const unseen = subject.commands.find((c) => !runs.has(c));
   if (unseen !== undefined) return `it never ran \`${unseen}\``;
+  if (!sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot))) return 'it differs by more than file operands';
   if (writeClasses(record.writes ?? [], ctx) !== callClasses()) return 'it writes elsewhere';
   const effects = ctx.shell?.effects.segments;
   if (effects !== undefined) {
@@ -64,6 +69,33 @@ export function guardRail(record: LoadedRecord, subject: CallSubject, ctx: Casca
   const named = hostsOf(record.subject);
   for (const host of hostsOf(subject.text)) if (!named.has(host)) return `it never reached ${host}`;
   return undefined;
+}
+
+/** A word that names a file: it has a directory part, or a file name with an extension (`a.py`, `./b`, `/tmp/x`). */
+const PATH_LIKE = /\/|^[^/=:@]*[A-Za-z0-9_-]\.[A-Za-z0-9]{1,8}$/;
+/** Numbers, versions, IPs: a value swap there is a different target (`init 1` vs `init 6`), never a file. */
+const NUMERIC = /^[\d.:]+$/;
+
+/** Where a path operand points: the project (relative, or absolute below the root), or an outside directory. */
+function placeOf(word: string, projectRoot: string): string {
+  if (word.startsWith('/')) return word === projectRoot || word.startsWith(`${projectRoot}/`) ? 'project' : `outside:${word.slice(0, word.lastIndexOf('/') + 1)}`;
+  if (word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../')) return `outside:${word}`;
+  return 'project';
+}
+
+/**
+ * A value swap this tier may generalize over: one file operand for another in the same place — inside the
+ * project, or the same directory outside it (`/tmp/build-output` → `/tmp/build-cache`). Options, subcommands,
+ * names, numbers and hosts must be exactly the remembered ones.
+ */
+export function pathSwap(from: string, to: string, projectRoot: string): boolean {
+  const [a, b] = [unquote(from), unquote(to)];
+  if (!PATH_LIKE.test(a) || !PATH_LIKE.test(b) || NUMERIC.test(a) || NUMERIC.test(b) || /:\/\//.test(a) || /:\/\//.test(b)) return false;
+  return placeOf(a, projectRoot) === placeOf(b, projectRoot);
+}
+
+function unquote(word: string): string {
+  return word.length >= 2 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
 }
 
 /** `part` occurs in `whole` as whole words (not inside a longer word). */

@@ -65,12 +65,15 @@ function isPlainValue(word: string): boolean {
   return !word.startsWith('-') && !word.startsWith("'-") && !STRUCTURE.has(word) && !REDIRECT.test(word) && !BROAD.test(word);
 }
 
-/** Same words in the same order, except plain argument values swapped for other plain values. */
-export function sameShape(a: string, b: string): boolean {
+/**
+ * Same words in the same order, except plain argument values swapped for other plain values — or, with
+ * `swappable`, only for values that pair passes.
+ */
+export function sameShape(a: string, b: string, swappable: (from: string, to: string) => boolean = () => true): boolean {
   const x = a.split(/\s+/);
   const y = b.split(/\s+/);
   if (x.length !== y.length) return false;
-  return x.every((w, i) => w === y[i] || (isPlainValue(w) && isPlainValue(y[i]!)));
+  return x.every((w, i) => w === y[i] || (isPlainValue(w) && isPlainValue(y[i]!) && swappable(w, y[i]!)));
 }
 
 function judgeSimilar(ctx: CascadeContext): Decision | undefined {

@@ -34,49 +34,49 @@ async function setup(): Promise<TestProject> {
 describe('tier 2b: embedding similarity', () => {
   it('the nearest remembered allow above the threshold approves, naming the record and the similarity', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make docs-build --jobs 4', 'allow');
+    await rememberCommand(p, 'mytool lint --fix src/a.ts', 'allow');
     const seen: string[] = [];
-    const r = await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near([{ key: await keyOf(p, 'make docs-build --jobs 4'), similarity: 0.95 }], seen));
+    const r = await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, near([{ key: await keyOf(p, 'mytool lint --fix src/a.ts'), similarity: 0.95 }], seen));
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.95 });
-    expect(r.decision?.reason).toMatch(/near \(0\.950\) `make docs-build --jobs 4`, which .* allowed/);
+    expect(r.decision?.reason).toMatch(/near \(0\.950\) `mytool lint --fix src\/a\.ts`, which .* allowed/);
     expect(r.decision?.rule?.id).toMatch(/^memory:/);
     // The port sees the sanitized subject, nothing else.
-    expect(seen).toEqual(['make docs-lint']);
+    expect(seen).toEqual(['mytool lint --fix src/b.ts']);
   });
 
   it('below the threshold (0.9 by default) it passes on; the user may lower it, a project may only raise it', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make docs-build --jobs 4', 'allow');
-    const options = near([{ key: await keyOf(p, 'make docs-build --jobs 4'), similarity: 0.85 }]);
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+    await rememberCommand(p, 'mytool lint --fix src/a.ts', 'allow');
+    const options = near([{ key: await keyOf(p, 'mytool lint --fix src/a.ts'), similarity: 0.85 }]);
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
     p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.8\n');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('embedding');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('embedding');
     p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.6\n');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('embedding');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('embedding');
     p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.95\n');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
     p.write('.hookwise/policy.yml', 'embedding:\n  enabled: false\n');
     p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.5\n');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
   });
 
   it('a nearest ask propagates, and is recorded for this exact call so a repeat cannot drift to allow', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make release-notes --publish', 'ask');
-    const r = await p.check(p.pre('Bash', bash('make release-notes --draft')), undefined, near([{ key: await keyOf(p, 'make release-notes --publish'), similarity: 0.93 }]));
+    await rememberCommand(p, 'mytool publish dist/a-1.0.tgz', 'ask');
+    const r = await p.check(p.pre('Bash', bash('mytool publish dist/a-1.1.tgz')), undefined, near([{ key: await keyOf(p, 'mytool publish dist/a-1.0.tgz'), similarity: 0.93 }]));
     expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'embedding' });
     const recorded = loadScope(targetOf(p, 'user')).records.filter((x) => x.tier === 'embedding');
-    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make release-notes --draft' })]);
-    const repeat = await p.check(p.pre('Bash', bash('make release-notes --draft')));
+    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'mytool publish dist/a-1.1.tgz' })]);
+    const repeat = await p.check(p.pre('Bash', bash('mytool publish dist/a-1.1.tgz')));
     expect(repeat.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
   });
 
   it('never auto-denies: a nearest deny passes on, and a deny as near as an allow blocks it', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make db-reset --env dev', 'deny');
-    await rememberCommand(p, 'make db-seed --env dev', 'allow');
-    const [deny, allow] = [await keyOf(p, 'make db-reset --env dev'), await keyOf(p, 'make db-seed --env dev')];
-    const call = p.pre('Bash', bash('make db-migrate --env dev'));
+    await rememberCommand(p, 'mytool seed db/prod.sql', 'deny');
+    await rememberCommand(p, 'mytool seed db/dev.sql', 'allow');
+    const [deny, allow] = [await keyOf(p, 'mytool seed db/prod.sql'), await keyOf(p, 'mytool seed db/dev.sql')];
+    const call = p.pre('Bash', bash('mytool seed db/test.sql'));
     expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }]))).decision?.tier).toBe('default');
     expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }, { key: allow, similarity: 0.92 }]))).decision?.tier).toBe('default');
     expect((await p.check(call, undefined, near([{ key: allow, similarity: 0.95 }, { key: deny, similarity: 0.95 }]))).decision?.tier).toBe('default');
@@ -84,10 +84,18 @@ describe('tier 2b: embedding similarity', () => {
   });
 
   it.each([
-    ['a program it never ran', 'make docs-build', 'cmake --build build'],
+    ['a program it never ran', 'mytool lint src/a.ts', 'othertool lint src/a.ts'],
+    ['a script it never ran', './scripts/a.sh src/a.ts', './scripts/b.sh src/a.ts'],
     ['different inline code', `python3 -c 'print(1)'`, `python3 -c 'print(2)'`],
-    ['a wrapper it never ran', 'make docs-build', 'nice make docs-build'],
-    ['a pipe into a program it never ran', 'make docs-build', 'make docs-build | tee /dev/null'],
+    ['a wrapper it never ran', 'mytool lint src/a.ts', 'nice mytool lint src/a.ts'],
+    ['a pipe into a program it never ran', 'mytool lint src/a.ts', 'mytool lint src/a.ts | tee /dev/null'],
+    ['an added option', 'mytool lint src/a.ts', 'mytool lint --fix src/a.ts'],
+    ['a dropped option', 'mytool lint --dry-run src/a.ts', 'mytool lint src/a.ts'],
+    ['an added operand', 'mytool env rm', 'mytool env rm API_URL'],
+    ['a swapped number', 'mytool runlevel 1', 'mytool runlevel 6'],
+    ['a swapped word', 'mytool env list', 'mytool env purge'],
+    ['a file swapped for one outside the project', 'mytool lint src/a.ts', 'mytool lint /etc/hosts.conf'],
+    ['a file swapped for one in another outside directory', 'mytool lint /tmp/x/a.log', 'mytool lint /var/log/a.log'],
   ])('never across %s', async (_what, remembered, command) => {
     const p = await setup();
     await rememberCommand(p, remembered, 'allow');
@@ -97,34 +105,37 @@ describe('tier 2b: embedding similarity', () => {
 
   it('a guard-railed neighbour does not hide a nearer-than-threshold one behind it', async () => {
     const p = await setup();
-    await rememberCommand(p, 'cmake --build build', 'allow');
-    await rememberCommand(p, 'make docs-build', 'allow');
-    const r = await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near([{ key: await keyOf(p, 'cmake --build build'), similarity: 0.99 }, { key: await keyOf(p, 'make docs-build'), similarity: 0.91 }]));
+    await rememberCommand(p, 'othertool lint src/a.ts', 'allow');
+    await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
+    const r = await p.check(p.pre('Bash', bash('mytool lint src/b.ts')), undefined, near([{ key: await keyOf(p, 'othertool lint src/a.ts'), similarity: 0.99 }, { key: await keyOf(p, 'mytool lint src/a.ts'), similarity: 0.91 }]));
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.91 });
   });
 
   it('never for a call that loses data, nor one that asks to leave the host sandbox', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make docs-build', 'allow');
-    const options = near([{ key: await keyOf(p, 'make docs-build'), similarity: 0.99 }]);
-    expect((await p.check(p.pre('Bash', bash('make docs-build > README.md')), undefined, options)).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', { ...bash('make docs-lint'), dangerouslyDisableSandbox: true }), undefined, options)).decision?.tier).toBe('default');
+    await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
+    const options = near([{ key: await keyOf(p, 'mytool lint src/a.ts'), similarity: 0.99 }]);
+    expect((await p.check(p.pre('Bash', bash('mytool lint src/a.ts > README.md')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', { ...bash('mytool lint src/b.ts'), dangerouslyDisableSandbox: true }), undefined, options)).decision?.tier).toBe('default');
   });
 
   it('never reaches a host the remembered call did not', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make fetch-data URL=https://data.example.org/a.csv', 'allow');
-    const key = await keyOf(p, 'make fetch-data URL=https://data.example.org/a.csv');
+    await rememberCommand(p, 'mytool fetch https://data.example.org/a.csv data/a.csv', 'allow');
+    const key = await keyOf(p, 'mytool fetch https://data.example.org/a.csv data/a.csv');
     const options = near([{ key, similarity: 0.99 }]);
-    expect((await p.check(p.pre('Bash', bash('make fetch-data URL=https://data.example.org/b.csv')), undefined, options)).decision?.tier).toBe('embedding');
-    expect((await p.check(p.pre('Bash', bash('make fetch-data URL=https://evil.example.net/a.csv')), undefined, options)).decision?.tier).toBe('default');
+    // (Jaccard already allows this one: a value swapped in a long enough call.)
+    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/a.csv data/b.csv')), undefined, options)).decision?.verdict).toBe('allow');
+    // A URL is never a file operand: a different URL, even on the same host, is a different call.
+    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/b.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool fetch https://evil.example.net/a.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
   });
 
   it('an unavailable pool, or no port at all (command mode without a daemon), passes on', async () => {
     const p = await setup();
-    await rememberCommand(p, 'make docs-build', 'allow');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')), undefined, near({ unavailable: 'the embedding worker is restarting' }))).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', bash('make docs-lint')))).decision?.tier).toBe('default');
+    await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
+    expect((await p.check(p.pre('Bash', bash('mytool lint src/b.ts')), undefined, near({ unavailable: 'the embedding worker is restarting' }))).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint src/b.ts')))).decision?.tier).toBe('default');
   });
 
   it('file tools are exact-only: a near path is a different file', async () => {
