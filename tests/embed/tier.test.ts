@@ -121,11 +121,12 @@ describe('tier 2b: embedding similarity', () => {
 
   it('never reaches a host the remembered call did not', async () => {
     const p = await setup();
+    // Jaccard only for identical calls here, so every near match below is the embedding tier's to judge.
+    p.write(`${p.configDir}/config.yml`, 'memory:\n  jaccard_threshold: 1\n');
     await rememberCommand(p, 'mytool fetch https://data.example.org/a.csv data/a.csv', 'allow');
     const key = await keyOf(p, 'mytool fetch https://data.example.org/a.csv data/a.csv');
     const options = near([{ key, similarity: 0.99 }]);
-    // (Jaccard already allows this one: a value swapped in a long enough call.)
-    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/a.csv data/b.csv')), undefined, options)).decision?.verdict).toBe('allow');
+    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/a.csv data/b.csv')), undefined, options)).decision?.tier).toBe('embedding');
     // A URL is never a file operand: a different URL, even on the same host, is a different call.
     expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/b.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
     expect((await p.check(p.pre('Bash', bash('mytool fetch https://evil.example.net/a.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
