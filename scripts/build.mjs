@@ -5,6 +5,7 @@
 //   dist/policy-compiler.cjs  YAML parsing + glob compilation, loaded only when the policy cache is stale
 //   dist/shell.cjs            Bash parsing (src/shell/index.ts; native tree-sitter under it), loaded only for Bash calls
 //   dist/confine.cjs          confinement at decision time (src/confine/decide.ts), loaded only for a confinable call
+//   dist/embed.worker.cjs     the daemon's embedding worker (workers/embed.worker.ts; piscina loads it by path)
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
@@ -68,6 +69,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
   build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),
   build({ ...common, entryPoints: ['src/confine/decide.ts'], outfile: 'dist/confine.cjs' }),
+  build({ ...common, entryPoints: ['workers/embed.worker.ts'], outfile: 'dist/embed.worker.cjs' }),
 ]);
 chmodSync('dist/hookwise.cjs', 0o755);
 

@@ -4,6 +4,7 @@ import { HookwiseError } from '../core/errors.js';
 import { health, spawnDaemon, waitForDaemon } from '../daemon/control.js';
 import { ensureHttpConfig } from '../daemon/http-config.js';
 import { daemonPaths } from '../daemon/paths.js';
+import type { EmbeddingStats } from '../embed/client.js';
 import { serve } from '../daemon/server.js';
 import { VERSION } from '../policy/load.js';
 import { locations } from '../util/locations.js';
@@ -77,6 +78,8 @@ export interface StatusJson {
   p99_ms?: number | null;
   rss_mb?: number;
   heap_mb?: number;
+  /** Tier 2b's worker pool (null: the daemon runs without one). */
+  embedding?: EmbeddingStats | null;
   log: string;
 }
 
@@ -87,7 +90,7 @@ export async function daemonStatus(json: boolean): Promise<{ stdout: string; exi
   const out: StatusJson =
     h === undefined
       ? { running: false, pid: null, socket: paths.socket, http: null, version: VERSION, log: paths.log }
-      : { running: true, pid: h.pid, socket: h.socket, http: h.http, version: h.version, uptime_s: h.uptime_s, decisions: h.decisions, errors: h.errors, p50_ms: h.p50_ms, p99_ms: h.p99_ms, rss_mb: h.rss_mb, heap_mb: h.heap_mb, log: paths.log };
+      : { running: true, pid: h.pid, socket: h.socket, http: h.http, version: h.version, uptime_s: h.uptime_s, decisions: h.decisions, errors: h.errors, p50_ms: h.p50_ms, p99_ms: h.p99_ms, rss_mb: h.rss_mb, heap_mb: h.heap_mb, embedding: h.embedding ?? null, log: paths.log };
   if (json) return { stdout: JSON.stringify(out, null, 2), exitCode: out.running ? 0 : 3 };
   if (!out.running) return { stdout: `hookwise daemon: not running (socket ${out.socket})\nstart it: hookwise daemon start   (hook calls decide in process meanwhile)`, exitCode: 3 };
   return {
@@ -97,10 +100,18 @@ export async function daemonStatus(json: boolean): Promise<{ stdout: string; exi
       `  http    ${out.http === null ? 'off (hookwise daemon start --http)' : `http://${out.http.host}:${out.http.port}`}`,
       `  served  ${out.decisions} decisions, ${out.errors} errors; latency p50 ${out.p50_ms ?? '-'} ms, p99 ${out.p99_ms ?? '-'} ms (in the daemon)`,
       `  memory  rss ${out.rss_mb} MB, heap ${out.heap_mb} MB`,
+      `  embed   ${embeddingLine(out.embedding ?? null)}`,
       `  log     ${out.log}`,
     ].join('\n'),
     exitCode: 0,
   };
+}
+
+function embeddingLine(e: EmbeddingStats | null): string {
+  if (e === null) return 'off (tier 2b passes every call on)';
+  const model = e.model === null ? '' : ` model ${e.model.slice(0, 12)},`;
+  const last = e.lastUnavailable === null ? '' : ` (last: ${e.lastUnavailable})`;
+  return `${e.state},${model} ${e.calls} searches, ${e.unavailable} unavailable${last}`;
 }
 
 export async function daemonStart(o: { http?: boolean; json?: boolean; quiet?: boolean }): Promise<{ stdout: string; exitCode: number }> {

@@ -26,6 +26,7 @@ import { sanitize } from '../sanitize/index.js';
 import { VERSION } from '../policy/load.js';
 import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
+import { EmbeddingService, type EmbeddingServiceOptions, type EmbeddingStats } from '../embed/client.js';
 import { NetProxyHost } from './netproxy.js';
 import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
@@ -36,6 +37,11 @@ export interface ServeOptions {
   /** Exit after this long without a request (0: never). */
   idleExitMs?: number;
   engine?: EngineOptions;
+  /**
+   * Tier 2b's embedding pool (embed/client.ts), started warm with the daemon; `false`: none (tier 2b then
+   * passes every call on, as in command mode). Default: the shipped model.
+   */
+  embedding?: Omit<EmbeddingServiceOptions, 'places' | 'log'> | false;
   log?: (line: string) => void;
 }
 
@@ -67,6 +73,8 @@ export interface DaemonStats {
   http: { host: string; port: number } | null;
   /** The filtering proxies it hosts for confined commands (one per network allowlist, started on first use). */
   netproxy?: { allowlists: number };
+  /** Tier 2b's worker pool: its state, model, calls and calls answered unavailable. */
+  embedding?: EmbeddingStats | null;
 }
 
 /** Latencies of the most recent calls, for p50/p99 without unbounded memory. */
@@ -113,7 +121,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       if (e.verdict === 'refused') log(`network proxy refused ${e.method} ${e.host}${e.port === null ? '' : `:${e.port}`}: ${e.why}`);
     },
   });
-  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, ...options.engine });
+  // Outlives engine reloads too: the model stays loaded and the indexes warm (they follow the record files).
+  const embedding = options.embedding === false ? undefined : new EmbeddingService({ ...options.embedding, places: where, log });
+  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, ...(embedding === undefined ? {} : { embedding }), ...options.engine });
   let engine = new Engine(where, engineOptions());
   const tag = locationsTag(where);
   const started = Date.now();
@@ -187,6 +197,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       socket: paths.socket,
       http: httpAddress,
       netproxy: { allowlists: netProxy.count() },
+      embedding: embedding?.stats() ?? null,
     };
   };
 
@@ -203,6 +214,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     } catch (error) {
       unixServer.close();
       unlinkQuietly(paths.socket);
+      await embedding?.close();
       throw new HookwiseError('USAGE', `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`);
     }
     const address = httpServer.address();
@@ -210,6 +222,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   }
   const state: DaemonState = { pid: process.pid, socket: paths.socket, http: httpAddress, version: VERSION, started: new Date(started).toISOString() };
   writeFileAtomic(paths.state, JSON.stringify(state) + '\n');
+  // Warmed in the background once serving: calls that come first wait in the pool's queue (or pass the tier on).
+  void embedding?.start();
   log(`serving ${paths.socket}${httpAddress === null ? '' : ` and http://127.0.0.1:${httpAddress.port}`} (pid ${process.pid}, hookwise ${VERSION})`);
 
   // Housekeeping every few seconds: a daemon whose socket was removed or replaced (its runtime directory
@@ -231,6 +245,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       clearInterval(housekeeping);
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
       await netProxy.close();
+      await embedding?.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
       if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);

@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddingService, type EmbeddingServiceOptions } from '../../src/embed/client.js';
+import { indexLocation, ScopeIndex } from '../../src/embed/index.js';
+import { cacheKey } from '../../src/memory/cache.js';
+import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
+import { hashEmbedder } from './fixtures/hash-embedder.js';
+import { buildWorker, type BuiltWorker } from './worker-build.js';
+
+let worker: BuiltWorker;
+beforeAll(async () => {
+  worker = await buildWorker();
+});
+afterAll(() => worker.remove());
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+function dirs(): { projectRoot: string; userConfigDir: string; runtimeDir: string } {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-embed-pool-')));
+  cleanups.push(() => rmSync(base, { recursive: true, force: true }));
+  const projectRoot = join(base, 'project');
+  mkdirSync(projectRoot, { recursive: true });
+  return { projectRoot, userConfigDir: join(base, 'config'), runtimeDir: join(base, 'runtime') };
+}
+
+function service(d: ReturnType<typeof dirs>, options: Partial<EmbeddingServiceOptions> = {}): EmbeddingService {
+  const s = new EmbeddingService({ places: d, workerFile: worker.workerFile, embedderModule: worker.embedderModule, saveDelayMs: 50, ...options });
+  cleanups.push(() => s.close());
+  return s;
+}
+
+let clock = Date.parse('2026-03-01T00:00:00.000Z');
+function record(subject: string, fields: Partial<DecisionRecord> = {}): DecisionRecord {
+  return {
+    key: cacheKey('Bash', subject),
+    tool: 'Bash',
+    subject: subject as Sanitized,
+    commands: [subject.split(' ')[0]!],
+    role: 'coder',
+    verdict: 'allow',
+    reason: 'approved' as Sanitized,
+    tier: 'human',
+    scope: 'project',
+    decided_by: 'human',
+    ts: new Date((clock += 1000)).toISOString(),
+    ...fields,
+  };
+}
+
+const query = (text: string) => ({ text, tool: 'Bash', k: 10 });
+
+describe('EmbeddingService', () => {
+  it('answers the nearest records of every scope, and a decision learned is found by the next call', async () => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('rm -rf /tmp/build-output'), record('npm run test')]);
+    appendRecords({ scope: 'user', userConfigDir: d.userConfigDir }, [record('cargo build --release', { scope: 'user' })]);
+    const s = service(d);
+    expect(await s.start()).toEqual({ ok: true, model: 'hash-bow-v1', dimensions: 64 });
+    const port = s.portFor(d.projectRoot, 'session-1');
+    const got = await port.nearest(query('rm -rf /tmp/build-output'));
+    expect(got).toEqual({ matches: expect.arrayContaining([{ key: cacheKey('Bash', 'rm -rf /tmp/build-output'), similarity: expect.closeTo(1, 5) }]) });
+    const user = await port.nearest(query('cargo build --release'));
+    expect('matches' in user && user.matches[0]!.key).toBe(cacheKey('Bash', 'cargo build --release'));
+
+    appendRecords({ scope: 'session', runtimeDir: d.runtimeDir, sessionId: 'session-1' }, [record('docker compose up -d', { scope: 'session' })]);
+    const learned = await port.nearest(query('docker compose up -d'));
+    expect('matches' in learned && learned.matches[0]).toEqual({ key: cacheKey('Bash', 'docker compose up -d'), similarity: expect.closeTo(1, 5) });
+    // another session does not see it
+    const other = await s.portFor(d.projectRoot, 'session-2').nearest(query('docker compose up -d'));
+    expect('matches' in other && other.matches.map((m) => m.key)).not.toContain(cacheKey('Bash', 'docker compose up -d'));
+
+    await s.close();
+    // saved at close: the project's index is on disk, checked and complete
+    const loaded = ScopeIndex.load(indexLocation({ scope: 'project', projectRoot: d.projectRoot }, d), d, hashEmbedder());
+    expect(loaded.ok && loaded.index.size).toBe(2);
+  });
+
+  it('builds a large scope in background steps and answers unavailable until it is complete', async () => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, Array.from({ length: 300 }, (_, i) => record(`make target-${i}`)));
+    const s = service(d, { budget: 50, buildStep: 100 });
+    await s.start();
+    const port = s.portFor(d.projectRoot, undefined);
+    const first = await port.nearest(query('make target-7'));
+    expect(first).toEqual({ unavailable: expect.stringMatching(/index of the project scope is being built \(250 records to go\)/) });
+    let got = first;
+    for (let i = 0; i < 50 && 'unavailable' in got; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      got = await port.nearest(query('make target-7'));
+    }
+    // (the test embedder hashes words into 64 dimensions: other targets may tie with it)
+    expect(got).toEqual({ matches: expect.arrayContaining([{ key: cacheKey('Bash', 'make target-7'), similarity: expect.closeTo(1, 5) }]) });
+  });
+
+  it.each([
+    ['the model cannot load', 'missing', /embedding model cannot be loaded/],
+    ['inference throws', 'throws', /embedding worker failed: inference failed on purpose/],
+  ])('answers unavailable when %s', async (_what, dir, why) => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('npm run test')]);
+    const s = service(d, { model: { kind: 'huggingface', dir: join(d.projectRoot, dir) } });
+    await s.start();
+    expect(await s.portFor(d.projectRoot, undefined).nearest(query('npm run test'))).toEqual({ unavailable: expect.stringMatching(why) });
+  });
+
+  it('answers unavailable when the worker dies, and the pool starts a new one', async () => {
+    const d = dirs();
+    const s = service(d, { model: { kind: 'huggingface', dir: join(d.projectRoot, 'crashes') } });
+    expect(await s.start()).toMatchObject({ ok: true });
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('npm run test')]);
+    const port = s.portFor(d.projectRoot, undefined);
+    expect(await port.nearest(query('npm run test'))).toEqual({ unavailable: expect.stringMatching(/embedding worker failed/) });
+    expect(await port.nearest(query('npm run test'))).toEqual({ unavailable: expect.stringMatching(/embedding worker failed/) });
+    expect(s.stats()).toMatchObject({ state: 'ready', calls: 2, unavailable: 2 });
+  });
+
+  it('answers unavailable when the queue is full, and when no answer comes in time', async () => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, Array.from({ length: 2000 }, (_, i) => record(`make target-${i}`)));
+    const s = service(d, { maxQueue: 1, timeoutMs: 1, budget: 100_000 });
+    await s.start();
+    const port = s.portFor(d.projectRoot, undefined);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => port.nearest(query('make target-1'))));
+    const reasons = answers.map((a) => ('unavailable' in a ? a.unavailable : 'matches'));
+    expect(reasons.some((r) => /did not answer within 1 ms/.test(r))).toBe(true);
+    expect(reasons.some((r) => /queue/i.test(r))).toBe(true);
+  });
+
+  it('answers unavailable before it is started and after it is closed', async () => {
+    const d = dirs();
+    const s = service(d);
+    expect(await s.portFor(d.projectRoot, undefined).nearest(query('ls'))).toEqual({ unavailable: expect.stringMatching(/not started/) });
+    await s.start();
+    await s.close();
+    expect(await s.portFor(d.projectRoot, undefined).nearest(query('ls'))).toEqual({ unavailable: expect.stringMatching(/stopping/) });
+  });
+});
