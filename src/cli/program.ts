@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { describeError, HookwiseError } from '../core/errors.js';
 import { VERSION } from '../policy/load.js';
-import type { CompactOptions, InvalidateOptions, ListOptions, OverrideOptions, ShowOptions } from './rules.js';
+import type { CompactOptions, InvalidateOptions, ListOptions, NeighbourFinder, OverrideOptions, ShowOptions } from './rules.js';
 
 function print(text: string): void {
   if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -235,13 +235,14 @@ export async function runProgram(argv: string[]): Promise<number> {
   registerMemoryCommands(program);
   program
     .command('build')
-    .description('compile decision memory (org, user and project scopes) into .hookwise/.index/memory.idx now (otherwise the next call does, once the store is large)')
+    .description('compile decision memory (org, user and project scopes) into .hookwise/.index/memory.idx and build their embedding indexes now (otherwise the next calls do)')
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
-      const { buildMemoryIndex } = await import('./build-index.js');
-      const r = buildMemoryIndex(o);
+      const { buildIndexes } = await import('./build-index.js');
+      const r = await buildIndexes(o, process.stderr.isTTY === true ? { progress: (text) => process.stderr.write(text) } : {});
       if (r.stderr !== '') process.stderr.write(r.stderr);
       print(r.stdout);
+      process.exitCode = r.exitCode;
     });
   for (const action of ['install', 'uninstall'] as const) {
     const command = program
@@ -431,11 +432,19 @@ function registerMemoryCommands(program: Command): void {
     .option('--role <role>', 'only decisions that apply to this role (its own and every-role ones)')
     .addOption(scopeOption('only records from this scope (shadowing is still judged across all)'))
     .option('--session-id <id>', "include this session's decisions")
+    .option('--neighbours [k]', "each decision's k nearest other records by embedding, with their cosine similarity (default 3; loads the model)")
     .option('--json', 'machine-readable output')
     .action(async (o: ListOptions) => {
       const { writeRulesList } = await import('./rules.js');
+      let near: NeighbourFinder | undefined;
+      if (o.neighbours !== undefined && o.neighbours !== false) {
+        const { neighbourCount, neighbourFinder } = await import('./neighbours.js');
+        const found = await neighbourFinder(neighbourCount(o.neighbours), o);
+        for (const note of found.notes) process.stderr.write(`hookwise: ${note}\n`);
+        near = found.near;
+      }
       // written as it is made: a large memory prints tens of megabytes
-      report({ stdout: '', ...writeRulesList(o, (chunk) => process.stdout.write(chunk)) });
+      report({ stdout: '', ...writeRulesList(o, (chunk) => process.stdout.write(chunk), undefined, undefined, near) });
     });
   rules
     .command('show')

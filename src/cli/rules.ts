@@ -12,6 +12,7 @@
  * written sanitized, but a hand edit (or a corrupt line quoted in a parse error) could carry a secret.
  */
 import { strictness, type Verdict } from '../core/decision.js';
+import type { EmbeddingMatch } from '../core/tier.js';
 import { HookwiseError } from '../core/errors.js';
 import { recordSource } from '../memory/cache.js';
 import { memoryTargets, orgNames, loadRecords } from '../memory/load.js';
@@ -440,7 +441,12 @@ export interface ListOptions {
   role?: string;
   scope?: string;
   sessionId?: string;
+  /** Show each decision's nearest other records by embedding: how many (true: 3). */
+  neighbours?: number | boolean;
 }
+
+/** A remembered record's nearest others by embedding, best first (cli/neighbours.ts builds one). */
+export type NeighbourFinder = (key: string, tool: string) => EmbeddingMatch[];
 
 const BATCH = 64 * 1024;
 
@@ -495,7 +501,7 @@ export function rulesList(o: ListOptions, cwd: string = process.cwd(), env: Node
  * what `rulesList` returns plus a final newline). A store of 100k records prints ≈ 20 MB of text, ≈ 100 MB
  * of JSON: never built as one string, nor as one object to stringify.
  */
-export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): { stderr: string; exitCode: number } {
+export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env, near?: NeighbourFinder): { stderr: string; exitCode: number } {
   const scope = o.scope === undefined ? undefined : parseScope(o.scope);
   if (scope === 'session' && o.sessionId === undefined) usage('--scope session needs --session-id <id>');
   const places = placesOf(cwd, env);
@@ -503,6 +509,9 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
   const printer = new Printer(places.projectRoot);
   // Shadowing is judged against every scope; the filters only choose what is shown.
   let decisions = decisionsOf(records, printer);
+  const subjects = new Map(decisions.map((d) => [d.key, `${d.tool}: ${d.subject}`]));
+  const neighbours = (d: Decision): { key: string; similarity: number; subject: string }[] =>
+    near === undefined ? [] : near(d.key, d.tool).map((m) => ({ key: m.key, similarity: Math.round(m.similarity * 1000) / 1000, subject: subjects.get(m.key) ?? '' }));
   if (o.role !== undefined) decisions = decisions.filter((d) => d.role === o.role || d.role === ANY_ROLE);
   if (scope !== undefined) {
     decisions = decisions.map((d) => ({ ...d, records: d.records.filter((r) => r.scope === scope) })).filter((d) => d.records.length > 0);
@@ -513,7 +522,7 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
   if (o.json === true) {
     // What JSON.stringify({ project_root, decisions, problems }, null, 2) prints, one decision at a time.
     out.add(`{\n  "project_root": ${JSON.stringify(projectRoot)},\n  "decisions": [`);
-    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${jsonAt(rendered(d, printer), 2)}`));
+    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${jsonAt(near === undefined ? rendered(d, printer) : { ...rendered(d, printer), neighbours: neighbours(d) }, 2)}`));
     out.add(`${decisions.length === 0 ? '' : '\n  '}],\n  "problems": ${jsonAt(problems.map(problemJson), 1)}\n}\n`);
     out.end();
     return { stderr, exitCode: 0 };
@@ -533,6 +542,7 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
       }
       out.add(`  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${printer.source(r, d)}${shadow}\n`);
     }
+    for (const n of neighbours(d)) out.add(`  near   ${n.similarity.toFixed(3)}  ${n.subject}   [key ${n.key}]\n`);
   }
   if (decisions.length === 0) {
     const where = targets.map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), projectRoot)}`).join('; ');
