@@ -8,6 +8,7 @@ import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
 import { confineSuite } from './suites/confine.js';
 import { daemonSuite } from './suites/daemon.js';
+import { embedSuite } from './suites/embed.js';
 import { memorySuite } from './suites/memory.js';
 import { memoryIndexSuite } from './suites/memory-index.js';
 import { memoryStoreSuite } from './suites/memory-store.js';
@@ -18,7 +19,7 @@ import { startupSuite } from './suites/startup.js';
 import { undoSuite } from './suites/undo.js';
 import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, startupSuite, daemonSuite, confineSuite, undoSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, embedSuite, startupSuite, daemonSuite, confineSuite, undoSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];

@@ -313,6 +313,40 @@ export const TARGETS = [
     target: null,
     large: true,
   },
+  {
+    id: 'embed.one-call',
+    description: 'tier 2b: the shipped model embedding one call’s subject (embedder.embed([text])), in process',
+    unit: 'ms',
+    target: 5,
+    stretch: 1,
+  },
+  {
+    id: 'embed.index-build-10k',
+    description: 'an embedding index of 10k distinct synthetic commands built from nothing (embedded in batches, inserted into HNSW), in process; one build, its memory in the note; report only',
+    unit: 'ms',
+    target: null,
+  },
+  {
+    id: 'hnsw.top5-10k',
+    description: 'tier 2b: top-5 search (hnswlib, cosine, ef 64, tool filter) over 10k indexed calls for an unseen call’s embedding, in process',
+    unit: 'ms',
+    target: 1,
+    stretch: 0.2,
+  },
+  {
+    id: 'hnsw.top5-100k',
+    description: 'the same over 100k indexed calls; report only',
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
+  {
+    id: 'embed.nearest-roundtrip',
+    description: 'the daemon’s EmbeddingService answering nearest() through its warm piscina worker for a project with a 10k-record store (freshness check of every scope, embedding, search of every scope, merge, thread hops)',
+    unit: 'ms',
+    target: 10,
+    stretch: 5,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];

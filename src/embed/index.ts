@@ -506,6 +506,11 @@ export class IndexSet {
 
   private saveOne(index: ScopeIndex, at: IndexLocation): boolean {
     try {
+      if (index.size === 0) {
+        if (checkPrivateDir(at.dir)) for (const path of [at.meta, at.hnsw]) rmSync(path, { force: true });
+        index.dirty = false;
+        return true;
+      }
       index.save(at, this.places);
       return true;
     } catch (error) {
@@ -514,7 +519,11 @@ export class IndexSet {
     }
   }
 
-  /** Writes every changed index; a failure is logged per index and leaves the others to be saved. */
+  /**
+   * Writes every changed index; a failure is logged per index and leaves the others to be saved. An index
+   * left empty (a session whose records are gone, a scope emptied) is removed instead of written: no files
+   * pile up for scopes that hold nothing.
+   */
   save(): { saved: number; failed: number } {
     let saved = 0;
     let failed = 0;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -206,6 +206,20 @@ describe('IndexSet', () => {
     const third = new IndexSet(d, hashEmbedder(), (l) => log.push(l));
     expect(await third.refresh(d.project)).toMatchObject({ ready: true, embedded: 5 });
     expect(log.join('\n')).toMatch(/embed-project\.hnsw: the \.hnsw checksum does not match .*; rebuilding it/);
+  });
+
+  it('removes the files of an index left empty instead of writing them', async () => {
+    const d = dirs();
+    appendRecords(d.project, [record('npm run test')]);
+    const set = new IndexSet(d, hashEmbedder());
+    await set.refresh(d.project);
+    set.save();
+    const at = indexLocation(d.project, d);
+    expect(existsSync(at.hnsw)).toBe(true);
+    removeRecords(d.project, () => true);
+    await set.refresh(d.project);
+    set.save();
+    expect([existsSync(at.hnsw), existsSync(at.meta)]).toEqual([false, false]);
   });
 
   it('rebuilds every index when the model changes', async () => {
