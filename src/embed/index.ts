@@ -26,7 +26,7 @@
  * no new vector — the tier reads the verdict from memory by key.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Hnswlib from 'hnswlib-node';
@@ -301,6 +301,7 @@ export class ScopeIndex {
     const tmp = `${at.hnsw}.${process.pid}.${tmpCounter++}.tmp`;
     try {
       this.index.writeIndexSync(tmp);
+      chmodSync(tmp, 0o600); // hnswlib creates it by the umask
       const fd = openSync(tmp, 'r+');
       try {
         fsyncSync(fd);

@@ -75,6 +75,10 @@ describe('EmbeddingService', () => {
     const other = await s.portFor(d.projectRoot, 'session-2').nearest(query('docker compose up -d'));
     expect('matches' in other && other.matches.map((m) => m.key)).not.toContain(cacheKey('Bash', 'docker compose up -d'));
 
+    // the worker embeds texts on request too (one vector of the model's length per text)
+    const vectors = await s.embed(['npm run test', 'ls']);
+    expect(vectors.map((v) => v.length)).toEqual([64, 64]);
+
     await s.close();
     // saved at close: the project's index is on disk, checked and complete
     const loaded = ScopeIndex.load(indexLocation({ scope: 'project', projectRoot: d.projectRoot }, d), d, hashEmbedder());

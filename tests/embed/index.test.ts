@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,6 +123,7 @@ describe('index files', () => {
     await built(d);
     const at = indexLocation(d.project, d);
     expect(at.hnsw).toBe(join(d.projectRoot, '.hookwise', '.index', 'embed-project.hnsw'));
+    expect([statSync(at.dir).mode & 0o777, statSync(at.hnsw).mode & 0o777, statSync(at.meta).mode & 0o777]).toEqual([0o700, 0o600, 0o600]);
     const loaded = ScopeIndex.load(at, d, hashEmbedder());
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
