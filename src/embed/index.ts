@@ -26,16 +26,17 @@
  * no new vector — the tier reads the verdict from memory by key.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW } from 'hnswlib-node';
 import { checkPrivateDir, ensurePrivateDir, fsyncDirectory, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import { userSalt } from '../util/salt.js';
-import { loadScope, scopeFiles, type LoadedRecord, type StoreTarget } from '../memory/store.js';
+import { loadScope, type LoadedRecord, type StoreTarget } from '../memory/store.js';
 import { similarityCandidate } from '../memory/view.js';
 import type { Embedder } from './embedder.js';
+import { ScopeSources } from './sources.js';
 
 export const EMBED_INDEX_FORMAT = 1;
 /**
@@ -218,6 +219,21 @@ export class ScopeIndex {
       this.deletedCount++;
       removed++;
     }
+    const got = await this.insert(missing, embedder, budget, progress);
+    const compacted = this.deletedCount > 1024 && this.deletedCount > this.labelOf.size;
+    if (compacted) this.compact();
+    if (removed > 0) this.dirty = true;
+    return { ...got, removed, compacted };
+  }
+
+  /** Adds the entries not in the index yet (records appended to the scope), within the budget. */
+  async addNew(entries: readonly IndexEntry[], embedder: Embedder, budget = Infinity): Promise<SyncResult> {
+    const seen = new Set<string>();
+    const missing = entries.filter((e) => !this.labelOf.has(e.key) && !seen.has(e.key) && seen.add(e.key));
+    return { ...(await this.insert(missing, embedder, budget)), removed: 0, compacted: false };
+  }
+
+  private async insert(missing: readonly IndexEntry[], embedder: Embedder, budget: number, progress?: (done: number, total: number) => void): Promise<{ added: number; pending: number }> {
     const todo = missing.slice(0, Math.max(0, Math.min(missing.length, budget)));
     for (let i = 0; i < todo.length; i += EMBED_BATCH) {
       const batch = todo.slice(i, i + EMBED_BATCH);
@@ -225,12 +241,10 @@ export class ScopeIndex {
       if (vectors.length !== batch.length) throw new Error(`the model returned ${vectors.length} vectors for ${batch.length} texts`);
       this.reserve(batch.length);
       batch.forEach((e, j) => this.add(e, checkVector(vectors[j]!, this.dimensions)));
+      this.dirty = true;
       progress?.(i + batch.length, todo.length);
     }
-    const compacted = this.deletedCount > 1024 && this.deletedCount > this.labelOf.size;
-    if (compacted) this.compact();
-    if (removed > 0 || todo.length > 0) this.dirty = true;
-    return { added: todo.length, removed, pending: missing.length - todo.length, compacted };
+    return { added: todo.length, pending: missing.length - todo.length };
   }
 
   private reserve(n: number): void {
@@ -418,24 +432,12 @@ function parseMeta(bytes: Buffer, key: Buffer): Meta | string {
 
 // ── a set of scope indexes, kept up to date with the records ─────────────────────────────────────────────
 
-/** The files a scope's records come from, as a stamp: it changes when any of them does. */
-export function sourceStamp(target: StoreTarget): string {
-  const parts: string[] = [];
-  for (const path of scopeFiles(target)) {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (st !== undefined) parts.push(`${path}\u0000${st.size}\u0000${st.mtimeMs}\u0000${st.ino}`);
-  }
-  return parts.join('\u0001');
-}
-
 export interface RefreshResult {
   /** Complete: every candidate of the scope is in the index. */
   ready: boolean;
   /** Records embedded by this refresh. */
   embedded: number;
   pending: number;
-  /** A line for the log when the index was rebuilt or could not be used. */
-  note?: string;
 }
 
 /**
@@ -445,9 +447,36 @@ export interface RefreshResult {
 /** Scope indexes one process keeps (least recently used saved and dropped first: sessions come and go). */
 const MAX_HELD = 256;
 
+interface Held {
+  index: ScopeIndex;
+  at: IndexLocation;
+  sources: ScopeSources;
+  /** The files have been taken in (a full read synced the index with them). */
+  synced: boolean;
+  /** Every candidate taken in is in the index. */
+  ready: boolean;
+  /** While not ready: the candidates of the last full read, to go on embedding without reading again. */
+  entries: IndexEntry[] | undefined;
+}
+
+/**
+ * The records appended to a scope as index entries to add; undefined when the appends may take an entry
+ * away (a non-candidate record now holds an indexed key): only a full read can tell then.
+ */
+function appendedEntries(records: readonly LoadedRecord[], index: ScopeIndex): IndexEntry[] | undefined {
+  const out: IndexEntry[] = [];
+  for (const r of records) {
+    if (similarityCandidate(r)) out.push({ key: r.key, tool: r.tool, text: r.subject });
+    else if (index.has(r.key)) return undefined;
+  }
+  return out;
+}
+
 export class IndexSet {
   /** by .hnsw path: a project's index is named `project` in every project */
-  private readonly held = new Map<string, { index: ScopeIndex; at: IndexLocation; stamp: string; ready: boolean }>();
+  private readonly held = new Map<string, Held>();
+  /** How refreshes read the records: whole scopes, or only the lines appended. */
+  readonly reads = { full: 0, appended: 0 };
 
   constructor(
     readonly places: IndexPlaces,
@@ -456,40 +485,56 @@ export class IndexSet {
   ) {}
 
   /**
-   * The scope's index, synced with its records when they changed since the last refresh (loaded from disk or
-   * rebuilt on first use). At most `budget` records are embedded; `ready: false` while some are still missing.
+   * The scope's index, brought up to date with its records (loaded from disk, or rebuilt, on first use): the
+   * appended lines only when the files were only appended to, else a full read and diff. At most `budget`
+   * records are embedded; `ready: false` while some are still missing.
    */
   async refresh(target: StoreTarget, budget = Infinity, progress?: (done: number, total: number) => void): Promise<RefreshResult> {
     const at = indexLocation(target, this.places);
-    const stamp = sourceStamp(target);
     let held = this.held.get(at.hnsw);
     if (held !== undefined) {
       this.held.delete(at.hnsw); // most recently used last
       this.held.set(at.hnsw, held);
-    }
-    if (held !== undefined && held.stamp === stamp && held.ready) return { ready: true, embedded: 0, pending: 0 };
-    let note: string | undefined;
-    if (held === undefined) {
+    } else {
       const loaded = ScopeIndex.load(at, this.places, this.embedder);
       let index: ScopeIndex;
       if (loaded.ok) index = loaded.index;
       else {
         index = ScopeIndex.empty(at.name, this.embedder);
-        if (loaded.why !== 'no index yet') note = `embedding index ${at.hnsw}: ${loaded.why}; rebuilding it`;
+        if (loaded.why !== 'no index yet') this.log(`embedding index ${at.hnsw}: ${loaded.why}; rebuilding it`);
       }
-      held = { index, at, stamp: '', ready: false };
+      held = { index, at, sources: new ScopeSources(target), synced: false, ready: false, entries: undefined };
       this.held.set(at.hnsw, held);
       this.evict();
     }
-    if (note !== undefined) this.log(note);
-    const { records } = loadScope(target);
-    const got = await held.index.sync(candidateEntries(records), this.embedder, budget, progress);
+    if (held.synced) {
+      const since = held.sources.since();
+      if (since.kind === 'same' && held.ready) return { ready: true, embedded: 0, pending: 0 };
+      if (since.kind === 'same' && held.entries !== undefined) return this.settle(held, await held.index.sync(held.entries, this.embedder, budget, progress));
+      if (since.kind === 'appended' && held.ready) {
+        const fresh = appendedEntries(since.records, held.index);
+        if (fresh !== undefined) {
+          this.reads.appended++;
+          const got = await held.index.addNew(fresh, this.embedder, budget);
+          // an append too large for the budget: finished from a full read
+          if (got.pending > 0) held.synced = false;
+          held.ready = got.pending === 0;
+          return { ready: held.ready, embedded: got.added, pending: got.pending };
+        }
+      }
+    }
+    held.sources.takeAll();
+    this.reads.full++;
+    const entries = candidateEntries(loadScope(target).records);
+    held.synced = true;
+    held.entries = entries;
+    return this.settle(held, await held.index.sync(entries, this.embedder, budget, progress));
+  }
+
+  private settle(held: Held, got: SyncResult): RefreshResult {
     held.ready = got.pending === 0;
-    // the stamp taken before reading: a write racing the read makes the next refresh read again
-    held.stamp = held.ready ? stamp : '';
-    const result: RefreshResult = { ready: held.ready, embedded: got.added, pending: got.pending };
-    if (note !== undefined) result.note = note;
-    return result;
+    if (held.ready) held.entries = undefined;
+    return { ready: held.ready, embedded: got.added, pending: got.pending };
   }
 
   /** The scope's index as held (after a refresh). */

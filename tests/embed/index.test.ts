@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -207,6 +207,30 @@ describe('IndexSet', () => {
     const third = new IndexSet(d, hashEmbedder(), (l) => log.push(l));
     expect(await third.refresh(d.project)).toMatchObject({ ready: true, embedded: 5 });
     expect(log.join('\n')).toMatch(/embed-project\.hnsw: the \.hnsw checksum does not match .*; rebuilding it/);
+  });
+
+  it('reads only the appended lines when a file was only appended to, and the whole scope otherwise', async () => {
+    const d = dirs();
+    appendRecords(d.project, SUBJECTS.map((s) => record(s)));
+    const set = new IndexSet(d, hashEmbedder());
+    await set.refresh(d.project);
+    expect(set.reads).toEqual({ full: 1, appended: 0 });
+    appendRecords(d.project, [record('make deploy'), record('npm run test', { role: 'reviewer' })]);
+    expect(await set.refresh(d.project)).toMatchObject({ ready: true, embedded: 1 });
+    expect(set.reads).toEqual({ full: 1, appended: 1 });
+    expect(set.get(d.project)!.has(cacheKey('Bash', 'make deploy'))).toBe(true);
+    // a first ask.jsonl: a file added
+    appendRecords(d.project, [record('make release', { verdict: 'ask' })]);
+    await set.refresh(d.project);
+    expect(set.reads).toEqual({ full: 2, appended: 1 });
+    // an override appended under a key that is indexed: not a candidate, so the whole scope is read again
+    appendRecords(d.project, [record('make deploy', { tier: 'override' })]);
+    await set.refresh(d.project);
+    expect(set.reads.full).toBe(3);
+    // a torn line being written: nothing complete yet, nothing read in full
+    appendFileSync(join(d.projectRoot, '.hookwise', 'rules', 'allow.jsonl'), '{"key":"abc');
+    expect(await set.refresh(d.project)).toMatchObject({ ready: true, embedded: 0 });
+    expect(set.reads.full).toBe(3);
   });
 
   it('removes the files of an index left empty instead of writing them', async () => {
