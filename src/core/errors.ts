@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'RUNTIME_DIR_UNSAFE',
   'REGISTRY_UNREADABLE',
   'LOCK_TIMEOUT',
+  'MODEL_INVALID',
   'USAGE',
   'INTERNAL',
 ] as const;
