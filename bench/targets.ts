@@ -328,7 +328,7 @@ export const TARGETS = [
   },
   {
     id: 'hnsw.top5-10k',
-    description: 'tier 2b: top-5 search (hnswlib, cosine, ef 64, tool filter) over 10k indexed calls for an unseen call’s embedding, in process',
+    description: 'tier 2b: top-5 search (hnswlib, cosine, M 32, ef 128, tool filter) over 10k indexed calls for an unseen call’s embedding, in process',
     unit: 'ms',
     target: 1,
     stretch: 0.2,

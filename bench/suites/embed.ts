@@ -6,7 +6,7 @@
  *   - embed.index-build-10k: a ScopeIndex built from 10k distinct synthetic commands (embedded in batches,
  *     inserted into HNSW), in process; the note has the RSS it added and the saved index's size;
  *   - hnsw.top5-10k / hnsw.top5-100k: `ScopeIndex.search` top-5 for the embedding of an unseen command
- *     (hnswlib searchKnn, cosine, ef 64, the tool filter), in process; 100k in a full run only;
+ *     (hnswlib searchKnn, cosine, M 32, ef 128, the tool filter when needed), in process; 100k in a full run only;
  *   - embed.nearest-roundtrip: the daemon's EmbeddingService (the built dist/embed.worker.cjs in its warm
  *     piscina worker) answering `nearest()` for a project with a 10k-record store whose index is built:
  *     the scope files' freshness check, the embedding, the search of every scope and the merge, plus the
@@ -16,8 +16,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddingService, defaultWorkerFile } from '../../src/embed/client.js';
-import type { Embedder } from '../../src/embed/embedder.js';
 import { ScopeIndex, indexLocation, type IndexEntry } from '../../src/embed/index.js';
+import { shortModelId, type Embedder } from '../../src/embed/embedder.js';
 import { loadEmbedder } from '../../src/embed/model.js';
 import { cacheKey } from '../../src/memory/cache.js';
 import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
@@ -90,7 +90,7 @@ async function buildRow(embedder: Embedder, list: readonly IndexEntry[], progres
 async function searchRow(id: 'hnsw.top5-10k' | 'hnsw.top5-100k', index: ScopeIndex, queries: Float32Array[], quick: boolean): Promise<Measurement> {
   let i = 0;
   const [m] = await runInProcess([{ id, batch: 8, fn: () => index.search(queries[i++ % queries.length]!, 'Bash', 5).length || undefined }], quick);
-  return { ...inMs(m!), note: `${index.size} entries, k 5, ef 64` };
+  return { ...inMs(m!), note: `${index.size} entries, k 5, ef 128` };
 }
 
 /**
@@ -154,7 +154,7 @@ export const embedSuite: Suite = {
     const texts = syntheticCommands(QUERIES, 5);
     let i = 0;
     const [one] = await runInProcess([{ id: 'embed.one-call', batch: 1, async: true, fn: async () => (await embedder.embed([texts[i++ % texts.length]!])).length }], quick);
-    const rows: Measurement[] = [{ ...inMs(one!), note: `model ${embedder.id.slice(0, 12)}, ${embedder.dimensions} dimensions` }];
+    const rows: Measurement[] = [{ ...inMs(one!), note: `model ${shortModelId(embedder.id)}, ${embedder.dimensions} dimensions` }];
     const queries = await queryVectors(embedder);
     const list = entries(10_000, 11);
     const built = await buildRow(embedder, list, progress);
@@ -164,7 +164,7 @@ export const embedSuite: Suite = {
     rows.push(await roundTripRow(built.index, list, quick, progress));
     if (large) {
       const big = await buildRow(embedder, entries(100_000, 13), progress);
-      rows.push({ ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)), note: `100000 entries, k 5, ef 64; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}` });
+      rows.push({ ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)), note: `100000 entries, k 5, ef 128; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}` });
     }
     return rows;
   },

@@ -5,6 +5,7 @@ import { health, spawnDaemon, waitForDaemon } from '../daemon/control.js';
 import { ensureHttpConfig } from '../daemon/http-config.js';
 import { daemonPaths } from '../daemon/paths.js';
 import type { EmbeddingStats } from '../embed/client.js';
+import { shortModelId } from '../embed/embedder.js';
 import { serve } from '../daemon/server.js';
 import { VERSION } from '../policy/load.js';
 import { locations } from '../util/locations.js';
@@ -109,7 +110,7 @@ export async function daemonStatus(json: boolean): Promise<{ stdout: string; exi
 
 function embeddingLine(e: EmbeddingStats | null): string {
   if (e === null) return 'off (tier 2b passes every call on)';
-  const model = e.model === null ? '' : ` model ${e.model.slice(0, 12)},`;
+  const model = e.model === null ? '' : ` model ${shortModelId(e.model)},`;
   const last = e.lastUnavailable === null ? '' : ` (last: ${e.lastUnavailable})`;
   return `${e.state},${model} ${e.calls} searches, ${e.unavailable} unavailable${last}`;
 }

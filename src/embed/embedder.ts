@@ -16,3 +16,8 @@ export interface Embedder {
   /** One L2-normalized vector per text (sanitized subject texts only: nothing unsanitized reaches a model). */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
+
+/** A model id as people read it: its kind and the first 12 hex digits of its checksum. */
+export function shortModelId(id: string): string {
+  return id.replace(/sha256:([0-9a-f]{12})[0-9a-f]*$/, '$1');
+}

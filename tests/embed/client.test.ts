@@ -55,6 +55,32 @@ function record(subject: string, fields: Partial<DecisionRecord> = {}): Decision
 
 const query = (text: string) => ({ text, tool: 'Bash', k: 10 });
 
+describe('EmbeddingService with the shipped model', () => {
+  // the real loader (embed/model.ts) in the real worker: no test embedder
+  const real = (d: ReturnType<typeof dirs>, options: Partial<EmbeddingServiceOptions> = {}): EmbeddingService => {
+    const s = new EmbeddingService({ places: d, workerFile: worker.workerFile, saveDelayMs: 50, ...options });
+    cleanups.push(() => s.close());
+    return s;
+  };
+
+  it('finds a remembered command nearest to a variant of it', async () => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('rm -rf /tmp/build-output'), record('npm run test'), record('docker compose up -d'), record('git log --oneline')]);
+    const s = real(d);
+    expect(await s.start()).toMatchObject({ ok: true });
+    const got = await s.portFor(d.projectRoot, undefined).nearest(query('rm -rf /tmp/build-cache'));
+    expect('matches' in got && got.matches[0]!.key).toBe(cacheKey('Bash', 'rm -rf /tmp/build-output'));
+    expect('matches' in got && got.matches[0]!.similarity).toBeGreaterThan(0.5);
+  });
+
+  it('answers unavailable for a model directory that holds no model', async () => {
+    const d = dirs();
+    const s = real(d, { model: { kind: 'huggingface', dir: join(d.projectRoot, 'no-model-here') } });
+    expect(await s.start()).toMatchObject({ ok: false, why: expect.stringMatching(/embedding model cannot be loaded/) });
+    expect(await s.portFor(d.projectRoot, undefined).nearest(query('npm run test'))).toEqual({ unavailable: expect.stringMatching(/cannot be loaded/) });
+  });
+});
+
 describe('EmbeddingService', () => {
   it('answers the nearest records of every scope, and a decision learned is found by the next call', async () => {
     const d = dirs();
