@@ -542,7 +542,7 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
       }
       out.add(`  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${printer.source(r, d)}${shadow}\n`);
     }
-    for (const n of neighbours(d)) out.add(`  near   ${n.similarity.toFixed(3)}  ${n.subject}   [key ${n.key}]\n`);
+    for (const n of neighbours(d)) out.add(`  near  ${n.similarity.toFixed(3).padStart(6)}  ${n.subject}   [key ${n.key}]\n`);
   }
   if (decisions.length === 0) {
     const where = targets.map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), projectRoot)}`).join('; ');
