@@ -42,9 +42,13 @@ export interface EmbeddingServiceOptions {
   maxQueue?: number;
   /** How long a call waits for its answer. */
   timeoutMs?: number;
-  /** Records a call may embed inline to bring its scopes up to date. */
+  /** Records a call may embed inline to bring its scopes up to date (default 64). */
   budget?: number;
-  /** Records one background build step embeds. */
+  /**
+   * Records one background build step embeds (default 256). Small, because the one worker serves every
+   * other call between steps: inserting into a 100k-entry HNSW index costs ≈ 3.5 ms a record here, so a step
+   * holds the worker for ≈ 1 s at most.
+   */
   buildStep?: number;
   saveDelayMs?: number;
   log?: (line: string) => void;
@@ -77,10 +81,15 @@ export class EmbeddingService {
   private saveTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly log: (line: string) => void;
+  /** The model the pool runs (or is loading). */
+  private model: ModelChoice;
+  /** Bumped by every model switch: a switch overtaken by a later one does not start its pool. */
+  private generation = 0;
 
   constructor(private readonly options: EmbeddingServiceOptions) {
     const sink = options.log ?? (() => undefined);
     this.log = (line) => sink(sanitize(line).text);
+    this.model = options.model ?? { kind: 'builtin' };
   }
 
   /** Starts the worker and loads the model; resolves when it is warm (or says why it is not). Never throws. */
@@ -89,7 +98,7 @@ export class EmbeddingService {
     if (this.pool === undefined) {
       this.stat.state = 'starting';
       const { Piscina: Pool } = createRequire(typeof __filename === 'string' ? __filename : import.meta.url)('piscina') as typeof PiscinaModule;
-      const setup: WorkerSetup = { places: this.options.places, model: this.options.model ?? { kind: 'builtin' } };
+      const setup: WorkerSetup = { places: this.options.places, model: this.model };
       if (this.options.embedderModule !== undefined) setup.embedderModule = this.options.embedderModule;
       this.pool = new Pool({
         filename: this.options.workerFile ?? defaultWorkerFile(),
@@ -104,25 +113,36 @@ export class EmbeddingService {
       this.pool.on('error', (error: unknown) => this.log(`embedding worker failed: ${describe(error)}`));
       this.warm = this.task({ op: 'warm' });
     }
+    // A model switch may replace the pool while this one warms: only the current pool's outcome counts.
+    const pool = this.pool;
     try {
       const w = await this.warm!;
-      this.stat.state = 'ready';
-      this.stat.model = w.model;
+      if (this.pool === pool) {
+        this.stat.state = 'ready';
+        this.stat.model = w.model;
+      }
       return { ok: true, model: w.model, dimensions: w.dimensions };
     } catch (error) {
-      this.stat.state = 'failed';
       const why = `the embedding model cannot be loaded: ${describe(error)}`;
-      this.log(`${why}; tier 2b passes every call on until the daemon is restarted`);
-      // No thread is kept for a model that cannot load.
-      const pool = this.pool;
-      this.pool = undefined;
-      await pool?.destroy();
+      if (this.pool === pool) {
+        this.stat.state = 'failed';
+        this.log(`${why}; tier 2b passes every call on until the model is changed or the daemon restarted`);
+        // No thread is kept for a model that cannot load.
+        this.pool = undefined;
+        await pool.destroy();
+      }
       return { ok: false, why };
     }
   }
 
-  /** Tier 2b's port for one call: the indexes of the project's scopes (org, user, project, the session's). */
-  portFor(projectRoot: string, sessionId: string | undefined): EmbeddingPort {
+  /**
+   * Tier 2b's port for one call: the indexes of the project's scopes (org, user, project, the session's).
+   * When the policy names another model than the pool runs (the user changed `embedding.model`), the pool
+   * is restarted with it; calls meanwhile are answered unavailable.
+   */
+  portFor(projectRoot: string, sessionId: string | undefined, policy?: { embedding: { model: ModelChoice } }): EmbeddingPort {
+    const wanted = policy?.embedding.model;
+    if (wanted !== undefined && !sameModel(wanted, this.model) && !this.closing) this.switchModel(wanted);
     return {
       nearest: async (query) => {
         let scopes: StoreTarget[];
@@ -142,15 +162,39 @@ export class EmbeddingService {
     this.stat.calls++;
     if (this.closing) return this.unavailable('the daemon is stopping');
     if (this.stat.state === 'failed') return this.unavailable('the embedding model cannot be loaded (see the daemon log)');
-    if (this.pool === undefined) return this.unavailable('the embedding pool is not started');
+    if (this.pool === undefined) return this.unavailable(this.stat.state === 'starting' ? 'the embedding model is being loaded' : 'the embedding pool is not started');
     const k = Math.max(1, Math.min(64, Math.floor(query.k)));
-    const got = await this.within(this.task({ op: 'nearest', text: query.text, tool: query.tool, k, scopes, budget: this.options.budget ?? 256 }));
+    const got = await this.within(this.task({ op: 'nearest', text: query.text, tool: query.tool, k, scopes, budget: this.options.budget ?? 64 }));
     if ('unavailable' in got) return this.unavailable(got.unavailable);
     if ('building' in got) {
       this.buildInBackground(project, scopes);
       return this.unavailable(got.building);
     }
     return { matches: got.matches };
+  }
+
+  /** Saves the indexes, stops the worker, and starts one with the new model (in the background). */
+  private switchModel(choice: ModelChoice): void {
+    this.log(`embedding model changed to ${describeModel(choice)}: restarting the embedding worker`);
+    this.model = choice;
+    const generation = ++this.generation;
+    const old = this.pool;
+    this.pool = undefined;
+    this.warm = undefined;
+    this.stat.state = 'starting';
+    this.stat.model = null;
+    clearTimeout(this.saveTimer);
+    void (async () => {
+      if (old !== undefined) {
+        try {
+          await old.run({ op: 'save' } satisfies EmbedTask);
+        } catch (error) {
+          this.log(`embedding indexes not saved before the model change: ${describe(error)}`);
+        }
+        await old.destroy();
+      }
+      if (generation === this.generation && !this.closing) await this.start();
+    })();
   }
 
   /** Embeds texts in the worker (the bench's embed row; `hookwise build` embeds in process). */
@@ -222,7 +266,7 @@ export class EmbeddingService {
     if (this.building.has(project) || this.closing) return;
     this.building.add(project);
     const step = (): void => {
-      this.task({ op: 'sync', scopes, budget: this.options.buildStep ?? 4096 })
+      this.task({ op: 'sync', scopes, budget: this.options.buildStep ?? 256 })
         .then((got) => {
           if (got.pending > 0 && !this.closing) step();
           else this.building.delete(project);
@@ -243,6 +287,14 @@ export class EmbeddingService {
     }, this.options.saveDelayMs ?? 2000);
     this.saveTimer.unref();
   }
+}
+
+function sameModel(a: ModelChoice, b: ModelChoice): boolean {
+  return a.kind === b.kind && (a.kind === 'builtin' || a.dir === (b as { dir: string }).dir);
+}
+
+function describeModel(m: ModelChoice): string {
+  return m.kind === 'builtin' ? 'the shipped model' : `the model in ${m.dir}`;
 }
 
 function describe(error: unknown): string {

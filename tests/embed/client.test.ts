@@ -162,6 +162,25 @@ describe('EmbeddingService', () => {
     expect(reasons.some((r) => /queue/i.test(r))).toBe(true);
   });
 
+  it('restarts the worker with the model the policy names, and rebuilds the indexes for it', async () => {
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('npm run test')]);
+    const log: string[] = [];
+    const s = service(d, { log: (l) => log.push(l) });
+    await s.start();
+    expect(await s.portFor(d.projectRoot, undefined).nearest(query('npm run test'))).toMatchObject({ matches: [{ similarity: expect.closeTo(1, 5) }] });
+    await s.close().then(() => undefined, () => undefined); // saved: the index on disk is the first model's
+    const t = service(d, { log: (l) => log.push(l) });
+    await t.start();
+    const other = { embedding: { model: { kind: 'huggingface' as const, dir: join(d.projectRoot, 'other-id') } } };
+    expect(await t.portFor(d.projectRoot, undefined, other).nearest(query('npm run test'))).toEqual({ unavailable: expect.stringMatching(/being loaded/) });
+    for (let i = 0; i < 100 && t.stats().state !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(t.stats()).toMatchObject({ state: 'ready', model: 'hash-bow-v2' });
+    expect(await t.portFor(d.projectRoot, undefined, other).nearest(query('npm run test'))).toMatchObject({ matches: [{ similarity: expect.closeTo(1, 5) }] });
+    expect(log.join('\n')).toMatch(/embedding model changed to the model in .*other-id: restarting the embedding worker/);
+    expect(log.join('\n')).toMatch(/embed-project\.hnsw: built by another model \(hash-bow-v1, now hash-bow-v2\); rebuilding it/);
+  });
+
   it('answers unavailable before it is started and after it is closed', async () => {
     const d = dirs();
     const s = service(d);
