@@ -10,12 +10,13 @@ import { loadIndexed, indexFile } from '../memory/index-file.js';
 import { memoryTargets } from '../memory/load.js';
 import { formatProblem } from '../memory/store.js';
 import { findProjectRoot } from '../paths/canonical.js';
+import { loadPolicy } from '../policy/load.js';
 import { sanitize } from '../sanitize/index.js';
 import { locations } from '../util/locations.js';
 
 export interface BuildOptions {
   json?: boolean;
-  /** The embedding model (default: the shipped one). */
+  /** The embedding model (default: the policy's `embedding.model`). */
   model?: ModelChoice;
   /** Tests: the embedder to use instead of loading the model. */
   embedder?: Embedder;
@@ -46,11 +47,17 @@ export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env:
 
   const notes: string[] = [];
   const embedStarted = process.hrtime.bigint();
-  let embedding: { model: string; records: number; embedded: number; ms: number; peak_rss_mb: number; scopes: { scope: string; file: string; records: number; embedded: number }[] } | { error: string };
+  let embedding: { model: string; records: number; embedded: number; ms: number; peak_rss_mb: number; scopes: { scope: string; file: string; records: number; embedded: number }[] } | { error: string } | { skipped: string };
   let peakRss = process.memoryUsage.rss();
   try {
+    let model = options.model;
+    if (model === undefined && options.embedder === undefined) {
+      const policy = await loadPolicy(projectRoot, where);
+      if (!policy.embedding.enabled) throw new Skip(`embedding.enabled is false (${policy.embedding.source})`);
+      model = policy.embedding.model;
+    }
     const { buildIndexes: build } = await import('../embed/build.js');
-    const embedder = options.embedder ?? (await (await import('../embed/model.js')).loadEmbedder(options.model ?? { kind: 'builtin' }));
+    const embedder = options.embedder ?? (await (await import('../embed/model.js')).loadEmbedder(model ?? { kind: 'builtin' }));
     const bar = io.progress === undefined ? undefined : progressBar(io.progress);
     const { scopes } = await build(targets, where, embedder, {
       progress: (scope, done, total) => {
@@ -70,18 +77,22 @@ export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env:
       scopes,
     };
   } catch (error) {
-    embedding = { error: sanitize(describeError(error)).text };
+    embedding = error instanceof Skip ? { skipped: sanitize(error.message).text } : { error: sanitize(describeError(error)).text };
   }
   const stderr = [...problems, ...notes, ...('error' in embedding ? [`hookwise: embedding indexes not built: ${embedding.error}\n`] : [])].join('');
   const exitCode = 'error' in embedding ? 1 : 0;
   if (options.json === true) return { stdout: JSON.stringify({ ...memory, embedding }), stderr, exitCode };
   const lines = [`built ${file}: ${memory.records} records, ${bytes} bytes, in ${ms.toFixed(1)} ms`];
-  if (!('error' in embedding)) {
+  if ('skipped' in embedding) lines.push(`embedding indexes not built: ${embedding.skipped}`);
+  else if (!('error' in embedding)) {
     for (const s of embedding.scopes) lines.push(`built ${s.file}: ${s.records} records (${s.embedded === 0 ? 'up to date' : `${s.embedded} embedded`})`);
     lines.push(`embedding indexes: ${embedding.records} records, ${embedding.embedded} embedded, in ${embedding.ms.toFixed(0)} ms, peak RSS ${embedding.peak_rss_mb} MB`);
   }
   return { stdout: lines.join('\n'), stderr, exitCode };
 }
+
+/** Tier 2b is switched off: nothing to build, not a failure. */
+class Skip extends Error {}
 
 /** A one-line bar redrawn in place; `total` 0 clears it. */
 function progressBar(write: (text: string) => void): (scope: string, done: number, total: number) => void {

@@ -7,6 +7,7 @@ import type { ModelChoice } from '../embed/embedder.js';
 import { buildIndexes, neighboursOf } from '../embed/build.js';
 import { memoryTargets } from '../memory/load.js';
 import { findProjectRoot } from '../paths/canonical.js';
+import { loadPolicy } from '../policy/load.js';
 import { HookwiseError } from '../core/errors.js';
 import { sanitize } from '../sanitize/index.js';
 import { locations } from '../util/locations.js';
@@ -27,7 +28,8 @@ export async function neighbourFinder(k: number, o: { sessionId?: string; model?
   const projectRoot = findProjectRoot(cwd);
   const targets = memoryTargets({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir, ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }) });
   const { loadEmbedder } = await import('../embed/model.js');
-  const embedder = await loadEmbedder(o.model ?? { kind: 'builtin' });
+  // the model tier 2b uses here: the policy's (only the user's or org's file may choose one)
+  const embedder = await loadEmbedder(o.model ?? (await loadPolicy(projectRoot, where)).embedding.model);
   const notes: string[] = [];
   const { set } = await buildIndexes(targets, where, embedder, { log: (line) => notes.push(sanitize(line).text) });
   return { near: (key, tool) => neighboursOf(set, targets, key, tool, k), notes };

@@ -58,6 +58,21 @@ describe('hookwise build', () => {
     expect(r.stdout).toMatch(/memory\.idx: 4 records/);
     expect(r.stderr).toMatch(/embedding indexes not built: Error: inference failed/);
   });
+
+  it('builds no embedding index where the policy switches tier 2b off', async () => {
+    const p = withRecords();
+    p.write('.hookwise/policy.yml', 'embedding:\n  enabled: false\n');
+    const r = await buildIndexes({}, {}, p.env, p.root);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/embedding indexes not built: embedding\.enabled is false/);
+  });
+
+  it('builds with the policy’s model: the shipped one by default', async () => {
+    const p = withRecords();
+    const r = await buildIndexes({ json: true }, {}, p.env, p.root);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).embedding).toMatchObject({ model: expect.stringMatching(/^builtin:sha256:/), records: 4 });
+  });
 });
 
 describe('hookwise rules list --neighbours', () => {
