@@ -1,6 +1,10 @@
 /** The daemon's embedding pool: started warm with it, reported in its health, closed with it. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askDaemon } from '../../src/daemon/client.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
+import { cacheKey } from '../../src/memory/cache.js';
+import { appendRecords } from '../../src/memory/store.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
 import { locations } from '../../src/util/locations.js';
 import { buildWorker, type BuiltWorker } from '../embed/worker-build.js';
 import { makeProject } from '../support/project.js';
@@ -43,6 +47,29 @@ describe('the daemon’s embedding pool', () => {
     running.push(d);
     await until(() => d.stats().embedding, (e) => e?.state === 'failed');
     expect(log.join('\n')).toMatch(/embedding model cannot be loaded: no model\.onnx in .*; tier 2b passes every call on/);
+  });
+
+  it('serves tier 2b its port: a call near a remembered allow is allowed by similarity in the daemon, and asked in command mode', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const subject = 'mytool report 2024-01' as Sanitized;
+    appendRecords({ scope: 'project', projectRoot: p.root }, [
+      { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['mytool'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
+    ]);
+    const payload = JSON.stringify(p.pre('Bash', { command: 'mytool report 2024-02' }, 's1'));
+    const inProcess = await p.check(payload);
+    expect(JSON.parse(inProcess.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+
+    // the shipped model, in the worker as built for tests
+    const d = await serve({ where: locations(p.env), embedding: { workerFile: worker.workerFile } });
+    running.push(d);
+    await until(() => d.stats().embedding, (e) => e?.state === 'ready');
+    const answer = await askDaemon(payload, locations(p.env));
+    if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
+    const out = JSON.parse(answer.result.stdout).hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
+    expect(out.permissionDecision).toBe('allow');
+    expect(out.permissionDecisionReason).toMatch(/tier embedding/);
+    expect(d.stats().embedding).toMatchObject({ calls: 1, unavailable: 0 });
   });
 
   it('has no pool when turned off', async () => {
