@@ -124,7 +124,7 @@ export class EmbeddingService {
       return { ok: true, model: w.model, dimensions: w.dimensions };
     } catch (error) {
       const why = `the embedding model cannot be loaded: ${describe(error)}`;
-      if (this.pool === pool) {
+      if (this.pool === pool && !this.closing) {
         this.stat.state = 'failed';
         this.log(`${why}; tier 2b passes every call on until the model is changed or the daemon restarted`);
         // No thread is kept for a model that cannot load.
@@ -283,6 +283,7 @@ export class EmbeddingService {
     if (this.closing) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => {
+      if (this.pool === undefined) return; // switching models: the switch saved them
       this.task({ op: 'save' }).catch((error: unknown) => this.log(`embedding indexes not saved: ${describe(error)}`));
     }, this.options.saveDelayMs ?? 2000);
     this.saveTimer.unref();
