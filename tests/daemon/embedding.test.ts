@@ -52,11 +52,11 @@ describe('the daemon’s embedding pool', () => {
   it('serves tier 2b its port: a call near a remembered allow is allowed by similarity in the daemon, and asked in command mode', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const subject = 'mytool report 2024-01' as Sanitized;
+    const subject = 'mytool lint src/api/server.ts' as Sanitized;
     appendRecords({ scope: 'project', projectRoot: p.root }, [
       { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['mytool'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
     ]);
-    const payload = JSON.stringify(p.pre('Bash', { command: 'mytool report 2024-02' }, 's1'));
+    const payload = JSON.stringify(p.pre('Bash', { command: 'mytool lint src/web/client.ts' }, 's1'));
     const inProcess = await p.check(payload);
     expect(JSON.parse(inProcess.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
 
