@@ -13,12 +13,11 @@
  */
 import { createRequire } from 'node:module';
 import { workerData } from 'piscina';
-import type { EmbeddingMatch } from '../src/core/tier.js';
-import type { StoreTarget } from '../src/memory/store.js';
 import type { Embedder, ModelChoice } from '../src/embed/embedder.js';
 import { IndexSet } from '../src/embed/index.js';
 import { loadEmbedder } from '../src/embed/model.js';
 import type { Answers, EmbedTask, WorkerSetup } from '../src/embed/protocol.js';
+import { nearestIn, refreshAll } from '../src/embed/search.js';
 
 const setup = workerData as WorkerSetup;
 
@@ -38,46 +37,14 @@ function start(): Promise<{ embedder: Embedder; set: IndexSet; notes: string[] }
   return ready;
 }
 
-/** Brings every scope up to date within one shared budget of records to embed; the first scope not done, if any. */
-async function refreshAll(set: IndexSet, scopes: readonly StoreTarget[], budget: number): Promise<{ pending: number; building: string | undefined; changed: boolean }> {
-  let left = budget;
-  let pending = 0;
-  let building: string | undefined;
-  let changed = false;
-  for (const target of scopes) {
-    const before = set.get(target)?.size;
-    const got = await set.refresh(target, Math.max(0, left));
-    const index = set.get(target)!;
-    if (index.dirty || index.size !== before) changed = true;
-    left -= got.embedded;
-    if (!got.ready) {
-      pending += got.pending;
-      building ??= target.scope === 'org' ? `org ${target.org}` : target.scope;
-    }
-  }
-  return { pending, building, changed };
-}
-
 export default async function run(task: EmbedTask): Promise<Answers[EmbedTask['op']]> {
   const { embedder, set, notes } = await start();
   const taken = (): string[] => notes.splice(0, notes.length);
   switch (task.op) {
     case 'warm':
       return { model: embedder.id, dimensions: embedder.dimensions, notes: taken() };
-    case 'nearest': {
-      const got = await refreshAll(set, task.scopes, task.budget);
-      if (got.building !== undefined) return { building: `the embedding index of the ${got.building} scope is being built (${got.pending} records to go)`, changed: got.changed, notes: taken() };
-      const [vector] = await embedder.embed([task.text]);
-      if (vector === undefined || vector.length !== embedder.dimensions) throw new Error('the model returned no vector of its dimensions for the call');
-      const best = new Map<string, number>();
-      for (const target of task.scopes) {
-        for (const m of set.get(target)?.search(vector, task.tool, task.k) ?? []) {
-          if ((best.get(m.key) ?? -Infinity) < m.similarity) best.set(m.key, m.similarity);
-        }
-      }
-      const matches: EmbeddingMatch[] = [...best].map(([key, similarity]) => ({ key, similarity })).sort((a, b) => b.similarity - a.similarity).slice(0, task.k);
-      return { matches, changed: got.changed, notes: taken() };
-    }
+    case 'nearest':
+      return { ...(await nearestIn(set, embedder, task)), notes: taken() };
     case 'sync': {
       const got = await refreshAll(set, task.scopes, task.budget);
       return { pending: got.pending, changed: got.changed, notes: taken() };

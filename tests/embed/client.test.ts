@@ -190,3 +190,18 @@ describe('EmbeddingService', () => {
     expect(await s.portFor(d.projectRoot, undefined).nearest(query('ls'))).toEqual({ unavailable: expect.stringMatching(/stopping/) });
   });
 });
+
+describe('InProcessEmbedding', () => {
+  it('answers as the pool does, in this process, and serves the engine', async () => {
+    const { InProcessEmbedding } = await import('../../src/embed/in-process.js');
+    const d = dirs();
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('rm -rf /tmp/build-output'), record('npm run test')]);
+    const embedding = new InProcessEmbedding(d, hashEmbedder());
+    const got = await embedding.portFor(d.projectRoot, undefined).nearest(query('npm run test'));
+    expect(got).toEqual({ matches: expect.arrayContaining([{ key: cacheKey('Bash', 'npm run test'), similarity: expect.closeTo(1, 5) }]) });
+    appendRecords({ scope: 'project', projectRoot: d.projectRoot }, [record('cargo build --release')]);
+    const learned = await embedding.portFor(d.projectRoot, undefined).nearest(query('cargo build --release'));
+    expect('matches' in learned && learned.matches[0]!.key).toBe(cacheKey('Bash', 'cargo build --release'));
+    expect(embedding.save()).toEqual({ saved: 1, failed: 0 });
+  });
+});

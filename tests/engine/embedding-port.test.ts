@@ -2,6 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EmbeddingPort } from '../../src/core/tier.js';
 import { Engine, type EmbeddingSupplier } from '../../src/engine/engine.js';
+import { InProcessEmbedding } from '../../src/embed/in-process.js';
+import { loadEmbedder } from '../../src/embed/model.js';
+import { cacheKey } from '../../src/memory/cache.js';
+import { appendRecords } from '../../src/memory/store.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject } from '../support/project.js';
 
@@ -19,5 +24,18 @@ describe('the embedding port', () => {
     const engine = new Engine(locations(p.env), { embedding: supplier });
     await engine.handle(JSON.stringify(p.pre('Bash', { command: 'make deploy-everything' }, 's1')));
     expect(asked).toEqual([[p.root, 's1']]);
+  });
+
+  it('in process (as evaluations replay the daemon), the shipped model allows a call near a remembered allow', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const subject = 'mytool lint src/api/server.ts' as Sanitized;
+    appendRecords({ scope: 'project', projectRoot: p.root }, [
+      { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['mytool'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
+    ]);
+    const where = locations(p.env);
+    const engine = new Engine(where, { embedding: new InProcessEmbedding(where, await loadEmbedder({ kind: 'builtin' })) });
+    const r = await engine.handle(JSON.stringify(p.pre('Bash', { command: 'mytool lint src/web/client.ts' }, 's1')));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding' });
   });
 });
