@@ -83,12 +83,18 @@ export interface ThresholdFigures {
   wrongAutoAllows: { command: string; tier: string; reason: string }[];
 }
 
+/** What a daemon would hold for these directories (tier 2b's pool and live memory), and how to stop it. */
+export interface EvalEngine {
+  options: EngineOptions;
+  /** The model's identity, for the report. */
+  model: string;
+  close(): Promise<void>;
+}
+
 export interface GeneralizationOptions {
   seed?: number;
-  /** What the daemon holds: tier 2b's embedding supplier and live memory. Made per run; closed by the caller. */
-  engine: EngineOptions;
-  /** The model's name, for the report. */
-  model: string;
+  /** Makes the engine's daemon-held parts for the run's private directories. */
+  engine: (places: { home: string; runtimeDir: string; userConfigDir: string }) => Promise<EvalEngine>;
   progress?: (message: string) => void;
 }
 
@@ -120,13 +126,16 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
     const cwd = join(base, 'project');
     mkdirSync(join(cwd, '.git'), { recursive: true });
     const runtimeDir = join(base, 'runtime');
-    const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: join(base, 'config') };
+    const userConfigDir = join(base, 'config');
+    const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
     delete env.HOOKWISE_ROLE;
     delete env.HOOKWISE_DEBUG;
     registerRoles(runtimeDir, SESSION, rows);
     const where = { cwd, transcript: join(base, 'transcript.jsonl') };
     const payload = (event: 'PreToolUse' | 'PostToolUse', row: Row, id: string): string => hookPayload(event, row, { ...where, session: sessionFor(SESSION, roleOf(row)) }, id);
-    const engine = new Engine(locations(env), options.engine);
+    const daemon = await options.engine({ home: locations(env).home, runtimeDir, userConfigDir });
+    try {
+    const engine = new Engine(locations(env), daemon.options);
     const projectRoot = findProjectRoot(cwd);
     const started = process.hrtime.bigint();
 
@@ -147,11 +156,11 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
     let approved = 0;
     for (const [i, row] of train.entries()) {
       const id = `toolu_generalize_${seed}_${i + 1}`;
-      const pre = await runCheck(payload('PreToolUse', row, id), { host: 'claude', env, engine: options.engine });
+      const pre = await runCheck(payload('PreToolUse', row, id), { host: 'claude', env, engine: daemon.options });
       const verdict = pre.decision?.verdict;
       if (verdict === 'deny') continue;
       if (verdict === 'ask') approved++;
-      const post = await runCheck(payload('PostToolUse', row, id), { host: 'claude', env, engine: options.engine });
+      const post = await runCheck(payload('PostToolUse', row, id), { host: 'claude', env, engine: daemon.options });
       if (post.exitCode !== 0) throw new Error(`eval-generalize: PostToolUse for \`${describeRow(row)}\` failed: ${post.stderr ?? post.stdout}`);
     }
     progress(`eval-generalize: learned from ${train.length} benign rows (${approved} approved at the prompt)`);
@@ -177,7 +186,7 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
     return {
       corpus,
       seed,
-      model: options.model,
+      model: daemon.model,
       train: { rows: train.length, approved },
       calibrated,
       configured,
@@ -187,6 +196,9 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
       seconds,
       rows: judged,
     };
+    } finally {
+      await daemon.close();
+    }
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -22,6 +22,9 @@ import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/
 import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
 import { evaluateSupervisor, renderSupervisorEval } from '../../bench/eval-supervisor.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
+import { evaluateGeneralization, renderGeneralization, type EvalEngine } from '../../bench/eval-generalize.js';
+import { EmbeddingService } from '../embed/client.js';
+import { LiveMemoryPool } from '../memory/live.js';
 import { CI_TOLERANCE, ciFailures, ciTolerance, describeMiss, EXACT_UNITS, renderTable } from '../../bench/report.js';
 import { runBench } from '../../bench/run.js';
 import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
@@ -114,6 +117,8 @@ export interface EvalLearningOptions {
   evalLearning?: string | boolean;
   /** The learning-poison replay instead of the learning curve. */
   poison?: boolean;
+  /** The generalization evaluation (tier 2b) instead of the learning curve. */
+  generalize?: boolean;
   project?: string;
   /** The shuffle seed, as typed (an integer). */
   seed?: string;
@@ -132,6 +137,11 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
     if (!/^\d{1,10}$/.test(options.seed)) throw new HookwiseError('USAGE', `--seed takes a non-negative integer, not "${options.seed}"`);
     seed = Number(options.seed);
   }
+  if (options.generalize === true) {
+    const e = await evaluateGeneralization(corpus, { seed, engine: embeddingEngine, progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+    print(options.json === true ? JSON.stringify(e, null, 2) : renderGeneralization(e));
+    return;
+  }
   if (options.poison === true) {
     const e = await evaluatePoison(corpus, {
       ...(options.project === undefined ? {} : { project: options.project }),
@@ -146,6 +156,17 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderLearningEval(e));
+}
+
+/**
+ * What the daemon holds for tier 2b, for an evaluation's private directories: the embedding pool with the
+ * shipped model, warm, and live memory — the same engine options `hookwise daemon` uses.
+ */
+async function embeddingEngine(places: { home: string; runtimeDir: string; userConfigDir: string }): Promise<EvalEngine> {
+  const service = new EmbeddingService({ places: { runtimeDir: places.runtimeDir, userConfigDir: places.userConfigDir } });
+  const started = await service.start();
+  if (!started.ok) throw new HookwiseError('USAGE', `--generalize needs the embedding model: ${started.why}`);
+  return { options: { embedding: service, memory: new LiveMemoryPool() }, model: started.model, close: () => service.close() };
 }
 
 export interface SwarmCommandOptions {

@@ -288,6 +288,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--poison', 'with --eval-learning: the learning-poison replay: a human approves every benign row, then every risky row is checked (default corpus: bench/corpora/adversarial.jsonl)')
     .option('--project <dir>', 'with --eval-commands, --eval-learning or --eval-workload: run the commands in this project (default: an empty throw-away one; for --eval-workload, a copy of this repository)')
     .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
+    .option('--generalize', 'with --eval-learning: approve a training split of the benign rows, then report how many unseen benign rows memory allows and whether any risky row became allowed (tier 2b, with the shipped model), with the precision / coverage curve')
     .option('--verbose', 'with --eval-commands: also list every benign row that was asked or denied')
     .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
     .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
@@ -297,7 +298,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--filter <text>', 'with --eval-confine: only the cases whose id contains this')
     .option('--eval-workload [corpus]', 'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped')
     .option('--eval-supervisor [corpus]', 'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean; evalSupervisor?: string | boolean }) => {
+    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; generalize?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean; evalSupervisor?: string | boolean }) => {
       if (o.evalSupervisor !== undefined) {
         const { evalSupervisor } = await import('./bench.js');
         await evalSupervisor(o, (text) => print(text));
