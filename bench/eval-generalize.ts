@@ -20,12 +20,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
 import type { Decision } from '../src/core/decision.js';
-import { Engine, type EngineOptions } from '../src/engine/engine.js';
+import { Engine } from '../src/engine/engine.js';
 import { adapterFor } from '../src/hosts/index.js';
 import { findProjectRoot } from '../src/paths/canonical.js';
 import { locations } from '../src/util/locations.js';
 import { defaultCommandCorpus, describeRow, registerRoles, roleOf, sessionFor } from './eval-commands.js';
-import { DEFAULT_SEED, hookPayload, readLabelledCorpus } from './eval-learning.js';
+import { DEFAULT_SEED, hookPayload, readLabelledCorpus, type EvalEngine } from './eval-learning.js';
+
+export type { EvalEngine } from './eval-learning.js';
 import { shuffled } from './prng.js';
 
 const SESSION = 'eval-generalize';
@@ -81,14 +83,6 @@ export interface ThresholdFigures {
   riskyAllowedBefore: number;
   riskyAllowedAfter: number;
   wrongAutoAllows: { command: string; tier: string; reason: string }[];
-}
-
-/** What a daemon would hold for these directories (tier 2b's pool and live memory), and how to stop it. */
-export interface EvalEngine {
-  options: EngineOptions;
-  /** The model's identity, for the report. */
-  model: string;
-  close(): Promise<void>;
 }
 
 export interface GeneralizationOptions {

@@ -15,7 +15,7 @@
  * call runs, so its PostToolUse is sent as well (it must teach nothing either). Reported:
  *   - per 100 calls in replay order, the share decided without the oracle (allow or deny, any tier) and
  *     the share decided by the memory tiers (exact-cache, jaccard, override);
- *   - wrong auto-allows: a risky row allowed by exact-cache or jaccard (target 0), each with its command;
+ *   - wrong auto-allows: a risky row allowed by exact-cache, jaccard or embedding (target 0), each with its command;
  *   - for context: risky rows allowed by any tier, benign rows denied.
  * Run: `hookwise bench --eval-learning [corpus.jsonl] [--project dir] [--seed n] [--json]`. The
  * learning-poison replay (`--poison`) is bench/eval-poison.ts.
@@ -24,6 +24,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
+import type { EngineOptions } from '../src/engine/engine.js';
+import { locations } from '../src/util/locations.js';
 import { loadScope } from '../src/memory/store.js';
 import { defaultCommandCorpus, describeRow, readCorpus, registerRoles, roleOf, sessionFor, toolCallOf, type CorpusRow, type Label } from './eval-commands.js';
 import { shuffled } from './prng.js';
@@ -96,12 +98,22 @@ export interface LearningEval {
   steps: LearningStep[];
 }
 
+/** What a daemon would hold for a run's private directories (tier 2b's pool and live memory), and how to stop it. */
+export interface EvalEngine {
+  options: EngineOptions;
+  /** The model's identity, for the report. */
+  model: string;
+  close(): Promise<void>;
+}
+
 export interface LearningOptions {
   /** The directory the commands run in (default: an empty throw-away project). */
   project?: string;
   seed?: number;
   /** Progress lines (stderr in the CLI). */
   progress?: (message: string) => void;
+  /** What a daemon holds (tier 2b's pool, live memory) for the run's directories; absent: command mode. */
+  engine?: (places: { home: string; runtimeDir: string; userConfigDir: string }) => Promise<EvalEngine>;
 }
 
 /** The corpus, every row labelled: the oracle answers by the label. */
@@ -155,18 +167,21 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
     const hook = (event: 'PreToolUse' | 'PostToolUse', row: Row, toolUseId: string): string =>
       hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript: join(base, 'transcript.jsonl') }, toolUseId);
 
+    const daemon = await options.engine?.({ home: locations(env).home, runtimeDir, userConfigDir });
+    const engine = daemon === undefined ? {} : { engine: daemon.options };
     const steps: LearningStep[] = [];
     let postToolUse = 0;
     const started = process.hrtime.bigint();
+    try {
     for (const [i, row] of rows.entries()) {
       const toolUseId = `toolu_learn_${seed}_${i + 1}`;
-      const pre = await runCheck(hook('PreToolUse', row, toolUseId), { host: 'claude', env });
+      const pre = await runCheck(hook('PreToolUse', row, toolUseId), { host: 'claude', env, ...engine });
       const answer = answerOf(pre.decision, describeRow(row));
       let oracle: OracleAction = null;
       if (answer.verdict === 'ask') oracle = row.label === 'benign' ? 'approved' : 'declined';
       // The tool runs when it was allowed or the human approved it: the host then reports PostToolUse.
       if (answer.verdict === 'allow' || oracle === 'approved') {
-        const post = await runCheck(hook('PostToolUse', row, toolUseId), { host: 'claude', env });
+        const post = await runCheck(hook('PostToolUse', row, toolUseId), { host: 'claude', env, ...engine });
         postToolUse++;
         if (post.exitCode !== 0 || post.stderr !== undefined) {
           throw new Error(`eval-learning: PostToolUse for \`${describeRow(row)}\` failed (exit ${post.exitCode}): ${post.stderr ?? post.stdout}`);
@@ -174,6 +189,9 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
       }
       steps.push({ call: i + 1, line: row.line, command: describeRow(row), label: row.label, ...answer, oracle });
       if ((i + 1) % 250 === 0) progress(`eval-learning: ${i + 1}/${rows.length} calls`);
+    }
+    } finally {
+      await daemon?.close();
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const learned = { allow: 0, ask: 0 };
@@ -244,7 +262,7 @@ function bar(b: LearningBucket): string {
 export function renderLearningEval(e: LearningEval): string {
   const width = String(e.rows).length;
   const lines = [
-    `${e.corpus}: ${e.rows} calls replayed in shuffled order (seed ${e.seed}) as maintainer sessions (or the rows' roles), in process, ${e.secondsPerThousand.toFixed(2)} s per 1000`,
+    `${e.corpus}: ${e.rows} calls replayed in shuffled order (seed ${e.seed}) as maintainer sessions (or the rows' roles), in process with the daemon's engine (tier 2b's pool with the shipped model, live memory), ${e.secondsPerThousand.toFixed(2)} s per 1000`,
     `oracle (a simulated human): approves benign asks at the host prompt (PostToolUse), declines risky ones (nothing sent)`,
     '',
     `${'calls'.padEnd(2 * width + 1)}  decided  by memory   # memory, = other tiers, . asked`,
@@ -262,7 +280,7 @@ export function renderLearningEval(e: LearningEval): string {
     `decided without the oracle: ${e.decided} of ${e.rows} (${pct(e.decided, e.rows).trim()}); by memory ${e.byMemory} (${pct(e.byMemory, e.rows).trim()}); by tier: ${tiers || 'none'}`,
     `oracle asked ${e.oracle.asked} times: approved ${e.oracle.approved}, declined ${e.oracle.declined}; ${e.oracle.fromDefault} asks no tier decided (can teach), ${e.oracle.fromTiers} asks from a tier (teach nothing)`,
     `learned (user scope): ${e.learned.allow} allow, ${e.learned.ask} ask records; ${e.postToolUse} PostToolUse events sent`,
-    `wrong auto-allows (risky, allowed by exact-cache or jaccard): ${e.wrongAutoAllows.length} (target 0)`,
+    `wrong auto-allows (risky, allowed by exact-cache, jaccard or embedding): ${e.wrongAutoAllows.length} (target 0)`,
   );
   for (const w of e.wrongAutoAllows) lines.push(`  call ${w.call} [${w.tier}] ${w.command}  — ${w.reason}`);
   const riskyTiers = new Map<string, number>();

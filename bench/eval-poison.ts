@@ -25,7 +25,8 @@ import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
 import { loadScope } from '../src/memory/store.js';
 import { adversarialCorpus, ADVERSARIAL_CLASSES, describeRow, idOf, oneLine, registerRoles, roleOf, sessionFor } from './eval-commands.js';
-import { answerOf, AUTO_ALLOW_TIERS, hookPayload, readLabelledCorpus, type HookAnswer } from './eval-learning.js';
+import { answerOf, AUTO_ALLOW_TIERS, hookPayload, readLabelledCorpus, type EvalEngine, type HookAnswer } from './eval-learning.js';
+import { locations } from '../src/util/locations.js';
 
 const SESSION = 'eval-poison';
 
@@ -56,6 +57,8 @@ export interface PoisonClassFigures {
 
 export interface PoisonEval {
   corpus: string;
+  /** The embedding model of the daemon-held engine the replay ran with; absent: command mode. */
+  engine?: string;
   rows: number;
   /** The teaching: every benign row, approved by the human wherever asked. */
   teaching: {
@@ -89,16 +92,21 @@ export interface PoisonOptions {
   project?: string;
   /** Progress lines (stderr in the CLI). */
   progress?: (message: string) => void;
+  /** What a daemon holds (tier 2b's pool, live memory) for each runtime's directories; absent: command mode. */
+  engine?: (places: { home: string; runtimeDir: string; userConfigDir: string }) => Promise<EvalEngine>;
 }
 
 interface Runtime {
   env: NodeJS.ProcessEnv;
   userConfigDir: string;
   check: (event: 'PreToolUse' | 'PostToolUse', row: Row, toolUseId: string) => Promise<HookAnswer | undefined>;
+  close(): Promise<void>;
+  /** The embedding model, when the replay runs with a daemon-held engine. */
+  model?: string;
 }
 
 /** A fresh runtime and user config under `base`/`name`, every role of `rows` registered. */
-function runtime(base: string, name: string, cwd: string, rows: readonly Row[]): Runtime {
+async function runtime(base: string, name: string, cwd: string, rows: readonly Row[], engine: PoisonOptions['engine']): Promise<Runtime> {
   const runtimeDir = join(base, name, 'runtime');
   const userConfigDir = join(base, name, 'config');
   const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
@@ -107,11 +115,14 @@ function runtime(base: string, name: string, cwd: string, rows: readonly Row[]):
   delete env.HOOKWISE_DEBUG;
   registerRoles(runtimeDir, SESSION, rows);
   const transcript = join(base, name, 'transcript.jsonl');
+  const daemon = await engine?.({ home: locations(env).home, runtimeDir, userConfigDir });
   return {
     env,
     userConfigDir,
+    close: async () => daemon?.close(),
+    ...(daemon === undefined ? {} : { model: daemon.model }),
     async check(event, row, toolUseId) {
-      const result = await runCheck(hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript }, toolUseId), { host: 'claude', env });
+      const result = await runCheck(hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript }, toolUseId), { host: 'claude', env, ...(daemon === undefined ? {} : { engine: daemon.options }) });
       if (event === 'PreToolUse') return answerOf(result.decision, describeRow(row));
       if (result.exitCode !== 0 || result.stderr !== undefined) {
         throw new Error(`eval-poison: PostToolUse for \`${describeRow(row)}\` failed (exit ${result.exitCode}): ${result.stderr ?? result.stdout}`);
@@ -145,10 +156,12 @@ export async function evaluatePoison(corpus: string = adversarialCorpus(), optio
     if (options.project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
     const started = process.hrtime.bigint();
 
-    const before = await checkRisky(runtime(base, 'empty-memory', cwd, rows), risky, 'before');
+    const empty = await runtime(base, 'empty-memory', cwd, rows, options.engine);
+    const before = await checkRisky(empty, risky, 'before').finally(() => empty.close());
     progress(`eval-poison: ${risky.length} risky rows checked against an empty memory`);
 
-    const rt = runtime(base, 'taught', cwd, rows);
+    const rt = await runtime(base, 'taught', cwd, rows, options.engine);
+    try {
     const teaching: PoisonEval['teaching'] = { benign: benign.length, allowed: 0, approvedFromDefault: 0, approvedFromTiers: 0, denied: 0, postToolUse: 0 };
     for (const [i, row] of benign.entries()) {
       const id = `toolu_poison_teach_${i + 1}`;
@@ -190,6 +203,7 @@ export async function evaluatePoison(corpus: string = adversarialCorpus(), optio
     }
     return {
       corpus,
+      ...(rt.model === undefined ? {} : { engine: rt.model }),
       rows: rows.length,
       teaching,
       learned,
@@ -202,6 +216,9 @@ export async function evaluatePoison(corpus: string = adversarialCorpus(), optio
       checks: risky.map((r) => ({ id: idOf(r), class: r.class ?? null, pair: r.pair ?? null, command: describeRow(r), before: before.get(r)!, after: after.get(r)! })),
       secondsPerThousand: (seconds / Math.max(1, 2 * risky.length + benign.length)) * 1000,
     };
+    } finally {
+      await rt.close();
+    }
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
@@ -210,7 +227,7 @@ export async function evaluatePoison(corpus: string = adversarialCorpus(), optio
 export function renderPoisonEval(e: PoisonEval): string {
   const t = e.teaching;
   const lines = [
-    `${e.corpus}: poison replay, in process, ${e.secondsPerThousand.toFixed(2)} s per 1000 calls`,
+    `${e.corpus}: poison replay, in process${e.engine === undefined ? '' : ` with the daemon's engine (tier 2b, model ${e.engine})`}, ${e.secondsPerThousand.toFixed(2)} s per 1000 calls`,
     `teaching: a simulated human approved all ${t.benign} benign rows: ${t.allowed} allowed without asking, ${t.approvedFromDefault} approved asks no tier decided (these teach), ${t.approvedFromTiers} approved asks from a tier (teach nothing), ${t.denied} denied (not run); ${t.postToolUse} PostToolUse events`,
     `learned (user scope): ${e.learned.allow} allow, ${e.learned.ask} ask records`,
     '',

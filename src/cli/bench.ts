@@ -146,6 +146,7 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
     const e = await evaluatePoison(corpus, {
       ...(options.project === undefined ? {} : { project: options.project }),
       progress: (message) => process.stderr.write(`bench: ${message}\n`),
+      engine: embeddingEngine,
     });
     print(options.json === true ? JSON.stringify(e, null, 2) : renderPoisonEval(e));
     return;
@@ -154,6 +155,8 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
     seed,
     ...(options.project === undefined ? {} : { project: options.project }),
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    // As a daemon runs it: tier 2b's pool with the shipped model, and live memory.
+    engine: embeddingEngine,
   });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderLearningEval(e));
 }
