@@ -23,6 +23,9 @@ export interface HfTokenizer {
 
 type Json = Record<string, unknown>;
 
+/** Characters of a text read at most (a subject is at most 4096; this bounds the normalizer's work). */
+const MAX_TEXT = 65_536;
+
 function fail(path: string, message: string): never {
   throw new HookwiseError('MODEL_INVALID', `${path}: ${message}`);
 }
@@ -393,7 +396,7 @@ export function loadHfTokenizer(json: unknown, path: string): HfTokenizer {
       const room = Math.max(0, maxLength - specials.before.length - specials.after.length);
       const ids: number[] = [];
       // Bounded work: stop once the sequence is full (a long text costs its first `room` tokens, not all).
-      for (const word of pre.run([normalize(text)])) {
+      for (const word of pre.run([normalize(text.slice(0, MAX_TEXT))])) {
         if (ids.length >= room) break;
         ids.push(...model(word));
       }

@@ -190,6 +190,15 @@ export async function loadBuiltin(dir: string): Promise<Embedder> {
 
 // ---------------------------------------------------------------- Hugging Face models
 
+function lstatIfPresent(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw modelError(`cannot read ${path}: ${(error as Error).message}`, error);
+  }
+}
+
 type Pooling = 'mean' | 'cls';
 
 /** A directory hookwise trusts to hold a model: a real directory (no link), the user's, writable only by them. */
@@ -231,6 +240,7 @@ function readPooling(dir: string, files: [string, Buffer][]): HfPoolingConfig {
   }
   if (poolingDir.includes('..') || poolingDir.startsWith('/')) throw modelError(`${modulesPath}: pooling module path ${poolingDir} leaves the model directory`);
   const configPath = join(dir, poolingDir, 'config.json');
+  if (poolingDir !== '' && lstatIfPresent(join(dir, poolingDir)) !== undefined) checkModelDir(join(dir, poolingDir));
   const configData = readModelFile(configPath, MAX_JSON_BYTES, true);
   // Without a pooling config, sentence-transformers' default: mean pooling.
   if (configData === undefined) return { pooling: 'mean', normalize };
@@ -271,9 +281,11 @@ export async function loadHuggingFace(dir: string): Promise<Embedder> {
   if (model === undefined) {
     const onnxDir = join(dir, 'onnx');
     modelPath = join(onnxDir, 'model.onnx');
-    model = readModelFile(modelPath, MAX_MODEL_BYTES, true);
+    if (lstatIfPresent(onnxDir) !== undefined) {
+      checkModelDir(onnxDir);
+      model = readModelFile(modelPath, MAX_MODEL_BYTES, true);
+    }
     if (model === undefined) throw modelError(`${join(dir, 'model.onnx')} is missing (neither it nor onnx/model.onnx exists; export the model to ONNX first)`);
-    checkModelDir(onnxDir);
   }
   files.push([modelPath.slice(dir.length + 1), model]);
   const tokenizerPath = join(dir, 'tokenizer.json');
