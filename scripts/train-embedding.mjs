@@ -1,7 +1,8 @@
 // Retrains the shipped command-embedding model (workers/model/command-embedding.onnx + command-vocab.json)
 // from tldr-pages examples: bundles scripts/embedding/train.ts with esbuild (a devDependency) and runs it.
 //   node scripts/train-embedding.mjs [--corpus ../shared/corpora/commands.tldr.jsonl] [--out workers/model]
-//                                    [--seed N] [--dim 64] [--epochs 40] [--realizations 4] [--eval-only]
+//                                    [--seed N] [--dim 64] [--epochs 30] [--realizations 4] [--kind-strength 1]
+//                                    [--eval-only | --skip-eval] [--variants]
 // Deterministic for a given corpus, seed and options. Prints the held-out retrieval evaluation on stdout.
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -9,9 +9,11 @@
  *    then into feature tokens (src/embed/featurize.ts).
  * 2. Token vectors are trained contrastively (in-batch InfoNCE, Adagrad): a command is pulled towards another
  *    command of the same page (another example, or another realization of the same one) and towards a bag of
- *    its description's words, and pushed from the rest of the batch. So commands with the same program and
- *    purpose land close, look-alike tools share description words, and the spelling of flags and paths
- *    (`-x` / `--extract`, relative / absolute) matters less than what they are.
+ *    its description's words, and pushed from the rest of the batch (every other epoch the batch holds one
+ *    program family's pages, so `git log` must differ from `git commit`). So commands with the same program and
+ *    purpose land close, look-alike tools share description words, and the spelling of flags (`-x` /
+ *    `--extract`) matters less than what they are. Argument kinds (`a:path-tmp`, `a:path-home`, …) are not
+ *    trained but get fixed directions of their own (calibrateUnseen): where a command points stays visible.
  * 3. Evaluation on held-out data (never trained on): pages held out whole, and examples held out of seen pages;
  *    metric: is the nearest neighbour (cosine) from the same page. Baseline: TF-IDF cosine over the same tokens.
  * 4. The final model is trained on every page and written as ONNX + its vocabulary.
@@ -34,6 +36,9 @@ interface Options {
   epochs: number;
   realizations: number;
   evalOnly: boolean;
+  skipEval: boolean;
+  variants: boolean;
+  kindStrength: number;
 }
 
 function parseArgs(argv: readonly string[], root: string): Options {
@@ -42,9 +47,12 @@ function parseArgs(argv: readonly string[], root: string): Options {
     out: join(root, 'workers', 'model'),
     seed: 20261126,
     dim: 64,
-    epochs: 40,
+    epochs: 30,
     realizations: 4,
     evalOnly: false,
+    skipEval: false,
+    variants: false,
+    kindStrength: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -60,6 +68,9 @@ function parseArgs(argv: readonly string[], root: string): Options {
     else if (a === '--epochs') o.epochs = Number(next());
     else if (a === '--realizations') o.realizations = Number(next());
     else if (a === '--eval-only') o.evalOnly = true;
+    else if (a === '--skip-eval') o.skipEval = true;
+    else if (a === '--variants') o.variants = true;
+    else if (a === '--kind-strength') o.kindStrength = Number(next());
     else throw new Error(`unknown option ${a} (see the header of scripts/embedding/train.ts)`);
   }
   return o;
@@ -213,9 +224,15 @@ async function loadExamples(o: Options, root: string): Promise<Example[]> {
 const NGRAM_BUCKETS = 4096;
 const OOV_BUCKETS = 2048;
 const NGRAM_WEIGHT = 0.35;
+/** Argument-kind tokens (`a:path-tmp`, `oa:num`, `wra:path-home`, `ec:key`, …): kept apart, never trained. */
+const KIND_TOKEN = /^(o|r|wr|v|j)?(a|ec):/;
 /** An unseen token's pull relative to the median trained program token (see calibrateUnseen). */
-const UNSEEN_STRENGTH = Number(process.env.HOOKWISE_UNSEEN ?? 1);
+const UNSEEN_STRENGTH = 1;
 const MIN_EXAMPLES = 2;
+/** Half the epochs batch a program family's pages together (see train()). */
+const HARD_NEGATIVES = true;
+/** The description objective's weight next to the same-page one. */
+const DESCRIPTION_WEIGHT = 0.5;
 
 interface Trained {
   vocab: CommandVocab;
@@ -355,13 +372,17 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   /** Back through normalization and the weighted sum into Adagrad updates of the rows. */
   // Out-of-vocabulary buckets stay random: they give an unseen token an identity, not a meaning.
   const frozen = 1 + tokenizer.vocabSize + NGRAM_BUCKETS;
+  const kindRows = new Set<number>();
+  vocab.tokens.forEach((t, i) => {
+    if (KIND_TOKEN.test(t)) kindRows.add(i + 1);
+  });
   const update = (ids: Int32Array, e: Float32Array, g: Float32Array, norm: number, tbl: Float32Array, w: Float32Array, acc: Float32Array, frozenFrom = Infinity): void => {
     let dot = 0;
     for (let k = 0; k < dim; k++) dot += e[k]! * g[k]!;
     const gu = new Float32Array(dim);
     for (let k = 0; k < dim; k++) gu[k] = (g[k]! - e[k]! * dot) / norm;
     for (const id of ids) {
-      if (id >= frozenFrom) continue;
+      if (id >= frozenFrom || (tbl === table && kindRows.has(id))) continue;
       const base = id * dim;
       const wt = w[id]!;
       for (let k = 0; k < dim; k++) {
@@ -372,8 +393,17 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
     }
   };
 
+  // Hard negatives: pages of one family (`git-log`, `git-commit`, `git`; `aws-s3`, …) share batches, so the
+  // model must tell a program's subcommands apart, not only programs from each other.
+  const families = new Map<string, string[]>();
+  for (const page of pages) {
+    const family = page.split('-')[0]!;
+    families.set(family, [...(families.get(family) ?? []), page]);
+  }
+  const familyList = [...families.values()];
   for (let epoch = 0; epoch < o.epochs; epoch++) {
-    shuffle(rng, pages);
+    if (HARD_NEGATIVES && epoch % 2 === 1) pages.splice(0, pages.length, ...shuffle(rng, familyList).flatMap((f) => shuffle(rng, [...f])));
+    else shuffle(rng, pages);
     let total = 0;
     let batches = 0;
     for (let start = 0; start + 8 <= pages.length; start += B) {
@@ -401,7 +431,7 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
         gd[i]!.fill(0);
       }
       total += infoNce(a, p, ga, gp, n, 1);
-      total += infoNce(a, d, ga, gd, n, 0.5);
+      total += infoNce(a, d, ga, gd, n, DESCRIPTION_WEIGHT);
       for (let i = 0; i < n; i++) {
         update(aIds[i]!, a[i]!, ga[i]!, na[i]!, table, weights, accT, frozen);
         update(pIds[i]!, p[i]!, gp[i]!, np[i]!, table, weights, accT, frozen);
@@ -411,7 +441,7 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
     }
     if (epoch % 10 === 9 || epoch === o.epochs - 1) console.error(`train-embedding[${label}]: epoch ${epoch + 1} loss ${(total / batches).toFixed(4)}`);
   }
-  calibrateUnseen(tokenizer, table, weights, dim, rng);
+  calibrateUnseen(tokenizer, table, weights, dim, rng, o.kindStrength);
   return { vocab, tokenizer, table, weights, dim };
 }
 
@@ -420,7 +450,21 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
  * out-of-vocabulary bucket gets a random direction as strong as a typical trained program token, so two calls
  * of the same unknown tool stay close and calls of different unknown tools do not.
  */
-function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weights: Float32Array, dim: number, rng: Rng): void {
+function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weights: Float32Array, dim: number, rng: Rng, kindStrength: number): void {
+  const target = medianProgramStrength(tokenizer, table, weights, dim);
+  const rows: number[] = [];
+  for (let r = 1 + tokenizer.vocabSize + NGRAM_BUCKETS; r < tokenizer.rows; r++) rows.push(r);
+  randomRows(rows, target * UNSEEN_STRENGTH, table, weights, dim, rng);
+  // Argument kinds were not trained (every example is realized with several path kinds, so training would
+  // teach the model to ignore them): each keeps its own direction, so `rm -rf /tmp/x` and `rm -rf ~` differ.
+  const kinds: number[] = [];
+  tokenizer.vocab.tokens.forEach((t, i) => {
+    if (KIND_TOKEN.test(t)) kinds.push(i + 1);
+  });
+  randomRows(kinds, target * kindStrength, table, weights, dim, rng);
+}
+
+function medianProgramStrength(tokenizer: CommandTokenizer, table: Float32Array, weights: Float32Array, dim: number): number {
   const strengths: number[] = [];
   tokenizer.vocab.tokens.forEach((t, i) => {
     if (!t.startsWith('p:')) return;
@@ -429,8 +473,12 @@ function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weigh
     strengths.push(Math.sqrt(n) * weights[i + 1]!);
   });
   strengths.sort((x, y) => x - y);
-  const target = (strengths[Math.floor(strengths.length / 2)] ?? 1) * UNSEEN_STRENGTH;
-  for (let r = 1 + tokenizer.vocabSize + NGRAM_BUCKETS; r < tokenizer.rows; r++) {
+  return strengths[Math.floor(strengths.length / 2)] ?? 1;
+}
+
+/** Gives each row a random direction whose weighted length is `target`. */
+function randomRows(rows: readonly number[], target: number, table: Float32Array, weights: Float32Array, dim: number, rng: Rng): void {
+  for (const r of rows) {
     const v = new Float64Array(dim);
     let n = 0;
     for (let k = 0; k < dim; k++) {
@@ -441,6 +489,34 @@ function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weigh
     const scale = target / (Math.sqrt(n) * weights[r]!);
     for (let k = 0; k < dim; k++) table[r * dim + k] = v[k]! * scale;
   }
+}
+
+/**
+ * Post-training adjustments measured by the evaluation: `unitRows` scales every learned row to unit length
+ * (the token's weight alone then sets its pull, as in TF-IDF); `ngram` scales the spelling pieces.
+ */
+interface Adjust {
+  unitRows: boolean;
+  ngram: number;
+  kindStrength: number;
+}
+
+function adjusted(m: Trained, a: Adjust): Trained {
+  const table = m.table.slice();
+  const ngramStart = 1 + m.tokenizer.vocabSize;
+  const oovStart = ngramStart + NGRAM_BUCKETS;
+  for (let r = 1; r < oovStart; r++) {
+    let scale = r >= ngramStart ? a.ngram : 1;
+    if (a.unitRows) {
+      let n = 0;
+      for (let k = 0; k < m.dim; k++) n += table[r * m.dim + k]! ** 2;
+      scale /= Math.sqrt(n) || 1;
+    }
+    for (let k = 0; k < m.dim; k++) table[r * m.dim + k] = table[r * m.dim + k]! * scale;
+  }
+  const out = { ...m, table };
+  calibrateUnseen(out.tokenizer, out.table, out.weights, out.dim, mulberry32(0x0ff), a.kindStrength);
+  return out;
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -554,25 +630,35 @@ function evaluate(examples: readonly Example[], o: Options): void {
   const model = train(train_, o, 'eval');
   console.error(`train-embedding: trained in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
-  const embedders = { model: modelEmbed(model) };
+  const variants: [string, Embed][] = [['learned', modelEmbed(model)]];
+  // Measured and not better (see docs/embedding.md); kept to re-check after changes with --variants.
+  for (const a of o.variants ? [
+    { unitRows: true, ngram: 1, kindStrength: o.kindStrength },
+    { unitRows: false, ngram: 0.5, kindStrength: o.kindStrength },
+    { unitRows: false, ngram: 1, kindStrength: 0 },
+    { unitRows: false, ngram: 1, kindStrength: o.kindStrength / 2 },
+    { unitRows: false, ngram: 1, kindStrength: o.kindStrength * 2 },
+  ] : []) {
+    variants.push([`learned, rows ${a.unitRows ? 'unit' : 'as trained'}, n-grams ×${a.ngram}, kinds ×${a.kindStrength}`, modelEmbed(adjusted(model, a))]);
+  }
   const baseline = tfidfEmbed(train_);
   // queries use a different realization than the indexed copy where there is one (last vs first)
   const first = (ex: Example): string[] => ex.tokens[0]!;
   const last = (ex: Example): string[] => ex.tokens[ex.tokens.length - 1]!;
+  const pct = (r: Retrieval): string => `${(100 * r.top1).toFixed(1)} % (MRR@10 ${r.mrr10.toFixed(3)})`;
   const report = (name: string, queries: { ex: Example; id: number }[], index: { ex: Example; id: number }[]): void => {
-    const modelIndex = index.map(({ ex, id }) => ({ page: ex.page, v: embedders.model(first(ex)), id }));
-    const m = retrieval(
-      queries.map(({ ex, id }) => ({ page: ex.page, v: embedders.model(last(ex)), id })),
-      modelIndex,
-      denseScores(modelIndex),
-    );
+    const parts: string[] = [];
+    for (const [label, embed] of variants) {
+      const modelIndex = index.map(({ ex, id }) => ({ page: ex.page, v: embed(first(ex)), id }));
+      parts.push(`${label} ${pct(retrieval(queries.map(({ ex, id }) => ({ page: ex.page, v: embed(last(ex)), id })), modelIndex, denseScores(modelIndex)))}`);
+    }
     const baselineIndex = index.map(({ ex, id }) => ({ page: ex.page, v: baseline(first(ex)), id }));
     const b = retrieval(
       queries.map(({ ex, id }) => ({ page: ex.page, v: baseline(last(ex)), id })),
       baselineIndex,
       sparseScores(baselineIndex),
     );
-    console.log(`${name}: ${m.queries} queries · nearest neighbour from the same page: model ${(100 * m.top1).toFixed(1)} % (MRR@10 ${m.mrr10.toFixed(3)}) · TF-IDF baseline ${(100 * b.top1).toFixed(1)} % (MRR@10 ${b.mrr10.toFixed(3)})`);
+    console.log(`${name}: ${queries.length} queries · nearest neighbour from the same page:\n  ${parts.join('\n  ')}\n  TF-IDF baseline (no learning) ${pct(b)}`);
   };
   report('held-out examples of seen pages (index: training examples)', heldExamples, trainIds);
   const pageQueries = heldPages.filter(({ ex }) => (pageSize.get(ex.page) ?? 0) >= 2);
@@ -590,8 +676,10 @@ async function main(): Promise<void> {
   };
   const examples = await loadExamples(o, root);
   lap('subjects');
-  evaluate(examples, o);
-  lap('evaluation');
+  if (!o.skipEval) {
+    evaluate(examples, o);
+    lap('evaluation');
+  }
   if (o.evalOnly) return;
   const m = train(examples, o, 'final');
   const vocabText = `${JSON.stringify(m.vocab)}\n`;

@@ -45,6 +45,9 @@ describe('the shipped command-embedding model', () => {
     ['npm install lodash', 'npm install --save-dev typescript', 'docker ps'],
     ['docker compose up -d', 'docker compose up --build', 'kubectl delete pod web'],
     ['tar -xzvf archive.tar.gz', 'tar --extract --file backup.tar.gz', 'zip -r out.zip src'],
+    // where a command points stays visible: a temp directory is not the home directory
+    ['rm -rf /tmp/build-output', 'rm -rf /tmp/build-cache', 'rm -rf ~'],
+    ['cat README.md', 'less README.md', 'cat ~/.aws/credentials'],
   ])('places %s nearer to %s than to %s', async (anchor, near, far) => {
     const [a, n, f] = await model.embed([anchor, near, far]);
     expect(dot(a!, n!)).toBeGreaterThan(dot(a!, f!));
