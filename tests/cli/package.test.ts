@@ -93,7 +93,7 @@ describe('the npm package', () => {
 
   it('holds the CLI bundles, the plugin and the docs, and nothing machine-specific or from the source tree', () => {
     const files = JSON.parse(readFileSync(join(tmp, 'files.json'), 'utf8')) as string[];
-    for (const f of ['package.json', 'README.md', 'dist/hookwise.cjs', 'dist/hook.cjs', 'dist/cli.cjs', 'dist/shell.cjs', 'dist/policy-compiler.cjs', 'dist/confine.cjs', 'plugin/bin/hookwise-hook', 'plugin/gemini/bin/hookwise-hook', 'plugin/hooks/hooks.json', 'plugin/.claude-plugin/plugin.json', 'docs/install.md']) {
+    for (const f of ['package.json', 'README.md', 'dist/hookwise.cjs', 'dist/hook.cjs', 'dist/cli.cjs', 'dist/shell.cjs', 'dist/policy-compiler.cjs', 'dist/confine.cjs', 'plugin/bin/hookwise-hook', 'plugin/gemini/bin/hookwise-hook', 'plugin/hooks/hooks.json', 'plugin/.claude-plugin/plugin.json', 'docs/install.md', 'workers/model/command-embedding.onnx', 'workers/model/command-vocab.json']) {
       expect(files).toContain(f);
     }
     // V8 code caches are per Node version and architecture, written next to the bundles at run time.
