@@ -24,7 +24,7 @@ export async function runBatch(options: { host?: HostName }, input: NodeJS.Reada
   const lines = createInterface({ input, crlfDelay: Infinity });
   // One engine for the whole batch: policy, parses and the parser stay warm from line to line, as in the daemon.
   const engine = new Engine(locations(), { parseCacheSize: 4096 });
-  const check = (raw: string) => engine.handle(raw, { ...(options.host === undefined ? {} : { host: options.host }), envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
+  const check = (raw: string) => engine.handle(raw, { ...(options.host === undefined ? {} : { host: options.host }), envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask', queue: false });
   let n = 0;
   for await (const line of lines) {
     n++;

@@ -81,8 +81,10 @@ export interface InstallContext {
 // default (hookwise bounds its own waits); the session hooks only add context, and a prompt should not wait.
 const GATE_TIMEOUT_S = 600;
 const SESSION_TIMEOUT_S = 30;
-// An http gate answers in milliseconds; past this the daemon is hung and onFailure "block" blocks the call.
-const HTTP_GATE_TIMEOUT_S = 30;
+// An http gate answers in milliseconds — unless the call waits in the human queue (human.channel: queue), for
+// up to human.timeout (at most 9 minutes, policy/defaults.ts): the host must not give up first (a timed-out
+// http hook blocks with onFailure "block", and the answer a human gave would be lost).
+const HTTP_GATE_TIMEOUT_S = 600;
 
 const DOUBLE_PLUGIN_NOTE =
   'If the hookwise Claude Code plugin is enabled as well, every tool call is checked twice: use the plugin or these settings, not both.';

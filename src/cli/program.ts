@@ -333,6 +333,29 @@ export async function runProgram(argv: string[]): Promise<number> {
       await bench(o, (text) => print(text));
     });
   program
+    .command('queue')
+    .description('the human queue (human.channel: queue): calls waiting for an answer — id, sessions, role, task, call, the supervisor\'s recommendation, age, how many wait')
+    .option('--json', 'machine-readable output')
+    .option('--web', "also print the queue page's address (served by the daemon: hookwise daemon start --http)")
+    .action(async (o: { json?: boolean; web?: boolean }) => {
+      const { queueList } = await import('./queue.js');
+      reportResult(await queueList(o));
+    });
+  for (const verdict of ['approve', 'deny'] as const) {
+    const command = program
+      .command(verdict)
+      .description(verdict === 'approve' ? 'approve a queued call (and every identical call waiting with it): allowed now, remembered as allow' : 'deny a queued call (and every identical call waiting with it): remembered as deny')
+      .argument('<id>', 'the item id (hookwise queue)');
+    if (verdict === 'approve') command.option('--always-ask', 'allowed now, but remembered as ask: a human decides every time');
+    command
+      .option('--add-rule', "remember it as a standing override for this call's pattern (see hookwise override), not only the exact call")
+      .addOption(new Option('--scope <scope>', 'where it is remembered (default: memory.learn_scope)').choices(['user', 'project', 'session']))
+      .action(async (id: string, o: { alwaysAsk?: boolean; addRule?: boolean; scope?: string }) => {
+        const { queueAnswer } = await import('./queue.js');
+        reportResult(await queueAnswer(verdict, id, o));
+      });
+  }
+  program
     .command('validate')
     .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
     .option('--json', 'machine-readable output')
@@ -382,6 +405,12 @@ export async function runProgram(argv: string[]): Promise<number> {
     process.stderr.write(`hookwise: ${describeError(error)}\n`);
     return error instanceof HookwiseError && error.code === 'USAGE' ? 1 : 1;
   }
+}
+
+function reportResult(r: { stdout: string; stderr: string; exitCode: number }): void {
+  if (r.stdout !== '') print(r.stdout);
+  if (r.stderr !== '') process.stderr.write(r.stderr.endsWith('\n') ? r.stderr : `${r.stderr}\n`);
+  process.exitCode = r.exitCode;
 }
 
 /** Decision memory: override, invalidate, rules list / show / compact (src/cli/rules.ts). */

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'REGISTRY_UNREADABLE',
   'LOCK_TIMEOUT',
   'MODEL_INVALID',
+  'QUEUE_CORRUPT',
+  'QUEUE_UNKNOWN_ID',
   'USAGE',
   'INTERNAL',
 ] as const;

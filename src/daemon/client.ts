@@ -22,7 +22,10 @@ export interface AskOptions {
   geminiAsk?: boolean | undefined;
   /** No response headers after this long: the daemon is hung (default 1000 ms). */
   headerTimeoutMs?: number;
-  /** Headers came but no body after this long (default 120 s; the host's own hook timeout is shorter). */
+  /**
+   * Headers came but no body after this long (default 10 min, the hosts' own hook timeout: a call waiting in
+   * the human queue may take up to human.timeout, at most 9 min, and must not be decided a second time).
+   */
   bodyTimeoutMs?: number;
 }
 
@@ -92,7 +95,7 @@ export async function askDaemon(raw: string, where: Locations, options: AskOptio
         headerEnd = received.indexOf('\r\n\r\n');
         if (headerEnd >= 0) {
           clearTimeout(timer);
-          timer = setTimeout(() => finish({ kind: 'unusable', why: 'the answer did not arrive' }), options.bodyTimeoutMs ?? 120_000);
+          timer = setTimeout(() => finish({ kind: 'unusable', why: 'the answer did not arrive' }), options.bodyTimeoutMs ?? 600_000);
         }
       }
     });

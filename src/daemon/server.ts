@@ -8,6 +8,9 @@
  *   POST /v1/hook/<host>     an `http` hook: body = the payload; answer = the JSON `check` would print (a
  *                            failure that `check` reports by exit 2 becomes a blocking JSON answer)
  *   GET  /v1/health          {ok, version, pid, uptime_s, decisions, p50_ms, p99_ms, rss_mb, …}
+ *   GET  /v1/queue           the human queue (tier 4): {items, recent, problems} (socket only)
+ *   POST /v1/queue/answer    {id, answer}, with the queue's answer token as bearer (socket only)
+ *   /queue…                  the queue's web page (loopback HTTP only; src/queue/web.ts)
  *
  * Every bad request — too large, malformed, unauthenticated, from a browser page — gets a fail-closed answer,
  * never a crash. Limits count bytes; the only clocks are the transport's own timeouts (a client that stops
@@ -28,6 +31,11 @@ import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { EmbeddingService, type EmbeddingServiceOptions, type EmbeddingStats } from '../embed/client.js';
 import { NetProxyHost } from './netproxy.js';
+import { FileQueue } from '../queue/file-queue.js';
+import { MemoryQueue } from '../queue/memory-queue.js';
+import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
+import { ANSWER_SCOPES, ANSWER_VERDICTS, type HumanAnswer } from '../queue/types.js';
+import { handleQueueWeb, type QueueWebOptions } from '../queue/web.js';
 import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
 export interface ServeOptions {
@@ -123,12 +131,17 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   });
   // Outlives engine reloads too: the model stays loaded and the indexes warm (they follow the record files).
   const embedding = options.embedding === false ? undefined : new EmbeddingService({ ...options.embedding, places: where, log });
-  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, ...(embedding === undefined ? {} : { embedding }), ...options.engine });
+  // Outlives engine reloads too: calls waiting on it keep waiting; answers reach them.
+  const queue = new MemoryQueue();
+  const fileQueue = new FileQueue(where.runtimeDir);
+  const answerToken = newAnswerToken(where.runtimeDir);
+  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, queue, ...(embedding === undefined ? {} : { embedding }), ...options.engine });
   let engine = new Engine(where, engineOptions());
   const tag = locationsTag(where);
   const started = Date.now();
   const latency = new LatencyWindow();
   let decisions = 0;
+  let queueWeb: QueueWebOptions | undefined;
   let errors = 0;
   let lastRequest = Date.now();
   let versionSkewLogged = false;
@@ -139,12 +152,14 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const handle = (local: boolean) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     lastRequest = Date.now();
     try {
+      if (!local && queueWeb !== undefined && handleQueueWeb(req, res, new URL(req.url ?? '/', 'http://daemon'), queueWeb)) return;
       if (!local) {
         const refused = refuseRemote(req, options.http!.token);
         if (refused !== undefined) return send(res, refused.status, blockBody(refused.reason));
       }
       const url = new URL(req.url ?? '/', 'http://daemon');
       if (req.method === 'GET' && url.pathname === '/v1/health') return send(res, 200, JSON.stringify(stats()) + '\n');
+      if (local && url.pathname.startsWith('/v1/queue')) return await queueRoute(req, res, url);
       const route = routeOf(req.method, url);
       if (route === undefined) return send(res, 404, blockBody(`no such endpoint: ${req.method} ${url.pathname} (POST /v1/hook/<claude|gemini|codex>, POST /v1/check, GET /v1/health)`));
       const theirs = req.headers[LOCATIONS_HEADER];
@@ -179,6 +194,30 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       if (!res.headersSent) send(res, 500, blockBody(`the daemon could not answer: ${error instanceof Error ? error.message : String(error)}`));
       else res.destroy();
     }
+  };
+
+  const queueRoute = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    if (req.method === 'GET' && url.pathname === '/v1/queue') return send(res, 200, JSON.stringify(snapshotOf(queue, fileQueue)) + '\n');
+    if (req.method !== 'POST' || url.pathname !== '/v1/queue/answer') return send(res, 404, JSON.stringify({ error: `no such queue endpoint: ${req.method} ${url.pathname}` }) + '\n');
+    const given = Buffer.from(/^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
+    if (given.length !== Buffer.byteLength(answerToken) || !timingSafeEqual(given, Buffer.from(answerToken))) {
+      return send(res, 401, JSON.stringify({ error: "missing or wrong queue answer token (it is in the runtime directory's queue/answer-token)" }) + '\n');
+    }
+    const body = await readBody(req);
+    let parsed: { id?: unknown; answer?: Partial<HumanAnswer> };
+    try {
+      parsed = JSON.parse(body ?? '') as typeof parsed;
+    } catch {
+      return send(res, 400, JSON.stringify({ error: 'the answer is not JSON' }) + '\n');
+    }
+    const a = parsed.answer;
+    if (typeof parsed.id !== 'string' || a === undefined || !(ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) || typeof a.alwaysAsk !== 'boolean' || typeof a.addRule !== 'boolean' || (a.scope !== undefined && !(ANSWER_SCOPES as readonly unknown[]).includes(a.scope))) {
+      return send(res, 400, JSON.stringify({ error: 'expected {id, answer: {verdict, alwaysAsk, addRule, scope?}}' }) + '\n');
+    }
+    const answer: HumanAnswer = { verdict: a.verdict!, alwaysAsk: a.alwaysAsk, addRule: a.addRule, via: 'cli', ...(a.scope === undefined ? {} : { scope: a.scope }) };
+    const result = answerAny(queue, fileQueue, parsed.id, answer);
+    if (result.ok) log(`queue item ${result.item.id} answered (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`);
+    return send(res, result.ok ? 200 : 404, JSON.stringify(result) + '\n');
   };
 
   const stats = (): DaemonStats => {
@@ -219,6 +258,17 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     }
     const address = httpServer.address();
     httpAddress = { host: '127.0.0.1', port: typeof address === 'object' && address !== null ? address.port : options.http.port };
+    queueWeb = {
+      queue,
+      token: options.http.token,
+      port: httpAddress.port,
+      answer: (id, answer) => {
+        const result = answerAny(queue, fileQueue, id, answer);
+        if (result.ok) log(`queue item ${result.item.id} answered on the web page (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`);
+        return result.ok ? { ok: true, resolved: result.resolved } : result;
+      },
+      snapshot: () => snapshotOf(queue, fileQueue),
+    };
   }
   const state: DaemonState = { pid: process.pid, socket: paths.socket, http: httpAddress, version: VERSION, started: new Date(started).toISOString() };
   writeFileAtomic(paths.state, JSON.stringify(state) + '\n');
@@ -243,6 +293,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(housekeeping);
+      // Calls waiting for a human end now, denied, rather than when their host gives up on them.
+      queue.close();
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
       await netProxy.close();
       await embedding?.close();

@@ -53,6 +53,9 @@ import { moduleStateFile, readModuleState, updateModuleState, type ReadState } f
 import type { ModuleState } from '../modules/machine.js';
 import { watchFailures } from '../modules/watch.js';
 import { Supervisors, supervisorName, type BackendFactory } from './supervise.js';
+import { FileQueue } from '../queue/file-queue.js';
+import { rememberHumanAnswer } from '../queue/remember.js';
+import type { HumanPort, QueueBackend } from '../queue/types.js';
 
 /** The role a conductor's subagents run as (policy/defaults.ts). */
 const MUSICIAN = 'musician';
@@ -87,6 +90,8 @@ export interface HandleOptions {
   envRole?: string | undefined;
   /** HOOKWISE_GEMINI_ASK=ask of the process that ran the hook (see hosts/gemini.ts). */
   geminiAsk?: boolean | undefined;
+  /** false: asks never wait in the human queue whatever the policy says (a replay, `check --jsonl`). */
+  queue?: boolean | undefined;
 }
 
 /** Where decision memory comes from: loaded per call (one-shot), or kept live (daemon). */
@@ -104,6 +109,8 @@ export interface EngineOptions {
   netProxy?: NetProxyPort;
   /** Makes tier 3's backends (default: the real ones, engine/supervise.ts); tests inject fakes. */
   supervisorBackends?: BackendFactory;
+  /** The human queue asks wait on (`human.channel: queue`): the daemon's, in memory; default the runtime directory's files. */
+  queue?: QueueBackend;
   /** Tier 2b's indexes and model (the daemon's worker pool, embed/client.ts); absent: the tier passes on. */
   embedding?: EmbeddingSupplier;
 }
@@ -127,6 +134,7 @@ export class Engine {
   private readonly embedding: EmbeddingSupplier | undefined;
   /** Tier 3's backends, made on first use and kept for the engine's life (warm in a daemon). */
   private readonly supervisors: Supervisors;
+  private queue: QueueBackend | undefined;
   private prepared = false;
 
   constructor(
@@ -140,6 +148,7 @@ export class Engine {
     this.netProxy = options.netProxy;
     this.embedding = options.embedding;
     this.supervisors = new Supervisors(where, options.supervisorBackends);
+    this.queue = options.queue;
   }
 
   /** One hook event (the host's raw payload) → what the host gets. Never throws. */
@@ -182,7 +191,7 @@ export class Engine {
   }
 
   /** Session gate, then the cascade; first the edge work: parse a shell call, load decision memory. */
-  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void): Promise<Judgement> {
+  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void, human?: HumanPort): Promise<Judgement> {
     if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, this.where, { trace });
     const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
@@ -193,11 +202,25 @@ export class Engine {
     const modules = readModuleState(this.where, call.sessionId);
     const embedding = policy.embedding.enabled ? this.embedding?.portFor(projectRoot, call.sessionId, policy) : undefined;
     const supervisor = this.supervisors.portFor(policy, projectRoot, call.cwd, state.record);
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding, supervisor });
+    const task = state.record?.task;
+    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding, supervisor, human, task });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
     const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
+    // Walls could not be drawn after all: with the queue on, the ask goes to a human there (tier 4).
+    if (decided.verdict === 'ask' && judged.toHuman !== undefined) {
+      const answered = await judged.toHuman(decided);
+      return { ...judged, decision: answered.decision, ...(answered.human === undefined ? {} : { human: answered.human }), memoryProblems: memory.problems };
+    }
     return { ...judged, decision: decided, memoryProblems: memory.problems };
+  }
+
+  /** The port a call's ask waits on, when the policy sends asks to the queue (tier 4). */
+  private humanPort(policy: CompiledPolicy): HumanPort | undefined {
+    if (policy.human.channel !== 'queue') return undefined;
+    const queue = (this.queue ??= new FileQueue(this.where.runtimeDir));
+    const timeoutMs = policy.human.timeoutMs;
+    return { timeoutMs, wait: (request) => queue.wait(request, timeoutMs) };
   }
 
   /**
@@ -296,7 +319,8 @@ export class Engine {
     const role = roleName(state);
     // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
     if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
-    const judged = await this.decide(state, call, policy, projectRoot);
+    const human = options.queue === false ? undefined : this.humanPort(policy);
+    const judged = await this.decide(state, call, policy, projectRoot, undefined, human);
     if (judged.delegation !== undefined) this.countDelegation(call, policy, judged.delegation, judged.decision);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
@@ -320,6 +344,10 @@ export class Engine {
     const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`);
     try {
       rememberDecision(judged, call, role, policy.memory, { projectRoot, where: this.where });
+      if (judged.human !== undefined) {
+        const note = rememberHumanAnswer(judged.human, judged.memo, call, judged.paths ?? [], role, policy.memory, { projectRoot, where: this.where });
+        if (note !== undefined) notes.push(`hookwise: ${note}`);
+      }
     } catch (error) {
       notes.push(`hookwise: could not remember this decision: ${describeError(error)}`);
     }

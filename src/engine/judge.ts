@@ -6,7 +6,7 @@
 import { decision, type Decision } from '../core/decision.js';
 import { delegationKind, delegationReminder } from '../modules/conductor.js';
 import type { CascadeContext, EmbeddingPort, MemoryContext, SupervisorPort, TraceStep } from '../core/tier.js';
-import type { ToolCall } from '../core/tool-call.js';
+import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
 import type { StoreProblem } from '../memory/store.js';
@@ -20,6 +20,8 @@ import type { SessionState } from '../session/resolve.js';
 import type { Locations } from '../util/locations.js';
 import { confinability, type Confinability, type NetworkAccess } from '../confine/confinable.js';
 import type { ReadState } from '../modules/state-file.js';
+import { askHuman, type HumanAnswered } from '../queue/tier.js';
+import type { HumanPort } from '../queue/types.js';
 import { runCascade } from './cascade.js';
 
 /** A decision, and what memory knows of the call (for learning at the edge). */
@@ -32,6 +34,15 @@ export interface Judgement {
   confinable?: Confinability;
   /** A conductor's work call or delegation: the edge updates the delegation window (modules/conductor.ts). */
   delegation?: 'work' | 'delegated';
+  /** A human answered this call through the queue (tier 4): what to remember, at the edge. */
+  human?: HumanAnswered;
+  /**
+   * With the queue on, an ask left to confinement: the engine hands it to the human queue when it cannot run
+   * confined after all (no walls can be drawn), instead of letting the host prompt.
+   */
+  toHuman?: (asked: Decision) => Promise<{ decision: Decision; human?: HumanAnswered }>;
+  /** The call's canonical paths (for remembering a human's answer as an override). */
+  paths?: ResolvedPath[];
 }
 
 export interface PreparedInputs {
@@ -50,6 +61,10 @@ export interface PreparedInputs {
   network?: NetworkAccess | undefined;
   /** Tier 3's port (engine/supervise.ts); absent: the supervisor tier passes. */
   supervisor?: SupervisorPort | undefined;
+  /** `human.channel: queue`: asks wait for a human's answer through this port (tier 4, src/queue/). */
+  human?: HumanPort | undefined;
+  /** The session's registered task (shown with a queued call). */
+  task?: string | undefined;
 }
 
 /**
@@ -99,12 +114,31 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   if (inputs.supervisor !== undefined) ctx.supervisor = inputs.supervisor;
   const d = runCascade(ctx, undefined, inputs.trace);
   const delegation = ctx.policy.modules.delegation.enabled ? delegationKind(ctx) : undefined;
-  const judged = (decided: Decision): Judgement => {
-    const reminder = decided.verdict === 'deny' ? undefined : delegationReminder(ctx);
-    const out: Judgement = { decision: reminder === undefined ? decided : { ...decided, context: reminder }, memo };
+  // A conductor's reminder goes with every answer but a deny (modules/conductor.ts).
+  const remind = (x: Decision): Decision => {
+    if (x.verdict === 'deny') return x;
+    const reminder = delegationReminder(ctx);
+    return reminder === undefined ? x : { ...x, context: reminder };
+  };
+  const human = inputs.human;
+  const toHuman = human === undefined ? undefined : async (asked: Decision): Promise<{ decision: Decision; human?: HumanAnswered }> => {
+    const outcome = await askHuman({ ctx, asked, human, subject: memo.subject(), task: inputs.task });
+    inputs.trace?.({ tier: 'human', decision: outcome.decision });
+    const decided = remind(outcome.decision);
+    return outcome.answered === undefined ? { decision: decided } : { decision: decided, human: outcome.answered };
+  };
+  const judged = (decided: Decision): Judgement | Promise<Judgement> => {
+    const out: Judgement = { decision: remind(decided), memo, paths };
     if (delegation !== undefined) out.delegation = delegation;
-    if (inputs.confine !== true || decided.verdict !== 'ask') return out;
-    return { ...out, confinable: confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) };
+    if (decided.verdict !== 'ask') return out;
+    const confinable = inputs.confine === true ? confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) : undefined;
+    // Tier 4 comes after the cascade's ask; an ask that can run confined goes to the walls first (no human needed).
+    if (toHuman === undefined || confinable?.ok === true) {
+      if (confinable !== undefined) out.confinable = confinable;
+      if (toHuman !== undefined) out.toHuman = toHuman;
+      return out;
+    }
+    return toHuman(decided).then((h) => (h.human === undefined ? { ...out, decision: h.decision } : { ...out, decision: h.decision, human: h.human }));
   };
   return d instanceof Promise ? d.then(judged) : judged(d);
 }

@@ -96,6 +96,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     embedding: config.embedding,
     modules: config.modules,
     supervisor: config.supervisor,
+    human: config.human,
     rules: compileRules(config.rules, home),
     warnings,
   };

@@ -12,7 +12,7 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
-import type { EffectiveConfig, EmbeddingSettings, MemorySettings, ModuleSettings, SupervisorSettings } from './config.js';
+import type { EffectiveConfig, EmbeddingSettings, HumanSettings, MemorySettings, ModuleSettings, SupervisorSettings } from './config.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
@@ -109,6 +109,7 @@ export interface CompiledPolicy {
   embedding: EmbeddingSettings;
   modules: ModuleSettings;
   supervisor: SupervisorSettings;
+  human: HumanSettings;
   rules: CompiledRules;
   warnings: Diagnostic[];
 }

@@ -25,6 +25,10 @@ import {
   DEFAULT_SAFE_TOOLS,
   DEFAULT_SENSITIVE_READ,
   DEFAULT_SENSITIVE_WRITE,
+  DEFAULT_HUMAN,
+  HUMAN_CHANNELS,
+  MAX_HUMAN_TIMEOUT_MS,
+  type HumanChannel,
   OUTSIDE_ROOT_VERDICTS,
   ROLE_GROUPS,
   ROLE_NAME,
@@ -90,6 +94,11 @@ const POLICY_FIELDS: Record<string, Schema> = {
       model: { type: 'string', nonEmpty: true },
       threshold: { type: 'number', min: 0.5, max: 1 },
     },
+  },
+  // Where asks go (issue 15, tier 4); merged in mergeHuman.
+  human: {
+    type: 'object',
+    fields: { channel: { type: 'enum', values: HUMAN_CHANNELS }, timeout: { type: 'duration', minMs: 1000, maxMs: MAX_HUMAN_TIMEOUT_MS } },
   },
   // Stateful policy modules (issue 16); merged in mergeModules.
   modules: {
@@ -182,6 +191,7 @@ export interface EffectiveConfig {
   embedding: EmbeddingSettings;
   modules: ModuleSettings;
   supervisor: SupervisorSettings;
+  human: HumanSettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
 }
@@ -252,6 +262,17 @@ export interface SupervisorSettings {
 
 export const DEFAULT_SUPERVISOR = { backend: 'off', model: 'claude-haiku-4-5', confidence: 0.8, timeoutMs: 20_000, maxTokens: 512, stream: false } as const;
 
+/**
+ * Where an ask goes (tier 4, src/queue/). Any scope may switch to the queue or shorten the timeout; a later,
+ * lower-trust scope may not switch a queue back to the host's prompt (where a headless agent's ask is denied
+ * unseen) nor lengthen the wait.
+ */
+export interface HumanSettings {
+  channel: HumanChannel;
+  timeoutMs: number;
+  source: string;
+}
+
 export interface LoadedConfig {
   config: EffectiveConfig;
   diagnostics: Diagnostic[];
@@ -281,6 +302,7 @@ interface RawConfig extends RawRulesConfig {
     delegation?: { warn_at?: number; deny_at?: number; window?: string };
   };
   supervisor?: { backend?: SupervisorBackendName; model?: string; confidence?: number; timeout?: number; max_tokens?: number; stream?: boolean };
+  human?: { channel?: HumanChannel; timeout?: number };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }
@@ -385,6 +407,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   const embedding = mergeEmbedding(sources, warn);
   const modules = mergeModules(sources, warn);
   const supervisor = mergeSupervisor(sources, warn);
+  const human = mergeHuman(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
   const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in', network: { allow: [], source: 'built-in' } };
@@ -512,7 +535,7 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, supervisor, rules };
+  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, supervisor, human, rules };
 }
 
 /** Any scope may turn the window on; after that a scope may only tighten it (warn and deny sooner, a longer window). */
@@ -595,6 +618,32 @@ function mergeModules(sources: readonly Source[], warn: (source: Source, field: 
     modules.circuitBreaker = { enabled: true, threshold, source: where(source, breaker.threshold === undefined ? 'modules.circuit_breaker' : 'modules.circuit_breaker.threshold') };
   }
   return modules;
+}
+
+/**
+ * The human channel. The user's file sets it; a project's may only tighten: switch to the queue (a waiting call
+ * that is denied on timeout, instead of an ask a headless host denies unseen), or shorten the timeout.
+ */
+function mergeHuman(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): HumanSettings {
+  const human: HumanSettings = { ...DEFAULT_HUMAN, source: 'built-in' };
+  for (const source of sources) {
+    const raw = source.raw.human;
+    if (raw === undefined) continue;
+    if (raw.channel !== undefined) {
+      if (!source.trusted && raw.channel === 'host-prompt' && human.channel === 'queue') {
+        warn(source, 'human.channel', `ignored: a project file cannot switch the queue (set in ${human.source}) back to the host's prompt`);
+      } else {
+        human.channel = raw.channel;
+        human.source = where(source, 'human.channel');
+      }
+    }
+    if (raw.timeout !== undefined) {
+      if (!source.trusted && raw.timeout > human.timeoutMs) {
+        warn(source, 'human.timeout', `ignored: ${raw.timeout / 1000}s is longer than ${human.timeoutMs / 1000}s and a project file can only shorten it`);
+      } else human.timeoutMs = raw.timeout;
+    }
+  }
+  return human;
 }
 
 /**

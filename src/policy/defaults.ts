@@ -324,3 +324,16 @@ export const DEFAULT_EMBEDDING = { enabled: true, threshold: 0.9 };
 /** Tier 3's backends (issue 15): the Anthropic API, a subagent of the lead session, or none. */
 export const SUPERVISOR_BACKENDS = ['api', 'agent', 'off'] as const;
 export type SupervisorBackendName = (typeof SUPERVISOR_BACKENDS)[number];
+
+/**
+ * Where an ask goes (issue 15, tier 4): `host-prompt` lets the host prompt (interactive use; Claude Code in
+ * `-p` mode denies an ask silently); `queue` makes the call wait for an answer through `hookwise queue`.
+ */
+export const HUMAN_CHANNELS = ['host-prompt', 'queue'] as const;
+export type HumanChannel = (typeof HUMAN_CHANNELS)[number];
+/**
+ * How long a queued call waits before it is denied. At most 9 minutes: the hosts kill a PreToolUse hook after
+ * 10 (and a killed hook fails open), so the queue's own deny must always come first.
+ */
+export const DEFAULT_HUMAN = { channel: 'host-prompt' as HumanChannel, timeoutMs: 60_000 };
+export const MAX_HUMAN_TIMEOUT_MS = 540_000;

@@ -23,6 +23,8 @@ export type Schema =
   | { type: 'string'; nonEmpty?: boolean }
   | { type: 'number'; min?: number; max?: number; integer?: boolean }
   | { type: 'boolean' }
+  /** A time span: a number of seconds, or text like `90s`, `2m`, `1500ms`; the value is milliseconds. */
+  | { type: 'duration'; minMs: number; maxMs: number }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'list'; of: Schema }
   | { type: 'object'; fields: Record<string, Schema> }
@@ -80,6 +82,13 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
       case 'boolean': {
         if (!isScalar(node) || typeof node.value !== 'boolean') return problem(`expected true or false, got ${kindOf(node)}`);
         return node.value;
+      }
+      case 'duration': {
+        const ms = isScalar(node) ? durationMs(node.value) : undefined;
+        if (ms === undefined) return problem(`expected a duration (seconds, or like 60s, 2m, 1500ms), got ${kindOf(node)}`);
+        if (ms < s.minMs) return problem(`must be at least ${showMs(s.minMs)}`);
+        if (ms > s.maxMs) return problem(`must be at most ${showMs(s.maxMs)}`);
+        return ms;
       }
       case 'enum': {
         if (!isScalar(node) || typeof node.value !== 'string' || !s.values.includes(node.value)) {
@@ -144,6 +153,22 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
   return { value: walk(root, schema, ''), lines };
 }
 
+/** A YAML duration → milliseconds: a bare number is seconds; text takes an ms, s or m suffix. */
+export function durationMs(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  if (m === null) return undefined;
+  const n = Number(m[1]);
+  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
+}
+
+/** Milliseconds as the shortest unit that says them exactly (60000 → 60s). */
+export function showMs(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000 * 5) return `${ms / 60_000}m`;
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
 function withSuggestion(d: Diagnostic, key: string, known: string[]): Diagnostic {
   const best = closest(key, known);
   return best === undefined ? { ...d, suggestion: `known fields: ${known.join(', ')}` } : { ...d, suggestion: `did you mean "${best}"?` };
@@ -185,7 +210,7 @@ function kindOf(node: Node): string {
 }
 
 function describeSchema(s: Schema): string {
-  return s.type === 'enum' ? `one of ${s.values.join(', ')}` : s.type;
+  return s.type === 'enum' ? `one of ${s.values.join(', ')}` : s.type === 'duration' ? 'a duration, like 60s' : s.type;
 }
 
 function firstLine(text: string): string {

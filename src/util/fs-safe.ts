@@ -258,6 +258,16 @@ export function staleLock(lockPath: string, staleMs: number, maxHoldMs = Infinit
   return undefined;
 }
 
+/**
+ * Is the process that wrote `pid start` (lockOwnerLine's first two fields) still running? A pid reused by a
+ * later process is not it. For records that name a waiting process (the queue's waiters), as locks do.
+ */
+export function processAlive(pid: number, start: string | undefined): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return false;
+  const now = processStart(pid);
+  return start === undefined || start === '-' || now === undefined || now === start;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -95,7 +95,7 @@ describe('hookwise install --claude --wiring http', () => {
     const settings = JSON.parse(box.read(file)) as { hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]> };
     const gate = { type: 'http', url: 'http://127.0.0.1:41234/v1/hook/claude', headers: { Authorization: `Bearer ${endpoint.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' }, allowedEnvVars: ['HOOKWISE_ROLE'] };
     expect(settings.hooks).toEqual({
-      PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30, onFailure: 'block' }] }],
+      PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 600, onFailure: 'block' }] }],
       PostToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30 }] }],
       PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ ...gate, timeout: 30 }] }],
       UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],

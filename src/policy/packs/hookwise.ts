@@ -11,7 +11,7 @@ import { definePack, type PackFinding } from './types.js';
 const RULES = {
   'self-change': {
     verdict: 'ask',
-    message: 'changes hookwise itself (its session role, overrides, memory, installation or daemon): a human confirms what an agent does to its own gate.',
+    message: 'changes hookwise itself (its session role, overrides, memory, installation or daemon, or answers its queue): a human confirms what an agent does to its own gate.',
   },
 } as const;
 type RuleId = keyof typeof RULES;
@@ -46,13 +46,16 @@ function classifyHookwise(segment: Segment): PackFinding<RuleId> | undefined {
   // Module state: looking is free; turning safemode on/off or resetting the breaker is the human's (issue 16).
   if ((sub === 'safemode' || sub === 'breaker') && action === 'status') return undefined;
   if (sub === 'rules' && (action === 'list' || action === 'show')) return undefined;
+  // Listing the human queue only looks; its page's address carries the daemon's token. Answering it (approve,
+  // deny) is the human's: an agent must not approve its own request.
+  if (sub === 'queue' && !args.some((a) => a === '--web' || a.startsWith('--web='))) return undefined;
   return { rule: 'self-change', detail: `hookwise ${sub}${action === undefined ? '' : ` ${action}`}` };
 }
 
 export const hookwisePack = definePack<RuleId>({
   name: 'hookwise',
   kind: 'guard',
-  description: 'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop, safemode, breaker reset) ask',
+  description: 'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop, safemode, breaker reset, approve/deny a queued call, the queue page address) ask',
   commands: ['hookwise', 'npx', 'pnpx', 'bunx', 'node', 'tsx', 'bun', 'deno'],
   rules: RULES,
   classify: classifyHookwise,

@@ -1,0 +1,118 @@
+/**
+ * The daemon's queue: in memory, so a waiting call's promise resolves the moment an answer arrives (no file,
+ * no poll). Identical calls (same dedupe key) join one item; one answer resolves every call waiting on it.
+ * Each call keeps its own deadline: when it passes, that call alone ends as a timeout, and the item goes
+ * when nobody waits on it any more. Listeners (the web page's event stream) hear every change.
+ */
+import { itemFrom, join, newItemId, pushRecent, recentOf } from './item.js';
+import { unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+
+interface Waiter {
+  resolve(outcome: WaitOutcome): void;
+  timer: NodeJS.Timeout;
+  first: boolean;
+}
+
+interface Held {
+  item: PendingItem;
+  waiters: Set<Waiter>;
+}
+
+export type QueueEvent = { kind: 'changed' };
+
+export class MemoryQueue implements QueueBackend {
+  private readonly items = new Map<string, Held>();
+  private readonly byDedupe = new Map<string, string>();
+  private readonly recentList: RecentItem[] = [];
+  private readonly listeners = new Set<(event: QueueEvent) => void>();
+
+  wait(request: PendingRequest, timeoutMs: number): Promise<WaitOutcome> {
+    let held = this.heldFor(request.dedupe);
+    const first = held === undefined;
+    if (held === undefined) {
+      const id = newItemId();
+      held = { item: itemFrom(id, request), waiters: new Set() };
+      this.items.set(id, held);
+      this.byDedupe.set(request.dedupe, id);
+    } else join(held.item, request);
+    const h = held;
+    const promise = new Promise<WaitOutcome>((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        first,
+        timer: setTimeout(() => this.expire(h, waiter), timeoutMs),
+      };
+      h.waiters.add(waiter);
+      h.item.waiting = h.waiters.size;
+    });
+    this.emit();
+    return promise;
+  }
+
+  list(): PendingItem[] {
+    return [...this.items.values()].map((h) => ({ ...h.item, sessions: [...h.item.sessions] }));
+  }
+
+  recent(): RecentItem[] {
+    return [...this.recentList];
+  }
+
+  answer(id: string, answer: HumanAnswer): AnswerResult {
+    const held = this.items.get(id);
+    if (held === undefined) return { ok: false, why: unknownId(id) };
+    this.remove(held);
+    const resolved = held.waiters.size;
+    for (const waiter of held.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve({ kind: 'answered', id, answer, first: waiter.first });
+    }
+    pushRecent(this.recentList, recentOf(held.item, answer, resolved));
+    this.emit();
+    return { ok: true, item: held.item, resolved };
+  }
+
+  /** Hear every change (an item added, joined, answered or expired); returns the unsubscribe. */
+  subscribe(listener: (event: QueueEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Daemon shutdown: every waiting call ends now as a timeout (denied), not after the host kills it. */
+  close(): void {
+    for (const held of [...this.items.values()]) {
+      for (const waiter of held.waiters) this.expire(held, waiter);
+    }
+  }
+
+  private heldFor(dedupe: string): Held | undefined {
+    const id = this.byDedupe.get(dedupe);
+    return id === undefined ? undefined : this.items.get(id);
+  }
+
+  private expire(held: Held, waiter: Waiter): void {
+    if (!held.waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    held.item.waiting = held.waiters.size;
+    if (held.waiters.size === 0) {
+      this.remove(held);
+      pushRecent(this.recentList, recentOf(held.item, undefined, 0));
+    }
+    waiter.resolve({ kind: 'timeout', id: held.item.id });
+    this.emit();
+  }
+
+  private remove(held: Held): void {
+    this.items.delete(held.item.id);
+    if (this.byDedupe.get(held.item.dedupe) === held.item.id) this.byDedupe.delete(held.item.dedupe);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ kind: 'changed' });
+      } catch {
+        // A listener's failure (a closed page's stream) is its own; the queue goes on.
+      }
+    }
+  }
+}
