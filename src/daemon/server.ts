@@ -183,7 +183,12 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       // A decision that takes long (a session that is registering right now) sends the thin client its
       // headers early: it tells a slow decision from a hung daemon by them. Most answer well before.
       const early = route.kind === 'check' ? setTimeout(() => sendHeadersEarly(res), EARLY_HEADERS_MS) : undefined;
-      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req), geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask' });
+      // A client that goes away (its host stopped the hook) stops waiting in the human queue, if it was.
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req), geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask', signal: gone.signal });
       clearTimeout(early);
       latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
       decisions++;

@@ -92,6 +92,8 @@ export interface HandleOptions {
   geminiAsk?: boolean | undefined;
   /** false: asks never wait in the human queue whatever the policy says (a replay, `check --jsonl`). */
   queue?: boolean | undefined;
+  /** The caller went away (the daemon's client closed its connection): a call waiting in the queue stops. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where decision memory comes from: loaded per call (one-shot), or kept live (daemon). */
@@ -216,11 +218,11 @@ export class Engine {
   }
 
   /** The port a call's ask waits on, when the policy sends asks to the queue (tier 4). */
-  private humanPort(policy: CompiledPolicy): HumanPort | undefined {
+  private humanPort(policy: CompiledPolicy, signal: AbortSignal | undefined): HumanPort | undefined {
     if (policy.human.channel !== 'queue') return undefined;
     const queue = (this.queue ??= new FileQueue(this.where.runtimeDir));
     const timeoutMs = policy.human.timeoutMs;
-    return { timeoutMs, wait: (request) => queue.wait(request, timeoutMs) };
+    return { timeoutMs, wait: (request) => queue.wait(request, timeoutMs, signal) };
   }
 
   /**
@@ -319,7 +321,7 @@ export class Engine {
     const role = roleName(state);
     // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
     if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
-    const human = options.queue === false ? undefined : this.humanPort(policy);
+    const human = options.queue === false ? undefined : this.humanPort(policy, options.signal);
     const judged = await this.decide(state, call, policy, projectRoot, undefined, human);
     if (judged.delegation !== undefined) this.countDelegation(call, policy, judged.delegation, judged.decision);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);

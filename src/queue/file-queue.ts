@@ -19,7 +19,7 @@ import { describeError, HookwiseError } from '../core/errors.js';
 import { ensurePrivateDir, isAbsent, processAlive, processStart, readOwnedFile, statIfPresent, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 import { MAX_HUMAN_TIMEOUT_MS } from '../policy/defaults.js';
 import { itemFrom, join as joinItem, newItemId, pushRecent, recentOf } from './item.js';
-import { ANSWER_SCOPES, ANSWER_VERDICTS, ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+import { ANSWER_SCOPES, ANSWER_VERDICTS, CALLER_GONE, ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
 
 interface WaiterRecord {
   pid: number;
@@ -71,7 +71,7 @@ export class FileQueue implements QueueBackend {
     this.recheckMs = options.recheckMs ?? RECHECK_MS;
   }
 
-  async wait(request: PendingRequest, timeoutMs: number): Promise<WaitOutcome> {
+  async wait(request: PendingRequest, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
     let joined: { id: string; first: boolean };
     try {
       joined = this.locked(() => {
@@ -100,7 +100,7 @@ export class FileQueue implements QueueBackend {
     } catch (error) {
       return { kind: 'unavailable', why: `the queue in ${this.dir} could not take this call: ${describeError(error)}` };
     }
-    return this.awaitAnswer(joined.id, joined.first, Date.now() + timeoutMs);
+    return this.awaitAnswer(joined.id, joined.first, Date.now() + timeoutMs, signal);
   }
 
   list(): PendingItem[] {
@@ -158,7 +158,7 @@ export class FileQueue implements QueueBackend {
   }
 
   /** Waits for the answer file: fs.watch events, a re-check every recheckMs, the deadline. */
-  private awaitAnswer(id: string, first: boolean, deadline: number): Promise<WaitOutcome> {
+  private awaitAnswer(id: string, first: boolean, deadline: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
     return new Promise((resolve) => {
       let done = false;
       let watcher: FSWatcher | undefined;
@@ -192,6 +192,15 @@ export class FileQueue implements QueueBackend {
         if (done) return;
         finish(this.expire(id, first));
       }, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (done) return;
+          const outcome = this.expire(id, first);
+          finish(outcome.kind === 'answered' ? outcome : { kind: 'unavailable', why: CALLER_GONE });
+        },
+        { once: true },
+      );
       look(false);
     });
   }

@@ -5,7 +5,7 @@
  * when nobody waits on it any more. Listeners (the web page's event stream) hear every change.
  */
 import { itemFrom, join, newItemId, pushRecent, recentOf } from './item.js';
-import { unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+import { CALLER_GONE, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
 
 interface Waiter {
   resolve(outcome: WaitOutcome): void;
@@ -26,7 +26,8 @@ export class MemoryQueue implements QueueBackend {
   private readonly recentList: RecentItem[] = [];
   private readonly listeners = new Set<(event: QueueEvent) => void>();
 
-  wait(request: PendingRequest, timeoutMs: number): Promise<WaitOutcome> {
+  wait(request: PendingRequest, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    if (signal?.aborted === true) return Promise.resolve({ kind: 'unavailable', why: CALLER_GONE });
     let held = this.heldFor(request.dedupe);
     const first = held === undefined;
     if (held === undefined) {
@@ -44,6 +45,7 @@ export class MemoryQueue implements QueueBackend {
       };
       h.waiters.add(waiter);
       h.item.waiting = h.waiters.size;
+      signal?.addEventListener('abort', () => this.leave(h, waiter), { once: true });
     });
     this.emit();
     return promise;
@@ -90,6 +92,15 @@ export class MemoryQueue implements QueueBackend {
   }
 
   private expire(held: Held, waiter: Waiter): void {
+    this.drop(held, waiter, { kind: 'timeout', id: held.item.id });
+  }
+
+  private leave(held: Held, waiter: Waiter): void {
+    this.drop(held, waiter, { kind: 'unavailable', why: CALLER_GONE });
+  }
+
+  /** One call stops waiting (its deadline, or it went away); the item goes with its last call. */
+  private drop(held: Held, waiter: Waiter, outcome: WaitOutcome): void {
     if (!held.waiters.delete(waiter)) return;
     clearTimeout(waiter.timer);
     held.item.waiting = held.waiters.size;
@@ -97,7 +108,7 @@ export class MemoryQueue implements QueueBackend {
       this.remove(held);
       pushRecent(this.recentList, recentOf(held.item, undefined, 0));
     }
-    waiter.resolve({ kind: 'timeout', id: held.item.id });
+    waiter.resolve(outcome);
     this.emit();
   }
 

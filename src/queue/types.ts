@@ -96,9 +96,13 @@ export interface HumanPort {
   wait(request: PendingRequest): Promise<WaitOutcome>;
 }
 
+/** The waiting call went away (its host killed the hook, its connection closed): it stops counting as waiting. */
+export const CALLER_GONE = 'the waiting call went away (its hook was stopped or its connection closed)';
+
 /** A queue's two sides: calls wait on it, humans list and answer it. The daemon's (memory) and the files'. */
 export interface QueueBackend {
-  wait(request: PendingRequest, timeoutMs: number): Promise<WaitOutcome>;
+  /** `signal`: the caller went away; its wait ends as unavailable (CALLER_GONE) and it no longer counts. */
+  wait(request: PendingRequest, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome>;
   list(): PendingItem[];
   answer(id: string, answer: HumanAnswer): AnswerResult;
   recent(): RecentItem[];

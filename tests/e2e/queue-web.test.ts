@@ -115,7 +115,7 @@ describe.skipIf(!haveChromium)(`the queue page in a real browser${haveChromium ?
       expect(await third).toBe('allow');
 
       // Recent decisions, newest first.
-      await page.waitForFunction(() => document.querySelectorAll('#recent tr').length >= 3);
+      await page.waitForSelector('#recent tr:nth-child(3)');
       const recent = await page.$$eval('#recent tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
       expect(recent.slice(0, 3).map((r) => [r[1], r[2], r[5]])).toEqual([
         ['approved (always ask)', 'web', 'make release'],

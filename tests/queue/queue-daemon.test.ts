@@ -62,6 +62,18 @@ describe('the human queue in the daemon', () => {
     expect(await queueAnswer('approve', 'abcdefghij', {}, p.env)).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/no pending queue item abcdefghij/) });
   });
 
+  it('a client that goes away stops waiting: its item goes with it', async () => {
+    const p = makeProject();
+    queueMode(p);
+    p.register('s1', 'coder');
+    await start(p);
+    // The thin client gives up after 300 ms without an answer and closes its connection (as a killed hook would).
+    const gaveUp = askDaemon(JSON.stringify(p.pre('Bash', { command: 'make deploy-staging' })), locations(p.env), { bodyTimeoutMs: 300 });
+    await daemonItems(p);
+    expect(await gaveUp).toMatchObject({ kind: 'unusable' });
+    await until(async () => JSON.parse((await queueList({ json: true }, p.env)).stdout) as { items: unknown[]; recent: { outcome: string }[] }, (s) => s.items.length === 0);
+  });
+
   it('answering through the socket needs the answer token', async () => {
     const p = makeProject();
     queueMode(p);
