@@ -17,9 +17,10 @@ import { sanitizeSuite } from './suites/sanitize.js';
 import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
 import { undoSuite } from './suites/undo.js';
+import { queueSuite } from './suites/queue.js';
 import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, embedSuite, startupSuite, daemonSuite, confineSuite, undoSuite];
+export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, embedSuite, startupSuite, daemonSuite, confineSuite, undoSuite, queueSuite];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];

@@ -347,6 +347,32 @@ export const TARGETS = [
     target: 10,
     stretch: 5,
   },
+  {
+    id: 'queue.answer-to-return.daemon',
+    description: 'the human queue in the daemon (in memory): from answer() to the waiting call’s promise resolving, in process',
+    unit: 'ms',
+    target: 100,
+    stretch: 1,
+  },
+  {
+    id: 'queue.answer-to-return.files',
+    description: 'the human queue in files (no daemon): from answer() by one FileQueue (as the approve command does) to another FileQueue’s waiting call returning (fs.watch, 200 ms re-check)',
+    unit: 'ms',
+    target: 100,
+    stretch: 10,
+  },
+  {
+    id: 'queue.64-calls-one-answer.daemon',
+    description: '64 identical waiting calls (64 sessions) on one item in the daemon’s queue: from one answer() to all 64 returned',
+    unit: 'ms',
+    target: 100,
+  },
+  {
+    id: 'queue.64-calls-one-answer.files',
+    description: '64 identical calls waiting on one item in the queue files (64 watchers): from one answer() to all 64 returned',
+    unit: 'ms',
+    target: 100,
+  },
 ] as const satisfies readonly TargetSpec[];
 
 export type TargetId = (typeof TARGETS)[number]['id'];
