@@ -35,6 +35,11 @@ export interface ExplainOptions {
 export type RoleFrom = 'option' | 'HOOKWISE_ROLE' | 'default';
 
 export interface Explanation {
+  /**
+   * With `human.channel: queue`, an ask does not reach the host: the call waits in the human queue (tier 4).
+   * explain never queues; it says so.
+   */
+  human?: { channel: 'queue'; timeoutMs: number; source: string };
   tool: string;
   role: string;
   roleFrom: RoleFrom;
@@ -119,6 +124,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
     })),
     decision: d,
   };
+  if (d.verdict === 'ask' && policy.human.channel === 'queue') explained.human = { channel: 'queue', timeoutMs: policy.human.timeoutMs, source: policy.human.source };
   const subject = judged.memo?.subject();
   const key = judged.memo?.key();
   if (subject !== undefined && key !== undefined) explained.memory = { subject: subject.text, key, records: memory.view.size };
@@ -182,5 +188,8 @@ export function renderExplanation(e: Explanation): string {
   }
   if (e.trace.length === 0) lines.push(`  (decided before the cascade) ${formatReason(e.decision)}`);
   lines.push(`verdict: ${e.decision.verdict.toUpperCase()} — ${formatReason(e.decision)}`);
+  if (e.human !== undefined) {
+    lines.push(`then: human.channel is queue (${e.human.source}): in a hook this call waits in the human queue for up to ${e.human.timeoutMs / 1000}s (hookwise queue; approve or deny), and is denied if nobody answers`);
+  }
   return lines.join('\n');
 }

@@ -38,6 +38,17 @@ describe('hookwise explain', () => {
     expect(checked).toEqual(explained); // reasons differ only in the session id they name
   });
 
+  it('with the human queue on, says an ask would wait in it (explain itself never queues)', async () => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', 'human:\n  channel: queue\n  timeout: 45s\n');
+    const e = await inProject(p, () => explain({ command: 'make deploy-staging', role: 'coder', cwd: p.root }));
+    expect(e.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
+    expect(e.human).toEqual({ channel: 'queue', timeoutMs: 45_000, source: '.hookwise/policy.yml:2' });
+    expect(renderExplanation(e)).toMatch(/then: human\.channel is queue \(\.hookwise\/policy\.yml:2\): in a hook this call waits in the human queue for up to 45s/);
+    const denied = await inProject(p, () => explain({ tool: 'Write', file: 'tests/a.ts', role: 'coder', cwd: p.root }));
+    expect(denied.human).toBeUndefined();
+  });
+
   it('rejects --input that is not JSON, naming the option', async () => {
     const p = makeProject();
     await expect(inProject(p, () => explain({ tool: 'WebFetch', input: '{url', role: 'coder', cwd: p.root }))).rejects.toThrow(/--input is not valid JSON/);
