@@ -101,7 +101,8 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   }
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   checks.push(confinementCheck(probe));
-  const { confine, supervisor } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
+  const { confine, supervisor, human } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
+  if (human.channel === 'queue') checks.push(humanQueueCheck(human, wired));
   if (confine.enabled) checks.push(networkCheck({ allow: confine.network.allow.map((e) => e.text), source: confine.network.source, socat: which('socat', ctx.env), daemon, confinable: probe.available }));
   const supervised = supervisorCheck(supervisor, ctx.env, daemon !== undefined);
   if (supervised !== undefined) checks.push(supervised);
@@ -145,6 +146,29 @@ export function networkCheck(input: { allow: readonly string[]; source: string; 
   if (input.daemon === undefined) return { status: 'warn', what, detail: `${listed}; the filtering proxy runs in the daemon, which is not running; ${asked}`, fix: 'hookwise daemon start' };
   if (input.daemon.netproxy === undefined) return { status: 'warn', what, detail: `${listed}; the running daemon (hookwise ${input.daemon.version}) hosts no filtering proxy; ${asked}`, fix: 'hookwise daemon stop && hookwise daemon start' };
   return { status: 'ok', what, detail: `${listed}: served over HTTP(S) by the daemon's filtering proxy (${input.daemon.netproxy.allowlists} allowlist${input.daemon.netproxy.allowlists === 1 ? '' : 's'} in use), relay ${input.socat}` };
+}
+
+/** The hosts' own gate timeouts when a handler names none (seconds): hook-protocols.md. */
+const DEFAULT_GATE_TIMEOUT_S: Record<HostName, number> = { claude: 600, gemini: 60, codex: 600 };
+
+/**
+ * With the human queue on, a call may wait up to human.timeout: every gate handler's own timeout must be longer,
+ * or the host stops the hook first (a command hook then fails open; an http hook blocks, and the answer is lost).
+ */
+export function humanQueueCheck(human: { timeoutMs: number; source: string }, wired: readonly { file: string; host: HostName; events: Map<string, Record<string, unknown>[]> }[]): DoctorCheck {
+  const what = 'human queue';
+  const waitS = human.timeoutMs / 1000;
+  const short: string[] = [];
+  for (const w of wired) {
+    for (const h of w.events.get(gateEvent(w.host)) ?? []) {
+      const raw = typeof h.timeout === 'number' ? h.timeout : undefined;
+      const seconds = raw === undefined ? DEFAULT_GATE_TIMEOUT_S[w.host] : w.host === 'gemini' ? raw / 1000 : raw;
+      if (seconds <= waitS) short.push(`${w.file} (${seconds}s${raw === undefined ? ', the host default' : ''})`);
+    }
+  }
+  const on = `on: asks wait up to ${waitS}s for hookwise approve / deny (${human.source})`;
+  if (short.length === 0) return { status: 'ok', what, detail: on };
+  return { status: 'warn', what, detail: `${on}, but the host stops the gate sooner in ${short.join(', ')}: a call still waiting is cut off (a command hook then falls back to the host's own rules)`, fix: 'hookwise install again (it writes a 10-minute gate timeout), or a shorter human.timeout' };
 }
 
 /** Whether calls hookwise cannot judge can run confined here, or are asked (fail closed). */
