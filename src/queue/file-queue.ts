@@ -25,6 +25,8 @@ interface WaiterRecord {
   pid: number;
   start: string;
   host: string;
+  /** This wait's own random token (one process may wait several times: tests, a batch). */
+  token?: string;
 }
 
 interface ItemFile {
@@ -38,6 +40,8 @@ interface AnswerFile {
   id: string;
   answer: HumanAnswer;
   ts: string;
+  /** The longest-waiting live call, which remembers the answer (once for all). */
+  remembers?: WaiterRecord;
 }
 
 /** An answer file outlives every call that could wait on it by this much, then it is pruned. */
@@ -72,11 +76,11 @@ export class FileQueue implements QueueBackend {
   }
 
   async wait(request: PendingRequest, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    let joined: { id: string; first: boolean };
+    let joined: { id: string; first: boolean; me: WaiterRecord };
     try {
       joined = this.locked(() => {
         this.pruneAnswers();
-        const me: WaiterRecord = { pid: process.pid, start: processStart(process.pid) ?? '-', host: hostname() };
+        const me: WaiterRecord = { pid: process.pid, start: processStart(process.pid) ?? '-', host: hostname(), token: newItemId() };
         for (const name of this.itemNames()) {
           let held: ItemFile | undefined;
           try {
@@ -91,16 +95,16 @@ export class FileQueue implements QueueBackend {
           joinItem(held.item, request);
           held.item.waiting = held.waiters.length;
           this.writeItem(held);
-          return { id: held.item.id, first: false };
+          return { id: held.item.id, first: false, me };
         }
         const id = newItemId();
         this.writeItem({ version: 1, item: itemFrom(id, request), waiters: [me] });
-        return { id, first: true };
+        return { id, first: true, me };
       });
     } catch (error) {
       return { kind: 'unavailable', why: `the queue in ${this.dir} could not take this call: ${describeError(error)}` };
     }
-    return this.awaitAnswer(joined.id, joined.first, Date.now() + timeoutMs, signal);
+    return this.awaitAnswer(joined.id, joined.first, joined.me, Date.now() + timeoutMs, signal);
   }
 
   list(): PendingItem[] {
@@ -148,7 +152,7 @@ export class FileQueue implements QueueBackend {
       const held = this.readItem(id); // QUEUE_CORRUPT propagates: the answer is not given, the caller says why
       if (held === undefined) return { ok: false, why: unknownId(id) };
       const live = held.waiters.filter(liveWaiter);
-      const file: AnswerFile = { version: 1, id, answer, ts: new Date().toISOString() };
+      const file: AnswerFile = { version: 1, id, answer, ts: new Date().toISOString(), ...(live[0] === undefined ? {} : { remembers: live[0] }) };
       writeFileAtomic(join(this.answersDir, `${id}.json`), JSON.stringify(file) + '\n', { mode: 0o600 });
       this.unlinkItem(id);
       held.item.waiting = live.length;
@@ -158,7 +162,7 @@ export class FileQueue implements QueueBackend {
   }
 
   /** Waits for the answer file: fs.watch events, a re-check every recheckMs, the deadline. */
-  private awaitAnswer(id: string, first: boolean, deadline: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
+  private awaitAnswer(id: string, first: boolean, me: WaiterRecord, deadline: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
     return new Promise((resolve) => {
       let done = false;
       let watcher: FSWatcher | undefined;
@@ -172,10 +176,10 @@ export class FileQueue implements QueueBackend {
       };
       const look = (full: boolean): void => {
         if (done) return;
-        const outcome = this.readAnswer(id, first);
+        const outcome = this.readAnswer(id, first, me);
         if (outcome !== undefined) return finish(outcome);
         // Neither answered nor pending (removed by hand): waiting longer cannot end in an answer.
-        if (full && statIfPresent(join(this.itemsDir, `${id}.json`)) === undefined && this.readAnswer(id, first) === undefined) {
+        if (full && statIfPresent(join(this.itemsDir, `${id}.json`)) === undefined && this.readAnswer(id, first, me) === undefined) {
           finish({ kind: 'unavailable', why: `queue item ${id} disappeared from ${this.itemsDir} without an answer` });
         }
       };
@@ -190,13 +194,13 @@ export class FileQueue implements QueueBackend {
       const recheck = setInterval(() => look(true), this.recheckMs);
       const timer = setTimeout(() => {
         if (done) return;
-        finish(this.expire(id, first));
+        finish(this.expire(id, first, me));
       }, Math.max(0, deadline - Date.now()));
       signal?.addEventListener(
         'abort',
         () => {
           if (done) return;
-          const outcome = this.expire(id, first);
+          const outcome = this.expire(id, first, me);
           finish(outcome.kind === 'answered' ? outcome : { kind: 'unavailable', why: CALLER_GONE });
         },
         { once: true },
@@ -206,7 +210,7 @@ export class FileQueue implements QueueBackend {
   }
 
   /** This call's answer, undefined while there is none; a corrupt answer is unavailable (denied), never an allow. */
-  private readAnswer(id: string, first: boolean): WaitOutcome | undefined {
+  private readAnswer(id: string, first: boolean, me: WaiterRecord): WaitOutcome | undefined {
     const file = join(this.answersDir, `${id}.json`);
     let bytes: Buffer | undefined;
     try {
@@ -217,18 +221,20 @@ export class FileQueue implements QueueBackend {
     if (bytes === undefined) return undefined;
     const parsed = parseAnswer(bytes, file);
     if (typeof parsed === 'string') return { kind: 'unavailable', why: parsed };
-    return { kind: 'answered', id, answer: parsed.answer, first };
+    const remembers = parsed.remembers;
+    const mine = remembers === undefined ? first : remembers.token === undefined ? remembers.pid === me.pid && remembers.host === me.host : remembers.token === me.token;
+    return { kind: 'answered', id, answer: parsed.answer, first: mine };
   }
 
   /** The deadline passed: this call stops waiting (the item goes with its last waiter). An answer just in wins. */
-  private expire(id: string, first: boolean): WaitOutcome {
+  private expire(id: string, first: boolean, me: WaiterRecord): WaitOutcome {
     try {
       return this.locked(() => {
-        const answered = this.readAnswer(id, first);
+        const answered = this.readAnswer(id, first, me);
         if (answered !== undefined) return answered;
         const held = this.readItem(id);
         if (held !== undefined) {
-          held.waiters = held.waiters.filter((w) => !(w.pid === process.pid && w.host === hostname()) && liveWaiter(w));
+          held.waiters = held.waiters.filter((w) => !sameWaiter(w, me) && liveWaiter(w));
           if (held.waiters.length === 0) {
             this.unlinkItem(id);
             this.addRecent(recentOf(held.item, undefined, 0));
@@ -307,6 +313,10 @@ export class FileQueue implements QueueBackend {
   }
 }
 
+
+function sameWaiter(a: WaiterRecord, b: WaiterRecord): boolean {
+  return a.token !== undefined || b.token !== undefined ? a.token === b.token : a.pid === b.pid && a.host === b.host;
+}
 
 /** A waiter on another host (a shared runtime directory) cannot be checked: it counts as alive. */
 function liveWaiter(w: WaiterRecord): boolean {

@@ -10,7 +10,6 @@ import { CALLER_GONE, unknownId, type AnswerResult, type HumanAnswer, type Pendi
 interface Waiter {
   resolve(outcome: WaitOutcome): void;
   timer: NodeJS.Timeout;
-  first: boolean;
 }
 
 interface Held {
@@ -29,7 +28,6 @@ export class MemoryQueue implements QueueBackend {
   wait(request: PendingRequest, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
     if (signal?.aborted === true) return Promise.resolve({ kind: 'unavailable', why: CALLER_GONE });
     let held = this.heldFor(request.dedupe);
-    const first = held === undefined;
     if (held === undefined) {
       const id = newItemId();
       held = { item: itemFrom(id, request), waiters: new Set() };
@@ -40,7 +38,6 @@ export class MemoryQueue implements QueueBackend {
     const promise = new Promise<WaitOutcome>((resolve) => {
       const waiter: Waiter = {
         resolve,
-        first,
         timer: setTimeout(() => this.expire(h, waiter), timeoutMs),
       };
       h.waiters.add(waiter);
@@ -64,9 +61,12 @@ export class MemoryQueue implements QueueBackend {
     if (held === undefined) return { ok: false, why: unknownId(id) };
     this.remove(held);
     const resolved = held.waiters.size;
+    // The longest-waiting call remembers the answer: the one that made the item, unless it went away.
+    let first = true;
     for (const waiter of held.waiters) {
       clearTimeout(waiter.timer);
-      waiter.resolve({ kind: 'answered', id, answer, first: waiter.first });
+      waiter.resolve({ kind: 'answered', id, answer, first });
+      first = false;
     }
     pushRecent(this.recentList, recentOf(held.item, answer, resolved));
     this.emit();

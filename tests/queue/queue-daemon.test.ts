@@ -162,6 +162,31 @@ describe('queue latency and dedupe (medians)', () => {
     expect(outcomes.filter((o) => o.kind === 'answered' && o.first)).toHaveLength(1);
   });
 
+  it('the call that made the item remembers the answer; if it went away, the next longest-waiting one does', async () => {
+    const answer = { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' } as const;
+    const q = new MemoryQueue();
+    const gone = new AbortController();
+    const creator = q.wait(request(0, 'x'), 30_000, gone.signal);
+    const second = q.wait(request(1, 'x'), 30_000);
+    const third = q.wait(request(2, 'x'), 30_000);
+    gone.abort();
+    expect(await creator).toMatchObject({ kind: 'unavailable' });
+    q.answer(q.list()[0]!.id, answer);
+    expect([await second, await third].map((o) => o.kind === 'answered' && o.first)).toEqual([true, false]);
+
+    const p = makeProject();
+    const files = new FileQueue(p.runtimeDir);
+    const fileGone = new AbortController();
+    const fileCreator = new FileQueue(p.runtimeDir).wait(request(0, 'y'), 30_000, fileGone.signal);
+    await until(() => files.list(), (items) => items.length === 1);
+    const fileSecond = new FileQueue(p.runtimeDir).wait(request(1, 'y'), 30_000);
+    await until(() => files.list(), (items) => items[0]?.waiting === 2);
+    fileGone.abort();
+    expect(await fileCreator).toMatchObject({ kind: 'unavailable' });
+    files.answer(files.list()[0]!.id, answer);
+    expect(await fileSecond).toMatchObject({ kind: 'answered', first: true });
+  });
+
   it('memory queue: 64 waiting calls, one item, one answer resolves all; each call keeps its own deadline', async () => {
     const q = new MemoryQueue();
     const waits = Array.from({ length: 64 }, (_, i) => q.wait(request(i), 30_000));
