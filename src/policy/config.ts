@@ -39,7 +39,7 @@ import { toolShape } from '../core/tools.js';
 import { covers, parseAllowEntry, type AllowEntry } from '../confine/allowlist.js';
 import { DEFAULT_PROTECTED_BRANCHES } from './packs/index.js';
 import { defaultRules, mergeRules, RULE_FIELDS, type EffectiveRules, type RawRulesConfig, type RuleDirs } from './rules-config.js';
-import { parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
+import { parseDuration, parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
 import { SUPERVISOR_BACKENDS, type SupervisorBackendName } from './defaults.js';
 
 // ── schemas ──────────────────────────────────────────────────────────────────────────────────────────
@@ -233,14 +233,8 @@ export interface ModuleSettings {
 export const DEFAULT_BREAKER_THRESHOLD = 3;
 export const DEFAULT_DELEGATION = { warnAt: 3, denyAt: 5, windowMs: 10 * 60_000 };
 
-/** `90s`, `10m`, `1h`, or a number of seconds: a duration in milliseconds (undefined: not a duration). */
-export function parseDuration(value: string | number): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
-  if (m === null) return undefined;
-  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return n > 0 ? n : undefined;
-}
+/** Durations (`90s`, `10m`, `1h`, or seconds): one parser for the schema's duration fields and the delegation window. */
+export { parseDuration } from './schema.js';
 
 /**
  * Tier 3, the supervisor (issue 15). Off by default. Only the user's own file turns it on and chooses how

@@ -84,8 +84,8 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
         return node.value;
       }
       case 'duration': {
-        const ms = isScalar(node) ? durationMs(node.value) : undefined;
-        if (ms === undefined) return problem(`expected a duration (seconds, or like 60s, 2m, 1500ms), got ${kindOf(node)}`);
+        const ms = isScalar(node) ? parseDuration(node.value) : undefined;
+        if (ms === undefined) return problem(`expected a duration (seconds, or like 60s, 2m, 1500ms, 1h), got ${kindOf(node)}`);
         if (ms < s.minMs) return problem(`must be at least ${showMs(s.minMs)}`);
         if (ms > s.maxMs) return problem(`must be at most ${showMs(s.maxMs)}`);
         return ms;
@@ -153,14 +153,14 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
   return { value: walk(root, schema, ''), lines };
 }
 
-/** A YAML duration → milliseconds: a bare number is seconds; text takes an ms, s or m suffix. */
-export function durationMs(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+/** `90s`, `10m`, `1h`, `1500ms`, or a number of seconds: a duration in milliseconds (undefined: not a duration). */
+export function parseDuration(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : undefined;
   if (typeof value !== 'string') return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
   if (m === null) return undefined;
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
+  const n = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return n > 0 ? n : undefined;
 }
 
 /** Milliseconds as the shortest unit that says them exactly (60000 → 60s). */
