@@ -282,13 +282,14 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   log(`serving ${paths.socket}${httpAddress === null ? '' : ` and http://127.0.0.1:${httpAddress.port}`} (pid ${process.pid}, hookwise ${VERSION})`);
 
   // Housekeeping every few seconds: a daemon whose socket was removed or replaced (its runtime directory
-  // deleted, another daemon took over) has nobody to serve and exits; so does an idle one, if asked to.
+  // deleted, another daemon took over) has nobody to serve and exits; so does an idle one, if asked to — but not
+  // while calls wait in its human queue (stopping would deny them).
   const housekeeping = setInterval(() => {
     const current = lstatSync(paths.socket, { throwIfNoEntry: false }) as Stats | undefined;
     if (current === undefined || current.ino !== socketIno || !existsSync(paths.state)) {
       log('socket or state file removed or replaced: exiting');
       void close();
-    } else if (options.idleExitMs !== undefined && options.idleExitMs > 0 && Date.now() - lastRequest > options.idleExitMs) {
+    } else if (options.idleExitMs !== undefined && options.idleExitMs > 0 && Date.now() - lastRequest > options.idleExitMs && queue.list().length === 0) {
       log(`idle for ${Math.round(options.idleExitMs / 1000)} s: exiting`);
       void close();
     }

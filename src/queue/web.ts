@@ -31,6 +31,7 @@ export interface QueueWebOptions {
 
 const MAX_ANSWER_BYTES = 4096;
 const HEARTBEAT_MS = 15_000;
+const FILES_REFRESH_MS = 2000;
 
 /** True when the request was a queue page request (answered here); false to let the caller route it. */
 export function handleQueueWeb(req: IncomingMessage, res: ServerResponse, url: URL, o: QueueWebOptions): boolean {
@@ -78,14 +79,21 @@ function authorized(req: IncomingMessage, token: string): boolean {
 
 function events(req: IncomingMessage, res: ServerResponse, o: QueueWebOptions): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  let last = '';
   const push = (): void => {
-    res.write(`event: snapshot\ndata: ${JSON.stringify(o.snapshot())}\n\n`);
+    const data = JSON.stringify(o.snapshot());
+    if (data === last) return;
+    last = data;
+    res.write(`event: snapshot\ndata: ${data}\n\n`);
   };
   push();
+  // The daemon's queue says when it changes; the files' (calls decided in process) are looked at every few seconds.
   const unsubscribe = o.queue.subscribe(push);
+  const files = setInterval(push, FILES_REFRESH_MS);
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
   const stop = (): void => {
     unsubscribe();
+    clearInterval(files);
     clearInterval(heartbeat);
   };
   req.on('close', stop);

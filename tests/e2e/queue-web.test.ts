@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { askDaemon } from '../../src/daemon/client.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
+import { FileQueue } from '../../src/queue/file-queue.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { queueMode } from '../queue/support.js';
@@ -114,15 +116,22 @@ describe.skipIf(!haveChromium)(`the queue page in a real browser${haveChromium ?
       await page.click('.item button[data-action="always-ask"]');
       expect(await third).toBe('allow');
 
+      // 4. A call waiting in the files (decided in process, no daemon answering it) shows up too and is answered there.
+      const inFiles = new FileQueue(p.runtimeDir).wait({ dedupe: 'files-1', session: 's9' as Sanitized, role: 'coder', tool: 'Bash' as Sanitized, call: 'make from-files' as Sanitized, reason: 'no tier decided' as Sanitized, tier: 'default', project: p.root as Sanitized }, 30_000);
+      await page.waitForSelector('.item .call:text("make from-files")');
+      await page.keyboard.press('d');
+      expect(await inFiles).toMatchObject({ kind: 'answered', answer: { verdict: 'deny', via: 'web' } });
+
       // Recent decisions, newest first.
-      await page.waitForSelector('#recent tr:nth-child(3)');
+      await page.waitForSelector('#recent tr:nth-child(4)');
       const recent = await page.$$eval('#recent tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
-      expect(recent.slice(0, 3).map((r) => [r[1], r[2], r[5]])).toEqual([
+      expect(recent.slice(0, 4).map((r) => [r[1], r[2], r[5]])).toEqual([
+        ['denied', 'web', 'make from-files'],
         ['approved (always ask)', 'web', 'make release'],
         ['denied', 'web', 'make deploy-prod'],
         ['approved', 'web', 'make deploy-staging'],
       ]);
-      expect(recent[1]![6]).toBe('2 calls');
+      expect(recent[2]![6]).toBe('2 calls');
     } finally {
       await browser.close();
     }
