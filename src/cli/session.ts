@@ -112,9 +112,11 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
   // One session: its policy modules too (safemode, circuit breaker), from the signed state.
   const modules = sessionId === undefined ? undefined : moduleLines(where, sessionId, policy);
   if (asJson) {
-    return JSON.stringify({ runtime_dir: where.runtimeDir, sessions: selected, ...(modules === undefined ? {} : { modules: modules.json }), problems, warnings: policy.warnings }, null, 2);
+    const human = { channel: policy.human.channel, timeout_s: policy.human.timeoutMs / 1000, source: policy.human.source };
+    return JSON.stringify({ runtime_dir: where.runtimeDir, human, sessions: selected, ...(modules === undefined ? {} : { modules: modules.json }), problems, warnings: policy.warnings }, null, 2);
   }
-  const lines = [`runtime dir: ${where.runtimeDir}`];
+  const asks = policy.human.channel === 'queue' ? `wait in the human queue up to ${policy.human.timeoutMs / 1000}s, then deny (hookwise queue; from ${policy.human.source})` : "go to the host's prompt (human.channel: host-prompt)";
+  const lines = [`runtime dir: ${where.runtimeDir}`, `asks: ${asks}`];
   if (selected.length === 0) lines.push('no registered sessions');
   for (const r of selected) {
     const state = r.disabled ? 'disabled' : r.role === null ? 'no role' : `role ${r.role}`;

@@ -49,6 +49,16 @@ describe('hookwise roles', () => {
   });
 });
 
+describe('hookwise status', () => {
+  it('says where asks go: the host prompt by default, or the human queue with its timeout', () => {
+    const p = makeProject();
+    expect(cli(p, 'status').stdout).toContain("asks: go to the host's prompt (human.channel: host-prompt)");
+    p.write('.hookwise/policy.yml', 'human:\n  channel: queue\n  timeout: 45s\n');
+    expect(cli(p, 'status').stdout).toContain('asks: wait in the human queue up to 45s, then deny (hookwise queue; from .hookwise/policy.yml:2)');
+    expect(JSON.parse(cli(p, 'status', '--json').stdout)).toMatchObject({ human: { channel: 'queue', timeout_s: 45, source: '.hookwise/policy.yml:2' } });
+  });
+});
+
 describe('hookwise switch', () => {
   it('refuses a session that is not registered instead of registering it', () => {
     const p = makeProject();

@@ -53,7 +53,7 @@ describe.skipIf(SKIP)('the human queue answers a headless Claude Code run', () =
     async () => {
       const s = learningSandbox('queue');
       mkdirSync(join(s.project, '.hookwise'), { recursive: true });
-      writeFileSync(join(s.project, '.hookwise', 'policy.yml'), 'human:\n  channel: queue\n  timeout: 90s\n');
+      writeFileSync(join(s.project, '.hookwise', 'policy.yml'), 'human:\n  channel: queue\n  timeout: 60s\n');
       const installed = installHookwise(s);
       expect(installed.hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ timeout: 600 }); // above the queue's timeout
       const sessionId = randomUUID();
