@@ -6,6 +6,7 @@
  * `<Tool>(<path>)`) instead of a record for the exact call; a call that no exact pattern can name (several
  * segments, a glob character in it) is remembered as the exact call, and the note says so.
  */
+import { appendSupervisorReview, reviewed } from '../audit/supervisor-log.js';
 import type { Verdict } from '../core/decision.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { learnTarget, recordFor, type LearnPlaces } from '../memory/learn.js';
@@ -14,6 +15,8 @@ import { appendRecords, type DecisionRecord, type StoreTarget } from '../memory/
 import type { CallSubject } from '../memory/subject.js';
 import { isFileTool } from '../memory/view.js';
 import type { MemorySettings } from '../policy/config.js';
+import { sanitizeCall } from '../sanitize/call.js';
+import { shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import type { HumanAnswered } from './tier.js';
 import type { AnswerScope } from './types.js';
@@ -25,7 +28,12 @@ export interface HumanMemo {
 
 /** What was remembered, for the hook's stderr note; undefined when nothing was (not the first call, a policy ask). */
 export function rememberHumanAnswer(answered: HumanAnswered, memo: HumanMemo | undefined, call: ToolCall, paths: readonly ResolvedPath[], role: string, settings: MemorySettings, places: LearnPlaces): string | undefined {
-  if (!answered.first || !answered.rememberable || memo === undefined) return undefined;
+  if (!answered.first || memo === undefined) return undefined;
+  // The supervisor answered this call: the human's answer is a review of it (its override rate in stats).
+  if (answered.supervision !== undefined) logReview(answered, memo, call, places);
+  if (!answered.rememberable) return undefined;
+  // Learning switched off (memory.learn: false) keeps only what the human asked for explicitly: a rule.
+  if (!settings.learn && !answered.answer.addRule) return `not remembered: memory.learn is off (${settings.source})`;
   const subject = memo.subject();
   const key = memo.key();
   if (subject === undefined || key === undefined) return undefined;
@@ -42,6 +50,22 @@ export function rememberHumanAnswer(answered: HumanAnswered, memo: HumanMemo | u
   appendRecords(target, [recordFor(subject, key, { role, verdict, reason, tier: 'human', decided_by: 'human' }, target)]);
   const note = answer.addRule ? ' (no exact override pattern names this call: it was remembered for the exact call; write a wider rule with hookwise override)' : '';
   return `remembered as ${verdict} for this exact call in the ${target.scope} scope${note}`;
+}
+
+function logReview(answered: HumanAnswered, memo: HumanMemo, call: ToolCall, places: LearnPlaces): void {
+  const subject = memo.subject();
+  appendSupervisorReview(
+    places.where.runtimeDir,
+    reviewed({
+      session: shownId(call.sessionId),
+      tool: shownId(call.tool),
+      subject: subject?.text ?? sanitizeCall(call).text,
+      supervisor: answered.supervision!,
+      human: answered.answer.verdict === 'deny' ? 'deny' : 'allow',
+      channel: 'queue',
+      project: sanitize(places.projectRoot).text,
+    }),
+  );
 }
 
 function targetOf(scope: AnswerScope | undefined, settings: MemorySettings, places: LearnPlaces, sessionId: string): StoreTarget {

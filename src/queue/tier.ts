@@ -12,6 +12,7 @@
  * The waiting is the engine's port (HumanPort: the daemon's memory queue or the files); this module only
  * builds the sanitized request and turns the outcome into a decision. No answer → deny, with the reason below.
  */
+import { supervisionIn, type Supervision } from '../audit/supervisor-log.js';
 import { decision, type Decision, type TierName } from '../core/decision.js';
 import type { CascadeContext } from '../core/tier.js';
 import type { CallSubject } from '../memory/subject.js';
@@ -34,6 +35,8 @@ export interface HumanAnswered {
   first: boolean;
   /** The ask came from a tier memory may learn from (REMEMBERED_ASK_TIERS). */
   rememberable: boolean;
+  /** What the supervisor (tier 3) had said of the call, if it answered: the human's answer is logged as a review. */
+  supervision?: Supervision;
 }
 
 export interface HumanOutcome {
@@ -69,7 +72,8 @@ export async function askHuman(inputs: HumanInputs): Promise<HumanOutcome> {
     case 'answered': {
       const { answer, id } = outcome;
       const rememberable = REMEMBERED_ASK_TIERS.has(asked.tier);
-      const answered: HumanAnswered = { id, answer, first: outcome.first, rememberable };
+      const supervision = supervisionIn(asked);
+      const answered: HumanAnswered = { id, answer, first: outcome.first, rememberable, ...(supervision === undefined ? {} : { supervision }) };
       const by = `a human through the queue (item ${id}, ${answer.via})`;
       if (answer.verdict === 'deny') return { decision: decision('deny', 'human', `denied by ${by}; asked because ${asked.reason}`, ref(id, 'deny')), answered };
       const how = answer.alwaysAsk ? 'approved this once by' : 'approved by';
