@@ -124,7 +124,7 @@ const POLICY_FIELDS: Record<string, Schema> = {
       backend: { type: 'enum', values: SUPERVISOR_BACKENDS },
       model: { type: 'string', nonEmpty: true },
       confidence: { type: 'number', min: 0, max: 1 },
-      // Below the thin client's 120 s wait for the daemon's answer (daemon/client.ts): a longer review would be run twice.
+      // Well below the thin client's wait for the daemon's answer (daemon/client.ts): a longer review would be run twice.
       timeout: { type: 'number', min: 0.1, max: 100 },
       max_tokens: { type: 'number', integer: true, min: 64, max: 4096 },
       stream: { type: 'boolean' },
