@@ -20,12 +20,13 @@ export interface QueueSnapshot {
   problems: string[];
 }
 
+/** `memory` given: the daemon's view, which reads the files without their lock (FileQueue.peek). */
 export function snapshotOf(memory: MemoryQueue | undefined, files: FileQueue): QueueSnapshot {
   const problems: string[] = [];
   let fileItems: PendingItem[] = [];
   let fileRecent: RecentItem[] = [];
   try {
-    fileItems = files.list();
+    fileItems = memory === undefined ? files.list() : files.peek();
     problems.push(...files.problems);
     fileRecent = files.recent();
   } catch (error) {

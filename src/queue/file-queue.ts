@@ -142,6 +142,31 @@ export class FileQueue implements QueueBackend {
     return items.sort((a, b) => a.created.localeCompare(b.created));
   }
 
+  /**
+   * The pending items without taking the lock or writing anything (files are replaced whole, so a reader never
+   * sees half of one): for the daemon, whose event loop a contended lock would stall. Calls left by dead
+   * processes are not counted; list() (the CLI without a daemon) also removes them.
+   */
+  peek(): PendingItem[] {
+    const problems: string[] = [];
+    const out: PendingItem[] = [];
+    const names = statIfPresent(this.itemsDir) === undefined ? [] : this.itemNames();
+    for (const name of names) {
+      let held: ItemFile | undefined;
+      try {
+        held = this.readItem(name.slice(0, -5));
+      } catch (error) {
+        problems.push(describeError(error));
+        continue;
+      }
+      if (held === undefined) continue;
+      const live = held.waiters.filter(liveWaiter).length;
+      if (live > 0) out.push({ ...held.item, waiting: live });
+    }
+    this.problems = problems;
+    return out.sort((a, b) => a.created.localeCompare(b.created));
+  }
+
   recent(): RecentItem[] {
     return this.readRecent();
   }

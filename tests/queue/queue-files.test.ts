@@ -177,6 +177,10 @@ describe('the human queue, file-backed', () => {
     const [item] = await fileItems(p);
     const file = join(p.runtimeDir, 'queue', 'items', `${item!.id}.json`);
     writeFileSync(file, 'garbage');
+    // The daemon's lock-free view reports it the same way.
+    const peeked = new FileQueue(p.runtimeDir);
+    expect(peeked.peek()).toEqual([]);
+    expect(peeked.problems).toEqual([expect.stringMatching(/queue item .* is not valid JSON/)]);
     const listed = await queueList({}, p.env);
     expect(listed).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/QUEUE_CORRUPT|queue item .* is not valid JSON/) });
     await expect(queueAnswer('approve', item!.id, {}, p.env)).rejects.toThrow(/queue item .* is not valid JSON/);
