@@ -196,7 +196,8 @@ function httpHook(port: number, token: string, gate: boolean): ClaudeHttpHook {
     url: `http://127.0.0.1:${port}/v1/hook/claude`,
     headers: { Authorization: `Bearer ${token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' },
     allowedEnvVars: ['HOOKWISE_ROLE'],
-    timeout: 30,
+    // The gate waits up to 10 minutes (a call may wait in the human queue); the other events 30 s.
+    timeout: gate ? 600 : 30,
     ...(gate ? { onFailure: 'block' as const } : {}),
   };
 }
