@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(BIN))('the queue across real processes (dist/hookwis
     const p = makeProject();
     queueMode(p);
     p.register('s1', 'coder');
-    running.push(await serve({ where: locations(p.env) }));
+    running.push(await serve({ where: locations(p.env), embedding: false }));
     const { fromStart, fromEnd } = await rounds(p, true);
     console.log(`daemon: approve process start → check exits: median ${median(fromStart).toFixed(1)} ms; approve exits → check exits: median ${median(fromEnd).toFixed(1)} ms (${ROUNDS} rounds)`);
     expect(median(fromEnd)).toBeLessThan(100);

@@ -23,7 +23,7 @@ afterEach(async () => {
 
 async function start(p: TestProject): Promise<{ daemon: RunningDaemon; token: string; port: number }> {
   const token = randomBytes(32).toString('base64url');
-  const daemon = await serve({ where: locations(p.env), http: { port: 0, token } });
+  const daemon = await serve({ where: locations(p.env), http: { port: 0, token }, embedding: false });
   running.push(daemon);
   return { daemon, token, port: daemon.httpPort! };
 }

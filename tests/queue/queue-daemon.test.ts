@@ -20,8 +20,9 @@ afterEach(async () => {
   while (running.length > 0) await running.pop()!.close();
 });
 
+/** Tier 2b's pool is left out: the queue does not need it, and it costs a model load per daemon. */
 async function start(p: TestProject): Promise<RunningDaemon> {
-  const d = await serve({ where: locations(p.env) });
+  const d = await serve({ where: locations(p.env), embedding: false });
   running.push(d);
   return d;
 }
