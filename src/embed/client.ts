@@ -191,7 +191,7 @@ export class EmbeddingService {
         } catch (error) {
           this.log(`embedding indexes not saved before the model change: ${describe(error)}`);
         }
-        await old.destroy();
+        await old.close();
       }
       if (generation === this.generation && !this.closing) await this.start();
     })();
@@ -221,7 +221,9 @@ export class EmbeddingService {
         this.log(`embedding indexes not saved at close: ${describe(error)}`);
       }
     }
-    await pool.destroy();
+    // close, not destroy: terminating the worker while a native call is in flight (the model still loading
+    // when a short-lived daemon stops) makes onnxruntime throw into a dying environment, which aborts the process.
+    await pool.close();
     this.pool = undefined;
     this.stat.state = 'stopped';
   }
