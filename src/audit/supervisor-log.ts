@@ -6,7 +6,7 @@
  * there). The supervisor's answers themselves are in the audit log (its `supervisor` field). Sanitized text
  * only, each line bounded, appended as single writes of whole lines (appendOwnedLines).
  */
-import { readFileSync } from 'node:fs';
+import { readJsonLines } from './jsonl.js';
 import { join } from 'node:path';
 import type { Decision, Verdict } from '../core/decision.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
@@ -67,25 +67,5 @@ export function appendSupervisorReview(runtimeDir: string, record: SupervisorRev
 
 /** Every readable record, oldest first; an unreadable line is skipped and named in `problems`. */
 export function readSupervisorReviews(runtimeDir: string): { records: SupervisorReviewRecord[]; problems: string[] } {
-  const file = supervisorLogPath(runtimeDir);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
-    throw error;
-  }
-  const records: SupervisorReviewRecord[] = [];
-  const problems: string[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      const value = JSON.parse(line) as SupervisorReviewRecord;
-      if (typeof value.ts !== 'string' || typeof value.override !== 'boolean' || typeof value.supervisor?.decision !== 'string') throw new Error('missing ts, override or supervisor');
-      records.push(value);
-    } catch (error) {
-      problems.push(`${file}:${i + 1}: skipped unreadable line (${(error as Error).message})`);
-    }
-  });
-  return { records, problems };
+  return readJsonLines<SupervisorReviewRecord>(supervisorLogPath(runtimeDir), (value) => (typeof value.ts !== 'string' || typeof value.override !== 'boolean' || typeof value.supervisor?.decision !== 'string' ? 'missing ts, override or supervisor' : undefined));
 }

@@ -4,7 +4,7 @@
  * learnt from the host's post-tool event, so `stats` can say how many confined calls the walls stopped.
  * Sanitized text only, each line bounded; appends are single writes of whole lines (appendOwnedLines).
  */
-import { readFileSync } from 'node:fs';
+import { readJsonLines } from './jsonl.js';
 import { join } from 'node:path';
 import type { WallKind } from '../confine/wall-hits.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
@@ -38,25 +38,5 @@ export function appendWallsHit(runtimeDir: string, record: WallsHitRecord): void
 
 /** Every readable record, oldest first; an unreadable line is skipped and named in `problems`. */
 export function readWallsHits(runtimeDir: string): { records: WallsHitRecord[]; problems: string[] } {
-  const file = wallsLogPath(runtimeDir);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
-    throw error;
-  }
-  const records: WallsHitRecord[] = [];
-  const problems: string[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      const value = JSON.parse(line) as WallsHitRecord;
-      if (typeof value.ts !== 'string' || typeof value.kind !== 'string' || typeof value.session !== 'string') throw new Error('missing ts, kind or session');
-      records.push(value);
-    } catch (error) {
-      problems.push(`${file}:${i + 1}: skipped unreadable line (${(error as Error).message})`);
-    }
-  });
-  return { records, problems };
+  return readJsonLines<WallsHitRecord>(wallsLogPath(runtimeDir), (value) => (typeof value.ts !== 'string' || typeof value.kind !== 'string' || typeof value.session !== 'string' ? 'missing ts, kind or session' : undefined));
 }
