@@ -27,6 +27,7 @@ import { resolvePath, type PathContext } from '../../src/paths/canonical.js';
 import { prepareShell } from '../../src/shell/prepare.js';
 import { CommandTokenizer, featureTokens, type CommandVocab } from '../../src/embed/featurize.js';
 import { encodeStaticEmbeddingModel } from '../../src/embed/static-graph.js';
+import { prng } from '../../bench/prng.js';
 
 interface Options {
   corpus: string;
@@ -78,16 +79,8 @@ function parseArgs(argv: readonly string[], root: string): Options {
 
 // ---------------------------------------------------------------- PRNG
 type Rng = () => number;
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benchmarks' PRNG (mulberry32): one implementation for every seeded run.
+const mulberry32 = (seed: number): Rng => prng(seed);
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
 function shuffle<T>(rng: Rng, xs: T[]): T[] {
   for (let i = xs.length - 1; i > 0; i--) {

@@ -5,32 +5,16 @@ import { rulesList, type NeighbourFinder } from '../../src/cli/rules.js';
 import { buildIndexes as buildEmbedding, neighboursOf } from '../../src/embed/build.js';
 import { cacheKey } from '../../src/memory/cache.js';
 import { memoryTargets } from '../../src/memory/load.js';
-import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
-import type { Sanitized } from '../../src/sanitize/index.js';
+import { appendRecords } from '../../src/memory/store.js';
 import { locations } from '../../src/util/locations.js';
 import { hashEmbedder } from '../embed/fixtures/hash-embedder.js';
 import { makeProject, type TestProject } from '../support/project.js';
+import { record } from '../embed/fixtures/records.js';
 
-let clock = Date.parse('2026-03-01T00:00:00.000Z');
-function record(subject: string): DecisionRecord {
-  return {
-    key: cacheKey('Bash', subject),
-    tool: 'Bash',
-    subject: subject as Sanitized,
-    commands: [subject.split(' ')[0]!],
-    role: 'coder',
-    verdict: 'allow',
-    reason: 'approved' as Sanitized,
-    tier: 'human',
-    scope: 'project',
-    decided_by: 'human',
-    ts: new Date((clock += 1000)).toISOString(),
-  };
-}
 
 function withRecords(): TestProject {
   const p = makeProject();
-  appendRecords({ scope: 'project', projectRoot: p.root }, ['rm -rf /tmp/build-output', 'rm -rf /tmp/build-cache', 'npm run test', 'cargo build --release'].map(record));
+  appendRecords({ scope: 'project', projectRoot: p.root }, ['rm -rf /tmp/build-output', 'rm -rf /tmp/build-cache', 'npm run test', 'cargo build --release'].map((s) => record(s)));
   return p;
 }
 

@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingService, type EmbeddingServiceOptions } from '../../src/embed/client.js';
 import { indexLocation, ScopeIndex } from '../../src/embed/index.js';
 import { cacheKey } from '../../src/memory/cache.js';
-import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
-import type { Sanitized } from '../../src/sanitize/index.js';
+import { appendRecords } from '../../src/memory/store.js';
 import { hashEmbedder } from './fixtures/hash-embedder.js';
 import { buildWorker, type BuiltWorker } from './worker-build.js';
+import { record } from './fixtures/records.js';
 
 let worker: BuiltWorker;
 beforeAll(async () => {
@@ -35,23 +35,6 @@ function service(d: ReturnType<typeof dirs>, options: Partial<EmbeddingServiceOp
   return s;
 }
 
-let clock = Date.parse('2026-03-01T00:00:00.000Z');
-function record(subject: string, fields: Partial<DecisionRecord> = {}): DecisionRecord {
-  return {
-    key: cacheKey('Bash', subject),
-    tool: 'Bash',
-    subject: subject as Sanitized,
-    commands: [subject.split(' ')[0]!],
-    role: 'coder',
-    verdict: 'allow',
-    reason: 'approved' as Sanitized,
-    tier: 'human',
-    scope: 'project',
-    decided_by: 'human',
-    ts: new Date((clock += 1000)).toISOString(),
-    ...fields,
-  };
-}
 
 const query = (text: string) => ({ text, tool: 'Bash', k: 10 });
 

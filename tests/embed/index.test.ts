@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { candidateEntries, IndexSet, indexLocation, ScopeIndex, type IndexPlaces } from '../../src/embed/index.js';
 import { cacheKey } from '../../src/memory/cache.js';
-import { appendRecords, removeRecords, type DecisionRecord, type StoreTarget } from '../../src/memory/store.js';
-import type { Sanitized } from '../../src/sanitize/index.js';
+import { appendRecords, removeRecords, type StoreTarget } from '../../src/memory/store.js';
 import { hashEmbedder, hashVector } from './fixtures/hash-embedder.js';
+import { record } from './fixtures/records.js';
 
 const cleanups: string[] = [];
 afterEach(() => {
@@ -26,25 +26,6 @@ function dirs(): Dirs {
   return { projectRoot, project: { scope: 'project', projectRoot }, userConfigDir: join(base, 'config'), runtimeDir: join(base, 'runtime') };
 }
 
-let clock = Date.parse('2026-03-01T00:00:00.000Z');
-
-function record(subject: string, fields: Partial<DecisionRecord> = {}): DecisionRecord {
-  const tool = fields.tool ?? 'Bash';
-  return {
-    key: cacheKey(tool, subject),
-    tool,
-    subject: subject as Sanitized,
-    commands: [subject.split(' ')[0]!],
-    role: 'coder',
-    verdict: 'allow',
-    reason: 'approved' as Sanitized,
-    tier: 'human',
-    scope: 'project',
-    decided_by: 'human',
-    ts: new Date((clock += 1000)).toISOString(),
-    ...fields,
-  };
-}
 
 const SUBJECTS = ['rm -rf /tmp/build-output', 'npm run test', 'cargo build --release', 'docker compose up -d', 'git log --oneline'];
 
