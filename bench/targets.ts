@@ -348,6 +348,13 @@ export const TARGETS = [
     stretch: 5,
   },
   {
+    id: 'embed.daemon-hit',
+    description: 'the daemon’s whole decision for a call only tier 2b decides (engine.handle with the daemon’s options and its warm pool, a file-operand swap of a remembered allow in a 10k-record project), in process, no transport: the issue’s end-to-end embedding hit',
+    unit: 'ms',
+    target: 10,
+    stretch: 5,
+  },
+  {
     id: 'queue.answer-to-return.daemon',
     description: 'the human queue in the daemon (in memory): from answer() to the waiting call’s promise resolving, in process',
     unit: 'ms',

@@ -10,7 +10,11 @@
  *   - embed.nearest-roundtrip: the daemon's EmbeddingService (the built dist/embed.worker.cjs in its warm
  *     piscina worker) answering `nearest()` for a project with a 10k-record store whose index is built:
  *     the scope files' freshness check, the embedding, the search of every scope and the merge, plus the
- *     hop to the worker thread and back. Every answer must be matches, not unavailable.
+ *     hop to the worker thread and back. Every answer must be matches, not unavailable;
+ *   - embed.daemon-hit: the daemon's whole decision for a call that only tier 2b decides — engine.handle with
+ *     the daemon's engine options and that pool, on a Bash call differing from a remembered allow only in a
+ *     file operand (not close enough for Jaccard), in that 10k-record project: JSON, session, policy, parse,
+ *     memory, the cascade down to tier 2b's round trip, audit. Every answer must be an embedding allow.
  */
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +26,11 @@ import { loadEmbedder } from '../../src/embed/model.js';
 import { cacheKey } from '../../src/memory/cache.js';
 import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
+import { Engine } from '../../src/engine/engine.js';
+import { SessionRegistry } from '../../src/session/registry.js';
+import type { Locations } from '../../src/util/locations.js';
 import { runInProcess } from '../in-process.js';
+import { daemonEngineOptions } from './daemon.js';
 import { summarize } from '../stats.js';
 import { commandNames, syntheticCommands } from '../synthetic-commands.js';
 import type { Measurement, Suite } from '../suite.js';
@@ -98,7 +106,7 @@ async function searchRow(id: 'hnsw.top5-10k' | 'hnsw.top5-100k', index: ScopeInd
  * records), and that index is saved where the project's index lives: the worker loads it instead of
  * embedding 10k records again.
  */
-async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quick: boolean, progress: (m: string) => void): Promise<Measurement> {
+async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quick: boolean, progress: (m: string) => void): Promise<Measurement[]> {
   const workerFile = defaultWorkerFile();
   if (!existsSync(workerFile)) throw new Error(`bench: ${workerFile} not found; build it first (npm run build)`);
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-bench-embed-pool-')));
@@ -138,16 +146,43 @@ async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quic
     }
     const stats = service.stats();
     if (stats.unavailable > 0) throw new Error(`bench: ${stats.unavailable} calls were unavailable: ${stats.lastUnavailable}`);
-    return { id: 'embed.nearest-roundtrip', ...summarize(times), note: `${built.size} indexed records (project scope; user and org empty), k 5, one worker` };
+    const roundTrip: Measurement = { id: 'embed.nearest-roundtrip', ...summarize(times), note: `${built.size} indexed records (project scope; user and org empty), k 5, one worker` };
+    return [roundTrip, await daemonHitRow(service, { ...places, home: base }, projectRoot, quick)];
   } finally {
     await service.close();
     rmSync(base, { recursive: true, force: true });
   }
 }
 
+/** The daemon deciding a call by tier 2b end to end, in process (the way daemon.cache-hit times an exact-cache hit). */
+async function daemonHitRow(service: EmbeddingService, where: Locations, projectRoot: string, quick: boolean): Promise<Measurement> {
+  const sessionId = 'bench-embed-hit';
+  new SessionRegistry(where.runtimeDir).update(sessionId, (existing, now) => ({ session_id: sessionId, role: 'coder', disabled: false, registered_at: existing?.registered_at ?? now, updated_at: now }));
+  const remembered = 'acme-lint check --strict src/module1.ts';
+  appendRecords({ scope: 'project', projectRoot }, [
+    { key: cacheKey('Bash', remembered), tool: 'Bash', subject: remembered as Sanitized, commands: ['acme-lint'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: new Date().toISOString() },
+  ]);
+  const payload = JSON.stringify({ session_id: sessionId, transcript_path: join(where.home, 't.jsonl'), cwd: projectRoot, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'acme-lint check --strict src/module2.ts' } });
+  const engine = new Engine(where, { ...daemonEngineOptions(), embedding: service });
+  const decide = async (): Promise<void> => {
+    const out = await engine.handle(payload, { host: 'claude' });
+    if (out.decision?.tier !== 'embedding' || out.decision.verdict !== 'allow') throw new Error(`bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'} (${out.decision?.reason ?? ''}); expected an embedding allow`);
+  };
+  await decide(); // the new record reaches the index (the first call embeds it inline)
+  const n = quick ? 100 : 1000;
+  for (let j = 0; j < n; j++) await decide();
+  const times: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const start = process.hrtime.bigint();
+    await decide();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return { id: 'embed.daemon-hit', ...summarize(times), note: `engine.handle on \`acme-lint check --strict src/module2.ts\` near the remembered \`${remembered}\` in a 10k-record project; every answer an embedding allow` };
+}
+
 export const embedSuite: Suite = {
   name: 'embed',
-  measures: ['embed.one-call', 'embed.index-build-10k', 'hnsw.top5-10k', 'hnsw.top5-100k', 'embed.nearest-roundtrip'],
+  measures: ['embed.one-call', 'embed.index-build-10k', 'hnsw.top5-10k', 'hnsw.top5-100k', 'embed.nearest-roundtrip', 'embed.daemon-hit'],
   async run({ quick, large, progress }) {
     progress('embed: loading the builtin model…');
     const embedder = await loadEmbedder({ kind: 'builtin' });
@@ -161,7 +196,7 @@ export const embedSuite: Suite = {
     const recall = recallAt5(built.index, list.map((e) => e.key), queries);
     rows.push({ id: 'embed.index-build-10k', median: built.ms, p99: built.ms, samples: 1, note: `${built.note}; recall@5 ${recall.toFixed(3)} against an exact search` });
     rows.push(await searchRow('hnsw.top5-10k', built.index, queries, quick));
-    rows.push(await roundTripRow(built.index, list, quick, progress));
+    rows.push(...(await roundTripRow(built.index, list, quick, progress)));
     if (large) {
       const big = await buildRow(embedder, entries(100_000, 13), progress);
       rows.push({ ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)), note: `100000 entries, k 5, ef 128; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}` });
