@@ -356,6 +356,13 @@ export async function runProgram(argv: string[]): Promise<number> {
       });
   }
   program
+    .command('mcp')
+    .description("the queue's MCP server on stdio (the plugin starts it): pending_requests and answer_request for the team's lead session")
+    .action(async () => {
+      const { mcpServe } = await import('./mcp.js');
+      await mcpServe();
+    });
+  program
     .command('validate')
     .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
     .option('--json', 'machine-readable output')

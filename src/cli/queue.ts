@@ -61,7 +61,8 @@ async function daemonCall(where: Locations, method: 'GET' | 'POST', path: string
   });
 }
 
-async function snapshot(where: Locations): Promise<QueueSnapshot> {
+/** What waits: the daemon's view (its items and the files') when one runs, else the files'. */
+export async function snapshot(where: Locations): Promise<QueueSnapshot> {
   const fromDaemon = await daemonCall(where, 'GET', '/v1/queue');
   // The daemon lists the files too; without one, the files alone.
   if (fromDaemon !== undefined && fromDaemon.status === 200) return fromDaemon.value as QueueSnapshot;
@@ -99,6 +100,17 @@ export async function queueList(o: QueueListOptions, env: NodeJS.ProcessEnv = pr
   return { stdout: lines.join('\n'), stderr: stderr.join('\n'), exitCode };
 }
 
+/** Answers an item through the daemon when one runs (its token read from the runtime directory), else the files. */
+export async function answerItem(where: Locations, id: string, answer: HumanAnswer): Promise<AnswerResult> {
+  let result: AnswerResult | undefined;
+  const token = readAnswerToken(where.runtimeDir);
+  const fromDaemon = token === undefined ? undefined : await daemonCall(where, 'POST', '/v1/queue/answer', { id, answer }, token);
+  if (fromDaemon !== undefined && (fromDaemon.status === 200 || fromDaemon.status === 404)) result = fromDaemon.value as AnswerResult;
+  else if (fromDaemon !== undefined) throw new HookwiseError('INTERNAL', `the daemon refused the answer: ${clean(JSON.stringify(fromDaemon.value)).slice(0, 300)}`);
+  // No daemon (or a stale token): the files.
+  return result ?? answerAny(undefined, new FileQueue(where.runtimeDir), id, answer);
+}
+
 /** The page's address with the token in the fragment (never sent to the server, removed by the page). */
 function webAddress(where: Locations): string {
   const http = readHttpConfig(where);
@@ -114,13 +126,7 @@ export async function queueAnswer(verdict: AnswerVerdict, id: string, o: AnswerO
   if (!ID_PATTERN.test(id)) return { stdout: '', stderr: `hookwise: ${unknownId(id)}`, exitCode: 1 };
   const answer: HumanAnswer = { verdict, alwaysAsk: o.alwaysAsk === true, addRule: o.addRule === true, via: 'cli', ...(o.scope === undefined ? {} : { scope: o.scope as AnswerScope }) };
   const where = locations(env);
-  let result: AnswerResult | undefined;
-  const token = readAnswerToken(where.runtimeDir);
-  const fromDaemon = token === undefined ? undefined : await daemonCall(where, 'POST', '/v1/queue/answer', { id, answer }, token);
-  if (fromDaemon !== undefined && (fromDaemon.status === 200 || fromDaemon.status === 404)) result = fromDaemon.value as AnswerResult;
-  else if (fromDaemon !== undefined) throw new HookwiseError('INTERNAL', `the daemon refused the answer: ${clean(JSON.stringify(fromDaemon.value)).slice(0, 300)}`);
-  // No daemon (or a stale token): the files.
-  result ??= answerAny(undefined, new FileQueue(where.runtimeDir), id, answer);
+  const result = await answerItem(where, id, answer);
   if (!result.ok) return { stdout: '', stderr: `hookwise: ${result.why}`, exitCode: 1 };
   const { item, resolved } = result;
   const done = verdict === 'deny' ? 'denied' : answer.alwaysAsk ? 'approved (this once; asked every time)' : 'approved';

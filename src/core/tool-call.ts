@@ -24,6 +24,8 @@ export interface ToolCall {
   permissionMode?: string;
   /** Claude Code's `agent_id`: the call comes from a subagent of the session (a conductor's musician). */
   agentId?: string;
+  /** Claude Code's `agent_type`: which subagent definition runs (e.g. `hookwise:supervisor`), set by the host. */
+  agentType?: string;
 }
 
 /** A path after canonicalization (see src/paths/canonical.ts). */

@@ -34,7 +34,7 @@ import { NetProxyHost } from './netproxy.js';
 import { FileQueue } from '../queue/file-queue.js';
 import { MemoryQueue } from '../queue/memory-queue.js';
 import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
-import { ANSWER_SCOPES, ANSWER_VERDICTS, type HumanAnswer } from '../queue/types.js';
+import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, type HumanAnswer } from '../queue/types.js';
 import { handleQueueWeb, type QueueWebOptions } from '../queue/web.js';
 import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
 
@@ -216,10 +216,11 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       return send(res, 400, JSON.stringify({ error: 'the answer is not JSON' }) + '\n');
     }
     const a = parsed.answer;
-    if (typeof parsed.id !== 'string' || a === undefined || !(ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) || typeof a.alwaysAsk !== 'boolean' || typeof a.addRule !== 'boolean' || (a.scope !== undefined && !(ANSWER_SCOPES as readonly unknown[]).includes(a.scope))) {
-      return send(res, 400, JSON.stringify({ error: 'expected {id, answer: {verdict, alwaysAsk, addRule, scope?}}' }) + '\n');
+    if (typeof parsed.id !== 'string' || a === undefined || !(ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) || typeof a.alwaysAsk !== 'boolean' || typeof a.addRule !== 'boolean' || (a.scope !== undefined && !(ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) || !answerExtrasValid({ via: a.via ?? 'cli', supervisor: a.supervisor })) {
+      return send(res, 400, JSON.stringify({ error: 'expected {id, answer: {verdict, alwaysAsk, addRule, scope?, via?, supervisor?}}' }) + '\n');
     }
-    const answer: HumanAnswer = { verdict: a.verdict!, alwaysAsk: a.alwaysAsk, addRule: a.addRule, via: 'cli', ...(a.scope === undefined ? {} : { scope: a.scope }) };
+    // Only the lead session's MCP server says `mcp` (with or without a supervisor answer); anything else is the CLI.
+    const answer: HumanAnswer = { verdict: a.verdict!, alwaysAsk: a.alwaysAsk, addRule: a.addRule, via: a.via === 'mcp' ? 'mcp' : 'cli', ...(a.scope === undefined ? {} : { scope: a.scope }), ...(a.supervisor === undefined ? {} : { supervisor: a.supervisor }) };
     const result = answerAny(queue, fileQueue, parsed.id, answer);
     if (result.ok) log(`queue item ${result.item.id} answered (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`);
     return send(res, result.ok ? 200 : 404, JSON.stringify(result) + '\n');

@@ -46,6 +46,7 @@ import type { Confinability, NetworkAccess } from '../confine/confinable.js';
 import type { NetProxyPort } from '../daemon/netproxy.js';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.js';
 import { roleNamed } from '../policy/compiled.js';
+import { queueToolOf } from '../policy/queue-tools.js';
 import { judge, type Judgement } from './judge.js';
 import { breakerFailure, breakerReset, breakerStatus, breakerSuccess, delegationReset, delegationWork, promptCommand, safemodeStatus } from '../modules/machine.js';
 import { errorSignature } from '../modules/signature.js';
@@ -59,6 +60,11 @@ import type { HumanPort, QueueBackend } from '../queue/types.js';
 
 /** The role a conductor's subagents run as (policy/defaults.ts). */
 const MUSICIAN = 'musician';
+
+/** The plugin's supervisor subagent (agent_type is the host's, not the agent's) calling hookwise's queue tools. */
+function leadSupervisorCall(call: ToolCall): boolean {
+  return queueToolOf(call.tool) !== undefined && (call.agentType === 'hookwise:supervisor' || call.agentType === 'supervisor');
+}
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 
@@ -149,7 +155,7 @@ export class Engine {
     this.registry = new SessionRegistry(where.runtimeDir);
     this.netProxy = options.netProxy;
     this.embedding = options.embedding;
-    this.supervisors = new Supervisors(where, options.supervisorBackends);
+    this.supervisors = new Supervisors(where, options.supervisorBackends, () => this.queueStore());
     this.queue = options.queue;
   }
 
@@ -217,10 +223,15 @@ export class Engine {
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
 
+  /** The queue store: the daemon's (in memory) when given, else the runtime directory's files (made on first use). */
+  private queueStore(): QueueBackend {
+    return (this.queue ??= new FileQueue(this.where.runtimeDir));
+  }
+
   /** The port a call's ask waits on, when the policy sends asks to the queue (tier 4). */
   private humanPort(policy: CompiledPolicy, signal: AbortSignal | undefined): HumanPort | undefined {
     if (policy.human.channel !== 'queue') return undefined;
-    const queue = (this.queue ??= new FileQueue(this.where.runtimeDir));
+    const queue = this.queueStore();
     const timeoutMs = policy.human.timeoutMs;
     return { timeoutMs, wait: (request) => queue.wait(request, timeoutMs, signal) };
   }
@@ -315,7 +326,8 @@ export class Engine {
       if (state.kind === 'unregistered' && !waited) this.registry.markWaited(call.sessionId);
     }
     // A conductor's subagent is its musician: judged with that role, never the conductor's (issue 16).
-    if (state.kind === 'registered' && call.agentId !== undefined && roleNamed(policy, state.role)?.group === 'orchestration' && roleNamed(policy, MUSICIAN) !== undefined) {
+    // Except the lead's own supervisor subagent (plugin/agents/supervisor.md) using hookwise's queue tools: it answers for the lead.
+    if (state.kind === 'registered' && call.agentId !== undefined && !leadSupervisorCall(call) && roleNamed(policy, state.role)?.group === 'orchestration' && roleNamed(policy, MUSICIAN) !== undefined) {
       state = { kind: 'registered', role: MUSICIAN, via: state.via };
     }
     const role = roleName(state);

@@ -20,24 +20,27 @@ import { sanitize } from '../sanitize/index.js';
 import type { SessionRecord } from '../session/registry.js';
 import type { SupervisorBackend, SupervisorOutcome, SupervisorRequest } from '../supervisor/backend.js';
 import { apiSupervisor } from '../supervisor/api.js';
+import { agentSupervisor } from '../supervisor/agent.js';
+import type { QueueBackend } from '../queue/types.js';
 import type { Locations } from '../util/locations.js';
 
 /** The beginning of a prompt file the supervisor sees. */
 export const MAX_PROMPT_BYTES = 8192;
 
-/** Makes the backend for a setting (tests inject one; the default makes the real backends). */
-export type BackendFactory = (settings: SupervisorSettings) => SupervisorBackend | undefined;
+/** Makes the backend for a setting (tests inject one; the default makes the real backends). `queue`: the store the agent backend's items wait in. */
+export type BackendFactory = (settings: SupervisorSettings, queue: () => QueueBackend) => SupervisorBackend | undefined;
 
 /** How the audit log and reasons name a supervisor: `api:<model>`, `agent`. */
 export function supervisorName(settings: SupervisorSettings): string {
   return settings.backend === 'api' ? `api:${settings.model}` : settings.backend;
 }
 
-export const defaultBackends: BackendFactory = (settings) => {
+export const defaultBackends: BackendFactory = (settings, queue) => {
   switch (settings.backend) {
     case 'api':
       return apiSupervisor({ model: settings.model, timeoutMs: settings.timeoutMs, maxTokens: settings.maxTokens, stream: settings.stream });
     case 'agent':
+      return agentSupervisor({ timeoutMs: settings.timeoutMs, queue });
     case 'off':
       return undefined;
   }
@@ -49,6 +52,10 @@ export class Supervisors {
   constructor(
     private readonly where: Locations,
     private readonly factory: BackendFactory = defaultBackends,
+    /** The queue store (the engine's: the daemon's memory queue, or the files), for the agent backend. */
+    private readonly queue: () => QueueBackend = () => {
+      throw new Error('no queue store is given to the supervisor');
+    },
   ) {}
 
   /** The port for one call, or undefined when the policy has no supervisor (the tier then passes). */
@@ -69,7 +76,7 @@ export class Supervisors {
     const key = JSON.stringify([settings.backend, settings.model, settings.timeoutMs, settings.maxTokens, settings.stream]);
     let backend = this.held.get(key);
     if (backend === undefined) {
-      backend = this.factory(settings);
+      backend = this.factory(settings, this.queue);
       if (backend === undefined) return undefined;
       this.held.set(key, backend);
     }

@@ -70,6 +70,8 @@ function claudeToolCall(
   if (permissionMode !== undefined) call.permissionMode = permissionMode;
   const agentId = optionalString(payload, 'agent_id');
   if (agentId !== undefined && agentId !== '') call.agentId = agentId;
+  const agentType = optionalString(payload, 'agent_type');
+  if (agentType !== undefined && agentType !== '') call.agentType = agentType;
   return call;
 }
 

@@ -19,7 +19,7 @@ import { describeError, HookwiseError } from '../core/errors.js';
 import { ensurePrivateDir, isAbsent, processAlive, processStart, readOwnedFile, statIfPresent, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 import { MAX_HUMAN_TIMEOUT_MS } from '../policy/defaults.js';
 import { itemFrom, join as joinItem, newItemId, pushRecent, recentOf } from './item.js';
-import { ANSWER_SCOPES, ANSWER_VERDICTS, CALLER_GONE, ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, CALLER_GONE, ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
 
 interface WaiterRecord {
   pid: number;
@@ -384,7 +384,7 @@ function parseAnswer(bytes: Buffer, file: string): AnswerFile | string {
   const valid =
     v !== null && typeof v === 'object' && v.version === 1 && typeof a === 'object' && a !== null &&
     (ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) && typeof a.alwaysAsk === 'boolean' && typeof a.addRule === 'boolean' &&
-    (a.scope === undefined || (ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) && (a.via === 'cli' || a.via === 'web');
+    (a.scope === undefined || (ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) && answerExtrasValid(a);
   if (!valid) return `QUEUE_CORRUPT: the answer ${file} is not a well-formed answer, so the call is denied`;
   return v as AnswerFile;
 }

@@ -26,6 +26,7 @@ export function itemFrom(id: string, request: PendingRequest, now = new Date()):
     tier: request.tier,
     project: request.project,
   };
+  if (request.kind !== undefined && request.kind !== 'human') item.kind = request.kind;
   if (request.task !== undefined) item.task = request.task;
   if (request.rule !== undefined) item.rule = request.rule;
   if (request.recommendation !== undefined) item.recommendation = request.recommendation;

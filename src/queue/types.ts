@@ -4,7 +4,7 @@
  * (sanitize/ids.ts), the call and reason went through sanitize() — the queue is read by people, pages and
  * files, and nothing raw may reach any of them.
  */
-import type { Recommendation, TierName } from '../core/decision.js';
+import { isVerdict, type Recommendation, type TierName, type Verdict } from '../core/decision.js';
 import type { Sanitized } from '../sanitize/index.js';
 
 export const ANSWER_VERDICTS = ['approve', 'deny'] as const;
@@ -23,12 +23,38 @@ export interface HumanAnswer {
   addRule: boolean;
   /** Where it is remembered; absent: the learn scope (memory.learn_scope). */
   scope?: AnswerScope;
-  /** Who answered: `cli`, `web`. */
-  via: 'cli' | 'web';
+  /** Who answered: `cli`, `web`, or the lead session through hookwise's MCP tool (`mcp`). */
+  via: 'cli' | 'web' | 'mcp';
+  /**
+   * The lead session's supervisor answer (`answer_request` on a supervise item, src/supervisor/agent.ts): the
+   * waiting tier-3 call validates it as it validates the API's. verdict/alwaysAsk then only say it for display.
+   */
+  supervisor?: SupervisorReply;
+}
+
+/** What the lead session's supervisor answered, in the supervisor's own schema (validated by supervisor/backend.ts parseAnswer). */
+export interface SupervisorReply {
+  decision: Verdict;
+  confidence: number;
+  reason: Sanitized;
+}
+
+/** Who answers an item: a human (tier 4's ask) or the supervisor (tier 3 with `backend: agent`; a human may answer it too). */
+export const ITEM_KINDS = ['human', 'supervise'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/** A stored answer's via and supervisor fields, checked (the files and the daemon's socket are read back). */
+export function answerExtrasValid(a: { via?: unknown; supervisor?: unknown }): boolean {
+  if (a.via !== 'cli' && a.via !== 'web' && a.via !== 'mcp') return false;
+  if (a.supervisor === undefined) return true;
+  const s = a.supervisor as Partial<SupervisorReply> | null;
+  return typeof s === 'object' && s !== null && isVerdict(s.decision) && typeof s.confidence === 'number' && Number.isFinite(s.confidence) && typeof s.reason === 'string';
 }
 
 /** One waiting call, as the tier hands it to the queue. */
 export interface PendingRequest {
+  /** Absent: `human`. */
+  kind?: ItemKind;
   /** Identical calls share it: project, role and the call's normalized subject, hashed. */
   dedupe: string;
   session: Sanitized;
@@ -49,6 +75,8 @@ export interface PendingRequest {
 export interface PendingItem {
   /** A random token (ids are never derived from the call). */
   id: string;
+  /** Absent: `human`. */
+  kind?: ItemKind;
   dedupe: string;
   /** ISO time the first call started waiting. */
   created: string;

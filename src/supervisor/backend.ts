@@ -54,6 +54,8 @@ export interface SupervisorRequest {
   /** The cascade's earlier tiers, every one of which passed this call. */
   passed: string[];
   neighbours: RequestNeighbour[];
+  /** The calling session's shown id (for the agent backend's queue item; not sent to a model). */
+  sessionId?: Sanitized;
   /** What the session registered: its task, and its prompt file's text (read at the edge, bounded). */
   session?: { task?: Sanitized; prompt?: { file: Sanitized; text: Sanitized; truncated: boolean } };
 }

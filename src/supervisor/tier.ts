@@ -94,6 +94,7 @@ export function supervisorRequest(ctx: CascadeContext): SupervisorRequest {
     },
     passed: passedTiers(ctx),
     neighbours: neighbours(ctx),
+    sessionId: shownId(call.sessionId),
   };
 }
 
