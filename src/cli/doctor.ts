@@ -111,7 +111,8 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
 
 /**
  * Tier 3 (docs/supervisor.md), when on: whether the API backend can find credentials the SDK's standard way
- * (named, never shown), and that the agent backend is not in this build. Calls it cannot review go to a human.
+ * (named, never shown); for the agent backend, that the lead session answers through hookwise's MCP tools. Calls
+ * it cannot review go to a human.
  */
 export function supervisorCheck(s: SupervisorSettings, env: NodeJS.ProcessEnv, daemonRunning: boolean): DoctorCheck | undefined {
   const what = 'supervisor';
@@ -119,7 +120,8 @@ export function supervisorCheck(s: SupervisorSettings, env: NodeJS.ProcessEnv, d
     case 'off':
       return undefined;
     case 'agent':
-      return { status: 'warn', what, detail: `backend agent (${s.source}) is not in this build: every call it would review goes to a human`, fix: 'supervisor: {backend: api} or off in ~/.config/hookwise/config.yml' };
+      // Nothing to probe: whether a lead session listens shows only when a call waits (its timeout then sends it to a human).
+      return { status: 'ok', what, detail: `agent, confidence ${s.confidence}, timeout ${s.timeoutMs / 1000} s (${s.source}): calls wait in the queue for the lead session (a conductor) to answer through hookwise's MCP tool answer_request (the plugin's supervisor agent); unanswered, a human decides` };
     case 'api': {
       const via = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_PROFILE'].filter((name) => (env[name] ?? '') !== '');
       const where = daemonRunning ? 'this shell (the daemon reviews with its own environment)' : 'this shell';

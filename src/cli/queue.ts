@@ -82,7 +82,7 @@ export async function queueList(o: QueueListOptions, env: NodeJS.ProcessEnv = pr
   const exitCode = snap.problems.length > 0 ? 1 : 0;
   const web = o.web === true ? webAddress(where) : undefined;
   if (o.json === true) {
-    const items = snap.items.map((i) => ({ id: i.id, sessions: i.sessions, role: i.role, task: i.task ?? null, tool: i.tool, call: i.call, reason: i.reason, tier: i.tier, project: i.project, recommendation: i.recommendation ?? null, age_s: age(i.created), waiting: i.waiting, backend: i.backend }));
+    const items = snap.items.map((i) => ({ id: i.id, kind: i.kind ?? 'human', sessions: i.sessions, role: i.role, task: i.task ?? null, tool: i.tool, call: i.call, reason: i.reason, tier: i.tier, project: i.project, recommendation: i.recommendation ?? null, age_s: age(i.created), waiting: i.waiting, backend: i.backend }));
     return { stdout: JSON.stringify({ items, recent: snap.recent, problems: snap.problems, ...(web === undefined ? {} : { web }) }, null, 2), stderr: stderr.join('\n'), exitCode };
   }
   const lines: string[] = [];

@@ -1,4 +1,4 @@
-/** `hookwise doctor`'s supervisor line: credentials named (never shown), the missing agent backend said. */
+/** `hookwise doctor`'s supervisor line: credentials named (never shown), where the agent backend's answers come from. */
 import { expect, it } from 'vitest';
 import { supervisorCheck } from '../../src/cli/doctor.js';
 import { DEFAULT_SUPERVISOR, type SupervisorSettings } from '../../src/policy/config.js';
@@ -23,6 +23,6 @@ it('api without credentials: a warning that says reviews go to a human, and the 
   expect(check.fix).toMatch(/ANTHROPIC_API_KEY/);
 });
 
-it('agent: a warning that it is not in this build', () => {
-  expect(supervisorCheck(settings({ backend: 'agent' }), {}, false)).toMatchObject({ status: 'warn', detail: expect.stringMatching(/not in this build/) });
+it('agent: says the lead session answers through the MCP tool, and what happens unanswered', () => {
+  expect(supervisorCheck(settings({ backend: 'agent' }), {}, false)).toMatchObject({ status: 'ok', detail: expect.stringMatching(/lead session .* answer_request .* unanswered, a human decides/) });
 });
