@@ -96,10 +96,19 @@ export interface HandleOptions {
   envRole?: string | undefined;
   /** HOOKWISE_GEMINI_ASK=ask of the process that ran the hook (see hosts/gemini.ts). */
   geminiAsk?: boolean | undefined;
-  /** false: asks never wait in the human queue whatever the policy says (a replay, `check --jsonl`). */
+  /** false: nothing waits in the queue whatever the policy says (a replay, `check --jsonl`): not asks, not the agent supervisor's items. */
   queue?: boolean | undefined;
   /** The caller went away (the daemon's client closed its connection): a call waiting in the queue stops. */
   signal?: AbortSignal | undefined;
+}
+
+/** What a call may wait on in the queue: the human port (tier 4), whether it may wait at all, and its caller going away. */
+export interface QueueWaits {
+  human?: HumanPort;
+  /** false: nothing waits (a replay); the agent supervisor then passes too. */
+  queue?: boolean;
+  /** The caller went away: a wait in the queue (the agent supervisor's included) stops. */
+  signal?: AbortSignal;
 }
 
 /** Where decision memory comes from: loaded per call (one-shot), or kept live (daemon). */
@@ -199,7 +208,8 @@ export class Engine {
   }
 
   /** Session gate, then the cascade; first the edge work: parse a shell call, load decision memory. */
-  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void, human?: HumanPort): Promise<Judgement> {
+  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void, waits: QueueWaits = {}): Promise<Judgement> {
+    const { human } = waits;
     if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, this.where, { trace });
     const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
@@ -209,7 +219,8 @@ export class Engine {
     // The signed module state, verified here at the edge; the modules tier only reads it.
     const modules = readModuleState(this.where, call.sessionId);
     const embedding = policy.embedding.enabled ? this.embedding?.portFor(projectRoot, call.sessionId, policy) : undefined;
-    const supervisor = this.supervisors.portFor(policy, projectRoot, call.cwd, state.record);
+    // A call that may not wait in the queue (a replay) does not wait for the lead session either.
+    const supervisor = waits.queue !== false || policy.supervisor.backend !== 'agent' ? this.supervisors.portFor(policy, projectRoot, call.cwd, state.record, waits.signal) : undefined;
     const task = state.record?.task;
     const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding, supervisor, human, task });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
@@ -334,7 +345,7 @@ export class Engine {
     // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
     if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
     const human = options.queue === false ? undefined : this.humanPort(policy, options.signal);
-    const judged = await this.decide(state, call, policy, projectRoot, undefined, human);
+    const judged = await this.decide(state, call, policy, projectRoot, undefined, { ...(human === undefined ? {} : { human }), queue: options.queue !== false, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     if (judged.delegation !== undefined) this.countDelegation(call, policy, judged.delegation, judged.decision);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);

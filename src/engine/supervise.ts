@@ -59,7 +59,7 @@ export class Supervisors {
   ) {}
 
   /** The port for one call, or undefined when the policy has no supervisor (the tier then passes). */
-  portFor(policy: CompiledPolicy, projectRoot: string, cwd: string, session: SessionRecord | undefined): SupervisorPort | undefined {
+  portFor(policy: CompiledPolicy, projectRoot: string, cwd: string, session: SessionRecord | undefined, signal?: AbortSignal): SupervisorPort | undefined {
     const settings = policy.supervisor;
     if (settings === undefined || settings.backend === 'off') return undefined;
     return {
@@ -67,7 +67,7 @@ export class Supervisors {
         const backend = this.backendFor(settings);
         if (backend === undefined) return { kind: 'failure', why: `the "${settings.backend}" supervisor backend is not available in this build of hookwise`, by: settings.backend };
         const context = sessionContext(session, policy, { projectRoot, cwd, home: this.where.home }, this.where);
-        return await backend.review(context === undefined ? request : { ...request, session: context });
+        return await backend.review(context === undefined ? request : { ...request, session: context }, signal);
       },
     };
   }

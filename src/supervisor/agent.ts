@@ -34,10 +34,10 @@ export interface AgentSupervisorOptions {
 export function agentSupervisor(options: AgentSupervisorOptions): SupervisorBackend {
   return {
     name: 'agent',
-    async review(request: SupervisorRequest): Promise<SupervisorOutcome> {
+    async review(request: SupervisorRequest, signal?: AbortSignal): Promise<SupervisorOutcome> {
       let outcome: WaitOutcome;
       try {
-        outcome = await options.queue().wait(superviseItem(request), options.timeoutMs);
+        outcome = await options.queue().wait(superviseItem(request), options.timeoutMs, signal);
       } catch (error) {
         return { kind: 'failure', why: failureText(`the queue could not hold the call: ${error instanceof Error ? error.message : String(error)}`), by: AGENT_BY };
       }

@@ -80,8 +80,8 @@ export type SupervisorOutcome = SupervisorAnswer | SupervisorFailure;
 
 export interface SupervisorBackend {
   readonly name: SupervisorBackendName;
-  /** Never rejects: every failure is a SupervisorFailure. */
-  review(request: SupervisorRequest): Promise<SupervisorOutcome>;
+  /** Never rejects: every failure is a SupervisorFailure. `signal`: the call's caller went away (a waiting backend stops). */
+  review(request: SupervisorRequest, signal?: AbortSignal): Promise<SupervisorOutcome>;
 }
 
 /**

@@ -125,6 +125,19 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     expect(result.decision?.reason).toContain('approved by a human through the queue');
   });
 
+  it('a replay (nothing may wait: check --jsonl) does not wait for the lead; a caller that goes away stops waiting', async () => {
+    const s = setup(store);
+    const replay = await s.engine.handle(JSON.stringify(s.p.pre('Bash', { command: NOVEL })), { queue: false });
+    expect(replay.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
+    expect((await s.pending()).items).toEqual([]);
+    const gone = new AbortController();
+    const waiting = s.engine.handle(JSON.stringify(s.p.pre('Bash', { command: NOVEL })), { signal: gone.signal });
+    await waitingItem(s);
+    gone.abort();
+    expect((await waiting).decision?.verdict).not.toBe('allow');
+    await until(() => s.pending(), (l) => l.items.length === 0, 1000);
+  });
+
   it.each([
     [{ decision: 'allow', confidence: 2, reason: 'x' }, /confidence must be a number from 0 to 1/],
     [{ decision: 'yes', confidence: 0.9, reason: 'x' }, /decision must be one of allow, deny, ask/],
