@@ -17,7 +17,7 @@ import { locations } from '../../src/util/locations.js';
 import { checksummedToken } from '../sanitize/fakes.js';
 import { BIN } from '../e2e/support/learning.js';
 import { makeProject, type TestProject } from '../support/project.js';
-import { until } from '../queue/support.js';
+import { median, until } from '../queue/support.js';
 
 const SECRET = checksummedToken('ghp_', { seed: 11 });
 const running: RunningDaemon[] = [];
@@ -112,5 +112,19 @@ describe.skipIf(!existsSync(BIN))('hookwise mcp over stdio (dist/hookwise.cjs)',
     expect(out.kind).toBe('answered');
     const hook = JSON.parse(out.kind === 'answered' ? (out.result.stdout ?? '') : '{}') as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     expect(hook.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: expect.stringContaining('rule supervisor:agent') });
+    // Measured: the MCP request for answer_request sent → the daemon's waiting call returns to its client.
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const pending = askDaemon(JSON.stringify({ ...p.pre('Bash', { command: `make deploy-${i}` }), tool_use_id: `toolu_${i}` }), where);
+      const listed = await until(async () => JSON.parse(toolText(await c.request('tools/call', { name: 'pending_requests' })).text) as Pick<QueueSnapshot, 'items'>, (s) => s.items.length === 1);
+      let returned = 0;
+      const done = pending.then((r) => ((returned = performance.now()), r));
+      const t0 = performance.now();
+      await c.request('tools/call', { name: 'answer_request', arguments: { id: listed.items[0]!.id, decision: 'allow', confidence: 0.95, reason: 'the task' } });
+      expect((await done).kind).toBe('answered');
+      times.push(returned - t0);
+    }
+    console.log(`hookwise mcp → daemon socket → waiting call returns: median ${median(times).toFixed(1)} ms (10 rounds)`);
+    expect(median(times)).toBeLessThan(100);
   }, 30_000);
 });
