@@ -99,7 +99,7 @@ describe.skipIf(!existsSync(BIN))('hookwise mcp over stdio (dist/hookwise.cjs)',
     p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 0\n');
     new SessionRegistry(p.runtimeDir).update('s1', (_e, now) => ({ session_id: 's1', role: 'coder', disabled: false, registered_at: now, updated_at: now }));
     const where = locations(p.env);
-    running.push(await serve({ where }));
+    running.push(await serve({ where, embedding: false }));
     const waiting = askDaemon(JSON.stringify(p.pre('Bash', { command: 'make deploy-staging' })), where);
     const c = mcp(p);
     await c.request('initialize', {});
