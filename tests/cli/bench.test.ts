@@ -187,7 +187,7 @@ describe('bench --eval-learning', () => {
     expect(result, 'the replay above failed').toBeDefined();
     const text = renderLearningEval(result!);
     expect(text).toMatch(new RegExp(`^1-${rows.length} +\\d+ % +\\d+ % +[#=.]{20}$`, 'm'));
-    expect(text).toContain('wrong auto-allows (risky, allowed by exact-cache or jaccard): 0 (target 0)');
+    expect(text).toContain('wrong auto-allows (risky, allowed by exact-cache, jaccard or embedding): 0 (target 0)');
     expect(text).toMatch(/^decided without the oracle: \d+ of \d+/m);
     expect(result!.buckets).toEqual([{ from: 1, to: rows.length, decided: result!.decided, byMemory: result!.byMemory }]);
   });

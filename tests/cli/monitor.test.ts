@@ -108,7 +108,7 @@ describe('stats: decision memory hit rates', () => {
     const s = computeStats(readAudit(p.runtimeDir).records);
     expect(s.memory).toEqual({
       decisions: 5,
-      byTier: { override: { count: 2, rate: 0.4 }, 'exact-cache': { count: 1, rate: 0.2 }, jaccard: { count: 0, rate: 0 } },
+      byTier: { override: { count: 2, rate: 0.4 }, 'exact-cache': { count: 1, rate: 0.2 }, jaccard: { count: 0, rate: 0 }, embedding: { count: 0, rate: 0 } },
       overall: { count: 3, rate: 0.6 },
     });
     const text = renderStats(s);
@@ -119,6 +119,7 @@ describe('stats: decision memory hit rates', () => {
         '  override          2   40.0%',
         '  exact-cache       1   20.0%',
         '  jaccard           0    0.0%',
+        '  embedding         0    0.0%',
         '  all memory        3   60.0%',
       ].join('\n'),
     );
@@ -147,6 +148,6 @@ describe('stats: decision memory hit rates', () => {
     expect(m.byTier.jaccard).toEqual({ count: 2, rate: 0.5 });
     expect(m.overall).toEqual({ count: 3, rate: 0.75 });
     expect(renderMemoryHits(m)[3]).toBe('  jaccard           2   50.0%');
-    expect(memoryHits([])).toEqual({ decisions: 0, byTier: { override: { count: 0, rate: 0 }, 'exact-cache': { count: 0, rate: 0 }, jaccard: { count: 0, rate: 0 } }, overall: { count: 0, rate: 0 } });
+    expect(memoryHits([])).toEqual({ decisions: 0, byTier: { override: { count: 0, rate: 0 }, 'exact-cache': { count: 0, rate: 0 }, jaccard: { count: 0, rate: 0 }, embedding: { count: 0, rate: 0 } }, overall: { count: 0, rate: 0 } });
   });
 });
