@@ -37,7 +37,7 @@ const SKIP: Record<string, string> = {
   'npm install && npm install -g .': 'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
   'npm install -g .': 'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
   'npm pack': 'tests/cli/package.test.ts packs (without rebuilding dist/ under the parallel tests)',
-  'npm install -g ./hookwise-0.1.0.tgz': 'tests/cli/package.test.ts installs the packed tarball into a temporary prefix, from a local registry',
+  'ONNXRUNTIME_NODE_INSTALL=skip npm install -g ./hookwise-0.1.0.tgz': 'tests/cli/package.test.ts installs the packed tarball into a temporary prefix, from a local registry',
   'git clone <the hookwise repository> hookwise && cd hookwise': 'needs the network, and names the repository by a placeholder',
   'gemini extensions install /path/to/hookwise/plugin/gemini': 'needs Gemini CLI, a real host (tests/e2e installs the extension into it)',
   'gemini extensions install "$(npm root -g)/hookwise/plugin/gemini"': 'needs Gemini CLI, a real host, and a global install',
