@@ -24,8 +24,8 @@ import { Engine } from '../src/engine/engine.js';
 import { adapterFor } from '../src/hosts/index.js';
 import { findProjectRoot } from '../src/paths/canonical.js';
 import { locations } from '../src/util/locations.js';
-import { defaultCommandCorpus, describeRow, registerRoles, roleOf, sessionFor } from './eval-commands.js';
-import { DEFAULT_SEED, hookPayload, readLabelledCorpus, type EvalEngine } from './eval-learning.js';
+import { defaultCommandCorpus, describeRow, roleOf, sessionFor } from './eval-commands.js';
+import { DEFAULT_SEED, hookPayload, readLabelledCorpus, replayRuntime, type EvalEngine } from './eval-learning.js';
 
 export type { EvalEngine } from './eval-learning.js';
 import { shuffled } from './prng.js';
@@ -119,12 +119,7 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
   try {
     const cwd = join(base, 'project');
     mkdirSync(join(cwd, '.git'), { recursive: true });
-    const runtimeDir = join(base, 'runtime');
-    const userConfigDir = join(base, 'config');
-    const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
-    delete env.HOOKWISE_ROLE;
-    delete env.HOOKWISE_DEBUG;
-    registerRoles(runtimeDir, SESSION, rows);
+    const { runtimeDir, userConfigDir, env } = replayRuntime(base, SESSION, rows);
     const where = { cwd, transcript: join(base, 'transcript.jsonl') };
     const payload = (event: 'PreToolUse' | 'PostToolUse', row: Row, id: string): string => hookPayload(event, row, { ...where, session: sessionFor(SESSION, roleOf(row)) }, id);
     const daemon = await options.engine({ home: locations(env).home, runtimeDir, userConfigDir });

@@ -148,6 +148,21 @@ export interface HookAnswer {
   reason: string;
 }
 
+/**
+ * A replay's private runtime and user config directories under `dir`, every role of `rows` registered in the
+ * session registry, and the environment that points `hookwise check` at them.
+ */
+export function replayRuntime(dir: string, session: string, rows: readonly CorpusRow[]): { runtimeDir: string; userConfigDir: string; env: NodeJS.ProcessEnv } {
+  const runtimeDir = join(dir, 'runtime');
+  const userConfigDir = join(dir, 'config');
+  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
+  // The registry decides the role, as for a real session; no debug output.
+  delete env.HOOKWISE_ROLE;
+  delete env.HOOKWISE_DEBUG;
+  registerRoles(runtimeDir, session, rows);
+  return { runtimeDir, userConfigDir, env };
+}
+
 export async function evaluateLearning(corpus: string = defaultCommandCorpus(), options: LearningOptions = {}): Promise<LearningEval> {
   const seed = options.seed ?? DEFAULT_SEED;
   const progress = options.progress ?? (() => undefined);
@@ -157,13 +172,7 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
   try {
     const cwd = options.project === undefined ? join(base, 'project') : resolve(options.project);
     if (options.project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
-    const runtimeDir = join(base, 'runtime');
-    const userConfigDir = join(base, 'config');
-    const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
-    // The registry decides the role, as for a real session; no debug output.
-    delete env.HOOKWISE_ROLE;
-    delete env.HOOKWISE_DEBUG;
-    registerRoles(runtimeDir, SESSION, rows);
+    const { runtimeDir, userConfigDir, env } = replayRuntime(base, SESSION, rows);
     const hook = (event: 'PreToolUse' | 'PostToolUse', row: Row, toolUseId: string): string =>
       hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript: join(base, 'transcript.jsonl') }, toolUseId);
 

@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
 import { loadScope } from '../src/memory/store.js';
-import { adversarialCorpus, ADVERSARIAL_CLASSES, describeRow, idOf, oneLine, registerRoles, roleOf, sessionFor } from './eval-commands.js';
-import { answerOf, AUTO_ALLOW_TIERS, hookPayload, readLabelledCorpus, type EvalEngine, type HookAnswer } from './eval-learning.js';
+import { adversarialCorpus, ADVERSARIAL_CLASSES, describeRow, idOf, oneLine, roleOf, sessionFor } from './eval-commands.js';
+import { answerOf, AUTO_ALLOW_TIERS, hookPayload, readLabelledCorpus, replayRuntime, type EvalEngine, type HookAnswer } from './eval-learning.js';
 import { locations } from '../src/util/locations.js';
 
 const SESSION = 'eval-poison';
@@ -107,13 +107,7 @@ interface Runtime {
 
 /** A fresh runtime and user config under `base`/`name`, every role of `rows` registered. */
 async function runtime(base: string, name: string, cwd: string, rows: readonly Row[], engine: PoisonOptions['engine']): Promise<Runtime> {
-  const runtimeDir = join(base, name, 'runtime');
-  const userConfigDir = join(base, name, 'config');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
-  // The registry decides the role, as for a real session; no debug output.
-  delete env.HOOKWISE_ROLE;
-  delete env.HOOKWISE_DEBUG;
-  registerRoles(runtimeDir, SESSION, rows);
+  const { runtimeDir, userConfigDir, env } = replayRuntime(join(base, name), SESSION, rows);
   const transcript = join(base, name, 'transcript.jsonl');
   const daemon = await engine?.({ home: locations(env).home, runtimeDir, userConfigDir });
   return {

@@ -71,28 +71,16 @@ export interface PendingRequest {
   recommendation?: Recommendation;
 }
 
-/** A queue item: one or more identical waiting calls. */
-export interface PendingItem {
+/** A queue item: one or more identical waiting calls — the first request's fields, with every waiting session. */
+export interface PendingItem extends Omit<PendingRequest, 'session'> {
   /** A random token (ids are never derived from the call). */
   id: string;
-  /** Absent: `human`. */
-  kind?: ItemKind;
-  dedupe: string;
   /** ISO time the first call started waiting. */
   created: string;
   /** The sessions waiting (distinct, first first; bounded). */
   sessions: Sanitized[];
   /** How many calls wait on this item. */
   waiting: number;
-  role: string;
-  task?: Sanitized;
-  tool: Sanitized;
-  call: Sanitized;
-  reason: Sanitized;
-  tier: TierName;
-  rule?: string;
-  project: Sanitized;
-  recommendation?: Recommendation;
 }
 
 /** An answered or expired item, for the page's "recent decisions". */
