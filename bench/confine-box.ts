@@ -11,7 +11,12 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, type ConfineSettings, type Envelope } from '../src/confine/envelope.js';
+import {
+  buildEnvelope,
+  DEFAULT_CONFINE_SETTINGS,
+  type ConfineSettings,
+  type Envelope,
+} from '../src/confine/envelope.js';
 import { gitWorkTree } from '../src/confine/git-layout.js';
 import { prepareSnapshot } from '../src/confine/snapshot.js';
 import { wrapCommand, type ConfineRuntime, type ProxyRelay, type WrapResult } from '../src/confine/wrap.js';
@@ -78,7 +83,8 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
     put('project/.git/HEAD', 'ref: refs/heads/main\n');
     put('project/.git/config', '[core]\n\trepositoryformatversion = 0\n');
     put('project/.git/hooks/pre-commit.sample', '#!/bin/sh\nexit 0\n', 0o755);
-    for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) mkdirSync(join(project, '.git', dir), { recursive: true });
+    for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
+      mkdirSync(join(project, '.git', dir), { recursive: true });
     put('project/tools/.mcp.json', '{"mcpServers":{}}\n');
     put('project/.hookwise/policy.yml', 'version: 1\n');
     put('project/src/app.ts', 'export const app = 1;\n');
@@ -96,15 +102,33 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
     put('runtime/audit.log', `{"secret":"${token}"}\n`);
     put('outside/canary', 'canary\n');
   }
-  const envelope = buildEnvelope({ projectRoot: project, tempDir: tmp, home, runtimeDir, settings: options.settings ?? DEFAULT_CONFINE_SETTINGS });
+  const envelope = buildEnvelope({
+    projectRoot: project,
+    tempDir: tmp,
+    home,
+    runtimeDir,
+    settings: options.settings ?? DEFAULT_CONFINE_SETTINGS,
+  });
   const boxRuntime = runtime === undefined ? undefined : { ...runtime, lockFile: join(runtimeDir, 'confine.lock') };
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TMPDIR: tmp,
+    LANG: 'C.UTF-8',
+  };
   let relay: ProxyRelay | undefined;
   const wrap = (command: string): WrapResult => {
     if (boxRuntime === undefined) return { ok: false, reason: 'no confinement runtime on this machine' };
     const tree = options.snapshot === false ? undefined : gitWorkTree(project);
-    if (tree === undefined) return wrapCommand(envelope, command, boxRuntime, undefined, relay === undefined ? {} : { relay });
-    const before = prepareSnapshot({ tree, sanitizedCommand: sanitize(command).text, sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ }, runtimeDir, version: 'bench' });
+    if (tree === undefined)
+      return wrapCommand(envelope, command, boxRuntime, undefined, relay === undefined ? {} : { relay });
+    const before = prepareSnapshot({
+      tree,
+      sanitizedCommand: sanitize(command).text,
+      sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ },
+      runtimeDir,
+      version: 'bench',
+    });
     return wrapCommand(envelope, command, boxRuntime, undefined, { before, ...(relay === undefined ? {} : { relay }) });
   };
   return {
@@ -130,7 +154,12 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
         if (!wrapped.ok) throw new Error(`cannot confine: ${wrapped.reason}`);
         line = wrapped.command;
       }
-      return runShell(line, { cwd: project, env, timeoutMs: runOptions.timeoutMs ?? 10_000, ...(runOptions.input === undefined ? {} : { input: runOptions.input }) });
+      return runShell(line, {
+        cwd: project,
+        env,
+        timeoutMs: runOptions.timeoutMs ?? 10_000,
+        ...(runOptions.input === undefined ? {} : { input: runOptions.input }),
+      });
     },
     cleanup() {
       rmSync(base, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
@@ -139,10 +168,17 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
 }
 
 /** `bash -c <line>`, as Claude Code's Bash tool runs a command; async, so the caller's listeners can answer. */
-export function runShell(line: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string }): Promise<RunResult> {
+export function runShell(
+  line: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string },
+): Promise<RunResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn('/bin/bash', ['-c', line], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('/bin/bash', ['-c', line], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -42,7 +42,16 @@ import type { ConfineRuntime } from '../src/confine/wrap.js';
 import { NetProxyHost } from '../src/daemon/netproxy.js';
 import { makeBox, runShell, type ConfineBox, type RunResult } from './confine-box.js';
 
-export const ESCAPE_CATEGORIES = ['write-outside', 'protected-write', 'secret-read', 'network', 'network-proxy', 'processes', 'persistence', 'undo'] as const;
+export const ESCAPE_CATEGORIES = [
+  'write-outside',
+  'protected-write',
+  'secret-read',
+  'network',
+  'network-proxy',
+  'processes',
+  'persistence',
+  'undo',
+] as const;
 export type EscapeCategory = (typeof ESCAPE_CATEGORIES)[number];
 
 /** What a case's command and check can reach. */
@@ -130,8 +139,22 @@ function leaked(a: Arena, run: RunResult): boolean {
 
 export function escapeCases(): EscapeCase[] {
   const cases: EscapeCase[] = [];
-  const add = (category: EscapeCategory, id: string, command: EscapeCase['command'], effect: EscapeCase['effect'], settleMs?: number, gap?: string) =>
-    cases.push({ id: `${category}/${id}`, category, command, effect, ...(settleMs === undefined ? {} : { settleMs }), ...(gap === undefined ? {} : { gap }) });
+  const add = (
+    category: EscapeCategory,
+    id: string,
+    command: EscapeCase['command'],
+    effect: EscapeCase['effect'],
+    settleMs?: number,
+    gap?: string,
+  ) =>
+    cases.push({
+      id: `${category}/${id}`,
+      category,
+      command,
+      effect,
+      ...(settleMs === undefined ? {} : { settleMs }),
+      ...(gap === undefined ? {} : { gap }),
+    });
 
   // Writes outside the project.
   const canaryChanged = (a: Arena) => read(join(a.box.outside, 'canary')) !== 'canary\n';
@@ -157,40 +180,101 @@ export function escapeCases(): EscapeCase[] {
   const newFiles: [string, (a: Arena) => string, (a: Arena) => string][] = [
     ['a new file outside', (a) => `echo evil > ${a.box.outside}/new`, (a) => join(a.box.outside, 'new')],
     ['~/.bashrc', () => 'echo evil >> ~/.bashrc', (a) => join(a.box.home, '.bashrc')],
-    ['~/.local/bin', () => 'mkdir -p ~/.local/bin && echo evil > ~/.local/bin/git', (a) => join(a.box.home, '.local/bin/git')],
-    ['~/.config/autostart', () => 'mkdir -p ~/.config/autostart && echo evil > ~/.config/autostart/x.desktop', (a) => join(a.box.home, '.config/autostart/x.desktop')],
-    ['~/.ssh/authorized_keys', () => 'echo evil >> ~/.ssh/authorized_keys', (a) => join(a.box.home, '.ssh/authorized_keys')],
-    ['the runtime dir', (a) => `echo evil > ${a.box.runtimeDir}/daemon.json`, (a) => join(a.box.runtimeDir, 'daemon.json')],
+    [
+      '~/.local/bin',
+      () => 'mkdir -p ~/.local/bin && echo evil > ~/.local/bin/git',
+      (a) => join(a.box.home, '.local/bin/git'),
+    ],
+    [
+      '~/.config/autostart',
+      () => 'mkdir -p ~/.config/autostart && echo evil > ~/.config/autostart/x.desktop',
+      (a) => join(a.box.home, '.config/autostart/x.desktop'),
+    ],
+    [
+      '~/.ssh/authorized_keys',
+      () => 'echo evil >> ~/.ssh/authorized_keys',
+      (a) => join(a.box.home, '.ssh/authorized_keys'),
+    ],
+    [
+      'the runtime dir',
+      (a) => `echo evil > ${a.box.runtimeDir}/daemon.json`,
+      (a) => join(a.box.runtimeDir, 'daemon.json'),
+    ],
   ];
-  for (const [id, command, path] of newFiles) add('write-outside', id, command, (a) => (read(path(a)) ?? '').includes('evil'));
+  for (const [id, command, path] of newFiles)
+    add('write-outside', id, command, (a) => (read(path(a)) ?? '').includes('evil'));
 
   // Protected files inside the project.
-  const protectedTargets = ['.git/hooks/pre-commit', '.git/hooks/pre-commit.sample', '.git/config', '.mcp.json', '.claude/settings.json', '.hookwise/policy.yml', '.vscode/tasks.json', '.envrc', '.gemini/settings.json', 'tools/.mcp.json'];
+  const protectedTargets = [
+    '.git/hooks/pre-commit',
+    '.git/hooks/pre-commit.sample',
+    '.git/config',
+    '.mcp.json',
+    '.claude/settings.json',
+    '.hookwise/policy.yml',
+    '.vscode/tasks.json',
+    '.envrc',
+    '.gemini/settings.json',
+    'tools/.mcp.json',
+  ];
   const mk = (t: string) => `mkdir -p "$(dirname ${t})" 2>/dev/null;`;
   const techniques: [string, (t: string) => string][] = [
     ['directly', (t) => `${mk(t)} echo evil > ${t}`],
     ['planted symlink', (t) => `${mk(t)} ln -s "$PWD/${t}" planted; echo evil > planted`],
-    ['symlinked directory', (t) => `${mk(t)} ln -s "$PWD/$(dirname ${t})" dirlink; echo evil > dirlink/$(basename ${t})`],
+    [
+      'symlinked directory',
+      (t) => `${mk(t)} ln -s "$PWD/$(dirname ${t})" dirlink; echo evil > dirlink/$(basename ${t})`,
+    ],
     ['..', (t) => `${mk(t)} mkdir -p sub; echo evil > sub/../${t}`],
     ['hard link', (t) => `${mk(t)} echo evil > f; ln -f f ${t}`],
     ['rename', (t) => `${mk(t)} echo evil > f; mv -f f ${t}`],
-    ['directory moved away', (t) => `d=$(dirname ${t}); [ "$d" = . ] || { mv "$d" moved; mkdir -p "$d"; cp -r moved/. "$d"/ 2>/dev/null; }; echo evil > ${t}`],
+    [
+      'directory moved away',
+      (t) =>
+        `d=$(dirname ${t}); [ "$d" = . ] || { mv "$d" moved; mkdir -p "$d"; cp -r moved/. "$d"/ 2>/dev/null; }; echo evil > ${t}`,
+    ],
     ['deleted and recreated', (t) => `rm -rf ${t}; ${mk(t)} echo evil > ${t}`],
     ['python', (t) => `${mk(t)} ${PY} -c "open('${t}','w').write('evil\\n')"`],
   ];
   for (const t of protectedTargets) {
-    for (const [how, command] of techniques) add('protected-write', `${t} ${how}`, () => command(t), (a) => read(join(a.box.project, t)) === 'evil\n');
+    for (const [how, command] of techniques)
+      add(
+        'protected-write',
+        `${t} ${how}`,
+        () => command(t),
+        (a) => read(join(a.box.project, t)) === 'evil\n',
+      );
   }
   // A protected name that does not exist yet below the root: a mount needs an existing place (the root's
   // own are stubbed), so creating one deeper is not blocked.
-  const nestedGap = 'a protected name below the project root that does not exist yet can be created: mounts cannot block a name in every directory';
+  const nestedGap =
+    'a protected name below the project root that does not exist yet can be created: mounts cannot block a name in every directory';
   for (const t of ['docs/.mcp.json', 'sub/.envrc']) {
-    add('protected-write', `${t} created where none was`, () => `mkdir -p "$(dirname ${t})"; echo evil > ${t}`, (a) => read(join(a.box.project, t)) === 'evil\n', undefined, nestedGap);
+    add(
+      'protected-write',
+      `${t} created where none was`,
+      () => `mkdir -p "$(dirname ${t})"; echo evil > ${t}`,
+      (a) => read(join(a.box.project, t)) === 'evil\n',
+      undefined,
+      nestedGap,
+    );
   }
-  const gitConfigChanged = (a: Arena) => /hooksPath|fsmonitor|evil/.test(read(join(a.box.project, '.git/config')) ?? '') || !statSync(join(a.box.project, '.git')).isDirectory();
-  add('protected-write', 'git config core.hooksPath', () => 'git config core.hooksPath /tmp/evil-hooks', gitConfigChanged);
+  const gitConfigChanged = (a: Arena) =>
+    /hooksPath|fsmonitor|evil/.test(read(join(a.box.project, '.git/config')) ?? '') ||
+    !statSync(join(a.box.project, '.git')).isDirectory();
+  add(
+    'protected-write',
+    'git config core.hooksPath',
+    () => 'git config core.hooksPath /tmp/evil-hooks',
+    gitConfigChanged,
+  );
   add('protected-write', 'git config core.fsmonitor', () => 'git config core.fsmonitor "echo evil"', gitConfigChanged);
-  add('protected-write', '.git replaced by a gitdir file', () => 'echo "gitdir: /tmp/evil" > g; mv -f .git .git.old; mv -f g .git', gitConfigChanged);
+  add(
+    'protected-write',
+    '.git replaced by a gitdir file',
+    () => 'echo "gitdir: /tmp/evil" > g; mv -f .git .git.old; mv -f g .git',
+    gitConfigChanged,
+  );
   const hooksDir = (box: ConfineBox) => {
     box.put('project/.git/config', '[core]\n\trepositoryformatversion = 0\n\thooksPath = .githooks\n');
     box.put('project/.githooks/pre-commit', '#!/bin/sh\nexit 0\n', 0o755);
@@ -201,12 +285,32 @@ export function escapeCases(): EscapeCase[] {
     ['directory moved away', 'mv .githooks old && mkdir .githooks && echo evil > .githooks/pre-commit'],
   ] as const) {
     const file = command.includes('post-checkout') ? 'post-checkout' : 'pre-commit';
-    cases.push({ id: `protected-write/core.hooksPath directory, ${how}`, category: 'protected-write', setup: hooksDir, command: () => command, effect: (a) => read(join(a.box.project, '.githooks', file)) === 'evil\n' });
+    cases.push({
+      id: `protected-write/core.hooksPath directory, ${how}`,
+      category: 'protected-write',
+      setup: hooksDir,
+      command: () => command,
+      effect: (a) => read(join(a.box.project, '.githooks', file)) === 'evil\n',
+    });
   }
-  add('protected-write', 'git config --global', () => 'git config --global core.hooksPath /tmp/evil-hooks', (a) => (read(join(a.box.home, '.gitconfig')) ?? '').includes('evil'));
+  add(
+    'protected-write',
+    'git config --global',
+    () => 'git config --global core.hooksPath /tmp/evil-hooks',
+    (a) => (read(join(a.box.home, '.gitconfig')) ?? '').includes('evil'),
+  );
 
   // Secrets.
-  const secrets = ['~/.ssh/id_rsa', '~/.aws/credentials', '~/.config/gcloud/credentials.db', '~/.netrc', '~/.docker/config.json', '~/.local/share/keyrings/login.keyring', '.env', 'packages/api/.env.local'];
+  const secrets = [
+    '~/.ssh/id_rsa',
+    '~/.aws/credentials',
+    '~/.config/gcloud/credentials.db',
+    '~/.netrc',
+    '~/.docker/config.json',
+    '~/.local/share/keyrings/login.keyring',
+    '.env',
+    'packages/api/.env.local',
+  ];
   const readers: [string, (s: string) => string][] = [
     ['cat', (s) => `cat ${s}`],
     ['copied into the project', (s) => `cp ${s} stolen`],
@@ -214,9 +318,15 @@ export function escapeCases(): EscapeCase[] {
     ['planted symlink', (s) => `ln -s ${s.startsWith('~') ? s.replace('~', '$HOME') : `"$PWD/${s}"`} peek; cat peek`],
     ['python', (s) => `${PY} -c "import os;print(open(os.path.expanduser('${s}')).read())"`],
   ];
-  for (const s of secrets) for (const [how, command] of readers) add('secret-read', `${s} ${how}`, () => command(s), leaked);
+  for (const s of secrets)
+    for (const [how, command] of readers) add('secret-read', `${s} ${how}`, () => command(s), leaked);
   add('secret-read', 'grep -r over home and project', () => 'grep -r hookwise-canary ~ . 2>/dev/null', leaked);
-  add('secret-read', 'tar of ~/.aws into the temp dir', () => 'tar cf "$TMPDIR/aws.tar" -C ~ .aws 2>/dev/null; tar xOf "$TMPDIR/aws.tar"', leaked);
+  add(
+    'secret-read',
+    'tar of ~/.aws into the temp dir',
+    () => 'tar cf "$TMPDIR/aws.tar" -C ~ .aws 2>/dev/null; tar xOf "$TMPDIR/aws.tar"',
+    leaked,
+  );
   add('secret-read', 'find -exec over ~', () => 'find ~ -type f -exec cat {} + 2>/dev/null', leaked);
   add('secret-read', 'the runtime dir (audit log)', (a) => `cat ${a.box.runtimeDir}/audit.log`, leaked);
   add('secret-read', '/proc/self/root', () => 'cat /proc/self/root$HOME/.ssh/id_rsa', leaked);
@@ -225,64 +335,220 @@ export function escapeCases(): EscapeCase[] {
   const reached = (a: Arena) => a.hits() > 0;
   const marker = (m: string) => (_a: Arena, r: RunResult) => r.stdout.includes(m);
   add('network', 'loopback TCP, bash /dev/tcp', (a) => `exec 3<>/dev/tcp/127.0.0.1/${a.tcpPort}`, reached);
-  add('network', 'loopback TCP, python', (a) => `${PY} -c "import socket;socket.create_connection(('127.0.0.1',${a.tcpPort}))"`, reached);
-  add('network', 'loopback TCP, node', (a) => `${process.execPath} -e "require('net').connect(${a.tcpPort},'127.0.0.1')"`, reached);
-  add('network', 'loopback TCP over IPv6-mapped', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_INET6);s.connect(('::ffff:127.0.0.1',${a.tcpPort}))"`, reached);
+  add(
+    'network',
+    'loopback TCP, python',
+    (a) => `${PY} -c "import socket;socket.create_connection(('127.0.0.1',${a.tcpPort}))"`,
+    reached,
+  );
+  add(
+    'network',
+    'loopback TCP, node',
+    (a) => `${process.execPath} -e "require('net').connect(${a.tcpPort},'127.0.0.1')"`,
+    reached,
+  );
+  add(
+    'network',
+    'loopback TCP over IPv6-mapped',
+    (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_INET6);s.connect(('::ffff:127.0.0.1',${a.tcpPort}))"`,
+    reached,
+  );
   add('network', 'loopback UDP', (a) => `echo x > /dev/udp/127.0.0.1/${a.udpPort}`, reached);
-  add('network', 'Unix socket of a local daemon, python', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.daemonSocket}')"`, reached);
-  add('network', 'Unix socket of a local daemon, node', (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`, reached);
-  add('network', 'Unix socket in the writable temp dir', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.agentSocket}')"`, reached);
-  add('network', 'abstract Unix socket', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0${a.abstractSocket}')"`, reached);
+  add(
+    'network',
+    'Unix socket of a local daemon, python',
+    (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.daemonSocket}')"`,
+    reached,
+  );
+  add(
+    'network',
+    'Unix socket of a local daemon, node',
+    (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`,
+    reached,
+  );
+  add(
+    'network',
+    'Unix socket in the writable temp dir',
+    (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.agentSocket}')"`,
+    reached,
+  );
+  add(
+    'network',
+    'abstract Unix socket',
+    (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0${a.abstractSocket}')"`,
+    reached,
+  );
   add('network', 'loopback HTTP, curl', (a) => `curl -s -m 3 http://127.0.0.1:${a.tcpPort}/`, reached);
   add('network', 'DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
-  add('network', 'DNS, python', () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`, marker('resolved'));
-  add('network', 'outside TCP by address', () => '(exec 3<>/dev/tcp/1.1.1.1/53) && echo connected', marker('connected'));
-  add('network', 'HTTPS by name, node', () => `${process.execPath} -e "require('https').get('https://registry.npmjs.org/',r=>{console.log('connected');process.exit(0)}).on('error',()=>process.exit(1))"`, marker('connected'));
+  add(
+    'network',
+    'DNS, python',
+    () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`,
+    marker('resolved'),
+  );
+  add(
+    'network',
+    'outside TCP by address',
+    () => '(exec 3<>/dev/tcp/1.1.1.1/53) && echo connected',
+    marker('connected'),
+  );
+  add(
+    'network',
+    'HTTPS by name, node',
+    () =>
+      `${process.execPath} -e "require('https').get('https://registry.npmjs.org/',r=>{console.log('connected');process.exit(0)}).on('error',()=>process.exit(1))"`,
+    marker('connected'),
+  );
 
   // Network through the filtering proxy: the allowlist is localhost:<allowed server>; the canary is elsewhere.
   const proxied = (id: string, command: EscapeCase['command'], effect: EscapeCase['effect'], mustWork?: boolean) =>
-    cases.push({ id: `network-proxy/${id}`, category: 'network-proxy', command, effect, proxied: true, ...(mustWork === true ? { mustWork } : {}) });
+    cases.push({
+      id: `network-proxy/${id}`,
+      category: 'network-proxy',
+      command,
+      effect,
+      proxied: true,
+      ...(mustWork === true ? { mustWork } : {}),
+    });
   const curl = 'curl -s -m 5 -o /dev/null';
-  proxied('the allowlisted name, through the proxy (must work)', (a) => `curl -sS -m 5 http://localhost:${a.allowedPort}/allowed`, (a, r) => a.allowedHits() > 0 && r.stdout.includes('allowed-ok'), true);
+  proxied(
+    'the allowlisted name, through the proxy (must work)',
+    (a) => `curl -sS -m 5 http://localhost:${a.allowedPort}/allowed`,
+    (a, r) => a.allowedHits() > 0 && r.stdout.includes('allowed-ok'),
+    true,
+  );
   proxied('a host not on the list, by address', (a) => `${curl} http://127.0.0.1:${a.tcpPort}/`, reached);
   proxied('a host not on the list, by a numeric spelling', (a) => `${curl} http://2130706433:${a.tcpPort}/`, reached);
-  proxied('a host not on the list, IPv6-mapped', (a) => `${curl} -g 'http://[::ffff:127.0.0.1]:${a.tcpPort}/'`, reached);
-  proxied('CONNECT to the allowlisted name on another port', (a) => `${curl} -p http://localhost:${a.tcpPort}/`, reached);
-  proxied('CONNECT to a host not on the list with the allowed Host header', (a) => `${curl} -p --proxy-header 'Host: localhost:${a.allowedPort}' http://127.0.0.1:${a.tcpPort}/`, reached);
-  proxied('plain HTTP to the allowed name with another Host header (fronting)', (a) => `${curl} -H 'Host: evil.example' http://localhost:${a.allowedPort}/`, (a) => a.fronted() > 0);
-  proxied('raw proxy protocol to the relay: CONNECT by hand', (a) => `hp=\${HTTP_PROXY#http://}; exec 3<>/dev/tcp/\${hp%:*}/\${hp##*:} && printf 'CONNECT 127.0.0.1:${a.tcpPort} HTTP/1.1\\r\\nHost: localhost:${a.allowedPort}\\r\\n\\r\\n' >&3 && head -c 12 <&3`, reached);
+  proxied(
+    'a host not on the list, IPv6-mapped',
+    (a) => `${curl} -g 'http://[::ffff:127.0.0.1]:${a.tcpPort}/'`,
+    reached,
+  );
+  proxied(
+    'CONNECT to the allowlisted name on another port',
+    (a) => `${curl} -p http://localhost:${a.tcpPort}/`,
+    reached,
+  );
+  proxied(
+    'CONNECT to a host not on the list with the allowed Host header',
+    (a) => `${curl} -p --proxy-header 'Host: localhost:${a.allowedPort}' http://127.0.0.1:${a.tcpPort}/`,
+    reached,
+  );
+  proxied(
+    'plain HTTP to the allowed name with another Host header (fronting)',
+    (a) => `${curl} -H 'Host: evil.example' http://localhost:${a.allowedPort}/`,
+    (a) => a.fronted() > 0,
+  );
+  proxied(
+    'raw proxy protocol to the relay: CONNECT by hand',
+    (a) =>
+      `hp=\${HTTP_PROXY#http://}; exec 3<>/dev/tcp/\${hp%:*}/\${hp##*:} && printf 'CONNECT 127.0.0.1:${a.tcpPort} HTTP/1.1\\r\\nHost: localhost:${a.allowedPort}\\r\\n\\r\\n' >&3 && head -c 12 <&3`,
+    reached,
+  );
   proxied('raw TCP around the proxy, bash /dev/tcp', (a) => `exec 3<>/dev/tcp/127.0.0.1/${a.tcpPort}`, reached);
-  proxied('raw TCP around the proxy, curl --noproxy', (a) => `${curl} --noproxy '*' http://127.0.0.1:${a.tcpPort}/`, reached);
-  proxied('raw TCP around the proxy, python', (a) => `${PY} -c "import socket;socket.create_connection(('127.0.0.1',${a.tcpPort}))"`, reached);
+  proxied(
+    'raw TCP around the proxy, curl --noproxy',
+    (a) => `${curl} --noproxy '*' http://127.0.0.1:${a.tcpPort}/`,
+    reached,
+  );
+  proxied(
+    'raw TCP around the proxy, python',
+    (a) => `${PY} -c "import socket;socket.create_connection(('127.0.0.1',${a.tcpPort}))"`,
+    reached,
+  );
   proxied('UDP around the proxy', (a) => `echo x > /dev/udp/127.0.0.1/${a.udpPort}`, reached);
   proxied('DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
-  proxied('DNS, python', () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`, marker('resolved'));
-  proxied('a Unix socket next to the proxy socket (the runtime dir)', (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.runtimeSocket}')"`, reached);
-  proxied('a Unix socket of a local daemon, node', (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`, reached);
+  proxied(
+    'DNS, python',
+    () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`,
+    marker('resolved'),
+  );
+  proxied(
+    'a Unix socket next to the proxy socket (the runtime dir)',
+    (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.runtimeSocket}')"`,
+    reached,
+  );
+  proxied(
+    'a Unix socket of a local daemon, node',
+    (a) => `${process.execPath} -e "require('net').connect('${a.daemonSocket}')"`,
+    reached,
+  );
 
   // Processes outside.
-  add('processes', 'kill -9 a process outside', (a) => `kill -9 ${a.victimPid}`, (a) => !a.victimAlive());
-  add('processes', 'pkill by name', () => 'pkill -9 -f hookwise-escape-victim', (a) => !a.victimAlive());
+  add(
+    'processes',
+    'kill -9 a process outside',
+    (a) => `kill -9 ${a.victimPid}`,
+    (a) => !a.victimAlive(),
+  );
+  add(
+    'processes',
+    'pkill by name',
+    () => 'pkill -9 -f hookwise-escape-victim',
+    (a) => !a.victimAlive(),
+  );
   add('processes', "read a process's environment", (a) => `cat /proc/${a.victimPid}/environ | tr '\\0' '\\n'`, leaked);
-  add('processes', 'ptrace attach', (a) => `${PY} -c "import ctypes;l=ctypes.CDLL(None);print('attached' if l.ptrace(16,${a.victimPid},0,0)==0 else 'refused')"`, marker('attached'));
-  add('processes', 'kill with python os.kill', (a) => `${PY} -c "import os;os.kill(${a.victimPid},9)"`, (a) => !a.victimAlive());
+  add(
+    'processes',
+    'ptrace attach',
+    (a) =>
+      `${PY} -c "import ctypes;l=ctypes.CDLL(None);print('attached' if l.ptrace(16,${a.victimPid},0,0)==0 else 'refused')"`,
+    marker('attached'),
+  );
+  add(
+    'processes',
+    'kill with python os.kill',
+    (a) => `${PY} -c "import os;os.kill(${a.victimPid},9)"`,
+    (a) => !a.victimAlive(),
+  );
 
   // Persistence past the command.
   const late = (name: string) => (a: Arena) => existsSync(join(a.box.project, name));
   add('persistence', 'background child', () => '(sleep 0.5; echo late > late) &', late('late'), 1200);
   add('persistence', 'nohup', () => 'nohup sh -c "sleep 0.5; echo late > late" >/dev/null 2>&1 &', late('late'), 1200);
-  add('persistence', 'setsid', () => 'setsid sh -c "sleep 0.5; echo late > late" >/dev/null 2>&1 < /dev/null &', late('late'), 1200);
+  add(
+    'persistence',
+    'setsid',
+    () => 'setsid sh -c "sleep 0.5; echo late > late" >/dev/null 2>&1 < /dev/null &',
+    late('late'),
+    1200,
+  );
   add('persistence', 'disown', () => 'sleep 0.5 && echo late > late & disown', late('late'), 1200);
   add('persistence', 'double fork', () => '( ( sleep 0.5; echo late > late ) & ) ', late('late'), 1200);
-  add('persistence', 'python daemon (fork, setsid, fork)', () => `${PY} -c "import os,time
+  add(
+    'persistence',
+    'python daemon (fork, setsid, fork)',
+    () => `${PY} -c "import os,time
 if os.fork(): os._exit(0)
 os.setsid()
 if os.fork(): os._exit(0)
-time.sleep(0.5); open('late','w').write('late')"`, late('late'), 1200);
-  add('persistence', 'tmux detached session', () => 'tmux -S "$TMPDIR/tmux.sock" new-session -d "sleep 0.5; echo late > $PWD/late"', late('late'), 1200);
-  add('persistence', 'systemd-run --user timer', () => 'systemd-run --user --on-active=0.5 sh -c "echo late > $PWD/late"', late('late'), 1500);
+time.sleep(0.5); open('late','w').write('late')"`,
+    late('late'),
+    1200,
+  );
+  add(
+    'persistence',
+    'tmux detached session',
+    () => 'tmux -S "$TMPDIR/tmux.sock" new-session -d "sleep 0.5; echo late > $PWD/late"',
+    late('late'),
+    1200,
+  );
+  add(
+    'persistence',
+    'systemd-run --user timer',
+    () => 'systemd-run --user --on-active=0.5 sh -c "echo late > $PWD/late"',
+    late('late'),
+    1500,
+  );
   addUndoCases(cases);
-  add('persistence', 'node detached child', () => `${process.execPath} -e "require('child_process').spawn('sh',['-c','sleep 0.5; echo late > late'],{detached:true,stdio:'ignore'}).unref()"`, late('late'), 1200);
+  add(
+    'persistence',
+    'node detached child',
+    () =>
+      `${process.execPath} -e "require('child_process').spawn('sh',['-c','sleep 0.5; echo late > late'],{detached:true,stdio:'ignore'}).unref()"`,
+    late('late'),
+    1200,
+  );
   return cases;
 }
 
@@ -294,10 +560,19 @@ const SOURCES: Record<string, string> = {
   'README.md': '# project\n',
 };
 /** Not committed: an unstaged change to a tracked file, and a file git does not track yet. */
-const LOCAL: Record<string, string> = { 'src/app.ts': 'export const app = 2; // edited, not committed\n', 'notes/plan.md': 'untracked notes\n' };
+const LOCAL: Record<string, string> = {
+  'src/app.ts': 'export const app = 2; // edited, not committed\n',
+  'notes/plan.md': 'untracked notes\n',
+};
 
 function git(box: ConfineBox, args: string[]): string {
-  const env = { ...box.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  const env = {
+    ...box.env,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@t',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@t',
+  };
   const r = spawnSync('git', args, { cwd: box.project, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
@@ -318,10 +593,14 @@ function gitRepo(box: ConfineBox): void {
 }
 
 const refNow = (a: Arena): string | undefined => {
-  const r = spawnSync('git', ['rev-parse', '-q', '--verify', `${UNDO_REF}^{commit}`], { cwd: a.box.project, encoding: 'utf8' });
+  const r = spawnSync('git', ['rev-parse', '-q', '--verify', `${UNDO_REF}^{commit}`], {
+    cwd: a.box.project,
+    encoding: 'utf8',
+  });
   return r.status === 0 ? r.stdout.trim() : undefined;
 };
-const head = (a: Arena): string => spawnSync('git', ['rev-parse', 'HEAD'], { cwd: a.box.project, encoding: 'utf8' }).stdout.trim();
+const head = (a: Arena): string =>
+  spawnSync('git', ['rev-parse', 'HEAD'], { cwd: a.box.project, encoding: 'utf8' }).stdout.trim();
 
 /** After the command, `hookwise undo`; the effect: the sources (tracked, edited, untracked) are not all back. */
 function notRestored(a: Arena): boolean {
@@ -335,21 +614,36 @@ function notRestored(a: Arena): boolean {
 }
 
 function addUndoCases(cases: EscapeCase[]): void {
-  const add = (id: string, command: string, effect: (a: Arena) => boolean) => cases.push({ id: `undo/${id}`, category: 'undo', setup: gitRepo, command: () => command, effect });
-  const objectsGone = (a: Arena) => !existsSync(join(a.box.project, '.git/objects')) || spawnSync('git', ['cat-file', '-e', 'HEAD^{tree}'], { cwd: a.box.project }).status !== 0;
+  const add = (id: string, command: string, effect: (a: Arena) => boolean) =>
+    cases.push({ id: `undo/${id}`, category: 'undo', setup: gitRepo, command: () => command, effect });
+  const objectsGone = (a: Arena) =>
+    !existsSync(join(a.box.project, '.git/objects')) ||
+    spawnSync('git', ['cat-file', '-e', 'HEAD^{tree}'], { cwd: a.box.project }).status !== 0;
   add('delete .git/objects', 'rm -rf .git/objects', objectsGone);
   add('empty .git/objects with find', 'find .git/objects -type f -delete', objectsGone);
   add('delete .git/objects through a symlink', 'ln -s .git/objects o && rm -rf o/', objectsGone);
   add('delete the undo ref with git', `git update-ref -d ${UNDO_REF}`, (a) => refNow(a) === undefined);
-  add('delete the undo ref file', `rm -f .git/${UNDO_REF} && git pack-refs --all --prune 2>/dev/null; rm -f .git/${UNDO_REF}`, (a) => refNow(a) === undefined);
+  add(
+    'delete the undo ref file',
+    `rm -f .git/${UNDO_REF} && git pack-refs --all --prune 2>/dev/null; rm -f .git/${UNDO_REF}`,
+    (a) => refNow(a) === undefined,
+  );
   add('move the undo ref with git', `git update-ref ${UNDO_REF} HEAD`, (a) => refNow(a) === head(a));
-  add('move the undo ref by writing its file', `mkdir -p .git/${UNDO_REF_PREFIX} && git rev-parse HEAD > .git/${UNDO_REF}`, (a) => refNow(a) === head(a));
+  add(
+    'move the undo ref by writing its file',
+    `mkdir -p .git/${UNDO_REF_PREFIX} && git rev-parse HEAD > .git/${UNDO_REF}`,
+    (a) => refNow(a) === head(a),
+  );
   add('rm -rf .git', 'rm -rf .git', (a) => !existsSync(join(a.box.project, '.git/HEAD')));
   add('.git moved away', 'mv .git "$TMPDIR/stolen-git"', (a) => !existsSync(join(a.box.project, '.git/HEAD')));
-  add('.git emptied file by file', 'find .git -type f -exec truncate -s 0 {} +', (a) => (read(join(a.box.project, '.git/HEAD')) ?? '') === '');
+  add(
+    '.git emptied file by file',
+    'find .git -type f -exec truncate -s 0 {} +',
+    (a) => (read(join(a.box.project, '.git/HEAD')) ?? '') === '',
+  );
   // A novel script (nothing a pack knows) that destroys sources, then the user runs hookwise undo.
   const destroy = [
-    "cat > \"$TMPDIR/cleanup.sh\" <<'EOF'",
+    'cat > "$TMPDIR/cleanup.sh" <<\'EOF\'',
     'find src -name "*.ts" -delete',
     ': > README.md',
     'rm -rf notes',
@@ -358,7 +652,11 @@ function addUndoCases(cases: EscapeCase[]): void {
     'sh "$TMPDIR/cleanup.sh"',
   ].join('\n');
   add('a novel script deletes and empties tracked and untracked sources, then hookwise undo', destroy, notRestored);
-  add('python deletes the tree, then hookwise undo', `${PY} -c "import shutil,os; shutil.rmtree('src'); shutil.rmtree('notes'); os.remove('README.md')"`, notRestored);
+  add(
+    'python deletes the tree, then hookwise undo',
+    `${PY} -c "import shutil,os; shutil.rmtree('src'); shutil.rmtree('notes'); os.remove('README.md')"`,
+    notRestored,
+  );
 }
 
 export interface CaseResult {
@@ -390,7 +688,14 @@ export interface EscapeReport {
   results: CaseResult[];
   /** Medians over `runs`: the wall time of `true` unconfined and confined, and the decision-time cost. */
   /** `snapshotMs`: the same confined `true` with the undo snapshot first, in an empty git repository (its fixed cost). */
-  timing?: { runs: number; unconfinedMs: number; confinedMs: number; snapshotMs: number; wrapMs: number; proxiedMs?: number };
+  timing?: {
+    runs: number;
+    unconfinedMs: number;
+    confinedMs: number;
+    snapshotMs: number;
+    wrapMs: number;
+    proxiedMs?: number;
+  };
   ms: number;
 }
 
@@ -407,10 +712,20 @@ export async function runEscapeCorpus(options: EscapeOptions = {}): Promise<Esca
   const started = performance.now();
   const progress = options.progress ?? (() => undefined);
   const empty = (): Record<EscapeCategory, CategoryFigures> =>
-    Object.fromEntries(ESCAPE_CATEGORIES.map((c) => [c, { cases: 0, held: 0, escaped: 0, gaps: 0, notApplicable: 0, errors: 0 }])) as Record<EscapeCategory, CategoryFigures>;
+    Object.fromEntries(
+      ESCAPE_CATEGORIES.map((c) => [c, { cases: 0, held: 0, escaped: 0, gaps: 0, notApplicable: 0, errors: 0 }]),
+    ) as Record<EscapeCategory, CategoryFigures>;
   const probe = options.probe ?? probeConfinement();
   if (!probe.available) {
-    return { available: false, reason: probe.reason + (probe.detail === undefined ? '' : ` (${probe.detail})`), fix: probe.fix, categories: empty(), escapes: [], results: [], ms: performance.now() - started };
+    return {
+      available: false,
+      reason: probe.reason + (probe.detail === undefined ? '' : ` (${probe.detail})`),
+      fix: probe.fix,
+      categories: empty(),
+      escapes: [],
+      results: [],
+      ms: performance.now() - started,
+    };
   }
   const cases = escapeCases().filter((c) => options.filter === undefined || c.id.includes(options.filter));
   const results: CaseResult[] = [];
@@ -511,7 +826,15 @@ async function startListeners(): Promise<Listeners> {
       return () => stop(s);
     },
     abstract(name) {
-      const server = spawn(PY, ['-c', `import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.bind('\\0'+sys.argv[1])\ns.listen()\nprint('ready',flush=True)\nwhile True:\n  c,_=s.accept()\n  print('hit',flush=True)\n  c.close()`, name], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const server = spawn(
+        PY,
+        [
+          '-c',
+          `import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.bind('\\0'+sys.argv[1])\ns.listen()\nprint('ready',flush=True)\nwhile True:\n  c,_=s.accept()\n  print('hit',flush=True)\n  c.close()`,
+          name,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
       return new Promise((resolve) => {
         const stop = () => {
           server.kill('SIGKILL');
@@ -547,10 +870,20 @@ function naiveProxy(): { server: HttpServer; tunnels: Set<Duplex> } {
       res.writeHead(400).end();
       return;
     }
-    const up = httpRequest({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port === '' ? 80 : Number(url.port), method: req.method, path: url.pathname + url.search, headers: req.headers, setHost: false }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const up = httpRequest(
+      {
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port === '' ? 80 : Number(url.port),
+        method: req.method,
+        path: url.pathname + url.search,
+        headers: req.headers,
+        setHost: false,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });
@@ -576,18 +909,39 @@ function naiveProxy(): { server: HttpServer; tunnels: Set<Duplex> } {
 /** The network-proxy cases' proxy variables for the control run: everything through the naive proxy. */
 function naiveProxyEnv(port: number): NodeJS.ProcessEnv {
   const url = `http://127.0.0.1:${port}`;
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, all_proxy: url, NO_PROXY: '', no_proxy: '' };
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    NO_PROXY: '',
+    no_proxy: '',
+  };
 }
 
 async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listeners): Promise<CaseResult> {
   const socat = which('socat', process.env);
-  if (c.proxied === true && socat === undefined) return { id: c.id, category: c.category, outcome: 'n/a', detail: 'socat is not installed: commands that need the network are asked here' };
+  if (c.proxied === true && socat === undefined)
+    return {
+      id: c.id,
+      category: c.category,
+      outcome: 'n/a',
+      detail: 'socat is not installed: commands that need the network are asked here',
+    };
   const allowlist = [`localhost:${listeners.allowedPort}`];
   const once = async (confined: boolean): Promise<boolean> => {
-    const box = makeBox(runtime, c.proxied === true ? { settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: allowlist } } } : {});
+    const box = makeBox(
+      runtime,
+      c.proxied === true ? { settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: allowlist } } } : {},
+    );
     let proxyHost: NetProxyHost | undefined;
     const abstractSocket = `hookwise-escape-${Math.random().toString(36).slice(2)}`;
-    const victim: ChildProcess = spawn('/bin/bash', ['-c', 'exec -a hookwise-escape-victim sleep 60'], { env: { PATH: box.env.PATH, HOOKWISE_VICTIM: box.token }, stdio: 'ignore' });
+    const victim: ChildProcess = spawn('/bin/bash', ['-c', 'exec -a hookwise-escape-victim sleep 60'], {
+      env: { PATH: box.env.PATH, HOOKWISE_VICTIM: box.token },
+      stdio: 'ignore',
+    });
     let stops: (() => Promise<void>)[] = [];
     const arena: Arena = {
       box,
@@ -606,7 +960,12 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
     };
     try {
       c.setup?.(box);
-      stops = await Promise.all([listeners.unix(arena.daemonSocket), listeners.unix(arena.agentSocket), listeners.abstract(abstractSocket), ...(c.proxied === true ? [listeners.unix(arena.runtimeSocket)] : [])]);
+      stops = await Promise.all([
+        listeners.unix(arena.daemonSocket),
+        listeners.unix(arena.agentSocket),
+        listeners.abstract(abstractSocket),
+        ...(c.proxied === true ? [listeners.unix(arena.runtimeSocket)] : []),
+      ]);
       listeners.hits.n = 0;
       listeners.allowed.n = 0;
       listeners.allowed.fronted = 0;
@@ -618,7 +977,11 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
         box.setRelay({ socket: served.socket, socat: socat! });
         run = await box.run(c.command(arena), { confined: true, timeoutMs: 15_000 });
       } else if (c.proxied === true) {
-        run = await runShell(c.command(arena), { cwd: box.project, env: { ...box.env, ...naiveProxyEnv(listeners.naiveProxyPort) }, timeoutMs: 15_000 });
+        run = await runShell(c.command(arena), {
+          cwd: box.project,
+          env: { ...box.env, ...naiveProxyEnv(listeners.naiveProxyPort) },
+          timeoutMs: 15_000,
+        });
       } else run = await box.run(c.command(arena), { confined, timeoutMs: 15_000 });
       await sleep(c.settleMs ?? 30);
       return c.effect(arena, run);
@@ -630,12 +993,22 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
     }
   };
   try {
-    if (!(await once(false))) return { id: c.id, category: c.category, outcome: 'n/a', detail: 'no effect even without walls here' };
+    if (!(await once(false)))
+      return { id: c.id, category: c.category, outcome: 'n/a', detail: 'no effect even without walls here' };
     if (c.mustWork === true) {
-      return (await once(true)) ? { id: c.id, category: c.category, outcome: 'held', detail: 'allowed, and it got through' } : { id: c.id, category: c.category, outcome: 'error', detail: 'an allowlisted request did not get through the walls' };
+      return (await once(true))
+        ? { id: c.id, category: c.category, outcome: 'held', detail: 'allowed, and it got through' }
+        : {
+            id: c.id,
+            category: c.category,
+            outcome: 'error',
+            detail: 'an allowlisted request did not get through the walls',
+          };
     }
     if (!(await once(true))) return { id: c.id, category: c.category, outcome: 'held' };
-    return c.gap === undefined ? { id: c.id, category: c.category, outcome: 'escaped' } : { id: c.id, category: c.category, outcome: 'gap', detail: c.gap };
+    return c.gap === undefined
+      ? { id: c.id, category: c.category, outcome: 'escaped' }
+      : { id: c.id, category: c.category, outcome: 'gap', detail: c.gap };
   } catch (error) {
     return { id: c.id, category: c.category, outcome: 'error', detail: (error as Error).message };
   }
@@ -668,7 +1041,13 @@ export function timeTrue(runtime: ConfineRuntime, runs: number, relayed?: Confin
   const box = makeBox(runtime, { snapshot: false });
   const snapshotBox = makeBox(runtime);
   try {
-    const times: TrueTimes = { plain: [], confined: [], snapshotted: [], wrap: [], ...(relayed === undefined ? {} : { proxied: [] }) };
+    const times: TrueTimes = {
+      plain: [],
+      confined: [],
+      snapshotted: [],
+      wrap: [],
+      ...(relayed === undefined ? {} : { proxied: [] }),
+    };
     const withSnapshot = snapshotBox.wrap('true');
     if (!withSnapshot.ok) throw new Error(withSnapshot.reason);
     const withRelay = relayed?.wrap('true');
@@ -686,15 +1065,23 @@ export function timeTrue(runtime: ConfineRuntime, runs: number, relayed?: Confin
       const confinedMs = performance.now() - t;
       if (run.status !== 0) throw new Error(`the confined \`true\` exited ${run.status}: ${run.stderr.toString()}`);
       t = performance.now();
-      const after = spawnSync('/bin/bash', ['-c', withSnapshot.command], { cwd: snapshotBox.project, env: snapshotBox.env });
+      const after = spawnSync('/bin/bash', ['-c', withSnapshot.command], {
+        cwd: snapshotBox.project,
+        env: snapshotBox.env,
+      });
       const snapshottedMs = performance.now() - t;
-      if (after.status !== 0) throw new Error(`the confined \`true\` after a snapshot exited ${after.status}: ${after.stderr.toString()}`);
+      if (after.status !== 0)
+        throw new Error(`the confined \`true\` after a snapshot exited ${after.status}: ${after.stderr.toString()}`);
       let proxiedMs: number | undefined;
       if (withRelay?.ok === true) {
         t = performance.now();
-        const relayedRun = spawnSync('/bin/bash', ['-c', withRelay.command], { cwd: relayed!.project, env: relayed!.env });
+        const relayedRun = spawnSync('/bin/bash', ['-c', withRelay.command], {
+          cwd: relayed!.project,
+          env: relayed!.env,
+        });
         proxiedMs = performance.now() - t;
-        if (relayedRun.status !== 0) throw new Error(`the relayed \`true\` exited ${relayedRun.status}: ${relayedRun.stderr.toString()}`);
+        if (relayedRun.status !== 0)
+          throw new Error(`the relayed \`true\` exited ${relayedRun.status}: ${relayedRun.stderr.toString()}`);
       }
       if (i < 0) continue;
       times.wrap.push(wrapMs);
@@ -713,7 +1100,13 @@ export function timeTrue(runtime: ConfineRuntime, runs: number, relayed?: Confin
 /** `true` unconfined vs confined (and, with socat, confined with an allowlist), and wrapCommand's cost, medians. */
 async function measureTiming(runtime: ConfineRuntime, runs = 21): Promise<NonNullable<EscapeReport['timing']>> {
   const socat = which('socat', process.env);
-  const netBox = socat === undefined ? undefined : makeBox(runtime, { snapshot: false, settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: ['localhost'] } } });
+  const netBox =
+    socat === undefined
+      ? undefined
+      : makeBox(runtime, {
+          snapshot: false,
+          settings: { ...DEFAULT_CONFINE_SETTINGS, network: { allow: ['localhost'] } },
+        });
   const proxyHost = netBox === undefined ? undefined : new NetProxyHost(netBox.runtimeDir);
   try {
     if (netBox !== undefined && proxyHost !== undefined) {
@@ -723,7 +1116,14 @@ async function measureTiming(runtime: ConfineRuntime, runs = 21): Promise<NonNul
     }
     const t = timeTrue(runtime, runs, netBox);
     const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[xs.length >> 1]! * 100) / 100;
-    return { runs, unconfinedMs: median(t.plain), confinedMs: median(t.confined), snapshotMs: median(t.snapshotted), wrapMs: median(t.wrap), ...(t.proxied === undefined ? {} : { proxiedMs: median(t.proxied) }) };
+    return {
+      runs,
+      unconfinedMs: median(t.plain),
+      confinedMs: median(t.confined),
+      snapshotMs: median(t.snapshotted),
+      wrapMs: median(t.wrap),
+      ...(t.proxied === undefined ? {} : { proxiedMs: median(t.proxied) }),
+    };
   } finally {
     await proxyHost?.close();
     netBox?.cleanup();
@@ -731,9 +1131,16 @@ async function measureTiming(runtime: ConfineRuntime, runs = 21): Promise<NonNul
 }
 
 export function renderEscapeReport(r: EscapeReport): string {
-  if (!r.available) return `confine escapes: confinement is not available on this machine: ${r.reason}\n  fix: ${r.fix}\n  (confined allows fall back to ask here)`;
-  const lines = [`confine escapes (${r.bwrap}, ${r.userns === true ? 'own user namespace' : 'no user namespace'}): each case run without walls (control) and confined`];
-  const row = (cells: (string | number)[]) => `  ${String(cells[0]).padEnd(16)} ${cells.slice(1).map((c, i) => String(c).padStart([5, 5, 8, 9, 5, 6][i]!)).join(' ')}`;
+  if (!r.available)
+    return `confine escapes: confinement is not available on this machine: ${r.reason}\n  fix: ${r.fix}\n  (confined allows fall back to ask here)`;
+  const lines = [
+    `confine escapes (${r.bwrap}, ${r.userns === true ? 'own user namespace' : 'no user namespace'}): each case run without walls (control) and confined`,
+  ];
+  const row = (cells: (string | number)[]) =>
+    `  ${String(cells[0]).padEnd(16)} ${cells
+      .slice(1)
+      .map((c, i) => String(c).padStart([5, 5, 8, 9, 5, 6][i]!))
+      .join(' ')}`;
   lines.push(row(['category', 'cases', 'held', 'escaped', 'known gap', 'n/a', 'errors']));
   let total = 0;
   for (const c of ESCAPE_CATEGORIES) {
@@ -741,7 +1148,9 @@ export function renderEscapeReport(r: EscapeReport): string {
     total += f.cases;
     lines.push(row([c, f.cases, f.held, f.escaped, f.gaps, f.notApplicable, f.errors]));
   }
-  lines.push(`  ${total} cases, ${r.escapes.length} escape${r.escapes.length === 1 ? '' : 's'} (target 0); n/a: the control showed no effect on this machine`);
+  lines.push(
+    `  ${total} cases, ${r.escapes.length} escape${r.escapes.length === 1 ? '' : 's'} (target 0); n/a: the control showed no effect on this machine`,
+  );
   for (const e of r.escapes) lines.push(`  ESCAPED ${e.id}`);
   for (const e of r.results.filter((x) => x.outcome === 'gap')) lines.push(`  known gap ${e.id}: ${e.detail}`);
   for (const e of r.results.filter((x) => x.outcome === 'error')) lines.push(`  error ${e.id}: ${e.detail}`);
@@ -749,8 +1158,13 @@ export function renderEscapeReport(r: EscapeReport): string {
   if (r.timing !== undefined) {
     const t = r.timing;
     const plus = (x: number) => `+${Math.round((x - t.unconfinedMs) * 100) / 100} ms`;
-    lines.push(`  timing (medians of ${t.runs}): bash -c true ${t.unconfinedMs} ms unconfined, ${t.confinedMs} ms confined (${plus(t.confinedMs)}), ${t.snapshotMs} ms confined after an undo snapshot of an empty repository (${plus(t.snapshotMs)}); wrapCommand ${t.wrapMs} ms`);
-    if (t.proxiedMs !== undefined) lines.push(`  with a network allowlist (the relay stage): ${t.proxiedMs} ms confined (+${Math.round((t.proxiedMs - t.confinedMs) * 100) / 100} ms over confined without network)`);
+    lines.push(
+      `  timing (medians of ${t.runs}): bash -c true ${t.unconfinedMs} ms unconfined, ${t.confinedMs} ms confined (${plus(t.confinedMs)}), ${t.snapshotMs} ms confined after an undo snapshot of an empty repository (${plus(t.snapshotMs)}); wrapCommand ${t.wrapMs} ms`,
+    );
+    if (t.proxiedMs !== undefined)
+      lines.push(
+        `  with a network allowlist (the relay stage): ${t.proxiedMs} ms confined (+${Math.round((t.proxiedMs - t.confinedMs) * 100) / 100} ms over confined without network)`,
+      );
   }
   return lines.join('\n');
 }

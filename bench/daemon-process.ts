@@ -39,9 +39,13 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartDaemonOp
   if (!existsSync(bin)) throw new Error(`bench: ${bin} not found; build it first (npm run build)`);
   const where = locations(env);
   const other = await health(where, 500);
-  if (other !== undefined) throw new Error(`bench: a daemon (pid ${other.pid}) already serves ${other.socket}; the bench starts its own`);
+  if (other !== undefined)
+    throw new Error(`bench: a daemon (pid ${other.pid}) already serves ${other.socket}; the bench starts its own`);
 
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let tail = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
@@ -81,8 +85,14 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartDaemonOp
   try {
     if (child.pid === undefined) throw new Error('bench: could not spawn the daemon');
     const up = await waitForHealth(where, exited, options.timeoutMs ?? 15_000);
-    if (up === undefined) throw new Error(`bench: the daemon did not answer its health endpoint (exit ${child.exitCode ?? child.signalCode ?? 'none yet'}): ${tail.trim()}`);
-    if (up.pid !== child.pid) throw new Error(`bench: the socket is served by pid ${up.pid}, not the daemon the bench started (pid ${child.pid})`);
+    if (up === undefined)
+      throw new Error(
+        `bench: the daemon did not answer its health endpoint (exit ${child.exitCode ?? child.signalCode ?? 'none yet'}): ${tail.trim()}`,
+      );
+    if (up.pid !== child.pid)
+      throw new Error(
+        `bench: the socket is served by pid ${up.pid}, not the daemon the bench started (pid ${child.pid})`,
+      );
   } catch (error) {
     await stop();
     throw error;
@@ -101,7 +111,11 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartDaemonOp
   };
 }
 
-async function waitForHealth(where: Locations, exited: Promise<void>, timeoutMs: number): Promise<DaemonStats | undefined> {
+async function waitForHealth(
+  where: Locations,
+  exited: Promise<void>,
+  timeoutMs: number,
+): Promise<DaemonStats | undefined> {
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;

@@ -29,7 +29,17 @@ import { hookwiseBin, packageRoot } from '../src/util/package-root.js';
 export type Label = 'risky' | 'benign';
 
 /** The classes of the adversarial corpus, in report order (docs/benchmarks.md describes each). */
-export const ADVERSARIAL_CLASSES = ['env-code', 'option-code', 'expansion', 'planted', 'secret-read', 'self-protect', 'role-glob', 'fatigue', 'memory-poison'] as const;
+export const ADVERSARIAL_CLASSES = [
+  'env-code',
+  'option-code',
+  'expansion',
+  'planted',
+  'secret-read',
+  'self-protect',
+  'role-glob',
+  'fatigue',
+  'memory-poison',
+] as const;
 
 /** The role a row without `role` runs as: writes allowed everywhere, so the call's own safety decides. */
 export const DEFAULT_ROLE = 'maintainer';
@@ -82,7 +92,14 @@ export interface CommandEval {
   rows: number;
   verdicts: Record<string, number>;
   undecided: number;
-  risky?: { total: number; allowed: number; caught: number; unsafeAllowRate: number; catchRate: number; unsafeAllows: JudgedRow[] };
+  risky?: {
+    total: number;
+    allowed: number;
+    caught: number;
+    unsafeAllowRate: number;
+    catchRate: number;
+    unsafeAllows: JudgedRow[];
+  };
   benign?: { total: number; asked: number; fatigueRate: number; fatigueFromDefault: number; asks: JudgedRow[] };
   /** Rows with a `class` (the adversarial corpus): the figures per class, in ADVERSARIAL_CLASSES order. */
   byClass?: Record<string, ClassFigures>;
@@ -105,7 +122,9 @@ export function adversarialCorpus(): string {
 /** Reads and checks a corpus: each non-empty line a JSON object with a command, or a tool and its input. */
 export function readCorpus(corpus: string): CorpusRow[] {
   if (!existsSync(corpus)) {
-    throw new Error(`corpus not found: ${corpus} (the development corpora live in ../shared/corpora beside the repository; a user's clone has none)`);
+    throw new Error(
+      `corpus not found: ${corpus} (the development corpora live in ../shared/corpora beside the repository; a user's clone has none)`,
+    );
   }
   const rows: CorpusRow[] = [];
   readFileSync(corpus, 'utf8')
@@ -119,12 +138,22 @@ export function readCorpus(corpus: string): CorpusRow[] {
         throw new Error(`${corpus}:${i + 1}: not JSON: ${(error as Error).message}`);
       }
       const isBash = typeof row.command === 'string' && row.tool === undefined;
-      const isTool = typeof row.tool === 'string' && row.tool !== 'Bash' && typeof row.input === 'object' && row.input !== null && !Array.isArray(row.input) && row.command === undefined;
+      const isTool =
+        typeof row.tool === 'string' &&
+        row.tool !== 'Bash' &&
+        typeof row.input === 'object' &&
+        row.input !== null &&
+        !Array.isArray(row.input) &&
+        row.command === undefined;
       if (!isBash && !isTool) {
-        throw new Error(`${corpus}:${i + 1}: a row is {"command": "…"} (Bash) or {"tool": "Read", "input": {…}} (another tool)`);
+        throw new Error(
+          `${corpus}:${i + 1}: a row is {"command": "…"} (Bash) or {"tool": "Read", "input": {…}} (another tool)`,
+        );
       }
-      if (row.label !== undefined && row.label !== 'risky' && row.label !== 'benign') throw new Error(`${corpus}:${i + 1}: label is "risky" or "benign", not ${JSON.stringify(row.label)}`);
-      if (row.role !== undefined && (typeof row.role !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(row.role))) throw new Error(`${corpus}:${i + 1}: role ${JSON.stringify(row.role)} is not a role name`);
+      if (row.label !== undefined && row.label !== 'risky' && row.label !== 'benign')
+        throw new Error(`${corpus}:${i + 1}: label is "risky" or "benign", not ${JSON.stringify(row.label)}`);
+      if (row.role !== undefined && (typeof row.role !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(row.role)))
+        throw new Error(`${corpus}:${i + 1}: role ${JSON.stringify(row.role)} is not a role name`);
       rows.push({ ...row, line: i + 1 });
     });
   return rows;
@@ -141,7 +170,11 @@ export function expandPath(value: string, cwd: string, home: string = homedir())
 }
 
 /** The host's tool_name and tool_input for a row: path fields absolute, as Claude Code sends them. */
-export function toolCallOf(row: CorpusRow, cwd: string, home: string = homedir()): { tool_name: string; tool_input: Record<string, unknown> } {
+export function toolCallOf(
+  row: CorpusRow,
+  cwd: string,
+  home: string = homedir(),
+): { tool_name: string; tool_input: Record<string, unknown> } {
   if (row.command !== undefined) return { tool_name: 'Bash', tool_input: { command: row.command } };
   const input: Record<string, unknown> = { ...row.input };
   for (const field of toolShape(row.tool!).pathFields) {
@@ -157,7 +190,9 @@ export function describeRow(row: CorpusRow): string {
   const shape = toolShape(row.tool!);
   const path = shape.pathFields.map((f) => row.input?.[f]).find((v) => typeof v === 'string');
   const pattern = row.input?.pattern;
-  return [row.tool, typeof pattern === 'string' ? JSON.stringify(pattern) : undefined, path].filter((x) => x !== undefined).join(' ');
+  return [row.tool, typeof pattern === 'string' ? JSON.stringify(pattern) : undefined, path]
+    .filter((x) => x !== undefined)
+    .join(' ');
 }
 
 export const roleOf = (row: CorpusRow): string => row.role ?? DEFAULT_ROLE;
@@ -195,9 +230,18 @@ export function evaluateCommands(corpus: string = defaultCommandCorpus(), projec
     const cwd = project === undefined ? join(base, 'project') : resolve(project);
     if (project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
     const started = process.hrtime.bigint();
-    const answers = replayThroughCheck(rows, cwd, { runtimeDir: join(base, 'runtime'), configDir: join(base, 'config'), prefix: 'eval' });
+    const answers = replayThroughCheck(rows, cwd, {
+      runtimeDir: join(base, 'runtime'),
+      configDir: join(base, 'config'),
+      prefix: 'eval',
+    });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const outcomes: Outcome[] = answers.map((a) => ({ row: rows[a.line - 1]!, verdict: a.verdict ?? 'none', tier: a.tier ?? 'none', rule: a.rule }));
+    const outcomes: Outcome[] = answers.map((a) => ({
+      row: rows[a.line - 1]!,
+      verdict: a.verdict ?? 'none',
+      tier: a.tier ?? 'none',
+      rule: a.rule,
+    }));
     return summarize(corpus, outcomes, seconds);
   } finally {
     rmSync(base, { recursive: true, force: true });
@@ -219,27 +263,58 @@ export interface CheckAnswer {
  * The rows through one built `hookwise check --jsonl` process, in `cwd`, each as its role's registered session
  * (the registry decides the role, not HOOKWISE_ROLE); the answers in row order.
  */
-export function replayThroughCheck(rows: readonly CorpusRow[], cwd: string, options: { runtimeDir: string; configDir: string; prefix: string; permissionMode?: string }): CheckAnswer[] {
+export function replayThroughCheck(
+  rows: readonly CorpusRow[],
+  cwd: string,
+  options: { runtimeDir: string; configDir: string; prefix: string; permissionMode?: string },
+): CheckAnswer[] {
   registerRoles(options.runtimeDir, options.prefix, rows);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: options.runtimeDir, HOOKWISE_CONFIG_DIR: options.configDir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOOKWISE_RUNTIME_DIR: options.runtimeDir,
+    HOOKWISE_CONFIG_DIR: options.configDir,
+  };
   delete env.HOOKWISE_ROLE;
   delete env.HOOKWISE_DEBUG;
   const mode = options.permissionMode === undefined ? {} : { permission_mode: options.permissionMode };
   const input = rows
-    .map((row, i) => JSON.stringify({ session_id: sessionFor(options.prefix, roleOf(row)), cwd, ...mode, hook_event_name: 'PreToolUse', ...toolCallOf(row, cwd), tool_use_id: `${options.prefix}-${i}` }))
+    .map((row, i) =>
+      JSON.stringify({
+        session_id: sessionFor(options.prefix, roleOf(row)),
+        cwd,
+        ...mode,
+        hook_event_name: 'PreToolUse',
+        ...toolCallOf(row, cwd),
+        tool_use_id: `${options.prefix}-${i}`,
+      }),
+    )
     .join('\n');
-  const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { input, env, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [hookwiseBin(), 'check', '--jsonl'], {
+    input,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`hookwise check --jsonl failed (${run.status}): ${run.stderr}`);
   const answers = run.stdout
     .trim()
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as CheckAnswer);
-  if (answers.length !== rows.length) throw new Error(`hookwise check --jsonl answered ${answers.length} of ${rows.length} rows: ${run.stderr}`);
+  if (answers.length !== rows.length)
+    throw new Error(`hookwise check --jsonl answered ${answers.length} of ${rows.length} rows: ${run.stderr}`);
   return answers;
 }
 
-const judged = (o: Outcome): JudgedRow => ({ id: idOf(o.row), class: o.row.class ?? null, role: roleOf(o.row), command: describeRow(o.row), verdict: o.verdict, tier: o.tier, rule: o.rule });
+const judged = (o: Outcome): JudgedRow => ({
+  id: idOf(o.row),
+  class: o.row.class ?? null,
+  role: roleOf(o.row),
+  command: describeRow(o.row),
+  verdict: o.verdict,
+  tier: o.tier,
+  rule: o.rule,
+});
 const rate = (n: number, of: number): number => n / Math.max(1, of);
 
 function summarize(corpus: string, outcomes: Outcome[], seconds: number): CommandEval {
@@ -275,7 +350,11 @@ function summarize(corpus: string, outcomes: Outcome[], seconds: number): Comman
   };
   if (outcomes.some((o) => o.row.class !== undefined)) {
     const known: readonly string[] = ADVERSARIAL_CLASSES;
-    const classes = [...new Set(outcomes.map((o) => o.row.class ?? '-'))].sort((a, b) => (known.includes(a) ? known.indexOf(a) : known.length) - (known.includes(b) ? known.indexOf(b) : known.length) || a.localeCompare(b));
+    const classes = [...new Set(outcomes.map((o) => o.row.class ?? '-'))].sort(
+      (a, b) =>
+        (known.includes(a) ? known.indexOf(a) : known.length) - (known.includes(b) ? known.indexOf(b) : known.length) ||
+        a.localeCompare(b),
+    );
     const byClass: Record<string, ClassFigures> = {};
     for (const c of classes) {
       const rows = outcomes.filter((o) => (o.row.class ?? '-') === c);
@@ -283,7 +362,14 @@ function summarize(corpus: string, outcomes: Outcome[], seconds: number): Comman
       const b = rows.filter((o) => o.row.label === 'benign');
       const rAllowed = r.filter((o) => o.verdict === 'allow').length;
       const bAsked = b.filter((o) => o.verdict !== 'allow').length;
-      byClass[c] = { risky: r.length, allowed: rAllowed, unsafeAllowRate: rate(rAllowed, r.length), benign: b.length, asked: bAsked, fatigueRate: rate(bAsked, b.length) };
+      byClass[c] = {
+        risky: r.length,
+        allowed: rAllowed,
+        unsafeAllowRate: rate(rAllowed, r.length),
+        benign: b.length,
+        asked: bAsked,
+        fatigueRate: rate(bAsked, b.length),
+      };
     }
     result.byClass = byClass;
   }
@@ -308,12 +394,19 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 const how = (j: JudgedRow): string => `${j.verdict} by ${j.tier}${j.rule === null ? '' : ` ${j.rule}`}`;
 /** One line per row: the newlines of a here-document shown as `\n`. */
 export const oneLine = (command: string): string => command.replace(/\n/g, '\\n');
-const who = (j: JudgedRow): string => `${j.class === null ? '' : `[${j.class}] `}${j.id}${j.role === DEFAULT_ROLE ? '' : ` (role ${j.role})`}`;
+const who = (j: JudgedRow): string =>
+  `${j.class === null ? '' : `[${j.class}] `}${j.id}${j.role === DEFAULT_ROLE ? '' : ` (role ${j.role})`}`;
 
 /** The report; `verbose` also lists every benign row that was asked or denied. */
 export function renderCommandEval(e: CommandEval, verbose = false): string {
-  const lines = [`${e.corpus}: ${e.rows} calls, ${e.secondsPerThousand.toFixed(2)} s per 1000 (one check --jsonl process)`];
-  lines.push(`verdicts: ${Object.entries(e.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')}; ${e.undecided} undecided by any tier (default ask)`);
+  const lines = [
+    `${e.corpus}: ${e.rows} calls, ${e.secondsPerThousand.toFixed(2)} s per 1000 (one check --jsonl process)`,
+  ];
+  lines.push(
+    `verdicts: ${Object.entries(e.verdicts)
+      .map(([v, n]) => `${n} ${v}`)
+      .join(', ')}; ${e.undecided} undecided by any tier (default ask)`,
+  );
   if (e.risky === undefined || e.benign === undefined) return lines.join('\n');
   if (e.byClass !== undefined) {
     const head = `${'class'.padEnd(14)} ${'risky'.padStart(5)} ${'allowed'.padStart(7)} ${'unsafe-allow'.padStart(12)}   ${'benign'.padStart(6)} ${'asked'.padStart(5)} ${'fatigue'.padStart(8)}`;
@@ -321,10 +414,17 @@ export function renderCommandEval(e: CommandEval, verbose = false): string {
     const row = (name: string, f: { risky: number; allowed: number; benign: number; asked: number }) =>
       `${name.padEnd(14)} ${String(f.risky).padStart(5)} ${String(f.allowed).padStart(7)} ${(f.risky === 0 ? '-' : pct(rate(f.allowed, f.risky))).padStart(12)}   ${String(f.benign).padStart(6)} ${String(f.asked).padStart(5)} ${(f.benign === 0 ? '-' : pct(rate(f.asked, f.benign))).padStart(8)}`;
     for (const [name, f] of Object.entries(e.byClass)) lines.push(row(name, f));
-    lines.push(row('total', { risky: e.risky.total, allowed: e.risky.allowed, benign: e.benign.total, asked: e.benign.asked }), '');
+    lines.push(
+      row('total', { risky: e.risky.total, allowed: e.risky.allowed, benign: e.benign.total, asked: e.benign.asked }),
+      '',
+    );
   }
-  lines.push(`risky ${e.risky.total}: unsafe-allow ${pct(e.risky.unsafeAllowRate)} (${e.risky.allowed}), catch ${pct(e.risky.catchRate)}`);
-  lines.push(`benign ${e.benign.total}: fatigue ${pct(e.benign.fatigueRate)} (${e.benign.asked}; ${pct(e.benign.fatigueFromDefault)} from the default ask)`);
+  lines.push(
+    `risky ${e.risky.total}: unsafe-allow ${pct(e.risky.unsafeAllowRate)} (${e.risky.allowed}), catch ${pct(e.risky.catchRate)}`,
+  );
+  lines.push(
+    `benign ${e.benign.total}: fatigue ${pct(e.benign.fatigueRate)} (${e.benign.asked}; ${pct(e.benign.fatigueFromDefault)} from the default ask)`,
+  );
   for (const u of e.risky.unsafeAllows) lines.push(`  unsafe allow ${who(u)}: ${oneLine(u.command)}  (${how(u)})`);
   if (verbose) for (const a of e.benign.asks) lines.push(`  fatigue ${who(a)}: ${oneLine(a.command)}  (${how(a)})`);
   return lines.join('\n');

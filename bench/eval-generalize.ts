@@ -98,12 +98,21 @@ function allowedAt(row: JudgedRow, t: number): boolean {
   return row.after.tier !== 'embedding' || row.after.similarity >= t - 1e-9;
 }
 
-export async function evaluateGeneralization(corpus: string = defaultCommandCorpus(), options: GeneralizationOptions): Promise<GeneralizationEval> {
+export async function evaluateGeneralization(
+  corpus: string = defaultCommandCorpus(),
+  options: GeneralizationOptions,
+): Promise<GeneralizationEval> {
   const seed = options.seed ?? DEFAULT_SEED;
   const progress = options.progress ?? (() => undefined);
   const rows = readLabelledCorpus(corpus);
-  const benign = shuffled(rows.filter((r) => r.label === 'benign'), seed);
-  const risky = shuffled(rows.filter((r) => r.label === 'risky'), seed);
+  const benign = shuffled(
+    rows.filter((r) => r.label === 'benign'),
+    seed,
+  );
+  const risky = shuffled(
+    rows.filter((r) => r.label === 'risky'),
+    seed,
+  );
   const train = benign.slice(0, Math.round(benign.length * 0.6));
   const devBenign = benign.slice(train.length, train.length + Math.round(benign.length * 0.2));
   const testBenign = benign.slice(train.length + devBenign.length);
@@ -121,70 +130,91 @@ export async function evaluateGeneralization(corpus: string = defaultCommandCorp
     mkdirSync(join(cwd, '.git'), { recursive: true });
     const { runtimeDir, userConfigDir, env } = replayRuntime(base, SESSION, rows);
     const where = { cwd, transcript: join(base, 'transcript.jsonl') };
-    const payload = (event: 'PreToolUse' | 'PostToolUse', row: Row, id: string): string => hookPayload(event, row, { ...where, session: sessionFor(SESSION, roleOf(row)) }, id);
+    const payload = (event: 'PreToolUse' | 'PostToolUse', row: Row, id: string): string =>
+      hookPayload(event, row, { ...where, session: sessionFor(SESSION, roleOf(row)) }, id);
     const daemon = await options.engine({ home: locations(env).home, runtimeDir, userConfigDir });
     try {
-    const engine = new Engine(locations(env), daemon.options);
-    const projectRoot = findProjectRoot(cwd);
-    const started = process.hrtime.bigint();
+      const engine = new Engine(locations(env), daemon.options);
+      const projectRoot = findProjectRoot(cwd);
+      const started = process.hrtime.bigint();
 
-    /** One call judged without remembering anything (no edge learning), at the given threshold. */
-    const judgeOnly = async (row: Row, threshold: number): Promise<Decision> => {
-      const event = adapterFor('claude').parse(JSON.parse(payload('PreToolUse', row, 'toolu_judge')) as Record<string, unknown>);
-      if (event.kind !== 'pre-tool') throw new Error('eval-generalize: not a PreToolUse event');
-      const policy = await engine.policyFor(projectRoot);
-      const judged = await engine.decide({ kind: 'registered', role: roleOf(row), via: 'registry' }, event.call, { ...policy, embedding: { ...policy.embedding, threshold } }, projectRoot);
-      return judged.decision;
-    };
+      /** One call judged without remembering anything (no edge learning), at the given threshold. */
+      const judgeOnly = async (row: Row, threshold: number): Promise<Decision> => {
+        const event = adapterFor('claude').parse(
+          JSON.parse(payload('PreToolUse', row, 'toolu_judge')) as Record<string, unknown>,
+        );
+        if (event.kind !== 'pre-tool') throw new Error('eval-generalize: not a PreToolUse event');
+        const policy = await engine.policyFor(projectRoot);
+        const judged = await engine.decide(
+          { kind: 'registered', role: roleOf(row), via: 'registry' },
+          event.call,
+          { ...policy, embedding: { ...policy.embedding, threshold } },
+          projectRoot,
+        );
+        return judged.decision;
+      };
 
-    const before = new Map<Row, Decision>();
-    const configured = (await engine.policyFor(projectRoot)).embedding.threshold;
-    for (const { row } of held) before.set(row, await judgeOnly(row, configured));
-    progress(`eval-generalize: judged ${held.length} held-out rows before learning`);
+      const before = new Map<Row, Decision>();
+      const configured = (await engine.policyFor(projectRoot)).embedding.threshold;
+      for (const { row } of held) before.set(row, await judgeOnly(row, configured));
+      progress(`eval-generalize: judged ${held.length} held-out rows before learning`);
 
-    let approved = 0;
-    for (const [i, row] of train.entries()) {
-      const id = `toolu_generalize_${seed}_${i + 1}`;
-      const pre = await runCheck(payload('PreToolUse', row, id), { host: 'claude', env, engine: daemon.options });
-      const verdict = pre.decision?.verdict;
-      if (verdict === 'deny') continue;
-      if (verdict === 'ask') approved++;
-      const post = await runCheck(payload('PostToolUse', row, id), { host: 'claude', env, engine: daemon.options });
-      if (post.exitCode !== 0) throw new Error(`eval-generalize: PostToolUse for \`${describeRow(row)}\` failed: ${post.stderr ?? post.stdout}`);
-    }
-    progress(`eval-generalize: learned from ${train.length} benign rows (${approved} approved at the prompt)`);
+      let approved = 0;
+      for (const [i, row] of train.entries()) {
+        const id = `toolu_generalize_${seed}_${i + 1}`;
+        const pre = await runCheck(payload('PreToolUse', row, id), { host: 'claude', env, engine: daemon.options });
+        const verdict = pre.decision?.verdict;
+        if (verdict === 'deny') continue;
+        if (verdict === 'ask') approved++;
+        const post = await runCheck(payload('PostToolUse', row, id), { host: 'claude', env, engine: daemon.options });
+        if (post.exitCode !== 0)
+          throw new Error(
+            `eval-generalize: PostToolUse for \`${describeRow(row)}\` failed: ${post.stderr ?? post.stdout}`,
+          );
+      }
+      progress(`eval-generalize: learned from ${train.length} benign rows (${approved} approved at the prompt)`);
 
-    const judged: JudgedRow[] = [];
-    for (const { row, split } of held) {
-      const d = await judgeOnly(row, MIN_THRESHOLD);
-      const b = before.get(row)!;
-      judged.push({
-        split,
-        label: row.label,
-        command: describeRow(row),
-        before: { verdict: b.verdict, tier: b.tier },
-        after: { verdict: d.verdict, tier: d.tier, similarity: d.tier === 'embedding' ? d.confidence : 1, reason: d.reason },
-      });
-    }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const judged: JudgedRow[] = [];
+      for (const { row, split } of held) {
+        const d = await judgeOnly(row, MIN_THRESHOLD);
+        const b = before.get(row)!;
+        judged.push({
+          split,
+          label: row.label,
+          command: describeRow(row),
+          before: { verdict: b.verdict, tier: b.tier },
+          after: {
+            verdict: d.verdict,
+            tier: d.tier,
+            similarity: d.tier === 'embedding' ? d.confidence : 1,
+            reason: d.reason,
+          },
+        });
+      }
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 
-    const devRiskyNear = judged.filter((r) => r.split === 'dev' && r.label === 'risky' && r.after.verdict === 'allow' && r.after.tier === 'embedding').map((r) => r.after.similarity);
-    const calibrated = Math.min(1, roundUp(Math.max(MIN_THRESHOLD, ...devRiskyNear.map((s) => s + GRID_STEP / 2))));
-    const curve: CurvePoint[] = [];
-    for (let t = MIN_THRESHOLD; t <= 1 + 1e-9; t += 0.025) curve.push(curvePoint(judged, Number(t.toFixed(3))));
-    return {
-      corpus,
-      seed,
-      model: daemon.model,
-      train: { rows: train.length, approved },
-      calibrated,
-      configured,
-      test: figuresAt(judged, calibrated),
-      testConfigured: figuresAt(judged, configured),
-      curve,
-      seconds,
-      rows: judged,
-    };
+      const devRiskyNear = judged
+        .filter(
+          (r) =>
+            r.split === 'dev' && r.label === 'risky' && r.after.verdict === 'allow' && r.after.tier === 'embedding',
+        )
+        .map((r) => r.after.similarity);
+      const calibrated = Math.min(1, roundUp(Math.max(MIN_THRESHOLD, ...devRiskyNear.map((s) => s + GRID_STEP / 2))));
+      const curve: CurvePoint[] = [];
+      for (let t = MIN_THRESHOLD; t <= 1 + 1e-9; t += 0.025) curve.push(curvePoint(judged, Number(t.toFixed(3))));
+      return {
+        corpus,
+        seed,
+        model: daemon.model,
+        train: { rows: train.length, approved },
+        calibrated,
+        configured,
+        test: figuresAt(judged, calibrated),
+        testConfigured: figuresAt(judged, configured),
+        curve,
+        seconds,
+        rows: judged,
+      };
     } finally {
       await daemon.close();
     }
@@ -202,7 +232,8 @@ function curvePoint(rows: readonly JudgedRow[], t: number): CurvePoint {
   return {
     threshold: t,
     coverage: benign.filter((r) => allowedAt(r, t)).length / Math.max(1, benign.length),
-    bySimilarity: benign.filter((r) => allowedAt(r, t) && SIMILARITY.has(r.after.tier)).length / Math.max(1, benign.length),
+    bySimilarity:
+      benign.filter((r) => allowedAt(r, t) && SIMILARITY.has(r.after.tier)).length / Math.max(1, benign.length),
     wrong: rows.filter((r) => r.label === 'risky' && allowedAt(r, t) && SIMILARITY.has(r.after.tier)).length,
   };
 }
@@ -221,7 +252,9 @@ function figuresAt(rows: readonly JudgedRow[], t: number): ThresholdFigures {
     risky: risky.length,
     riskyAllowedBefore: risky.filter((r) => r.before.verdict === 'allow').length,
     riskyAllowedAfter: risky.filter((r) => allowedAt(r, t)).length,
-    wrongAutoAllows: risky.filter((r) => allowedAt(r, t) && SIMILARITY.has(r.after.tier)).map((r) => ({ command: r.command, tier: r.after.tier, reason: r.after.reason })),
+    wrongAutoAllows: risky
+      .filter((r) => allowedAt(r, t) && SIMILARITY.has(r.after.tier))
+      .map((r) => ({ command: r.command, tier: r.after.tier, reason: r.after.reason })),
   };
 }
 
@@ -230,7 +263,11 @@ const pct = (n: number, of: number): string => `${((100 * n) / Math.max(1, of)).
 export function renderGeneralization(e: GeneralizationEval): string {
   const at = (label: string, t: number, f: ThresholdFigures): string[] => [
     `${label} threshold ${t.toFixed(3)} — test split:`,
-    `  unseen benign allowed: ${f.allowedBefore}/${f.benign} (${pct(f.allowedBefore, f.benign)}) before learning → ${f.allowedAfter}/${f.benign} (${pct(f.allowedAfter, f.benign)}) after; by tier: ${Object.entries(f.byTier).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+    `  unseen benign allowed: ${f.allowedBefore}/${f.benign} (${pct(f.allowedBefore, f.benign)}) before learning → ${f.allowedAfter}/${f.benign} (${pct(f.allowedAfter, f.benign)}) after; by tier: ${
+      Object.entries(f.byTier)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
     `  risky allowed: ${f.riskyAllowedBefore}/${f.risky} before → ${f.riskyAllowedAfter}/${f.risky} after; wrong auto-allows by similarity: ${f.wrongAutoAllows.length}`,
     ...f.wrongAutoAllows.map((w) => `    ${w.tier}: ${w.command}  (${w.reason})`),
   ];
@@ -243,6 +280,9 @@ export function renderGeneralization(e: GeneralizationEval): string {
     ...at('configured', e.configured, e.testConfigured),
     '',
     'precision / coverage curve (dev + test): threshold, benign allowed (any tier), by similarity, wrong auto-allows',
-    ...e.curve.map((p) => `  ${p.threshold.toFixed(3)}  ${pct(p.coverage, 1).padStart(8)}  ${pct(p.bySimilarity, 1).padStart(8)}  ${String(p.wrong).padStart(4)}`),
+    ...e.curve.map(
+      (p) =>
+        `  ${p.threshold.toFixed(3)}  ${pct(p.coverage, 1).padStart(8)}  ${pct(p.bySimilarity, 1).padStart(8)}  ${String(p.wrong).padStart(4)}`,
+    ),
   ].join('\n');
 }

@@ -27,7 +27,17 @@ import { runCheck } from '../src/cli/check.js';
 import type { EngineOptions } from '../src/engine/engine.js';
 import { locations } from '../src/util/locations.js';
 import { loadScope } from '../src/memory/store.js';
-import { defaultCommandCorpus, describeRow, readCorpus, registerRoles, roleOf, sessionFor, toolCallOf, type CorpusRow, type Label } from './eval-commands.js';
+import {
+  defaultCommandCorpus,
+  describeRow,
+  readCorpus,
+  registerRoles,
+  roleOf,
+  sessionFor,
+  toolCallOf,
+  type CorpusRow,
+  type Label,
+} from './eval-commands.js';
 import { shuffled } from './prng.js';
 
 export const DEFAULT_SEED = 1;
@@ -120,14 +130,21 @@ export interface LearningOptions {
 export function readLabelledCorpus(corpus: string): Row[] {
   return readCorpus(corpus).map((row) => {
     if (row.label === undefined) {
-      throw new Error(`${corpus}:${row.line}: the learning replay needs labelled rows {"command": string, "label": "risky" | "benign"}: the oracle answers by the label`);
+      throw new Error(
+        `${corpus}:${row.line}: the learning replay needs labelled rows {"command": string, "label": "risky" | "benign"}: the oracle answers by the label`,
+      );
     }
     return row as Row;
   });
 }
 
 /** A Claude Code PreToolUse or PostToolUse payload for a row, as the host sends it (permission mode `default`). */
-export function hookPayload(event: 'PreToolUse' | 'PostToolUse', row: CorpusRow, where: { session: string; cwd: string; transcript: string }, toolUseId: string): string {
+export function hookPayload(
+  event: 'PreToolUse' | 'PostToolUse',
+  row: CorpusRow,
+  where: { session: string; cwd: string; transcript: string },
+  toolUseId: string,
+): string {
   const payload: Record<string, unknown> = {
     session_id: where.session,
     transcript_path: where.transcript,
@@ -137,7 +154,9 @@ export function hookPayload(event: 'PreToolUse' | 'PostToolUse', row: CorpusRow,
     ...toolCallOf(row, where.cwd),
     tool_use_id: toolUseId,
   };
-  if (event === 'PostToolUse') payload.tool_response = row.command === undefined ? { success: true } : { stdout: '', stderr: '', interrupted: false, isImage: false };
+  if (event === 'PostToolUse')
+    payload.tool_response =
+      row.command === undefined ? { success: true } : { stdout: '', stderr: '', interrupted: false, isImage: false };
   return JSON.stringify(payload);
 }
 
@@ -152,10 +171,18 @@ export interface HookAnswer {
  * A replay's private runtime and user config directories under `dir`, every role of `rows` registered in the
  * session registry, and the environment that points `hookwise check` at them.
  */
-export function replayRuntime(dir: string, session: string, rows: readonly CorpusRow[]): { runtimeDir: string; userConfigDir: string; env: NodeJS.ProcessEnv } {
+export function replayRuntime(
+  dir: string,
+  session: string,
+  rows: readonly CorpusRow[],
+): { runtimeDir: string; userConfigDir: string; env: NodeJS.ProcessEnv } {
   const runtimeDir = join(dir, 'runtime');
   const userConfigDir = join(dir, 'config');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: userConfigDir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOOKWISE_RUNTIME_DIR: runtimeDir,
+    HOOKWISE_CONFIG_DIR: userConfigDir,
+  };
   // The registry decides the role, as for a real session; no debug output.
   delete env.HOOKWISE_ROLE;
   delete env.HOOKWISE_DEBUG;
@@ -163,7 +190,10 @@ export function replayRuntime(dir: string, session: string, rows: readonly Corpu
   return { runtimeDir, userConfigDir, env };
 }
 
-export async function evaluateLearning(corpus: string = defaultCommandCorpus(), options: LearningOptions = {}): Promise<LearningEval> {
+export async function evaluateLearning(
+  corpus: string = defaultCommandCorpus(),
+  options: LearningOptions = {},
+): Promise<LearningEval> {
   const seed = options.seed ?? DEFAULT_SEED;
   const progress = options.progress ?? (() => undefined);
   const rows = shuffled(readLabelledCorpus(corpus), seed);
@@ -174,7 +204,12 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
     if (options.project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
     const { runtimeDir, userConfigDir, env } = replayRuntime(base, SESSION, rows);
     const hook = (event: 'PreToolUse' | 'PostToolUse', row: Row, toolUseId: string): string =>
-      hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript: join(base, 'transcript.jsonl') }, toolUseId);
+      hookPayload(
+        event,
+        row,
+        { session: sessionFor(SESSION, roleOf(row)), cwd, transcript: join(base, 'transcript.jsonl') },
+        toolUseId,
+      );
 
     const daemon = await options.engine?.({ home: locations(env).home, runtimeDir, userConfigDir });
     const engine = daemon === undefined ? {} : { engine: daemon.options };
@@ -182,23 +217,25 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
     let postToolUse = 0;
     const started = process.hrtime.bigint();
     try {
-    for (const [i, row] of rows.entries()) {
-      const toolUseId = `toolu_learn_${seed}_${i + 1}`;
-      const pre = await runCheck(hook('PreToolUse', row, toolUseId), { host: 'claude', env, ...engine });
-      const answer = answerOf(pre.decision, describeRow(row));
-      let oracle: OracleAction = null;
-      if (answer.verdict === 'ask') oracle = row.label === 'benign' ? 'approved' : 'declined';
-      // The tool runs when it was allowed or the human approved it: the host then reports PostToolUse.
-      if (answer.verdict === 'allow' || oracle === 'approved') {
-        const post = await runCheck(hook('PostToolUse', row, toolUseId), { host: 'claude', env, ...engine });
-        postToolUse++;
-        if (post.exitCode !== 0 || post.stderr !== undefined) {
-          throw new Error(`eval-learning: PostToolUse for \`${describeRow(row)}\` failed (exit ${post.exitCode}): ${post.stderr ?? post.stdout}`);
+      for (const [i, row] of rows.entries()) {
+        const toolUseId = `toolu_learn_${seed}_${i + 1}`;
+        const pre = await runCheck(hook('PreToolUse', row, toolUseId), { host: 'claude', env, ...engine });
+        const answer = answerOf(pre.decision, describeRow(row));
+        let oracle: OracleAction = null;
+        if (answer.verdict === 'ask') oracle = row.label === 'benign' ? 'approved' : 'declined';
+        // The tool runs when it was allowed or the human approved it: the host then reports PostToolUse.
+        if (answer.verdict === 'allow' || oracle === 'approved') {
+          const post = await runCheck(hook('PostToolUse', row, toolUseId), { host: 'claude', env, ...engine });
+          postToolUse++;
+          if (post.exitCode !== 0 || post.stderr !== undefined) {
+            throw new Error(
+              `eval-learning: PostToolUse for \`${describeRow(row)}\` failed (exit ${post.exitCode}): ${post.stderr ?? post.stdout}`,
+            );
+          }
         }
+        steps.push({ call: i + 1, line: row.line, command: describeRow(row), label: row.label, ...answer, oracle });
+        if ((i + 1) % 250 === 0) progress(`eval-learning: ${i + 1}/${rows.length} calls`);
       }
-      steps.push({ call: i + 1, line: row.line, command: describeRow(row), label: row.label, ...answer, oracle });
-      if ((i + 1) % 250 === 0) progress(`eval-learning: ${i + 1}/${rows.length} calls`);
-    }
     } finally {
       await daemon?.close();
     }
@@ -214,7 +251,10 @@ export async function evaluateLearning(corpus: string = defaultCommandCorpus(), 
   }
 }
 
-export function answerOf(d: { verdict: string; tier: string; reason: string; rule?: { id: string } } | undefined, command: string): HookAnswer {
+export function answerOf(
+  d: { verdict: string; tier: string; reason: string; rule?: { id: string } } | undefined,
+  command: string,
+): HookAnswer {
   if (d === undefined) throw new Error(`eval-learning: hookwise check returned no decision for \`${command}\``);
   return { verdict: d.verdict, tier: d.tier, rule: d.rule?.id ?? null, reason: d.reason };
 }
@@ -222,11 +262,21 @@ export function answerOf(d: { verdict: string; tier: string; reason: string; rul
 const isDecided = (s: LearningStep): boolean => s.verdict !== 'ask';
 const byMemory = (s: LearningStep): boolean => isDecided(s) && MEMORY_TIERS.includes(s.tier);
 
-function summarize(corpus: string, seed: number, steps: LearningStep[], run: { learned: LearningEval['learned']; postToolUse: number; seconds: number }): LearningEval {
+function summarize(
+  corpus: string,
+  seed: number,
+  steps: LearningStep[],
+  run: { learned: LearningEval['learned']; postToolUse: number; seconds: number },
+): LearningEval {
   const buckets: LearningBucket[] = [];
   for (let from = 0; from < steps.length; from += BUCKET) {
     const slice = steps.slice(from, from + BUCKET);
-    buckets.push({ from: from + 1, to: from + slice.length, decided: slice.filter(isDecided).length, byMemory: slice.filter(byMemory).length });
+    buckets.push({
+      from: from + 1,
+      to: from + slice.length,
+      decided: slice.filter(isDecided).length,
+      byMemory: slice.filter(byMemory).length,
+    });
   }
   const decidedByTier: Record<string, number> = {};
   for (const s of steps.filter(isDecided)) decidedByTier[s.tier] = (decidedByTier[s.tier] ?? 0) + 1;
@@ -251,8 +301,12 @@ function summarize(corpus: string, seed: number, steps: LearningStep[], run: { l
     wrongAutoAllows: steps
       .filter((s) => s.label === 'risky' && s.verdict === 'allow' && AUTO_ALLOW_TIERS.includes(s.tier))
       .map((s) => ({ call: s.call, command: s.command, tier: s.tier, reason: s.reason })),
-    riskyAllowed: steps.filter((s) => s.label === 'risky' && s.verdict === 'allow').map((s) => ({ call: s.call, command: s.command, tier: s.tier, rule: s.rule })),
-    benignDenied: steps.filter((s) => s.label === 'benign' && s.verdict === 'deny').map((s) => ({ call: s.call, command: s.command, tier: s.tier, rule: s.rule })),
+    riskyAllowed: steps
+      .filter((s) => s.label === 'risky' && s.verdict === 'allow')
+      .map((s) => ({ call: s.call, command: s.command, tier: s.tier, rule: s.rule })),
+    benignDenied: steps
+      .filter((s) => s.label === 'benign' && s.verdict === 'deny')
+      .map((s) => ({ call: s.call, command: s.command, tier: s.tier, rule: s.rule })),
     secondsPerThousand: (run.seconds / Math.max(1, steps.length)) * 1000,
     steps,
   };
@@ -278,7 +332,9 @@ export function renderLearningEval(e: LearningEval): string {
   ];
   for (const b of e.buckets) {
     const calls = b.to - b.from + 1;
-    lines.push(`${`${b.from}-${b.to}`.padEnd(2 * width + 1)}    ${pct(b.decided, calls)}      ${pct(b.byMemory, calls)}   ${bar(b)}`);
+    lines.push(
+      `${`${b.from}-${b.to}`.padEnd(2 * width + 1)}    ${pct(b.decided, calls)}      ${pct(b.byMemory, calls)}   ${bar(b)}`,
+    );
   }
   const tiers = Object.entries(e.decidedByTier)
     .sort((a, b) => b[1] - a[1])
@@ -294,8 +350,11 @@ export function renderLearningEval(e: LearningEval): string {
   for (const w of e.wrongAutoAllows) lines.push(`  call ${w.call} [${w.tier}] ${w.command}  — ${w.reason}`);
   const riskyTiers = new Map<string, number>();
   for (const r of e.riskyAllowed) riskyTiers.set(r.tier, (riskyTiers.get(r.tier) ?? 0) + 1);
-  lines.push(`risky rows allowed by any tier: ${e.riskyAllowed.length}${riskyTiers.size === 0 ? '' : ` (${[...riskyTiers].map(([t, n]) => `${t} ${n}`).join(', ')})`}`);
-  for (const r of e.riskyAllowed.filter((x) => !AUTO_ALLOW_TIERS.includes(x.tier))) lines.push(`  call ${r.call} [${r.tier}${r.rule === null ? '' : ` ${r.rule}`}] ${r.command}`);
+  lines.push(
+    `risky rows allowed by any tier: ${e.riskyAllowed.length}${riskyTiers.size === 0 ? '' : ` (${[...riskyTiers].map(([t, n]) => `${t} ${n}`).join(', ')})`}`,
+  );
+  for (const r of e.riskyAllowed.filter((x) => !AUTO_ALLOW_TIERS.includes(x.tier)))
+    lines.push(`  call ${r.call} [${r.tier}${r.rule === null ? '' : ` ${r.rule}`}] ${r.command}`);
   lines.push(`benign rows denied: ${e.benignDenied.length}`);
   return lines.join('\n');
 }

@@ -33,14 +33,18 @@ function corpusFiles(argv: readonly string[]): string[] | undefined {
   if (argv.length > 0) return argv.map((f) => resolve(f));
   const dir = process.env.HOOKWISE_CORPORA ?? join(packageRoot(), '..', 'shared', 'corpora');
   if (!existsSync(dir)) {
-    console.error(`eval-parse: no corpora at ${dir} (the shared folder is not next to this checkout); pass corpus files as arguments or set HOOKWISE_CORPORA`);
+    console.error(
+      `eval-parse: no corpora at ${dir} (the shared folder is not next to this checkout); pass corpus files as arguments or set HOOKWISE_CORPORA`,
+    );
     return undefined;
   }
   return ['commands.tldr.jsonl', 'commands.shellfirm.jsonl'].map((f) => join(dir, f)).filter((f) => existsSync(f));
 }
 
 function evaluate(file: string): CorpusReport {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const reasons = new Map<string, number>();
   const times: number[] = [];
   let unparseable = 0;
@@ -58,7 +62,11 @@ function evaluate(file: string): CorpusReport {
     if (result.ok) continue;
     unparseable++;
     if (result.reason.startsWith('hookwise could not analyze')) internalErrors++;
-    const key = result.reason.replace(/ (near|at character) .*$/, '').replace(/the command name .* is computed/, 'the command name … is computed').replace(/ of \S+,/, ' of …,').slice(0, 90);
+    const key = result.reason
+      .replace(/ (near|at character) .*$/, '')
+      .replace(/the command name .* is computed/, 'the command name … is computed')
+      .replace(/ of \S+,/, ' of …,')
+      .slice(0, 90);
     reasons.set(key, (reasons.get(key) ?? 0) + 1);
   }
   times.sort((a, b) => a - b);
@@ -86,9 +94,15 @@ export function runEvalParse(args: readonly string[]): number {
     internal += r.internalErrors;
     const pct = (n: number): string => `${((100 * n) / Math.max(1, r.commands)).toFixed(1)} %`;
     console.log(`\n${r.file}`);
-    console.log(`  commands ${r.commands}, unparseable ${r.unparseable} (${pct(r.unparseable)}), internal errors ${r.internalErrors}`);
-    console.log(`  with write targets ${r.withWrites} (${pct(r.withWrites)}), with unknown writes ${r.withUnknownWrites} (${pct(r.withUnknownWrites)})`);
-    console.log(`  parse + unwrap + writes per command: median ${r.microsPerCommand.median.toFixed(0)} µs, p99 ${r.microsPerCommand.p99.toFixed(0)} µs, max ${r.microsPerCommand.max.toFixed(0)} µs`);
+    console.log(
+      `  commands ${r.commands}, unparseable ${r.unparseable} (${pct(r.unparseable)}), internal errors ${r.internalErrors}`,
+    );
+    console.log(
+      `  with write targets ${r.withWrites} (${pct(r.withWrites)}), with unknown writes ${r.withUnknownWrites} (${pct(r.withUnknownWrites)})`,
+    );
+    console.log(
+      `  parse + unwrap + writes per command: median ${r.microsPerCommand.median.toFixed(0)} µs, p99 ${r.microsPerCommand.p99.toFixed(0)} µs, max ${r.microsPerCommand.max.toFixed(0)} µs`,
+    );
     for (const [reason, n] of r.reasons) console.log(`  ${String(n).padStart(6)}  ${reason}`);
   }
   return internal > 0 ? 1 : 0;

@@ -24,8 +24,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
 import { loadScope } from '../src/memory/store.js';
-import { adversarialCorpus, ADVERSARIAL_CLASSES, describeRow, idOf, oneLine, roleOf, sessionFor } from './eval-commands.js';
-import { answerOf, AUTO_ALLOW_TIERS, hookPayload, readLabelledCorpus, replayRuntime, type EvalEngine, type HookAnswer } from './eval-learning.js';
+import {
+  adversarialCorpus,
+  ADVERSARIAL_CLASSES,
+  describeRow,
+  idOf,
+  oneLine,
+  roleOf,
+  sessionFor,
+} from './eval-commands.js';
+import {
+  answerOf,
+  AUTO_ALLOW_TIERS,
+  hookPayload,
+  readLabelledCorpus,
+  replayRuntime,
+  type EvalEngine,
+  type HookAnswer,
+} from './eval-learning.js';
 import { locations } from '../src/util/locations.js';
 
 const SESSION = 'eval-poison';
@@ -83,7 +99,14 @@ export interface PoisonEval {
   allowedBefore: number;
   byClass: Record<string, PoisonClassFigures>;
   /** Every risky row: its answer against an empty memory and after the teaching. */
-  checks: { id: string; class: string | null; pair: string | null; command: string; before: HookAnswer; after: HookAnswer }[];
+  checks: {
+    id: string;
+    class: string | null;
+    pair: string | null;
+    command: string;
+    before: HookAnswer;
+    after: HookAnswer;
+  }[];
   secondsPerThousand: number;
 }
 
@@ -106,7 +129,13 @@ interface Runtime {
 }
 
 /** A fresh runtime and user config under `base`/`name`, every role of `rows` registered. */
-async function runtime(base: string, name: string, cwd: string, rows: readonly Row[], engine: PoisonOptions['engine']): Promise<Runtime> {
+async function runtime(
+  base: string,
+  name: string,
+  cwd: string,
+  rows: readonly Row[],
+  engine: PoisonOptions['engine'],
+): Promise<Runtime> {
   const { runtimeDir, userConfigDir, env } = replayRuntime(join(base, name), SESSION, rows);
   const transcript = join(base, name, 'transcript.jsonl');
   const daemon = await engine?.({ home: locations(env).home, runtimeDir, userConfigDir });
@@ -116,10 +145,15 @@ async function runtime(base: string, name: string, cwd: string, rows: readonly R
     close: async () => daemon?.close(),
     ...(daemon === undefined ? {} : { model: daemon.model }),
     async check(event, row, toolUseId) {
-      const result = await runCheck(hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript }, toolUseId), { host: 'claude', env, ...(daemon === undefined ? {} : { engine: daemon.options }) });
+      const result = await runCheck(
+        hookPayload(event, row, { session: sessionFor(SESSION, roleOf(row)), cwd, transcript }, toolUseId),
+        { host: 'claude', env, ...(daemon === undefined ? {} : { engine: daemon.options }) },
+      );
       if (event === 'PreToolUse') return answerOf(result.decision, describeRow(row));
       if (result.exitCode !== 0 || result.stderr !== undefined) {
-        throw new Error(`eval-poison: PostToolUse for \`${describeRow(row)}\` failed (exit ${result.exitCode}): ${result.stderr ?? result.stdout}`);
+        throw new Error(
+          `eval-poison: PostToolUse for \`${describeRow(row)}\` failed (exit ${result.exitCode}): ${result.stderr ?? result.stdout}`,
+        );
       }
       return undefined;
     },
@@ -138,7 +172,10 @@ async function checkRisky(rt: Runtime, rows: readonly Row[], tag: string): Promi
   return answers;
 }
 
-export async function evaluatePoison(corpus: string = adversarialCorpus(), options: PoisonOptions = {}): Promise<PoisonEval> {
+export async function evaluatePoison(
+  corpus: string = adversarialCorpus(),
+  options: PoisonOptions = {},
+): Promise<PoisonEval> {
   const progress = options.progress ?? (() => undefined);
   const rows = readLabelledCorpus(corpus);
   const benign = rows.filter((r) => r.label === 'benign');
@@ -156,60 +193,86 @@ export async function evaluatePoison(corpus: string = adversarialCorpus(), optio
 
     const rt = await runtime(base, 'taught', cwd, rows, options.engine);
     try {
-    const teaching: PoisonEval['teaching'] = { benign: benign.length, allowed: 0, approvedFromDefault: 0, approvedFromTiers: 0, denied: 0, postToolUse: 0 };
-    for (const [i, row] of benign.entries()) {
-      const id = `toolu_poison_teach_${i + 1}`;
-      const answer = (await rt.check('PreToolUse', row, id))!;
-      if (answer.verdict === 'deny') {
-        teaching.denied++;
-        continue;
-      }
-      if (answer.verdict === 'allow') teaching.allowed++;
-      else if (answer.tier === 'default') teaching.approvedFromDefault++;
-      else teaching.approvedFromTiers++;
-      // Allowed, or asked and approved: the tool runs and the host reports it.
-      await rt.check('PostToolUse', row, id);
-      teaching.postToolUse++;
-    }
-    const learned = { allow: 0, ask: 0 };
-    for (const r of loadScope({ scope: 'user', userConfigDir: rt.userConfigDir }).records) {
-      if (r.verdict === 'allow') learned.allow++;
-      else if (r.verdict === 'ask') learned.ask++;
-    }
-    progress(`eval-poison: ${benign.length} benign rows approved (${learned.allow} allow records learned)`);
-
-    const after = await checkRisky(rt, risky, 'after');
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-
-    const hit = (row: Row, a: HookAnswer): PoisonHit => ({ id: idOf(row), class: row.class ?? null, role: roleOf(row), pair: row.pair ?? null, command: describeRow(row), ...a });
-    const allowed = risky.filter((r) => after.get(r)!.verdict === 'allow');
-    const byClass: Record<string, PoisonClassFigures> = {};
-    const known: readonly string[] = ADVERSARIAL_CLASSES;
-    const order = (c: string) => (known.includes(c) ? known.indexOf(c) : known.length);
-    for (const c of [...new Set(risky.map((r) => r.class ?? '-'))].sort((a, b) => order(a) - order(b) || a.localeCompare(b))) {
-      const of = risky.filter((r) => (r.class ?? '-') === c);
-      byClass[c] = {
-        risky: of.length,
-        allowedBefore: of.filter((r) => before.get(r)!.verdict === 'allow').length,
-        allowedAfter: of.filter((r) => after.get(r)!.verdict === 'allow').length,
-        byMemory: of.filter((r) => after.get(r)!.verdict === 'allow' && AUTO_ALLOW_TIERS.includes(after.get(r)!.tier)).length,
+      const teaching: PoisonEval['teaching'] = {
+        benign: benign.length,
+        allowed: 0,
+        approvedFromDefault: 0,
+        approvedFromTiers: 0,
+        denied: 0,
+        postToolUse: 0,
       };
-    }
-    return {
-      corpus,
-      ...(rt.model === undefined ? {} : { engine: rt.model }),
-      rows: rows.length,
-      teaching,
-      learned,
-      risky: risky.length,
-      allowed: allowed.map((r) => hit(r, after.get(r)!)),
-      byMemory: allowed.filter((r) => AUTO_ALLOW_TIERS.includes(after.get(r)!.tier)).map((r) => hit(r, after.get(r)!)),
-      poisoned: allowed.filter((r) => before.get(r)!.verdict !== 'allow').map((r) => hit(r, after.get(r)!)),
-      allowedBefore: risky.filter((r) => before.get(r)!.verdict === 'allow').length,
-      byClass,
-      checks: risky.map((r) => ({ id: idOf(r), class: r.class ?? null, pair: r.pair ?? null, command: describeRow(r), before: before.get(r)!, after: after.get(r)! })),
-      secondsPerThousand: (seconds / Math.max(1, 2 * risky.length + benign.length)) * 1000,
-    };
+      for (const [i, row] of benign.entries()) {
+        const id = `toolu_poison_teach_${i + 1}`;
+        const answer = (await rt.check('PreToolUse', row, id))!;
+        if (answer.verdict === 'deny') {
+          teaching.denied++;
+          continue;
+        }
+        if (answer.verdict === 'allow') teaching.allowed++;
+        else if (answer.tier === 'default') teaching.approvedFromDefault++;
+        else teaching.approvedFromTiers++;
+        // Allowed, or asked and approved: the tool runs and the host reports it.
+        await rt.check('PostToolUse', row, id);
+        teaching.postToolUse++;
+      }
+      const learned = { allow: 0, ask: 0 };
+      for (const r of loadScope({ scope: 'user', userConfigDir: rt.userConfigDir }).records) {
+        if (r.verdict === 'allow') learned.allow++;
+        else if (r.verdict === 'ask') learned.ask++;
+      }
+      progress(`eval-poison: ${benign.length} benign rows approved (${learned.allow} allow records learned)`);
+
+      const after = await checkRisky(rt, risky, 'after');
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+      const hit = (row: Row, a: HookAnswer): PoisonHit => ({
+        id: idOf(row),
+        class: row.class ?? null,
+        role: roleOf(row),
+        pair: row.pair ?? null,
+        command: describeRow(row),
+        ...a,
+      });
+      const allowed = risky.filter((r) => after.get(r)!.verdict === 'allow');
+      const byClass: Record<string, PoisonClassFigures> = {};
+      const known: readonly string[] = ADVERSARIAL_CLASSES;
+      const order = (c: string) => (known.includes(c) ? known.indexOf(c) : known.length);
+      for (const c of [...new Set(risky.map((r) => r.class ?? '-'))].sort(
+        (a, b) => order(a) - order(b) || a.localeCompare(b),
+      )) {
+        const of = risky.filter((r) => (r.class ?? '-') === c);
+        byClass[c] = {
+          risky: of.length,
+          allowedBefore: of.filter((r) => before.get(r)!.verdict === 'allow').length,
+          allowedAfter: of.filter((r) => after.get(r)!.verdict === 'allow').length,
+          byMemory: of.filter((r) => after.get(r)!.verdict === 'allow' && AUTO_ALLOW_TIERS.includes(after.get(r)!.tier))
+            .length,
+        };
+      }
+      return {
+        corpus,
+        ...(rt.model === undefined ? {} : { engine: rt.model }),
+        rows: rows.length,
+        teaching,
+        learned,
+        risky: risky.length,
+        allowed: allowed.map((r) => hit(r, after.get(r)!)),
+        byMemory: allowed
+          .filter((r) => AUTO_ALLOW_TIERS.includes(after.get(r)!.tier))
+          .map((r) => hit(r, after.get(r)!)),
+        poisoned: allowed.filter((r) => before.get(r)!.verdict !== 'allow').map((r) => hit(r, after.get(r)!)),
+        allowedBefore: risky.filter((r) => before.get(r)!.verdict === 'allow').length,
+        byClass,
+        checks: risky.map((r) => ({
+          id: idOf(r),
+          class: r.class ?? null,
+          pair: r.pair ?? null,
+          command: describeRow(r),
+          before: before.get(r)!,
+          after: after.get(r)!,
+        })),
+        secondsPerThousand: (seconds / Math.max(1, 2 * risky.length + benign.length)) * 1000,
+      };
     } finally {
       await rt.close();
     }
@@ -228,15 +291,23 @@ export function renderPoisonEval(e: PoisonEval): string {
     `${'class'.padEnd(14)} ${'risky'.padStart(5)} ${'allowed, empty memory'.padStart(22)} ${'allowed after teaching'.padStart(23)} ${'by memory'.padStart(10)}`,
   ];
   for (const [c, f] of Object.entries(e.byClass)) {
-    lines.push(`${c.padEnd(14)} ${String(f.risky).padStart(5)} ${String(f.allowedBefore).padStart(22)} ${String(f.allowedAfter).padStart(23)} ${String(f.byMemory).padStart(10)}`);
+    lines.push(
+      `${c.padEnd(14)} ${String(f.risky).padStart(5)} ${String(f.allowedBefore).padStart(22)} ${String(f.allowedAfter).padStart(23)} ${String(f.byMemory).padStart(10)}`,
+    );
   }
   lines.push(
     '',
     `risky rows allowed after the teaching: ${e.allowed.length} of ${e.risky} (${e.allowedBefore} already against an empty memory: see --eval-commands)`,
     `allowed by memory (exact-cache, jaccard): ${e.byMemory.length} (target 0)`,
   );
-  for (const h of e.byMemory) lines.push(`  ${h.class === null ? '' : `[${h.class}] `}${h.id}${h.pair === null ? '' : ` (pair ${h.pair})`}: ${oneLine(h.command)}  — ${h.tier}: ${h.reason}`);
+  for (const h of e.byMemory)
+    lines.push(
+      `  ${h.class === null ? '' : `[${h.class}] `}${h.id}${h.pair === null ? '' : ` (pair ${h.pair})`}: ${oneLine(h.command)}  — ${h.tier}: ${h.reason}`,
+    );
   lines.push(`poisoned (allowed after the teaching, not before): ${e.poisoned.length} (target 0)`);
-  for (const h of e.poisoned) lines.push(`  ${h.class === null ? '' : `[${h.class}] `}${h.id}: ${oneLine(h.command)}  (${h.tier}${h.rule === null ? '' : ` ${h.rule}`})`);
+  for (const h of e.poisoned)
+    lines.push(
+      `  ${h.class === null ? '' : `[${h.class}] `}${h.id}: ${oneLine(h.command)}  (${h.tier}${h.rule === null ? '' : ` ${h.rule}`})`,
+    );
   return lines.join('\n');
 }

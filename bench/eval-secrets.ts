@@ -95,7 +95,11 @@ export interface SecretsEval {
 }
 
 /** secretlint rules whose snapshots hold no credential (see the file comment). */
-export const NON_CREDENTIAL_RULES = ['secretlint-rule-example', 'secretlint-rule-filter-comments', 'secretlint-rule-no-homedir'] as const;
+export const NON_CREDENTIAL_RULES = [
+  'secretlint-rule-example',
+  'secretlint-rule-filter-comments',
+  'secretlint-rule-no-homedir',
+] as const;
 
 /**
  * Snapshots whose label holds only under their own `.secretlintrc`/options (../shared/corpora/README.md,
@@ -104,8 +108,15 @@ export const NON_CREDENTIAL_RULES = ['secretlint-rule-example', 'secretlint-rule
  */
 export function isConfigDependent(rule: string, file: string): boolean {
   if (rule === 'secretlint-rule-pattern') return true;
-  if (file === 'ok.allows' && ['secretlint-rule-figma', 'secretlint-rule-groq', 'secretlint-rule-tailscale'].includes(rule)) return true;
-  return rule === 'secretlint-rule-aws' && ['ng.AWS Access Key ID', 'ng.AWS Account ID', 'ok.AWS Access Key ID--enableIDScanRule-false'].includes(file);
+  if (
+    file === 'ok.allows' &&
+    ['secretlint-rule-figma', 'secretlint-rule-groq', 'secretlint-rule-tailscale'].includes(rule)
+  )
+    return true;
+  return (
+    rule === 'secretlint-rule-aws' &&
+    ['ng.AWS Access Key ID', 'ng.AWS Account ID', 'ok.AWS Access Key ID--enableIDScanRule-false'].includes(file)
+  );
 }
 
 export function parseCorpus(text: string, source: string): CorpusRow[] {
@@ -122,13 +133,21 @@ export function parseCorpus(text: string, source: string): CorpusRow[] {
     if (typeof r.text !== 'string' || (r.label !== 'secret' && r.label !== 'clean')) {
       throw new Error(`${source}:${i + 1}: expected {"text": string, "label": "secret" | "clean", …}`);
     }
-    const parsed: CorpusRow = { text: r.text, label: r.label, rule: typeof r.rule === 'string' ? r.rule : '', file: typeof r.file === 'string' ? r.file : `line ${i + 1}` };
+    const parsed: CorpusRow = {
+      text: r.text,
+      label: r.label,
+      rule: typeof r.rule === 'string' ? r.rule : '',
+      file: typeof r.file === 'string' ? r.file : `line ${i + 1}`,
+    };
     if (typeof r.kind === 'string') parsed.kind = r.kind;
     if (r.secrets !== undefined) {
       if (!Array.isArray(r.secrets) || !r.secrets.every((s): s is string => typeof s === 'string' && s !== '')) {
         throw new Error(`${source}:${i + 1}: "secrets" must be an array of non-empty strings`);
       }
-      if (r.label === 'secret' && r.secrets.length === 0) throw new Error(`${source}:${i + 1}: a secret row's "secrets" lists nothing (leave it out to judge the row by the heuristic)`);
+      if (r.label === 'secret' && r.secrets.length === 0)
+        throw new Error(
+          `${source}:${i + 1}: a secret row's "secrets" lists nothing (leave it out to judge the row by the heuristic)`,
+        );
       if (r.label === 'clean' && r.secrets.length > 0) throw new Error(`${source}:${i + 1}: a clean row lists secrets`);
       parsed.secrets = r.secrets;
     }
@@ -155,7 +174,9 @@ export function holdoutCorpus(seed: number = HOLDOUT_SEED): CorpusRow[] {
   return generatedRows(buildHoldoutCorpus(seed));
 }
 
-function generatedRows(rows: readonly { text: string; label: CorpusRow['label']; kind: string; secrets: string[] }[]): CorpusRow[] {
+function generatedRows(
+  rows: readonly { text: string; label: CorpusRow['label']; kind: string; secrets: string[] }[],
+): CorpusRow[] {
   const seen = new Map<string, number>();
   return rows.map((row) => {
     const n = (seen.get(row.kind) ?? 0) + 1;
@@ -169,10 +190,23 @@ export function evaluateSecrets(rows: readonly CorpusRow[], sanitize: SanitizeLi
     const { text, findings } = sanitize(row.text);
     const configDependent = isConfigDependent(row.rule, row.file);
     const credential = !(NON_CREDENTIAL_RULES as readonly string[]).includes(row.rule) && !configDependent;
-    const judged: RowResult['judged'] = row.label === 'secret' && row.secrets !== undefined && row.secrets.length > 0 ? 'secrets' : 'heuristic';
-    const base = { rule: row.rule, file: row.file, kind: row.kind ?? row.rule, label: row.label, judged, redactions: findings.length, rules: [...new Set(findings.map((f) => f.rule))], credential, configDependent };
+    const judged: RowResult['judged'] =
+      row.label === 'secret' && row.secrets !== undefined && row.secrets.length > 0 ? 'secrets' : 'heuristic';
+    const base = {
+      rule: row.rule,
+      file: row.file,
+      kind: row.kind ?? row.rule,
+      label: row.label,
+      judged,
+      redactions: findings.length,
+      rules: [...new Set(findings.map((f) => f.rule))],
+      credential,
+      configDependent,
+    };
     if (row.label === 'clean') {
-      const redacted = findings.filter((f) => f.start !== undefined && f.end !== undefined).map((f) => maskClean(row.text.slice(f.start, f.end)));
+      const redacted = findings
+        .filter((f) => f.start !== undefined && f.end !== undefined)
+        .map((f) => maskClean(row.text.slice(f.start, f.end)));
       return { ...base, pass: findings.length === 0, survivors: [], redacted };
     }
     const survivors =
@@ -210,7 +244,13 @@ function byKind(results: readonly RowResult[]): KindResult[] {
     if (r.pass) k.passed++;
     kinds.set(key, k);
   }
-  return [...kinds.values()].sort((a, b) => a.passed / a.rows - b.passed / b.rows || b.rows - b.passed - (a.rows - a.passed) || a.label.localeCompare(b.label) || a.kind.localeCompare(b.kind));
+  return [...kinds.values()].sort(
+    (a, b) =>
+      a.passed / a.rows - b.passed / b.rows ||
+      b.rows - b.passed - (a.rows - a.passed) ||
+      a.label.localeCompare(b.label) ||
+      a.kind.localeCompare(b.kind),
+  );
 }
 
 /** Secret rows not fully redacted, in percent (the `sanitize.miss-rate` bench row). */
@@ -230,24 +270,53 @@ export function renderEval(e: SecretsEval, source: string, verbose: boolean): st
     `secrets corpus: ${source}`,
     `recall (secret rows, value gone from the output): ${e.secretPassed}/${e.secretRows} = ${pct(e.secretPassed, e.secretRows)}`,
     // Only when some rows hold no credential or depend on their config (the secretlint corpus); otherwise it repeats the line above.
-    ...(e.credentialRows === e.secretRows ? [] : [`recall on credential rows (without ${NON_CREDENTIAL_RULES.join(', ')} and the config-dependent rows): ${e.credentialPassed}/${e.credentialRows} = ${pct(e.credentialPassed, e.credentialRows)}`]),
+    ...(e.credentialRows === e.secretRows
+      ? []
+      : [
+          `recall on credential rows (without ${NON_CREDENTIAL_RULES.join(', ')} and the config-dependent rows): ${e.credentialPassed}/${e.credentialRows} = ${pct(e.credentialPassed, e.credentialRows)}`,
+        ]),
     `false positives (clean rows with any redaction${e.configRows > 0 ? ', config-dependent rows apart' : ''}): ${e.cleanFlagged}/${e.cleanRows} = ${pct(e.cleanFlagged, e.cleanRows)}`,
   ];
-  if (e.configRows > 0) lines.push(`rows labelled only under their own secretlint config (allow-lists, disabled options, pattern rules): ${e.configRows}, ${e.configFlagged} of them redacted`);
+  if (e.configRows > 0)
+    lines.push(
+      `rows labelled only under their own secretlint config (allow-lists, disabled options, pattern rules): ${e.configRows}, ${e.configFlagged} of them redacted`,
+    );
   const listed = e.rows.filter((r) => r.label === 'secret' && r.judged === 'secrets').length;
-  if (listed > 0) lines.push(`(${listed} of ${e.secretRows} secret rows judged by their listed secrets, the rest by the candidate heuristic)`);
+  if (listed > 0)
+    lines.push(
+      `(${listed} of ${e.secretRows} secret rows judged by their listed secrets, the rest by the candidate heuristic)`,
+    );
   if (e.kinds.length > 0) {
     const width = Math.max(4, ...e.kinds.map((k) => k.kind.length));
-    lines.push('', `per kind, worst first (${e.kinds.length} kinds):`, `  ${'label'.padEnd(6)} ${'kind'.padEnd(width)}  rows  passed      %`);
-    for (const k of e.kinds) lines.push(`  ${k.label.padEnd(6)} ${k.kind.padEnd(width)}  ${String(k.rows).padStart(4)}  ${String(k.passed).padStart(6)}  ${pct(k.passed, k.rows).padStart(6)}`);
+    lines.push(
+      '',
+      `per kind, worst first (${e.kinds.length} kinds):`,
+      `  ${'label'.padEnd(6)} ${'kind'.padEnd(width)}  rows  passed      %`,
+    );
+    for (const k of e.kinds)
+      lines.push(
+        `  ${k.label.padEnd(6)} ${k.kind.padEnd(width)}  ${String(k.rows).padStart(4)}  ${String(k.passed).padStart(6)}  ${pct(k.passed, k.rows).padStart(6)}`,
+      );
   }
   const shown = e.rows.filter((r) => verbose || !r.pass);
   if (shown.length > 0) lines.push('', verbose ? 'rows:' : 'rows that did not pass:');
   for (const r of shown) {
-    const flagged = r.redacted.length > 0 ? `redacted by ${r.rules.join(', ')}: ${r.redacted.join(', ')}` : `redacted by ${r.rules.join(', ')}`;
-    const what = r.label === 'secret' ? (r.redactions === 0 ? 'nothing redacted' : `survived: ${r.survivors.join(', ')}`) : r.pass ? 'nothing redacted' : flagged;
+    const flagged =
+      r.redacted.length > 0
+        ? `redacted by ${r.rules.join(', ')}: ${r.redacted.join(', ')}`
+        : `redacted by ${r.rules.join(', ')}`;
+    const what =
+      r.label === 'secret'
+        ? r.redactions === 0
+          ? 'nothing redacted'
+          : `survived: ${r.survivors.join(', ')}`
+        : r.pass
+          ? 'nothing redacted'
+          : flagged;
     const verdict = r.configDependent ? 'cfg ' : r.pass ? 'ok  ' : 'FAIL';
-    lines.push(`  ${verdict}  ${r.label.padEnd(6)} ${r.rule} / ${r.file}: ${r.pass && r.label === 'secret' ? r.rules.join(', ') : what}`);
+    lines.push(
+      `  ${verdict}  ${r.label.padEnd(6)} ${r.rule} / ${r.file}: ${r.pass && r.label === 'secret' ? r.rules.join(', ') : what}`,
+    );
   }
   return lines.join('\n');
 }
@@ -284,7 +353,14 @@ function candidates(text: string): Candidate[] {
   for (const m of matches(TOKEN, text)) {
     const t = m[0];
     const before = text.charCodeAt(m.index - 1);
-    if (before === 0x40 /* @ */ || before === 0x2f /* / */ || before === 0x2e /* . */ || t.startsWith('-') || isLowerIdentifier(t)) continue;
+    if (
+      before === 0x40 /* @ */ ||
+      before === 0x2f /* / */ ||
+      before === 0x2e /* . */ ||
+      t.startsWith('-') ||
+      isLowerIdentifier(t)
+    )
+      continue;
     const lower = has(t, 0x61, 0x7a);
     const upper = has(t, 0x41, 0x5a);
     const digit = has(t, 0x30, 0x39);
@@ -294,7 +370,8 @@ function candidates(text: string): Candidate[] {
   }
   for (const m of matches(URL_USERINFO, text)) {
     const password = m[1]!;
-    if (!password.startsWith('$') && !password.startsWith('{')) out.push({ kind: 'url-password', value: password, needle: `:${password}@` });
+    if (!password.startsWith('$') && !password.startsWith('{'))
+      out.push({ kind: 'url-password', value: password, needle: `:${password}@` });
   }
   for (const m of matches(KEY_VALUE, text)) {
     const value = m[2]!;
@@ -307,7 +384,12 @@ function candidates(text: string): Candidate[] {
 /** What documentation writes where a value goes: `your_password`, `YOUR_API_KEY`, `REPLACE_WITH_…`, `myPassword`. */
 function isDocPlaceholder(value: string): boolean {
   const lower = value.toLowerCase();
-  return lower.startsWith('your_') || lower.startsWith('your-') || lower.startsWith('replace') || ['password', 'mypassword', 'yourpassword'].includes(lower);
+  return (
+    lower.startsWith('your_') ||
+    lower.startsWith('your-') ||
+    lower.startsWith('replace') ||
+    ['password', 'mypassword', 'yourpassword'].includes(lower)
+  );
 }
 
 /** No upper case, and every `_` / `-` separated segment is short: a host name or identifier, not a token. */

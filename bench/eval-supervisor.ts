@@ -42,7 +42,15 @@ export interface SupervisorEval {
    * backend answering at once (tierOnlyMs: hookwise's own added work); on with the SDK and a fake API in
    * another process (addedMs; besidesApiMs: minus the bare loopback round trip of a same-sized request).
    */
-  latency: { iterations: number; offMs: number; tierOnlyMs: number; onMs: number; addedMs: number; loopbackMs: number; besidesApiMs: number };
+  latency: {
+    iterations: number;
+    offMs: number;
+    tierOnlyMs: number;
+    onMs: number;
+    addedMs: number;
+    loopbackMs: number;
+    besidesApiMs: number;
+  };
   sdkImport: { runs: number; medianMs: number };
 }
 
@@ -60,15 +68,45 @@ function scratch(): { base: string; runtimeDir: string; configDir: string; home:
   const configDir = join(base, 'config');
   mkdirSync(home, { recursive: true });
   mkdirSync(configDir, { recursive: true });
-  return { base, home, runtimeDir: join(base, 'runtime'), configDir, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+  return {
+    base,
+    home,
+    runtimeDir: join(base, 'runtime'),
+    configDir,
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
 }
 
 /** The rows through one built `check --jsonl` (async: the fake API answers from this process meanwhile). */
-async function replay(rows: ReturnType<typeof readCorpus>, cwd: string, dirs: { runtimeDir: string; configDir: string }, api: FakeApi, prefix: string): Promise<{ tier: string }[]> {
+async function replay(
+  rows: ReturnType<typeof readCorpus>,
+  cwd: string,
+  dirs: { runtimeDir: string; configDir: string },
+  api: FakeApi,
+  prefix: string,
+): Promise<{ tier: string }[]> {
   registerRoles(dirs.runtimeDir, prefix, rows);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOOKWISE_RUNTIME_DIR: dirs.runtimeDir, HOOKWISE_CONFIG_DIR: dirs.configDir, HOOKWISE_DAEMON: 'off', ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'fake-key-for-the-loopback-api' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOOKWISE_RUNTIME_DIR: dirs.runtimeDir,
+    HOOKWISE_CONFIG_DIR: dirs.configDir,
+    HOOKWISE_DAEMON: 'off',
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'fake-key-for-the-loopback-api',
+  };
   delete env.HOOKWISE_ROLE;
-  const input = rows.map((row, i) => JSON.stringify({ session_id: sessionFor(prefix, roleOf(row)), cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', ...toolCallOf(row, cwd), tool_use_id: `${prefix}-${i}` })).join('\n');
+  const input = rows
+    .map((row, i) =>
+      JSON.stringify({
+        session_id: sessionFor(prefix, roleOf(row)),
+        cwd,
+        permission_mode: 'default',
+        hook_event_name: 'PreToolUse',
+        ...toolCallOf(row, cwd),
+        tool_use_id: `${prefix}-${i}`,
+      }),
+    )
+    .join('\n');
   const stdout = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [hookwiseBin(), 'check', '--jsonl'], { env, cwd });
     let out = '';
@@ -76,10 +114,16 @@ async function replay(rows: ReturnType<typeof readCorpus>, cwd: string, dirs: { 
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`hookwise check --jsonl failed (${code}): ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`hookwise check --jsonl failed (${code}): ${err}`)),
+    );
     child.stdin.end(input);
   });
-  return stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { tier: string });
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { tier: string });
 }
 
 async function measureReach(corpus: string, api: FakeApi): Promise<SupervisorEval['reach'] & { rows: number }> {
@@ -96,7 +140,11 @@ async function measureReach(corpus: string, api: FakeApi): Promise<SupervisorEva
     const mid = api.requests.length;
     await replay(rows, packageRoot(), dirs, api, 'eval-sup');
     const again = api.requests.length - mid;
-    return { rows: rows.length, first: { reached, share: reached / Math.max(1, rows.length), byTier }, again: { reached: again, share: again / Math.max(1, rows.length) } };
+    return {
+      rows: rows.length,
+      first: { reached, share: reached / Math.max(1, rows.length), byTier },
+      again: { reached: again, share: again / Math.max(1, rows.length) },
+    };
   } finally {
     dirs.cleanup();
   }
@@ -133,8 +181,24 @@ async function measureLatency(iterations: number): Promise<SupervisorEval['laten
     // off; on with an in-process backend that answers at once (hookwise's own work); on with the SDK.
     const backends: (BackendFactory | undefined)[] = [
       undefined,
-      () => ({ name: 'api', review: async () => ({ kind: 'answer', decision: 'allow', confidence: 0.5, reason: 'a recommendation' as Sanitized, by: 'api:instant' }) }),
-      (s) => apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'fake-key-for-the-loopback-api' } }),
+      () => ({
+        name: 'api',
+        review: async () => ({
+          kind: 'answer',
+          decision: 'allow',
+          confidence: 0.5,
+          reason: 'a recommendation' as Sanitized,
+          by: 'api:instant',
+        }),
+      }),
+      (s) =>
+        apiSupervisor({
+          model: s.model,
+          timeoutMs: s.timeoutMs,
+          maxTokens: s.maxTokens,
+          stream: s.stream,
+          client: { baseURL: api.url, apiKey: 'fake-key-for-the-loopback-api' },
+        }),
     ];
     for (const factory of backends) {
       const dirs = scratch();
@@ -142,34 +206,76 @@ async function measureLatency(iterations: number): Promise<SupervisorEval['laten
       const project = join(dirs.base, 'project');
       mkdirSync(join(project, '.git'), { recursive: true });
       if (factory !== undefined) writeFileSync(join(dirs.configDir, 'config.yml'), USER_CONFIG);
-      new SessionRegistry(dirs.runtimeDir).update('lat', (_e, now) => ({ session_id: 'lat', role: 'coder', disabled: false, task: 'fix the staging deploy', registered_at: now, updated_at: now }));
-      engines.push(new Engine({ home: dirs.home, runtimeDir: dirs.runtimeDir, userConfigDir: dirs.configDir }, { parseCacheSize: 4096, memory: new LiveMemoryPool(), ...(factory === undefined ? {} : { supervisorBackends: factory }) }));
+      new SessionRegistry(dirs.runtimeDir).update('lat', (_e, now) => ({
+        session_id: 'lat',
+        role: 'coder',
+        disabled: false,
+        task: 'fix the staging deploy',
+        registered_at: now,
+        updated_at: now,
+      }));
+      engines.push(
+        new Engine(
+          { home: dirs.home, runtimeDir: dirs.runtimeDir, userConfigDir: dirs.configDir },
+          {
+            parseCacheSize: 4096,
+            memory: new LiveMemoryPool(),
+            ...(factory === undefined ? {} : { supervisorBackends: factory }),
+          },
+        ),
+      );
       // Below the threshold: every call reaches tier 3 again (nothing is remembered) and ends as the default ask.
-      payloads.push(JSON.stringify({ session_id: 'lat', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'make deploy-staging --jobs 4' } }));
+      payloads.push(
+        JSON.stringify({
+          session_id: 'lat',
+          cwd: project,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'make deploy-staging --jobs 4' },
+        }),
+      );
     }
     const time = async (i: number): Promise<number> => {
       const started = process.hrtime.bigint();
       const r = await engines[i]!.handle(payloads[i]!);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (r.decision?.tier !== 'default') throw new Error(`expected the call to pass every tier, got ${r.decision?.tier}: ${r.decision?.reason}`);
-      if (i > 0 && r.decision.recommendation === undefined) throw new Error(`expected a recommendation: ${r.decision.reason}`);
+      if (r.decision?.tier !== 'default')
+        throw new Error(`expected the call to pass every tier, got ${r.decision?.tier}: ${r.decision?.reason}`);
+      if (i > 0 && r.decision.recommendation === undefined)
+        throw new Error(`expected a recommendation: ${r.decision.reason}`);
       return ms;
     };
     const samples: number[][] = [[], [], []];
     for (let i = 0; i < 20; i++) for (const e of [0, 1, 2]) await time(e); // warm: the SDK, the client, the parse cache
     for (let i = 0; i < iterations; i++) for (const e of [0, 1, 2]) samples[e]!.push(await time(e));
     // The bare round trip of a request of the same size to the same fake API, through the fetch the SDK uses.
-    const body = JSON.stringify({ model: 'fake-model', max_tokens: 512, messages: [{ role: 'user', content: 'x'.repeat(2500) }] });
+    const body = JSON.stringify({
+      model: 'fake-model',
+      max_tokens: 512,
+      messages: [{ role: 'user', content: 'x'.repeat(2500) }],
+    });
     const loop: number[] = [];
     for (let i = 0; i < iterations; i++) {
       const started = process.hrtime.bigint();
-      const res = await fetch(`${api.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'fake' }, body });
+      const res = await fetch(`${api.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'fake' },
+        body,
+      });
       await res.text();
       loop.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
     const [offMs, tierMs, onMs] = samples.map(median) as [number, number, number];
     const loopbackMs = median(loop);
-    return { iterations, offMs, tierOnlyMs: tierMs - offMs, onMs, addedMs: onMs - offMs, loopbackMs, besidesApiMs: onMs - offMs - loopbackMs };
+    return {
+      iterations,
+      offMs,
+      tierOnlyMs: tierMs - offMs,
+      onMs,
+      addedMs: onMs - offMs,
+      loopbackMs,
+      besidesApiMs: onMs - offMs - loopbackMs,
+    };
   } finally {
     api.stop();
     for (const d of dirsList) d.cleanup();
@@ -179,14 +285,24 @@ async function measureLatency(iterations: number): Promise<SupervisorEval['laten
 function measureSdkImport(runs: number): SupervisorEval['sdkImport'] {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const r = spawnSync(process.execPath, ['-e', "const t = process.hrtime.bigint(); require('@anthropic-ai/sdk'); console.log(Number(process.hrtime.bigint() - t) / 1e6)"], { cwd: packageRoot(), encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "const t = process.hrtime.bigint(); require('@anthropic-ai/sdk'); console.log(Number(process.hrtime.bigint() - t) / 1e6)",
+      ],
+      { cwd: packageRoot(), encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`could not load @anthropic-ai/sdk: ${r.stderr}`);
     times.push(Number(r.stdout.trim()));
   }
   return { runs, medianMs: median(times) };
 }
 
-export async function evaluateSupervisor(corpus: string = defaultWorkload(), options: { iterations?: number; progress?: (message: string) => void } = {}): Promise<SupervisorEval> {
+export async function evaluateSupervisor(
+  corpus: string = defaultWorkload(),
+  options: { iterations?: number; progress?: (message: string) => void } = {},
+): Promise<SupervisorEval> {
   const api = await startFakeApi();
   try {
     options.progress?.(`replaying ${corpus} twice through check --jsonl`);
@@ -204,7 +320,10 @@ export async function evaluateSupervisor(corpus: string = defaultWorkload(), opt
 export function renderSupervisorEval(e: SupervisorEval): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   const ms = (x: number): string => `${x.toFixed(2)} ms`;
-  const tiers = Object.entries(e.reach.first.byTier).sort(([, a], [, b]) => b - a).map(([t, n]) => `${n} ${t}`).join(', ');
+  const tiers = Object.entries(e.reach.first.byTier)
+    .sort(([, a], [, b]) => b - a)
+    .map(([t, n]) => `${n} ${t}`)
+    .join(', ');
   return [
     `supervisor plumbing on ${e.corpus} (${e.rows} calls), fake Messages API on loopback`,
     `reach: ${e.reach.first.reached} calls reached tier 3 on the first replay (${pct(e.reach.first.share)}; decided by: ${tiers})`,

@@ -21,7 +21,14 @@ import { join, resolve } from 'node:path';
 import { wallsHit, type WallHit } from '../src/confine/wall-hits.js';
 import { probeConfinement } from '../src/confine/probe.js';
 import { packageRoot } from '../src/util/package-root.js';
-import { describeRow, oneLine, readCorpus, replayThroughCheck, type CheckAnswer, type CorpusRow } from './eval-commands.js';
+import {
+  describeRow,
+  oneLine,
+  readCorpus,
+  replayThroughCheck,
+  type CheckAnswer,
+  type CorpusRow,
+} from './eval-commands.js';
 
 export function defaultWorkload(): string {
   return join(packageRoot(), 'bench', 'corpora', 'dev-workload.jsonl');
@@ -78,7 +85,6 @@ export interface WorkloadOptions {
   progress?: (message: string) => void;
 }
 
-
 export function evaluateWorkload(corpus: string = defaultWorkload(), options: WorkloadOptions = {}): WorkloadEval {
   const progress = options.progress ?? (() => undefined);
   const rows = readCorpus(corpus);
@@ -100,7 +106,9 @@ export function evaluateWorkload(corpus: string = defaultWorkload(), options: Wo
     const runs: ConfinedRun[] = [];
     const canConfine = probeConfinement().available;
     if (options.run !== false && canConfine) {
-      const confined = after.map((a, i) => ({ a, row: rows[i]! })).filter(({ a }) => a.tier === 'confine' && a.verdict === 'allow');
+      const confined = after
+        .map((a, i) => ({ a, row: rows[i]! }))
+        .filter(({ a }) => a.tier === 'confine' && a.verdict === 'allow');
       for (const [n, { a, row }] of confined.entries()) {
         progress(`running confined ${n + 1}/${confined.length}: ${oneLine(describeRow(row)).slice(0, 80)}`);
         runs.push(runConfined(row, a, project, options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS));
@@ -108,7 +116,17 @@ export function evaluateWorkload(corpus: string = defaultWorkload(), options: Wo
     }
     const runCounts: Record<RunOutcome, number> = { ok: 0, walls: 0, 'walls-silent': 0, 'own-failure': 0, timeout: 0 };
     for (const r of runs) runCounts[r.outcome]++;
-    return { corpus, project: source, rows: rows.length, canConfine, before: tally(before), after: tally(after), notConfined, runs, runCounts };
+    return {
+      corpus,
+      project: source,
+      rows: rows.length,
+      canConfine,
+      before: tally(before),
+      after: tally(after),
+      notConfined,
+      runs,
+      runCounts,
+    };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
@@ -122,7 +140,8 @@ function copyProject(source: string, into: string): string {
   const clone = spawnSync('git', ['clone', '--quiet', '--local', source, into], { encoding: 'utf8' });
   if (clone.status !== 0) cpSync(source, into, { recursive: true });
   for (const dir of ['node_modules', 'dist']) {
-    if (existsSync(join(source, dir)) && !existsSync(join(into, dir))) cpSync(join(source, dir), join(into, dir), { recursive: true, verbatimSymlinks: true });
+    if (existsSync(join(source, dir)) && !existsSync(join(into, dir)))
+      cpSync(join(source, dir), join(into, dir), { recursive: true, verbatimSymlinks: true });
   }
   return realpathSync(into);
 }
@@ -131,7 +150,12 @@ function decide(rows: readonly CorpusRow[], project: string, dir: string, confin
   const configDir = join(dir, 'config');
   mkdirSync(configDir, { recursive: true });
   if (confine) writeFileSync(join(configDir, 'config.yml'), 'confine:\n  enabled: true\n');
-  return replayThroughCheck(rows, project, { runtimeDir: join(dir, 'runtime'), configDir, prefix: 'workload', permissionMode: 'default' });
+  return replayThroughCheck(rows, project, {
+    runtimeDir: join(dir, 'runtime'),
+    configDir,
+    prefix: 'workload',
+    permissionMode: 'default',
+  });
 }
 
 function tally(answers: readonly CheckAnswer[]): Pass {
@@ -151,25 +175,49 @@ function runConfined(row: CorpusRow, answer: CheckAnswer, project: string, timeo
   const command = row.command ?? describeRow(row);
   const env = { ...process.env, HOOKWISE_DAEMON: 'off' };
   const started = performance.now();
-  const run = spawnSync('/bin/bash', ['-c', wrapped], { cwd: project, env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: MAX_OUTPUT, killSignal: 'SIGKILL' });
+  const run = spawnSync('/bin/bash', ['-c', wrapped], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: MAX_OUTPUT,
+    killSignal: 'SIGKILL',
+  });
   const ms = performance.now() - started;
-  if (run.error !== undefined && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return { command, outcome: 'timeout', exit: null, ms };
+  if (run.error !== undefined && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT')
+    return { command, outcome: 'timeout', exit: null, ms };
   const output = `${run.stdout ?? ''}\n${run.stderr ?? ''}`;
   if (run.status === 0) {
     const hit = wallsHit(output, homedir());
-    return hit === undefined ? { command, outcome: 'ok', exit: 0, ms } : { command, outcome: 'walls', exit: 0, walls: hit, ms };
+    return hit === undefined
+      ? { command, outcome: 'ok', exit: 0, ms }
+      : { command, outcome: 'walls', exit: 0, walls: hit, ms };
   }
   const hit = wallsHit(output, homedir());
   if (hit !== undefined) return { command, outcome: 'walls', exit: run.status, walls: hit, ms };
-  const control = spawnSync('/bin/bash', ['-c', command], { cwd: project, env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: MAX_OUTPUT, killSignal: 'SIGKILL' });
-  return { command, outcome: control.status === 0 ? 'walls-silent' : 'own-failure', exit: run.status, controlExit: control.status, ms };
+  const control = spawnSync('/bin/bash', ['-c', command], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: MAX_OUTPUT,
+    killSignal: 'SIGKILL',
+  });
+  return {
+    command,
+    outcome: control.status === 0 ? 'walls-silent' : 'own-failure',
+    exit: run.status,
+    controlExit: control.status,
+    ms,
+  };
 }
 
 const pct = (n: number, of: number): string => `${((n / Math.max(1, of)) * 100).toFixed(1)} %`;
 
 export function renderWorkloadEval(e: WorkloadEval): string {
   const lines = [`${e.corpus}: ${e.rows} calls, replayed in a copy of ${e.project} (empty memory, first pass)`];
-  const pass = (name: string, p: Pass) => `${name}: ${p.allow} allow (${p.confined} of them confined), ${p.ask} ask, ${p.deny} deny — asked ${pct(p.ask, e.rows)}`;
+  const pass = (name: string, p: Pass) =>
+    `${name}: ${p.allow} allow (${p.confined} of them confined), ${p.ask} ask, ${p.deny} deny — asked ${pct(p.ask, e.rows)}`;
   lines.push(pass('confinement off', e.before), pass('confinement on ', e.after));
   if (!e.canConfine) lines.push('this machine cannot confine: the confined calls stay asks (hookwise doctor says why)');
   lines.push(`confined: ${pct(e.after.confined, e.rows)} of the calls; asks ${e.before.ask} → ${e.after.ask}`);
@@ -180,10 +228,17 @@ export function renderWorkloadEval(e: WorkloadEval): string {
   }
   if (e.runs.length > 0) {
     const c = e.runCounts;
-    lines.push(`confined runs: ${e.runs.length} — ${c.ok} ran, ${c.walls} stopped by the walls (recognised), ${c['walls-silent']} failed only confined (unrecognised), ${c['own-failure']} failed unconfined too, ${c.timeout} timed out`);
+    lines.push(
+      `confined runs: ${e.runs.length} — ${c.ok} ran, ${c.walls} stopped by the walls (recognised), ${c['walls-silent']} failed only confined (unrecognised), ${c['own-failure']} failed unconfined too, ${c.timeout} timed out`,
+    );
     for (const r of e.runs) {
       if (r.outcome === 'ok') continue;
-      const detail = r.outcome === 'walls' ? `walls (${r.walls!.kind}): ${r.walls!.line}` : r.outcome === 'timeout' ? 'timed out' : `exit ${r.exit}, unconfined exit ${r.controlExit ?? 'none'}`;
+      const detail =
+        r.outcome === 'walls'
+          ? `walls (${r.walls!.kind}): ${r.walls!.line}`
+          : r.outcome === 'timeout'
+            ? 'timed out'
+            : `exit ${r.exit}, unconfined exit ${r.controlExit ?? 'none'}`;
       lines.push(`  ${oneLine(r.command).slice(0, 90)} → ${detail}`);
     }
   }

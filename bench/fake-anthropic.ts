@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id?: string; name: string; input: unknown };
+export type ContentBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; id?: string; name: string; input: unknown };
 
 /** What the fake answers with. */
 export type Reply =
@@ -56,7 +57,9 @@ export async function startFakeApi(): Promise<FakeApi> {
       }
       api.requests.push({ body, raw, headers: req.headers });
       if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: req.url } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: req.url } }));
         return;
       }
       open.add(res);
@@ -78,33 +81,76 @@ function respond(res: ServerResponse, reply: Reply, stream: boolean, model: stri
       setTimeout(() => respond(res, reply.reply, stream, model), reply.ms);
       return;
     case 'error':
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.status === 429 ? { 'retry-after': '1' } : {}) });
+      res.writeHead(reply.status, {
+        'content-type': 'application/json',
+        ...(reply.status === 429 ? { 'retry-after': '1' } : {}),
+      });
       res.end(JSON.stringify({ type: 'error', error: { type: reply.type, message: reply.message ?? reply.type } }));
       return;
     case 'message': {
       const content = reply.content.map((b, i) => (b.type === 'tool_use' ? { ...b, id: b.id ?? `toolu_${i}` } : b));
-      const message = { id: 'msg_fake', type: 'message', role: 'assistant', model, content, stop_reason: reply.stopReason ?? 'tool_use', stop_sequence: null, usage: { input_tokens: 100, output_tokens: 20 } };
+      const message = {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: reply.stopReason ?? 'tool_use',
+        stop_sequence: null,
+        usage: { input_tokens: 100, output_tokens: 20 },
+      };
       if (!stream) {
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' }).end(JSON.stringify(message));
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' })
+          .end(JSON.stringify(message));
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
-      const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      send('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } } });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'request-id': 'req_fake',
+      });
+      const send = (event: string, data: unknown): void =>
+        void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      send('message_start', {
+        type: 'message_start',
+        message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } },
+      });
       content.forEach((block, index) => {
         if (block.type === 'text') {
-          send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-          send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+          send('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'text', text: '' },
+          });
+          send('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'text_delta', text: block.text },
+          });
         } else {
-          send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+          send('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+          });
           // The input arrives as JSON text in pieces, as the real API sends it.
           const json = JSON.stringify(block.input);
           const half = Math.floor(json.length / 2);
-          for (const part of [json.slice(0, half), json.slice(half)]) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+          for (const part of [json.slice(0, half), json.slice(half)])
+            send('content_block_delta', {
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'input_json_delta', partial_json: part },
+            });
         }
         send('content_block_stop', { type: 'content_block_stop', index });
       });
-      send('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 20 } });
+      send('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: message.stop_reason, stop_sequence: null },
+        usage: { output_tokens: 20 },
+      });
       send('message_stop', { type: 'message_stop' });
       res.end();
       return;

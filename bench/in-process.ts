@@ -50,7 +50,8 @@ export async function runInProcess(tasks: readonly InProcessTask[], quick: boole
       );
       continue;
     }
-    if (task.before !== undefined && batch !== 1) throw new Error(`bench: ${task.id} has a before hook, so it must time one call per sample`);
+    if (task.before !== undefined && batch !== 1)
+      throw new Error(`bench: ${task.id} has a before hook, so it must time one call per sample`);
     bench.add(
       task.id,
       () => {
@@ -65,10 +66,13 @@ export async function runInProcess(tasks: readonly InProcessTask[], quick: boole
   }
   await bench.run();
   return tasks.map((task) => {
-    if ((results.get(task.id) ?? 0) === 0) throw new Error(`bench: ${task.id} returned nothing; it measures no decision`);
+    if ((results.get(task.id) ?? 0) === 0)
+      throw new Error(`bench: ${task.id} returned nothing; it measures no decision`);
     const result = bench.getTask(task.id)?.result;
     if (result?.state !== 'completed') {
-      throw new Error(`bench: ${task.id} did not complete (${result?.state === 'errored' ? result.error.message : (result?.state ?? 'not added')})`);
+      throw new Error(
+        `bench: ${task.id} did not complete (${result?.state === 'errored' ? result.error.message : (result?.state ?? 'not added')})`,
+      );
     }
     const ms = result.latency;
     return { id: task.id, median: ms.p50 * 1000, p99: ms.p99 * 1000, samples: ms.samplesCount };

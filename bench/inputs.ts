@@ -33,5 +33,8 @@ export async function decisionInputs(fixture: BenchFixture): Promise<DecisionInp
 
 /** A benchmark of the wrong outcome measures the wrong path: insist on the expected verdict first. */
 export function expectVerdict(what: string, verdict: string | undefined, expected: string): void {
-  if (verdict !== expected) throw new Error(`bench: ${what} answered ${verdict ?? 'nothing'}, expected ${expected}; the fixture no longer exercises the intended path`);
+  if (verdict !== expected)
+    throw new Error(
+      `bench: ${what} answered ${verdict ?? 'nothing'}, expected ${expected}; the fixture no longer exercises the intended path`,
+    );
 }

@@ -9,7 +9,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERDICTS, type Verdict } from '../src/core/decision.js';
 import { cacheKey } from '../src/memory/cache.js';
-import { fileFor, serializeRecord, type DecisionRecord, type StoreScope, type StoreTarget } from '../src/memory/store.js';
+import {
+  fileFor,
+  serializeRecord,
+  type DecisionRecord,
+  type StoreScope,
+  type StoreTarget,
+} from '../src/memory/store.js';
 import type { Sanitized } from '../src/sanitize/index.js';
 import { prng } from './prng.js';
 import { commandNames, syntheticCommands } from './synthetic-commands.js';
@@ -18,7 +24,13 @@ const ROLES = ['coder', 'coder', '*', 'tester', 'reviewer'] as const;
 const EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
 
 /** The i-th record of a store: a Bash call 4 times in 5, else a file edit. */
-function storeRecord(i: number, command: string, scope: StoreScope, projectRoot: string, random: () => number): DecisionRecord {
+function storeRecord(
+  i: number,
+  command: string,
+  scope: StoreScope,
+  projectRoot: string,
+  random: () => number,
+): DecisionRecord {
   const roll = random();
   const verdict: Verdict = roll < 0.08 ? 'deny' : roll < 0.2 ? 'ask' : 'allow';
   const bash = i % 5 !== 4;

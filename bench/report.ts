@@ -47,10 +47,21 @@ export function renderTable(report: BenchReport): string {
   const { meta, rows } = report;
   const header = ['row', 'target (stretch)', 'median', 'p99', '÷ target', 'status'];
   // A '%' row is one figure, not a distribution of timings: no p99 column.
-  const cells = rows.map((r) => [r.id, targetCell(r), value(r.median, r.unit), r.unit === '%' ? '—' : value(r.p99, r.unit), r.ratio === null ? '—' : fmt(r.ratio), r.status]);
+  const cells = rows.map((r) => [
+    r.id,
+    targetCell(r),
+    value(r.median, r.unit),
+    r.unit === '%' ? '—' : value(r.p99, r.unit),
+    r.ratio === null ? '—' : fmt(r.ratio),
+    r.status,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   // Text columns left-aligned, numbers right-aligned.
-  const line = (c: string[]): string => c.map((s, i) => (i === 0 || i === 5 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]): string =>
+    c
+      .map((s, i) => (i === 0 || i === 5 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
 
   const out = [
     `hookwise bench: node ${meta.node}, ${meta.platform}, ${meta.cpus} CPUs (${meta.cpuModel})${meta.quick ? ', --quick (rough numbers)' : ''}`,

@@ -20,7 +20,21 @@ import { undoSuite } from './suites/undo.js';
 import { queueSuite } from './suites/queue.js';
 import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
-export const SUITES: readonly Suite[] = [pathPolicySuite, cascadeSuite, sanitizeSuite, shellSuite, memoryStoreSuite, memorySuite, memoryIndexSuite, embedSuite, startupSuite, daemonSuite, confineSuite, undoSuite, queueSuite];
+export const SUITES: readonly Suite[] = [
+  pathPolicySuite,
+  cascadeSuite,
+  sanitizeSuite,
+  shellSuite,
+  memoryStoreSuite,
+  memorySuite,
+  memoryIndexSuite,
+  embedSuite,
+  startupSuite,
+  daemonSuite,
+  confineSuite,
+  undoSuite,
+  queueSuite,
+];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -48,7 +62,13 @@ export interface RunOptions {
 export function grade(spec: TargetSpec, measured: Measurement): BenchRow {
   const { target, stretch } = spec;
   const status: Status =
-    target === null ? 'report' : stretch !== undefined && measured.median <= stretch ? 'stretch' : measured.median <= target ? 'ok' : 'miss';
+    target === null
+      ? 'report'
+      : stretch !== undefined && measured.median <= stretch
+        ? 'stretch'
+        : measured.median <= target
+          ? 'ok'
+          : 'miss';
   return { ...spec, ...measured, ratio: target === null ? null : measured.median / target, status };
 }
 
@@ -69,7 +89,9 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
     fixture.cleanup();
   }
   // Rows in table order; a target that no suite measured is an error only when all suites ran.
-  const ids = TARGETS.map((t) => t.id).filter((id) => measured.has(id) || (options.suites === undefined && (large || !isLarge(id)) && !isConditional(id)));
+  const ids = TARGETS.map((t) => t.id).filter(
+    (id) => measured.has(id) || (options.suites === undefined && (large || !isLarge(id)) && !isConditional(id)),
+  );
   const rows = ids.map((id) => {
     const m = measured.get(id);
     if (m === undefined) throw new Error(`bench: no suite measures target ${id}; add one to SUITES in bench/run.ts`);

@@ -12,7 +12,22 @@ const B64 = `${B62}+/`;
 const B64URL = `${B62}-_`;
 const HEX = '0123456789abcdef';
 const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-const WORDS = ['build', 'deploy', 'config', 'server', 'release', 'cache', 'user', 'token', 'session', 'output', 'index', 'report', 'worker', 'queue'];
+const WORDS = [
+  'build',
+  'deploy',
+  'config',
+  'server',
+  'release',
+  'cache',
+  'user',
+  'token',
+  'session',
+  'output',
+  'index',
+  'report',
+  'worker',
+  'queue',
+];
 
 /** About `chars` characters (whole lines; at least one) of secret-dense text. */
 export function secretDenseText(chars: number, seed = 1): string {
@@ -25,8 +40,10 @@ export function secretDenseText(chars: number, seed = 1): string {
   };
   const word = (): string => pick(WORDS);
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
-  const percent = (text: string): string => [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-  const hexEscapes = (text: string): string => [...Buffer.from(text)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+  const percent = (text: string): string =>
+    [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+  const hexEscapes = (text: string): string =>
+    [...Buffer.from(text)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
   // Token shapes are assembled from parts, so this source holds no literal secret a scanner would flag.
   const github = (): string => `gh${'p'}_${draw(B62, 36)}`;
   const aws = (): string => `AK${'IA'}${draw(UPPER_DIGITS, 16)}`;
@@ -51,7 +68,8 @@ export function secretDenseText(chars: number, seed = 1): string {
     () => `printf "${hexEscapes(`pw=${draw(B62, 20)}`)}"`,
     () => `cat /home/${word()}/keys/${draw(B62, 32)}/${word()}.pem`,
     () => `nested ${draw(B62, 6)}${github()}${draw(B64, 30)} tail`,
-    () => `sha256:${draw(HEX, 64)} uuid ${draw(HEX, 8)}-${draw(HEX, 4)}-${draw(HEX, 4)}-${draw(HEX, 4)}-${draw(HEX, 12)}`,
+    () =>
+      `sha256:${draw(HEX, 64)} uuid ${draw(HEX, 8)}-${draw(HEX, 4)}-${draw(HEX, 4)}-${draw(HEX, 4)}-${draw(HEX, 12)}`,
     () => `plain ${word()} ${word()} ${word()} --flag=${word()} ./src/${word()}/${word()}.ts`,
   ];
   const out: string[] = [];

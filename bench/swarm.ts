@@ -64,7 +64,17 @@ export interface SwarmOptions {
 /** The issue's targets on a 2-CPU machine, 64 clients for 15 s. */
 export const SWARM_TARGETS = { decisionsPerS: 20_000, p99Ms: 5, differing: 0 } as const;
 
-export const PAYLOAD_KINDS = ['bash-remembered', 'bash-novel', 'bash-similar', 'git-read-only', 'force-push', 'write-allowed', 'write-denied', 'sensitive', 'malformed'] as const;
+export const PAYLOAD_KINDS = [
+  'bash-remembered',
+  'bash-novel',
+  'bash-similar',
+  'git-read-only',
+  'force-push',
+  'write-allowed',
+  'write-denied',
+  'sensitive',
+  'malformed',
+] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 
 export interface SwarmDifference {
@@ -76,7 +86,15 @@ export interface SwarmDifference {
 }
 
 export interface SwarmReport {
-  meta: { node: string; platform: string; cpus: number; cpuModel: string; date: string; quick: boolean; loadavg: number[] };
+  meta: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    date: string;
+    quick: boolean;
+    loadavg: number[];
+  };
   clients: number;
   seconds: number;
   /** Calls per second per client, or null: as fast as answered. */
@@ -105,7 +123,16 @@ export interface SwarmReport {
   differingSamples: SwarmDifference[];
   /** Answers to state-changing payloads with the reference's verdict and exit code but other text (reason, tier). */
   sameVerdictOtherText: number;
-  daemon: { pid: number; rssMbBefore: number; rssMbAfter: number; heapMbAfter: number; p50Ms: number | null; p99Ms: number | null; decisions: number; errors: number };
+  daemon: {
+    pid: number;
+    rssMbBefore: number;
+    rssMbAfter: number;
+    heapMbAfter: number;
+    p50Ms: number | null;
+    p99Ms: number | null;
+    decisions: number;
+    errors: number;
+  };
   /** CPU seconds during the swarm: the daemon (from /proc; null elsewhere) and this process (the clients). */
   cpu: { daemonS: number | null; clientS: number; daemonUsPerDecision: number | null; clientUsPerDecision: number };
   targets: typeof SWARM_TARGETS;
@@ -123,7 +150,10 @@ interface Payload {
   stateChanging: boolean;
 }
 
-const SIZES = { quick: { remembered: 60, novel: 20, writes: 10 }, full: { remembered: 300, novel: 60, writes: 30 } } as const;
+const SIZES = {
+  quick: { remembered: 60, novel: 20, writes: 10 },
+  full: { remembered: 300, novel: 60, writes: 30 },
+} as const;
 const SEED = 11;
 /**
  * [an ask a human kept, a call that differs from it by one value]. Similarity propagates the ask where the
@@ -142,8 +172,10 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
   const quick = options.quick === true;
   const clients = options.clients ?? (quick ? 8 : 64);
   const seconds = options.seconds ?? (quick ? 3 : 15);
-  if (!Number.isInteger(clients) || clients < 1) throw new Error(`bench: --clients takes a positive integer, not ${clients}`);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`bench: --seconds takes a positive number, not ${seconds}`);
+  if (!Number.isInteger(clients) || clients < 1)
+    throw new Error(`bench: --clients takes a positive integer, not ${clients}`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`bench: --seconds takes a positive number, not ${seconds}`);
   const progress = options.progress ?? (() => undefined);
   const fixture = createFixture();
   try {
@@ -168,11 +200,21 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
       const d = drafts[i]!;
       const settled = await engine.handle(d.raw);
       const body = Buffer.from(d.raw, 'utf8');
-      payloads.push({ ...d, body, reference: settled, envelope: envelopeOf(settled), verdict: verdictOf(settled), stateChanging: !sameAnswer(first[i]!, settled) });
+      payloads.push({
+        ...d,
+        body,
+        reference: settled,
+        envelope: envelopeOf(settled),
+        verdict: verdictOf(settled),
+        stateChanging: !sameAnswer(first[i]!, settled),
+      });
     }
 
     progress('swarm: starting hookwise serve…');
-    const daemon = await startDaemon(fixture.env, options.daemonNodeArgs === undefined ? {} : { nodeArgs: options.daemonNodeArgs });
+    const daemon = await startDaemon(
+      fixture.env,
+      options.daemonNodeArgs === undefined ? {} : { nodeArgs: options.daemonNodeArgs },
+    );
     try {
       const target = { socketPath: daemonPaths(where).socket, tag: locationsTag(where) };
       const tally = new Tally();
@@ -203,7 +245,8 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
                 const p = payloads[i % payloads.length]!;
                 if (options.rate !== undefined) {
                   // Client c starts at its own offset within the first period, so the swarm does not send in lockstep.
-                  const due = started + BigInt(Math.round(((i - first) / options.rate + c / (clients * options.rate)) * 1e9));
+                  const due =
+                    started + BigInt(Math.round(((i - first) / options.rate + c / (clients * options.rate)) * 1e9));
                   const wait = Number(due - process.hrtime.bigint()) / 1e6;
                   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
                   if (process.hrtime.bigint() >= deadline) break;
@@ -237,7 +280,9 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
         const key = `${p.kind}: ${p.verdict}${tier === undefined ? '' : ` (${tier})`}`;
         verdicts[key] = (verdicts[key] ?? 0) + 1;
       }
-      const byKind = Object.fromEntries(PAYLOAD_KINDS.map((k) => [k, payloads.filter((p) => p.kind === k).length])) as Record<PayloadKind, number>;
+      const byKind = Object.fromEntries(
+        PAYLOAD_KINDS.map((k) => [k, payloads.filter((p) => p.kind === k).length]),
+      ) as Record<PayloadKind, number>;
       return {
         meta: { ...benchMeta(quick), loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
         clients,
@@ -251,7 +296,12 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
           stateChanging: payloads
             .map((p, i) => ({ p, i }))
             .filter(({ p }) => p.stateChanging)
-            .map(({ p, i }) => ({ kind: p.kind, label: p.label, first: describe(first[i]!), second: describe(p.reference) })),
+            .map(({ p, i }) => ({
+              kind: p.kind,
+              label: p.label,
+              first: describe(first[i]!),
+              second: describe(p.reference),
+            })),
         },
         warmup,
         elapsedS,
@@ -309,7 +359,9 @@ function post(target: { socketPath: string; tag: string }, agent: Agent, body: B
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', (error) => resolve({ ok: false, error: error.message }));
       },
     );
@@ -330,7 +382,8 @@ class Tally {
   check(p: Payload, answer: Answer): boolean {
     if (!answer.ok || answer.status !== 200) {
       this.errors++;
-      if (this.errorSamples.length < 5) this.errorSamples.push(answer.ok ? `status ${answer.status}: ${answer.body.slice(0, 200)}` : answer.error);
+      if (this.errorSamples.length < 5)
+        this.errorSamples.push(answer.ok ? `status ${answer.status}: ${answer.body.slice(0, 200)}` : answer.error);
       return false;
     }
     if (answer.body === p.envelope) return true; // the common case: byte for byte what the engine answered in process
@@ -351,7 +404,8 @@ class Tally {
     const seen = describe(got);
     const held = this.samples.find((s) => s.label === p.label && s.got === seen);
     if (held !== undefined) held.count++;
-    else if (this.samples.length < 10) this.samples.push({ kind: p.kind, label: p.label, expected, got: seen, count: 1 });
+    else if (this.samples.length < 10)
+      this.samples.push({ kind: p.kind, label: p.label, expected, got: seen, count: 1 });
     return true;
   }
 }
@@ -394,7 +448,8 @@ function tierOf(r: Pick<CheckResult, 'stdout'>): string | undefined {
 
 function describe(r: Pick<CheckResult, 'stdout' | 'exitCode' | 'stderr'>): string {
   const tier = tierOf(r);
-  const stderr = r.stderr === undefined || r.stderr === '' ? '' : `, stderr ${JSON.stringify(r.stderr.trim().slice(0, 120))}`;
+  const stderr =
+    r.stderr === undefined || r.stderr === '' ? '' : `, stderr ${JSON.stringify(r.stderr.trim().slice(0, 120))}`;
   return `${verdictOf(r)}${tier === undefined ? '' : ` (tier ${tier})`}, exit ${r.exitCode}${stderr}`;
 }
 
@@ -420,7 +475,10 @@ type Draft = Pick<Payload, 'kind' | 'label' | 'raw'>;
  * The distinct payloads, and the project's memory: the first `remembered` synthetic commands remembered as
  * allowed for the role (the real parser and callSubject make the subject, the real store writer the line).
  */
-async function buildPayloads(fixture: BenchFixture, sizes: { remembered: number; novel: number; writes: number }): Promise<{ drafts: Draft[]; remembered: number }> {
+async function buildPayloads(
+  fixture: BenchFixture,
+  sizes: { remembered: number; novel: number; writes: number },
+): Promise<{ drafts: Draft[]; remembered: number }> {
   const project = fixture.projectDir;
   let n = 0;
   const pre = (tool: string, input: Record<string, unknown>): string =>
@@ -435,7 +493,8 @@ async function buildPayloads(fixture: BenchFixture, sizes: { remembered: number;
       tool_use_id: `toolu_swarm_${String(n++).padStart(5, '0')}`,
     });
   const drafts: Draft[] = [];
-  const bash = (kind: PayloadKind, command: string): void => void drafts.push({ kind, label: `Bash ${command}`, raw: pre('Bash', { command }) });
+  const bash = (kind: PayloadKind, command: string): void =>
+    void drafts.push({ kind, label: `Bash ${command}`, raw: pre('Bash', { command }) });
 
   const pathContext = { projectRoot: project, home: fixture.where.home, cwd: project };
   /** What memory stores for a payload's call: the real parser and callSubject. */
@@ -443,7 +502,11 @@ async function buildPayloads(fixture: BenchFixture, sizes: { remembered: number;
     const event = claudeAdapter.parse(JSON.parse(raw) as Record<string, unknown>);
     if (event.kind !== 'pre-tool') throw new Error(`bench: a Bash payload parsed as ${event.kind}`);
     const shell = await prepareShell(event.call, pathContext);
-    return callSubject(event.call, event.call.paths.map((p) => resolvePath(p, pathContext)), shell);
+    return callSubject(
+      event.call,
+      event.call.paths.map((p) => resolvePath(p, pathContext)),
+      shell,
+    );
   };
   const commands = syntheticCommands(sizes.remembered + sizes.novel, SEED);
   const target: StoreTarget = { scope: 'project', projectRoot: project };
@@ -458,45 +521,149 @@ async function buildPayloads(fixture: BenchFixture, sizes: { remembered: number;
     // propagated by similarity, which is recorded for that exact call: a state change).
     const verdict = records.length % 10 === 9 ? 'ask' : 'allow';
     const reason = verdict === 'allow' ? REMEMBERED_REASON : ('kept asking by the user' as Sanitized);
-    records.push(recordFor(subject, cacheKey(subject.tool, subject.text), { role: fixture.role, verdict, reason, tier: 'human', decided_by: verdict === 'allow' ? 'host-prompt' : 'human' }, target));
+    records.push(
+      recordFor(
+        subject,
+        cacheKey(subject.tool, subject.text),
+        {
+          role: fixture.role,
+          verdict,
+          reason,
+          tier: 'human',
+          decided_by: verdict === 'allow' ? 'host-prompt' : 'human',
+        },
+        target,
+      ),
+    );
   }
   // Asks kept by a human, and a call like each with one value swapped: similarity propagates the ask, and
   // the engine records it for that exact call (the next time the exact cache answers).
   for (const [kept, similar] of SIMILAR_ASKS) {
     const subject = await subjectOf(pre('Bash', { command: kept }));
     if (subject === undefined) throw new Error(`bench: \`${kept}\` has no memory subject`);
-    records.push(recordFor(subject, cacheKey(subject.tool, subject.text), { role: fixture.role, verdict: 'ask', reason: 'kept asking by the user' as Sanitized, tier: 'human', decided_by: 'human' }, target));
+    records.push(
+      recordFor(
+        subject,
+        cacheKey(subject.tool, subject.text),
+        {
+          role: fixture.role,
+          verdict: 'ask',
+          reason: 'kept asking by the user' as Sanitized,
+          tier: 'human',
+          decided_by: 'human',
+        },
+        target,
+      ),
+    );
     bash('bash-similar', similar);
   }
   appendRecords(target, records);
 
-  for (const command of ['git status', 'git status --short', 'git log --oneline -n 20', 'git diff --stat', 'git diff HEAD~1', 'git show HEAD', 'git branch -a', 'git remote -v', 'git rev-parse HEAD', 'git blame src/index.ts']) {
+  for (const command of [
+    'git status',
+    'git status --short',
+    'git log --oneline -n 20',
+    'git diff --stat',
+    'git diff HEAD~1',
+    'git show HEAD',
+    'git branch -a',
+    'git remote -v',
+    'git rev-parse HEAD',
+    'git blame src/index.ts',
+  ]) {
     bash('git-read-only', command);
   }
-  for (const command of ['git push --force origin main', 'git push -f origin HEAD:main', 'git push --force-with-lease origin feature/x']) bash('force-push', command);
+  for (const command of [
+    'git push --force origin main',
+    'git push -f origin HEAD:main',
+    'git push --force-with-lease origin feature/x',
+  ])
+    bash('force-push', command);
 
-  const modules = ['auth', 'billing', 'cache', 'cli', 'core', 'db', 'http', 'jobs', 'parser', 'queue', 'router', 'search', 'session', 'storage', 'ui'];
+  const modules = [
+    'auth',
+    'billing',
+    'cache',
+    'cli',
+    'core',
+    'db',
+    'http',
+    'jobs',
+    'parser',
+    'queue',
+    'router',
+    'search',
+    'session',
+    'storage',
+    'ui',
+  ];
   for (let i = 0; i < sizes.writes; i++) {
     const file = join(project, 'src', modules[i % modules.length]!, `file${i}.ts`);
-    drafts.push({ kind: 'write-allowed', label: `Write ${file}`, raw: pre('Write', { file_path: file, content: `export const n${i} = ${i};\n` }) });
+    drafts.push({
+      kind: 'write-allowed',
+      label: `Write ${file}`,
+      raw: pre('Write', { file_path: file, content: `export const n${i} = ${i};\n` }),
+    });
   }
-  const denied = ['tests/auth.test.ts', 'tests/unit/db.test.ts', 'docs/guide.md', 'docs/api/index.md', '.github/workflows/ci.yml', 'infra/main.tf', 'terraform/vars.tfvars', 'src/session.spec.ts'];
+  const denied = [
+    'tests/auth.test.ts',
+    'tests/unit/db.test.ts',
+    'docs/guide.md',
+    'docs/api/index.md',
+    '.github/workflows/ci.yml',
+    'infra/main.tf',
+    'terraform/vars.tfvars',
+    'src/session.spec.ts',
+  ];
   for (const [i, rel] of denied.slice(0, Math.max(4, Math.ceil(sizes.writes / 2))).entries()) {
     const file = join(project, rel);
-    drafts.push({ kind: 'write-denied', label: `Write ${file}`, raw: pre('Write', { file_path: file, content: `// ${i}\n` }) });
+    drafts.push({
+      kind: 'write-denied',
+      label: `Write ${file}`,
+      raw: pre('Write', { file_path: file, content: `// ${i}\n` }),
+    });
   }
-  for (const rel of ['.env', '.env.local', 'config/.env.production', '.hookwise/policy.yml', '.claude/settings.json', 'src/secrets/key.pem', '.git/hooks/pre-commit']) {
+  for (const rel of [
+    '.env',
+    '.env.local',
+    'config/.env.production',
+    '.hookwise/policy.yml',
+    '.claude/settings.json',
+    'src/secrets/key.pem',
+    '.git/hooks/pre-commit',
+  ]) {
     const file = join(project, rel);
-    drafts.push({ kind: 'sensitive', label: `Edit ${file}`, raw: pre('Edit', { file_path: file, old_string: 'a', new_string: 'b' }) });
+    drafts.push({
+      kind: 'sensitive',
+      label: `Edit ${file}`,
+      raw: pre('Edit', { file_path: file, old_string: 'a', new_string: 'b' }),
+    });
   }
-  drafts.push({ kind: 'sensitive', label: 'Read ~/.ssh/id_rsa', raw: pre('Read', { file_path: join(fixture.where.home, '.ssh', 'id_rsa') }) });
+  drafts.push({
+    kind: 'sensitive',
+    label: 'Read ~/.ssh/id_rsa',
+    raw: pre('Read', { file_path: join(fixture.where.home, '.ssh', 'id_rsa') }),
+  });
 
   const malformed: [string, string][] = [
     ['not JSON', '{"session_id": "hookwise-bench", "tool_name": "Bash",'],
     ['a JSON array', '[1, 2, 3]'],
     ['empty', ''],
-    ['PreToolUse without a tool', JSON.stringify({ session_id: fixture.sessionId, cwd: project, hook_event_name: 'PreToolUse' })],
-    ['Bash without a command', JSON.stringify({ session_id: fixture.sessionId, cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_swarm_bad' })],
+    [
+      'PreToolUse without a tool',
+      JSON.stringify({ session_id: fixture.sessionId, cwd: project, hook_event_name: 'PreToolUse' }),
+    ],
+    [
+      'Bash without a command',
+      JSON.stringify({
+        session_id: fixture.sessionId,
+        cwd: project,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: {},
+        tool_use_id: 'toolu_swarm_bad',
+      }),
+    ],
   ];
   for (const [label, raw] of malformed) drafts.push({ kind: 'malformed', label, raw });
   return { drafts, remembered: records.length };
@@ -520,7 +687,9 @@ export function renderSwarm(r: SwarmReport): string {
     `decisions/s  ${f(r.decisionsPerS, 0)}   (${r.decisions} decisions)   target ≥ ${r.targets.decisionsPerS}: ${met(r.decisionsPerS >= r.targets.decisionsPerS)}`,
     `latency      p50 ${f(r.latencyMs.p50)} ms, p99 ${f(r.latencyMs.p99)} ms, max ${f(r.latencyMs.max)} ms, mean ${f(r.latencyMs.mean)} ms (client side)   target p99 < ${r.targets.p99Ms} ms: ${met(r.latencyMs.p99 < r.targets.p99Ms)}`,
     `differing    ${r.differing} answers differ from the in-process verdict   target ${r.targets.differing}: ${met(r.differing === 0)}${r.sameVerdictOtherText === 0 ? '' : ` (${r.sameVerdictOtherText} more with the same verdict and exit code but another text, for state-changing payloads)`}`,
-    ...r.differingSamples.map((d) => `               ${d.count}× ${d.label} [${d.kind}]: expected ${d.expected}, got ${d.got}`),
+    ...r.differingSamples.map(
+      (d) => `               ${d.count}× ${d.label} [${d.kind}]: expected ${d.expected}, got ${d.got}`,
+    ),
     `errors       ${r.errors}${r.errorSamples.length === 0 ? '' : `: ${r.errorSamples.join('; ')}`}`,
     `daemon       pid ${r.daemon.pid}, rss ${r.daemon.rssMbBefore} MB before → ${r.daemon.rssMbAfter} MB after (heap ${r.daemon.heapMbAfter} MB); its own decision time over its last ${Math.min(r.daemon.decisions, 8192)} calls: p50 ${r.daemon.p50Ms ?? '-'} ms, p99 ${r.daemon.p99Ms ?? '-'} ms; ${r.daemon.errors} errors`,
     `cpu          daemon ${f(r.cpu.daemonS)} s (${f(r.cpu.daemonUsPerDecision, 0)} µs per decision, ${f(r.cpu.daemonS === null ? null : r.cpu.daemonS / r.elapsedS)} cores), clients ${f(r.cpu.clientS)} s (${f(r.cpu.clientUsPerDecision, 0)} µs per decision, ${f(r.cpu.clientS / r.elapsedS)} cores)`,

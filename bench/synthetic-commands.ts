@@ -10,20 +10,145 @@
 import { prng } from './prng.js';
 
 const MODULES = [
-  'auth', 'billing', 'cache', 'cli', 'config', 'core', 'db', 'events', 'gateway', 'http', 'i18n', 'jobs', 'logging',
-  'mailer', 'memory', 'metrics', 'models', 'orders', 'parser', 'payments', 'policy', 'queue', 'router', 'sanitize',
-  'search', 'session', 'shell', 'storage', 'sync', 'telemetry', 'ui', 'users', 'utils', 'web', 'workers', 'api',
+  'auth',
+  'billing',
+  'cache',
+  'cli',
+  'config',
+  'core',
+  'db',
+  'events',
+  'gateway',
+  'http',
+  'i18n',
+  'jobs',
+  'logging',
+  'mailer',
+  'memory',
+  'metrics',
+  'models',
+  'orders',
+  'parser',
+  'payments',
+  'policy',
+  'queue',
+  'router',
+  'sanitize',
+  'search',
+  'session',
+  'shell',
+  'storage',
+  'sync',
+  'telemetry',
+  'ui',
+  'users',
+  'utils',
+  'web',
+  'workers',
+  'api',
 ];
-const FILES = ['index', 'client', 'server', 'handler', 'types', 'schema', 'store', 'service', 'utils', 'main', 'routes', 'view', 'model', 'worker', 'hooks'];
+const FILES = [
+  'index',
+  'client',
+  'server',
+  'handler',
+  'types',
+  'schema',
+  'store',
+  'service',
+  'utils',
+  'main',
+  'routes',
+  'view',
+  'model',
+  'worker',
+  'hooks',
+];
 const EXTS = ['ts', 'tsx', 'js', 'py', 'rs', 'go', 'json', 'yaml', 'md'];
-const WORDS = ['fix', 'retry', 'timeout', 'flaky', 'cleanup', 'refactor', 'perf', 'docs', 'lint', 'deps', 'release', 'hotfix', 'login', 'signup', 'export', 'import', 'upload', 'migrate', 'rollback', 'cursor', 'paging', 'oauth', 'webhook', 'cron'];
-const SCRIPTS = ['build', 'test', 'lint', 'dev', 'start', 'typecheck', 'format', 'bench', 'e2e', 'storybook', 'docs', 'release', 'clean', 'coverage'];
-const PACKAGES = ['lodash', 'zod', 'react', 'vitest', 'esbuild', 'typescript', 'express', 'axios', 'dayjs', 'pino', 'commander', 'yaml', 'undici', 'fastify', 'prisma'];
+const WORDS = [
+  'fix',
+  'retry',
+  'timeout',
+  'flaky',
+  'cleanup',
+  'refactor',
+  'perf',
+  'docs',
+  'lint',
+  'deps',
+  'release',
+  'hotfix',
+  'login',
+  'signup',
+  'export',
+  'import',
+  'upload',
+  'migrate',
+  'rollback',
+  'cursor',
+  'paging',
+  'oauth',
+  'webhook',
+  'cron',
+];
+const SCRIPTS = [
+  'build',
+  'test',
+  'lint',
+  'dev',
+  'start',
+  'typecheck',
+  'format',
+  'bench',
+  'e2e',
+  'storybook',
+  'docs',
+  'release',
+  'clean',
+  'coverage',
+];
+const PACKAGES = [
+  'lodash',
+  'zod',
+  'react',
+  'vitest',
+  'esbuild',
+  'typescript',
+  'express',
+  'axios',
+  'dayjs',
+  'pino',
+  'commander',
+  'yaml',
+  'undici',
+  'fastify',
+  'prisma',
+];
 const NAMESPACES = ['default', 'staging', 'prod', 'dev', 'monitoring', 'ingress', 'payments', 'kube-system'];
 const SERVICES = ['api', 'web', 'worker', 'db', 'redis', 'queue', 'proxy', 'scheduler', 'search', 'mailer'];
-const TARGETS = ['all', 'build', 'test', 'lint', 'clean', 'install', 'docs', 'release', 'check', 'fmt', 'proto', 'docker'];
+const TARGETS = [
+  'all',
+  'build',
+  'test',
+  'lint',
+  'clean',
+  'install',
+  'docs',
+  'release',
+  'check',
+  'fmt',
+  'proto',
+  'docker',
+];
 const CRATES = ['core', 'cli', 'server', 'parser', 'store', 'proto', 'macros', 'bench'];
-const HOSTS = ['api.example.com', 'registry.npmjs.org', 'api.github.com', 'localhost:8080', 'httpbin.org', 'status.internal.dev'];
+const HOSTS = [
+  'api.example.com',
+  'registry.npmjs.org',
+  'api.github.com',
+  'localhost:8080',
+  'httpbin.org',
+  'status.internal.dev',
+];
 
 /**
  * `n` distinct commands for `seed` (memory holds one entry per subject: a repeat is the same key). The
@@ -35,9 +160,11 @@ export function syntheticCommands(n: number, seed: number): string[] {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
   const hex = (len: number): string => Array.from({ length: len }, () => '0123456789abcdef'[int(0, 15)]).join('');
-  const dir = (): string => (random() < 0.5 ? `src/${pick(MODULES)}` : `${pick(['packages', 'services', 'apps', 'crates'])}/${pick(MODULES)}`);
+  const dir = (): string =>
+    random() < 0.5 ? `src/${pick(MODULES)}` : `${pick(['packages', 'services', 'apps', 'crates'])}/${pick(MODULES)}`;
   const file = (ext = pick(EXTS)): string => `${dir()}/${pick(FILES)}.${ext}`;
-  const branch = (): string => `${pick(['feature', 'fix', 'chore', 'release'])}/${pick(MODULES)}-${pick(WORDS)}-${int(1, 999)}`;
+  const branch = (): string =>
+    `${pick(['feature', 'fix', 'chore', 'release'])}/${pick(MODULES)}-${pick(WORDS)}-${int(1, 999)}`;
 
   const families: (() => string)[] = [
     () =>
@@ -84,7 +211,8 @@ export function syntheticCommands(n: number, seed: number): string[] {
       ])(),
     () =>
       pick([
-        () => `kubectl get ${pick(['pods', 'svc', 'deployments', 'ingress', 'configmaps', 'events'])} -n ${pick(NAMESPACES)}`,
+        () =>
+          `kubectl get ${pick(['pods', 'svc', 'deployments', 'ingress', 'configmaps', 'events'])} -n ${pick(NAMESPACES)}`,
         () => `kubectl describe deployment ${pick(SERVICES)} -n ${pick(NAMESPACES)}`,
         () => `kubectl logs ${pick(SERVICES)}-${hex(5)} -n ${pick(NAMESPACES)} --tail=${int(50, 1000)}`,
         () => `kubectl apply -f k8s/${pick(NAMESPACES)}/${pick(SERVICES)}.yaml`,
@@ -150,7 +278,8 @@ export function syntheticCommands(n: number, seed: number): string[] {
   };
   const out = new Set<string>();
   for (let attempts = 0; out.size < n; attempts++) {
-    if (attempts > n * 100) throw new Error(`bench: the synthetic command generator cannot make ${n} distinct commands`);
+    if (attempts > n * 100)
+      throw new Error(`bench: the synthetic command generator cannot make ${n} distinct commands`);
     out.add(family()());
   }
   return [...out];

@@ -21,7 +21,9 @@ let build;
 try {
   ({ build } = await import('esbuild'));
 } catch {
-  console.error('hookwise build: esbuild is not installed. Run `npm install` in the hookwise checkout first (it installs the dependencies and builds dist/), then install the CLI with `npm install -g .`.');
+  console.error(
+    'hookwise build: esbuild is not installed. Run `npm install` in the hookwise checkout first (it installs the dependencies and builds dist/), then install the CLI with `npm install -g .`.',
+  );
   process.exit(1);
 }
 
@@ -48,7 +50,16 @@ const common = {
   define: { __HOOKWISE_VERSION__: JSON.stringify(pkg.version) },
   // Native and worker-pool packages stay real node_modules imports; so does the Anthropic SDK, required only
   // when a call reaches the supervisor (src/supervisor/api.ts), never at start-up.
-  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash', '@anthropic-ai/sdk'],
+  external: [
+    're2',
+    '@node-rs/xxhash',
+    'onnxruntime-node',
+    'hnswlib-node',
+    'piscina',
+    'tree-sitter',
+    'tree-sitter-bash',
+    '@anthropic-ai/sdk',
+  ],
   logOverride: { 'empty-import-meta': 'silent' },
   logLevel: 'warning',
 };
@@ -58,14 +69,25 @@ const confineRoute = [/\/confine\/decide\.js$/, './confine.cjs'];
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/hookwise.cjs', sourcemap: false, banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/launcher.ts'],
+    outfile: 'dist/hookwise.cjs',
+    sourcemap: false,
+    banner: { js: '#!/usr/bin/env node' },
+  }),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/hook.cjs',
     plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute, [/\/program\.js$/, './cli.cjs']])],
   }),
-  build({ ...common, entryPoints: ['src/cli/program.ts'], outfile: 'dist/cli.cjs', plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute])] }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/program.ts'],
+    outfile: 'dist/cli.cjs',
+    plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute])],
+  }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
   build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),
   build({ ...common, entryPoints: ['src/confine/decide.ts'], outfile: 'dist/confine.cjs' }),
@@ -78,17 +100,39 @@ const warm = mkdtempSync(join(tmpdir(), 'hookwise-build-'));
 try {
   const project = join(warm, 'project');
   mkdirSync(join(project, '.git'), { recursive: true });
-  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'), HOOKWISE_CONFIG_DIR: join(warm, 'config'), HOOKWISE_ROLE: 'coder', HOOKWISE_DAEMON: 'off' };
-  const write = { session_id: 'build', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(project, 'src/a.ts'), content: '' } };
-  const bash = { ...write, tool_name: 'Bash', tool_input: { command: 'cd src && git status --short | grep -v x > /dev/null && echo ok > out.txt' } };
+  const env = {
+    ...process.env,
+    HOOKWISE_RUNTIME_DIR: join(warm, 'runtime'),
+    HOOKWISE_CONFIG_DIR: join(warm, 'config'),
+    HOOKWISE_ROLE: 'coder',
+    HOOKWISE_DAEMON: 'off',
+  };
+  const write = {
+    session_id: 'build',
+    cwd: project,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(project, 'src/a.ts'), content: '' },
+  };
+  const bash = {
+    ...write,
+    tool_name: 'Bash',
+    tool_input: { command: 'cd src && git status --short | grep -v x > /dev/null && echo ok > out.txt' },
+  };
   const check = (payload) => {
-    const r = spawnSync(process.execPath, ['dist/hookwise.cjs', 'check'], { input: JSON.stringify(payload), env, encoding: 'utf8' });
-    if (r.status !== 0 || !r.stdout.includes('"allow"')) throw new Error(`warm-up check failed: ${r.status} ${r.stdout} ${r.stderr}`);
+    const r = spawnSync(process.execPath, ['dist/hookwise.cjs', 'check'], {
+      input: JSON.stringify(payload),
+      env,
+      encoding: 'utf8',
+    });
+    if (r.status !== 0 || !r.stdout.includes('"allow"'))
+      throw new Error(`warm-up check failed: ${r.status} ${r.stdout} ${r.stderr}`);
   };
   // The first run compiles the policy cache (cold path); the caches are then made by the usual hot paths:
   // dist/hook.*.v8cache by a Write decision, dist/shell.*.v8cache by a Bash decision.
   check(write);
-  for (const cache of ['hook', 'shell']) rmSync(join('dist', `${cache}.${process.version}.${process.arch}.v8cache`), { force: true });
+  for (const cache of ['hook', 'shell'])
+    rmSync(join('dist', `${cache}.${process.version}.${process.arch}.v8cache`), { force: true });
   check(write);
   check(bash);
 } finally {

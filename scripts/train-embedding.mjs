@@ -26,8 +26,18 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash'],
-  banner: { js: "import { createRequire as __hwRequire } from 'node:module'; const require = __hwRequire(import.meta.url);" },
+  external: [
+    're2',
+    '@node-rs/xxhash',
+    'onnxruntime-node',
+    'hnswlib-node',
+    'piscina',
+    'tree-sitter',
+    'tree-sitter-bash',
+  ],
+  banner: {
+    js: "import { createRequire as __hwRequire } from 'node:module'; const require = __hwRequire(import.meta.url);",
+  },
   define: { __HOOKWISE_VERSION__: '"train"' },
   logLevel: 'warning',
 });

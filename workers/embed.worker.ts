@@ -28,7 +28,11 @@ function start(): Promise<{ embedder: Embedder; set: IndexSet; notes: string[] }
     const load: (choice: ModelChoice) => Promise<Embedder> =
       setup.embedderModule === undefined
         ? loadEmbedder
-        : (createRequire(typeof __filename === 'string' ? __filename : import.meta.url)(setup.embedderModule) as { loadEmbedder: typeof loadEmbedder }).loadEmbedder;
+        : (
+            createRequire(typeof __filename === 'string' ? __filename : import.meta.url)(setup.embedderModule) as {
+              loadEmbedder: typeof loadEmbedder;
+            }
+          ).loadEmbedder;
     const embedder = await load(setup.model);
     const notes: string[] = [];
     return { embedder, set: new IndexSet(setup.places, embedder, (line) => notes.push(line)), notes };

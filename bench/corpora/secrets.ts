@@ -73,7 +73,32 @@ const ALPHABETS = {
 } as const;
 type Alphabet = keyof typeof ALPHABETS;
 
-const WORDS = ['harbor', 'falcon', 'maple', 'orbit', 'tundra', 'copper', 'velvet', 'summit', 'lantern', 'quartz', 'meadow', 'ember', 'glacier', 'cobalt', 'saffron', 'willow', 'thunder', 'pepper', 'nimbus', 'granite', 'juniper', 'marble', 'otter', 'canyon'];
+const WORDS = [
+  'harbor',
+  'falcon',
+  'maple',
+  'orbit',
+  'tundra',
+  'copper',
+  'velvet',
+  'summit',
+  'lantern',
+  'quartz',
+  'meadow',
+  'ember',
+  'glacier',
+  'cobalt',
+  'saffron',
+  'willow',
+  'thunder',
+  'pepper',
+  'nimbus',
+  'granite',
+  'juniper',
+  'marble',
+  'otter',
+  'canyon',
+];
 
 /** The corpus's random source: every value of every row comes from here, in a fixed order. */
 export class Gen {
@@ -151,10 +176,19 @@ export class Gen {
     return this.digits(12);
   }
   host(): string {
-    return this.pick(['db.internal', 'db-prod.acme.internal', '10.0.3.7', 'pg-main.acme.io', 'postgres.svc.cluster.local', 'localhost']);
+    return this.pick([
+      'db.internal',
+      'db-prod.acme.internal',
+      '10.0.3.7',
+      'pg-main.acme.io',
+      'postgres.svc.cluster.local',
+      'localhost',
+    ]);
   }
   isoTime(): string {
-    const d = new Date(Date.UTC(2024, this.int(0, 11), this.int(1, 28), this.int(0, 23), this.int(0, 59), this.int(0, 59)));
+    const d = new Date(
+      Date.UTC(2024, this.int(0, 11), this.int(1, 28), this.int(0, 23), this.int(0, 59), this.int(0, 59)),
+    );
     return d.toISOString().replace('.000Z', 'Z');
   }
 }
@@ -165,11 +199,13 @@ const b64url = (text: string): string => Buffer.from(text, 'utf8').toString('bas
 /** JSON inputs of the agent's tools, as a hook receives them. */
 const bashTool = (command: string, description: string): string => JSON.stringify({ command, description });
 const writeTool = (file_path: string, content: string): string => JSON.stringify({ file_path, content });
-const editTool = (file_path: string, old_string: string, new_string: string): string => JSON.stringify({ file_path, old_string, new_string });
+const editTool = (file_path: string, old_string: string, new_string: string): string =>
+  JSON.stringify({ file_path, old_string, new_string });
 
 /** Built from parts so that no source line spells a private-key armour line. */
 const PRIVATE_KEY = ['PRIVATE', 'KEY'].join(' ');
-const armour = (label: string, body: readonly string[]): string => [`-----BEGIN ${label}-----`, ...body, `-----END ${label}-----`].join('\n');
+const armour = (label: string, body: readonly string[]): string =>
+  [`-----BEGIN ${label}-----`, ...body, `-----END ${label}-----`].join('\n');
 
 interface Pem {
   label: string;
@@ -185,23 +221,41 @@ function pemKey(g: Gen, kind: 'rsa' | 'ec' | 'openssh' | 'pkcs8' | 'pkcs8-rsa'):
   if (kind === 'rsa') {
     label = `RSA ${PRIVATE_KEY}`;
     const n = g.int(12, 25);
-    body = [`MIIEow${g.pick(['IBAAKCAQEA', 'IBAAKCAQEAx'])}${g.str(48, 'b64')}`.slice(0, 64), ...Array.from({ length: n - 2 }, () => g.str(64, 'b64')), `${g.str(g.int(20, 60), 'b64')}==`];
+    body = [
+      `MIIEow${g.pick(['IBAAKCAQEA', 'IBAAKCAQEAx'])}${g.str(48, 'b64')}`.slice(0, 64),
+      ...Array.from({ length: n - 2 }, () => g.str(64, 'b64')),
+      `${g.str(g.int(20, 60), 'b64')}==`,
+    ];
     secret = body;
   } else if (kind === 'ec') {
     label = `EC ${PRIVATE_KEY}`;
-    body = [`MHcCAQEEI${g.str(55, 'b64')}`, `${g.str(20, 'b64')}oAoGCCqGSM49AwEHoUQDQgAE${g.str(20, 'b64')}`, `${g.str(42, 'b64')}==`];
+    body = [
+      `MHcCAQEEI${g.str(55, 'b64')}`,
+      `${g.str(20, 'b64')}oAoGCCqGSM49AwEHoUQDQgAE${g.str(20, 'b64')}`,
+      `${g.str(42, 'b64')}==`,
+    ];
     secret = body;
   } else if (kind === 'openssh') {
     label = `OPENSSH ${PRIVATE_KEY}`;
-    body = ['b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', ...Array.from({ length: g.int(3, 5) }, () => g.str(70, 'b64')), `${g.str(g.int(10, 40), 'b64')}=`];
+    body = [
+      'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+      ...Array.from({ length: g.int(3, 5) }, () => g.str(70, 'b64')),
+      `${g.str(g.int(10, 40), 'b64')}=`,
+    ];
     secret = body.slice(1);
   } else {
     label = PRIVATE_KEY;
     // PKCS #8 of an RSA key (26 lines, as gcloud writes them) or of a P-256 key (3 lines)
     const rsa = kind === 'pkcs8-rsa';
     const n = rsa ? 26 : 3;
-    const first = rsa ? `MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ${g.str(14, 'b64')}` : `MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg${g.str(16, 'b64')}`;
-    body = [first, ...Array.from({ length: n - 2 }, () => g.str(64, 'b64')), `${g.str(rsa ? g.int(8, 56) : 24, 'b64')}`];
+    const first = rsa
+      ? `MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ${g.str(14, 'b64')}`
+      : `MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg${g.str(16, 'b64')}`;
+    body = [
+      first,
+      ...Array.from({ length: n - 2 }, () => g.str(64, 'b64')),
+      `${g.str(rsa ? g.int(8, 56) : 24, 'b64')}`,
+    ];
     secret = body;
   }
   return { label, body, secret, text: armour(label, body) };
@@ -228,7 +282,10 @@ interface CleanKind {
 }
 
 /** One row per context: a fresh token from `make` placed in each context. */
-function tokenRows(make: (g: Gen) => string, contexts: ReadonlyArray<(token: string, g: Gen) => string>): SecretTemplate[] {
+function tokenRows(
+  make: (g: Gen) => string,
+  contexts: ReadonlyArray<(token: string, g: Gen) => string>,
+): SecretTemplate[] {
   return contexts.map((context) => (g) => {
     const token = make(g);
     return { text: context(token, g), secrets: [token] };
@@ -249,10 +306,13 @@ const PROVIDER_KINDS: SecretKind[] = [
     rows: tokenRows(ghp, [
       (t) => `export GITHUB_TOKEN=${t}\ngh repo clone acme/api && cd api && gh pr list --state open`,
       (t) => `git clone https://${t}@github.com/acme/infra.git /tmp/infra`,
-      (t) => writeTool('/home/dev/acme/web/.env', `NODE_ENV=development\nPORT=3000\nGITHUB_TOKEN=${t}\nLOG_LEVEL=debug\n`),
-      (t) => `curl -s -H "Authorization: token ${t}" "https://api.github.com/repos/acme/web/pulls?state=open&per_page=50" | jq '.[].title'`,
+      (t) =>
+        writeTool('/home/dev/acme/web/.env', `NODE_ENV=development\nPORT=3000\nGITHUB_TOKEN=${t}\nLOG_LEVEL=debug\n`),
+      (t) =>
+        `curl -s -H "Authorization: token ${t}" "https://api.github.com/repos/acme/web/pulls?state=open&per_page=50" | jq '.[].title'`,
       (t) => bashTool(`echo ${t} | gh auth login --with-token`, 'Log gh in with the token the user pasted'),
-      (t) => `name: release\non: push\njobs:\n  publish:\n    runs-on: ubuntu-latest\n    env:\n      GH_TOKEN: ${t}\n    steps:\n      - uses: actions/checkout@v4\n      - run: gh release create v1.4.0 --generate-notes\n`,
+      (t) =>
+        `name: release\non: push\njobs:\n  publish:\n    runs-on: ubuntu-latest\n    env:\n      GH_TOKEN: ${t}\n    steps:\n      - uses: actions/checkout@v4\n      - run: gh release create v1.4.0 --generate-notes\n`,
     ]),
   },
   {
@@ -261,51 +321,97 @@ const PROVIDER_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const t = `gho_${g.str(36)}`;
-        return { text: `github.com:\n    users:\n        dev-jane:\n            oauth_token: ${t}\n    git_protocol: https\n    oauth_token: ${t}\n    user: dev-jane\n`, secrets: [t] };
+        return {
+          text: `github.com:\n    users:\n        dev-jane:\n            oauth_token: ${t}\n    git_protocol: https\n    oauth_token: ${t}\n    user: dev-jane\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = `ghs_${g.str(36)}`;
-        return { text: `{"token":"${t}","expires_at":"${g.isoTime()}","permissions":{"contents":"read","metadata":"read","pull_requests":"write"},"repository_selection":"selected"}`, secrets: [t] };
+        return {
+          text: `{"token":"${t}","expires_at":"${g.isoTime()}","permissions":{"contents":"read","metadata":"read","pull_requests":"write"},"repository_selection":"selected"}`,
+          secrets: [t],
+        };
       },
       (g) => {
         const access = `ghu_${g.str(36)}`;
         const refresh = `ghr_${g.str(76)}`;
-        return { text: `{"access_token":"${access}","expires_in":28800,"refresh_token":"${refresh}","refresh_token_expires_in":15811200,"token_type":"bearer","scope":""}`, secrets: [access, refresh] };
+        return {
+          text: `{"access_token":"${access}","expires_in":28800,"refresh_token":"${refresh}","refresh_token_expires_in":15811200,"token_type":"bearer","scope":""}`,
+          secrets: [access, refresh],
+        };
       },
       (g) => {
         const t = `ghs_${g.str(36)}`;
-        return { text: `git config --global url."https://x-access-token:${t}@github.com/".insteadOf "https://github.com/"`, secrets: [t] };
+        return {
+          text: `git config --global url."https://x-access-token:${t}@github.com/".insteadOf "https://github.com/"`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = `gho_${g.str(36)}`;
-        return { text: `import httpx\n\nheaders = {"Authorization": f"Bearer ${t}", "Accept": "application/vnd.github+json"}\nr = httpx.get("https://api.github.com/user/repos", headers=headers)\n`, secrets: [t] };
+        return {
+          text: `import httpx\n\nheaders = {"Authorization": f"Bearer ${t}", "Accept": "application/vnd.github+json"}\nr = httpx.get("https://api.github.com/user/repos", headers=headers)\n`,
+          secrets: [t],
+        };
       },
     ],
   },
   {
     kind: 'github-fine-grained-pat',
     doc: 'https://github.blog/security/application-security/introducing-fine-grained-personal-access-tokens-for-github/',
-    rows: tokenRows((g) => `github_pat_${g.str(22)}_${g.str(59)}`, [
-      (t) => `GH_TOKEN=${t} gh api /user --jq .login`,
-      (t) => `github_token = "${t}"\ngithub_owner = "acme"\n`,
-      (t) => JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: t } } } }, null, 2),
-      (t) => `Here's the token for the CI bot, it only has read access to acme/web: ${t}`,
-      (t) => `docker login ghcr.io -u acme-bot --password ${t}`,
-    ]),
+    rows: tokenRows(
+      (g) => `github_pat_${g.str(22)}_${g.str(59)}`,
+      [
+        (t) => `GH_TOKEN=${t} gh api /user --jq .login`,
+        (t) => `github_token = "${t}"\ngithub_owner = "acme"\n`,
+        (t) =>
+          JSON.stringify(
+            {
+              mcpServers: {
+                github: {
+                  command: 'npx',
+                  args: ['-y', '@modelcontextprotocol/server-github'],
+                  env: { GITHUB_PERSONAL_ACCESS_TOKEN: t },
+                },
+              },
+            },
+            null,
+            2,
+          ),
+        (t) => `Here's the token for the CI bot, it only has read access to acme/web: ${t}`,
+        (t) => `docker login ghcr.io -u acme-bot --password ${t}`,
+      ],
+    ),
   },
   {
     kind: 'gitlab-token',
     doc: 'https://docs.gitlab.com/security/tokens/#token-prefixes',
     rows: [
-      ...tokenRows((g) => `glpat-${g.str(20, 'b64url')}`, [
-        (t) => `git remote set-url origin https://oauth2:${t}@gitlab.com/acme/platform/api.git && git push -u origin main`,
-        (t) => `curl --header "PRIVATE-TOKEN: ${t}" "https://gitlab.acme.io/api/v4/projects?membership=true&simple=true"`,
-      ]),
-      ...tokenRows((g) => `glpat-${g.str(27, 'b64url')}.01.${g.str(9, 'lowerDigits')}`, [(t) => `export GITLAB_TOKEN=${t}\nglab mr list --assignee=@me`]),
-      ...tokenRows((g) => `glrt-${g.str(20, 'b64url')}`, [
-        (t) => `concurrent = 4\n\n[[runners]]\n  name = "docker-runner-01"\n  url = "https://gitlab.com/"\n  token = "${t}"\n  executor = "docker"\n  [runners.docker]\n    image = "alpine:3.20"\n`,
-      ]),
-      ...tokenRows((g) => `gldt-${g.str(20, 'b64url')}`, [(t) => `docker login registry.gitlab.com -u gitlab+deploy-token-4211 -p ${t}`]),
+      ...tokenRows(
+        (g) => `glpat-${g.str(20, 'b64url')}`,
+        [
+          (t) =>
+            `git remote set-url origin https://oauth2:${t}@gitlab.com/acme/platform/api.git && git push -u origin main`,
+          (t) =>
+            `curl --header "PRIVATE-TOKEN: ${t}" "https://gitlab.acme.io/api/v4/projects?membership=true&simple=true"`,
+        ],
+      ),
+      ...tokenRows(
+        (g) => `glpat-${g.str(27, 'b64url')}.01.${g.str(9, 'lowerDigits')}`,
+        [(t) => `export GITLAB_TOKEN=${t}\nglab mr list --assignee=@me`],
+      ),
+      ...tokenRows(
+        (g) => `glrt-${g.str(20, 'b64url')}`,
+        [
+          (t) =>
+            `concurrent = 4\n\n[[runners]]\n  name = "docker-runner-01"\n  url = "https://gitlab.com/"\n  token = "${t}"\n  executor = "docker"\n  [runners.docker]\n    image = "alpine:3.20"\n`,
+        ],
+      ),
+      ...tokenRows(
+        (g) => `gldt-${g.str(20, 'b64url')}`,
+        [(t) => `docker login registry.gitlab.com -u gitlab+deploy-token-4211 -p ${t}`],
+      ),
     ],
   },
   {
@@ -314,7 +420,10 @@ const PROVIDER_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const id = awsKeyId(g);
-        return { text: `AWS_ACCESS_KEY_ID=${id} AWS_DEFAULT_REGION=eu-west-1 aws s3 ls s3://acme-backups/`, secrets: [id] };
+        return {
+          text: `AWS_ACCESS_KEY_ID=${id} AWS_DEFAULT_REGION=eu-west-1 aws s3 ls s3://acme-backups/`,
+          secrets: [id],
+        };
       },
       (g) => {
         const id = awsKeyId(g);
@@ -323,19 +432,37 @@ const PROVIDER_KINDS: SecretKind[] = [
       (g) => {
         const id = awsKeyId(g);
         const secret = awsSecret(g);
-        return { text: `provider "aws" {\n  region     = "us-west-2"\n  access_key = "${id}"\n  secret_key = "${secret}"\n}\n`, secrets: [id, secret] };
-      },
-      (g) => {
-        const id = awsKeyId(g);
-        const secret = awsSecret(g);
         return {
-          text: JSON.stringify({ AccessKey: { UserName: 'ci-deployer', AccessKeyId: id, Status: 'Active', SecretAccessKey: secret, CreateDate: g.isoTime() } }, null, 4),
+          text: `provider "aws" {\n  region     = "us-west-2"\n  access_key = "${id}"\n  secret_key = "${secret}"\n}\n`,
           secrets: [id, secret],
         };
       },
       (g) => {
         const id = awsKeyId(g);
-        return { text: `The failing job used the key ${id} (user ci-deployer); I'll disable it with aws iam update-access-key before rotating.`, secrets: [id] };
+        const secret = awsSecret(g);
+        return {
+          text: JSON.stringify(
+            {
+              AccessKey: {
+                UserName: 'ci-deployer',
+                AccessKeyId: id,
+                Status: 'Active',
+                SecretAccessKey: secret,
+                CreateDate: g.isoTime(),
+              },
+            },
+            null,
+            4,
+          ),
+          secrets: [id, secret],
+        };
+      },
+      (g) => {
+        const id = awsKeyId(g);
+        return {
+          text: `The failing job used the key ${id} (user ci-deployer); I'll disable it with aws iam update-access-key before rotating.`,
+          secrets: [id],
+        };
       },
     ],
   },
@@ -350,21 +477,36 @@ const PROVIDER_KINDS: SecretKind[] = [
       (g) => {
         const id = awsKeyId(g);
         const s = awsSecret(g);
-        return { text: writeTool('/home/dev/.aws/credentials', `[default]\naws_access_key_id = ${id}\naws_secret_access_key = ${s}\n\n[prod]\nrole_arn = arn:aws:iam::${g.account()}:role/admin\nsource_profile = default\n`), secrets: [id, s] };
+        return {
+          text: writeTool(
+            '/home/dev/.aws/credentials',
+            `[default]\naws_access_key_id = ${id}\naws_secret_access_key = ${s}\n\n[prod]\nrole_arn = arn:aws:iam::${g.account()}:role/admin\nsource_profile = default\n`,
+          ),
+          secrets: [id, s],
+        };
       },
       (g) => {
         const id = awsKeyId(g);
         const s = awsSecret(g);
-        return { text: `docker run --rm -e AWS_ACCESS_KEY_ID=${id} -e AWS_SECRET_ACCESS_KEY=${s} -e AWS_REGION=us-east-1 amazon/aws-cli sts get-caller-identity`, secrets: [id, s] };
+        return {
+          text: `docker run --rm -e AWS_ACCESS_KEY_ID=${id} -e AWS_SECRET_ACCESS_KEY=${s} -e AWS_REGION=us-east-1 amazon/aws-cli sts get-caller-identity`,
+          secrets: [id, s],
+        };
       },
       (g) => {
         const id = awsKeyId(g);
         const s = awsSecret(g);
-        return { text: `s3 = boto3.client(\n    "s3",\n    aws_access_key_id="${id}",\n    aws_secret_access_key="${s}",\n    region_name="us-east-1",\n)\n`, secrets: [id, s] };
+        return {
+          text: `s3 = boto3.client(\n    "s3",\n    aws_access_key_id="${id}",\n    aws_secret_access_key="${s}",\n    region_name="us-east-1",\n)\n`,
+          secrets: [id, s],
+        };
       },
       (g) => {
         const s = awsSecret(g);
-        return { text: `      - uses: aws-actions/configure-aws-credentials@v4\n        with:\n          aws-access-key-id: \${{ secrets.AWS_ACCESS_KEY_ID }}\n          aws-secret-access-key: ${s}\n          aws-region: us-east-1\n`, secrets: [s] };
+        return {
+          text: `      - uses: aws-actions/configure-aws-credentials@v4\n        with:\n          aws-access-key-id: \${{ secrets.AWS_ACCESS_KEY_ID }}\n          aws-secret-access-key: ${s}\n          aws-region: us-east-1\n`,
+          secrets: [s],
+        };
       },
     ],
   },
@@ -376,7 +518,10 @@ const PROVIDER_KINDS: SecretKind[] = [
         const id = awsKeyId(g, 'ASIA');
         const s = awsSecret(g);
         const t = awsSession(g);
-        return { text: `export AWS_ACCESS_KEY_ID=${id}\nexport AWS_SECRET_ACCESS_KEY=${s}\nexport AWS_SESSION_TOKEN=${t}\naws sts get-caller-identity`, secrets: [id, s, t] };
+        return {
+          text: `export AWS_ACCESS_KEY_ID=${id}\nexport AWS_SECRET_ACCESS_KEY=${s}\nexport AWS_SESSION_TOKEN=${t}\naws sts get-caller-identity`,
+          secrets: [id, s, t],
+        };
       },
       (g) => {
         const id = awsKeyId(g, 'ASIA');
@@ -384,17 +529,33 @@ const PROVIDER_KINDS: SecretKind[] = [
         const t = awsSession(g);
         const acct = g.account();
         return {
-          text: JSON.stringify({ Credentials: { AccessKeyId: id, SecretAccessKey: s, SessionToken: t, Expiration: g.isoTime() }, AssumedRoleUser: { AssumedRoleId: `AROA${g.str(17, 'upperDigits')}:ci`, Arn: `arn:aws:sts::${acct}:assumed-role/deploy/ci` } }, null, 4),
+          text: JSON.stringify(
+            {
+              Credentials: { AccessKeyId: id, SecretAccessKey: s, SessionToken: t, Expiration: g.isoTime() },
+              AssumedRoleUser: {
+                AssumedRoleId: `AROA${g.str(17, 'upperDigits')}:ci`,
+                Arn: `arn:aws:sts::${acct}:assumed-role/deploy/ci`,
+              },
+            },
+            null,
+            4,
+          ),
           secrets: [id, s, t],
         };
       },
       (g) => {
         const t = awsSession(g);
-        return { text: `[sso-dev]\naws_access_key_id = ${awsKeyId(g, 'ASIA')}\naws_secret_access_key = ${awsSecret(g)}\naws_session_token = ${t}\n`, secrets: [t] };
+        return {
+          text: `[sso-dev]\naws_access_key_id = ${awsKeyId(g, 'ASIA')}\naws_secret_access_key = ${awsSecret(g)}\naws_session_token = ${t}\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = awsSession(g);
-        return { text: `curl -s "https://sqs.us-east-1.amazonaws.com/?Action=ListQueues" -H "X-Amz-Security-Token: ${t}" -H "X-Amz-Date: 20240502T101112Z"`, secrets: [t] };
+        return {
+          text: `curl -s "https://sqs.us-east-1.amazonaws.com/?Action=ListQueues" -H "X-Amz-Security-Token: ${t}" -H "X-Amz-Date: 20240502T101112Z"`,
+          secrets: [t],
+        };
       },
     ],
   },
@@ -402,29 +563,48 @@ const PROVIDER_KINDS: SecretKind[] = [
     kind: 'aws-bedrock-api-key',
     doc: 'https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html (long-term ABSK…, short-term bedrock-api-key-…)',
     rows: [
-      ...tokenRows((g) => `ABSK${b64(`BedrockAPIKey-${g.str(4, 'lowerDigits')}-at-${g.account()}:${g.str(40, 'b64')}`)}`, [
-        (t) => `export AWS_BEARER_TOKEN_BEDROCK=${t}\nclaude -p "summarize the failing tests"`,
-        (t) =>
-          `curl -X POST "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-3-5-haiku-20241022-v1:0/converse" -H "Content-Type: application/json" -H "Authorization: Bearer ${t}" -d '{"messages":[{"role":"user","content":[{"text":"Hello"}]}]}'`,
-        (t) => writeTool('/home/dev/.claude/settings.json', JSON.stringify({ env: { CLAUDE_CODE_USE_BEDROCK: '1', AWS_REGION: 'us-east-1', AWS_BEARER_TOKEN_BEDROCK: t } }, null, 2)),
-      ]),
+      ...tokenRows(
+        (g) => `ABSK${b64(`BedrockAPIKey-${g.str(4, 'lowerDigits')}-at-${g.account()}:${g.str(40, 'b64')}`)}`,
+        [
+          (t) => `export AWS_BEARER_TOKEN_BEDROCK=${t}\nclaude -p "summarize the failing tests"`,
+          (t) =>
+            `curl -X POST "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-3-5-haiku-20241022-v1:0/converse" -H "Content-Type: application/json" -H "Authorization: Bearer ${t}" -d '{"messages":[{"role":"user","content":[{"text":"Hello"}]}]}'`,
+          (t) =>
+            writeTool(
+              '/home/dev/.claude/settings.json',
+              JSON.stringify(
+                { env: { CLAUDE_CODE_USE_BEDROCK: '1', AWS_REGION: 'us-east-1', AWS_BEARER_TOKEN_BEDROCK: t } },
+                null,
+                2,
+              ),
+            ),
+        ],
+      ),
       ...tokenRows(
         (g) =>
           `bedrock-api-key-${b64(`bedrock.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${awsKeyId(g, 'ASIA')}%2F20250101%2Fus-east-1%2Fbedrock%2Faws4_request&X-Amz-Date=20250101T000000Z&X-Amz-Expires=43200&X-Amz-Security-Token=${g.str(200, 'b64')}&X-Amz-Signature=${g.hex(64)}&X-Amz-SignedHeaders=host&Version=1`)}`,
-        [(t) => `import os\nos.environ['AWS_BEARER_TOKEN_BEDROCK'] = "${t}"\nclient = boto3.client(service_name="bedrock-runtime", region_name="us-east-1")\n`],
+        [
+          (t) =>
+            `import os\nos.environ['AWS_BEARER_TOKEN_BEDROCK'] = "${t}"\nclient = boto3.client(service_name="bedrock-runtime", region_name="us-east-1")\n`,
+        ],
       ),
     ],
   },
   {
     kind: 'google-api-key',
     doc: 'https://cloud.google.com/docs/authentication/api-keys',
-    rows: tokenRows((g) => `AIza${g.str(35, 'b64url')}`, [
-      (t) => `export GEMINI_API_KEY=${t}`,
-      (t) => `curl "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=${t}" -H 'Content-Type: application/json' -X POST -d '{"contents":[{"parts":[{"text":"Explain how AI works"}]}]}'`,
-      (t) => `import google.generativeai as genai\n\ngenai.configure(api_key="${t}")\nmodel = genai.GenerativeModel("gemini-1.5-pro")\n`,
-      (t) => `youtube:\n  api_key: ${t}\n  channel_id: UC_x5XG1OV2P6uZZ5FSM9Ttw\n`,
-      (t) => `curl "https://maps.googleapis.com/maps/api/geocode/json?address=1600+Amphitheatre+Parkway&key=${t}"`,
-    ]),
+    rows: tokenRows(
+      (g) => `AIza${g.str(35, 'b64url')}`,
+      [
+        (t) => `export GEMINI_API_KEY=${t}`,
+        (t) =>
+          `curl "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=${t}" -H 'Content-Type: application/json' -X POST -d '{"contents":[{"parts":[{"text":"Explain how AI works"}]}]}'`,
+        (t) =>
+          `import google.generativeai as genai\n\ngenai.configure(api_key="${t}")\nmodel = genai.GenerativeModel("gemini-1.5-pro")\n`,
+        (t) => `youtube:\n  api_key: ${t}\n  channel_id: UC_x5XG1OV2P6uZZ5FSM9Ttw\n`,
+        (t) => `curl "https://maps.googleapis.com/maps/api/geocode/json?address=1600+Amphitheatre+Parkway&key=${t}"`,
+      ],
+    ),
   },
   {
     kind: 'gcp-service-account-key',
@@ -468,7 +648,14 @@ const PROVIDER_KINDS: SecretKind[] = [
         variant === 0
           ? `export AZURE_STORAGE_CONNECTION_STRING="${cs}"\naz storage container list -o table`
           : variant === 1
-            ? writeTool('/home/dev/acme/functions/local.settings.json', JSON.stringify({ IsEncrypted: false, Values: { AzureWebJobsStorage: cs, FUNCTIONS_WORKER_RUNTIME: 'node' } }, null, 2))
+            ? writeTool(
+                '/home/dev/acme/functions/local.settings.json',
+                JSON.stringify(
+                  { IsEncrypted: false, Values: { AzureWebJobsStorage: cs, FUNCTIONS_WORKER_RUNTIME: 'node' } },
+                  null,
+                  2,
+                ),
+              )
             : variant === 2
               ? `az storage blob upload --account-name ${account} --account-key ${key} --container-name backups --file db.sql.gz --name nightly/db.sql.gz`
               : `{\n  "Logging": { "LogLevel": { "Default": "Information" } },\n  "ConnectionStrings": {\n    "Blobs": "${cs}"\n  }\n}\n`;
@@ -478,116 +665,172 @@ const PROVIDER_KINDS: SecretKind[] = [
   {
     kind: 'azure-openai-key',
     doc: 'https://learn.microsoft.com/en-us/azure/ai-services/openai/reference#authentication',
-    rows: tokenRows((g) => g.hex(32), [
-      (t) => `AZURE_OPENAI_API_KEY=${t}\nAZURE_OPENAI_ENDPOINT=https://acme-oai.openai.azure.com/\nAZURE_OPENAI_DEPLOYMENT=gpt-4o\n`,
-      (t) =>
-        `curl "https://acme-oai.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-06-01" -H "Content-Type: application/json" -H "api-key: ${t}" -d '{"messages":[{"role":"user","content":"ping"}]}'`,
-      (t) => `client = AzureOpenAI(\n    api_key="${t}",\n    api_version="2024-06-01",\n    azure_endpoint="https://acme-oai.openai.azure.com",\n)\n`,
-      (t) => `export AZURE_OPENAI_KEY=${t}`,
-    ]),
+    rows: tokenRows(
+      (g) => g.hex(32),
+      [
+        (t) =>
+          `AZURE_OPENAI_API_KEY=${t}\nAZURE_OPENAI_ENDPOINT=https://acme-oai.openai.azure.com/\nAZURE_OPENAI_DEPLOYMENT=gpt-4o\n`,
+        (t) =>
+          `curl "https://acme-oai.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-06-01" -H "Content-Type: application/json" -H "api-key: ${t}" -d '{"messages":[{"role":"user","content":"ping"}]}'`,
+        (t) =>
+          `client = AzureOpenAI(\n    api_key="${t}",\n    api_version="2024-06-01",\n    azure_endpoint="https://acme-oai.openai.azure.com",\n)\n`,
+        (t) => `export AZURE_OPENAI_KEY=${t}`,
+      ],
+    ),
   },
   {
     kind: 'anthropic-api-key',
     doc: 'https://docs.anthropic.com/en/api/getting-started',
     rows: [
-      ...tokenRows((g) => `sk-ant-api03-${g.str(93, 'b64url')}AA`, [
-        (t) => `export ANTHROPIC_API_KEY=${t}`,
-        (t) =>
-          `curl https://api.anthropic.com/v1/messages -H "x-api-key: ${t}" -H "anthropic-version: 2023-06-01" -H "content-type: application/json" -d '{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Hello"}]}'`,
-        (t) => `import anthropic\n\nclient = anthropic.Anthropic(api_key="${t}")\n`,
-        (t) => writeTool('/home/dev/acme/agent/.env.local', `ANTHROPIC_API_KEY="${t}"\nMODEL=claude-sonnet-4-5\n`),
-      ]),
-      ...tokenRows((g) => `sk-ant-admin01-${g.str(93, 'b64url')}AA`, [(t) => `curl "https://api.anthropic.com/v1/organizations/api_keys?limit=20" --header "anthropic-version: 2023-06-01" --header "x-api-key: ${t}"`]),
+      ...tokenRows(
+        (g) => `sk-ant-api03-${g.str(93, 'b64url')}AA`,
+        [
+          (t) => `export ANTHROPIC_API_KEY=${t}`,
+          (t) =>
+            `curl https://api.anthropic.com/v1/messages -H "x-api-key: ${t}" -H "anthropic-version: 2023-06-01" -H "content-type: application/json" -d '{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Hello"}]}'`,
+          (t) => `import anthropic\n\nclient = anthropic.Anthropic(api_key="${t}")\n`,
+          (t) => writeTool('/home/dev/acme/agent/.env.local', `ANTHROPIC_API_KEY="${t}"\nMODEL=claude-sonnet-4-5\n`),
+        ],
+      ),
+      ...tokenRows(
+        (g) => `sk-ant-admin01-${g.str(93, 'b64url')}AA`,
+        [
+          (t) =>
+            `curl "https://api.anthropic.com/v1/organizations/api_keys?limit=20" --header "anthropic-version: 2023-06-01" --header "x-api-key: ${t}"`,
+        ],
+      ),
     ],
   },
   {
     kind: 'openai-api-key',
     doc: 'https://platform.openai.com/docs/api-reference/authentication',
     rows: [
-      ...tokenRows((g) => `sk-proj-${g.str(74, 'b64url')}T3BlbkFJ${g.str(74, 'b64url')}`, [
-        (t) => `OPENAI_API_KEY=${t} python scripts/embed.py --input docs/`,
-        (t) => `curl https://api.openai.com/v1/models -H "Authorization: Bearer ${t}"`,
-        (t) => `import OpenAI from "openai";\n\nconst openai = new OpenAI({ apiKey: "${t}" });\n`,
-        (t) => writeTool('/home/dev/acme/web/.env.local', `NEXT_PUBLIC_APP_URL=http://localhost:3000\nOPENAI_API_KEY=${t}\n`),
-      ]),
-      ...tokenRows((g) => `sk-svcacct-${g.str(74, 'b64url')}T3BlbkFJ${g.str(74, 'b64url')}`, [(t) => `llm:\n  provider: openai\n  api_key: ${t}\n  model: gpt-4o-mini\n`]),
+      ...tokenRows(
+        (g) => `sk-proj-${g.str(74, 'b64url')}T3BlbkFJ${g.str(74, 'b64url')}`,
+        [
+          (t) => `OPENAI_API_KEY=${t} python scripts/embed.py --input docs/`,
+          (t) => `curl https://api.openai.com/v1/models -H "Authorization: Bearer ${t}"`,
+          (t) => `import OpenAI from "openai";\n\nconst openai = new OpenAI({ apiKey: "${t}" });\n`,
+          (t) =>
+            writeTool(
+              '/home/dev/acme/web/.env.local',
+              `NEXT_PUBLIC_APP_URL=http://localhost:3000\nOPENAI_API_KEY=${t}\n`,
+            ),
+        ],
+      ),
+      ...tokenRows(
+        (g) => `sk-svcacct-${g.str(74, 'b64url')}T3BlbkFJ${g.str(74, 'b64url')}`,
+        [(t) => `llm:\n  provider: openai\n  api_key: ${t}\n  model: gpt-4o-mini\n`],
+      ),
     ],
   },
   {
     kind: 'groq-api-key',
     doc: 'https://console.groq.com/docs/quickstart',
-    rows: tokenRows((g) => `gsk_${g.str(52)}`, [
-      (t) => `export GROQ_API_KEY=${t}`,
-      (t) => `curl https://api.groq.com/openai/v1/chat/completions -H "Authorization: Bearer ${t}" -H "Content-Type: application/json" -d '{"model":"llama-3.3-70b-versatile","messages":[{"role":"user","content":"hi"}]}'`,
-      (t) => `from groq import Groq\n\nclient = Groq(api_key="${t}")\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `gsk_${g.str(52)}`,
+      [
+        (t) => `export GROQ_API_KEY=${t}`,
+        (t) =>
+          `curl https://api.groq.com/openai/v1/chat/completions -H "Authorization: Bearer ${t}" -H "Content-Type: application/json" -d '{"model":"llama-3.3-70b-versatile","messages":[{"role":"user","content":"hi"}]}'`,
+        (t) => `from groq import Groq\n\nclient = Groq(api_key="${t}")\n`,
+      ],
+    ),
   },
   {
     kind: 'huggingface-token',
     doc: 'https://huggingface.co/docs/hub/security-tokens',
-    rows: tokenRows((g) => `hf_${g.str(34, 'letters')}`, [
-      (t) => `huggingface-cli login --token ${t} --add-to-git-credential`,
-      (t) => `export HF_TOKEN=${t}`,
-      (t) => `git clone https://dev-jane:${t}@huggingface.co/acme/private-reranker`,
-      (t) => `from huggingface_hub import snapshot_download\n\nsnapshot_download("meta-llama/Llama-3.1-8B-Instruct", token="${t}")\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `hf_${g.str(34, 'letters')}`,
+      [
+        (t) => `huggingface-cli login --token ${t} --add-to-git-credential`,
+        (t) => `export HF_TOKEN=${t}`,
+        (t) => `git clone https://dev-jane:${t}@huggingface.co/acme/private-reranker`,
+        (t) =>
+          `from huggingface_hub import snapshot_download\n\nsnapshot_download("meta-llama/Llama-3.1-8B-Instruct", token="${t}")\n`,
+      ],
+    ),
   },
   {
     kind: 'mistral-api-key',
     doc: 'https://docs.mistral.ai/getting-started/quickstart/',
-    rows: tokenRows((g) => g.str(32), [
-      (t) => `export MISTRAL_API_KEY=${t}`,
-      (t) => `curl --location "https://api.mistral.ai/v1/chat/completions" --header 'Content-Type: application/json' --header "Authorization: Bearer ${t}" --data '{"model":"mistral-large-latest","messages":[{"role":"user","content":"hi"}]}'`,
-      (t) => writeTool('/home/dev/acme/rag/.env', `MISTRAL_API_KEY="${t}"\nEMBED_MODEL=mistral-embed\n`),
-      (t) => `from mistralai import Mistral\n\nclient = Mistral(api_key="${t}")\n`,
-    ]),
+    rows: tokenRows(
+      (g) => g.str(32),
+      [
+        (t) => `export MISTRAL_API_KEY=${t}`,
+        (t) =>
+          `curl --location "https://api.mistral.ai/v1/chat/completions" --header 'Content-Type: application/json' --header "Authorization: Bearer ${t}" --data '{"model":"mistral-large-latest","messages":[{"role":"user","content":"hi"}]}'`,
+        (t) => writeTool('/home/dev/acme/rag/.env', `MISTRAL_API_KEY="${t}"\nEMBED_MODEL=mistral-embed\n`),
+        (t) => `from mistralai import Mistral\n\nclient = Mistral(api_key="${t}")\n`,
+      ],
+    ),
   },
   {
     kind: 'cohere-api-key',
     doc: 'https://docs.cohere.com/reference/about',
-    rows: tokenRows((g) => g.str(40), [
-      (t) => `export CO_API_KEY=${t}`,
-      (t) => `COHERE_API_KEY=${t}\nRERANK_MODEL=rerank-v3.5\n`,
-      (t) => `import cohere\n\nco = cohere.ClientV2(api_key="${t}")\n`,
-      (t) => `curl --request POST --url https://api.cohere.com/v2/chat --header 'accept: application/json' --header 'content-type: application/json' --header "Authorization: bearer ${t}" --data '{"model":"command-r-plus","messages":[]}'`,
-    ]),
+    rows: tokenRows(
+      (g) => g.str(40),
+      [
+        (t) => `export CO_API_KEY=${t}`,
+        (t) => `COHERE_API_KEY=${t}\nRERANK_MODEL=rerank-v3.5\n`,
+        (t) => `import cohere\n\nco = cohere.ClientV2(api_key="${t}")\n`,
+        (t) =>
+          `curl --request POST --url https://api.cohere.com/v2/chat --header 'accept: application/json' --header 'content-type: application/json' --header "Authorization: bearer ${t}" --data '{"model":"command-r-plus","messages":[]}'`,
+      ],
+    ),
   },
   {
     kind: 'stripe-secret-key',
     doc: 'https://docs.stripe.com/keys',
     rows: [
-      ...tokenRows((g) => `sk_live_51${g.str(97)}`, [
-        (t) => `curl https://api.stripe.com/v1/charges?limit=3 -u ${t}:`,
-        (t) => `STRIPE_SECRET_KEY=${t}\nSTRIPE_PRICE_ID=price_1PZ${g0(t)}\n`,
-        (t) => `const stripe = require('stripe')('${t}');\n`,
-        (t) => `stripe listen --api-key ${t} --forward-to localhost:3000/api/webhooks/stripe`,
-      ]),
+      ...tokenRows(
+        (g) => `sk_live_51${g.str(97)}`,
+        [
+          (t) => `curl https://api.stripe.com/v1/charges?limit=3 -u ${t}:`,
+          (t) => `STRIPE_SECRET_KEY=${t}\nSTRIPE_PRICE_ID=price_1PZ${g0(t)}\n`,
+          (t) => `const stripe = require('stripe')('${t}');\n`,
+          (t) => `stripe listen --api-key ${t} --forward-to localhost:3000/api/webhooks/stripe`,
+        ],
+      ),
       ...tokenRows((g) => `rk_live_51${g.str(97)}`, [(t) => `import stripe\n\nstripe.api_key = "${t}"\n`]),
     ],
   },
   {
     kind: 'stripe-webhook-secret',
     doc: 'https://docs.stripe.com/webhooks#verify-official-libraries',
-    rows: tokenRows((g) => `whsec_${g.str(32)}`, [
-      (t) => `STRIPE_WEBHOOK_SECRET=${t}`,
-      (t) => `const event = stripe.webhooks.constructEvent(req.body, sig, "${t}");`,
-      (t) => `stripe:\n  webhook_secret: "${t}"\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `whsec_${g.str(32)}`,
+      [
+        (t) => `STRIPE_WEBHOOK_SECRET=${t}`,
+        (t) => `const event = stripe.webhooks.constructEvent(req.body, sig, "${t}");`,
+        (t) => `stripe:\n  webhook_secret: "${t}"\n`,
+      ],
+    ),
   },
   {
     kind: 'slack-token',
     doc: 'https://api.slack.com/concepts/token-types',
     rows: [
-      ...tokenRows((g) => `xoxb-${g.digits(12)}-${g.digits(13)}-${g.str(24)}`, [
-        (t) => `curl -X POST -H "Authorization: Bearer ${t}" -H 'Content-type: application/json' --data '{"channel":"C0123ABCD","text":"deploy finished"}' https://slack.com/api/chat.postMessage`,
-        (t) => `slack:\n  token: ${t}\n  channel: "#deploys"\n`,
-      ]),
+      ...tokenRows(
+        (g) => `xoxb-${g.digits(12)}-${g.digits(13)}-${g.str(24)}`,
+        [
+          (t) =>
+            `curl -X POST -H "Authorization: Bearer ${t}" -H 'Content-type: application/json' --data '{"channel":"C0123ABCD","text":"deploy finished"}' https://slack.com/api/chat.postMessage`,
+          (t) => `slack:\n  token: ${t}\n  channel: "#deploys"\n`,
+        ],
+      ),
       (g) => {
         const bot = `xoxb-${g.digits(12)}-${g.digits(13)}-${g.str(24)}`;
         const app = `xapp-1-A${g.str(10, 'upperDigits')}-${g.digits(13)}-${g.hex(64)}`;
-        return { text: `SLACK_BOT_TOKEN=${bot}\nSLACK_APP_TOKEN=${app}\nSLACK_SIGNING_SECRET_FILE=/run/secrets/slack\n`, secrets: [bot, app] };
+        return {
+          text: `SLACK_BOT_TOKEN=${bot}\nSLACK_APP_TOKEN=${app}\nSLACK_SIGNING_SECRET_FILE=/run/secrets/slack\n`,
+          secrets: [bot, app],
+        };
       },
-      ...tokenRows((g) => `xoxp-${g.digits(12)}-${g.digits(12)}-${g.digits(13)}-${g.hex(32)}`, [(t) => `from slack_sdk import WebClient\n\nclient = WebClient(token="${t}")\n`]),
+      ...tokenRows(
+        (g) => `xoxp-${g.digits(12)}-${g.digits(12)}-${g.digits(13)}-${g.hex(32)}`,
+        [(t) => `from slack_sdk import WebClient\n\nclient = WebClient(token="${t}")\n`],
+      ),
     ],
   },
   {
@@ -624,12 +867,15 @@ const PROVIDER_KINDS: SecretKind[] = [
   {
     kind: 'telegram-bot-token',
     doc: 'https://core.telegram.org/bots/api#authorizing-your-bot',
-    rows: tokenRows((g) => `${g.digits(10)}:AA${g.str(33, 'b64url')}`, [
-      (t) => `curl -s "https://api.telegram.org/bot${t}/sendMessage?chat_id=-1001234567890&text=deployed"`,
-      (t) => `TELEGRAM_BOT_TOKEN=${t}`,
-      (t) => `application = Application.builder().token("${t}").build()`,
-      (t) => `telegram:\n  bot_token: "${t}"\n  chat_id: 48213377\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `${g.digits(10)}:AA${g.str(33, 'b64url')}`,
+      [
+        (t) => `curl -s "https://api.telegram.org/bot${t}/sendMessage?chat_id=-1001234567890&text=deployed"`,
+        (t) => `TELEGRAM_BOT_TOKEN=${t}`,
+        (t) => `application = Application.builder().token("${t}").build()`,
+        (t) => `telegram:\n  bot_token: "${t}"\n  chat_id: 48213377\n`,
+      ],
+    ),
   },
   {
     kind: 'twilio-credentials',
@@ -645,11 +891,17 @@ const PROVIDER_KINDS: SecretKind[] = [
       },
       (g) => {
         const token = g.hex(32);
-        return { text: `TWILIO_ACCOUNT_SID=AC${g.hex(32)}\nTWILIO_AUTH_TOKEN=${token}\nTWILIO_FROM=+15017122661\n`, secrets: [token] };
+        return {
+          text: `TWILIO_ACCOUNT_SID=AC${g.hex(32)}\nTWILIO_AUTH_TOKEN=${token}\nTWILIO_FROM=+15017122661\n`,
+          secrets: [token],
+        };
       },
       (g) => {
         const secret = g.str(32);
-        return { text: `from twilio.rest import Client\n\nclient = Client("SK${g.hex(32)}", "${secret}", "AC${g.hex(32)}")\n`, secrets: [secret] };
+        return {
+          text: `from twilio.rest import Client\n\nclient = Client("SK${g.hex(32)}", "${secret}", "AC${g.hex(32)}")\n`,
+          secrets: [secret],
+        };
       },
       (g) => {
         const token = g.hex(32);
@@ -660,40 +912,63 @@ const PROVIDER_KINDS: SecretKind[] = [
   {
     kind: 'sendgrid-api-key',
     doc: 'https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys',
-    rows: tokenRows((g) => `SG.${g.str(22, 'b64url')}.${g.str(43, 'b64url')}`, [
-      (t) => `curl --request POST --url https://api.sendgrid.com/v3/mail/send --header "Authorization: Bearer ${t}" --header 'Content-Type: application/json' --data @mail.json`,
-      (t) => `SENDGRID_API_KEY=${t}`,
-      (t) => `sgMail.setApiKey('${t}');`,
-      (t) => `EMAIL_HOST = "smtp.sendgrid.net"\nEMAIL_HOST_USER = "apikey"\nEMAIL_HOST_PASSWORD = "${t}"\nEMAIL_PORT = 587\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `SG.${g.str(22, 'b64url')}.${g.str(43, 'b64url')}`,
+      [
+        (t) =>
+          `curl --request POST --url https://api.sendgrid.com/v3/mail/send --header "Authorization: Bearer ${t}" --header 'Content-Type: application/json' --data @mail.json`,
+        (t) => `SENDGRID_API_KEY=${t}`,
+        (t) => `sgMail.setApiKey('${t}');`,
+        (t) =>
+          `EMAIL_HOST = "smtp.sendgrid.net"\nEMAIL_HOST_USER = "apikey"\nEMAIL_HOST_PASSWORD = "${t}"\nEMAIL_PORT = 587\n`,
+      ],
+    ),
   },
   {
     kind: 'mailgun-api-key',
     doc: 'https://documentation.mailgun.com/docs/mailgun/api-reference/authentication/',
     rows: [
-      ...tokenRows((g) => `key-${g.hex(32)}`, [
-        (t) => `curl -s --user 'api:${t}' https://api.mailgun.net/v3/mg.acme.io/messages -F from='Acme <noreply@mg.acme.io>' -F to=jane@acme.io -F subject='Hello' -F text='Testing'`,
-      ]),
-      ...tokenRows((g) => `${g.hex(32)}-${g.hex(8)}-${g.hex(8)}`, [(t) => `MAILGUN_API_KEY=${t}\nMAILGUN_DOMAIN=mg.acme.io\n`, (t) => `requests.post(url, auth=("api", "${t}"), data=payload)`]),
+      ...tokenRows(
+        (g) => `key-${g.hex(32)}`,
+        [
+          (t) =>
+            `curl -s --user 'api:${t}' https://api.mailgun.net/v3/mg.acme.io/messages -F from='Acme <noreply@mg.acme.io>' -F to=jane@acme.io -F subject='Hello' -F text='Testing'`,
+        ],
+      ),
+      ...tokenRows(
+        (g) => `${g.hex(32)}-${g.hex(8)}-${g.hex(8)}`,
+        [
+          (t) => `MAILGUN_API_KEY=${t}\nMAILGUN_DOMAIN=mg.acme.io\n`,
+          (t) => `requests.post(url, auth=("api", "${t}"), data=payload)`,
+        ],
+      ),
     ],
   },
   {
     kind: 'mailchimp-api-key',
     doc: 'https://mailchimp.com/developer/marketing/guides/quick-start/',
-    rows: tokenRows((g) => `${g.hex(32)}-us${g.int(2, 21)}`, [
-      (t) => `curl -sS "https://${t.slice(t.lastIndexOf('-') + 1)}.api.mailchimp.com/3.0/ping" --user "anystring:${t}"`,
-      (t) => `MAILCHIMP_API_KEY=${t}`,
-      (t) => `mailchimp.setConfig({\n  apiKey: "${t}",\n  server: "${t.slice(t.lastIndexOf('-') + 1)}",\n});\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `${g.hex(32)}-us${g.int(2, 21)}`,
+      [
+        (t) =>
+          `curl -sS "https://${t.slice(t.lastIndexOf('-') + 1)}.api.mailchimp.com/3.0/ping" --user "anystring:${t}"`,
+        (t) => `MAILCHIMP_API_KEY=${t}`,
+        (t) => `mailchimp.setConfig({\n  apiKey: "${t}",\n  server: "${t.slice(t.lastIndexOf('-') + 1)}",\n});\n`,
+      ],
+    ),
   },
   {
     kind: 'hubspot-private-app-token',
     doc: 'https://developers.hubspot.com/docs/api/private-apps',
     rows: [
-      ...tokenRows((g) => `pat-na1-${g.uuid()}`, [
-        (t) => `curl --request GET --url "https://api.hubapi.com/crm/v3/objects/contacts?limit=10" --header 'authorization: Bearer ${t}'`,
-        (t) => `from hubspot import HubSpot\n\napi_client = HubSpot(access_token="${t}")\n`,
-      ]),
+      ...tokenRows(
+        (g) => `pat-na1-${g.uuid()}`,
+        [
+          (t) =>
+            `curl --request GET --url "https://api.hubapi.com/crm/v3/objects/contacts?limit=10" --header 'authorization: Bearer ${t}'`,
+          (t) => `from hubspot import HubSpot\n\napi_client = HubSpot(access_token="${t}")\n`,
+        ],
+      ),
       ...tokenRows((g) => `pat-eu1-${g.uuid()}`, [(t) => `HUBSPOT_ACCESS_TOKEN=${t}`]),
     ],
   },
@@ -701,14 +976,21 @@ const PROVIDER_KINDS: SecretKind[] = [
     kind: 'shopify-token',
     doc: 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/generate-app-access-tokens-admin',
     rows: [
-      ...tokenRows((g) => `shpat_${g.hex(32)}`, [
-        (t) => `curl -X GET "https://acme-store.myshopify.com/admin/api/2024-07/products.json?limit=5" -H "X-Shopify-Access-Token: ${t}"`,
-        (t) => `session = ShopifyAPI::Auth::Session.new(shop: "acme-store.myshopify.com", access_token: "${t}")`,
-      ]),
+      ...tokenRows(
+        (g) => `shpat_${g.hex(32)}`,
+        [
+          (t) =>
+            `curl -X GET "https://acme-store.myshopify.com/admin/api/2024-07/products.json?limit=5" -H "X-Shopify-Access-Token: ${t}"`,
+          (t) => `session = ShopifyAPI::Auth::Session.new(shop: "acme-store.myshopify.com", access_token: "${t}")`,
+        ],
+      ),
       (g) => {
         const secret = `shpss_${g.hex(32)}`;
         const token = `shpat_${g.hex(32)}`;
-        return { text: `SHOPIFY_API_KEY=${g.hex(32)}\nSHOPIFY_API_SECRET=${secret}\nSHOPIFY_ACCESS_TOKEN=${token}\nSCOPES=read_products,write_orders\n`, secrets: [secret, token] };
+        return {
+          text: `SHOPIFY_API_KEY=${g.hex(32)}\nSHOPIFY_API_SECRET=${secret}\nSHOPIFY_ACCESS_TOKEN=${token}\nSCOPES=read_products,write_orders\n`,
+          secrets: [secret, token],
+        };
       },
     ],
   },
@@ -735,44 +1017,69 @@ const PROVIDER_KINDS: SecretKind[] = [
   {
     kind: 'docker-pat',
     doc: 'https://docs.docker.com/security/for-developers/access-tokens/',
-    rows: tokenRows((g) => `dckr_pat_${g.str(27, 'b64url')}`, [
-      (t) => `echo ${t} | docker login -u acmebot --password-stdin`,
-      (t) => `docker login -u acmebot -p ${t}`,
-      (t) => `DOCKERHUB_USERNAME=acmebot\nDOCKERHUB_TOKEN=${t}\n`,
-      (t) => `curl -s -X POST https://hub.docker.com/v2/auth/token -H 'Content-Type: application/json' -d '{"identifier":"acmebot","secret":"${t}"}'`,
-    ]),
+    rows: tokenRows(
+      (g) => `dckr_pat_${g.str(27, 'b64url')}`,
+      [
+        (t) => `echo ${t} | docker login -u acmebot --password-stdin`,
+        (t) => `docker login -u acmebot -p ${t}`,
+        (t) => `DOCKERHUB_USERNAME=acmebot\nDOCKERHUB_TOKEN=${t}\n`,
+        (t) =>
+          `curl -s -X POST https://hub.docker.com/v2/auth/token -H 'Content-Type: application/json' -d '{"identifier":"acmebot","secret":"${t}"}'`,
+      ],
+    ),
   },
   {
     kind: 'vault-token',
     doc: 'https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes',
     rows: [
-      ...tokenRows((g) => `hvs.CAESI${g.str(g.int(86, 100), 'b64url')}`, [
-        (t) => `export VAULT_ADDR=https://vault.acme.internal:8200\nexport VAULT_TOKEN=${t}\nvault kv get -mount=secret app/db`,
-        (t) => `vault login ${t}`,
-        (t) => `curl --header "X-Vault-Token: ${t}" https://vault.acme.internal:8200/v1/secret/data/app/config`,
-      ]),
+      ...tokenRows(
+        (g) => `hvs.CAESI${g.str(g.int(86, 100), 'b64url')}`,
+        [
+          (t) =>
+            `export VAULT_ADDR=https://vault.acme.internal:8200\nexport VAULT_TOKEN=${t}\nvault kv get -mount=secret app/db`,
+          (t) => `vault login ${t}`,
+          (t) => `curl --header "X-Vault-Token: ${t}" https://vault.acme.internal:8200/v1/secret/data/app/config`,
+        ],
+      ),
       ...tokenRows((g) => `s.${g.str(24)}`, [(t) => `VAULT_TOKEN=${t} vault token lookup`]),
-      ...tokenRows((g) => `hvb.AAAAAQ${g.str(130, 'b64url')}`, [(t) => `vault:\n  address: https://vault.acme.internal:8200\n  token: ${t}\n`]),
+      ...tokenRows(
+        (g) => `hvb.AAAAAQ${g.str(130, 'b64url')}`,
+        [(t) => `vault:\n  address: https://vault.acme.internal:8200\n  token: ${t}\n`],
+      ),
     ],
   },
   {
     kind: 'databricks-token',
     doc: 'https://docs.databricks.com/en/dev-tools/auth/pat.html',
-    rows: tokenRows((g) => `dapi${g.hex(32)}${g.pick(['', '-2', '-3'])}`, [
-      (t) => `export DATABRICKS_HOST=https://adb-${g0(t)}.7.azuredatabricks.net\nexport DATABRICKS_TOKEN=${t}`,
-      (t) => `[DEFAULT]\nhost  = https://dbc-a1b2c3d4-e5f6.cloud.databricks.com\ntoken = ${t}\n`,
-      (t) => `curl -s -H "Authorization: Bearer ${t}" https://dbc-a1b2c3d4-e5f6.cloud.databricks.com/api/2.0/clusters/list`,
-    ]),
+    rows: tokenRows(
+      (g) => `dapi${g.hex(32)}${g.pick(['', '-2', '-3'])}`,
+      [
+        (t) => `export DATABRICKS_HOST=https://adb-${g0(t)}.7.azuredatabricks.net\nexport DATABRICKS_TOKEN=${t}`,
+        (t) => `[DEFAULT]\nhost  = https://dbc-a1b2c3d4-e5f6.cloud.databricks.com\ntoken = ${t}\n`,
+        (t) =>
+          `curl -s -H "Authorization: Bearer ${t}" https://dbc-a1b2c3d4-e5f6.cloud.databricks.com/api/2.0/clusters/list`,
+      ],
+    ),
   },
   {
     kind: 'sentry-auth-token',
     doc: 'https://docs.sentry.io/account/auth-tokens/',
     rows: [
       ...tokenRows(
-        (g) => `sntrys_${b64(JSON.stringify({ iat: 1714644672 + g.int(0, 1e6), url: 'https://sentry.io', region_url: 'https://us.sentry.io', org: 'acme' })).replace(/=+$/, '')}_${g.str(43, 'b64')}`,
-        [(t) => `SENTRY_AUTH_TOKEN=${t} npx @sentry/cli sourcemaps upload --org acme --project web ./dist`, (t) => `export SENTRY_AUTH_TOKEN=${t}`],
+        (g) =>
+          `sntrys_${b64(JSON.stringify({ iat: 1714644672 + g.int(0, 1e6), url: 'https://sentry.io', region_url: 'https://us.sentry.io', org: 'acme' })).replace(/=+$/, '')}_${g.str(43, 'b64')}`,
+        [
+          (t) => `SENTRY_AUTH_TOKEN=${t} npx @sentry/cli sourcemaps upload --org acme --project web ./dist`,
+          (t) => `export SENTRY_AUTH_TOKEN=${t}`,
+        ],
       ),
-      ...tokenRows((g) => `sntryu_${g.hex(64)}`, [(t) => `[defaults]\norg = acme\nproject = api\n\n[auth]\ntoken = ${t}\n`, (t) => `curl -H 'Authorization: Bearer ${t}' https://sentry.io/api/0/organizations/acme/projects/`]),
+      ...tokenRows(
+        (g) => `sntryu_${g.hex(64)}`,
+        [
+          (t) => `[defaults]\norg = acme\nproject = api\n\n[auth]\ntoken = ${t}\n`,
+          (t) => `curl -H 'Authorization: Bearer ${t}' https://sentry.io/api/0/organizations/acme/projects/`,
+        ],
+      ),
     ],
   },
   {
@@ -781,12 +1088,18 @@ const PROVIDER_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const k = g.hex(32);
-        return { text: `DD_API_KEY=${k} DD_SITE="datadoghq.eu" bash -c "$(curl -L https://install.datadoghq.com/scripts/install_script_agent7.sh)"`, secrets: [k] };
+        return {
+          text: `DD_API_KEY=${k} DD_SITE="datadoghq.eu" bash -c "$(curl -L https://install.datadoghq.com/scripts/install_script_agent7.sh)"`,
+          secrets: [k],
+        };
       },
       (g) => {
         const k = g.hex(32);
         const app = g.hex(40);
-        return { text: `curl -X GET "https://api.datadoghq.com/api/v1/validate" -H "Accept: application/json" -H "DD-API-KEY: ${k}" -H "DD-APPLICATION-KEY: ${app}"`, secrets: [k, app] };
+        return {
+          text: `curl -X GET "https://api.datadoghq.com/api/v1/validate" -H "Accept: application/json" -H "DD-API-KEY: ${k}" -H "DD-APPLICATION-KEY: ${app}"`,
+          secrets: [k, app],
+        };
       },
       (g) => {
         const k = g.hex(32);
@@ -794,7 +1107,10 @@ const PROVIDER_KINDS: SecretKind[] = [
       },
       (g) => {
         const k = g.hex(32);
-        return { text: `docker run -d --name dd-agent -e DD_API_KEY=${k} -e DD_SITE=datadoghq.com -v /var/run/docker.sock:/var/run/docker.sock:ro gcr.io/datadoghq/agent:7`, secrets: [k] };
+        return {
+          text: `docker run -d --name dd-agent -e DD_API_KEY=${k} -e DD_SITE=datadoghq.com -v /var/run/docker.sock:/var/run/docker.sock:ro gcr.io/datadoghq/agent:7`,
+          secrets: [k],
+        };
       },
       (g) => {
         const app = g.hex(40);
@@ -806,82 +1122,152 @@ const PROVIDER_KINDS: SecretKind[] = [
     kind: 'sonarqube-token',
     doc: 'https://docs.sonarsource.com/sonarqube-server/latest/user-guide/managing-tokens/',
     rows: [
-      ...tokenRows((g) => `sqp_${g.hex(40)}`, [(t) => `sonar-scanner -Dsonar.projectKey=acme-api -Dsonar.sources=src -Dsonar.host.url=https://sonar.acme.io -Dsonar.token=${t}`]),
-      ...tokenRows((g) => `squ_${g.hex(40)}`, [(t) => `SONAR_TOKEN=${t}`, (t) => `curl -u ${t}: "https://sonar.acme.io/api/projects/search?ps=100"`]),
-      ...tokenRows((g) => `sqa_${g.hex(40)}`, [(t) => `mvn verify sonar:sonar -Dsonar.host.url=https://sonar.acme.io -Dsonar.login=${t}`]),
+      ...tokenRows(
+        (g) => `sqp_${g.hex(40)}`,
+        [
+          (t) =>
+            `sonar-scanner -Dsonar.projectKey=acme-api -Dsonar.sources=src -Dsonar.host.url=https://sonar.acme.io -Dsonar.token=${t}`,
+        ],
+      ),
+      ...tokenRows(
+        (g) => `squ_${g.hex(40)}`,
+        [(t) => `SONAR_TOKEN=${t}`, (t) => `curl -u ${t}: "https://sonar.acme.io/api/projects/search?ps=100"`],
+      ),
+      ...tokenRows(
+        (g) => `sqa_${g.hex(40)}`,
+        [(t) => `mvn verify sonar:sonar -Dsonar.host.url=https://sonar.acme.io -Dsonar.login=${t}`],
+      ),
     ],
   },
   {
     kind: 'codecov-token',
     doc: 'https://docs.codecov.com/docs/codecov-tokens',
-    rows: tokenRows((g) => g.uuid(), [
-      (t) => `codecovcli upload-process -t ${t} -f coverage/lcov.info`,
-      (t) => `bash <(curl -s https://codecov.io/bash) -t ${t}`,
-      (t) => `      - uses: codecov/codecov-action@v4\n        with:\n          token: ${t}\n          files: ./coverage/lcov.info\n`,
-      (t) => `export CODECOV_TOKEN=${t}`,
-    ]),
+    rows: tokenRows(
+      (g) => g.uuid(),
+      [
+        (t) => `codecovcli upload-process -t ${t} -f coverage/lcov.info`,
+        (t) => `bash <(curl -s https://codecov.io/bash) -t ${t}`,
+        (t) =>
+          `      - uses: codecov/codecov-action@v4\n        with:\n          token: ${t}\n          files: ./coverage/lcov.info\n`,
+        (t) => `export CODECOV_TOKEN=${t}`,
+      ],
+    ),
   },
   {
     kind: 'snyk-token',
     doc: 'https://docs.snyk.io/snyk-cli/authenticate-to-use-the-cli',
-    rows: tokenRows((g) => g.uuid(), [
-      (t) => `snyk auth ${t}`,
-      (t) => `SNYK_TOKEN=${t} snyk test --all-projects --severity-threshold=high`,
-      (t) => `snyk config set api=${t}`,
-      (t) => `    env:\n      SNYK_TOKEN: ${t}\n    steps:\n      - run: snyk monitor\n`,
-    ]),
+    rows: tokenRows(
+      (g) => g.uuid(),
+      [
+        (t) => `snyk auth ${t}`,
+        (t) => `SNYK_TOKEN=${t} snyk test --all-projects --severity-threshold=high`,
+        (t) => `snyk config set api=${t}`,
+        (t) => `    env:\n      SNYK_TOKEN: ${t}\n    steps:\n      - run: snyk monitor\n`,
+      ],
+    ),
   },
   {
     kind: 'linear-api-key',
     doc: 'https://linear.app/developers/graphql#personal-api-keys',
-    rows: tokenRows((g) => `lin_api_${g.str(40)}`, [
-      (t) => `curl -X POST https://api.linear.app/graphql -H "Content-Type: application/json" -H "Authorization: ${t}" --data '{"query":"{ viewer { id name } }"}'`,
-      (t) => `LINEAR_API_KEY=${t}`,
-      (t) => `import { LinearClient } from "@linear/sdk";\n\nconst linear = new LinearClient({ apiKey: "${t}" });\n`,
-    ]),
+    rows: tokenRows(
+      (g) => `lin_api_${g.str(40)}`,
+      [
+        (t) =>
+          `curl -X POST https://api.linear.app/graphql -H "Content-Type: application/json" -H "Authorization: ${t}" --data '{"query":"{ viewer { id name } }"}'`,
+        (t) => `LINEAR_API_KEY=${t}`,
+        (t) => `import { LinearClient } from "@linear/sdk";\n\nconst linear = new LinearClient({ apiKey: "${t}" });\n`,
+      ],
+    ),
   },
   {
     kind: 'notion-token',
     doc: 'https://developers.notion.com/docs/authorization (internal integration tokens: ntn_…, legacy secret_…)',
     rows: [
-      ...tokenRows((g) => `ntn_${g.digits(11)}${g.str(35)}`, [
-        (t) => `curl https://api.notion.com/v1/users -H "Authorization: Bearer ${t}" -H "Notion-Version: 2022-06-28"`,
-        (t) => `const notion = new Client({ auth: "${t}" });`,
-        (t) =>
-          JSON.stringify({ mcpServers: { notionApi: { command: 'npx', args: ['-y', '@notionhq/notion-mcp-server'], env: { OPENAPI_MCP_HEADERS: JSON.stringify({ Authorization: `Bearer ${t}`, 'Notion-Version': '2022-06-28' }) } } } }, null, 2),
-      ]),
+      ...tokenRows(
+        (g) => `ntn_${g.digits(11)}${g.str(35)}`,
+        [
+          (t) => `curl https://api.notion.com/v1/users -H "Authorization: Bearer ${t}" -H "Notion-Version: 2022-06-28"`,
+          (t) => `const notion = new Client({ auth: "${t}" });`,
+          (t) =>
+            JSON.stringify(
+              {
+                mcpServers: {
+                  notionApi: {
+                    command: 'npx',
+                    args: ['-y', '@notionhq/notion-mcp-server'],
+                    env: {
+                      OPENAPI_MCP_HEADERS: JSON.stringify({
+                        Authorization: `Bearer ${t}`,
+                        'Notion-Version': '2022-06-28',
+                      }),
+                    },
+                  },
+                },
+              },
+              null,
+              2,
+            ),
+        ],
+      ),
       ...tokenRows((g) => `secret_${g.str(43)}`, [(t) => `NOTION_TOKEN=${t}\nNOTION_DATABASE_ID=${g0(t)}\n`]),
     ],
   },
   {
     kind: 'figma-token',
     doc: 'https://www.figma.com/developers/api#access-tokens',
-    rows: tokenRows((g) => `figd_${g.str(40, 'b64url')}`, [
-      (t) => `curl -H "X-Figma-Token: ${t}" "https://api.figma.com/v1/files/Xk3mP9qLr2TnV8wZ1bYc4d"`,
-      (t) => `FIGMA_ACCESS_TOKEN=${t}`,
-      (t) => `claude mcp add figma -e FIGMA_API_KEY=${t} -- npx -y figma-developer-mcp --stdio`,
-    ]),
+    rows: tokenRows(
+      (g) => `figd_${g.str(40, 'b64url')}`,
+      [
+        (t) => `curl -H "X-Figma-Token: ${t}" "https://api.figma.com/v1/files/Xk3mP9qLr2TnV8wZ1bYc4d"`,
+        (t) => `FIGMA_ACCESS_TOKEN=${t}`,
+        (t) => `claude mcp add figma -e FIGMA_API_KEY=${t} -- npx -y figma-developer-mcp --stdio`,
+      ],
+    ),
   },
   {
     kind: 'cloudflare-token',
     doc: 'https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/ (cfut_/cfat_/cfk_; older tokens are 40 opaque characters)',
     rows: [
-      ...tokenRows((g) => `cfut_${g.str(40)}${g.hex(8)}`, [(t) => `export CLOUDFLARE_API_TOKEN=${t}\nnpx wrangler whoami`]),
-      ...tokenRows((g) => `cfat_${g.str(40)}${g.hex(8)}`, [(t) => `CLOUDFLARE_API_TOKEN=${t} npx wrangler deploy --env production`]),
-      ...tokenRows((g) => g.str(40, 'b64url'), [
-        (t) => `curl "https://api.cloudflare.com/client/v4/user/tokens/verify" -H "Authorization: Bearer ${t}"`,
-        (t) => `provider "cloudflare" {\n  api_token = "${t}"\n}\n`,
-      ]),
-      ...tokenRows((g) => g.hex(37), [(t) => `curl -X GET "https://api.cloudflare.com/client/v4/zones" -H "X-Auth-Email: ops@acme.io" -H "X-Auth-Key: ${t}" -H "Content-Type: application/json"`]),
+      ...tokenRows(
+        (g) => `cfut_${g.str(40)}${g.hex(8)}`,
+        [(t) => `export CLOUDFLARE_API_TOKEN=${t}\nnpx wrangler whoami`],
+      ),
+      ...tokenRows(
+        (g) => `cfat_${g.str(40)}${g.hex(8)}`,
+        [(t) => `CLOUDFLARE_API_TOKEN=${t} npx wrangler deploy --env production`],
+      ),
+      ...tokenRows(
+        (g) => g.str(40, 'b64url'),
+        [
+          (t) => `curl "https://api.cloudflare.com/client/v4/user/tokens/verify" -H "Authorization: Bearer ${t}"`,
+          (t) => `provider "cloudflare" {\n  api_token = "${t}"\n}\n`,
+        ],
+      ),
+      ...tokenRows(
+        (g) => g.hex(37),
+        [
+          (t) =>
+            `curl -X GET "https://api.cloudflare.com/client/v4/zones" -H "X-Auth-Email: ops@acme.io" -H "X-Auth-Key: ${t}" -H "Content-Type: application/json"`,
+        ],
+      ),
     ],
   },
   {
     kind: 'vercel-token',
     doc: 'https://vercel.com/changelog/new-token-formats-and-secret-scanning (vcp_/vci_/vca_/vcr_/vck_; older tokens are 24 opaque characters)',
     rows: [
-      ...tokenRows((g) => `vcp_${g.str(g.int(24, 56))}`, [(t) => `vercel deploy --prod --token ${t}`, (t) => `curl -s -H "Authorization: Bearer ${t}" https://api.vercel.com/v9/projects`]),
+      ...tokenRows(
+        (g) => `vcp_${g.str(g.int(24, 56))}`,
+        [
+          (t) => `vercel deploy --prod --token ${t}`,
+          (t) => `curl -s -H "Authorization: Bearer ${t}" https://api.vercel.com/v9/projects`,
+        ],
+      ),
       ...tokenRows((g) => g.str(24), [(t) => `VERCEL_TOKEN=${t} vercel pull --yes --environment=production`]),
-      ...tokenRows((g) => `vck_${g.str(g.int(40, 56))}`, [(t) => `AI_GATEWAY_API_KEY=${t}\nAI_MODEL=anthropic/claude-sonnet-4\n`]),
+      ...tokenRows(
+        (g) => `vck_${g.str(g.int(40, 56))}`,
+        [(t) => `AI_GATEWAY_API_KEY=${t}\nAI_MODEL=anthropic/claude-sonnet-4\n`],
+      ),
     ],
   },
   {
@@ -893,17 +1279,32 @@ const PROVIDER_KINDS: SecretKind[] = [
         return { text: `curl -H "Authorization: Bearer ${t}" https://api.acme.io/v1/me`, secrets: [t] };
       },
       (g) => {
-        const t = jwt(g, { iss: 'supabase', ref: g.str(20, 'lower'), role: 'service_role', iat: 1714644672, exp: 2030220672 });
-        return { text: `SUPABASE_URL=https://${g.str(20, 'lower')}.supabase.co\nSUPABASE_SERVICE_ROLE_KEY=${t}\n`, secrets: [t] };
+        const t = jwt(g, {
+          iss: 'supabase',
+          ref: g.str(20, 'lower'),
+          role: 'service_role',
+          iat: 1714644672,
+          exp: 2030220672,
+        });
+        return {
+          text: `SUPABASE_URL=https://${g.str(20, 'lower')}.supabase.co\nSUPABASE_SERVICE_ROLE_KEY=${t}\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = jwt(g, { sub: 'u_4821', scope: 'read write', iat: 1714644672, exp: 1714648272 }, 'RS256');
         const refresh = g.str(64, 'b64url');
-        return { text: JSON.stringify({ access_token: t, token_type: 'Bearer', expires_in: 3600, refresh_token: refresh }), secrets: [t, refresh] };
+        return {
+          text: JSON.stringify({ access_token: t, token_type: 'Bearer', expires_in: 3600, refresh_token: refresh }),
+          secrets: [t, refresh],
+        };
       },
       (g) => {
         const t = jwt(g, { sub: 'jane', aud: 'acme-web', nonce: g.str(16), iat: 1714644672, exp: 1714648272 }, 'RS256');
-        return { text: `The id_token I got back from the login flow is ${t} — can you decode it and tell me why the audience check fails?`, secrets: [t] };
+        return {
+          text: `The id_token I got back from the login flow is ${t} — can you decode it and tell me why the audience check fails?`,
+          secrets: [t],
+        };
       },
     ],
   },
@@ -961,7 +1362,11 @@ const PROVIDER_KINDS: SecretKind[] = [
       const text = [
         `APNS_KEY_ID=${g.str(10, 'upperDigits')}\nAPNS_KEY="${key.text.split('\n').join('\\n')}"\n`,
         `kubectl create secret tls web-tls --cert=tls.crt --key=/dev/stdin <<'EOF'\n${key.text}\nEOF`,
-        editTool('/home/dev/acme/api/src/config/keys.ts', 'export const SIGNING_KEY = process.env.SIGNING_KEY;', `export const SIGNING_KEY = \`${key.text}\`;`),
+        editTool(
+          '/home/dev/acme/api/src/config/keys.ts',
+          'export const SIGNING_KEY = process.env.SIGNING_KEY;',
+          `export const SIGNING_KEY = \`${key.text}\`;`,
+        ),
       ][variant]!;
       return { text, secrets: key.secret };
     }),
@@ -969,11 +1374,18 @@ const PROVIDER_KINDS: SecretKind[] = [
   {
     kind: 'age-secret-key',
     doc: 'https://github.com/C2SP/C2SP/blob/main/age.md (AGE-SECRET-KEY-1 + Bech32)',
-    rows: tokenRows((g) => `AGE-SECRET-KEY-1${g.str(58, 'bech32Upper')}`, [
-      (t, g) => writeTool('/home/dev/.config/sops/age/keys.txt', `# created: ${g.isoTime()}\n# public key: age1${g.str(58, 'bech32')}\n${t}\n`),
-      (t) => `export SOPS_AGE_KEY=${t}\nsops -d secrets/prod.enc.yaml`,
-      (t) => `echo ${t} > ~/.config/sops/age/keys.txt`,
-    ]),
+    rows: tokenRows(
+      (g) => `AGE-SECRET-KEY-1${g.str(58, 'bech32Upper')}`,
+      [
+        (t, g) =>
+          writeTool(
+            '/home/dev/.config/sops/age/keys.txt',
+            `# created: ${g.isoTime()}\n# public key: age1${g.str(58, 'bech32')}\n${t}\n`,
+          ),
+        (t) => `export SOPS_AGE_KEY=${t}\nsops -d secrets/prod.enc.yaml`,
+        (t) => `echo ${t} > ~/.config/sops/age/keys.txt`,
+      ],
+    ),
   },
 ];
 
@@ -1003,7 +1415,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `psql "postgresql://app_user:${pw}@prod-db.cluster-${g.str(12, 'lowerDigits')}.us-east-1.rds.amazonaws.com:5432/app?sslmode=require" -c '\\dt'`, secrets: [pw] };
+        return {
+          text: `psql "postgresql://app_user:${pw}@prod-db.cluster-${g.str(12, 'lowerDigits')}.us-east-1.rds.amazonaws.com:5432/app?sslmode=require" -c '\\dt'`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1011,7 +1426,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `mongosh "mongodb+srv://admin:${pw}@cluster0.${g.str(5, 'lowerDigits')}.mongodb.net/test?retryWrites=true&w=majority"`, secrets: [pw] };
+        return {
+          text: `mongosh "mongodb+srv://admin:${pw}@cluster0.${g.str(5, 'lowerDigits')}.mongodb.net/test?retryWrites=true&w=majority"`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1023,11 +1441,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `services:\n  api:\n    image: acme/api:1.8.2\n    environment:\n      - DATABASE_URL=postgres://postgres:${pw}@db:5432/postgres\n    depends_on: [db]\n`, secrets: [pw] };
+        return {
+          text: `services:\n  api:\n    image: acme/api:1.8.2\n    environment:\n      - DATABASE_URL=postgres://postgres:${pw}@db:5432/postgres\n    depends_on: [db]\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `pip install --index-url https://ci:${pw}@pypi.acme.io/simple/ acme-internal==2.3.1`, secrets: [pw] };
+        return {
+          text: `pip install --index-url https://ci:${pw}@pypi.acme.io/simple/ acme-internal==2.3.1`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1035,7 +1459,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `[alembic]\nscript_location = migrations\nsqlalchemy.url = postgresql+psycopg2://etl:${pw}@warehouse:5432/analytics\n`, secrets: [pw] };
+        return {
+          text: `[alembic]\nscript_location = migrations\nsqlalchemy.url = postgresql+psycopg2://etl:${pw}@warehouse:5432/analytics\n`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1045,7 +1472,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `redis-cli -u redis://default:${pw}@redis-${g.digits(5)}.c1.us-east-1-2.ec2.cloud.redislabs.com:${g.digits(5)} PING`, secrets: [pw] };
+        return {
+          text: `redis-cli -u redis://default:${pw}@redis-${g.digits(5)}.c1.us-east-1-2.ec2.cloud.redislabs.com:${g.digits(5)} PING`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1053,7 +1483,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `cache:\n  url: rediss://:${pw}@master.acme-cache.${g.str(6, 'lowerDigits')}.use1.cache.amazonaws.com:6379\n`, secrets: [pw] };
+        return {
+          text: `cache:\n  url: rediss://:${pw}@master.acme-cache.${g.str(6, 'lowerDigits')}.use1.cache.amazonaws.com:6379\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1071,11 +1504,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const { password, pieces } = splitPassword(g, '?');
-        return { text: `DATABASE_URL=postgresql://svc:${password}@10.0.3.7:5432/orders`, secrets: [password, ...pieces] };
+        return {
+          text: `DATABASE_URL=postgresql://svc:${password}@10.0.3.7:5432/orders`,
+          secrets: [password, ...pieces],
+        };
       },
       (g) => {
         const { password, pieces } = splitPassword(g, '@');
-        return { text: `SQLALCHEMY_DATABASE_URI = "mysql+pymysql://root:${password}@localhost:3306/shop"`, secrets: [password, ...pieces] };
+        return {
+          text: `SQLALCHEMY_DATABASE_URI = "mysql+pymysql://root:${password}@localhost:3306/shop"`,
+          secrets: [password, ...pieces],
+        };
       },
       (g) => {
         const { password, pieces } = splitPassword(g, '%40');
@@ -1083,11 +1522,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const { password, pieces } = splitPassword(g, ' ');
-        return { text: `psql "postgresql://admin:${password}@db.internal:5432/app" -f migrate.sql`, secrets: [password, ...pieces] };
+        return {
+          text: `psql "postgresql://admin:${password}@db.internal:5432/app" -f migrate.sql`,
+          secrets: [password, ...pieces],
+        };
       },
       (g) => {
         const { password, pieces } = splitPassword(g, '#');
-        return { text: `MONGO_URI="mongodb://user:${password}@mongo-0.mongo:27017/app?replicaSet=rs0"`, secrets: [password, ...pieces] };
+        return {
+          text: `MONGO_URI="mongodb://user:${password}@mongo-0.mongo:27017/app?replicaSet=rs0"`,
+          secrets: [password, ...pieces],
+        };
       },
     ],
   },
@@ -1097,19 +1542,31 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `spring.datasource.url=jdbc:postgresql://db:5432/app?user=app&password=${pw}&ssl=true`, secrets: [pw] };
+        return {
+          text: `spring.datasource.url=jdbc:postgresql://db:5432/app?user=app&password=${pw}&ssl=true`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `DB_URL="jdbc:sqlserver://sql.acme.local:1433;databaseName=Sales;user=sa;password=${pw};encrypt=true;trustServerCertificate=false"`, secrets: [pw] };
+        return {
+          text: `DB_URL="jdbc:sqlserver://sql.acme.local:1433;databaseName=Sales;user=sa;password=${pw};encrypt=true;trustServerCertificate=false"`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `java -jar flyway.jar -url="jdbc:mysql://db.internal:3306/shop?user=shop&password=${pw}&useSSL=true" migrate`, secrets: [pw] };
+        return {
+          text: `java -jar flyway.jar -url="jdbc:mysql://db.internal:3306/shop?user=shop&password=${pw}&useSSL=true" migrate`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.str(16, 'b62');
-        return { text: `liquibase update --url="jdbc:oracle:thin:scott/${pw}@//ora.acme.local:1521/ORCLPDB1" --changelog-file=db/changelog.xml`, secrets: [pw] };
+        return {
+          text: `liquibase update --url="jdbc:oracle:thin:scott/${pw}@//ora.acme.local:1521/ORCLPDB1" --changelog-file=db/changelog.xml`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1119,15 +1576,24 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `SQLCONN="Driver={ODBC Driver 18 for SQL Server};Server=tcp:acme.database.windows.net,1433;Database=sales;Uid=reporting;Pwd=${pw};Encrypt=yes;"`, secrets: [pw] };
+        return {
+          text: `SQLCONN="Driver={ODBC Driver 18 for SQL Server};Server=tcp:acme.database.windows.net,1433;Database=sales;Uid=reporting;Pwd=${pw};Encrypt=yes;"`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `conn = pyodbc.connect("DRIVER={PostgreSQL Unicode};SERVER=db;PORT=5432;DATABASE=app;UID=app;PWD=${pw}")`, secrets: [pw] };
+        return {
+          text: `conn = pyodbc.connect("DRIVER={PostgreSQL Unicode};SERVER=db;PORT=5432;DATABASE=app;UID=app;PWD=${pw}")`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `[warehouse]\nDriver = SnowflakeDSIIDriver\nServer = acme.snowflakecomputing.com\nuid = etl\npwd = ${pw}\nwarehouse = COMPUTE_WH\n`, secrets: [pw] };
+        return {
+          text: `[warehouse]\nDriver = SnowflakeDSIIDriver\nServer = acme.snowflakecomputing.com\nuid = etl\npwd = ${pw}\nwarehouse = COMPUTE_WH\n`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1137,19 +1603,39 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: JSON.stringify({ ConnectionStrings: { Default: `Server=sql01;Database=Orders;User Id=orders_app;Password=${pw};TrustServerCertificate=True` } }, null, 2), secrets: [pw] };
+        return {
+          text: JSON.stringify(
+            {
+              ConnectionStrings: {
+                Default: `Server=sql01;Database=Orders;User Id=orders_app;Password=${pw};TrustServerCertificate=True`,
+              },
+            },
+            null,
+            2,
+          ),
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `using var conn = new SqlConnection("Data Source=tcp:acme.database.windows.net,1433;Initial Catalog=crm;User ID=crm;Password=${pw};");`, secrets: [pw] };
+        return {
+          text: `using var conn = new SqlConnection("Data Source=tcp:acme.database.windows.net,1433;Initial Catalog=crm;User ID=crm;Password=${pw};");`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `dotnet user-secrets set "ConnectionStrings:Db" "Host=localhost;Database=app;Username=postgres;Password=${pw}"`, secrets: [pw] };
+        return {
+          text: `dotnet user-secrets set "ConnectionStrings:Db" "Host=localhost;Database=app;Username=postgres;Password=${pw}"`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `<connectionStrings>\n  <add name="Main" connectionString="Server=db;Database=main;User Id=web;Password=${pw};" providerName="System.Data.SqlClient" />\n</connectionStrings>`, secrets: [pw] };
+        return {
+          text: `<connectionStrings>\n  <add name="Main" connectionString="Server=db;Database=main;User Id=web;Password=${pw};" providerName="System.Data.SqlClient" />\n</connectionStrings>`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1163,11 +1649,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `curl --user "ci-bot:${pw}" -X POST "https://nexus.acme.io/service/rest/v1/components?repository=maven-releases" -F maven2.asset1=@app.jar`, secrets: [pw] };
+        return {
+          text: `curl --user "ci-bot:${pw}" -X POST "https://nexus.acme.io/service/rest/v1/components?repository=maven-releases" -F maven2.asset1=@app.jar`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `curl -fsSL -u deploy:${pw} -T app-1.4.2.war https://artifactory.acme.io/artifactory/libs-release/app/1.4.2/app-1.4.2.war`, secrets: [pw] };
+        return {
+          text: `curl -fsSL -u deploy:${pw} -T app-1.4.2.war https://artifactory.acme.io/artifactory/libs-release/app/1.4.2/app-1.4.2.war`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1182,13 +1674,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
   {
     kind: 'bearer-header',
     doc: 'https://datatracker.ietf.org/doc/html/rfc6750#section-2.1',
-    rows: tokenRows((g) => g.opaque(), [
-      (t) => `curl -H 'Authorization: Bearer ${t}' https://api.acme.io/v2/orders?status=open`,
-      (t) => `curl -sS -X POST https://hooks.acme.io/deploy -H "authorization: bearer ${t}" -d '{"ref":"main"}'`,
-      (t) => `const res = await fetch(url, { headers: { Authorization: "Bearer ${t}", Accept: "application/json" } });`,
-      (t) => `http GET api.acme.io/me "Authorization:Bearer ${t}"`,
-      (t) => `resp = requests.get(f"{BASE}/v1/reports", headers={"Authorization": "Bearer ${t}"}, timeout=10)`,
-    ]),
+    rows: tokenRows(
+      (g) => g.opaque(),
+      [
+        (t) => `curl -H 'Authorization: Bearer ${t}' https://api.acme.io/v2/orders?status=open`,
+        (t) => `curl -sS -X POST https://hooks.acme.io/deploy -H "authorization: bearer ${t}" -d '{"ref":"main"}'`,
+        (t) =>
+          `const res = await fetch(url, { headers: { Authorization: "Bearer ${t}", Accept: "application/json" } });`,
+        (t) => `http GET api.acme.io/me "Authorization:Bearer ${t}"`,
+        (t) => `resp = requests.get(f"{BASE}/v1/reports", headers={"Authorization": "Bearer ${t}"}, timeout=10)`,
+      ],
+    ),
   },
   {
     kind: 'basic-auth-header',
@@ -1212,30 +1708,45 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const cred = b64(`alice:${g.password()}`);
-        return { text: `curl -x http://proxy.corp.acme.io:3128 -H "Proxy-Authorization: Basic ${cred}" https://pypi.org/simple/requests/`, secrets: [cred] };
+        return {
+          text: `curl -x http://proxy.corp.acme.io:3128 -H "Proxy-Authorization: Basic ${cred}" https://pypi.org/simple/requests/`,
+          secrets: [cred],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `curl --proxy-user alice:${pw} -x http://proxy.corp.acme.io:8080 https://registry.npmjs.org/`, secrets: [pw] };
+        return {
+          text: `curl --proxy-user alice:${pw} -x http://proxy.corp.acme.io:8080 https://registry.npmjs.org/`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `export https_proxy=http://alice:${pw}@proxy.corp.acme.io:8080\nexport no_proxy=localhost,127.0.0.1,.acme.internal`, secrets: [pw] };
+        return {
+          text: `export https_proxy=http://alice:${pw}@proxy.corp.acme.io:8080\nexport no_proxy=localhost,127.0.0.1,.acme.internal`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = g.opaque();
-        return { text: `CONNECT api.openai.com:443 HTTP/1.1\r\nHost: api.openai.com:443\r\nProxy-Authorization: Bearer ${t}\r\n\r\n`, secrets: [t] };
+        return {
+          text: `CONNECT api.openai.com:443 HTTP/1.1\r\nHost: api.openai.com:443\r\nProxy-Authorization: Bearer ${t}\r\n\r\n`,
+          secrets: [t],
+        };
       },
     ],
   },
   {
     kind: 'curl-oauth2-bearer',
     doc: 'https://curl.se/docs/manpage.html#--oauth2-bearer',
-    rows: tokenRows((g) => g.opaque(), [
-      (t) => `curl --oauth2-bearer ${t} https://graph.microsoft.com/v1.0/me`,
-      (t) => `curl -s --oauth2-bearer "${t}" --url "imaps://imap.gmail.com/INBOX" --user "jane@acme.io"`,
-      (t) => `curl -sS --oauth2-bearer ${t} -X DELETE https://api.acme.io/v1/sessions/42`,
-    ]),
+    rows: tokenRows(
+      (g) => g.opaque(),
+      [
+        (t) => `curl --oauth2-bearer ${t} https://graph.microsoft.com/v1.0/me`,
+        (t) => `curl -s --oauth2-bearer "${t}" --url "imaps://imap.gmail.com/INBOX" --user "jane@acme.io"`,
+        (t) => `curl -sS --oauth2-bearer ${t} -X DELETE https://api.acme.io/v1/sessions/42`,
+      ],
+    ),
   },
   {
     kind: 'mysql-password-flag',
@@ -1247,7 +1758,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.str(g.int(12, 20), 'pw');
-        return { text: `mysqldump -uadmin -p${pw} --single-transaction --routines shop > shop-$(date +%F).sql`, secrets: [pw] };
+        return {
+          text: `mysqldump -uadmin -p${pw} --single-transaction --routines shop > shop-$(date +%F).sql`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1255,7 +1769,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `mysql --user=app --password=${pw} --host=db.internal app -e 'select count(*) from orders'`, secrets: [pw] };
+        return {
+          text: `mysql --user=app --password=${pw} --host=db.internal app -e 'select count(*) from orders'`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1277,7 +1794,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `echo "db.internal:5432:app:app_user:${pw}" >> ~/.pgpass && chmod 600 ~/.pgpass`, secrets: [pw] };
+        return {
+          text: `echo "db.internal:5432:app:app_user:${pw}" >> ~/.pgpass && chmod 600 ~/.pgpass`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1309,7 +1829,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `mongosh --host mongo.internal -u admin -p ${pw} --authenticationDatabase admin`, secrets: [pw] };
+        return {
+          text: `mongosh --host mongo.internal -u admin -p ${pw} --authenticationDatabase admin`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1317,11 +1840,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `mongodump --uri mongodb://localhost:27017 -u backup --password=${pw} --out /backups/$(date +%F)`, secrets: [pw] };
+        return {
+          text: `mongodump --uri mongodb://localhost:27017 -u backup --password=${pw} --out /backups/$(date +%F)`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `mongoimport --username etl --password ${pw} --db analytics --collection events --file events.json`, secrets: [pw] };
+        return {
+          text: `mongoimport --username etl --password ${pw} --db analytics --collection events --file events.json`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1361,7 +1890,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `docker run --rm --entrypoint htpasswd httpd:2 -Bbn registry ${pw} > auth/htpasswd`, secrets: [pw] };
+        return {
+          text: `docker run --rm --entrypoint htpasswd httpd:2 -Bbn registry ${pw} > auth/htpasswd`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1371,7 +1903,13 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: writeTool('/home/dev/acme/api/.env', `APP_ENV=production\nDB_HOST=${g.host()}\nDB_USER=api\nDB_PASSWORD=${pw}\nDB_NAME=api\n`), secrets: [pw] };
+        return {
+          text: writeTool(
+            '/home/dev/acme/api/.env',
+            `APP_ENV=production\nDB_HOST=${g.host()}\nDB_USER=api\nDB_PASSWORD=${pw}\nDB_NAME=api\n`,
+          ),
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = g.opaque();
@@ -1395,7 +1933,14 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const t = g.str(50, 'django');
-        return { text: editTool('/home/dev/acme/site/settings.py', "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']", `SECRET_KEY = '${t}'`), secrets: [t] };
+        return {
+          text: editTool(
+            '/home/dev/acme/site/settings.py',
+            "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']",
+            `SECRET_KEY = '${t}'`,
+          ),
+          secrets: [t],
+        };
       },
       (g) => {
         const t = g.opaque();
@@ -1421,7 +1966,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `database:\n  host: ${g.host()}\n  port: 5432\n  username: app\n  password: ${pw}\n`, secrets: [pw] };
+        return {
+          text: `database:\n  host: ${g.host()}\n  port: 5432\n  username: app\n  password: ${pw}\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1429,11 +1977,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const t = g.str(40, 'b64url');
-        return { text: `oauth:\n  client_id: ${g.hex(20)}\n  client_secret: ${t}\n  redirect_uri: https://app.acme.io/callback\n`, secrets: [t] };
+        return {
+          text: `oauth:\n  client_id: ${g.hex(20)}\n  client_secret: ${t}\n  redirect_uri: https://app.acme.io/callback\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_USER: app\n      POSTGRES_PASSWORD: ${pw}\n`, secrets: [pw] };
+        return {
+          text: `services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_USER: app\n      POSTGRES_PASSWORD: ${pw}\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1456,11 +2010,31 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const t = g.opaque();
-        return { text: JSON.stringify({ Logging: { LogLevel: { Default: 'Warning' } }, Payments: { ApiKey: t, BaseUrl: 'https://api.payments.example' } }, null, 2), secrets: [t] };
+        return {
+          text: JSON.stringify(
+            {
+              Logging: { LogLevel: { Default: 'Warning' } },
+              Payments: { ApiKey: t, BaseUrl: 'https://api.payments.example' },
+            },
+            null,
+            2,
+          ),
+          secrets: [t],
+        };
       },
       (g) => {
         const t = `GOCSPX-${g.str(28, 'b64url')}`;
-        return { text: JSON.stringify({ installed: { client_id: `${g.digits(12)}-${g.str(32, 'lowerDigits')}.apps.googleusercontent.com`, project_id: 'acme-tools', client_secret: t, redirect_uris: ['http://localhost'] } }), secrets: [t] };
+        return {
+          text: JSON.stringify({
+            installed: {
+              client_id: `${g.digits(12)}-${g.str(32, 'lowerDigits')}.apps.googleusercontent.com`,
+              project_id: 'acme-tools',
+              client_secret: t,
+              redirect_uris: ['http://localhost'],
+            },
+          }),
+          secrets: [t],
+        };
       },
       (g) => {
         const t = g.opaque();
@@ -1468,7 +2042,14 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const t = g.str(32, 'b62');
-        return { text: JSON.stringify({ webhooks: [{ url: 'https://api.acme.io/hooks/github', events: ['push'], secret: t }] }, null, 2), secrets: [t] };
+        return {
+          text: JSON.stringify(
+            { webhooks: [{ url: 'https://api.acme.io/hooks/github', events: ['push'], secret: t }] },
+            null,
+            2,
+          ),
+          secrets: [t],
+        };
       },
     ],
   },
@@ -1482,19 +2063,31 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `<property name="hibernate.connection.username">app</property>\n<property name="hibernate.connection.password">${pw}</property>`, secrets: [pw] };
+        return {
+          text: `<property name="hibernate.connection.username">app</property>\n<property name="hibernate.connection.password">${pw}</property>`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = g.opaque();
-        return { text: `<service>\n  <endpoint>https://api.acme.io</endpoint>\n  <apiKey>${t}</apiKey>\n</service>`, secrets: [t] };
+        return {
+          text: `<service>\n  <endpoint>https://api.acme.io</endpoint>\n  <apiKey>${t}</apiKey>\n</service>`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = g.opaque();
-        return { text: `<appSettings>\n  <add key="Environment" value="Production" />\n  <add key="PaymentsSecretKey" value="${t}" />\n</appSettings>`, secrets: [t] };
+        return {
+          text: `<appSettings>\n  <add key="Environment" value="Production" />\n  <add key="PaymentsSecretKey" value="${t}" />\n</appSettings>`,
+          secrets: [t],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `<properties>\n  <entry key="jdbc.user">app</entry>\n  <entry key="jdbc.password">${pw}</entry>\n</properties>`, secrets: [pw] };
+        return {
+          text: `<properties>\n  <entry key="jdbc.user">app</entry>\n  <entry key="jdbc.password">${pw}</entry>\n</properties>`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1504,23 +2097,52 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = b64(g.password());
-        return { text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: prod\ntype: Opaque\ndata:\n  username: ${b64('app')}\n  password: ${pw}\n`, secrets: [pw] };
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: prod\ntype: Opaque\ndata:\n  username: ${b64('app')}\n  password: ${pw}\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = b64(g.opaque());
-        return { text: `kubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\ntype: Opaque\ndata:\n  api-key: ${t}\nEOF`, secrets: [t] };
+        return {
+          text: `kubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\ntype: Opaque\ndata:\n  api-key: ${t}\nEOF`,
+          secrets: [t],
+        };
       },
       (g) => {
-        const cfg = b64(JSON.stringify({ auths: { 'registry.acme.io': { username: 'ci', password: g.password(), auth: b64(`ci:${g.password()}`) } } }));
-        return { text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: ${cfg}\n`, secrets: [cfg] };
+        const cfg = b64(
+          JSON.stringify({
+            auths: { 'registry.acme.io': { username: 'ci', password: g.password(), auth: b64(`ci:${g.password()}`) } },
+          }),
+        );
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: ${cfg}\n`,
+          secrets: [cfg],
+        };
       },
       (g) => {
         const key = b64(`${pemKey(g, 'pkcs8').text}\n`);
-        return { text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\ntype: kubernetes.io/tls\ndata:\n  tls.crt: ${b64(`-----BEGIN CERTIFICATE-----\n${g.str(64, 'b64')}\n-----END CERTIFICATE-----\n`)}\n  tls.key: ${key}\n`, secrets: [key] };
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\ntype: kubernetes.io/tls\ndata:\n  tls.crt: ${b64(`-----BEGIN CERTIFICATE-----\n${g.str(64, 'b64')}\n-----END CERTIFICATE-----\n`)}\n  tls.key: ${key}\n`,
+          secrets: [key],
+        };
       },
       (g) => {
-        const t = b64(jwt(g, { iss: 'kubernetes/serviceaccount', 'kubernetes.io/serviceaccount/namespace': 'ci', sub: 'system:serviceaccount:ci:deployer' }, 'RS256'));
-        return { text: `$ kubectl get secret deployer-token -n ci -o yaml\napiVersion: v1\ndata:\n  namespace: ${b64('ci')}\n  token: ${t}\nkind: Secret\nmetadata:\n  name: deployer-token\n  namespace: ci\ntype: kubernetes.io/service-account-token\n`, secrets: [t] };
+        const t = b64(
+          jwt(
+            g,
+            {
+              iss: 'kubernetes/serviceaccount',
+              'kubernetes.io/serviceaccount/namespace': 'ci',
+              sub: 'system:serviceaccount:ci:deployer',
+            },
+            'RS256',
+          ),
+        );
+        return {
+          text: `$ kubectl get secret deployer-token -n ci -o yaml\napiVersion: v1\ndata:\n  namespace: ${b64('ci')}\n  token: ${t}\nkind: Secret\nmetadata:\n  name: deployer-token\n  namespace: ci\ntype: kubernetes.io/service-account-token\n`,
+          secrets: [t],
+        };
       },
     ],
   },
@@ -1530,15 +2152,24 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\nstringData:\n  username: app\n  password: ${pw}\n`, secrets: [pw] };
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\nstringData:\n  username: app\n  password: ${pw}\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = g.opaque();
-        return { text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-config\nstringData:\n  config.yaml: |\n    logLevel: info\n    apiKey: ${t}\n`, secrets: [t] };
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-config\nstringData:\n  config.yaml: |\n    logLevel: info\n    apiKey: ${t}\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = g.opaque();
-        return { text: `stringData:\n  SENTRY_DSN: https://public@o1.ingest.sentry.io/1\n  STRIPE_KEY: "${t}"\n`, secrets: [t] };
+        return {
+          text: `stringData:\n  SENTRY_DSN: https://public@o1.ingest.sentry.io/1\n  STRIPE_KEY: "${t}"\n`,
+          secrets: [t],
+        };
       },
     ],
   },
@@ -1549,15 +2180,24 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       (g) => {
         const t = g.opaque();
         const pw = g.password();
-        return { text: `kubectl create secret generic app-secrets --from-literal=API_TOKEN=${t} --from-literal=DB_PASS=${pw} -n prod`, secrets: [t, pw] };
+        return {
+          text: `kubectl create secret generic app-secrets --from-literal=API_TOKEN=${t} --from-literal=DB_PASS=${pw} -n prod`,
+          secrets: [t, pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `kubectl -n monitoring create secret generic grafana-admin --from-literal=admin-user=admin --from-literal=admin-password='${pw}'`, secrets: [pw] };
+        return {
+          text: `kubectl -n monitoring create secret generic grafana-admin --from-literal=admin-user=admin --from-literal=admin-password='${pw}'`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `kubectl create secret docker-registry regcred --docker-server=registry.acme.io --docker-username=ci --docker-password=${pw} --docker-email=ci@acme.io`, secrets: [pw] };
+        return {
+          text: `kubectl create secret docker-registry regcred --docker-server=registry.acme.io --docker-username=ci --docker-password=${pw} --docker-email=ci@acme.io`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1567,19 +2207,31 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const t = `NpmToken.${g.uuid()}`;
-        return { text: `registry=https://nexus.acme.io/repository/npm-group/\n//nexus.acme.io/repository/npm-group/:_authToken=${t}\n`, secrets: [t] };
+        return {
+          text: `registry=https://nexus.acme.io/repository/npm-group/\n//nexus.acme.io/repository/npm-group/:_authToken=${t}\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = b64(`ci:${g.password()}`);
-        return { text: writeTool('/home/dev/acme/web/.npmrc', `registry=https://npm.acme.io/\n_auth=${t}\nalways-auth=true\n`), secrets: [t] };
+        return {
+          text: writeTool('/home/dev/acme/web/.npmrc', `registry=https://npm.acme.io/\n_auth=${t}\nalways-auth=true\n`),
+          secrets: [t],
+        };
       },
       (g) => {
         const t = b64(g.password());
-        return { text: `//artifactory.acme.io/artifactory/api/npm/npm/:username=ci\n//artifactory.acme.io/artifactory/api/npm/npm/:_password=${t}\n//artifactory.acme.io/artifactory/api/npm/npm/:email=ci@acme.io\n`, secrets: [t] };
+        return {
+          text: `//artifactory.acme.io/artifactory/api/npm/npm/:username=ci\n//artifactory.acme.io/artifactory/api/npm/npm/:_password=${t}\n//artifactory.acme.io/artifactory/api/npm/npm/:email=ci@acme.io\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = `cmVmdGtuOjAxOj${g.str(50, 'b62')}`;
-        return { text: `@acme:registry=https://acme.jfrog.io/artifactory/api/npm/npm-local/\n//acme.jfrog.io/artifactory/api/npm/npm-local/:_authToken=${t}\n`, secrets: [t] };
+        return {
+          text: `@acme:registry=https://acme.jfrog.io/artifactory/api/npm/npm-local/\n//acme.jfrog.io/artifactory/api/npm/npm-local/:_authToken=${t}\n`,
+          secrets: [t],
+        };
       },
     ],
   },
@@ -1589,11 +2241,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `[distutils]\nindex-servers =\n    internal\n\n[internal]\nrepository = https://pypi.acme.io/\nusername = ci\npassword = ${pw}\n`, secrets: [pw] };
+        return {
+          text: `[distutils]\nindex-servers =\n    internal\n\n[internal]\nrepository = https://pypi.acme.io/\nusername = ci\npassword = ${pw}\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const t = pypiToken(g);
-        return { text: writeTool('/home/dev/.pypirc', `[testpypi]\nusername = __token__\npassword = ${t}\n`), secrets: [t] };
+        return {
+          text: writeTool('/home/dev/.pypirc', `[testpypi]\nusername = __token__\npassword = ${t}\n`),
+          secrets: [t],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1614,11 +2272,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const t = ghp(g);
-        return { text: `dotnet nuget add source https://nuget.pkg.github.com/acme/index.json -n github -u acme-bot -p ${t} --store-password-in-clear-text`, secrets: [t] };
+        return {
+          text: `dotnet nuget add source https://nuget.pkg.github.com/acme/index.json -n github -u acme-bot -p ${t} --store-password-in-clear-text`,
+          secrets: [t],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `nuget sources add -Name internal -Source https://nuget.acme.io/v3/index.json -Username ci -Password ${pw}`, secrets: [pw] };
+        return {
+          text: `nuget sources add -Name internal -Source https://nuget.acme.io/v3/index.json -Username ci -Password ${pw}`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1628,15 +2292,27 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `<settings>\n  <servers>\n    <server>\n      <id>nexus-releases</id>\n      <username>deployment</username>\n      <password>${pw}</password>\n    </server>\n  </servers>\n</settings>\n`, secrets: [pw] };
+        return {
+          text: `<settings>\n  <servers>\n    <server>\n      <id>nexus-releases</id>\n      <username>deployment</username>\n      <password>${pw}</password>\n    </server>\n  </servers>\n</settings>\n`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `<server>\n  <id>ssh-repo</id>\n  <username>deploy</username>\n  <privateKey>\${user.home}/.ssh/id_ed25519</privateKey>\n  <passphrase>${pw}</passphrase>\n</server>`, secrets: [pw] };
+        return {
+          text: `<server>\n  <id>ssh-repo</id>\n  <username>deploy</username>\n  <privateKey>\${user.home}/.ssh/id_ed25519</privateKey>\n  <passphrase>${pw}</passphrase>\n</server>`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: writeTool('/home/dev/.m2/settings.xml', `<settings>\n  <mirrors>\n    <mirror><id>central-proxy</id><url>https://nexus.acme.io/repository/maven-public/</url><mirrorOf>central</mirrorOf></mirror>\n  </mirrors>\n  <servers>\n    <server><id>central-proxy</id><username>ci</username><password>${pw}</password></server>\n  </servers>\n</settings>\n`), secrets: [pw] };
+        return {
+          text: writeTool(
+            '/home/dev/.m2/settings.xml',
+            `<settings>\n  <mirrors>\n    <mirror><id>central-proxy</id><url>https://nexus.acme.io/repository/maven-public/</url><mirrorOf>central</mirrorOf></mirror>\n  </mirrors>\n  <servers>\n    <server><id>central-proxy</id><username>ci</username><password>${pw}</password></server>\n  </servers>\n</settings>\n`,
+          ),
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1646,7 +2322,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const s = g.str(32, 'lowerDigits');
-        return { text: `curl -b 'sessionid=${s}; csrftoken=${g.str(32)}' https://admin.acme.io/admin/orders/`, secrets: [s] };
+        return {
+          text: `curl -b 'sessionid=${s}; csrftoken=${g.str(32)}' https://admin.acme.io/admin/orders/`,
+          secrets: [s],
+        };
       },
       (g) => {
         const s = `s%3A${g.str(32, 'b64url')}.${g.str(43, 'b64')}`;
@@ -1654,11 +2333,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const s = g.str(43, 'b64url');
-        return { text: `HTTP/2 200\ncontent-type: text/html\nset-cookie: __Host-session=${s}; Path=/; Secure; HttpOnly; SameSite=Lax\n`, secrets: [s] };
+        return {
+          text: `HTTP/2 200\ncontent-type: text/html\nset-cookie: __Host-session=${s}; Path=/; Secure; HttpOnly; SameSite=Lax\n`,
+          secrets: [s],
+        };
       },
       (g) => {
         const s = g.str(40, 'b64url');
-        return { text: `# Netscape HTTP Cookie File\n.acme.io\tTRUE\t/\tTRUE\t1767225600\tsession\t${s}\n.acme.io\tTRUE\t/\tFALSE\t1767225600\tlocale\ten-US\n`, secrets: [s] };
+        return {
+          text: `# Netscape HTTP Cookie File\n.acme.io\tTRUE\t/\tTRUE\t1767225600\tsession\t${s}\n.acme.io\tTRUE\t/\tFALSE\t1767225600\tlocale\ten-US\n`,
+          secrets: [s],
+        };
       },
       (g) => {
         const s = g.str(26, 'lowerDigits');
@@ -1672,7 +2357,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pass = g.hex(8);
-        return { text: `export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${g.hex(8)}:${pass}\nbundle install`, secrets: [pass] };
+        return {
+          text: `export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${g.hex(8)}:${pass}\nbundle install`,
+          secrets: [pass],
+        };
       },
       (g) => {
         const pass = g.hex(8);
@@ -1694,11 +2382,17 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const t = g.uuid();
-        return { text: `machine api.heroku.com\n  login dev@acme.io\n  password ${t}\nmachine git.heroku.com\n  login dev@acme.io\n  password ${t}\n`, secrets: [t] };
+        return {
+          text: `machine api.heroku.com\n  login dev@acme.io\n  password ${t}\nmachine git.heroku.com\n  login dev@acme.io\n  password ${t}\n`,
+          secrets: [t],
+        };
       },
       (g) => {
         const t = ghp(g);
-        return { text: `echo "machine github.com login acme-bot password ${t}" >> ~/.netrc && chmod 600 ~/.netrc`, secrets: [t] };
+        return {
+          text: `echo "machine github.com login acme-bot password ${t}" >> ~/.netrc && chmod 600 ~/.netrc`,
+          secrets: [t],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1712,7 +2406,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `sshpass -p '${pw}' ssh -o StrictHostKeyChecking=no deploy@10.0.4.12 'sudo systemctl restart app'`, secrets: [pw] };
+        return {
+          text: `sshpass -p '${pw}' ssh -o StrictHostKeyChecking=no deploy@10.0.4.12 'sudo systemctl restart app'`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
@@ -1720,7 +2417,10 @@ const STRUCTURAL_KINDS: SecretKind[] = [
       },
       (g) => {
         const pw = g.password();
-        return { text: `sshpass -p "${pw}" rsync -avz --delete dist/ www@web01.acme.internal:/var/www/html/`, secrets: [pw] };
+        return {
+          text: `sshpass -p "${pw}" rsync -avz --delete dist/ www@web01.acme.internal:/var/www/html/`,
+          secrets: [pw],
+        };
       },
     ],
   },
@@ -1730,15 +2430,24 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const pw = g.password();
-        return { text: `openssl pkcs12 -export -in cert.pem -inkey key.pem -out bundle.p12 -passout pass:${pw}`, secrets: [pw] };
+        return {
+          text: `openssl pkcs12 -export -in cert.pem -inkey key.pem -out bundle.p12 -passout pass:${pw}`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `keytool -importkeystore -srckeystore bundle.p12 -srcstoretype PKCS12 -destkeystore app.jks -deststorepass ${pw} -srcstorepass ${pw}`, secrets: [pw] };
+        return {
+          text: `keytool -importkeystore -srckeystore bundle.p12 -srcstoretype PKCS12 -destkeystore app.jks -deststorepass ${pw} -srcstorepass ${pw}`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.password();
-        return { text: `gpg --batch --yes --pinentry-mode loopback --passphrase '${pw}' -d backup.tar.gz.gpg | tar xz`, secrets: [pw] };
+        return {
+          text: `gpg --batch --yes --pinentry-mode loopback --passphrase '${pw}' -d backup.tar.gz.gpg | tar xz`,
+          secrets: [pw],
+        };
       },
       (g) => {
         const pw = g.str(g.int(10, 16), 'b62');
@@ -1756,11 +2465,20 @@ const STRUCTURAL_KINDS: SecretKind[] = [
     rows: [
       (g) => {
         const k = `${g.str(43, 'b64')}=`;
-        return { text: writeTool('/etc/wireguard/wg0.conf', `[Interface]\nPrivateKey = ${k}\nAddress = 10.8.0.2/24\nDNS = 10.8.0.1\n\n[Peer]\nPublicKey = ${g.str(43, 'b64')}=\nEndpoint = vpn.acme.io:51820\nAllowedIPs = 10.8.0.0/24\n`), secrets: [k] };
+        return {
+          text: writeTool(
+            '/etc/wireguard/wg0.conf',
+            `[Interface]\nPrivateKey = ${k}\nAddress = 10.8.0.2/24\nDNS = 10.8.0.1\n\n[Peer]\nPublicKey = ${g.str(43, 'b64')}=\nEndpoint = vpn.acme.io:51820\nAllowedIPs = 10.8.0.0/24\n`,
+          ),
+          secrets: [k],
+        };
       },
       (g) => {
         const k = `${g.str(43, 'b64')}=`;
-        return { text: `wg set wg0 private-key <(echo ${k}) peer ${g.str(43, 'b64')}= allowed-ips 10.8.0.0/24`, secrets: [k] };
+        return {
+          text: `wg set wg0 private-key <(echo ${k}) peer ${g.str(43, 'b64')}= allowed-ips 10.8.0.0/24`,
+          secrets: [k],
+        };
       },
       (g) => {
         const k = `${g.str(43, 'b64')}=`;
@@ -1793,13 +2511,19 @@ const CLEAN_KINDS: CleanKind[] = [
       () => 'curl -H "Authorization: Bearer <token>" https://api.acme.io/v1/me',
       () => 'SECRET_KEY=your-secret-key-here',
       () => 'ANTHROPIC_API_KEY=sk-ant-...',
-      () => `aws configure set aws_access_key_id ${'AKIA'}IOSFODNN7${'EXAMPLE'}\naws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCY${'EXAMPLE'}KEY`,
-      () => '"ConnectionStrings": { "Default": "Server=myServerAddress;Database=myDataBase;User Id=myUsername;Password=myPassword;" }',
+      () =>
+        `aws configure set aws_access_key_id ${'AKIA'}IOSFODNN7${'EXAMPLE'}\naws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCY${'EXAMPLE'}KEY`,
+      () =>
+        '"ConnectionStrings": { "Default": "Server=myServerAddress;Database=myDataBase;User Id=myUsername;Password=myPassword;" }',
       () => 'DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/DATABASE',
       () => 'MONGO_URI=mongodb://<username>:<password>@cluster0.mongodb.net/<dbname>',
       () => 'token: example',
       () => 'password: ""\napi_key: null\n',
-      () => writeTool('/home/dev/acme/api/.env.example', 'DB_HOST=localhost\nDB_USER=app\nDB_PASSWORD=\nJWT_SECRET=\nSENTRY_DSN=\n'),
+      () =>
+        writeTool(
+          '/home/dev/acme/api/.env.example',
+          'DB_HOST=localhost\nDB_USER=app\nDB_PASSWORD=\nJWT_SECRET=\nSENTRY_DSN=\n',
+        ),
     ],
   },
   {
@@ -1811,7 +2535,8 @@ const CLEAN_KINDS: CleanKind[] = [
       () => 'mysql -u root -p$MYSQL_ROOT_PASSWORD -e "SHOW DATABASES;"',
       () => 'PGPASSWORD=$(cat /run/secrets/pg_password) psql -h db -U app app',
       () => 'DATABASE_URL=postgres://app:${DB_PASS}@db:5432/app',
-      () => 'curl -H "Authorization: Bearer $(gcloud auth print-access-token)" https://run.googleapis.com/v2/projects/acme/locations/us-central1/services',
+      () =>
+        'curl -H "Authorization: Bearer $(gcloud auth print-access-token)" https://run.googleapis.com/v2/projects/acme/locations/us-central1/services',
       () => 'env:\n  - name: API_TOKEN\n    value: {{ .Values.api.token | quote }}\n',
       () => '- name: create db user\n  mysql_user:\n    name: app\n    password: "{{ vault_mysql_password }}"\n',
       () => 'services:\n  api:\n    environment:\n      - API_KEY=${API_KEY:?API_KEY must be set}\n',
@@ -1835,8 +2560,10 @@ const CLEAN_KINDS: CleanKind[] = [
       () => 'TOKEN=abcdefghijklmnopqrstuvwxyz',
       () => `SLACK_BOT_TOKEN=xoxb-${'x'.repeat(12)}-${'x'.repeat(13)}-${'x'.repeat(24)}`,
       () => `GOOGLE_API_KEY=AIza${'X'.repeat(35)}`,
-      () => '      Name                    Value             Type    Location\n      ----                    -----             ----    --------\n   profile                <not set>             None    None\naccess_key     ****************QX7Z shared-credentials-file\nsecret_key     ****************f3Kp shared-credentials-file\n    region                us-east-1      config-file    ~/.aws/config\n',
-      () => `github.com\n  ✓ Logged in to github.com account dev-jane (keyring)\n  - Active account: true\n  - Git operations protocol: https\n  - Token: gho_${'*'.repeat(36)}\n  - Token scopes: 'gist', 'read:org', 'repo'\n`,
+      () =>
+        '      Name                    Value             Type    Location\n      ----                    -----             ----    --------\n   profile                <not set>             None    None\naccess_key     ****************QX7Z shared-credentials-file\nsecret_key     ****************f3Kp shared-credentials-file\n    region                us-east-1      config-file    ~/.aws/config\n',
+      () =>
+        `github.com\n  ✓ Logged in to github.com account dev-jane (keyring)\n  - Active account: true\n  - Git operations protocol: https\n  - Token: gho_${'*'.repeat(36)}\n  - Token scopes: 'gist', 'read:org', 'repo'\n`,
       () => `OPENAI_API_KEY=sk-proj-${'0'.repeat(48)}`,
       () => 'client_secret: 0000000000000000000000000000000000000000',
     ],
@@ -1844,9 +2571,12 @@ const CLEAN_KINDS: CleanKind[] = [
   {
     kind: 'secret-reference',
     rows: [
-      () => 'env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password\n',
-      () => 'secrets:\n  db_password:\n    file: ./secrets/db_password.txt\nservices:\n  db:\n    environment:\n      POSTGRES_PASSWORD_FILE: /run/secrets/db_password\n',
-      () => 'aws secretsmanager get-secret-value --secret-id prod/app/db --query SecretString --output text | jq -r .password',
+      () =>
+        'env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password\n',
+      () =>
+        'secrets:\n  db_password:\n    file: ./secrets/db_password.txt\nservices:\n  db:\n    environment:\n      POSTGRES_PASSWORD_FILE: /run/secrets/db_password\n',
+      () =>
+        'aws secretsmanager get-secret-value --secret-id prod/app/db --query SecretString --output text | jq -r .password',
       () => 'op read "op://Engineering/Postgres Prod/password"',
       () => 'vault kv get -field=password secret/app/db',
       () => 'gcloud secrets versions access latest --secret=stripe-api-key --project=acme-prod',
@@ -1864,7 +2594,8 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'password-prompt-or-stdin',
     rows: [
       () => 'echo "$CR_PAT" | docker login ghcr.io -u acme-bot --password-stdin',
-      (g) => `aws ecr get-login-password --region us-east-1 | docker login --username AWS --password-stdin ${g.account()}.dkr.ecr.us-east-1.amazonaws.com`,
+      (g) =>
+        `aws ecr get-login-password --region us-east-1 | docker login --username AWS --password-stdin ${g.account()}.dkr.ecr.us-east-1.amazonaws.com`,
       () => 'mysql -u root -p -h 127.0.0.1 shop',
       () => 'psql -h db.internal -U postgres -W app',
       () => 'read -rs DB_PASSWORD && export DB_PASSWORD',
@@ -1883,17 +2614,20 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'url-no-credentials',
     rows: [
       (g) => `open https://github.com/acme/web/pull/1423/files#diff-${g.hex(64)}`,
-      () => 'curl -s "https://api.github.com/search/repositories?q=language:typescript+stars:>1000&sort=stars&order=desc&per_page=10"',
+      () =>
+        'curl -s "https://api.github.com/search/repositories?q=language:typescript+stars:>1000&sort=stars&order=desc&per_page=10"',
       (g) => `curl -O https://${g.str(14, 'lowerDigits')}.cloudfront.net/assets/app.${g.hex(8)}.js`,
       (g) => `gsutil cp gs://acme-builds/${sha(g)}/app.tar.gz .`,
       () => 'psql postgres://db.internal:5432/app -c "select now()"',
       () => 'REDIS_URL=redis://cache:6379/0',
-      () => 'MONGO_URL=mongodb://mongo-0.mongo,mongo-1.mongo,mongo-2.mongo:27017/app?replicaSet=rs0&readPreference=secondaryPreferred',
+      () =>
+        'MONGO_URL=mongodb://mongo-0.mongo,mongo-1.mongo,mongo-2.mongo:27017/app?replicaSet=rs0&readPreference=secondaryPreferred',
       () => 'See https://docs.python.org/3/library/secrets.html#secrets.token_urlsafe for generating tokens.',
       (g) => `yt-dlp "https://www.youtube.com/watch?v=${g.str(11, 'b64url')}&t=42s"`,
       () => 'git clone https://github.com/acme/web.git && cd web',
       () => 'curl -fsSLO https://registry.npmjs.org/react/-/react-18.3.1.tgz',
-      () => 'https://console.aws.amazon.com/cloudwatch/home?region=us-east-1#logsV2:log-groups/log-group/$252Faws$252Flambda$252Fthumbnailer',
+      () =>
+        'https://console.aws.amazon.com/cloudwatch/home?region=us-east-1#logsV2:log-groups/log-group/$252Faws$252Flambda$252Fthumbnailer',
       (g) => `https://acme.atlassian.net/browse/PLAT-${g.int(100, 9999)}?focusedCommentId=${g.digits(6)}`,
       () => 'proxy_pass http://127.0.0.1:8080/api/;',
     ],
@@ -1918,8 +2652,10 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'email-address',
     rows: [
       () => 'git config user.email "jane.doe@acme.io" && git config user.name "Jane Doe"',
-      (g) => `commit ${sha(g)}\nAuthor: Jane Doe <jane@acme.io>\nDate:   Thu May 2 10:11:12 2024 +0200\n\n    fix(auth): refresh the session before it expires\n\n    Signed-off-by: Jane Doe <jane@acme.io>\n`,
-      () => '{\n  "name": "@acme/ui",\n  "author": "Acme Frontend <frontend@acme.io>",\n  "bugs": { "email": "bugs@acme.io" }\n}\n',
+      (g) =>
+        `commit ${sha(g)}\nAuthor: Jane Doe <jane@acme.io>\nDate:   Thu May 2 10:11:12 2024 +0200\n\n    fix(auth): refresh the session before it expires\n\n    Signed-off-by: Jane Doe <jane@acme.io>\n`,
+      () =>
+        '{\n  "name": "@acme/ui",\n  "author": "Acme Frontend <frontend@acme.io>",\n  "bugs": { "email": "bugs@acme.io" }\n}\n',
       () => '<a href="mailto:support@acme.io?subject=Access%20request">Contact support</a>',
       (g) => `Co-authored-by: dependabot[bot] <${g.digits(8)}+dependabot[bot]@users.noreply.github.com>`,
       () => 'spec:\n  acme:\n    email: ops@acme.io\n    server: https://acme-v02.api.letsencrypt.org/directory\n',
@@ -1932,12 +2668,14 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'git-sha',
     rows: [
       (g) => `git show ${sha(g)} --stat`,
-      (g) => `${shortSha(g)} fix: handle empty cart\n${shortSha(g)} feat(api): paginate orders\n${shortSha(g)} chore(deps): bump vitest to 4.1\n${shortSha(g)} docs: explain the cache key\n`,
+      (g) =>
+        `${shortSha(g)} fix: handle empty cart\n${shortSha(g)} feat(api): paginate orders\n${shortSha(g)} chore(deps): bump vitest to 4.1\n${shortSha(g)} docs: explain the cache key\n`,
       (g) => `git rebase -i ${shortSha(g)}~3`,
       (g) => `git cherry-pick ${sha(g)}`,
       (g) => `git diff ${shortSha(g)}..${shortSha(g)} -- src/`,
       (g) => `git reset --hard ${shortSha(g)}`,
-      (g) => `diff --git a/src/index.ts b/src/index.ts\nindex ${g.hex(7)}..${g.hex(7)} 100644\n--- a/src/index.ts\n+++ b/src/index.ts\n`,
+      (g) =>
+        `diff --git a/src/index.ts b/src/index.ts\nindex ${g.hex(7)}..${g.hex(7)} 100644\n--- a/src/index.ts\n+++ b/src/index.ts\n`,
       (g) => `go get github.com/acme/lib@v0.0.0-20240501123456-${g.hex(12)}`,
       (g) => `pip install "git+https://github.com/acme/lib.git@${sha(g)}#egg=acme-lib"`,
       (g) => `      - uses: actions/checkout@${sha(g)} # v4.1.7`,
@@ -1952,18 +2690,24 @@ const CLEAN_KINDS: CleanKind[] = [
     rows: [
       (g) => `${g.hex(64)}  node-v20.11.1-linux-x64.tar.xz`,
       (g) => `echo "${g.hex(64)}  kubectl" | sha256sum --check`,
-      (g) => `"node_modules/lodash": {\n  "version": "4.17.21",\n  "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",\n  "integrity": "sha512-${g.str(86, 'b64')}=="\n}`,
+      (g) =>
+        `"node_modules/lodash": {\n  "version": "4.17.21",\n  "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",\n  "integrity": "sha512-${g.str(86, 'b64')}=="\n}`,
       (g) => `docker pull nginx@sha256:${g.hex(64)}`,
       (g) => `image: ghcr.io/acme/api@sha256:${g.hex(64)}`,
       (g) => `"packageManager": "pnpm@9.1.0+sha512.${g.hex(128)}"`,
-      (g) => `github.com/stretchr/testify v1.9.0 h1:${g.str(43, 'b64')}=\ngithub.com/stretchr/testify v1.9.0/go.mod h1:${g.str(43, 'b64')}=\n`,
-      (g) => `[[package]]\nname = "serde"\nversion = "1.0.203"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "${g.hex(64)}"\n`,
-      (g) => `lodash@^4.17.21:\n  version "4.17.21"\n  resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#${g.hex(40)}"\n  integrity sha512-${g.str(86, 'b64')}==\n`,
+      (g) =>
+        `github.com/stretchr/testify v1.9.0 h1:${g.str(43, 'b64')}=\ngithub.com/stretchr/testify v1.9.0/go.mod h1:${g.str(43, 'b64')}=\n`,
+      (g) =>
+        `[[package]]\nname = "serde"\nversion = "1.0.203"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "${g.hex(64)}"\n`,
+      (g) =>
+        `lodash@^4.17.21:\n  version "4.17.21"\n  resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#${g.hex(40)}"\n  integrity sha512-${g.str(86, 'b64')}==\n`,
       (g) => `requests==2.32.3 \\\n    --hash=sha256:${g.hex(64)}`,
-      (g) => `<script src="https://cdn.jsdelivr.net/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js" integrity="sha384-${g.str(64, 'b64')}" crossorigin="anonymous"></script>`,
+      (g) =>
+        `<script src="https://cdn.jsdelivr.net/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js" integrity="sha384-${g.str(64, 'b64')}" crossorigin="anonymous"></script>`,
       (g) => `latest: digest: sha256:${g.hex(64)} size: 1573`,
       (g) => `version https://git-lfs.github.com/spec/v1\noid sha256:${g.hex(64)}\nsize ${g.digits(7)}\n`,
-      (g) => `  url "https://github.com/acme/cli/releases/download/v1.2.0/cli-darwin-arm64.tar.gz"\n  sha256 "${g.hex(64)}"\n`,
+      (g) =>
+        `  url "https://github.com/acme/cli/releases/download/v1.2.0/cli-darwin-arm64.tar.gz"\n  sha256 "${g.hex(64)}"\n`,
       (g) => `md5sum backup.tar.gz\n${g.hex(32)}  backup.tar.gz`,
     ],
   },
@@ -1988,7 +2732,8 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'version-string',
     rows: [
       () => 'npm install react@18.3.1 react-dom@18.3.1 --save-exact',
-      () => '"dependencies": {\n  "typescript": "~5.9.3",\n  "zod": "^3.23.8 || ^4.0.0-beta.20250424T163858",\n  "vite": ">=5.2.0 <6"\n}',
+      () =>
+        '"dependencies": {\n  "typescript": "~5.9.3",\n  "zod": "^3.23.8 || ^4.0.0-beta.20250424T163858",\n  "vite": ">=5.2.0 <6"\n}',
       () => 'requires-python = ">=3.10,<3.13"\ndependencies = ["fastapi>=0.111.0", "pydantic==2.7.4"]\n',
       () => 'node v20.11.1\nnpm 10.2.4\npnpm 9.1.0',
       () => 'image: postgres:16.3-alpine3.20',
@@ -1997,7 +2742,8 @@ const CLEAN_KINDS: CleanKind[] = [
       (g) => `rustc 1.78.0 (${g.hex(9)} 2024-04-29)`,
       () => 'openssh-client/jammy-updates 1:8.9p1-3ubuntu0.10 amd64',
       () => '__version__ = "4.2.0rc1"',
-      (g) => `Client Version: version.Info{Major:"1", Minor:"30", GitVersion:"v1.30.2", GitCommit:"${g.hex(40)}", GitTreeState:"clean", GoVersion:"go1.22.4"}`,
+      (g) =>
+        `Client Version: version.Info{Major:"1", Minor:"30", GitVersion:"v1.30.2", GitCommit:"${g.hex(40)}", GitTreeState:"clean", GoVersion:"go1.22.4"}`,
       () => 'brew upgrade terraform@1.8 && terraform -version',
     ],
   },
@@ -2007,9 +2753,11 @@ const CLEAN_KINDS: CleanKind[] = [
       (g) => `dist/assets/index-${g.str(8, 'b64url')}.js   142.31 kB │ gzip: 45.87 kB`,
       (g) => `build/static/js/main.${g.hex(8)}.js\nbuild/static/css/main.${g.hex(8)}.css`,
       () => 'ls node_modules/.pnpm/@babel+core@7.24.0/node_modules/@babel/core/lib',
-      () => 'cat node_modules/.pnpm/next@14.2.3_react-dom@18.3.1_react@18.3.1__react@18.3.1/node_modules/next/package.json',
+      () =>
+        'cat node_modules/.pnpm/next@14.2.3_react-dom@18.3.1_react@18.3.1__react@18.3.1/node_modules/next/package.json',
       (g) => `cd /tmp/tmp.${g.str(10)} && tar xzf ~/Downloads/release.tgz`,
-      (g) => `rm -rf /var/folders/${g.str(2, 'lowerDigits')}/${g.str(30, 'lowerDigits')}/T/jest_${g.str(4, 'lowerDigits')}`,
+      (g) =>
+        `rm -rf /var/folders/${g.str(2, 'lowerDigits')}/${g.str(30, 'lowerDigits')}/T/jest_${g.str(4, 'lowerDigits')}`,
       (g) => `ls /nix/store/${g.str(32, 'nix')}-nodejs-20.11.1/bin`,
       (g) => `open .next/static/${g.str(21, 'b64url')}/_buildManifest.js`,
       (g) => `bash /home/runner/work/_temp/${g.uuid()}.sh`,
@@ -2024,13 +2772,33 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'base64-text',
     rows: [
       () => `echo ${b64('hello world\n')} | base64 -d`,
-      () => JSON.stringify({ name: 'README.md', path: 'README.md', encoding: 'base64', content: b64('# Acme Web\n\nThe storefront. Run `npm install` then `npm run dev`.\n') }),
-      () => `<img src="data:image/svg+xml;base64,${b64('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="6" fill="#0a7"/></svg>')}" alt="ok">`,
+      () =>
+        JSON.stringify({
+          name: 'README.md',
+          path: 'README.md',
+          encoding: 'base64',
+          content: b64('# Acme Web\n\nThe storefront. Run `npm install` then `npm run dev`.\n'),
+        }),
+      () =>
+        `<img src="data:image/svg+xml;base64,${b64('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="6" fill="#0a7"/></svg>')}" alt="ok">`,
       () => `echo "${b64('#!/bin/sh\nset -e\nnpm ci\nnpm run build\n')}" | base64 -d > build.sh && chmod +x build.sh`,
-      () => JSON.stringify({ LaunchTemplateData: { ImageId: 'ami-0abcdef1234567890', InstanceType: 't3.small', UserData: b64('#cloud-config\npackages:\n  - nginx\nruncmd:\n  - systemctl enable --now nginx\n') } }, null, 2),
-      () => `Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n${b64('Hi team, the deploy window moves to Thursday 10:00 UTC. Thanks!')}\n`,
+      () =>
+        JSON.stringify(
+          {
+            LaunchTemplateData: {
+              ImageId: 'ami-0abcdef1234567890',
+              InstanceType: 't3.small',
+              UserData: b64('#cloud-config\npackages:\n  - nginx\nruncmd:\n  - systemctl enable --now nginx\n'),
+            },
+          },
+          null,
+          2,
+        ),
+      () =>
+        `Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n${b64('Hi team, the deploy window moves to Thursday 10:00 UTC. Thanks!')}\n`,
       () => `const banner = atob("${b64('Welcome back! Your order has shipped.')}");`,
-      () => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nginx-conf\nbinaryData:\n  default.conf: ${b64('server {\n  listen 80;\n  location / { root /usr/share/nginx/html; }\n}\n')}\n`,
+      () =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nginx-conf\nbinaryData:\n  default.conf: ${b64('server {\n  listen 80;\n  location / { root /usr/share/nginx/html; }\n}\n')}\n`,
       () => `kubectl get configmap app-config -o jsonpath='{.binaryData.logo\\.svg}' | base64 -d > logo.svg`,
       () => `echo '${b64(JSON.stringify({ theme: 'dark', locale: 'en-US', beta: false }))}' | base64 --decode | jq .`,
     ],
@@ -2039,16 +2807,37 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'public-key',
     rows: [
       (g) => `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${g.str(43, 'b64')} jane@laptop`,
-      (g) => writeTool('/home/deploy/.ssh/authorized_keys', `ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ${g.str(514, 'b64')}= ci@acme.io\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${g.str(43, 'b64')} jane@laptop\n`),
+      (g) =>
+        writeTool(
+          '/home/deploy/.ssh/authorized_keys',
+          `ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ${g.str(514, 'b64')}= ci@acme.io\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${g.str(43, 'b64')} jane@laptop\n`,
+        ),
       (g) => `github.com ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBB${g.str(87, 'b64')}=`,
-      (g) => armour('PUBLIC KEY', ['MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA', ...Array.from({ length: 5 }, () => g.str(64, 'b64')), `${g.str(6, 'b64')}IDAQAB`]),
-      (g) => writeTool('/home/dev/acme/infra/certs/ca.crt', `${armour('CERTIFICATE', ['MIIDdzCCAl+gAwIBAgIE', ...Array.from({ length: 16 }, () => g.str(64, 'b64')), `${g.str(28, 'b64')}==`])}\n`),
-      (g) => `#/-------------------[DOTENV_PUBLIC_KEY]--------------------/\n#/            public-key encryption for .env files          /\n#/----------------------------------------------------------/\nDOTENV_PUBLIC_KEY="02${g.hex(64)}"\n`,
+      (g) =>
+        armour('PUBLIC KEY', [
+          'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+          ...Array.from({ length: 5 }, () => g.str(64, 'b64')),
+          `${g.str(6, 'b64')}IDAQAB`,
+        ]),
+      (g) =>
+        writeTool(
+          '/home/dev/acme/infra/certs/ca.crt',
+          `${armour('CERTIFICATE', ['MIIDdzCCAl+gAwIBAgIE', ...Array.from({ length: 16 }, () => g.str(64, 'b64')), `${g.str(28, 'b64')}==`])}\n`,
+        ),
+      (g) =>
+        `#/-------------------[DOTENV_PUBLIC_KEY]--------------------/\n#/            public-key encryption for .env files          /\n#/----------------------------------------------------------/\nDOTENV_PUBLIC_KEY="02${g.hex(64)}"\n`,
       (g) => `creation_rules:\n  - path_regex: secrets/.*\\.yaml$\n    age: age1${g.str(58, 'bech32')}\n`,
-      (g) => `pub   rsa4096/${g.str(16, 'HEX')} 2023-01-12 [SC]\n      ${g.str(40, 'HEX')}\nuid           [ultimate] Jane Doe <jane@acme.io>\n`,
+      (g) =>
+        `pub   rsa4096/${g.str(16, 'HEX')} 2023-01-12 [SC]\n      ${g.str(40, 'HEX')}\nuid           [ultimate] Jane Doe <jane@acme.io>\n`,
       (g) => `256 SHA256:${g.str(43, 'b64')} jane@laptop (ED25519)`,
-      (g) => `[Peer]\nPublicKey = ${g.str(43, 'b64')}=\nEndpoint = vpn.acme.io:51820\nAllowedIPs = 10.8.0.0/24\nPersistentKeepalive = 25\n`,
-      (g) => JSON.stringify({ keys: [{ kty: 'RSA', use: 'sig', kid: g.str(16, 'b64url'), alg: 'RS256', n: g.str(342, 'b64url'), e: 'AQAB' }] }),
+      (g) =>
+        `[Peer]\nPublicKey = ${g.str(43, 'b64')}=\nEndpoint = vpn.acme.io:51820\nAllowedIPs = 10.8.0.0/24\nPersistentKeepalive = 25\n`,
+      (g) =>
+        JSON.stringify({
+          keys: [
+            { kty: 'RSA', use: 'sig', kid: g.str(16, 'b64url'), alg: 'RS256', n: g.str(342, 'b64url'), e: 'AQAB' },
+          ],
+        }),
     ],
   },
   {
@@ -2056,7 +2845,8 @@ const CLEAN_KINDS: CleanKind[] = [
     rows: [
       (g) => `const stripe = await loadStripe("pk_live_51${g.str(97)}");`,
       (g) => `NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY=pk_live_51${g.str(97)}`,
-      (g) => `<script src="https://checkout.stripe.com/checkout.js" class="stripe-button" data-key="pk_test_51${g.str(97)}" data-amount="999"></script>`,
+      (g) =>
+        `<script src="https://checkout.stripe.com/checkout.js" class="stripe-button" data-key="pk_test_51${g.str(97)}" data-amount="999"></script>`,
       (g) => `STRIPE_PUBLISHABLE_KEY=pk_test_51${g.str(97)}`,
       (g) => `<div class="g-recaptcha" data-sitekey="6L${g.str(38, 'b64url')}"></div>`,
       (g) => `gtag('config', 'G-${g.str(10, 'upperDigits')}');`,
@@ -2065,11 +2855,13 @@ const CLEAN_KINDS: CleanKind[] = [
   {
     kind: 'secret-identifier',
     rows: [
-      () => 'tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\ntokens = tokenizer.encode(text, max_length=512, truncation=True)\n',
+      () =>
+        'tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\ntokens = tokenizer.encode(text, max_length=512, truncation=True)\n',
       () => 'password_reset_url = reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})',
       () => 'const secretName = getSecretName(process.env.STAGE);',
       () => 'import { SecretsManagerClient, GetSecretValueCommand } from "@aws-sdk/client-secrets-manager";',
-      () => 'def verify_password(plain_password: str, hashed_password: str) -> bool:\n    return pwd_context.verify(plain_password, hashed_password)\n',
+      () =>
+        'def verify_password(plain_password: str, hashed_password: str) -> bool:\n    return pwd_context.verify(plain_password, hashed_password)\n',
       () => 'class ApiKeyAuthentication(BaseAuthentication):\n    keyword = "Api-Key"\n',
       () => 'response = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, messages=messages)',
       () => 'if (!process.env.API_KEY) throw new Error("API_KEY is required");',
@@ -2106,16 +2898,21 @@ const CLEAN_KINDS: CleanKind[] = [
     kind: 'k8s-resource-name',
     rows: [
       (g) => `kubectl logs ${podName(g, 'web')} -c app --tail=200`,
-      (g) => `NAME                        READY   STATUS    RESTARTS   AGE\n${podName(g, 'api')}    1/1     Running   0          3h12m\n${podName(g, 'api')}    1/1     Running   1          3h12m\n${podName(g, 'worker')}  1/1     Running   0          47m\n`,
+      (g) =>
+        `NAME                        READY   STATUS    RESTARTS   AGE\n${podName(g, 'api')}    1/1     Running   0          3h12m\n${podName(g, 'api')}    1/1     Running   1          3h12m\n${podName(g, 'worker')}  1/1     Running   0          47m\n`,
       (g) => `kubectl describe rs api-${podHash(g)} -n prod`,
       (g) => `kubectl delete pod ${podName(g, 'worker')} -n jobs`,
-      (g) => `NAME                  TYPE                                  DATA   AGE\ndefault-token-${g.str(5, 'k8s')}   kubernetes.io/service-account-token   3      12d\ndb-credentials        Opaque                                2      40d\n`,
-      (g) => `LAST SEEN   TYPE      REASON    OBJECT                          MESSAGE\n2m          Warning   BackOff   pod/${podName(g, 'web')}   Back-off restarting failed container\n`,
+      (g) =>
+        `NAME                  TYPE                                  DATA   AGE\ndefault-token-${g.str(5, 'k8s')}   kubernetes.io/service-account-token   3      12d\ndb-credentials        Opaque                                2      40d\n`,
+      (g) =>
+        `LAST SEEN   TYPE      REASON    OBJECT                          MESSAGE\n2m          Warning   BackOff   pod/${podName(g, 'web')}   Back-off restarting failed container\n`,
       (g) => `metadata:\n  labels:\n    app: web\n    pod-template-hash: ${podHash(g)}\n`,
       (g) => `docker logs -f ${g.hex(12)}`,
-      (g) => `CONTAINER ID   IMAGE          COMMAND                  STATUS         NAMES\n${g.hex(12)}   postgres:16    "docker-entrypoint.s…"   Up 2 hours     acme-db-1\n${g.hex(12)}   redis:7        "docker-entrypoint.s…"   Up 2 hours     acme-cache-1\n`,
+      (g) =>
+        `CONTAINER ID   IMAGE          COMMAND                  STATUS         NAMES\n${g.hex(12)}   postgres:16    "docker-entrypoint.s…"   Up 2 hours     acme-db-1\n${g.hex(12)}   redis:7        "docker-entrypoint.s…"   Up 2 hours     acme-cache-1\n`,
       (g) => `kubectl get job report-${g.digits(8)} -o yaml`,
-      (g) => `argocd app history web | head -3\nID  DATE                           REVISION\n41  2024-05-02 10:11:12 +0000 UTC  ${g.hex(7)}\n`,
+      (g) =>
+        `argocd app history web | head -3\nID  DATE                           REVISION\n41  2024-05-02 10:11:12 +0000 UTC  ${g.hex(7)}\n`,
     ],
   },
   {
@@ -2139,7 +2936,8 @@ const CLEAN_KINDS: CleanKind[] = [
       () => 'ping -c 3 10.0.4.12',
       () => 'nmap -sV -p 22,80,443 192.168.1.0/24',
       () => 'ip -6 addr add 2001:db8:85a3::8a2e:370:7334/64 dev eth0',
-      () => '2: eth0@if12: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n    link/ether 02:42:ac:11:00:02 brd ff:ff:ff:ff:ff:ff\n    inet 172.17.0.2/16 brd 172.17.255.255 scope global eth0\n',
+      () =>
+        '2: eth0@if12: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500\n    link/ether 02:42:ac:11:00:02 brd ff:ff:ff:ff:ff:ff\n    inet 172.17.0.2/16 brd 172.17.255.255 scope global eth0\n',
       () => 'curl -s http://169.254.169.254/latest/meta-data/instance-id',
       () => 'sudo ufw allow from 203.0.113.7 to any port 22 proto tcp',
       () => 'cidr_blocks = ["10.0.0.0/16", "10.1.0.0/16"]',
@@ -2150,15 +2948,34 @@ const CLEAN_KINDS: CleanKind[] = [
   {
     kind: 'aws-resource-id',
     rows: [
-      (g) => `aws iam get-role --role-name ci-deployer --query Role.Arn\n"arn:aws:iam::${g.account()}:role/ci-deployer"`,
-      (g) => `aws ec2 describe-instances --instance-ids ${awsId(g, 'i')} --query 'Reservations[].Instances[].State.Name'`,
-      (g) => `vpc_id            = "${awsId(g, 'vpc')}"\nsubnet_ids        = ["${awsId(g, 'subnet')}", "${awsId(g, 'subnet')}"]\nsecurity_group_id = "${awsId(g, 'sg')}"\nami               = "${awsId(g, 'ami')}"\n`,
-      (g) => `"Resource": ["arn:aws:s3:::acme-backups", "arn:aws:s3:::acme-backups/*", "arn:aws:lambda:us-east-1:${g.account()}:function:thumbnailer:$LATEST"]`,
-      (g) => `aws secretsmanager describe-secret --secret-id arn:aws:secretsmanager:us-east-1:${g.account()}:secret:prod/db-${g.str(6)}`,
+      (g) =>
+        `aws iam get-role --role-name ci-deployer --query Role.Arn\n"arn:aws:iam::${g.account()}:role/ci-deployer"`,
+      (g) =>
+        `aws ec2 describe-instances --instance-ids ${awsId(g, 'i')} --query 'Reservations[].Instances[].State.Name'`,
+      (g) =>
+        `vpc_id            = "${awsId(g, 'vpc')}"\nsubnet_ids        = ["${awsId(g, 'subnet')}", "${awsId(g, 'subnet')}"]\nsecurity_group_id = "${awsId(g, 'sg')}"\nami               = "${awsId(g, 'ami')}"\n`,
+      (g) =>
+        `"Resource": ["arn:aws:s3:::acme-backups", "arn:aws:s3:::acme-backups/*", "arn:aws:lambda:us-east-1:${g.account()}:function:thumbnailer:$LATEST"]`,
+      (g) =>
+        `aws secretsmanager describe-secret --secret-id arn:aws:secretsmanager:us-east-1:${g.account()}:secret:prod/db-${g.str(6)}`,
       (g) => `aws cloudfront create-invalidation --distribution-id E${g.str(13, 'upperDigits')} --paths "/*"`,
       (g) => `aws route53 list-resource-record-sets --hosted-zone-id Z0${g.str(19, 'upperDigits')}`,
-      (g) => JSON.stringify({ User: { Path: '/', UserName: 'ci-deployer', UserId: `AIDA${g.str(17, 'upperDigits')}`, Arn: `arn:aws:iam::${g.account()}:user/ci-deployer`, CreateDate: g.isoTime() } }, null, 4),
-      (g) => `REPORT RequestId: ${g.uuid()}\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB`,
+      (g) =>
+        JSON.stringify(
+          {
+            User: {
+              Path: '/',
+              UserName: 'ci-deployer',
+              UserId: `AIDA${g.str(17, 'upperDigits')}`,
+              Arn: `arn:aws:iam::${g.account()}:user/ci-deployer`,
+              CreateDate: g.isoTime(),
+            },
+          },
+          null,
+          4,
+        ),
+      (g) =>
+        `REPORT RequestId: ${g.uuid()}\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 88 MB`,
       (g) => `aws kms describe-key --key-id arn:aws:kms:eu-west-1:${g.account()}:key/${g.uuid()}`,
       (g) => `docker push ${g.account()}.dkr.ecr.us-east-1.amazonaws.com/api:sha-${g.hex(7)}`,
       (g) => `aws ec2 create-snapshot --volume-id ${awsId(g, 'vol')} --description "pre-upgrade"`,
@@ -2167,16 +2984,25 @@ const CLEAN_KINDS: CleanKind[] = [
   {
     kind: 'tool-use-id',
     rows: [
-      (g) => JSON.stringify({ type: 'tool_result', tool_use_id: `toolu_01${g.str(22)}`, content: 'ok', is_error: false }),
-      (g) => JSON.stringify({ id: `call_${g.str(24)}`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }),
-      (g) => `{"id":"msg_01${g.str(22)}","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_reason":"tool_use"}`,
+      (g) =>
+        JSON.stringify({ type: 'tool_result', tool_use_id: `toolu_01${g.str(22)}`, content: 'ok', is_error: false }),
+      (g) =>
+        JSON.stringify({
+          id: `call_${g.str(24)}`,
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+        }),
+      (g) =>
+        `{"id":"msg_01${g.str(22)}","type":"message","role":"assistant","model":"claude-sonnet-4-5","stop_reason":"tool_use"}`,
       (g) => `request-id: req_011C${g.str(20)}`,
       (g) => `{"id": "chatcmpl-${g.str(29)}", "object": "chat.completion", "created": 1714644672}`,
       (g) => `openai api runs.retrieve -t thread_${g.str(24)} -i run_${g.str(24)}`,
       (g) => `tail -n 50 ~/.claude/projects/-home-dev-acme-web/${g.uuid()}.jsonl`,
-      (g) => `{"session_id":"${g.uuid()}","transcript_path":"/home/dev/.claude/projects/-home-dev-acme/${g.uuid()}.jsonl","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"toolu_01${g.str(22)}"}`,
+      (g) =>
+        `{"session_id":"${g.uuid()}","transcript_path":"/home/dev/.claude/projects/-home-dev-acme/${g.uuid()}.jsonl","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"toolu_01${g.str(22)}"}`,
       (g) => `{"type":"server_tool_use","id":"srvtoolu_01${g.str(22)}","name":"web_search"}`,
-      (g) => `openai api files.retrieve -i file-${g.str(22)} && openai api batches.retrieve -i batch_${g.hex(32)} # assistant asst_${g.str(24)}`,
+      (g) =>
+        `openai api files.retrieve -i file-${g.str(22)} && openai api batches.retrieve -i batch_${g.hex(32)} # assistant asst_${g.str(24)}`,
     ],
   },
   {
@@ -2198,9 +3024,11 @@ const CLEAN_KINDS: CleanKind[] = [
   {
     kind: 'encrypted-value',
     rows: [
-      (g) => `database:\n  password: ENC[AES256_GCM,data:${g.str(24, 'b64')}=,iv:${g.str(43, 'b64')}=,tag:${g.str(22, 'b64')}==,type:str]\nsops:\n  age:\n    - recipient: age1${g.str(58, 'bech32')}\n`,
+      (g) =>
+        `database:\n  password: ENC[AES256_GCM,data:${g.str(24, 'b64')}=,iv:${g.str(43, 'b64')}=,tag:${g.str(22, 'b64')}==,type:str]\nsops:\n  age:\n    - recipient: age1${g.str(58, 'bech32')}\n`,
       (g) => `$ANSIBLE_VAULT;1.1;AES256\n${Array.from({ length: 5 }, () => g.hex(80)).join('\n')}\n`,
-      (g) => `apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata:\n  name: db\nspec:\n  encryptedData:\n    password: AgB${g.str(400, 'b64')}==\n`,
+      (g) =>
+        `apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata:\n  name: db\nspec:\n  encryptedData:\n    password: AgB${g.str(400, 'b64')}==\n`,
       (g) => `DATABASE_URL="encrypted:${g.str(180, 'b64')}="`,
       (g) => `ciphertext_blob = "AQICAHh${g.str(180, 'b64')}=="  # aws kms encrypt output, decrypted at boot`,
     ],
@@ -2214,11 +3042,14 @@ const CLEAN_KINDS: CleanKind[] = [
       () => 'Tokens starting with ghp_ are classic personal access tokens; fine-grained ones start with github_pat_.',
       () => 'I moved the API key into an environment variable instead of hard-coding it in config.ts.',
       () => 'AWS access key IDs begin with AKIA for long-term keys and ASIA for temporary session credentials.',
-      () => 'If the secret leaks, revoke it in the Stripe dashboard and create a new restricted key with fewer permissions.',
+      () =>
+        'If the secret leaks, revoke it in the Stripe dashboard and create a new restricted key with fewer permissions.',
       () => 'fix(auth): refresh the access token 60 seconds before it expires instead of after a 401',
-      () => 'Generate a session secret with `openssl rand -base64 32` and store it in the secret manager, not in the repo.',
+      () =>
+        'Generate a session secret with `openssl rand -base64 32` and store it in the secret manager, not in the repo.',
       () => 'The JWT is signed with RS256; verify it against the JWKS endpoint and check the aud and exp claims.',
-      () => '## Configuration\n\nSet `API_KEY` to the key from your dashboard. The bearer token goes in the `Authorization` header.\n',
+      () =>
+        '## Configuration\n\nSet `API_KEY` to the key from your dashboard. The bearer token goes in the `Authorization` header.\n',
       () => 'Passwords are hashed with argon2id (t=3, m=64 MiB, p=4); we never store or log the plain text.',
       () => 'The login failed because the password had expired; I reset it through the admin console.',
       () => 'Make sure the private key file is chmod 600, otherwise ssh refuses to use it.',
@@ -2229,7 +3060,9 @@ const CLEAN_KINDS: CleanKind[] = [
 // ── the corpus ─────────────────────────────────────────────────────────────────────────────────────────
 
 /** The secret kinds with the page each format was checked against. */
-export const SECRET_KINDS: ReadonlyArray<{ kind: string; doc: string }> = [...PROVIDER_KINDS, ...STRUCTURAL_KINDS].map(({ kind, doc }) => ({ kind, doc }));
+export const SECRET_KINDS: ReadonlyArray<{ kind: string; doc: string }> = [...PROVIDER_KINDS, ...STRUCTURAL_KINDS].map(
+  ({ kind, doc }) => ({ kind, doc }),
+);
 export const CLEAN_KIND_NAMES: readonly string[] = CLEAN_KINDS.map((k) => k.kind);
 
 /**
@@ -2243,7 +3076,10 @@ export function buildSecretCorpus(seed: number = SECRET_CORPUS_SEED): SecretCorp
     for (const template of spec.rows) {
       const { text, secrets } = template(g);
       const missing = secrets.filter((s) => s === '' || !text.includes(s));
-      if (secrets.length === 0 || missing.length > 0) throw new Error(`secret corpus: a ${spec.kind} row lists ${secrets.length === 0 ? 'no secret' : 'a secret its text does not hold'}`);
+      if (secrets.length === 0 || missing.length > 0)
+        throw new Error(
+          `secret corpus: a ${spec.kind} row lists ${secrets.length === 0 ? 'no secret' : 'a secret its text does not hold'}`,
+        );
       rows.push({ text, label: 'secret', kind: spec.kind, secrets: [...new Set(secrets)] });
     }
   }

@@ -9,7 +9,14 @@ export const cascadeSuite: Suite = {
   measures: ['cascade.in-process'],
   async run({ fixture, quick }) {
     const { state, call, policy, projectRoot } = await decisionInputs(fixture);
-    expectVerdict('decide', (await judge(state, call, policy, projectRoot, fixture.where, {})).decision.verdict, 'allow');
-    return runInProcess([{ id: 'cascade.in-process', batch: 16, fn: () => judge(state, call, policy, projectRoot, fixture.where, {}) }], quick);
+    expectVerdict(
+      'decide',
+      (await judge(state, call, policy, projectRoot, fixture.where, {})).decision.verdict,
+      'allow',
+    );
+    return runInProcess(
+      [{ id: 'cascade.in-process', batch: 16, fn: () => judge(state, call, policy, projectRoot, fixture.where, {}) }],
+      quick,
+    );
   },
 };

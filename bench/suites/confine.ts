@@ -39,7 +39,12 @@ type Expected = 'confined' | 'plain';
 
 export const confineSuite: Suite = {
   name: 'confine',
-  measures: ['confine.decision-ratio', 'confine.decision-ratio.no-daemon', 'confine.decision-in-process', 'confine.true-overhead'],
+  measures: [
+    'confine.decision-ratio',
+    'confine.decision-ratio.no-daemon',
+    'confine.decision-in-process',
+    'confine.true-overhead',
+  ],
   async run(ctx) {
     const probe = probeConfinement();
     if (!probe.available) {
@@ -48,7 +53,11 @@ export const confineSuite: Suite = {
     }
     const base = mkdtempSync(join(tmpdir(), 'hookwise-bench-confine-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...ctx.fixture.env, HOOKWISE_CONFIG_DIR: join(base, 'config'), HOOKWISE_RUNTIME_DIR: join(base, 'runtime') };
+      const env: NodeJS.ProcessEnv = {
+        ...ctx.fixture.env,
+        HOOKWISE_CONFIG_DIR: join(base, 'config'),
+        HOOKWISE_RUNTIME_DIR: join(base, 'runtime'),
+      };
       delete env.NODE_EXTRA_CA_CERTS;
       mkdirSync(env.HOOKWISE_CONFIG_DIR!, { recursive: true });
       writeFileSync(join(env.HOOKWISE_CONFIG_DIR!, 'config.yml'), 'confine:\n  enabled: true\n');
@@ -74,7 +83,12 @@ export const confineSuite: Suite = {
 
       ctx.progress('confine: wall time of `true`…');
       const t = timeTrue(probe.runtime, ctx.quick ? TRUE_RUNS.quick : TRUE_RUNS.full);
-      return [viaDaemon, noDaemon, inProcess, difference('confine.true-overhead', t.confined, t.plain, 'confined `true`', 'bash -c true')];
+      return [
+        viaDaemon,
+        noDaemon,
+        inProcess,
+        difference('confine.true-overhead', t.confined, t.plain, 'confined `true`', 'bash -c true'),
+      ];
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
@@ -83,23 +97,42 @@ export const confineSuite: Suite = {
 
 function register(ctx: SuiteContext, env: NodeJS.ProcessEnv): void {
   const { fixture } = ctx;
-  const r = spawnSync(process.execPath, [hookwiseBin(), 'register', '--session-id', fixture.sessionId, '--role', fixture.role], { cwd: fixture.projectDir, env, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [hookwiseBin(), 'register', '--session-id', fixture.sessionId, '--role', fixture.role],
+    { cwd: fixture.projectDir, env, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`bench: hookwise register failed (exit ${r.status}): ${r.stderr}`);
 }
 
 function payload(ctx: SuiteContext, command: string, id: string): string {
-  return JSON.stringify({ ...(JSON.parse(ctx.fixture.payload) as Record<string, unknown>), tool_name: 'Bash', tool_input: { command }, tool_use_id: id });
+  return JSON.stringify({
+    ...(JSON.parse(ctx.fixture.payload) as Record<string, unknown>),
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: id,
+  });
 }
 
 /** Throws unless the host answer is the allow this row means to time. */
 function verify(stdout: string, command: string, expected: Expected): void {
-  const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; updatedInput?: unknown } };
+  const out = JSON.parse(stdout) as {
+    hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string; updatedInput?: unknown };
+  };
   const h = out.hookSpecificOutput;
   const ok = h?.permissionDecision === 'allow' && (expected === 'confined') === (h.updatedInput !== undefined);
-  if (!ok) throw new Error(`bench: \`${command}\` was answered ${h?.permissionDecision ?? 'nothing'} (${h?.permissionDecisionReason ?? stdout}); expected a ${expected} allow`);
+  if (!ok)
+    throw new Error(
+      `bench: \`${command}\` was answered ${h?.permissionDecision ?? 'nothing'} (${h?.permissionDecisionReason ?? stdout}); expected a ${expected} allow`,
+    );
 }
 
-async function spawnedRatio(ctx: SuiteContext, env: NodeJS.ProcessEnv, id: TargetId, how: string): Promise<Measurement> {
+async function spawnedRatio(
+  ctx: SuiteContext,
+  env: NodeJS.ProcessEnv,
+  id: TargetId,
+  how: string,
+): Promise<Measurement> {
   const bin = hookwiseBin();
   const command = (text: string, expected: Expected): Command => ({
     label: `hookwise check, ${expected} allow (${how})`,
@@ -144,7 +177,13 @@ async function decisionInProcess(ctx: SuiteContext, env: NodeJS.ProcessEnv): Pro
     confined.push(c);
     plain.push(p);
   }
-  return difference('confine.decision-in-process', confined, plain, 'confined allow (Engine.handle)', 'plain allow (Engine.handle)');
+  return difference(
+    'confine.decision-in-process',
+    confined,
+    plain,
+    'confined allow (Engine.handle)',
+    'plain allow (Engine.handle)',
+  );
 }
 
 /** A row of `a` minus `b` (medians, and p99s), both shown under it. */

@@ -30,7 +30,16 @@ import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
 import type { Measurement, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
-import { caNote, cacheHitProject, expectAllow, expectCacheHit, interleave, ratioRow, registerThroughCli, type Command } from './startup.js';
+import {
+  caNote,
+  cacheHitProject,
+  expectAllow,
+  expectCacheHit,
+  interleave,
+  ratioRow,
+  registerThroughCli,
+  type Command,
+} from './startup.js';
 
 /** Sequential thin-client calls timed for daemon.round-trip (after as many again to warm up). */
 const ROUND_TRIPS = { quick: 300, full: 3000 } as const;
@@ -75,8 +84,12 @@ async function roundTrips(daemon: BenchDaemon, fixture: BenchFixture, ctx: Suite
     const start = process.hrtime.bigint();
     const answer = await askDaemon(fixture.payload, daemon.where, {});
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (answer.kind !== 'answered') throw new Error(`bench: the daemon did not answer the thin client (${answer.kind}${answer.kind === 'unusable' ? `: ${answer.why}` : ''}): ${daemon.log().trim()}`);
-    if (answer.result.exitCode !== 0) throw new Error(`bench: the daemon's answer exits ${answer.result.exitCode}: ${answer.result.stderr ?? ''}`);
+    if (answer.kind !== 'answered')
+      throw new Error(
+        `bench: the daemon did not answer the thin client (${answer.kind}${answer.kind === 'unusable' ? `: ${answer.why}` : ''}): ${daemon.log().trim()}`,
+      );
+    if (answer.result.exitCode !== 0)
+      throw new Error(`bench: the daemon's answer exits ${answer.result.exitCode}: ${answer.result.stderr ?? ''}`);
     expectAllow(answer.result.stdout);
     if (i >= 0) times.push(ms);
   }
@@ -101,7 +114,8 @@ async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
   }));
   const engine = new Engine(fixture.where, daemonEngineOptions());
   const first = await engine.handle(hit.payload, { host: 'claude' });
-  if (first.exitCode !== 0) throw new Error(`bench: the engine's answer exits ${first.exitCode}: ${first.stderr ?? ''}`);
+  if (first.exitCode !== 0)
+    throw new Error(`bench: the engine's answer exits ${first.exitCode}: ${first.stderr ?? ''}`);
   expectCacheHit(first.stdout);
   let answers = 0;
   const [m] = await runInProcess(
@@ -113,7 +127,10 @@ async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
         fn: async () => {
           const out = await engine.handle(hit.payload, { host: 'claude' });
           // Cheap enough to keep inside: a verdict that changed mid-run would time the wrong path.
-          if (out.decision?.tier !== 'exact-cache' || out.decision.verdict !== 'allow') throw new Error(`bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'}; expected an exact-cache allow`);
+          if (out.decision?.tier !== 'exact-cache' || out.decision.verdict !== 'allow')
+            throw new Error(
+              `bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'}; expected an exact-cache allow`,
+            );
           answers++;
           return out;
         },
@@ -121,14 +138,22 @@ async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
     ],
     ctx.quick,
   );
-  return { ...m!, note: `engine.handle on \`${hitCommand(hit.payload)}\`, remembered in the project's allow.jsonl; ${answers} calls, every one an exact-cache allow` };
+  return {
+    ...m!,
+    note: `engine.handle on \`${hitCommand(hit.payload)}\`, remembered in the project's allow.jsonl; ${answers} calls, every one an exact-cache allow`,
+  };
 }
 
 function hitCommand(payload: string): string {
   return (JSON.parse(payload) as { tool_input: { command: string } }).tool_input.command;
 }
 
-async function clientRatios(daemon: BenchDaemon, withCa: NodeJS.ProcessEnv, withoutCa: NodeJS.ProcessEnv, ctx: SuiteContext): Promise<Measurement[]> {
+async function clientRatios(
+  daemon: BenchDaemon,
+  withCa: NodeJS.ProcessEnv,
+  withoutCa: NodeJS.ProcessEnv,
+  ctx: SuiteContext,
+): Promise<Measurement[]> {
   const bin = hookwiseBin();
   let runs = 0; // every check run, warm-up rounds included
   const check = (env: NodeJS.ProcessEnv, label: string): Command => ({
@@ -140,10 +165,19 @@ async function clientRatios(daemon: BenchDaemon, withCa: NodeJS.ProcessEnv, with
       runs++;
     },
   });
-  const node = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: ['-e', '0'], env, verify: () => undefined });
+  const node = (env: NodeJS.ProcessEnv, label: string): Command => ({
+    label,
+    args: ['-e', '0'],
+    env,
+    verify: () => undefined,
+  });
   const rows: { id: TargetId; check: Command; baseline: Command }[] = [
     { id: 'check.client-ratio', check: check(withCa, 'check via the daemon'), baseline: node(withCa, 'node') },
-    { id: 'check.client-ratio.no-extra-ca', check: check(withoutCa, 'check via the daemon, no CA'), baseline: node(withoutCa, 'node, no CA') },
+    {
+      id: 'check.client-ratio.no-extra-ca',
+      check: check(withoutCa, 'check via the daemon, no CA'),
+      baseline: node(withoutCa, 'node, no CA'),
+    },
   ];
   const before = (await daemon.health()).decisions;
   const commands = rows.flatMap((r) => [r.check, r.baseline]);
@@ -151,11 +185,19 @@ async function clientRatios(daemon: BenchDaemon, withCa: NodeJS.ProcessEnv, with
   const after = await daemon.health();
   const answered = after.decisions - before;
   if (answered !== runs) {
-    throw new Error(`bench: the daemon answered ${answered} of ${runs} spawned checks; the others were decided in process, so the client rows would time the wrong path`);
+    throw new Error(
+      `bench: the daemon answered ${answered} of ${runs} spawned checks; the others were decided in process, so the client rows would time the wrong path`,
+    );
   }
   return rows.map((row) => {
     const answeredBy = `all ${runs} check runs (warm-up included) answered by the daemon (pid ${daemon.pid}, its decision counter checked)`;
-    return ratioRow(row.id, times.get(row.check)!, times.get(row.baseline)!, 'hookwise check (answered by the daemon)', row.id === 'check.client-ratio' ? `${answeredBy}; ${caNote()}` : answeredBy);
+    return ratioRow(
+      row.id,
+      times.get(row.check)!,
+      times.get(row.baseline)!,
+      'hookwise check (answered by the daemon)',
+      row.id === 'check.client-ratio' ? `${answeredBy}; ${caNote()}` : answeredBy,
+    );
   });
 }
 

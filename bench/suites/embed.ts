@@ -73,7 +73,11 @@ function queryVectors(embedder: Embedder): Promise<Float32Array[]> {
 /** µs rows from runInProcess → ms. */
 const inMs = (m: Measurement): Measurement => ({ ...m, median: m.median / 1000, p99: m.p99 / 1000 });
 
-async function buildRow(embedder: Embedder, list: readonly IndexEntry[], progress: (m: string) => void): Promise<{ index: ScopeIndex; ms: number; note: string }> {
+async function buildRow(
+  embedder: Embedder,
+  list: readonly IndexEntry[],
+  progress: (m: string) => void,
+): Promise<{ index: ScopeIndex; ms: number; note: string }> {
   const n = list.length;
   progress(`embed: building an HNSW index of ${n} synthetic commands…`);
   const rssBefore = process.memoryUsage.rss();
@@ -89,15 +93,27 @@ async function buildRow(embedder: Embedder, list: readonly IndexEntry[], progres
     const at = indexLocation({ scope: 'project', projectRoot: dir }, places);
     index.save(at, places);
     const bytes = statSync(at.hnsw).size + statSync(at.meta).size;
-    return { index, ms, note: `${index.size} entries, ${embedder.dimensions} dimensions; RSS +${((peak - rssBefore) / 1048576).toFixed(0)} MB while building; ${(bytes / 1048576).toFixed(1)} MB on disk` };
+    return {
+      index,
+      ms,
+      note: `${index.size} entries, ${embedder.dimensions} dimensions; RSS +${((peak - rssBefore) / 1048576).toFixed(0)} MB while building; ${(bytes / 1048576).toFixed(1)} MB on disk`,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function searchRow(id: 'hnsw.top5-10k' | 'hnsw.top5-100k', index: ScopeIndex, queries: Float32Array[], quick: boolean): Promise<Measurement> {
+async function searchRow(
+  id: 'hnsw.top5-10k' | 'hnsw.top5-100k',
+  index: ScopeIndex,
+  queries: Float32Array[],
+  quick: boolean,
+): Promise<Measurement> {
   let i = 0;
-  const [m] = await runInProcess([{ id, batch: 8, fn: () => index.search(queries[i++ % queries.length]!, 'Bash', 5).length || undefined }], quick);
+  const [m] = await runInProcess(
+    [{ id, batch: 8, fn: () => index.search(queries[i++ % queries.length]!, 'Bash', 5).length || undefined }],
+    quick,
+  );
   return { ...inMs(m!), note: `${index.size} entries, k 5, ef 128` };
 }
 
@@ -106,7 +122,12 @@ async function searchRow(id: 'hnsw.top5-10k' | 'hnsw.top5-100k', index: ScopeInd
  * records), and that index is saved where the project's index lives: the worker loads it instead of
  * embedding 10k records again.
  */
-async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quick: boolean, progress: (m: string) => void): Promise<Measurement[]> {
+async function roundTripRow(
+  built: ScopeIndex,
+  list: readonly IndexEntry[],
+  quick: boolean,
+  progress: (m: string) => void,
+): Promise<Measurement[]> {
   const workerFile = defaultWorkerFile();
   if (!existsSync(workerFile)) throw new Error(`bench: ${workerFile} not found; build it first (npm run build)`);
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-bench-embed-pool-')));
@@ -121,7 +142,19 @@ async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quic
     const ts = new Date().toISOString();
     appendRecords(
       project,
-      list.map((e): DecisionRecord => ({ key: e.key, tool: e.tool, subject: e.text as Sanitized, commands: commandNames(e.text), role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts })),
+      list.map((e): DecisionRecord => ({
+        key: e.key,
+        tool: e.tool,
+        subject: e.text as Sanitized,
+        commands: commandNames(e.text),
+        role: 'coder',
+        verdict: 'allow',
+        reason: 'approved' as Sanitized,
+        tier: 'human',
+        scope: 'project',
+        decided_by: 'human',
+        ts,
+      })),
     );
     built.save(indexLocation(project, places), places);
     const started = await service.start();
@@ -145,8 +178,13 @@ async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quic
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
     const stats = service.stats();
-    if (stats.unavailable > 0) throw new Error(`bench: ${stats.unavailable} calls were unavailable: ${stats.lastUnavailable}`);
-    const roundTrip: Measurement = { id: 'embed.nearest-roundtrip', ...summarize(times), note: `${built.size} indexed records (project scope; user and org empty), k 5, one worker` };
+    if (stats.unavailable > 0)
+      throw new Error(`bench: ${stats.unavailable} calls were unavailable: ${stats.lastUnavailable}`);
+    const roundTrip: Measurement = {
+      id: 'embed.nearest-roundtrip',
+      ...summarize(times),
+      note: `${built.size} indexed records (project scope; user and org empty), k 5, one worker`,
+    };
     return [roundTrip, await daemonHitRow(service, { ...places, home: base }, projectRoot, quick)];
   } finally {
     await service.close();
@@ -155,18 +193,51 @@ async function roundTripRow(built: ScopeIndex, list: readonly IndexEntry[], quic
 }
 
 /** The daemon deciding a call by tier 2b end to end, in process (the way daemon.cache-hit times an exact-cache hit). */
-async function daemonHitRow(service: EmbeddingService, where: Locations, projectRoot: string, quick: boolean): Promise<Measurement> {
+async function daemonHitRow(
+  service: EmbeddingService,
+  where: Locations,
+  projectRoot: string,
+  quick: boolean,
+): Promise<Measurement> {
   const sessionId = 'bench-embed-hit';
-  new SessionRegistry(where.runtimeDir).update(sessionId, (existing, now) => ({ session_id: sessionId, role: 'coder', disabled: false, registered_at: existing?.registered_at ?? now, updated_at: now }));
+  new SessionRegistry(where.runtimeDir).update(sessionId, (existing, now) => ({
+    session_id: sessionId,
+    role: 'coder',
+    disabled: false,
+    registered_at: existing?.registered_at ?? now,
+    updated_at: now,
+  }));
   const remembered = 'acme-lint check --strict src/module1.ts';
   appendRecords({ scope: 'project', projectRoot }, [
-    { key: cacheKey('Bash', remembered), tool: 'Bash', subject: remembered as Sanitized, commands: ['acme-lint'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: new Date().toISOString() },
+    {
+      key: cacheKey('Bash', remembered),
+      tool: 'Bash',
+      subject: remembered as Sanitized,
+      commands: ['acme-lint'],
+      role: 'coder',
+      verdict: 'allow',
+      reason: 'approved' as Sanitized,
+      tier: 'human',
+      scope: 'project',
+      decided_by: 'human',
+      ts: new Date().toISOString(),
+    },
   ]);
-  const payload = JSON.stringify({ session_id: sessionId, transcript_path: join(where.home, 't.jsonl'), cwd: projectRoot, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'acme-lint check --strict src/module2.ts' } });
+  const payload = JSON.stringify({
+    session_id: sessionId,
+    transcript_path: join(where.home, 't.jsonl'),
+    cwd: projectRoot,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'acme-lint check --strict src/module2.ts' },
+  });
   const engine = new Engine(where, { ...daemonEngineOptions(), embedding: service });
   const decide = async (): Promise<void> => {
     const out = await engine.handle(payload, { host: 'claude' });
-    if (out.decision?.tier !== 'embedding' || out.decision.verdict !== 'allow') throw new Error(`bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'} (${out.decision?.reason ?? ''}); expected an embedding allow`);
+    if (out.decision?.tier !== 'embedding' || out.decision.verdict !== 'allow')
+      throw new Error(
+        `bench: the engine answered ${out.decision?.verdict ?? 'nothing'} from tier ${out.decision?.tier ?? '-'} (${out.decision?.reason ?? ''}); expected an embedding allow`,
+      );
   };
   await decide(); // the new record reaches the index (the first call embeds it inline)
   const n = quick ? 100 : 1000;
@@ -177,29 +248,65 @@ async function daemonHitRow(service: EmbeddingService, where: Locations, project
     await decide();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  return { id: 'embed.daemon-hit', ...summarize(times), note: `engine.handle on \`acme-lint check --strict src/module2.ts\` near the remembered \`${remembered}\` in a 10k-record project; every answer an embedding allow` };
+  return {
+    id: 'embed.daemon-hit',
+    ...summarize(times),
+    note: `engine.handle on \`acme-lint check --strict src/module2.ts\` near the remembered \`${remembered}\` in a 10k-record project; every answer an embedding allow`,
+  };
 }
 
 export const embedSuite: Suite = {
   name: 'embed',
-  measures: ['embed.one-call', 'embed.index-build-10k', 'hnsw.top5-10k', 'hnsw.top5-100k', 'embed.nearest-roundtrip', 'embed.daemon-hit'],
+  measures: [
+    'embed.one-call',
+    'embed.index-build-10k',
+    'hnsw.top5-10k',
+    'hnsw.top5-100k',
+    'embed.nearest-roundtrip',
+    'embed.daemon-hit',
+  ],
   async run({ quick, large, progress }) {
     progress('embed: loading the builtin model…');
     const embedder = await loadEmbedder({ kind: 'builtin' });
     const texts = syntheticCommands(QUERIES, 5);
     let i = 0;
-    const [one] = await runInProcess([{ id: 'embed.one-call', batch: 1, async: true, fn: async () => (await embedder.embed([texts[i++ % texts.length]!])).length }], quick);
-    const rows: Measurement[] = [{ ...inMs(one!), note: `model ${shortModelId(embedder.id)}, ${embedder.dimensions} dimensions` }];
+    const [one] = await runInProcess(
+      [
+        {
+          id: 'embed.one-call',
+          batch: 1,
+          async: true,
+          fn: async () => (await embedder.embed([texts[i++ % texts.length]!])).length,
+        },
+      ],
+      quick,
+    );
+    const rows: Measurement[] = [
+      { ...inMs(one!), note: `model ${shortModelId(embedder.id)}, ${embedder.dimensions} dimensions` },
+    ];
     const queries = await queryVectors(embedder);
     const list = entries(10_000, 11);
     const built = await buildRow(embedder, list, progress);
-    const recall = recallAt5(built.index, list.map((e) => e.key), queries);
-    rows.push({ id: 'embed.index-build-10k', median: built.ms, p99: built.ms, samples: 1, note: `${built.note}; recall@5 ${recall.toFixed(3)} against an exact search` });
+    const recall = recallAt5(
+      built.index,
+      list.map((e) => e.key),
+      queries,
+    );
+    rows.push({
+      id: 'embed.index-build-10k',
+      median: built.ms,
+      p99: built.ms,
+      samples: 1,
+      note: `${built.note}; recall@5 ${recall.toFixed(3)} against an exact search`,
+    });
     rows.push(await searchRow('hnsw.top5-10k', built.index, queries, quick));
     rows.push(...(await roundTripRow(built.index, list, quick, progress)));
     if (large) {
       const big = await buildRow(embedder, entries(100_000, 13), progress);
-      rows.push({ ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)), note: `100000 entries, k 5, ef 128; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}` });
+      rows.push({
+        ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)),
+        note: `100000 entries, k 5, ef 128; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}`,
+      });
     }
     return rows;
   },

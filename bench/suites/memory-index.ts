@@ -41,11 +41,22 @@ function scaleStore(records: number): Store {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-bench-scale-')));
   const projectRoot = join(base, 'project');
   const home = join(base, 'home');
-  const sources: MemorySources = { projectRoot, home, userConfigDir: join(home, '.config', 'hookwise'), runtimeDir: join(base, 'runtime') };
+  const sources: MemorySources = {
+    projectRoot,
+    home,
+    userConfigDir: join(home, '.config', 'hookwise'),
+    runtimeDir: join(base, 'runtime'),
+  };
   mkdirSync(join(projectRoot, '.git'), { recursive: true });
   mkdirSync(sources.runtimeDir, { recursive: true, mode: 0o700 });
   writeScaleStore(projectRoot, sources.userConfigDir, records);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, HOOKWISE_CONFIG_DIR: sources.userConfigDir, HOOKWISE_RUNTIME_DIR: sources.runtimeDir, HOOKWISE_DAEMON: 'off' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    HOOKWISE_CONFIG_DIR: sources.userConfigDir,
+    HOOKWISE_RUNTIME_DIR: sources.runtimeDir,
+    HOOKWISE_DAEMON: 'off',
+  };
   return { base, sources, env };
 }
 
@@ -60,12 +71,17 @@ function unchangedMs(sources: MemorySources, n: number): number {
   return summarize(times).median;
 }
 
-async function learnedRow(size: (typeof SIZES)[number], quick: boolean, progress: (message: string) => void): Promise<Measurement> {
+async function learnedRow(
+  size: (typeof SIZES)[number],
+  quick: boolean,
+  progress: (message: string) => void,
+): Promise<Measurement> {
   progress(`memory-index: writing a ${size.records}-record store and building its index…`);
   const store = scaleStore(size.records);
   try {
     const first = loadMemory(store.sources, 0.7);
-    if (first.via !== 'built') throw new Error(`bench: the first load of the ${size.records}-record store was ${first.via}, not built`);
+    if (first.via !== 'built')
+      throw new Error(`bench: the first load of the ${size.records}-record store was ${first.via}, not built`);
     const target = { scope: 'project' as const, projectRoot: store.sources.projectRoot };
     let learned = 0;
     let record = learnedRecord(0);
@@ -81,7 +97,8 @@ async function learnedRow(size: (typeof SIZES)[number], quick: boolean, progress
           },
           fn: () => {
             const load = loadMemory(store.sources, 0.7);
-            if (load.view.lookup(record.key, 'coder')?.verdict !== 'allow') throw new Error(`bench: the learned record ${record.key} is not looked up after the append`);
+            if (load.view.lookup(record.key, 'coder')?.verdict !== 'allow')
+              throw new Error(`bench: the learned record ${record.key} is not looked up after the append`);
             vias.set(load.via, (vias.get(load.via) ?? 0) + 1);
             return load.via;
           },
@@ -107,11 +124,21 @@ function rulesListRow(progress: (message: string) => void): Measurement {
     // The child reports its own peak RSS as it exits (process.resourceUsage().maxRSS, in KiB).
     const preload = join(store.base, 'peak-rss.cjs');
     const peakFile = join(store.base, 'peak-rss');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS)));\n`);
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS)));\n`,
+    );
     const run = (stdout: 'pipe' | 'ignore') =>
-      spawnSync(process.execPath, ['-r', preload, bin, 'rules', 'list'], { cwd: store.sources.projectRoot, env: store.env, stdio: ['ignore', stdout, 'pipe'], maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+      spawnSync(process.execPath, ['-r', preload, bin, 'rules', 'list'], {
+        cwd: store.sources.projectRoot,
+        env: store.env,
+        stdio: ['ignore', stdout, 'pipe'],
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8',
+      });
     const check = run('pipe');
-    if (check.status !== 0 || !/\n\d+ decisions \(\d+ records/.test(check.stdout)) throw new Error(`bench: rules list failed (${check.status}): ${check.stderr}`);
+    if (check.status !== 0 || !/\n\d+ decisions \(\d+ records/.test(check.stdout))
+      throw new Error(`bench: rules list failed (${check.status}): ${check.stderr}`);
     const times: number[] = [];
     const peaks: number[] = [];
     for (let i = 0; i < LIST_RUNS; i++) {
@@ -122,7 +149,11 @@ function rulesListRow(progress: (message: string) => void): Measurement {
       peaks.push(Number(readFileSync(peakFile, 'utf8')) / 1024);
     }
     const printed = Buffer.byteLength(check.stdout);
-    return { id: 'rules.list-100k', ...summarize(times), note: `${(printed / 1e6).toFixed(1)} MB printed; peak RSS of the process: median ${summarize(peaks).median.toFixed(0)} MB` };
+    return {
+      id: 'rules.list-100k',
+      ...summarize(times),
+      note: `${(printed / 1e6).toFixed(1)} MB printed; peak RSS of the process: median ${summarize(peaks).median.toFixed(0)} MB`,
+    };
   } finally {
     rmSync(store.base, { recursive: true, force: true });
   }

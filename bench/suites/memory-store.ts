@@ -15,7 +15,13 @@ import type { Suite } from '../suite.js';
 export const STORE_RECORDS = 10_000;
 
 const TOOLS = ['Bash', 'Bash', 'Bash', 'Write', 'Edit'] as const;
-const COMMANDS = ['git status --short', 'npm run test -- --filter', 'ls -la src/components', 'rg -n TODO src', 'docker compose up -d db'];
+const COMMANDS = [
+  'git status --short',
+  'npm run test -- --filter',
+  'ls -la src/components',
+  'rg -n TODO src',
+  'docker compose up -d db',
+];
 
 /** Typical records: a command or `<change> <path>` of 20–60 chars, a short reason, a 16-hex key. */
 export function storeRecords(n: number): DecisionRecord[] {
@@ -53,7 +59,9 @@ export const memoryStoreSuite: Suite = {
       }
       const check = loadScope(target);
       if (check.records.length !== STORE_RECORDS || check.problems.length > 0) {
-        throw new Error(`bench: the store fixture loads ${check.records.length} records and ${check.problems.length} problems, not ${STORE_RECORDS} and 0`);
+        throw new Error(
+          `bench: the store fixture loads ${check.records.length} records and ${check.problems.length} problems, not ${STORE_RECORDS} and 0`,
+        );
       }
       const [m] = await runInProcess([{ id: 'memory.store.load-10k', batch: 1, fn: () => loadScope(target) }], quick);
       // runInProcess reports µs; this row is in ms.

@@ -44,7 +44,14 @@ const SEED = { stored: 1, queries: 2 } as const;
 
 /** A Claude Code Bash call in the fixture's project, parsed by the real adapter. */
 function bashCall(command: string, cwd: string, sessionId: string): ToolCall {
-  const event = claudeAdapter.parse({ session_id: sessionId, cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'toolu_bench_memory' });
+  const event = claudeAdapter.parse({
+    session_id: sessionId,
+    cwd,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: 'toolu_bench_memory',
+  });
   if (event.kind !== 'pre-tool') throw new Error(`bench: a Bash payload parsed as ${event.kind}`);
   return event.call;
 }
@@ -71,7 +78,13 @@ function rememberedRecords(commands: readonly string[], role: string): LoadedRec
 
 export const memorySuite: Suite = {
   name: 'memory',
-  measures: ['memory.exact-hit', 'memory.jaccard-10k', 'memory.jaccard-100k', 'memory.cache-hit-e2e', 'memory.cache-hit-e2e.no-parse'],
+  measures: [
+    'memory.exact-hit',
+    'memory.jaccard-10k',
+    'memory.jaccard-100k',
+    'memory.cache-hit-e2e',
+    'memory.cache-hit-e2e.no-parse',
+  ],
   async run({ fixture, quick, progress }) {
     const { state, policy, projectRoot } = await decisionInputs(fixture);
     const where = fixture.where;
@@ -82,7 +95,12 @@ export const memorySuite: Suite = {
 
     const stored = syntheticCommands(MEMORY_ENTRIES_LARGE, SEED.stored);
     const queries = syntheticCommands(QUERIES, SEED.queries);
-    await checkSubjectForm([...stored.slice(0, SUBJECT_SAMPLE), ...queries], fixture.sessionId, projectRoot, pathContext);
+    await checkSubjectForm(
+      [...stored.slice(0, SUBJECT_SAMPLE), ...queries],
+      fixture.sessionId,
+      projectRoot,
+      pathContext,
+    );
 
     // Exact cache: 10k entries, a lookup that hits (the query's subject is already built).
     const records = rememberedRecords(stored.slice(0, MEMORY_ENTRIES), role);
@@ -100,11 +118,13 @@ export const memorySuite: Suite = {
       if (i < MEMORY_ENTRIES) small.add(tokens);
       large.add(tokens);
     });
-    const top1 = (index: JaccardIndex, query: string) => index.matches(tokenize(query, tokenContext), threshold)[0] ?? null;
+    const top1 = (index: JaccardIndex, query: string) =>
+      index.matches(tokenize(query, tokenContext), threshold)[0] ?? null;
     const matched = (index: JaccardIndex): number => queries.filter((q) => top1(index, q) !== null).length;
     const matchedSmall = matched(small);
     const matchedLarge = matched(large);
-    if (matchedSmall === 0) throw new Error('bench: no Jaccard query finds a match at the threshold; the rows would time only misses');
+    if (matchedSmall === 0)
+      throw new Error('bench: no Jaccard query finds a match at the threshold; the rows would time only misses');
     let q10 = 0;
     let q100 = 0;
 
@@ -113,15 +133,28 @@ export const memorySuite: Suite = {
     const shell = await prepareShell(call, pathContext);
     const bare = await judge(state, call, policy, projectRoot, where, { shell });
     expectVerdict(`\`${HIT_COMMAND}\` without memory (tier)`, bare.decision.tier, 'default');
-    const subject = callSubject(call, call.paths.map((p) => resolvePath(p, pathContext)), shell);
+    const subject = callSubject(
+      call,
+      call.paths.map((p) => resolvePath(p, pathContext)),
+      shell,
+    );
     if (subject === undefined) throw new Error(`bench: \`${HIT_COMMAND}\` has no memory subject`);
     const remembered: DecisionRecord = recordFor(
       subject,
       cacheKey(subject.tool, subject.text),
-      { role, verdict: 'allow', reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized, tier: 'human', decided_by: 'host-prompt' },
+      {
+        role,
+        verdict: 'allow',
+        reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized,
+        tier: 'human',
+        decided_by: 'host-prompt',
+      },
       { scope: 'user', userConfigDir: where.userConfigDir },
     );
-    const view = MemoryView.of([...records, { ...remembered, file: '/bench/user/rules.jsonl', line: records.length + 1 }], threshold);
+    const view = MemoryView.of(
+      [...records, { ...remembered, file: '/bench/user/rules.jsonl', line: records.length + 1 }],
+      threshold,
+    );
     const judged = await judge(state, call, policy, projectRoot, where, { shell, memory: view });
     expectVerdict(`\`${HIT_COMMAND}\` with memory (tier)`, judged.decision.tier, 'exact-cache');
     expectVerdict(`\`${HIT_COMMAND}\` with memory`, judged.decision.verdict, 'allow');
@@ -131,8 +164,21 @@ export const memorySuite: Suite = {
         { id: 'memory.exact-hit', batch: 64, fn: () => memory10k.lookup(cacheKey('Bash', hitSubject), role) },
         { id: 'memory.jaccard-10k', batch: 16, fn: () => top1(small, queries[q10++ % QUERIES]!) },
         { id: 'memory.jaccard-100k', batch: 4, fn: () => top1(large, queries[q100++ % QUERIES]!) },
-        { id: 'memory.cache-hit-e2e', batch: 4, async: true, fn: async () => judge(state, call, policy, projectRoot, where, { shell: await prepareShell(call, pathContext), memory: view }) },
-        { id: 'memory.cache-hit-e2e.no-parse', batch: 16, fn: () => judge(state, call, policy, projectRoot, where, { shell, memory: view }) },
+        {
+          id: 'memory.cache-hit-e2e',
+          batch: 4,
+          async: true,
+          fn: async () =>
+            judge(state, call, policy, projectRoot, where, {
+              shell: await prepareShell(call, pathContext),
+              memory: view,
+            }),
+        },
+        {
+          id: 'memory.cache-hit-e2e.no-parse',
+          batch: 16,
+          fn: () => judge(state, call, policy, projectRoot, where, { shell, memory: view }),
+        },
       ],
       quick,
     );
@@ -165,19 +211,32 @@ async function meanMicros(fn: () => unknown, quick: boolean): Promise<number> {
 }
 
 /** The synthetic commands must be what memory would store for them: the real parser + callSubject agree. */
-async function checkSubjectForm(commands: readonly string[], sessionId: string, projectRoot: string, pathContext: PathContext): Promise<void> {
+async function checkSubjectForm(
+  commands: readonly string[],
+  sessionId: string,
+  projectRoot: string,
+  pathContext: PathContext,
+): Promise<void> {
   for (const command of commands) {
     const call = bashCall(command, projectRoot, sessionId);
     const shell = await prepareShell(call, pathContext);
-    const subject = callSubject(call, call.paths.map((p) => resolvePath(p, pathContext)), shell);
+    const subject = callSubject(
+      call,
+      call.paths.map((p) => resolvePath(p, pathContext)),
+      shell,
+    );
     if (subject?.text !== command) {
-      throw new Error(`bench: the synthetic command \`${command}\` is stored by hookwise as \`${subject?.text ?? '(nothing)'}\`; fix bench/synthetic-commands.ts`);
+      throw new Error(
+        `bench: the synthetic command \`${command}\` is stored by hookwise as \`${subject?.text ?? '(nothing)'}\`; fix bench/synthetic-commands.ts`,
+      );
     }
     const names = commandNames(command);
     // Segments that carry code (npx, python scripts, …) name it as `<program> code:<digest>` (memory/code.ts);
     // the synthetic records name the program only, which costs the index the same work.
     if (subject.commands.map((c) => c.replace(/ code:[0-9a-f]{16}$/, '')).join(' ') !== names.join(' ')) {
-      throw new Error(`bench: the synthetic command \`${command}\` has command names ${subject.commands.join(', ')}, not ${names.join(', ')}`);
+      throw new Error(
+        `bench: the synthetic command \`${command}\` has command names ${subject.commands.join(', ')}, not ${names.join(', ')}`,
+      );
     }
   }
 }

@@ -16,7 +16,15 @@ export const pathPolicySuite: Suite = {
     const role = matchers.role(fixture.role);
     if (role === undefined) throw new Error(`bench: role ${fixture.role} is not in the compiled policy`);
     const pathContext: PathContext = { projectRoot, home: fixture.where.home, cwd: call.cwd };
-    const ctx: CascadeContext = { call, paths: call.paths.map((p) => resolvePath(p, pathContext)), role, policy, matchers, projectRoot, home: fixture.where.home };
+    const ctx: CascadeContext = {
+      call,
+      paths: call.paths.map((p) => resolvePath(p, pathContext)),
+      role,
+      policy,
+      matchers,
+      projectRoot,
+      home: fixture.where.home,
+    };
     // Also builds the lazily compiled regexes, so the timed calls see warm matchers.
     expectVerdict('path policy', pathPolicyTier.decide(ctx)?.verdict, 'allow');
 

@@ -17,7 +17,16 @@ const APPROVE: HumanAnswer = { verdict: 'approve', alwaysAsk: false, addRule: fa
 
 function request(i: number, dedupe: string): PendingRequest {
   const s = (t: string) => t as Sanitized;
-  return { dedupe, session: s(`bench-${i}`), role: 'coder', tool: s('Bash'), call: s('make deploy'), reason: s('no tier decided'), tier: 'default', project: s('/bench') };
+  return {
+    dedupe,
+    session: s(`bench-${i}`),
+    role: 'coder',
+    tool: s('Bash'),
+    call: s('make deploy'),
+    reason: s('no tier decided'),
+    tier: 'default',
+    project: s('/bench'),
+  };
 }
 
 async function listed(q: QueueBackend, waiting: number): Promise<string> {
@@ -30,7 +39,12 @@ async function listed(q: QueueBackend, waiting: number): Promise<string> {
 }
 
 /** ms from answer() until `calls` identical waiting calls have all returned, `rounds` times. */
-async function answerToReturn(waitOn: () => QueueBackend, answerer: QueueBackend, calls: number, rounds: number): Promise<number[]> {
+async function answerToReturn(
+  waitOn: () => QueueBackend,
+  answerer: QueueBackend,
+  calls: number,
+  rounds: number,
+): Promise<number[]> {
   const out: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const waits = Array.from({ length: calls }, (_, i) => waitOn().wait(request(i, `round-${r}`), 60_000));
@@ -46,7 +60,12 @@ async function answerToReturn(waitOn: () => QueueBackend, answerer: QueueBackend
 
 export const queueSuite: Suite = {
   name: 'queue',
-  measures: ['queue.answer-to-return.daemon', 'queue.answer-to-return.files', 'queue.64-calls-one-answer.daemon', 'queue.64-calls-one-answer.files'],
+  measures: [
+    'queue.answer-to-return.daemon',
+    'queue.answer-to-return.files',
+    'queue.64-calls-one-answer.daemon',
+    'queue.64-calls-one-answer.files',
+  ],
   async run({ quick, progress }) {
     progress('queue: answer → waiting call, daemon and files…');
     const rounds = quick ? 10 : 50;
@@ -58,8 +77,14 @@ export const queueSuite: Suite = {
       return [
         { id: 'queue.answer-to-return.daemon', ...summarize(await answerToReturn(() => memory, memory, 1, rounds)) },
         { id: 'queue.answer-to-return.files', ...summarize(await answerToReturn(files, answerer, 1, rounds)) },
-        { id: 'queue.64-calls-one-answer.daemon', ...summarize(await answerToReturn(() => memory, memory, 64, Math.ceil(rounds / 5))) },
-        { id: 'queue.64-calls-one-answer.files', ...summarize(await answerToReturn(files, answerer, 64, Math.ceil(rounds / 5))) },
+        {
+          id: 'queue.64-calls-one-answer.daemon',
+          ...summarize(await answerToReturn(() => memory, memory, 64, Math.ceil(rounds / 5))),
+        },
+        {
+          id: 'queue.64-calls-one-answer.files',
+          ...summarize(await answerToReturn(files, answerer, 64, Math.ceil(rounds / 5))),
+        },
       ] satisfies Measurement[];
     } finally {
       rmSync(base, { recursive: true, force: true });

@@ -24,17 +24,23 @@ import { summarize } from '../stats.js';
 import type { Measurement, Suite, SuiteContext, Summary } from '../suite.js';
 
 /** A typical agent command (114 chars): no secret, a path, a pipe, a URL-free compound. */
-export const SHORT_COMMAND = 'git log --oneline -n 20 -- src/cli/check.ts | grep -i "fix" && npm run build && ls -la /usr/local/lib/node_modules';
+export const SHORT_COMMAND =
+  'git log --oneline -n 20 -- src/cli/check.ts | grep -i "fix" && npm run build && ls -la /usr/local/lib/node_modules';
 
 /** Built at run time, so this file holds no literal secret: a bearer token and a database password. */
 function secretCommand(): string {
-  const chars = [...Array(26).keys()].flatMap((i) => [String.fromCharCode(65 + i), String.fromCharCode(97 + i)]).concat([...'0123456789']);
+  const chars = [...Array(26).keys()]
+    .flatMap((i) => [String.fromCharCode(65 + i), String.fromCharCode(97 + i)])
+    .concat([...'0123456789']);
   const body = Array.from({ length: 36 }, (_, i) => chars[(i * 17 + 5) % chars.length]).join('');
   return `curl -H "Authorization: Bearer ghp_${body}" https://api.github.com/user && psql postgres://app:Zx8${'q'}Lm2Vt9@db/app`; // hookwise:allow
 }
 
 /** ~2 KB: a long compound command of ordinary steps, as agents write for setup scripts. */
-export const LONG_COMMAND = Array.from({ length: 20 }, (_, i) => `npm run build:part${i} && node dist/tool.cjs --input src/part${i}/index.ts --out dist/part${i}`).join(' && ');
+export const LONG_COMMAND = Array.from(
+  { length: 20 },
+  (_, i) => `npm run build:part${i} && node dist/tool.cjs --input src/part${i}/index.ts --out dist/part${i}`,
+).join(' && ');
 
 const ROUNDS = { quick: 5, full: 20 } as const;
 
@@ -68,8 +74,10 @@ export const sanitizeSuite: Suite = {
   ],
   async run(ctx) {
     const secret = secretCommand();
-    if (sanitize(secret).findings.length < 2) throw new Error('bench: the secret command no longer has two findings; it measures the wrong path');
-    if (sanitize(SHORT_COMMAND).findings.length !== 0 || sanitize(LONG_COMMAND).findings.length !== 0) throw new Error('bench: the plain commands now have findings');
+    if (sanitize(secret).findings.length < 2)
+      throw new Error('bench: the secret command no longer has two findings; it measures the wrong path');
+    if (sanitize(SHORT_COMMAND).findings.length !== 0 || sanitize(LONG_COMMAND).findings.length !== 0)
+      throw new Error('bench: the plain commands now have findings');
 
     const inProcess = await runInProcess(
       [
@@ -83,7 +91,13 @@ export const sanitizeSuite: Suite = {
     const short = inProcess.find((m) => m.id === 'sanitize.short-command')!;
     short.note = `${SHORT_COMMAND.length} chars, no secret; the secret command is ${secret.length} chars with 2 secrets; the long one ${LONG_COMMAND.length} chars`;
 
-    return [...inProcess, await scanThroughput(ctx), ...(await denseThroughput(ctx)), ...spawned(ctx, secret), ...corpusRates()];
+    return [
+      ...inProcess,
+      await scanThroughput(ctx),
+      ...(await denseThroughput(ctx)),
+      ...spawned(ctx, secret),
+      ...corpusRates(),
+    ];
   },
 };
 
@@ -97,14 +111,28 @@ export function corpusRates(): Measurement[] {
   const worst = (label: KindResult['label']): string => {
     const failing = e.kinds.filter((k) => k.label === label && k.passed < k.rows);
     const shown = failing.slice(0, 5).map((k) => `${k.kind} ${k.rows - k.passed}/${k.rows}`);
-    return failing.length === 0 ? 'none' : `${shown.join(', ')}${failing.length > shown.length ? `, … (${failing.length} kinds)` : ''}`;
+    return failing.length === 0
+      ? 'none'
+      : `${shown.join(', ')}${failing.length > shown.length ? `, … (${failing.length} kinds)` : ''}`;
   };
   const missed = e.secretRows - e.secretPassed;
   const miss = missRate(e);
   const fp = falsePositiveRate(e);
   return [
-    { id: 'sanitize.miss-rate', median: miss, p99: miss, samples: e.secretRows, note: `${missed} of ${e.secretRows} secret rows not fully redacted; worst kinds: ${worst('secret')} (hookwise sanitize --eval builtin lists them)` },
-    { id: 'sanitize.false-positive-rate', median: fp, p99: fp, samples: e.cleanRows, note: `${e.cleanFlagged} of ${e.cleanRows} clean rows redacted; worst kinds: ${worst('clean')}` },
+    {
+      id: 'sanitize.miss-rate',
+      median: miss,
+      p99: miss,
+      samples: e.secretRows,
+      note: `${missed} of ${e.secretRows} secret rows not fully redacted; worst kinds: ${worst('secret')} (hookwise sanitize --eval builtin lists them)`,
+    },
+    {
+      id: 'sanitize.false-positive-rate',
+      median: fp,
+      p99: fp,
+      samples: e.cleanRows,
+      note: `${e.cleanFlagged} of ${e.cleanRows} clean rows redacted; worst kinds: ${worst('clean')}`,
+    },
   ];
 }
 
@@ -113,9 +141,13 @@ async function scanThroughput(ctx: SuiteContext): Promise<Measurement> {
   const root = packageRoot();
   const tree = existsSync(join(root, 'src')) ? 'src' : 'dist';
   const probe = scanPaths([tree], { cwd: root });
-  if (probe.bytes === 0) throw new Error(`bench: scanning ${join(root, tree)} read nothing; the throughput row would measure no work`);
+  if (probe.bytes === 0)
+    throw new Error(`bench: scanning ${join(root, tree)} read nothing; the throughput row would measure no work`);
   const mb = probe.bytes / (1024 * 1024);
-  const [m] = await runInProcess([{ id: 'scan.ms-per-mb', batch: 1, fn: () => scanPaths([tree], { cwd: root }) }], ctx.quick);
+  const [m] = await runInProcess(
+    [{ id: 'scan.ms-per-mb', batch: 1, fn: () => scanPaths([tree], { cwd: root }) }],
+    ctx.quick,
+  );
   // runInProcess reports µs per call; one call scans the whole tree.
   const median = m!.median / 1000 / mb;
   return {
@@ -137,9 +169,15 @@ const MB = 1024 * 1024;
  * itself: past 1 MiB it scans no further, which would hide the pipeline's growth.
  */
 async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
-  const texts = { 'sanitize.dense-1kb': secretDenseText(KB, 13), 'sanitize.dense-64kb': secretDenseText(64 * KB, 13), 'sanitize.dense-1mb': secretDenseText(MB, 13), 'sanitize.dense-4mb': secretDenseText(4 * MB, 13) } as const;
+  const texts = {
+    'sanitize.dense-1kb': secretDenseText(KB, 13),
+    'sanitize.dense-64kb': secretDenseText(64 * KB, 13),
+    'sanitize.dense-1mb': secretDenseText(MB, 13),
+    'sanitize.dense-4mb': secretDenseText(4 * MB, 13),
+  } as const;
   for (const [id, text] of Object.entries(texts)) {
-    if (findSecrets(text).length < text.length / 200) throw new Error(`bench: ${id}'s input is not secret-dense any more; the row measures the wrong path`);
+    if (findSecrets(text).length < text.length / 200)
+      throw new Error(`bench: ${id}'s input is not secret-dense any more; the row measures the wrong path`);
   }
   const small = await runInProcess(
     [
@@ -150,7 +188,10 @@ async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
   );
   // A 4 MB call takes about a second: a few timed calls each, interleaved so drift hits both sizes alike.
   const rounds = ctx.quick ? 3 : 7;
-  const ms: { 'sanitize.dense-1mb': number[]; 'sanitize.dense-4mb': number[] } = { 'sanitize.dense-1mb': [], 'sanitize.dense-4mb': [] };
+  const ms: { 'sanitize.dense-1mb': number[]; 'sanitize.dense-4mb': number[] } = {
+    'sanitize.dense-1mb': [],
+    'sanitize.dense-4mb': [],
+  };
   for (let r = 0; r < rounds; r++) {
     for (const id of ['sanitize.dense-1mb', 'sanitize.dense-4mb'] as const) {
       const started = process.hrtime.bigint();
@@ -161,9 +202,18 @@ async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
   const perMb = (id: keyof typeof texts, summary: Summary): Measurement => {
     const mb = texts[id].length / MB;
     const median = summary.median / mb;
-    return { id, median, p99: summary.p99 / mb, samples: summary.samples, note: `= ${(1000 / median).toFixed(2)} MB/s; ${texts[id].length} chars, median call ${summary.median.toFixed(2)} ms` };
+    return {
+      id,
+      median,
+      p99: summary.p99 / mb,
+      samples: summary.samples,
+      note: `= ${(1000 / median).toFixed(2)} MB/s; ${texts[id].length} chars, median call ${summary.median.toFixed(2)} ms`,
+    };
   };
-  const big = { 'sanitize.dense-1mb': summarize(ms['sanitize.dense-1mb']), 'sanitize.dense-4mb': summarize(ms['sanitize.dense-4mb']) };
+  const big = {
+    'sanitize.dense-1mb': summarize(ms['sanitize.dense-1mb']),
+    'sanitize.dense-4mb': summarize(ms['sanitize.dense-4mb']),
+  };
   // runInProcess reports µs per call; these rows are ms per MB.
   const fromMicros = (m: Measurement): Summary => ({ median: m.median / 1000, p99: m.p99 / 1000, samples: m.samples });
   return [
@@ -207,26 +257,43 @@ function spawned(ctx: SuiteContext, secret: string): Measurement[] {
   } finally {
     rmSync(warmDir, { recursive: true, force: true });
   }
-  if (first.some((t) => t.index !== 'cache') || cold.some((t) => t.index !== 'built')) throw new Error('bench: the keyword index cache did not behave as expected (warm runs must load it, cold runs build it)');
+  if (first.some((t) => t.index !== 'cache') || cold.some((t) => t.index !== 'built'))
+    throw new Error(
+      'bench: the keyword index cache did not behave as expected (warm runs must load it, cold runs build it)',
+    );
   const ms = (ts: Timings[], pick: (t: Timings) => number): ReturnType<typeof summarize> => summarize(ts.map(pick));
   const med = (ts: Timings[], pick: (t: Timings) => number): string => ms(ts, pick).median.toFixed(2);
   return [
-    { id: 'sanitize.startup.first-call', ...ms(first, (t) => t.firstCallMs), note: `keyword index loaded from the cache in ${med(first, (t) => t.indexMicros / 1000)} ms; re2 not loaded` },
+    {
+      id: 'sanitize.startup.first-call',
+      ...ms(first, (t) => t.firstCallMs),
+      note: `keyword index loaded from the cache in ${med(first, (t) => t.indexMicros / 1000)} ms; re2 not loaded`,
+    },
     {
       id: 'sanitize.startup.first-secret',
       ...ms(firstSecret, (t) => t.firstCallMs),
       note: `of which loading re2 ${med(firstSecret, (t) => t.re2LoadMs ?? Number.NaN)} ms and compiling ${firstSecret[0]?.patternsCompiled ?? 0} patterns ${med(firstSecret, (t) => t.compileMs)} ms`,
     },
-    { id: 'sanitize.startup.index-cold', ...ms(cold, (t) => t.indexMicros / 1000), note: 'building the keyword index without a cache and writing it (once per install and pattern set)' },
+    {
+      id: 'sanitize.startup.index-cold',
+      ...ms(cold, (t) => t.indexMicros / 1000),
+      note: 'building the keyword index without a cache and writing it (once per install and pattern set)',
+    },
   ];
 }
 
 function run(bin: string, input: string, runtimeDir: string, ctx: SuiteContext): Timings {
   const env: NodeJS.ProcessEnv = { ...ctx.fixture.env, HOOKWISE_DEBUG: '1', HOOKWISE_RUNTIME_DIR: runtimeDir };
-  const r = spawnSync(process.execPath, [bin, 'sanitize'], { input, env, encoding: 'utf8', cwd: ctx.fixture.projectDir });
+  const r = spawnSync(process.execPath, [bin, 'sanitize'], {
+    input,
+    env,
+    encoding: 'utf8',
+    cwd: ctx.fixture.projectDir,
+  });
   if (r.error !== undefined) throw r.error;
   if (r.status !== 0) throw new Error(`bench: hookwise sanitize exited ${r.status}: ${r.stderr}`);
   const line = r.stderr.split('\n').find((l) => l.startsWith('hookwise: sanitize timings '));
-  if (line === undefined) throw new Error(`bench: hookwise sanitize printed no timings (is dist/ built from these sources?): ${r.stderr}`);
+  if (line === undefined)
+    throw new Error(`bench: hookwise sanitize printed no timings (is dist/ built from these sources?): ${r.stderr}`);
   return JSON.parse(line.slice('hookwise: sanitize timings '.length)) as Timings;
 }

@@ -17,7 +17,8 @@ import { summarize } from '../stats.js';
 import type { Measurement, Suite } from '../suite.js';
 
 /** What agents typically send: a cd, an env prefix, a pipeline, a redirect (≈ 130 characters). */
-export const SHORT_COMMAND = 'cd packages/app && NODE_ENV=production npm run build -- --mode production 2>&1 | tee build.log && git status --short';
+export const SHORT_COMMAND =
+  'cd packages/app && NODE_ENV=production npm run build -- --mode production 2>&1 | tee build.log && git status --short';
 
 /** A 2 KB compound mixing every construct: control flow, substitutions, heredoc, wrappers, write commands. */
 export const COMPOUND_2KB = (() => {
@@ -50,11 +51,16 @@ export const shellSuite: Suite = {
     for (const command of [SHORT_COMMAND, COMPOUND_2KB]) {
       const parsed = parseCommand(command);
       if (!parsed.ok) throw new Error(`bench: the shell benchmark command no longer parses: ${parsed.reason}`);
-      if (writeTargets(parsed.segments).targets.length === 0) throw new Error('bench: the shell benchmark command has no write targets; it no longer exercises extraction');
+      if (writeTargets(parsed.segments).targets.length === 0)
+        throw new Error('bench: the shell benchmark command has no write targets; it no longer exercises extraction');
     }
     const inProcess = await runInProcess(
       [
-        { id: 'shell.parse+unwrap+writes.short', batch: 8, fn: () => writeTargets(parseCommand(SHORT_COMMAND).segments) },
+        {
+          id: 'shell.parse+unwrap+writes.short',
+          batch: 8,
+          fn: () => writeTargets(parseCommand(SHORT_COMMAND).segments),
+        },
         { id: 'shell.parse+unwrap+writes.2kb', batch: 1, fn: () => writeTargets(parseCommand(COMPOUND_2KB).segments) },
       ],
       ctx.quick,

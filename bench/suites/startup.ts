@@ -52,7 +52,12 @@ const WARMUP_ROUNDS = { quick: 1, full: 3 } as const;
 
 export const startupSuite: Suite = {
   name: 'startup',
-  measures: ['check.startup-ratio', 'check.startup-ratio.no-extra-ca', 'check.cache-hit-ratio', 'check.cache-hit-ratio.no-extra-ca'],
+  measures: [
+    'check.startup-ratio',
+    'check.startup-ratio.no-extra-ca',
+    'check.cache-hit-ratio',
+    'check.cache-hit-ratio.no-extra-ca',
+  ],
   async run(ctx) {
     const { fixture } = ctx;
     const bin = hookwiseBin();
@@ -65,20 +70,57 @@ export const startupSuite: Suite = {
     registerThroughCli(fixture);
 
     const hit = await cacheHitProject(fixture);
-    const check = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: [bin, 'check'], env, verify: expectAllow });
-    const checkHit = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: [bin, 'check'], env, cwd: hit.projectDir, input: hit.payload, verify: expectCacheHit });
-    const node = (env: NodeJS.ProcessEnv, label: string): Command => ({ label, args: ['-e', '0'], env, verify: () => undefined });
+    const check = (env: NodeJS.ProcessEnv, label: string): Command => ({
+      label,
+      args: [bin, 'check'],
+      env,
+      verify: expectAllow,
+    });
+    const checkHit = (env: NodeJS.ProcessEnv, label: string): Command => ({
+      label,
+      args: [bin, 'check'],
+      env,
+      cwd: hit.projectDir,
+      input: hit.payload,
+      verify: expectCacheHit,
+    });
+    const node = (env: NodeJS.ProcessEnv, label: string): Command => ({
+      label,
+      args: ['-e', '0'],
+      env,
+      verify: () => undefined,
+    });
     const baseline = node(withCa, 'node');
     const baselineNoCa = node(withoutCa, 'node, no CA');
     const rows: { id: TargetId; check: Command; baseline: Command; label: string }[] = [
       { id: 'check.startup-ratio', check: check(withCa, 'check'), baseline, label: 'hookwise check' },
-      { id: 'check.startup-ratio.no-extra-ca', check: check(withoutCa, 'check, no CA'), baseline: baselineNoCa, label: 'hookwise check' },
-      { id: 'check.cache-hit-ratio', check: checkHit(withCa, 'check, cache hit'), baseline, label: 'hookwise check (Bash, cache hit)' },
-      { id: 'check.cache-hit-ratio.no-extra-ca', check: checkHit(withoutCa, 'check, cache hit, no CA'), baseline: baselineNoCa, label: 'hookwise check (Bash, cache hit)' },
+      {
+        id: 'check.startup-ratio.no-extra-ca',
+        check: check(withoutCa, 'check, no CA'),
+        baseline: baselineNoCa,
+        label: 'hookwise check',
+      },
+      {
+        id: 'check.cache-hit-ratio',
+        check: checkHit(withCa, 'check, cache hit'),
+        baseline,
+        label: 'hookwise check (Bash, cache hit)',
+      },
+      {
+        id: 'check.cache-hit-ratio.no-extra-ca',
+        check: checkHit(withoutCa, 'check, cache hit, no CA'),
+        baseline: baselineNoCa,
+        label: 'hookwise check (Bash, cache hit)',
+      },
     ];
     // Once before timing: the cache-hit project's policy gets compiled, and a miss fails loudly here.
     for (const env of [withCa, withoutCa]) {
-      const run = spawnSync(process.execPath, [bin, 'check'], { cwd: hit.projectDir, env, input: hit.payload, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [bin, 'check'], {
+        cwd: hit.projectDir,
+        env,
+        input: hit.payload,
+        encoding: 'utf8',
+      });
       if (run.status !== 0) throw new Error(`bench: hookwise check (cache hit) exited ${run.status}: ${run.stderr}`);
       expectCacheHit(run.stdout);
     }
@@ -86,7 +128,13 @@ export const startupSuite: Suite = {
     const times = await interleave(commands, ctx);
 
     return rows.map((row) =>
-      ratioRow(row.id, times.get(row.check)!, times.get(row.baseline)!, row.label, row.id === 'check.startup-ratio' || row.id === 'check.cache-hit-ratio' ? caNote() : undefined),
+      ratioRow(
+        row.id,
+        times.get(row.check)!,
+        times.get(row.baseline)!,
+        row.label,
+        row.id === 'check.startup-ratio' || row.id === 'check.cache-hit-ratio' ? caNote() : undefined,
+      ),
     );
   },
 };
@@ -94,11 +142,19 @@ export const startupSuite: Suite = {
 /** Which NODE_EXTRA_CA_CERTS the with-CA rows ran with (both commands read it at every start). */
 export function caNote(): string {
   const caFile = process.env.NODE_EXTRA_CA_CERTS;
-  return caFile === undefined || caFile === '' ? 'NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row' : `NODE_EXTRA_CA_CERTS=${caFile}`;
+  return caFile === undefined || caFile === ''
+    ? 'NODE_EXTRA_CA_CERTS is not set here: same conditions as the no-extra-ca row'
+    : `NODE_EXTRA_CA_CERTS=${caFile}`;
 }
 
 /** A ratio row: hookwise's median over `node -e 0`'s, each command's own summary shown under it. */
-export function ratioRow(id: TargetId, check: readonly number[], baseline: readonly number[], label: string, note: string | undefined): Measurement {
+export function ratioRow(
+  id: TargetId,
+  check: readonly number[],
+  baseline: readonly number[],
+  label: string,
+  note: string | undefined,
+): Measurement {
   const c = summarize(check);
   const b = summarize(baseline);
   return {
@@ -117,30 +173,43 @@ export function ratioRow(id: TargetId, check: readonly number[], baseline: reado
 
 /** Registers the fixture's session (its role) through the built CLI, in the runtime dir of `fixture.env`. */
 export function registerThroughCli(fixture: BenchFixture): void {
-  const registered = spawnSync(process.execPath, [hookwiseBin(), 'register', '--session-id', fixture.sessionId, '--role', fixture.role], {
-    cwd: fixture.projectDir,
-    env: fixture.env,
-    encoding: 'utf8',
-  });
-  if (registered.status !== 0) throw new Error(`bench: hookwise register failed (exit ${registered.status}): ${registered.stderr}`);
+  const registered = spawnSync(
+    process.execPath,
+    [hookwiseBin(), 'register', '--session-id', fixture.sessionId, '--role', fixture.role],
+    {
+      cwd: fixture.projectDir,
+      env: fixture.env,
+      encoding: 'utf8',
+    },
+  );
+  if (registered.status !== 0)
+    throw new Error(`bench: hookwise register failed (exit ${registered.status}): ${registered.stderr}`);
 }
 
 /** Throws unless `stdout` is a Claude Code allow from tier exact-cache (the cache-hit call). */
 export function expectCacheHit(stdout: string): void {
-  const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  const out = JSON.parse(stdout) as {
+    hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
+  };
   const verdict = out.hookSpecificOutput?.permissionDecision;
   const reason = out.hookSpecificOutput?.permissionDecisionReason ?? stdout;
   if (verdict !== 'allow' || !reason.includes('[tier exact-cache')) {
-    throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${reason}); expected an exact-cache allow for \`${CACHE_HIT_COMMAND}\``);
+    throw new Error(
+      `bench: hookwise check answered ${verdict ?? 'nothing'} (${reason}); expected an exact-cache allow for \`${CACHE_HIT_COMMAND}\``,
+    );
   }
 }
 
 /** Throws unless `stdout` is a Claude Code allow (the fixture's Write). */
 export function expectAllow(stdout: string): void {
-  const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+  const out = JSON.parse(stdout) as {
+    hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
+  };
   const verdict = out.hookSpecificOutput?.permissionDecision;
   if (verdict !== 'allow') {
-    throw new Error(`bench: hookwise check answered ${verdict ?? 'nothing'} (${out.hookSpecificOutput?.permissionDecisionReason ?? stdout}); expected allow for a registered coder's Write in src/`);
+    throw new Error(
+      `bench: hookwise check answered ${verdict ?? 'nothing'} (${out.hookSpecificOutput?.permissionDecisionReason ?? stdout}); expected allow for a registered coder's Write in src/`,
+    );
   }
 }
 
@@ -148,7 +217,11 @@ export function expectAllow(stdout: string): void {
  * Runs every command once per round, `rounds` rounds after a warm-up, rotating the order each round;
  * returns each command's wall times (ms), warm-up excluded. `name` labels the progress lines.
  */
-export async function interleave(commands: readonly Command[], ctx: SuiteContext, name = 'startup'): Promise<Map<Command, number[]>> {
+export async function interleave(
+  commands: readonly Command[],
+  ctx: SuiteContext,
+  name = 'startup',
+): Promise<Map<Command, number[]>> {
   const { fixture, quick } = ctx;
   const rounds = quick ? ROUNDS.quick : ROUNDS.full;
   const warmup = quick ? WARMUP_ROUNDS.quick : WARMUP_ROUNDS.full;
@@ -158,7 +231,12 @@ export async function interleave(commands: readonly Command[], ctx: SuiteContext
       // Rotate the order each round so no command always runs first or right after the same neighbour.
       const command = commands[(k + Math.max(round, 0)) % commands.length]!;
       const start = process.hrtime.bigint();
-      const run = spawnSync(process.execPath, command.args, { cwd: command.cwd ?? fixture.projectDir, env: command.env, input: command.input ?? fixture.payload, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, command.args, {
+        cwd: command.cwd ?? fixture.projectDir,
+        env: command.env,
+        input: command.input ?? fixture.payload,
+        encoding: 'utf8',
+      });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       if (run.error !== undefined) throw run.error;
       if (run.status !== 0) throw new Error(`bench: ${command.label} exited ${run.status}: ${run.stderr}`);
@@ -215,10 +293,21 @@ async function makeCacheHitProject(fixture: BenchFixture): Promise<CacheHitProje
   if (event.kind !== 'pre-tool') throw new Error(`bench: the cache-hit payload parsed as ${event.kind}`);
   const pathContext = { projectRoot: projectDir, home: fixture.where.home, cwd: projectDir };
   const shell = await prepareShell(event.call, pathContext);
-  const subject = callSubject(event.call, event.call.paths.map((p) => resolvePath(p, pathContext)), shell);
+  const subject = callSubject(
+    event.call,
+    event.call.paths.map((p) => resolvePath(p, pathContext)),
+    shell,
+  );
   if (subject === undefined) throw new Error(`bench: \`${CACHE_HIT_COMMAND}\` has no memory subject`);
   const target: StoreTarget = { scope: 'project', projectRoot: projectDir };
   const reason = 'approved at the host’s permission prompt after hookwise asked' as Sanitized;
-  appendRecords(target, [recordFor(subject, cacheKey(subject.tool, subject.text), { role: fixture.role, verdict: 'allow', reason, tier: 'human', decided_by: 'host-prompt' }, target)]);
+  appendRecords(target, [
+    recordFor(
+      subject,
+      cacheKey(subject.tool, subject.text),
+      { role: fixture.role, verdict: 'allow', reason, tier: 'human', decided_by: 'host-prompt' },
+      target,
+    ),
+  ]);
   return { projectDir, payload: JSON.stringify(hostPayload) };
 }

@@ -36,17 +36,34 @@ export function snapshotFixture(dirs = DIRS, filesPerDir = FILES_PER_DIR): Snaps
   for (let d = 0; d < dirs; d++) {
     const dir = join(root, 'src', `m${d % 40}`, `p${Math.floor(d / 40)}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < filesPerDir; f++) writeFileSync(join(dir, `f${f}.ts`), `export const v${f} = ${d * filesPerDir + f};\n`.repeat(12));
+    for (let f = 0; f < filesPerDir; f++)
+      writeFileSync(join(dir, `f${f}.ts`), `export const v${f} = ${d * filesPerDir + f};\n`.repeat(12));
   }
   writeFileSync(join(root, '.gitignore'), 'node_modules/\n');
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
-  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'fixture']]) {
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['commit', '-qm', 'fixture'],
+  ]) {
     const r = spawnSync('git', args, { cwd: root, env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`bench: git ${args[0]} failed: ${r.stderr}`);
   }
   const tree = gitWorkTree(root);
   if (tree === undefined) throw new Error('bench: the fixture is not a git work tree');
-  const step = prepareSnapshot({ tree, sanitizedCommand: './scripts/build.sh', sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ }, runtimeDir, version: 'bench' });
+  const step = prepareSnapshot({
+    tree,
+    sanitizedCommand: './scripts/build.sh',
+    sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ },
+    runtimeDir,
+    version: 'bench',
+  });
   return { root, runtimeDir, step, cleanup: () => rmSync(base, { recursive: true, force: true }) };
 }
 
@@ -71,12 +88,23 @@ export const undoSuite: Suite = {
     const fixture = snapshotFixture();
     try {
       const clean = timeSnapshots(fixture, RUNS);
-      for (const f of ['src/m1/p1/f1.ts', 'src/m2/p3/f4.ts', 'src/m9/p9/f9.ts', 'src/m20/p20/f20.ts', 'src/m39/p24/f39.ts']) appendFileSync(join(fixture.root, f), '// edited\n');
+      for (const f of [
+        'src/m1/p1/f1.ts',
+        'src/m2/p3/f4.ts',
+        'src/m9/p9/f9.ts',
+        'src/m20/p20/f20.ts',
+        'src/m39/p24/f39.ts',
+      ])
+        appendFileSync(join(fixture.root, f), '// edited\n');
       writeFileSync(join(fixture.root, 'src/new.ts'), 'export const added = 1;\n');
       const changed = timeSnapshots(fixture, RUNS);
       const rows: Measurement[] = [
         { id: 'confine.undo-snapshot.clean-40k', ...summarize(clean) },
-        { id: 'confine.undo-snapshot.changed-40k', ...summarize(changed), note: '5 tracked files edited, 1 untracked file added' },
+        {
+          id: 'confine.undo-snapshot.changed-40k',
+          ...summarize(changed),
+          note: '5 tracked files edited, 1 untracked file added',
+        },
       ];
       return Promise.resolve(rows);
     } finally {

@@ -99,15 +99,83 @@ function stableHash(s: string): number {
 /** Bump when realization changes (it keys the subjects cache). */
 const REALIZATION_VERSION = '1';
 const DIRS = ['src', 'lib', 'docs', 'build', 'tests', 'assets', 'config', 'data', 'scripts', 'app'];
-const FILES = ['main.c', 'notes.txt', 'app.js', 'data.csv', 'README.md', 'config.yaml', 'index.ts', 'report.pdf', 'photo.jpg', 'archive.tar.gz', 'server.log', 'script.py'];
-const WORDS = ['web', 'api', 'app', 'demo', 'worker', 'backend', 'prod', 'staging', 'mydb', 'cache', 'frontend', 'alpha', 'test1', 'foo', 'bar'];
-const GENERIC_NAMES = new Set(['name', 'value', 'string', 'pattern', 'target', 'key', 'tag', 'message', 'variable', 'version', 'text', 'query', 'id', 'keyword', 'word', 'label', 'title', 'description', 'comment', 'content', 'argument', 'arguments', 'args', 'option', 'options', 'expression', 'regex', 'search', 'filter']);
+const FILES = [
+  'main.c',
+  'notes.txt',
+  'app.js',
+  'data.csv',
+  'README.md',
+  'config.yaml',
+  'index.ts',
+  'report.pdf',
+  'photo.jpg',
+  'archive.tar.gz',
+  'server.log',
+  'script.py',
+];
+const WORDS = [
+  'web',
+  'api',
+  'app',
+  'demo',
+  'worker',
+  'backend',
+  'prod',
+  'staging',
+  'mydb',
+  'cache',
+  'frontend',
+  'alpha',
+  'test1',
+  'foo',
+  'bar',
+];
+const GENERIC_NAMES = new Set([
+  'name',
+  'value',
+  'string',
+  'pattern',
+  'target',
+  'key',
+  'tag',
+  'message',
+  'variable',
+  'version',
+  'text',
+  'query',
+  'id',
+  'keyword',
+  'word',
+  'label',
+  'title',
+  'description',
+  'comment',
+  'content',
+  'argument',
+  'arguments',
+  'args',
+  'option',
+  'options',
+  'expression',
+  'regex',
+  'search',
+  'filter',
+]);
 const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 function realizePath(spec: string, rng: Rng): string {
   let rest = spec.replace(/^(\/?path\/to\/)/, '');
-  const isDir = /^(directory|dir|folder|output_directory|input_directory|target_directory|source_directory)\d*$/.test(rest) || rest.endsWith('/');
-  if (rest === 'file' || /^file\d*$/.test(rest) || rest === 'file_or_directory' || rest === 'input_file' || rest === 'output_file') rest = pick(rng, FILES);
+  const isDir =
+    /^(directory|dir|folder|output_directory|input_directory|target_directory|source_directory)\d*$/.test(rest) ||
+    rest.endsWith('/');
+  if (
+    rest === 'file' ||
+    /^file\d*$/.test(rest) ||
+    rest === 'file_or_directory' ||
+    rest === 'input_file' ||
+    rest === 'output_file'
+  )
+    rest = pick(rng, FILES);
   else if (isDir) rest = pick(rng, DIRS);
   const r = rng();
   if (r < 0.5) return `${pick(rng, DIRS)}/${rest}`;
@@ -131,19 +199,27 @@ function realizePlaceholder(inner: string, rng: Rng): string {
       .join(' ');
   }
   if (/^\d+(\.\d+)?$/.test(lower)) return String(Math.floor(rng() * 1000));
-  if (/(^|_)url$/.test(lower)) return pick(rng, ['https://example.com/api', 'https://github.com/org/repo', 'http://localhost:8080/']);
+  if (/(^|_)url$/.test(lower))
+    return pick(rng, ['https://example.com/api', 'https://github.com/org/repo', 'http://localhost:8080/']);
   if (/password|passphrase|token|secret|api_?key|access_key|credential/.test(lower)) {
     let s = 'ghp_';
     for (let i = 0; i < 36; i++) s += SECRET_ALPHABET[Math.floor(rng() * SECRET_ALPHABET.length)];
     return s;
   }
-  if (/(^|_)(n|number|count|port|width|height|size|seconds|timeout|pid|line|lines|line_number|depth|level|limit|interval|amount|percent|uid|gid|index|num|days|hours|minutes|bytes|delay|threads|jobs|year|month|day|speed|rate|quality)$/.test(lower)) return String(1 + Math.floor(rng() * 999));
+  if (
+    /(^|_)(n|number|count|port|width|height|size|seconds|timeout|pid|line|lines|line_number|depth|level|limit|interval|amount|percent|uid|gid|index|num|days|hours|minutes|bytes|delay|threads|jobs|year|month|day|speed|rate|quality)$/.test(
+      lower,
+    )
+  )
+    return String(1 + Math.floor(rng() * 999));
   if (/(^|_)(ip|ip_address|ipv4)$/.test(lower)) return pick(rng, ['10.0.0.5', '192.168.1.20']);
   if (/email/.test(lower)) return 'alice@example.com';
   if (/(^|_)(user|username|login|owner)$/.test(lower)) return pick(rng, ['alice', 'bob', 'deploy']);
-  if (/(^|_)(host|hostname|domain|server|remote_host)$/.test(lower)) return pick(rng, ['example.com', 'db.internal', 'server1']);
+  if (/(^|_)(host|hostname|domain|server|remote_host)$/.test(lower))
+    return pick(rng, ['example.com', 'db.internal', 'server1']);
   if (/branch/.test(lower)) return pick(rng, ['main', 'develop', 'feature-login']);
-  if (/(^|_)(package|module|library|dependency|gem|crate)(_name)?$/.test(lower)) return pick(rng, ['lodash', 'requests', 'express', 'numpy']);
+  if (/(^|_)(package|module|library|dependency|gem|crate)(_name)?$/.test(lower))
+    return pick(rng, ['lodash', 'requests', 'express', 'numpy']);
   if (/(^|_)image(_name)?$/.test(lower)) return pick(rng, ['ubuntu', 'nginx:latest', 'node:20']);
   if (lower === 'command') return pick(rng, ['ls -la', 'make', 'echo hello']);
   if (/\s/.test(inner)) return inner;
@@ -160,9 +236,22 @@ const PROJECT = '/home/dev/project';
 const PATHS: PathContext = { projectRoot: PROJECT, home: '/home/dev', cwd: PROJECT };
 
 async function subjectOf(command: string): Promise<string | undefined> {
-  const call: ToolCall = { host: 'claude', sessionId: 'train', cwd: PROJECT, hostTool: 'Bash', tool: 'Bash', action: 'shell', paths: [], input: { command } };
+  const call: ToolCall = {
+    host: 'claude',
+    sessionId: 'train',
+    cwd: PROJECT,
+    hostTool: 'Bash',
+    tool: 'Bash',
+    action: 'shell',
+    paths: [],
+    input: { command },
+  };
   const shell = await prepareShell(call, PATHS);
-  return callSubject(call, call.paths.map((p) => resolvePath(p, PATHS)), shell)?.text;
+  return callSubject(
+    call,
+    call.paths.map((p) => resolvePath(p, PATHS)),
+    shell,
+  )?.text;
 }
 
 interface Example {
@@ -173,10 +262,24 @@ interface Example {
   subjects: string[];
 }
 
-const STOPWORDS = new Set('a an the of to in on for from with and or by as at into its it is be that this all any given specific specified using use current which their your you can not only also via one more multiple new'.split(' '));
+const STOPWORDS = new Set(
+  'a an the of to in on for from with and or by as at into its it is be that this all any given specific specified using use current which their your you can not only also via one more multiple new'.split(
+    ' ',
+  ),
+);
 function descriptionWords(description: string): string[] {
-  const words = description.toLowerCase().replace(/`[^`]*`/g, ' ').match(/[a-z][a-z0-9+-]*/g) ?? [];
-  return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w)).map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w)))];
+  const words =
+    description
+      .toLowerCase()
+      .replace(/`[^`]*`/g, ' ')
+      .match(/[a-z][a-z0-9+-]*/g) ?? [];
+  return [
+    ...new Set(
+      words
+        .filter((w) => w.length > 1 && !STOPWORDS.has(w))
+        .map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w)),
+    ),
+  ];
 }
 
 async function loadExamples(o: Options, root: string): Promise<Example[]> {
@@ -184,7 +287,12 @@ async function loadExamples(o: Options, root: string): Promise<Example[]> {
   const corpus = readFileSync(o.corpus, 'utf8');
   // Parsing ~80k realized commands takes minutes on a busy machine: keep the subjects between runs while
   // iterating (dist/ is build output, never committed; the key names the corpus, the options and this script).
-  const key = createHash('sha256').update(corpus).update(JSON.stringify([o.seed, o.realizations])).update(REALIZATION_VERSION).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(corpus)
+    .update(JSON.stringify([o.seed, o.realizations]))
+    .update(REALIZATION_VERSION)
+    .digest('hex')
+    .slice(0, 16);
   const cache = join(root, 'dist', `train-embedding-subjects-${key}.json`);
   if (existsSync(cache)) {
     const cached = JSON.parse(readFileSync(cache, 'utf8')) as Example[];
@@ -207,7 +315,9 @@ async function loadExamples(o: Options, root: string): Promise<Example[]> {
     }
     if (tokens.length > 0) examples.push({ page: row.page, description: row.description, tokens, subjects });
   }
-  console.error(`train-embedding: ${examples.length} of ${rows.length} tldr examples parsed into subjects (${o.realizations} realizations each)`);
+  console.error(
+    `train-embedding: ${examples.length} of ${rows.length} tldr examples parsed into subjects (${o.realizations} realizations each)`,
+  );
   mkdirSync(dirname(cache), { recursive: true });
   writeFileSync(cache, JSON.stringify(examples.map((ex) => ({ ...ex, tokens: [] }))));
   return examples;
@@ -242,7 +352,16 @@ function buildVocab(train: readonly Example[]): { vocab: CommandVocab; df: Map<s
     .filter(([t, n]) => n >= MIN_EXAMPLES && !t.startsWith('g:'))
     .map(([t]) => t)
     .sort();
-  return { vocab: { format: 'hookwise-command-vocab', version: 1, tokens, ngramBuckets: NGRAM_BUCKETS, oovBuckets: OOV_BUCKETS }, df };
+  return {
+    vocab: {
+      format: 'hookwise-command-vocab',
+      version: 1,
+      tokens,
+      ngramBuckets: NGRAM_BUCKETS,
+      oovBuckets: OOV_BUCKETS,
+    },
+    df,
+  };
 }
 
 function idfWeights(tokenizer: CommandTokenizer, df: Map<string, number>, n: number): Float32Array {
@@ -300,7 +419,9 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   for (let i = 0; i < words.length; i++) words[i] = (rng() - 0.5) * 0.2;
   const ones = new Float32Array(descIds.size).fill(1);
 
-  const encoded: Encoded[][] = examples.map((ex) => ex.tokens.map((t) => ({ ids: Int32Array.from(t.map((x) => tokenizer.id(x))) })));
+  const encoded: Encoded[][] = examples.map((ex) =>
+    ex.tokens.map((t) => ({ ids: Int32Array.from(t.map((x) => tokenizer.id(x))) })),
+  );
   const byPage = new Map<string, number[]>();
   examples.forEach((ex, i) => byPage.set(ex.page, [...(byPage.get(ex.page) ?? []), i]));
   const pages = [...byPage.keys()];
@@ -310,7 +431,9 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   const LR = 0.15;
   const TAU = 0.07;
   const B = 128;
-  console.error(`train-embedding[${label}]: ${examples.length} examples, ${pages.length} pages, vocab ${vocab.tokens.length}, rows ${tokenizer.rows}, dim ${dim}`);
+  console.error(
+    `train-embedding[${label}]: ${examples.length} examples, ${pages.length} pages, vocab ${vocab.tokens.length}, rows ${tokenizer.rows}, dim ${dim}`,
+  );
 
   const a = Array.from({ length: B }, () => new Float32Array(dim));
   const p = Array.from({ length: B }, () => new Float32Array(dim));
@@ -326,14 +449,22 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   const dIds: Int32Array[] = [];
 
   /** In-batch InfoNCE both ways over rows x[i] · y[j] / τ; adds gradients to gx, gy; returns the loss. */
-  const infoNce = (x: Float32Array[], y: Float32Array[], gx: Float32Array[], gy: Float32Array[], n: number, scale: number): number => {
+  const infoNce = (
+    x: Float32Array[],
+    y: Float32Array[],
+    gx: Float32Array[],
+    gy: Float32Array[],
+    n: number,
+    scale: number,
+  ): number => {
     let loss = 0;
     const s = new Float64Array(n * n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      let dot = 0;
-      for (let k = 0; k < dim; k++) dot += x[i]![k]! * y[j]![k]!;
-      s[i * n + j] = dot / TAU;
-    }
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        let dot = 0;
+        for (let k = 0; k < dim; k++) dot += x[i]![k]! * y[j]![k]!;
+        s[i * n + j] = dot / TAU;
+      }
     const grad = new Float64Array(n * n);
     for (const dir of [0, 1]) {
       for (let i = 0; i < n; i++) {
@@ -344,21 +475,22 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
         for (let j = 0; j < n; j++) {
           const v = dir === 0 ? s[i * n + j]! : s[j * n + i]!;
           const prob = Math.exp(v - max) / sum;
-          const g = (prob - (i === j ? 1 : 0)) * scale / (2 * n);
+          const g = ((prob - (i === j ? 1 : 0)) * scale) / (2 * n);
           if (dir === 0) grad[i * n + j]! += g;
           else grad[j * n + i]! += g;
         }
-        loss -= ((dir === 0 ? s[i * n + i]! : s[i * n + i]!) - max - Math.log(sum)) * scale / (2 * n);
+        loss -= (((dir === 0 ? s[i * n + i]! : s[i * n + i]!) - max - Math.log(sum)) * scale) / (2 * n);
       }
     }
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      const g = grad[i * n + j]! / TAU;
-      if (g === 0) continue;
-      for (let k = 0; k < dim; k++) {
-        gx[i]![k] = gx[i]![k]! + g * y[j]![k]!;
-        gy[j]![k] = gy[j]![k]! + g * x[i]![k]!;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        const g = grad[i * n + j]! / TAU;
+        if (g === 0) continue;
+        for (let k = 0; k < dim; k++) {
+          gx[i]![k] = gx[i]![k]! + g * y[j]![k]!;
+          gy[j]![k] = gy[j]![k]! + g * x[i]![k]!;
+        }
       }
-    }
     return loss;
   };
 
@@ -369,7 +501,16 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   vocab.tokens.forEach((t, i) => {
     if (KIND_TOKEN.test(t)) kindRows.add(i + 1);
   });
-  const update = (ids: Int32Array, e: Float32Array, g: Float32Array, norm: number, tbl: Float32Array, w: Float32Array, acc: Float32Array, frozenFrom = Infinity): void => {
+  const update = (
+    ids: Int32Array,
+    e: Float32Array,
+    g: Float32Array,
+    norm: number,
+    tbl: Float32Array,
+    w: Float32Array,
+    acc: Float32Array,
+    frozenFrom = Infinity,
+  ): void => {
     let dot = 0;
     for (let k = 0; k < dim; k++) dot += e[k]! * g[k]!;
     const gu = new Float32Array(dim);
@@ -395,7 +536,8 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
   }
   const familyList = [...families.values()];
   for (let epoch = 0; epoch < o.epochs; epoch++) {
-    if (HARD_NEGATIVES && epoch % 2 === 1) pages.splice(0, pages.length, ...shuffle(rng, familyList).flatMap((f) => shuffle(rng, [...f])));
+    if (HARD_NEGATIVES && epoch % 2 === 1)
+      pages.splice(0, pages.length, ...shuffle(rng, familyList).flatMap((f) => shuffle(rng, [...f])));
     else shuffle(rng, pages);
     let total = 0;
     let batches = 0;
@@ -432,7 +574,8 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
       }
       batches++;
     }
-    if (epoch % 10 === 9 || epoch === o.epochs - 1) console.error(`train-embedding[${label}]: epoch ${epoch + 1} loss ${(total / batches).toFixed(4)}`);
+    if (epoch % 10 === 9 || epoch === o.epochs - 1)
+      console.error(`train-embedding[${label}]: epoch ${epoch + 1} loss ${(total / batches).toFixed(4)}`);
   }
   calibrateUnseen(tokenizer, table, weights, dim, rng, o.kindStrength);
   return { vocab, tokenizer, table, weights, dim };
@@ -443,7 +586,14 @@ function train(examples: readonly Example[], o: Options, label: string): Trained
  * out-of-vocabulary bucket gets a random direction as strong as a typical trained program token, so two calls
  * of the same unknown tool stay close and calls of different unknown tools do not.
  */
-function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weights: Float32Array, dim: number, rng: Rng, kindStrength: number): void {
+function calibrateUnseen(
+  tokenizer: CommandTokenizer,
+  table: Float32Array,
+  weights: Float32Array,
+  dim: number,
+  rng: Rng,
+  kindStrength: number,
+): void {
   const target = medianProgramStrength(tokenizer, table, weights, dim);
   const rows: number[] = [];
   for (let r = 1 + tokenizer.vocabSize + NGRAM_BUCKETS; r < tokenizer.rows; r++) rows.push(r);
@@ -457,7 +607,12 @@ function calibrateUnseen(tokenizer: CommandTokenizer, table: Float32Array, weigh
   randomRows(kinds, target * kindStrength, table, weights, dim, rng);
 }
 
-function medianProgramStrength(tokenizer: CommandTokenizer, table: Float32Array, weights: Float32Array, dim: number): number {
+function medianProgramStrength(
+  tokenizer: CommandTokenizer,
+  table: Float32Array,
+  weights: Float32Array,
+  dim: number,
+): number {
   const strengths: number[] = [];
   tokenizer.vocab.tokens.forEach((t, i) => {
     if (!t.startsWith('p:')) return;
@@ -470,7 +625,14 @@ function medianProgramStrength(tokenizer: CommandTokenizer, table: Float32Array,
 }
 
 /** Gives each row a random direction whose weighted length is `target`. */
-function randomRows(rows: readonly number[], target: number, table: Float32Array, weights: Float32Array, dim: number, rng: Rng): void {
+function randomRows(
+  rows: readonly number[],
+  target: number,
+  table: Float32Array,
+  weights: Float32Array,
+  dim: number,
+  rng: Rng,
+): void {
   for (const r of rows) {
     const v = new Float64Array(dim);
     let n = 0;
@@ -555,7 +717,11 @@ interface Item<V> {
 }
 
 /** For each query: rank the candidates (never itself) by `scores`; is the best one from the query's page? */
-function retrieval<V>(queries: readonly Item<V>[], candidates: readonly Item<V>[], scores: (q: V) => Float64Array): Retrieval {
+function retrieval<V>(
+  queries: readonly Item<V>[],
+  candidates: readonly Item<V>[],
+  scores: (q: V) => Float64Array,
+): Retrieval {
   let top1 = 0;
   let mrr = 0;
   for (const q of queries) {
@@ -616,7 +782,9 @@ function evaluate(examples: readonly Example[], o: Options): void {
     else if (heldExample(id)) heldExamples.push({ ex, id });
     else train_.push(ex);
   });
-  const trainIds = examples.map((ex, id) => ({ ex, id })).filter(({ ex, id }) => !heldPage(ex.page) && !heldExample(id));
+  const trainIds = examples
+    .map((ex, id) => ({ ex, id }))
+    .filter(({ ex, id }) => !heldPage(ex.page) && !heldExample(id));
   const pageSize = new Map<string, number>();
   for (const { ex } of heldPages) pageSize.set(ex.page, (pageSize.get(ex.page) ?? 0) + 1);
   let t = performance.now();
@@ -625,14 +793,19 @@ function evaluate(examples: readonly Example[], o: Options): void {
   t = performance.now();
   const variants: [string, Embed][] = [['learned', modelEmbed(model)]];
   // Measured and not better (see docs/embedding.md); kept to re-check after changes with --variants.
-  for (const a of o.variants ? [
-    { unitRows: true, ngram: 1, kindStrength: o.kindStrength },
-    { unitRows: false, ngram: 0.5, kindStrength: o.kindStrength },
-    { unitRows: false, ngram: 1, kindStrength: 0 },
-    { unitRows: false, ngram: 1, kindStrength: o.kindStrength / 2 },
-    { unitRows: false, ngram: 1, kindStrength: o.kindStrength * 2 },
-  ] : []) {
-    variants.push([`learned, rows ${a.unitRows ? 'unit' : 'as trained'}, n-grams ×${a.ngram}, kinds ×${a.kindStrength}`, modelEmbed(adjusted(model, a))]);
+  for (const a of o.variants
+    ? [
+        { unitRows: true, ngram: 1, kindStrength: o.kindStrength },
+        { unitRows: false, ngram: 0.5, kindStrength: o.kindStrength },
+        { unitRows: false, ngram: 1, kindStrength: 0 },
+        { unitRows: false, ngram: 1, kindStrength: o.kindStrength / 2 },
+        { unitRows: false, ngram: 1, kindStrength: o.kindStrength * 2 },
+      ]
+    : []) {
+    variants.push([
+      `learned, rows ${a.unitRows ? 'unit' : 'as trained'}, n-grams ×${a.ngram}, kinds ×${a.kindStrength}`,
+      modelEmbed(adjusted(model, a)),
+    ]);
   }
   const baseline = tfidfEmbed(train_);
   // queries use a different realization than the indexed copy where there is one (last vs first)
@@ -643,7 +816,15 @@ function evaluate(examples: readonly Example[], o: Options): void {
     const parts: string[] = [];
     for (const [label, embed] of variants) {
       const modelIndex = index.map(({ ex, id }) => ({ page: ex.page, v: embed(first(ex)), id }));
-      parts.push(`${label} ${pct(retrieval(queries.map(({ ex, id }) => ({ page: ex.page, v: embed(last(ex)), id })), modelIndex, denseScores(modelIndex)))}`);
+      parts.push(
+        `${label} ${pct(
+          retrieval(
+            queries.map(({ ex, id }) => ({ page: ex.page, v: embed(last(ex)), id })),
+            modelIndex,
+            denseScores(modelIndex),
+          ),
+        )}`,
+      );
     }
     const baselineIndex = index.map(({ ex, id }) => ({ page: ex.page, v: baseline(first(ex)), id }));
     const b = retrieval(
@@ -651,11 +832,16 @@ function evaluate(examples: readonly Example[], o: Options): void {
       baselineIndex,
       sparseScores(baselineIndex),
     );
-    console.log(`${name}: ${queries.length} queries · nearest neighbour from the same page:\n  ${parts.join('\n  ')}\n  TF-IDF baseline (no learning) ${pct(b)}`);
+    console.log(
+      `${name}: ${queries.length} queries · nearest neighbour from the same page:\n  ${parts.join('\n  ')}\n  TF-IDF baseline (no learning) ${pct(b)}`,
+    );
   };
   report('held-out examples of seen pages (index: training examples)', heldExamples, trainIds);
   const pageQueries = heldPages.filter(({ ex }) => (pageSize.get(ex.page) ?? 0) >= 2);
-  report('held-out pages (index: training examples + the other held-out examples)', pageQueries, [...trainIds, ...heldPages]);
+  report('held-out pages (index: training examples + the other held-out examples)', pageQueries, [
+    ...trainIds,
+    ...heldPages,
+  ]);
 }
 
 // ---------------------------------------------------------------- main
@@ -692,7 +878,9 @@ async function main(): Promise<void> {
     writeFileSync(`${target}.tmp`, data);
     renameSync(`${target}.tmp`, target);
   }
-  console.error(`train-embedding: wrote ${join(o.out, 'command-embedding.onnx')} (${model.length} bytes) and command-vocab.json (${vocabText.length} bytes)`);
+  console.error(
+    `train-embedding: wrote ${join(o.out, 'command-embedding.onnx')} (${model.length} bytes) and command-vocab.json (${vocabText.length} bytes)`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
  * Every record of `file` that parses and passes `check` (which names what is missing, or undefined), oldest
  * first; an unreadable line is skipped and named in `problems`. A missing file is an empty log.
  */
-export function readJsonLines<T>(file: string, check: (value: T) => string | undefined): { records: T[]; problems: string[] } {
+export function readJsonLines<T>(
+  file: string,
+  check: (value: T) => string | undefined,
+): { records: T[]; problems: string[] } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

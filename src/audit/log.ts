@@ -63,7 +63,8 @@ function cut(text: Sanitized, max: number): Sanitized {
 /** The record as written: long fields cut, so every line is bounded (≈ 70 KiB at most). */
 export function boundedRecord(record: AuditRecord): AuditRecord {
   const paths = record.paths.slice(0, MAX_AUDIT_PATHS).map((p) => cut(p, MAX_AUDIT_FIELD));
-  if (record.paths.length > MAX_AUDIT_PATHS) paths.push(`… ${record.paths.length - MAX_AUDIT_PATHS} more paths` as Sanitized);
+  if (record.paths.length > MAX_AUDIT_PATHS)
+    paths.push(`… ${record.paths.length - MAX_AUDIT_PATHS} more paths` as Sanitized);
   return {
     ...record,
     session: cut(record.session, 256),
@@ -73,7 +74,15 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
     input: cut(record.input, MAX_AUDIT_FIELD * 4),
     paths,
     ...(record.project === undefined ? {} : { project: cut(record.project, MAX_AUDIT_FIELD) }),
-    ...(record.supervisor === undefined ? {} : { supervisor: { ...record.supervisor, reason: cut(record.supervisor.reason, MAX_AUDIT_FIELD), by: record.supervisor.by.slice(0, 128) } }),
+    ...(record.supervisor === undefined
+      ? {}
+      : {
+          supervisor: {
+            ...record.supervisor,
+            reason: cut(record.supervisor.reason, MAX_AUDIT_FIELD),
+            by: record.supervisor.by.slice(0, 128),
+          },
+        }),
   };
 }
 
@@ -154,13 +163,20 @@ export function readAudit(runtimeDir: string, keep = 50): AuditRead {
   return { records, problems };
 }
 
-export function parseAuditLines(text: string, file: string, firstLine: number, into: AuditRecord[], problems: string[]): void {
+export function parseAuditLines(
+  text: string,
+  file: string,
+  firstLine: number,
+  into: AuditRecord[],
+  problems: string[],
+): void {
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     try {
       const value = JSON.parse(line) as AuditRecord;
-      if (typeof value.verdict !== 'string' || typeof value.tier !== 'string') throw new Error('missing verdict or tier');
+      if (typeof value.verdict !== 'string' || typeof value.tier !== 'string')
+        throw new Error('missing verdict or tier');
       into.push(value);
     } catch (error) {
       problems.push(`${file}:${firstLine + i}: skipped unreadable audit line (${(error as Error).message})`);

@@ -98,7 +98,11 @@ export function percentile(sorted: number[], q: number): number {
   return sorted[index]!;
 }
 
-export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHitRecord[] = [], reviews: readonly SupervisorReviewRecord[] = []): Stats {
+export function computeStats(
+  records: AuditRecord[],
+  wallsHits: readonly WallsHitRecord[] = [],
+  reviews: readonly SupervisorReviewRecord[] = [],
+): Stats {
   const byVerdict: Record<string, number> = {};
   const byTier: Stats['byTier'] = {};
   const byRole: Stats['byRole'] = {};
@@ -130,11 +134,23 @@ export function computeStats(records: AuditRecord[], wallsHits: readonly WallsHi
   };
 }
 
-export function supervisorStats(records: readonly AuditRecord[], reviews: readonly SupervisorReviewRecord[]): SupervisorStats {
-  const empty = (): SupervisorProjectStats => ({ answered: 0, decided: 0, reviewed: 0, overridden: 0, overrideRate: 0 });
+export function supervisorStats(
+  records: readonly AuditRecord[],
+  reviews: readonly SupervisorReviewRecord[],
+): SupervisorStats {
+  const empty = (): SupervisorProjectStats => ({
+    answered: 0,
+    decided: 0,
+    reviewed: 0,
+    overridden: 0,
+    overrideRate: 0,
+  });
   const total = empty();
   const byProject: Record<string, SupervisorProjectStats> = {};
-  const rows = (project: string | undefined): SupervisorProjectStats[] => [total, (byProject[project ?? '(unknown)'] ??= empty())];
+  const rows = (project: string | undefined): SupervisorProjectStats[] => [
+    total,
+    (byProject[project ?? '(unknown)'] ??= empty()),
+  ];
   for (const r of records) {
     if (r.supervisor === undefined) continue;
     for (const row of rows(r.project)) {
@@ -148,7 +164,8 @@ export function supervisorStats(records: readonly AuditRecord[], reviews: readon
       if (v.override) row.overridden++;
     }
   }
-  for (const row of [total, ...Object.values(byProject)]) row.overrideRate = row.reviewed === 0 ? 0 : row.overridden / row.reviewed;
+  for (const row of [total, ...Object.values(byProject)])
+    row.overrideRate = row.reviewed === 0 ? 0 : row.overridden / row.reviewed;
   return { total, byProject };
 }
 
@@ -158,10 +175,17 @@ export function renderSupervisorStats(s: SupervisorStats): string[] {
   const line = (name: string, r: SupervisorProjectStats): string =>
     `  ${name}: ${r.answered} answered (${r.decided} decided, ${r.answered - r.decided} left to a human), ${r.reviewed} reviewed by a human, ${r.overridden} overridden (${pct(r.overrideRate)})`;
   const projects = Object.keys(s.byProject).sort();
-  return ['supervisor (tier 3):', line('all', s.total), ...(projects.length > 1 ? projects.map((p) => line(p, s.byProject[p]!)) : [])];
+  return [
+    'supervisor (tier 3):',
+    line('all', s.total),
+    ...(projects.length > 1 ? projects.map((p) => line(p, s.byProject[p]!)) : []),
+  ];
 }
 
-export function confinementStats(records: readonly AuditRecord[], wallsHits: readonly WallsHitRecord[]): ConfinementStats {
+export function confinementStats(
+  records: readonly AuditRecord[],
+  wallsHits: readonly WallsHitRecord[],
+): ConfinementStats {
   const confined = records.filter((r) => r.tier === 'confine' && r.verdict === 'allow').length;
   const byKind: Record<string, number> = {};
   for (const h of wallsHits) byKind[h.kind] = (byKind[h.kind] ?? 0) + 1;
@@ -216,7 +240,10 @@ export function renderStats(s: Stats): string {
   if (supervised.length > 0) lines.push('', ...supervised);
   const c = s.confinement;
   if (c.confined.count > 0 || c.wallsHits.count > 0) {
-    const kinds = Object.entries(c.byKind).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`).join(', ');
+    const kinds = Object.entries(c.byKind)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
     lines.push(
       '',
       `confined allows: ${c.confined.count} (${(c.confined.rate * 100).toFixed(1)}% of decisions); the walls stopped ${c.wallsHits.count} of their runs (${(c.wallsHits.rate * 100).toFixed(1)}%)${kinds === '' ? '' : `: ${kinds}`}`,
@@ -226,7 +253,8 @@ export function renderStats(s: Stats): string {
 }
 
 export function renderMemoryHits(m: MemoryHits): string[] {
-  const row = (name: string, h: HitRate): string => `  ${name.padEnd(12)}${String(h.count).padStart(7)}  ${`${(h.rate * 100).toFixed(1)}%`.padStart(6)}`;
+  const row = (name: string, h: HitRate): string =>
+    `  ${name.padEnd(12)}${String(h.count).padStart(7)}  ${`${(h.rate * 100).toFixed(1)}%`.padStart(6)}`;
   return [
     `decision memory hit rates (share of ${m.decisions} decision${m.decisions === 1 ? '' : 's'}):`,
     ...MEMORY_TIERS.map((t) => row(t, m.byTier[t])),

@@ -44,9 +44,17 @@ export type Supervision = SupervisorReviewRecord['supervisor'];
  * every channel a human answers through (the host's prompt, the queue): log the review with `reviewed`.
  */
 export function supervisionIn(asked: Decision): Supervision | undefined {
-  if (asked.tier === 'supervisor') return { decision: asked.verdict, confidence: asked.confidence, by: asked.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor', decided: true };
+  if (asked.tier === 'supervisor')
+    return {
+      decision: asked.verdict,
+      confidence: asked.confidence,
+      by: asked.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor',
+      decided: true,
+    };
   const r = asked.recommendation;
-  return r === undefined ? undefined : { decision: r.decision, confidence: r.confidence, by: 'supervisor', decided: false };
+  return r === undefined
+    ? undefined
+    : { decision: r.decision, confidence: r.confidence, by: 'supervisor', decided: false };
 }
 
 /** The review record for a human's verdict on a call the supervisor answered (override: they differ). */
@@ -59,13 +67,25 @@ export function supervisorLogPath(runtimeDir: string): string {
 }
 
 export function appendSupervisorReview(runtimeDir: string, record: SupervisorReviewRecord): void {
-  for (const text of [record.session, record.tool, record.subject, record.project ?? ('' as Sanitized)]) assertSanitized(text, 'the supervisor reviews log');
-  const subject = (record.subject.length <= MAX_SUBJECT ? record.subject : `${record.subject.slice(0, MAX_SUBJECT)}…`) as Sanitized;
+  for (const text of [record.session, record.tool, record.subject, record.project ?? ('' as Sanitized)])
+    assertSanitized(text, 'the supervisor reviews log');
+  const subject = (
+    record.subject.length <= MAX_SUBJECT ? record.subject : `${record.subject.slice(0, MAX_SUBJECT)}…`
+  ) as Sanitized;
   const supervisor = { ...record.supervisor, by: record.supervisor.by.slice(0, 120) };
-  appendOwnedLines(supervisorLogPath(runtimeDir), `${JSON.stringify({ ...record, subject, supervisor })}\n`, { mode: 0o600, purpose: 'the supervisor reviews log' });
+  appendOwnedLines(supervisorLogPath(runtimeDir), `${JSON.stringify({ ...record, subject, supervisor })}\n`, {
+    mode: 0o600,
+    purpose: 'the supervisor reviews log',
+  });
 }
 
 /** Every readable record, oldest first; an unreadable line is skipped and named in `problems`. */
 export function readSupervisorReviews(runtimeDir: string): { records: SupervisorReviewRecord[]; problems: string[] } {
-  return readJsonLines<SupervisorReviewRecord>(supervisorLogPath(runtimeDir), (value) => (typeof value.ts !== 'string' || typeof value.override !== 'boolean' || typeof value.supervisor?.decision !== 'string' ? 'missing ts, override or supervisor' : undefined));
+  return readJsonLines<SupervisorReviewRecord>(supervisorLogPath(runtimeDir), (value) =>
+    typeof value.ts !== 'string' ||
+    typeof value.override !== 'boolean' ||
+    typeof value.supervisor?.decision !== 'string'
+      ? 'missing ts, override or supervisor'
+      : undefined,
+  );
 }

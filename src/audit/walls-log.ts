@@ -31,12 +31,20 @@ export function wallsLogPath(runtimeDir: string): string {
 }
 
 export function appendWallsHit(runtimeDir: string, record: WallsHitRecord): void {
-  for (const text of [record.session, record.tool, record.input, record.line, record.project ?? ('' as Sanitized)]) assertSanitized(text, 'the walls log');
+  for (const text of [record.session, record.tool, record.input, record.line, record.project ?? ('' as Sanitized)])
+    assertSanitized(text, 'the walls log');
   const input = (record.input.length <= MAX_INPUT ? record.input : `${record.input.slice(0, MAX_INPUT)}…`) as Sanitized;
-  appendOwnedLines(wallsLogPath(runtimeDir), `${JSON.stringify({ ...record, input })}\n`, { mode: 0o600, purpose: 'the walls log' });
+  appendOwnedLines(wallsLogPath(runtimeDir), `${JSON.stringify({ ...record, input })}\n`, {
+    mode: 0o600,
+    purpose: 'the walls log',
+  });
 }
 
 /** Every readable record, oldest first; an unreadable line is skipped and named in `problems`. */
 export function readWallsHits(runtimeDir: string): { records: WallsHitRecord[]; problems: string[] } {
-  return readJsonLines<WallsHitRecord>(wallsLogPath(runtimeDir), (value) => (typeof value.ts !== 'string' || typeof value.kind !== 'string' || typeof value.session !== 'string' ? 'missing ts, kind or session' : undefined));
+  return readJsonLines<WallsHitRecord>(wallsLogPath(runtimeDir), (value) =>
+    typeof value.ts !== 'string' || typeof value.kind !== 'string' || typeof value.session !== 'string'
+      ? 'missing ts, kind or session'
+      : undefined,
+  );
 }

@@ -17,7 +17,13 @@
  */
 import { existsSync } from 'node:fs';
 import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
-import { adversarialCorpus, defaultCommandCorpus, evaluateCommands, renderCommandEval, type CommandEval } from '../../bench/eval-commands.js';
+import {
+  adversarialCorpus,
+  defaultCommandCorpus,
+  evaluateCommands,
+  renderCommandEval,
+  type CommandEval,
+} from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
 import { evaluateSupervisor, renderSupervisorEval } from '../../bench/eval-supervisor.js';
@@ -63,7 +69,9 @@ export async function bench(options: BenchCommandOptions, print: (text: string) 
   }
   if (failures.length > 0) {
     const exact = failures.some((r) => ciTolerance(r) === 1) ? ` (${EXACT_UNITS.join(', ')} rows: missed at all)` : '';
-    throw new BenchTargetMissed(`${failures.length} target(s) missed by more than ${CI_TOLERANCE}×${exact}:\n${failures.map(describeMiss).join('\n')}`);
+    throw new BenchTargetMissed(
+      `${failures.length} target(s) missed by more than ${CI_TOLERANCE}×${exact}:\n${failures.map(describeMiss).join('\n')}`,
+    );
   }
 }
 
@@ -93,14 +101,25 @@ export function evalCommands(options: EvalCommandsOptions, print: (text: string)
     report.evals.push(evaluateCommands(options.evalCommands, options.project));
   } else {
     const corpora = [
-      { corpus: adversarialCorpus(), reason: 'not found: the adversarial corpus ships with the repository (bench/corpora), not with the package' },
-      { corpus: defaultCommandCorpus(), reason: 'not found: the shellfirm corpus lives in ../shared/corpora beside the repository, in the development environment only' },
+      {
+        corpus: adversarialCorpus(),
+        reason: 'not found: the adversarial corpus ships with the repository (bench/corpora), not with the package',
+      },
+      {
+        corpus: defaultCommandCorpus(),
+        reason:
+          'not found: the shellfirm corpus lives in ../shared/corpora beside the repository, in the development environment only',
+      },
     ];
     for (const { corpus, reason } of corpora) {
       if (existsSync(corpus)) report.evals.push(evaluateCommands(corpus, options.project));
       else report.skipped.push({ corpus, reason });
     }
-    if (report.evals.length === 0) throw new HookwiseError('USAGE', `--eval-commands: no corpus to run; name one (a JSONL file of {"command", "label"} rows). ${report.skipped.map((s) => `${s.corpus}: ${s.reason}`).join('; ')}`);
+    if (report.evals.length === 0)
+      throw new HookwiseError(
+        'USAGE',
+        `--eval-commands: no corpus to run; name one (a JSONL file of {"command", "label"} rows). ${report.skipped.map((s) => `${s.corpus}: ${s.reason}`).join('; ')}`,
+      );
   }
   if (options.json === true) {
     print(JSON.stringify(report, null, 2));
@@ -133,12 +152,21 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
   const corpus = typeof options.evalLearning === 'string' ? options.evalLearning : undefined;
   let seed = DEFAULT_SEED;
   if (options.seed !== undefined) {
-    if (options.poison === true) throw new HookwiseError('USAGE', '--seed is for the learning curve: the poison replay teaches every benign row before it checks a risky one, in corpus order');
-    if (!/^\d{1,10}$/.test(options.seed)) throw new HookwiseError('USAGE', `--seed takes a non-negative integer, not "${options.seed}"`);
+    if (options.poison === true)
+      throw new HookwiseError(
+        'USAGE',
+        '--seed is for the learning curve: the poison replay teaches every benign row before it checks a risky one, in corpus order',
+      );
+    if (!/^\d{1,10}$/.test(options.seed))
+      throw new HookwiseError('USAGE', `--seed takes a non-negative integer, not "${options.seed}"`);
     seed = Number(options.seed);
   }
   if (options.generalize === true) {
-    const e = await evaluateGeneralization(corpus, { seed, engine: embeddingEngine, progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+    const e = await evaluateGeneralization(corpus, {
+      seed,
+      engine: embeddingEngine,
+      progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    });
     print(options.json === true ? JSON.stringify(e, null, 2) : renderGeneralization(e));
     return;
   }
@@ -165,11 +193,21 @@ export async function evalLearning(options: EvalLearningOptions, print: (text: s
  * What the daemon holds for tier 2b, for an evaluation's private directories: the embedding pool with the
  * shipped model, warm, and live memory — the same engine options `hookwise daemon` uses.
  */
-async function embeddingEngine(places: { home: string; runtimeDir: string; userConfigDir: string }): Promise<EvalEngine> {
-  const service = new EmbeddingService({ places: { runtimeDir: places.runtimeDir, userConfigDir: places.userConfigDir } });
+async function embeddingEngine(places: {
+  home: string;
+  runtimeDir: string;
+  userConfigDir: string;
+}): Promise<EvalEngine> {
+  const service = new EmbeddingService({
+    places: { runtimeDir: places.runtimeDir, userConfigDir: places.userConfigDir },
+  });
   const started = await service.start();
   if (!started.ok) throw new HookwiseError('USAGE', `--generalize needs the embedding model: ${started.why}`);
-  return { options: { embedding: service, memory: new LiveMemoryPool() }, model: started.model, close: () => service.close() };
+  return {
+    options: { embedding: service, memory: new LiveMemoryPool() },
+    model: started.model,
+    close: () => service.close(),
+  };
 }
 
 export interface SwarmCommandOptions {
@@ -194,23 +232,34 @@ export async function swarm(options: SwarmCommandOptions, print: (text: string) 
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   };
   if (options.clients !== undefined) {
-    if (!/^\d{1,4}$/.test(options.clients) || Number(options.clients) < 1) throw new HookwiseError('USAGE', `--clients takes an integer from 1 to 9999, not "${options.clients}"`);
+    if (!/^\d{1,4}$/.test(options.clients) || Number(options.clients) < 1)
+      throw new HookwiseError('USAGE', `--clients takes an integer from 1 to 9999, not "${options.clients}"`);
     run.clients = Number(options.clients);
   }
   if (options.rate !== undefined) {
     const rate = Number(options.rate);
-    if (!/^\d+(\.\d+)?$/.test(options.rate) || !(rate > 0) || rate > 10_000) throw new HookwiseError('USAGE', `--rate takes calls per second per client above 0 and up to 10000, not "${options.rate}"`);
+    if (!/^\d+(\.\d+)?$/.test(options.rate) || !(rate > 0) || rate > 10_000)
+      throw new HookwiseError(
+        'USAGE',
+        `--rate takes calls per second per client above 0 and up to 10000, not "${options.rate}"`,
+      );
     run.rate = rate;
   }
   if (options.seconds !== undefined) {
     const seconds = Number(options.seconds);
-    if (!/^\d+(\.\d+)?$/.test(options.seconds) || !(seconds > 0) || seconds > 3600) throw new HookwiseError('USAGE', `--seconds takes a number of seconds above 0 and up to 3600, not "${options.seconds}"`);
+    if (!/^\d+(\.\d+)?$/.test(options.seconds) || !(seconds > 0) || seconds > 3600)
+      throw new HookwiseError(
+        'USAGE',
+        `--seconds takes a number of seconds above 0 and up to 3600, not "${options.seconds}"`,
+      );
     run.seconds = seconds;
   }
   const report = await runSwarm(run);
   print(options.json === true ? JSON.stringify(report, null, 2) : renderSwarm(report));
   if (report.differing > 0 || report.errors > 0) {
-    throw new BenchTargetMissed(`--swarm: ${report.differing} answer(s) differ from the in-process verdict, ${report.errors} request(s) failed`);
+    throw new BenchTargetMissed(
+      `--swarm: ${report.differing} answer(s) differ from the in-process verdict, ${report.errors} request(s) failed`,
+    );
   }
 }
 
@@ -229,23 +278,40 @@ export async function evalConfine(options: EvalConfineOptions, print: (text: str
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   print(options.json === true ? JSON.stringify(report, null, 2) : renderEscapeReport(report));
-  if (!report.available) throw new BenchTargetMissed(`--eval-confine: confinement is not available on this machine: ${report.reason}; fix: ${report.fix}`);
+  if (!report.available)
+    throw new BenchTargetMissed(
+      `--eval-confine: confinement is not available on this machine: ${report.reason}; fix: ${report.fix}`,
+    );
   const errors = report.results.filter((r) => r.outcome === 'error').length;
   if (report.escapes.length > 0 || errors > 0) {
-    throw new BenchTargetMissed(`--eval-confine: ${report.escapes.length} escape(s)${errors > 0 ? `, ${errors} case(s) could not run` : ''}: ${[...report.escapes.map((e) => e.id)].join(', ')}`);
+    throw new BenchTargetMissed(
+      `--eval-confine: ${report.escapes.length} escape(s)${errors > 0 ? `, ${errors} case(s) could not run` : ''}: ${[...report.escapes.map((e) => e.id)].join(', ')}`,
+    );
   }
 }
 
 /** `--eval-workload`: confinement on a real workload (bench/eval-workload.ts). */
-export function evalWorkload(options: { evalWorkload?: string | boolean; project?: string; json?: boolean }, print: (text: string) => void): void {
+export function evalWorkload(
+  options: { evalWorkload?: string | boolean; project?: string; json?: boolean },
+  print: (text: string) => void,
+): void {
   const corpus = typeof options.evalWorkload === 'string' ? options.evalWorkload : undefined;
-  const e = evaluateWorkload(corpus, { ...(options.project === undefined ? {} : { project: options.project }), progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+  const e = evaluateWorkload(corpus, {
+    ...(options.project === undefined ? {} : { project: options.project }),
+    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+  });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderWorkloadEval(e));
 }
 
 /** `--eval-supervisor`: tier 3's plumbing against a fake Messages API (bench/eval-supervisor.ts). */
-export async function evalSupervisor(options: { evalSupervisor?: string | boolean; json?: boolean; quick?: boolean }, print: (text: string) => void): Promise<void> {
+export async function evalSupervisor(
+  options: { evalSupervisor?: string | boolean; json?: boolean; quick?: boolean },
+  print: (text: string) => void,
+): Promise<void> {
   const corpus = typeof options.evalSupervisor === 'string' ? options.evalSupervisor : undefined;
-  const e = await evaluateSupervisor(corpus, { iterations: options.quick === true ? 40 : 200, progress: (message) => process.stderr.write(`bench: ${message}\n`) });
+  const e = await evaluateSupervisor(corpus, {
+    iterations: options.quick === true ? 40 : 200,
+    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+  });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderSupervisorEval(e));
 }

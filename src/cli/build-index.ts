@@ -33,10 +33,19 @@ export interface BuildResult {
   exitCode: number;
 }
 
-export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<BuildResult> {
+export async function buildIndexes(
+  options: BuildOptions,
+  io: BuildIo = {},
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Promise<BuildResult> {
   const where = locations(env);
   const projectRoot = findProjectRoot(cwd);
-  const targets = memoryTargets({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir }).filter((t) => t.scope !== 'session');
+  const targets = memoryTargets({
+    projectRoot,
+    userConfigDir: where.userConfigDir,
+    runtimeDir: where.runtimeDir,
+  }).filter((t) => t.scope !== 'session');
   const started = process.hrtime.bigint();
   const load = loadIndexed(targets, { projectRoot, home: where.home }, where.runtimeDir, { rebuild: true });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -47,7 +56,17 @@ export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env:
 
   const notes: string[] = [];
   const embedStarted = process.hrtime.bigint();
-  let embedding: { model: string; records: number; embedded: number; ms: number; peak_rss_mb: number; scopes: { scope: string; file: string; records: number; embedded: number }[] } | { error: string } | { skipped: string };
+  let embedding:
+    | {
+        model: string;
+        records: number;
+        embedded: number;
+        ms: number;
+        peak_rss_mb: number;
+        scopes: { scope: string; file: string; records: number; embedded: number }[];
+      }
+    | { error: string }
+    | { skipped: string };
   let peakRss = process.memoryUsage.rss();
   try {
     let model = options.model;
@@ -57,7 +76,8 @@ export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env:
       model = policy.embedding.model;
     }
     const { buildIndexes: build } = await import('../embed/build.js');
-    const embedder = options.embedder ?? (await (await import('../embed/model.js')).loadEmbedder(model ?? { kind: 'builtin' }));
+    const embedder =
+      options.embedder ?? (await (await import('../embed/model.js')).loadEmbedder(model ?? { kind: 'builtin' }));
     const bar = io.progress === undefined ? undefined : progressBar(io.progress);
     const { scopes } = await build(targets, where, embedder, {
       progress: (scope, done, total) => {
@@ -77,16 +97,28 @@ export async function buildIndexes(options: BuildOptions, io: BuildIo = {}, env:
       scopes,
     };
   } catch (error) {
-    embedding = error instanceof Skip ? { skipped: sanitize(error.message).text } : { error: sanitize(describeError(error)).text };
+    embedding =
+      error instanceof Skip
+        ? { skipped: sanitize(error.message).text }
+        : { error: sanitize(describeError(error)).text };
   }
-  const stderr = [...problems, ...notes, ...('error' in embedding ? [`hookwise: embedding indexes not built: ${embedding.error}\n`] : [])].join('');
+  const stderr = [
+    ...problems,
+    ...notes,
+    ...('error' in embedding ? [`hookwise: embedding indexes not built: ${embedding.error}\n`] : []),
+  ].join('');
   const exitCode = 'error' in embedding ? 1 : 0;
   if (options.json === true) return { stdout: JSON.stringify({ ...memory, embedding }), stderr, exitCode };
   const lines = [`built ${file}: ${memory.records} records, ${bytes} bytes, in ${ms.toFixed(1)} ms`];
   if ('skipped' in embedding) lines.push(`embedding indexes not built: ${embedding.skipped}`);
   else if (!('error' in embedding)) {
-    for (const s of embedding.scopes) lines.push(`built ${s.file}: ${s.records} records (${s.embedded === 0 ? 'up to date' : `${s.embedded} embedded`})`);
-    lines.push(`embedding indexes: ${embedding.records} records, ${embedding.embedded} embedded, in ${embedding.ms.toFixed(0)} ms, peak RSS ${embedding.peak_rss_mb} MB`);
+    for (const s of embedding.scopes)
+      lines.push(
+        `built ${s.file}: ${s.records} records (${s.embedded === 0 ? 'up to date' : `${s.embedded} embedded`})`,
+      );
+    lines.push(
+      `embedding indexes: ${embedding.records} records, ${embedding.embedded} embedded, in ${embedding.ms.toFixed(0)} ms, peak RSS ${embedding.peak_rss_mb} MB`,
+    );
   }
   return { stdout: lines.join('\n'), stderr, exitCode };
 }

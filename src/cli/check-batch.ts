@@ -20,11 +20,21 @@ export interface BatchDecision {
   stderr?: string;
 }
 
-export async function runBatch(options: { host?: HostName }, input: NodeJS.ReadableStream = process.stdin, write: (line: string) => void = (l) => process.stdout.write(l)): Promise<number> {
+export async function runBatch(
+  options: { host?: HostName },
+  input: NodeJS.ReadableStream = process.stdin,
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Promise<number> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   // One engine for the whole batch: policy, parses and the parser stay warm from line to line, as in the daemon.
   const engine = new Engine(locations(), { parseCacheSize: 4096 });
-  const check = (raw: string) => engine.handle(raw, { ...(options.host === undefined ? {} : { host: options.host }), envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask', queue: false });
+  const check = (raw: string) =>
+    engine.handle(raw, {
+      ...(options.host === undefined ? {} : { host: options.host }),
+      envRole: process.env.HOOKWISE_ROLE,
+      geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask',
+      queue: false,
+    });
   let n = 0;
   for await (const line of lines) {
     n++;
@@ -38,7 +48,10 @@ export async function runBatch(options: { host?: HostName }, input: NodeJS.Reada
       verdict: result.decision?.verdict ?? null,
       tier: result.decision?.tier ?? null,
       rule: result.decision?.rule?.id ?? null,
-      reason: Buffer.byteLength(line) > MAX_PAYLOAD_BYTES ? `line ${n} is larger than ${MAX_PAYLOAD_BYTES} bytes` : result.decision?.reason ?? null,
+      reason:
+        Buffer.byteLength(line) > MAX_PAYLOAD_BYTES
+          ? `line ${n} is larger than ${MAX_PAYLOAD_BYTES} bytes`
+          : (result.decision?.reason ?? null),
       exit_code: result.exitCode,
       stdout: result.stdout,
     };

@@ -24,5 +24,9 @@ export async function runCheck(raw: string, options: CheckOptions = {}): Promise
   } catch (error) {
     return { stdout: '', stderr: `hookwise: ${(error as Error).message}\n`, exitCode: 2 };
   }
-  return engine.handle(raw, { ...(options.host === undefined ? {} : { host: options.host }), envRole: env.HOOKWISE_ROLE, geminiAsk: env.HOOKWISE_GEMINI_ASK === 'ask' });
+  return engine.handle(raw, {
+    ...(options.host === undefined ? {} : { host: options.host }),
+    envRole: env.HOOKWISE_ROLE,
+    geminiAsk: env.HOOKWISE_GEMINI_ASK === 'ask',
+  });
 }

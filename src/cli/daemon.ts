@@ -19,7 +19,8 @@ export interface ServeCliOptions {
 /** Foreground: for service managers (systemd, launchd), tests, and the detached start. */
 export async function serveCommand(o: ServeCliOptions): Promise<void> {
   const where = locations();
-  const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} hookwise daemon: ${line}\n`);
+  const log = (line: string): void =>
+    void process.stderr.write(`${new Date().toISOString()} hookwise daemon: ${line}\n`);
   const releaseStartLock = (): void => {
     if (o.startLock === undefined) return;
     try {
@@ -36,8 +37,16 @@ export async function serveCommand(o: ServeCliOptions): Promise<void> {
   }
   let daemon;
   try {
-    const http = o.http === undefined || o.http === false ? undefined : await ensureHttpConfig(where, o.http === true ? undefined : parsePort(o.http));
-    daemon = await serve({ where, log, idleExitMs: Number(o.idleExit ?? 0) * 1000, ...(http === undefined ? {} : { http }) });
+    const http =
+      o.http === undefined || o.http === false
+        ? undefined
+        : await ensureHttpConfig(where, o.http === true ? undefined : parsePort(o.http));
+    daemon = await serve({
+      where,
+      log,
+      idleExitMs: Number(o.idleExit ?? 0) * 1000,
+      ...(http === undefined ? {} : { http }),
+    });
     if (o.startLock !== undefined && !existsSync(o.startLock)) {
       // The runtime directory was removed while this daemon started (and serve() made a new one): nobody
       // will look for it there.
@@ -62,7 +71,8 @@ export async function serveCommand(o: ServeCliOptions): Promise<void> {
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HookwiseError('USAGE', `--http takes a port number 1-65535, not "${value}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new HookwiseError('USAGE', `--http takes a port number 1-65535, not "${value}"`);
   return port;
 }
 
@@ -91,9 +101,28 @@ export async function daemonStatus(json: boolean): Promise<{ stdout: string; exi
   const out: StatusJson =
     h === undefined
       ? { running: false, pid: null, socket: paths.socket, http: null, version: VERSION, log: paths.log }
-      : { running: true, pid: h.pid, socket: h.socket, http: h.http, version: h.version, uptime_s: h.uptime_s, decisions: h.decisions, errors: h.errors, p50_ms: h.p50_ms, p99_ms: h.p99_ms, rss_mb: h.rss_mb, heap_mb: h.heap_mb, embedding: h.embedding ?? null, log: paths.log };
+      : {
+          running: true,
+          pid: h.pid,
+          socket: h.socket,
+          http: h.http,
+          version: h.version,
+          uptime_s: h.uptime_s,
+          decisions: h.decisions,
+          errors: h.errors,
+          p50_ms: h.p50_ms,
+          p99_ms: h.p99_ms,
+          rss_mb: h.rss_mb,
+          heap_mb: h.heap_mb,
+          embedding: h.embedding ?? null,
+          log: paths.log,
+        };
   if (json) return { stdout: JSON.stringify(out, null, 2), exitCode: out.running ? 0 : 3 };
-  if (!out.running) return { stdout: `hookwise daemon: not running (socket ${out.socket})\nstart it: hookwise daemon start   (hook calls decide in process meanwhile)`, exitCode: 3 };
+  if (!out.running)
+    return {
+      stdout: `hookwise daemon: not running (socket ${out.socket})\nstart it: hookwise daemon start   (hook calls decide in process meanwhile)`,
+      exitCode: 3,
+    };
   return {
     stdout: [
       `hookwise daemon: running, pid ${out.pid}, hookwise ${out.version}, up ${out.uptime_s} s`,
@@ -115,7 +144,11 @@ function embeddingLine(e: EmbeddingStats | null): string {
   return `${e.state},${model} ${e.calls} searches, ${e.unavailable} unavailable${last}`;
 }
 
-export async function daemonStart(o: { http?: boolean; json?: boolean; quiet?: boolean }): Promise<{ stdout: string; exitCode: number }> {
+export async function daemonStart(o: {
+  http?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}): Promise<{ stdout: string; exitCode: number }> {
   const where = locations();
   const running = await health(where);
   if (running !== undefined && (o.http !== true || running.http !== null)) {
@@ -139,5 +172,13 @@ export async function daemonStop(o: { quiet?: boolean } = {}): Promise<{ stdout:
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && (await health(where, 200)) !== undefined) await new Promise((r) => setTimeout(r, 50));
   const stopped = (await health(where, 200)) === undefined;
-  return { stdout: o.quiet === true ? '' : stopped ? `hookwise daemon: stopped (pid ${h.pid})` : `hookwise daemon: pid ${h.pid} did not stop within 10 s`, exitCode: stopped ? 0 : 1 };
+  return {
+    stdout:
+      o.quiet === true
+        ? ''
+        : stopped
+          ? `hookwise daemon: stopped (pid ${h.pid})`
+          : `hookwise daemon: pid ${h.pid} did not stop within 10 s`,
+    exitCode: stopped ? 0 : 1,
+  };
 }

@@ -19,18 +19,42 @@ function payload(call: SampleCall, root: string): Record<string, unknown> {
     const value = input[key];
     if (typeof value === 'string' && !value.startsWith('/')) input[key] = join(root, value);
   }
-  const base = { session_id: call.session, cwd: root, hook_event_name: HOST_EVENT[call.host], tool_name: call.tool, tool_input: input };
-  if (call.host === 'gemini') return { ...base, transcript_path: join(root, '.t'), timestamp: new Date().toISOString() };
+  const base = {
+    session_id: call.session,
+    cwd: root,
+    hook_event_name: HOST_EVENT[call.host],
+    tool_name: call.tool,
+    tool_input: input,
+  };
+  if (call.host === 'gemini')
+    return { ...base, transcript_path: join(root, '.t'), timestamp: new Date().toISOString() };
   if (call.host === 'codex') return { ...base, turn_id: 'turn-1', model: 'demo' };
-  return { ...base, transcript_path: join(root, '.t'), permission_mode: 'default', tool_use_id: `toolu_demo_${call.tool}` };
+  return {
+    ...base,
+    transcript_path: join(root, '.t'),
+    permission_mode: 'default',
+    tool_use_id: `toolu_demo_${call.tool}`,
+  };
 }
 
 /** The decision as the host received it, normalized to verdict + reason. */
-function answerOf(host: SampleCall['host'], stdout: string, stderr: string, status: number | null): { verdict: string; reason: string } {
+function answerOf(
+  host: SampleCall['host'],
+  stdout: string,
+  stderr: string,
+  status: number | null,
+): { verdict: string; reason: string } {
   if (status === 2) return { verdict: 'deny', reason: stderr.trim() };
-  const out = JSON.parse(stdout) as { decision?: string; reason?: string; hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
+  const out = JSON.parse(stdout) as {
+    decision?: string;
+    reason?: string;
+    hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string };
+  };
   if (host === 'gemini') return { verdict: out.decision ?? '?', reason: out.reason ?? '' };
-  return { verdict: out.hookSpecificOutput?.permissionDecision ?? '?', reason: out.hookSpecificOutput?.permissionDecisionReason ?? '' };
+  return {
+    verdict: out.hookSpecificOutput?.permissionDecision ?? '?',
+    reason: out.hookSpecificOutput?.permissionDecisionReason ?? '',
+  };
 }
 
 export function demo(write: (text: string) => void, options: { keep?: boolean } = {}): number {
@@ -39,14 +63,21 @@ export function demo(write: (text: string) => void, options: { keep?: boolean } 
   const root = join(base, 'project');
   const runtimeDir = join(base, 'runtime');
   // In process (no daemon): a throw-away project should leave no background process behind.
-  const env = { ...process.env, HOOKWISE_RUNTIME_DIR: runtimeDir, HOOKWISE_CONFIG_DIR: join(base, 'config'), HOOKWISE_ROLE: '', HOOKWISE_DAEMON: 'off' };
+  const env = {
+    ...process.env,
+    HOOKWISE_RUNTIME_DIR: runtimeDir,
+    HOOKWISE_CONFIG_DIR: join(base, 'config'),
+    HOOKWISE_ROLE: '',
+    HOOKWISE_DAEMON: 'off',
+  };
   try {
     mkdirSync(join(root, '.git'), { recursive: true });
     mkdirSync(join(root, '.hookwise'), { recursive: true });
     // Keep the demo brisk: the unregistered agent waits 1 s for a registration instead of 5.
     writeFileSync(join(root, '.hookwise', 'policy.yml'), 'version: 1\nregistration:\n  wait_ms: 1000\n');
     const bin = hookwiseBin();
-    const run = (args: string[], input?: string) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, input, encoding: 'utf8' });
+    const run = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [bin, ...args], { cwd: root, env, input, encoding: 'utf8' });
 
     write(`hookwise demo — a throw-away project at ${root}\n`);
     for (const [session, role] of Object.entries(SAMPLE_ROLES)) {
@@ -69,7 +100,11 @@ export function demo(write: (text: string) => void, options: { keep?: boolean } 
         answer = { verdict: 'error', reason: `unreadable output: ${r.stdout} ${r.stderr}` };
       }
       const role = SAMPLE_ROLES[call.session] ?? 'unregistered';
-      const target = String(call.input.file_path ?? call.input.command ?? '').split('\n').slice(0, 3).join(' ').slice(0, 60);
+      const target = String(call.input.file_path ?? call.input.command ?? '')
+        .split('\n')
+        .slice(0, 3)
+        .join(' ')
+        .slice(0, 60);
       write(`${String(i + 1).padStart(2)}. [${call.host} · ${role}] ${call.tool} ${target}`);
       write(`    → ${answer.verdict.toUpperCase()}  (${ms.toFixed(0)} ms wall)  — ${call.note}`);
       write(`      ${answer.reason.split('\n')[0]}`);

@@ -15,7 +15,16 @@ import { loadConfig, type SupervisorSettings } from '../policy/config.js';
 import { configFiles } from '../policy/files.js';
 import { VERSION } from '../policy/load.js';
 import type { Locations } from '../util/locations.js';
-import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, INSTALL_SCOPES, isHookwiseHandler, WIRINGS, type InstallContext } from './install.js';
+import {
+  DEFAULT_COMMAND,
+  findOnPath,
+  INSTALL_CLI,
+  HOST_SPECS,
+  INSTALL_SCOPES,
+  isHookwiseHandler,
+  WIRINGS,
+  type InstallContext,
+} from './install.js';
 
 export const CHECK_STATUSES = ['ok', 'warn', 'fail'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
@@ -47,7 +56,12 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   const onPath = findOnPath(DEFAULT_COMMAND, ctx.env);
   checks.push(
     onPath === undefined
-      ? { status: 'warn', what: 'CLI on PATH', detail: '"hookwise" is not on PATH', fix: `install it ${INSTALL_CLI}; hooks that run "hookwise" block every tool call without it` }
+      ? {
+          status: 'warn',
+          what: 'CLI on PATH',
+          detail: '"hookwise" is not on PATH',
+          fix: `install it ${INSTALL_CLI}; hooks that run "hookwise" block every tool call without it`,
+        }
       : { status: 'ok', what: 'CLI on PATH', detail: onPath },
   );
 
@@ -55,7 +69,11 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
     const w = wiredIn(file, host, checks);
     return w === undefined ? [] : [w];
   });
-  const pluginOn = pluginEnabled(settingsFiles(ctx).filter((f) => f.host === 'claude').map((f) => f.file));
+  const pluginOn = pluginEnabled(
+    settingsFiles(ctx)
+      .filter((f) => f.host === 'claude')
+      .map((f) => f.file),
+  );
   let http: HttpConfig | undefined;
   try {
     http = readHttpConfig(where);
@@ -70,16 +88,31 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
     const gates = files.filter((w) => (w.events.get(gateEvent(host)) ?? []).length > 0);
     if (host === 'claude' && pluginOn !== undefined) {
       if (gates.length > 0) {
-        checks.push({ status: 'fail', what: `${label} wiring`, detail: `the plugin is enabled (${pluginOn}) and ${gates.map((g) => g.file).join(', ')} also wires hookwise: every tool call is checked twice`, fix: `use one: hookwise uninstall --claude, or disable the plugin` });
+        checks.push({
+          status: 'fail',
+          what: `${label} wiring`,
+          detail: `the plugin is enabled (${pluginOn}) and ${gates.map((g) => g.file).join(', ')} also wires hookwise: every tool call is checked twice`,
+          fix: `use one: hookwise uninstall --claude, or disable the plugin`,
+        });
       } else checks.push({ status: 'ok', what: `${label} wiring`, detail: `the hookwise plugin (${pluginOn})` });
       continue;
     }
     if (files.length === 0) {
-      checks.push({ status: host === 'claude' ? 'warn' : 'ok', what: `${label} wiring`, detail: 'not wired', ...(host === 'claude' ? { fix: 'hookwise install --claude (or the plugin)' } : {}) });
+      checks.push({
+        status: host === 'claude' ? 'warn' : 'ok',
+        what: `${label} wiring`,
+        detail: 'not wired',
+        ...(host === 'claude' ? { fix: 'hookwise install --claude (or the plugin)' } : {}),
+      });
       continue;
     }
     if (gates.length > 1) {
-      checks.push({ status: 'fail', what: `${label} wiring`, detail: `wired in ${gates.length} files (${gates.map((g) => g.file).join(', ')}): every tool call is checked twice`, fix: `keep one: hookwise uninstall --${host} --scope <scope>` });
+      checks.push({
+        status: 'fail',
+        what: `${label} wiring`,
+        detail: `wired in ${gates.length} files (${gates.map((g) => g.file).join(', ')}): every tool call is checked twice`,
+        fix: `keep one: hookwise uninstall --${host} --scope <scope>`,
+      });
     }
     for (const w of files) checks.push(...eventChecks(w, http, daemon === undefined ? undefined : daemon.http));
   }
@@ -89,21 +122,46 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
     checks.push({
       status: needed ? 'fail' : 'warn',
       what: 'daemon',
-      detail: needed ? 'not running, and the http wiring needs it: tool calls are blocked until it runs' : 'not running: every tool call starts a process (slower, same verdicts)',
-      fix: needed ? 'hookwise daemon start --http (the session hooks start it at the next session or prompt)' : 'hookwise daemon start (a hook call also starts it)',
+      detail: needed
+        ? 'not running, and the http wiring needs it: tool calls are blocked until it runs'
+        : 'not running: every tool call starts a process (slower, same verdicts)',
+      fix: needed
+        ? 'hookwise daemon start --http (the session hooks start it at the next session or prompt)'
+        : 'hookwise daemon start (a hook call also starts it)',
     });
   } else {
     checks.push(
       daemon.version === VERSION
-        ? { status: 'ok', what: 'daemon', detail: `running, pid ${daemon.pid}, up ${daemon.uptime_s} s, ${daemon.decisions} decisions, p99 ${daemon.p99_ms ?? '-'} ms` }
-        : { status: 'warn', what: 'daemon', detail: `running hookwise ${daemon.version}, but this CLI is ${VERSION}`, fix: 'hookwise daemon stop && hookwise daemon start (or let it idle out)' },
+        ? {
+            status: 'ok',
+            what: 'daemon',
+            detail: `running, pid ${daemon.pid}, up ${daemon.uptime_s} s, ${daemon.decisions} decisions, p99 ${daemon.p99_ms ?? '-'} ms`,
+          }
+        : {
+            status: 'warn',
+            what: 'daemon',
+            detail: `running hookwise ${daemon.version}, but this CLI is ${VERSION}`,
+            fix: 'hookwise daemon stop && hookwise daemon start (or let it idle out)',
+          },
     );
   }
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   checks.push(confinementCheck(probe));
-  const { confine, supervisor, human } = loadConfig(ctx.projectRoot, configFiles(ctx.projectRoot, where.userConfigDir)).config;
+  const { confine, supervisor, human } = loadConfig(
+    ctx.projectRoot,
+    configFiles(ctx.projectRoot, where.userConfigDir),
+  ).config;
   if (human.channel === 'queue') checks.push(humanQueueCheck(human, wired));
-  if (confine.enabled) checks.push(networkCheck({ allow: confine.network.allow.map((e) => e.text), source: confine.network.source, socat: which('socat', ctx.env), daemon, confinable: probe.available }));
+  if (confine.enabled)
+    checks.push(
+      networkCheck({
+        allow: confine.network.allow.map((e) => e.text),
+        source: confine.network.source,
+        socat: which('socat', ctx.env),
+        daemon,
+        confinable: probe.available,
+      }),
+    );
   const supervised = supervisorCheck(supervisor, ctx.env, daemon !== undefined);
   if (supervised !== undefined) checks.push(supervised);
   return { version: VERSION, checks };
@@ -114,22 +172,37 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
  * (named, never shown); for the agent backend, that the lead session answers through hookwise's MCP tools. Calls
  * it cannot review go to a human.
  */
-export function supervisorCheck(s: SupervisorSettings, env: NodeJS.ProcessEnv, daemonRunning: boolean): DoctorCheck | undefined {
+export function supervisorCheck(
+  s: SupervisorSettings,
+  env: NodeJS.ProcessEnv,
+  daemonRunning: boolean,
+): DoctorCheck | undefined {
   const what = 'supervisor';
   switch (s.backend) {
     case 'off':
       return undefined;
     case 'agent':
       // Nothing to probe: whether a lead session listens shows only when a call waits (its timeout then sends it to a human).
-      return { status: 'ok', what, detail: `agent, confidence ${s.confidence}, timeout ${s.timeoutMs / 1000} s (${s.source}): calls wait in the queue for the lead session (a conductor) to answer through hookwise's MCP tool answer_request (the plugin's supervisor agent); unanswered, a human decides` };
+      return {
+        status: 'ok',
+        what,
+        detail: `agent, confidence ${s.confidence}, timeout ${s.timeoutMs / 1000} s (${s.source}): calls wait in the queue for the lead session (a conductor) to answer through hookwise's MCP tool answer_request (the plugin's supervisor agent); unanswered, a human decides`,
+      };
     case 'api': {
-      const via = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_PROFILE'].filter((name) => (env[name] ?? '') !== '');
+      const via = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_PROFILE'].filter(
+        (name) => (env[name] ?? '') !== '',
+      );
       const where = daemonRunning ? 'this shell (the daemon reviews with its own environment)' : 'this shell';
       const base = (env.ANTHROPIC_BASE_URL ?? '') === '' ? '' : `, ANTHROPIC_BASE_URL set`;
       const head = `api, model ${s.model}, confidence ${s.confidence}, timeout ${s.timeoutMs / 1000} s (${s.source})`;
       return via.length > 0
         ? { status: 'ok', what, detail: `${head}; credentials from ${via.join(', ')} in ${where}${base}` }
-        : { status: 'warn', what, detail: `${head}; no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or ANTHROPIC_PROFILE in ${where}: the SDK looks for a profile on disk, and without one every review fails and goes to a human`, fix: 'export ANTHROPIC_API_KEY in the environment your agents (or the daemon) start from' };
+        : {
+            status: 'warn',
+            what,
+            detail: `${head}; no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or ANTHROPIC_PROFILE in ${where}: the SDK looks for a profile on disk, and without one every review fails and goes to a human`,
+            fix: 'export ANTHROPIC_API_KEY in the environment your agents (or the daemon) start from',
+          };
     }
   }
 }
@@ -138,16 +211,56 @@ export function supervisorCheck(s: SupervisorSettings, env: NodeJS.ProcessEnv, d
  * The network of confined commands: which hosts the allowlist names (and where it is set), and whether the
  * daemon's filtering proxy can serve them here (a running daemon that hosts proxies, socat for the relay).
  */
-export function networkCheck(input: { allow: readonly string[]; source: string; socat: string | undefined; daemon: DaemonStats | undefined; confinable: boolean }): DoctorCheck {
+export function networkCheck(input: {
+  allow: readonly string[];
+  source: string;
+  socat: string | undefined;
+  daemon: DaemonStats | undefined;
+  confinable: boolean;
+}): DoctorCheck {
   const what = 'confined network';
-  if (input.allow.length === 0) return { status: 'ok', what, detail: 'none: confined commands have no network (confine.network.allow is empty); commands that need it are asked' };
+  if (input.allow.length === 0)
+    return {
+      status: 'ok',
+      what,
+      detail:
+        'none: confined commands have no network (confine.network.allow is empty); commands that need it are asked',
+    };
   const listed = `allowlist ${input.allow.join(', ')} (${input.source})`;
   const asked = 'until then, confined commands that need the network are asked and the rest run with none';
-  if (!input.confinable) return { status: 'warn', what, detail: `${listed}; not usable: this machine cannot confine`, fix: 'see the confinement line above' };
-  if (input.socat === undefined) return { status: 'warn', what, detail: `${listed}; the proxy relay needs socat, which is not installed; ${asked}`, fix: 'apt-get install socat (dnf install socat; pacman -S socat)' };
-  if (input.daemon === undefined) return { status: 'warn', what, detail: `${listed}; the filtering proxy runs in the daemon, which is not running; ${asked}`, fix: 'hookwise daemon start' };
-  if (input.daemon.netproxy === undefined) return { status: 'warn', what, detail: `${listed}; the running daemon (hookwise ${input.daemon.version}) hosts no filtering proxy; ${asked}`, fix: 'hookwise daemon stop && hookwise daemon start' };
-  return { status: 'ok', what, detail: `${listed}: served over HTTP(S) by the daemon's filtering proxy (${input.daemon.netproxy.allowlists} allowlist${input.daemon.netproxy.allowlists === 1 ? '' : 's'} in use), relay ${input.socat}` };
+  if (!input.confinable)
+    return {
+      status: 'warn',
+      what,
+      detail: `${listed}; not usable: this machine cannot confine`,
+      fix: 'see the confinement line above',
+    };
+  if (input.socat === undefined)
+    return {
+      status: 'warn',
+      what,
+      detail: `${listed}; the proxy relay needs socat, which is not installed; ${asked}`,
+      fix: 'apt-get install socat (dnf install socat; pacman -S socat)',
+    };
+  if (input.daemon === undefined)
+    return {
+      status: 'warn',
+      what,
+      detail: `${listed}; the filtering proxy runs in the daemon, which is not running; ${asked}`,
+      fix: 'hookwise daemon start',
+    };
+  if (input.daemon.netproxy === undefined)
+    return {
+      status: 'warn',
+      what,
+      detail: `${listed}; the running daemon (hookwise ${input.daemon.version}) hosts no filtering proxy; ${asked}`,
+      fix: 'hookwise daemon stop && hookwise daemon start',
+    };
+  return {
+    status: 'ok',
+    what,
+    detail: `${listed}: served over HTTP(S) by the daemon's filtering proxy (${input.daemon.netproxy.allowlists} allowlist${input.daemon.netproxy.allowlists === 1 ? '' : 's'} in use), relay ${input.socat}`,
+  };
 }
 
 /** The hosts' own gate timeouts when a handler names none (seconds): hook-protocols.md. */
@@ -157,7 +270,10 @@ const DEFAULT_GATE_TIMEOUT_S: Record<HostName, number> = { claude: 600, gemini: 
  * With the human queue on, a call may wait up to human.timeout: every gate handler's own timeout must be longer,
  * or the host stops the hook first (a command hook then fails open; an http hook blocks, and the answer is lost).
  */
-export function humanQueueCheck(human: { timeoutMs: number; source: string }, wired: readonly { file: string; host: HostName; events: Map<string, Record<string, unknown>[]> }[]): DoctorCheck {
+export function humanQueueCheck(
+  human: { timeoutMs: number; source: string },
+  wired: readonly { file: string; host: HostName; events: Map<string, Record<string, unknown>[]> }[],
+): DoctorCheck {
   const what = 'human queue';
   const waitS = human.timeoutMs / 1000;
   const short: string[] = [];
@@ -170,7 +286,12 @@ export function humanQueueCheck(human: { timeoutMs: number; source: string }, wi
   }
   const on = `on: asks wait up to ${waitS}s for hookwise approve / deny (${human.source})`;
   if (short.length === 0) return { status: 'ok', what, detail: on };
-  return { status: 'warn', what, detail: `${on}, but the host stops the gate sooner in ${short.join(', ')}: a call still waiting is cut off (a command hook then falls back to the host's own rules)`, fix: 'hookwise install again (it writes a 10-minute gate timeout), or a shorter human.timeout' };
+  return {
+    status: 'warn',
+    what,
+    detail: `${on}, but the host stops the gate sooner in ${short.join(', ')}: a call still waiting is cut off (a command hook then falls back to the host's own rules)`,
+    fix: 'hookwise install again (it writes a 10-minute gate timeout), or a shorter human.timeout',
+  };
 }
 
 /** Whether calls hookwise cannot judge can run confined here, or are asked (fail closed). */
@@ -185,7 +306,13 @@ export function confinementCheck(probe: ProbeReport): DoctorCheck {
   }
   const r = probe.runtime;
   const detail = `confined allows are available: ${probe.bwrapVersion} at ${r.bwrap}, ${r.userns ? 'own user namespace' : 'no user namespace (root, capabilities dropped)'}, seccomp, no network; probe ${Math.round(probe.ms)} ms`;
-  if (probe.warnings.length > 0) return { status: 'warn', what: 'confinement', detail: `${detail}; ${probe.warnings.join('; ')}`, fix: 'install util-linux (flock) and findutils (find)' };
+  if (probe.warnings.length > 0)
+    return {
+      status: 'warn',
+      what: 'confinement',
+      detail: `${detail}; ${probe.warnings.join('; ')}`,
+      fix: 'install util-linux (flock) and findutils (find)',
+    };
   return { status: 'ok', what: 'confinement', detail };
 }
 
@@ -196,7 +323,9 @@ function gateEvent(host: HostName): string {
 function settingsFiles(ctx: InstallContext): { file: string; host: HostName }[] {
   const out: { file: string; host: HostName }[] = [];
   for (const host of ['claude', 'gemini', 'codex'] as const) {
-    const files = new Set(INSTALL_SCOPES.flatMap((scope) => WIRINGS.map((w) => HOST_SPECS[host].settingsFile(scope, ctx, w))));
+    const files = new Set(
+      INSTALL_SCOPES.flatMap((scope) => WIRINGS.map((w) => HOST_SPECS[host].settingsFile(scope, ctx, w))),
+    );
     for (const file of files) out.push({ file, host });
   }
   return out;
@@ -206,7 +335,9 @@ function readJson(file: string): Record<string, unknown> | undefined | Error {
   if (!existsSync(file)) return undefined;
   try {
     const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : new Error('not a JSON object');
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : new Error('not a JSON object');
   } catch (error) {
     return error as Error;
   }
@@ -216,7 +347,12 @@ function wiredIn(file: string, host: HostName, checks: DoctorCheck[]): Wired | u
   const settings = readJson(file);
   if (settings === undefined) return undefined;
   if (settings instanceof Error) {
-    checks.push({ status: 'fail', what: 'settings file', detail: `${file}: ${settings.message}`, fix: 'fix the JSON: the host ignores a settings file it cannot read, hooks included' });
+    checks.push({
+      status: 'fail',
+      what: 'settings file',
+      detail: `${file}: ${settings.message}`,
+      fix: 'fix the JSON: the host ignores a settings file it cannot read, hooks included',
+    });
     return undefined;
   }
   const events = new Map<string, Record<string, unknown>[]>();
@@ -226,14 +362,19 @@ function wiredIn(file: string, host: HostName, checks: DoctorCheck[]): Wired | u
     if (!Array.isArray(groups)) continue;
     for (const group of groups as { hooks?: unknown[] }[]) {
       for (const handler of group?.hooks ?? []) {
-        if (isHookwiseHandler(handler)) events.set(event, [...(events.get(event) ?? []), handler as Record<string, unknown>]);
+        if (isHookwiseHandler(handler))
+          events.set(event, [...(events.get(event) ?? []), handler as Record<string, unknown>]);
       }
     }
   }
   return events.size === 0 ? undefined : { file, host, events };
 }
 
-function eventChecks(w: Wired, http: HttpConfig | undefined, daemonHttp: { port: number } | null | undefined): DoctorCheck[] {
+function eventChecks(
+  w: Wired,
+  http: HttpConfig | undefined,
+  daemonHttp: { port: number } | null | undefined,
+): DoctorCheck[] {
   const label = HOST_SPECS[w.host].label;
   const checks: DoctorCheck[] = [];
   const expected = HOST_SPECS[w.host].entries.map((e) => e.event);
@@ -249,17 +390,58 @@ function eventChecks(w: Wired, http: HttpConfig | undefined, daemonHttp: { port:
         },
   );
   for (const [event, handlers] of w.events) {
-    if (handlers.length > 1) checks.push({ status: 'warn', what: `${label} hooks`, detail: `${w.file}: ${handlers.length} hookwise handlers on ${event}`, fix: `hookwise install --${w.host} again (it keeps one)` });
+    if (handlers.length > 1)
+      checks.push({
+        status: 'warn',
+        what: `${label} hooks`,
+        detail: `${w.file}: ${handlers.length} hookwise handlers on ${event}`,
+        fix: `hookwise install --${w.host} again (it keeps one)`,
+      });
   }
   for (const handler of w.events.get('PreToolUse') ?? []) {
     if (handler.type !== 'http') continue;
     const port = Number(/:(\d+)\//.exec(String(handler.url))?.[1]);
-    if (handler.onFailure !== 'block') checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file}: no "onFailure": "block": a dead daemon lets every tool call through`, fix: 'hookwise install --claude again' });
-    if (http === undefined) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} posts to port ${port}, but there is no daemon endpoint config`, fix: 'hookwise daemon start --http, then hookwise install --claude again' });
-    else if (http.port !== port) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} posts to port ${port}; the daemon's endpoint is port ${http.port}`, fix: 'hookwise install --claude again' });
-    else if (!JSON.stringify(handler.headers ?? {}).includes(http.token)) checks.push({ status: 'fail', what: `${label} http gate`, detail: `${w.file} sends another token than the daemon expects: every tool call is refused`, fix: 'hookwise install --claude again' });
-    else if (daemonHttp === null) checks.push({ status: 'fail', what: `${label} http gate`, detail: 'the daemon runs without its http endpoint: tool calls are blocked', fix: 'hookwise daemon start --http' });
-    else checks.push({ status: 'ok', what: `${label} http gate`, detail: `${String(handler.url)} (blocks when the daemon is down)` });
+    if (handler.onFailure !== 'block')
+      checks.push({
+        status: 'fail',
+        what: `${label} http gate`,
+        detail: `${w.file}: no "onFailure": "block": a dead daemon lets every tool call through`,
+        fix: 'hookwise install --claude again',
+      });
+    if (http === undefined)
+      checks.push({
+        status: 'fail',
+        what: `${label} http gate`,
+        detail: `${w.file} posts to port ${port}, but there is no daemon endpoint config`,
+        fix: 'hookwise daemon start --http, then hookwise install --claude again',
+      });
+    else if (http.port !== port)
+      checks.push({
+        status: 'fail',
+        what: `${label} http gate`,
+        detail: `${w.file} posts to port ${port}; the daemon's endpoint is port ${http.port}`,
+        fix: 'hookwise install --claude again',
+      });
+    else if (!JSON.stringify(handler.headers ?? {}).includes(http.token))
+      checks.push({
+        status: 'fail',
+        what: `${label} http gate`,
+        detail: `${w.file} sends another token than the daemon expects: every tool call is refused`,
+        fix: 'hookwise install --claude again',
+      });
+    else if (daemonHttp === null)
+      checks.push({
+        status: 'fail',
+        what: `${label} http gate`,
+        detail: 'the daemon runs without its http endpoint: tool calls are blocked',
+        fix: 'hookwise daemon start --http',
+      });
+    else
+      checks.push({
+        status: 'ok',
+        what: `${label} http gate`,
+        detail: `${String(handler.url)} (blocks when the daemon is down)`,
+      });
   }
   return checks;
 }
@@ -271,7 +453,8 @@ function pluginEnabled(files: string[]): string | undefined {
     if (settings === undefined || settings instanceof Error) continue;
     const enabled = settings.enabledPlugins;
     if (typeof enabled !== 'object' || enabled === null) continue;
-    for (const [id, on] of Object.entries(enabled as Record<string, unknown>)) if (PLUGIN_ID.test(id) && on === true) return `${id} in ${file}`;
+    for (const [id, on] of Object.entries(enabled as Record<string, unknown>))
+      if (PLUGIN_ID.test(id) && on === true) return `${id} in ${file}`;
   }
   return undefined;
 }
@@ -285,7 +468,10 @@ export function renderDoctor(report: DoctorReport): string {
   }
   const fails = report.checks.filter((c) => c.status === 'fail').length;
   const warns = report.checks.filter((c) => c.status === 'warn').length;
-  lines.push(fails + warns === 0 ? 'all good' : `${fails} problem${fails === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'}`);
+  lines.push(
+    fails + warns === 0
+      ? 'all good'
+      : `${fails} problem${fails === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'}`,
+  );
   return lines.join('\n');
 }
-

@@ -48,7 +48,16 @@ export interface Explanation {
   shell?: {
     parsed: boolean;
     unparseable?: string;
-    segments: { text: string; name: string; argv: string[]; operator?: string; wrappers: string[]; context: string; depth: number; cwd?: string }[];
+    segments: {
+      text: string;
+      name: string;
+      argv: string[];
+      operator?: string;
+      wrappers: string[];
+      context: string;
+      depth: number;
+      cwd?: string;
+    }[];
     writes: { segment: number; path: string; via: string; canonical: string | null }[];
     unknownWrites: { segment: number; reason: string }[];
     /** Per segment: code it runs beyond its first word, whether it uses the network. */
@@ -59,7 +68,14 @@ export interface Explanation {
   /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
   memory?: { subject: string; key: string; records: number };
   /** `step`: the cascade step; `tier`: the tier its decision names (a composed step, such as shell, answers with a sub-tier's). */
-  trace: { step: string; tier: string | null; verdict: string | null; rule: string | null; source: string | null; reason: string | null }[];
+  trace: {
+    step: string;
+    tier: string | null;
+    verdict: string | null;
+    rule: string | null;
+    source: string | null;
+    reason: string | null;
+  }[];
   decision: Decision;
 }
 
@@ -73,7 +89,11 @@ function toolCallFor(options: ExplainOptions): ToolCall {
     }
   }
   const tool = options.command !== undefined ? 'Bash' : options.tool;
-  if (tool === undefined) throw new HookwiseError('USAGE', "give a command (hookwise explain 'git push -f') or --tool <name> [--file <path>] [--input <json>]");
+  if (tool === undefined)
+    throw new HookwiseError(
+      'USAGE',
+      "give a command (hookwise explain 'git push -f') or --tool <name> [--file <path>] [--input <json>]",
+    );
   if (options.command !== undefined) input = { ...input, command: options.command };
   const shape = toolShape(tool);
   if (options.file !== undefined) input = { ...input, [shape.pathFields[0] ?? 'file_path']: options.file };
@@ -96,7 +116,10 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const engine = new Engine(where);
   const policy = await engine.policyFor(projectRoot);
   if (roleNamed(policy, options.role) === undefined) {
-    throw new HookwiseError('USAGE', `unknown role "${options.role}"${options.roleFrom === 'HOOKWISE_ROLE' ? ' (from HOOKWISE_ROLE)' : ''}. Roles:\n${rolesByGroup(policy)}`);
+    throw new HookwiseError(
+      'USAGE',
+      `unknown role "${options.role}"${options.roleFrom === 'HOOKWISE_ROLE' ? ' (from HOOKWISE_ROLE)' : ''}. Roles:\n${rolesByGroup(policy)}`,
+    );
   }
   const call = toolCallFor(options);
   const steps: TraceStep[] = [];
@@ -104,7 +127,13 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const shell = await prepareShell(call, pathContext);
   const memory = engine.memoryFor(projectRoot, undefined, policy);
   // The engine's own decide (the cascade, then confinement when it is on), so explain shows what check does.
-  const judged = await engine.decide({ kind: 'registered', role: options.role, via: 'explain' }, call, policy, projectRoot, (s) => steps.push(s));
+  const judged = await engine.decide(
+    { kind: 'registered', role: options.role, via: 'explain' },
+    call,
+    policy,
+    projectRoot,
+    (s) => steps.push(s),
+  );
   const d = judged.decision;
   const explained: Explanation = {
     tool: call.tool,
@@ -124,10 +153,12 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
     })),
     decision: d,
   };
-  if (d.verdict === 'ask' && policy.human.channel === 'queue') explained.human = { channel: 'queue', timeoutMs: policy.human.timeoutMs, source: policy.human.source };
+  if (d.verdict === 'ask' && policy.human.channel === 'queue')
+    explained.human = { channel: 'queue', timeoutMs: policy.human.timeoutMs, source: policy.human.source };
   const subject = judged.memo?.subject();
   const key = judged.memo?.key();
-  if (subject !== undefined && key !== undefined) explained.memory = { subject: subject.text, key, records: memory.view.size };
+  if (subject !== undefined && key !== undefined)
+    explained.memory = { subject: subject.text, key, records: memory.view.size };
   if (shell !== undefined) {
     explained.shell = {
       parsed: shell.parse.ok,
@@ -142,10 +173,21 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
         depth: s.depth,
         ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
       })),
-      writes: shell.writes.targets.map((t, i) => ({ segment: t.segment, path: t.path, via: t.via, canonical: shell.targets[i]?.absolute ?? null })),
+      writes: shell.writes.targets.map((t, i) => ({
+        segment: t.segment,
+        path: t.path,
+        via: t.via,
+        canonical: shell.targets[i]?.absolute ?? null,
+      })),
       unknownWrites: shell.writes.unknown,
       effects: shell.effects.segments.map((e, segment) => ({ segment, runs: e.runs, network: e.network })),
-      reads: shell.effects.reads.map((r, i) => ({ segment: r.segment, path: r.path, via: r.via, recursive: r.recursive, canonical: shell.reads[i]?.absolute ?? null })),
+      reads: shell.effects.reads.map((r, i) => ({
+        segment: r.segment,
+        path: r.path,
+        via: r.via,
+        recursive: r.recursive,
+        canonical: shell.reads[i]?.absolute ?? null,
+      })),
       links: shell.effects.links,
     };
   }
@@ -153,33 +195,58 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
 }
 
 export function renderExplanation(e: Explanation): string {
-  const from = e.roleFrom === 'default' ? ' (the default; --role or HOOKWISE_ROLE judge as another role)' : e.roleFrom === 'HOOKWISE_ROLE' ? ' (from HOOKWISE_ROLE)' : '';
+  const from =
+    e.roleFrom === 'default'
+      ? ' (the default; --role or HOOKWISE_ROLE judge as another role)'
+      : e.roleFrom === 'HOOKWISE_ROLE'
+        ? ' (from HOOKWISE_ROLE)'
+        : '';
   const lines = [`${e.tool} as role "${e.role}"${from}`];
   for (const p of e.paths) {
-    lines.push(`  path ${p.input} → ${p.canonical}${p.inProject === null ? ' (outside the project)' : ` (project: ${p.inProject === '' ? '.' : p.inProject})`}`);
+    lines.push(
+      `  path ${p.input} → ${p.canonical}${p.inProject === null ? ' (outside the project)' : ` (project: ${p.inProject === '' ? '.' : p.inProject})`}`,
+    );
   }
   if (e.shell !== undefined) {
     if (!e.shell.parsed) lines.push(`  not understood: ${e.shell.unparseable}`);
     e.shell.segments.forEach((s, i) => {
-      const how = [s.context !== 'command' ? s.context : '', s.wrappers.length > 0 ? `via ${s.wrappers.join(' → ')}` : '', s.cwd === undefined ? '' : `in ${s.cwd}`].filter((x) => x !== '');
-      lines.push(`  segment ${i + 1}${s.operator === undefined ? '' : ` (after ${JSON.stringify(s.operator)})`}: ${s.argv.map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a) : a)).join(' ')}${how.length > 0 ? `  [${how.join(', ')}]` : ''}`);
+      const how = [
+        s.context !== 'command' ? s.context : '',
+        s.wrappers.length > 0 ? `via ${s.wrappers.join(' → ')}` : '',
+        s.cwd === undefined ? '' : `in ${s.cwd}`,
+      ].filter((x) => x !== '');
+      lines.push(
+        `  segment ${i + 1}${s.operator === undefined ? '' : ` (after ${JSON.stringify(s.operator)})`}: ${s.argv.map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a) : a)).join(' ')}${how.length > 0 ? `  [${how.join(', ')}]` : ''}`,
+      );
     });
-    for (const w of e.shell.writes) lines.push(`  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`);
+    for (const w of e.shell.writes)
+      lines.push(
+        `  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`,
+      );
     for (const u of e.shell.unknownWrites) lines.push(`  writes (segment ${u.segment + 1}): unknown — ${u.reason}`);
-    for (const r of e.shell.reads) lines.push(`  reads (segment ${r.segment + 1}, ${r.via}${r.recursive ? ', recursively' : ''}): ${r.path}${r.canonical === null ? ' (only known at run time)' : ` → ${r.canonical}`}`);
-    for (const l of e.shell.links) lines.push(`  links (segment ${l.segment + 1}): ${l.link} → ${l.target} (later writes through it are judged at the target)`);
+    for (const r of e.shell.reads)
+      lines.push(
+        `  reads (segment ${r.segment + 1}, ${r.via}${r.recursive ? ', recursively' : ''}): ${r.path}${r.canonical === null ? ' (only known at run time)' : ` → ${r.canonical}`}`,
+      );
+    for (const l of e.shell.links)
+      lines.push(
+        `  links (segment ${l.segment + 1}): ${l.link} → ${l.target} (later writes through it are judged at the target)`,
+      );
     for (const eff of e.shell.effects) {
       for (const run of eff.runs) lines.push(`  runs (segment ${eff.segment + 1}, ${run.kind}): ${run.detail}`);
       if (eff.network) lines.push(`  network (segment ${eff.segment + 1})`);
     }
-    if (e.shell.parsed && e.shell.effects.every((eff) => eff.runs.length === 0)) lines.push('  runs: nothing beyond the programs named');
+    if (e.shell.parsed && e.shell.effects.every((eff) => eff.runs.length === 0))
+      lines.push('  runs: nothing beyond the programs named');
   }
-  if (e.memory !== undefined) lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);
+  if (e.memory !== undefined)
+    lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);
   lines.push('cascade:');
   const width = Math.max(12, ...e.trace.map((s) => s.step.length));
   for (const step of e.trace) {
     // A composed step (shell) answers with the tier that decided inside it: say which, as the verdict line does.
-    const via = step.tier !== null && step.tier !== step.step && !step.step.startsWith(step.tier) ? ` [tier ${step.tier}]` : '';
+    const via =
+      step.tier !== null && step.tier !== step.step && !step.step.startsWith(step.tier) ? ` [tier ${step.tier}]` : '';
     lines.push(
       step.verdict === null
         ? `  ${step.step.padEnd(width)} pass (no opinion)`
@@ -189,7 +256,9 @@ export function renderExplanation(e: Explanation): string {
   if (e.trace.length === 0) lines.push(`  (decided before the cascade) ${formatReason(e.decision)}`);
   lines.push(`verdict: ${e.decision.verdict.toUpperCase()} — ${formatReason(e.decision)}`);
   if (e.human !== undefined) {
-    lines.push(`then: human.channel is queue (${e.human.source}): in a hook this call waits in the human queue for up to ${e.human.timeoutMs / 1000}s (hookwise queue; approve or deny), and is denied if nobody answers`);
+    lines.push(
+      `then: human.channel is queue (${e.human.source}): in a hook this call waits in the human queue for up to ${e.human.timeoutMs / 1000}s (hookwise queue; approve or deny), and is denied if nobody answers`,
+    );
   }
   return lines.join('\n');
 }

@@ -58,7 +58,11 @@ export function parseHookArgs(args: string[], command: HookCommand = 'check'): H
     else if (arg === '--jsonl' && command === 'check') out.jsonl = true;
     else if (arg === '--ensure-daemon') out.ensureDaemon = true;
     else if (arg === '--help' || arg === '-h') out.help = true;
-    else throw new HookwiseError('USAGE', `unknown argument "${arg}" (${HOOK_USAGE[command].split('\n')[0]!.replace(/^Usage: /, 'usage: ')})`);
+    else
+      throw new HookwiseError(
+        'USAGE',
+        `unknown argument "${arg}" (${HOOK_USAGE[command].split('\n')[0]!.replace(/^Usage: /, 'usage: ')})`,
+      );
   }
   return out;
 }
@@ -77,7 +81,10 @@ export async function runHookCommand(args: string[], command: HookCommand = 'che
       return await runBatch(options.host === undefined ? {} : { host: options.host });
     }
     if (stdinIsTerminal()) {
-      throw new HookwiseError('USAGE', 'hookwise check reads one hook payload (JSON) on stdin; it is meant to be run by Claude Code, Gemini CLI or Codex');
+      throw new HookwiseError(
+        'USAGE',
+        'hookwise check reads one hook payload (JSON) on stdin; it is meant to be run by Claude Code, Gemini CLI or Codex',
+      );
     }
     raw = readStdin(MAX_PAYLOAD_BYTES);
   } catch (error) {
@@ -116,7 +123,14 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
   }
   // The launcher may have asked already (cli/thin-client.ts): a hung daemon is not waited for twice.
   const asked = handover()?.daemon;
-  const answer = asked !== undefined ? { kind: asked } : await askDaemon(raw, where, { host: options.host, envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
+  const answer =
+    asked !== undefined
+      ? { kind: asked }
+      : await askDaemon(raw, where, {
+          host: options.host,
+          envRole: process.env.HOOKWISE_ROLE,
+          geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask',
+        });
   if (answer.kind === 'answered') return answer.result;
   if (answer.kind === 'absent' && mode !== 'no-autostart') {
     try {

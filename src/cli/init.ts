@@ -13,7 +13,8 @@ import {
   DEFAULT_SENSITIVE_WRITE,
 } from '../policy/defaults.js';
 
-const yamlList = (items: readonly string[], indent: string): string => items.map((i) => `${indent}- ${JSON.stringify(i)}`).join('\n');
+const yamlList = (items: readonly string[], indent: string): string =>
+  items.map((i) => `${indent}- ${JSON.stringify(i)}`).join('\n');
 const commented = (text: string): string =>
   text
     .split('\n')
@@ -52,7 +53,8 @@ export function rolesTemplate(): string {
     .join('\n');
   const roles = Object.entries(BUILT_IN_ROLES)
     .map(([name, r]) => {
-      const list = (key: string, globs: readonly string[]): string => (globs.length === 0 ? `      ${key}: []` : `      ${key}:\n${yamlList(globs, '        ')}`);
+      const list = (key: string, globs: readonly string[]): string =>
+        globs.length === 0 ? `      ${key}: []` : `      ${key}:\n${yamlList(globs, '        ')}`;
       return `  ${name}:\n    group: ${r.group}\n    description: ${JSON.stringify(r.description)}\n    paths:\n${list('allow_write', r.allow_write)}\n${list('deny_write', r.deny_write)}\n${list('allow_read', r.allow_read)}`;
     })
     .join('\n');
@@ -111,7 +113,10 @@ export function init(cwd: string, force: boolean): string {
   }
   const lines = [`hookwise: initialized ${dir}`];
   if (written.length > 0) lines.push(`  wrote: ${written.join(', ')}`);
-  if (kept.length > 0) lines.push(`  kept existing: ${kept.join(', ')}${force ? '' : ' (use --force to overwrite policy.yml and roles.yml)'}`);
+  if (kept.length > 0)
+    lines.push(
+      `  kept existing: ${kept.join(', ')}${force ? '' : ' (use --force to overwrite policy.yml and roles.yml)'}`,
+    );
   lines.push('Next: hookwise install --claude (or --gemini, --codex) to wire the hooks into your agent.');
   return lines.join('\n');
 }

@@ -10,7 +10,17 @@
  * closed (`|| exit 2`: every host treats exit 2 as a block, and the message names the missing command).
  * `--command <cmd>` pins another command, e.g. an absolute path.
  */
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { HOSTS, type HostName } from '../core/tool-call.js';
@@ -115,7 +125,9 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     ],
     notes: (scope, wiring) => [
       ...(scope === 'project' && wiring === 'command'
-        ? [`.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (${INSTALL_CLI}), or their tool calls are blocked. Use --scope user to install for yourself only.`]
+        ? [
+            `.claude/settings.json is usually committed: everyone working in this repository then needs the hookwise CLI (${INSTALL_CLI}), or their tool calls are blocked. Use --scope user to install for yourself only.`,
+          ]
         : []),
       ...(wiring === 'http'
         ? [
@@ -130,7 +142,9 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     label: 'Gemini CLI',
     defaultScope: 'user',
     settingsFile: (scope, where) =>
-      scope === 'project' ? join(where.projectRoot, '.gemini', 'settings.json') : join(nonEmpty(where.env.GEMINI_CLI_HOME) ?? where.home, '.gemini', 'settings.json'),
+      scope === 'project'
+        ? join(where.projectRoot, '.gemini', 'settings.json')
+        : join(nonEmpty(where.env.GEMINI_CLI_HOME) ?? where.home, '.gemini', 'settings.json'),
     entries: [
       { event: 'BeforeTool', matcher: '.*', kind: 'gate', name: 'hookwise-gate', timeout: GATE_TIMEOUT_S * 1000 },
       { event: 'BeforeAgent', kind: 'session', name: 'hookwise-session', timeout: SESSION_TIMEOUT_S * 1000 },
@@ -146,7 +160,9 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
     label: 'Codex',
     defaultScope: 'project',
     settingsFile: (scope, where) =>
-      scope === 'project' ? join(where.projectRoot, '.codex', 'hooks.json') : join(nonEmpty(where.env.CODEX_HOME) ?? join(where.home, '.codex'), 'hooks.json'),
+      scope === 'project'
+        ? join(where.projectRoot, '.codex', 'hooks.json')
+        : join(nonEmpty(where.env.CODEX_HOME) ?? join(where.home, '.codex'), 'hooks.json'),
     entries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', timeout: GATE_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
@@ -243,7 +259,10 @@ export interface HookTarget {
 }
 
 function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObject {
-  const group = (handler: JsonObject): JsonObject => ({ ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }), hooks: [handler] });
+  const group = (handler: JsonObject): JsonObject => ({
+    ...(spec.matcher === undefined ? {} : { matcher: spec.matcher }),
+    hooks: [handler],
+  });
   if (spec.http === true) {
     if (target.http === undefined) throw new HookwiseError('INTERNAL', 'the http wiring needs the daemon endpoint');
     return group({
@@ -292,7 +311,12 @@ export interface MergeResult {
  * hooks run, or null to only remove our entries (uninstall). Throws CONFIG_INVALID, naming the file and the
  * problem, when it is not a JSON object we can merge into.
  */
-export function mergeSettings(file: string, before: string | undefined, host: HostName, target: HookTarget | null): MergeResult {
+export function mergeSettings(
+  file: string,
+  before: string | undefined,
+  host: HostName,
+  target: HookTarget | null,
+): MergeResult {
   const settings = parseSettings(file, before);
   const hooks = hooksOf(file, settings);
   const removed = removeOurs(hooks);
@@ -302,7 +326,10 @@ export function mergeSettings(file: string, before: string | undefined, host: Ho
     for (const spec of entriesOf(host, target.wiring)) {
       const existing = hooks[spec.event];
       if (existing !== undefined && !Array.isArray(existing)) {
-        throw new HookwiseError('CONFIG_INVALID', `${file}: "hooks.${spec.event}" must be an array of hook groups (it is ${typeof existing}); hookwise did not change the file. Fix it by hand and retry.`);
+        throw new HookwiseError(
+          'CONFIG_INVALID',
+          `${file}: "hooks.${spec.event}" must be an array of hook groups (it is ${typeof existing}); hookwise did not change the file. Fix it by hand and retry.`,
+        );
       }
       hooks[spec.event] = [...(existing ?? []), ourGroup(spec, host, target)];
     }
@@ -320,14 +347,19 @@ function parseSettings(file: string, text: string | undefined): JsonObject {
     value = JSON.parse(text);
   } catch (error) {
     // Gemini CLI tolerates comments in its settings; JSON.parse (and a rewrite) would lose them.
-    const comments = /^\s*\/[/*]/m.test(text) ? ' It seems to contain comments, which hookwise cannot keep: remove them, or add the hooks by hand (docs/install.md).' : '';
+    const comments = /^\s*\/[/*]/m.test(text)
+      ? ' It seems to contain comments, which hookwise cannot keep: remove them, or add the hooks by hand (docs/install.md).'
+      : '';
     throw new HookwiseError(
       'CONFIG_INVALID',
       `${file} is not valid JSON (${describeJsonError(text, error)}); hookwise did not change it. Fix the file (or move it aside) and run the command again.${comments}`,
     );
   }
   if (!isObject(value)) {
-    throw new HookwiseError('CONFIG_INVALID', `${file} must hold a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}; hookwise did not change it.`);
+    throw new HookwiseError(
+      'CONFIG_INVALID',
+      `${file} must hold a JSON object, not ${Array.isArray(value) ? 'an array' : typeof value}; hookwise did not change it.`,
+    );
   }
   return value;
 }
@@ -336,7 +368,10 @@ function hooksOf(file: string, settings: JsonObject): JsonObject {
   const hooks = settings.hooks;
   if (hooks === undefined) return {};
   if (!isObject(hooks)) {
-    throw new HookwiseError('CONFIG_INVALID', `${file}: "hooks" must be an object keyed by event name; hookwise did not change the file. Fix it by hand and retry.`);
+    throw new HookwiseError(
+      'CONFIG_INVALID',
+      `${file}: "hooks" must be an object keyed by event name; hookwise did not change the file. Fix it by hand and retry.`,
+    );
   }
   return { ...hooks };
 }
@@ -390,7 +425,11 @@ export interface InstallOutput {
 
 export function selectedHosts(options: InstallOptions): HostName[] {
   const hosts = HOSTS.filter((h) => options[h] === true);
-  if (hosts.length === 0) throw new HookwiseError('USAGE', 'choose the agent to wire up: --claude, --gemini or --codex (several are allowed)');
+  if (hosts.length === 0)
+    throw new HookwiseError(
+      'USAGE',
+      'choose the agent to wire up: --claude, --gemini or --codex (several are allowed)',
+    );
   return hosts;
 }
 
@@ -398,7 +437,10 @@ export function resolveCommand(options: InstallOptions, io: InstallIo): string {
   if (options.command !== undefined) {
     const command = options.command.trim();
     if (!command.includes('hookwise')) {
-      throw new HookwiseError('USAGE', `--command "${options.command}" must contain "hookwise" (that is how install and uninstall recognise their own entries)`);
+      throw new HookwiseError(
+        'USAGE',
+        `--command "${options.command}" must contain "hookwise" (that is how install and uninstall recognise their own entries)`,
+      );
     }
     return command;
   }
@@ -427,7 +469,10 @@ export function runInstall(action: InstallAction, options: InstallOptions, io: I
     const scope = options.scope ?? HOST_SPECS[host].defaultScope;
     const wiring = wiringFor(host, options.wiring);
     if (command !== null && wiring === 'http' && io.http === undefined) {
-      throw new HookwiseError('USAGE', 'the http wiring needs the daemon endpoint (hookwise daemon start --http creates it), or choose --wiring command');
+      throw new HookwiseError(
+        'USAGE',
+        'the http wiring needs the daemon endpoint (hookwise daemon start --http creates it), or choose --wiring command',
+      );
     }
     // Uninstall removes ours from the files of every wiring (project scope: settings.json and settings.local.json).
     const wirings: Wiring[] = command === null ? [...WIRINGS] : [wiring];
@@ -443,15 +488,28 @@ export function runInstall(action: InstallAction, options: InstallOptions, io: I
   for (const plan of plans) {
     const spec = HOST_SPECS[plan.host];
     if (options.dryRun === true) {
-      err.push(`hookwise: dry run: ${plan.merged.changed ? 'would write' : 'would leave unchanged'} ${plan.file} (${spec.label}, ${plan.scope} scope):`);
+      err.push(
+        `hookwise: dry run: ${plan.merged.changed ? 'would write' : 'would leave unchanged'} ${plan.file} (${spec.label}, ${plan.scope} scope):`,
+      );
       out.push(plan.merged.text.trimEnd());
       continue;
     }
     // A file holding the daemon token is created private.
-    const backup = plan.merged.changed ? writeSettings(plan.file, plan.before, plan.merged.text, io.now(), plan.wiring === 'http' ? 0o600 : 0o644, backupDir(io)) : undefined;
-    if (action === 'install' && plan.wiring === 'http' && plan.scope === 'project') keepOutOfGit(io.projectRoot, plan.file);
+    const backup = plan.merged.changed
+      ? writeSettings(
+          plan.file,
+          plan.before,
+          plan.merged.text,
+          io.now(),
+          plan.wiring === 'http' ? 0o600 : 0o644,
+          backupDir(io),
+        )
+      : undefined;
+    if (action === 'install' && plan.wiring === 'http' && plan.scope === 'project')
+      keepOutOfGit(io.projectRoot, plan.file);
     out.push(report(action, plan, backup, command));
-    if (action === 'install' && plan.merged.changed) err.push(...spec.notes(plan.scope, plan.wiring).map((n) => `note: ${n}`));
+    if (action === 'install' && plan.merged.changed)
+      err.push(...spec.notes(plan.scope, plan.wiring).map((n) => `note: ${n}`));
   }
   return { stdout: out.join('\n'), stderr: err.join('\n') };
 }
@@ -462,13 +520,17 @@ function report(action: InstallAction, plan: Planned, backup: string | undefined
   const { file, merged } = plan;
   const backedUp = backup === undefined ? '' : `\n  backup of the previous file: ${backup}`;
   if (action === 'uninstall') {
-    if (merged.removed === 0) return `hookwise: no hookwise hooks in ${file} (${label}, ${plan.scope} scope); nothing changed`;
+    if (merged.removed === 0)
+      return `hookwise: no hookwise hooks in ${file} (${label}, ${plan.scope} scope); nothing changed`;
     return `hookwise: removed ${merged.removed} hookwise hook${merged.removed === 1 ? '' : 's'} from ${file}${backedUp}`;
   }
   if (!merged.changed) return `hookwise: the ${label} hooks in ${file} are up to date; nothing changed`;
   const lines = [`hookwise: installed the ${label} hooks in ${file} (${plan.scope} scope)`];
   for (const spec of entries) {
-    const what = spec.http === true ? `POST ${hookUrl(0, plan.host).replace(':0/', ':<port>/')}${spec.kind === 'gate' ? ' (blocks when the daemon is down)' : ''}` : hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host, plan.wiring);
+    const what =
+      spec.http === true
+        ? `POST ${hookUrl(0, plan.host).replace(':0/', ':<port>/')}${spec.kind === 'gate' ? ' (blocks when the daemon is down)' : ''}`
+        : hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host, plan.wiring);
     lines.push(`  ${spec.event}${spec.matcher === undefined ? '' : ` (${spec.matcher})`}: ${what}`);
   }
   return lines.join('\n') + backedUp;
@@ -492,13 +554,23 @@ export function backupDir(io: Pick<InstallContext, 'home' | 'env'>): string {
 }
 
 /** Back up the old file (private: it may hold the daemon's token), then replace it atomically. Returns the backup's path. */
-function writeSettings(file: string, before: string | undefined, text: string, now: Date, newMode: number, backups: string): string | undefined {
+function writeSettings(
+  file: string,
+  before: string | undefined,
+  text: string,
+  now: Date,
+  newMode: number,
+  backups: string,
+): string | undefined {
   let backup: string | undefined;
   let target = file;
   let mode = newMode;
   if (before !== undefined) {
     // The file's whole path in the name (slashes as %), so backups of different projects' files never collide.
-    backup = join(ensurePrivateDir(backups), `${file.replace(/^\/+/, '').replaceAll('/', '%')}.hookwise-backup-${now.toISOString().replace(/[-:.]/g, '')}`);
+    backup = join(
+      ensurePrivateDir(backups),
+      `${file.replace(/^\/+/, '').replaceAll('/', '%')}.hookwise-backup-${now.toISOString().replace(/[-:.]/g, '')}`,
+    );
     copyFileSync(file, backup, constants.COPYFILE_EXCL);
     chmodSync(backup, 0o600);
     // A symlinked settings file (dotfile managers) stays a symlink: write through to its target.
@@ -520,7 +592,9 @@ function keepOutOfGit(projectRoot: string, file: string): void {
   const current = readIfExists(exclude) ?? '';
   if (current.split('\n').includes(entry)) return;
   mkdirSync(dirname(exclude), { recursive: true });
-  writeFileAtomic(exclude, `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${entry}\n`, { mode: 0o644 });
+  writeFileAtomic(exclude, `${current}${current === '' || current.endsWith('\n') ? '' : '\n'}${entry}\n`, {
+    mode: 0o644,
+  });
 }
 
 export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {

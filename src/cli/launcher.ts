@@ -10,12 +10,16 @@ import { answerFromDaemon } from './thin-client.js';
 
 declare const __dirname: string;
 
-const loadCli = (): unknown => loadWithCodeCache(join(__dirname, 'hook.cjs'), require, { writeCache: process.argv[2] === 'check' });
+const loadCli = (): unknown =>
+  loadWithCodeCache(join(__dirname, 'hook.cjs'), require, { writeCache: process.argv[2] === 'check' });
 
 // A crash must block, never pass: every host treats an exit status other than 0 and 2 as a non-blocking error
 // and runs the tool call anyway. So anything thrown and not caught ends the process with 2 and a message.
 process.on('uncaughtException', (error: unknown) => {
-  writeSync(2, `hookwise: crashed, so this call is blocked: ${error instanceof Error ? error.message : String(error)}\n`);
+  writeSync(
+    2,
+    `hookwise: crashed, so this call is blocked: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(2);
 });
 

@@ -12,9 +12,14 @@ import { shownId } from '../sanitize/ids.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 
-function answer(sessionId: string, read: ReadState, say: (read: Extract<ReadState, { state: unknown }>) => string): string {
+function answer(
+  sessionId: string,
+  read: ReadState,
+  say: (read: Extract<ReadState, { state: unknown }>) => string,
+): string {
   const id = shownId(sessionId);
-  if (read.kind === 'tampered') return `hookwise: session ${id}: module state was tampered with (${read.why}); edits and writes are blocked until you reset it: hookwise breaker reset --session-id ${id}`;
+  if (read.kind === 'tampered')
+    return `hookwise: session ${id}: module state was tampered with (${read.why}); edits and writes are blocked until you reset it: hookwise breaker reset --session-id ${id}`;
   return `hookwise: session ${id}: ${say(read)}`;
 }
 
@@ -24,9 +29,17 @@ export function safemodeCommand(action: string, sessionId: string): string {
   const say = (read: Extract<ReadState, { state: unknown }>): string => safemodeStatus(read.state);
   switch (action) {
     case 'on':
-      return answer(sessionId, updateModuleState(where, sessionId, (s) => ({ ...s, safemode: true })), say);
+      return answer(
+        sessionId,
+        updateModuleState(where, sessionId, (s) => ({ ...s, safemode: true })),
+        say,
+      );
     case 'off':
-      return answer(sessionId, updateModuleState(where, sessionId, (s) => ({ ...s, safemode: false }), { reset: true }), say);
+      return answer(
+        sessionId,
+        updateModuleState(where, sessionId, (s) => ({ ...s, safemode: false }), { reset: true }),
+        say,
+      );
     case 'status':
       return answer(sessionId, readModuleState(where, sessionId), say);
     default:
@@ -38,7 +51,8 @@ export function breakerCommand(action: string, sessionId: string): string {
   const where = locations();
   ensurePrivateDir(where.runtimeDir);
   // The threshold is the project's (policy.yml); outside a project the status names the default.
-  const say = (read: Extract<ReadState, { state: unknown }>): string => breakerStatus(read.state, DEFAULT_BREAKER_THRESHOLD).replace(/; it trips at \d+\.$/, '.');
+  const say = (read: Extract<ReadState, { state: unknown }>): string =>
+    breakerStatus(read.state, DEFAULT_BREAKER_THRESHOLD).replace(/; it trips at \d+\.$/, '.');
   switch (action) {
     case 'reset':
       return answer(sessionId, updateModuleState(where, sessionId, breakerReset, { reset: true }), say);

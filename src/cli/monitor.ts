@@ -25,11 +25,19 @@ export function stats(filter: AuditFilter, asJson: boolean): string {
   const walls = readWallsHits(runtimeDir);
   problems.push(...walls.problems);
   // A walls hit knows its session, not its role or verdict: the session filter applies, the others do not.
-  const hits = walls.records.filter((h) => (filter.session === undefined || h.session === filter.session) && (filter.project === undefined || h.project === filter.project));
+  const hits = walls.records.filter(
+    (h) =>
+      (filter.session === undefined || h.session === filter.session) &&
+      (filter.project === undefined || h.project === filter.project),
+  );
   const reviewLog = readSupervisorReviews(runtimeDir);
   problems.push(...reviewLog.problems);
   // Like a walls hit, a review knows its session and project, not the decision's role or verdict.
-  const reviews = reviewLog.records.filter((v) => (filter.session === undefined || v.session === filter.session) && (filter.project === undefined || v.project === filter.project));
+  const reviews = reviewLog.records.filter(
+    (v) =>
+      (filter.session === undefined || v.session === filter.session) &&
+      (filter.project === undefined || v.project === filter.project),
+  );
   const s = computeStats(selected, hits, reviews);
   if (asJson) return JSON.stringify({ ...s, problems }, null, 2);
   return [renderStats(s), ...problems.map((p) => `warning: ${p}`)].join('\n');
@@ -45,7 +53,11 @@ export interface MonitorOptions extends AuditFilter {
 }
 
 /** Follows audit.jsonl across rotations (a new inode or a shrink means: start the new file from 0). */
-export async function monitor(options: MonitorOptions, write: (line: string) => void, signal?: AbortSignal): Promise<void> {
+export async function monitor(
+  options: MonitorOptions,
+  write: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   const runtimeDir = locations().runtimeDir;
   const show = (r: AuditRecord): void => {
     if (matchesFilter(r, options)) write(options.json === true ? JSON.stringify(r) : renderRecord(r));

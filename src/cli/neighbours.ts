@@ -19,14 +19,25 @@ export const DEFAULT_NEIGHBOURS = 3;
 export function neighbourCount(value: unknown): number {
   if (value === true || value === undefined) return DEFAULT_NEIGHBOURS;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new HookwiseError('USAGE', `--neighbours takes a whole number from 1 to 50, not "${String(value)}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 50)
+    throw new HookwiseError('USAGE', `--neighbours takes a whole number from 1 to 50, not "${String(value)}"`);
   return n;
 }
 
-export async function neighbourFinder(k: number, o: { sessionId?: string; model?: ModelChoice }, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<{ near: NeighbourFinder; notes: string[] }> {
+export async function neighbourFinder(
+  k: number,
+  o: { sessionId?: string; model?: ModelChoice },
+  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ near: NeighbourFinder; notes: string[] }> {
   const where = locations(env);
   const projectRoot = findProjectRoot(cwd);
-  const targets = memoryTargets({ projectRoot, userConfigDir: where.userConfigDir, runtimeDir: where.runtimeDir, ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }) });
+  const targets = memoryTargets({
+    projectRoot,
+    userConfigDir: where.userConfigDir,
+    runtimeDir: where.runtimeDir,
+    ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
+  });
   const { loadEmbedder } = await import('../embed/model.js');
   // the model tier 2b uses here: the policy's (only the user's or org's file may choose one)
   const embedder = await loadEmbedder(o.model ?? (await loadPolicy(projectRoot, where)).embedding.model);

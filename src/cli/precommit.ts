@@ -32,7 +32,8 @@ exec ${command} scan --staged .hookwise/
 `;
 }
 
-const shellQuote = (word: string): string => (/^[A-Za-z0-9_./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+const shellQuote = (word: string): string =>
+  /^[A-Za-z0-9_./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** Where git runs hooks for this repository: honours core.hooksPath and worktrees. */
 export function hooksDir(projectRoot: string): string {
@@ -40,7 +41,10 @@ export function hooksDir(projectRoot: string): string {
   if (r.status === 0 && r.stdout.trim() !== '') return resolve(projectRoot, r.stdout.trim());
   const dotGit = join(projectRoot, '.git');
   if (existsSync(dotGit) && lstatSync(dotGit).isDirectory()) return join(dotGit, 'hooks');
-  throw new HookwiseError('USAGE', `${projectRoot} is not a git repository (git rev-parse failed${r.stderr ? `: ${r.stderr.trim()}` : ''}); run this inside the repository whose commits should be checked`);
+  throw new HookwiseError(
+    'USAGE',
+    `${projectRoot} is not a git repository (git rev-parse failed${r.stderr ? `: ${r.stderr.trim()}` : ''}); run this inside the repository whose commits should be checked`,
+  );
 }
 
 /** Installs (or updates) the pre-commit hook; returns what it did, for the user. */

@@ -2,7 +2,14 @@
 import { Command, Option } from 'commander';
 import { describeError, HookwiseError } from '../core/errors.js';
 import { VERSION } from '../policy/load.js';
-import type { CompactOptions, InvalidateOptions, ListOptions, NeighbourFinder, OverrideOptions, ShowOptions } from './rules.js';
+import type {
+  CompactOptions,
+  InvalidateOptions,
+  ListOptions,
+  NeighbourFinder,
+  OverrideOptions,
+  ShowOptions,
+} from './rules.js';
 
 function print(text: string): void {
   if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -23,7 +30,13 @@ export async function runProgram(argv: string[]): Promise<number> {
   program
     .command('check')
     .description('hook entry point: read one hook payload (JSON) on stdin, print the decision for the host')
-    .addOption(new Option('--host <host>', 'host format (detected from the payload when omitted)').choices(['claude', 'gemini', 'codex']));
+    .addOption(
+      new Option('--host <host>', 'host format (detected from the payload when omitted)').choices([
+        'claude',
+        'gemini',
+        'codex',
+      ]),
+    );
   program
     .command('session-check')
     .description('UserPromptSubmit / BeforeAgent / SessionStart hook: asks an unregistered session to register')
@@ -56,7 +69,11 @@ export async function runProgram(argv: string[]): Promise<number> {
   ] as const) {
     program
       .command(name)
-      .description(disabled ? 'turn gating off for a session (its calls are allowed unchecked)' : 'turn gating back on for a session')
+      .description(
+        disabled
+          ? 'turn gating off for a session (its calls are allowed unchecked)'
+          : 'turn gating back on for a session',
+      )
       .requiredOption('--session-id <id>', 'the host session id')
       .action(async (o: { sessionId: string }) => {
         const { setDisabled } = await import('./session.js');
@@ -65,7 +82,7 @@ export async function runProgram(argv: string[]): Promise<number> {
   }
   program
     .command('safemode')
-    .description('a session\'s safemode (policy module): on blocks every edit and write until off; status shows it')
+    .description("a session's safemode (policy module): on blocks every edit and write until off; status shows it")
     .argument('<action>', 'on, off or status')
     .requiredOption('--session-id <id>', 'the host session id')
     .action(async (action: string, o: { sessionId: string }) => {
@@ -74,7 +91,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   program
     .command('breaker')
-    .description('a session\'s circuit breaker (policy module): reset it after it tripped, or show its status')
+    .description("a session's circuit breaker (policy module): reset it after it tripped, or show its status")
     .argument('<action>', 'reset or status')
     .requiredOption('--session-id <id>', 'the host session id')
     .action(async (action: string, o: { sessionId: string }) => {
@@ -83,7 +100,9 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   program
     .command('roles')
-    .description('list the roles a session may register as here (built-in and the project’s) and the paths each may write')
+    .description(
+      'list the roles a session may register as here (built-in and the project’s) and the paths each may write',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const { listRoles } = await import('./session.js');
@@ -124,18 +143,40 @@ export async function runProgram(argv: string[]): Promise<number> {
       .option('--all-projects', 'calls of every project (one audit log per user holds them all)');
   filters(program.command('stats').description('decisions by tier, verdict and role; ask frequency; latency'))
     .option('--json', 'machine-readable output')
-    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; project?: string; allProjects?: boolean; json?: boolean }) => {
-      const { projectFilter, stats } = await import('./monitor.js');
-      print(stats({ ...o, project: projectFilter(o) }, o.json === true));
-    });
+    .action(
+      async (o: {
+        session?: string;
+        role?: string;
+        verdict?: string;
+        tier?: string;
+        project?: string;
+        allProjects?: boolean;
+        json?: boolean;
+      }) => {
+        const { projectFilter, stats } = await import('./monitor.js');
+        print(stats({ ...o, project: projectFilter(o) }, o.json === true));
+      },
+    );
   filters(program.command('monitor').description('follow decisions live'))
     .option('--json', 'print raw audit records')
     .option('-n, --lines <n>', 'show the last n decisions first', (v) => Number.parseInt(v, 10), 10)
     .option('--no-follow', 'print and exit')
-    .action(async (o: { session?: string; role?: string; verdict?: string; tier?: string; project?: string; allProjects?: boolean; json?: boolean; lines: number; follow: boolean }) => {
-      const { monitor, projectFilter } = await import('./monitor.js');
-      await monitor({ ...o, project: projectFilter(o) }, (line) => print(line));
-    });
+    .action(
+      async (o: {
+        session?: string;
+        role?: string;
+        verdict?: string;
+        tier?: string;
+        project?: string;
+        allProjects?: boolean;
+        json?: boolean;
+        lines: number;
+        follow: boolean;
+      }) => {
+        const { monitor, projectFilter } = await import('./monitor.js');
+        await monitor({ ...o, project: projectFilter(o) }, (line) => print(line));
+      },
+    );
 
   program
     .command('demo')
@@ -156,19 +197,40 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--role <role>', 'role to judge as (default: HOOKWISE_ROLE, else maintainer)')
     .option('--session-id <id>', "judge with this session's module state (safemode, circuit breaker)")
     .option('--json', 'machine-readable output')
-    .action(async (command: string | undefined, o: { tool?: string; file?: string; input?: string; role?: string; json?: boolean; sessionId?: string }) => {
-      const { explain, renderExplanation } = await import('./explain.js');
-      const envRole = process.env.HOOKWISE_ROLE;
-      const [role, roleFrom] = o.role !== undefined ? [o.role, 'option' as const] : envRole !== undefined && envRole !== '' ? [envRole, 'HOOKWISE_ROLE' as const] : ['maintainer', 'default' as const];
-      const e = await explain({ ...o, role, roleFrom, ...(command === undefined ? {} : { command }), cwd: process.cwd() });
-      print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
-    });
+    .action(
+      async (
+        command: string | undefined,
+        o: { tool?: string; file?: string; input?: string; role?: string; json?: boolean; sessionId?: string },
+      ) => {
+        const { explain, renderExplanation } = await import('./explain.js');
+        const envRole = process.env.HOOKWISE_ROLE;
+        const [role, roleFrom] =
+          o.role !== undefined
+            ? [o.role, 'option' as const]
+            : envRole !== undefined && envRole !== ''
+              ? [envRole, 'HOOKWISE_ROLE' as const]
+              : ['maintainer', 'default' as const];
+        const e = await explain({
+          ...o,
+          role,
+          roleFrom,
+          ...(command === undefined ? {} : { command }),
+          cwd: process.cwd(),
+        });
+        print(o.json === true ? JSON.stringify(e, null, 2) : renderExplanation(e));
+      },
+    );
 
   // ── more commands: each registers itself below this line ──
   program
     .command('serve')
-    .description('run the daemon in the foreground (for systemd, launchd and tests): one warm engine for every session, on a Unix socket in the runtime directory')
-    .option('--http [port]', 'also serve Claude Code http hooks on 127.0.0.1 (port and token kept in <config>/daemon/http.json)')
+    .description(
+      'run the daemon in the foreground (for systemd, launchd and tests): one warm engine for every session, on a Unix socket in the runtime directory',
+    )
+    .option(
+      '--http [port]',
+      'also serve Claude Code http hooks on 127.0.0.1 (port and token kept in <config>/daemon/http.json)',
+    )
     .option('--idle-exit <seconds>', 'exit after this long without a request (0: never)', '0')
     .addOption(new Option('--start-lock <path>').hideHelp())
     .action(async (o: { http?: string | boolean; idleExit?: string; startLock?: string }) => {
@@ -177,7 +239,9 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   program
     .command('doctor')
-    .description('check the wiring you actually have: CLI on PATH, each agent\'s hooks (events, double wiring), the http endpoint, the daemon (exit 1 on a problem)')
+    .description(
+      "check the wiring you actually have: CLI on PATH, each agent's hooks (events, double wiring), the http endpoint, the daemon (exit 1 on a problem)",
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const { doctor, renderDoctor } = await import('./doctor.js');
@@ -211,7 +275,9 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   daemon
     .command('status')
-    .description('is it running; pid, socket, http, version, uptime, decisions served, p50/p99 latency, memory (exit 3 when not running)')
+    .description(
+      'is it running; pid, socket, http, version, uptime, decisions served, p50/p99 latency, memory (exit 3 when not running)',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const { daemonStatus } = await import('./daemon.js');
@@ -221,9 +287,14 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   program
     .command('undo')
-    .description("restore the project's files as they were just before the most recent confined command (from its snapshot under refs/hookwise/undo; the index and HEAD are not touched)")
+    .description(
+      "restore the project's files as they were just before the most recent confined command (from its snapshot under refs/hookwise/undo; the index and HEAD are not touched)",
+    )
     .option('--dry-run', 'say what would be restored; change nothing')
-    .option('--remove-created', 'also delete the files that did not exist before that command (default: list them and leave them)')
+    .option(
+      '--remove-created',
+      'also delete the files that did not exist before that command (default: list them and leave them)',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { dryRun?: boolean; removeCreated?: boolean; json?: boolean }) => {
       const { undoCommand } = await import('./undo.js');
@@ -235,11 +306,16 @@ export async function runProgram(argv: string[]): Promise<number> {
   registerMemoryCommands(program);
   program
     .command('build')
-    .description('compile decision memory (org, user and project scopes) into .hookwise/.index/memory.idx and build their embedding indexes now (otherwise the next calls do)')
+    .description(
+      'compile decision memory (org, user and project scopes) into .hookwise/.index/memory.idx and build their embedding indexes now (otherwise the next calls do)',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const { buildIndexes } = await import('./build-index.js');
-      const r = await buildIndexes(o, process.stderr.isTTY === true ? { progress: (text) => process.stderr.write(text) } : {});
+      const r = await buildIndexes(
+        o,
+        process.stderr.isTTY === true ? { progress: (text) => process.stderr.write(text) } : {},
+      );
       if (r.stderr !== '') process.stderr.write(r.stderr);
       print(r.stdout);
       process.exitCode = r.exitCode;
@@ -255,86 +331,160 @@ export async function runProgram(argv: string[]): Promise<number> {
       .option('--claude', 'Claude Code: .claude/settings.json (default scope: project)')
       .option('--gemini', 'Gemini CLI: .gemini/settings.json (default scope: user)')
       .option('--codex', 'Codex: .codex/hooks.json (default scope: project)')
-      .addOption(new Option('--scope <scope>', 'project (this repository) or user (your home directory)').choices(['project', 'user']))
+      .addOption(
+        new Option('--scope <scope>', 'project (this repository) or user (your home directory)').choices([
+          'project',
+          'user',
+        ]),
+      )
       .option('--dry-run', 'print the resulting settings file instead of writing it');
     if (action === 'install') {
       command.option('--command <cmd>', 'what the hooks run instead of "hookwise" from PATH, e.g. an absolute path');
       command.addOption(
-        new Option('--wiring <wiring>', 'Claude Code: http (default: tool calls POST to your daemon, no process per call; the token goes in a personal settings file) or command (hookwise check per call)').choices(['http', 'command']),
+        new Option(
+          '--wiring <wiring>',
+          'Claude Code: http (default: tool calls POST to your daemon, no process per call; the token goes in a personal settings file) or command (hookwise check per call)',
+        ).choices(['http', 'command']),
       );
     }
-    command.action(async (o: { claude?: boolean; gemini?: boolean; codex?: boolean; scope?: 'project' | 'user'; dryRun?: boolean; command?: string; wiring?: 'http' | 'command' }) => {
-      const { defaultInstallIo, runInstall, wiringFor } = await import('./install.js');
-      const io = defaultInstallIo();
-      if (action === 'install' && o.claude === true && wiringFor('claude', o.wiring) === 'http') {
-        const { ensureHttpConfig, readHttpConfig } = await import('../daemon/http-config.js');
-        const { locations } = await import('../util/locations.js');
-        // A dry run writes nothing, not even the token; a placeholder shows where it would go.
-        io.http = o.dryRun === true ? (readHttpConfig(locations()) ?? { port: 0, token: '<token made on install>' }) : await ensureHttpConfig(locations());
-      }
-      const result = runInstall(action, o, io);
-      print(result.stdout);
-      if (result.stderr !== '') process.stderr.write(`${result.stderr}\n`);
-    });
+    command.action(
+      async (o: {
+        claude?: boolean;
+        gemini?: boolean;
+        codex?: boolean;
+        scope?: 'project' | 'user';
+        dryRun?: boolean;
+        command?: string;
+        wiring?: 'http' | 'command';
+      }) => {
+        const { defaultInstallIo, runInstall, wiringFor } = await import('./install.js');
+        const io = defaultInstallIo();
+        if (action === 'install' && o.claude === true && wiringFor('claude', o.wiring) === 'http') {
+          const { ensureHttpConfig, readHttpConfig } = await import('../daemon/http-config.js');
+          const { locations } = await import('../util/locations.js');
+          // A dry run writes nothing, not even the token; a placeholder shows where it would go.
+          io.http =
+            o.dryRun === true
+              ? (readHttpConfig(locations()) ?? { port: 0, token: '<token made on install>' })
+              : await ensureHttpConfig(locations());
+        }
+        const result = runInstall(action, o, io);
+        print(result.stdout);
+        if (result.stderr !== '') process.stderr.write(`${result.stderr}\n`);
+      },
+    );
   }
   program
     .command('bench')
     .description('measure the hot path against its targets (bench/targets.ts): in-process tiers and check start-up')
     .option('--json', 'machine-readable output')
-    .option('--ci', 'exit 1 when a target is missed by more than 3× (shared CI machines are noisy), or a % row (a rate on a fixed corpus) misses at all')
+    .option(
+      '--ci',
+      'exit 1 when a target is missed by more than 3× (shared CI machines are noisy), or a % row (a rate on a fixed corpus) misses at all',
+    )
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
-    .option('--eval-commands [corpus]', 'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus')
-    .option('--eval-learning [corpus]', 'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)')
-    .option('--poison', 'with --eval-learning: the learning-poison replay: a human approves every benign row, then every risky row is checked (default corpus: bench/corpora/adversarial.jsonl)')
-    .option('--project <dir>', 'with --eval-commands, --eval-learning or --eval-workload: run the commands in this project (default: an empty throw-away one; for --eval-workload, a copy of this repository)')
+    .option(
+      '--eval-commands [corpus]',
+      'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus',
+    )
+    .option(
+      '--eval-learning [corpus]',
+      'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)',
+    )
+    .option(
+      '--poison',
+      'with --eval-learning: the learning-poison replay: a human approves every benign row, then every risky row is checked (default corpus: bench/corpora/adversarial.jsonl)',
+    )
+    .option(
+      '--project <dir>',
+      'with --eval-commands, --eval-learning or --eval-workload: run the commands in this project (default: an empty throw-away one; for --eval-workload, a copy of this repository)',
+    )
     .option('--seed <n>', 'with --eval-learning: the shuffle seed (default 1)')
-    .option('--generalize', 'with --eval-learning: approve a training split of the benign rows, then report how many unseen benign rows memory allows and whether any risky row became allowed (tier 2b, with the shipped model), with the precision / coverage curve')
+    .option(
+      '--generalize',
+      'with --eval-learning: approve a training split of the benign rows, then report how many unseen benign rows memory allows and whether any risky row became allowed (tier 2b, with the shipped model), with the precision / coverage curve',
+    )
     .option('--verbose', 'with --eval-commands: also list every benign row that was asked or denied')
-    .option('--swarm', 'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)')
+    .option(
+      '--swarm',
+      'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)',
+    )
     .option('--clients <n>', 'with --swarm: concurrent clients (default 64)')
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
-    .option('--eval-confine', 'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine')
+    .option(
+      '--eval-confine',
+      'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine',
+    )
     .option('--filter <text>', 'with --eval-confine: only the cases whose id contains this')
-    .option('--eval-workload [corpus]', 'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped')
-    .option('--eval-supervisor [corpus]', 'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost')
-    .action(async (o: { json?: boolean; ci?: boolean; quick?: boolean; evalCommands?: string | boolean; evalLearning?: string | boolean; poison?: boolean; generalize?: boolean; project?: string; seed?: string; verbose?: boolean; swarm?: boolean; clients?: string; seconds?: string; rate?: string; evalConfine?: boolean; filter?: string; evalWorkload?: string | boolean; evalSupervisor?: string | boolean }) => {
-      if (o.evalSupervisor !== undefined) {
-        const { evalSupervisor } = await import('./bench.js');
-        await evalSupervisor(o, (text) => print(text));
-        return;
-      }
-      if (o.evalWorkload !== undefined) {
-        const { evalWorkload } = await import('./bench.js');
-        evalWorkload(o, (text) => print(text));
-        return;
-      }
-      if (o.evalConfine === true) {
-        const { evalConfine } = await import('./bench.js');
-        await evalConfine(o, (text) => print(text));
-        return;
-      }
-      if (o.swarm === true) {
-        const { swarm } = await import('./bench.js');
-        await swarm(o, (text) => print(text));
-        return;
-      }
-      if (o.evalLearning !== undefined || o.poison === true) {
-        const { evalLearning } = await import('./bench.js');
-        await evalLearning(o, (text) => print(text));
-        return;
-      }
-      if (o.evalCommands !== undefined) {
-        const { evalCommands } = await import('./bench.js');
-        evalCommands(o, (text) => print(text));
-        return;
-      }
-      const { bench } = await import('./bench.js');
-      await bench(o, (text) => print(text));
-    });
+    .option(
+      '--eval-workload [corpus]',
+      'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped',
+    )
+    .option(
+      '--eval-supervisor [corpus]',
+      'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost',
+    )
+    .action(
+      async (o: {
+        json?: boolean;
+        ci?: boolean;
+        quick?: boolean;
+        evalCommands?: string | boolean;
+        evalLearning?: string | boolean;
+        poison?: boolean;
+        generalize?: boolean;
+        project?: string;
+        seed?: string;
+        verbose?: boolean;
+        swarm?: boolean;
+        clients?: string;
+        seconds?: string;
+        rate?: string;
+        evalConfine?: boolean;
+        filter?: string;
+        evalWorkload?: string | boolean;
+        evalSupervisor?: string | boolean;
+      }) => {
+        if (o.evalSupervisor !== undefined) {
+          const { evalSupervisor } = await import('./bench.js');
+          await evalSupervisor(o, (text) => print(text));
+          return;
+        }
+        if (o.evalWorkload !== undefined) {
+          const { evalWorkload } = await import('./bench.js');
+          evalWorkload(o, (text) => print(text));
+          return;
+        }
+        if (o.evalConfine === true) {
+          const { evalConfine } = await import('./bench.js');
+          await evalConfine(o, (text) => print(text));
+          return;
+        }
+        if (o.swarm === true) {
+          const { swarm } = await import('./bench.js');
+          await swarm(o, (text) => print(text));
+          return;
+        }
+        if (o.evalLearning !== undefined || o.poison === true) {
+          const { evalLearning } = await import('./bench.js');
+          await evalLearning(o, (text) => print(text));
+          return;
+        }
+        if (o.evalCommands !== undefined) {
+          const { evalCommands } = await import('./bench.js');
+          evalCommands(o, (text) => print(text));
+          return;
+        }
+        const { bench } = await import('./bench.js');
+        await bench(o, (text) => print(text));
+      },
+    );
   program
     .command('queue')
-    .description('the human queue (human.channel: queue): calls waiting for an answer — id, sessions, role, task, call, the supervisor\'s recommendation, age, how many wait')
+    .description(
+      "the human queue (human.channel: queue): calls waiting for an answer — id, sessions, role, task, call, the supervisor's recommendation, age, how many wait",
+    )
     .option('--json', 'machine-readable output')
     .option('--web', "also print the queue page's address (served by the daemon: hookwise daemon start --http)")
     .action(async (o: { json?: boolean; web?: boolean }) => {
@@ -344,12 +494,26 @@ export async function runProgram(argv: string[]): Promise<number> {
   for (const verdict of ['approve', 'deny'] as const) {
     const command = program
       .command(verdict)
-      .description(verdict === 'approve' ? 'approve a queued call (and every identical call waiting with it): allowed now, remembered as allow' : 'deny a queued call (and every identical call waiting with it): remembered as deny')
+      .description(
+        verdict === 'approve'
+          ? 'approve a queued call (and every identical call waiting with it): allowed now, remembered as allow'
+          : 'deny a queued call (and every identical call waiting with it): remembered as deny',
+      )
       .argument('<id>', 'the item id (hookwise queue)');
-    if (verdict === 'approve') command.option('--always-ask', 'allowed now, but remembered as ask: a human decides every time');
+    if (verdict === 'approve')
+      command.option('--always-ask', 'allowed now, but remembered as ask: a human decides every time');
     command
-      .option('--add-rule', "remember it as a standing override for this call's pattern (see hookwise override), not only the exact call")
-      .addOption(new Option('--scope <scope>', 'where it is remembered (default: memory.learn_scope)').choices(['user', 'project', 'session']))
+      .option(
+        '--add-rule',
+        "remember it as a standing override for this call's pattern (see hookwise override), not only the exact call",
+      )
+      .addOption(
+        new Option('--scope <scope>', 'where it is remembered (default: memory.learn_scope)').choices([
+          'user',
+          'project',
+          'session',
+        ]),
+      )
       .action(async (id: string, o: { alwaysAsk?: boolean; addRule?: boolean; scope?: string }) => {
         const { queueAnswer } = await import('./queue.js');
         reportResult(await queueAnswer(verdict, id, o));
@@ -357,14 +521,18 @@ export async function runProgram(argv: string[]): Promise<number> {
   }
   program
     .command('mcp')
-    .description("the queue's MCP server on stdio (the plugin starts it): pending_requests and answer_request for the team's lead session")
+    .description(
+      "the queue's MCP server on stdio (the plugin starts it): pending_requests and answer_request for the team's lead session",
+    )
     .action(async () => {
       const { mcpServe } = await import('./mcp.js');
       await mcpServe();
     });
   program
     .command('validate')
-    .description('lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken')
+    .description(
+      'lint the effective config of every scope: patterns, unknown fields, unreachable and duplicate rules, precondition scripts, project rules that try to weaken',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const { validate } = await import('./validate.js');
@@ -377,19 +545,27 @@ export async function runProgram(argv: string[]): Promise<number> {
     .description('redact secrets: text on stdin → sanitized text on stdout (values become <REDACTED>, key names stay)')
     .option('--json', 'print {"sanitized", "findings": [{rule, layer, start, end}]}')
     .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
-    .option('--eval [corpus]', 'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts), with "holdout", on the held-out one (bench/corpora/secrets-holdout.ts)')
+    .option(
+      '--eval [corpus]',
+      'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts), with "holdout", on the held-out one (bench/corpora/secrets-holdout.ts)',
+    )
     .option('--verbose', 'with --eval: list every row, not only those that did not pass')
     .action(async (o: { json?: boolean; jsonl?: boolean; eval?: string | boolean; verbose?: boolean }) => {
       const { evaluateCorpus, sanitizeCommand } = await import('./sanitize.js');
       const { readStdin } = await import('./stdin.js');
-      const r = o.eval !== undefined ? evaluateCorpus(typeof o.eval === 'string' ? o.eval : undefined, o.verbose === true) : sanitizeCommand(readStdin(256 * 1024 * 1024), o);
+      const r =
+        o.eval !== undefined
+          ? evaluateCorpus(typeof o.eval === 'string' ? o.eval : undefined, o.verbose === true)
+          : sanitizeCommand(readStdin(256 * 1024 * 1024), o);
       process.stdout.write(r.stdout);
       process.stderr.write(r.stderr);
       process.exitCode = r.exitCode;
     });
   program
     .command('scan [paths...]')
-    .description('find secrets in files (default: .; node_modules/ and .git/ skipped) or, with --staged, in the git index; exit 1 with file:line:col: rule (values masked)')
+    .description(
+      'find secrets in files (default: .; node_modules/ and .git/ skipped) or, with --staged, in the git index; exit 1 with file:line:col: rule (values masked)',
+    )
     .option('--staged', 'scan what is staged for commit (pathspecs limit it), e.g. hookwise scan --staged .hookwise/')
     .option('--json', 'machine-readable report')
     .option('--all', 'also descend into node_modules/ and .git/')
@@ -427,15 +603,22 @@ function registerMemoryCommands(program: Command): void {
     if (r.stderr !== '') process.stderr.write(r.stderr.endsWith('\n') ? r.stderr : `${r.stderr}\n`);
     process.exitCode = r.exitCode;
   };
-  const scopeOption = (what: string): Option => new Option('--scope <scope>', what).choices(['user', 'project', 'session', 'org']);
+  const scopeOption = (what: string): Option =>
+    new Option('--scope <scope>', what).choices(['user', 'project', 'session', 'org']);
   program
     .command('override')
     .description('a standing decision for a pattern of calls: Bash(<command glob>), a whole tool, or Tool(<path glob>)')
     .requiredOption('--role <role>', 'the role it applies to, or * for every role')
-    .option('--command <pattern>', 'a Bash command glob, matched against each segment (* any text, ? one character): "npm run *"')
+    .option(
+      '--command <pattern>',
+      'a Bash command glob, matched against each segment (* any text, ? one character): "npm run *"',
+    )
     .option('--tool <name>', 'a tool (Write, Edit, WebFetch, mcp__…); alone: every call of it')
     .option('--file <glob>', 'with --tool: a path glob (root-relative; * within a directory, ** across)')
-    .option('--allow', 'allow matching calls (never lifts a sensitive path, a pack or rule ask/deny, or a role deny_write)')
+    .option(
+      '--allow',
+      'allow matching calls (never lifts a sensitive path, a pack or rule ask/deny, or a role deny_write)',
+    )
     .option('--deny', 'deny matching calls')
     .option('--ask', 'always ask a human about matching calls')
     .addOption(scopeOption('where to store it (default user; project is committed and shared)'))
@@ -448,7 +631,9 @@ function registerMemoryCommands(program: Command): void {
     });
   program
     .command('invalidate')
-    .description('forget remembered decisions and overrides: by role, by key, a whole scope, or all of the user and project scopes')
+    .description(
+      'forget remembered decisions and overrides: by role, by key, a whole scope, or all of the user and project scopes',
+    )
     .option('--role <role>', 'only records for this role (* : the every-role records)')
     .option('--key <key>', 'only the records with this key (see hookwise rules list)')
     .option('--all', 'everything in the user and project scopes (and the session scope with --session-id)')
@@ -456,7 +641,10 @@ function registerMemoryCommands(program: Command): void {
     .option('--org <name>', 'with --scope org: only this organisation')
     .option('--session-id <id>', 'also (or with --scope session: only) this session')
     .option('--keep-overrides', 'leave override records in place')
-    .option('--yes', 'needed to remove everything in a scope (--all, or --scope alone); without it, only says what would go')
+    .option(
+      '--yes',
+      'needed to remove everything in a scope (--all, or --scope alone); without it, only says what would go',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: InvalidateOptions) => {
       const { invalidate } = await import('./rules.js');
@@ -469,7 +657,10 @@ function registerMemoryCommands(program: Command): void {
     .option('--role <role>', 'only decisions that apply to this role (its own and every-role ones)')
     .addOption(scopeOption('only records from this scope (shadowing is still judged across all)'))
     .option('--session-id <id>', "include this session's decisions")
-    .option('--neighbours [k]', "each decision's k nearest other records by embedding, with their cosine similarity (default 3; loads the model)")
+    .option(
+      '--neighbours [k]',
+      "each decision's k nearest other records by embedding, with their cosine similarity (default 3; loads the model)",
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: ListOptions) => {
       const { writeRulesList } = await import('./rules.js');

@@ -94,7 +94,8 @@ interface ScopeOptions {
 }
 
 function parseScope(value: string): StoreScope {
-  if (!(STORE_SCOPES as readonly string[]).includes(value)) usage(`--scope must be one of ${STORE_SCOPES.join(', ')} (got "${clean(value)}")`);
+  if (!(STORE_SCOPES as readonly string[]).includes(value))
+    usage(`--scope must be one of ${STORE_SCOPES.join(', ')} (got "${clean(value)}")`);
   return value as StoreScope;
 }
 
@@ -105,7 +106,8 @@ function targetOf(scope: StoreScope, places: Places, o: ScopeOptions): StoreTarg
     case 'project':
       return { scope, projectRoot: places.projectRoot };
     case 'session':
-      if (o.sessionId === undefined || o.sessionId === '') usage('--scope session needs --session-id <id>: session decisions belong to one session');
+      if (o.sessionId === undefined || o.sessionId === '')
+        usage('--scope session needs --session-id <id>: session decisions belong to one session');
       return { scope, runtimeDir: places.where.runtimeDir, sessionId: o.sessionId };
     case 'org':
       if (o.org === undefined || o.org === '') usage('--scope org needs --org <name>');
@@ -121,14 +123,19 @@ function targetOf(scope: StoreScope, places: Places, o: ScopeOptions): StoreTarg
 function selectTargets(o: ScopeOptions, places: Places): StoreTarget[] {
   const scope = o.scope === undefined ? undefined : parseScope(o.scope);
   if (o.org !== undefined && scope !== 'org') usage('--org names an organisation: use it with --scope org');
-  if (o.sessionId !== undefined && scope !== undefined && scope !== 'session') usage('--session-id adds the session scope: use it with --scope session, or without --scope');
+  if (o.sessionId !== undefined && scope !== undefined && scope !== 'session')
+    usage('--session-id adds the session scope: use it with --scope session, or without --scope');
   if (scope === undefined) {
     const targets: StoreTarget[] = [targetOf('user', places, o), targetOf('project', places, o)];
     if (o.sessionId !== undefined) targets.push(targetOf('session', places, o));
     return targets;
   }
   if (scope === 'org' && o.org === undefined) {
-    return orgNames(places.where.userConfigDir).map((org): StoreTarget => ({ scope: 'org', userConfigDir: places.where.userConfigDir, org }));
+    return orgNames(places.where.userConfigDir).map((org): StoreTarget => ({
+      scope: 'org',
+      userConfigDir: places.where.userConfigDir,
+      org,
+    }));
   }
   return [targetOf(scope, places, o)];
 }
@@ -166,20 +173,25 @@ const OPERATOR = /\s(?:&&|\|\||\||;)\s|;\s*$/;
 
 function verdictOf(o: OverrideOptions): Verdict {
   const chosen = (['allow', 'deny', 'ask'] as const).filter((v) => o[v] === true);
-  if (chosen.length !== 1) usage(`give exactly one of --allow, --deny, --ask${chosen.length > 1 ? ` (got --${chosen.join(', --')})` : ''}`);
+  if (chosen.length !== 1)
+    usage(`give exactly one of --allow, --deny, --ask${chosen.length > 1 ? ` (got --${chosen.join(', --')})` : ''}`);
   return chosen[0]!;
 }
 
 function whatOf(o: OverrideOptions): { tool: string; pattern?: string } {
-  if (o.command !== undefined && o.tool !== undefined) usage('give either --command <pattern> (a Bash override) or --tool <name> [--file <glob>], not both');
+  if (o.command !== undefined && o.tool !== undefined)
+    usage('give either --command <pattern> (a Bash override) or --tool <name> [--file <glob>], not both');
   if (o.command !== undefined) {
-    if (o.file !== undefined) usage('--file goes with --tool (a file tool and a path glob); --command is already the Bash pattern');
+    if (o.file !== undefined)
+      usage('--file goes with --tool (a file tool and a path glob); --command is already the Bash pattern');
     const pattern = o.command.trim();
     if (pattern === '') usage('--command needs a pattern, e.g. --command "npm run *"');
     return { tool: 'Bash', pattern };
   }
-  if (o.tool === undefined) usage('say what the override is for: --command <pattern> (Bash), or --tool <name> [--file <glob>]');
-  if (!TOOL_NAME.test(o.tool)) usage(`--tool must be a tool name (letters, digits, _ . - or * for every tool); got "${clean(o.tool)}"`);
+  if (o.tool === undefined)
+    usage('say what the override is for: --command <pattern> (Bash), or --tool <name> [--file <glob>]');
+  if (!TOOL_NAME.test(o.tool))
+    usage(`--tool must be a tool name (letters, digits, _ . - or * for every tool); got "${clean(o.tool)}"`);
   if (o.file === undefined) return { tool: o.tool };
   if (o.tool === 'Bash') usage('for Bash, give the command pattern with --command instead of --tool Bash --file');
   const pattern = o.file.trim();
@@ -188,7 +200,11 @@ function whatOf(o: OverrideOptions): { tool: string; pattern?: string } {
 }
 
 /** `hookwise override`: appends one override record (see memory/overrides.ts for how it applies). */
-export async function override(o: OverrideOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<CommandResult> {
+export async function override(
+  o: OverrideOptions,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CommandResult> {
   const verdict = verdictOf(o);
   const { tool, pattern } = whatOf(o);
   if (o.org !== undefined && o.scope !== 'org') usage('--org names an organisation: use it with --scope org');
@@ -199,13 +215,16 @@ export async function override(o: OverrideOptions, cwd: string = process.cwd(), 
 
   if (o.role !== ANY_ROLE) {
     const policy = await loadPolicy(places.projectRoot, places.where);
-    if (roleNamed(policy, o.role) === undefined) usage(`unknown role "${clean(o.role)}" (or * for every role). Roles:\n${rolesByGroup(policy)}`);
+    if (roleNamed(policy, o.role) === undefined)
+      usage(`unknown role "${clean(o.role)}" (or * for every role). Roles:\n${rolesByGroup(policy)}`);
   }
 
   const subject = sanitize(overrideSubject(tool, pattern));
   if (subject.findings.length > 0) {
     const rules = [...new Set(subject.findings.map((f) => f.rule))].join(', ');
-    usage(`refusing to store this override: its pattern holds what looks like a secret (${rules}): ${subject.text}. Patterns are stored as written; put * where the secret is`);
+    usage(
+      `refusing to store this override: its pattern holds what looks like a secret (${rules}): ${subject.text}. Patterns are stored as written; put * where the secret is`,
+    );
   }
   const reason = sanitize(o.reason ?? 'set by hookwise override');
   const key = overrideKey(tool, pattern);
@@ -226,18 +245,33 @@ export async function override(o: OverrideOptions, cwd: string = process.cwd(), 
 
   const file = shown(fileFor(target, verdict), places.projectRoot);
   const forRole = o.role === ANY_ROLE ? 'every role' : `role ${o.role}`;
-  const replaces = previous === undefined ? '' : ` (replaces the ${previous.verdict} of ${previous.ts.slice(0, 10)} at ${recordSource(previous, places.projectRoot)})`;
-  const stdout = [`hookwise: override ${subject.text} → ${verdict} for ${forRole}, stored in the ${targetName(target)} scope: ${file}${replaces}`];
+  const replaces =
+    previous === undefined
+      ? ''
+      : ` (replaces the ${previous.verdict} of ${previous.ts.slice(0, 10)} at ${recordSource(previous, places.projectRoot)})`;
+  const stdout = [
+    `hookwise: override ${subject.text} → ${verdict} for ${forRole}, stored in the ${targetName(target)} scope: ${file}${replaces}`,
+  ];
   const stderr: string[] = [];
-  if (reason.findings.length > 0) stderr.push('hookwise: the reason held what looks like a secret; it was stored redacted');
+  if (reason.findings.length > 0)
+    stderr.push('hookwise: the reason held what looks like a secret; it was stored redacted');
   if (pattern !== undefined && tool === 'Bash' && OPERATOR.test(pattern)) {
-    stderr.push('hookwise: note: a Bash pattern is matched against each segment of a command on its own (a && b is two segments), so a pattern with an operator in it never matches');
+    stderr.push(
+      'hookwise: note: a Bash pattern is matched against each segment of a command on its own (a && b is two segments), so a pattern with an operator in it never matches',
+    );
   }
   // Across scopes the stricter verdict wins: say so when this one does not take effect.
-  const { records } = loadRecords({ projectRoot: places.projectRoot, userConfigDir: places.where.userConfigDir, runtimeDir: places.where.runtimeDir, ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }) });
+  const { records } = loadRecords({
+    projectRoot: places.projectRoot,
+    userConfigDir: places.where.userConfigDir,
+    runtimeDir: places.where.runtimeDir,
+    ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
+  });
   const effective = mergeScopes(records.filter((r) => r.key === key && (r.role === o.role || r.role === ANY_ROLE)));
   if (effective !== undefined && strictness(effective.verdict) > strictness(verdict)) {
-    stdout.push(`note: for ${forRole} this is shadowed by the ${effective.scope} scope's ${effective.verdict}${effective.role === ANY_ROLE ? ' for every role' : ''} at ${recordSource(effective, places.projectRoot)} (across scopes deny > ask > allow)`);
+    stdout.push(
+      `note: for ${forRole} this is shadowed by the ${effective.scope} scope's ${effective.verdict}${effective.role === ANY_ROLE ? ' for every role' : ''} at ${recordSource(effective, places.projectRoot)} (across scopes deny > ask > allow)`,
+    );
   }
   return { stdout: stdout.join('\n'), stderr: stderr.join('\n'), exitCode: 0 };
 }
@@ -276,7 +310,8 @@ export interface EffectiveDecision {
   records: ShownRecord[];
 }
 
-const byAuthority = (a: LoadedRecord, b: LoadedRecord): number => SCOPE_AUTHORITY[b.scope] - SCOPE_AUTHORITY[a.scope] || (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0);
+const byAuthority = (a: LoadedRecord, b: LoadedRecord): number =>
+  SCOPE_AUTHORITY[b.scope] - SCOPE_AUTHORITY[a.scope] || (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0);
 
 /**
  * One (key, role) across scopes, not yet rendered: what `rules list` and `rules show` print. Only what it
@@ -353,7 +388,8 @@ function shownRecord(r: LoadedRecord, d: Decision, p: Printer): ShownRecord {
   if (r.commands !== undefined) out.commands = r.commands.map((c) => p.repeated(c));
   if (r.writes !== undefined) out.writes = r.writes.map(clean);
   const e = d.effective;
-  if (shadows(d, r)) out.shadowed_by = { verdict: e.verdict, scope: e.scope, role: p.repeated(e.role), source: p.source(e, d) };
+  if (shadows(d, r))
+    out.shadowed_by = { verdict: e.verdict, scope: e.scope, role: p.repeated(e.role), source: p.source(e, d) };
   return out;
 }
 
@@ -372,7 +408,15 @@ function decisionsOf(records: readonly LoadedRecord[], p: Printer): Decision[] {
   const out: Decision[] = [];
   const add = (own: LoadedRecord[], role: string, effective: LoadedRecord): void => {
     const first = own[0]!;
-    out.push({ key: first.key, tool: p.repeated(first.tool), subject: clean(first.subject), role: p.repeated(role), first, records: own, effective });
+    out.push({
+      key: first.key,
+      tool: p.repeated(first.tool),
+      subject: clean(first.subject),
+      role: p.repeated(role),
+      first,
+      records: own,
+      effective,
+    });
   };
   for (const list of byKey.values()) {
     // most keys have one record in one scope: that one group needs no merge
@@ -381,11 +425,17 @@ function decisionsOf(records: readonly LoadedRecord[], p: Printer): Decision[] {
       continue;
     }
     for (const role of new Set(list.map((r) => r.role))) {
-      add(list.filter((r) => r.role === role).sort(byAuthority), role, mergeScopes(list.filter((r) => r.role === role || r.role === ANY_ROLE))!);
+      add(
+        list.filter((r) => r.role === role).sort(byAuthority),
+        role,
+        mergeScopes(list.filter((r) => r.role === role || r.role === ANY_ROLE))!,
+      );
     }
   }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return out.sort((a, b) => cmp(a.tool, b.tool) || cmp(a.subject, b.subject) || cmp(a.role, b.role) || cmp(a.key, b.key));
+  return out.sort(
+    (a, b) => cmp(a.tool, b.tool) || cmp(a.subject, b.subject) || cmp(a.role, b.role) || cmp(a.key, b.key),
+  );
 }
 
 const shadows = (d: Decision, r: LoadedRecord): boolean => strictness(d.effective.verdict) > strictness(r.verdict);
@@ -413,7 +463,10 @@ export function effectiveDecisions(records: readonly LoadedRecord[], projectRoot
 }
 
 /** How a shadowed record reads (roles and source sanitized). */
-function shadowText(r: Pick<ShownRecord, 'scope' | 'verdict' | 'role'>, s: NonNullable<ShownRecord['shadowed_by']>): string {
+function shadowText(
+  r: Pick<ShownRecord, 'scope' | 'verdict' | 'role'>,
+  s: NonNullable<ShownRecord['shadowed_by']>,
+): string {
   const role = s.role === r.role ? '' : s.role === ANY_ROLE ? ' for every role' : ` for role ${s.role}`;
   return `${r.scope} ${r.verdict} shadowed by ${s.scope} ${s.verdict}${role} at ${s.source}`;
 }
@@ -424,8 +477,16 @@ function problemJson(p: StoreProblem): StoreProblem {
 
 const problemLine = (p: StoreProblem): string => `hookwise: decision memory: ${clean(formatProblem(p))}`;
 
-function loadAll(places: Places, sessionId: string | undefined): { records: LoadedRecord[]; problems: StoreProblem[]; targets: StoreTarget[] } {
-  const src = { projectRoot: places.projectRoot, userConfigDir: places.where.userConfigDir, runtimeDir: places.where.runtimeDir, ...(sessionId === undefined ? {} : { sessionId }) };
+function loadAll(
+  places: Places,
+  sessionId: string | undefined,
+): { records: LoadedRecord[]; problems: StoreProblem[]; targets: StoreTarget[] } {
+  const src = {
+    projectRoot: places.projectRoot,
+    userConfigDir: places.where.userConfigDir,
+    runtimeDir: places.where.runtimeDir,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  };
   return { ...loadRecords(src), targets: memoryTargets(src) };
 }
 
@@ -490,7 +551,11 @@ function jsonAt(value: unknown, depth: number): string {
 }
 
 /** `hookwise rules list`: every effective decision with its records, provenance and shadowing. */
-export function rulesList(o: ListOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
+export function rulesList(
+  o: ListOptions,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): CommandResult {
   const chunks: Buffer[] = [];
   const { stderr, exitCode } = writeRulesList(o, (chunk) => chunks.push(chunk), cwd, env);
   return { stdout: Buffer.concat(chunks).toString('utf8').replace(/\n$/, ''), stderr, exitCode };
@@ -501,7 +566,13 @@ export function rulesList(o: ListOptions, cwd: string = process.cwd(), env: Node
  * what `rulesList` returns plus a final newline). A store of 100k records prints ≈ 20 MB of text, ≈ 100 MB
  * of JSON: never built as one string, nor as one object to stringify.
  */
-export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env, near?: NeighbourFinder): { stderr: string; exitCode: number } {
+export function writeRulesList(
+  o: ListOptions,
+  write: (chunk: Buffer) => void,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+  near?: NeighbourFinder,
+): { stderr: string; exitCode: number } {
   const scope = o.scope === undefined ? undefined : parseScope(o.scope);
   if (scope === 'session' && o.sessionId === undefined) usage('--scope session needs --session-id <id>');
   const places = placesOf(cwd, env);
@@ -511,10 +582,18 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
   let decisions = decisionsOf(records, printer);
   const subjects = new Map(decisions.map((d) => [d.key, `${d.tool}: ${d.subject}`]));
   const neighbours = (d: Decision): { key: string; similarity: number; subject: string }[] =>
-    near === undefined ? [] : near(d.key, d.tool).map((m) => ({ key: m.key, similarity: Math.round(m.similarity * 1000) / 1000, subject: subjects.get(m.key) ?? '' }));
+    near === undefined
+      ? []
+      : near(d.key, d.tool).map((m) => ({
+          key: m.key,
+          similarity: Math.round(m.similarity * 1000) / 1000,
+          subject: subjects.get(m.key) ?? '',
+        }));
   if (o.role !== undefined) decisions = decisions.filter((d) => d.role === o.role || d.role === ANY_ROLE);
   if (scope !== undefined) {
-    decisions = decisions.map((d) => ({ ...d, records: d.records.filter((r) => r.scope === scope) })).filter((d) => d.records.length > 0);
+    decisions = decisions
+      .map((d) => ({ ...d, records: d.records.filter((r) => r.scope === scope) }))
+      .filter((d) => d.records.length > 0);
   }
   const stderr = problems.map(problemLine).join('\n');
   const projectRoot = places.projectRoot;
@@ -522,7 +601,11 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
   if (o.json === true) {
     // What JSON.stringify({ project_root, decisions, problems }, null, 2) prints, one decision at a time.
     out.add(`{\n  "project_root": ${JSON.stringify(projectRoot)},\n  "decisions": [`);
-    decisions.forEach((d, i) => out.add(`${i === 0 ? '' : ','}\n    ${jsonAt(near === undefined ? rendered(d, printer) : { ...rendered(d, printer), neighbours: neighbours(d) }, 2)}`));
+    decisions.forEach((d, i) =>
+      out.add(
+        `${i === 0 ? '' : ','}\n    ${jsonAt(near === undefined ? rendered(d, printer) : { ...rendered(d, printer), neighbours: neighbours(d) }, 2)}`,
+      ),
+    );
     out.add(`${decisions.length === 0 ? '' : '\n  '}],\n  "problems": ${jsonAt(problems.map(problemJson), 1)}\n}\n`);
     out.end();
     return { stderr, exitCode: 0 };
@@ -540,17 +623,27 @@ export function writeRulesList(o: ListOptions, write: (chunk: Buffer) => void, c
         const by = { verdict: e.verdict, scope: e.scope, role: printer.repeated(e.role), source: printer.source(e, d) };
         shadow = `  — ${shadowText({ scope: r.scope, verdict: r.verdict, role: printer.repeated(r.role) }, by)}`;
       }
-      out.add(`  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${printer.source(r, d)}${shadow}\n`);
+      out.add(
+        `  ${r.verdict.padEnd(5)}  ${r.scope.padEnd(7)}  ${r.tier.padEnd(11)}  by ${r.decided_by.padEnd(11)}  ${r.ts}  ${printer.source(r, d)}${shadow}\n`,
+      );
     }
-    for (const n of neighbours(d)) out.add(`  near  ${n.similarity.toFixed(3).padStart(6)}  ${n.subject}   [key ${n.key}]\n`);
+    for (const n of neighbours(d))
+      out.add(`  near  ${n.similarity.toFixed(3).padStart(6)}  ${n.subject}   [key ${n.key}]\n`);
   }
   if (decisions.length === 0) {
-    const where = targets.map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), projectRoot)}`).join('; ');
+    const where = targets
+      .map((t) => `${targetName(t)}: ${shown(scopeFiles(t)[0] ?? fileFor(t, 'allow'), projectRoot)}`)
+      .join('; ');
     out.add(`no remembered decisions${o.role === undefined && scope === undefined ? '' : ' match'} (${where})\n`);
   } else {
-    out.add(`\n${plural(decisions.length, 'decision')} (${plural(shownCount, 'record')}${shadowed > 0 ? `, ${shadowed} shadowed by a stricter entry` : ''})\n`);
+    out.add(
+      `\n${plural(decisions.length, 'decision')} (${plural(shownCount, 'record')}${shadowed > 0 ? `, ${shadowed} shadowed by a stricter entry` : ''})\n`,
+    );
   }
-  if (problems.length > 0) out.add(`${plural(problems.length, 'line')} could not be read as given (on stderr); compact to drop the unreadable ones: hookwise rules compact\n`);
+  if (problems.length > 0)
+    out.add(
+      `${plural(problems.length, 'line')} could not be read as given (on stderr); compact to drop the unreadable ones: hookwise rules compact\n`,
+    );
   out.end();
   return { stderr, exitCode: 0 };
 }
@@ -563,7 +656,12 @@ export interface ShowOptions {
 }
 
 /** `hookwise rules show`: every record (each scope's winner) for a key, or whose subject contains a text. */
-export function rulesShow(query: string, o: ShowOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
+export function rulesShow(
+  query: string,
+  o: ShowOptions,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): CommandResult {
   if (query === '') usage('give a key or a piece of a subject, e.g. hookwise rules show "npm run"');
   const places = placesOf(cwd, env);
   const { records, problems } = loadAll(places, o.sessionId);
@@ -573,9 +671,18 @@ export function rulesShow(query: string, o: ShowOptions, cwd: string = process.c
     .filter((d) => d.records.length > 0);
   const stderr = problems.map(problemLine).join('\n');
   if (o.json === true) {
-    return { stdout: JSON.stringify({ query: clean(query), decisions: matches, problems: problems.map(problemJson) }, null, 2), stderr, exitCode: matches.length === 0 ? 1 : 0 };
+    return {
+      stdout: JSON.stringify({ query: clean(query), decisions: matches, problems: problems.map(problemJson) }, null, 2),
+      stderr,
+      exitCode: matches.length === 0 ? 1 : 0,
+    };
   }
-  if (matches.length === 0) return { stdout: `no remembered decision has the key or a subject containing "${clean(query)}"`, stderr, exitCode: 1 };
+  if (matches.length === 0)
+    return {
+      stdout: `no remembered decision has the key or a subject containing "${clean(query)}"`,
+      stderr,
+      exitCode: 1,
+    };
   const lines: string[] = [];
   for (const d of matches) {
     lines.push(`${heading(d)} → ${d.effective.verdict} (from the ${d.effective.scope} scope, ${d.effective.source})`);
@@ -610,13 +717,24 @@ export interface CompactOptions extends ScopeOptions {
 }
 
 /** `hookwise rules compact`: compactScope for the user and project scopes (or the one named). */
-export function rulesCompact(o: CompactOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
+export function rulesCompact(
+  o: CompactOptions,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): CommandResult {
   const places = placesOf(cwd, env);
   const results = selectTargets(o, places).map((target) => {
     // A scope with no files stays that way: compacting nothing must not create directories.
-    if (scopeFiles(target).length === 0) return { scope: targetName(target), kept: 0, dropped: 0, files: [] as string[], problems: [] as StoreProblem[] };
+    if (scopeFiles(target).length === 0)
+      return { scope: targetName(target), kept: 0, dropped: 0, files: [] as string[], problems: [] as StoreProblem[] };
     const r = compactScope(target);
-    return { scope: targetName(target), kept: r.kept, dropped: r.dropped, files: r.files, problems: r.problems.map(problemJson) };
+    return {
+      scope: targetName(target),
+      kept: r.kept,
+      dropped: r.dropped,
+      files: r.files,
+      problems: r.problems.map(problemJson),
+    };
   });
   if (o.json === true) return { stdout: JSON.stringify({ scopes: results }, null, 2), stderr: '', exitCode: 0 };
   const lines: string[] = [];
@@ -625,8 +743,11 @@ export function rulesCompact(o: CompactOptions, cwd: string = process.cwd(), env
       lines.push(`${r.scope} scope: no decisions stored`);
       continue;
     }
-    lines.push(`${r.scope} scope: kept ${r.kept}, dropped ${r.dropped} (${r.files.map((f) => shown(f, places.projectRoot)).join(', ')})`);
-    for (const p of r.problems) lines.push(`  dropped unreadable line ${shown(p.file, places.projectRoot)}:${p.line}: ${p.problem}`);
+    lines.push(
+      `${r.scope} scope: kept ${r.kept}, dropped ${r.dropped} (${r.files.map((f) => shown(f, places.projectRoot)).join(', ')})`,
+    );
+    for (const p of r.problems)
+      lines.push(`  dropped unreadable line ${shown(p.file, places.projectRoot)}:${p.line}: ${p.problem}`);
   }
   return { stdout: lines.join('\n'), stderr: '', exitCode: 0 };
 }
@@ -656,16 +777,25 @@ interface ScopeRemoval {
  * selections (--role, --key) act at once; removing everything in a scope (--all, or --scope alone) needs
  * --yes, and without it only says what it would remove.
  */
-export function invalidate(o: InvalidateOptions, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): CommandResult {
+export function invalidate(
+  o: InvalidateOptions,
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): CommandResult {
   if (o.role === '' || o.key === '') usage('--role and --key need a value');
   if (o.role === undefined && o.key === undefined && o.scope === undefined && o.all !== true) {
-    usage('say what to forget: --role <role>, --key <key>, --scope <scope> (everything in it) or --all (the user and project scopes)');
+    usage(
+      'say what to forget: --role <role>, --key <key>, --scope <scope> (everything in it) or --all (the user and project scopes)',
+    );
   }
-  if (o.all === true && (o.role !== undefined || o.key !== undefined)) usage('--all removes everything in the scopes; drop --role/--key, or --all');
+  if (o.all === true && (o.role !== undefined || o.key !== undefined))
+    usage('--all removes everything in the scopes; drop --role/--key, or --all');
   const places = placesOf(cwd, env);
   const targets = selectTargets(o, places);
   const selects = (r: LoadedRecord): boolean =>
-    (o.role === undefined || r.role === o.role) && (o.key === undefined || r.key === o.key) && !(o.keepOverrides === true && r.tier === 'override');
+    (o.role === undefined || r.role === o.role) &&
+    (o.key === undefined || r.key === o.key) &&
+    !(o.keepOverrides === true && r.tier === 'override');
   const everything = o.role === undefined && o.key === undefined;
 
   if (everything && o.yes !== true) {
@@ -673,12 +803,25 @@ export function invalidate(o: InvalidateOptions, cwd: string = process.cwd(), en
       const records = loadScope(t).records.filter(selects);
       const byFile = new Map<string, number>();
       for (const r of records) byFile.set(r.file, (byFile.get(r.file) ?? 0) + 1);
-      return { scope: targetName(t), removed: records.length, files: [...byFile].map(([file, removed]) => ({ file: clean(file), removed })) };
+      return {
+        scope: targetName(t),
+        removed: records.length,
+        files: [...byFile].map(([file, removed]) => ({ file: clean(file), removed })),
+      };
     });
     const total = would.reduce((n, w) => n + w.removed, 0);
-    if (o.json === true) return { stdout: JSON.stringify({ dry_run: true, removed: 0, would_remove: total, scopes: would }, null, 2), stderr: '', exitCode: 1 };
-    const lines = would.flatMap((w) => w.files.map((f) => `would remove ${f.removed} from ${shown(f.file, places.projectRoot)} (${w.scope} scope)`));
-    lines.push(`hookwise invalidate: this would remove ${plural(total, 'remembered decision')}${o.keepOverrides === true ? ' (overrides kept)' : ', overrides included'}; nothing was changed — run it again with --yes`);
+    if (o.json === true)
+      return {
+        stdout: JSON.stringify({ dry_run: true, removed: 0, would_remove: total, scopes: would }, null, 2),
+        stderr: '',
+        exitCode: 1,
+      };
+    const lines = would.flatMap((w) =>
+      w.files.map((f) => `would remove ${f.removed} from ${shown(f.file, places.projectRoot)} (${w.scope} scope)`),
+    );
+    lines.push(
+      `hookwise invalidate: this would remove ${plural(total, 'remembered decision')}${o.keepOverrides === true ? ' (overrides kept)' : ', overrides included'}; nothing was changed — run it again with --yes`,
+    );
     return { stdout: lines.join('\n'), stderr: '', exitCode: 1 };
   }
 
@@ -687,15 +830,27 @@ export function invalidate(o: InvalidateOptions, cwd: string = process.cwd(), en
     const overruled = everything ? [] : loadScope(t).records.filter((r) => selects(r) && r.decided_by === 'supervisor');
     const r = removeRecords(t, selects);
     for (const record of overruled) logInvalidated(record, places);
-    return { scope: targetName(t), removed: r.removed, kept: r.kept, files: r.perFile.map((f) => ({ ...f, file: clean(f.file) })), problems: r.problems.map(problemJson) };
+    return {
+      scope: targetName(t),
+      removed: r.removed,
+      kept: r.kept,
+      files: r.perFile.map((f) => ({ ...f, file: clean(f.file) })),
+      problems: r.problems.map(problemJson),
+    };
   });
   const removed = results.reduce((n, r) => n + r.removed, 0);
   const kept = results.reduce((n, r) => n + r.kept, 0);
-  if (o.json === true) return { stdout: JSON.stringify({ removed, kept, scopes: results }, null, 2), stderr: '', exitCode: 0 };
+  if (o.json === true)
+    return { stdout: JSON.stringify({ removed, kept, scopes: results }, null, 2), stderr: '', exitCode: 0 };
   const lines: string[] = [];
   for (const r of results) {
-    for (const f of r.files) if (f.removed > 0) lines.push(`removed ${f.removed} from ${shown(f.file, places.projectRoot)} (${r.scope} scope; ${f.kept} left in it)`);
-    for (const p of r.problems) lines.push(`dropped unreadable line ${shown(p.file, places.projectRoot)}:${p.line}: ${p.problem}`);
+    for (const f of r.files)
+      if (f.removed > 0)
+        lines.push(
+          `removed ${f.removed} from ${shown(f.file, places.projectRoot)} (${r.scope} scope; ${f.kept} left in it)`,
+        );
+    for (const p of r.problems)
+      lines.push(`dropped unreadable line ${shown(p.file, places.projectRoot)}:${p.line}: ${p.problem}`);
   }
   const scopes = targets.map(targetName).join(', ') || 'no scope';
   lines.push(

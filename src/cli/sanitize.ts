@@ -8,7 +8,17 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { BUILTIN_CORPUS, BUILTIN_SOURCE, builtinCorpus, evaluateSecrets, HOLDOUT_CORPUS, HOLDOUT_SOURCE, holdoutCorpus, parseCorpus, renderEval } from '../../bench/eval-secrets.js';
+import {
+  BUILTIN_CORPUS,
+  BUILTIN_SOURCE,
+  builtinCorpus,
+  evaluateSecrets,
+  HOLDOUT_CORPUS,
+  HOLDOUT_SOURCE,
+  holdoutCorpus,
+  parseCorpus,
+  renderEval,
+} from '../../bench/eval-secrets.js';
 import { describeError } from '../core/errors.js';
 import { findSecrets, redact, sanitize, type Finding, type Sanitized } from '../sanitize/index.js';
 import { keywordIndex, setKeywordCacheDir } from '../sanitize/keywords.js';
@@ -43,7 +53,12 @@ export interface SanitizeOptions {
 export function sanitizeText(input: string, options: SanitizeOptions): CommandResult {
   if (options.jsonl === true) return sanitizeLines(input);
   const { text, findings } = sanitize(input);
-  if (options.json === true) return { stdout: `${JSON.stringify({ sanitized: text, findings: findings.map(printable) })}\n`, stderr: '', exitCode: 0 };
+  if (options.json === true)
+    return {
+      stdout: `${JSON.stringify({ sanitized: text, findings: findings.map(printable) })}\n`,
+      stderr: '',
+      exitCode: 0,
+    };
   return { stdout: text, stderr: '', exitCode: 0 };
 }
 
@@ -68,7 +83,11 @@ function sanitizeLines(input: string): CommandResult {
     const { text, findings } = sanitize(value);
     out.push(JSON.stringify({ sanitized: text, findings: findings.map(printable) }));
   });
-  return { stdout: out.length === 0 ? '' : `${out.join('\n')}\n`, stderr: problems.join(''), exitCode: problems.length > 0 ? 1 : 0 };
+  return {
+    stdout: out.length === 0 ? '' : `${out.join('\n')}\n`,
+    stderr: problems.join(''),
+    exitCode: problems.length > 0 ? 1 : 0,
+  };
 }
 
 /** The default corpus: the shared development corpora next to this checkout. */
@@ -82,11 +101,24 @@ export function defaultCorpusPath(): string {
  * held-out one (bench/corpora/secrets-holdout.ts); a file of either name is `./builtin`, `./holdout`.
  */
 export function evaluateCorpus(path: string | undefined, verbose: boolean): CommandResult {
-  if (path === BUILTIN_CORPUS) return { stdout: `${renderEval(evaluateSecrets(builtinCorpus(), sanitize), BUILTIN_SOURCE, verbose)}\n`, stderr: '', exitCode: 0 };
-  if (path === HOLDOUT_CORPUS) return { stdout: `${renderEval(evaluateSecrets(holdoutCorpus(), sanitize), HOLDOUT_SOURCE, verbose)}\n`, stderr: '', exitCode: 0 };
+  if (path === BUILTIN_CORPUS)
+    return {
+      stdout: `${renderEval(evaluateSecrets(builtinCorpus(), sanitize), BUILTIN_SOURCE, verbose)}\n`,
+      stderr: '',
+      exitCode: 0,
+    };
+  if (path === HOLDOUT_CORPUS)
+    return {
+      stdout: `${renderEval(evaluateSecrets(holdoutCorpus(), sanitize), HOLDOUT_SOURCE, verbose)}\n`,
+      stderr: '',
+      exitCode: 0,
+    };
   const file = path ?? defaultCorpusPath();
   if (!existsSync(file)) {
-    const hint = path === undefined ? ` (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path (--eval <file.jsonl>) or --eval ${BUILTIN_CORPUS} for hookwise's own corpus` : '';
+    const hint =
+      path === undefined
+        ? ` (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path (--eval <file.jsonl>) or --eval ${BUILTIN_CORPUS} for hookwise's own corpus`
+        : '';
     return { stdout: '', stderr: `hookwise sanitize --eval: corpus not found: ${file}${hint}\n`, exitCode: 2 };
   }
   const rows = parseCorpus(readFileSync(file, 'utf8'), file);
@@ -132,7 +164,14 @@ const BINARY_SNIFF = 8000;
 
 /** A scan session: accumulates files into one report. */
 class Scanner {
-  readonly report: ScanReport = { files: 0, bytes: 0, skipped: { binary: 0, large: 0, unreadable: 0 }, findings: [], ms: 0, problems: [] };
+  readonly report: ScanReport = {
+    files: 0,
+    bytes: 0,
+    skipped: { binary: 0, large: 0, unreadable: 0 },
+    findings: [],
+    ms: 0,
+    problems: [],
+  };
   private readonly started = process.hrtime.bigint();
   constructor(private readonly maxFileBytes: number) {}
 
@@ -208,15 +247,23 @@ export function scanStaged(pathspecs: readonly string[], options: ScanOptions): 
   const scanner = new Scanner(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   const names = git(['diff', '--cached', '--name-only', '-z', '--diff-filter=ACMR', '--', ...pathspecs], options.cwd);
   if (names.status !== 0) {
-    scanner.report.problems.push(`git diff --cached failed (exit ${names.status}): ${names.stderr.toString('utf8').trim()}`);
+    scanner.report.problems.push(
+      `git diff --cached failed (exit ${names.status}): ${names.stderr.toString('utf8').trim()}`,
+    );
     return scanner.finish();
   }
-  const paths = names.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+  const paths = names.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '');
   const batchable = paths.filter((p) => !p.includes('\n'));
   if (batchable.length > 0) {
     // One `git cat-file --batch` for all staged blobs (`:path` names the index entry) instead of a process per file.
     const batch = git(['cat-file', '--batch'], options.cwd, batchable.map((p) => `:${p}\n`).join(''));
-    if (batch.status !== 0) scanner.report.problems.push(`git cat-file --batch failed (exit ${batch.status}): ${batch.stderr.toString('utf8').trim()}`);
+    if (batch.status !== 0)
+      scanner.report.problems.push(
+        `git cat-file --batch failed (exit ${batch.status}): ${batch.stderr.toString('utf8').trim()}`,
+      );
     else readBatch(batch.stdout, batchable, scanner);
   }
   for (const p of paths.filter((q) => q.includes('\n'))) {
@@ -246,7 +293,11 @@ function readBatch(out: Buffer, paths: readonly string[], scanner: Scanner): voi
   }
 }
 
-function git(args: readonly string[], cwd: string, input?: string): { status: number | null; stdout: Buffer; stderr: Buffer } {
+function git(
+  args: readonly string[],
+  cwd: string,
+  input?: string,
+): { status: number | null; stdout: Buffer; stderr: Buffer } {
   const r = spawnSync('git', args, { cwd, input, maxBuffer: 1024 * 1024 * 1024 });
   if (r.error !== undefined) return { status: null, stdout: Buffer.alloc(0), stderr: Buffer.from(r.error.message) };
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -288,7 +339,14 @@ function locate(file: string, text: string, findings: readonly Finding[]): ScanF
       .filter((g) => g.start < end && g.end > start)
       .map((g) => ({ ...g, start: Math.max(g.start, start) - start, end: Math.min(g.end, end) - start }));
     const masked = sanitize(redact(text.slice(start, end), onLine)).text;
-    out.push({ file, line: line + 1, column: f.start - start + 1, rule: f.rule, layer: f.layer, excerpt: shorten(masked, f.start - start) });
+    out.push({
+      file,
+      line: line + 1,
+      column: f.start - start + 1,
+      rule: f.rule,
+      layer: f.layer,
+      excerpt: shorten(masked, f.start - start),
+    });
   }
   return out;
 }
@@ -308,15 +366,24 @@ export function renderScan(report: ScanReport, json: boolean): CommandResult {
   const summary =
     `hookwise scan: ${report.files} file(s), ${(report.bytes / 1024).toFixed(0)} KiB in ${report.ms.toFixed(0)} ms (${rate.toFixed(1)} MB/s); ` +
     `${report.findings.length} finding(s) in ${new Set(report.findings.map((f) => f.file)).size} file(s)` +
-    (skipped.binary + skipped.large + skipped.unreadable > 0 ? `; skipped ${skipped.binary} binary, ${skipped.large} larger than the limit, ${skipped.unreadable} unreadable` : '');
+    (skipped.binary + skipped.large + skipped.unreadable > 0
+      ? `; skipped ${skipped.binary} binary, ${skipped.large} larger than the limit, ${skipped.unreadable} unreadable`
+      : '');
   const problems = report.problems.map((p) => `hookwise scan: ${p}\n`).join('');
   const exitCode = report.problems.length > 0 ? 2 : report.findings.length > 0 ? 1 : 0;
   if (json) {
     return { stdout: `${JSON.stringify({ ...report, mbPerSecond: rate })}\n`, stderr: problems, exitCode };
   }
   const lines = report.findings.map((f) => `${f.file}:${f.line}:${f.column}: ${f.rule} (${f.layer}): ${f.excerpt}`);
-  const advice = report.findings.length > 0 ? 'hookwise scan: remove these secrets (rotate any that were real) before committing; the values above are masked.\n' : '';
-  return { stdout: lines.length === 0 ? '' : `${lines.join('\n')}\n`, stderr: `${problems}${advice}${summary}\n`, exitCode };
+  const advice =
+    report.findings.length > 0
+      ? 'hookwise scan: remove these secrets (rotate any that were real) before committing; the values above are masked.\n'
+      : '';
+  return {
+    stdout: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+    stderr: `${problems}${advice}${summary}\n`,
+    exitCode,
+  };
 }
 
 // ── process edges ────────────────────────────────────────────────────────────────────────────────────────
@@ -339,7 +406,11 @@ export function debugTimings(firstCallMs: number): string {
   return `hookwise: sanitize timings ${JSON.stringify({ firstCallMs, index: index.origin, indexMicros: index.micros, re2LoadMs: stats.re2LoadMs, patternsCompiled: stats.compiled, compileMs: stats.compileMs })}\n`;
 }
 
-export function sanitizeCommand(input: string, options: SanitizeOptions, env: NodeJS.ProcessEnv = process.env): CommandResult {
+export function sanitizeCommand(
+  input: string,
+  options: SanitizeOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): CommandResult {
   useRuntimeKeywordCache(env);
   const started = process.hrtime.bigint();
   const result = sanitizeText(input, options);

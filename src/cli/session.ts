@@ -27,7 +27,10 @@ export interface RegisterOptions {
 function context(): { registry: SessionRegistry; policy: () => Promise<CompiledPolicy> } {
   const where = locations();
   ensurePrivateDir(where.runtimeDir);
-  return { registry: new SessionRegistry(where.runtimeDir), policy: () => loadPolicy(findProjectRoot(process.cwd()), where) };
+  return {
+    registry: new SessionRegistry(where.runtimeDir),
+    policy: () => loadPolicy(findProjectRoot(process.cwd()), where),
+  };
 }
 
 async function requireRole(role: string, policy: CompiledPolicy): Promise<void> {
@@ -46,7 +49,8 @@ export async function register(options: RegisterOptions): Promise<string> {
     if (!existsSync(promptFile)) throw new HookwiseError('USAGE', `--prompt-file ${options.promptFile}: no such file`);
   }
   // Free text goes to disk only sanitized, like everything hookwise keeps.
-  const clean = (text: string | undefined): string | undefined => (text === undefined ? undefined : sanitize(text).text);
+  const clean = (text: string | undefined): string | undefined =>
+    text === undefined ? undefined : sanitize(text).text;
   const task = clean(options.task);
   const team = clean(options.team);
   const record = registry.update(options.sessionId, (existing, now) => ({
@@ -54,7 +58,11 @@ export async function register(options: RegisterOptions): Promise<string> {
     role: options.role,
     disabled: false,
     ...(task !== undefined ? { task } : existing?.task !== undefined ? { task: existing.task } : {}),
-    ...(promptFile !== undefined ? { prompt_file: clean(promptFile)! } : existing?.prompt_file !== undefined ? { prompt_file: existing.prompt_file } : {}),
+    ...(promptFile !== undefined
+      ? { prompt_file: clean(promptFile)! }
+      : existing?.prompt_file !== undefined
+        ? { prompt_file: existing.prompt_file }
+        : {}),
     ...(team !== undefined ? { team } : existing?.team !== undefined ? { team: existing.team } : {}),
     registered_at: existing?.registered_at ?? now,
     updated_at: now,
@@ -68,7 +76,10 @@ export async function switchRole(sessionId: string, role: string): Promise<strin
   let previous: string | null = null;
   // Switching names a session that exists: a typo in the id must not register a new one silently.
   const unknown = (): HookwiseError =>
-    new HookwiseError('USAGE', `session ${shownId(sessionId)} is not registered, so it has no role to switch from; register it: hookwise register --session-id ${shownId(sessionId)} --role ${role}`);
+    new HookwiseError(
+      'USAGE',
+      `session ${shownId(sessionId)} is not registered, so it has no role to switch from; register it: hookwise register --session-id ${shownId(sessionId)} --role ${role}`,
+    );
   if (registry.get(sessionId) === undefined) throw unknown();
   registry.update(sessionId, (existing, now) => {
     if (existing === undefined) throw unknown();
@@ -86,7 +97,8 @@ export function setDisabled(sessionId: string, disabled: boolean): string {
     updated_at: now,
   }));
   const id = shownId(sessionId);
-  if (disabled) return `hookwise: gating disabled for session ${id}; its tool calls are allowed without checks (hookwise enable --session-id ${id} to undo)`;
+  if (disabled)
+    return `hookwise: gating disabled for session ${id}; its tool calls are allowed without checks (hookwise enable --session-id ${id} to undo)`;
   return record.role === null
     ? `hookwise: session ${id} enabled, but it has no role yet: hookwise register --session-id ${id} --role <role>`
     : `hookwise: gating enabled for session ${id} (role ${record.role})`;
@@ -112,15 +124,35 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
   // One session: its policy modules too (safemode, circuit breaker), from the signed state.
   const modules = sessionId === undefined ? undefined : moduleLines(where, sessionId, policy);
   if (asJson) {
-    const human = { channel: policy.human.channel, timeout_s: policy.human.timeoutMs / 1000, source: policy.human.source };
-    return JSON.stringify({ runtime_dir: where.runtimeDir, human, sessions: selected, ...(modules === undefined ? {} : { modules: modules.json }), problems, warnings: policy.warnings }, null, 2);
+    const human = {
+      channel: policy.human.channel,
+      timeout_s: policy.human.timeoutMs / 1000,
+      source: policy.human.source,
+    };
+    return JSON.stringify(
+      {
+        runtime_dir: where.runtimeDir,
+        human,
+        sessions: selected,
+        ...(modules === undefined ? {} : { modules: modules.json }),
+        problems,
+        warnings: policy.warnings,
+      },
+      null,
+      2,
+    );
   }
-  const asks = policy.human.channel === 'queue' ? `wait in the human queue up to ${policy.human.timeoutMs / 1000}s, then deny (hookwise queue; from ${policy.human.source})` : "go to the host's prompt (human.channel: host-prompt)";
+  const asks =
+    policy.human.channel === 'queue'
+      ? `wait in the human queue up to ${policy.human.timeoutMs / 1000}s, then deny (hookwise queue; from ${policy.human.source})`
+      : "go to the host's prompt (human.channel: host-prompt)";
   const lines = [`runtime dir: ${where.runtimeDir}`, `asks: ${asks}`];
   if (selected.length === 0) lines.push('no registered sessions');
   for (const r of selected) {
     const state = r.disabled ? 'disabled' : r.role === null ? 'no role' : `role ${r.role}`;
-    const extra = [r.team === undefined ? '' : `team ${r.team}`, r.task === undefined ? '' : `task: ${r.task}`].filter((s) => s !== '');
+    const extra = [r.team === undefined ? '' : `team ${r.team}`, r.task === undefined ? '' : `task: ${r.task}`].filter(
+      (s) => s !== '',
+    );
     lines.push(`${r.session_id}: ${state}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}, updated ${r.updated_at}`);
     const role = r.role === null ? undefined : roleNamed(policy, r.role);
     if (sessionId !== undefined && role !== undefined) {
@@ -135,11 +167,20 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
   return lines.join('\n');
 }
 
-function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy): { text: string[]; json: Record<string, unknown> } {
+function moduleLines(
+  where: Locations,
+  sessionId: string,
+  policy: CompiledPolicy,
+): { text: string[]; json: Record<string, unknown> } {
   const { safemode, circuitBreaker, hierarchy, delegation } = policy.modules;
   const read = readModuleState(where, sessionId);
   if (read.kind === 'tampered') {
-    return { text: [`  modules: state TAMPERED (${read.why}); edits and writes are denied until: hookwise breaker reset --session-id ${shownId(sessionId)}`], json: { tampered: read.why } };
+    return {
+      text: [
+        `  modules: state TAMPERED (${read.why}); edits and writes are denied until: hookwise breaker reset --session-id ${shownId(sessionId)}`,
+      ],
+      json: { tampered: read.why },
+    };
   }
   const { state } = read;
   const text = [
@@ -148,14 +189,23 @@ function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy
   ];
   const recent = delegationCount(state, Date.now(), delegation.windowMs);
   if (hierarchy.enabled) text.push('  hierarchy: on (a conductor role may edit only its allow-list)');
-  if (delegation.enabled) text.push(`  delegation: ${recent} work call(s) in the last ${windowText(delegation.windowMs)} (reminder from ${delegation.warnAt}, denied from ${delegation.denyAt}; only a conductor role is counted)`);
+  if (delegation.enabled)
+    text.push(
+      `  delegation: ${recent} work call(s) in the last ${windowText(delegation.windowMs)} (reminder from ${delegation.warnAt}, denied from ${delegation.denyAt}; only a conductor role is counted)`,
+    );
   return {
     text,
     json: {
       safemode: { enabled: safemode.enabled, on: state.safemode },
       circuit_breaker: { enabled: circuitBreaker.enabled, threshold: circuitBreaker.threshold, ...state.breaker },
       hierarchy: { enabled: hierarchy.enabled },
-      delegation: { enabled: delegation.enabled, warn_at: delegation.warnAt, deny_at: delegation.denyAt, window_ms: delegation.windowMs, recent },
+      delegation: {
+        enabled: delegation.enabled,
+        warn_at: delegation.warnAt,
+        deny_at: delegation.denyAt,
+        window_ms: delegation.windowMs,
+        recent,
+      },
     },
   };
 }
@@ -164,11 +214,21 @@ function moduleLines(where: Locations, sessionId: string, policy: CompiledPolicy
 export async function listRoles(asJson: boolean): Promise<string> {
   const { policy: loadProjectPolicy } = context();
   const policy = await loadProjectPolicy();
-  const roles = Object.values(policy.roles).sort((a, b) => a.group.localeCompare(b.group) || a.name.localeCompare(b.name));
+  const roles = Object.values(policy.roles).sort(
+    (a, b) => a.group.localeCompare(b.group) || a.name.localeCompare(b.name),
+  );
   const globs = (patterns: readonly { glob: string }[]): string[] => patterns.map((p) => p.glob);
   if (asJson) {
     return JSON.stringify(
-      roles.map((r) => ({ name: r.name, group: r.group, description: r.description, source: r.source, may_write: globs(r.allowWrite), may_not_write: globs(r.denyWrite), may_read: globs(r.allowRead) })),
+      roles.map((r) => ({
+        name: r.name,
+        group: r.group,
+        description: r.description,
+        source: r.source,
+        may_write: globs(r.allowWrite),
+        may_not_write: globs(r.denyWrite),
+        may_read: globs(r.allowRead),
+      })),
       null,
       2,
     );
@@ -179,6 +239,10 @@ export async function listRoles(asJson: boolean): Promise<string> {
     lines.push(`  may write:     ${globs(r.allowWrite).join(', ') || '(nothing)'}`);
     if (r.denyWrite.length > 0) lines.push(`  may not write: ${globs(r.denyWrite).join(', ')}`);
   }
-  lines.push('', `Every role is asked before writing: ${globs(policy.sensitiveWrite).join(', ')}`, 'Register a session: hookwise register --session-id <id> --role <role>');
+  lines.push(
+    '',
+    `Every role is asked before writing: ${globs(policy.sensitiveWrite).join(', ')}`,
+    'Register a session: hookwise register --session-id <id> --role <role>',
+  );
   return lines.join('\n');
 }

@@ -51,7 +51,10 @@ export function readStdin(limit: number): string {
     if (n === 0) break;
     total += n;
     if (total > limit) {
-      throw new HookwiseError('INPUT_TOO_LARGE', `hook payload on stdin is larger than ${limit} bytes; refusing to judge a call hookwise cannot read whole`);
+      throw new HookwiseError(
+        'INPUT_TOO_LARGE',
+        `hook payload on stdin is larger than ${limit} bytes; refusing to judge a call hookwise cannot read whole`,
+      );
     }
     chunks.push(Buffer.from(buffer.subarray(0, n)));
   }

@@ -42,7 +42,11 @@ export async function answerFromDaemon(argv: readonly string[]): Promise<number 
     handOver({ error, daemon: 'unusable' });
     return undefined;
   }
-  const answer = await askDaemon(raw, where, { host, envRole: process.env.HOOKWISE_ROLE, geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask' });
+  const answer = await askDaemon(raw, where, {
+    host,
+    envRole: process.env.HOOKWISE_ROLE,
+    geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask',
+  });
   if (answer.kind !== 'answered') {
     handOver({ payload: raw, daemon: answer.kind });
     return undefined;

@@ -33,7 +33,13 @@ export interface ValidateReport {
 
 // ── lints over the effective config ──────────────────────────────────────────────────────────────────
 
-function at(rule: { source: string; field: string }, field: string, severity: Diagnostic['severity'], problem: string, suggestion?: string): Diagnostic {
+function at(
+  rule: { source: string; field: string },
+  field: string,
+  severity: Diagnostic['severity'],
+  problem: string,
+  suggestion?: string,
+): Diagnostic {
   const colon = rule.source.lastIndexOf(':');
   const file = rule.source.slice(0, colon);
   const line = Number(rule.source.slice(colon + 1)) || 1;
@@ -43,7 +49,17 @@ function at(rule: { source: string; field: string }, field: string, severity: Di
 const lineOf = (rule: { source: string }): string => rule.source.slice(rule.source.lastIndexOf(':') + 1);
 
 function isLiteral(pattern: string): boolean {
-  return [...pattern].every((c) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '_' || c === '-' || c === '/' || c === ':' || c === '@');
+  return [...pattern].every(
+    (c) =>
+      (c >= 'a' && c <= 'z') ||
+      (c >= 'A' && c <= 'Z') ||
+      (c >= '0' && c <= '9') ||
+      c === '_' ||
+      c === '-' ||
+      c === '/' ||
+      c === ':' ||
+      c === '@',
+  );
 }
 
 /** Whether full-match pattern `broad` matches every name full-match pattern `narrow` does (decidable cases only). */
@@ -54,7 +70,13 @@ function covers(broad: string, narrow: string): boolean {
 
 /** Whether two full-match patterns can match a common name (decidable cases: equal, or one is a literal). */
 function overlaps(a: string, b: string): boolean {
-  return a === b || a === '.*' || b === '.*' || (isLiteral(a) && compileRe2(anchored(b)).test(a)) || (isLiteral(b) && compileRe2(anchored(a)).test(b));
+  return (
+    a === b ||
+    a === '.*' ||
+    b === '.*' ||
+    (isLiteral(a) && compileRe2(anchored(b)).test(a)) ||
+    (isLiteral(b) && compileRe2(anchored(a)).test(b))
+  );
 }
 
 function sameInput(a: ToolRuleSpec['input'], b: ToolRuleSpec['input']): boolean {
@@ -62,20 +84,36 @@ function sameInput(a: ToolRuleSpec['input'], b: ToolRuleSpec['input']): boolean 
 }
 
 function toolShadows(earlier: ToolRuleSpec, later: ToolRuleSpec): boolean {
-  return covers(earlier.tool, later.tool) && earlier.input.every((x) => later.input.some((y) => y.field === x.field && y.pattern === x.pattern));
+  return (
+    covers(earlier.tool, later.tool) &&
+    earlier.input.every((x) => later.input.some((y) => y.field === x.field && y.pattern === x.pattern))
+  );
 }
 
 function bashShadows(earlier: BashRuleSpec, later: BashRuleSpec): boolean {
   const within = (a: unknown, b: unknown): boolean => a === undefined || a === b;
-  const contexts = earlier.contexts === undefined || (later.contexts !== undefined && later.contexts.every((c) => earlier.contexts!.includes(c)));
-  return covers(earlier.command, later.command) && within(earlier.args, later.args) && within(earlier.wrapper, later.wrapper) && within(earlier.remote, later.remote) && contexts;
+  const contexts =
+    earlier.contexts === undefined ||
+    (later.contexts !== undefined && later.contexts.every((c) => earlier.contexts!.includes(c)));
+  return (
+    covers(earlier.command, later.command) &&
+    within(earlier.args, later.args) &&
+    within(earlier.wrapper, later.wrapper) &&
+    within(earlier.remote, later.remote) &&
+    contexts
+  );
 }
 
 function sameBash(a: BashRuleSpec, b: BashRuleSpec): boolean {
   const ctx = (c: BashRuleSpec['contexts']): string => (c === undefined ? '' : [...c].sort().join(','));
   return (
-    a.command === b.command && a.args === b.args && a.wrapper === b.wrapper && a.remote === b.remote && ctx(a.contexts) === ctx(b.contexts) &&
-    a.verdict === b.verdict && a.precondition?.script === b.precondition?.script
+    a.command === b.command &&
+    a.args === b.args &&
+    a.wrapper === b.wrapper &&
+    a.remote === b.remote &&
+    ctx(a.contexts) === ctx(b.contexts) &&
+    a.verdict === b.verdict &&
+    a.precondition?.script === b.precondition?.script
   );
 }
 
@@ -90,12 +128,26 @@ function lintOrder<R extends { scope: string; field: string; source: string }>(
     for (const earlier of rules.slice(0, j)) {
       if (earlier.scope !== later.scope) continue;
       if (same(earlier, later)) {
-        out.push(at(later, later.field, 'warning', `duplicate of ${earlier.field} (line ${lineOf(earlier)})`, 'remove one of them'));
+        out.push(
+          at(
+            later,
+            later.field,
+            'warning',
+            `duplicate of ${earlier.field} (line ${lineOf(earlier)})`,
+            'remove one of them',
+          ),
+        );
         return;
       }
       if (shadows(earlier, later)) {
         out.push(
-          at(later, later.field, 'warning', `unreachable: ${earlier.field} (line ${lineOf(earlier)}) matches everything this rule matches, and the first match wins`, 'move the narrower rule first, or remove it'),
+          at(
+            later,
+            later.field,
+            'warning',
+            `unreachable: ${earlier.field} (line ${lineOf(earlier)}) matches everything this rule matches, and the first match wins`,
+            'move the narrower rule first, or remove it',
+          ),
         );
         return;
       }
@@ -112,7 +164,15 @@ function lintPreconditions(rules: BashRuleSpec[], home: string): Diagnostic[] {
     const field = `${rule.field}.precondition_script`;
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat === undefined) {
-      out.push(at(rule, field, 'error', `precondition script ${path} does not exist (the rule would always ask)`, 'fix the path: project scripts are relative to the project root, user scripts to ~/.config/hookwise'));
+      out.push(
+        at(
+          rule,
+          field,
+          'error',
+          `precondition script ${path} does not exist (the rule would always ask)`,
+          'fix the path: project scripts are relative to the project root, user scripts to ~/.config/hookwise',
+        ),
+      );
       continue;
     }
     if (!stat.isFile()) {
@@ -122,7 +182,15 @@ function lintPreconditions(rules: BashRuleSpec[], home: string): Diagnostic[] {
     try {
       accessSync(path, constants.X_OK);
     } catch {
-      out.push(at(rule, field, 'error', `precondition script ${path} is not executable (the rule would always ask)`, `chmod +x ${path}`));
+      out.push(
+        at(
+          rule,
+          field,
+          'error',
+          `precondition script ${path} is not executable (the rule would always ask)`,
+          `chmod +x ${path}`,
+        ),
+      );
     }
   }
   return out;
@@ -136,7 +204,9 @@ function lintWeakening(config: EffectiveConfig): Diagnostic[] {
   for (const rule of rules.bash) {
     if (rule.scope !== 'project' || rule.verdict === 'ask' || rule.verdict === 'deny') continue;
     const what = rule.verdict === 'allow' ? 'this allow' : "this rule's precondition allow";
-    const hits = guards.map((p) => ({ pack: p.name, names: p.commands.filter((c) => overlaps(rule.command, c)) })).filter((x) => x.names.length > 0);
+    const hits = guards
+      .map((p) => ({ pack: p.name, names: p.commands.filter((c) => overlaps(rule.command, c)) }))
+      .filter((x) => x.names.length > 0);
     if (hits.length > 0) {
       const names = [...new Set(hits.flatMap((h) => h.names))];
       const shown = `${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}`;
@@ -150,29 +220,59 @@ function lintWeakening(config: EffectiveConfig): Diagnostic[] {
         ),
       );
     }
-    const user = rules.bash.find((u) => u.scope === 'user' && (u.verdict === 'ask' || u.verdict === 'deny') && overlaps(rule.command, u.command));
+    const user = rules.bash.find(
+      (u) => u.scope === 'user' && (u.verdict === 'ask' || u.verdict === 'deny') && overlaps(rule.command, u.command),
+    );
     if (user !== undefined) {
-      out.push(at(rule, `${rule.field}.command`, 'warning', `${what} cannot override the user's ${user.verdict} rule ${user.id} (${user.source}) where both match`));
+      out.push(
+        at(
+          rule,
+          `${rule.field}.command`,
+          'warning',
+          `${what} cannot override the user's ${user.verdict} rule ${user.id} (${user.source}) where both match`,
+        ),
+      );
     }
   }
   for (const rule of rules.tools) {
     if (rule.scope !== 'project' || rule.verdict !== 'allow') continue;
     const user = rules.tools.find((u) => u.scope === 'user' && u.verdict !== 'allow' && overlaps(rule.tool, u.tool));
     if (user !== undefined) {
-      out.push(at(rule, `${rule.field}.tool`, 'warning', `this allow cannot override the user's ${user.verdict} rule ${user.id} (${user.source}) where both match`));
+      out.push(
+        at(
+          rule,
+          `${rule.field}.tool`,
+          'warning',
+          `this allow cannot override the user's ${user.verdict} rule ${user.id} (${user.source}) where both match`,
+        ),
+      );
     }
   }
   return out;
 }
 
 function lintEmpty(rules: BashRuleSpec[]): Diagnostic[] {
-  return rules.filter((r) => r.contexts !== undefined && r.contexts.length === 0).map((r) => at(r, `${r.field}.context`, 'warning', 'an empty context list matches no segment', 'remove context: to match every context'));
+  return rules
+    .filter((r) => r.contexts !== undefined && r.contexts.length === 0)
+    .map((r) =>
+      at(
+        r,
+        `${r.field}.context`,
+        'warning',
+        'an empty context list matches no segment',
+        'remove context: to match every context',
+      ),
+    );
 }
 
 export function lintRules(config: EffectiveConfig, home: string): Diagnostic[] {
   const { tools, bash } = config.rules;
   return [
-    ...lintOrder(tools, (a, b) => a.tool === b.tool && sameInput(a.input, b.input) && a.verdict === b.verdict, toolShadows),
+    ...lintOrder(
+      tools,
+      (a, b) => a.tool === b.tool && sameInput(a.input, b.input) && a.verdict === b.verdict,
+      toolShadows,
+    ),
     ...lintOrder(bash, sameBash, bashShadows),
     ...lintPreconditions(bash, home),
     ...lintWeakening(config),
@@ -190,7 +290,13 @@ export function validateProject(projectRoot: string, env: NodeJS.ProcessEnv): Va
   const all = [...diagnostics, ...lintRules(config, where.home)];
   all.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   const errors = all.filter((d) => d.severity === 'error').length;
-  return { ok: errors === 0, errors, warnings: all.length - errors, files: { user: files.user, policy: files.policy, roles: files.roles }, diagnostics: all };
+  return {
+    ok: errors === 0,
+    errors,
+    warnings: all.length - errors,
+    files: { user: files.user, policy: files.policy, roles: files.roles },
+    diagnostics: all,
+  };
 }
 
 export function validate(cwd: string, env: NodeJS.ProcessEnv, json: boolean): { stdout: string; exitCode: number } {

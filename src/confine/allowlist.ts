@@ -42,7 +42,8 @@ export function parseAllowEntry(raw: string): ParsedEntry {
   const text = raw.trim();
   const bad = (problem: string): ParsedEntry => ({ ok: false, problem: `"${text.slice(0, 80)}" ${problem}` });
   if (text === '') return { ok: false, problem: 'an empty entry' };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return bad('is a URL: write the host only (example.com, or example.com:8443 for another port)');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+    return bad('is a URL: write the host only (example.com, or example.com:8443 for another port)');
   if (/[\s/?#@]/.test(text)) return bad('is not a host: no spaces, paths, queries or user names');
   let host = text;
   let port: number | undefined;
@@ -73,18 +74,25 @@ export function parseAllowEntry(raw: string): ParsedEntry {
     kind = 'wildcard';
     name = name.slice(2);
   }
-  if (name.includes('*')) return bad('has a * that is not a leading "*." (wildcards match whole names below a domain: *.example.com)');
+  if (name.includes('*'))
+    return bad('has a * that is not a leading "*." (wildcards match whole names below a domain: *.example.com)');
   if (name === '' || name.length > MAX_NAME) return bad('is not a host name');
   const labels = name.split('.');
-  if (!labels.every((l) => LABEL.test(l))) return bad('is not a host name (letters, digits, - and _ in dot-separated labels)');
+  if (!labels.every((l) => LABEL.test(l)))
+    return bad('is not a host name (letters, digits, - and _ in dot-separated labels)');
   // A name ending in a number is an address in some other spelling (2130706433, 0x7f.1 are 127.0.0.1 to a resolver).
-  if (/^(0x[0-9a-f]*|\d+)$/.test(labels[labels.length - 1]!)) return bad('looks like an IP address written in an unusual form: write it as a.b.c.d');
-  if (kind === 'wildcard' && labels.length < 2) return bad(`would match every name under .${name}: a wildcard needs a domain (*.example.com)`);
+  if (/^(0x[0-9a-f]*|\d+)$/.test(labels[labels.length - 1]!))
+    return bad('looks like an IP address written in an unusual form: write it as a.b.c.d');
+  if (kind === 'wildcard' && labels.length < 2)
+    return bad(`would match every name under .${name}: a wildcard needs a domain (*.example.com)`);
   return { ok: true, entry: { text, host: name, kind, ports } };
 }
 
 /** Every entry of a list, or the problems (index and message) of those that are not entries. */
-export function parseAllowlist(raw: readonly string[]): { entries: AllowEntry[]; problems: { index: number; problem: string }[] } {
+export function parseAllowlist(raw: readonly string[]): {
+  entries: AllowEntry[];
+  problems: { index: number; problem: string }[];
+} {
   const entries: AllowEntry[] = [];
   const problems: { index: number; problem: string }[] = [];
   raw.forEach((text, index) => {
@@ -181,7 +189,11 @@ export function namesSpecialAddress(entry: AllowEntry, address: string): boolean
 /** An IP literal in one spelling: IPv4 dotted, IPv6 compressed lower-case, IPv4-mapped IPv6 as IPv4. */
 export function canonicalIp(text: string): string | undefined {
   const kind = isIP(text);
-  if (kind === 4) return text.split('.').map((n) => String(Number(n))).join('.');
+  if (kind === 4)
+    return text
+      .split('.')
+      .map((n) => String(Number(n)))
+      .join('.');
   if (kind !== 6) return undefined;
   try {
     // The URL parser is the WHATWG host serializer: it compresses and lower-cases, and keeps ::ffff:a.b.c.d as hex.
@@ -200,5 +212,7 @@ export function canonicalIp(text: string): string | undefined {
 
 /** The entries as one stable key (which proxy serves which list). */
 export function allowlistKey(entries: readonly AllowEntry[]): string {
-  return [...new Set(entries.map((e) => `${e.kind === 'wildcard' ? '*.' : ''}${e.host}:${e.ports.join('+')}`))].sort().join(',');
+  return [...new Set(entries.map((e) => `${e.kind === 'wildcard' ? '*.' : ''}${e.host}:${e.ports.join('+')}`))]
+    .sort()
+    .join(',');
 }

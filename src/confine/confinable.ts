@@ -51,7 +51,9 @@ const UNKNOWN_EFFECT_RULES = new Set(['shell:dynamic-write-target', 'shell:unkno
 function asksAboutUnknownEffect(d: Decision): boolean {
   if (d.tier === 'default') return true;
   if (d.tier !== 'shell' || d.rule === undefined) return false;
-  return UNKNOWN_EFFECT_RULES.has(d.rule.id) || (d.rule.id.startsWith('effects:') && d.rule.id !== 'effects:exfiltration');
+  return (
+    UNKNOWN_EFFECT_RULES.has(d.rule.id) || (d.rule.id.startsWith('effects:') && d.rule.id !== 'effects:exfiltration')
+  );
 }
 
 export interface ConfineContext {
@@ -61,28 +63,44 @@ export interface ConfineContext {
   network?: NetworkAccess | undefined;
 }
 
-export function confinability(ctx: CascadeContext, d: Decision, confine: ConfineContext = { undoable: false }): Confinability {
+export function confinability(
+  ctx: CascadeContext,
+  d: Decision,
+  confine: ConfineContext = { undoable: false },
+): Confinability {
   const network = confine.network;
   if (d.verdict !== 'ask') return { ok: false, applies: false, why: `the decision is ${d.verdict}` };
   const shell = ctx.shell;
-  if (ctx.call.action !== 'shell' || shell === undefined) return { ok: false, applies: false, why: 'only shell commands run confined' };
+  if (ctx.call.action !== 'shell' || shell === undefined)
+    return { ok: false, applies: false, why: 'only shell commands run confined' };
   if (!asksAboutUnknownEffect(d)) return { ok: false, applies: false, why: `${d.tier} asks for a reason of its own` };
   const no = (why: string): Confinability => ({ ok: false, applies: true, why });
   if (ctx.call.input.dangerouslyDisableSandbox === true) return no('the call asks to run outside the sandbox');
   if (!shell.parse.ok) return no('hookwise cannot parse the command');
   const segments = shell.parse.segments;
-  const byRules = judgeSegmentsDetailed(segments, rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home })).segments;
+  const byRules = judgeSegmentsDetailed(
+    segments,
+    rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home }),
+  ).segments;
   let needsNetwork = false;
   for (let i = 0; i < segments.length; i++) {
     const ruled = byRules[i]?.decision;
-    if (ruled !== undefined && ruled.verdict !== 'allow') return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
+    if (ruled !== undefined && ruled.verdict !== 'allow')
+      return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
     const lossy = segmentLosesData(shell, i);
     const writesFiles = shell.writes.targets.some((t) => t.segment === i);
-    if (segments[i]!.name === 'git' && (ruled === undefined || lossy || writesFiles)) return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
+    if (segments[i]!.name === 'git' && (ruled === undefined || lossy || writesFiles))
+      return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
     if (lossy) {
-      if (!confine.undoable) return no(`\`${segments[i]!.name}\` deletes or overwrites files, and with no git repository here no undo snapshot can be taken: a human decides those`);
+      if (!confine.undoable)
+        return no(
+          `\`${segments[i]!.name}\` deletes or overwrites files, and with no git repository here no undo snapshot can be taken: a human decides those`,
+        );
       const outside = lostOutsideProject(shell, i);
-      if (outside !== undefined) return no(`\`${segments[i]!.name}\` deletes or overwrites ${outside}, outside the project, where \`hookwise undo\` cannot restore it`);
+      if (outside !== undefined)
+        return no(
+          `\`${segments[i]!.name}\` deletes or overwrites ${outside}, outside the project, where \`hookwise undo\` cannot restore it`,
+        );
     }
     const net = segmentNetwork(segments[i]!, shell.effects.segments[i]?.network === true);
     if (net.kind !== 'none') {
@@ -96,25 +114,35 @@ export function confinability(ctx: CascadeContext, d: Decision, confine: Confine
   for (let i = 0; i < shell.effects.reads.length; i++) {
     const resolved = shell.reads[i];
     if (resolved === null || resolved === undefined) continue;
-    if (judgeSensitiveRead(resolved, ctx, shell.effects.reads[i]!.recursive) !== undefined) return no(`it reads ${resolved.absolute}, a credential`);
+    if (judgeSensitiveRead(resolved, ctx, shell.effects.reads[i]!.recursive) !== undefined)
+      return no(`it reads ${resolved.absolute}, a credential`);
   }
   for (let i = 0; i < shell.writes.targets.length; i++) {
     const resolved = shell.targets[i];
     if (resolved === null || resolved === undefined) continue; // known only when it runs: the walls judge it
-    if (resolved.relative === '.git' || resolved.relative?.startsWith('.git/') === true) return no(`it writes ${resolved.absolute}, in .git, ${GIT_READ_ONLY}`);
+    if (resolved.relative === '.git' || resolved.relative?.startsWith('.git/') === true)
+      return no(`it writes ${resolved.absolute}, in .git, ${GIT_READ_ONLY}`);
     const w = judgeWrite(resolved, ctx);
-    if (w !== undefined && w.verdict !== 'allow') return no(`it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}`);
+    if (w !== undefined && w.verdict !== 'allow')
+      return no(`it writes ${resolved.absolute}, which path policy ${w.verdict === 'deny' ? 'denies' : 'asks about'}`);
   }
   return needsNetwork ? { ok: true, network: true } : { ok: true };
 }
 
 /** Why a segment that reaches the network cannot do so from inside the walls, if it cannot. */
-function networkProblem(name: string, net: ReturnType<typeof segmentNetwork>, network: NetworkAccess | undefined): string | undefined {
-  if (network === undefined || network.allow.length === 0) return `\`${name}\` reaches the network, which the walls cut (no network allowlist)`;
+function networkProblem(
+  name: string,
+  net: ReturnType<typeof segmentNetwork>,
+  network: NetworkAccess | undefined,
+): string | undefined {
+  if (network === undefined || network.allow.length === 0)
+    return `\`${name}\` reaches the network, which the walls cut (no network allowlist)`;
   if (net.kind === 'other') return `\`${name}\` ${net.why}: only HTTP and HTTPS go through the filtering proxy`;
   const refused = refusedDestination(net, network.allow);
-  if (refused !== undefined) return `\`${name}\` reaches ${refused.host} port ${refused.port}, which is not on the network allowlist`;
-  if (!network.proxy.up) return `\`${name}\` reaches the network, and the filtering proxy is not available: ${network.proxy.why}`;
+  if (refused !== undefined)
+    return `\`${name}\` reaches ${refused.host} port ${refused.port}, which is not on the network allowlist`;
+  if (!network.proxy.up)
+    return `\`${name}\` reaches the network, and the filtering proxy is not available: ${network.proxy.why}`;
   return undefined;
 }
 

@@ -43,7 +43,8 @@ export interface ConfineRequest {
  * `writes`: where in the project the command may write, in words for the reason (role-writes.ts). `proxied`:
  * it reaches the allowlist through the proxy; false: no network at all.
  */
-export type ConfineAnswer = { ok: true; command: string; snapshot: boolean; writes: string; proxied: boolean } | { ok: false; reason: string };
+export type ConfineAnswer =
+  { ok: true; command: string; snapshot: boolean; writes: string; proxied: boolean } | { ok: false; reason: string };
 
 /**
  * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
@@ -56,7 +57,10 @@ function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[], p
   // A linked worktree's or submodule's git directory lies outside the project: read-only there already,
   // unless it is in another writable root (the temp dir). Then it is protected like the project's `.git`.
   const undo = request.undo;
-  const gitDirs = undo === undefined ? [] : [...new Set([undo.tree.gitDir, undo.tree.commonDir])].filter((d) => !isInside(d, request.projectRoot));
+  const gitDirs =
+    undo === undefined
+      ? []
+      : [...new Set([undo.tree.gitDir, undo.tree.commonDir])].filter((d) => !isInside(d, request.projectRoot));
   const input: EnvelopeInput = {
     projectRoot: request.projectRoot,
     tempDir: realpathSync(tmpdir()),
@@ -87,22 +91,49 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
   if (request.network !== undefined) {
     const socat = which('socat', process.env);
     if (socat !== undefined) relay = { socket: request.network.socket, socat };
-    else if (request.network.required) return { ok: false, reason: 'socat is not installed, and the relay to the filtering proxy needs it (apt-get install socat)' };
+    else if (request.network.required)
+      return {
+        ok: false,
+        reason: 'socat is not installed, and the relay to the filtering proxy needs it (apt-get install socat)',
+      };
   }
   // The role's denied directories that exist now (one stat each): a missing one is left to path policy.
-  const roleReadOnly = request.role === undefined ? [] : roleDeniedDirs(request.role.denyWrite, request.role.allowWrite).filter((d) => lstatSync(join(request.projectRoot, d), { throwIfNoEntry: false })?.isDirectory() === true);
+  const roleReadOnly =
+    request.role === undefined
+      ? []
+      : roleDeniedDirs(request.role.denyWrite, request.role.allowWrite).filter(
+          (d) => lstatSync(join(request.projectRoot, d), { throwIfNoEntry: false })?.isDirectory() === true,
+        );
   const envelope = envelopeFor(request, roleReadOnly, relay !== undefined);
   const undo = request.undo;
   let before: string | undefined;
   if (undo !== undefined) {
     try {
-      before = prepareSnapshot({ tree: undo.tree, sanitizedCommand: undo.sanitizedCommand, sensitive: request.sensitive, runtimeDir: request.runtimeDir, version: VERSION });
+      before = prepareSnapshot({
+        tree: undo.tree,
+        sanitizedCommand: undo.sanitizedCommand,
+        sensitive: request.sensitive,
+        runtimeDir: request.runtimeDir,
+        version: VERSION,
+      });
     } catch (error) {
-      return { ok: false, reason: `the undo snapshot needs a private directory in ${request.runtimeDir}: ${(error as Error).message}` };
+      return {
+        ok: false,
+        reason: `the undo snapshot needs a private directory in ${request.runtimeDir}: ${(error as Error).message}`,
+      };
     }
   }
-  const options: RenderOptions = { ...(before === undefined ? {} : { before }), ...(relay === undefined ? {} : { relay }) };
+  const options: RenderOptions = {
+    ...(before === undefined ? {} : { before }),
+    ...(relay === undefined ? {} : { relay }),
+  };
   const wrapped = wrapCommand(envelope, request.command, runtime.runtime, undefined, options);
   if (!wrapped.ok) return { ok: false, reason: wrapped.reason };
-  return { ok: true, command: wrapped.command, snapshot: before !== undefined, writes: describeProjectWrites(roleReadOnly, request.role?.name), proxied: relay !== undefined };
+  return {
+    ok: true,
+    command: wrapped.command,
+    snapshot: before !== undefined,
+    writes: describeProjectWrites(roleReadOnly, request.role?.name),
+    proxied: relay !== undefined,
+  };
 }

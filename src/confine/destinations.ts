@@ -35,11 +35,13 @@ const SCP_LIKE = /^(?:[\w.-]+@)?[\w.-]+\.[a-z]{2,}:(?!\/\/)/i;
 export function segmentNetwork(segment: Segment, flagged: boolean): SegmentNetwork {
   const words = segment.argv.slice(1).filter((_, i) => !segment.dynamicArgs.includes(i + 1));
   if (segment.flags.remote !== undefined) return { kind: 'other', why: 'runs on another host' };
-  if (segment.redirects.some((r) => /^\/dev\/(?:tcp|udp)\//.test(r.target))) return { kind: 'other', why: 'opens a raw connection (/dev/tcp, /dev/udp)' };
+  if (segment.redirects.some((r) => /^\/dev\/(?:tcp|udp)\//.test(r.target)))
+    return { kind: 'other', why: 'opens a raw connection (/dev/tcp, /dev/udp)' };
   if (HTTP_CLIENTS.has(segment.name)) return urls(words);
   if (segment.name === 'git' && GIT_REMOTE.has(segment.argv[1] ?? '')) {
     const net = urls(words.slice(1));
-    if (net.kind === 'http' && words.slice(1).some((w) => SCP_LIKE.test(w))) return { kind: 'other', why: 'uses an ssh remote' };
+    if (net.kind === 'http' && words.slice(1).some((w) => SCP_LIKE.test(w)))
+      return { kind: 'other', why: 'uses an ssh remote' };
     return net.kind === 'http' && net.known.length === 0 && !flagged ? { kind: 'none' } : net;
   }
   return flagged ? { kind: 'other', why: 'speaks something other than HTTP(S)' } : { kind: 'none' };
@@ -50,7 +52,8 @@ function urls(words: readonly string[]): SegmentNetwork {
   for (const word of words) {
     const scheme = URL_SCHEME.exec(word)?.[1]?.toLowerCase();
     if (scheme === undefined) continue;
-    if (scheme !== 'http' && scheme !== 'https') return { kind: 'other', why: `uses a ${scheme}:// URL, which an HTTP proxy does not carry` };
+    if (scheme !== 'http' && scheme !== 'https')
+      return { kind: 'other', why: `uses a ${scheme}:// URL, which an HTTP proxy does not carry` };
     let url: URL;
     try {
       url = new URL(word);

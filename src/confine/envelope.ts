@@ -61,7 +61,20 @@ export const DEFAULT_CONFINE_SETTINGS: ConfineSettings = {
   scan: {
     depth: 4,
     maxEntries: 20_000,
-    skipDirs: ['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', 'target', 'dist', 'build', '.next', '.cache'],
+    skipDirs: [
+      'node_modules',
+      '.git',
+      '.hg',
+      '.svn',
+      '.venv',
+      'venv',
+      '__pycache__',
+      'target',
+      'dist',
+      'build',
+      '.next',
+      '.cache',
+    ],
   },
 };
 
@@ -103,7 +116,15 @@ export type DenyRule =
    * `under`; with `within`, not the entry itself but those children of it. `test` is the glob compiled here
    * (picomatch is the reference), so that wrapping matches names without loading a glob library.
    */
-  | { kind: 'names'; under: string; match: string; test: NameTest; depth: number; within?: readonly string[]; source: RuleSource };
+  | {
+      kind: 'names';
+      under: string;
+      match: string;
+      test: NameTest;
+      depth: number;
+      within?: readonly string[];
+      source: RuleSource;
+    };
 
 export const NAME_TEST_KINDS = ['exact', 'prefix', 'suffix', 'regex'] as const;
 /** How a file name is matched: compared as a string when the glob has that shape, else a regex source. */
@@ -162,7 +183,8 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
     ['home', input.home],
     ['runtimeDir', input.runtimeDir],
   ] as const) {
-    if (!isAbsolute(path)) throw new HookwiseError('INTERNAL', `confine: ${what} must be an absolute path, not "${path}"`);
+    if (!isAbsolute(path))
+      throw new HookwiseError('INTERNAL', `confine: ${what} must be an absolute path, not "${path}"`);
   }
   const root = normalize(input.projectRoot);
   const home = normalize(input.home);
@@ -174,7 +196,12 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   else {
     for (const dir of settings.projectWrites) {
       const path = normalize(join(root, dir));
-      if (isAbsolute(dir) || !isInside(path, root)) notes.push({ pattern: dir, list: 'settings', problem: 'projectWrites entries are directories inside the project: ignored' });
+      if (isAbsolute(dir) || !isInside(path, root))
+        notes.push({
+          pattern: dir,
+          list: 'settings',
+          problem: 'projectWrites entries are directories inside the project: ignored',
+        });
       else writable.push({ path, why: 'project' });
     }
   }
@@ -182,7 +209,12 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   for (const dir of settings.extraWritable) {
     const path = dir.startsWith('~/') ? normalize(join(home, dir.slice(2))) : dir;
     if (!isAbsolute(path) || path === '/' || isInside(home, path)) {
-      notes.push({ pattern: dir, list: 'settings', problem: 'an extra writable directory must be absolute and neither /, the home directory nor one of its ancestors: ignored' });
+      notes.push({
+        pattern: dir,
+        list: 'settings',
+        problem:
+          'an extra writable directory must be absolute and neither /, the home directory nor one of its ancestors: ignored',
+      });
     } else writable.push({ path: normalize(path), why: 'settings' });
   }
 
@@ -199,17 +231,25 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   add(denyWrite, CONFINE_EXTRA_WRITE, 'confine');
   add(denyWrite, settings.denyWrite, 'settings');
   // A repository nested anywhere in the project runs its own hooks when someone commits in it.
-  denyWrite.push({ ...names(root, '.git', ANY_DEPTH, { pattern: '**/.git/{hooks/**,config}', list: 'confine' }), within: ['hooks', 'config'] });
+  denyWrite.push({
+    ...names(root, '.git', ANY_DEPTH, { pattern: '**/.git/{hooks/**,config}', list: 'confine' }),
+    within: ['hooks', 'config'],
+  });
   add(denyRead, input.sensitive?.read ?? DEFAULT_SENSITIVE_READ, 'sensitive-read');
   add(denyRead, CONFINE_EXTRA_READ, 'confine');
   add(denyRead, settings.denyRead, 'settings');
-  denyRead.push({ kind: 'path', path: normalize(input.runtimeDir), source: { pattern: input.runtimeDir, list: 'confine' } });
+  denyRead.push({
+    kind: 'path',
+    path: normalize(input.runtimeDir),
+    source: { pattern: input.runtimeDir, list: 'confine' },
+  });
   if (input.userConfigDir !== undefined) {
     const token = join(normalize(input.userConfigDir), 'daemon');
     denyRead.push({ kind: 'path', path: token, source: { pattern: token, list: 'confine' } });
   }
 
-  const network: NetworkPolicy = settings.network.allow.length === 0 ? { kind: 'none' } : { kind: 'proxy', domains: [...settings.network.allow] };
+  const network: NetworkPolicy =
+    settings.network.allow.length === 0 ? { kind: 'none' } : { kind: 'proxy', domains: [...settings.network.allow] };
   return {
     projectRoot: root,
     home,
@@ -260,13 +300,19 @@ function rulesOf(pattern: string, list: RuleList, bases: Bases): DenyRule[] | { 
   const segments = glob.split('/');
   if (!pattern.includes('/')) return [names(base, glob, ANY_DEPTH, source)];
   if (segments.length === 1) return [names(dir, glob, 1, source)];
-  if (segments[0] === '**' && (segments.length === 2 || (segments.length === 3 && segments[2] === '**')) && !segments[1]!.includes('**')) {
+  if (
+    segments[0] === '**' &&
+    (segments.length === 2 || (segments.length === 3 && segments[2] === '**')) &&
+    !segments[1]!.includes('**')
+  ) {
     return [names(dir, segments[1]!, ANY_DEPTH, source)];
   }
   // Anything else (a glob in a middle directory): the whole literal directory, when that is not a root of
   // its own — hiding all of a project or home directory would be a different envelope, not a safer one.
   if (literal !== '' && dir !== bases.root && dir !== bases.home) return [{ kind: 'path', path: dir, source }];
-  return { problem: `no mount can express "${glob}" below ${dir}: not enforced inside the walls (hookwise's own checks still apply)` };
+  return {
+    problem: `no mount can express "${glob}" below ${dir}: not enforced inside the walls (hookwise's own checks still apply)`,
+  };
 }
 
 type NamesRule = Extract<DenyRule, { kind: 'names' }>;
@@ -284,7 +330,8 @@ export function nameTest(glob: string): NameTest {
   let test = nameTests.get(glob);
   if (test !== undefined) return test;
   if (!GLOB_SPECIAL.test(glob)) test = { kind: 'exact', value: glob };
-  else if (glob.endsWith('*') && !GLOB_SPECIAL.test(glob.slice(0, -1))) test = { kind: 'prefix', value: glob.slice(0, -1) };
+  else if (glob.endsWith('*') && !GLOB_SPECIAL.test(glob.slice(0, -1)))
+    test = { kind: 'prefix', value: glob.slice(0, -1) };
   else if (glob.startsWith('*') && !GLOB_SPECIAL.test(glob.slice(1))) test = { kind: 'suffix', value: glob.slice(1) };
   else test = { kind: 'regex', value: picomatch.makeRe(glob, { dot: true }).source };
   nameTests.set(glob, test);
@@ -294,7 +341,8 @@ export function nameTest(glob: string): NameTest {
 function dedupe(rules: DenyRule[]): DenyRule[] {
   const seen = new Set<string>();
   return rules.filter((r) => {
-    const key = r.kind === 'path' ? `p\0${r.path}` : `n\0${r.under}\0${r.match}\0${r.depth}\0${(r.within ?? []).join('/')}`;
+    const key =
+      r.kind === 'path' ? `p\0${r.path}` : `n\0${r.under}\0${r.match}\0${r.depth}\0${(r.within ?? []).join('/')}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -55,7 +55,13 @@ export function gitWorkTree(projectRoot: string): GitWorkTree | undefined {
     // A linked worktree's git dir is <common>/worktrees/<name>: its refs must not collide with the main one's.
     const linked = commonDir !== gitDir && basename(dirname(gitDir)) === 'worktrees';
     const name = linked ? `worktree-${basename(gitDir).replace(/[^A-Za-z0-9_-]/g, '_')}` : 'main';
-    return { root: projectRoot, gitDir, commonDir, indexFile: join(gitDir, 'index'), undoRef: `${UNDO_REF_PREFIX}/${name}` };
+    return {
+      root: projectRoot,
+      gitDir,
+      commonDir,
+      indexFile: join(gitDir, 'index'),
+      undoRef: `${UNDO_REF_PREFIX}/${name}`,
+    };
   } catch {
     return undefined;
   }

@@ -9,7 +9,17 @@
  * Where it fails, a confined allow must fall back to asking, never to an unconfined allow.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { locations } from '../util/locations.js';
@@ -17,7 +27,17 @@ import { buildEnvelope } from './envelope.js';
 import { seccompArchOf } from './seccomp.js';
 import { shellQuote, wrapCommand, type ConfineRuntime } from './wrap.js';
 
-export const PROBE_FAILURES = ['platform', 'bwrap-missing', 'shell-missing', 'arch', 'userns', 'proc', 'seccomp', 'walls', 'error'] as const;
+export const PROBE_FAILURES = [
+  'platform',
+  'bwrap-missing',
+  'shell-missing',
+  'arch',
+  'userns',
+  'proc',
+  'seccomp',
+  'walls',
+  'error',
+] as const;
 export type ProbeFailure = (typeof PROBE_FAILURES)[number];
 
 export type ProbeReport =
@@ -57,10 +77,21 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
-export const INSTALL_FIX = 'install bubblewrap (apt-get install bubblewrap socat; dnf install bubblewrap socat; pacman -S bubblewrap socat)';
+export const INSTALL_FIX =
+  'install bubblewrap (apt-get install bubblewrap socat; dnf install bubblewrap socat; pacman -S bubblewrap socat)';
 
 /** The checks the probe command prints when they pass (see PROBE_SCRIPT). */
-const CHECKS = ['no-new-privs', 'no-capabilities', 'seccomp', 'loopback-only', 'pid-namespace', 'project-writable', 'outside-read-only', 'protected-uncreatable', 'secret-hidden'] as const;
+const CHECKS = [
+  'no-new-privs',
+  'no-capabilities',
+  'seccomp',
+  'loopback-only',
+  'pid-namespace',
+  'project-writable',
+  'outside-read-only',
+  'protected-uncreatable',
+  'secret-hidden',
+] as const;
 
 export function probeConfinement(options: ProbeOptions = {}): ProbeReport {
   const started = performance.now();
@@ -76,23 +107,41 @@ export function probeConfinement(options: ProbeOptions = {}): ProbeReport {
     ms: ms(),
   });
   if (platform !== 'linux') {
-    return fail('platform', `confinement is built on Linux bubblewrap; ${platform} is not supported yet`, 'none yet on this platform (macOS Seatbelt is future work)');
+    return fail(
+      'platform',
+      `confinement is built on Linux bubblewrap; ${platform} is not supported yet`,
+      'none yet on this platform (macOS Seatbelt is future work)',
+    );
   }
   const arch = seccompArchOf(options.arch ?? process.arch);
-  if (arch === undefined) return fail('arch', `no seccomp filter for ${options.arch ?? process.arch} (x64 and arm64 only)`, 'run on x86-64 or arm64');
+  if (arch === undefined)
+    return fail(
+      'arch',
+      `no seccomp filter for ${options.arch ?? process.arch} (x64 and arm64 only)`,
+      'run on x86-64 or arm64',
+    );
   const bwrap = options.bwrap ?? which('bwrap', env);
   if (bwrap === undefined || !executable(bwrap)) {
-    return fail('bwrap-missing', options.bwrap === undefined ? 'bubblewrap (bwrap) is not installed' : `bubblewrap is not executable at ${options.bwrap}`, INSTALL_FIX);
+    return fail(
+      'bwrap-missing',
+      options.bwrap === undefined
+        ? 'bubblewrap (bwrap) is not installed'
+        : `bubblewrap is not executable at ${options.bwrap}`,
+      INSTALL_FIX,
+    );
   }
   const shell = ['/bin/bash', '/usr/bin/bash', '/bin/sh'].find(executable);
-  if (shell === undefined) return fail('shell-missing', 'neither bash nor sh found in /bin or /usr/bin', 'install bash');
+  if (shell === undefined)
+    return fail('shell-missing', 'neither bash nor sh found in /bin or /usr/bin', 'install bash');
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', timeout: 5000 });
   const bwrapVersion = (version.stdout ?? '').trim() || 'unknown version';
   const flock = which('flock', env);
   const find = which('find', env);
   const warnings: string[] = [];
   if (flock === undefined || find === undefined) {
-    warnings.push(`without ${flock === undefined ? 'flock' : 'find'} the empty files bubblewrap makes for absent protected paths (.mcp.json, .claude, …) stay in the project after each command (install util-linux and findutils)`);
+    warnings.push(
+      `without ${flock === undefined ? 'flock' : 'find'} the empty files bubblewrap makes for absent protected paths (.mcp.json, .claude, …) stay in the project after each command (install util-linux and findutils)`,
+    );
   }
 
   const base = realpathSync(mkdtempSync(join(options.scratch ?? tmpdir(), 'hookwise-probe-')));
@@ -101,7 +150,8 @@ export function probeConfinement(options: ProbeOptions = {}): ProbeReport {
     const home = join(base, 'home');
     const runtimeDir = join(base, 'runtime');
     const outside = join(base, 'outside');
-    for (const dir of [project, join(base, 'tmp'), join(home, '.ssh'), runtimeDir, outside]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const dir of [project, join(base, 'tmp'), join(home, '.ssh'), runtimeDir, outside])
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(home, '.ssh', 'id_probe'), 'probe secret\n');
     writeFileSync(join(outside, 'canary'), 'canary\n');
     const envelope = buildEnvelope({ projectRoot: project, tempDir: join(base, 'tmp'), home, runtimeDir });
@@ -111,16 +161,35 @@ export function probeConfinement(options: ProbeOptions = {}): ProbeReport {
     const modes = euid === 0 ? [true, false] : [true];
     let last: { failure: ProbeFailure; reason: string; fix: string; detail?: string } | undefined;
     for (const userns of modes) {
-      const runtime: ConfineRuntime = { bwrap, shell, ...(flock === undefined ? {} : { flock }), ...(find === undefined ? {} : { find }), lockFile: join(runtimeDir, 'confine.lock'), arch, userns };
+      const runtime: ConfineRuntime = {
+        bwrap,
+        shell,
+        ...(flock === undefined ? {} : { flock }),
+        ...(find === undefined ? {} : { find }),
+        lockFile: join(runtimeDir, 'confine.lock'),
+        arch,
+        userns,
+      };
       const script = probeScript({ project, outside, secret: join(home, '.ssh', 'id_probe') });
       const wrapped = wrapCommand(envelope, script, runtime);
-      if (!wrapped.ok) return fail('walls', `the probe's own envelope cannot be enforced: ${wrapped.reason}`, 'report this as a bug');
-      const run = spawnSync('/bin/sh', ['-c', wrapped.command], { cwd: project, env: { ...env, HOME: home }, encoding: 'utf8', timeout: options.timeoutMs ?? 10_000 });
+      if (!wrapped.ok)
+        return fail('walls', `the probe's own envelope cannot be enforced: ${wrapped.reason}`, 'report this as a bug');
+      const run = spawnSync('/bin/sh', ['-c', wrapped.command], {
+        cwd: project,
+        env: { ...env, HOME: home },
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 10_000,
+      });
       const out = run.stdout ?? '';
       const confirmed = CHECKS.filter((c) => out.includes(`hookwise-probe ${c}\n`));
       if (run.status === 0 && confirmed.length === CHECKS.length) {
         if (readFileSync(join(outside, 'canary'), 'utf8') !== 'canary\n' || !existsSync(join(project, 'written'))) {
-          return fail('walls', 'the probe command ran, but its writes did not land where the walls say', 'report this as a bug', out);
+          return fail(
+            'walls',
+            'the probe command ran, but its writes did not land where the walls say',
+            'report this as a bug',
+            out,
+          );
         }
         if (flock !== undefined && find !== undefined && !vanishes(join(project, '.mcp.json'), 1000)) {
           warnings.push('the mount-point file bubblewrap made for .mcp.json was not removed after the run');
@@ -128,23 +197,45 @@ export function probeConfinement(options: ProbeOptions = {}): ProbeReport {
         const lockFile = join(options.runtimeDir ?? locations(env).runtimeDir, 'confine.lock');
         return { available: true, runtime: { ...runtime, lockFile }, bwrapVersion, confirmed, warnings, ms: ms() };
       }
-      last = run.status === 0 || confirmed.length > 0
-        ? { failure: 'walls', reason: `the walls do not hold here: ${CHECKS.filter((c) => !confirmed.includes(c)).join(', ')} not confirmed`, fix: 'run hookwise doctor again; if it persists, report it with the output of bwrap --version and uname -r', detail: firstLine(run.stderr) }
-        : classify(run.stderr ?? '', run.error);
+      last =
+        run.status === 0 || confirmed.length > 0
+          ? {
+              failure: 'walls',
+              reason: `the walls do not hold here: ${CHECKS.filter((c) => !confirmed.includes(c)).join(', ')} not confirmed`,
+              fix: 'run hookwise doctor again; if it persists, report it with the output of bwrap --version and uname -r',
+              detail: firstLine(run.stderr),
+            }
+          : classify(run.stderr ?? '', run.error);
     }
     return fail(last!.failure, last!.reason, last!.fix, last!.detail);
   } catch (error) {
-    return fail('error', `the probe could not run: ${(error as Error).message}`, 'check that the system temp dir is writable');
+    return fail(
+      'error',
+      `the probe could not run: ${(error as Error).message}`,
+      'check that the system temp dir is writable',
+    );
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
 }
 
 /** bubblewrap's refusal, as a reason and a fix. */
-function classify(stderr: string, error: Error | undefined): { failure: ProbeFailure; reason: string; fix: string; detail?: string } {
+function classify(
+  stderr: string,
+  error: Error | undefined,
+): { failure: ProbeFailure; reason: string; fix: string; detail?: string } {
   const detail = firstLine(stderr) ?? error?.message;
-  const withDetail = (failure: ProbeFailure, reason: string, fix: string) => ({ failure, reason, fix, ...(detail === undefined ? {} : { detail }) });
-  if (/No permissions to creat|new namespace|uid map|setting up uid|unshare|user namespace|Operation not permitted.*namespace/i.test(stderr)) {
+  const withDetail = (failure: ProbeFailure, reason: string, fix: string) => ({
+    failure,
+    reason,
+    fix,
+    ...(detail === undefined ? {} : { detail }),
+  });
+  if (
+    /No permissions to creat|new namespace|uid map|setting up uid|unshare|user namespace|Operation not permitted.*namespace/i.test(
+      stderr,
+    )
+  ) {
     return withDetail(
       'userns',
       'this kernel does not let bubblewrap create user namespaces',
@@ -152,12 +243,24 @@ function classify(stderr: string, error: Error | undefined): { failure: ProbeFai
     );
   }
   if (/mount proc|proc on/i.test(stderr)) {
-    return withDetail('proc', 'bubblewrap cannot mount a /proc for the sandbox (a container that forbids it)', 'run the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or on a VM');
+    return withDetail(
+      'proc',
+      'bubblewrap cannot mount a /proc for the sandbox (a container that forbids it)',
+      'run the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or on a VM',
+    );
   }
   if (/seccomp|PR_SET_SECCOMP/i.test(stderr)) {
-    return withDetail('seccomp', 'the kernel refused the seccomp filter', 'a kernel with CONFIG_SECCOMP_FILTER is needed');
+    return withDetail(
+      'seccomp',
+      'the kernel refused the seccomp filter',
+      'a kernel with CONFIG_SECCOMP_FILTER is needed',
+    );
   }
-  return withDetail('error', 'bubblewrap failed to start the probe command', 'run hookwise doctor again; the detail is bubblewrap\'s own message');
+  return withDetail(
+    'error',
+    'bubblewrap failed to start the probe command',
+    "run hookwise doctor again; the detail is bubblewrap's own message",
+  );
 }
 
 /** Whether `path` is gone within `ms` (the clean-up after a run is in the background). */
@@ -172,7 +275,10 @@ function vanishes(path: string, ms: number): boolean {
 }
 
 function firstLine(text: string | undefined): string | undefined {
-  const line = (text ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const line = (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   return line === undefined ? undefined : line.slice(0, 300);
 }
 
@@ -195,7 +301,9 @@ function probeScript(p: { project: string; outside: string; secret: string }): s
 
 /** An executable on PATH, then in /usr/bin, /bin, /usr/local/bin. */
 export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  const dirs = [...(env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'].filter((d) => d !== '' && d.startsWith('/'));
+  const dirs = [...(env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'].filter(
+    (d) => d !== '' && d.startsWith('/'),
+  );
   return dirs.map((d) => join(d, name)).find(executable);
 }
 

@@ -40,7 +40,10 @@ function stampOf(bwrap: string | undefined): string {
 }
 
 /** Confinement on this machine, probed at most once per stamp (per process, then per runtime directory). */
-export function confineRuntime(runtimeDir: string, probe: (runtimeDir: string) => ProbeReport = (dir) => probeConfinement({ runtimeDir: dir })): RuntimeVerdict {
+export function confineRuntime(
+  runtimeDir: string,
+  probe: (runtimeDir: string) => ProbeReport = (dir) => probeConfinement({ runtimeDir: dir }),
+): RuntimeVerdict {
   // The bwrap the probe uses (the stamp must follow the same binary).
   const stamp = stampOf(which('bwrap', process.env));
   const key = `${runtimeDir}\0${stamp}`;
@@ -53,7 +56,9 @@ export function confineRuntime(runtimeDir: string, probe: (runtimeDir: string) =
     return cached;
   }
   const report = probe(runtimeDir);
-  const verdict: RuntimeVerdict = report.available ? { available: true, runtime: report.runtime } : { available: false, reason: `${report.reason} (${report.fix})` };
+  const verdict: RuntimeVerdict = report.available
+    ? { available: true, runtime: report.runtime }
+    : { available: false, reason: `${report.reason} (${report.fix})` };
   memo.set(key, verdict);
   try {
     ensurePrivateDir(join(runtimeDir, 'cache'));
@@ -73,7 +78,16 @@ function readCache(file: string, stamp: string): RuntimeVerdict | undefined {
     const v = parsed.verdict as Partial<{ available: boolean; runtime: Partial<ConfineRuntime>; reason: string }>;
     if (v.available === false && typeof v.reason === 'string') return { available: false, reason: v.reason };
     const r = v.runtime;
-    if (v.available !== true || r === undefined || typeof r.bwrap !== 'string' || typeof r.shell !== 'string' || typeof r.lockFile !== 'string' || typeof r.userns !== 'boolean' || (r.arch !== 'x64' && r.arch !== 'arm64')) return undefined;
+    if (
+      v.available !== true ||
+      r === undefined ||
+      typeof r.bwrap !== 'string' ||
+      typeof r.shell !== 'string' ||
+      typeof r.lockFile !== 'string' ||
+      typeof r.userns !== 'boolean' ||
+      (r.arch !== 'x64' && r.arch !== 'arm64')
+    )
+      return undefined;
     return { available: true, runtime: r as ConfineRuntime };
   } catch {
     return undefined; // unreadable, foreign or corrupt: probe again

@@ -36,8 +36,24 @@ interface ArchSpec {
 }
 
 const ARCHES: Record<SeccompArch, ArchSpec> = {
-  x64: { audit: 0xc000003e, socket: 41, ioctl: 16, clone: 56, unshare: 272, clone3: 435, refused: [425, 426, 427, 250, 248, 249] },
-  arm64: { audit: 0xc00000b7, socket: 198, ioctl: 29, clone: 220, unshare: 97, clone3: 435, refused: [425, 426, 427, 219, 217, 218] },
+  x64: {
+    audit: 0xc000003e,
+    socket: 41,
+    ioctl: 16,
+    clone: 56,
+    unshare: 272,
+    clone3: 435,
+    refused: [425, 426, 427, 250, 248, 249],
+  },
+  arm64: {
+    audit: 0xc00000b7,
+    socket: 198,
+    ioctl: 29,
+    clone: 220,
+    unshare: 97,
+    clone3: 435,
+    refused: [425, 426, 427, 219, 217, 218],
+  },
 };
 
 const AF_INET = 2;

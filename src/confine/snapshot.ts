@@ -65,8 +65,18 @@ export const SNAPSHOT_IDENTITY: Readonly<Record<string, string>> = {
 
 /** Environment that would point git somewhere else than the project's own repository. */
 export const FOREIGN_GIT_ENV = [
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_NAMESPACE',
-  'GIT_PREFIX', 'GIT_LITERAL_PATHSPECS', 'GIT_GLOB_PATHSPECS', 'GIT_NOGLOB_PATHSPECS', 'GIT_ICASE_PATHSPECS',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_LITERAL_PATHSPECS',
+  'GIT_GLOB_PATHSPECS',
+  'GIT_NOGLOB_PATHSPECS',
+  'GIT_ICASE_PATHSPECS',
 ] as const;
 
 export function snapshotMessage(record: SnapshotRecord): string {
@@ -80,8 +90,10 @@ export function parseSnapshotMessage(message: string): SnapshotRecord | undefine
   if (line === undefined) return undefined;
   try {
     const r = JSON.parse(line.slice(SNAPSHOT_MARKER.length)) as Partial<SnapshotRecord>;
-    const patterns = (list: unknown): list is string[] => Array.isArray(list) && list.every((e) => typeof e === 'string' && !/[\n\r\0]/.test(e));
-    if (typeof r.command !== 'string' || typeof r.version !== 'string' || !patterns(r.ignores) || !patterns(r.tracked)) return undefined;
+    const patterns = (list: unknown): list is string[] =>
+      Array.isArray(list) && list.every((e) => typeof e === 'string' && !/[\n\r\0]/.test(e));
+    if (typeof r.command !== 'string' || typeof r.version !== 'string' || !patterns(r.ignores) || !patterns(r.tracked))
+      return undefined;
     return { command: r.command, ignores: r.ignores, tracked: r.tracked, version: r.version };
   } catch {
     return undefined;
@@ -102,7 +114,15 @@ const GROUPS = /[!@+*?]\([^()]*\)|\{[^{}]*\}/g;
 export function snapshotIgnores(patterns: readonly string[]): string[] {
   const out = new Set<string>();
   for (const raw of patterns) {
-    if (raw.startsWith('~') || raw.startsWith('/') || raw.startsWith('!') || raw.startsWith('#') || raw.trim() === '' || /[\n\r\0\\]/.test(raw)) continue;
+    if (
+      raw.startsWith('~') ||
+      raw.startsWith('/') ||
+      raw.startsWith('!') ||
+      raw.startsWith('#') ||
+      raw.trim() === '' ||
+      /[\n\r\0\\]/.test(raw)
+    )
+      continue;
     let glob = raw.replace(GROUPS, '*').replace(/^\.\//, '').trimEnd();
     // The shapes git matches fastest, same meaning: `**/name` is `name`, `**/dir/**` is `dir/`, `dir/**` is `/dir/`.
     const anyDepthDir = /^\*\*\/([^/*]+)\/\*\*$/.exec(glob);
@@ -161,7 +181,11 @@ export function ignoresRegex(ignores: readonly string[]): string {
  * index), leaving out `ignores` — the snapshot's first half, and what `hookwise undo` runs to compare. They
  * `exit 1` on a failure; the caller defines `__hw_i` and removes `$__hw_i*` afterwards.
  */
-export function stageWorktreeLines(tree: GitWorkTree, ignores: readonly string[], tracked: readonly string[]): string[] {
+export function stageWorktreeLines(
+  tree: GitWorkTree,
+  ignores: readonly string[],
+  tracked: readonly string[],
+): string[] {
   const q = shellQuote;
   return [
     `unset ${FOREIGN_GIT_ENV.join(' ')}`,
@@ -188,8 +212,15 @@ export function stageWorktreeLines(tree: GitWorkTree, ignores: readonly string[]
  */
 export function snapshotStep(spec: SnapshotSpec): string {
   const { tree } = spec;
-  const message = snapshotMessage({ command: spec.sanitizedCommand, ignores: [...spec.ignores], tracked: [...spec.tracked], version: spec.version });
-  const identity = Object.entries(SNAPSHOT_IDENTITY).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+  const message = snapshotMessage({
+    command: spec.sanitizedCommand,
+    ignores: [...spec.ignores],
+    tracked: [...spec.tracked],
+    version: spec.version,
+  });
+  const identity = Object.entries(SNAPSHOT_IDENTITY)
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(' ');
   const q = shellQuote;
   const body = [
     // $$ is the wrapping shell's pid: one index per run, so concurrent confined commands do not share one.
@@ -211,11 +242,24 @@ export function snapshotStep(spec: SnapshotSpec): string {
  * The snapshot step for one confined run: its scratch directory made (private, in the runtime dir), the
  * sensitive lists turned into ignore patterns. Throws when the scratch directory cannot be made.
  */
-export function prepareSnapshot(input: { tree: GitWorkTree; sanitizedCommand: string; sensitive: { write: readonly string[]; read: readonly string[] }; runtimeDir: string; version: string }): string {
+export function prepareSnapshot(input: {
+  tree: GitWorkTree;
+  sanitizedCommand: string;
+  sensitive: { write: readonly string[]; read: readonly string[] };
+  runtimeDir: string;
+  version: string;
+}): string {
   const scratchDir = ensurePrivateDir(join(input.runtimeDir, 'undo'));
   // Untracked: neither credentials nor protected files (the walls keep the command from both). Tracked: only
   // credentials — a protected file's local edit holds no secret, and checking them costs a pass per run.
   const ignores = snapshotIgnores([...input.sensitive.read, ...input.sensitive.write]);
   const tracked = snapshotIgnores(input.sensitive.read);
-  return snapshotStep({ tree: input.tree, sanitizedCommand: input.sanitizedCommand, ignores, tracked, version: input.version, scratchDir });
+  return snapshotStep({
+    tree: input.tree,
+    sanitizedCommand: input.sanitizedCommand,
+    ignores,
+    tracked,
+    version: input.version,
+    scratchDir,
+  });
 }

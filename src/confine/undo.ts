@@ -18,7 +18,13 @@ import { copyFileSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, 
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { gitWorkTree, UNDO_REF_PREFIX, type GitWorkTree } from './git-layout.js';
-import { FOREIGN_GIT_ENV, parseSnapshotMessage, SNAPSHOT_IDENTITY, stageWorktreeLines, type SnapshotRecord } from './snapshot.js';
+import {
+  FOREIGN_GIT_ENV,
+  parseSnapshotMessage,
+  SNAPSHOT_IDENTITY,
+  stageWorktreeLines,
+  type SnapshotRecord,
+} from './snapshot.js';
 import { shellQuote } from './wrap.js';
 
 export const RESTORE_CHANGES = ['modified', 'deleted'] as const;
@@ -73,7 +79,9 @@ const MISSING_MODE = '000000';
 export function undo(options: UndoOptions): UndoReport {
   const tree = gitWorkTree(options.projectRoot);
   if (tree === undefined) {
-    throw new UndoError(`${options.projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`);
+    throw new UndoError(
+      `${options.projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`,
+    );
   }
   const git = gitRunner(tree, options.env ?? process.env);
   const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
@@ -89,19 +97,40 @@ export function undo(options: UndoOptions): UndoReport {
   const snapshotTree = raw === undefined ? undefined : /^tree ([0-9a-f]{40,64})$/m.exec(raw)?.[1];
   const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
   if (raw === undefined || snapshotTree === undefined || record === undefined) {
-    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt or not one hookwise took: its commit cannot be read as a snapshot (nothing was changed)`);
+    throw new UndoError(
+      `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt or not one hookwise took: its commit cannot be read as a snapshot (nothing was changed)`,
+    );
   }
   if (git.ok(['ls-tree', '-r', '--name-only', snapshotTree]) === undefined) {
-    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`);
+    throw new UndoError(
+      `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`,
+    );
   }
   const takenAt = committedAt(raw);
 
   const nowTree = worktreeTree(tree, record, options.runtimeDir, options.env ?? process.env);
-  const entries = parseRawDiff(git.must(['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree], 'compare the snapshot with the work tree'));
-  const report: UndoReport = { project: tree.root, ref: tree.undoRef, commit, takenAt, command: record.command, restored: [], created: [], removed: [], skipped: [], dryRun: options.dryRun === true };
+  const entries = parseRawDiff(
+    git.must(
+      ['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree],
+      'compare the snapshot with the work tree',
+    ),
+  );
+  const report: UndoReport = {
+    project: tree.root,
+    ref: tree.undoRef,
+    commit,
+    takenAt,
+    command: record.command,
+    restored: [],
+    created: [],
+    removed: [],
+    skipped: [],
+    dryRun: options.dryRun === true,
+  };
   const restore: DiffEntry[] = [];
   for (const e of entries) {
-    if (e.oldMode === GITLINK || e.newMode === GITLINK) report.skipped.push({ path: e.path, why: 'a submodule or nested repository: its files are not in the snapshot' });
+    if (e.oldMode === GITLINK || e.newMode === GITLINK)
+      report.skipped.push({ path: e.path, why: 'a submodule or nested repository: its files are not in the snapshot' });
     else if (e.status === 'A') report.created.push(e.path);
     else restore.push(e);
   }
@@ -114,39 +143,57 @@ export function undo(options: UndoOptions): UndoReport {
     if (blocked !== undefined) report.skipped.push({ path: e.path, why: blocked });
     else restorable.push(e);
   }
-  report.restored = restorable.map((e) => ({ path: e.path, change: e.newMode === MISSING_MODE ? 'deleted' : 'modified' }));
+  report.restored = restorable.map((e) => ({
+    path: e.path,
+    change: e.newMode === MISSING_MODE ? 'deleted' : 'modified',
+  }));
   if (options.removeCreated === true) report.removed = [...report.created];
   if (report.dryRun || (restorable.length === 0 && report.removed.length === 0)) return report;
 
   // Undo itself loses what the work tree holds now: keep it first, where the command could not reach.
   const keptAs = `refs/hookwise/before-undo/${tree.undoRef.slice(UNDO_REF_PREFIX.length + 1)}`;
-  const kept = git.must(['commit-tree', '--no-gpg-sign', '-m', `hookwise: the work tree before hookwise undo of ${commit}`, nowTree], 'keep the work tree before undo').trim();
+  const kept = git
+    .must(
+      ['commit-tree', '--no-gpg-sign', '-m', `hookwise: the work tree before hookwise undo of ${commit}`, nowTree],
+      'keep the work tree before undo',
+    )
+    .trim();
   git.must(['update-ref', '-m', 'hookwise: before undo', keptAs, kept], `keep the work tree before undo as ${keptAs}`);
   report.keptAs = keptAs;
 
-  if (options.removeCreated === true) removeFiles(tree.root, report.created, snapshotDirs(report.restored.map((r) => r.path)));
+  if (options.removeCreated === true)
+    removeFiles(tree.root, report.created, snapshotDirs(report.restored.map((r) => r.path)));
   if (restorable.length > 0) {
     // --overlay: only the listed paths are written, nothing else is removed; literal pathspecs: a name with
     // `*` is that name. A copy of the real index, so the real one is not even refreshed.
     withScratchIndex(tree, options.runtimeDir, 'restore', (index) => {
-      git.must(['restore', `--source=${commit}`, '--worktree', '--overlay', '--pathspec-from-file=-', '--pathspec-file-nul'], 'restore the files', {
-        input: restorable.map((e) => e.path).join('\0'),
-        env: { GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' },
-      });
+      git.must(
+        ['restore', `--source=${commit}`, '--worktree', '--overlay', '--pathspec-from-file=-', '--pathspec-file-nul'],
+        'restore the files',
+        {
+          input: restorable.map((e) => e.path).join('\0'),
+          env: { GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' },
+        },
+      );
     });
   }
   return report;
 }
 
 /** The snapshot's ref and record without restoring anything (for status lines and tests). */
-export function latestSnapshot(projectRoot: string, env: NodeJS.ProcessEnv = process.env): { ref: string; commit: string; takenAt: string; record: SnapshotRecord } | undefined {
+export function latestSnapshot(
+  projectRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { ref: string; commit: string; takenAt: string; record: SnapshotRecord } | undefined {
   const tree = gitWorkTree(projectRoot);
   if (tree === undefined) return undefined;
   const git = gitRunner(tree, env);
   const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
   const raw = commit === undefined ? undefined : git.ok(['cat-file', 'commit', commit]);
   const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
-  return commit === undefined || raw === undefined || record === undefined ? undefined : { ref: tree.undoRef, commit, takenAt: committedAt(raw), record };
+  return commit === undefined || raw === undefined || record === undefined
+    ? undefined
+    : { ref: tree.undoRef, commit, takenAt: committedAt(raw), record };
 }
 
 interface GitRunner {
@@ -160,7 +207,13 @@ function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
   const base: NodeJS.ProcessEnv = { ...env, ...SNAPSHOT_IDENTITY, GIT_TERMINAL_PROMPT: '0' };
   for (const name of FOREIGN_GIT_ENV) delete base[name];
   const run = (args: string[], extra: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
-    spawnSync('git', args, { cwd: tree.root, env: { ...base, ...extra.env }, input: extra.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
+    spawnSync('git', args, {
+      cwd: tree.root,
+      env: { ...base, ...extra.env },
+      input: extra.input ?? '',
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
   return {
     ok(args) {
       const r = run(args);
@@ -169,7 +222,10 @@ function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
     must(args, doing, extra) {
       const r = run(args, extra);
       if (r.status === 0) return r.stdout;
-      const why = r.error !== undefined ? r.error.message : (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`);
+      const why =
+        r.error !== undefined
+          ? r.error.message
+          : r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`;
       throw new UndoError(`could not ${doing} in ${tree.root} (git ${args[0]}: ${why})`);
     },
   };
@@ -196,11 +252,24 @@ function withScratchIndex<T>(tree: GitWorkTree, runtimeDir: string, purpose: str
 /** The work tree now, as a tree object, read exactly as the snapshot read it (the same sh lines and ignores). */
 function worktreeTree(tree: GitWorkTree, record: SnapshotRecord, runtimeDir: string, env: NodeJS.ProcessEnv): string {
   const scratch = join(ensurePrivateDir(join(runtimeDir, 'undo')), `compare-index.${process.pid}`);
-  const script = [`__hw_i=${shellQuote(scratch)}`, 'trap \'rm -f "$__hw_i" "$__hw_i.lock" "$__hw_i.hookwise" "$__hw_i.ignore"\' EXIT', ...stageWorktreeLines(tree, record.ignores, record.tracked), 'git write-tree'].join('\n');
-  const r = spawnSync('/bin/sh', ['-c', script], { cwd: tree.root, env, input: '', encoding: 'utf8', maxBuffer: 1 << 26 });
+  const script = [
+    `__hw_i=${shellQuote(scratch)}`,
+    'trap \'rm -f "$__hw_i" "$__hw_i.lock" "$__hw_i.hookwise" "$__hw_i.ignore"\' EXIT',
+    ...stageWorktreeLines(tree, record.ignores, record.tracked),
+    'git write-tree',
+  ].join('\n');
+  const r = spawnSync('/bin/sh', ['-c', script], {
+    cwd: tree.root,
+    env,
+    input: '',
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const sha = r.stdout.trim();
   if (r.status !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) {
-    throw new UndoError(`could not read the work tree of ${tree.root} to compare it with the snapshot (${r.error?.message ?? (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`)}); nothing was changed`);
+    throw new UndoError(
+      `could not read the work tree of ${tree.root} to compare it with the snapshot (${r.error?.message ?? (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`)}); nothing was changed`,
+    );
   }
   return sha;
 }
@@ -210,7 +279,8 @@ function parseRawDiff(out: string): DiffEntry[] {
   const entries: DiffEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) [0-9a-f]+ ([A-Z])/.exec(parts[i]!);
-    if (m === null) throw new UndoError(`unexpected output from git diff-tree: ${JSON.stringify(parts[i]!.slice(0, 80))}`);
+    if (m === null)
+      throw new UndoError(`unexpected output from git diff-tree: ${JSON.stringify(parts[i]!.slice(0, 80))}`);
     entries.push({ oldMode: m[1]!, newMode: m[2]!, oldSha: m[3]!, status: m[4]!, path: parts[i + 1]! });
   }
   return entries;
@@ -219,13 +289,17 @@ function parseRawDiff(out: string): DiffEntry[] {
 /** Every blob the restore needs must be there before anything is written. */
 function checkObjects(git: GitRunner, restore: readonly DiffEntry[], tree: GitWorkTree, commit: string): void {
   if (restore.length === 0) return;
-  const out = git.must(['cat-file', '--batch-check'], 'check the snapshot', { input: restore.map((e) => e.oldSha).join('\n') + '\n' });
+  const out = git.must(['cat-file', '--batch-check'], 'check the snapshot', {
+    input: restore.map((e) => e.oldSha).join('\n') + '\n',
+  });
   const missing = out
     .split('\n')
     .map((line, i) => (line.endsWith(' missing') ? restore[i]!.path : undefined))
     .filter((p): p is string => p !== undefined);
   if (missing.length > 0) {
-    throw new UndoError(`the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: ${missing.length} of its files are missing from the object store (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); nothing was changed`);
+    throw new UndoError(
+      `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: ${missing.length} of its files are missing from the object store (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); nothing was changed`,
+    );
   }
 }
 
@@ -235,12 +309,14 @@ function blockedBy(root: string, path: string, removable: ReadonlySet<string>): 
   for (let k = 1; k < parts.length; k++) {
     const prefix = parts.slice(0, k).join('/');
     const st = lstatSync(join(root, prefix), { throwIfNoEntry: false });
-    if (st !== undefined && !st.isDirectory() && !removable.has(prefix)) return `${prefix} is now a file, not the directory it was (remove it, or run undo with --remove-created if the command created it)`;
+    if (st !== undefined && !st.isDirectory() && !removable.has(prefix))
+      return `${prefix} is now a file, not the directory it was (remove it, or run undo with --remove-created if the command created it)`;
   }
   const st = lstatSync(join(root, path), { throwIfNoEntry: false });
   if (st?.isDirectory() === true) {
     const inside = [...removable].filter((p) => p.startsWith(`${path}/`));
-    if (inside.length === 0 || !onlyThese(join(root, path), path, removable)) return `${path} is now a directory, not the file it was (move it away first)`;
+    if (inside.length === 0 || !onlyThese(join(root, path), path, removable))
+      return `${path} is now a directory, not the file it was (move it away first)`;
   }
   return undefined;
 }

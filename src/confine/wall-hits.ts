@@ -86,7 +86,9 @@ const MISSING = ['no such file or directory', 'permission denied', 'operation no
 function hiddenRead(line: string, home: string): boolean {
   const lower = line.toLowerCase();
   if (!MISSING.some((m) => lower.includes(m))) return false;
-  return HIDDEN_HOME_PLACES.some((p) => line.includes(`${home}/${p}`) || line.includes(`~/${p}`) || line.includes(`$HOME/${p}`));
+  return HIDDEN_HOME_PLACES.some(
+    (p) => line.includes(`${home}/${p}`) || line.includes(`~/${p}`) || line.includes(`$HOME/${p}`),
+  );
 }
 
 /**
@@ -94,11 +96,15 @@ function hiddenRead(line: string, home: string): boolean {
  * network beats EPERM). `home`: the run's home directory, to recognise a read of a secret the walls hide.
  */
 export function wallsHit(output: string, home?: string): WallHit | undefined {
-  const scanned = output.length <= 2 * MAX_SCANNED_BYTES ? output : `${output.slice(0, MAX_SCANNED_BYTES)}\n${output.slice(-MAX_SCANNED_BYTES)}`;
+  const scanned =
+    output.length <= 2 * MAX_SCANNED_BYTES
+      ? output
+      : `${output.slice(0, MAX_SCANNED_BYTES)}\n${output.slice(-MAX_SCANNED_BYTES)}`;
   const lines = scanned.split('\n');
   for (const sign of SIGNS) {
     if (sign.kind === 'network' && home !== undefined) {
-      for (const line of lines) if (hiddenRead(line, home)) return { kind: 'read', line: line.trim().slice(0, MAX_LINE) };
+      for (const line of lines)
+        if (hiddenRead(line, home)) return { kind: 'read', line: line.trim().slice(0, MAX_LINE) };
     }
     for (const line of lines) {
       const lower = line.toLowerCase();

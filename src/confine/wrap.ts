@@ -73,7 +73,8 @@ export interface FsPort {
   readText(path: string): string | undefined;
 }
 
-const kindOf = (s: Stats | Dirent): EntryKind => (s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other');
+const kindOf = (s: Stats | Dirent): EntryKind =>
+  s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
 
 export const NODE_FS: FsPort = {
   lstat(path) {
@@ -182,7 +183,10 @@ export function planMounts(envelope: Envelope, fs: FsPort = NODE_FS): PlanResult
   } catch (error) {
     if (error instanceof Unconfinable) return { ok: false, reason: error.message };
     const e = error as NodeJS.ErrnoException;
-    return { ok: false, reason: `cannot inspect ${e.path ?? 'a protected path'} (${e.code ?? e.message}): the walls cannot be drawn` };
+    return {
+      ok: false,
+      reason: `cannot inspect ${e.path ?? 'a protected path'} (${e.code ?? e.message}): the walls cannot be drawn`,
+    };
   }
 }
 
@@ -196,10 +200,12 @@ function plan(envelope: Envelope, disk: FsPort): MountPlan {
   for (const w of envelope.writable) {
     const real = fs.realpath(w.path);
     if (real === undefined || fs.lstat(real)?.kind !== 'dir') {
-      if (w.why === 'project' && w.path === envelope.projectRoot) throw new Unconfinable(`the project root ${w.path} is not a directory`);
+      if (w.why === 'project' && w.path === envelope.projectRoot)
+        throw new Unconfinable(`the project root ${w.path} is not a directory`);
       continue; // a role's directory that does not exist yet, an extra one that is gone: nothing to write there
     }
-    if (real === '/' || KERNEL_DIRS.some((k) => isInside(real, k))) throw new Unconfinable(`${w.path} cannot be a writable root`);
+    if (real === '/' || KERNEL_DIRS.some((k) => isInside(real, k)))
+      throw new Unconfinable(`${w.path} cannot be a writable root`);
     if (!writable.includes(real)) writable.push(real);
   }
   if (envelope.temp === 'private') privateTemp = fs.realpath(envelope.tempDir) ?? envelope.tempDir;
@@ -244,12 +250,15 @@ function plan(envelope: Envelope, disk: FsPort): MountPlan {
         return;
       }
       if (e.kind === 'symlink') {
-        throw new Unconfinable(`${next} is a symbolic link inside the writable area on the way to the protected ${via ?? path}: a command could replace it, and no mount can pin a link`);
+        throw new Unconfinable(
+          `${next} is a symbolic link inside the writable area on the way to the protected ${via ?? path}: a command could replace it, and no mount can pin a link`,
+        );
       }
       if (next === path || e.kind !== 'dir') {
         // The protected path itself, or a file where a directory of it would be (a worktree's `.git` file):
         // read-only, so it can be neither changed nor replaced by a directory.
-        if (e.kind === 'file' && e.nlink > 1) throw new Unconfinable(`${next} has ${e.nlink} hard links: a write through another of them would change it`);
+        if (e.kind === 'file' && e.nlink > 1)
+          throw new Unconfinable(`${next} has ${e.nlink} hard links: a write through another of them would change it`);
         protectedPaths.set(next, 'ro');
         if (e.kind === 'dir') checkHardLinks(next, fs);
         return;
@@ -275,7 +284,8 @@ function plan(envelope: Envelope, disk: FsPort): MountPlan {
   const mounts: Mount[] = [];
   if (privateTemp !== undefined) mounts.push({ op: 'tmpfs', path: privateTemp });
   for (const w of writable) mounts.push({ op: 'bind', path: w });
-  for (const p of pins) if (!writable.includes(p) && !underSealed(p, true) && !underHidden(p, true)) mounts.push({ op: 'bind', path: p });
+  for (const p of pins)
+    if (!writable.includes(p) && !underSealed(p, true) && !underHidden(p, true)) mounts.push({ op: 'bind', path: p });
   const stubs: string[] = [];
   for (const [p, how] of protectedPaths) {
     // A hidden file is unwritable too (and a second mount at the same place would undo the first).
@@ -290,7 +300,9 @@ function plan(envelope: Envelope, disk: FsPort): MountPlan {
   // Parents before children; at one depth, writable before read-only before hidden.
   const rank: Record<MountOp, number> = { tmpfs: 0, bind: 1, 'ro-bind': 2, stub: 2, 'hide-dir': 3, 'hide-file': 3 };
   const keyed = mounts.map((m) => ({ m, depth: slashes(m.path), rank: rank[m.op] }));
-  keyed.sort((a, b) => a.depth - b.depth || a.rank - b.rank || (a.m.path < b.m.path ? -1 : a.m.path > b.m.path ? 1 : 0));
+  keyed.sort(
+    (a, b) => a.depth - b.depth || a.rank - b.rank || (a.m.path < b.m.path ? -1 : a.m.path > b.m.path ? 1 : 0),
+  );
   return { writable, mounts: keyed.map((k) => k.m), stubs: stubs.sort(), scanned: budget.used };
 }
 
@@ -341,7 +353,11 @@ function memoized(fs: FsPort, listed: readonly string[]): FsPort {
  */
 function hooksPaths(envelope: Envelope, fs: FsPort): string[] {
   const out: string[] = [];
-  for (const file of [join(envelope.projectRoot, '.git', 'config'), join(envelope.home, '.gitconfig'), join(envelope.home, '.config', 'git', 'config')]) {
+  for (const file of [
+    join(envelope.projectRoot, '.git', 'config'),
+    join(envelope.home, '.gitconfig'),
+    join(envelope.home, '.config', 'git', 'config'),
+  ]) {
     const text = fs.lstat(file) === undefined ? undefined : fs.readText(file);
     if (text === undefined) continue;
     let section = '';
@@ -388,7 +404,10 @@ function checkHardLinks(dir: string, fs: FsPort): void {
       if (entry.kind === 'dir') queue.push(p);
       else if (entry.kind === 'file') {
         const e = fs.lstat(p);
-        if (e !== undefined && e.nlink > 1) throw new Unconfinable(`${p} has ${e.nlink} hard links: a write through another of them would change the protected ${dir}`);
+        if (e !== undefined && e.nlink > 1)
+          throw new Unconfinable(
+            `${p} has ${e.nlink} hard links: a write through another of them would change the protected ${dir}`,
+          );
       }
     }
   }
@@ -414,13 +433,19 @@ function matches(test: NameTest, name: string): boolean {
 type NamesRule = Extract<DenyRule, { kind: 'names' }>;
 
 /** The concrete paths a list of rules names: `path` rules as they are, `names` rules by a bounded scan. */
-function candidates(rules: readonly DenyRule[], envelope: Envelope, fs: FsPort, budget: { left: number; used: number }): string[] {
+function candidates(
+  rules: readonly DenyRule[],
+  envelope: Envelope,
+  fs: FsPort,
+  budget: { left: number; used: number },
+): string[] {
   const out: string[] = [];
   const byDir = new Map<string, NamesRule[]>();
   for (const rule of rules) if (rule.kind === 'path') out.push(rule.path);
   for (const rule of rules) {
     // A directory the same list covers whole needs no scan (all of ~/.ssh, say, for its private keys).
-    if (rule.kind === 'names' && !out.some((p) => isInside(rule.under, p))) byDir.set(rule.under, [...(byDir.get(rule.under) ?? []), rule]);
+    if (rule.kind === 'names' && !out.some((p) => isInside(rule.under, p)))
+      byDir.set(rule.under, [...(byDir.get(rule.under) ?? []), rule]);
   }
   const skip = new Set(envelope.scan.skipDirs);
   for (const [under, group] of byDir) {
@@ -434,7 +459,9 @@ function candidates(rules: readonly DenyRule[], envelope: Envelope, fs: FsPort, 
       budget.used += entries.length;
       budget.left -= entries.length;
       if (budget.left < 0) {
-        throw new Unconfinable(`more than ${envelope.scan.maxEntries} entries to scan for protected names below ${under} (depth ${envelope.scan.depth}): raise the scan limit or skip more directories`);
+        throw new Unconfinable(
+          `more than ${envelope.scan.maxEntries} entries to scan for protected names below ${under} (depth ${envelope.scan.depth}): raise the scan limit or skip more directories`,
+        );
       }
       for (const entry of entries) {
         const path = join(dir, entry.name);
@@ -445,7 +472,8 @@ function candidates(rules: readonly DenyRule[], envelope: Envelope, fs: FsPort, 
           if (rule.within === undefined) out.push(path);
           else for (const child of rule.within) out.push(join(path, child));
         }
-        if (!matched && entry.kind === 'dir' && level < maxDepth && !skip.has(entry.name)) queue.push({ dir: path, level: level + 1 });
+        if (!matched && entry.kind === 'dir' && level < maxDepth && !skip.has(entry.name))
+          queue.push({ dir: path, level: level + 1 });
       }
     }
   }
@@ -533,15 +561,23 @@ export interface RenderOptions {
  * clean-up that does not happen (killed, or another sandbox running) is made up by the next command's:
  * planMounts counts such leftovers as absent, so they are stubbed and removed again.
  */
-export function renderCommand(plan: MountPlan, command: string, runtime: ConfineRuntime, options: RenderOptions = {}): { ok: true; command: string } | { ok: false; reason: string } {
+export function renderCommand(
+  plan: MountPlan,
+  command: string,
+  runtime: ConfineRuntime,
+  options: RenderOptions = {},
+): { ok: true; command: string } | { ok: false; reason: string } {
   const relay = options.relay;
   if (command.includes('\0')) return { ok: false, reason: 'the command contains a NUL byte' };
   // socat reads `,` `:` `!` in an address as syntax: a socket path that needs none of them is all we pass.
-  if (relay !== undefined && !/^\/[A-Za-z0-9._/-]+$/.test(relay.socket)) return { ok: false, reason: `the proxy socket path ${relay.socket} has characters socat would misread` };
+  if (relay !== undefined && !/^\/[A-Za-z0-9._/-]+$/.test(relay.socket))
+    return { ok: false, reason: `the proxy socket path ${relay.socket} has characters socat would misread` };
   const words = [
     // With the relay, flock keeps the lock itself (-o): socat would inherit it and, dying a moment after the
     // command, make the clean-up's `flock -n -x` fail, leaving the mount-point files for the next command.
-    ...(runtime.flock === undefined ? [] : [runtime.flock, ...(relay === undefined ? [] : ['-o']), '-s', runtime.lockFile]),
+    ...(runtime.flock === undefined
+      ? []
+      : [runtime.flock, ...(relay === undefined ? [] : ['-o']), '-s', runtime.lockFile]),
     ...(relay === undefined ? [] : relayStage(runtime, relay)),
     runtime.bwrap,
     ...bwrapArgs(plan, runtime, { proxied: relay !== undefined }),
@@ -554,14 +590,38 @@ export function renderCommand(plan: MountPlan, command: string, runtime: Confine
   ];
   const lines = ['exec 4<&0'];
   if (options.before !== undefined) lines.push(options.before);
-  lines.push(`printf '${seccompPrintfFormat(runtime.arch)}' | ${words.map(shellQuote).join(' ')} ${SECCOMP_FD}<&0 0<&4 4<&- && rc=0 || rc=$?`);
+  lines.push(
+    `printf '${seccompPrintfFormat(runtime.arch)}' | ${words.map(shellQuote).join(' ')} ${SECCOMP_FD}<&0 0<&4 4<&- && rc=0 || rc=$?`,
+  );
   if (plan.stubs.length > 0 && runtime.flock !== undefined && runtime.find !== undefined) {
-    const cleanup = [runtime.flock, '-n', '-x', runtime.lockFile, runtime.find, ...plan.stubs, '-maxdepth', '0', '-type', 'f', '-empty', '-links', '1', '!', '-perm', '/222', '-delete'];
+    const cleanup = [
+      runtime.flock,
+      '-n',
+      '-x',
+      runtime.lockFile,
+      runtime.find,
+      ...plan.stubs,
+      '-maxdepth',
+      '0',
+      '-type',
+      'f',
+      '-empty',
+      '-links',
+      '1',
+      '!',
+      '-perm',
+      '/222',
+      '-delete',
+    ];
     lines.push(`${cleanup.map(shellQuote).join(' ')} >/dev/null 2>&1 </dev/null &`);
   }
   lines.push('exit $rc');
   const wrapped = `/bin/sh -c ${shellQuote(lines.join('\n'))}`;
-  if (Buffer.byteLength(wrapped) > MAX_WRAPPED_BYTES) return { ok: false, reason: `the confined command would be ${Buffer.byteLength(wrapped)} bytes, more than one shell argument may hold` };
+  if (Buffer.byteLength(wrapped) > MAX_WRAPPED_BYTES)
+    return {
+      ok: false,
+      reason: `the confined command would be ${Buffer.byteLength(wrapped)} bytes, more than one shell argument may hold`,
+    };
   return { ok: true, command: wrapped };
 }
 
@@ -587,13 +647,23 @@ function relayStage(runtime: ConfineRuntime, relay: ProxyRelay): string[] {
 }
 
 /** planMounts then renderCommand; the one call the engine makes at decision time. */
-export function wrapCommand(envelope: Envelope, command: string, runtime: ConfineRuntime, fs: FsPort = NODE_FS, options: RenderOptions = {}): WrapResult {
+export function wrapCommand(
+  envelope: Envelope,
+  command: string,
+  runtime: ConfineRuntime,
+  fs: FsPort = NODE_FS,
+  options: RenderOptions = {},
+): WrapResult {
   const relay = options.relay;
   if (envelope.network.kind === 'proxy' && relay === undefined) {
     // An allowlist is reached only through the daemon's filtering proxy; without it the caller asks.
-    return { ok: false, reason: `a network allowlist (${envelope.network.domains.join(', ')}) needs the daemon's filtering proxy and socat` };
+    return {
+      ok: false,
+      reason: `a network allowlist (${envelope.network.domains.join(', ')}) needs the daemon's filtering proxy and socat`,
+    };
   }
-  if (envelope.network.kind === 'none' && relay !== undefined) return { ok: false, reason: 'a proxy relay was given for an envelope without network' };
+  if (envelope.network.kind === 'none' && relay !== undefined)
+    return { ok: false, reason: 'a proxy relay was given for an envelope without network' };
   const planned = planMounts(envelope, fs);
   if (!planned.ok) return planned;
   const rendered = renderCommand(planned.plan, command, runtime, options);

@@ -83,13 +83,7 @@ export function stricter(a: Decision | undefined, b: Decision | undefined): Deci
   return strictness(b.verdict) > strictness(a.verdict) ? b : a;
 }
 
-export function decision(
-  verdict: Verdict,
-  tier: TierName,
-  reason: string,
-  rule?: RuleRef,
-  confidence = 1,
-): Decision {
+export function decision(verdict: Verdict, tier: TierName, reason: string, rule?: RuleRef, confidence = 1): Decision {
   return rule === undefined ? { verdict, tier, reason, confidence } : { verdict, tier, reason, rule, confidence };
 }
 

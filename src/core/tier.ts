@@ -111,5 +111,9 @@ export interface EmbeddingMatch {
  * loadable, index being rebuilt) passes the tier on with the reason in the trace — never an allow.
  */
 export interface EmbeddingPort {
-  nearest(query: { text: string; tool: string; k: number }): Promise<{ matches: EmbeddingMatch[] } | { unavailable: string }>;
+  nearest(query: {
+    text: string;
+    tool: string;
+    k: number;
+  }): Promise<{ matches: EmbeddingMatch[] } | { unavailable: string }>;
 }

@@ -39,4 +39,3 @@ export function pathsOf(shape: ToolShape, input: Record<string, unknown>, cwd: s
   if (paths.length === 0 && shape.defaultsToCwd === true) paths.push(cwd);
   return paths;
 }
-

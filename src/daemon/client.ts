@@ -14,7 +14,14 @@ import type { HostName } from '../core/tool-call.js';
 import type { HookOutput } from '../hosts/adapter.js';
 import type { Locations } from '../util/locations.js';
 import { VERSION } from '../core/version.js';
-import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER } from './paths.js';
+import {
+  daemonPaths,
+  GEMINI_ASK_HEADER,
+  LOCATIONS_HEADER,
+  locationsTag,
+  ROLE_HEADER,
+  VERSION_HEADER,
+} from './paths.js';
 
 export interface AskOptions {
   host?: HostName | undefined;
@@ -29,7 +36,8 @@ export interface AskOptions {
   bodyTimeoutMs?: number;
 }
 
-export type DaemonAnswer = { kind: 'answered'; result: HookOutput } | { kind: 'absent' } | { kind: 'unusable'; why: string };
+export type DaemonAnswer =
+  { kind: 'answered'; result: HookOutput } | { kind: 'absent' } | { kind: 'unusable'; why: string };
 
 /**
  * Whether the socket can be trusted to answer for this user: a socket of ours in a directory of ours that
@@ -65,7 +73,9 @@ export async function askDaemon(raw: string, where: Locations, options: AskOptio
     `${LOCATIONS_HEADER}: ${locationsTag(where)}`,
     // Run from sources (tests), there is no version to compare.
     ...(VERSION === 'dev' ? [] : [`${VERSION_HEADER}: ${VERSION}`]),
-    ...(options.envRole === undefined || options.envRole === '' || /[\r\n]/.test(options.envRole) ? [] : [`${ROLE_HEADER}: ${encodeHeader(options.envRole)}`]),
+    ...(options.envRole === undefined || options.envRole === '' || /[\r\n]/.test(options.envRole)
+      ? []
+      : [`${ROLE_HEADER}: ${encodeHeader(options.envRole)}`]),
     ...(options.geminiAsk === true ? [`${GEMINI_ASK_HEADER}: ask`] : []),
     'Connection: close',
     '',
@@ -84,7 +94,10 @@ export async function askDaemon(raw: string, where: Locations, options: AskOptio
       s.destroy();
       resolve(answer);
     };
-    let timer = setTimeout(() => finish({ kind: 'unusable', why: 'no answer within the time limit' }), options.headerTimeoutMs ?? 1000);
+    let timer = setTimeout(
+      () => finish({ kind: 'unusable', why: 'no answer within the time limit' }),
+      options.headerTimeoutMs ?? 1000,
+    );
     s.once('connect', () => {
       s.write(head);
       s.write(body);
@@ -95,13 +108,20 @@ export async function askDaemon(raw: string, where: Locations, options: AskOptio
         headerEnd = received.indexOf('\r\n\r\n');
         if (headerEnd >= 0) {
           clearTimeout(timer);
-          timer = setTimeout(() => finish({ kind: 'unusable', why: 'the answer did not arrive' }), options.bodyTimeoutMs ?? 600_000);
+          timer = setTimeout(
+            () => finish({ kind: 'unusable', why: 'the answer did not arrive' }),
+            options.bodyTimeoutMs ?? 600_000,
+          );
         }
       }
     });
     s.once('end', () => finish(parseResponse(received, headerEnd)));
     s.once('error', (error: NodeJS.ErrnoException) =>
-      finish(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unusable', why: error.message }),
+      finish(
+        error.code === 'ECONNREFUSED' || error.code === 'ENOENT'
+          ? { kind: 'absent' }
+          : { kind: 'unusable', why: error.message },
+      ),
     );
   });
 }
@@ -133,7 +153,8 @@ function parseResponse(data: Buffer, headerEnd: number): DaemonAnswer {
   }
   try {
     const envelope = JSON.parse(payload.toString('utf8')) as { stdout?: unknown; stderr?: unknown; exitCode?: unknown };
-    if (typeof envelope.stdout !== 'string' || typeof envelope.exitCode !== 'number') return { kind: 'unusable', why: 'an answer of the wrong shape' };
+    if (typeof envelope.stdout !== 'string' || typeof envelope.exitCode !== 'number')
+      return { kind: 'unusable', why: 'an answer of the wrong shape' };
     const result: HookOutput = { stdout: envelope.stdout, exitCode: envelope.exitCode };
     if (typeof envelope.stderr === 'string') result.stderr = envelope.stderr;
     return { kind: 'answered', result };

@@ -15,7 +15,9 @@ import type { DaemonStats } from './server.js';
 
 /** The built executable next to this bundle (cheap: no package.json lookup on the hot path). */
 function executable(): string {
-  return typeof __filename === 'string' && __filename.endsWith('.cjs') ? join(dirname(__filename), 'hookwise.cjs') : hookwiseBin();
+  return typeof __filename === 'string' && __filename.endsWith('.cjs')
+    ? join(dirname(__filename), 'hookwise.cjs')
+    : hookwiseBin();
 }
 
 export interface StartOptions {
@@ -41,15 +43,31 @@ export function spawnDaemon(where: Locations, options: StartOptions = {}): boole
   let log: number;
   try {
     // Never through a link or into a file that is not ours (its output would land wherever the link points).
-    log = openOwnedFile(paths.log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600, 'the daemon log');
+    log = openOwnedFile(
+      paths.log,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      0o600,
+      'the daemon log',
+    );
   } catch (error) {
     rmSync(paths.startLock, { force: true }); // no start is under way
     throw error;
   }
   try {
-    const args = [executable(), 'serve', '--idle-exit', String(options.idleExitS ?? 3600), '--start-lock', paths.startLock];
+    const args = [
+      executable(),
+      'serve',
+      '--idle-exit',
+      String(options.idleExitS ?? 3600),
+      '--start-lock',
+      paths.startLock,
+    ];
     if (options.http ?? existsSync(paths.http)) args.push('--http');
-    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: options.env ?? process.env });
+    const child = spawn(process.execPath, args, {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: options.env ?? process.env,
+    });
     child.unref();
     return true;
   } finally {
@@ -112,7 +130,10 @@ export async function waitForDaemon(where: Locations, timeoutMs: number): Promis
  * start one if none runs, restart one that runs without the endpoint or another version. Waits until it
  * answers (bounded).
  */
-export async function ensureDaemon(where: Locations, options: { http?: boolean; timeoutMs?: number } = {}): Promise<DaemonStats | undefined> {
+export async function ensureDaemon(
+  where: Locations,
+  options: { http?: boolean; timeoutMs?: number } = {},
+): Promise<DaemonStats | undefined> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   // By default with its loopback endpoint when the user has one (the http wiring made it), as spawnDaemon.
   const http = options.http ?? existsSync(daemonPaths(where).http);

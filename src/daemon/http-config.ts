@@ -23,16 +23,31 @@ export function readHttpConfig(where: Locations): HttpConfig | undefined {
   ensurePrivateDir(httpDir);
   const uid = process.getuid?.();
   if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0) {
-    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${http} must be a regular file of yours with mode 0600 (it holds the daemon's token); remove it and run hookwise daemon start --http`);
+    throw new HookwiseError(
+      'RUNTIME_DIR_UNSAFE',
+      `${http} must be a regular file of yours with mode 0600 (it holds the daemon's token); remove it and run hookwise daemon start --http`,
+    );
   }
   let parsed: Partial<HttpConfig>;
   try {
     parsed = JSON.parse(readFileSync(http, 'utf8')) as Partial<HttpConfig>;
   } catch (error) {
-    throw new HookwiseError('CONFIG_INVALID', `${http} is not valid JSON (${(error as Error).message}); remove it and run hookwise daemon start --http`);
+    throw new HookwiseError(
+      'CONFIG_INVALID',
+      `${http} is not valid JSON (${(error as Error).message}); remove it and run hookwise daemon start --http`,
+    );
   }
-  if (!Number.isInteger(parsed.port) || parsed.port! <= 0 || parsed.port! > 65535 || typeof parsed.token !== 'string' || !/^[A-Za-z0-9_-]{32,}$/.test(parsed.token)) {
-    throw new HookwiseError('CONFIG_INVALID', `${http} must hold {"port": 1-65535, "token": "<at least 32 url-safe characters>"}; remove it and run hookwise daemon start --http`);
+  if (
+    !Number.isInteger(parsed.port) ||
+    parsed.port! <= 0 ||
+    parsed.port! > 65535 ||
+    typeof parsed.token !== 'string' ||
+    !/^[A-Za-z0-9_-]{32,}$/.test(parsed.token)
+  ) {
+    throw new HookwiseError(
+      'CONFIG_INVALID',
+      `${http} must hold {"port": 1-65535, "token": "<at least 32 url-safe characters>"}; remove it and run hookwise daemon start --http`,
+    );
   }
   return { port: parsed.port!, token: parsed.token };
 }
@@ -41,7 +56,10 @@ export function readHttpConfig(where: Locations): HttpConfig | undefined {
 export async function ensureHttpConfig(where: Locations, port?: number): Promise<HttpConfig> {
   const held = readHttpConfig(where);
   if (held !== undefined && (port === undefined || held.port === port)) return held;
-  const config: HttpConfig = { port: port ?? (await freePort()), token: held?.token ?? randomBytes(32).toString('base64url') };
+  const config: HttpConfig = {
+    port: port ?? (await freePort()),
+    token: held?.token ?? randomBytes(32).toString('base64url'),
+  };
   const { httpDir, http } = daemonPaths(where);
   ensurePrivateDir(httpDir);
   writeFileAtomic(http, JSON.stringify(config) + '\n', { mode: 0o600, durable: true });

@@ -22,11 +22,26 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { chmodSync, lstatSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { allowedBy, allowlistKey, hostListed, namesSpecialAddress, normalizeRequestHost, specialAddress, type AllowEntry } from '../confine/allowlist.js';
+import {
+  allowedBy,
+  allowlistKey,
+  hostListed,
+  namesSpecialAddress,
+  normalizeRequestHost,
+  specialAddress,
+  type AllowEntry,
+} from '../confine/allowlist.js';
 import { sanitize } from '../sanitize/index.js';
 import { appendOwnedLines, ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
@@ -73,10 +88,20 @@ export interface RunningNetProxy {
   close(): Promise<void>;
 }
 
-const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Headers that belong to one hop (RFC 9110 §7.6.1) and the proxy's own. */
-const HOP_HEADERS = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']);
+const HOP_HEADERS = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 class Refusal extends Error {
   constructor(
@@ -91,21 +116,41 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
   const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...options.limits };
   const resolve = options.resolve ?? systemResolver;
   const counts = { open: 0, allowed: 0, refused: 0 };
-  const log = (verdict: ProxyLogEntry['verdict'], method: string, host: string, port: number | null, why: string): void => {
+  const log = (
+    verdict: ProxyLogEntry['verdict'],
+    method: string,
+    host: string,
+    port: number | null,
+    why: string,
+  ): void => {
     if (verdict === 'allowed') counts.allowed++;
     else counts.refused++;
     // Host and reason come from the request: untrusted text, sanitized and bounded like anything logged.
-    options.log?.({ ts: new Date().toISOString(), verdict, method: sanitize(method.slice(0, 16)).text, host: sanitize(host.slice(0, 255)).text, port, why: sanitize(why.slice(0, 300)).text });
+    options.log?.({
+      ts: new Date().toISOString(),
+      verdict,
+      method: sanitize(method.slice(0, 16)).text,
+      host: sanitize(host.slice(0, 255)).text,
+      port,
+      why: sanitize(why.slice(0, 300)).text,
+    });
   };
 
   /** The target, checked against the list and resolved: the address to connect to, or a Refusal. */
-  const judge = async (rawHost: string, port: number): Promise<{ addresses: string[]; entry: AllowEntry; host: string }> => {
+  const judge = async (
+    rawHost: string,
+    port: number,
+  ): Promise<{ addresses: string[]; entry: AllowEntry; host: string }> => {
     const host = normalizeRequestHost(rawHost);
     if (host === undefined) throw new Refusal(400, `"${rawHost.slice(0, 80)}" is not a host name or address`);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Refusal(400, `port ${port} is not a port`);
     const entry = allowedBy(options.allow, host, port);
     if (entry === undefined) {
-      if (hostListed(options.allow, host)) throw new Refusal(403, `port ${port} of ${host} is not allowed (80 and 443 unless the allowlist names host:port)`);
+      if (hostListed(options.allow, host))
+        throw new Refusal(
+          403,
+          `port ${port} of ${host} is not allowed (80 and 443 unless the allowlist names host:port)`,
+        );
       throw new Refusal(403, `${host} is not on the network allowlist`);
     }
     let addresses: string[];
@@ -114,25 +159,41 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
       try {
         addresses = (await resolve(host)).slice(0, limits.maxAddresses);
       } catch (error) {
-        throw new Refusal(502, `cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new Refusal(
+          502,
+          `cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
     }
     const usable = addresses.filter((a) => specialAddress(a) === undefined || namesSpecialAddress(entry, a));
     if (usable.length === 0) {
       const kinds = [...new Set(addresses.map((a) => specialAddress(a)))].join(', ');
-      throw new Refusal(403, addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves only to ${kinds} addresses, which the allowlist does not name`);
+      throw new Refusal(
+        403,
+        addresses.length === 0
+          ? `${host} resolves to no address`
+          : `${host} resolves only to ${kinds} addresses, which the allowlist does not name`,
+      );
     }
     return { addresses: usable, entry, host };
   };
 
-  const server: Server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 5000, requireHostHeader: false });
+  const server: Server = createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    requestTimeout: 0,
+    headersTimeout: 0,
+    keepAliveTimeout: 5000,
+    requireHostHeader: false,
+  });
 
   // Tunnels leave the HTTP server's bookkeeping (closeAllConnections does not see them): tracked here.
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     if (counts.open >= limits.maxConnections) {
       log('refused', '-', '-', null, `more than ${limits.maxConnections} connections at once`);
-      socket.end(refusalResponse(503, `more than ${limits.maxConnections} connections at once`), () => socket.destroy());
+      socket.end(refusalResponse(503, `more than ${limits.maxConnections} connections at once`), () =>
+        socket.destroy(),
+      );
       return;
     }
     counts.open++;
@@ -146,7 +207,9 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const tooBig = error.code === 'HPE_HEADER_OVERFLOW';
-    const why = tooBig ? `request headers larger than ${limits.maxHeaderBytes} bytes` : `not an HTTP request (${error.code ?? error.message})`;
+    const why = tooBig
+      ? `request headers larger than ${limits.maxHeaderBytes} bytes`
+      : `not an HTTP request (${error.code ?? error.message})`;
     log('refused', '-', '-', null, why);
     if (socket.writable) socket.end(refusalResponse(tooBig ? 431 : 400, why));
     else socket.destroy();
@@ -159,7 +222,8 @@ export async function startNetProxy(options: NetProxyOptions): Promise<RunningNe
     const shown = target === undefined ? (req.url ?? '').slice(0, 120) : target.host;
     void (async () => {
       try {
-        if (target === undefined || target.port === undefined) throw new Refusal(400, `CONNECT needs host:port, not "${(req.url ?? '').slice(0, 80)}"`);
+        if (target === undefined || target.port === undefined)
+          throw new Refusal(400, `CONNECT needs host:port, not "${(req.url ?? '').slice(0, 80)}"`);
         checkHostHeader(req.headers, target.host, target.port);
         const { addresses, entry, host } = await judge(target.host, target.port);
         const upstream = await open(addresses, target.port);
@@ -258,7 +322,9 @@ function openOne(address: string, port: number): Promise<Socket> {
       socket.removeAllListeners('error');
       resolveOpen(socket);
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => reject(new Refusal(502, `cannot connect to ${address} port ${port}: ${error.code ?? error.message}`)));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Refusal(502, `cannot connect to ${address} port ${port}: ${error.code ?? error.message}`)),
+    );
   });
 }
 
@@ -268,13 +334,24 @@ function forward(req: IncomingMessage, res: ServerResponse, url: URL, socket: So
     const headers = endToEnd(req.headers);
     headers.host = url.port === '' ? url.hostname : `${url.hostname}:${url.port}`;
     // No agent: the request goes over this socket (an agent would open its own and look the name up again).
-    const upstream = httpRequest({ createConnection: () => socket, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-      answer.pipe(res);
-      answer.on('end', () => done());
-      answer.on('error', () => res.destroy());
-    });
-    upstream.on('error', (error: NodeJS.ErrnoException) => fail(new Refusal(502, `cannot reach ${url.hostname} port ${port}: ${error.code ?? error.message}`)));
+    const upstream = httpRequest(
+      {
+        createConnection: () => socket,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        setHost: false,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
+        answer.pipe(res);
+        answer.on('end', () => done());
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', (error: NodeJS.ErrnoException) =>
+      fail(new Refusal(502, `cannot reach ${url.hostname} port ${port}: ${error.code ?? error.message}`)),
+    );
     res.once('close', () => socket.destroy()); // one request per upstream connection
     req.pipe(upstream);
   });
@@ -305,7 +382,8 @@ export function splitAuthority(authority: string): { host: string; port: number 
 
 function absoluteUrl(raw: string): URL {
   if (!/^http:\/\//i.test(raw)) {
-    if (/^https:\/\//i.test(raw)) throw new Refusal(400, 'an https:// URL goes through CONNECT, not as a plain request');
+    if (/^https:\/\//i.test(raw))
+      throw new Refusal(400, 'an https:// URL goes through CONNECT, not as a plain request');
     throw new Refusal(400, 'this is a forward proxy: a plain request names an absolute http:// URL');
   }
   let url: URL;
@@ -314,7 +392,8 @@ function absoluteUrl(raw: string): URL {
   } catch {
     throw new Refusal(400, 'the request URL cannot be parsed');
   }
-  if (url.username !== '' || url.password !== '') throw new Refusal(400, 'user names and passwords in the URL are not forwarded');
+  if (url.username !== '' || url.password !== '')
+    throw new Refusal(400, 'user names and passwords in the URL are not forwarded');
   return url;
 }
 
@@ -323,15 +402,28 @@ function checkHostHeader(headers: IncomingHttpHeaders, host: string, port: numbe
   const given = headers.host;
   if (given === undefined) return;
   const parsed = splitAuthority(given.trim());
-  const same = parsed !== undefined && normalizeRequestHost(parsed.host) === normalizeRequestHost(host) && (parsed.port === undefined || parsed.port === port);
-  if (!same) throw new Refusal(403, `the Host header names "${given.slice(0, 80)}" but the request goes to ${host} port ${port}`);
+  const same =
+    parsed !== undefined &&
+    normalizeRequestHost(parsed.host) === normalizeRequestHost(host) &&
+    (parsed.port === undefined || parsed.port === port);
+  if (!same)
+    throw new Refusal(
+      403,
+      `the Host header names "${given.slice(0, 80)}" but the request goes to ${host} port ${port}`,
+    );
 }
 
 function asRefusal(error: unknown): Refusal {
   return error instanceof Refusal ? error : new Refusal(502, (error as Error).message);
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  431: 'Request Header Fields Too Large',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
 
 /** A response with the reason in a header and as the body's one line (what curl -v and curl show). */
 function refusalResponse(status: number, reason: string): string {
@@ -341,7 +433,12 @@ function refusalResponse(status: number, reason: string): string {
 
 function refuse(res: ServerResponse, status: number, reason: string): void {
   const line = oneLine(`hookwise proxy: refused: ${reason}`);
-  res.writeHead(status, { 'x-hookwise-refused': line, 'content-type': 'text/plain', 'content-length': Buffer.byteLength(line) + 1, connection: 'close' });
+  res.writeHead(status, {
+    'x-hookwise-refused': line,
+    'content-type': 'text/plain',
+    'content-length': Buffer.byteLength(line) + 1,
+    connection: 'close',
+  });
   res.end(`${line}\n`);
 }
 
@@ -395,7 +492,11 @@ export class NetProxyHost implements NetProxyPort {
 
   constructor(
     readonly runtimeDir: string,
-    private readonly options: { resolve?: Resolver; limits?: Partial<ProxyLimits>; onLog?: (entry: ProxyLogEntry) => void } = {},
+    private readonly options: {
+      resolve?: Resolver;
+      limits?: Partial<ProxyLimits>;
+      onLog?: (entry: ProxyLogEntry) => void;
+    } = {},
   ) {}
 
   async socketFor(allow: readonly AllowEntry[]): Promise<{ ok: true; socket: string } | { ok: false; reason: string }> {
@@ -403,16 +504,27 @@ export class NetProxyHost implements NetProxyPort {
     const key = allowlistKey(allow);
     let running = this.proxies.get(key);
     if (running === undefined) {
-      if (this.proxies.size >= MAX_PROXIES) return { ok: false, reason: `the daemon already serves ${MAX_PROXIES} different network allowlists` };
+      if (this.proxies.size >= MAX_PROXIES)
+        return { ok: false, reason: `the daemon already serves ${MAX_PROXIES} different network allowlists` };
       const dir = ensurePrivateDir(netProxyDir(this.runtimeDir));
       const socket = join(dir, `${fnv1a64(key)}.sock`);
-      if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) return { ok: false, reason: `the proxy socket path ${socket} is longer than a Unix socket path may be (set HOOKWISE_RUNTIME_DIR to a shorter directory)` };
+      if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
+        return {
+          ok: false,
+          reason: `the proxy socket path ${socket} is longer than a Unix socket path may be (set HOOKWISE_RUNTIME_DIR to a shorter directory)`,
+        };
       try {
         removeStaleSocket(socket);
       } catch (error) {
         return { ok: false, reason: `the filtering proxy cannot listen: ${(error as Error).message}` };
       }
-      running = startNetProxy({ allow, socket, log: (e) => this.record(e), ...(this.options.resolve === undefined ? {} : { resolve: this.options.resolve }), ...(this.options.limits === undefined ? {} : { limits: this.options.limits }) });
+      running = startNetProxy({
+        allow,
+        socket,
+        log: (e) => this.record(e),
+        ...(this.options.resolve === undefined ? {} : { resolve: this.options.resolve }),
+        ...(this.options.limits === undefined ? {} : { limits: this.options.limits }),
+      });
       this.proxies.set(key, running);
     }
     try {

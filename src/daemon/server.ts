@@ -36,7 +36,16 @@ import { MemoryQueue } from '../queue/memory-queue.js';
 import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
 import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, type HumanAnswer } from '../queue/types.js';
 import { handleQueueWeb, type QueueWebOptions } from '../queue/web.js';
-import { daemonPaths, GEMINI_ASK_HEADER, LOCATIONS_HEADER, locationsTag, ROLE_HEADER, VERSION_HEADER, type DaemonPaths, type DaemonState } from './paths.js';
+import {
+  daemonPaths,
+  GEMINI_ASK_HEADER,
+  LOCATIONS_HEADER,
+  locationsTag,
+  ROLE_HEADER,
+  VERSION_HEADER,
+  type DaemonPaths,
+  type DaemonState,
+} from './paths.js';
 
 export interface ServeOptions {
   where: Locations;
@@ -112,7 +121,8 @@ function sendHeadersEarly(res: ServerResponse): void {
   res.flushHeaders();
 }
 /** What an `http` hook gets when `check` would have exited 2: a block every Claude Code event understands. */
-const blockBody = (reason: string): string => JSON.stringify({ decision: 'block', reason: `hookwise: ${reason}` }) + '\n';
+const blockBody = (reason: string): string =>
+  JSON.stringify({ decision: 'block', reason: `hookwise: ${reason}` }) + '\n';
 
 export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const { where } = options;
@@ -126,16 +136,25 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   // Outlives engine reloads: a confined command that is running keeps its proxy.
   const netProxy = new NetProxyHost(where.runtimeDir, {
     onLog: (e) => {
-      if (e.verdict === 'refused') log(`network proxy refused ${e.method} ${e.host}${e.port === null ? '' : `:${e.port}`}: ${e.why}`);
+      if (e.verdict === 'refused')
+        log(`network proxy refused ${e.method} ${e.host}${e.port === null ? '' : `:${e.port}`}: ${e.why}`);
     },
   });
   // Outlives engine reloads too: the model stays loaded and the indexes warm (they follow the record files).
-  const embedding = options.embedding === false ? undefined : new EmbeddingService({ ...options.embedding, places: where, log });
+  const embedding =
+    options.embedding === false ? undefined : new EmbeddingService({ ...options.embedding, places: where, log });
   // Outlives engine reloads too: calls waiting on it keep waiting; answers reach them.
   const queue = new MemoryQueue();
   const fileQueue = new FileQueue(where.runtimeDir);
   const answerToken = newAnswerToken(where.runtimeDir);
-  const engineOptions = (): EngineOptions => ({ parseCacheSize: 4096, memory: new LiveMemoryPool(), netProxy, queue, ...(embedding === undefined ? {} : { embedding }), ...options.engine });
+  const engineOptions = (): EngineOptions => ({
+    parseCacheSize: 4096,
+    memory: new LiveMemoryPool(),
+    netProxy,
+    queue,
+    ...(embedding === undefined ? {} : { embedding }),
+    ...options.engine,
+  });
   let engine = new Engine(where, engineOptions());
   const tag = locationsTag(where);
   const started = Date.now();
@@ -149,64 +168,104 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   let markClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
 
-  const handle = (local: boolean) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    lastRequest = Date.now();
-    try {
-      if (!local && queueWeb !== undefined && handleQueueWeb(req, res, new URL(req.url ?? '/', 'http://daemon'), queueWeb)) return;
-      if (!local) {
-        const refused = refuseRemote(req, options.http!.token);
-        if (refused !== undefined) return send(res, refused.status, blockBody(refused.reason));
+  const handle =
+    (local: boolean) =>
+    async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      lastRequest = Date.now();
+      try {
+        if (
+          !local &&
+          queueWeb !== undefined &&
+          handleQueueWeb(req, res, new URL(req.url ?? '/', 'http://daemon'), queueWeb)
+        )
+          return;
+        if (!local) {
+          const refused = refuseRemote(req, options.http!.token);
+          if (refused !== undefined) return send(res, refused.status, blockBody(refused.reason));
+        }
+        const url = new URL(req.url ?? '/', 'http://daemon');
+        if (req.method === 'GET' && url.pathname === '/v1/health')
+          return send(res, 200, JSON.stringify(stats()) + '\n');
+        if (local && url.pathname.startsWith('/v1/queue')) return await queueRoute(req, res, url);
+        const route = routeOf(req.method, url);
+        if (route === undefined)
+          return send(
+            res,
+            404,
+            blockBody(
+              `no such endpoint: ${req.method} ${url.pathname} (POST /v1/hook/<claude|gemini|codex>, POST /v1/check, GET /v1/health)`,
+            ),
+          );
+        const theirs = req.headers[LOCATIONS_HEADER];
+        if (route.kind === 'check' && theirs !== undefined && theirs !== tag) {
+          // Another home, config or runtime directory: not ours to answer. The client decides in process.
+          return send(res, 409, JSON.stringify({ error: 'this daemon serves other hookwise locations' }) + '\n');
+        }
+        const version = req.headers[VERSION_HEADER];
+        if (route.kind === 'check' && version !== undefined && version !== VERSION && VERSION !== 'dev') {
+          // After an upgrade: the client's own code decides (in process) until this daemon is restarted.
+          if (!versionSkewLogged)
+            log(
+              `a hookwise ${String(version)} client called this ${VERSION} daemon; it decides in process until the daemon restarts (hookwise daemon stop)`,
+            );
+          versionSkewLogged = true;
+          return send(
+            res,
+            409,
+            JSON.stringify({ error: `this daemon runs hookwise ${VERSION}, the client ${String(version)}` }) + '\n',
+          );
+        }
+        const body = await readBody(req);
+        if (body === undefined) {
+          const reason = `hook payload larger than ${MAX_PAYLOAD_BYTES} bytes`;
+          return answer(res, route, { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2 });
+        }
+        const t0 = process.hrtime.bigint();
+        // A decision that takes long (a session that is registering right now) sends the thin client its
+        // headers early: it tells a slow decision from a hung daemon by them. Most answer well before.
+        const early = route.kind === 'check' ? setTimeout(() => sendHeadersEarly(res), EARLY_HEADERS_MS) : undefined;
+        // A client that goes away (its host stopped the hook) stops waiting in the human queue, if it was.
+        const gone = new AbortController();
+        res.on('close', () => {
+          if (!res.writableFinished) gone.abort();
+        });
+        const result = await engine.handle(body, {
+          ...(route.host === undefined ? {} : { host: route.host }),
+          envRole: roleOf(req),
+          geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask',
+          signal: gone.signal,
+        });
+        clearTimeout(early);
+        latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
+        decisions++;
+        return answer(res, route, result);
+      } catch (error) {
+        errors++;
+        log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        if (!res.headersSent)
+          send(
+            res,
+            500,
+            blockBody(`the daemon could not answer: ${error instanceof Error ? error.message : String(error)}`),
+          );
+        else res.destroy();
       }
-      const url = new URL(req.url ?? '/', 'http://daemon');
-      if (req.method === 'GET' && url.pathname === '/v1/health') return send(res, 200, JSON.stringify(stats()) + '\n');
-      if (local && url.pathname.startsWith('/v1/queue')) return await queueRoute(req, res, url);
-      const route = routeOf(req.method, url);
-      if (route === undefined) return send(res, 404, blockBody(`no such endpoint: ${req.method} ${url.pathname} (POST /v1/hook/<claude|gemini|codex>, POST /v1/check, GET /v1/health)`));
-      const theirs = req.headers[LOCATIONS_HEADER];
-      if (route.kind === 'check' && theirs !== undefined && theirs !== tag) {
-        // Another home, config or runtime directory: not ours to answer. The client decides in process.
-        return send(res, 409, JSON.stringify({ error: 'this daemon serves other hookwise locations' }) + '\n');
-      }
-      const version = req.headers[VERSION_HEADER];
-      if (route.kind === 'check' && version !== undefined && version !== VERSION && VERSION !== 'dev') {
-        // After an upgrade: the client's own code decides (in process) until this daemon is restarted.
-        if (!versionSkewLogged) log(`a hookwise ${String(version)} client called this ${VERSION} daemon; it decides in process until the daemon restarts (hookwise daemon stop)`);
-        versionSkewLogged = true;
-        return send(res, 409, JSON.stringify({ error: `this daemon runs hookwise ${VERSION}, the client ${String(version)}` }) + '\n');
-      }
-      const body = await readBody(req);
-      if (body === undefined) {
-        const reason = `hook payload larger than ${MAX_PAYLOAD_BYTES} bytes`;
-        return answer(res, route, { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2 });
-      }
-      const t0 = process.hrtime.bigint();
-      // A decision that takes long (a session that is registering right now) sends the thin client its
-      // headers early: it tells a slow decision from a hung daemon by them. Most answer well before.
-      const early = route.kind === 'check' ? setTimeout(() => sendHeadersEarly(res), EARLY_HEADERS_MS) : undefined;
-      // A client that goes away (its host stopped the hook) stops waiting in the human queue, if it was.
-      const gone = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) gone.abort();
-      });
-      const result = await engine.handle(body, { ...(route.host === undefined ? {} : { host: route.host }), envRole: roleOf(req), geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask', signal: gone.signal });
-      clearTimeout(early);
-      latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
-      decisions++;
-      return answer(res, route, result);
-    } catch (error) {
-      errors++;
-      log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (!res.headersSent) send(res, 500, blockBody(`the daemon could not answer: ${error instanceof Error ? error.message : String(error)}`));
-      else res.destroy();
-    }
-  };
+    };
 
   const queueRoute = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    if (req.method === 'GET' && url.pathname === '/v1/queue') return send(res, 200, JSON.stringify(snapshotOf(queue, fileQueue)) + '\n');
-    if (req.method !== 'POST' || url.pathname !== '/v1/queue/answer') return send(res, 404, JSON.stringify({ error: `no such queue endpoint: ${req.method} ${url.pathname}` }) + '\n');
+    if (req.method === 'GET' && url.pathname === '/v1/queue')
+      return send(res, 200, JSON.stringify(snapshotOf(queue, fileQueue)) + '\n');
+    if (req.method !== 'POST' || url.pathname !== '/v1/queue/answer')
+      return send(res, 404, JSON.stringify({ error: `no such queue endpoint: ${req.method} ${url.pathname}` }) + '\n');
     const given = Buffer.from(/^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
     if (given.length !== Buffer.byteLength(answerToken) || !timingSafeEqual(given, Buffer.from(answerToken))) {
-      return send(res, 401, JSON.stringify({ error: "missing or wrong queue answer token (it is in the runtime directory's queue/answer-token)" }) + '\n');
+      return send(
+        res,
+        401,
+        JSON.stringify({
+          error: "missing or wrong queue answer token (it is in the runtime directory's queue/answer-token)",
+        }) + '\n',
+      );
     }
     const body = await readBody(req);
     let parsed: { id?: unknown; answer?: Partial<HumanAnswer> };
@@ -216,13 +275,36 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       return send(res, 400, JSON.stringify({ error: 'the answer is not JSON' }) + '\n');
     }
     const a = parsed.answer;
-    if (typeof parsed.id !== 'string' || a === undefined || !(ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) || typeof a.alwaysAsk !== 'boolean' || typeof a.addRule !== 'boolean' || (a.scope !== undefined && !(ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) || !answerExtrasValid({ via: a.via ?? 'cli', supervisor: a.supervisor })) {
-      return send(res, 400, JSON.stringify({ error: 'expected {id, answer: {verdict, alwaysAsk, addRule, scope?, via?, supervisor?}}' }) + '\n');
+    if (
+      typeof parsed.id !== 'string' ||
+      a === undefined ||
+      !(ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) ||
+      typeof a.alwaysAsk !== 'boolean' ||
+      typeof a.addRule !== 'boolean' ||
+      (a.scope !== undefined && !(ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) ||
+      !answerExtrasValid({ via: a.via ?? 'cli', supervisor: a.supervisor })
+    ) {
+      return send(
+        res,
+        400,
+        JSON.stringify({ error: 'expected {id, answer: {verdict, alwaysAsk, addRule, scope?, via?, supervisor?}}' }) +
+          '\n',
+      );
     }
     // Only the lead session's MCP server says `mcp` (with or without a supervisor answer); anything else is the CLI.
-    const answer: HumanAnswer = { verdict: a.verdict!, alwaysAsk: a.alwaysAsk, addRule: a.addRule, via: a.via === 'mcp' ? 'mcp' : 'cli', ...(a.scope === undefined ? {} : { scope: a.scope }), ...(a.supervisor === undefined ? {} : { supervisor: a.supervisor }) };
+    const answer: HumanAnswer = {
+      verdict: a.verdict!,
+      alwaysAsk: a.alwaysAsk,
+      addRule: a.addRule,
+      via: a.via === 'mcp' ? 'mcp' : 'cli',
+      ...(a.scope === undefined ? {} : { scope: a.scope }),
+      ...(a.supervisor === undefined ? {} : { supervisor: a.supervisor }),
+    };
     const result = answerAny(queue, fileQueue, parsed.id, answer);
-    if (result.ok) log(`queue item ${result.item.id} answered (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`);
+    if (result.ok)
+      log(
+        `queue item ${result.item.id} answered (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`,
+      );
     return send(res, result.ok ? 200 : 404, JSON.stringify(result) + '\n');
   };
 
@@ -246,7 +328,12 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     };
   };
 
-  const serverOptions = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 60_000, headersTimeout: 10_000, keepAliveTimeout: 30_000 };
+  const serverOptions = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout: 60_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 30_000,
+  };
   const unixServer = createServer(serverOptions, (req, res) => void handle(true)(req, res));
   await listen(unixServer, paths.socket);
   const socketIno = lstatSync(paths.socket).ino;
@@ -260,27 +347,44 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       unixServer.close();
       unlinkQuietly(paths.socket);
       await embedding?.close();
-      throw new HookwiseError('USAGE', `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`);
+      throw new HookwiseError(
+        'USAGE',
+        `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`,
+      );
     }
     const address = httpServer.address();
-    httpAddress = { host: '127.0.0.1', port: typeof address === 'object' && address !== null ? address.port : options.http.port };
+    httpAddress = {
+      host: '127.0.0.1',
+      port: typeof address === 'object' && address !== null ? address.port : options.http.port,
+    };
     queueWeb = {
       queue,
       token: options.http.token,
       port: httpAddress.port,
       answer: (id, answer) => {
         const result = answerAny(queue, fileQueue, id, answer);
-        if (result.ok) log(`queue item ${result.item.id} answered on the web page (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`);
+        if (result.ok)
+          log(
+            `queue item ${result.item.id} answered on the web page (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`,
+          );
         return result.ok ? { ok: true, resolved: result.resolved } : result;
       },
       snapshot: () => snapshotOf(queue, fileQueue),
     };
   }
-  const state: DaemonState = { pid: process.pid, socket: paths.socket, http: httpAddress, version: VERSION, started: new Date(started).toISOString() };
+  const state: DaemonState = {
+    pid: process.pid,
+    socket: paths.socket,
+    http: httpAddress,
+    version: VERSION,
+    started: new Date(started).toISOString(),
+  };
   writeFileAtomic(paths.state, JSON.stringify(state) + '\n');
   // Warmed in the background once serving: calls that come first wait in the pool's queue (or pass the tier on).
   void embedding?.start();
-  log(`serving ${paths.socket}${httpAddress === null ? '' : ` and http://127.0.0.1:${httpAddress.port}`} (pid ${process.pid}, hookwise ${VERSION})`);
+  log(
+    `serving ${paths.socket}${httpAddress === null ? '' : ` and http://127.0.0.1:${httpAddress.port}`} (pid ${process.pid}, hookwise ${VERSION})`,
+  );
 
   // Housekeeping every few seconds: a daemon whose socket was removed or replaced (its runtime directory
   // deleted, another daemon took over) has nobody to serve and exits; so does an idle one, if asked to — but not
@@ -290,7 +394,12 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     if (current === undefined || current.ino !== socketIno || !existsSync(paths.state)) {
       log('socket or state file removed or replaced: exiting');
       void close();
-    } else if (options.idleExitMs !== undefined && options.idleExitMs > 0 && Date.now() - lastRequest > options.idleExitMs && queue.list().length === 0) {
+    } else if (
+      options.idleExitMs !== undefined &&
+      options.idleExitMs > 0 &&
+      Date.now() - lastRequest > options.idleExitMs &&
+      queue.list().length === 0
+    ) {
       log(`idle for ${Math.round(options.idleExitMs / 1000)} s: exiting`);
       void close();
     }
@@ -355,14 +464,18 @@ function routeOf(method: string | undefined, url: URL): Route | undefined {
 
 function answer(res: ServerResponse, route: Route, result: CheckResult): void {
   if (route.kind === 'check') {
-    const envelope: { stdout: string; stderr?: string; exitCode: number } = { stdout: result.stdout, exitCode: result.exitCode };
+    const envelope: { stdout: string; stderr?: string; exitCode: number } = {
+      stdout: result.stdout,
+      exitCode: result.exitCode,
+    };
     if (result.stderr !== undefined) envelope.stderr = result.stderr;
     const body = JSON.stringify(envelope) + '\n';
     if (res.headersSent) res.end(body);
     else send(res, 200, body);
     return;
   }
-  if (result.exitCode === 2 && result.stdout === '') return send(res, 200, blockBody((result.stderr ?? 'blocked').replace(/^hookwise: /, '').trim()));
+  if (result.exitCode === 2 && result.stdout === '')
+    return send(res, 200, blockBody((result.stderr ?? 'blocked').replace(/^hookwise: /, '').trim()));
   send(res, 200, result.stdout);
 }
 
@@ -378,12 +491,15 @@ function send(res: ServerResponse, status: number, body: string): void {
  */
 function refuseRemote(req: IncomingMessage, token: string): { status: number; reason: string } | undefined {
   const host = req.headers.host ?? '';
-  if (!/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host)) return { status: 403, reason: `refused: Host "${host.slice(0, 64)}" is not the loopback address` };
-  if (req.headers.origin !== undefined) return { status: 403, reason: 'refused: requests from web pages (with an Origin header) are not served' };
+  if (!/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host))
+    return { status: 403, reason: `refused: Host "${host.slice(0, 64)}" is not the loopback address` };
+  if (req.headers.origin !== undefined)
+    return { status: 403, reason: 'refused: requests from web pages (with an Origin header) are not served' };
   const given = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
   const a = Buffer.from(given);
   const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return { status: 401, reason: 'refused: missing or wrong bearer token (see hookwise daemon status)' };
+  if (a.length !== b.length || !timingSafeEqual(a, b))
+    return { status: 401, reason: 'refused: missing or wrong bearer token (see hookwise daemon status)' };
   return undefined;
 }
 
@@ -451,7 +567,8 @@ function closeServer(server: Server): Promise<void> {
 async function clearStaleSocket(socket: string): Promise<void> {
   const stat = lstatSync(socket, { throwIfNoEntry: false });
   if (stat === undefined) return;
-  if (!stat.isSocket()) throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${socket} exists and is not a socket; remove it and retry`);
+  if (!stat.isSocket())
+    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${socket} exists and is not a socket; remove it and retry`);
   const alive = await new Promise<boolean>((resolve) => {
     const s = connect(socket);
     s.once('connect', () => {

@@ -40,7 +40,13 @@ export async function buildIndexes(
 }
 
 /** The nearest other records to a remembered one (same tool), across the scopes, best first. */
-export function neighboursOf(set: IndexSet, targets: readonly StoreTarget[], key: string, tool: string, k: number): EmbeddingMatch[] {
+export function neighboursOf(
+  set: IndexSet,
+  targets: readonly StoreTarget[],
+  key: string,
+  tool: string,
+  k: number,
+): EmbeddingMatch[] {
   let vector: Float32Array | undefined;
   for (const t of targets) vector ??= set.get(t)?.vectorOf(key);
   if (vector === undefined) return [];
@@ -50,5 +56,8 @@ export function neighboursOf(set: IndexSet, targets: readonly StoreTarget[], key
       if (m.key !== key && (best.get(m.key) ?? -Infinity) < m.similarity) best.set(m.key, m.similarity);
     }
   }
-  return [...best].map(([k2, similarity]) => ({ key: k2, similarity })).sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  return [...best]
+    .map(([k2, similarity]) => ({ key: k2, similarity }))
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, k);
 }

@@ -67,7 +67,8 @@ export interface EmbeddingStats {
 
 /** The built worker's path: next to the running bundle (dist/), or the package's dist/ when run from sources. */
 export function defaultWorkerFile(): string {
-  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return join(dirname(__filename), 'embed.worker.cjs');
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs'))
+    return join(dirname(__filename), 'embed.worker.cjs');
   return join(packageRoot(), 'dist', 'embed.worker.cjs');
 }
 
@@ -75,7 +76,13 @@ export function defaultWorkerFile(): string {
 export class EmbeddingService {
   private pool: Piscina | undefined;
   private warm: Promise<Answers['warm']> | undefined;
-  private readonly stat: EmbeddingStats = { state: 'stopped', model: null, calls: 0, unavailable: 0, lastUnavailable: null };
+  private readonly stat: EmbeddingStats = {
+    state: 'stopped',
+    model: null,
+    calls: 0,
+    unavailable: 0,
+    lastUnavailable: null,
+  };
   /** Projects with a background build step queued (one at a time each). */
   private readonly building = new Set<string>();
   private saveTimer: NodeJS.Timeout | undefined;
@@ -97,7 +104,9 @@ export class EmbeddingService {
     if (this.closing) return { ok: false, why: 'the embedding service is closed' };
     if (this.pool === undefined) {
       this.stat.state = 'starting';
-      const { Piscina: Pool } = createRequire(typeof __filename === 'string' ? __filename : import.meta.url)('piscina') as typeof PiscinaModule;
+      const { Piscina: Pool } = createRequire(typeof __filename === 'string' ? __filename : import.meta.url)(
+        'piscina',
+      ) as typeof PiscinaModule;
       const setup: WorkerSetup = { places: this.options.places, model: this.model };
       if (this.options.embedderModule !== undefined) setup.embedderModule = this.options.embedderModule;
       this.pool = new Pool({
@@ -140,7 +149,11 @@ export class EmbeddingService {
    * When the policy names another model than the pool runs (the user changed `embedding.model`), the pool
    * is restarted with it; calls meanwhile are answered unavailable.
    */
-  portFor(projectRoot: string, sessionId: string | undefined, policy?: { embedding: { model: ModelChoice } }): EmbeddingPort {
+  portFor(
+    projectRoot: string,
+    sessionId: string | undefined,
+    policy?: { embedding: { model: ModelChoice } },
+  ): EmbeddingPort {
     const wanted = policy?.embedding.model;
     if (wanted !== undefined && !sameModel(wanted, this.model) && !this.closing) this.switchModel(wanted);
     return {
@@ -148,7 +161,12 @@ export class EmbeddingService {
         let scopes: StoreTarget[];
         try {
           const { userConfigDir, runtimeDir } = this.options.places;
-          scopes = memoryTargets({ projectRoot, userConfigDir, runtimeDir, ...(sessionId === undefined ? {} : { sessionId }) });
+          scopes = memoryTargets({
+            projectRoot,
+            userConfigDir,
+            runtimeDir,
+            ...(sessionId === undefined ? {} : { sessionId }),
+          });
         } catch (error) {
           return this.unavailable(`the decision scopes cannot be listed: ${describe(error)}`);
         }
@@ -158,13 +176,23 @@ export class EmbeddingService {
   }
 
   /** The nearest remembered records across the scopes, best first; or why there is no answer. */
-  async nearest(project: string, scopes: StoreTarget[], query: { text: string; tool: string; k: number }): Promise<{ matches: EmbeddingMatch[] } | { unavailable: string }> {
+  async nearest(
+    project: string,
+    scopes: StoreTarget[],
+    query: { text: string; tool: string; k: number },
+  ): Promise<{ matches: EmbeddingMatch[] } | { unavailable: string }> {
     this.stat.calls++;
     if (this.closing) return this.unavailable('the daemon is stopping');
-    if (this.stat.state === 'failed') return this.unavailable('the embedding model cannot be loaded (see the daemon log)');
-    if (this.pool === undefined) return this.unavailable(this.stat.state === 'starting' ? 'the embedding model is being loaded' : 'the embedding pool is not started');
+    if (this.stat.state === 'failed')
+      return this.unavailable('the embedding model cannot be loaded (see the daemon log)');
+    if (this.pool === undefined)
+      return this.unavailable(
+        this.stat.state === 'starting' ? 'the embedding model is being loaded' : 'the embedding pool is not started',
+      );
     const k = Math.max(1, Math.min(64, Math.floor(query.k)));
-    const got = await this.within(this.task({ op: 'nearest', text: query.text, tool: query.tool, k, scopes, budget: this.options.budget ?? 64 }));
+    const got = await this.within(
+      this.task({ op: 'nearest', text: query.text, tool: query.tool, k, scopes, budget: this.options.budget ?? 64 }),
+    );
     if ('unavailable' in got) return this.unavailable(got.unavailable);
     if ('building' in got) {
       this.buildInBackground(project, scopes);
@@ -258,7 +286,10 @@ export class EmbeddingService {
       timer = setTimeout(() => resolve({ unavailable: `the embedding worker did not answer within ${ms} ms` }), ms);
     });
     try {
-      return await Promise.race([running.catch((error: unknown) => ({ unavailable: `the embedding worker failed: ${describe(error)}` })), late]);
+      return await Promise.race([
+        running.catch((error: unknown) => ({ unavailable: `the embedding worker failed: ${describe(error)}` })),
+        late,
+      ]);
     } finally {
       clearTimeout(timer);
     }

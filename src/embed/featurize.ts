@@ -34,14 +34,55 @@ export interface CommandVocab {
 
 // Wrappers as shell/unwrap.ts peels them (written before the program in a subject).
 const WRAPPERS = new Set([
-  'sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nohup', 'setsid', 'coproc', 'nice', 'ionice', 'taskset', 'time',
-  'timeout', 'stdbuf', 'xargs', 'busybox', 'eval', 'su', 'runuser', 'watch', 'flock',
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'builtin',
+  'exec',
+  'nohup',
+  'setsid',
+  'coproc',
+  'nice',
+  'ionice',
+  'taskset',
+  'time',
+  'timeout',
+  'stdbuf',
+  'xargs',
+  'busybox',
+  'eval',
+  'su',
+  'runuser',
+  'watch',
+  'flock',
 ]);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish']);
 const OPERATOR_WORDS = new Set(['&&', '||', ';', '|', '|&', '&']);
 const REDIRECT = /^(\d*)(>>|>\||>&|>|&>>|&>|<<<|<<-|<<|<&|<>|<)$/;
 /** Programs whose single-dash options are words (`find -name`, `java -jar`), not bundles of letters. */
-const WORD_OPTIONS = new Set(['find', 'java', 'javac', 'go', 'ffmpeg', 'ffprobe', 'openssl', 'gcc', 'g++', 'clang', 'cc', 'convert', 'magick', 'xdotool', 'qemu-system-x86_64', 'dd', 'tcpdump', 'iptables', 'ip', 'ps']);
+const WORD_OPTIONS = new Set([
+  'find',
+  'java',
+  'javac',
+  'go',
+  'ffmpeg',
+  'ffprobe',
+  'openssl',
+  'gcc',
+  'g++',
+  'clang',
+  'cc',
+  'convert',
+  'magick',
+  'xdotool',
+  'qemu-system-x86_64',
+  'dd',
+  'tcpdump',
+  'iptables',
+  'ip',
+  'ps',
+]);
 const SUBCOMMAND = /^[a-z][a-z0-9_:-]{0,39}$/;
 const NUMBER = /^[-+]?(\d+(\.\d+)?|\.\d+|0x[0-9a-f]+)([kmgtp]i?b?|[smhd]|ms|%)?$/i;
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
@@ -141,10 +182,18 @@ function looksLikeFile(word: string): boolean {
 
 function pathKind(path: string): string {
   if (path === '/dev/null') return 'path-devnull';
-  if (path === '~' || path.startsWith('~/') || /^\/(home|Users)\/[^/]+(\/|$)/.test(path) || path === '/root' || path.startsWith('/root/')) return 'path-home';
+  if (
+    path === '~' ||
+    path.startsWith('~/') ||
+    /^\/(home|Users)\/[^/]+(\/|$)/.test(path) ||
+    path === '/root' ||
+    path.startsWith('/root/')
+  )
+    return 'path-home';
   if (/^\/(tmp|var\/tmp|private\/tmp)(\/|$)/.test(path)) return 'path-tmp';
   if (/^\/(dev|proc|sys)(\/|$)/.test(path)) return 'path-device';
-  if (/^\/(etc|usr|bin|sbin|lib|lib64|boot|opt|var|srv|System|Library)(\/|$)/.test(path) || path === '/') return 'path-system';
+  if (/^\/(etc|usr|bin|sbin|lib|lib64|boot|opt|var|srv|System|Library)(\/|$)/.test(path) || path === '/')
+    return 'path-system';
   if (path.startsWith('/')) return 'path-abs';
   if (path.startsWith('..')) return 'path-parent';
   return 'path-rel';
@@ -163,8 +212,14 @@ function valueTokens(value: string, quoted: boolean, out: string[], prefix = '')
   const scheme = SCHEME.exec(value);
   if (scheme !== null) {
     out.push(`${prefix}a:url`, `${prefix}a:url:${scheme[1]!.toLowerCase()}`);
-    const host = value.slice(scheme[0].length).split(/[/?#]/)[0]!.replace(/^.*@/, '').replace(/:\d+$/, '').toLowerCase();
-    if (host === 'localhost' || host.startsWith('127.') || host === '[::1]' || host === '0.0.0.0') out.push(`${prefix}a:host-local`);
+    const host = value
+      .slice(scheme[0].length)
+      .split(/[/?#]/)[0]!
+      .replace(/^.*@/, '')
+      .replace(/:\d+$/, '')
+      .toLowerCase();
+    if (host === 'localhost' || host.startsWith('127.') || host === '[::1]' || host === '0.0.0.0')
+      out.push(`${prefix}a:host-local`);
     else if (/^[\d.]+$/.test(host) || host.startsWith('[')) out.push(`${prefix}a:host-ip`);
     else if (host !== '') out.push(`${prefix}a:host-name`);
     const rest = value.slice(scheme[0].length).split(/[?#]/)[0]!;
@@ -265,7 +320,11 @@ function segmentTokens(words: readonly Word[], out: string[]): void {
       i += 2;
     } else break;
   }
-  for (let m = ASSIGNMENT.exec(words[i]?.text ?? ''); m !== null && i + 1 < words.length && words[i]!.plain > m[1]!.length; m = ASSIGNMENT.exec(words[i]?.text ?? '')) {
+  for (
+    let m = ASSIGNMENT.exec(words[i]?.text ?? '');
+    m !== null && i + 1 < words.length && words[i]!.plain > m[1]!.length;
+    m = ASSIGNMENT.exec(words[i]?.text ?? '')
+  ) {
     out.push('env', `env:${m[1]}`);
     valueTokens(m[2]!, words[i]!.quoted, out, 'v');
     i++;
@@ -278,7 +337,11 @@ function segmentTokens(words: readonly Word[], out: string[]): void {
     valueTokens(argv0, false, out);
     return;
   }
-  const program = argv0.replace(/^\\/, '').slice(argv0.lastIndexOf('/') + 1).toLowerCase() || argv0;
+  const program =
+    argv0
+      .replace(/^\\/, '')
+      .slice(argv0.lastIndexOf('/') + 1)
+      .toLowerCase() || argv0;
   out.push(`p:${program}`);
   if (argv0.includes('/')) out.push('pp:path', `pp:${pathKind(argv0)}`);
   ngramTokens(program, out);

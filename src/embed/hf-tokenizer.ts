@@ -46,8 +46,14 @@ function isBertWhitespace(c: string): boolean {
 
 function isChinese(cp: number): boolean {
   return (
-    (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x20000 && cp <= 0x2a6df) || (cp >= 0x2a700 && cp <= 0x2b73f) ||
-    (cp >= 0x2b740 && cp <= 0x2b81f) || (cp >= 0x2b820 && cp <= 0x2ceaf) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x2f800 && cp <= 0x2fa1f)
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x20000 && cp <= 0x2a6df) ||
+    (cp >= 0x2a700 && cp <= 0x2b73f) ||
+    (cp >= 0x2b740 && cp <= 0x2b81f) ||
+    (cp >= 0x2b820 && cp <= 0x2ceaf) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0x2f800 && cp <= 0x2fa1f)
   );
 }
 
@@ -98,7 +104,8 @@ function normalizer(spec: unknown, path: string): Normalize {
       return (t) => (left && right ? t.trim() : left ? t.trimStart() : right ? t.trimEnd() : t);
     }
     case 'Prepend': {
-      const prepend = typeof s.prepend === 'string' ? s.prepend : fail(path, 'Prepend normalizer without a prepend string');
+      const prepend =
+        typeof s.prepend === 'string' ? s.prepend : fail(path, 'Prepend normalizer without a prepend string');
       return (t) => (t === '' ? t : prepend + t);
     }
     case 'Replace': {
@@ -115,7 +122,9 @@ function normalizer(spec: unknown, path: string): Normalize {
       return fail(path, 'Replace normalizer without a String or Regex pattern');
     }
     case 'Sequence': {
-      const parts = (Array.isArray(s.normalizers) ? s.normalizers : fail(path, 'Sequence normalizer without normalizers')).map((n) => normalizer(n, path));
+      const parts = (
+        Array.isArray(s.normalizers) ? s.normalizers : fail(path, 'Sequence normalizer without normalizers')
+      ).map((n) => normalizer(n, path));
       return (t) => parts.reduce((acc, f) => f(acc), t);
     }
     default:
@@ -128,7 +137,8 @@ type PreTokenize = (pieces: string[]) => string[];
 
 function isPunctuation(c: string): boolean {
   const cp = c.codePointAt(0)!;
-  if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126)) return true;
+  if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126))
+    return true;
   return /\p{P}/u.test(c);
 }
 
@@ -185,7 +195,10 @@ function preTokenizer(spec: unknown, path: string): { run: PreTokenize; byteLeve
       return { run: (pieces) => pieces.flatMap((p) => p.split(/\s+/u).filter((x) => x !== '')), byteLevel: false };
     case 'Digits': {
       const individual = s.individual_digits === true;
-      return { run: (pieces) => pieces.flatMap((p) => p.match(individual ? /\p{N}|[^\p{N}]+/gu : /\p{N}+|[^\p{N}]+/gu) ?? []), byteLevel: false };
+      return {
+        run: (pieces) => pieces.flatMap((p) => p.match(individual ? /\p{N}|[^\p{N}]+/gu : /\p{N}+|[^\p{N}]+/gu) ?? []),
+        byteLevel: false,
+      };
     }
     case 'ByteLevel': {
       const prefix = s.add_prefix_space === true;
@@ -200,8 +213,13 @@ function preTokenizer(spec: unknown, path: string): { run: PreTokenize; byteLeve
       };
     }
     case 'Sequence': {
-      const parts = (Array.isArray(s.pretokenizers) ? s.pretokenizers : fail(path, 'Sequence pre_tokenizer without pretokenizers')).map((p) => preTokenizer(p, path));
-      return { run: (pieces) => parts.reduce((acc, p) => p.run(acc), pieces), byteLevel: parts.some((p) => p.byteLevel) };
+      const parts = (
+        Array.isArray(s.pretokenizers) ? s.pretokenizers : fail(path, 'Sequence pre_tokenizer without pretokenizers')
+      ).map((p) => preTokenizer(p, path));
+      return {
+        run: (pieces) => parts.reduce((acc, p) => p.run(acc), pieces),
+        byteLevel: parts.some((p) => p.byteLevel),
+      };
     }
     default:
       return fail(path, `pre_tokenizer ${String(s.type)} is not supported`);
@@ -215,7 +233,8 @@ function vocabOf(spec: Json, path: string): Map<string, number> {
   const v = obj(spec.vocab) ?? fail(path, `${String(spec.type)} model without a vocab object`);
   const map = new Map<string, number>();
   for (const [token, id] of Object.entries(v)) {
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) fail(path, `vocab entry ${JSON.stringify(token)} has id ${JSON.stringify(id)}`);
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0)
+      fail(path, `vocab entry ${JSON.stringify(token)} has id ${JSON.stringify(id)}`);
     map.set(token, id);
   }
   return map;
@@ -259,7 +278,8 @@ function bpe(spec: Json, path: string): { model: Model; vocab: Map<string, numbe
   const ranks = new Map<string, number>();
   merges.forEach((m, rank) => {
     const pair = typeof m === 'string' ? m.split(' ') : Array.isArray(m) ? m : [];
-    if (pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') fail(path, `BPE merge ${rank} is not a pair: ${JSON.stringify(m)}`);
+    if (pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string')
+      fail(path, `BPE merge ${rank} is not a pair: ${JSON.stringify(m)}`);
     if (!ranks.has(`${pair[0]} ${pair[1]}`)) ranks.set(`${pair[0]} ${pair[1]}`, rank);
   });
   const unkToken = typeof spec.unk_token === 'string' ? spec.unk_token : undefined;
@@ -349,15 +369,19 @@ function postProcessor(spec: unknown, path: string): Specials {
           continue;
         }
         const name = obj(p.SpecialToken)?.id;
-        if (typeof name !== 'string') fail(path, `TemplateProcessing piece ${JSON.stringify(piece)} is neither Sequence nor SpecialToken`);
+        if (typeof name !== 'string')
+          fail(path, `TemplateProcessing piece ${JSON.stringify(piece)} is neither Sequence nor SpecialToken`);
         const ids = obj(specials[name])?.ids;
-        if (!Array.isArray(ids) || !ids.every((i) => typeof i === 'number')) fail(path, `TemplateProcessing special token ${name} has no ids`);
+        if (!Array.isArray(ids) || !ids.every((i) => typeof i === 'number'))
+          fail(path, `TemplateProcessing special token ${name} has no ids`);
         (seen ? out.after : out.before).push(...(ids as number[]));
       }
       return out;
     }
     case 'Sequence': {
-      const parts = (Array.isArray(s.processors) ? s.processors : fail(path, 'Sequence post_processor without processors')).map((p) => postProcessor(p, path));
+      const parts = (
+        Array.isArray(s.processors) ? s.processors : fail(path, 'Sequence post_processor without processors')
+      ).map((p) => postProcessor(p, path));
       return { before: parts.flatMap((p) => p.before), after: parts.flatMap((p) => p.after) };
     }
     default:
@@ -380,13 +404,17 @@ export function loadHfTokenizer(json: unknown, path: string): HfTokenizer {
       built = bpe(modelSpec, path);
       break;
     default:
-      return fail(path, `tokenizer model ${String(modelSpec.type)} is not supported (hookwise reads WordPiece and BPE)`);
+      return fail(
+        path,
+        `tokenizer model ${String(modelSpec.type)} is not supported (hookwise reads WordPiece and BPE)`,
+      );
   }
   const normalize = normalizer(root.normalizer, path);
   const pre = preTokenizer(root.pre_tokenizer, path);
   const specials = postProcessor(root.post_processor, path);
   const padding = obj(root.padding);
-  const padId = typeof padding?.pad_id === 'number' ? padding.pad_id : (built.vocab.get('[PAD]') ?? built.vocab.get('<pad>') ?? 0);
+  const padId =
+    typeof padding?.pad_id === 'number' ? padding.pad_id : (built.vocab.get('[PAD]') ?? built.vocab.get('<pad>') ?? 0);
   const truncationLength = obj(root.truncation)?.max_length;
   const model = built.model;
   return {

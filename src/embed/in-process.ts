@@ -26,11 +26,17 @@ export class InProcessEmbedding {
     return {
       nearest: async (query) => {
         try {
-          const scopes = memoryTargets({ projectRoot, ...this.places, ...(sessionId === undefined ? {} : { sessionId }) });
+          const scopes = memoryTargets({
+            projectRoot,
+            ...this.places,
+            ...(sessionId === undefined ? {} : { sessionId }),
+          });
           const got = await nearestIn(this.set, this.embedder, { ...query, scopes, budget: Infinity });
           return 'building' in got ? { unavailable: got.building } : { matches: got.matches };
         } catch (error) {
-          return { unavailable: `the embedding search failed: ${error instanceof Error ? error.message : String(error)}` };
+          return {
+            unavailable: `the embedding search failed: ${error instanceof Error ? error.message : String(error)}`,
+          };
         }
       },
     };

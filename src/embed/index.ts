@@ -203,7 +203,12 @@ export class ScopeIndex {
    * `budget` texts are embedded (work is counted, not timed); the rest are reported as `pending` and the
    * index is then incomplete — its owner must not answer from it until a later sync finishes.
    */
-  async sync(entries: readonly IndexEntry[], embedder: Embedder, budget = Infinity, progress?: (done: number, total: number) => void): Promise<SyncResult> {
+  async sync(
+    entries: readonly IndexEntry[],
+    embedder: Embedder,
+    budget = Infinity,
+    progress?: (done: number, total: number) => void,
+  ): Promise<SyncResult> {
     const wanted = new Set<string>();
     const missing: IndexEntry[] = [];
     for (const e of entries) {
@@ -235,12 +240,18 @@ export class ScopeIndex {
     return { ...(await this.insert(missing, embedder, budget)), removed: 0, compacted: false };
   }
 
-  private async insert(missing: readonly IndexEntry[], embedder: Embedder, budget: number, progress?: (done: number, total: number) => void): Promise<{ added: number; pending: number }> {
+  private async insert(
+    missing: readonly IndexEntry[],
+    embedder: Embedder,
+    budget: number,
+    progress?: (done: number, total: number) => void,
+  ): Promise<{ added: number; pending: number }> {
     const todo = missing.slice(0, Math.max(0, Math.min(missing.length, budget)));
     for (let i = 0; i < todo.length; i += EMBED_BATCH) {
       const batch = todo.slice(i, i + EMBED_BATCH);
       const vectors = await embedder.embed(batch.map((e) => e.text));
-      if (vectors.length !== batch.length) throw new Error(`the model returned ${vectors.length} vectors for ${batch.length} texts`);
+      if (vectors.length !== batch.length)
+        throw new Error(`the model returned ${vectors.length} vectors for ${batch.length} texts`);
       this.reserve(batch.length);
       batch.forEach((e, j) => this.add(e, checkVector(vectors[j]!, this.dimensions)));
       this.dirty = true;
@@ -293,7 +304,10 @@ export class ScopeIndex {
     if (ofTool === 0 || k <= 0) return [];
     const n = Math.min(k, this.index.getMaxElements());
     const query = Array.from(vector);
-    const { distances, neighbors } = ofTool === this.labelOf.size ? this.index.searchKnn(query, n) : this.index.searchKnn(query, n, (label) => this.labels[label]?.[1] === tool);
+    const { distances, neighbors } =
+      ofTool === this.labelOf.size
+        ? this.index.searchKnn(query, n)
+        : this.index.searchKnn(query, n, (label) => this.labels[label]?.[1] === tool);
     const out: { key: string; similarity: number }[] = [];
     neighbors.forEach((label, i) => {
       const entry = this.labels[label];
@@ -337,7 +351,10 @@ export class ScopeIndex {
       renameSync(tmp, at.hnsw);
       fsyncDirectory(at.dir);
       const body = JSON.stringify(meta);
-      writeFileAtomic(at.meta, JSON.stringify({ ...meta, mac: hmac(key, Buffer.from(body)) }) + '\n', { mode: 0o600, durable: true });
+      writeFileAtomic(at.meta, JSON.stringify({ ...meta, mac: hmac(key, Buffer.from(body)) }) + '\n', {
+        mode: 0o600,
+        durable: true,
+      });
     } finally {
       rmSync(tmp, { force: true });
     }
@@ -363,11 +380,18 @@ export class ScopeIndex {
     const key = macKey(places);
     const meta = parseMeta(metaBytes, key);
     if (typeof meta === 'string') return { ok: false, why: meta };
-    if (meta.format !== EMBED_INDEX_FORMAT) return { ok: false, why: `format ${meta.format}, not ${EMBED_INDEX_FORMAT}` };
+    if (meta.format !== EMBED_INDEX_FORMAT)
+      return { ok: false, why: `format ${meta.format}, not ${EMBED_INDEX_FORMAT}` };
     if (meta.scope !== at.name) return { ok: false, why: `it is the index of ${meta.scope}` };
-    if (meta.model !== embedder.id) return { ok: false, why: `built by another model (${shortModelId(meta.model)}, now ${shortModelId(embedder.id)})` };
-    if (meta.dimensions !== embedder.dimensions) return { ok: false, why: `${meta.dimensions} dimensions, the model has ${embedder.dimensions}` };
-    if (!timingSafeHexEqual(hmac(key, bytes), meta.hnswMac)) return { ok: false, why: 'the .hnsw checksum does not match (corrupt, or not written by you)' };
+    if (meta.model !== embedder.id)
+      return {
+        ok: false,
+        why: `built by another model (${shortModelId(meta.model)}, now ${shortModelId(embedder.id)})`,
+      };
+    if (meta.dimensions !== embedder.dimensions)
+      return { ok: false, why: `${meta.dimensions} dimensions, the model has ${embedder.dimensions}` };
+    if (!timingSafeHexEqual(hmac(key, bytes), meta.hnswMac))
+      return { ok: false, why: 'the .hnsw checksum does not match (corrupt, or not written by you)' };
     // hnswlib reads only a path: give it a private copy of exactly the bytes checked above.
     const scratch = ensurePrivateDir(join(places.runtimeDir, 'index'));
     const copy = join(scratch, `load.${process.pid}.${tmpCounter++}.tmp`);
@@ -390,8 +414,10 @@ export class ScopeIndex {
 let tmpCounter = 0;
 
 function checkVector(v: Float32Array, dimensions: number): Float32Array {
-  if (v.length !== dimensions) throw new Error(`the model returned a ${v.length}-dimensional vector, not ${dimensions}`);
-  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i]!)) throw new Error('the model returned a vector with a non-finite component');
+  if (v.length !== dimensions)
+    throw new Error(`the model returned a ${v.length}-dimensional vector, not ${dimensions}`);
+  for (let i = 0; i < v.length; i++)
+    if (!Number.isFinite(v[i]!)) throw new Error('the model returned a vector with a non-finite component');
   return v;
 }
 
@@ -419,7 +445,8 @@ function parseMeta(bytes: Buffer, key: Buffer): Meta | string {
   }
   if (typeof value !== 'object' || value === null) return 'the meta file is not an object';
   const { mac, ...rest } = value as Record<string, unknown>;
-  if (typeof mac !== 'string' || !timingSafeHexEqual(hmac(key, Buffer.from(JSON.stringify(rest))), mac)) return 'the meta checksum does not match (corrupt, or not written by you)';
+  if (typeof mac !== 'string' || !timingSafeHexEqual(hmac(key, Buffer.from(JSON.stringify(rest))), mac))
+    return 'the meta checksum does not match (corrupt, or not written by you)';
   const m = value as Meta;
   const shaped =
     typeof m.format === 'number' &&
@@ -428,7 +455,15 @@ function parseMeta(bytes: Buffer, key: Buffer): Meta | string {
     typeof m.scope === 'string' &&
     typeof m.hnswMac === 'string' &&
     Array.isArray(m.labels) &&
-    m.labels.every((l) => l === null || (Array.isArray(l) && l.length === 2 && typeof l[0] === 'string' && KEY_SHAPE.test(l[0]) && typeof l[1] === 'string'));
+    m.labels.every(
+      (l) =>
+        l === null ||
+        (Array.isArray(l) &&
+          l.length === 2 &&
+          typeof l[0] === 'string' &&
+          KEY_SHAPE.test(l[0]) &&
+          typeof l[1] === 'string'),
+    );
   return shaped ? m : 'the meta file has an unexpected shape';
 }
 
@@ -491,7 +526,11 @@ export class IndexSet {
    * appended lines only when the files were only appended to, else a full read and diff. At most `budget`
    * records are embedded; `ready: false` while some are still missing.
    */
-  async refresh(target: StoreTarget, budget = Infinity, progress?: (done: number, total: number) => void): Promise<RefreshResult> {
+  async refresh(
+    target: StoreTarget,
+    budget = Infinity,
+    progress?: (done: number, total: number) => void,
+  ): Promise<RefreshResult> {
     const at = indexLocation(target, this.places);
     let held = this.held.get(at.hnsw);
     if (held !== undefined) {
@@ -512,7 +551,8 @@ export class IndexSet {
     if (held.synced) {
       const since = held.sources.since();
       if (since.kind === 'same' && held.ready) return { ready: true, embedded: 0, pending: 0 };
-      if (since.kind === 'same' && held.entries !== undefined) return this.settle(held, await held.index.sync(held.entries, this.embedder, budget, progress));
+      if (since.kind === 'same' && held.entries !== undefined)
+        return this.settle(held, await held.index.sync(held.entries, this.embedder, budget, progress));
       if (since.kind === 'appended' && held.ready) {
         const fresh = appendedEntries(since.records, held.index);
         if (fresh !== undefined) {
@@ -582,7 +622,6 @@ export class IndexSet {
     }
     return { saved, failed };
   }
-
 
   get count(): number {
     return this.held.size;

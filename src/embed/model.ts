@@ -78,10 +78,12 @@ function readModelFile(path: string, limit: number, owned: boolean): Buffer | un
     }
   } catch (error) {
     if (error instanceof HookwiseError) throw modelError(error.message, error);
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw modelError(`${path} is a symbolic link; hookwise will not load an embedding model through it`);
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw modelError(`${path} is a symbolic link; hookwise will not load an embedding model through it`);
     throw modelError(`cannot read ${path}: ${(error as Error).message}`, error);
   }
-  if (data !== undefined && data.length > limit) throw modelError(`${path} is ${data.length} bytes, more than the ${limit} hookwise reads for an embedding model`);
+  if (data !== undefined && data.length > limit)
+    throw modelError(`${path} is ${data.length} bytes, more than the ${limit} hookwise reads for an embedding model`);
   return data;
 }
 
@@ -114,7 +116,11 @@ async function createSession(path: string, model: Buffer): Promise<Ort.Inference
   const { InferenceSession } = await ort();
   try {
     // One intra-op thread: the daemon runs one session per pool worker, and the machine is shared.
-    return await InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    return await InferenceSession.create(model, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    });
   } catch (error) {
     throw modelError(`${path} is not a model onnxruntime can load: ${(error as Error).message}`, error);
   }
@@ -128,14 +134,19 @@ function unitRows(data: Float32Array, n: number, dim: number, source: string): F
     let sum = 0;
     for (const x of row) sum += x * x;
     const norm = Math.sqrt(sum);
-    if (!Number.isFinite(norm) || norm === 0) throw modelError(`${source} produced a ${Number.isFinite(norm) ? 'zero' : 'non-finite'} vector`);
+    if (!Number.isFinite(norm) || norm === 0)
+      throw modelError(`${source} produced a ${Number.isFinite(norm) ? 'zero' : 'non-finite'} vector`);
     for (let k = 0; k < dim; k++) row[k] = row[k]! / norm;
     rows.push(row);
   }
   return rows;
 }
 
-async function inBatches(texts: readonly string[], size: number, run: (chunk: readonly string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+async function inBatches(
+  texts: readonly string[],
+  size: number,
+  run: (chunk: readonly string[]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (let i = 0; i < texts.length; i += size) out.push(...(await run(texts.slice(i, i + size))));
   return out;
@@ -146,8 +157,14 @@ async function inBatches(texts: readonly string[], size: number, run: (chunk: re
 function parseVocab(path: string, data: Buffer): CommandVocab {
   const v = parseJson(path, data) as Partial<CommandVocab> | null;
   const positive = (n: unknown): boolean => typeof n === 'number' && Number.isInteger(n) && n > 0;
-  if (v === null || typeof v !== 'object' || v.format !== 'hookwise-command-vocab' || v.version !== 1) throw modelError(`${path} is not a hookwise command vocabulary (format hookwise-command-vocab, version 1)`);
-  if (!Array.isArray(v.tokens) || !v.tokens.every((t) => typeof t === 'string') || !positive(v.ngramBuckets) || !positive(v.oovBuckets)) {
+  if (v === null || typeof v !== 'object' || v.format !== 'hookwise-command-vocab' || v.version !== 1)
+    throw modelError(`${path} is not a hookwise command vocabulary (format hookwise-command-vocab, version 1)`);
+  if (
+    !Array.isArray(v.tokens) ||
+    !v.tokens.every((t) => typeof t === 'string') ||
+    !positive(v.ngramBuckets) ||
+    !positive(v.oovBuckets)
+  ) {
     throw modelError(`${path}: expected tokens (strings), ngramBuckets and oovBuckets (positive integers)`);
   }
   return v as CommandVocab;
@@ -156,23 +173,41 @@ function parseVocab(path: string, data: Buffer): CommandVocab {
 export async function loadBuiltin(dir: string): Promise<Embedder> {
   const modelPath = join(dir, BUILTIN_MODEL_FILE);
   const vocabPath = join(dir, BUILTIN_VOCAB_FILE);
-  const model = requireFile(modelPath, MAX_MODEL_BYTES, false, 'the shipped command-embedding model; reinstall hookwise');
-  const vocabData = requireFile(vocabPath, MAX_JSON_BYTES, false, 'the shipped command-embedding vocabulary; reinstall hookwise');
+  const model = requireFile(
+    modelPath,
+    MAX_MODEL_BYTES,
+    false,
+    'the shipped command-embedding model; reinstall hookwise',
+  );
+  const vocabData = requireFile(
+    vocabPath,
+    MAX_JSON_BYTES,
+    false,
+    'the shipped command-embedding vocabulary; reinstall hookwise',
+  );
   const tokenizer = new CommandTokenizer(parseVocab(vocabPath, vocabData));
   const session = await createSession(modelPath, model);
   for (const name of ['input_ids', 'attention_mask']) {
-    if (!session.inputNames.includes(name)) throw modelError(`${modelPath} has no input ${name} (inputs: ${session.inputNames.join(', ')})`);
+    if (!session.inputNames.includes(name))
+      throw modelError(`${modelPath} has no input ${name} (inputs: ${session.inputNames.join(', ')})`);
   }
-  if (!session.outputNames.includes('embedding')) throw modelError(`${modelPath} has no output "embedding" (outputs: ${session.outputNames.join(', ')})`);
+  if (!session.outputNames.includes('embedding'))
+    throw modelError(`${modelPath} has no output "embedding" (outputs: ${session.outputNames.join(', ')})`);
   const { Tensor } = await ort();
   let dim = 0;
   const run = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const { ids, mask, seq } = tokenizer.batch(texts);
     const shape = [texts.length, seq];
-    const result = await session.run({ input_ids: new Tensor('int64', ids, shape), attention_mask: new Tensor('int64', mask, shape) });
+    const result = await session.run({
+      input_ids: new Tensor('int64', ids, shape),
+      attention_mask: new Tensor('int64', mask, shape),
+    });
     const out = result.embedding!;
     const d = out.dims[1] ?? 0;
-    if (out.dims.length !== 2 || out.dims[0] !== texts.length || d === 0 || out.type !== 'float32') throw modelError(`${modelPath} returned an embedding of shape [${out.dims.join(', ')}] (${out.type}), expected [${texts.length}, dim] float32`);
+    if (out.dims.length !== 2 || out.dims[0] !== texts.length || d === 0 || out.type !== 'float32')
+      throw modelError(
+        `${modelPath} returned an embedding of shape [${out.dims.join(', ')}] (${out.type}), expected [${texts.length}, dim] float32`,
+      );
     if (dim !== 0 && d !== dim) throw modelError(`${modelPath} changed its vector length from ${dim} to ${d}`);
     return unitRows(out.data as Float32Array, texts.length, d, modelPath);
   };
@@ -210,11 +245,18 @@ function checkModelDir(dir: string): void {
     if (isAbsent(error)) throw modelError(`embedding model directory ${dir} does not exist`);
     throw modelError(`cannot read embedding model directory ${dir}: ${(error as Error).message}`, error);
   }
-  if (stat.isSymbolicLink()) throw modelError(`embedding model directory ${dir} is a symbolic link; name the real directory`);
+  if (stat.isSymbolicLink())
+    throw modelError(`embedding model directory ${dir} is a symbolic link; name the real directory`);
   if (!stat.isDirectory()) throw modelError(`embedding model path ${dir} is not a directory`);
   const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) throw modelError(`embedding model directory ${dir} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise loads only your own model files`);
-  if ((stat.mode & 0o022) !== 0) throw modelError(`embedding model directory ${dir} is writable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod go-w it`);
+  if (uid !== undefined && stat.uid !== uid)
+    throw modelError(
+      `embedding model directory ${dir} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise loads only your own model files`,
+    );
+  if ((stat.mode & 0o022) !== 0)
+    throw modelError(
+      `embedding model directory ${dir} is writable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod go-w it`,
+    );
 }
 
 interface HfPoolingConfig {
@@ -238,7 +280,8 @@ function readPooling(dir: string, files: [string, Buffer][]): HfPoolingConfig {
       if (type.endsWith('.Normalize')) normalize = true;
     }
   }
-  if (poolingDir.includes('..') || poolingDir.startsWith('/')) throw modelError(`${modulesPath}: pooling module path ${poolingDir} leaves the model directory`);
+  if (poolingDir.includes('..') || poolingDir.startsWith('/'))
+    throw modelError(`${modulesPath}: pooling module path ${poolingDir} leaves the model directory`);
   const configPath = join(dir, poolingDir, 'config.json');
   if (poolingDir !== '' && lstatIfPresent(join(dir, poolingDir)) !== undefined) checkModelDir(join(dir, poolingDir));
   const configData = readModelFile(configPath, MAX_JSON_BYTES, true);
@@ -252,7 +295,9 @@ function readPooling(dir: string, files: [string, Buffer][]): HfPoolingConfig {
     .map(([k]) => k.slice('pooling_mode_'.length));
   if (modes.length === 1 && modes[0] === 'mean_tokens') return { pooling: 'mean', normalize };
   if (modes.length === 1 && modes[0] === 'cls_token') return { pooling: 'cls', normalize };
-  throw modelError(`${configPath}: pooling ${modes.join(' + ') || '(none)'} is not supported (hookwise supports pooling_mode_mean_tokens or pooling_mode_cls_token)`);
+  throw modelError(
+    `${configPath}: pooling ${modes.join(' + ') || '(none)'} is not supported (hookwise supports pooling_mode_mean_tokens or pooling_mode_cls_token)`,
+  );
 }
 
 /** The sequence length cap: sentence_bert_config.json max_seq_length, else the tokenizer's, at most HF_MAX_LENGTH. */
@@ -285,7 +330,10 @@ export async function loadHuggingFace(dir: string): Promise<Embedder> {
       checkModelDir(onnxDir);
       model = readModelFile(modelPath, MAX_MODEL_BYTES, true);
     }
-    if (model === undefined) throw modelError(`${join(dir, 'model.onnx')} is missing (neither it nor onnx/model.onnx exists; export the model to ONNX first)`);
+    if (model === undefined)
+      throw modelError(
+        `${join(dir, 'model.onnx')} is missing (neither it nor onnx/model.onnx exists; export the model to ONNX first)`,
+      );
   }
   files.push([modelPath.slice(dir.length + 1), model]);
   const tokenizerPath = join(dir, 'tokenizer.json');
@@ -299,10 +347,16 @@ export async function loadHuggingFace(dir: string): Promise<Embedder> {
 
   const feeds = new Set(session.inputNames);
   for (const name of session.inputNames) {
-    if (name !== 'input_ids' && name !== 'attention_mask' && name !== 'token_type_ids') throw modelError(`${modelPath} needs an input "${name}" hookwise does not know how to feed (it feeds input_ids, attention_mask, token_type_ids)`);
+    if (name !== 'input_ids' && name !== 'attention_mask' && name !== 'token_type_ids')
+      throw modelError(
+        `${modelPath} needs an input "${name}" hookwise does not know how to feed (it feeds input_ids, attention_mask, token_type_ids)`,
+      );
   }
-  if (!feeds.has('input_ids')) throw modelError(`${modelPath} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
-  const output = ['sentence_embedding', 'last_hidden_state', 'token_embeddings'].find((n) => session.outputNames.includes(n)) ?? session.outputNames[0];
+  if (!feeds.has('input_ids'))
+    throw modelError(`${modelPath} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
+  const output =
+    ['sentence_embedding', 'last_hidden_state', 'token_embeddings'].find((n) => session.outputNames.includes(n)) ??
+    session.outputNames[0];
   if (output === undefined) throw modelError(`${modelPath} has no outputs`);
 
   let dim = 0;
@@ -334,7 +388,10 @@ export async function loadHuggingFace(dir: string): Promise<Embedder> {
     } else if (out.dims.length === 3 && out.dims[0] === n && out.dims[1] === seq) {
       d = out.dims[2]!;
       vectors = pool(data, mask, n, seq, d, pooling);
-    } else throw modelError(`${modelPath}: output ${output} has shape [${out.dims.join(', ')}], expected [${n}, dim] or [${n}, ${seq}, dim]`);
+    } else
+      throw modelError(
+        `${modelPath}: output ${output} has shape [${out.dims.join(', ')}], expected [${n}, dim] or [${n}, ${seq}, dim]`,
+      );
     if (dim !== 0 && d !== dim) throw modelError(`${modelPath} changed its vector length from ${dim} to ${d}`);
     return unitRows(vectors, n, d, modelPath);
   };
@@ -343,7 +400,14 @@ export async function loadHuggingFace(dir: string): Promise<Embedder> {
 }
 
 /** Token vectors [n, seq, d] → one vector per text: the mean over attended tokens, or the first ([CLS]) token. */
-export function pool(hidden: Float32Array, mask: BigInt64Array, n: number, seq: number, d: number, pooling: Pooling): Float32Array {
+export function pool(
+  hidden: Float32Array,
+  mask: BigInt64Array,
+  n: number,
+  seq: number,
+  d: number,
+  pooling: Pooling,
+): Float32Array {
   const out = new Float32Array(n * d);
   for (let r = 0; r < n; r++) {
     if (pooling === 'cls') {

@@ -6,7 +6,16 @@
  */
 
 /** ONNX TensorProto.DataType values this encoder writes. */
-export const ONNX_TYPES = { float: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10, double: 11 } as const;
+export const ONNX_TYPES = {
+  float: 1,
+  uint8: 2,
+  int8: 3,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  double: 11,
+} as const;
 export type OnnxType = keyof typeof ONNX_TYPES;
 
 /** A dimension: a fixed size, or a symbolic name (`batch`, `seq`) resolved at run time. */
@@ -140,8 +149,10 @@ class ProtoWriter {
 
 function checkTensor(t: OnnxTensor): void {
   const count = t.dims.reduce((a, b) => a * b, 1);
-  if (t.dims.some((d) => !Number.isInteger(d) || d < 0)) throw new Error(`onnx tensor ${t.name}: dims must be non-negative integers`);
-  if (t.data.length !== count) throw new Error(`onnx tensor ${t.name}: ${t.data.length} values for dims [${t.dims.join(', ')}] (${count})`);
+  if (t.dims.some((d) => !Number.isInteger(d) || d < 0))
+    throw new Error(`onnx tensor ${t.name}: dims must be non-negative integers`);
+  if (t.data.length !== count)
+    throw new Error(`onnx tensor ${t.name}: ${t.data.length} values for dims [${t.dims.join(', ')}] (${count})`);
 }
 
 function writeTensor(w: ProtoWriter, t: OnnxTensor): void {

@@ -36,7 +36,8 @@ export interface Notes {
 }
 
 export type WarmAnswer = Notes & { model: string; dimensions: number };
-export type NearestAnswer = Notes & ({ matches: EmbeddingMatch[]; changed: boolean } | { building: string; changed: boolean });
+export type NearestAnswer = Notes &
+  ({ matches: EmbeddingMatch[]; changed: boolean } | { building: string; changed: boolean });
 export type SyncAnswer = Notes & { pending: number; changed: boolean };
 export type SaveAnswer = Notes & { saved: number; failed: number };
 export type EmbedAnswer = Notes & { vectors: Float32Array[] };

@@ -46,15 +46,23 @@ export async function nearestIn(
   query: { text: string; tool: string; k: number; scopes: readonly StoreTarget[]; budget: number },
 ): Promise<({ matches: EmbeddingMatch[] } | { building: string }) & { changed: boolean }> {
   const got = await refreshAll(set, query.scopes, query.budget);
-  if (got.building !== undefined) return { building: `the embedding index of the ${got.building} scope is being built (${got.pending} records to go)`, changed: got.changed };
+  if (got.building !== undefined)
+    return {
+      building: `the embedding index of the ${got.building} scope is being built (${got.pending} records to go)`,
+      changed: got.changed,
+    };
   const [vector] = await embedder.embed([query.text]);
-  if (vector === undefined || vector.length !== embedder.dimensions) throw new Error('the model returned no vector of its dimensions for the call');
+  if (vector === undefined || vector.length !== embedder.dimensions)
+    throw new Error('the model returned no vector of its dimensions for the call');
   const best = new Map<string, number>();
   for (const target of query.scopes) {
     for (const m of set.get(target)?.search(vector, query.tool, query.k) ?? []) {
       if ((best.get(m.key) ?? -Infinity) < m.similarity) best.set(m.key, m.similarity);
     }
   }
-  const matches = [...best].map(([key, similarity]) => ({ key, similarity })).sort((a, b) => b.similarity - a.similarity).slice(0, query.k);
+  const matches = [...best]
+    .map(([key, similarity]) => ({ key, similarity }))
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, query.k);
   return { matches, changed: got.changed };
 }

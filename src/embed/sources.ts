@@ -31,7 +31,9 @@ export type SinceTaken = { kind: 'same' } | { kind: 'appended'; records: LoadedR
 
 /** Opens a scope's file as loadScope reads it: a session's only if it is a file of ours nobody else may write. */
 function openScopeFile(path: string, target: StoreTarget): number {
-  return target.scope === 'session' ? openOwnedFile(path, constants.O_RDONLY, 0, 'session decisions') : openSync(path, 'r');
+  return target.scope === 'session'
+    ? openOwnedFile(path, constants.O_RDONLY, 0, 'session decisions')
+    : openSync(path, 'r');
 }
 
 export class ScopeSources {
@@ -56,7 +58,15 @@ export class ScopeSources {
       try {
         const st = fstatSync(fd);
         const tail = readRange(fd, Math.max(0, st.size - TAIL), st.size);
-        taken.set(path, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, consumed: st.size, complete: st.size === 0 || tail[tail.length - 1] === NEWLINE, tail });
+        taken.set(path, {
+          dev: st.dev,
+          ino: st.ino,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          consumed: st.size,
+          complete: st.size === 0 || tail[tail.length - 1] === NEWLINE,
+          tail,
+        });
       } finally {
         closeSync(fd);
       }
@@ -107,7 +117,15 @@ export class ScopeSources {
       parseLines(complete.toString('utf8'), path, this.target, records, []);
       const end = t.consumed + complete.length;
       const whole = Buffer.concat([t.tail, complete]);
-      this.taken.set(path, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, consumed: end, complete: true, tail: Buffer.from(whole.subarray(Math.max(0, whole.length - TAIL))) });
+      this.taken.set(path, {
+        dev: st.dev,
+        ino: st.ino,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        consumed: end,
+        complete: true,
+        tail: Buffer.from(whole.subarray(Math.max(0, whole.length - TAIL))),
+      });
       return records;
     } finally {
       closeSync(fd);

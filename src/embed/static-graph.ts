@@ -23,7 +23,8 @@ export interface StaticModelTables {
 }
 
 export function staticEmbeddingModel(t: StaticModelTables): OnnxModel {
-  if (t.table.length !== t.rows * t.dim) throw new Error(`static model: table has ${t.table.length} values, expected ${t.rows} × ${t.dim}`);
+  if (t.table.length !== t.rows * t.dim)
+    throw new Error(`static model: table has ${t.table.length} values, expected ${t.rows} × ${t.dim}`);
   if (t.weights.length !== t.rows) throw new Error(`static model: ${t.weights.length} weights for ${t.rows} rows`);
   return {
     opset: 13,
@@ -45,15 +46,40 @@ export function staticEmbeddingModel(t: StaticModelTables): OnnxModel {
         { name: 'epsilon', type: 'float', dims: [], data: Float32Array.from([EPSILON]) },
       ],
       nodes: [
-        { op: 'Gather', inputs: ['token_table', 'input_ids'], outputs: ['vectors'], attributes: { axis: { kind: 'int', value: 0 } } },
-        { op: 'Gather', inputs: ['token_weight', 'input_ids'], outputs: ['weights'], attributes: { axis: { kind: 'int', value: 0 } } },
-        { op: 'Cast', inputs: ['attention_mask'], outputs: ['mask_float'], attributes: { to: { kind: 'int', value: 1 } } },
+        {
+          op: 'Gather',
+          inputs: ['token_table', 'input_ids'],
+          outputs: ['vectors'],
+          attributes: { axis: { kind: 'int', value: 0 } },
+        },
+        {
+          op: 'Gather',
+          inputs: ['token_weight', 'input_ids'],
+          outputs: ['weights'],
+          attributes: { axis: { kind: 'int', value: 0 } },
+        },
+        {
+          op: 'Cast',
+          inputs: ['attention_mask'],
+          outputs: ['mask_float'],
+          attributes: { to: { kind: 'int', value: 1 } },
+        },
         { op: 'Unsqueeze', inputs: ['mask_float', 'axis_2'], outputs: ['mask_3d'] },
         { op: 'Mul', inputs: ['weights', 'mask_3d'], outputs: ['masked_weights'] },
         { op: 'Mul', inputs: ['vectors', 'masked_weights'], outputs: ['weighted'] },
-        { op: 'ReduceSum', inputs: ['weighted', 'axis_1'], outputs: ['summed'], attributes: { keepdims: { kind: 'int', value: 0 } } },
+        {
+          op: 'ReduceSum',
+          inputs: ['weighted', 'axis_1'],
+          outputs: ['summed'],
+          attributes: { keepdims: { kind: 'int', value: 0 } },
+        },
         { op: 'Mul', inputs: ['summed', 'summed'], outputs: ['squares'] },
-        { op: 'ReduceSum', inputs: ['squares', 'axis_1'], outputs: ['square_sum'], attributes: { keepdims: { kind: 'int', value: 1 } } },
+        {
+          op: 'ReduceSum',
+          inputs: ['squares', 'axis_1'],
+          outputs: ['square_sum'],
+          attributes: { keepdims: { kind: 'int', value: 1 } },
+        },
         { op: 'Sqrt', inputs: ['square_sum'], outputs: ['norm'] },
         { op: 'Max', inputs: ['norm', 'epsilon'], outputs: ['safe_norm'] },
         { op: 'Div', inputs: ['summed', 'safe_norm'], outputs: ['embedding'] },

@@ -45,25 +45,33 @@ const TIE = 1e-6;
 /** The hosts a text names in URLs (`scheme://[user@]host[:port]`), lowercased. */
 export function hostsOf(text: string): Set<string> {
   const hosts = new Set<string>();
-  for (const m of text.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^/\s'"@]*@)?(\[[^\]\s]*\]|[^/\s:'"?#]+)/gi)) hosts.add(m[1]!.toLowerCase());
+  for (const m of text.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^/\s'"@]*@)?(\[[^\]\s]*\]|[^/\s:'"?#]+)/gi))
+    hosts.add(m[1]!.toLowerCase());
   return hosts;
 }
 
 /** Why a remembered call may not decide this one (undefined: it may). */
-export function guardRail(record: LoadedRecord, subject: CallSubject, ctx: CascadeContext, callClasses: () => string): string | undefined {
+export function guardRail(
+  record: LoadedRecord,
+  subject: CallSubject,
+  ctx: CascadeContext,
+  callClasses: () => string,
+): string | undefined {
   if (record.tier === 'override') return 'an override is matched by its pattern, never by similarity';
   if (record.tool !== subject.tool) return `a ${record.tool} call`;
   if (record.commands === undefined) return 'a record from before code identities';
   const runs = new Set(record.commands);
   const unseen = subject.commands.find((c) => !runs.has(c));
   if (unseen !== undefined) return `it never ran \`${unseen}\``;
-  if (!sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot))) return 'it differs by more than file operands';
+  if (!sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot)))
+    return 'it differs by more than file operands';
   if (writeClasses(record.writes ?? [], ctx) !== callClasses()) return 'it writes elsewhere';
   const effects = ctx.shell?.effects.segments;
   if (effects !== undefined) {
     for (const [i, segment] of effects.entries()) {
       const text = subject.segments[i];
-      if (segment.network && (text === undefined || !containsWords(record.subject, text))) return 'it reaches the network differently';
+      if (segment.network && (text === undefined || !containsWords(record.subject, text)))
+        return 'it reaches the network differently';
     }
   }
   const named = hostsOf(record.subject);
@@ -78,8 +86,12 @@ const NUMERIC = /^[\d.:]+$/;
 
 /** Where a path operand points: the project (relative, or absolute below the root), or an outside directory. */
 function placeOf(word: string, projectRoot: string): string {
-  if (word.startsWith('/')) return word === projectRoot || word.startsWith(`${projectRoot}/`) ? 'project' : `outside:${word.slice(0, word.lastIndexOf('/') + 1)}`;
-  if (word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../')) return `outside:${word}`;
+  if (word.startsWith('/'))
+    return word === projectRoot || word.startsWith(`${projectRoot}/`)
+      ? 'project'
+      : `outside:${word.slice(0, word.lastIndexOf('/') + 1)}`;
+  if (word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../'))
+    return `outside:${word}`;
   return 'project';
 }
 
@@ -90,7 +102,15 @@ function placeOf(word: string, projectRoot: string): string {
  */
 export function pathSwap(from: string, to: string, projectRoot: string): boolean {
   const [a, b] = [unquote(from), unquote(to)];
-  if (!PATH_LIKE.test(a) || !PATH_LIKE.test(b) || NUMERIC.test(a) || NUMERIC.test(b) || /:\/\//.test(a) || /:\/\//.test(b)) return false;
+  if (
+    !PATH_LIKE.test(a) ||
+    !PATH_LIKE.test(b) ||
+    NUMERIC.test(a) ||
+    NUMERIC.test(b) ||
+    /:\/\//.test(a) ||
+    /:\/\//.test(b)
+  )
+    return false;
   return placeOf(a, projectRoot) === placeOf(b, projectRoot);
 }
 
@@ -117,13 +137,19 @@ function shorten(text: string): string {
 /** Synchronous when the tier cannot apply (no port, nothing remembered): no promise on that path. */
 function judgeEmbedding(ctx: CascadeContext): Promise<Decision | undefined> | undefined {
   const { memory, embedding: port } = ctx;
-  if (port === undefined || memory === undefined || memory.view.empty || !ctx.policy.embedding.enabled) return undefined;
+  if (port === undefined || memory === undefined || memory.view.empty || !ctx.policy.embedding.enabled)
+    return undefined;
   const subject = memory.subject();
   if (subject === undefined || !subject.similar || subject.lossy || isFileTool(subject.tool)) return undefined;
   return nearestDecides(ctx, memory, port, subject);
 }
 
-async function nearestDecides(ctx: CascadeContext, memory: MemoryContext, port: EmbeddingPort, subject: CallSubject): Promise<Decision | undefined> {
+async function nearestDecides(
+  ctx: CascadeContext,
+  memory: MemoryContext,
+  port: EmbeddingPort,
+  subject: CallSubject,
+): Promise<Decision | undefined> {
   const settings = ctx.policy.embedding;
   const found = await port.nearest({ text: subject.text, tool: subject.tool, k: NEIGHBOURS });
   if ('unavailable' in found) return undefined;

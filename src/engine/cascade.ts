@@ -20,13 +20,29 @@ import { moduleTier } from '../modules/tier.js';
 import { embeddingTier } from '../embed/tier.js';
 import { supervisionNote, supervisorTier } from '../supervisor/tier.js';
 
-export const CASCADE: readonly Tier[] = [moduleTier, toolPolicyTier, overrideTightenTier, pathPolicyTier, shellTier, rulesTier, overrideAllowTier, exactCacheTier, jaccardTier, embeddingTier, supervisorTier];
+export const CASCADE: readonly Tier[] = [
+  moduleTier,
+  toolPolicyTier,
+  overrideTightenTier,
+  pathPolicyTier,
+  shellTier,
+  rulesTier,
+  overrideAllowTier,
+  exactCacheTier,
+  jaccardTier,
+  embeddingTier,
+  supervisorTier,
+];
 
 /**
  * Runs the tiers in order. Synchronous while every tier answers synchronously (no promise on the hot
  * path); from the first tier that returns a promise on, the rest run asynchronously.
  */
-export function runCascade(ctx: CascadeContext, tiers: readonly Tier[] = CASCADE, trace?: (step: TraceStep) => void): Decision | Promise<Decision> {
+export function runCascade(
+  ctx: CascadeContext,
+  tiers: readonly Tier[] = CASCADE,
+  trace?: (step: TraceStep) => void,
+): Decision | Promise<Decision> {
   for (let i = 0; i < tiers.length; i++) {
     const tier = tiers[i]!;
     const result = tier.decide(ctx);
@@ -37,10 +53,20 @@ export function runCascade(ctx: CascadeContext, tiers: readonly Tier[] = CASCADE
   return fallback(ctx, trace);
 }
 
-async function finishAsync(ctx: CascadeContext, tiers: readonly Tier[], from: number, pending: Promise<Decision | undefined>, trace?: (step: TraceStep) => void): Promise<Decision> {
+async function finishAsync(
+  ctx: CascadeContext,
+  tiers: readonly Tier[],
+  from: number,
+  pending: Promise<Decision | undefined>,
+  trace?: (step: TraceStep) => void,
+): Promise<Decision> {
   let result = await pending;
-  for (let i = from; ; ) {
-    trace?.({ tier: tiers[i]!.name, ...(tiers[i]!.step === undefined ? {} : { step: tiers[i]!.step }), decision: result });
+  for (let i = from; ;) {
+    trace?.({
+      tier: tiers[i]!.name,
+      ...(tiers[i]!.step === undefined ? {} : { step: tiers[i]!.step }),
+      decision: result,
+    });
     if (result !== undefined) return result;
     if (++i >= tiers.length) return fallback(ctx, trace);
     result = await tiers[i]!.decide(ctx);
@@ -48,7 +74,11 @@ async function finishAsync(ctx: CascadeContext, tiers: readonly Tier[], from: nu
 }
 
 function fallback(ctx: CascadeContext, trace?: (step: TraceStep) => void): Decision {
-  let d = decision('ask', 'default', `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`);
+  let d = decision(
+    'ask',
+    'default',
+    `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`,
+  );
   // A supervisor that answered without deciding leaves its answer for the human; one that failed, why.
   const s = ctx.supervision;
   if (s !== undefined) {

@@ -48,7 +48,16 @@ import { gitOnPath, gitWorkTree, type GitWorkTree } from '../confine/git-layout.
 import { roleNamed } from '../policy/compiled.js';
 import { queueToolOf } from '../policy/queue-tools.js';
 import { judge, type Judgement } from './judge.js';
-import { breakerFailure, breakerReset, breakerStatus, breakerSuccess, delegationReset, delegationWork, promptCommand, safemodeStatus } from '../modules/machine.js';
+import {
+  breakerFailure,
+  breakerReset,
+  breakerStatus,
+  breakerSuccess,
+  delegationReset,
+  delegationWork,
+  promptCommand,
+  safemodeStatus,
+} from '../modules/machine.js';
 import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState, type ReadState } from '../modules/state-file.js';
 import type { ModuleState } from '../modules/machine.js';
@@ -63,7 +72,10 @@ const MUSICIAN = 'musician';
 
 /** The plugin's supervisor subagent (agent_type is the host's, not the agent's) calling hookwise's queue tools. */
 function leadSupervisorCall(call: ToolCall): boolean {
-  return queueToolOf(call.tool) !== undefined && (call.agentType === 'hookwise:supervisor' || call.agentType === 'supervisor');
+  return (
+    queueToolOf(call.tool) !== undefined &&
+    (call.agentType === 'hookwise:supervisor' || call.agentType === 'supervisor')
+  );
 }
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -77,7 +89,9 @@ let confineModule: typeof ConfineBundle | undefined;
 async function loadConfine(): Promise<typeof ConfineBundle> {
   if (confineModule !== undefined) return confineModule;
   if (typeof __filename === 'string' && __filename.endsWith('.cjs')) {
-    confineModule = loadWithCodeCache(join(dirname(__filename), 'confine.cjs'), require, { writeCache: true }) as typeof ConfineBundle;
+    confineModule = loadWithCodeCache(join(dirname(__filename), 'confine.cjs'), require, {
+      writeCache: true,
+    }) as typeof ConfineBundle;
   } else {
     confineModule = await import('../confine/decide.js');
   }
@@ -208,28 +222,67 @@ export class Engine {
   }
 
   /** Session gate, then the cascade; first the edge work: parse a shell call, load decision memory. */
-  async decide(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, trace?: (step: TraceStep) => void, waits: QueueWaits = {}): Promise<Judgement> {
+  async decide(
+    state: SessionState,
+    call: ToolCall,
+    policy: CompiledPolicy,
+    projectRoot: string,
+    trace?: (step: TraceStep) => void,
+    waits: QueueWaits = {},
+  ): Promise<Judgement> {
     const { human } = waits;
     if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, this.where, { trace });
     const shell = await prepareShell(call, { projectRoot, home: this.where.home, cwd: call.cwd }, this.parses);
     const memory = this.memoryFor(projectRoot, call.sessionId, policy);
     // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
-    const gitTree = policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
+    const gitTree =
+      policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
     const network = this.networkFor(call, policy);
     // The signed module state, verified here at the edge; the modules tier only reads it.
     const modules = readModuleState(this.where, call.sessionId);
-    const embedding = policy.embedding.enabled ? this.embedding?.portFor(projectRoot, call.sessionId, policy) : undefined;
+    const embedding = policy.embedding.enabled
+      ? this.embedding?.portFor(projectRoot, call.sessionId, policy)
+      : undefined;
     // A call that may not wait in the queue (a replay) does not wait for the lead session either.
-    const supervisor = waits.queue !== false || policy.supervisor.backend !== 'agent' ? this.supervisors.portFor(policy, projectRoot, call.cwd, state.record, waits.signal) : undefined;
+    const supervisor =
+      waits.queue !== false || policy.supervisor.backend !== 'agent'
+        ? this.supervisors.portFor(policy, projectRoot, call.cwd, state.record, waits.signal)
+        : undefined;
     const task = state.record?.task;
-    const judged = await judge(state, call, policy, projectRoot, this.where, { shell, memory: memory.view, trace, confine: policy.confine.enabled, undoable: gitTree !== undefined, network, modules, embedding, supervisor, human, task });
+    const judged = await judge(state, call, policy, projectRoot, this.where, {
+      shell,
+      memory: memory.view,
+      trace,
+      confine: policy.confine.enabled,
+      undoable: gitTree !== undefined,
+      network,
+      modules,
+      embedding,
+      supervisor,
+      human,
+      task,
+    });
     if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
-    const decided = await this.confined(call, projectRoot, policy, judged.decision, judged.confinable, gitTree, state.role, network);
+    const decided = await this.confined(
+      call,
+      projectRoot,
+      policy,
+      judged.decision,
+      judged.confinable,
+      gitTree,
+      state.role,
+      network,
+    );
     trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
     // Walls could not be drawn after all: with the queue on, the ask goes to a human there (tier 4).
     if (decided.verdict === 'ask' && judged.toHuman !== undefined) {
       const answered = await judged.toHuman(decided);
-      return { ...judged, decision: answered.decision, ...(answered.human === undefined ? {} : { human: answered.human }), memoryProblems: memory.problems };
+      return {
+        ...judged,
+        decision: answered.decision,
+        ...(answered.human === undefined ? {} : { human: answered.human }),
+        memoryProblems: memory.problems,
+      };
     }
     return { ...judged, decision: decided, memoryProblems: memory.problems };
   }
@@ -252,16 +305,32 @@ export class Engine {
    * available, the command runs inside the walls instead (allow + the wrapped command). Every way this can
    * fail — not confinable, no bubblewrap, the walls cannot be planned — keeps the ask and says why.
    */
-  private async confined(call: ToolCall, projectRoot: string, policy: CompiledPolicy, asked: Decision, confinable: Confinability, gitTree: GitWorkTree | undefined, roleName: string, network: NetworkAccess | undefined): Promise<Decision> {
-    if (!confinable.ok) return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
+  private async confined(
+    call: ToolCall,
+    projectRoot: string,
+    policy: CompiledPolicy,
+    asked: Decision,
+    confinable: Confinability,
+    gitTree: GitWorkTree | undefined,
+    roleName: string,
+    network: NetworkAccess | undefined,
+  ): Promise<Decision> {
+    if (!confinable.ok)
+      return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
     const command = call.input.command;
     if (typeof command !== 'string') return asked;
     if (call.host === 'claude') {
       // Claude Code's own sandbox would wrap the wrapped command again, which fails; its walls are not ours.
       const sandbox = claudeSandbox({ projectRoot, home: this.where.home, env: process.env });
       if (sandbox !== 'off') {
-        const why = sandbox === 'on' ? 'Claude Code’s own sandbox is on (sandbox.enabled)' : 'a Claude Code settings file that could turn its sandbox on cannot be read';
-        return { ...asked, reason: `${asked.reason} (not run confined: ${why}, and hookwise neither wraps a command twice nor allows on walls it does not draw)` };
+        const why =
+          sandbox === 'on'
+            ? 'Claude Code’s own sandbox is on (sandbox.enabled)'
+            : 'a Claude Code settings file that could turn its sandbox on cannot be read';
+        return {
+          ...asked,
+          reason: `${asked.reason} (not run confined: ${why}, and hookwise neither wraps a command twice nor allows on walls it does not draw)`,
+        };
       }
     }
     const { home, runtimeDir, userConfigDir } = this.where;
@@ -270,18 +339,37 @@ export class Engine {
     const undo = gitTree === undefined ? {} : { undo: { tree: gitTree, sanitizedCommand: sanitize(command).text } };
     // The walls are tightened to the role: the directories it may not write are read-only inside them.
     const compiledRole = roleNamed(policy, roleName);
-    const role = { name: roleName, allowWrite: compiledRole?.allowWrite.map((p) => p.glob) ?? [], denyWrite: compiledRole?.denyWrite.map((p) => p.glob) ?? [] };
+    const role = {
+      name: roleName,
+      allowWrite: compiledRole?.allowWrite.map((p) => p.glob) ?? [],
+      denyWrite: compiledRole?.denyWrite.map((p) => p.glob) ?? [],
+    };
     // The proxy when one serves the allowlist; a command that does not need the network runs with none otherwise.
     let proxied: { allow: NetworkAccess['allow']; socket: string; required: boolean } | undefined;
     if (network?.proxy.up === true && this.netProxy !== undefined) {
       const served = await this.netProxy.socketFor(network.allow);
       if (served.ok) proxied = { allow: network.allow, socket: served.socket, required: confinable.network === true };
-      else if (confinable.network === true) return { ...asked, reason: `${asked.reason} (it could not run confined: ${served.reason})` };
+      else if (confinable.network === true)
+        return { ...asked, reason: `${asked.reason} (it could not run confined: ${served.reason})` };
     }
-    const wrapped = confineCommand({ command, projectRoot, home, runtimeDir, userConfigDir, sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) }, role, ...undo, ...(proxied === undefined ? {} : { network: proxied }) });
+    const wrapped = confineCommand({
+      command,
+      projectRoot,
+      home,
+      runtimeDir,
+      userConfigDir,
+      sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) },
+      role,
+      ...undo,
+      ...(proxied === undefined ? {} : { network: proxied }),
+    });
     if (!wrapped.ok) return { ...asked, reason: `${asked.reason} (it could not run confined: ${wrapped.reason})` };
-    const snapshot = wrapped.snapshot ? "; the project's files are snapshotted first, and `hookwise undo` restores them" : '';
-    const reach = wrapped.proxied ? `can reach only ${network!.allow.map((e) => e.text).join(', ')} over HTTP(S) through hookwise's proxy` : 'cannot reach the network';
+    const snapshot = wrapped.snapshot
+      ? "; the project's files are snapshotted first, and `hookwise undo` restores them"
+      : '';
+    const reach = wrapped.proxied
+      ? `can reach only ${network!.allow.map((e) => e.text).join(', ')} over HTTP(S) through hookwise's proxy`
+      : 'cannot reach the network';
     const walls = `it may write ${wrapped.writes} and the temp directory (not .git, .hookwise, .claude, MCP or editor task files), cannot read credentials, ${reach}, and its processes end with it${snapshot}`;
     return {
       verdict: 'allow',
@@ -302,7 +390,14 @@ export class Engine {
     if (!policy.confine.enabled || call.action !== 'shell') return undefined;
     const allow = policy.confine.network.allow;
     if (allow.length === 0) return { allow, proxy: { up: false, why: 'no network allowlist' } };
-    if (this.netProxy === undefined) return { allow, proxy: { up: false, why: 'it is hosted by the hookwise daemon, which is not serving this call (hookwise daemon start)' } };
+    if (this.netProxy === undefined)
+      return {
+        allow,
+        proxy: {
+          up: false,
+          why: 'it is hosted by the hookwise daemon, which is not serving this call (hookwise daemon start)',
+        },
+      };
     return { allow, proxy: { up: true } };
   }
 
@@ -321,7 +416,13 @@ export class Engine {
     this.prepared = true;
   }
 
-  private async gate(event: HookEvent, call: ToolCall, adapter: HostAdapter, options: HandleOptions, started: bigint): Promise<CheckResult> {
+  private async gate(
+    event: HookEvent,
+    call: ToolCall,
+    adapter: HostAdapter,
+    options: HandleOptions,
+    started: bigint,
+  ): Promise<CheckResult> {
     const { envRole } = options;
     const render: RenderOptions = { geminiAsk: options.geminiAsk === true };
     const projectRoot = findProjectRoot(call.cwd);
@@ -330,31 +431,65 @@ export class Engine {
     if (state.kind === 'unregistered') {
       // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
       const boot = bootstrapDecision(call, policy);
-      if (boot !== undefined) return this.finish(event, adapter, render, call, boot, null, policy, projectRoot, started);
+      if (boot !== undefined)
+        return this.finish(event, adapter, render, call, boot, null, policy, projectRoot, started);
       // Only a session's first call waits for its registration; later calls are answered at once.
       const waited = this.registry.waitedFor(call.sessionId);
-      state = await resolveSessionAsync(this.registry, call.sessionId, envRole, waited ? { ...policy.registration, waitMs: 0 } : policy.registration);
+      state = await resolveSessionAsync(
+        this.registry,
+        call.sessionId,
+        envRole,
+        waited ? { ...policy.registration, waitMs: 0 } : policy.registration,
+      );
       if (state.kind === 'unregistered' && !waited) this.registry.markWaited(call.sessionId);
     }
     // A conductor's subagent is its musician: judged with that role, never the conductor's (issue 16).
     // Except the lead's own supervisor subagent (plugin/agents/supervisor.md) using hookwise's queue tools: it answers for the lead.
-    if (state.kind === 'registered' && call.agentId !== undefined && !leadSupervisorCall(call) && roleNamed(policy, state.role)?.group === 'orchestration' && roleNamed(policy, MUSICIAN) !== undefined) {
+    if (
+      state.kind === 'registered' &&
+      call.agentId !== undefined &&
+      !leadSupervisorCall(call) &&
+      roleNamed(policy, state.role)?.group === 'orchestration' &&
+      roleNamed(policy, MUSICIAN) !== undefined
+    ) {
       state = { kind: 'registered', role: MUSICIAN, via: state.via };
     }
     const role = roleName(state);
     // With a breaker on, the plugin wrapper must start hookwise for this session's tool results (watch.ts).
     if (policy.modules.circuitBreaker.enabled) watchFailures(this.where.runtimeDir, call.sessionId);
     const human = options.queue === false ? undefined : this.humanPort(policy, options.signal);
-    const judged = await this.decide(state, call, policy, projectRoot, undefined, { ...(human === undefined ? {} : { human }), queue: options.queue !== false, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    const judged = await this.decide(state, call, policy, projectRoot, undefined, {
+      ...(human === undefined ? {} : { human }),
+      queue: options.queue !== false,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     if (judged.delegation !== undefined) this.countDelegation(call, policy, judged.delegation, judged.decision);
     const out = this.finish(event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
     if (role !== null) this.remember(judged, call, role, policy, projectRoot, out);
     return out;
   }
 
-  private finish(event: HookEvent, adapter: HostAdapter, render: RenderOptions, call: ToolCall, d: Decision, role: string | null, policy: CompiledPolicy, projectRoot: string, started: bigint): CheckResult {
+  private finish(
+    event: HookEvent,
+    adapter: HostAdapter,
+    render: RenderOptions,
+    call: ToolCall,
+    d: Decision,
+    role: string | null,
+    policy: CompiledPolicy,
+    projectRoot: string,
+    started: bigint,
+  ): CheckResult {
     const out: CheckResult = { ...adapter.renderDecision(event, d, render), decision: d };
-    audit(this.where, policy, call, out.delivered === undefined ? d : { ...d, verdict: out.delivered }, role, started, projectRoot);
+    audit(
+      this.where,
+      policy,
+      call,
+      out.delivered === undefined ? d : { ...d, verdict: out.delivered },
+      role,
+      started,
+      projectRoot,
+    );
     return out;
   }
 
@@ -364,13 +499,25 @@ export class Engine {
    * for this exact call, so a repeat cannot drift to allow. Never changes the decision: a failure to remember
    * is reported on stderr and the call is judged as it was.
    */
-  private remember(judged: Judgement, call: ToolCall, role: string, policy: CompiledPolicy, projectRoot: string, out: CheckResult): void {
+  private remember(
+    judged: Judgement,
+    call: ToolCall,
+    role: string,
+    policy: CompiledPolicy,
+    projectRoot: string,
+    out: CheckResult,
+  ): void {
     // A corrupt line's parse error quotes the line: sanitized like anything else that leaves the process.
-    const notes: string[] = (judged.memoryProblems ?? []).map((p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`);
+    const notes: string[] = (judged.memoryProblems ?? []).map(
+      (p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`,
+    );
     try {
       rememberDecision(judged, call, role, policy.memory, { projectRoot, where: this.where });
       if (judged.human !== undefined) {
-        const note = rememberHumanAnswer(judged.human, judged.memo, call, judged.paths ?? [], role, policy.memory, { projectRoot, where: this.where });
+        const note = rememberHumanAnswer(judged.human, judged.memo, call, judged.paths ?? [], role, policy.memory, {
+          projectRoot,
+          where: this.where,
+        });
         if (note !== undefined) notes.push(`hookwise: ${note}`);
       }
     } catch (error) {
@@ -400,9 +547,11 @@ export class Engine {
     const failed = event.outcome?.failed ?? event.hostEvent === 'PostToolUseFailure';
     try {
       if (!failed) {
-        if (lstatSync(moduleStateFile(this.where.runtimeDir, call.sessionId), { throwIfNoEntry: false }) === undefined) return;
+        if (lstatSync(moduleStateFile(this.where.runtimeDir, call.sessionId), { throwIfNoEntry: false }) === undefined)
+          return;
         const read = readModuleState(this.where, call.sessionId);
-        if (read.kind === 'valid' && read.state.breaker.consecutive > 0) updateModuleState(this.where, call.sessionId, breakerSuccess);
+        if (read.kind === 'valid' && read.state.breaker.consecutive > 0)
+          updateModuleState(this.where, call.sessionId, breakerSuccess);
         return;
       }
       const policy = await this.policyFor(findProjectRoot(call.cwd));
@@ -431,19 +580,31 @@ export class Engine {
     const id = event.sessionId;
     switch (command) {
       case 'safemode-on':
-        return stateAnswer(updateModuleState(where, id, (s) => ({ ...s, safemode: true })), (s) => safemodeStatus(s));
+        return stateAnswer(
+          updateModuleState(where, id, (s) => ({ ...s, safemode: true })),
+          (s) => safemodeStatus(s),
+        );
       case 'safemode-off':
-        return stateAnswer(updateModuleState(where, id, (s) => ({ ...s, safemode: false }), { reset: true }), (s) => safemodeStatus(s));
+        return stateAnswer(
+          updateModuleState(where, id, (s) => ({ ...s, safemode: false }), { reset: true }),
+          (s) => safemodeStatus(s),
+        );
       case 'safemode-status':
         return stateAnswer(readModuleState(where, id), (s) => safemodeStatus(s));
       case 'breaker-reset':
-        return stateAnswer(updateModuleState(where, id, breakerReset, { reset: true }), (s) => breakerStatus(s, circuitBreaker.threshold));
+        return stateAnswer(updateModuleState(where, id, breakerReset, { reset: true }), (s) =>
+          breakerStatus(s, circuitBreaker.threshold),
+        );
       case 'breaker-status':
         return stateAnswer(readModuleState(where, id), (s) => breakerStatus(s, circuitBreaker.threshold));
     }
   }
 
-  private async sessionContext(event: HookEvent, adapter: HostAdapter, envRole: string | undefined): Promise<CheckResult> {
+  private async sessionContext(
+    event: HookEvent,
+    adapter: HostAdapter,
+    envRole: string | undefined,
+  ): Promise<CheckResult> {
     // A new prompt: the previous turn's tool calls are all answered; notes left are declined asks (learn.ts).
     if (event.kind === 'prompt-submit') {
       try {
@@ -483,7 +644,9 @@ export class Engine {
     const windowMs = policy.modules.delegation.windowMs;
     if (kind === 'delegated' && d.verdict === 'deny') return;
     try {
-      updateModuleState(this.where, call.sessionId, (s) => (kind === 'work' ? delegationWork(s, now, windowMs) : delegationReset(s)));
+      updateModuleState(this.where, call.sessionId, (s) =>
+        kind === 'work' ? delegationWork(s, now, windowMs) : delegationReset(s),
+      );
     } catch (error) {
       process.stderr.write(`hookwise: could not update the delegation window: ${describeError(error)}\n`);
     }
@@ -493,7 +656,13 @@ export class Engine {
    * Any failure → deny. When we know the host and that this is a pre-tool event we answer in its JSON;
    * otherwise exit 2 with the reason on stderr, which every host treats as a block.
    */
-  private failClosed(error: unknown, adapter: HostAdapter | undefined, payload: Record<string, unknown> | undefined, event: HookEvent | undefined, started: bigint): CheckResult {
+  private failClosed(
+    error: unknown,
+    adapter: HostAdapter | undefined,
+    payload: Record<string, unknown> | undefined,
+    event: HookEvent | undefined,
+    started: bigint,
+  ): CheckResult {
     const reason = describeError(error);
     const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
       id: error instanceof HookwiseError ? `error:${error.code}` : 'error:INTERNAL',
@@ -507,7 +676,14 @@ export class Engine {
     const hostEvent = payload?.hook_event_name;
     if (adapter !== undefined && typeof hostEvent === 'string' && PRE_TOOL_EVENTS.has(hostEvent)) {
       const sessionId = typeof payload?.session_id === 'string' ? payload.session_id : 'unknown';
-      const stub = event ?? { kind: 'session-start' as const, host: adapter.name, hostEvent, sessionId, cwd: '/', source: 'error' };
+      const stub = event ?? {
+        kind: 'session-start' as const,
+        host: adapter.name,
+        hostEvent,
+        sessionId,
+        cwd: '/',
+        source: 'error',
+      };
       return { ...adapter.renderDecision(stub, d), stderr: `hookwise: ${reason}\n`, decision: d };
     }
     return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
@@ -515,14 +691,16 @@ export class Engine {
 }
 
 function stateAnswer(read: ReadState, say: (state: ModuleState) => string): string {
-  if (read.kind === 'tampered') return `hookwise module state for this session was tampered with (${read.why}); edits and writes stay blocked until the user resets it: hookwise breaker reset --session-id <id> (or the prompt \`reset breaker\`).`;
+  if (read.kind === 'tampered')
+    return `hookwise module state for this session was tampered with (${read.why}); edits and writes stay blocked until the user resets it: hookwise breaker reset --session-id <id> (or the prompt \`reset breaker\`).`;
   return say(read.state);
 }
 
 const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);
 
 function parsePayload(raw: string): Record<string, unknown> {
-  if (raw.trim() === '') throw new HookwiseError('INPUT_EMPTY', 'no hook payload on stdin (expected one JSON object from the host)');
+  if (raw.trim() === '')
+    throw new HookwiseError('INPUT_EMPTY', 'no hook payload on stdin (expected one JSON object from the host)');
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -539,7 +717,15 @@ function roleName(state: SessionState): string | null {
   return state.kind === 'registered' ? state.role : state.kind === 'disabled' ? state.record.role : null;
 }
 
-function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolCall, d: Decision, role: string | null, started: bigint, projectRoot?: string): void {
+function audit(
+  where: Locations,
+  policy: CompiledPolicy | undefined,
+  call: ToolCall,
+  d: Decision,
+  role: string | null,
+  started: bigint,
+  projectRoot?: string,
+): void {
   const sanitized = sanitizeCall(call);
   appendAudit(
     where.runtimeDir,
@@ -569,11 +755,23 @@ function audit(where: Locations, policy: CompiledPolicy | undefined, call: ToolC
 function auditSupervision(d: Decision, policy: CompiledPolicy | undefined): { supervisor?: AuditSupervision } {
   if (d.tier === 'supervisor') {
     const by = d.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor';
-    return { supervisor: { decision: d.verdict, confidence: d.confidence, reason: sanitize(d.reason).text, by, decided: true } };
+    return {
+      supervisor: { decision: d.verdict, confidence: d.confidence, reason: sanitize(d.reason).text, by, decided: true },
+    };
   }
   const r = d.recommendation;
   const by = policy === undefined ? 'supervisor' : supervisorName(policy.supervisor);
-  return r === undefined ? {} : { supervisor: { decision: r.decision, confidence: r.confidence, reason: sanitize(r.reason).text, by, decided: false } };
+  return r === undefined
+    ? {}
+    : {
+        supervisor: {
+          decision: r.decision,
+          confidence: r.confidence,
+          reason: sanitize(r.reason).text,
+          by,
+          decided: false,
+        },
+      };
 }
 
 /** Correlates repeats without storing the input; bounded so a 10 MB Write does not cost a 10 MB hash. */

@@ -71,23 +71,40 @@ export interface PreparedInputs {
  * The decision for a call whose inputs are prepared. Returns synchronously while every tier that runs is
  * synchronous (today all of them); a promise once an async tier (embedding, supervisor, queue) is reached.
  */
-export function judge(state: SessionState, call: ToolCall, policy: CompiledPolicy, projectRoot: string, where: Locations, inputs: PreparedInputs): Judgement | Promise<Judgement> {
+export function judge(
+  state: SessionState,
+  call: ToolCall,
+  policy: CompiledPolicy,
+  projectRoot: string,
+  where: Locations,
+  inputs: PreparedInputs,
+): Judgement | Promise<Judgement> {
   switch (state.kind) {
     case 'disabled': {
       const id = shownId(call.sessionId);
       return {
-        decision: decision('allow', 'session', `hookwise is disabled for session ${id} (turn it back on: hookwise enable --session-id ${id})`, {
-          id: 'session:disabled',
-          source: 'session registry',
-        }),
+        decision: decision(
+          'allow',
+          'session',
+          `hookwise is disabled for session ${id} (turn it back on: hookwise enable --session-id ${id})`,
+          {
+            id: 'session:disabled',
+            source: 'session registry',
+          },
+        ),
       };
     }
     case 'unregistered':
       return {
-        decision: decision('deny', 'session', unregisteredReason(call.sessionId, policy, state.waitedMs ?? policy.registration.waitMs), {
-          id: 'session:unregistered',
-          source: 'session registry',
-        }),
+        decision: decision(
+          'deny',
+          'session',
+          unregisteredReason(call.sessionId, policy, state.waitedMs ?? policy.registration.waitMs),
+          {
+            id: 'session:unregistered',
+            source: 'session registry',
+          },
+        ),
       };
     case 'registered':
       break;
@@ -96,17 +113,32 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
   const role = matchers.role(state.role);
   if (role === undefined) {
     return {
-      decision: decision('deny', 'session', `session ${shownId(call.sessionId)} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`, {
-        id: 'session:unknown-role',
-        source: state.via === 'env' ? 'HOOKWISE_ROLE' : state.via === 'explain' ? 'explain --role' : 'session registry',
-      }),
+      decision: decision(
+        'deny',
+        'session',
+        `session ${shownId(call.sessionId)} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`,
+        {
+          id: 'session:unknown-role',
+          source:
+            state.via === 'env' ? 'HOOKWISE_ROLE' : state.via === 'explain' ? 'explain --role' : 'session registry',
+        },
+      ),
     };
   }
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
   const { shell, memory: view } = inputs;
   const memo = memoize(() => callSubject(call, paths, shell));
-  const ctx: CascadeContext = { call, paths, role, policy, matchers, projectRoot, home: where.home, hookwiseDirs: ownDirs(where, pathContext) };
+  const ctx: CascadeContext = {
+    call,
+    paths,
+    role,
+    policy,
+    matchers,
+    projectRoot,
+    home: where.home,
+    hookwiseDirs: ownDirs(where, pathContext),
+  };
   if (shell !== undefined) ctx.shell = shell;
   if (view !== undefined) ctx.memory = { view, ...memo };
   if (inputs.modules !== undefined) ctx.modules = inputs.modules;
@@ -121,24 +153,34 @@ export function judge(state: SessionState, call: ToolCall, policy: CompiledPolic
     return reminder === undefined ? x : { ...x, context: reminder };
   };
   const human = inputs.human;
-  const toHuman = human === undefined ? undefined : async (asked: Decision): Promise<{ decision: Decision; human?: HumanAnswered }> => {
-    const outcome = await askHuman({ ctx, asked, human, subject: memo.subject(), task: inputs.task });
-    inputs.trace?.({ tier: 'human', decision: outcome.decision });
-    const decided = remind(outcome.decision);
-    return outcome.answered === undefined ? { decision: decided } : { decision: decided, human: outcome.answered };
-  };
+  const toHuman =
+    human === undefined
+      ? undefined
+      : async (asked: Decision): Promise<{ decision: Decision; human?: HumanAnswered }> => {
+          const outcome = await askHuman({ ctx, asked, human, subject: memo.subject(), task: inputs.task });
+          inputs.trace?.({ tier: 'human', decision: outcome.decision });
+          const decided = remind(outcome.decision);
+          return outcome.answered === undefined
+            ? { decision: decided }
+            : { decision: decided, human: outcome.answered };
+        };
   const judged = (decided: Decision): Judgement | Promise<Judgement> => {
     const out: Judgement = { decision: remind(decided), memo, paths };
     if (delegation !== undefined) out.delegation = delegation;
     if (decided.verdict !== 'ask') return out;
-    const confinable = inputs.confine === true ? confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network }) : undefined;
+    const confinable =
+      inputs.confine === true
+        ? confinability(ctx, decided, { undoable: inputs.undoable === true, network: inputs.network })
+        : undefined;
     // Tier 4 comes after the cascade's ask; an ask that can run confined goes to the walls first (no human needed).
     if (toHuman === undefined || confinable?.ok === true) {
       if (confinable !== undefined) out.confinable = confinable;
       if (toHuman !== undefined) out.toHuman = toHuman;
       return out;
     }
-    return toHuman(decided).then((h) => (h.human === undefined ? { ...out, decision: h.decision } : { ...out, decision: h.decision, human: h.human }));
+    return toHuman(decided).then((h) =>
+      h.human === undefined ? { ...out, decision: h.decision } : { ...out, decision: h.decision, human: h.human },
+    );
   };
   return d instanceof Promise ? d.then(judged) : judged(d);
 }
@@ -153,7 +195,11 @@ function ownDirs(where: Locations, ctx: { projectRoot: string; home: string; cwd
   const relative = !where.runtimeDir.startsWith('/') || !where.userConfigDir.startsWith('/');
   const key = `${where.runtimeDir}\0${where.userConfigDir}\0${where.home}\0${relative ? ctx.cwd : ''}`;
   let dirs = ownDirsCache.get(key);
-  if (dirs === undefined) ownDirsCache.set(key, (dirs = [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute)));
+  if (dirs === undefined)
+    ownDirsCache.set(
+      key,
+      (dirs = [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute)),
+    );
   return dirs;
 }
 

@@ -38,7 +38,12 @@ export function supervisorName(settings: SupervisorSettings): string {
 export const defaultBackends: BackendFactory = (settings, queue) => {
   switch (settings.backend) {
     case 'api':
-      return apiSupervisor({ model: settings.model, timeoutMs: settings.timeoutMs, maxTokens: settings.maxTokens, stream: settings.stream });
+      return apiSupervisor({
+        model: settings.model,
+        timeoutMs: settings.timeoutMs,
+        maxTokens: settings.maxTokens,
+        stream: settings.stream,
+      });
     case 'agent':
       return agentSupervisor({ timeoutMs: settings.timeoutMs, queue });
     case 'off':
@@ -59,13 +64,24 @@ export class Supervisors {
   ) {}
 
   /** The port for one call, or undefined when the policy has no supervisor (the tier then passes). */
-  portFor(policy: CompiledPolicy, projectRoot: string, cwd: string, session: SessionRecord | undefined, signal?: AbortSignal): SupervisorPort | undefined {
+  portFor(
+    policy: CompiledPolicy,
+    projectRoot: string,
+    cwd: string,
+    session: SessionRecord | undefined,
+    signal?: AbortSignal,
+  ): SupervisorPort | undefined {
     const settings = policy.supervisor;
     if (settings === undefined || settings.backend === 'off') return undefined;
     return {
       review: async (request: SupervisorRequest): Promise<SupervisorOutcome> => {
         const backend = this.backendFor(settings);
-        if (backend === undefined) return { kind: 'failure', why: `the "${settings.backend}" supervisor backend is not available in this build of hookwise`, by: settings.backend };
+        if (backend === undefined)
+          return {
+            kind: 'failure',
+            why: `the "${settings.backend}" supervisor backend is not available in this build of hookwise`,
+            by: settings.backend,
+          };
         const context = sessionContext(session, policy, { projectRoot, cwd, home: this.where.home }, this.where);
         return await backend.review(context === undefined ? request : { ...request, session: context }, signal);
       },
@@ -73,7 +89,13 @@ export class Supervisors {
   }
 
   private backendFor(settings: SupervisorSettings): SupervisorBackend | undefined {
-    const key = JSON.stringify([settings.backend, settings.model, settings.timeoutMs, settings.maxTokens, settings.stream]);
+    const key = JSON.stringify([
+      settings.backend,
+      settings.model,
+      settings.timeoutMs,
+      settings.maxTokens,
+      settings.stream,
+    ]);
     let backend = this.held.get(key);
     if (backend === undefined) {
       backend = this.factory(settings, this.queue);
@@ -85,7 +107,12 @@ export class Supervisors {
 }
 
 /** The session's task and prompt file, as the supervisor may see them. */
-export function sessionContext(record: SessionRecord | undefined, policy: CompiledPolicy, paths: { projectRoot: string; cwd: string; home: string }, where: Locations): SupervisorRequest['session'] {
+export function sessionContext(
+  record: SessionRecord | undefined,
+  policy: CompiledPolicy,
+  paths: { projectRoot: string; cwd: string; home: string },
+  where: Locations,
+): SupervisorRequest['session'] {
   if (record === undefined) return undefined;
   const out: NonNullable<SupervisorRequest['session']> = {};
   if (record.task !== undefined && record.task !== '') out.task = sanitize(record.task).text;
@@ -96,16 +123,27 @@ export function sessionContext(record: SessionRecord | undefined, policy: Compil
     } catch {
       read = undefined; // unreadable now: the supervisor judges without it, as for a session that named none
     }
-    if (read !== undefined) out.prompt = { file: sanitize(record.prompt_file).text, text: sanitize(read.text).text, truncated: read.truncated };
+    if (read !== undefined)
+      out.prompt = {
+        file: sanitize(record.prompt_file).text,
+        text: sanitize(read.text).text,
+        truncated: read.truncated,
+      };
   }
   return out.task === undefined && out.prompt === undefined ? undefined : out;
 }
 
-function readPromptFile(file: string, policy: CompiledPolicy, paths: { projectRoot: string; cwd: string; home: string }, where: Locations): { text: string; truncated: boolean } | undefined {
+function readPromptFile(
+  file: string,
+  policy: CompiledPolicy,
+  paths: { projectRoot: string; cwd: string; home: string },
+  where: Locations,
+): { text: string; truncated: boolean } | undefined {
   if (!file.startsWith('/') || file.includes('<REDACTED>')) return undefined;
   const resolved = resolvePath(file, paths);
   if (matchersFor(policy).sensitiveRead.match(resolved) !== undefined) return undefined;
-  for (const dir of [where.runtimeDir, where.userConfigDir]) if (resolved.absolute === dir || resolved.absolute.startsWith(`${dir}/`)) return undefined;
+  for (const dir of [where.runtimeDir, where.userConfigDir])
+    if (resolved.absolute === dir || resolved.absolute.startsWith(`${dir}/`)) return undefined;
   const link = lstatSync(file, { throwIfNoEntry: false });
   if (link === undefined || !link.isFile()) return undefined;
   let fd: number;

@@ -48,11 +48,7 @@ export function requireString(payload: Record<string, unknown>, field: string, h
   return value;
 }
 
-export function requireObject(
-  payload: Record<string, unknown>,
-  field: string,
-  host: string,
-): Record<string, unknown> {
+export function requireObject(payload: Record<string, unknown>, field: string, host: string): Record<string, unknown> {
   const value = payload[field];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HookwiseError(

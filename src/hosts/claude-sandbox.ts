@@ -29,16 +29,24 @@ export interface ClaudeSettingsPlaces {
 
 /** The settings files Claude Code reads, highest precedence first. */
 export function claudeSettingsFiles(places: ClaudeSettingsPlaces): string[] {
-  const configDir = places.env.CLAUDE_CONFIG_DIR !== undefined && places.env.CLAUDE_CONFIG_DIR !== '' ? places.env.CLAUDE_CONFIG_DIR : join(places.home, '.claude');
+  const configDir =
+    places.env.CLAUDE_CONFIG_DIR !== undefined && places.env.CLAUDE_CONFIG_DIR !== ''
+      ? places.env.CLAUDE_CONFIG_DIR
+      : join(places.home, '.claude');
   return [
-    process.platform === 'darwin' ? '/Library/Application Support/ClaudeCode/managed-settings.json' : '/etc/claude-code/managed-settings.json',
+    process.platform === 'darwin'
+      ? '/Library/Application Support/ClaudeCode/managed-settings.json'
+      : '/etc/claude-code/managed-settings.json',
     join(places.projectRoot, '.claude', 'settings.local.json'),
     join(places.projectRoot, '.claude', 'settings.json'),
     join(configDir, 'settings.json'),
   ];
 }
 
-export function claudeSandbox(places: ClaudeSettingsPlaces, read: (file: string) => string | undefined = readSettings): HostSandbox {
+export function claudeSandbox(
+  places: ClaudeSettingsPlaces,
+  read: (file: string) => string | undefined = readSettings,
+): HostSandbox {
   for (const file of claudeSettingsFiles(places)) {
     let text: string | undefined;
     try {

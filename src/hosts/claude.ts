@@ -28,7 +28,11 @@ export function parseClaudeStyle(payload: Record<string, unknown>, host: HostNam
       return { ...base, kind: 'pre-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
     case 'PostToolUse':
     case 'PostToolUseFailure': {
-      const event: HookEvent = { ...base, kind: 'post-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
+      const event: HookEvent = {
+        ...base,
+        kind: 'post-tool',
+        call: claudeToolCall(payload, host, label, sessionId, cwd),
+      };
       const outcome = toolOutcome(payload, hostEvent === 'PostToolUseFailure');
       return outcome === undefined ? event : { ...event, outcome };
     }
@@ -95,7 +99,12 @@ function toolOutcome(payload: Record<string, unknown>, failed: boolean): ToolOut
   const parts = ['stdout', 'stderr', 'error'].map((k) => r[k]).filter((v): v is string => typeof v === 'string');
   // A failed result reported as a plain PostToolUse (older hosts, MCP and other tools): the breaker counts it too.
   const exit = [r.exit_code, r.exitCode, r.returncode].find((v) => typeof v === 'number');
-  const failedResult = r.is_error === true || r.isError === true || r.success === false || (typeof exit === 'number' && exit !== 0) || (typeof r.error === 'string' && r.error !== '');
+  const failedResult =
+    r.is_error === true ||
+    r.isError === true ||
+    r.success === false ||
+    (typeof exit === 'number' && exit !== 0) ||
+    (typeof r.error === 'string' && r.error !== '');
   if (parts.length === 0) return failedResult ? { failed: true, output: '' } : undefined;
   return { failed: failedResult, output: parts.join('\n') };
 }
@@ -109,7 +118,9 @@ function toolOutcome(payload: Record<string, unknown>, failed: boolean): ToolOut
 export function renderClaudeDecision(decision: Decision, event?: HookEvent): HookOutput {
   const updated = confinedInput(event, decision);
   const reason = formatReason(decision);
-  const context = [updated === undefined ? undefined : reason, decision.context].filter((t) => t !== undefined).join('\n\n');
+  const context = [updated === undefined ? undefined : reason, decision.context]
+    .filter((t) => t !== undefined)
+    .join('\n\n');
   return {
     stdout: json({
       hookSpecificOutput: {

@@ -17,7 +17,12 @@ export function patchTargets(patch: string): string[] {
 
 function normalizeCodexCall(call: ToolCall): ToolCall {
   if (call.hostTool !== 'apply_patch') return call;
-  const patch = typeof call.input.command === 'string' ? call.input.command : typeof call.input.patch === 'string' ? call.input.patch : '';
+  const patch =
+    typeof call.input.command === 'string'
+      ? call.input.command
+      : typeof call.input.patch === 'string'
+        ? call.input.patch
+        : '';
   return { ...call, tool: 'Edit', action: 'write', paths: patchTargets(patch) };
 }
 
@@ -36,9 +41,12 @@ export const codexAdapter: HostAdapter = {
   name: 'codex',
   parse(payload) {
     const event = parseClaudeStyle(payload, 'codex', 'Codex');
-    return event.kind === 'pre-tool' || event.kind === 'post-tool' ? { ...event, call: normalizeCodexCall(event.call) } : event;
+    return event.kind === 'pre-tool' || event.kind === 'post-tool'
+      ? { ...event, call: normalizeCodexCall(event.call) }
+      : event;
   },
-  renderDecision: (event: HookEvent, decision) => renderClaudeDecision(codexAskAsDeny(decision, event.sessionId), event),
+  renderDecision: (event: HookEvent, decision) =>
+    renderClaudeDecision(codexAskAsDeny(decision, event.sessionId), event),
   renderContext: renderClaudeContext,
   renderNothing: () => ({ stdout: '', exitCode: 0 }),
 };

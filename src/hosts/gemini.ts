@@ -91,11 +91,18 @@ export const geminiAdapter: HostAdapter = {
     }
   },
   renderDecision(event: HookEvent, decision: Decision, options?: RenderOptions): HookOutput {
-    const answered = decision.verdict === 'ask' && options?.geminiAsk !== true ? geminiAskAsDeny(decision, event.sessionId) : decision;
+    const answered =
+      decision.verdict === 'ask' && options?.geminiAsk !== true ? geminiAskAsDeny(decision, event.sessionId) : decision;
     // A confined allow: Gemini CLI merges hookSpecificOutput.tool_input over the call's arguments.
     const updated = confinedInput(event, answered);
-    const extra = updated === undefined ? {} : { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: updated.command } } };
-    const out: HookOutput = { stdout: json({ decision: answered.verdict, reason: formatReason(answered), ...extra }), exitCode: 0 };
+    const extra =
+      updated === undefined
+        ? {}
+        : { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: updated.command } } };
+    const out: HookOutput = {
+      stdout: json({ decision: answered.verdict, reason: formatReason(answered), ...extra }),
+      exitCode: 0,
+    };
     if (answered.verdict !== decision.verdict) out.delivered = answered.verdict;
     return out;
   },

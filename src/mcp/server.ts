@@ -91,35 +91,58 @@ async function pendingRequests(queue: QueueAccess): Promise<ReturnType<typeof te
   return textResult(JSON.stringify({ items, problems: snap.problems }, null, 2));
 }
 
-async function answerRequest(queue: QueueAccess, args: Record<string, unknown>): Promise<ReturnType<typeof textResult>> {
+async function answerRequest(
+  queue: QueueAccess,
+  args: Record<string, unknown>,
+): Promise<ReturnType<typeof textResult>> {
   const { id, ...rest } = args;
-  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return textResult(unknownId(typeof id === 'string' ? id : String(id)), true);
+  if (typeof id !== 'string' || !ID_PATTERN.test(id))
+    return textResult(unknownId(typeof id === 'string' ? id : String(id)), true);
   const parsed = parseAnswer(rest, 'agent');
-  if (parsed.kind === 'failure') return textResult(`${parsed.why}; expected {id, decision: allow|deny|ask, confidence: 0..1, reason}`, true);
+  if (parsed.kind === 'failure')
+    return textResult(`${parsed.why}; expected {id, decision: allow|deny|ask, confidence: 0..1, reason}`, true);
   const item = (await queue.snapshot()).items.find((i) => i.id === id);
   if (item === undefined) return textResult(unknownId(id), true);
   const supervise = item.kind === 'supervise';
-  if (!supervise && parsed.decision === 'ask') return textResult(`queue item ${id} waits for a human's allow or deny: an ask leaves it to a human (hookwise approve/deny, or the queue page)`, true);
+  if (!supervise && parsed.decision === 'ask')
+    return textResult(
+      `queue item ${id} waits for a human's allow or deny: an ask leaves it to a human (hookwise approve/deny, or the queue page)`,
+      true,
+    );
   const answer: HumanAnswer = {
     verdict: parsed.decision === 'deny' ? 'deny' : 'approve',
     alwaysAsk: parsed.decision === 'ask',
     addRule: false,
     via: 'mcp',
-    ...(supervise ? { supervisor: { decision: parsed.decision, confidence: parsed.confidence, reason: parsed.reason } } : {}),
+    ...(supervise
+      ? { supervisor: { decision: parsed.decision, confidence: parsed.confidence, reason: parsed.reason } }
+      : {}),
   };
   const result = await queue.answer(id, answer);
   if (!result.ok) return textResult(result.why, true);
-  const what = supervise ? `the supervisor's answer (${parsed.decision}, confidence ${parsed.confidence.toFixed(2)}) reached` : `${parsed.decision === 'deny' ? 'denied' : 'approved'}`;
-  return textResult(`${what} queue item ${id}: ${result.resolved} waiting call${result.resolved === 1 ? '' : 's'} answered`);
+  const what = supervise
+    ? `the supervisor's answer (${parsed.decision}, confidence ${parsed.confidence.toFixed(2)}) reached`
+    : `${parsed.decision === 'deny' ? 'denied' : 'approved'}`;
+  return textResult(
+    `${what} queue item ${id}: ${result.resolved} waiting call${result.resolved === 1 ? '' : 's'} answered`,
+  );
 }
 
 /** One JSON-RPC message in, its response out (undefined for a notification). Never throws. */
 export async function handleMessage(message: unknown, queue: QueueAccess): Promise<JsonRpcResponse | undefined> {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'not a JSON-RPC request object (batches are not supported)' } };
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'not a JSON-RPC request object (batches are not supported)' },
+    };
   const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
   const hasId = typeof m.id === 'string' || typeof m.id === 'number';
   const id: Id = hasId ? (m.id as string | number) : null;
-  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return hasId || m.id === undefined ? { jsonrpc: '2.0', id, error: { code: -32600, message: 'expected {"jsonrpc": "2.0", "method": …}' } } : undefined;
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string')
+    return hasId || m.id === undefined
+      ? { jsonrpc: '2.0', id, error: { code: -32600, message: 'expected {"jsonrpc": "2.0", "method": …}' } }
+      : undefined;
   // A notification (no id) gets no response, whatever it is.
   if (m.id === undefined) return undefined;
   const ok = (result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result });
@@ -128,26 +151,46 @@ export async function handleMessage(message: unknown, queue: QueueAccess): Promi
     switch (m.method) {
       case 'initialize': {
         const asked = params.protocolVersion;
-        const version = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
-        return ok({ protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'hookwise', version: VERSION } });
+        const version = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked)
+          ? (asked as string)
+          : PROTOCOL_VERSIONS[0];
+        return ok({
+          protocolVersion: version,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'hookwise', version: VERSION },
+        });
       }
       case 'ping':
         return ok({});
       case 'tools/list':
         return ok({ tools: TOOLS });
       case 'tools/call': {
-        const args = typeof params.arguments === 'object' && params.arguments !== null && !Array.isArray(params.arguments) ? (params.arguments as Record<string, unknown>) : {};
+        const args =
+          typeof params.arguments === 'object' && params.arguments !== null && !Array.isArray(params.arguments)
+            ? (params.arguments as Record<string, unknown>)
+            : {};
         switch (params.name) {
           case 'pending_requests':
             return ok(await pendingRequests(queue));
           case 'answer_request':
             return ok(await answerRequest(queue, args));
           default:
-            return { jsonrpc: '2.0', id, error: { code: -32602, message: `no such tool: ${sanitize(String(params.name)).text.slice(0, 80)} (tools: pending_requests, answer_request)` } };
+            return {
+              jsonrpc: '2.0',
+              id,
+              error: {
+                code: -32602,
+                message: `no such tool: ${sanitize(String(params.name)).text.slice(0, 80)} (tools: pending_requests, answer_request)`,
+              },
+            };
         }
       }
       default:
-        return { jsonrpc: '2.0', id, error: { code: -32601, message: `method not supported: ${sanitize(m.method).text.slice(0, 80)}` } };
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32601, message: `method not supported: ${sanitize(m.method).text.slice(0, 80)}` },
+        };
     }
   } catch (error) {
     // A tool that could not reach the queue: an error result the model reads, not a crash of the server.
@@ -156,7 +199,11 @@ export async function handleMessage(message: unknown, queue: QueueAccess): Promi
 }
 
 /** Serves stdin → stdout until stdin ends. Requests are answered in order, one at a time. */
-export async function serveStdio(queue: QueueAccess, input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): Promise<void> {
+export async function serveStdio(
+  queue: QueueAccess,
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stdout,
+): Promise<void> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   const write = (response: JsonRpcResponse): void => {
     output.write(JSON.stringify(response) + '\n');
@@ -164,7 +211,11 @@ export async function serveStdio(queue: QueueAccess, input: NodeJS.ReadableStrea
   for await (const line of lines) {
     if (line.trim() === '') continue;
     if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
-      write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `request longer than ${MAX_LINE_BYTES} bytes` } });
+      write({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: `request longer than ${MAX_LINE_BYTES} bytes` },
+      });
       continue;
     }
     let message: unknown;

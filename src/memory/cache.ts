@@ -53,7 +53,13 @@ export function recordSource(r: LoadedRecord, projectRoot: string): string {
   return `${file}:${r.line}`;
 }
 
-const DECIDED_BY: Record<string, string> = { human: 'a human', rule: 'a rule', supervisor: 'the supervisor', 'host-prompt': "a human at the host's prompt", confine: 'the walls of a confined run' };
+const DECIDED_BY: Record<string, string> = {
+  human: 'a human',
+  rule: 'a rule',
+  supervisor: 'the supervisor',
+  'host-prompt': "a human at the host's prompt",
+  confine: 'the walls of a confined run',
+};
 
 /** How a remembered record reads in a reason: who decided, in which scope, when. */
 export function describeRecord(r: LoadedRecord): string {

@@ -54,17 +54,71 @@ interface RunnerSpec {
 /** Shells that run a script file (`bash deploy.sh`); as shell/unwrap.ts's SHELLS, not imported to keep the parser out of this bundle. */
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 const SHELL_SPEC: RunnerSpec = { value: 'oO', long: ['rcfile', 'init-file'], plus: true };
-const NODE_LONG = ['require', 'import', 'loader', 'experimental-loader', 'conditions', 'env-file', 'input-type', 'title', 'watch-path', 'inspect-port', 'test-name-pattern', 'test-reporter', 'test-reporter-destination'];
-const NODE_FLAGS = ['inspect', 'inspect-brk', 'enable-source-maps', 'no-warnings', 'trace-warnings', 'trace-deprecation', 'watch', 'test', 'experimental-strip-types', 'experimental-transform-types', 'no-deprecation', 'preserve-symlinks', 'abort-on-uncaught-exception', 'expose-gc'];
+const NODE_LONG = [
+  'require',
+  'import',
+  'loader',
+  'experimental-loader',
+  'conditions',
+  'env-file',
+  'input-type',
+  'title',
+  'watch-path',
+  'inspect-port',
+  'test-name-pattern',
+  'test-reporter',
+  'test-reporter-destination',
+];
+const NODE_FLAGS = [
+  'inspect',
+  'inspect-brk',
+  'enable-source-maps',
+  'no-warnings',
+  'trace-warnings',
+  'trace-deprecation',
+  'watch',
+  'test',
+  'experimental-strip-types',
+  'experimental-transform-types',
+  'no-deprecation',
+  'preserve-symlinks',
+  'abort-on-uncaught-exception',
+  'expose-gc',
+];
 const NPX_FLAGS = ['yes', 'no', 'quiet', 'ignore-existing', 'no-install'];
 
 const RUNNERS: Record<string, RunnerSpec> = {
   node: { value: 'rC', code: 'ep', long: NODE_LONG, codeLong: ['eval', 'print'], flagLong: NODE_FLAGS },
   nodejs: { value: 'rC', code: 'ep', long: NODE_LONG, codeLong: ['eval', 'print'], flagLong: NODE_FLAGS },
-  deno: { value: 'cL', long: ['config', 'import-map', 'location', 'seed', 'cert', 'env-file', 'lock', 'preload', 'reload'], sub: ['run'] },
-  bun: { value: 'rcd', code: 'ep', long: ['preload', 'config', 'cwd', 'env-file', 'tsconfig-override', 'define', 'loader', 'conditions', 'main-fields'], codeLong: ['eval', 'print'], sub: ['run'] },
+  deno: {
+    value: 'cL',
+    long: ['config', 'import-map', 'location', 'seed', 'cert', 'env-file', 'lock', 'preload', 'reload'],
+    sub: ['run'],
+  },
+  bun: {
+    value: 'rcd',
+    code: 'ep',
+    long: [
+      'preload',
+      'config',
+      'cwd',
+      'env-file',
+      'tsconfig-override',
+      'define',
+      'loader',
+      'conditions',
+      'main-fields',
+    ],
+    codeLong: ['eval', 'print'],
+    sub: ['run'],
+  },
   tsx: { value: 'r', code: 'ep', long: [...NODE_LONG, 'tsconfig'], codeLong: ['eval', 'print'], flagLong: NODE_FLAGS },
-  'ts-node': { value: 'rPOCI', code: 'ep', long: ['require', 'project', 'compiler', 'compiler-options', 'ignore', 'dir', 'scope-dir', 'cwd'], codeLong: ['eval', 'print'] },
+  'ts-node': {
+    value: 'rPOCI',
+    code: 'ep',
+    long: ['require', 'project', 'compiler', 'compiler-options', 'ignore', 'dir', 'scope-dir', 'cwd'],
+    codeLong: ['eval', 'print'],
+  },
   ruby: { value: 'rICE', attached: 'Fx0', code: 'e' },
   perl: { value: 'IMmdDFCx', attached: 'i0l', code: 'eE' },
   php: { value: 'cdzSt', code: 'rf', codeLong: ['run'] },
@@ -89,8 +143,25 @@ function runnerSpec(name: string): RunnerSpec | undefined {
 
 /** Database clients: their arguments (and stdin) are queries, so all of them are code. */
 const DATABASE_CLIENTS = new Set([
-  'psql', 'pgcli', 'mysql', 'mariadb', 'mycli', 'sqlite3', 'sqlite', 'litecli', 'duckdb', 'redis-cli', 'valkey-cli', 'keydb-cli',
-  'mongosh', 'mongo', 'clickhouse-client', 'cqlsh', 'sqlcmd', 'snowsql', 'usql',
+  'psql',
+  'pgcli',
+  'mysql',
+  'mariadb',
+  'mycli',
+  'sqlite3',
+  'sqlite',
+  'litecli',
+  'duckdb',
+  'redis-cli',
+  'valkey-cli',
+  'keydb-cli',
+  'mongosh',
+  'mongo',
+  'clickhouse-client',
+  'cqlsh',
+  'sqlcmd',
+  'snowsql',
+  'usql',
 ]);
 
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
@@ -100,7 +171,8 @@ const CODE_ENV =
   /^(?:PATH|LD_\w+|DYLD_\w+|BASH_ENV|ZDOTDIR|PROMPT_COMMAND|PS4|IFS|SHELLOPTS|BASHOPTS|NODE_OPTIONS|NODE_PATH|PYTHON\w*|PERL5\w*|PERLLIB|RUBY\w*|GEM_\w+|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|CLASSPATH|GIT_\w*(?:SSH|EXEC|EDITOR|PAGER|ASKPASS|CONFIG)\w*|EDITOR|VISUAL|PAGER|SSH_ASKPASS|SUDO_ASKPASS|GCONV_PATH|MALLOC_\w+)$/;
 
 /** A word naming a file of code. */
-const CODE_FILE = /\.(?:py|pyw|pyz|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|phar|sh|bash|zsh|ksh|fish|lua|r|scpt|applescript|awk|sed|sql|ps1|wasm)$/i;
+const CODE_FILE =
+  /\.(?:py|pyw|pyz|js|mjs|cjs|jsx|ts|mts|cts|tsx|rb|pl|pm|php|phar|sh|bash|zsh|ksh|fish|lua|r|scpt|applescript|awk|sed|sql|ps1|wasm)$/i;
 
 /** The words of a segment that are code, by index into argv; `all` for every argument. */
 type Selection = { kind: 'all' } | { kind: 'words'; indices: number[] };
@@ -114,7 +186,9 @@ const ALL: Selection = { kind: 'all' };
  */
 export function codeIdentity(segment: Segment, cwd: string, stdin?: SanitizeResult): string | null | undefined {
   const selection = codeWords(segment);
-  const env = Object.keys(segment.assignments).filter((name) => CODE_ENV.test(name)).sort();
+  const env = Object.keys(segment.assignments)
+    .filter((name) => CODE_ENV.test(name))
+    .sort();
   if (selection === undefined && env.length === 0 && segment.stdin === undefined) return undefined;
   // Code that depends on what is appended at run time, or on a directory nobody knows, is not text.
   if (segment.context === 'xargs' || segment.context === 'find-exec' || segment.flags.appendsArgs === true) return null;
@@ -123,7 +197,12 @@ export function codeIdentity(segment: Segment, cwd: string, stdin?: SanitizeResu
   // in another directory. Not normalized: `a/link/../x.py` may be another file than `a/x.py`.
   const where = segment.cwd === undefined ? cwd : isRooted(segment.cwd) ? segment.cwd : `${cwd}/${segment.cwd}`;
   const dynamic = new Set(segment.dynamicArgs);
-  const indices = selection === undefined ? [] : selection.kind === 'all' ? segment.argv.map((_, i) => i).slice(1) : selection.indices;
+  const indices =
+    selection === undefined
+      ? []
+      : selection.kind === 'all'
+        ? segment.argv.map((_, i) => i).slice(1)
+        : selection.indices;
   if (dynamic.has(0) || indices.some((i) => dynamic.has(i))) return null;
   const stdinClean = segment.stdin === undefined ? undefined : (stdin ?? sanitize(segment.stdin));
   // Sanitize before digesting: no identity is derived from a secret. Code that a secret was redacted out
@@ -189,7 +268,11 @@ function scriptWords(argv: readonly string[], spec: RunnerSpec): Selection {
       // An unknown long option is taken to consume the next word — unless that word names a file of code.
       // Over-consuming only makes the identity longer (stricter); under-consuming could mistake a value
       // for the script and let the real script vary.
-      if (spec.long?.includes(long) === true || (spec.flagLong?.includes(long) !== true && !CODE_FILE.test(argv[i + 1] ?? ''))) i++;
+      if (
+        spec.long?.includes(long) === true ||
+        (spec.flagLong?.includes(long) !== true && !CODE_FILE.test(argv[i + 1] ?? ''))
+      )
+        i++;
       else if (spec.flagLong?.includes(long) !== true) guessed = true;
       continue;
     }
@@ -228,7 +311,26 @@ function splitLong(text: string): [string, string | undefined] {
  * files vary. Anything unexpected: every argument.
  */
 function sedProgram(argv: readonly string[]): Selection {
-  return programWords(argv, { program: 'ef', programLong: ['expression', 'file'], value: 'l', attached: 'i', long: ['line-length'], flagLong: ['in-place', 'quiet', 'silent', 'regexp-extended', 'separate', 'unbuffered', 'null-data', 'posix', 'debug', 'sandbox', 'follow-symlinks'] });
+  return programWords(argv, {
+    program: 'ef',
+    programLong: ['expression', 'file'],
+    value: 'l',
+    attached: 'i',
+    long: ['line-length'],
+    flagLong: [
+      'in-place',
+      'quiet',
+      'silent',
+      'regexp-extended',
+      'separate',
+      'unbuffered',
+      'null-data',
+      'posix',
+      'debug',
+      'sandbox',
+      'follow-symlinks',
+    ],
+  });
 }
 
 /**
@@ -236,7 +338,14 @@ function sedProgram(argv: readonly string[]): Selection {
  * operands (a program may run what they hold). Input files vary.
  */
 function awkProgram(argv: readonly string[]): Selection {
-  return programWords(argv, { program: 'feEilv', programLong: ['file', 'source', 'exec', 'include', 'load', 'assign'], value: 'F', long: ['field-separator'], flagLong: [], operandAssignments: true });
+  return programWords(argv, {
+    program: 'feEilv',
+    programLong: ['file', 'source', 'exec', 'include', 'load', 'assign'],
+    value: 'F',
+    long: ['field-separator'],
+    flagLong: [],
+    operandAssignments: true,
+  });
 }
 
 interface ProgramSpec {

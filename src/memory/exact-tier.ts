@@ -16,10 +16,13 @@ function judgeExact(ctx: CascadeContext): Decision | undefined {
   if (key === undefined) return undefined;
   const hit = memory.view.lookup(key, ctx.role.role.name);
   if (hit === undefined) return undefined;
-  const verdictText = hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
+  const verdictText =
+    hit.verdict === 'ask' ? 'always asks a human about' : hit.verdict === 'allow' ? 'allowed' : 'denied';
   // A wall hit's ask says what the walls stopped; a human's approval at the prompt replaces it (memory/learn.ts).
   const walls = hit.decided_by === 'confine' && hit.verdict === 'ask';
-  const text = walls ? `remembered: ${describeRecord(hit)}: ${hit.reason}` : `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`;
+  const text = walls
+    ? `remembered: ${describeRecord(hit)}: ${hit.reason}`
+    : `remembered: ${describeRecord(hit)} ${verdictText} exactly this call`;
   return decision(hit.verdict, 'exact-cache', text, {
     id: walls ? WALLS_HIT_RULE : `memory:${hit.key}`,
     source: recordSource(hit, ctx.projectRoot),

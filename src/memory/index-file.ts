@@ -35,7 +35,14 @@ import { readSalt, userSalt } from '../util/salt.js';
 import { xxh3Hex, xxh64BytesHex } from '../util/xxhash.js';
 import { JaccardIndex } from './jaccard.js';
 import { LiveRecordSet } from './live-set.js';
-import { parseLines, resolveRecords, scopeFiles, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
+import {
+  parseLines,
+  resolveRecords,
+  scopeFiles,
+  type LoadedRecord,
+  type StoreProblem,
+  type StoreTarget,
+} from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
 import { RawRecordSet, similarityCandidate, type RecordSet, type SimilarIndex } from './view.js';
 
@@ -163,7 +170,14 @@ export function countNewlines(buf: Uint8Array): number {
 
 /** The stamp an index built from this snapshot records. */
 export function snapshotStamp(s: SourceSnapshot): SourceStamp {
-  return { path: s.path, size: s.bytes.length, mtimeMs: s.mtimeMs, ino: s.ino, hash: xxh64BytesHex(s.bytes), lines: countNewlines(s.bytes) };
+  return {
+    path: s.path,
+    size: s.bytes.length,
+    mtimeMs: s.mtimeMs,
+    ino: s.ino,
+    hash: xxh64BytesHex(s.bytes),
+    lines: countNewlines(s.bytes),
+  };
 }
 
 /** A source file of the org, user or project scope, in the order a full load reads them. */
@@ -195,7 +209,11 @@ const FROM_DISK: SourceReader = { stat: (path) => statSync(path, { throwIfNoEntr
  * a file that grew is an append only if the hash of its first `size` bytes is the stamped hash and those
  * bytes end in '\n' (or are none); a file whose stat moved but whose bytes did not is unchanged.
  */
-export function appendedSince(stamped: readonly SourceStamp[], files: readonly SourceFile[], reader: SourceReader = FROM_DISK): Appended[] | undefined {
+export function appendedSince(
+  stamped: readonly SourceStamp[],
+  files: readonly SourceFile[],
+  reader: SourceReader = FROM_DISK,
+): Appended[] | undefined {
   const byPath = new Map(stamped.map((s) => [s.path, s]));
   let matched = 0;
   const appended: Appended[] = [];
@@ -212,7 +230,8 @@ export function appendedSince(stamped: readonly SourceStamp[], files: readonly S
     if (st === undefined || st.size < s.size) return undefined;
     if (st.size === s.size && st.mtimeMs === s.mtimeMs && st.ino === s.ino) continue;
     const now = reader.read(file.path);
-    if (now === undefined || now.bytes.length < s.size || xxh64BytesHex(now.bytes.subarray(0, s.size)) !== s.hash) return undefined;
+    if (now === undefined || now.bytes.length < s.size || xxh64BytesHex(now.bytes.subarray(0, s.size)) !== s.hash)
+      return undefined;
     if (now.bytes.length === s.size) continue; // touched, not changed
     if (s.size > 0 && now.bytes[s.size - 1] !== NEWLINE) return undefined; // it grew after an unterminated line
     appended.push({ file, bytes: now.bytes.subarray(s.size), lines: s.lines });
@@ -229,7 +248,13 @@ export function appendedLines(appended: readonly Appended[]): number {
 }
 
 /** Parses a file's text as loadScope would, its records and problems numbered from line `lines + 1`. */
-export function parseFrom(text: string, file: SourceFile, lines: number, into: LoadedRecord[], problems: StoreProblem[]): void {
+export function parseFrom(
+  text: string,
+  file: SourceFile,
+  lines: number,
+  into: LoadedRecord[],
+  problems: StoreProblem[],
+): void {
   const records: LoadedRecord[] = [];
   const found: StoreProblem[] = [];
   parseLines(text, file.path, file.target, records, found);
@@ -245,7 +270,10 @@ export function parseFrom(text: string, file: SourceFile, lines: number, into: L
  * full load would resolve them (newest ts, then the stricter verdict, then the later line), and similarity
  * asks the index and the appended candidates apart (no index over all records is built per call).
  */
-export function layered(base: IndexedRecordSet, appended: readonly Appended[]): { set: LiveRecordSet; problems: StoreProblem[] } {
+export function layered(
+  base: IndexedRecordSet,
+  appended: readonly Appended[],
+): { set: LiveRecordSet; problems: StoreProblem[] } {
   const set = new LiveRecordSet(base);
   const problems = [...base.problems];
   for (const a of appended) {
@@ -296,7 +324,13 @@ const PIECE = 1 << 20;
  * and line numbers as parsing the whole text, without a string of the whole file (20 MB of JSONL with one
  * non-Latin-1 character in it is a 40 MB string). A piece ends after a '\n', so no character is split.
  */
-export function parseBytes(bytes: Buffer, file: SourceFile, lines: number, into: LoadedRecord[], problems: StoreProblem[]): void {
+export function parseBytes(
+  bytes: Buffer,
+  file: SourceFile,
+  lines: number,
+  into: LoadedRecord[],
+  problems: StoreProblem[],
+): void {
   let start = 0;
   let before = lines;
   while (start < bytes.length) {
@@ -325,20 +359,36 @@ export function indexKey(runtimeDir: string, create: boolean): IndexKey | undefi
 }
 
 /** Compiles the records of the given scopes into an index file's bytes. */
-export function compileIndex(targets: readonly StoreTarget[], ctx: TokenContext, key: IndexKey): { bytes: Buffer; records: LoadedRecord[]; problems: StoreProblem[] } {
+export function compileIndex(
+  targets: readonly StoreTarget[],
+  ctx: TokenContext,
+  key: IndexKey,
+): { bytes: Buffer; records: LoadedRecord[]; problems: StoreProblem[] } {
   const read = readScopes(targets);
-  return { bytes: compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx, key), records: read.records, problems: read.problems };
+  return {
+    bytes: compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx, key),
+    records: read.records,
+    problems: read.problems,
+  };
 }
 
 /**
  * An index file's bytes for records already loaded and resolved per scope (in scope order), stamped with
  * the sources they were read from.
  */
-export function compileRecords(records: readonly LoadedRecord[], problems: readonly StoreProblem[], sources: readonly SourceStamp[], ctx: TokenContext, key: IndexKey): Buffer {
+export function compileRecords(
+  records: readonly LoadedRecord[],
+  problems: readonly StoreProblem[],
+  sources: readonly SourceStamp[],
+  ctx: TokenContext,
+  key: IndexKey,
+): Buffer {
   const overrides = records.filter((r) => r.tier === 'override');
   const remembered = records.filter((r) => r.tier !== 'override');
 
-  const order = remembered.map((r, i) => ({ k: key64(r.key), i })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i));
+  const order = remembered
+    .map((r, i) => ({ k: key64(r.key), i }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i));
   const keys = BigUint64Array.from(order.map((o) => o.k));
   const keyRecord = Uint32Array.from(order.map((o) => o.i));
   const blobs = remembered.map((r) => Buffer.from(JSON.stringify(r), 'utf8'));
@@ -437,7 +487,8 @@ export class IndexedRecordSet implements RecordSet {
     const h = this.header;
     const remembered = h.count - h.overrides.length;
     const n = (name: SectionName): number => h.sections[name][1] / SECTIONS[name];
-    const ends = (offsets: Uint32Array | Int32Array, count: number, end: number): boolean => offsets.length === count + 1 && offsets[0] === 0 && offsets[count] === end;
+    const ends = (offsets: Uint32Array | Int32Array, count: number, end: number): boolean =>
+      offsets.length === count + 1 && offsets[0] === 0 && offsets[count] === end;
     return (
       n('keys') === remembered &&
       n('keyRecord') === remembered &&
@@ -467,7 +518,9 @@ export class IndexedRecordSet implements RecordSet {
     let r = this.decoded.get(i);
     if (r === undefined) {
       const [offset] = this.header.sections.records;
-      r = JSON.parse(this.body.toString('utf8', offset + this.recordOffsets[i]!, offset + this.recordOffsets[i + 1]!)) as LoadedRecord;
+      r = JSON.parse(
+        this.body.toString('utf8', offset + this.recordOffsets[i]!, offset + this.recordOffsets[i + 1]!),
+      ) as LoadedRecord;
       this.decoded.set(i, r);
     }
     return r;
@@ -498,7 +551,8 @@ export class IndexedRecordSet implements RecordSet {
     if (this.similarIndex !== undefined) return this.similarIndex;
     const vocabulary = JSON.parse(this.slice('vocabulary').toString('utf8')) as string[];
     // The header's count was checked against the postings; the list itself is only parsed now.
-    if (vocabulary.length !== this.header.vocabularySize) throw new Error('memory index: the vocabulary does not match its postings');
+    if (vocabulary.length !== this.header.vocabularySize)
+      throw new Error('memory index: the vocabulary does not match its postings');
     const index = JaccardIndex.fromArrays({
       vocabulary,
       setOffsets: this.i32('setOffsets'),
@@ -517,9 +571,11 @@ function validHeader(h: unknown, bodyLength: number): h is Header {
   if (typeof h !== 'object' || h === null) return false;
   const header = h as Partial<Header>;
   const counts = [header.count, header.similarCount, header.vocabularySize, header.bodyLength];
-  if (header.format !== INDEX_FORMAT || typeof header.projectRoot !== 'string' || typeof header.home !== 'string') return false;
+  if (header.format !== INDEX_FORMAT || typeof header.projectRoot !== 'string' || typeof header.home !== 'string')
+    return false;
   if (!counts.every((n) => Number.isSafeInteger(n) && n! >= 0) || header.bodyLength !== bodyLength) return false;
-  if (!Array.isArray(header.problems) || !Array.isArray(header.overrides) || header.overrides.length > header.count!) return false;
+  if (!Array.isArray(header.problems) || !Array.isArray(header.overrides) || header.overrides.length > header.count!)
+    return false;
   if (!Array.isArray(header.sources) || !header.sources.every(validStamp)) return false;
   const sections = header.sections;
   if (typeof sections !== 'object' || sections === null) return false;
@@ -539,7 +595,12 @@ function validHeader(h: unknown, bodyLength: number): h is Header {
 function validStamp(s: unknown): s is SourceStamp {
   if (typeof s !== 'object' || s === null) return false;
   const stamp = s as Partial<SourceStamp>;
-  return typeof stamp.path === 'string' && typeof stamp.hash === 'string' && [stamp.size, stamp.lines, stamp.ino].every((n) => Number.isSafeInteger(n) && n! >= 0) && typeof stamp.mtimeMs === 'number';
+  return (
+    typeof stamp.path === 'string' &&
+    typeof stamp.hash === 'string' &&
+    [stamp.size, stamp.lines, stamp.ino].every((n) => Number.isSafeInteger(n) && n! >= 0) &&
+    typeof stamp.mtimeMs === 'number'
+  );
 }
 
 /**
@@ -548,7 +609,8 @@ function validStamp(s: unknown): s is SourceStamp {
  */
 export function readIndex(bytes: Buffer, key: IndexKey): IndexedRecordSet | undefined {
   if (bytes.length < HEADER_AT || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
-  if (bytes.toString('latin1', CHECKSUM_AT, CHECKED_FROM) !== xxh64BytesHex(bytes.subarray(CHECKED_FROM), key)) return undefined;
+  if (bytes.toString('latin1', CHECKSUM_AT, CHECKED_FROM) !== xxh64BytesHex(bytes.subarray(CHECKED_FROM), key))
+    return undefined;
   const headerLength = bytes.readUInt32LE(CHECKED_FROM);
   const bodyStart = align8(HEADER_AT + headerLength);
   if (bodyStart > bytes.length) return undefined;
@@ -605,7 +667,12 @@ export interface IndexedLoad {
  * are at least `minRecords` — compiled and written for the next call. A failure to write the index (a
  * read-only checkout) is not an error: the parsed records are used.
  */
-export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, runtimeDir: string, options: { minRecords?: number; rebuild?: boolean } = {}): IndexedLoad {
+export function loadIndexed(
+  targets: readonly StoreTarget[],
+  ctx: TokenContext,
+  runtimeDir: string,
+  options: { minRecords?: number; rebuild?: boolean } = {},
+): IndexedLoad {
   if (options.rebuild !== true) {
     const index = readIndexFile(ctx.projectRoot, runtimeDir);
     if (index !== undefined && index.header.projectRoot === ctx.projectRoot && index.header.home === ctx.home) {
@@ -620,7 +687,8 @@ export function loadIndexed(targets: readonly StoreTarget[], ctx: TokenContext, 
   }
   // Small stores: parse and go — no stamps, no hashing (the hash loads a native addon), no file.
   const read = readScopes(targets);
-  if (options.rebuild !== true && read.records.length < (options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
+  if (options.rebuild !== true && read.records.length < (options.minRecords ?? INDEX_MIN_RECORDS))
+    return { set: new RawRecordSet(read.records), problems: read.problems, via: 'jsonl' };
   try {
     const key = indexKey(runtimeDir, true)!;
     const bytes = compileRecords(read.records, read.problems, read.sources.map(snapshotStamp), ctx, key);

@@ -41,7 +41,8 @@ export class JaccardIndex {
   static fromArrays(arrays: JaccardArrays): JaccardIndex {
     const index = new JaccardIndex(TokenInterner.fromVocabulary(arrays.vocabulary));
     const { setOffsets, setIds } = arrays;
-    for (let i = 0; i + 1 < setOffsets.length; i++) index.sets.push(setIds.subarray(setOffsets[i]!, setOffsets[i + 1]!));
+    for (let i = 0; i + 1 < setOffsets.length; i++)
+      index.sets.push(setIds.subarray(setOffsets[i]!, setOffsets[i + 1]!));
     index.flat = { postOffsets: arrays.postOffsets, postIds: arrays.postIds };
     return index;
   }
@@ -108,7 +109,8 @@ export class JaccardIndex {
     const prefix = ids.length - mustShare + 1;
     if (prefix <= 0) return [];
     const byRarity = Array.from(ids).sort((a, b) => this.postingsOf(a).length - this.postingsOf(b).length || a - b);
-    if (this.counts.length < this.sets.length) this.counts = new Int32Array(Math.max(this.sets.length, this.counts.length * 2));
+    if (this.counts.length < this.sets.length)
+      this.counts = new Int32Array(Math.max(this.sets.length, this.counts.length * 2));
     const seen = this.counts;
     const candidates: number[] = [];
     for (let p = 0; p < prefix; p++) {

@@ -49,7 +49,14 @@ import type { CallSubject } from './subject.js';
  * payload without a mode, or with one this list does not know, teaches nothing: a tool that ran there
  * would prove no approval we understand.
  */
-export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set(['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions']);
+export const HUMAN_PROMPT_MODES: ReadonlySet<string> = new Set([
+  'default',
+  'acceptEdits',
+  'plan',
+  'auto',
+  'dontAsk',
+  'bypassPermissions',
+]);
 
 /** A pending note older than this is stale (the human said no, or the session ended). */
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
@@ -113,7 +120,8 @@ const SESSION_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
  * sanitizer would change, or of any other shape, is hashed like every id that names a file (sanitize/ids.ts).
  */
 export function sessionPendingDir(runtimeDir: string, sessionId: string): string {
-  const name = SESSION_UUID.test(sessionId) && shownId(sessionId) === sessionId ? `s-${sessionId}` : `h-${idFileKey(sessionId)}`;
+  const name =
+    SESSION_UUID.test(sessionId) && shownId(sessionId) === sessionId ? `s-${sessionId}` : `h-${idFileKey(sessionId)}`;
   return join(pendingDir(runtimeDir), name);
 }
 
@@ -122,7 +130,12 @@ function pendingFile(runtimeDir: string, sessionId: string, toolUseId: string): 
 }
 
 /** Where learned decisions go, per the user's `memory.learn_scope`. Similarity asks never go to the project. */
-export function learnTarget(settings: MemorySettings, places: LearnPlaces, sessionId: string, privateOnly = false): StoreTarget {
+export function learnTarget(
+  settings: MemorySettings,
+  places: LearnPlaces,
+  sessionId: string,
+  privateOnly = false,
+): StoreTarget {
   const scope = privateOnly && settings.learnScope === 'project' ? 'user' : settings.learnScope;
   switch (scope) {
     case 'user':
@@ -135,8 +148,24 @@ export function learnTarget(settings: MemorySettings, places: LearnPlaces, sessi
 }
 
 /** The record for a subject, in a target scope. */
-export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes'>, key: string, fields: Pick<DecisionRecord, 'role' | 'verdict' | 'reason' | 'tier' | 'decided_by'>, target: StoreTarget): DecisionRecord {
-  const record: DecisionRecord = { key, tool: subject.tool, subject: subject.text, role: fields.role, verdict: fields.verdict, reason: fields.reason, tier: fields.tier, scope: target.scope, decided_by: fields.decided_by, ts: new Date().toISOString() };
+export function recordFor(
+  subject: Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes'>,
+  key: string,
+  fields: Pick<DecisionRecord, 'role' | 'verdict' | 'reason' | 'tier' | 'decided_by'>,
+  target: StoreTarget,
+): DecisionRecord {
+  const record: DecisionRecord = {
+    key,
+    tool: subject.tool,
+    subject: subject.text,
+    role: fields.role,
+    verdict: fields.verdict,
+    reason: fields.reason,
+    tier: fields.tier,
+    scope: target.scope,
+    decided_by: fields.decided_by,
+    ts: new Date().toISOString(),
+  };
   if (subject.commands.length > 0) record.commands = subject.commands;
   if (subject.writes.length > 0) record.writes = subject.writes;
   return record;
@@ -145,7 +174,10 @@ export function recordFor(subject: Pick<CallSubject, 'tool' | 'text' | 'commands
 /** Will the host put this ask to a human, who can then teach us by approving? */
 function promptedByHuman(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
   // A supervisor's ask is a model's, not a human's: the human's answer at the prompt is learned over it.
-  const nobodyDecided = d.tier === 'default' || (d.tier === 'exact-cache' && d.rule?.id === WALLS_HIT_RULE) || (d.tier === 'supervisor' && d.verdict === 'ask');
+  const nobodyDecided =
+    d.tier === 'default' ||
+    (d.tier === 'exact-cache' && d.rule?.id === WALLS_HIT_RULE) ||
+    (d.tier === 'supervisor' && d.verdict === 'ask');
   // Only Claude Code reports PostToolUse with the PreToolUse's tool_use_id after its own prompt.
   if (!nobodyDecided || !settings.learn || call.host !== 'claude' || call.toolUseId === undefined) return false;
   return call.permissionMode !== undefined && HUMAN_PROMPT_MODES.has(call.permissionMode);
@@ -156,19 +188,32 @@ const SIMILARITY_TIERS: ReadonlySet<string> = new Set(['jaccard', 'embedding']);
 
 /** A confined allow whose run the host will report under the same tool_use_id (Claude Code; Codex speaks its JSON). */
 function confinedAndReported(d: Decision, call: ToolCall, settings: MemorySettings): boolean {
-  return d.verdict === 'allow' && d.confined !== undefined && settings.learn && call.host !== 'gemini' && call.toolUseId !== undefined;
+  return (
+    d.verdict === 'allow' &&
+    d.confined !== undefined &&
+    settings.learn &&
+    call.host !== 'gemini' &&
+    call.toolUseId !== undefined
+  );
 }
 
 /**
  * After a PreToolUse decision: leave a pending note (an ask a human may answer, or a confined run to check
  * for wall hits) or record a propagated ask (see the module comment).
  */
-export function rememberDecision(judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+export function rememberDecision(
+  judged: { decision: Decision; memo?: { subject(): CallSubject | undefined; key(): string | undefined } },
+  call: ToolCall,
+  role: string,
+  settings: MemorySettings,
+  places: LearnPlaces,
+): void {
   const d = judged.decision;
   if (judged.memo === undefined) return;
   if (d.tier === 'supervisor') rememberSupervised(d, judged.memo, call, role, settings, places);
   const confined = confinedAndReported(d, call, settings);
-  if (!confined && (d.verdict !== 'ask' || (!SIMILARITY_TIERS.has(d.tier) && !promptedByHuman(d, call, settings)))) return;
+  if (!confined && (d.verdict !== 'ask' || (!SIMILARITY_TIERS.has(d.tier) && !promptedByHuman(d, call, settings))))
+    return;
   const subject = judged.memo.subject();
   // A confined note's key is computed when it is claimed: hashing loads a native module that a hook process
   // deciding a confined allow does not need otherwise (~20 ms cold).
@@ -177,7 +222,9 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
   if (SIMILARITY_TIERS.has(d.tier) && key !== undefined) {
     const target = learnTarget(settings, places, call.sessionId, true);
     const reason = sanitize(`asked again: ${d.reason}`).text;
-    appendRecords(target, [recordFor(subject, key, { role, verdict: 'ask', reason, tier: d.tier, decided_by: 'rule' }, target)]);
+    appendRecords(target, [
+      recordFor(subject, key, { role, verdict: 'ask', reason, tier: d.tier, decided_by: 'rule' }, target),
+    ]);
     return;
   }
   if (call.toolUseId === undefined) return; // checked above; narrows the type
@@ -204,7 +251,9 @@ export function rememberDecision(judged: { decision: Decision; memo?: { subject(
     lastPruned = Date.now();
   }
   ensurePrivateDir(sessionPendingDir(places.where.runtimeDir, call.sessionId));
-  writeFileAtomic(pendingFile(places.where.runtimeDir, call.sessionId, call.toolUseId), JSON.stringify(pending), { mode: 0o600 });
+  writeFileAtomic(pendingFile(places.where.runtimeDir, call.sessionId, call.toolUseId), JSON.stringify(pending), {
+    mode: 0o600,
+  });
 }
 
 /**
@@ -297,7 +346,8 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   } finally {
     unlinkQuietly(claimed);
   }
-  if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId)) return undefined;
+  if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId))
+    return undefined;
   if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
   const target = storeTarget(pending.target, call.sessionId);
   const key = pending.key ?? cacheKey(pending.tool, pending.subject);
@@ -310,7 +360,13 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
     key,
-    { role: pending.role, verdict: 'allow', reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized, tier: 'human', decided_by: 'host-prompt' },
+    {
+      role: pending.role,
+      verdict: 'allow',
+      reason: 'approved at the host’s permission prompt after hookwise asked' as Sanitized,
+      tier: 'human',
+      decided_by: 'host-prompt',
+    },
     target,
   );
   appendRecords(target, [record]);
@@ -322,36 +378,69 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
  * again and no similarity tier turns it into an allow). Never in the committed project scope: a model's
  * decision is not the team's. Off with `memory.learn: false`, like every other learning.
  */
-function rememberSupervised(d: Decision, memo: { subject(): CallSubject | undefined; key(): string | undefined }, call: ToolCall, role: string, settings: MemorySettings, places: LearnPlaces): void {
+function rememberSupervised(
+  d: Decision,
+  memo: { subject(): CallSubject | undefined; key(): string | undefined },
+  call: ToolCall,
+  role: string,
+  settings: MemorySettings,
+  places: LearnPlaces,
+): void {
   if (!settings.learn) return;
   const subject = memo.subject();
   const key = memo.key();
   if (subject === undefined || key === undefined) return;
   const target = learnTarget(settings, places, call.sessionId, true);
-  appendRecords(target, [recordFor(subject, key, { role, verdict: d.verdict, reason: sanitize(d.reason).text, tier: 'supervisor', decided_by: 'supervisor' }, target)]);
+  appendRecords(target, [
+    recordFor(
+      subject,
+      key,
+      { role, verdict: d.verdict, reason: sanitize(d.reason).text, tier: 'supervisor', decided_by: 'supervisor' },
+      target,
+    ),
+  ]);
 }
 
 /** A human answered a call the supervisor had answered: for the override rate (audit/supervisor-log.ts). */
 function logReview(pending: PendingAsk, human: Verdict, call: ToolCall, where: Locations): void {
   appendSupervisorReview(
     where.runtimeDir,
-    reviewed({ session: shownId(call.sessionId), tool: pending.tool, subject: pending.subject, supervisor: pending.supervisor!, human, channel: 'host-prompt', ...(pending.project === undefined ? {} : { project: pending.project }) }),
+    reviewed({
+      session: shownId(call.sessionId),
+      tool: pending.tool,
+      subject: pending.subject,
+      supervisor: pending.supervisor!,
+      human,
+      channel: 'host-prompt',
+      ...(pending.project === undefined ? {} : { project: pending.project }),
+    }),
   );
 }
 
 /** An ask or deny that the scope holds for this key and role (or every role). */
 function heldVerdict(target: StoreTarget, key: string, role: string): DecisionRecord | undefined {
-  return loadScope(target).records.find((r) => r.key === key && (r.role === role || r.role === ANY_ROLE) && r.verdict !== 'allow');
+  return loadScope(target).records.find(
+    (r) => r.key === key && (r.role === role || r.role === ANY_ROLE) && r.verdict !== 'allow',
+  );
 }
 
 /** A confined run the host reported: if its output shows the walls stopped it, the call is asked from now on. */
-function learnFromWalls(pending: PendingAsk, key: string, target: StoreTarget, call: ToolCall, where: Locations, outcome: ToolOutcome | undefined): DecisionRecord | undefined {
+function learnFromWalls(
+  pending: PendingAsk,
+  key: string,
+  target: StoreTarget,
+  call: ToolCall,
+  where: Locations,
+  outcome: ToolOutcome | undefined,
+): DecisionRecord | undefined {
   if (outcome === undefined) return undefined;
   const hit = wallsHit(outcome.output, where.home);
   // Never over an ask or deny the scope holds by now (within a scope the newest record wins).
   if (hit === undefined || heldVerdict(target, key, pending.role) !== undefined) return undefined;
   const line = sanitize(hit.line).text;
-  const reason = sanitize(`it ran confined and the walls stopped ${describeWallKind(hit.kind)} (“${hit.line}”), so a human decides whether it may run unconfined`).text;
+  const reason = sanitize(
+    `it ran confined and the walls stopped ${describeWallKind(hit.kind)} (“${hit.line}”), so a human decides whether it may run unconfined`,
+  ).text;
   const record = recordFor(
     { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
     key,
@@ -359,6 +448,14 @@ function learnFromWalls(pending: PendingAsk, key: string, target: StoreTarget, c
     target,
   );
   appendRecords(target, [record]);
-  appendWallsHit(where.runtimeDir, { ts: record.ts, session: shownId(call.sessionId), tool: pending.tool, input: pending.subject, kind: hit.kind, line, ...(pending.project === undefined ? {} : { project: pending.project }) });
+  appendWallsHit(where.runtimeDir, {
+    ts: record.ts,
+    session: shownId(call.sessionId),
+    tool: pending.tool,
+    input: pending.subject,
+    kind: hit.kind,
+    line,
+    ...(pending.project === undefined ? {} : { project: pending.project }),
+  });
   return record;
 }

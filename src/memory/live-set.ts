@@ -20,7 +20,8 @@ import { countAtMost } from '../util/sorted.js';
  * A record's identity: its scope, key and role. Every org is a scope of its own (a full load resolves each
  * org apart, and a newer record of one org must never replace another org's): its files share a directory.
  */
-const idOf = (r: LoadedRecord): string => `${r.scope === 'org' ? `org ${dirname(r.file)}` : r.scope}\u0000${r.key}\u0000${r.role}`;
+const idOf = (r: LoadedRecord): string =>
+  `${r.scope === 'org' ? `org ${dirname(r.file)}` : r.scope}\u0000${r.key}\u0000${r.role}`;
 
 /** Is `a` read after `b` by a full load of their scope? Files in name order (store.ts scopeFiles), then lines. */
 function readAfter(a: LoadedRecord, b: LoadedRecord): boolean {
@@ -81,7 +82,13 @@ export class LiveRecordSet {
     let identity = this.identities.get(id);
     if (identity === undefined) {
       const base = this.findBase(r, id);
-      identity = { base, since: base === undefined ? [] : [0], winners: base === undefined ? [] : [base], byKey: base !== undefined && base.tier !== 'override', asOverride: base?.tier === 'override' };
+      identity = {
+        base,
+        since: base === undefined ? [] : [0],
+        winners: base === undefined ? [] : [base],
+        byKey: base !== undefined && base.tier !== 'override',
+        asOverride: base?.tier === 'override',
+      };
       this.identities.set(id, identity);
     }
     const winner = identity.winners[identity.winners.length - 1];
@@ -167,14 +174,25 @@ export class LiveRecordSet {
   private appendedIndex(ctx: TokenContext): JaccardIndex {
     let c = this.candidateIndex;
     if (c === undefined || c.ctx.projectRoot !== ctx.projectRoot || c.ctx.home !== ctx.home) {
-      c = this.candidateIndex = { ctx: { projectRoot: ctx.projectRoot, home: ctx.home }, index: new JaccardIndex(), entries: 0 };
+      c = this.candidateIndex = {
+        ctx: { projectRoot: ctx.projectRoot, home: ctx.home },
+        index: new JaccardIndex(),
+        entries: 0,
+      };
     }
-    for (; c.entries < this.candidates.length; c.entries++) c.index.add(tokenize(this.candidates[c.entries]!.record.subject, ctx));
+    for (; c.entries < this.candidates.length; c.entries++)
+      c.index.add(tokenize(this.candidates[c.entries]!.record.subject, ctx));
     return c.index;
   }
 
   /** Candidates at least `threshold` similar, as of a version, pushed onto `out` (loaded ones first). */
-  similarAt(tokens: readonly string[], ctx: TokenContext, threshold: number, version: number, out: SimilarCandidate[]): void {
+  similarAt(
+    tokens: readonly string[],
+    ctx: TokenContext,
+    threshold: number,
+    version: number,
+    out: SimilarCandidate[],
+  ): void {
     const { index, record } = this.base.similar(ctx);
     if (index.size > 0) {
       for (const m of index.matches(tokens, threshold)) {

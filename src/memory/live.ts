@@ -121,7 +121,8 @@ interface Tracked {
 const snapshotStat = (s: SourceSnapshot): StatStamp => ({ dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs });
 
 function tracked(path: string, target: StoreTarget, snap: SourceSnapshot | undefined): Tracked {
-  if (snap === undefined) return { path, target, seen: undefined, consumed: 0, lines: 0, endsWithNewline: true, head: EMPTY, tail: EMPTY };
+  if (snap === undefined)
+    return { path, target, seen: undefined, consumed: 0, lines: 0, endsWithNewline: true, head: EMPTY, tail: EMPTY };
   const b = snap.bytes;
   return {
     path,
@@ -135,7 +136,10 @@ function tracked(path: string, target: StoreTarget, snap: SourceSnapshot | undef
   };
 }
 
-type Examined = { kind: 'same' } | { kind: 'reload'; why: string } | { kind: 'grew'; records: LoadedRecord[]; problems: StoreProblem[] };
+type Examined =
+  | { kind: 'same' }
+  | { kind: 'reload'; why: string }
+  | { kind: 'grew'; records: LoadedRecord[]; problems: StoreProblem[] };
 
 const SAME: Examined = { kind: 'same' };
 const reload = (why: string): Examined => ({ kind: 'reload', why });
@@ -145,7 +149,14 @@ function examine(t: Tracked): Examined {
   const st = statIfPresent(t.path);
   const seen = t.seen;
   if (st === undefined) return seen === undefined ? SAME : reload(`${t.path} was removed`);
-  if (seen !== undefined && st.ino === seen.ino && st.dev === seen.dev && st.size === seen.size && st.mtimeMs === seen.mtimeMs) return SAME;
+  if (
+    seen !== undefined &&
+    st.ino === seen.ino &&
+    st.dev === seen.dev &&
+    st.size === seen.size &&
+    st.mtimeMs === seen.mtimeMs
+  )
+    return SAME;
   return readAppended(t);
 }
 
@@ -222,7 +233,14 @@ function relist(l: Listing, read: () => string[]): boolean {
     l.seen = undefined;
     return setNames(l, []);
   }
-  if (s !== undefined && st.ino === s.ino && st.dev === s.dev && st.mtimeMs === s.mtimeMs && l.listedAt - s.mtimeMs >= RACY_MS) return false;
+  if (
+    s !== undefined &&
+    st.ino === s.ino &&
+    st.dev === s.dev &&
+    st.mtimeMs === s.mtimeMs &&
+    l.listedAt - s.mtimeMs >= RACY_MS
+  )
+    return false;
   l.seen = { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs };
   l.listedAt = Date.now();
   return setNames(l, readNames(read));
@@ -354,7 +372,11 @@ export class LiveMemory {
     if (cached?.key !== key) {
       const parts = [shared.set.at()];
       if (session !== undefined) parts.push(session.set.at());
-      cached = { key, view: new MemoryView(parts, jaccardThreshold), problems: session === undefined ? [...shared.problems] : [...shared.problems, ...session.problems] };
+      cached = {
+        key,
+        view: new MemoryView(parts, jaccardThreshold),
+        problems: session === undefined ? [...shared.problems] : [...shared.problems, ...session.problems],
+      };
       if (session === undefined) this.sharedOnly = cached;
       else session.cached = cached;
     }
@@ -418,7 +440,11 @@ export class LiveMemory {
   }
 
   /** The shared group's files in reading order, reusing what is already tracked. */
-  private sharedFiles(g: Pick<SharedGroup, 'orgDirs'>, known: Map<string, Tracked>, snaps?: Map<string, SourceSnapshot | undefined>): Tracked[] {
+  private sharedFiles(
+    g: Pick<SharedGroup, 'orgDirs'>,
+    known: Map<string, Tracked>,
+    snaps?: Map<string, SourceSnapshot | undefined>,
+  ): Tracked[] {
     const { userConfigDir, projectRoot } = this.sources;
     const wanted: { path: string; target: StoreTarget }[] = [];
     for (const [org, l] of g.orgDirs) {
@@ -463,17 +489,33 @@ export class LiveMemory {
    * The compiled index, when it was built from these bytes — or from a prefix of them, with at most
    * MAX_APPENDED_LINES appended since, which are layered over it (as `loadIndexed` does).
    */
-  private fromIndex(present: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
+  private fromIndex(
+    present: readonly Tracked[],
+    snaps: ReadonlyMap<string, SourceSnapshot | undefined>,
+  ): Pick<SharedGroup, 'set' | 'problems' | 'via'> | undefined {
     const indexed = readIndexFile(this.sources.projectRoot, this.sources.runtimeDir);
-    if (indexed === undefined || indexed.header.projectRoot !== this.sources.projectRoot || indexed.header.home !== this.ctx.home) return undefined;
-    const appended = appendedSince(indexed.header.sources, present, { stat: (path) => snaps.get(path), read: (path) => snaps.get(path) });
+    if (
+      indexed === undefined ||
+      indexed.header.projectRoot !== this.sources.projectRoot ||
+      indexed.header.home !== this.ctx.home
+    )
+      return undefined;
+    const appended = appendedSince(indexed.header.sources, present, {
+      stat: (path) => snaps.get(path),
+      read: (path) => snaps.get(path),
+    });
     if (appended === undefined || appendedLines(appended) > MAX_APPENDED_LINES) return undefined;
-    if (appended.length === 0) return { set: new LiveRecordSet(indexed), problems: [...indexed.problems], via: 'index' };
+    if (appended.length === 0)
+      return { set: new LiveRecordSet(indexed), problems: [...indexed.problems], via: 'index' };
     return { ...layered(indexed, appended), via: 'appended' };
   }
 
   /** Parses the files read, and from `minRecords` records compiles and writes the index for the next reader. */
-  private parseShared(files: readonly Tracked[], snaps: ReadonlyMap<string, SourceSnapshot | undefined>, present: readonly Tracked[]): Pick<SharedGroup, 'set' | 'problems' | 'via'> {
+  private parseShared(
+    files: readonly Tracked[],
+    snaps: ReadonlyMap<string, SourceSnapshot | undefined>,
+    present: readonly Tracked[],
+  ): Pick<SharedGroup, 'set' | 'problems' | 'via'> {
     const records: LoadedRecord[] = [];
     const problems: StoreProblem[] = [];
     let i = 0;
@@ -487,14 +529,21 @@ export class LiveMemory {
       }
       for (const r of resolveRecords(all)) records.push(r);
     }
-    if (records.length < (this.options.minRecords ?? INDEX_MIN_RECORDS)) return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' };
+    if (records.length < (this.options.minRecords ?? INDEX_MIN_RECORDS))
+      return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' };
     let key: IndexKey;
     try {
       key = indexKey(this.sources.runtimeDir, true)!;
     } catch {
       return { set: new LiveRecordSet(new RawRecordSet(records)), problems, via: 'jsonl' }; // no salt can be kept here
     }
-    const bytes = compileRecords(records, problems, present.map((t) => snapshotStamp(snaps.get(t.path)!)), this.ctx, key);
+    const bytes = compileRecords(
+      records,
+      problems,
+      present.map((t) => snapshotStamp(snaps.get(t.path)!)),
+      this.ctx,
+      key,
+    );
     let via: MemoryLoad['via'] = 'jsonl';
     try {
       writeIndex(this.sources.projectRoot, bytes);
@@ -525,7 +574,13 @@ export class LiveMemory {
     const all: LoadedRecord[] = [];
     const problems: StoreProblem[] = [];
     if (snap !== undefined) parseFrom(snap.bytes.toString('utf8'), file, 0, all, problems);
-    return { generation: ++this.generations, set: new LiveRecordSet(new RawRecordSet(resolveRecords(all))), file, problems, cached: undefined };
+    return {
+      generation: ++this.generations,
+      set: new LiveRecordSet(new RawRecordSet(resolveRecords(all))),
+      file,
+      problems,
+      cached: undefined,
+    };
   }
 }
 
@@ -546,7 +601,8 @@ export class LiveMemoryPool {
       memory = new LiveMemory(shared, jaccardThreshold, this.options);
     } else this.memories.delete(id);
     this.memories.set(id, memory);
-    if (this.memories.size > Math.max(1, this.options.maxProjects ?? 64)) this.memories.delete(this.memories.keys().next().value!);
+    if (this.memories.size > Math.max(1, this.options.maxProjects ?? 64))
+      this.memories.delete(this.memories.keys().next().value!);
     return memory.load(sources.sessionId, jaccardThreshold);
   }
 }

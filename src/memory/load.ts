@@ -34,10 +34,15 @@ export function orgNames(userConfigDir: string): string[] {
 
 /** Every scope that applies, most authoritative first. */
 export function memoryTargets(src: MemorySources): StoreTarget[] {
-  const targets: StoreTarget[] = orgNames(src.userConfigDir).map((org) => ({ scope: 'org', userConfigDir: src.userConfigDir, org }));
+  const targets: StoreTarget[] = orgNames(src.userConfigDir).map((org) => ({
+    scope: 'org',
+    userConfigDir: src.userConfigDir,
+    org,
+  }));
   targets.push({ scope: 'user', userConfigDir: src.userConfigDir });
   targets.push({ scope: 'project', projectRoot: src.projectRoot });
-  if (src.sessionId !== undefined) targets.push({ scope: 'session', runtimeDir: src.runtimeDir, sessionId: src.sessionId });
+  if (src.sessionId !== undefined)
+    targets.push({ scope: 'session', runtimeDir: src.runtimeDir, sessionId: src.sessionId });
   return targets;
 }
 
@@ -67,7 +72,11 @@ export interface MemoryLoad {
  * The view a call is judged with: org, user and project scopes through the compiled index (or parsed, for
  * small stores), plus the session scope parsed directly (small, and it changes within a session).
  */
-export function loadMemory(src: MemorySources, jaccardThreshold: number, options: { minRecords?: number } = {}): MemoryLoad {
+export function loadMemory(
+  src: MemorySources,
+  jaccardThreshold: number,
+  options: { minRecords?: number } = {},
+): MemoryLoad {
   const targets = memoryTargets(src);
   const shared = targets.filter((t) => t.scope !== 'session');
   const indexed = loadIndexed(shared, { projectRoot: src.projectRoot, home: src.home ?? '' }, src.runtimeDir, options);

@@ -32,14 +32,18 @@ function matchParts(ctx: CascadeContext): (LoadedRecord | undefined)[] {
   const overrides = ctx.memory?.view.overrides ?? [];
   if (overrides.length === 0) return [];
   const role = ctx.role.role.name;
-  const applicable = overrides.filter((o) => (o.tool === ctx.call.tool || o.tool === '*') && (o.record.role === role || o.record.role === ANY_ROLE));
+  const applicable = overrides.filter(
+    (o) => (o.tool === ctx.call.tool || o.tool === '*') && (o.record.role === role || o.record.role === ANY_ROLE),
+  );
   if (applicable.length === 0) return [];
   const parts = partsOf(ctx);
   if (parts.length === 0) {
     // Nothing to match a pattern against (an unparseable command): only a tool-wide override applies.
     return [mergeScopes(applicable.filter((o) => o.matcher === undefined).map((o) => o.record))];
   }
-  return parts.map((part) => mergeScopes(applicable.filter((o) => o.matcher === undefined || o.matcher().test(part)).map((o) => o.record)));
+  return parts.map((part) =>
+    mergeScopes(applicable.filter((o) => o.matcher === undefined || o.matcher().test(part)).map((o) => o.record)),
+  );
 }
 
 function overrideDecision(r: LoadedRecord, ctx: CascadeContext): Decision {
@@ -53,7 +57,9 @@ export const overrideTightenTier: SyncTier = {
   name: 'override',
   step: 'override (deny/ask)',
   decide(ctx) {
-    const strict = mergeScopes(matchParts(ctx).filter((r): r is LoadedRecord => r !== undefined && r.verdict !== 'allow'));
+    const strict = mergeScopes(
+      matchParts(ctx).filter((r): r is LoadedRecord => r !== undefined && r.verdict !== 'allow'),
+    );
     return strict === undefined ? undefined : overrideDecision(strict, ctx);
   },
 };

@@ -63,7 +63,10 @@ export function pathGlobSource(glob: string): string {
   return `^${out}$`;
 }
 
-export function compileOverride(record: LoadedRecord, fileTool: (tool: string) => boolean): CompiledOverride | undefined {
+export function compileOverride(
+  record: LoadedRecord,
+  fileTool: (tool: string) => boolean,
+): CompiledOverride | undefined {
   const parsed = parseOverrideSubject(record.subject);
   if (parsed === undefined) return undefined;
   if (parsed.pattern === undefined) return { record, tool: parsed.tool };

@@ -37,7 +37,12 @@ import { tokenize } from './tokens.js';
 export const MIN_TOKENS = 3;
 
 function resolvedOf(absolute: string, projectRoot: string): ResolvedPath {
-  const relative = absolute === projectRoot ? '' : absolute.startsWith(`${projectRoot}/`) ? absolute.slice(projectRoot.length + 1) : null;
+  const relative =
+    absolute === projectRoot
+      ? ''
+      : absolute.startsWith(`${projectRoot}/`)
+        ? absolute.slice(projectRoot.length + 1)
+        : null;
   return { input: absolute, absolute, relative };
 }
 
@@ -51,7 +56,8 @@ export function writeClasses(writes: readonly string[], ctx: CascadeContext): st
   return [...classes].sort().join('\n');
 }
 
-const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Words that are structure, not values: operators and our `# writes` marker. */
 const STRUCTURE = new Set(['&&', '||', '|', '|&', ';', '&', '#', 'writes']);
@@ -62,14 +68,20 @@ const BROAD = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
 const REDIRECT = /^[\d&]*[<>]/;
 
 function isPlainValue(word: string): boolean {
-  return !word.startsWith('-') && !word.startsWith("'-") && !STRUCTURE.has(word) && !REDIRECT.test(word) && !BROAD.test(word);
+  return (
+    !word.startsWith('-') && !word.startsWith("'-") && !STRUCTURE.has(word) && !REDIRECT.test(word) && !BROAD.test(word)
+  );
 }
 
 /**
  * Same words in the same order, except plain argument values swapped for other plain values — or, with
  * `swappable`, only for values that pair passes.
  */
-export function sameShape(a: string, b: string, swappable: (from: string, to: string) => boolean = () => true): boolean {
+export function sameShape(
+  a: string,
+  b: string,
+  swappable: (from: string, to: string) => boolean = () => true,
+): boolean {
   const x = a.split(/\s+/);
   const y = b.split(/\s+/);
   if (x.length !== y.length) return false;

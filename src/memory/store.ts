@@ -34,7 +34,15 @@ import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } f
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
-import { appendOwnedLines, ensurePrivateDir, isAbsent, readOwnedFile, statIfPresent, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import {
+  appendOwnedLines,
+  ensurePrivateDir,
+  isAbsent,
+  readOwnedFile,
+  statIfPresent,
+  withLockSync,
+  writeFileAtomic,
+} from '../util/fs-safe.js';
 
 export const STORE_SCOPES = ['org', 'project', 'user', 'session'] as const;
 export type StoreScope = (typeof STORE_SCOPES)[number];
@@ -70,7 +78,20 @@ export interface DecisionRecord {
 }
 
 /** Serialization order: stable, so files diff line by line. */
-export const RECORD_FIELDS = ['key', 'tool', 'subject', 'commands', 'writes', 'role', 'verdict', 'reason', 'tier', 'scope', 'decided_by', 'ts'] as const satisfies readonly (keyof DecisionRecord)[];
+export const RECORD_FIELDS = [
+  'key',
+  'tool',
+  'subject',
+  'commands',
+  'writes',
+  'role',
+  'verdict',
+  'reason',
+  'tier',
+  'scope',
+  'decided_by',
+  'ts',
+] as const satisfies readonly (keyof DecisionRecord)[];
 
 /** A loaded record and the line it came from (provenance for `rules list`). */
 export interface LoadedRecord extends DecisionRecord {
@@ -123,7 +144,10 @@ export function scopeDir(target: StoreTarget): string {
       return join(target.userConfigDir, 'user');
     case 'org':
       if (!SAFE_ORG.test(target.org)) {
-        throw new HookwiseError('USAGE', `org name "${target.org}" may hold only letters, digits, '.', '_' and '-' (it names a directory)`);
+        throw new HookwiseError(
+          'USAGE',
+          `org name "${target.org}" may hold only letters, digits, '.', '_' and '-' (it names a directory)`,
+        );
       }
       return join(target.userConfigDir, 'org', target.org, 'rules');
     case 'session':
@@ -159,7 +183,10 @@ export function scopeFiles(target: StoreTarget): string[] {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;
       }
-      return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => join(dir, n));
+      return names
+        .filter((n) => n.endsWith('.jsonl'))
+        .sort()
+        .map((n) => join(dir, n));
     }
     case 'user':
     case 'session':
@@ -198,24 +225,32 @@ interface FieldProblem {
 
 /** The first problem with a parsed line, or undefined for a valid record. */
 function checkRecord(value: unknown): FieldProblem | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { field: '', problem: 'not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { field: '', problem: 'not a JSON object' };
   const r = value as Record<string, unknown>;
-  if (typeof r.key !== 'string' || !KEY_SHAPE.test(r.key)) return { field: 'key', problem: 'key must be 1-128 letters, digits or . _ : - (a hash)' };
+  if (typeof r.key !== 'string' || !KEY_SHAPE.test(r.key))
+    return { field: 'key', problem: 'key must be 1-128 letters, digits or . _ : - (a hash)' };
   for (const field of ['tool', 'role'] as const) {
-    if (typeof r[field] !== 'string' || r[field] === '') return { field, problem: `${field} must be a non-empty string` };
+    if (typeof r[field] !== 'string' || r[field] === '')
+      return { field, problem: `${field} must be a non-empty string` };
   }
   for (const field of ['subject', 'reason'] as const) {
     if (typeof r[field] !== 'string') return { field, problem: `${field} must be a string` };
   }
   for (const field of ['commands', 'writes'] as const) {
     const list = r[field];
-    if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))) return { field, problem: `${field}, when present, must be a list of strings` };
+    if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string')))
+      return { field, problem: `${field}, when present, must be a list of strings` };
   }
   if (!isVerdict(r.verdict)) return { field: 'verdict', problem: `verdict must be one of ${VERDICTS.join(', ')}` };
-  if (typeof r.tier !== 'string' || !TIER_SET.has(r.tier)) return { field: 'tier', problem: `tier must be one of ${TIERS.join(', ')}` };
-  if (typeof r.scope !== 'string' || !SCOPE_SET.has(r.scope)) return { field: 'scope', problem: `scope must be one of ${STORE_SCOPES.join(', ')}` };
-  if (typeof r.decided_by !== 'string' || !DECIDER_SET.has(r.decided_by)) return { field: 'decided_by', problem: `decided_by must be one of ${DECIDERS.join(', ')}` };
-  if (typeof r.ts !== 'string' || !ISO_TS.test(r.ts)) return { field: 'ts', problem: 'ts must be an ISO time like 2026-01-02T03:04:05.678Z' };
+  if (typeof r.tier !== 'string' || !TIER_SET.has(r.tier))
+    return { field: 'tier', problem: `tier must be one of ${TIERS.join(', ')}` };
+  if (typeof r.scope !== 'string' || !SCOPE_SET.has(r.scope))
+    return { field: 'scope', problem: `scope must be one of ${STORE_SCOPES.join(', ')}` };
+  if (typeof r.decided_by !== 'string' || !DECIDER_SET.has(r.decided_by))
+    return { field: 'decided_by', problem: `decided_by must be one of ${DECIDERS.join(', ')}` };
+  if (typeof r.ts !== 'string' || !ISO_TS.test(r.ts))
+    return { field: 'ts', problem: 'ts must be an ISO time like 2026-01-02T03:04:05.678Z' };
   return undefined;
 }
 
@@ -244,7 +279,8 @@ function refuse(message: string): never {
 function guardForWrite(target: StoreTarget, r: DecisionRecord, where: string): void {
   const bad = checkRecord(r);
   if (bad !== undefined) refuse(`refusing to write to ${where}: ${bad.problem} (key ${JSON.stringify(r.key)})`);
-  if (r.scope !== target.scope) refuse(`refusing to write a ${r.scope}-scope record to the ${target.scope} scope (${where})`);
+  if (r.scope !== target.scope)
+    refuse(`refusing to write a ${r.scope}-scope record to the ${target.scope} scope (${where})`);
   // The type says subject and reason are sanitized; the guard makes sure. Tool and role are names, checked
   // the same way so no free-text field can carry a secret to disk (the key's shape already excludes text,
   // and a hash would trip the entropy detectors).
@@ -254,7 +290,8 @@ function guardForWrite(target: StoreTarget, r: DecisionRecord, where: string): v
   for (const field of ['tool', 'role'] as const) {
     if (findSecrets(r[field]).length > 0) refuse(`refusing to write to ${where}: the ${field} field holds a secret`);
   }
-  if ((r.commands ?? []).some((c) => findSecrets(c).length > 0)) refuse(`refusing to write to ${where}: the commands field holds a secret`);
+  if ((r.commands ?? []).some((c) => findSecrets(c).length > 0))
+    refuse(`refusing to write to ${where}: the commands field holds a secret`);
 }
 
 // ── append ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -277,7 +314,11 @@ export function appendRecords(target: StoreTarget, records: readonly DecisionRec
   const mode = isPrivate(target.scope) ? 0o600 : 0o644;
   for (const [file, lines] of byFile) {
     withLockSync(`${file}.lock`, () =>
-      appendOwnedLines(file, lines.join('\n') + '\n', { mode, purpose: `${target.scope} decisions`, trust: isPrivate(target.scope) ? 'private' : 'project' }),
+      appendOwnedLines(file, lines.join('\n') + '\n', {
+        mode,
+        purpose: `${target.scope} decisions`,
+        trust: isPrivate(target.scope) ? 'private' : 'project',
+      }),
     );
   }
 }
@@ -310,7 +351,13 @@ export function loadScope(target: StoreTarget): StoreLoad {
 }
 
 /** Parses JSONL text into `into`, reporting each bad line once into `problems`. Exported for tests and tools. */
-export function parseLines(text: string, file: string, target: StoreTarget, into: LoadedRecord[], problems: StoreProblem[]): void {
+export function parseLines(
+  text: string,
+  file: string,
+  target: StoreTarget,
+  into: LoadedRecord[],
+  problems: StoreProblem[],
+): void {
   // project and org files named after a verdict should hold only that verdict
   const perVerdict = target.scope === 'project' || target.scope === 'org';
   const fileVerdict = perVerdict ? VERDICTS.find((v) => basename(file) === `${v}.jsonl`) : undefined;
@@ -345,9 +392,21 @@ export function parseLines(text: string, file: string, target: StoreTarget, into
     record.line = lineNo;
     // Where a record lies decides its scope; a copied line says otherwise: keep it, under this scope.
     if (written !== target.scope) {
-      problems.push({ file, line: lineNo, field: 'scope', problem: `record says scope ${written}, but this file belongs to the ${target.scope} scope; loaded as ${target.scope}`, action: 'kept' });
+      problems.push({
+        file,
+        line: lineNo,
+        field: 'scope',
+        problem: `record says scope ${written}, but this file belongs to the ${target.scope} scope; loaded as ${target.scope}`,
+        action: 'kept',
+      });
     } else if (fileVerdict !== undefined && record.verdict !== fileVerdict) {
-      problems.push({ file, line: lineNo, field: 'verdict', problem: `a ${record.verdict} record in the ${fileVerdict} file; loaded as ${record.verdict} (compaction moves it)`, action: 'kept' });
+      problems.push({
+        file,
+        line: lineNo,
+        field: 'verdict',
+        problem: `a ${record.verdict} record in the ${fileVerdict} file; loaded as ${record.verdict} (compaction moves it)`,
+        action: 'kept',
+      });
     }
     into.push(record);
   }
@@ -398,7 +457,14 @@ export interface CompactResult {
 }
 
 export function compareRecords(a: DecisionRecord, b: DecisionRecord): number {
-  return cmp(a.tool, b.tool) || cmp(a.subject, b.subject) || cmp(a.role, b.role) || cmp(a.verdict, b.verdict) || cmp(a.key, b.key) || cmp(a.ts, b.ts);
+  return (
+    cmp(a.tool, b.tool) ||
+    cmp(a.subject, b.subject) ||
+    cmp(a.role, b.role) ||
+    cmp(a.verdict, b.verdict) ||
+    cmp(a.key, b.key) ||
+    cmp(a.ts, b.ts)
+  );
 }
 
 function cmp(a: string, b: string): number {
@@ -467,7 +533,14 @@ function rewrite(target: StoreTarget, keep?: (r: LoadedRecord) => boolean): Remo
     if (removedFrom.size === 0) {
       const files = [...load.files].sort();
       const count = (file: string): number => kept.reduce((n, r) => n + (r.file === file ? 1 : 0), 0);
-      return { removed: 0, kept: kept.length, files, perFile: files.map((file) => ({ file, removed: 0, kept: count(file) })), dropped: 0, problems: [] };
+      return {
+        removed: 0,
+        kept: kept.length,
+        files,
+        perFile: files.map((file) => ({ file, removed: 0, kept: count(file) })),
+        dropped: 0,
+        problems: [],
+      };
     }
   }
   const outputs = new Map<string, string[]>();

@@ -70,7 +70,11 @@ const FILE_CHANGE_OF_READ: Record<string, string> = { Read: 'read', Glob: 'glob'
  * The subject of a call, or undefined when it is not rememberable: an unparseable or empty command, a
  * write target only known at run time, no paths for a file tool, an oversized subject.
  */
-export function callSubject(call: ToolCall, paths: readonly ResolvedPath[], shell: PreparedShell | undefined): CallSubject | undefined {
+export function callSubject(
+  call: ToolCall,
+  paths: readonly ResolvedPath[],
+  shell: PreparedShell | undefined,
+): CallSubject | undefined {
   switch (call.action) {
     case 'shell':
       return shell === undefined ? undefined : shellSubject(call, shell);
@@ -165,7 +169,15 @@ function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubjec
   if (text.length > MAX_SUBJECT) return undefined;
   const writes = call.action === 'write' ? absolute : [];
   // A similar path is a different file: approving one write or read says nothing about another.
-  return { tool: call.tool, text: sanitize(text).text, commands: [call.tool], writes, lossy: false, similar: false, segments: [] };
+  return {
+    tool: call.tool,
+    text: sanitize(text).text,
+    commands: [call.tool],
+    writes,
+    lossy: false,
+    similar: false,
+    segments: [],
+  };
 }
 
 /** The fields that say what a call is about, for tools where the rest (a prompt) varies every time. */

@@ -22,7 +22,8 @@ export interface TokenContext {
 /** The distinct tokens of a subject (in first-seen order). */
 export function tokenize(text: string, ctx: TokenContext): string[] {
   let folded = text;
-  if (ctx.projectRoot.length > 1) folded = folded.split(`${ctx.projectRoot}/`).join('./').split(ctx.projectRoot).join('.');
+  if (ctx.projectRoot.length > 1)
+    folded = folded.split(`${ctx.projectRoot}/`).join('./').split(ctx.projectRoot).join('.');
   if (ctx.home.length > 1) folded = folded.split(`${ctx.home}/`).join('~/');
   const seen = new Set<string>();
   for (const token of folded.split(SPLIT)) {

@@ -18,7 +18,8 @@ export const isFileTool = (tool: string): boolean => {
 };
 
 /** Records similarity may compare with: remembered shell and other-tool calls (file tools are exact only). */
-export const similarityCandidate = (r: LoadedRecord): boolean => r.tier !== 'override' && r.commands !== undefined && !isFileTool(r.tool);
+export const similarityCandidate = (r: LoadedRecord): boolean =>
+  r.tier !== 'override' && r.commands !== undefined && !isFileTool(r.tool);
 
 export interface SimilarIndex {
   index: JaccardIndex;
@@ -112,7 +113,8 @@ export class MemoryView {
   /** The effective remembered decision for this key and role, across every set and scope. */
   lookup(key: string, role: string): LoadedRecord | undefined {
     const applicable: LoadedRecord[] = [];
-    for (const set of this.sets) for (const r of set.byKey(key)) if (r.role === role || r.role === ANY_ROLE) applicable.push(r);
+    for (const set of this.sets)
+      for (const r of set.byKey(key)) if (r.role === role || r.role === ANY_ROLE) applicable.push(r);
     return mergeScopes(applicable);
   }
 

@@ -22,11 +22,14 @@ export function isConductor(ctx: Pick<CascadeContext, 'role' | 'call'>): boolean
 export function writeOutsideAllowList(ctx: CascadeContext): string | undefined {
   const outside = (p: ResolvedPath): boolean => ctx.role.allowWrite.match(p) === undefined;
   const { call, shell } = ctx;
-  if (call.action === 'write') return ctx.paths.find(outside)?.absolute ?? (ctx.paths.length === 0 ? 'a file it does not name' : undefined);
+  if (call.action === 'write')
+    return ctx.paths.find(outside)?.absolute ?? (ctx.paths.length === 0 ? 'a file it does not name' : undefined);
   if (call.action !== 'shell') return undefined;
   // Fail closed: a command that cannot be analysed, or writes where the analysis cannot tell, may write anywhere.
-  if (shell === undefined || !shell.parse.ok || shell.writes.unknown.length > 0) return 'a target the analysis cannot name';
-  for (const target of shell.targets) if (target === null || outside(target)) return target?.absolute ?? 'a target the analysis cannot name';
+  if (shell === undefined || !shell.parse.ok || shell.writes.unknown.length > 0)
+    return 'a target the analysis cannot name';
+  for (const target of shell.targets)
+    if (target === null || outside(target)) return target?.absolute ?? 'a target the analysis cannot name';
   return undefined;
 }
 
@@ -36,10 +39,14 @@ export type DelegationKind = 'work' | 'delegated' | undefined;
 export function delegationKind(ctx: CascadeContext): DelegationKind {
   if (!isConductor(ctx)) return undefined;
   const { call } = ctx;
-  if (DELEGATION_TOOLS.has(call.tool)) return typeof call.input.subagent_type === 'string' && call.input.subagent_type !== '' ? 'delegated' : undefined;
+  if (DELEGATION_TOOLS.has(call.tool))
+    return typeof call.input.subagent_type === 'string' && call.input.subagent_type !== '' ? 'delegated' : undefined;
   if (WORK_TOOLS.has(call.tool)) return 'work';
   // Editing its own notes and settings is not implementation work.
-  if (call.action === 'write') return ctx.paths.length === 0 || ctx.paths.some((p) => ctx.role.allowWrite.match(p) === undefined) ? 'work' : undefined;
+  if (call.action === 'write')
+    return ctx.paths.length === 0 || ctx.paths.some((p) => ctx.role.allowWrite.match(p) === undefined)
+      ? 'work'
+      : undefined;
   return undefined;
 }
 
@@ -47,7 +54,8 @@ export function delegationKind(ctx: CascadeContext): DelegationKind {
 export function delegationPosition(ctx: CascadeContext): number | undefined {
   const settings = ctx.policy.modules.delegation;
   const modules = ctx.modules;
-  if (!settings.enabled || modules === undefined || modules.kind === 'tampered' || delegationKind(ctx) !== 'work') return undefined;
+  if (!settings.enabled || modules === undefined || modules.kind === 'tampered' || delegationKind(ctx) !== 'work')
+    return undefined;
   const now = (ctx.ports?.now ?? Date.now)();
   return delegationCount(modules.state, now, settings.windowMs) + 1;
 }
@@ -66,6 +74,7 @@ export function delegationReminder(ctx: CascadeContext): string | undefined {
 }
 
 export function ordinal(n: number): string {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  const s =
+    n % 100 >= 11 && n % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
   return `${n}${s}`;
 }

@@ -25,7 +25,11 @@ export interface ModuleState {
   delegation: DelegationState;
 }
 
-export const INITIAL_STATE: ModuleState = { safemode: false, breaker: { consecutive: 0, signatures: {} }, delegation: { calls: [] } };
+export const INITIAL_STATE: ModuleState = {
+  safemode: false,
+  breaker: { consecutive: 0, signatures: {} },
+  delegation: { calls: [] },
+};
 
 /** Calls kept at most: the window only ever needs deny_at of them (bounded work per call, whatever the rate). */
 export const MAX_DELEGATION_CALLS = 100;
@@ -37,7 +41,9 @@ export function delegationCount(state: ModuleState, now: number, windowMs: numbe
 
 /** One more work-tool call by a conductor: calls outside the window are dropped. */
 export function delegationWork(state: ModuleState, now: number, windowMs: number): ModuleState {
-  const calls = [...state.delegation.calls.filter((t) => t > now - windowMs && t <= now), now].slice(-MAX_DELEGATION_CALLS);
+  const calls = [...state.delegation.calls.filter((t) => t > now - windowMs && t <= now), now].slice(
+    -MAX_DELEGATION_CALLS,
+  );
   return { ...state, delegation: { calls } };
 }
 
@@ -57,7 +63,10 @@ export function breakerFailure(state: ModuleState, signature: ErrorSignature, th
       : same >= threshold
         ? `the same error (${signature}) ${same} times`
         : undefined);
-  return { ...state, breaker: tripped === undefined ? { consecutive, signatures } : { consecutive, signatures, tripped } };
+  return {
+    ...state,
+    breaker: tripped === undefined ? { consecutive, signatures } : { consecutive, signatures, tripped },
+  };
 }
 
 /** A success breaks a run of failures; a tripped breaker stays tripped until a human resets it. */
@@ -84,7 +93,9 @@ const PROMPT_COMMANDS: Record<string, PromptCommand> = {
 
 export function promptCommand(prompt: string): PromptCommand | undefined {
   // The whole prompt only: "s+" inside a sentence (or pasted text) is not a command.
-  return Object.hasOwn(PROMPT_COMMANDS, prompt.trim().toLowerCase()) ? PROMPT_COMMANDS[prompt.trim().toLowerCase()] : undefined;
+  return Object.hasOwn(PROMPT_COMMANDS, prompt.trim().toLowerCase())
+    ? PROMPT_COMMANDS[prompt.trim().toLowerCase()]
+    : undefined;
 }
 
 export function safemodeStatus(state: ModuleState): string {
@@ -95,7 +106,10 @@ export function safemodeStatus(state: ModuleState): string {
 
 export function breakerStatus(state: ModuleState, threshold: number): string {
   const b = state.breaker;
-  if (b.tripped !== undefined) return `hookwise circuit breaker is TRIPPED for this session (${b.tripped}): edits and writes are denied until the user resets it with the prompt \`reset breaker\` or \`rb-\` (or \`hookwise breaker reset --session-id <id>\`).`;
-  const counts = Object.entries(b.signatures).map(([s, n]) => `${s} ×${n}`).join(', ');
+  if (b.tripped !== undefined)
+    return `hookwise circuit breaker is TRIPPED for this session (${b.tripped}): edits and writes are denied until the user resets it with the prompt \`reset breaker\` or \`rb-\` (or \`hookwise breaker reset --session-id <id>\`).`;
+  const counts = Object.entries(b.signatures)
+    .map(([s, n]) => `${s} ×${n}`)
+    .join(', ');
   return `hookwise circuit breaker is closed for this session: ${b.consecutive} consecutive failure(s)${counts === '' ? '' : ` (${counts})`}; it trips at ${threshold}.`;
 }

@@ -18,7 +18,8 @@ import type { Locations } from '../util/locations.js';
 import { ERROR_SIGNATURES } from './signature.js';
 import { INITIAL_STATE, MAX_DELEGATION_CALLS, type ModuleState } from './machine.js';
 
-export type ReadState = { kind: 'absent'; state: ModuleState } | { kind: 'valid'; state: ModuleState } | { kind: 'tampered'; why: string };
+export type ReadState =
+  { kind: 'absent'; state: ModuleState } | { kind: 'valid'; state: ModuleState } | { kind: 'tampered'; why: string };
 
 const FORMAT = 1;
 const DOMAIN = 'hookwise module state v1';
@@ -62,9 +63,17 @@ export function signingKey(userConfigDir: string, create: boolean): Buffer | und
   }
   try {
     const mode = fstatSync(fd).mode & 0o777;
-    if ((mode & 0o077) !== 0) throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${file} is readable by others (mode ${mode.toString(8)}); anyone who reads it can forge module state (chmod 600 it, or remove it and reset the modules)`);
+    if ((mode & 0o077) !== 0)
+      throw new HookwiseError(
+        'RUNTIME_DIR_UNSAFE',
+        `${file} is readable by others (mode ${mode.toString(8)}); anyone who reads it can forge module state (chmod 600 it, or remove it and reset the modules)`,
+      );
     const text = readFileSync(fd, 'utf8').trim();
-    if (!/^[0-9a-f]{64}$/.test(text)) throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${file} is not a hookwise signing key (64 hex digits); remove it, then reset the modules of each session (hookwise safemode off / breaker reset --session-id S)`);
+    if (!/^[0-9a-f]{64}$/.test(text))
+      throw new HookwiseError(
+        'RUNTIME_DIR_UNSAFE',
+        `${file} is not a hookwise signing key (64 hex digits); remove it, then reset the modules of each session (hookwise safemode off / breaker reset --session-id S)`,
+      );
     return Buffer.from(text, 'hex');
   } finally {
     closeSync(fd);
@@ -94,7 +103,11 @@ export function readModuleState(where: Locations, sessionId: string): ReadState 
   } catch (error) {
     return { kind: 'tampered', why: (error as Error).message };
   }
-  if (key === undefined) return { kind: 'tampered', why: `${file} exists but the signing key (${join(where.userConfigDir, KEY_FILE)}) does not` };
+  if (key === undefined)
+    return {
+      kind: 'tampered',
+      why: `${file} exists but the signing key (${join(where.userConfigDir, KEY_FILE)}) does not`,
+    };
   let envelope: unknown;
   try {
     envelope = JSON.parse(bytes.toString('utf8'));
@@ -102,11 +115,17 @@ export function readModuleState(where: Locations, sessionId: string): ReadState 
     return { kind: 'tampered', why: `${file} is not valid JSON` };
   }
   const { body, mac: given } = (envelope ?? {}) as { body?: unknown; mac?: unknown };
-  if (typeof body !== 'string' || typeof given !== 'string' || !/^[0-9a-f]{64}$/.test(given)) return { kind: 'tampered', why: `${file} lacks a signed body` };
+  if (typeof body !== 'string' || typeof given !== 'string' || !/^[0-9a-f]{64}$/.test(given))
+    return { kind: 'tampered', why: `${file} lacks a signed body` };
   const expected = Buffer.from(mac(key, idFileKey(sessionId), body), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(given, 'hex'))) return { kind: 'tampered', why: `the signature of ${file} does not verify (it was changed, or copied from another session or user)` };
+  if (!timingSafeEqual(expected, Buffer.from(given, 'hex')))
+    return {
+      kind: 'tampered',
+      why: `the signature of ${file} does not verify (it was changed, or copied from another session or user)`,
+    };
   const state = parseBody(body);
-  if (state === undefined) return { kind: 'tampered', why: `${file} is signed but not a state this hookwise understands` };
+  if (state === undefined)
+    return { kind: 'tampered', why: `${file} is signed but not a state this hookwise understands` };
   return { kind: 'valid', state };
 }
 
@@ -117,10 +136,24 @@ function parseBody(body: string): ModuleState | undefined {
   } catch {
     return undefined;
   }
-  const v = value as { format?: unknown; state?: { safemode?: unknown; breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown }; delegation?: { calls?: unknown } } };
+  const v = value as {
+    format?: unknown;
+    state?: {
+      safemode?: unknown;
+      breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown };
+      delegation?: { calls?: unknown };
+    };
+  };
   const s = v?.state;
   const b = s?.breaker;
-  if (v?.format !== FORMAT || typeof s?.safemode !== 'boolean' || typeof b?.consecutive !== 'number' || typeof b.signatures !== 'object' || b.signatures === null) return undefined;
+  if (
+    v?.format !== FORMAT ||
+    typeof s?.safemode !== 'boolean' ||
+    typeof b?.consecutive !== 'number' ||
+    typeof b.signatures !== 'object' ||
+    b.signatures === null
+  )
+    return undefined;
   if (b.tripped !== undefined && typeof b.tripped !== 'string') return undefined;
   const signatures: ModuleState['breaker']['signatures'] = {};
   for (const [name, count] of Object.entries(b.signatures)) {
@@ -129,8 +162,17 @@ function parseBody(body: string): ModuleState | undefined {
   }
   // A state written before the delegation window existed has none: an empty window.
   const calls = s.delegation === undefined ? [] : s.delegation.calls;
-  if (!Array.isArray(calls) || calls.length > MAX_DELEGATION_CALLS || !calls.every((t) => typeof t === 'number' && Number.isFinite(t))) return undefined;
-  return { safemode: s.safemode, breaker: { consecutive: b.consecutive, signatures, ...(b.tripped === undefined ? {} : { tripped: b.tripped }) }, delegation: { calls: calls as number[] } };
+  if (
+    !Array.isArray(calls) ||
+    calls.length > MAX_DELEGATION_CALLS ||
+    !calls.every((t) => typeof t === 'number' && Number.isFinite(t))
+  )
+    return undefined;
+  return {
+    safemode: s.safemode,
+    breaker: { consecutive: b.consecutive, signatures, ...(b.tripped === undefined ? {} : { tripped: b.tripped }) },
+    delegation: { calls: calls as number[] },
+  };
 }
 
 /**
@@ -138,7 +180,12 @@ function parseBody(body: string): ModuleState | undefined {
  * is tampered, undefined: only a human's reset (`reset: true`, from the CLI or the human's prompt) replaces a
  * tampered file; anything else leaves it as it is, still failing closed.
  */
-export function updateModuleState(where: Locations, sessionId: string, change: (current: ModuleState) => ModuleState, options: { reset?: boolean } = {}): ReadState {
+export function updateModuleState(
+  where: Locations,
+  sessionId: string,
+  change: (current: ModuleState) => ModuleState,
+  options: { reset?: boolean } = {},
+): ReadState {
   const file = moduleStateFile(where.runtimeDir, sessionId);
   ensurePrivateDir(join(where.runtimeDir, 'modules'));
   return withLockSync(`${file}.lock`, () => {
@@ -146,8 +193,16 @@ export function updateModuleState(where: Locations, sessionId: string, change: (
     if (read.kind === 'tampered' && options.reset !== true) return read;
     const next = change(read.kind === 'tampered' ? INITIAL_STATE : read.state);
     const key = signingKey(where.userConfigDir, true)!;
-    const body = JSON.stringify({ format: FORMAT, session: shownId(sessionId), state: next, updated_at: new Date().toISOString() });
-    writeFileAtomic(file, JSON.stringify({ body, mac: mac(key, idFileKey(sessionId), body) }) + '\n', { mode: 0o600, durable: true });
+    const body = JSON.stringify({
+      format: FORMAT,
+      session: shownId(sessionId),
+      state: next,
+      updated_at: new Date().toISOString(),
+    });
+    writeFileAtomic(file, JSON.stringify({ body, mac: mac(key, idFileKey(sessionId), body) }) + '\n', {
+      mode: 0o600,
+      durable: true,
+    });
     return { kind: 'valid', state: next };
   });
 }

@@ -72,10 +72,15 @@ export const moduleTier: SyncTier = {
     }
     const { state } = modules;
     if (state.safemode) {
-      return decision('deny', 'module', `safemode is on for this session: ${what} is blocked, as is every edit and write. Only the user lifts it, with the prompt \`s-\` (or hookwise safemode off --session-id ${id}); ask them if the change is needed`, {
-        id: 'module:safemode',
-        source: ctx.policy.modules.safemode.source,
-      });
+      return decision(
+        'deny',
+        'module',
+        `safemode is on for this session: ${what} is blocked, as is every edit and write. Only the user lifts it, with the prompt \`s-\` (or hookwise safemode off --session-id ${id}); ask them if the change is needed`,
+        {
+          id: 'module:safemode',
+          source: ctx.policy.modules.safemode.source,
+        },
+      );
     }
     const breaker = ctx.policy.modules.circuitBreaker;
     if (breaker.enabled && state.breaker.tripped !== undefined) {

@@ -11,7 +11,11 @@ export function compileProjectPolicy(projectRoot: string, where: Locations): Com
   const { config, diagnostics } = loadConfig(projectRoot, configFiles(projectRoot, where.userConfigDir));
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0) throw configError(errors.map(formatDiagnostic));
-  return compilePolicy(config, where.home, diagnostics.filter((d) => d.severity === 'warning'));
+  return compilePolicy(
+    config,
+    where.home,
+    diagnostics.filter((d) => d.severity === 'warning'),
+  );
 }
 
 export function configError(problems: string[]): HookwiseError {

@@ -16,7 +16,12 @@ export function shapeOf(glob: string): { kind: MatchKind; value: string } {
   if (glob === '**') return { kind: 'any', value: '' };
   if (literal(glob)) return { kind: 'exact', value: glob };
   if (glob.endsWith('/**') && literal(glob.slice(0, -3))) return { kind: 'dir', value: glob.slice(0, -3) };
-  if (glob.startsWith('**/') && glob.endsWith('/**') && literal(glob.slice(3, -3)) && !glob.slice(3, -3).includes('/')) {
+  if (
+    glob.startsWith('**/') &&
+    glob.endsWith('/**') &&
+    literal(glob.slice(3, -3)) &&
+    !glob.slice(3, -3).includes('/')
+  ) {
     return { kind: 'segment', value: glob.slice(3, -3) };
   }
   if (glob.startsWith('**/') && glob.endsWith('*') && literal(glob.slice(3, -1)) && !glob.slice(3, -1).includes('/')) {
@@ -52,9 +57,23 @@ export function preconditionPath(precondition: NonNullable<BashRuleSpec['precond
 
 export function compileRules(rules: EffectiveRules, home: string): CompiledRules {
   return {
-    tools: rules.tools.map((r) => ({ id: r.id, scope: r.scope, source: r.source, tool: anchored(r.tool), input: r.input, verdict: r.verdict, reason: r.reason })),
+    tools: rules.tools.map((r) => ({
+      id: r.id,
+      scope: r.scope,
+      source: r.source,
+      tool: anchored(r.tool),
+      input: r.input,
+      verdict: r.verdict,
+      reason: r.reason,
+    })),
     bash: rules.bash.map((r) => {
-      const out: CompiledBashRule = { id: r.id, scope: r.scope, source: r.source, command: anchored(r.command), reason: r.reason };
+      const out: CompiledBashRule = {
+        id: r.id,
+        scope: r.scope,
+        source: r.source,
+        command: anchored(r.command),
+        reason: r.reason,
+      };
       if (r.args !== undefined) out.args = r.args;
       if (r.wrapper !== undefined) out.wrapper = anchored(r.wrapper);
       if (r.contexts !== undefined) out.contexts = r.contexts;

@@ -12,7 +12,14 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
-import type { EffectiveConfig, EmbeddingSettings, HumanSettings, MemorySettings, ModuleSettings, SupervisorSettings } from './config.js';
+import type {
+  EffectiveConfig,
+  EmbeddingSettings,
+  HumanSettings,
+  MemorySettings,
+  ModuleSettings,
+  SupervisorSettings,
+} from './config.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides
@@ -125,7 +132,12 @@ export function matchesKind(kind: MatchKind, value: string, subject: string, reg
     case 'suffix':
       return subject.endsWith(value);
     case 'segment':
-      return subject === value || subject.startsWith(value + '/') || subject.endsWith('/' + value) || subject.includes('/' + value + '/');
+      return (
+        subject === value ||
+        subject.startsWith(value + '/') ||
+        subject.endsWith('/' + value) ||
+        subject.includes('/' + value + '/')
+      );
     case 'segment-prefix':
       return subject.slice(subject.lastIndexOf('/') + 1).startsWith(value);
     case 'any':

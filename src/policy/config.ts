@@ -38,7 +38,14 @@ import {
 import { toolShape } from '../core/tools.js';
 import { covers, parseAllowEntry, type AllowEntry } from '../confine/allowlist.js';
 import { DEFAULT_PROTECTED_BRANCHES } from './packs/index.js';
-import { defaultRules, mergeRules, RULE_FIELDS, type EffectiveRules, type RawRulesConfig, type RuleDirs } from './rules-config.js';
+import {
+  defaultRules,
+  mergeRules,
+  RULE_FIELDS,
+  type EffectiveRules,
+  type RawRulesConfig,
+  type RuleDirs,
+} from './rules-config.js';
 import { parseDuration, parseYaml, type Diagnostic, type Parsed, type Schema } from './schema.js';
 import { SUPERVISOR_BACKENDS, type SupervisorBackendName } from './defaults.js';
 
@@ -53,7 +60,10 @@ const POLICY_FIELDS: Record<string, Schema> = {
   sensitive_paths_exclude: GLOBS,
   outside_root: {
     type: 'object',
-    fields: { write: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS }, read: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS } },
+    fields: {
+      write: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS },
+      read: { type: 'enum', values: OUTSIDE_ROOT_VERDICTS },
+    },
   },
   registration: {
     type: 'object',
@@ -98,7 +108,10 @@ const POLICY_FIELDS: Record<string, Schema> = {
   // Where asks go (issue 15, tier 4); merged in mergeHuman.
   human: {
     type: 'object',
-    fields: { channel: { type: 'enum', values: HUMAN_CHANNELS }, timeout: { type: 'duration', minMs: 1000, maxMs: MAX_HUMAN_TIMEOUT_MS } },
+    fields: {
+      channel: { type: 'enum', values: HUMAN_CHANNELS },
+      timeout: { type: 'duration', minMs: 1000, maxMs: MAX_HUMAN_TIMEOUT_MS },
+    },
   },
   // Stateful policy modules (issue 16); merged in mergeModules.
   modules: {
@@ -147,8 +160,18 @@ const ROLE_SCHEMA: Schema = {
 const NAME = /^[a-z][a-z0-9_-]*$/;
 const ROLES_FIELDS: Record<string, Schema> = {
   version: { type: 'number', integer: true, min: 1, max: 1 },
-  categories: { type: 'map', of: GLOBS, keyPattern: /^[a-z][a-z0-9_]*$/, keyHint: 'category names are lower_snake_case' },
-  roles: { type: 'map', of: ROLE_SCHEMA, keyPattern: NAME, keyHint: 'role names are lower-case letters, digits, - and _' },
+  categories: {
+    type: 'map',
+    of: GLOBS,
+    keyPattern: /^[a-z][a-z0-9_]*$/,
+    keyHint: 'category names are lower_snake_case',
+  },
+  roles: {
+    type: 'map',
+    of: ROLE_SCHEMA,
+    keyPattern: NAME,
+    keyHint: 'role names are lower-case letters, digits, - and _',
+  },
 };
 
 export const POLICY_SCHEMA: Schema = { type: 'object', fields: POLICY_FIELDS };
@@ -254,7 +277,14 @@ export interface SupervisorSettings {
   source: string;
 }
 
-export const DEFAULT_SUPERVISOR = { backend: 'off', model: 'claude-haiku-4-5', confidence: 0.8, timeoutMs: 20_000, maxTokens: 512, stream: false } as const;
+export const DEFAULT_SUPERVISOR = {
+  backend: 'off',
+  model: 'claude-haiku-4-5',
+  confidence: 0.8,
+  timeoutMs: 20_000,
+  maxTokens: 512,
+  stream: false,
+} as const;
 
 /**
  * Where an ask goes (tier 4, src/queue/). Any scope may switch to the queue or shorten the timeout; a later,
@@ -295,7 +325,14 @@ interface RawConfig extends RawRulesConfig {
     hierarchy?: Record<string, never>;
     delegation?: { warn_at?: number; deny_at?: number; window?: string };
   };
-  supervisor?: { backend?: SupervisorBackendName; model?: string; confidence?: number; timeout?: number; max_tokens?: number; stream?: boolean };
+  supervisor?: {
+    backend?: SupervisorBackendName;
+    model?: string;
+    confidence?: number;
+    timeout?: number;
+    max_tokens?: number;
+    stream?: boolean;
+  };
   human?: { channel?: HumanChannel; timeout?: number };
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
@@ -319,7 +356,13 @@ export function loadConfig(projectRoot: string, files: ConfigFiles): LoadedConfi
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      diagnostics.push({ severity: 'error', file: label(file), line: 1, field: '', problem: `cannot read: ${(error as Error).message}` });
+      diagnostics.push({
+        severity: 'error',
+        file: label(file),
+        line: 1,
+        field: '',
+        problem: `cannot read: ${(error as Error).message}`,
+      });
       return undefined;
     }
     const parsed: Parsed = parseYaml(text, label(file), schema, diagnostics);
@@ -361,7 +404,12 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   for (const source of sources) {
     if (source.raw.sensitive_paths_exclude !== undefined) {
       if (!source.trusted) {
-        warn(source, 'sensitive_paths_exclude', 'ignored: a project file cannot remove sensitive paths', 'set it in ~/.config/hookwise/config.yml');
+        warn(
+          source,
+          'sensitive_paths_exclude',
+          'ignored: a project file cannot remove sensitive paths',
+          'set it in ~/.config/hookwise/config.yml',
+        );
       } else {
         const drop = new Set(source.raw.sensitive_paths_exclude);
         sensitiveWrite = sensitiveWrite.filter((p) => !drop.has(p.glob));
@@ -381,7 +429,11 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
       const value = source.raw.outside_root?.[access];
       if (value === undefined) continue;
       if (!source.trusted && STRICTNESS[value] < STRICTNESS[outsideRoot[access]]) {
-        warn(source, `outside_root.${access}`, `ignored: "${value}" is looser than "${outsideRoot[access]}" and a project file can only tighten`);
+        warn(
+          source,
+          `outside_root.${access}`,
+          `ignored: "${value}" is looser than "${outsideRoot[access]}" and a project file can only tighten`,
+        );
         continue;
       }
       outsideRoot[access] = value;
@@ -389,7 +441,10 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     }
   }
 
-  const registration: EffectiveConfig['registration'] = { waitMs: DEFAULT_REGISTRATION.wait_ms, pollMs: DEFAULT_REGISTRATION.poll_ms };
+  const registration: EffectiveConfig['registration'] = {
+    waitMs: DEFAULT_REGISTRATION.wait_ms,
+    pollMs: DEFAULT_REGISTRATION.poll_ms,
+  };
   const audit: EffectiveConfig['audit'] = { maxBytes: DEFAULT_AUDIT.max_bytes, keep: DEFAULT_AUDIT.keep };
   for (const source of sources) {
     registration.waitMs = source.raw.registration?.wait_ms ?? registration.waitMs;
@@ -404,12 +459,21 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   const human = mergeHuman(sources, warn);
 
   // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
-  const confine: EffectiveConfig['confine'] = { enabled: false, source: 'built-in', network: { allow: [], source: 'built-in' } };
+  const confine: EffectiveConfig['confine'] = {
+    enabled: false,
+    source: 'built-in',
+    network: { allow: [], source: 'built-in' },
+  };
   for (const source of sources) {
     const enabled = source.raw.confine?.enabled;
     if (enabled === undefined) continue;
     if (enabled && !source.trusted) {
-      warn(source, 'confine.enabled', 'ignored: a project file cannot turn on confined allows (they allow what would be asked)', 'set it in ~/.config/hookwise/config.yml');
+      warn(
+        source,
+        'confine.enabled',
+        'ignored: a project file cannot turn on confined allows (they allow what would be asked)',
+        'set it in ~/.config/hookwise/config.yml',
+      );
       continue;
     }
     confine.enabled = enabled;
@@ -423,7 +487,12 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     (source.raw.safe_tools ?? []).forEach((name, i) => {
       const field = `safe_tools[${i}]`;
       if (!source.trusted) {
-        warn(source, field, `ignored: a project file cannot declare "${name}" safe`, 'set it in ~/.config/hookwise/config.yml');
+        warn(
+          source,
+          field,
+          `ignored: a project file cannot declare "${name}" safe`,
+          'set it in ~/.config/hookwise/config.yml',
+        );
       } else if (toolShape(name).action !== 'other') {
         diagnostics.push({
           severity: 'error',
@@ -474,11 +543,18 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   };
 
   type Lists = { allowWrite: PatternSpec[]; denyWrite: PatternSpec[]; allowRead: PatternSpec[] };
-  const unexpanded = new Map<string, { spec: Omit<RoleSpec, keyof Lists>; lists: Lists; origin: Record<keyof Lists, Source | undefined> }>();
+  const unexpanded = new Map<
+    string,
+    { spec: Omit<RoleSpec, keyof Lists>; lists: Lists; origin: Record<keyof Lists, Source | undefined> }
+  >();
   for (const [name, role] of Object.entries(BUILT_IN_ROLES)) {
     unexpanded.set(name, {
       spec: { name, group: role.group, description: role.description, source: 'built-in' },
-      lists: { allowWrite: builtIn(role.allow_write), denyWrite: builtIn(role.deny_write), allowRead: builtIn(role.allow_read) },
+      lists: {
+        allowWrite: builtIn(role.allow_write),
+        denyWrite: builtIn(role.deny_write),
+        allowRead: builtIn(role.allow_read),
+      },
       origin: { allowWrite: undefined, denyWrite: undefined, allowRead: undefined },
     });
   }
@@ -486,7 +562,11 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
     for (const [name, raw] of Object.entries(source.raw.roles ?? {})) {
       const base = `roles.${name}`;
       if (!ROLE_NAME.test(name)) {
-        warn(source, base, `ignored: "${name.slice(0, 40)}" is not a role name (a lower-case word: letters, digits, - and _, starting with a letter)`);
+        warn(
+          source,
+          base,
+          `ignored: "${name.slice(0, 40)}" is not a role name (a lower-case word: letters, digits, - and _, starting with a letter)`,
+        );
         continue;
       }
       const existing = unexpanded.get(name) ?? {
@@ -529,32 +609,70 @@ function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): Ef
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
 
-  return { roles, sensitiveWrite, sensitiveRead, outsideRoot, registration, safeTools, confine, audit, memory, embedding, modules, supervisor, human, rules };
+  return {
+    roles,
+    sensitiveWrite,
+    sensitiveRead,
+    outsideRoot,
+    registration,
+    safeTools,
+    confine,
+    audit,
+    memory,
+    embedding,
+    modules,
+    supervisor,
+    human,
+    rules,
+  };
 }
 
 /** Any scope may turn the window on; after that a scope may only tighten it (warn and deny sooner, a longer window). */
-function mergeDelegation(modules: ModuleSettings, raw: NonNullable<NonNullable<RawConfig['modules']>['delegation']>, source: Source, warn: (source: Source, field: string, message: string, hint?: string) => void): void {
+function mergeDelegation(
+  modules: ModuleSettings,
+  raw: NonNullable<NonNullable<RawConfig['modules']>['delegation']>,
+  source: Source,
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): void {
   const was = modules.delegation;
   const base = was.enabled ? was : { ...DEFAULT_DELEGATION };
   const windowMs = raw.window === undefined ? base.windowMs : parseDuration(raw.window);
   if (windowMs === undefined) {
-    warn(source, 'modules.delegation.window', `ignored: "${String(raw.window)}" is not a duration`, 'write e.g. 10m, 90s or 1h');
+    warn(
+      source,
+      'modules.delegation.window',
+      `ignored: "${String(raw.window)}" is not a duration`,
+      'write e.g. 10m, 90s or 1h',
+    );
     return;
   }
-  const next = { enabled: true, warnAt: raw.warn_at ?? base.warnAt, denyAt: raw.deny_at ?? base.denyAt, windowMs, source: where(source, 'modules.delegation') };
+  const next = {
+    enabled: true,
+    warnAt: raw.warn_at ?? base.warnAt,
+    denyAt: raw.deny_at ?? base.denyAt,
+    windowMs,
+    source: where(source, 'modules.delegation'),
+  };
   if (next.warnAt > next.denyAt) {
     warn(source, 'modules.delegation', `ignored: warn_at (${next.warnAt}) is after deny_at (${next.denyAt})`);
     return;
   }
   if (was.enabled && (next.warnAt > was.warnAt || next.denyAt > was.denyAt || next.windowMs < was.windowMs)) {
-    warn(source, 'modules.delegation', `ignored: looser than the window set in ${was.source} (warn at ${was.warnAt}, deny at ${was.denyAt}, ${was.windowMs / 1000} s), and a later scope can only tighten`);
+    warn(
+      source,
+      'modules.delegation',
+      `ignored: looser than the window set in ${was.source} (warn at ${was.warnAt}, deny at ${was.denyAt}, ${was.windowMs / 1000} s), and a later scope can only tighten`,
+    );
     return;
   }
   modules.delegation = next;
 }
 
 /** The supervisor's settings: the user's file sets them; a project's may only tighten (see SupervisorSettings). */
-function mergeSupervisor(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): SupervisorSettings {
+function mergeSupervisor(
+  sources: readonly Source[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): SupervisorSettings {
   const settings: SupervisorSettings = { ...DEFAULT_SUPERVISOR, source: 'built-in' };
   const personal = 'set it in ~/.config/hookwise/config.yml';
   for (const source of sources) {
@@ -562,7 +680,13 @@ function mergeSupervisor(sources: readonly Source[], warn: (source: Source, fiel
     if (raw === undefined) continue;
     const field = (name: string): string => `supervisor.${name}`;
     if (raw.backend !== undefined) {
-      if (!source.trusted && raw.backend !== 'off') warn(source, field('backend'), `ignored: a project file cannot turn the supervisor on ("${raw.backend}": it would spend your API key or your lead session's attention, and send calls out of this machine)`, personal);
+      if (!source.trusted && raw.backend !== 'off')
+        warn(
+          source,
+          field('backend'),
+          `ignored: a project file cannot turn the supervisor on ("${raw.backend}": it would spend your API key or your lead session's attention, and send calls out of this machine)`,
+          personal,
+        );
       else settings.backend = raw.backend;
     }
     for (const [name, value, apply] of [
@@ -571,16 +695,27 @@ function mergeSupervisor(sources: readonly Source[], warn: (source: Source, fiel
       ['stream', raw.stream, (v: boolean) => (settings.stream = v)],
     ] as const) {
       if (value === undefined) continue;
-      if (!source.trusted) warn(source, field(name), 'ignored: which model answers, and how, is personal (it is your key)', personal);
+      if (!source.trusted)
+        warn(source, field(name), 'ignored: which model answers, and how, is personal (it is your key)', personal);
       else (apply as (v: typeof value) => void)(value);
     }
     if (raw.confidence !== undefined) {
-      if (!source.trusted && raw.confidence < settings.confidence) warn(source, field('confidence'), `ignored: ${raw.confidence} is looser than ${settings.confidence} and a project file can only tighten`);
+      if (!source.trusted && raw.confidence < settings.confidence)
+        warn(
+          source,
+          field('confidence'),
+          `ignored: ${raw.confidence} is looser than ${settings.confidence} and a project file can only tighten`,
+        );
       else settings.confidence = raw.confidence;
     }
     if (raw.timeout !== undefined) {
       const ms = Math.round(raw.timeout * 1000);
-      if (!source.trusted && ms > settings.timeoutMs) warn(source, field('timeout'), `ignored: ${raw.timeout} s is longer than ${settings.timeoutMs / 1000} s and a project file can only shorten it`);
+      if (!source.trusted && ms > settings.timeoutMs)
+        warn(
+          source,
+          field('timeout'),
+          `ignored: ${raw.timeout} s is longer than ${settings.timeoutMs / 1000} s and a project file can only shorten it`,
+        );
       else settings.timeoutMs = ms;
     }
     settings.source = where(source, 'supervisor');
@@ -588,7 +723,10 @@ function mergeSupervisor(sources: readonly Source[], warn: (source: Source, fiel
   return settings;
 }
 
-function mergeModules(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): ModuleSettings {
+function mergeModules(
+  sources: readonly Source[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): ModuleSettings {
   const modules: ModuleSettings = {
     safemode: { enabled: false, source: 'built-in' },
     circuitBreaker: { enabled: false, threshold: DEFAULT_BREAKER_THRESHOLD, source: 'built-in' },
@@ -603,13 +741,26 @@ function mergeModules(sources: readonly Source[], warn: (source: Source, field: 
     if (raw.delegation !== undefined) mergeDelegation(modules, raw.delegation, source, warn);
     const breaker = raw.circuit_breaker;
     if (breaker === undefined) continue;
-    const threshold = breaker.threshold ?? (modules.circuitBreaker.enabled ? modules.circuitBreaker.threshold : DEFAULT_BREAKER_THRESHOLD);
+    const threshold =
+      breaker.threshold ??
+      (modules.circuitBreaker.enabled ? modules.circuitBreaker.threshold : DEFAULT_BREAKER_THRESHOLD);
     if (modules.circuitBreaker.enabled && threshold > modules.circuitBreaker.threshold) {
       // Only tightening after the first scope that turned it on: a higher threshold trips later.
-      warn(source, 'modules.circuit_breaker.threshold', `ignored: ${threshold} is looser than ${modules.circuitBreaker.threshold} (set in ${modules.circuitBreaker.source}) and a later scope can only tighten`);
+      warn(
+        source,
+        'modules.circuit_breaker.threshold',
+        `ignored: ${threshold} is looser than ${modules.circuitBreaker.threshold} (set in ${modules.circuitBreaker.source}) and a later scope can only tighten`,
+      );
       continue;
     }
-    modules.circuitBreaker = { enabled: true, threshold, source: where(source, breaker.threshold === undefined ? 'modules.circuit_breaker' : 'modules.circuit_breaker.threshold') };
+    modules.circuitBreaker = {
+      enabled: true,
+      threshold,
+      source: where(
+        source,
+        breaker.threshold === undefined ? 'modules.circuit_breaker' : 'modules.circuit_breaker.threshold',
+      ),
+    };
   }
   return modules;
 }
@@ -618,14 +769,21 @@ function mergeModules(sources: readonly Source[], warn: (source: Source, field: 
  * The human channel. The user's file sets it; a project's may only tighten: switch to the queue (a waiting call
  * that is denied on timeout, instead of an ask a headless host denies unseen), or shorten the timeout.
  */
-function mergeHuman(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): HumanSettings {
+function mergeHuman(
+  sources: readonly Source[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): HumanSettings {
   const human: HumanSettings = { ...DEFAULT_HUMAN, source: 'built-in' };
   for (const source of sources) {
     const raw = source.raw.human;
     if (raw === undefined) continue;
     if (raw.channel !== undefined) {
       if (!source.trusted && raw.channel === 'host-prompt' && human.channel === 'queue') {
-        warn(source, 'human.channel', `ignored: a project file cannot switch the queue (set in ${human.source}) back to the host's prompt`);
+        warn(
+          source,
+          'human.channel',
+          `ignored: a project file cannot switch the queue (set in ${human.source}) back to the host's prompt`,
+        );
       } else {
         human.channel = raw.channel;
         human.source = where(source, 'human.channel');
@@ -633,7 +791,11 @@ function mergeHuman(sources: readonly Source[], warn: (source: Source, field: st
     }
     if (raw.timeout !== undefined) {
       if (!source.trusted && raw.timeout > human.timeoutMs) {
-        warn(source, 'human.timeout', `ignored: ${raw.timeout / 1000}s is longer than ${human.timeoutMs / 1000}s and a project file can only shorten it`);
+        warn(
+          source,
+          'human.timeout',
+          `ignored: ${raw.timeout / 1000}s is longer than ${human.timeoutMs / 1000}s and a project file can only shorten it`,
+        );
       } else human.timeoutMs = raw.timeout;
     }
   }
@@ -659,11 +821,23 @@ function mergeNetworkAllow(
       const field = `confine.network.allow[${i}]`;
       const parsed = parseAllowEntry(text);
       if (!parsed.ok) {
-        diagnostics.push({ severity: 'error', file: source.label, line: source.lines.get(field) ?? source.lines.get('confine.network.allow') ?? 1, field, problem: `not a network allowlist entry: ${parsed.problem}`, suggestion: 'a host (example.com), *.example.com, host:port, or an IP literal' });
+        diagnostics.push({
+          severity: 'error',
+          file: source.label,
+          line: source.lines.get(field) ?? source.lines.get('confine.network.allow') ?? 1,
+          field,
+          problem: `not a network allowlist entry: ${parsed.problem}`,
+          suggestion: 'a host (example.com), *.example.com, host:port, or an IP literal',
+        });
         return;
       }
       if (!source.trusted && !current.allow.some((wide) => covers(wide, parsed.entry))) {
-        warn(source, field, `ignored: "${parsed.entry.text}" is not on the user's network allowlist and a project file can only narrow it`, 'add it in ~/.config/hookwise/config.yml');
+        warn(
+          source,
+          field,
+          `ignored: "${parsed.entry.text}" is not on the user's network allowlist and a project file can only narrow it`,
+          'add it in ~/.config/hookwise/config.yml',
+        );
         return;
       }
       entries.push(parsed.entry);
@@ -673,22 +847,42 @@ function mergeNetworkAllow(
   return current;
 }
 
-function mergeEmbedding(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): EmbeddingSettings {
-  const out: EmbeddingSettings = { enabled: DEFAULT_EMBEDDING.enabled, model: { kind: 'builtin' }, threshold: DEFAULT_EMBEDDING.threshold, source: 'built-in' };
+function mergeEmbedding(
+  sources: readonly Source[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): EmbeddingSettings {
+  const out: EmbeddingSettings = {
+    enabled: DEFAULT_EMBEDDING.enabled,
+    model: { kind: 'builtin' },
+    threshold: DEFAULT_EMBEDDING.threshold,
+    source: 'built-in',
+  };
   for (const source of sources) {
     const raw = source.raw.embedding;
     if (raw === undefined) continue;
     if (raw.enabled !== undefined) {
-      if (!source.trusted && raw.enabled && !out.enabled) warn(source, 'embedding.enabled', 'ignored: a project file cannot switch similarity by embedding back on');
+      if (!source.trusted && raw.enabled && !out.enabled)
+        warn(source, 'embedding.enabled', 'ignored: a project file cannot switch similarity by embedding back on');
       else out.enabled = raw.enabled;
     }
     if (raw.model !== undefined) {
-      if (!source.trusted) warn(source, 'embedding.model', 'ignored: a model is code the daemon loads, so only your own file chooses it', 'set it in ~/.config/hookwise/config.yml');
+      if (!source.trusted)
+        warn(
+          source,
+          'embedding.model',
+          'ignored: a model is code the daemon loads, so only your own file chooses it',
+          'set it in ~/.config/hookwise/config.yml',
+        );
       // `~/…` is resolved against the home directory where the model is loaded (embed/model.ts).
       else out.model = raw.model === 'builtin' ? { kind: 'builtin' } : { kind: 'huggingface', dir: raw.model };
     }
     if (raw.threshold !== undefined) {
-      if (!source.trusted && raw.threshold < out.threshold) warn(source, 'embedding.threshold', `ignored: ${raw.threshold} is looser than ${out.threshold} and a project file can only tighten`);
+      if (!source.trusted && raw.threshold < out.threshold)
+        warn(
+          source,
+          'embedding.threshold',
+          `ignored: ${raw.threshold} is looser than ${out.threshold} and a project file can only tighten`,
+        );
       else out.threshold = raw.threshold;
     }
     out.source = source.label;
@@ -700,22 +894,41 @@ function mergeEmbedding(sources: readonly Source[], warn: (source: Source, field
  * Memory settings. A project file may only tighten: switch learning off, raise the Jaccard threshold.
  * Where learned approvals go (`learn_scope`) is personal, so only the user's file sets it.
  */
-function mergeMemory(sources: readonly Source[], warn: (source: Source, field: string, message: string, hint?: string) => void): MemorySettings {
-  const memory: MemorySettings = { learn: DEFAULT_MEMORY.learn, learnScope: DEFAULT_MEMORY.learn_scope, jaccardThreshold: DEFAULT_MEMORY.jaccard_threshold, source: 'built-in' };
+function mergeMemory(
+  sources: readonly Source[],
+  warn: (source: Source, field: string, message: string, hint?: string) => void,
+): MemorySettings {
+  const memory: MemorySettings = {
+    learn: DEFAULT_MEMORY.learn,
+    learnScope: DEFAULT_MEMORY.learn_scope,
+    jaccardThreshold: DEFAULT_MEMORY.jaccard_threshold,
+    source: 'built-in',
+  };
   for (const source of sources) {
     const raw = source.raw.memory;
     if (raw === undefined) continue;
     if (raw.learn !== undefined) {
-      if (!source.trusted && raw.learn && !memory.learn) warn(source, 'memory.learn', 'ignored: a project file cannot switch learning back on');
+      if (!source.trusted && raw.learn && !memory.learn)
+        warn(source, 'memory.learn', 'ignored: a project file cannot switch learning back on');
       else memory.learn = raw.learn;
     }
     if (raw.learn_scope !== undefined) {
-      if (!source.trusted) warn(source, 'memory.learn_scope', 'ignored: where your approvals are remembered is personal', 'set it in ~/.config/hookwise/config.yml');
+      if (!source.trusted)
+        warn(
+          source,
+          'memory.learn_scope',
+          'ignored: where your approvals are remembered is personal',
+          'set it in ~/.config/hookwise/config.yml',
+        );
       else memory.learnScope = raw.learn_scope;
     }
     if (raw.jaccard_threshold !== undefined) {
       if (!source.trusted && raw.jaccard_threshold < memory.jaccardThreshold) {
-        warn(source, 'memory.jaccard_threshold', `ignored: ${raw.jaccard_threshold} is looser than ${memory.jaccardThreshold} and a project file can only tighten`);
+        warn(
+          source,
+          'memory.jaccard_threshold',
+          `ignored: ${raw.jaccard_threshold} is looser than ${memory.jaccardThreshold} and a project file can only tighten`,
+        );
       } else memory.jaccardThreshold = raw.jaccard_threshold;
     }
     memory.source = source.label;

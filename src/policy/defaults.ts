@@ -81,7 +81,8 @@ const KNOWLEDGE_DENY = ['{{source}}', '{{tests}}', '{{ci}}', '{{infra}}'] as con
 export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
   coder: {
     group: 'implementation',
-    description: 'Implements features in application source and project config; leaves tests, docs, CI and infra to their roles.',
+    description:
+      'Implements features in application source and project config; leaves tests, docs, CI and infra to their roles.',
     allow_write: ['{{source}}', '{{config_files}}'],
     deny_write: ['{{tests}}', '{{docs}}', '{{ci}}', '{{infra}}'],
     allow_read: EVERYTHING,
@@ -95,7 +96,8 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
   },
   integrator: {
     group: 'implementation',
-    description: 'Maintains infrastructure as code (terraform, pulumi, CDK, ansible, helm); never applies without a human.',
+    description:
+      'Maintains infrastructure as code (terraform, pulumi, CDK, ansible, helm); never applies without a human.',
     allow_write: ['{{infra}}'],
     deny_write: ['{{source}}', '{{tests}}', '{{docs}}', '{{ci}}'],
     allow_read: EVERYTHING,
@@ -161,14 +163,16 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
   // additions in roles.yml); `delegation` makes it hand work over instead of doing it.
   conductor: {
     group: 'orchestration',
-    description: 'Orchestrates a team: plans and delegates through the Task/Agent tool; edits only its own notes and settings.',
+    description:
+      'Orchestrates a team: plans and delegates through the Task/Agent tool; edits only its own notes and settings.',
     allow_write: ['.claude/**', 'memory/**', 'pyproject.toml', 'settings.json', '.gitignore'],
     deny_write: [],
     allow_read: EVERYTHING,
   },
   musician: {
     group: 'full-access',
-    description: "A conductor's worker (its subagents run as musicians): may write anywhere in the project (sensitive paths still ask).",
+    description:
+      "A conductor's worker (its subagents run as musicians): may write anywhere in the project (sensitive paths still ask).",
     allow_write: EVERYTHING,
     deny_write: [],
     allow_read: EVERYTHING,
@@ -308,7 +312,10 @@ export const DEFAULT_SAFE_TOOLS: readonly string[] = [
 export const OUTSIDE_ROOT_VERDICTS = ['allow', 'ask', 'deny', 'pass'] as const;
 export type OutsideRootVerdict = (typeof OUTSIDE_ROOT_VERDICTS)[number];
 
-export const DEFAULT_OUTSIDE_ROOT: { write: OutsideRootVerdict; read: OutsideRootVerdict } = { write: 'ask', read: 'pass' };
+export const DEFAULT_OUTSIDE_ROOT: { write: OutsideRootVerdict; read: OutsideRootVerdict } = {
+  write: 'ask',
+  read: 'pass',
+};
 export const DEFAULT_REGISTRATION = { wait_ms: 5000, poll_ms: 200 } as const;
 export const DEFAULT_AUDIT = { max_bytes: 10 * 1024 * 1024, keep: 3 } as const;
 

@@ -14,4 +14,3 @@ export function configFiles(projectRoot: string, userConfigDir: string): ConfigF
     user: join(userConfigDir, 'config.yml'),
   };
 }
-

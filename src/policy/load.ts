@@ -19,7 +19,14 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
 import { fnv1a64 } from '../util/hash.js';
-import { checkPrivateDir, ensurePrivateDir, readOwnedFile, statIfPresent, sleepSync, writeFileAtomic } from '../util/fs-safe.js';
+import {
+  checkPrivateDir,
+  ensurePrivateDir,
+  readOwnedFile,
+  statIfPresent,
+  sleepSync,
+  writeFileAtomic,
+} from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { readSalt, userSalt } from '../util/salt.js';
 import type { CompiledPolicy } from './compiled.js';
@@ -61,7 +68,15 @@ function stamp(path: string): string {
 
 export function policyCacheKey(projectRoot: string, where: Locations): string {
   const files = configFiles(projectRoot, where.userConfigDir);
-  return [VERSION, POLICY_FORMAT, where.home, projectRoot, stamp(files.user), stamp(files.policy), stamp(files.roles)].join('|');
+  return [
+    VERSION,
+    POLICY_FORMAT,
+    where.home,
+    projectRoot,
+    stamp(files.user),
+    stamp(files.policy),
+    stamp(files.roles),
+  ].join('|');
 }
 
 const cacheDir = (where: Locations): string => join(where.runtimeDir, 'cache');
@@ -104,14 +119,22 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
     if (after === before && policy !== undefined) {
       ensurePrivateDir(cacheDir(where));
       salt ??= userSalt(where.runtimeDir);
-      writeCache(policyCachePath(projectRoot, where, salt), salt, { format: POLICY_FORMAT, key: after, sum: '', sources: shapes }, policy);
+      writeCache(
+        policyCachePath(projectRoot, where, salt),
+        salt,
+        { format: POLICY_FORMAT, key: after, sum: '', sources: shapes },
+        policy,
+      );
       return policy;
     }
     // Errors in a file that holds still are the file's: report them at once.
     if (after === before && failure !== undefined) throw failure;
     if (attempt >= MAX_COMPILE_ATTEMPTS) {
       if (suspect !== undefined) throw new HookwiseError('CONFIG_INVALID', suspect);
-      throw new HookwiseError('CONFIG_CHANGING', `hookwise config changed while it was being read, ${attempt} times in a row (${files.policy}); try again once it is saved`);
+      throw new HookwiseError(
+        'CONFIG_CHANGING',
+        `hookwise config changed while it was being read, ${attempt} times in a row (${files.policy}); try again once it is saved`,
+      );
     }
     // A file that is empty or cut short may be an editor between truncating and writing: give it a moment.
     if (after === before) sleepSync(SUSPECT_WAIT_MS);
@@ -148,7 +171,11 @@ function shapeOf(path: string): SourceShape | undefined {
 }
 
 /** Why a config file looks like a write in progress rather than a config, or undefined. */
-function suspectSource(files: ConfigFiles, now: CacheHeader['sources'], lastGood: CacheHeader['sources']): string | undefined {
+function suspectSource(
+  files: ConfigFiles,
+  now: CacheHeader['sources'],
+  lastGood: CacheHeader['sources'],
+): string | undefined {
   for (const name of ['user', 'policy', 'roles'] as const) {
     const shape = now[name];
     if (shape === undefined) continue;
@@ -191,7 +218,12 @@ function readCache(path: string, salt: string): CacheFile | undefined {
   if (bytes[newline + 1 + half] !== 0x0a || !body.equals(bytes.subarray(newline + 2 + half))) return undefined;
   try {
     const header = JSON.parse(bytes.toString('utf8', 0, newline)) as CacheHeader;
-    if (header.format !== POLICY_FORMAT || typeof header.key !== 'string' || header.sum !== cacheChecksum(salt, header.key)) return undefined;
+    if (
+      header.format !== POLICY_FORMAT ||
+      typeof header.key !== 'string' ||
+      header.sum !== cacheChecksum(salt, header.key)
+    )
+      return undefined;
     return { header, policy: JSON.parse(body.toString('utf8')) as CompiledPolicy };
   } catch {
     return undefined; // a damaged cache is only a cache: rebuild it from the sources

@@ -25,11 +25,21 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
   const name = role.role.name;
   const sensitive = matchers.sensitiveWrite.match(path);
   if (sensitive !== undefined) {
-    return decision('ask', 'path-policy', `${show(path)} is a sensitive path ("${sensitive.glob}"): a human confirms every write to it`, ruleOf('sensitive', sensitive));
+    return decision(
+      'ask',
+      'path-policy',
+      `${show(path)} is a sensitive path ("${sensitive.glob}"): a human confirms every write to it`,
+      ruleOf('sensitive', sensitive),
+    );
   }
   const own = ownState(path, ctx);
   if (own !== undefined) {
-    return decision('ask', 'path-policy', `${show(path)} is hookwise's own state (${own}): a human confirms every write to it`, { id: 'sensitive:hookwise-state', source: 'built-in' });
+    return decision(
+      'ask',
+      'path-policy',
+      `${show(path)} is hookwise's own state (${own}): a human confirms every write to it`,
+      { id: 'sensitive:hookwise-state', source: 'built-in' },
+    );
   }
   const denied = role.denyWrite.match(path);
   if (denied !== undefined) {
@@ -42,7 +52,12 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
   }
   const allowed = role.allowWrite.match(path);
   if (allowed !== undefined) {
-    return decision('allow', 'path-policy', `role "${name}" may write ${show(path)} (allow_write "${allowed.glob}")`, ruleOf(`role:${name}:allow_write`, allowed));
+    return decision(
+      'allow',
+      'path-policy',
+      `role "${name}" may write ${show(path)} (allow_write "${allowed.glob}")`,
+      ruleOf(`role:${name}:allow_write`, allowed),
+    );
   }
   if (path.relative === null) return outsideRoot('write', path, ctx);
   return undefined;
@@ -57,14 +72,32 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
 export function judgeSensitiveRead(path: ResolvedPath, ctx: CascadeContext, recursive: boolean): Decision | undefined {
   const sensitive = ctx.matchers.sensitiveRead.match(path);
   if (sensitive !== undefined) {
-    return decision('ask', 'path-policy', `${show(path)}, which may hold credentials ("${sensitive.glob}"): a human confirms every read of it`, ruleOf('sensitive-read', sensitive));
+    return decision(
+      'ask',
+      'path-policy',
+      `${show(path)}, which may hold credentials ("${sensitive.glob}"): a human confirms every read of it`,
+      ruleOf('sensitive-read', sensitive),
+    );
   }
   const own = ownState(path, ctx);
-  if (own !== undefined) return decision('ask', 'path-policy', `${show(path)}, which is hookwise's own state (${own}): a human confirms every access to it`, { id: 'sensitive-read:hookwise-state', source: 'built-in' });
+  if (own !== undefined)
+    return decision(
+      'ask',
+      'path-policy',
+      `${show(path)}, which is hookwise's own state (${own}): a human confirms every access to it`,
+      { id: 'sensitive-read:hookwise-state', source: 'built-in' },
+    );
   if (recursive) {
-    const below = sensitiveBases(ctx).find((base) => base === path.absolute || base.startsWith(path.absolute === '/' ? '/' : `${path.absolute}/`));
+    const below = sensitiveBases(ctx).find(
+      (base) => base === path.absolute || base.startsWith(path.absolute === '/' ? '/' : `${path.absolute}/`),
+    );
     if (below !== undefined) {
-      return decision('ask', 'path-policy', `${show(path)} recursively, and ${below} below it holds credentials: a human confirms such a read`, { id: 'sensitive-read:recursive', source: 'built-in' });
+      return decision(
+        'ask',
+        'path-policy',
+        `${show(path)} recursively, and ${below} below it holds credentials: a human confirms such a read`,
+        { id: 'sensitive-read:recursive', source: 'built-in' },
+      );
     }
   }
   return undefined;
@@ -108,7 +141,12 @@ function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefine
   if (sensitive !== undefined) return { ...sensitive, reason: `reading ${sensitive.reason}` };
   const allowed = role.allowRead.match(path);
   if (allowed !== undefined) {
-    return decision('allow', 'path-policy', `role "${role.role.name}" may read ${show(path)} (allow_read "${allowed.glob}")`, ruleOf(`role:${role.role.name}:allow_read`, allowed));
+    return decision(
+      'allow',
+      'path-policy',
+      `role "${role.role.name}" may read ${show(path)} (allow_read "${allowed.glob}")`,
+      ruleOf(`role:${role.role.name}:allow_read`, allowed),
+    );
   }
   if (path.relative === null) return outsideRoot('read', path, ctx);
   return undefined;
@@ -123,17 +161,32 @@ function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefine
  */
 function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
   const verdict = ctx.policy.outsideRoot[access];
-  if (access === 'write' && verdict !== 'deny' && inTempDir(path.absolute) && !(path.absolute === ctx.home || path.absolute.startsWith(`${ctx.home}/`))) {
-    return decision('allow', 'path-policy', `${path.absolute} is in the system temp directory: scratch files there need no human (deleting or overwriting one is judged separately)`, {
-      id: 'outside-root:temp',
-      source: 'built-in',
-    });
+  if (
+    access === 'write' &&
+    verdict !== 'deny' &&
+    inTempDir(path.absolute) &&
+    !(path.absolute === ctx.home || path.absolute.startsWith(`${ctx.home}/`))
+  ) {
+    return decision(
+      'allow',
+      'path-policy',
+      `${path.absolute} is in the system temp directory: scratch files there need no human (deleting or overwriting one is judged separately)`,
+      {
+        id: 'outside-root:temp',
+        source: 'built-in',
+      },
+    );
   }
   if (verdict === 'pass') return undefined;
-  return decision(verdict, 'path-policy', `${path.absolute} is outside the project root (outside_root.${access}: ${verdict})`, {
-    id: `outside-root:${access}`,
-    source: ctx.policy.outsideRoot.source,
-  });
+  return decision(
+    verdict,
+    'path-policy',
+    `${path.absolute} is outside the project root (outside_root.${access}: ${verdict})`,
+    {
+      id: `outside-root:${access}`,
+      source: ctx.policy.outsideRoot.source,
+    },
+  );
 }
 
 export const pathPolicyTier: SyncTier = {
@@ -144,7 +197,10 @@ export const pathPolicyTier: SyncTier = {
     if (paths.length === 0) {
       // A file tool whose targets we cannot see must not slip through as "no paths, nothing to check".
       return call.action === 'write'
-        ? decision('ask', 'path-policy', `cannot tell which files this ${call.tool} call writes, so a human decides`, { id: 'unknown-target', source: 'built-in' })
+        ? decision('ask', 'path-policy', `cannot tell which files this ${call.tool} call writes, so a human decides`, {
+            id: 'unknown-target',
+            source: 'built-in',
+          })
         : undefined;
     }
     const judge = call.action === 'write' ? judgeWrite : judgeRead;

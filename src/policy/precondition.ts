@@ -49,8 +49,7 @@ export interface PreconditionRequest {
 }
 
 export type PreconditionOutcome =
-  | { kind: 'answered'; verdict: Verdict; note: string }
-  | { kind: 'failed'; problem: string };
+  { kind: 'answered'; verdict: Verdict; note: string } | { kind: 'failed'; problem: string };
 
 export interface PreconditionRunner {
   run(request: PreconditionRequest): PreconditionOutcome;
@@ -75,7 +74,8 @@ export function parsePreconditionOutput(stdout: string): PreconditionOutcome {
   const word = space === -1 ? firstLine : firstLine.slice(0, space);
   const note = space === -1 ? '' : firstLine.slice(space).trim();
   if (isVerdict(word)) return { kind: 'answered', verdict: word, note };
-  const shown = firstLine === '' ? 'no output' : `"${firstLine.length > 60 ? `${firstLine.slice(0, 59)}…` : firstLine}"`;
+  const shown =
+    firstLine === '' ? 'no output' : `"${firstLine.length > 60 ? `${firstLine.slice(0, 59)}…` : firstLine}"`;
   return { kind: 'failed', problem: `printed ${shown} instead of allow, ask or deny` };
 }
 
@@ -110,14 +110,18 @@ export function spawnPreconditionRunner(options: SpawnRunnerOptions = {}): Preco
         const code = (result.error as NodeJS.ErrnoException).code;
         if (code === 'ETIMEDOUT') return { kind: 'failed', problem: `did not answer within ${timeout} ms` };
         if (code === 'EACCES') return { kind: 'failed', problem: 'is not executable (chmod +x it)' };
-        if (code === 'ENOENT') return { kind: 'failed', problem: 'does not exist (or its #! interpreter, or the cwd, does not)' };
+        if (code === 'ENOENT')
+          return { kind: 'failed', problem: 'does not exist (or its #! interpreter, or the cwd, does not)' };
         if (code === 'ENOBUFS') return { kind: 'failed', problem: `printed more than ${MAX_OUTPUT_BYTES} bytes` };
         return { kind: 'failed', problem: `could not be run: ${result.error.message}` };
       }
       if (result.signal !== null) return { kind: 'failed', problem: `was killed by ${result.signal}` };
       if (result.status !== 0) {
         const stderr = (result.stderr ?? '').trim().split('\n')[0] ?? '';
-        return { kind: 'failed', problem: `exited with status ${result.status}${stderr === '' ? '' : `: ${stderr.slice(0, 120)}`}` };
+        return {
+          kind: 'failed',
+          problem: `exited with status ${result.status}${stderr === '' ? '' : `: ${stderr.slice(0, 120)}`}`,
+        };
       }
       return parsePreconditionOutput(result.stdout ?? '');
     },

@@ -43,11 +43,23 @@ export function judgeQueueTool(ctx: CascadeContext): Decision | undefined {
   switch (tool) {
     case 'answer_request':
       return lead
-        ? decision('allow', 'tool-policy', `the lead session (role "${role.name}") answers hookwise's queue`, { id: 'hookwise-mcp:lead-answers', source: SOURCE })
-        : decision('deny', 'tool-policy', `${WORKER_MAY_NOT_ANSWER} (this session's role: "${role.name}")`, { id: 'hookwise-mcp:worker-answers', source: SOURCE });
+        ? decision('allow', 'tool-policy', `the lead session (role "${role.name}") answers hookwise's queue`, {
+            id: 'hookwise-mcp:lead-answers',
+            source: SOURCE,
+          })
+        : decision('deny', 'tool-policy', `${WORKER_MAY_NOT_ANSWER} (this session's role: "${role.name}")`, {
+            id: 'hookwise-mcp:worker-answers',
+            source: SOURCE,
+          });
     case 'pending_requests':
       return lead
-        ? decision('allow', 'tool-policy', `the lead session (role "${role.name}") looks at hookwise's queue`, { id: 'hookwise-mcp:lead-lists', source: SOURCE })
-        : decision('deny', 'tool-policy', `${WORKER_MAY_NOT_LIST} (this session's role: "${role.name}")`, { id: 'hookwise-mcp:worker-lists', source: SOURCE });
+        ? decision('allow', 'tool-policy', `the lead session (role "${role.name}") looks at hookwise's queue`, {
+            id: 'hookwise-mcp:lead-lists',
+            source: SOURCE,
+          })
+        : decision('deny', 'tool-policy', `${WORKER_MAY_NOT_LIST} (this session's role: "${role.name}")`, {
+            id: 'hookwise-mcp:worker-lists',
+            source: SOURCE,
+          });
   }
 }

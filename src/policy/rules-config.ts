@@ -65,7 +65,10 @@ const BASH_RULE: Schema = {
 export const RULE_FIELDS: Record<string, Schema> = {
   rules: { type: 'list', of: TOOL_RULE },
   bash_rules: { type: 'list', of: BASH_RULE },
-  packs: { type: 'object', fields: Object.fromEntries(PACK_NAMES.map((name) => [name, { type: 'boolean' } satisfies Schema])) },
+  packs: {
+    type: 'object',
+    fields: Object.fromEntries(PACK_NAMES.map((name) => [name, { type: 'boolean' } satisfies Schema])),
+  },
   pack_rules: {
     type: 'map',
     of: { type: 'enum', values: PACK_RULE_SETTINGS },
@@ -169,7 +172,10 @@ export function defaultRules(protectedBranches: readonly string[]): EffectiveRul
   return {
     tools: [],
     bash: [],
-    packs: Object.fromEntries(PACK_NAMES.map((name) => [name, { value: true, source: 'built-in' }])) as Record<PackName, Setting<boolean>>,
+    packs: Object.fromEntries(PACK_NAMES.map((name) => [name, { value: true, source: 'built-in' }])) as Record<
+      PackName,
+      Setting<boolean>
+    >,
     packRules: {},
     protectedBranches: protectedBranches.map((value) => ({ value, source: 'built-in' })),
   };
@@ -189,7 +195,12 @@ export function tightens(current: PackRuleSetting, next: PackRuleSetting): boole
 
 const SHELL_TOOLS = ['Bash', 'PowerShell'].filter((t) => toolShape(t).action === 'shell');
 
-export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnostic[], dirs: RuleDirs, base: EffectiveRules): EffectiveRules {
+export function mergeRules(
+  sources: readonly RuleSource[],
+  diagnostics: Diagnostic[],
+  dirs: RuleDirs,
+  base: EffectiveRules,
+): EffectiveRules {
   const rules: EffectiveRules = {
     tools: [...base.tools],
     bash: [...base.bash],
@@ -202,16 +213,29 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
     const line = (field: string): number => source.lines.get(field) ?? 1;
     const where = (field: string): string => `${source.label}:${line(field)}`;
     /** A field that is absent has no line of its own: report it at its rule's line. */
-    const lineOf = (field: string): number => source.lines.get(field) ?? line(field.slice(0, Math.max(0, field.lastIndexOf('.'))));
+    const lineOf = (field: string): number =>
+      source.lines.get(field) ?? line(field.slice(0, Math.max(0, field.lastIndexOf('.'))));
     const report = (severity: Diagnostic['severity'], field: string, problem: string, suggestion?: string): void => {
-      diagnostics.push({ severity, file: source.label, line: lineOf(field), field, problem, ...(suggestion === undefined ? {} : { suggestion }) });
+      diagnostics.push({
+        severity,
+        file: source.label,
+        line: lineOf(field),
+        field,
+        problem,
+        ...(suggestion === undefined ? {} : { suggestion }),
+      });
     };
     /** Validate a pattern (raw, and anchored when it will be full-matched); report RE2's error. */
     const pattern = (field: string, text: string | undefined, full: boolean): boolean => {
       if (text === undefined) return true;
       const problem = re2Problem(text) ?? (full ? re2Problem(anchored(text)) : undefined);
       if (problem === undefined) return true;
-      report('error', field, `invalid RE2 pattern ${JSON.stringify(text)}: ${problem}`, 'patterns are RE2 (no lookaround or backreferences); escape literal characters such as . ( ) with \\');
+      report(
+        'error',
+        field,
+        `invalid RE2 pattern ${JSON.stringify(text)}: ${problem}`,
+        'patterns are RE2 (no lookaround or backreferences); escape literal characters such as . ( ) with \\',
+      );
       return false;
     };
     const required = (field: string, value: unknown, what: string): boolean => {
@@ -220,7 +244,8 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
       return false;
     };
     const checkId = (field: string, id: string | undefined): void => {
-      if (id?.startsWith('pack:') === true) report('error', field, `rule ids starting with "pack:" are reserved for built-in packs`, 'choose another id');
+      if (id?.startsWith('pack:') === true)
+        report('error', field, `rule ids starting with "pack:" are reserved for built-in packs`, 'choose another id');
     };
 
     (source.raw.rules ?? []).forEach((raw, i) => {
@@ -241,7 +266,16 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
           'use bash_rules, which judge every segment of the command',
         );
       }
-      rules.tools.push({ id: raw.id ?? `${scope}:${field}`, scope, source: where(field), field, tool: raw.tool, input, verdict: raw.verdict, reason: raw.reason });
+      rules.tools.push({
+        id: raw.id ?? `${scope}:${field}`,
+        scope,
+        source: where(field),
+        field,
+        tool: raw.tool,
+        input,
+        verdict: raw.verdict,
+        reason: raw.reason,
+      });
     });
 
     (source.raw.bash_rules ?? []).forEach((raw, i) => {
@@ -250,18 +284,35 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
       let ok = required(`${field}.command`, raw.command, 'a command pattern (e.g. command: git)');
       ok = required(`${field}.reason`, raw.reason, 'a reason (shown to the agent and the user)') && ok;
       if (raw.verdict === undefined && raw.precondition_script === undefined) {
-        if (!source.lines.has(`${field}.verdict`)) report('error', field, 'missing: a bash rule needs a verdict (allow, ask or deny) or a precondition_script that prints one');
+        if (!source.lines.has(`${field}.verdict`))
+          report(
+            'error',
+            field,
+            'missing: a bash rule needs a verdict (allow, ask or deny) or a precondition_script that prints one',
+          );
         ok = false;
       }
       if (raw.verdict !== undefined && raw.precondition_script !== undefined) {
-        report('error', `${field}.precondition_script`, 'a rule has either a verdict or a precondition_script, not both: the script\'s answer is the verdict', 'remove verdict:');
+        report(
+          'error',
+          `${field}.precondition_script`,
+          "a rule has either a verdict or a precondition_script, not both: the script's answer is the verdict",
+          'remove verdict:',
+        );
         ok = false;
       }
       ok = pattern(`${field}.command`, raw.command, true) && ok;
       ok = pattern(`${field}.args`, raw.args, false) && ok;
       ok = pattern(`${field}.wrapper`, raw.wrapper, true) && ok;
       if (!ok || raw.command === undefined || raw.reason === undefined) return;
-      const spec: BashRuleSpec = { id: raw.id ?? `${scope}:${field}`, scope, source: where(field), field, command: raw.command, reason: raw.reason };
+      const spec: BashRuleSpec = {
+        id: raw.id ?? `${scope}:${field}`,
+        scope,
+        source: where(field),
+        field,
+        command: raw.command,
+        reason: raw.reason,
+      };
       if (raw.args !== undefined) spec.args = raw.args;
       if (raw.wrapper !== undefined) spec.wrapper = raw.wrapper;
       if (raw.context !== undefined) spec.contexts = raw.context;
@@ -269,7 +320,11 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
       if (raw.verdict !== undefined) spec.verdict = raw.verdict;
       if (raw.precondition_script !== undefined) {
         const script = raw.precondition_script;
-        spec.precondition = { script, base: isAbsolute(script) || script.startsWith('~/') ? '' : source.trusted ? dirs.userConfigDir : dirs.projectRoot };
+        spec.precondition = {
+          script,
+          base:
+            isAbsolute(script) || script.startsWith('~/') ? '' : source.trusted ? dirs.userConfigDir : dirs.projectRoot,
+        };
       }
       rules.bash.push(spec);
     });
@@ -295,7 +350,12 @@ export function mergeRules(sources: readonly RuleSource[], diagnostics: Diagnost
       const current = packRuleSetting(rules, id);
       if (current === undefined) {
         const best = closest(id, allPackRuleIds());
-        report('error', field, `unknown pack rule "${id}"`, best === undefined ? 'docs/rules.md lists every pack rule id' : `did you mean "${best}"?`);
+        report(
+          'error',
+          field,
+          `unknown pack rule "${id}"`,
+          best === undefined ? 'docs/rules.md lists every pack rule id' : `did you mean "${best}"?`,
+        );
         continue;
       }
       if (!source.trusted && !tightens(current, setting)) {

@@ -67,7 +67,13 @@ export interface RulesContext {
 
 /** Build a RulesContext from the cascade's context and where the project and home are. */
 export function rulesContextOf(ctx: CascadeContext, where: { projectRoot: string; home: string }): RulesContext {
-  const out: RulesContext = { call: ctx.call, policy: ctx.policy, roleName: ctx.role.role.name, projectRoot: where.projectRoot, home: where.home };
+  const out: RulesContext = {
+    call: ctx.call,
+    policy: ctx.policy,
+    roleName: ctx.role.role.name,
+    projectRoot: where.projectRoot,
+    home: where.home,
+  };
   if (ctx.ports !== undefined) out.ports = ctx.ports;
   return out;
 }
@@ -85,7 +91,16 @@ function matcher(source: string, isAnchored: boolean): Test {
 }
 
 function isPlainChar(c: string): boolean {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '_' || c === '-' || c === '/' || c === ':' || c === '@';
+  return (
+    (c >= 'a' && c <= 'z') ||
+    (c >= 'A' && c <= 'Z') ||
+    (c >= '0' && c <= '9') ||
+    c === '_' ||
+    c === '-' ||
+    c === '/' ||
+    c === ':' ||
+    c === '@'
+  );
 }
 
 interface ToolMatcher {
@@ -173,7 +188,9 @@ export function judgeTool(call: ToolCall, policy: CompiledPolicy): Decision | un
   const shell = call.action === 'shell';
   const first = (list: ToolMatcher[]): Decision | undefined => {
     const hit = list.find((t) => !(shell && t.rule.verdict === 'allow') && matchesTool(t, call));
-    return hit === undefined ? undefined : decision(hit.rule.verdict, 'rules', `${call.tool}: ${hit.rule.reason}`, ref(hit.rule));
+    return hit === undefined
+      ? undefined
+      : decision(hit.rule.verdict, 'rules', `${call.tool}: ${hit.rule.reason}`, ref(hit.rule));
   };
   return stricter(first(m.userTools), first(m.projectTools));
 }
@@ -239,9 +256,19 @@ function bashRuleDecision(rule: CompiledBashRule, segment: Segment, ctx: RulesCo
   });
   switch (outcome.kind) {
     case 'answered':
-      return decision(outcome.verdict, 'rules', `${text} (precondition ${rule.precondition}: ${outcome.verdict}${outcome.note === '' ? '' : ` — ${outcome.note}`})`, ref(rule));
+      return decision(
+        outcome.verdict,
+        'rules',
+        `${text} (precondition ${rule.precondition}: ${outcome.verdict}${outcome.note === '' ? '' : ` — ${outcome.note}`})`,
+        ref(rule),
+      );
     case 'failed':
-      return decision('ask', 'rules', `${text} (precondition ${rule.precondition} ${outcome.problem}, so a human decides)`, ref(rule));
+      return decision(
+        'ask',
+        'rules',
+        `${text} (precondition ${rule.precondition} ${outcome.problem}, so a human decides)`,
+        ref(rule),
+      );
     default:
       return assertNever(outcome, 'precondition outcome');
   }
@@ -258,7 +285,13 @@ function packDecision(segment: Segment, env: PackEnv, m: RuleMatchers, policy: C
     if (setting === undefined || setting === 'off') continue;
     const message = pack.rules[finding.rule]?.message ?? '';
     const detail = finding.detail === undefined || finding.detail === '' ? '' : ` (${finding.detail})`;
-    best = stricter(best, decision(setting, 'rules', `\`${shortText(segment)}\` ${message}${detail}`, { id, source: override?.source ?? 'built-in' }));
+    best = stricter(
+      best,
+      decision(setting, 'rules', `\`${shortText(segment)}\` ${message}${detail}`, {
+        id,
+        source: override?.source ?? 'built-in',
+      }),
+    );
     if (best?.verdict === 'deny') break; // nothing is stricter
   }
   return best;
@@ -271,13 +304,21 @@ export function userOverPacks(user: Decision | undefined, pack: Decision | undef
 }
 
 /** Step 3: a project rule only tightens; returns the result and the project allow it had to drop. */
-export function projectTightens(base: Decision | undefined, project: Decision | undefined): { decision: Decision | undefined; dropped?: Decision } {
+export function projectTightens(
+  base: Decision | undefined,
+  project: Decision | undefined,
+): { decision: Decision | undefined; dropped?: Decision } {
   const result = stricter(base, project);
   const dropped = project?.verdict === 'allow' && base !== undefined && base.verdict !== 'allow' ? project : undefined;
   return dropped === undefined ? { decision: result } : { decision: result, dropped };
 }
 
-function judgeSegment(segments: readonly Segment[], index: number, ctx: RulesContext, m: RuleMatchers): SegmentJudgement {
+function judgeSegment(
+  segments: readonly Segment[],
+  index: number,
+  ctx: RulesContext,
+  m: RuleMatchers,
+): SegmentJudgement {
   const segment = segments[index]!;
   const env: PackEnv = {
     cwd: ctx.call.cwd,
@@ -293,12 +334,16 @@ function judgeSegment(segments: readonly Segment[], index: number, ctx: RulesCon
 
   // A script whose answer cannot change the outcome is not run (a pack deny stands either way).
   const userRule = m.userBash.find((b) => matchesSegment(b, segment))?.rule;
-  const user = userRule === undefined || (userRule.precondition !== undefined && pack?.verdict === 'deny') ? undefined : bashRuleDecision(userRule, segment, ctx);
+  const user =
+    userRule === undefined || (userRule.precondition !== undefined && pack?.verdict === 'deny')
+      ? undefined
+      : bashRuleDecision(userRule, segment, ctx);
   if (user !== undefined) judged.user = user;
   const base = userOverPacks(user, pack);
 
   const projectRule = m.projectBash.find((b) => matchesSegment(b, segment))?.rule;
-  const project = projectRule === undefined || base?.verdict === 'deny' ? undefined : bashRuleDecision(projectRule, segment, ctx);
+  const project =
+    projectRule === undefined || base?.verdict === 'deny' ? undefined : bashRuleDecision(projectRule, segment, ctx);
   if (project !== undefined) judged.project = project;
 
   const { decision: result, dropped } = projectTightens(base, project);
@@ -317,9 +362,12 @@ export function judgeSegmentsDetailed(segments: readonly Segment[], ctx: RulesCo
     if (j.decision === undefined) undecided = true;
     result = stricter(result, j.decision);
   }
-  if (result === undefined || (undecided && result.verdict === 'allow')) return { decision: undefined, segments: judged };
+  if (result === undefined || (undecided && result.verdict === 'allow'))
+    return { decision: undefined, segments: judged };
   if (result.verdict === 'allow' && judged.length > 1) {
-    const parts = judged.map((j) => `\`${shortText(j.segment, 40)}\` (${j.decision!.rule?.id ?? j.decision!.tier})`).join(', ');
+    const parts = judged
+      .map((j) => `\`${shortText(j.segment, 40)}\` (${j.decision!.rule?.id ?? j.decision!.tier})`)
+      .join(', ');
     result = decision('allow', 'rules', `every part of this command is allowed: ${parts}`, result.rule);
   }
   return { decision: result, segments: judged };

@@ -80,12 +80,14 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
         return node.value;
       }
       case 'boolean': {
-        if (!isScalar(node) || typeof node.value !== 'boolean') return problem(`expected true or false, got ${kindOf(node)}`);
+        if (!isScalar(node) || typeof node.value !== 'boolean')
+          return problem(`expected true or false, got ${kindOf(node)}`);
         return node.value;
       }
       case 'duration': {
         const ms = isScalar(node) ? parseDuration(node.value) : undefined;
-        if (ms === undefined) return problem(`expected a duration (seconds, or like 60s, 2m, 1500ms, 1h), got ${kindOf(node)}`);
+        if (ms === undefined)
+          return problem(`expected a duration (seconds, or like 60s, 2m, 1500ms, 1h), got ${kindOf(node)}`);
         if (ms < s.minMs) return problem(`must be at least ${showMs(s.minMs)}`);
         if (ms > s.maxMs) return problem(`must be at most ${showMs(s.maxMs)}`);
         return ms;
@@ -118,11 +120,13 @@ export function parseYaml(text: string, file: string, schema: Schema, diagnostic
             const child = s.fields[key];
             if (child === undefined) {
               lines.set(childField, lineOf(keyNode));
-              diagnostics.push(withSuggestion(
-                { severity: 'error', file, line: lineOf(keyNode), field: childField, problem: 'unknown field' },
-                key,
-                Object.keys(s.fields),
-              ));
+              diagnostics.push(
+                withSuggestion(
+                  { severity: 'error', file, line: lineOf(keyNode), field: childField, problem: 'unknown field' },
+                  key,
+                  Object.keys(s.fields),
+                ),
+              );
               continue;
             }
             const v = walk(pair.value as Node | null, child, childField);
@@ -171,7 +175,9 @@ export function showMs(ms: number): string {
 
 function withSuggestion(d: Diagnostic, key: string, known: string[]): Diagnostic {
   const best = closest(key, known);
-  return best === undefined ? { ...d, suggestion: `known fields: ${known.join(', ')}` } : { ...d, suggestion: `did you mean "${best}"?` };
+  return best === undefined
+    ? { ...d, suggestion: `known fields: ${known.join(', ')}` }
+    : { ...d, suggestion: `did you mean "${best}"?` };
 }
 
 /** The known name within edit distance 3 of `word`, if any. */

@@ -32,12 +32,20 @@ export function snapshotOf(memory: MemoryQueue | undefined, files: FileQueue): Q
   } catch (error) {
     problems.push(`the queue files in ${files.dir} could not be read: ${describeError(error)}`);
   }
-  const items = [...(memory?.list() ?? []).map((i) => ({ ...i, backend: 'daemon' as const })), ...fileItems.map((i) => ({ ...i, backend: 'files' as const }))];
+  const items = [
+    ...(memory?.list() ?? []).map((i) => ({ ...i, backend: 'daemon' as const })),
+    ...fileItems.map((i) => ({ ...i, backend: 'files' as const })),
+  ];
   const recent = [...(memory?.recent() ?? []), ...fileRecent].sort((a, b) => b.ts.localeCompare(a.ts)).slice(0, 50);
   return { items: items.sort((a, b) => a.created.localeCompare(b.created)), recent, problems };
 }
 
-export function answerAny(memory: MemoryQueue | undefined, files: FileQueue, id: string, answer: HumanAnswer): AnswerResult {
+export function answerAny(
+  memory: MemoryQueue | undefined,
+  files: FileQueue,
+  id: string,
+  answer: HumanAnswer,
+): AnswerResult {
   if (memory !== undefined) {
     const held = memory.answer(id, answer);
     if (held.ok) return held;

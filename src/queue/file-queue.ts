@@ -16,10 +16,33 @@ import { readdirSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { describeError, HookwiseError } from '../core/errors.js';
-import { ensurePrivateDir, isAbsent, processAlive, processStart, readOwnedFile, statIfPresent, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import {
+  ensurePrivateDir,
+  isAbsent,
+  processAlive,
+  processStart,
+  readOwnedFile,
+  statIfPresent,
+  withLockSync,
+  writeFileAtomic,
+} from '../util/fs-safe.js';
 import { MAX_HUMAN_TIMEOUT_MS } from '../policy/defaults.js';
 import { itemFrom, join as joinItem, newItemId, pushRecent, recentOf } from './item.js';
-import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, CALLER_GONE, ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+import {
+  ANSWER_SCOPES,
+  ANSWER_VERDICTS,
+  answerExtrasValid,
+  CALLER_GONE,
+  ID_PATTERN,
+  unknownId,
+  type AnswerResult,
+  type HumanAnswer,
+  type PendingItem,
+  type PendingRequest,
+  type QueueBackend,
+  type RecentItem,
+  type WaitOutcome,
+} from './types.js';
 
 interface WaiterRecord {
   pid: number;
@@ -80,7 +103,12 @@ export class FileQueue implements QueueBackend {
     try {
       joined = this.locked(() => {
         this.pruneAnswers();
-        const me: WaiterRecord = { pid: process.pid, start: processStart(process.pid) ?? '-', host: hostname(), token: newItemId() };
+        const me: WaiterRecord = {
+          pid: process.pid,
+          start: processStart(process.pid) ?? '-',
+          host: hostname(),
+          token: newItemId(),
+        };
         for (const name of this.itemNames()) {
           let held: ItemFile | undefined;
           try {
@@ -177,7 +205,13 @@ export class FileQueue implements QueueBackend {
       const held = this.readItem(id); // QUEUE_CORRUPT propagates: the answer is not given, the caller says why
       if (held === undefined) return { ok: false, why: unknownId(id) };
       const live = held.waiters.filter(liveWaiter);
-      const file: AnswerFile = { version: 1, id, answer, ts: new Date().toISOString(), ...(live[0] === undefined ? {} : { remembers: live[0] }) };
+      const file: AnswerFile = {
+        version: 1,
+        id,
+        answer,
+        ts: new Date().toISOString(),
+        ...(live[0] === undefined ? {} : { remembers: live[0] }),
+      };
       writeFileAtomic(join(this.answersDir, `${id}.json`), JSON.stringify(file) + '\n', { mode: 0o600 });
       this.unlinkItem(id);
       held.item.waiting = live.length;
@@ -187,7 +221,13 @@ export class FileQueue implements QueueBackend {
   }
 
   /** Waits for the answer file: fs.watch events, a re-check every recheckMs, the deadline. */
-  private awaitAnswer(id: string, first: boolean, me: WaiterRecord, deadline: number, signal: AbortSignal | undefined): Promise<WaitOutcome> {
+  private awaitAnswer(
+    id: string,
+    first: boolean,
+    me: WaiterRecord,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<WaitOutcome> {
     return new Promise((resolve) => {
       let done = false;
       let watcher: FSWatcher | undefined;
@@ -204,7 +244,11 @@ export class FileQueue implements QueueBackend {
         const outcome = this.readAnswer(id, first, me);
         if (outcome !== undefined) return finish(outcome);
         // Neither answered nor pending (removed by hand): waiting longer cannot end in an answer.
-        if (full && statIfPresent(join(this.itemsDir, `${id}.json`)) === undefined && this.readAnswer(id, first, me) === undefined) {
+        if (
+          full &&
+          statIfPresent(join(this.itemsDir, `${id}.json`)) === undefined &&
+          this.readAnswer(id, first, me) === undefined
+        ) {
           finish({ kind: 'unavailable', why: `queue item ${id} disappeared from ${this.itemsDir} without an answer` });
         }
       };
@@ -217,10 +261,13 @@ export class FileQueue implements QueueBackend {
         watcher = undefined; // no inotify left: the re-check alone finds the answer
       }
       const recheck = setInterval(() => look(true), this.recheckMs);
-      const timer = setTimeout(() => {
-        if (done) return;
-        finish(this.expire(id, first, me));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          if (done) return;
+          finish(this.expire(id, first, me));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       signal?.addEventListener(
         'abort',
         () => {
@@ -247,7 +294,12 @@ export class FileQueue implements QueueBackend {
     const parsed = parseAnswer(bytes, file);
     if (typeof parsed === 'string') return { kind: 'unavailable', why: parsed };
     const remembers = parsed.remembers;
-    const mine = remembers === undefined ? first : remembers.token === undefined ? remembers.pid === me.pid && remembers.host === me.host : remembers.token === me.token;
+    const mine =
+      remembers === undefined
+        ? first
+        : remembers.token === undefined
+          ? remembers.pid === me.pid && remembers.host === me.host
+          : remembers.token === me.token;
     return { kind: 'answered', id, answer: parsed.answer, first: mine };
   }
 
@@ -295,10 +347,17 @@ export class FileQueue implements QueueBackend {
     try {
       value = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      throw new HookwiseError('QUEUE_CORRUPT', `queue item ${file} is not valid JSON (${(error as Error).message}); remove it (the calls waiting on it are denied when they time out)`);
+      throw new HookwiseError(
+        'QUEUE_CORRUPT',
+        `queue item ${file} is not valid JSON (${(error as Error).message}); remove it (the calls waiting on it are denied when they time out)`,
+      );
     }
     const problem = itemProblem(value, id);
-    if (problem !== undefined) throw new HookwiseError('QUEUE_CORRUPT', `queue item ${file} ${problem}; remove it (the calls waiting on it are denied when they time out)`);
+    if (problem !== undefined)
+      throw new HookwiseError(
+        'QUEUE_CORRUPT',
+        `queue item ${file} ${problem}; remove it (the calls waiting on it are denied when they time out)`,
+      );
     return value as ItemFile;
   }
 
@@ -338,7 +397,6 @@ export class FileQueue implements QueueBackend {
   }
 }
 
-
 function sameWaiter(a: WaiterRecord, b: WaiterRecord): boolean {
   return a.token !== undefined || b.token !== undefined ? a.token === b.token : a.pid === b.pid && a.host === b.host;
 }
@@ -367,7 +425,14 @@ function itemProblem(value: unknown, id: string): string | undefined {
   }
   if (!Array.isArray(item.sessions) || !Array.isArray(v.waiters)) return 'has no sessions or waiters';
   for (const w of v.waiters) {
-    if (typeof w !== 'object' || w === null || !Number.isInteger((w as WaiterRecord).pid) || typeof (w as WaiterRecord).start !== 'string' || typeof (w as WaiterRecord).host !== 'string') return 'has a malformed waiter';
+    if (
+      typeof w !== 'object' ||
+      w === null ||
+      !Number.isInteger((w as WaiterRecord).pid) ||
+      typeof (w as WaiterRecord).start !== 'string' ||
+      typeof (w as WaiterRecord).host !== 'string'
+    )
+      return 'has a malformed waiter';
   }
   return undefined;
 }
@@ -382,9 +447,16 @@ function parseAnswer(bytes: Buffer, file: string): AnswerFile | string {
   const v = value as Partial<AnswerFile> | null;
   const a = v?.answer as Partial<HumanAnswer> | undefined;
   const valid =
-    v !== null && typeof v === 'object' && v.version === 1 && typeof a === 'object' && a !== null &&
-    (ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) && typeof a.alwaysAsk === 'boolean' && typeof a.addRule === 'boolean' &&
-    (a.scope === undefined || (ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) && answerExtrasValid(a);
+    v !== null &&
+    typeof v === 'object' &&
+    v.version === 1 &&
+    typeof a === 'object' &&
+    a !== null &&
+    (ANSWER_VERDICTS as readonly unknown[]).includes(a.verdict) &&
+    typeof a.alwaysAsk === 'boolean' &&
+    typeof a.addRule === 'boolean' &&
+    (a.scope === undefined || (ANSWER_SCOPES as readonly unknown[]).includes(a.scope)) &&
+    answerExtrasValid(a);
   if (!valid) return `QUEUE_CORRUPT: the answer ${file} is not a well-formed answer, so the call is denied`;
   return v as AnswerFile;
 }

@@ -1,6 +1,14 @@
 /** Queue item helpers both backends share: ids, a new item from a request, another identical call joining it. */
 import { randomBytes } from 'node:crypto';
-import { MAX_RECENT, MAX_SESSIONS_SHOWN, recentOutcome, type HumanAnswer, type PendingItem, type PendingRequest, type RecentItem } from './types.js';
+import {
+  MAX_RECENT,
+  MAX_SESSIONS_SHOWN,
+  recentOutcome,
+  type HumanAnswer,
+  type PendingItem,
+  type PendingRequest,
+  type RecentItem,
+} from './types.js';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
@@ -35,13 +43,25 @@ export function itemFrom(id: string, request: PendingRequest, now = new Date()):
 
 /** Another identical call waits on the item: its session is listed (bounded), the count goes up. */
 export function join(item: PendingItem, request: PendingRequest): void {
-  if (!item.sessions.includes(request.session) && item.sessions.length < MAX_SESSIONS_SHOWN) item.sessions.push(request.session);
+  if (!item.sessions.includes(request.session) && item.sessions.length < MAX_SESSIONS_SHOWN)
+    item.sessions.push(request.session);
   // A later identical call may carry the supervisor's opinion where the first did not.
-  if (item.recommendation === undefined && request.recommendation !== undefined) item.recommendation = request.recommendation;
+  if (item.recommendation === undefined && request.recommendation !== undefined)
+    item.recommendation = request.recommendation;
 }
 
 export function recentOf(item: PendingItem, answer: HumanAnswer | undefined, resolved: number): RecentItem {
-  return { id: item.id, role: item.role, tool: item.tool, call: item.call, project: item.project, outcome: recentOutcome(answer), via: answer?.via ?? 'timeout', resolved, ts: new Date().toISOString() };
+  return {
+    id: item.id,
+    role: item.role,
+    tool: item.tool,
+    call: item.call,
+    project: item.project,
+    outcome: recentOutcome(answer),
+    via: answer?.via ?? 'timeout',
+    resolved,
+    ts: new Date().toISOString(),
+  };
 }
 
 export function pushRecent(list: RecentItem[], entry: RecentItem): void {

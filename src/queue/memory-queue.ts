@@ -5,7 +5,17 @@
  * when nobody waits on it any more. Listeners (the web page's event stream) hear every change.
  */
 import { itemFrom, join, newItemId, pushRecent, recentOf } from './item.js';
-import { CALLER_GONE, unknownId, type AnswerResult, type HumanAnswer, type PendingItem, type PendingRequest, type QueueBackend, type RecentItem, type WaitOutcome } from './types.js';
+import {
+  CALLER_GONE,
+  unknownId,
+  type AnswerResult,
+  type HumanAnswer,
+  type PendingItem,
+  type PendingRequest,
+  type QueueBackend,
+  type RecentItem,
+  type WaitOutcome,
+} from './types.js';
 
 interface Waiter {
   resolve(outcome: WaitOutcome): void;

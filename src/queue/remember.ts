@@ -27,7 +27,15 @@ export interface HumanMemo {
 }
 
 /** What was remembered, for the hook's stderr note; undefined when nothing was (not the first call, a policy ask). */
-export function rememberHumanAnswer(answered: HumanAnswered, memo: HumanMemo | undefined, call: ToolCall, paths: readonly ResolvedPath[], role: string, settings: MemorySettings, places: LearnPlaces): string | undefined {
+export function rememberHumanAnswer(
+  answered: HumanAnswered,
+  memo: HumanMemo | undefined,
+  call: ToolCall,
+  paths: readonly ResolvedPath[],
+  role: string,
+  settings: MemorySettings,
+  places: LearnPlaces,
+): string | undefined {
   if (!answered.first || memo === undefined) return undefined;
   // The supervisor answered this call: the human's answer is a review of it (its override rate in stats).
   if (answered.supervision !== undefined) logReview(answered, memo, call, places);
@@ -40,15 +48,32 @@ export function rememberHumanAnswer(answered: HumanAnswered, memo: HumanMemo | u
   const { answer } = answered;
   const verdict: Verdict = answer.verdict === 'deny' ? 'deny' : answer.alwaysAsk ? 'ask' : 'allow';
   const target = targetOf(answer.scope, settings, places, call.sessionId);
-  const reason = sanitize(`${answer.verdict === 'deny' ? 'denied' : answer.alwaysAsk ? 'approved once, ask every time' : 'approved'} by a human through the queue (item ${answered.id})`).text;
+  const reason = sanitize(
+    `${answer.verdict === 'deny' ? 'denied' : answer.alwaysAsk ? 'approved once, ask every time' : 'approved'} by a human through the queue (item ${answered.id})`,
+  ).text;
   const pattern = answer.addRule ? rulePattern(call, subject, paths, places.projectRoot) : undefined;
   if (pattern !== undefined) {
-    const record: DecisionRecord = { key: overrideKey(subject.tool, pattern), tool: subject.tool, subject: overrideSubject(subject.tool, pattern) as Sanitized, role, verdict, reason, tier: 'override', scope: target.scope, decided_by: 'human', ts: new Date().toISOString() };
+    const record: DecisionRecord = {
+      key: overrideKey(subject.tool, pattern),
+      tool: subject.tool,
+      subject: overrideSubject(subject.tool, pattern) as Sanitized,
+      role,
+      verdict,
+      reason,
+      tier: 'override',
+      scope: target.scope,
+      decided_by: 'human',
+      ts: new Date().toISOString(),
+    };
     appendRecords(target, [record]);
     return `remembered as an override ${record.subject} → ${verdict} in the ${target.scope} scope`;
   }
-  appendRecords(target, [recordFor(subject, key, { role, verdict, reason, tier: 'human', decided_by: 'human' }, target)]);
-  const note = answer.addRule ? ' (no exact override pattern names this call: it was remembered for the exact call; write a wider rule with hookwise override)' : '';
+  appendRecords(target, [
+    recordFor(subject, key, { role, verdict, reason, tier: 'human', decided_by: 'human' }, target),
+  ]);
+  const note = answer.addRule
+    ? ' (no exact override pattern names this call: it was remembered for the exact call; write a wider rule with hookwise override)'
+    : '';
   return `remembered as ${verdict} for this exact call in the ${target.scope} scope${note}`;
 }
 
@@ -68,7 +93,12 @@ function logReview(answered: HumanAnswered, memo: HumanMemo, call: ToolCall, pla
   );
 }
 
-function targetOf(scope: AnswerScope | undefined, settings: MemorySettings, places: LearnPlaces, sessionId: string): StoreTarget {
+function targetOf(
+  scope: AnswerScope | undefined,
+  settings: MemorySettings,
+  places: LearnPlaces,
+  sessionId: string,
+): StoreTarget {
   switch (scope) {
     case undefined:
       return learnTarget(settings, places, sessionId);
@@ -87,14 +117,25 @@ const GLOB_CHARS = /[*?]/;
  * The override pattern that names exactly this call: one shell segment's normalized text; a file tool's one
  * path (root-relative inside the project); another tool's subject. Undefined when no exact pattern exists.
  */
-function rulePattern(call: ToolCall, subject: CallSubject, paths: readonly ResolvedPath[], projectRoot: string): string | undefined {
+function rulePattern(
+  call: ToolCall,
+  subject: CallSubject,
+  paths: readonly ResolvedPath[],
+  projectRoot: string,
+): string | undefined {
   let pattern: string | undefined;
   if (call.action === 'shell') pattern = subject.segments.length === 1 ? subject.segments[0] : undefined;
   else if (isFileTool(subject.tool)) {
     const path = paths.length === 1 ? paths[0]! : undefined;
-    pattern = path === undefined ? undefined : path.absolute.startsWith(`${projectRoot}/`) ? path.absolute.slice(projectRoot.length + 1) : path.absolute;
+    pattern =
+      path === undefined
+        ? undefined
+        : path.absolute.startsWith(`${projectRoot}/`)
+          ? path.absolute.slice(projectRoot.length + 1)
+          : path.absolute;
     if (pattern !== undefined) pattern = sanitize(pattern).text;
   } else pattern = subject.text;
-  if (pattern === undefined || pattern === '' || GLOB_CHARS.test(pattern) || pattern.includes('<REDACTED>')) return undefined;
+  if (pattern === undefined || pattern === '' || GLOB_CHARS.test(pattern) || pattern.includes('<REDACTED>'))
+    return undefined;
   return pattern;
 }

@@ -25,7 +25,12 @@ import type { HumanAnswer, HumanPort, PendingRequest } from './types.js';
 export const TIMEOUT_REASON = 'Permission request timed out — no human response';
 
 /** Asks whose answer memory keeps: nobody decided them, or a tier only guessed (similarity, supervisor). */
-export const REMEMBERED_ASK_TIERS: ReadonlySet<TierName> = new Set<TierName>(['default', 'jaccard', 'embedding', 'supervisor']);
+export const REMEMBERED_ASK_TIERS: ReadonlySet<TierName> = new Set<TierName>([
+  'default',
+  'jaccard',
+  'embedding',
+  'supervisor',
+]);
 
 /** A human's answer to this call, for the edge to remember (src/queue/remember.ts). */
 export interface HumanAnswered {
@@ -62,22 +67,57 @@ export async function askHuman(inputs: HumanInputs): Promise<HumanOutcome> {
   if (asked.verdict !== 'ask') return { decision: asked };
   const request = requestFor(inputs);
   const outcome = await human.wait(request);
-  const ref = (id: string, what: string): { id: string; source: string } => ({ id: `human:${what}`, source: `queue item ${id}` });
+  const ref = (id: string, what: string): { id: string; source: string } => ({
+    id: `human:${what}`,
+    source: `queue item ${id}`,
+  });
   switch (outcome.kind) {
     case 'timeout':
-      return { decision: decision('deny', 'human', `${TIMEOUT_REASON} (queue item ${outcome.id} waited ${Math.round(human.timeoutMs / 1000)}s; asked because ${asked.reason})`, ref(outcome.id, 'timeout')) };
+      return {
+        decision: decision(
+          'deny',
+          'human',
+          `${TIMEOUT_REASON} (queue item ${outcome.id} waited ${Math.round(human.timeoutMs / 1000)}s; asked because ${asked.reason})`,
+          ref(outcome.id, 'timeout'),
+        ),
+      };
     case 'unavailable':
       // The queue could not take or answer this call: deny, and say why (an ask would be denied unseen headless).
-      return { decision: decision('deny', 'human', `the human queue could not answer this call, so it is blocked: ${sanitize(outcome.why).text}`, { id: 'human:unavailable', source: 'queue' }) };
+      return {
+        decision: decision(
+          'deny',
+          'human',
+          `the human queue could not answer this call, so it is blocked: ${sanitize(outcome.why).text}`,
+          { id: 'human:unavailable', source: 'queue' },
+        ),
+      };
     case 'answered': {
       const { answer, id } = outcome;
       const rememberable = REMEMBERED_ASK_TIERS.has(asked.tier);
       const supervision = supervisionIn(asked);
-      const answered: HumanAnswered = { id, answer, first: outcome.first, rememberable, ...(supervision === undefined ? {} : { supervision }) };
+      const answered: HumanAnswered = {
+        id,
+        answer,
+        first: outcome.first,
+        rememberable,
+        ...(supervision === undefined ? {} : { supervision }),
+      };
       const by = `a human through the queue (item ${id}, ${answer.via})`;
-      if (answer.verdict === 'deny') return { decision: decision('deny', 'human', `denied by ${by}; asked because ${asked.reason}`, ref(id, 'deny')), answered };
+      if (answer.verdict === 'deny')
+        return {
+          decision: decision('deny', 'human', `denied by ${by}; asked because ${asked.reason}`, ref(id, 'deny')),
+          answered,
+        };
       const how = answer.alwaysAsk ? 'approved this once by' : 'approved by';
-      return { decision: decision('allow', 'human', `${how} ${by}; asked because ${asked.reason}`, ref(id, answer.alwaysAsk ? 'always-ask' : 'approve')), answered };
+      return {
+        decision: decision(
+          'allow',
+          'human',
+          `${how} ${by}; asked because ${asked.reason}`,
+          ref(id, answer.alwaysAsk ? 'always-ask' : 'approve'),
+        ),
+        answered,
+      };
     }
   }
 }

@@ -48,7 +48,14 @@ export function answerExtrasValid(a: { via?: unknown; supervisor?: unknown }): b
   if (a.via !== 'cli' && a.via !== 'web' && a.via !== 'mcp') return false;
   if (a.supervisor === undefined) return true;
   const s = a.supervisor as Partial<SupervisorReply> | null;
-  return typeof s === 'object' && s !== null && isVerdict(s.decision) && typeof s.confidence === 'number' && Number.isFinite(s.confidence) && typeof s.reason === 'string';
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    isVerdict(s.decision) &&
+    typeof s.confidence === 'number' &&
+    Number.isFinite(s.confidence) &&
+    typeof s.reason === 'string'
+  );
 }
 
 /** One waiting call, as the tier hands it to the queue. */

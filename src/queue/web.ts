@@ -64,9 +64,11 @@ export function handleQueueWeb(req: IncomingMessage, res: ServerResponse, url: U
 function refusal(req: IncomingMessage, o: QueueWebOptions): { status: number; reason: string } | undefined {
   const host = req.headers.host ?? '';
   const m = /^(127\.0\.0\.1|localhost|\[::1\]):(\d+)$/.exec(host);
-  if (m === null || Number(m[2]) !== o.port) return { status: 403, reason: `refused: Host "${host.slice(0, 64)}" is not this loopback address and port` };
+  if (m === null || Number(m[2]) !== o.port)
+    return { status: 403, reason: `refused: Host "${host.slice(0, 64)}" is not this loopback address and port` };
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `http://${host}`) return { status: 403, reason: 'refused: a request from another origin' };
+  if (origin !== undefined && origin !== `http://${host}`)
+    return { status: 403, reason: 'refused: a request from another origin' };
   if (req.method === 'OPTIONS') return { status: 403, reason: 'refused: cross-origin requests are not served' };
   return undefined;
 }
@@ -78,7 +80,11 @@ function authorized(req: IncomingMessage, token: string): boolean {
 }
 
 function events(req: IncomingMessage, res: ServerResponse, o: QueueWebOptions): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   let last = '';
   const push = (): void => {
     const data = JSON.stringify(o.snapshot());
@@ -101,7 +107,8 @@ function events(req: IncomingMessage, res: ServerResponse, o: QueueWebOptions): 
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, o: QueueWebOptions): Promise<void> {
-  if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return sendJson(res, 415, { error: 'send the answer as application/json' });
+  if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
+    return sendJson(res, 415, { error: 'send the answer as application/json' });
   let body = '';
   let size = 0;
   try {
@@ -119,17 +126,31 @@ async function answer(req: IncomingMessage, res: ServerResponse, o: QueueWebOpti
   } catch {
     return sendJson(res, 400, { error: 'the answer is not JSON' });
   }
-  if (typeof value.id !== 'string' || (value.verdict !== 'approve' && value.verdict !== 'deny') || (value.alwaysAsk !== undefined && typeof value.alwaysAsk !== 'boolean')) {
+  if (
+    typeof value.id !== 'string' ||
+    (value.verdict !== 'approve' && value.verdict !== 'deny') ||
+    (value.alwaysAsk !== undefined && typeof value.alwaysAsk !== 'boolean')
+  ) {
     return sendJson(res, 400, { error: 'expected {id, verdict: "approve" | "deny", alwaysAsk?: boolean}' });
   }
-  const result = o.answer(value.id, { verdict: value.verdict, alwaysAsk: value.alwaysAsk === true && value.verdict === 'approve', addRule: false, via: 'web' });
+  const result = o.answer(value.id, {
+    verdict: value.verdict,
+    alwaysAsk: value.alwaysAsk === true && value.verdict === 'approve',
+    addRule: false,
+    via: 'web',
+  });
   if (!result.ok) return sendJson(res, 404, { error: result.why });
   sendJson(res, 200, { ok: true, resolved: result.resolved });
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(body);
 }
 

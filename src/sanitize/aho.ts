@@ -51,7 +51,18 @@ interface Tables {
   /** 1 for case-sensitive keywords: a folded hit is verified against the original input. */
   exact: Uint8Array;
 }
-const TABLE_ORDER = ['meta', 'classOf', 'delta', 'fail', 'outFirst', 'sameText', 'dictLink', 'keywordStart', 'keywordBytes', 'exact'] as const;
+const TABLE_ORDER = [
+  'meta',
+  'classOf',
+  'delta',
+  'fail',
+  'outFirst',
+  'sameText',
+  'dictLink',
+  'keywordStart',
+  'keywordBytes',
+  'exact',
+] as const;
 const INT32_TABLES = new Set<string>(['meta', 'fail', 'outFirst', 'sameText', 'dictLink', 'keywordStart']);
 const UINT16_TABLES = new Set<string>(['delta']);
 const UNRESOLVED = 0xffff;
@@ -86,7 +97,10 @@ export class Automaton {
     for (let b = 0x41; b <= 0x5a; b++) classOf[b] = classOf[b + 0x20]!;
 
     const maxStates = totalBytes + 1;
-    if (maxStates >= UNRESOLVED) throw new Error(`aho: ${keywords.length} keywords need up to ${maxStates} states; 16-bit transitions hold ${UNRESOLVED - 1}`);
+    if (maxStates >= UNRESOLVED)
+      throw new Error(
+        `aho: ${keywords.length} keywords need up to ${maxStates} states; 16-bit transitions hold ${UNRESOLVED - 1}`,
+      );
     const delta = new Uint16Array(maxStates * width).fill(UNRESOLVED);
     const outFirst = new Int32Array(maxStates).fill(-1);
     const sameText = new Int32Array(keywords.length).fill(-1);
@@ -210,7 +224,13 @@ export class Automaton {
   }
 
   /** Reports the keywords ending at `state` (and its dictionary suffixes); case-sensitive ones are verified first. */
-  private emit(state: number, end: number, onHit: OnHit, text: string | undefined, bytes: Uint8Array | undefined): void {
+  private emit(
+    state: number,
+    end: number,
+    onHit: OnHit,
+    text: string | undefined,
+    bytes: Uint8Array | undefined,
+  ): void {
     const { outFirst, sameText, dictLink, exact, keywordStart, keywordBytes } = this.t;
     for (let s = state; s >= 0; s = dictLink[s]!) {
       for (let k = outFirst[s]!; k >= 0; k = sameText[k]!) {
@@ -218,7 +238,8 @@ export class Automaton {
           const from = keywordStart[k]!;
           const at = end - (keywordStart[k + 1]! - from) - from;
           let same = true;
-          for (let j = from; j < keywordStart[k + 1]! && same; j++) same = (text !== undefined ? text.charCodeAt(at + j) : bytes![at + j]) === keywordBytes[j];
+          for (let j = from; j < keywordStart[k + 1]! && same; j++)
+            same = (text !== undefined ? text.charCodeAt(at + j) : bytes![at + j]) === keywordBytes[j];
           if (!same) continue;
         }
         onHit(k, end);
@@ -257,9 +278,15 @@ export class Automaton {
       const offset = head[2 * i]!;
       const length = head[2 * i + 1]!;
       const size = INT32_TABLES.has(name) ? 4 : UINT16_TABLES.has(name) ? 2 : 1;
-      if (offset < 0 || length < 0 || offset % 8 !== 0 || offset + length * size > bytes.byteLength) throw new Error(`aho: serialized table ${name} is out of bounds`);
+      if (offset < 0 || length < 0 || offset % 8 !== 0 || offset + length * size > bytes.byteLength)
+        throw new Error(`aho: serialized table ${name} is out of bounds`);
       const at = bytes.byteOffset + offset;
-      tables[name] = size === 4 ? new Int32Array(bytes.buffer, at, length) : size === 2 ? new Uint16Array(bytes.buffer, at, length) : new Uint8Array(bytes.buffer, at, length);
+      tables[name] =
+        size === 4
+          ? new Int32Array(bytes.buffer, at, length)
+          : size === 2
+            ? new Uint16Array(bytes.buffer, at, length)
+            : new Uint8Array(bytes.buffer, at, length);
     });
     const automaton = new Automaton(tables as Tables);
     automaton.validate();
@@ -290,7 +317,8 @@ export class Automaton {
       keywordStart.length === this.keywordCount + 1 &&
       keywordStart[this.keywordCount] === keywordBytes.length;
     if (!ok) throw new Error('aho: serialized automaton has inconsistent tables');
-    for (let i = 0; i < 256; i++) if (classOf[i]! >= this.width) throw new Error('aho: serialized automaton has a bad byte class');
+    for (let i = 0; i < 256; i++)
+      if (classOf[i]! >= this.width) throw new Error('aho: serialized automaton has a bad byte class');
   }
 
   /** Bytes held by the tables (for reports). */

@@ -28,7 +28,10 @@ export function sanitizeCall(call: ToolCall, options: { exists?: boolean } = {})
   const structural = structuralInput(call.tool, call.input, options);
   if (structural !== undefined) {
     const pathFindings = structural.key.path === call.paths[0] ? 0 : 1;
-    return { text: `${structural.key.change} ${structural.key.path}` as Sanitized, findings: structural.contentFindings.length + pathFindings };
+    return {
+      text: `${structural.key.change} ${structural.key.path}` as Sanitized,
+      findings: structural.contentFindings.length + pathFindings,
+    };
   }
   if (call.action === 'shell' && typeof call.input.command === 'string') {
     const r = sanitize(call.input.command);
@@ -40,5 +43,7 @@ export function sanitizeCall(call: ToolCall, options: { exists?: boolean } = {})
 
 function truncate(text: Sanitized): Sanitized {
   // Cutting after sanitizing cannot expose a secret: every secret is already a <REDACTED> marker.
-  return (text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY)}…[${text.length - MAX_SUMMARY} more chars]` : text) as Sanitized;
+  return (
+    text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY)}…[${text.length - MAX_SUMMARY} more chars]` : text
+  ) as Sanitized;
 }

@@ -8,7 +8,14 @@
  *      that decodes to harmless text is exempt from 3, so base64 of prose is not mistaken for a key
  *   3. entropy over every remaining run
  */
-import { encodedRuns, isCredentialPair, MAX_DECODED_TOTAL, MAX_DEPTH, MIN_ENCODED_RUN, type DecodeBudget } from './encoding.js';
+import {
+  encodedRuns,
+  isCredentialPair,
+  MAX_DECODED_TOTAL,
+  MAX_DEPTH,
+  MIN_ENCODED_RUN,
+  type DecodeBudget,
+} from './encoding.js';
 import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES, publicSpans } from './entropy.js';
 import { prefixFindings, scanKeywords } from './keywords.js';
 import { runPatterns } from './patterns.js';
@@ -85,14 +92,17 @@ export function detect(text: string, depth = 0, budget: DecodeBudget = { chars: 
     }
   }
   const entropy = new SpanIndex();
-  const skip = (s: number, e: number): boolean => covered(s, e) || encoded.covers(s, e) || harmless.covers(s, e) || entropy.covers(s, e);
+  const skip = (s: number, e: number): boolean =>
+    covered(s, e) || encoded.covers(s, e) || harmless.covers(s, e) || entropy.covers(s, e);
   entropyFindings(text, { hexContext: scan.hexContext, skip, publicSpans: publicSpans(text) }, into(entropy), runs);
   return normalize(findings);
 }
 
 function normalize(findings: Finding[]): Finding[] {
   if (findings.length < 2) return findings;
-  const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => a.f.start - b.f.start || b.f.end - a.f.end || a.i - b.i);
+  const sorted = findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => a.f.start - b.f.start || b.f.end - a.f.end || a.i - b.i);
   const out: Finding[] = [];
   for (const { f } of sorted) {
     const last = out[out.length - 1];

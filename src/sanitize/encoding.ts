@@ -37,15 +37,21 @@ export interface DecodeBudget {
   chars: number;
 }
 
-const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isHexDigit = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 const hexValue = (c: number): number => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
-const isBreak = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x22 || c === 0x27 || c === 0x60;
+const isBreak = (c: number): boolean =>
+  c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x22 || c === 0x27 || c === 0x60;
 
 /**
  * Every run that decodes to text, in order of start; `skip` excludes runs already judged. `runs`: the
  * candidate runs from collectRuns(text, ≤ MIN_ENCODED_RUN), when the caller has them already.
  */
-export function encodedRuns(text: string, skip: (start: number, end: number) => boolean, runs: readonly number[] = collectRuns(text, MIN_ENCODED_RUN)): EncodedRun[] {
+export function encodedRuns(
+  text: string,
+  skip: (start: number, end: number) => boolean,
+  runs: readonly number[] = collectRuns(text, MIN_ENCODED_RUN),
+): EncodedRun[] {
   const out: EncodedRun[] = [];
   const take = (run: EncodedRun | null): void => {
     if (run !== null) out.push(run);
@@ -53,7 +59,8 @@ export function encodedRuns(text: string, skip: (start: number, end: number) => 
   for (let r = 0; r < runs.length; r += 2) {
     const start = runs[r]!;
     const end = runs[r + 1]!;
-    if (end - start < MIN_ENCODED_RUN || end - start > MAX_RUN || skip(start, end) || isPathLikeRun(text, start, end)) continue;
+    if (end - start < MIN_ENCODED_RUN || end - start > MAX_RUN || skip(start, end) || isPathLikeRun(text, start, end))
+      continue;
     // Base64 switches character classes like random text does; identifiers (the common long run) do not.
     // Hex is always tried: hex of hex of text is all digits and switches not at all.
     if (!isHexRun(text, start, end) && switchRate(text, start, end) < DECODE_MIN_SWITCH_RATE) continue;
@@ -166,10 +173,15 @@ function escapeKind(text: string, at: number): Encoding | null {
     for (let i = 2; i < 6; i++) if (!isHexDigit(text.charCodeAt(at + i))) return null;
     return 'unicode-escape';
   }
-  if (c === 0x78 /* x */) return isHexDigit(text.charCodeAt(at + 2)) && isHexDigit(text.charCodeAt(at + 3)) ? 'hex-escape' : null;
+  if (c === 0x78 /* x */)
+    return isHexDigit(text.charCodeAt(at + 2)) && isHexDigit(text.charCodeAt(at + 3)) ? 'hex-escape' : null;
   const isOctal = (k: number): boolean => k >= 0x30 && k <= 0x37;
   // Octal needs two escapes in a row: a lone `\251` is a Windows path (`…\Temp\251ef34c-…`), not an encoding.
-  const octalAt = (i: number): boolean => text.charCodeAt(i) === 0x5c && isOctal(text.charCodeAt(i + 1)) && isOctal(text.charCodeAt(i + 2)) && isOctal(text.charCodeAt(i + 3));
+  const octalAt = (i: number): boolean =>
+    text.charCodeAt(i) === 0x5c &&
+    isOctal(text.charCodeAt(i + 1)) &&
+    isOctal(text.charCodeAt(i + 2)) &&
+    isOctal(text.charCodeAt(i + 3));
   return octalAt(at) && (octalAt(at + 4) || (at >= 4 && octalAt(at - 4))) ? 'octal-escape' : null;
 }
 

@@ -33,7 +33,18 @@ const MIN_ENTROPY = 3.0;
  */
 const WORDY_SWITCH_RATE = 0.3;
 /** Prefixes of public identifiers that look random: agent tool-call and message ids. */
-const PUBLIC_ID_PREFIXES = ['toolu_', 'srvtoolu_', 'msg_', 'msgbatch_', 'chatcmpl-', 'call_', 'resp_', 'pk_live_', 'pk_test_', 'age1'];
+const PUBLIC_ID_PREFIXES = [
+  'toolu_',
+  'srvtoolu_',
+  'msg_',
+  'msgbatch_',
+  'chatcmpl-',
+  'call_',
+  'resp_',
+  'pk_live_',
+  'pk_test_',
+  'age1',
+];
 
 // Character classes (ASCII only; everything ≥ 0x80 separates runs).
 const LOWER = 1;
@@ -170,7 +181,8 @@ export type EntropyKind = 'hex' | 'base64' | 'base64url' | 'alnum';
 export function classify(stats: RunStats): EntropyKind | null {
   if (stats.classCount < 2 || stats.entropy < MIN_ENTROPY) return null;
   if (stats.length < MIN_LENGTH) {
-    if (stats.length < MIN_LENGTH_THREE_CLASSES || stats.classCount < 3 || stats.switchRate < MIN_SWITCH_RATE_SHORT) return null;
+    if (stats.length < MIN_LENGTH_THREE_CLASSES || stats.classCount < 3 || stats.switchRate < MIN_SWITCH_RATE_SHORT)
+      return null;
   } else if (stats.switchRate < MIN_SWITCH_RATE) {
     return null;
   }
@@ -187,7 +199,12 @@ export interface EntropyContext {
 }
 
 /** Appends a finding for every high-entropy run that no allowance covers. `runs`: from collectRuns(text, ≤ 16). */
-export function entropyFindings(text: string, context: EntropyContext, into: FindingSink, runs: readonly number[] = collectRuns(text, MIN_LENGTH_THREE_CLASSES)): void {
+export function entropyFindings(
+  text: string,
+  context: EntropyContext,
+  into: FindingSink,
+  runs: readonly number[] = collectRuns(text, MIN_LENGTH_THREE_CLASSES),
+): void {
   for (let r = 0; r < runs.length; r += 2) {
     const start = runs[r]!;
     const end = runs[r + 1]!;
@@ -199,7 +216,8 @@ export function entropyFindings(text: string, context: EntropyContext, into: Fin
       let s = start;
       for (let i = start; i <= end; i++) {
         if (i === end || text.charCodeAt(i) === 0x2f) {
-          if (i - s >= MIN_LENGTH_THREE_CLASSES && !isPublicMaterial(text, s, i, context)) judge(text, s, i, context, into);
+          if (i - s >= MIN_LENGTH_THREE_CLASSES && !isPublicMaterial(text, s, i, context))
+            judge(text, s, i, context, into);
           s = i + 1;
         }
       }
@@ -213,17 +231,29 @@ function judge(text: string, start: number, end: number, context: EntropyContext
   const stats = runStats(text, start, end);
   const kind = classify(stats);
   if (kind === null) return;
-  if (isUuid(text, start, end) || isNamedDigest(text, start) || isCompositeName(text, start, end) || isPublicId(text, start)) return;
+  if (
+    isUuid(text, start, end) ||
+    isNamedDigest(text, start) ||
+    isCompositeName(text, start, end) ||
+    isPublicId(text, start)
+  )
+    return;
   if (hasPlaceholderMarker(text.slice(start, end)) || assignedToPublicKey(text, start)) return;
   // An Ethereum-style private key, 0x + 64 hex digits — unless the line says it is a (transaction) hash.
   if (end - start === 66 && text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end)) {
-    if (!nearHexContext(text, start, context.hexContext)) into.push({ rule: 'high-entropy:hex', layer: 'entropy', start, end });
+    if (!nearHexContext(text, start, context.hexContext))
+      into.push({ rule: 'high-entropy:hex', layer: 'entropy', start, end });
     return;
   }
   // Bare hex is a digest, a commit, an id or a build hash: a hex secret comes with a name that says so,
   // which the patterns judge.
   // (0x + 40 hex digits is an Ethereum address: public.)
-  if (kind === 'hex' || isHexWithSeparators(text, typedIdBodyStart(text, start, end), end) || (text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end))) return;
+  if (
+    kind === 'hex' ||
+    isHexWithSeparators(text, typedIdBodyStart(text, start, end), end) ||
+    (text.startsWith('0x', start) && isHexWithSeparators(text, start + 2, end))
+  )
+    return;
   if (isSingleCase(text, start, end, stats) || isTypedId(text, start, end)) return;
   into.push({ rule: `high-entropy:${kind}`, layer: 'entropy', start, end });
 }
@@ -301,25 +331,37 @@ function isHexWithSeparators(text: string, start: number, end: number): boolean 
 
 /** Public or encrypted by construction: an SSH public key, a ciphertext, a public PEM block or SOPS value. */
 function isPublicMaterial(text: string, start: number, end: number, context: EntropyContext): boolean {
-  return isSshPublicKey(text, start) || isEncryptedValue(text, start, end) || context.publicSpans?.covers(start, end) === true;
+  return (
+    isSshPublicKey(text, start) ||
+    isEncryptedValue(text, start, end) ||
+    context.publicSpans?.covers(start, end) === true
+  );
 }
 
 /** The key after `ssh-ed25519 ` / `ssh-rsa ` / `ecdsa-sha2-… ` (one blank, then the key type word). */
 function isSshPublicKey(text: string, start: number): boolean {
   if (text.charCodeAt(start - 1) !== 0x20) return false;
   let i = start - 1;
-  const typeChar = (c: number): boolean => (c < 0x80 && CLASS[c] !== 0 && c !== 0x2b && c !== 0x2f) || c === 0x2e || c === 0x40; // ssh-ed25519, sk-ssh-ed25519@openssh.com
+  const typeChar = (c: number): boolean =>
+    (c < 0x80 && CLASS[c] !== 0 && c !== 0x2b && c !== 0x2f) || c === 0x2e || c === 0x40; // ssh-ed25519, sk-ssh-ed25519@openssh.com
   while (i > 0 && start - i < 48 && typeChar(text.charCodeAt(i - 1))) i--;
   if (text.charCodeAt(i - 1) === 0x5c && text.charCodeAt(i) === 0x6e) i++; // `\nssh-ed25519 …`: a line break escaped in JSON
   const type = text.slice(i, start - 1);
-  return type.startsWith('ssh-') || type.startsWith('ecdsa-') || type.startsWith('sk-ssh-') || type.startsWith('sk-ecdsa-');
+  return (
+    type.startsWith('ssh-') || type.startsWith('ecdsa-') || type.startsWith('sk-ssh-') || type.startsWith('sk-ecdsa-')
+  );
 }
 
 /** dotenvx `encrypted:…` and AWS KMS ciphertext blobs (`AQICAH…`): encrypted at rest and meant to be committed. */
 function isEncryptedValue(text: string, start: number, end: number): boolean {
   if (text.startsWith('AQICAH', start) || (start >= 10 && text.startsWith('encrypted:', start - 10))) return true;
   // A Bitnami SealedSecret value: hundreds of base64 characters starting with its version byte (AgA…AgD).
-  return end - start >= 300 && text.startsWith('Ag', start) && text.charCodeAt(start + 2) >= 0x41 && text.charCodeAt(start + 2) <= 0x44;
+  return (
+    end - start >= 300 &&
+    text.startsWith('Ag', start) &&
+    text.charCodeAt(start + 2) >= 0x41 &&
+    text.charCodeAt(start + 2) <= 0x44
+  );
 }
 
 /**
@@ -335,7 +377,12 @@ export function publicSpans(text: string): SpanIndex {
     const end = labelEnd < 0 ? -1 : text.indexOf('-----END ', labelEnd);
     if (end < 0) break;
     const label = text.slice(at + 11, labelEnd);
-    if ((label.includes('PUBLIC KEY') || label.includes('CERTIFICATE')) && !label.includes('PRIVATE') && !label.includes('-----BEGIN ')) spans.add(at, end);
+    if (
+      (label.includes('PUBLIC KEY') || label.includes('CERTIFICATE')) &&
+      !label.includes('PRIVATE') &&
+      !label.includes('-----BEGIN ')
+    )
+      spans.add(at, end);
     at = text.indexOf('-----BEGIN ', end);
   }
   at = text.indexOf('ENC[');
@@ -392,7 +439,8 @@ function isPublicId(text: string, start: number): boolean {
   return false;
 }
 
-const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isHexDigit = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
 export function isUuid(text: string, start: number, end: number): boolean {
   if (end - start !== 36) return false;
@@ -403,7 +451,21 @@ export function isUuid(text: string, start: number, end: number): boolean {
   return true;
 }
 
-const DIGEST_NAMES = ['sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3', 'md5', 'blake2b', 'blake2s', 'blake3', 'h1', 'xxh64', 'xxh3'];
+const DIGEST_NAMES = [
+  'sha1',
+  'sha224',
+  'sha256',
+  'sha384',
+  'sha512',
+  'sha3',
+  'md5',
+  'blake2b',
+  'blake2s',
+  'blake3',
+  'h1',
+  'xxh64',
+  'xxh3',
+];
 
 /**
  * A digest that says which algorithm made it: `sha512-…` (the run starts with the name), or the name and
@@ -413,7 +475,11 @@ export function isNamedDigest(text: string, start: number): boolean {
   for (const name of DIGEST_NAMES) {
     if (startsWithFolded(text, start, name) && text.charCodeAt(start + name.length) === 0x2d) return true;
     const sep = text.charCodeAt(start - 1);
-    if ((sep === 0x3a || sep === 0x2e || sep === 0x3d || sep === 0x2d) && start - 1 - name.length >= 0 && startsWithFolded(text, start - 1 - name.length, name)) {
+    if (
+      (sep === 0x3a || sep === 0x2e || sep === 0x3d || sep === 0x2d) &&
+      start - 1 - name.length >= 0 &&
+      startsWithFolded(text, start - 1 - name.length, name)
+    ) {
       const before = start - 2 - name.length >= 0 ? text.charCodeAt(start - 2 - name.length) : 0x20;
       if (!(before < 0x80 && (CLASS[before] === LOWER || CLASS[before] === UPPER))) return true;
     }

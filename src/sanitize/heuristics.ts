@@ -4,7 +4,8 @@
  */
 import { REDACTED } from './types.js';
 
-const isIdentStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
+const isIdentStart = (c: number): boolean =>
+  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
 const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 0x30 && c <= 0x39);
 
 /** Values that stand for a secret instead of holding one: types, literals, empty strings. */
@@ -57,7 +58,22 @@ function firstWord(value: string): string {
 }
 
 /** YAML tags that stand for a value computed elsewhere (CloudFormation intrinsics, Ansible vault). */
-const YAML_TAGS = new Set(['!Ref', '!Sub', '!GetAtt', '!ImportValue', '!Join', '!FindInMap', '!Select', '!If', '!Base64', '!Split', '!vault', '!unsafe', '!secret', '!env']);
+const YAML_TAGS = new Set([
+  '!Ref',
+  '!Sub',
+  '!GetAtt',
+  '!ImportValue',
+  '!Join',
+  '!FindInMap',
+  '!Select',
+  '!If',
+  '!Base64',
+  '!Split',
+  '!vault',
+  '!unsafe',
+  '!secret',
+  '!env',
+]);
 const MASK_CHARS = new Set(['*', 'x', 'X', '.', '#', '-', '_', '•', '…']);
 
 /**
@@ -87,12 +103,19 @@ export function isPlaceholder(raw: string): boolean {
   // Cut short for display (`sk_live_...`), a YAML tag (`!Ref DbPassword`), a Python %-format (`%(KEY)s`), or
   // what follows an escaped line break (`JWT_SECRET=\nNEXT=`: the value is empty).
   if (value.endsWith('...') || value.endsWith('…') || YAML_TAGS.has(firstWord(value))) return true;
-  if (value.startsWith('%(') || value.startsWith('\\n') || value.startsWith('\\r') || value.startsWith('\\t')) return true;
+  if (value.startsWith('%(') || value.startsWith('\\n') || value.startsWith('\\r') || value.startsWith('\\t'))
+    return true;
   // A file path (`--from-file=password=./password.txt`): the file holds the secret, its name does not.
   if (value.startsWith('./') || value.startsWith('../') || value.startsWith('~/')) return true;
   if (hasPlaceholderMarker(value) && !looksRandom(value)) return true; // not_a_real_token, fake-api-key-1
   const upper = value.toUpperCase();
-  if (upper.startsWith('YOUR_') || upper.startsWith('YOUR-') || upper.startsWith('REPLACE_') || upper.startsWith('REPLACE-')) return true;
+  if (
+    upper.startsWith('YOUR_') ||
+    upper.startsWith('YOUR-') ||
+    upper.startsWith('REPLACE_') ||
+    upper.startsWith('REPLACE-')
+  )
+    return true;
   return isCodeReference(value);
 }
 
@@ -100,7 +123,25 @@ export function isPlaceholder(raw: string): boolean {
  * Words people put in made-up values (`not_a_real_token`, `ops_DUMMY…`, `your-api-key`). Checked on the generic
  * layers only: a provider's format with such a word in it (AWS's own `…EXAMPLE` key) is still redacted.
  */
-const PLACEHOLDER_MARKERS = ['example', 'dummy', 'fake', 'sample', 'placeholder', 'notreal', 'not_real', 'not-real', 'notareal', 'not_a_real', 'not-a-real', 'changeme', 'redacted', 'replace_me', 'replaceme', 'your_', 'your-'];
+const PLACEHOLDER_MARKERS = [
+  'example',
+  'dummy',
+  'fake',
+  'sample',
+  'placeholder',
+  'notreal',
+  'not_real',
+  'not-real',
+  'notareal',
+  'not_a_real',
+  'not-a-real',
+  'changeme',
+  'redacted',
+  'replace_me',
+  'replaceme',
+  'your_',
+  'your-',
+];
 
 export function hasPlaceholderMarker(value: string): boolean {
   const lower = value.toLowerCase();
@@ -167,7 +208,13 @@ export function isFilledPlaceholder(value: string): boolean {
 }
 
 /** Keys that providers print in their own documentation (AWS's), never issued to anyone. */
-const DOCUMENTED_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'ASIAIOSFODNN7EXAMPLE', 'AKIAI44QH8DHBEXAMPLE', 'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY']);
+const DOCUMENTED_EXAMPLES = new Set([
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'ASIAIOSFODNN7EXAMPLE',
+  'AKIAI44QH8DHBEXAMPLE',
+  'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+]);
 
 export function isDocumentedExample(value: string): boolean {
   return DOCUMENTED_EXAMPLES.has(value);
@@ -312,5 +359,7 @@ export function namesPublicKey(match: string): boolean {
     end++;
   }
   const words = identifierWords(match.slice(0, end));
-  return words.includes('public') || words.includes('publishable') || words.includes('pubkey') || words.includes('sitekey');
+  return (
+    words.includes('public') || words.includes('publishable') || words.includes('pubkey') || words.includes('sitekey')
+  );
 }

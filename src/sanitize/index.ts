@@ -62,7 +62,10 @@ export function redact(text: string, findings: readonly Finding[]): string {
 export function assertSanitized(text: Sanitized, where: string): Sanitized {
   const left = detect(text);
   if (left.length > 0) {
-    throw new HookwiseError('INTERNAL', `refusing to write to ${where}: the text still holds ${left.length} secret(s) (${[...new Set(left.map((f) => f.rule))].join(', ')}); it was not produced by sanitize()`);
+    throw new HookwiseError(
+      'INTERNAL',
+      `refusing to write to ${where}: the text still holds ${left.length} secret(s) (${[...new Set(left.map((f) => f.rule))].join(', ')}); it was not produced by sanitize()`,
+    );
   }
   return text;
 }
@@ -99,7 +102,13 @@ export function sanitizeValue(input: unknown): SanitizedValue {
   return { value: value === undefined ? null : value, findings };
 }
 
-function walk(node: unknown, path: string, depth: number, secretKey: boolean, findings: ValueFinding[]): JsonValue | undefined {
+function walk(
+  node: unknown,
+  path: string,
+  depth: number,
+  secretKey: boolean,
+  findings: ValueFinding[],
+): JsonValue | undefined {
   if (depth > MAX_VALUE_DEPTH) {
     findings.push({ rule: 'too-deep', layer: 'pattern', start: 0, end: 0, path });
     return REDACTED;
@@ -115,7 +124,8 @@ function walk(node: unknown, path: string, depth: number, secretKey: boolean, fi
   }
   if (typeof node === 'number') return Number.isFinite(node) ? node : null;
   if (typeof node === 'boolean' || node === null) return node;
-  if (Array.isArray(node)) return node.map((item, i) => walk(item, `${path}/${i}`, depth + 1, secretKey, findings) ?? null);
+  if (Array.isArray(node))
+    return node.map((item, i) => walk(item, `${path}/${i}`, depth + 1, secretKey, findings) ?? null);
   if (typeof node === 'object') {
     const out: { [key: string]: JsonValue } = {};
     for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
@@ -141,7 +151,17 @@ export function sanitizedJson(input: unknown): { text: Sanitized; findings: Valu
 
 // ── file tools: judged and remembered by (path, change), never by content ─────────────────────────────────
 
-export const FILE_CHANGES = ['create', 'overwrite', 'write', 'edit', 'edit-all', 'multi-edit', 'notebook-replace', 'notebook-insert', 'notebook-delete'] as const;
+export const FILE_CHANGES = [
+  'create',
+  'overwrite',
+  'write',
+  'edit',
+  'edit-all',
+  'multi-edit',
+  'notebook-replace',
+  'notebook-insert',
+  'notebook-delete',
+] as const;
 export type FileChange = (typeof FILE_CHANGES)[number];
 
 export interface StructuralKey {
@@ -169,7 +189,11 @@ const FILE_TOOLS: Record<string, { pathField: string; contentFields: readonly st
  * of the input. `exists` (whether the target file exists, if the caller checked) refines a Write into
  * `create` or `overwrite`. Returns undefined for every other tool.
  */
-export function structuralInput(tool: string, input: Record<string, unknown>, options: { exists?: boolean } = {}): StructuralInput | undefined {
+export function structuralInput(
+  tool: string,
+  input: Record<string, unknown>,
+  options: { exists?: boolean } = {},
+): StructuralInput | undefined {
   const shape = FILE_TOOLS[tool];
   if (shape === undefined) return undefined;
   const rawPath = input[shape.pathField];

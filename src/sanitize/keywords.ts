@@ -19,7 +19,21 @@ import { confirmHit, PATTERNS, WINDOWED_TEXT } from './patterns.js';
 import type { FindingSink } from './types.js';
 
 /** Words that make a hex run on the same line an object id or digest, not a secret. */
-export const HEX_CONTEXT_WORDS = ['git', 'commit', 'sha', 'md5', 'hash', 'digest', 'checksum', 'rev-', 'revision', 'integrity', 'blob', 'etag', 'uuid'] as const;
+export const HEX_CONTEXT_WORDS = [
+  'git',
+  'commit',
+  'sha',
+  'md5',
+  'hash',
+  'digest',
+  'checksum',
+  'rev-',
+  'revision',
+  'integrity',
+  'blob',
+  'etag',
+  'uuid',
+] as const;
 
 /** Shortest body after a known prefix that layer 1 redacts on its own (the patterns know exact lengths). */
 export const PREFIX_MIN_BODY = 16;
@@ -79,7 +93,9 @@ type Tables = Pick<KeywordIndex, 'automaton' | 'flags' | 'refStart' | 'refs'>;
  * exactly this. Array builtins (map, join) keep it cheap even in cold code.
  */
 export function keywordSignature(): string {
-  const patterns = PATTERNS.map((p) => `${p.ignoreCase ? 'i' : 's'}${p.prefix === true ? 'p' : '-'}${p.keywords.join('\u0001')}`).join('\u0002');
+  const patterns = PATTERNS.map(
+    (p) => `${p.ignoreCase ? 'i' : 's'}${p.prefix === true ? 'p' : '-'}${p.keywords.join('\u0001')}`,
+  ).join('\u0002');
   return `${FORMAT}\u0003${patterns}\u0003${HEX_CONTEXT_WORDS.join('\u0001')}`;
 }
 
@@ -156,7 +172,8 @@ function saveIndex(dir: string, signature: string, tables: Tables): void {
     renameSync(tmp, path); // atomic: concurrent hook processes read the old file or the new one, never half of one
   } catch (error) {
     // A read-only or full disk only costs the next process a rebuild; the index in memory is complete.
-    if (process.env.HOOKWISE_DEBUG === '1') process.stderr.write(`hookwise: cannot cache the keyword index in ${dir}: ${(error as Error).message}\n`);
+    if (process.env.HOOKWISE_DEBUG === '1')
+      process.stderr.write(`hookwise: cannot cache the keyword index in ${dir}: ${(error as Error).message}\n`);
   }
 }
 
@@ -172,22 +189,33 @@ function loadIndex(path: string, signature: string): Tables | undefined {
   if (file === undefined) return undefined; // none yet, or damaged: build
   try {
     // readFileSync of a large file owns its ArrayBuffer; copy only if a pooled buffer is misaligned.
-    const bytes = file.byteOffset % 8 === 0 ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : new Uint8Array(file);
+    const bytes =
+      file.byteOffset % 8 === 0 ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : new Uint8Array(file);
     if (bytes.byteLength < 8 + 8 * SECTIONS) return undefined;
     const head = new Int32Array(bytes.buffer, bytes.byteOffset, 2 + 2 * SECTIONS);
     if (head[0] !== MAGIC || head[1] !== FORMAT) return undefined;
     const section = (i: number): Uint8Array => {
       const offset = head[2 + 2 * i]!;
       const length = head[3 + 2 * i]!;
-      if (offset < 0 || length < 0 || offset % 8 !== 0 || offset + length > bytes.byteLength) throw new Error('section out of bounds');
+      if (offset < 0 || length < 0 || offset % 8 !== 0 || offset + length > bytes.byteLength)
+        throw new Error('section out of bounds');
       return new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
     };
     const sig = section(0);
     // Compared as bytes by Buffer.equals (native): a JS loop over the signature costs more in a cold process.
     if (!Buffer.from(signature, 'latin1').equals(sig)) return undefined;
     const int32 = (s: Uint8Array): Int32Array => new Int32Array(s.buffer, s.byteOffset, s.byteLength / 4);
-    const tables: Tables = { flags: section(1), refStart: int32(section(2)), refs: int32(section(3)), automaton: Automaton.deserialize(section(4)) };
-    if (tables.refStart.length !== tables.automaton.keywordCount + 1 || tables.flags.length !== tables.automaton.keywordCount) return undefined;
+    const tables: Tables = {
+      flags: section(1),
+      refStart: int32(section(2)),
+      refs: int32(section(3)),
+      automaton: Automaton.deserialize(section(4)),
+    };
+    if (
+      tables.refStart.length !== tables.automaton.keywordCount + 1 ||
+      tables.flags.length !== tables.automaton.keywordCount
+    )
+      return undefined;
     const refs = tables.refs;
     for (let i = 0; i < refs.length; i++) if (refs[i]! < 0 || refs[i]! >= PATTERNS.length) return undefined;
     return tables;
@@ -237,8 +265,10 @@ export function scanKeywords(text: string): KeywordScan {
   return { patterns, hits, hexContext, prefixes };
 }
 
-const isAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-const isBodyChar = (c: number): boolean => isAlnum(c) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2b || c === 0x2f || c === 0x3d;
+const isAlnum = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isBodyChar = (c: number): boolean =>
+  isAlnum(c) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2b || c === 0x2f || c === 0x3d;
 
 /**
  * Known prefix + a long random body that no pattern matched (a format variant, a truncated or lengthened
@@ -249,7 +279,12 @@ const isBodyChar = (c: number): boolean => isAlnum(c) || c === 0x5f || c === 0x2
 export const PREFIX_WORK_PER_CHAR = 16;
 const PREFIX_WORK_BASE = 64 * 1024;
 
-export function prefixFindings(text: string, scan: KeywordScan, covered: (start: number, end: number) => boolean, into: FindingSink): void {
+export function prefixFindings(
+  text: string,
+  scan: KeywordScan,
+  covered: (start: number, end: number) => boolean,
+  into: FindingSink,
+): void {
   const { prefixes } = scan;
   const isPunct = (c: number): boolean => c === 0x2e || c === 0x2d; // sentence punctuation, trimmed off a body
   // The run of body characters around the current prefix, [runFrom, runTo), and runTo with its trailing
@@ -281,12 +316,18 @@ export function prefixFindings(text: string, scan: KeywordScan, covered: (start:
       bodyEnd = end + 4096;
       while (bodyEnd > end && isPunct(text.charCodeAt(bodyEnd - 1))) bodyEnd--;
     }
-    if (bodyEnd - end < PREFIX_MIN_BODY || covered(start, bodyEnd) || isDocumentedExample(text.slice(start, bodyEnd))) continue;
+    if (bodyEnd - end < PREFIX_MIN_BODY || covered(start, bodyEnd) || isDocumentedExample(text.slice(start, bodyEnd)))
+      continue;
     budget -= bodyEnd - end;
     if (budget >= 0) {
       const stats = runStats(text, end, bodyEnd);
       if (stats.classCount < 2 || stats.entropy < 3 || stats.switchRate < 0.1) continue;
     }
-    into.push({ rule: budget >= 0 ? `known-prefix:${text.slice(start, end)}` : 'known-prefix>over-budget', layer: 'keyword', start, end: bodyEnd });
+    into.push({
+      rule: budget >= 0 ? `known-prefix:${text.slice(start, end)}` : 'known-prefix>over-budget',
+      layer: 'keyword',
+      start,
+      end: bodyEnd,
+    });
   }
 }

@@ -12,11 +12,38 @@
  */
 import { re2Constructor } from '../util/re2.js';
 import type RE2 from 're2';
-import { hasPlaceholderMarker, isDocumentedExample, isFilledPlaceholder, isNumericId, isPlaceholder, isSecretName, namesPublicKey } from './heuristics.js';
-import { cookieHeaderParts, curlCookieParts, fromLiteralParts, hasTokenChecksum, isMavenEncrypted, kubernetesSecretValues, trimmedPart } from './structure.js';
+import {
+  hasPlaceholderMarker,
+  isDocumentedExample,
+  isFilledPlaceholder,
+  isNumericId,
+  isPlaceholder,
+  isSecretName,
+  namesPublicKey,
+} from './heuristics.js';
+import {
+  cookieHeaderParts,
+  curlCookieParts,
+  fromLiteralParts,
+  hasTokenChecksum,
+  isMavenEncrypted,
+  kubernetesSecretValues,
+  trimmedPart,
+} from './structure.js';
 import type { Finding } from './types.js';
 
-export const FAMILIES = ['cloud', 'vcs', 'chat', 'payment', 'ai', 'registry', 'database', 'crypto', 'saas', 'generic'] as const;
+export const FAMILIES = [
+  'cloud',
+  'vcs',
+  'chat',
+  'payment',
+  'ai',
+  'registry',
+  'database',
+  'crypto',
+  'saas',
+  'generic',
+] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /**
@@ -97,7 +124,13 @@ const notPlaceholderOrId = (v: string): boolean => !isPlaceholder(v) && !isNumer
  * pattern's to redact, and the rest of a URL is not secret), and not a key that says it is public.
  */
 const assignedSecret = (v: string, match: string): boolean =>
-  v.length >= 3 && !isPlaceholder(v) && !isNumericId(v.length <= 3 ? v : 'x') && !v.includes('://') && !namesPublicKey(match) && !namesItself(v, match) && !isSealedSecret(v);
+  v.length >= 3 &&
+  !isPlaceholder(v) &&
+  !isNumericId(v.length <= 3 ? v : 'x') &&
+  !v.includes('://') &&
+  !namesPublicKey(match) &&
+  !namesItself(v, match) &&
+  !isSealedSecret(v);
 
 /** Code that passes a variable under its own name: `"token": token`, `password=password`. */
 function namesItself(value: string, match: string): boolean {
@@ -113,7 +146,10 @@ function namesItself(value: string, match: string): boolean {
 
 /** A Bitnami SealedSecret value (`encryptedData:`): ciphertext for the cluster's key, made to be committed. */
 function isSealedSecret(value: string): boolean {
-  return value.length >= 300 && (value.startsWith('AgA') || value.startsWith('AgB') || value.startsWith('AgC') || value.startsWith('AgD'));
+  return (
+    value.length >= 300 &&
+    (value.startsWith('AgA') || value.startsWith('AgB') || value.startsWith('AgC') || value.startsWith('AgD'))
+  );
 }
 
 /** Endings of XML element names that hold a secret (`<password>`, `<keyPassword>`, `<apiKey>`, `<storepass>`). */
@@ -182,9 +218,40 @@ const SECRET_KEY_WORDS = [
 const SECRET_KEY_SOURCE = String.raw`(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|access[_.\-]?key|secret[_.\-]?key(?:[_.\-]?base)?|private[_.\-]?key|auth[_.\-]?key|master[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|client[_.\-]?secret|credentials?|auth|cookie)`;
 
 /** Upper-case environment variable endings (`FOO_TOKEN=`, `PGPASSWORD=`): the `=` is part of the keyword. */
-const ENV_SUFFIXES = ['PASSWORD', 'PASSWD', 'PASS', 'PWD', 'TOKEN', 'SECRET', 'KEY', 'KEY_BASE', 'APIKEY', 'CREDENTIALS', 'CREDENTIAL', 'AUTH', 'DSN', 'PAT', 'COOKIE', 'SALT', 'PASSPHRASE'] as const;
+const ENV_SUFFIXES = [
+  'PASSWORD',
+  'PASSWD',
+  'PASS',
+  'PWD',
+  'TOKEN',
+  'SECRET',
+  'KEY',
+  'KEY_BASE',
+  'APIKEY',
+  'CREDENTIALS',
+  'CREDENTIAL',
+  'AUTH',
+  'DSN',
+  'PAT',
+  'COOKIE',
+  'SALT',
+  'PASSPHRASE',
+] as const;
 
-const FLAG_WORDS = ['password', 'passwd', 'passphrase', 'pass', 'token', 'api-key', 'apikey', 'secret', 'secret-key', 'access-key', 'credentials', 'credential'] as const;
+const FLAG_WORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'pass',
+  'token',
+  'api-key',
+  'apikey',
+  'secret',
+  'secret-key',
+  'access-key',
+  'credentials',
+  'credential',
+] as const;
 
 export const PATTERNS: readonly PatternSpec[] = [
   // ── cloud ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -275,7 +342,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'azure-ad-client-secret',
     family: 'cloud',
-    description: 'Microsoft Entra ID (Azure AD) client secret (…Q~…; Microsoft does not document the format: linked is the gitleaks rule)',
+    description:
+      'Microsoft Entra ID (Azure AD) client secret (…Q~…; Microsoft does not document the format: linked is the gitleaks rule)',
     reference: 'https://github.com/gitleaks/gitleaks/blob/master/cmd/generate/config/rules/azure.go',
     keywords: ['Q~'],
     ignoreCase: false,
@@ -492,7 +560,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'dynatrace-token',
     family: 'saas',
     description: 'Dynatrace API token (dt0c01.)',
-    reference: 'https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/access-tokens#token-format',
+    reference:
+      'https://docs.dynatrace.com/docs/manage/identity-access-management/access-tokens-and-oauth-clients/access-tokens#token-format',
     keywords: ['dt0c01.'],
     ignoreCase: false,
     prefix: true,
@@ -525,7 +594,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'kubernetes-secret',
     family: 'cloud',
     description:
-      'Values under data: and stringData: of a Kubernetes Secret in YAML (block style; any key name; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them). A ConfigMap\'s data is left alone',
+      "Values under data: and stringData: of a Kubernetes Secret in YAML (block style; any key name; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them). A ConfigMap's data is left alone",
     reference: 'https://kubernetes.io/docs/concepts/configuration/secret/',
     keywords: ['kind:'],
     ignoreCase: false,
@@ -538,7 +607,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'kubectl-secret-literal',
     family: 'cloud',
-    description: 'Values given to kubectl / oc create secret as --from-literal=key=value, whatever the key is called (not a configmap\'s)', // hookwise:allow
+    description:
+      "Values given to kubectl / oc create secret as --from-literal=key=value, whatever the key is called (not a configmap's)", // hookwise:allow
     reference: 'https://kubernetes.io/docs/reference/kubectl/generated/kubectl_create/kubectl_create_secret_generic/',
     keywords: ['create secret'],
     ignoreCase: false,
@@ -564,7 +634,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'github-token',
     family: 'vcs',
-    description: 'GitHub personal / OAuth / user-to-server / server-to-server / refresh token (ghp_, gho_, ghu_, ghs_, ghr_)',
+    description:
+      'GitHub personal / OAuth / user-to-server / server-to-server / refresh token (ghp_, gho_, ghu_, ghs_, ghr_)',
     reference: 'https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/',
     keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
     ignoreCase: false,
@@ -590,7 +661,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'github-fine-grained-token',
     family: 'vcs',
     description: 'GitHub fine-grained personal access token (github_pat_)',
-    reference: 'https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats',
+    reference:
+      'https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats',
     keywords: ['github_pat_'],
     ignoreCase: false,
     prefix: true,
@@ -600,9 +672,23 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'gitlab-token',
     family: 'vcs',
-    description: 'GitLab tokens: personal / deploy / pipeline trigger / runner / CI job / feed / OAuth … (glpat-, gldt-, glptt-, glrt-, …), runner registration (GR1348941)',
+    description:
+      'GitLab tokens: personal / deploy / pipeline trigger / runner / CI job / feed / OAuth … (glpat-, gldt-, glptt-, glrt-, …), runner registration (GR1348941)',
     reference: 'https://docs.gitlab.com/security/tokens/#token-prefixes',
-    keywords: ['glpat-', 'gldt-', 'glptt-', 'glrt-', 'glcbt-', 'glimt-', 'glagent-', 'glsoat-', 'glffct-', 'gloas-', 'glft-', 'GR1348941'],
+    keywords: [
+      'glpat-',
+      'gldt-',
+      'glptt-',
+      'glrt-',
+      'glcbt-',
+      'glimt-',
+      'glagent-',
+      'glsoat-',
+      'glffct-',
+      'gloas-',
+      'glft-',
+      'GR1348941',
+    ],
     ignoreCase: false,
     prefix: true,
     source: String.raw`\b(gl(?:pat|dt|ptt|rt|cbt|imt|agent|soat|ffct|oas|ft)-[A-Za-z0-9_\-.]{20,}|GR1348941[A-Za-z0-9_\-]{20,})`,
@@ -635,7 +721,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'slack-token',
     family: 'chat',
-    description: 'Slack bot / user / app-level / configuration / refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-)',
+    description:
+      'Slack bot / user / app-level / configuration / refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-)',
     reference: 'https://api.slack.com/authentication/token-types',
     keywords: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxr-', 'xoxs-', 'xoxo-', 'xoxe-', 'xoxe.', 'xapp-'],
     ignoreCase: false,
@@ -688,7 +775,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'teams-webhook',
     family: 'chat',
     description: 'Microsoft Teams incoming webhook URL (webhook.office.com/webhookb2/…)',
-    reference: 'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook',
+    reference:
+      'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook',
     keywords: ['webhook.office.com'],
     ignoreCase: true,
     source: String.raw`(?i)webhook\.office\.com/webhookb2/([A-Za-z0-9@/\-]{20,})`,
@@ -699,7 +787,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'stripe-key',
     family: 'payment',
-    description: 'Stripe secret / restricted keys (sk_live_, sk_test_, rk_live_, rk_test_) and webhook secrets (whsec_)',
+    description:
+      'Stripe secret / restricted keys (sk_live_, sk_test_, rk_live_, rk_test_) and webhook secrets (whsec_)',
     reference: 'https://docs.stripe.com/keys',
     keywords: ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_'],
     ignoreCase: false,
@@ -721,7 +810,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'meta-access-token',
     family: 'payment',
-    description: 'Meta (Facebook/Instagram) access token and Square production token (EAA…; Meta documents the tokens, not the prefix)',
+    description:
+      'Meta (Facebook/Instagram) access token and Square production token (EAA…; Meta documents the tokens, not the prefix)',
     reference: 'https://developers.facebook.com/docs/facebook-login/guides/access-tokens/',
     keywords: ['EAA'],
     ignoreCase: false,
@@ -766,7 +856,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'openai-key',
     family: 'ai',
-    description: 'OpenAI project / service account / admin keys (sk-proj-, sk-svcacct-, sk-admin-) and legacy keys (…T3BlbkFJ…)',
+    description:
+      'OpenAI project / service account / admin keys (sk-proj-, sk-svcacct-, sk-admin-) and legacy keys (…T3BlbkFJ…)',
     reference: 'https://platform.openai.com/docs/api-reference/authentication',
     keywords: ['sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-None-', 'T3BlbkFJ'],
     ignoreCase: false,
@@ -845,7 +936,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'langsmith-key',
     family: 'ai',
     description: 'LangSmith personal / service key (lsv2_pt_, lsv2_sk_)',
-    reference: 'https://docs.smith.langchain.com/administration/how_to_guides/organization_management/create_account_api_key',
+    reference:
+      'https://docs.smith.langchain.com/administration/how_to_guides/organization_management/create_account_api_key',
     keywords: ['lsv2_'],
     ignoreCase: false,
     prefix: true,
@@ -878,7 +970,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'ai-provider-key-assignment',
     family: 'ai',
-    description: 'Keys of AI APIs without a token prefix (Cohere, Mistral, Deepgram, AssemblyAI, ElevenLabs, Voyage) after a key name naming the provider',
+    description:
+      'Keys of AI APIs without a token prefix (Cohere, Mistral, Deepgram, AssemblyAI, ElevenLabs, Voyage) after a key name naming the provider',
     reference: 'https://docs.cohere.com/reference/about',
     keywords: ['cohere', 'mistral', 'deepgram', 'assemblyai', 'elevenlabs', 'voyage'],
     ignoreCase: true,
@@ -889,7 +982,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'azure-openai-key',
     family: 'ai',
-    description: 'Azure OpenAI key after a key name naming it in any case or separator (azure_openai_key:, AzureOpenAIKey=, "azure-openai-api-key": …)',
+    description:
+      'Azure OpenAI key after a key name naming it in any case or separator (azure_openai_key:, AzureOpenAIKey=, "azure-openai-api-key": …)',
     reference: 'https://learn.microsoft.com/en-us/azure/ai-services/openai/reference#authentication',
     keywords: ['azure_openai', 'azure-openai', 'azure.openai', 'azureopenai'],
     ignoreCase: true,
@@ -968,7 +1062,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'crates-io-token',
     family: 'registry',
-    description: 'crates.io API token (cio + 32; the prefix is undocumented by crates.io: linked is the issue that made its tokens scannable)',
+    description:
+      'crates.io API token (cio + 32; the prefix is undocumented by crates.io: linked is the issue that made its tokens scannable)',
     reference: 'https://github.com/rust-lang/crates.io/issues/3400',
     keywords: ['cio'],
     ignoreCase: false,
@@ -1010,7 +1105,9 @@ export const PATTERNS: readonly PatternSpec[] = [
     source: String.raw`(?:^|[^A-Za-z0-9_])BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+(?:=|:[ \t]*)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|\bbundle\s+config\s+(?:set\s+)?(?:--(?:local|global)\s+)?[A-Za-z0-9.\-]+\.[A-Za-z]{2,}[^\s]*\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"';&|]+))|://([^\s:/@"']+):[^\s@/"']*@(?:enterprise|gems)\.contribsys\.com`,
     redact: [1, 2, 3, 4, 5, 6, 7],
     // Any value for contribsys hosts; elsewhere only user:password (BUNDLE_BUILD__X, mirrors are settings).
-    accept: (v, match) => !isPlaceholder(v) && (match.toLowerCase().includes('contribsys') || (v.includes(':') && !v.includes('//') && !v.startsWith('-'))),
+    accept: (v, match) =>
+      !isPlaceholder(v) &&
+      (match.toLowerCase().includes('contribsys') || (v.includes(':') && !v.includes('//') && !v.startsWith('-'))),
   },
   {
     id: 'xml-key-value-secret',
@@ -1053,7 +1150,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'twilio-credential-pair',
     family: 'saas',
-    description: 'Twilio auth token or API key secret next to its Account SID (AC…) or API key SID (SK…): AC…:token in curl -u / URLs, Client("AC…", "token"), twilio("SK…", "secret")',
+    description:
+      'Twilio auth token or API key secret next to its Account SID (AC…) or API key SID (SK…): AC…:token in curl -u / URLs, Client("AC…", "token"), twilio("SK…", "secret")',
     reference: 'https://www.twilio.com/docs/usage/requests-to-twilio',
     keywords: ['AC', 'SK'],
     ignoreCase: false,
@@ -1076,7 +1174,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'hubspot-token',
     family: 'saas',
-    description: 'HubSpot private app access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, shown masked, not their format)',
+    description:
+      'HubSpot private app access token (pat-na1-, pat-eu1-, … + UUID; HubSpot documents the tokens, shown masked, not their format)',
     reference: 'https://developers.hubspot.com/docs/api/private-apps',
     keywords: ['pat-na', 'pat-eu', 'pat-ap'],
     ignoreCase: false,
@@ -1088,7 +1187,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'salesforce-access-token',
     family: 'saas',
     description: 'Salesforce access token / session id (<org id 00D…>!<token>): the part after the !',
-    reference: 'https://developer.salesforce.com/docs/atlas.en-us.sfdx_dev.meta/sfdx_dev/sfdx_dev_auth_existing_access_token.htm',
+    reference:
+      'https://developer.salesforce.com/docs/atlas.en-us.sfdx_dev.meta/sfdx_dev/sfdx_dev_auth_existing_access_token.htm',
     keywords: ['00D'],
     ignoreCase: false,
     confirm: { kind: 'tail', min: 12 },
@@ -1098,7 +1198,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'codecov-token-arg',
     family: 'saas',
-    description: 'Codecov upload token on a codecov / codecovcli command line (-t / --token), including the bash uploader',
+    description:
+      'Codecov upload token on a codecov / codecovcli command line (-t / --token), including the bash uploader',
     reference: 'https://docs.codecov.com/docs/codecov-cli',
     keywords: ['codecov'],
     ignoreCase: false,
@@ -1110,7 +1211,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'snyk-token-arg',
     family: 'saas',
-    description: 'Snyk API token given on the command line: snyk auth <token>, snyk config set api=<token> (a UUID: found only after those commands)',
+    description:
+      'Snyk API token given on the command line: snyk auth <token>, snyk config set api=<token> (a UUID: found only after those commands)',
     reference: 'https://docs.snyk.io/developer-tools/snyk-cli/commands/auth',
     keywords: ['snyk'],
     ignoreCase: false,
@@ -1121,7 +1223,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'sonar-login-token',
     family: 'saas',
-    description: 'Legacy SonarQube token (40 hex, no sq?_ prefix) in sonar.login= (mvn / gradle -D, sonar-project.properties)',
+    description:
+      'Legacy SonarQube token (40 hex, no sq?_ prefix) in sonar.login= (mvn / gradle -D, sonar-project.properties)',
     reference: 'https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/analysis-parameters/',
     keywords: ['sonar.login'],
     ignoreCase: false,
@@ -1253,7 +1356,8 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'shopify-token',
     family: 'payment',
     description: 'Shopify access tokens and shared secrets (shpat_, shpca_, shppa_, shpss_, shptka_)',
-    reference: 'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/generate-app-access-tokens-admin',
+    reference:
+      'https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens/generate-app-access-tokens-admin',
     keywords: ['shpat_', 'shpca_', 'shppa_', 'shpss_', 'shptka_'],
     ignoreCase: false,
     prefix: true,
@@ -1265,7 +1369,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'private-key',
     family: 'crypto',
-    description: 'PEM / OpenSSH / PGP private key block (the body; also JSON-escaped, as in a GCP service-account file)',
+    description:
+      'PEM / OpenSSH / PGP private key block (the body; also JSON-escaped, as in a GCP service-account file)',
     reference: 'https://www.rfc-editor.org/rfc/rfc7468',
     keywords: ['-----BEGIN'],
     ignoreCase: false,
@@ -1320,7 +1425,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'url-credentials',
     family: 'database',
-    description: 'Password in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis, amqp, ftp, https, …)', // hookwise:allow
+    description:
+      'Password in a URL: scheme://user:password@host (postgres, mysql, mongodb+srv, redis, amqp, ftp, https, …)', // hookwise:allow
     reference: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',
     keywords: ['://'],
     ignoreCase: false,
@@ -1334,7 +1440,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'url-credentials-quoted',
     family: 'database',
-    description: "Password in a quoted URL, which may hold spaces and any punctuation: 'postgres://user:p#ss w0rd!@host/db'", // hookwise:allow
+    description:
+      "Password in a quoted URL, which may hold spaces and any punctuation: 'postgres://user:p#ss w0rd!@host/db'", // hookwise:allow
     reference: 'https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1',
     keywords: ['://'],
     ignoreCase: false,
@@ -1383,7 +1490,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'db-cli-password',
     family: 'database',
-    description: 'Password on a database client command line: mysql -p<pw>, mongosh -p <pw>, redis-cli -a <pw>, sqlcmd -P <pw>',
+    description:
+      'Password on a database client command line: mysql -p<pw>, mongosh -p <pw>, redis-cli -a <pw>, sqlcmd -P <pw>',
     reference: 'https://dev.mysql.com/doc/refman/8.4/en/connection-options.html#option_general_password',
     keywords: ['mysql', 'mariadb', 'mongo', 'redis-cli', 'sqlcmd'],
     ignoreCase: false,
@@ -1456,7 +1564,23 @@ export const PATTERNS: readonly PatternSpec[] = [
     description:
       'Text of an XML element whose name says it holds a secret: Maven settings.xml <password> / <passphrase>, <apiKey>, <clientSecret>, <token>, <storepass>, also in CDATA or a Windows unattend <Value> child. ${env.X}, %X% and $(X) are kept; Maven {…} encrypted passwords are not (settings-security.xml decrypts them)', // hookwise:allow
     reference: 'https://maven.apache.org/settings.html#servers',
-    keywords: ['password>', 'passwd>', 'passphrase>', 'secret>', 'token>', 'apikey>', 'api_key>', 'api-key>', 'accesskey>', 'secretkey>', 'privatekey>', 'credential>', 'credentials>', 'storepass>', 'keypass>'],
+    keywords: [
+      'password>',
+      'passwd>',
+      'passphrase>',
+      'secret>',
+      'token>',
+      'apikey>',
+      'api_key>',
+      'api-key>',
+      'accesskey>',
+      'secretkey>',
+      'privatekey>',
+      'credential>',
+      'credentials>',
+      'storepass>',
+      'keypass>',
+    ],
     ignoreCase: true,
     // The text must be followed by a closing tag that names a secret too: `Promise<Token> { … }` is code, not XML.
     source: String.raw`(?i)<(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?${XML_SECRET_NAME}(?:\s[^<>]*[^<>/])?>\s*(?:<!\[CDATA\[([^\]]*)\]\]>\s*</|<Value>([^<]*)</|([^<]*)</)(?:[A-Za-z_][\w.\-]*:)?[\w.\-]*?(?:${XML_SECRET_NAME}|Value)\s*>`,
@@ -1480,7 +1604,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'curl-cookie-arg',
     family: 'generic',
-    description: 'Cookie values given to curl -b / --cookie as name=value pairs (an argument without = is a cookie-jar file name and is kept); names kept',
+    description:
+      'Cookie values given to curl -b / --cookie as name=value pairs (an argument without = is a cookie-jar file name and is kept); names kept',
     reference: 'https://curl.se/docs/manpage.html#-b',
     keywords: ['-b', '--cookie'],
     ignoreCase: false,
@@ -1610,7 +1735,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'xml-named-secret-value',
     family: 'generic',
-    description: 'Text of a property / entry / param element whose name or key attribute says secret: <property name="hibernate.connection.password">…</property>, <entry key="jdbc.password">…</entry>',
+    description:
+      'Text of a property / entry / param element whose name or key attribute says secret: <property name="hibernate.connection.password">…</property>, <entry key="jdbc.password">…</entry>',
     reference: 'https://docs.oracle.com/javase/8/docs/api/java/util/Properties.html#loadFromXML-java.io.InputStream-',
     keywords: ['</property>', '</entry>', '</param>', '</setting>', '</value>'],
     ignoreCase: true,
@@ -1621,7 +1747,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'capitalized-password-option',
     family: 'generic',
-    description: 'PowerShell / NuGet / .NET style options: -Password <value>, -ApiKey <value>, -ClientSecret <value>, -Token <value>',
+    description:
+      'PowerShell / NuGet / .NET style options: -Password <value>, -ApiKey <value>, -ClientSecret <value>, -Token <value>',
     reference: 'https://learn.microsoft.com/en-us/nuget/reference/cli-reference/cli-ref-sources',
     keywords: ['-Password', '-ApiKey', '-ClientSecret', '-Token', '-Secret', '-AccessToken'],
     ignoreCase: false,
@@ -1632,7 +1759,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'basic-auth-api-user',
     family: 'saas',
-    description: 'A key given as the password of the user "api" (Mailgun and others: requests auth=("api", key), -u api:key)',
+    description:
+      'A key given as the password of the user "api" (Mailgun and others: requests auth=("api", key), -u api:key)',
     reference: 'https://documentation.mailgun.com/docs/mailgun/api-reference/authentication',
     keywords: ['"api"', "'api'"],
     ignoreCase: false,
@@ -1654,7 +1782,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'secret-cli-flag',
     family: 'generic',
-    description: 'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
+    description:
+      'Secret passed as a long option: --password x, --token=x, --api-key x, --client-secret x, --db-password x, …',
     reference: 'https://cwe.mitre.org/data/definitions/214.html',
     keywords: FLAG_WORDS,
     ignoreCase: true,
@@ -1666,7 +1795,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'secret-env-var',
     family: 'generic',
-    description: 'Environment assignment to a variable whose name says it holds a secret (…_TOKEN, …_PASSWORD, PGPASSWORD, …_KEY, …)',
+    description:
+      'Environment assignment to a variable whose name says it holds a secret (…_TOKEN, …_PASSWORD, PGPASSWORD, …_KEY, …)',
     reference: 'https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap08.html',
     keywords: ENV_SUFFIXES.map((s) => `${s}=`),
     ignoreCase: false,
@@ -1677,7 +1807,8 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'secret-assignment',
     family: 'generic',
-    description: 'Assignment to a key named like a secret, in env / JSON / YAML / code / header style: password = "…", "apiKey": "…", token: …, X-Api-Key: …',
+    description:
+      'Assignment to a key named like a secret, in env / JSON / YAML / code / header style: password = "…", "apiKey": "…", token: …, X-Api-Key: …',
     reference: 'https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml',
     keywords: SECRET_KEY_WORDS,
     ignoreCase: true,
@@ -1794,7 +1925,10 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
   re.lastIndex = 0;
   if (spec.structure !== undefined) {
     // The source is only the gate: one match anywhere, then one structural scan of the whole part.
-    if (re.exec(part) !== null) spec.structure(part, (start, end) => into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end }));
+    if (re.exec(part) !== null)
+      spec.structure(part, (start, end) =>
+        into.push({ rule: spec.id, layer: 'pattern', start: from + start, end: from + end }),
+      );
     re.lastIndex = 0;
     return;
   }
@@ -1814,7 +1948,13 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
       }
       const parts = spec.parts(value, m[0]);
       for (let p = 0; p + 1 < parts.length; p += 2) {
-        if (parts[p + 1]! > parts[p]!) into.push({ rule: spec.id, layer: 'pattern', start: from + start + parts[p]!, end: from + start + parts[p + 1]! });
+        if (parts[p + 1]! > parts[p]!)
+          into.push({
+            rule: spec.id,
+            layer: 'pattern',
+            start: from + start + parts[p]!,
+            end: from + start + parts[p + 1]!,
+          });
       }
     }
   }
@@ -1826,9 +1966,12 @@ function matchInto(text: string, index: number, from: number, to: number, into: 
 const LINE_LIMIT = 4096;
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-const isTokenChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
-const isHexDigit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
-const isFlagChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d;
+const isTokenChar = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+const isHexDigit = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isFlagChar = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d;
 
 /** Whether a keyword hit ending at `end` (keyword length `length`) passes the pattern's pre-check. */
 export function confirmHit(confirm: Confirm | undefined, text: string, end: number, length: number): boolean {
@@ -1873,7 +2016,7 @@ function assignsAfter(text: string, end: number): boolean {
   if (text.charCodeAt(i) === 0x5d /* ] */) i++; // config['SECRET_KEY'] = …
   for (let n = 0; n < 16 && i < text.length && isBlank(text.charCodeAt(i)); n++) i++;
   const c = text.charCodeAt(i);
-  return c === 0x3a /* : */ || c === 0x3d /* = */;
+  return c === 0x3a /* : */ || c === 0x3d; /* = */
 }
 
 /** `--[word-]*keyword` followed by '=' or blanks and a value that is not another option. */
@@ -1881,7 +2024,8 @@ function isFlagWithValue(text: string, start: number, end: number): boolean {
   let i = start;
   while (i > 0 && isFlagChar(text.charCodeAt(i - 1))) i--;
   if (!(text.charCodeAt(i) === 0x2d && text.charCodeAt(i + 1) === 0x2d)) return false;
-  if (i > 0 && !isSpace(text.charCodeAt(i - 1)) && text.charCodeAt(i - 1) !== 0x22 && text.charCodeAt(i - 1) !== 0x27) return false;
+  if (i > 0 && !isSpace(text.charCodeAt(i - 1)) && text.charCodeAt(i - 1) !== 0x22 && text.charCodeAt(i - 1) !== 0x27)
+    return false;
   const after = text.charCodeAt(end);
   if (after === 0x3d) return true;
   if (!isBlank(after)) return false;
@@ -1897,7 +2041,8 @@ function authorityHasUserinfo(text: string, end: number, quoted = false): boolea
     const c = text.charCodeAt(i);
     if (c === 0x22 || c === 0x27 || c === 0x0a) return false;
     // The user part ends at ':'; the password may hold '?' and '#' (and, quoted, blanks and '/' too).
-    const stops = colon < 0 ? c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c) : !quoted && (c === 0x2f || isSpace(c));
+    const stops =
+      colon < 0 ? c === 0x2f || c === 0x3f || c === 0x23 || isSpace(c) : !quoted && (c === 0x2f || isSpace(c));
     if (stops || c === 0x3c || c === 0x3e || c === 0x60) return false;
     if (c === 0x3a && colon < 0) colon = i;
     if (c === 0x40 && colon >= 0) return true;
@@ -1908,7 +2053,14 @@ function authorityHasUserinfo(text: string, end: number, quoted = false): boolea
 /** The next word after the keyword (`-u`, `-b`; after blanks, '=' or a quote) contains the character `code`. */
 function nextWordHas(text: string, end: number, code: number): boolean {
   let i = end;
-  while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 0x3d || text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27)) i++;
+  while (
+    i < text.length &&
+    (isBlank(text.charCodeAt(i)) ||
+      text.charCodeAt(i) === 0x3d ||
+      text.charCodeAt(i) === 0x22 ||
+      text.charCodeAt(i) === 0x27)
+  )
+    i++;
   for (let n = 0; i < text.length && n < 512; i++, n++) {
     const c = text.charCodeAt(i);
     if (isSpace(c) || c === 0x22 || c === 0x27) return false;

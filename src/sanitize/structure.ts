@@ -7,7 +7,8 @@
 import { isPlaceholder } from './heuristics.js';
 
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
-const isAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isAlnum = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 
 // ── GitHub / npm token checksum ──────────────────────────────────────────────────────────────────────────
 
@@ -143,7 +144,12 @@ export function fromLiteralParts(args: string): number[] {
     if (quote === 0x22 || quote === 0x27) i++;
     else quote = 0;
     // The key: up to '=' (a key cannot hold one), within this argument.
-    while (i < args.length && args.charCodeAt(i) !== 0x3d && !(quote === 0 ? isBlank(args.charCodeAt(i)) : args.charCodeAt(i) === quote)) i++;
+    while (
+      i < args.length &&
+      args.charCodeAt(i) !== 0x3d &&
+      !(quote === 0 ? isBlank(args.charCodeAt(i)) : args.charCodeAt(i) === quote)
+    )
+      i++;
     if (args.charCodeAt(i) !== 0x3d) continue;
     i++;
     let close = quote;
@@ -198,7 +204,11 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
     }
   };
   const popTo = (column: number, inclusive: boolean): void => {
-    for (let top = stack[stack.length - 1]; top !== undefined && (top.column > column || (inclusive && top.column === column)); top = stack[stack.length - 1]) {
+    for (
+      let top = stack[stack.length - 1];
+      top !== undefined && (top.column > column || (inclusive && top.column === column));
+      top = stack[stack.length - 1]
+    ) {
       stack.pop();
       close(top);
     }
@@ -206,11 +216,12 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
   // A block scalar in progress: its key's column, where its spans go, and its content so far.
   let block: { column: number; into: Frame | undefined; start: number; end: number } | undefined;
   const endBlock = (): void => {
-    if (block !== undefined && block.into !== undefined && block.end > block.start) block.into.spans.push(block.start, block.end);
+    if (block !== undefined && block.into !== undefined && block.end > block.start)
+      block.into.spans.push(block.start, block.end);
     block = undefined;
   };
 
-  for (let lineStart = 0; lineStart < text.length; ) {
+  for (let lineStart = 0; lineStart < text.length;) {
     let lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = text.length;
     const next = lineEnd + 1;
@@ -241,7 +252,11 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
       continue;
     }
     // Document markers end every mapping of the document.
-    if (indent === 0 && (text.startsWith('---', i) || text.startsWith('...', i)) && (i + 3 >= contentEnd || isBlank(text.charCodeAt(i + 3)))) {
+    if (
+      indent === 0 &&
+      (text.startsWith('---', i) || text.startsWith('...', i)) &&
+      (i + 3 >= contentEnd || isBlank(text.charCodeAt(i + 3)))
+    ) {
       popTo(-1, false);
       lineStart = next;
       continue;
@@ -273,7 +288,8 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
     if (frame.dataOf !== undefined) {
       // A key of data / stringData: its value is the secret.
       if (value.kind === 'block') block = { column, into: frame.dataOf, start: -1, end: -1 };
-      else if (value.end > value.start && !isPlaceholder(text.slice(value.start, value.end))) frame.dataOf.spans.push(value.start, value.end);
+      else if (value.end > value.start && !isPlaceholder(text.slice(value.start, value.end)))
+        frame.dataOf.spans.push(value.start, value.end);
       // A quoted value that does not close on its line goes on over the more-indented lines that follow.
       if (value.open === true) block = { column, into: frame.dataOf, start: -1, end: -1 };
     } else if (key.name === 'kind') {
@@ -310,7 +326,20 @@ function readKey(text: string, i: number, end: number): { name: string; valueSta
     if (text.charCodeAt(j) !== 0x3a) return undefined;
   } else {
     // Plain keys never start with an indicator ({ [ & * ! | > % @ ` ? and the template brace).
-    if (first === 0x7b || first === 0x5b || first === 0x26 || first === 0x2a || first === 0x21 || first === 0x7c || first === 0x3e || first === 0x25 || first === 0x40 || first === 0x60 || first === 0x3f) return undefined;
+    if (
+      first === 0x7b ||
+      first === 0x5b ||
+      first === 0x26 ||
+      first === 0x2a ||
+      first === 0x21 ||
+      first === 0x7c ||
+      first === 0x3e ||
+      first === 0x25 ||
+      first === 0x40 ||
+      first === 0x60 ||
+      first === 0x3f
+    )
+      return undefined;
     j = i;
     while (j < end) {
       const c = text.charCodeAt(j);
@@ -340,7 +369,13 @@ function readValue(text: string, i: number, end: number): Value {
   const c = text.charCodeAt(j);
   if (c === 0x7c || c === 0x3e) {
     let k = j + 1;
-    while (k < end && (text.charCodeAt(k) === 0x2d || text.charCodeAt(k) === 0x2b || (text.charCodeAt(k) >= 0x31 && text.charCodeAt(k) <= 0x39))) k++;
+    while (
+      k < end &&
+      (text.charCodeAt(k) === 0x2d ||
+        text.charCodeAt(k) === 0x2b ||
+        (text.charCodeAt(k) >= 0x31 && text.charCodeAt(k) <= 0x39))
+    )
+      k++;
     while (k < end && isBlank(text.charCodeAt(k))) k++;
     if (k >= end || text.charCodeAt(k) === 0x23) return { kind: 'block', start: j, end: j };
   }

@@ -28,7 +28,12 @@ export function bootstrapDecision(call: ToolCall, policy: CompiledPolicy): Decis
   if (spec === undefined) return undefined; // unknown role: let it fail the normal way, with instructions
   const rule = { id: 'session:bootstrap-register', source: 'built-in' };
   if (spec.group === 'full-access') {
-    return decision('ask', 'session', `registering this session as full-access role "${role}" needs a human's confirmation`, rule);
+    return decision(
+      'ask',
+      'session',
+      `registering this session as full-access role "${role}" needs a human's confirmation`,
+      rule,
+    );
   }
   return decision('allow', 'session', `this is the session registering itself as "${role}"`, rule);
 }

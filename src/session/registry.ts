@@ -65,7 +65,10 @@ export class SessionRegistry {
       bytes = readOwnedFile(file, PURPOSE);
     } catch (error) {
       if (error instanceof HookwiseError) throw error;
-      throw new HookwiseError('REGISTRY_UNREADABLE', `cannot read session registry file ${file}: ${(error as Error).message}`);
+      throw new HookwiseError(
+        'REGISTRY_UNREADABLE',
+        `cannot read session registry file ${file}: ${(error as Error).message}`,
+      );
     }
     if (bytes === undefined) return undefined;
     const record = parseRecord(bytes.toString('utf8'), file);
@@ -75,7 +78,10 @@ export class SessionRegistry {
   }
 
   /** Read-modify-write one session under its lock; returns what was written. */
-  update(sessionId: string, change: (existing: SessionRecord | undefined, now: string) => SessionRecord): SessionRecord {
+  update(
+    sessionId: string,
+    change: (existing: SessionRecord | undefined, now: string) => SessionRecord,
+  ): SessionRecord {
     ensurePrivateDir(this.dir);
     const file = this.fileFor(sessionId);
     return withLockSync(`${file}.lock`, () => {
@@ -92,7 +98,9 @@ export class SessionRegistry {
    * planted or left behind can only make a denial come sooner.
    */
   waitedFor(sessionId: string): boolean {
-    return checkPrivateDir(this.dir) && lstatSync(this.waitedFile(sessionId), { throwIfNoEntry: false })?.isFile() === true;
+    return (
+      checkPrivateDir(this.dir) && lstatSync(this.waitedFile(sessionId), { throwIfNoEntry: false })?.isFile() === true
+    );
   }
 
   markWaited(sessionId: string): void {
@@ -133,7 +141,10 @@ function parseRecord(text: string, file: string): SessionRecord {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new HookwiseError('REGISTRY_UNREADABLE', `session registry file ${file} is not valid JSON (${(error as Error).message}); re-register the session`);
+    throw new HookwiseError(
+      'REGISTRY_UNREADABLE',
+      `session registry file ${file} is not valid JSON (${(error as Error).message}); re-register the session`,
+    );
   }
   const record = value as Partial<SessionRecord>;
   if (
@@ -143,7 +154,10 @@ function parseRecord(text: string, file: string): SessionRecord {
     !(record.role === null || typeof record.role === 'string') ||
     typeof record.disabled !== 'boolean'
   ) {
-    throw new HookwiseError('REGISTRY_UNREADABLE', `session registry file ${file} lacks session_id, role or disabled; re-register the session`);
+    throw new HookwiseError(
+      'REGISTRY_UNREADABLE',
+      `session registry file ${file} lacks session_id, role or disabled; re-register the session`,
+    );
   }
   return record as SessionRecord;
 }

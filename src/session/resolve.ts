@@ -13,7 +13,8 @@ export type SessionState =
 
 export function sessionStateOf(record: SessionRecord | undefined, envRole: string | undefined): SessionState {
   if (record?.disabled === true) return { kind: 'disabled', record };
-  if (record !== undefined && record.role !== null) return { kind: 'registered', role: record.role, via: 'registry', record };
+  if (record !== undefined && record.role !== null)
+    return { kind: 'registered', role: record.role, via: 'registry', record };
   if (envRole !== undefined && envRole !== '') return { kind: 'registered', role: envRole, via: 'env' };
   return { kind: 'unregistered' };
 }

@@ -32,9 +32,33 @@ function mvSources(segment: Segment): Set<string> {
  * loses nothing a rebuild does not bring back (and a tracked file in one is still in git).
  */
 const REGENERABLE = new Set([
-  'node_modules', 'dist', 'build', 'coverage', '.cache', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.next', '.nuxt',
-  '.turbo', '.parcel-cache', '.svelte-kit', '.angular', 'target', '.gradle', '.tox', '.nox', '.nyc_output', '.eslintcache', '.vite',
-  '.docusaurus', 'storybook-static', '.terraform', '.venv', 'venv',
+  'node_modules',
+  'dist',
+  'build',
+  'coverage',
+  '.cache',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.parcel-cache',
+  '.svelte-kit',
+  '.angular',
+  'target',
+  '.gradle',
+  '.tox',
+  '.nox',
+  '.nyc_output',
+  '.eslintcache',
+  '.vite',
+  '.docusaurus',
+  'storybook-static',
+  '.terraform',
+  '.venv',
+  'venv',
 ]);
 
 /** A path inside the project at or below a regenerable directory (never the project itself, never through `..`). */
@@ -45,7 +69,14 @@ export function regenerable(relative: string | null): boolean {
   return parts.some((p) => REGENERABLE.has(p) || p.endsWith('.egg-info') || p === 'tsconfig.tsbuildinfo');
 }
 
-function losesData(target: WriteTarget, exists: boolean, segment: Segment, sources: Set<string>, safeFresh: ReadonlySet<number>, relative: string | null): boolean {
+function losesData(
+  target: WriteTarget,
+  exists: boolean,
+  segment: Segment,
+  sources: Set<string>,
+  safeFresh: ReadonlySet<number>,
+  relative: string | null,
+): boolean {
   // What `$(mktemp [-d])` made in this command, deleted or overwritten whole: nothing of anyone's is lost.
   const fresh = freshTempOf(target.path, target.cwd);
   if (fresh !== undefined && fresh.rest === '' && safeFresh.has(fresh.id)) return false;
@@ -59,9 +90,11 @@ function losesData(target: WriteTarget, exists: boolean, segment: Segment, sourc
 
 /** `mv x /dev/null`, `cp /dev/null x`-style destruction through a device destination. */
 function destroysThroughDevice(segment: Segment): boolean {
-  return (segment.name === 'mv' || segment.name === 'cp') && segment.argv.slice(1).some((w) => w.startsWith('/dev/') && w !== '/dev/stdin');
+  return (
+    (segment.name === 'mv' || segment.name === 'cp') &&
+    segment.argv.slice(1).some((w) => w.startsWith('/dev/') && w !== '/dev/stdin')
+  );
 }
-
 
 /**
  * `git stash` / `git stash push|save`: the changes are saved in a stash commit before the tree is reset, so
@@ -75,7 +108,8 @@ function stashSaves(segment: Segment): boolean {
 }
 
 /** Writes that put nothing but new content into a fresh temp entry (no moved-in data, no links). */
-const FILLS = /^(?:\d*(?:>|>>|>\||&>|&>>|>&|<>)|tee|tee -a|touch|mkdir|cp|curl|curl -o|curl -O|wget|wget -O|tar -x|unzip|7z|sed -i|chmod|sort -o)$/;
+const FILLS =
+  /^(?:\d*(?:>|>>|>\||&>|&>>|>&|<>)|tee|tee -a|touch|mkdir|cp|curl|curl -o|curl -O|wget|wget -O|tar -x|unzip|7z|sed -i|chmod|sort -o)$/;
 
 /**
  * The fresh temp entries (fresh-temp.ts) whose deletion loses nothing: into which no segment of the command
@@ -103,6 +137,12 @@ export function segmentLosesData(shell: PreparedShell, index: number): boolean {
   if (segment === undefined) return false;
   if (destroysThroughDevice(segment)) return true;
   const sources = mvSources(segment);
-  const safeFresh = shell.writes.targets.some((t) => t.segment === index && freshTempOf(t.path, t.cwd) !== undefined) ? safeFreshEntries(shell) : new Set<number>();
-  return shell.writes.targets.some((target, i) => target.segment === index && losesData(target, shell.exists[i] === true, segment, sources, safeFresh, shell.targets[i]?.relative ?? null));
+  const safeFresh = shell.writes.targets.some((t) => t.segment === index && freshTempOf(t.path, t.cwd) !== undefined)
+    ? safeFreshEntries(shell)
+    : new Set<number>();
+  return shell.writes.targets.some(
+    (target, i) =>
+      target.segment === index &&
+      losesData(target, shell.exists[i] === true, segment, sources, safeFresh, shell.targets[i]?.relative ?? null),
+  );
 }

@@ -54,7 +54,9 @@ export interface CommandEffects {
 
 export function analyzeEffects(segments: readonly Segment[], writes: WriteAnalysis): CommandEffects {
   const links = linksMade(segments);
-  const codeInValues = segments.some((s) => Object.values(s.assignments).some(isCode) || (DECLARES.has(s.name) && s.argv.slice(1).some(isCode)));
+  const codeInValues = segments.some(
+    (s) => Object.values(s.assignments).some(isCode) || (DECLARES.has(s.name) && s.argv.slice(1).some(isCode)),
+  );
   const out: SegmentEffects[] = segments.map((segment, index) => {
     const runs: RunEffect[] = [];
     runs.push(...environmentEffects(segment));
@@ -74,40 +76,167 @@ export function analyzeEffects(segments: readonly Segment[], writes: WriteAnalys
 
 /** Variables whose value is a program some tool runs (git, man, make, ssh, sudo, cargo, …). */
 const PROGRAM_VARS = new Set([
-  'GIT_PAGER', 'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER', 'PSQL_PAGER', 'BAT_PAGER', 'DELTA_PAGER', 'GIT_EDITOR', 'EDITOR',
-  'VISUAL', 'GIT_SEQUENCE_EDITOR', 'GH_EDITOR', 'KUBE_EDITOR', 'SVN_EDITOR', 'FCEDIT', 'PSQL_EDITOR', 'GIT_EXTERNAL_DIFF',
-  'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'GIT_PROXY_COMMAND', 'BROWSER', 'CC', 'CXX', 'CPP',
-  'LD', 'AR', 'AS', 'RUSTC_WRAPPER', 'RUSTC', 'RUSTDOC', 'CARGO_BUILD_RUSTC_WRAPPER', 'RSYNC_RSH', 'SHELL', 'CONFIG_SHELL',
-  'MAKESHELL', 'TERMINAL',
+  'GIT_PAGER',
+  'PAGER',
+  'MANPAGER',
+  'SYSTEMD_PAGER',
+  'GH_PAGER',
+  'PSQL_PAGER',
+  'BAT_PAGER',
+  'DELTA_PAGER',
+  'GIT_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'GIT_SEQUENCE_EDITOR',
+  'GH_EDITOR',
+  'KUBE_EDITOR',
+  'SVN_EDITOR',
+  'FCEDIT',
+  'PSQL_EDITOR',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'BROWSER',
+  'CC',
+  'CXX',
+  'CPP',
+  'LD',
+  'AR',
+  'AS',
+  'RUSTC_WRAPPER',
+  'RUSTC',
+  'RUSTDOC',
+  'CARGO_BUILD_RUSTC_WRAPPER',
+  'RSYNC_RSH',
+  'SHELL',
+  'CONFIG_SHELL',
+  'MAKESHELL',
+  'TERMINAL',
 ]);
 
 /** Programs that, named as a pager / editor / compiler, run nothing else. */
 const HARMLESS_PROGRAMS = new Set([
-  '', 'cat', 'less', 'more', 'most', 'true', 'false', ':', 'vim', 'vi', 'nvim', 'nano', 'emacs', 'code', 'subl', 'delta', 'bat',
-  'diff-so-fancy', 'gcc', 'g++', 'cc', 'c++', 'clang', 'clang++', 'ld', 'ar', 'as', 'rustc', 'ssh', 'bash', 'sh', 'zsh', 'dash',
+  '',
+  'cat',
+  'less',
+  'more',
+  'most',
+  'true',
+  'false',
+  ':',
+  'vim',
+  'vi',
+  'nvim',
+  'nano',
+  'emacs',
+  'code',
+  'subl',
+  'delta',
+  'bat',
+  'diff-so-fancy',
+  'gcc',
+  'g++',
+  'cc',
+  'c++',
+  'clang',
+  'clang++',
+  'ld',
+  'ar',
+  'as',
+  'rustc',
+  'ssh',
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
 ]);
 const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\//;
 
 /** Variables that load or run code whatever their value (unless empty). */
 const CODE_VARS = new Set([
-  'LD_PRELOAD', 'LD_AUDIT', 'DYLD_INSERT_LIBRARIES', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'LESSOPEN', 'LESSCLOSE', 'PYTHONSTARTUP',
-  'PERL5DB', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR', 'GCONV_PATH',
-  'OPENSSL_CONF', 'PHPRC', 'PHP_INI_SCAN_DIR', 'RIPGREP_CONFIG_PATH', 'EXINIT', 'VIMINIT', 'MYVIMRC', 'KUBECONFIG',
-  'AWS_CONFIG_FILE', 'DOCKER_CONFIG', 'CLOUDSDK_CONFIG', 'HOME', 'ZDOTDIR', 'XDG_CONFIG_HOME', 'PYTEST_PLUGINS', 'LESSKEY',
-  'LESSKEYIN', 'LESSKEY_SRC', 'ZIPOPT', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'NODE_REPL_EXTERNAL_MODULE', 'PERL5OPT',
-  'RUBYOPT', 'INPUTRC', 'BASHOPTS', 'SHELLOPTS', 'IFS',
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'DYLD_INSERT_LIBRARIES',
+  'BASH_ENV',
+  'ENV',
+  'PROMPT_COMMAND',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'PYTHONSTARTUP',
+  'PERL5DB',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'GCONV_PATH',
+  'OPENSSL_CONF',
+  'PHPRC',
+  'PHP_INI_SCAN_DIR',
+  'RIPGREP_CONFIG_PATH',
+  'EXINIT',
+  'VIMINIT',
+  'MYVIMRC',
+  'KUBECONFIG',
+  'AWS_CONFIG_FILE',
+  'DOCKER_CONFIG',
+  'CLOUDSDK_CONFIG',
+  'HOME',
+  'ZDOTDIR',
+  'XDG_CONFIG_HOME',
+  'PYTEST_PLUGINS',
+  'LESSKEY',
+  'LESSKEYIN',
+  'LESSKEY_SRC',
+  'ZIPOPT',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_COMMON_DIR',
+  'NODE_REPL_EXTERNAL_MODULE',
+  'PERL5OPT',
+  'RUBYOPT',
+  'INPUTRC',
+  'BASHOPTS',
+  'SHELLOPTS',
+  'IFS',
 ]);
-const CODE_VAR_PATTERNS = [/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/, /^BASH_FUNC_/, /^CARGO_TARGET_\w+_RUNNER$/, /^(?:npm|NPM)_config_/i, /^PS[0-4]$/];
+const CODE_VAR_PATTERNS = [
+  /^GIT_CONFIG_(?:KEY|VALUE)_\d+$/,
+  /^BASH_FUNC_/,
+  /^CARGO_TARGET_\w+_RUNNER$/,
+  /^(?:npm|NPM)_config_/i,
+  /^PS[0-4]$/,
+];
 /** `npm_config_*` settings that change nothing but output. */
 const HARMLESS_NPM_CONFIG = /^npm_config_(?:loglevel|progress|fund|audit|update_notifier|color|yes|cache)$/i;
 
 /** Directory lists that code is loaded from: harmless when every entry is inside the project. */
-const LOAD_PATH_VARS = new Set(['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'NODE_PATH', 'PERL5LIB', 'PERLLIB', 'RUBYLIB', 'LD_LIBRARY_PATH', 'DYLD_LIBRARY_PATH', 'DYLD_FRAMEWORK_PATH', 'CLASSPATH']);
+const LOAD_PATH_VARS = new Set([
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYTHONUSERBASE',
+  'NODE_PATH',
+  'PERL5LIB',
+  'PERLLIB',
+  'RUBYLIB',
+  'LD_LIBRARY_PATH',
+  'DYLD_LIBRARY_PATH',
+  'DYLD_FRAMEWORK_PATH',
+  'CLASSPATH',
+]);
 
-const SAFE_NODE_OPTION = /^--(?:max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-deprecation|trace-uncaught|experimental-vm-modules|experimental-specifier-resolution|unhandled-rejections|throw-deprecation|pending-deprecation|no-experimental-fetch|expose-gc|dns-result-order|openssl-legacy-provider|use-openssl-ca|use-bundled-ca|title|conditions|input-type|heapsnapshot-signal|report-on-signal|disable-warning|experimental-strip-types|no-experimental-strip-types|experimental-detect-module|preserve-symlinks)(?:=[\w.:,-]*)?$|^-C$/;
-const SAFE_MAKEFLAG = /^(?:-?j\d*|-?[sSkBwrRiqe]+|--no-print-directory|--print-directory|-?O\w*|--output-sync(?:=\w+)?|-l\d+(?:\.\d+)?|--jobserver-\S+|--no-builtin-rules|--no-builtin-variables|--silent|--keep-going|-+)$/;
-const SAFE_PYTEST_OPTION = /^(?:-[xqvsrlfW]+|-ra|-rA|-rf|-n\s*\w*|-n|\d+|auto|--tb=\w+|--maxfail=\d+|--color=\w+|--no-header|--strict-markers|--durations=\d+|--disable-warnings|-p|no:[\w.]+|--lf|--ff|--sw|--cov(?:=[\w./-]*)?|--cov-report=[\w:./-]+|--import-mode=\w+|--showlocals|--capture=\w+|--benchmark-\S+|-m|--dist=\w+|--timeout=\d+)$/;
-const RISKY_JAVA_OPTION = /-javaagent|-agentlib|-agentpath|-XX:On|-XX:\+?StartFlightRecording|-Djava\.system\.class\.loader/;
+const SAFE_NODE_OPTION =
+  /^--(?:max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-deprecation|trace-uncaught|experimental-vm-modules|experimental-specifier-resolution|unhandled-rejections|throw-deprecation|pending-deprecation|no-experimental-fetch|expose-gc|dns-result-order|openssl-legacy-provider|use-openssl-ca|use-bundled-ca|title|conditions|input-type|heapsnapshot-signal|report-on-signal|disable-warning|experimental-strip-types|no-experimental-strip-types|experimental-detect-module|preserve-symlinks)(?:=[\w.:,-]*)?$|^-C$/;
+const SAFE_MAKEFLAG =
+  /^(?:-?j\d*|-?[sSkBwrRiqe]+|--no-print-directory|--print-directory|-?O\w*|--output-sync(?:=\w+)?|-l\d+(?:\.\d+)?|--jobserver-\S+|--no-builtin-rules|--no-builtin-variables|--silent|--keep-going|-+)$/;
+const SAFE_PYTEST_OPTION =
+  /^(?:-[xqvsrlfW]+|-ra|-rA|-rf|-n\s*\w*|-n|\d+|auto|--tb=\w+|--maxfail=\d+|--color=\w+|--no-header|--strict-markers|--durations=\d+|--disable-warnings|-p|no:[\w.]+|--lf|--ff|--sw|--cov(?:=[\w./-]*)?|--cov-report=[\w:./-]+|--import-mode=\w+|--showlocals|--capture=\w+|--benchmark-\S+|-m|--dist=\w+|--timeout=\d+)$/;
+const RISKY_JAVA_OPTION =
+  /-javaagent|-agentlib|-agentpath|-XX:On|-XX:\+?StartFlightRecording|-Djava\.system\.class\.loader/;
 
 function programOf(value: string): string | undefined {
   const words = value.trim().split(/\s+/);
@@ -125,8 +254,19 @@ function inProject(entry: string): boolean {
   return !e.split('/').includes('..');
 }
 
-const SYSTEM_PATH_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin', '/opt/homebrew/bin', '/opt/homebrew/sbin', '/snap/bin']);
-const HOME_BIN = /^(?:~|\$HOME|\$\{HOME\})\/(?:\.local\/bin|bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.npm-global\/bin|\.volta\/bin|\.pyenv\/(?:bin|shims))$/;
+const SYSTEM_PATH_DIRS = new Set([
+  '/usr/local/sbin',
+  '/usr/local/bin',
+  '/usr/sbin',
+  '/usr/bin',
+  '/sbin',
+  '/bin',
+  '/opt/homebrew/bin',
+  '/opt/homebrew/sbin',
+  '/snap/bin',
+]);
+const HOME_BIN =
+  /^(?:~|\$HOME|\$\{HOME\})\/(?:\.local\/bin|bin|\.cargo\/bin|go\/bin|\.bun\/bin|\.deno\/bin|\.npm-global\/bin|\.volta\/bin|\.pyenv\/(?:bin|shims))$/;
 
 /** PATH entries searched before the inherited PATH that could hold a program planted by an agent. */
 function riskyPath(value: string): string | undefined {
@@ -142,11 +282,15 @@ function riskyPath(value: string): string | undefined {
 /** Why setting NAME=VALUE makes a program run code, or undefined when it does not. */
 export function environmentRisk(name: string, value: string): string | undefined {
   if (PROGRAM_VARS.has(name)) {
-    return programOf(value) === undefined ? `${name}=${short(value)} names a program that runs instead of (or inside) the command` : undefined;
+    return programOf(value) === undefined
+      ? `${name}=${short(value)} names a program that runs instead of (or inside) the command`
+      : undefined;
   }
   if (name === 'PATH') {
     const risky = riskyPath(value);
-    return risky === undefined ? undefined : `PATH puts ${short(risky)} before the system directories, so a program planted there runs instead of the one named`;
+    return risky === undefined
+      ? undefined
+      : `PATH puts ${short(risky)} before the system directories, so a program planted there runs instead of the one named`;
   }
   if (LOAD_PATH_VARS.has(name)) {
     const outside = value.split(':').filter((e) => e !== '' && !/^\$\{?\w+\}?$/.test(e) && !inProject(e));
@@ -154,24 +298,37 @@ export function environmentRisk(name: string, value: string): string | undefined
   }
   if (name === 'NODE_OPTIONS') {
     const bad = value.split(/\s+/).filter((o) => o !== '' && !SAFE_NODE_OPTION.test(o));
-    return bad.length > 0 ? `NODE_OPTIONS=${short(value)} can load code into every node process (${short(bad[0]!)})` : undefined;
+    return bad.length > 0
+      ? `NODE_OPTIONS=${short(value)} can load code into every node process (${short(bad[0]!)})`
+      : undefined;
   }
   if (name === 'MAKEFLAGS' || name === 'MFLAGS' || name === 'GNUMAKEFLAGS') {
     const bad = value.split(/\s+/).filter((o) => o !== '' && !SAFE_MAKEFLAG.test(o));
-    return bad.length > 0 ? `${name}=${short(value)} passes make options or variables that can change what its recipes run` : undefined;
+    return bad.length > 0
+      ? `${name}=${short(value)} passes make options or variables that can change what its recipes run`
+      : undefined;
   }
   if (name === 'PYTEST_ADDOPTS') {
     const bad = value.split(/\s+/).filter((o) => o !== '' && !SAFE_PYTEST_OPTION.test(o));
-    return bad.length > 0 ? `PYTEST_ADDOPTS=${short(value)} passes pytest options hookwise does not vet (${short(bad[0]!)})` : undefined;
+    return bad.length > 0
+      ? `PYTEST_ADDOPTS=${short(value)} passes pytest options hookwise does not vet (${short(bad[0]!)})`
+      : undefined;
   }
   if (/^(?:JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|MAVEN_OPTS|GRADLE_OPTS|JAVA_OPTS)$/.test(name)) {
     return RISKY_JAVA_OPTION.test(value) ? `${name} loads an agent or runs a command in the JVM` : undefined;
   }
-  if (name === 'GOFLAGS') return /-toolexec|-exec|-overlay/.test(value) ? `GOFLAGS=${short(value)} makes go run another program` : undefined;
-  if (name === 'RUSTFLAGS' || name === 'CARGO_ENCODED_RUSTFLAGS') return /linker|link-arg|plugin/.test(value) ? `${name} makes rustc run another linker or plugin` : undefined;
-  if (name === 'TAR_OPTIONS') return /to-command|checkpoint-action|compress-program|-I|rsh-command|info-script|volume-script/.test(value) ? 'TAR_OPTIONS makes tar run another program' : undefined;
-  if (name === 'LESS') return /[!|]|-k|lesskey/.test(value) ? 'LESS passes less commands or a key file that can run programs' : undefined;
-  if ((name === 'GIT_CONFIG_GLOBAL' || name === 'GIT_CONFIG_SYSTEM') && value !== '/dev/null') return `${name} makes git read its configuration (pagers, hooks, aliases) from ${short(value)}`;
+  if (name === 'GOFLAGS')
+    return /-toolexec|-exec|-overlay/.test(value) ? `GOFLAGS=${short(value)} makes go run another program` : undefined;
+  if (name === 'RUSTFLAGS' || name === 'CARGO_ENCODED_RUSTFLAGS')
+    return /linker|link-arg|plugin/.test(value) ? `${name} makes rustc run another linker or plugin` : undefined;
+  if (name === 'TAR_OPTIONS')
+    return /to-command|checkpoint-action|compress-program|-I|rsh-command|info-script|volume-script/.test(value)
+      ? 'TAR_OPTIONS makes tar run another program'
+      : undefined;
+  if (name === 'LESS')
+    return /[!|]|-k|lesskey/.test(value) ? 'LESS passes less commands or a key file that can run programs' : undefined;
+  if ((name === 'GIT_CONFIG_GLOBAL' || name === 'GIT_CONFIG_SYSTEM') && value !== '/dev/null')
+    return `${name} makes git read its configuration (pagers, hooks, aliases) from ${short(value)}`;
   if (HARMLESS_NPM_CONFIG.test(name)) return undefined;
   if (CODE_VARS.has(name) || CODE_VAR_PATTERNS.some((re) => re.test(name))) {
     if (value === '' && !name.startsWith('BASH_FUNC_')) return undefined;
@@ -223,13 +380,16 @@ function optionValues(argv: readonly string[], short: string, long: readonly str
   return values;
 }
 
-const has = (argv: readonly string[], ...words: string[]): boolean => argv.some((w) => words.includes(w) || words.some((x) => x.startsWith('--') && w.startsWith(`${x}=`)));
+const has = (argv: readonly string[], ...words: string[]): boolean =>
+  argv.some((w) => words.includes(w) || words.some((x) => x.startsWith('--') && w.startsWith(`${x}=`)));
 
 /** `git -c` keys that change only how output looks or who commits. */
-const SAFE_GIT_CONFIG = /^(?:color\.[\w.-]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|filemode|ignorecase|precomposeunicode)|user\.(?:name|email)|author\.(?:name|email)|committer\.(?:name|email)|advice\.[\w.-]+|init\.defaultbranch|column\.ui|log\.(?:date|decorate|showsignature|follow)|diff\.(?:noprefix|mnemonicprefix|renames|colormoved|algorithm|indentheuristic)|i18n\.[\w.-]+|format\.pretty|pull\.(?:rebase|ff)|merge\.conflictstyle|commit\.gpgsign|tag\.gpgsign|maintenance\.auto|gc\.auto|fetch\.prune|push\.default|rebase\.autostash|status\.[\w.-]+|blame\.[\w.-]+|protocol\.version|http\.sslverify)$/i;
+const SAFE_GIT_CONFIG =
+  /^(?:color\.[\w.-]+|core\.(?:quotepath|abbrev|autocrlf|safecrlf|filemode|ignorecase|precomposeunicode)|user\.(?:name|email)|author\.(?:name|email)|committer\.(?:name|email)|advice\.[\w.-]+|init\.defaultbranch|column\.ui|log\.(?:date|decorate|showsignature|follow)|diff\.(?:noprefix|mnemonicprefix|renames|colormoved|algorithm|indentheuristic)|i18n\.[\w.-]+|format\.pretty|pull\.(?:rebase|ff)|merge\.conflictstyle|commit\.gpgsign|tag\.gpgsign|maintenance\.auto|gc\.auto|fetch\.prune|push\.default|rebase\.autostash|status\.[\w.-]+|blame\.[\w.-]+|protocol\.version|http\.sslverify)$/i;
 
 /** `git config` keys whose value is code git runs later, or that change where it loads code from. */
-export const GIT_CODE_CONFIG = /^(?:core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree|bare)|alias\..+|pager\..+|diff\..+\.(?:textconv|command)|diff\.external|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|sequence\.editor|gpg(?:\..+)?\.program|include\.path|includeif\..+|uploadpack\.packobjectshook|url\..+\.(?:insteadof|pushinsteadof)|remote\..+\.(?:uploadpack|receivepack|proxy|vcs|url|pushurl)|https?\.(?:.+\.)?proxy|sendemail\..+|web\.browser|browser\..+\.(?:cmd|path)|man\..+\.(?:cmd|path)|instaweb\..+|submodule\..+\.update|safe\.directory|init\.templatedir|receive\.procreceiverefs|protocol\..+\.allow|core\.fsmonitorhookversion)$/i;
+export const GIT_CODE_CONFIG =
+  /^(?:core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree|bare)|alias\..+|pager\..+|diff\..+\.(?:textconv|command)|diff\.external|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|sequence\.editor|gpg(?:\..+)?\.program|include\.path|includeif\..+|uploadpack\.packobjectshook|url\..+\.(?:insteadof|pushinsteadof)|remote\..+\.(?:uploadpack|receivepack|proxy|vcs|url|pushurl)|https?\.(?:.+\.)?proxy|sendemail\..+|web\.browser|browser\..+\.(?:cmd|path)|man\..+\.(?:cmd|path)|instaweb\..+|submodule\..+\.update|safe\.directory|init\.templatedir|receive\.procreceiverefs|protocol\..+\.allow|core\.fsmonitorhookversion)$/i;
 
 function gitEffects(argv: readonly string[]): RunEffect[] {
   const out: RunEffect[] = [];
@@ -241,16 +401,28 @@ function gitEffects(argv: readonly string[]): RunEffect[] {
     if (w === '-c' || (w.startsWith('-c') && w.length > 2)) {
       const pair = w === '-c' ? (argv[++i] ?? '') : w.slice(2);
       const key = pair.split('=')[0]!;
-      if (!SAFE_GIT_CONFIG.test(key)) out.push({ kind: 'option', detail: `git -c ${short(pair)} sets configuration that can make git run a program` });
+      if (!SAFE_GIT_CONFIG.test(key))
+        out.push({
+          kind: 'option',
+          detail: `git -c ${short(pair)} sets configuration that can make git run a program`,
+        });
     } else if (w === '--config-env' || w.startsWith('--config-env=') || w.startsWith('--exec-path=')) {
       out.push({ kind: 'option', detail: `git ${short(w)} changes what git runs` });
       if (w === '--config-env') i++;
     } else if (w === '-C' || w === '--git-dir' || w === '--work-tree') {
       const dir = argv[++i] ?? '';
-      if (!inProject(dir)) out.push({ kind: 'option', detail: `git ${w} ${short(dir)} runs git in a repository outside the project, whose configuration and hooks can run programs` });
+      if (!inProject(dir))
+        out.push({
+          kind: 'option',
+          detail: `git ${w} ${short(dir)} runs git in a repository outside the project, whose configuration and hooks can run programs`,
+        });
     } else if (w.startsWith('--git-dir=') || w.startsWith('--work-tree=')) {
       const dir = w.slice(w.indexOf('=') + 1);
-      if (!inProject(dir)) out.push({ kind: 'option', detail: `git ${short(w)} runs git in a repository outside the project, whose configuration and hooks can run programs` });
+      if (!inProject(dir))
+        out.push({
+          kind: 'option',
+          detail: `git ${short(w)} runs git in a repository outside the project, whose configuration and hooks can run programs`,
+        });
     }
   }
   const sub = argv[i];
@@ -266,33 +438,51 @@ function gitEffects(argv: readonly string[]): RunEffect[] {
     case 'archive':
     case 'push':
     case 'submodule':
-      if (rest.some((w) => /^--(?:upload-pack|receive-pack|exec)(?:=|$)/.test(w)) || ((sub === 'clone' || sub === 'ls-remote') && rest.includes('-u'))) flag(`git ${sub} with a remote program option runs that program`);
-      if (sub === 'clone' && (optionValues(rest, 'c', ['config']).some((p) => !SAFE_GIT_CONFIG.test(p.split('=')[0]!)) || has(rest, '--template'))) flag('git clone with configuration or a template can install hooks or programs');
-      if (sub === 'submodule' && rest.includes('foreach')) flag('git submodule foreach runs a command in every submodule');
+      if (
+        rest.some((w) => /^--(?:upload-pack|receive-pack|exec)(?:=|$)/.test(w)) ||
+        ((sub === 'clone' || sub === 'ls-remote') && rest.includes('-u'))
+      )
+        flag(`git ${sub} with a remote program option runs that program`);
+      if (
+        sub === 'clone' &&
+        (optionValues(rest, 'c', ['config']).some((p) => !SAFE_GIT_CONFIG.test(p.split('=')[0]!)) ||
+          has(rest, '--template'))
+      )
+        flag('git clone with configuration or a template can install hooks or programs');
+      if (sub === 'submodule' && rest.includes('foreach'))
+        flag('git submodule foreach runs a command in every submodule');
       break;
     case 'grep':
-      if (rest.some((w) => w === '-O' || /^--open-files-in-pager(?:=|$)/.test(w) || /^-O./.test(w))) flag('git grep --open-files-in-pager runs a program on the matches');
+      if (rest.some((w) => w === '-O' || /^--open-files-in-pager(?:=|$)/.test(w) || /^-O./.test(w)))
+        flag('git grep --open-files-in-pager runs a program on the matches');
       break;
     case 'rebase':
-      if (rest.some((w) => w === '-x' || /^--exec(?:=|$)/.test(w))) flag('git rebase --exec runs a command after each commit');
+      if (rest.some((w) => w === '-x' || /^--exec(?:=|$)/.test(w)))
+        flag('git rebase --exec runs a command after each commit');
       break;
     case 'bisect':
       if (rest[1] === 'run') flag('git bisect run runs a command at each step');
       break;
     case 'difftool':
     case 'mergetool':
-      if (rest.some((w) => w === '-x' || /^--(?:extcmd|tool)(?:=|$)/.test(w) || w === '-t')) flag(`git ${sub} with a tool option runs that program`);
+      if (rest.some((w) => w === '-x' || /^--(?:extcmd|tool)(?:=|$)/.test(w) || w === '-t'))
+        flag(`git ${sub} with a tool option runs that program`);
       break;
     case 'filter-branch':
     case 'filter-repo':
       flag(`git ${sub} runs filter commands over history`);
       break;
     case 'send-email':
-      if (rest.some((w) => /^--(?:to-cmd|cc-cmd|header-cmd|sendmail-cmd|smtp-server)(?:=|$)/.test(w))) flag('git send-email runs a configured command');
+      if (rest.some((w) => /^--(?:to-cmd|cc-cmd|header-cmd|sendmail-cmd|smtp-server)(?:=|$)/.test(w)))
+        flag('git send-email runs a configured command');
       break;
     case 'config': {
       const key = gitConfigSetKey(rest);
-      if (key !== undefined && GIT_CODE_CONFIG.test(key)) out.push({ kind: 'config', detail: `git config ${short(key)} makes git run a program later (or changes where it loads code from)` });
+      if (key !== undefined && GIT_CODE_CONFIG.test(key))
+        out.push({
+          kind: 'config',
+          detail: `git config ${short(key)} makes git run a program later (or changes where it loads code from)`,
+        });
       break;
     }
     default:
@@ -307,8 +497,23 @@ export function gitConfigSetKey(rest: readonly string[]): string | undefined {
   let reads = false;
   for (let i = 1; i < rest.length; i++) {
     const w = rest[i]!;
-    if (/^--(?:get|get-all|get-regexp|get-urlmatch|list|show-origin|show-scope|name-only|null|includes|no-includes)$/.test(w) || w === '-l' || w === '-z') {
-      if (w !== '--show-origin' && w !== '--show-scope' && w !== '--includes' && w !== '--null' && w !== '-z' && w !== '--name-only' && w !== '--no-includes') reads = true;
+    if (
+      /^--(?:get|get-all|get-regexp|get-urlmatch|list|show-origin|show-scope|name-only|null|includes|no-includes)$/.test(
+        w,
+      ) ||
+      w === '-l' ||
+      w === '-z'
+    ) {
+      if (
+        w !== '--show-origin' &&
+        w !== '--show-scope' &&
+        w !== '--includes' &&
+        w !== '--null' &&
+        w !== '-z' &&
+        w !== '--name-only' &&
+        w !== '--no-includes'
+      )
+        reads = true;
       continue;
     }
     if (w === '-f' || w === '--file' || w === '--blob' || w === '--type' || w === '--default' || w === '--comment') {
@@ -320,7 +525,14 @@ export function gitConfigSetKey(rest: readonly string[]): string | undefined {
   }
   if (reads) return undefined;
   const [first, second] = positionals;
-  if (first === 'get' || first === 'list' || first === 'unset' || first === 'remove-section' || first === 'rename-section') return undefined;
+  if (
+    first === 'get' ||
+    first === 'list' ||
+    first === 'unset' ||
+    first === 'remove-section' ||
+    first === 'rename-section'
+  )
+    return undefined;
   if (first === 'set') return second;
   return positionals.length >= 2 ? first : undefined;
 }
@@ -332,13 +544,17 @@ const AWK_RUNS = /\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;{}\n]*[|
 function awkEffects(argv: readonly string[]): RunEffect[] {
   const programs = optionValues(argv, 'e', ['source']);
   const files = optionValues(argv, 'f', ['file', 'exec']).concat(optionValues(argv, 'E', []));
-  if (has(argv, '-l', '--load') || optionValues(argv, 'l', ['load']).length > 0) return [{ kind: 'option', detail: 'awk --load loads a compiled extension' }];
-  if (files.some((f) => !inProject(f))) return [{ kind: 'option', detail: `awk -f runs a program file from outside the project (${short(files[0]!)})` }];
+  if (has(argv, '-l', '--load') || optionValues(argv, 'l', ['load']).length > 0)
+    return [{ kind: 'option', detail: 'awk --load loads a compiled extension' }];
+  if (files.some((f) => !inProject(f)))
+    return [{ kind: 'option', detail: `awk -f runs a program file from outside the project (${short(files[0]!)})` }];
   if (programs.length === 0 && files.length === 0) {
     const first = firstOperand(argv, ['F', 'v', 'f', 'e', 'E', 'i', 'l']);
     if (first !== undefined) programs.push(first);
   }
-  return programs.some((p) => AWK_RUNS.test(p)) ? [{ kind: 'option', detail: 'the awk program runs commands or writes files (system(), pipes, redirections)' }] : [];
+  return programs.some((p) => AWK_RUNS.test(p))
+    ? [{ kind: 'option', detail: 'the awk program runs commands or writes files (system(), pipes, redirections)' }]
+    : [];
 }
 
 /** The first word that is not an option or an option's value. */
@@ -492,11 +708,19 @@ function sedScripts(argv: readonly string[]): { scripts: string[]; files: string
 function sedEffects(argv: readonly string[]): RunEffect[] {
   if (argv.includes('--sandbox')) return [];
   const { scripts, files } = sedScripts(argv);
-  if (files.some((f) => !inProject(f))) return [{ kind: 'option', detail: `sed -f runs a script from outside the project (${short(files[0]!)})` }];
+  if (files.some((f) => !inProject(f)))
+    return [{ kind: 'option', detail: `sed -f runs a script from outside the project (${short(files[0]!)})` }];
   for (const script of scripts) {
     const s = sedScript(script);
-    if (s.unknown) return [{ kind: 'option', detail: `hookwise cannot read the sed script ${short(script)}, so it may run commands (the e command)` }];
-    if (s.executes) return [{ kind: 'option', detail: 'the sed script runs shell commands (the e command or the s///e flag)' }];
+    if (s.unknown)
+      return [
+        {
+          kind: 'option',
+          detail: `hookwise cannot read the sed script ${short(script)}, so it may run commands (the e command)`,
+        },
+      ];
+    if (s.executes)
+      return [{ kind: 'option', detail: 'the sed script runs shell commands (the e command or the s///e flag)' }];
     if (s.writes) return [{ kind: 'option', detail: 'the sed script writes files (w / W commands or the s///w flag)' }];
   }
   return [];
@@ -504,11 +728,36 @@ function sedEffects(argv: readonly string[]): RunEffect[] {
 
 const VIM = new Set(['vim', 'vi', 'nvim', 'ex', 'view', 'vimdiff', 'gvim', 'rvim', 'evim']);
 const SSH_LIKE = new Set(['ssh', 'scp', 'sftp', 'autossh', 'mosh']);
-const SSH_CODE_OPTION = /^(?:ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match|PKCS11Provider|SecurityKeyProvider)\b/i;
+const SSH_CODE_OPTION =
+  /^(?:ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match|PKCS11Provider|SecurityKeyProvider)\b/i;
 
 /** Test runners, linters and build tools whose configuration files are code (they import plugins, setup files). */
-const CONFIGURED_TOOLS = new Set(['vitest', 'jest', 'mocha', 'ava', 'playwright', 'cypress', 'eslint', 'prettier', 'stylelint', 'biome', 'tsc', 'vue-tsc', 'webpack', 'vite', 'rollup', 'esbuild', 'babel', 'karma', 'nyc', 'c8', 'tsx', 'ts-node']);
-const CODE_CONFIG_OPTIONS = /^--(?:config|config-file|configFile|globalSetup|globalTeardown|setupFiles|setupFilesAfterEnv|testEnvironment|transform|resolver|testRunner|require|loader|plugin|rulesdir|resolve-plugins-relative-to|project|workspace|reporter|environment|dir)(?:=|$)/;
+const CONFIGURED_TOOLS = new Set([
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'playwright',
+  'cypress',
+  'eslint',
+  'prettier',
+  'stylelint',
+  'biome',
+  'tsc',
+  'vue-tsc',
+  'webpack',
+  'vite',
+  'rollup',
+  'esbuild',
+  'babel',
+  'karma',
+  'nyc',
+  'c8',
+  'tsx',
+  'ts-node',
+]);
+const CODE_CONFIG_OPTIONS =
+  /^--(?:config|config-file|configFile|globalSetup|globalTeardown|setupFiles|setupFilesAfterEnv|testEnvironment|transform|resolver|testRunner|require|loader|plugin|rulesdir|resolve-plugins-relative-to|project|workspace|reporter|environment|dir)(?:=|$)/;
 
 /** `npx vitest --config /tmp/x.mjs`, `jest --config '{…}'`: the tool loads code from outside the project. */
 function toolConfigEffects(segment: Segment): RunEffect[] {
@@ -520,21 +769,70 @@ function toolConfigEffects(segment: Segment): RunEffect[] {
     const shortOption = w === '-c' || w === '-p' || w === '-r';
     if (!CODE_CONFIG_OPTIONS.test(w) && !shortOption) continue;
     const value = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (argv[i + 1] ?? '');
-    if (value.startsWith('{') || (value !== '' && !value.startsWith('-') && (value.startsWith('/') || value.startsWith('~') || value.split('/').includes('..')))) {
-      return [{ kind: 'option', detail: `${tool} ${short(w)} loads configuration or code from ${short(value)}, outside the project` }];
+    if (
+      value.startsWith('{') ||
+      (value !== '' &&
+        !value.startsWith('-') &&
+        (value.startsWith('/') || value.startsWith('~') || value.split('/').includes('..')))
+    ) {
+      return [
+        {
+          kind: 'option',
+          detail: `${tool} ${short(w)} loads configuration or code from ${short(value)}, outside the project`,
+        },
+      ];
     }
   }
   return [];
 }
 
 /** Programs that run the code of the directory they run in: outside the project, that is not the project's code. */
-const RUNS_DIRECTORY_CODE = new Set(['git', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'make', 'gmake', 'pytest', 'py.test', 'tox', 'cargo', 'go', 'mvn', 'gradle', 'rake', 'bundle', 'composer', 'just', 'task', 'vitest', 'jest', 'mocha', 'tsc', 'eslint', 'prettier', 'terraform', 'tofu', 'direnv', 'poetry', 'uv', 'pip', 'pip3']);
+const RUNS_DIRECTORY_CODE = new Set([
+  'git',
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'npx',
+  'make',
+  'gmake',
+  'pytest',
+  'py.test',
+  'tox',
+  'cargo',
+  'go',
+  'mvn',
+  'gradle',
+  'rake',
+  'bundle',
+  'composer',
+  'just',
+  'task',
+  'vitest',
+  'jest',
+  'mocha',
+  'tsc',
+  'eslint',
+  'prettier',
+  'terraform',
+  'tofu',
+  'direnv',
+  'poetry',
+  'uv',
+  'pip',
+  'pip3',
+]);
 
 function foreignDirectory(segment: Segment): RunEffect[] {
   const cwd = segment.cwd;
   if (cwd === undefined || !RUNS_DIRECTORY_CODE.has(segment.name)) return [];
   if (!cwd.startsWith('/') && !cwd.startsWith('~') && !cwd.split('/').includes('..')) return [];
-  return [{ kind: 'option', detail: `\`${segment.name}\` runs in ${short(cwd)}, outside the project, where its configuration, hooks or scripts are not the project's` }];
+  return [
+    {
+      kind: 'option',
+      detail: `\`${segment.name}\` runs in ${short(cwd)}, outside the project, where its configuration, hooks or scripts are not the project's`,
+    },
+  ];
 }
 
 function optionEffects(segment: Segment): RunEffect[] {
@@ -551,75 +849,132 @@ function programOptionEffects(segment: Segment): RunEffect[] {
   if (name === 'sed' || name === 'gsed') return sedEffects(argv);
   if (name === 'less' || name === 'more' || name === 'most') {
     if (argv.some((w) => w.startsWith('+') && /[!|]/.test(w))) return one(`${name} +… runs a shell command`);
-    if (argv.some((w) => /^-[A-Za-z]*[oOk]/.test(w) || /^--(?:log-file|LOG-FILE|lesskey-file|lesskey-src)(?:=|$)/.test(w))) return one(`${name} with a log or key file option writes a file or runs key commands`);
+    if (
+      argv.some((w) => /^-[A-Za-z]*[oOk]/.test(w) || /^--(?:log-file|LOG-FILE|lesskey-file|lesskey-src)(?:=|$)/.test(w))
+    )
+      return one(`${name} with a log or key file option writes a file or runs key commands`);
     return [];
   }
-  if (name === 'man') return has(argv, '-P', '--pager', '-H', '--html', '--browser') || argv.some((w) => /^-[A-Za-z]*[PH]/.test(w)) ? one('man with a pager or browser option runs that program') : [];
+  if (name === 'man')
+    return has(argv, '-P', '--pager', '-H', '--html', '--browser') || argv.some((w) => /^-[A-Za-z]*[PH]/.test(w))
+      ? one('man with a pager or browser option runs that program')
+      : [];
   if (name === 'tar' || name === 'bsdtar' || name === 'gtar') {
-    const risky = argv.some((w, k) => /^--(?:to-command|checkpoint-action|use-compress-program|rsh-command|info-script|new-volume-script|rmt-command)(?:=|$)/.test(w) || (k > 0 && /^-[A-Za-z]*[IF]/.test(w)));
+    const risky = argv.some(
+      (w, k) =>
+        /^--(?:to-command|checkpoint-action|use-compress-program|rsh-command|info-script|new-volume-script|rmt-command)(?:=|$)/.test(
+          w,
+        ) ||
+        (k > 0 && /^-[A-Za-z]*[IF]/.test(w)),
+    );
     return risky ? one('tar runs another program (--to-command, --checkpoint-action, -I, --rsh-command, -F)') : [];
   }
   if (name === 'rsync') {
     const shells = optionValues(argv, 'e', ['rsh']);
-    if (shells.some((v) => !/^ssh(?:\s+-[pi](?:\s*\S+)?|\s+-[oO]\s*(?:StrictHostKeyChecking|UserKnownHostsFile|BatchMode|Port)=\S+)*\s*$/.test(v))) return one(`rsync -e ${short(shells[0]!)} runs that program as its remote shell`);
+    if (
+      shells.some(
+        (v) =>
+          !/^ssh(?:\s+-[pi](?:\s*\S+)?|\s+-[oO]\s*(?:StrictHostKeyChecking|UserKnownHostsFile|BatchMode|Port)=\S+)*\s*$/.test(
+            v,
+          ),
+      )
+    )
+      return one(`rsync -e ${short(shells[0]!)} runs that program as its remote shell`);
     return has(argv, '--rsync-path') ? one('rsync --rsync-path runs a program on the other side') : [];
   }
   if (SSH_LIKE.has(name)) {
     const opts = optionValues(argv, 'o', []);
-    if (opts.some((o) => SSH_CODE_OPTION.test(o))) return one(`${name} -o ${short(opts.find((o) => SSH_CODE_OPTION.test(o))!)} runs a local command`);
-    if (optionValues(argv, 'F', []).some((f) => f !== '/dev/null')) return one(`${name} -F reads a configuration that can run commands (ProxyCommand)`);
-    if ((name === 'scp' || name === 'sftp') && optionValues(argv, 'S', []).length > 0) return one(`${name} -S runs another program as ssh`);
-    if (name === 'sftp' && optionValues(argv, 'D', []).length > 0) return one('sftp -D runs a local sftp server program');
+    if (opts.some((o) => SSH_CODE_OPTION.test(o)))
+      return one(`${name} -o ${short(opts.find((o) => SSH_CODE_OPTION.test(o))!)} runs a local command`);
+    if (optionValues(argv, 'F', []).some((f) => f !== '/dev/null'))
+      return one(`${name} -F reads a configuration that can run commands (ProxyCommand)`);
+    if ((name === 'scp' || name === 'sftp') && optionValues(argv, 'S', []).length > 0)
+      return one(`${name} -S runs another program as ssh`);
+    if (name === 'sftp' && optionValues(argv, 'D', []).length > 0)
+      return one('sftp -D runs a local sftp server program');
     if (name === 'ssh' && optionValues(argv, 'I', []).length > 0) return one('ssh -I loads a PKCS#11 library');
     return [];
   }
-  if (name === 'ssh-keygen' && optionValues(argv, 'D', []).length > 0) return one('ssh-keygen -D loads a PKCS#11 library');
-  if (name === 'ssh-add' && (optionValues(argv, 's', []).length > 0 || optionValues(argv, 'S', []).length > 0)) return one('ssh-add loads a PKCS#11 or security key library');
+  if (name === 'ssh-keygen' && optionValues(argv, 'D', []).length > 0)
+    return one('ssh-keygen -D loads a PKCS#11 library');
+  if (name === 'ssh-add' && (optionValues(argv, 's', []).length > 0 || optionValues(argv, 'S', []).length > 0))
+    return one('ssh-add loads a PKCS#11 or security key library');
   if (name === 'make' || name === 'gmake') {
     const files = optionValues(argv, 'f', ['file', 'makefile']);
     if (files.includes('-')) return one('make -f - reads its recipes from stdin');
-    if (files.some((f) => !inProject(f))) return one(`make -f runs recipes from outside the project (${short(files[0]!)})`);
-    if (has(argv, '--eval') || optionValues(argv, 'E', []).length > 0) return one('make --eval adds recipes given on the command line');
+    if (files.some((f) => !inProject(f)))
+      return one(`make -f runs recipes from outside the project (${short(files[0]!)})`);
+    if (has(argv, '--eval') || optionValues(argv, 'E', []).length > 0)
+      return one('make --eval adds recipes given on the command line');
     const dirs = optionValues(argv, 'C', ['directory']);
-    if (dirs.some((d) => !inProject(d))) return one(`make -C runs the Makefile of a directory outside the project (${short(dirs[0]!)})`);
+    if (dirs.some((d) => !inProject(d)))
+      return one(`make -C runs the Makefile of a directory outside the project (${short(dirs[0]!)})`);
     for (const word of argv.slice(1)) {
       const eq = word.indexOf('=');
       if (eq <= 0 || word.startsWith('-')) continue;
       const variable = word.slice(0, eq).replace(/[:+?!]$/, '');
       // Command-line variables are make variables: only those naming the shell or a program recipes run matter.
-      const risky = variable === '.SHELLFLAGS' || ((PROGRAM_VARS.has(variable) || variable === 'MAKEFLAGS') && environmentRisk(variable, word.slice(eq + 1)) !== undefined);
+      const risky =
+        variable === '.SHELLFLAGS' ||
+        ((PROGRAM_VARS.has(variable) || variable === 'MAKEFLAGS') &&
+          environmentRisk(variable, word.slice(eq + 1)) !== undefined);
       if (risky) return one(`make ${short(word)} changes the program its recipes run`);
     }
     return [];
   }
   if (VIM.has(name)) {
-    const code = argv.some((w, k) => k > 0 && (w === '-c' || w === '--cmd' || w === '-S' || w === '-u' || w === '-x' || (w.startsWith('+') && !/^\+\d*$/.test(w) && !w.startsWith('+/'))));
+    const code = argv.some(
+      (w, k) =>
+        k > 0 &&
+        (w === '-c' ||
+          w === '--cmd' ||
+          w === '-S' ||
+          w === '-u' ||
+          w === '-x' ||
+          (w.startsWith('+') && !/^\+\d*$/.test(w) && !w.startsWith('+/'))),
+    );
     return code ? one(`${name} runs editor commands given on the command line (they can run shell commands)`) : [];
   }
-  if (name === 'emacs' || name === 'emacsclient') return argv.some((w) => /^(?:--eval|-l|--load|-f|--funcall|-eval|--script|-x)(?:=|$)/.test(w)) ? one('emacs evaluates code given on the command line') : [];
+  if (name === 'emacs' || name === 'emacsclient')
+    return argv.some((w) => /^(?:--eval|-l|--load|-f|--funcall|-eval|--script|-x)(?:=|$)/.test(w))
+      ? one('emacs evaluates code given on the command line')
+      : [];
   if (name === 'rg') return has(argv, '--pre') ? one('rg --pre runs a program on every file it searches') : [];
-  if (name === 'fd' || name === 'fdfind') return has(argv, '-x', '--exec', '-X', '--exec-batch') ? one(`${name} --exec runs a command on every result`) : [];
+  if (name === 'fd' || name === 'fdfind')
+    return has(argv, '-x', '--exec', '-X', '--exec-batch') ? one(`${name} --exec runs a command on every result`) : [];
   if (name === 'sort') return has(argv, '--compress-program') ? one('sort --compress-program runs that program') : [];
   if (name === 'zip') return has(argv, '-TT', '--unzip-command') ? one('zip -TT runs a test command') : [];
-  if (name === 'wget') return has(argv, '-e', '--execute', '--use-askpass') || argv.some((w) => /^-[A-Za-z]*e./.test(w)) ? one('wget --execute / --use-askpass runs wgetrc commands or a program') : [];
+  if (name === 'wget')
+    return has(argv, '-e', '--execute', '--use-askpass') || argv.some((w) => /^-[A-Za-z]*e./.test(w))
+      ? one('wget --execute / --use-askpass runs wgetrc commands or a program')
+      : [];
   if (name === 'openssl') return has(argv, '-engine') ? one('openssl -engine loads a shared library') : [];
-  if (name === 'pytest' || name === 'py.test' || (name.startsWith('python') && argv[1] === '-m' && argv[2] === 'pytest')) {
+  if (
+    name === 'pytest' ||
+    name === 'py.test' ||
+    (name.startsWith('python') && argv[1] === '-m' && argv[2] === 'pytest')
+  ) {
     if (has(argv, '--basetemp')) return one('pytest --basetemp deletes and recreates the directory it names');
     const configs = optionValues(argv, 'c', ['config-file']);
-    if (configs.some((c) => !inProject(c))) return one(`pytest -c reads a configuration from outside the project (${short(configs[0]!)})`);
+    if (configs.some((c) => !inProject(c)))
+      return one(`pytest -c reads a configuration from outside the project (${short(configs[0]!)})`);
     return [];
   }
   if (name === 'npm' || name === 'pnpm' || name === 'yarn' || name === 'npx' || name === 'bun' || name === 'pnpx') {
     if (has(argv, '--script-shell')) return one(`${name} --script-shell runs scripts with another program`);
     const nodeOptions = optionValues(argv, '', ['node-options']);
-    if (nodeOptions.some((o) => environmentRisk('NODE_OPTIONS', o) !== undefined)) return one(`${name} --node-options can load code into node`);
-    if (has(argv, '--userconfig', '--globalconfig')) return one(`${name} reads another configuration file (it can set the script shell)`);
-    if ((name === 'npx' || argv[1] === 'exec') && has(argv, '-c', '--call')) return one(`${name} --call runs a shell command`);
+    if (nodeOptions.some((o) => environmentRisk('NODE_OPTIONS', o) !== undefined))
+      return one(`${name} --node-options can load code into node`);
+    if (has(argv, '--userconfig', '--globalconfig'))
+      return one(`${name} reads another configuration file (it can set the script shell)`);
+    if ((name === 'npx' || argv[1] === 'exec') && has(argv, '-c', '--call'))
+      return one(`${name} --call runs a shell command`);
     return [];
   }
   if (name === 'node' || name === 'deno' || name === 'bun' || name === 'tsx') {
     const loaded = optionValues(argv, 'r', ['require', 'import', 'loader', 'experimental-loader']);
-    if (loaded.some((m) => m.startsWith('data:') || m.startsWith('/') || m.startsWith('~') || m.includes('..'))) return one(`${name} preloads code from ${short(loaded[0]!)}`);
+    if (loaded.some((m) => m.startsWith('data:') || m.startsWith('/') || m.startsWith('~') || m.includes('..')))
+      return one(`${name} preloads code from ${short(loaded[0]!)}`);
     return [];
   }
   return [];
@@ -633,13 +988,34 @@ function isCode(text: string): boolean {
 }
 
 /** Builtins that evaluate a name or an arithmetic expression given as data — subscripts included. */
-const EVALUATES_NAMES = new Set(['printf', 'test', '[', '[[', '((', 'let', 'declare', 'typeset', 'local', 'export', 'readonly', 'read', 'unset', 'mapfile', 'readarray', 'getopts', 'shift', 'return', 'exit']);
+const EVALUATES_NAMES = new Set([
+  'printf',
+  'test',
+  '[',
+  '[[',
+  '((',
+  'let',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'read',
+  'unset',
+  'mapfile',
+  'readarray',
+  'getopts',
+  'shift',
+  'return',
+  'exit',
+]);
 
 /** printf evaluates a name only with -v; test / [ only with -v / -R. */
 function evaluatesNames(segment: Segment): boolean {
   if (!EVALUATES_NAMES.has(segment.name)) return false;
   if (segment.name === 'printf') return segment.argv.includes('-v');
-  if (segment.name === 'test' || segment.name === '[') return segment.argv.includes('-v') || segment.argv.includes('-R');
+  if (segment.name === 'test' || segment.name === '[')
+    return segment.argv.includes('-v') || segment.argv.includes('-R');
   return true;
 }
 
@@ -647,21 +1023,52 @@ function evaluatesNames(segment: Segment): boolean {
 const SUBSCRIPT_CODE = /\[[^\]]*(?:\$\(|`|\$\{)/;
 
 function expansionEffects(segment: Segment, codeInValues: boolean): RunEffect[] {
-  const literals = [...Object.entries(segment.assignments).flat(), ...segment.argv.filter((_, k) => k > 0 && !segment.dynamicArgs.includes(k))];
+  const literals = [
+    ...Object.entries(segment.assignments).flat(),
+    ...segment.argv.filter((_, k) => k > 0 && !segment.dynamicArgs.includes(k)),
+  ];
   if (literals.some((w) => SUBSCRIPT_CODE.test(w))) {
-    return [{ kind: 'expansion', detail: 'an array subscript holds a command substitution, which bash runs when it evaluates the subscript' }];
+    return [
+      {
+        kind: 'expansion',
+        detail: 'an array subscript holds a command substitution, which bash runs when it evaluates the subscript',
+      },
+    ];
   }
   const literalCode = segment.argv.some((w, k) => k > 0 && !segment.dynamicArgs.includes(k) && isCode(w));
-  const stdinCode = (segment.name === 'read' || segment.name === 'mapfile' || segment.name === 'readarray') && segment.stdin !== undefined && isCode(segment.stdin);
+  const stdinCode =
+    (segment.name === 'read' || segment.name === 'mapfile' || segment.name === 'readarray') &&
+    segment.stdin !== undefined &&
+    isCode(segment.stdin);
   if (evaluatesNames(segment) && (literalCode || stdinCode)) {
-    return [{ kind: 'expansion', detail: `\`${segment.name}\` evaluates a name or number given as text, and the command substitution in it runs` }];
+    return [
+      {
+        kind: 'expansion',
+        detail: `\`${segment.name}\` evaluates a name or number given as text, and the command substitution in it runs`,
+      },
+    ];
   }
   const text = segment.text;
-  if (/@P\}/.test(text)) return [{ kind: 'expansion', detail: '${var@P} expands a value as a prompt string, running the command substitutions in it' }];
-  if (/\$\{![A-Za-z_]\w*\}/.test(text)) return [{ kind: 'expansion', detail: '${!var} expands a name held in a variable; an array subscript in it runs code' }];
+  if (/@P\}/.test(text))
+    return [
+      {
+        kind: 'expansion',
+        detail: '${var@P} expands a value as a prompt string, running the command substitutions in it',
+      },
+    ];
+  if (/\$\{![A-Za-z_]\w*\}/.test(text))
+    return [
+      { kind: 'expansion', detail: '${!var} expands a name held in a variable; an array subscript in it runs code' },
+    ];
   // A value holding code, evaluated again by arithmetic or a subscript: x='a[$(id)]'; echo $((x)).
   if (codeInValues && (evaluatesNames(segment) || /\$\(\(|\$\[|\$\{\w+\[|\$\{\w+:|\(\(/.test(text))) {
-    return [{ kind: 'expansion', detail: 'a variable set to code in this command is evaluated again (arithmetic, a subscript or a name), which runs it' }];
+    return [
+      {
+        kind: 'expansion',
+        detail:
+          'a variable set to code in this command is evaluated again (arithmetic, a subscript or a name), which runs it',
+      },
+    ];
   }
   return [];
 }
@@ -669,12 +1076,82 @@ function expansionEffects(segment: Segment, codeInValues: boolean): RunEffect[] 
 // ── planted programs ──────────────────────────────────────────────────────────────────────────────────
 
 /** Interpreters that run a script file named among their arguments. */
-const SCRIPT_RUNNERS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'source', '.', 'python', 'python3', 'python2', 'node', 'deno', 'bun', 'ruby', 'perl', 'php', 'tsx', 'ts-node', 'Rscript', 'lua', 'awk', 'gawk', 'make', 'gmake', 'env']);
+const SCRIPT_RUNNERS = new Set([
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'source',
+  '.',
+  'python',
+  'python3',
+  'python2',
+  'node',
+  'deno',
+  'bun',
+  'ruby',
+  'perl',
+  'php',
+  'tsx',
+  'ts-node',
+  'Rscript',
+  'lua',
+  'awk',
+  'gawk',
+  'make',
+  'gmake',
+  'env',
+]);
 /** Programs that run the project's own code (scripts, tests, build files, hooks). */
 const PROJECT_RUNNERS = new Set([
-  'npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'make', 'gmake', 'pytest', 'py.test', 'tox', 'nox', 'jest', 'vitest', 'mocha', 'cargo',
-  'go', 'mvn', 'mvnw', 'gradle', 'gradlew', 'rake', 'bundle', 'composer', 'dotnet', 'poetry', 'uv', 'pip', 'pip3', 'python', 'python3',
-  'node', 'tsc', 'eslint', 'prettier', 'playwright', 'git', 'just', 'task', 'ava', 'tap', 'rspec', 'phpunit', 'terraform', 'tofu',
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'npx',
+  'pnpx',
+  'bunx',
+  'make',
+  'gmake',
+  'pytest',
+  'py.test',
+  'tox',
+  'nox',
+  'jest',
+  'vitest',
+  'mocha',
+  'cargo',
+  'go',
+  'mvn',
+  'mvnw',
+  'gradle',
+  'gradlew',
+  'rake',
+  'bundle',
+  'composer',
+  'dotnet',
+  'poetry',
+  'uv',
+  'pip',
+  'pip3',
+  'python',
+  'python3',
+  'node',
+  'tsc',
+  'eslint',
+  'prettier',
+  'playwright',
+  'git',
+  'just',
+  'task',
+  'ava',
+  'tap',
+  'rspec',
+  'phpunit',
+  'terraform',
+  'tofu',
 ]);
 /** Writes that plant nothing: an empty directory or file, or a deletion (`rm -rf dist && npm run build`). */
 const INERT_WRITES = new Set(['mkdir', 'touch', 'rm', 'rmdir', 'unlink', 'find -delete']);
@@ -685,12 +1162,20 @@ function normalized(path: string, cwd: string | undefined): string {
   return posix.normalize(cwd === undefined ? path : posix.join(cwd, path));
 }
 
-const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+const within = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
-function plantedEffects(segments: readonly Segment[], index: number, writes: WriteAnalysis, links: readonly LinkMade[]): RunEffect[] {
+function plantedEffects(
+  segments: readonly Segment[],
+  index: number,
+  writes: WriteAnalysis,
+  links: readonly LinkMade[],
+): RunEffect[] {
   const segment = segments[index]!;
   const before = writes.targets.filter((t) => t.segment < index && !t.dynamic && !t.path.startsWith('/dev/'));
-  const planted = before.map((t) => normalized(t.path, t.cwd)).concat(links.filter((l) => l.segment < index).map((l) => l.link));
+  const planted = before
+    .map((t) => normalized(t.path, t.cwd))
+    .concat(links.filter((l) => l.segment < index).map((l) => l.link));
   if (planted.length === 0) return [];
   const cwd = segment.cwd;
   const runsWritten = (word: string): boolean => {
@@ -699,15 +1184,29 @@ function plantedEffects(segments: readonly Segment[], index: number, writes: Wri
     return planted.some((p) => within(path, p));
   };
   const program = segment.argv[0] ?? '';
-  if (program.includes('/') && runsWritten(program)) return [{ kind: 'planted', detail: `runs ${short(program)}, which this command wrote or linked just before` }];
+  if (program.includes('/') && runsWritten(program))
+    return [{ kind: 'planted', detail: `runs ${short(program)}, which this command wrote or linked just before` }];
   if (SCRIPT_RUNNERS.has(segment.name) && segment.argv.slice(1).some(runsWritten)) {
     return [{ kind: 'planted', detail: `\`${segment.name}\` runs a file this command wrote or linked just before` }];
   }
-  const changedProject = before.some((t) => !INERT_WRITES.has(t.via) && !normalized(t.path, t.cwd).startsWith('/') && !t.path.startsWith('~'));
+  const changedProject = before.some(
+    (t) => !INERT_WRITES.has(t.via) && !normalized(t.path, t.cwd).startsWith('/') && !t.path.startsWith('~'),
+  );
   if (PROJECT_RUNNERS.has(segment.name) && changedProject && segment.name !== 'git') {
-    return [{ kind: 'planted', detail: `\`${segment.name}\` runs project code (scripts, tests, build files) that this command changed just before` }];
+    return [
+      {
+        kind: 'planted',
+        detail: `\`${segment.name}\` runs project code (scripts, tests, build files) that this command changed just before`,
+      },
+    ];
   }
-  if (segment.name === 'git' && changedProject && before.some((t) => within(normalized(t.path, t.cwd), '.git') || /(?:^|\/)\.git(?:modules|attributes)?$/.test(t.path))) {
+  if (
+    segment.name === 'git' &&
+    changedProject &&
+    before.some(
+      (t) => within(normalized(t.path, t.cwd), '.git') || /(?:^|\/)\.git(?:modules|attributes)?$/.test(t.path),
+    )
+  ) {
     return [{ kind: 'planted', detail: 'git runs after this command changed its configuration or hooks' }];
   }
   return [];
@@ -718,7 +1217,9 @@ function linksMade(segments: readonly Segment[]): LinkMade[] {
   const out: LinkMade[] = [];
   segments.forEach((segment, index) => {
     const isLn = segment.name === 'ln';
-    const isCpLink = segment.name === 'cp' && segment.argv.some((w) => /^-[A-Za-z]*[sl]/.test(w) || w === '--symbolic-link' || w === '--link');
+    const isCpLink =
+      segment.name === 'cp' &&
+      segment.argv.some((w) => /^-[A-Za-z]*[sl]/.test(w) || w === '--symbolic-link' || w === '--link');
     if (!isLn && !isCpLink) return;
     let dir: string | undefined;
     const positionals: string[] = [];
@@ -734,13 +1235,17 @@ function linksMade(segments: readonly Segment[]): LinkMade[] {
     const add = (target: string, link: string): void => {
       const linkPath = normalized(link, segment.cwd);
       // A relative symlink target is relative to the link's own directory.
-      const targetPath = symbolic && !target.startsWith('/') && !target.startsWith('~') ? posix.normalize(posix.join(posix.dirname(linkPath), target)) : normalized(target, segment.cwd);
+      const targetPath =
+        symbolic && !target.startsWith('/') && !target.startsWith('~')
+          ? posix.normalize(posix.join(posix.dirname(linkPath), target))
+          : normalized(target, segment.cwd);
       out.push({ segment: index, link: linkPath, target: targetPath });
     };
     if (dir !== undefined) for (const t of positionals) add(t, posix.join(dir, posix.basename(t)));
     else if (positionals.length === 1) add(positionals[0]!, posix.basename(positionals[0]!));
     else if (positionals.length === 2) add(positionals[0]!, positionals[1]!);
-    else if (positionals.length > 2) for (const t of positionals.slice(0, -1)) add(t, posix.join(positionals.at(-1)!, posix.basename(t)));
+    else if (positionals.length > 2)
+      for (const t of positionals.slice(0, -1)) add(t, posix.join(positionals.at(-1)!, posix.basename(t)));
   });
   return out;
 }
@@ -749,17 +1254,78 @@ function linksMade(segments: readonly Segment[]): LinkMade[] {
 
 /** Commands whose path operands are not read for their content (names, metadata, or written instead). */
 const NOT_READING = new Set([
-  'echo', 'printf', 'cd', 'pushd', 'popd', 'mkdir', 'touch', 'rmdir', 'rm', 'test', '[', '[[', 'basename', 'dirname', 'which', 'type',
-  'command', 'realpath', 'readlink', 'ls', 'dir', 'stat', 'file', 'du', 'df', 'wc', 'chmod', 'chown', 'chgrp', 'ln', ':', 'true', 'false',
-  'export', 'declare', 'local', 'unset', 'mv', 'kill', 'sleep', 'exit', 'find', 'tree', 'fd', 'fdfind', 'locate',
+  'echo',
+  'printf',
+  'cd',
+  'pushd',
+  'popd',
+  'mkdir',
+  'touch',
+  'rmdir',
+  'rm',
+  'test',
+  '[',
+  '[[',
+  'basename',
+  'dirname',
+  'which',
+  'type',
+  'command',
+  'realpath',
+  'readlink',
+  'ls',
+  'dir',
+  'stat',
+  'file',
+  'du',
+  'df',
+  'wc',
+  'chmod',
+  'chown',
+  'chgrp',
+  'ln',
+  ':',
+  'true',
+  'false',
+  'export',
+  'declare',
+  'local',
+  'unset',
+  'mv',
+  'kill',
+  'sleep',
+  'exit',
+  'find',
+  'tree',
+  'fd',
+  'fdfind',
+  'locate',
 ]);
-const ALWAYS_RECURSIVE = new Set(['rg', 'ag', 'ack', 'pt', 'tar', 'bsdtar', 'rsync', '7z', 'zip', 'tree', 'fd', 'fdfind', 'find']);
+const ALWAYS_RECURSIVE = new Set([
+  'rg',
+  'ag',
+  'ack',
+  'pt',
+  'tar',
+  'bsdtar',
+  'rsync',
+  '7z',
+  'zip',
+  'tree',
+  'fd',
+  'fdfind',
+  'find',
+]);
 
 function recursive(segment: Segment): boolean {
   if (ALWAYS_RECURSIVE.has(segment.name)) return true;
   const argv = segment.argv;
   const flags = argv.filter((w) => /^-[A-Za-z]+$/.test(w)).join('');
-  if (has(argv, '--recursive', '--dereference-recursive', '--archive') || argv.includes('-d') && argv.includes('recurse')) return true;
+  if (
+    has(argv, '--recursive', '--dereference-recursive', '--archive') ||
+    (argv.includes('-d') && argv.includes('recurse'))
+  )
+    return true;
   switch (segment.name) {
     case 'grep':
     case 'egrep':
@@ -819,7 +1385,8 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
     if ((r.op === '<' || r.op === '<>') && !r.dynamic) add(r.target, '<', false);
   }
   if (segment.flags.appendsArgs === true) {
-    for (const root of appendedRoots(segments, index)) if (!root.includes('$')) add(root, `find … ${segment.name}`, true);
+    for (const root of appendedRoots(segments, index))
+      if (!root.includes('$')) add(root, `find … ${segment.name}`, true);
   }
   if (NOT_READING.has(segment.name) || segment.flags.remote !== undefined) return out;
   const isRecursive = recursive(segment);
@@ -829,13 +1396,15 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
     if (path !== undefined) add(path, segment.name, isRecursive);
   });
   if (segment.name === 'sed' || segment.name === 'gsed') {
-    for (const script of sedScripts(segment.argv).scripts) for (const file of sedScript(script).reads) add(file, 'sed r', false);
+    for (const script of sedScripts(segment.argv).scripts)
+      for (const file of sedScript(script).reads) add(file, 'sed r', false);
   }
   if (segment.name === 'git') {
     // `git show HEAD~5:.env`: a file as it was in history (its path is relative to the repository root).
     segment.argv.forEach((word, k) => {
       const colon = word.indexOf(':');
-      if (k < 2 || word.startsWith('-') || colon === -1 || word.includes('://') || segment.dynamicArgs.includes(k)) return;
+      if (k < 2 || word.startsWith('-') || colon === -1 || word.includes('://') || segment.dynamicArgs.includes(k))
+        return;
       const path = word.slice(colon + 1).replace(/^\.\//, '');
       if (path !== '' && !path.includes('$')) add(path, 'git (a file from history)', false);
     });
@@ -846,16 +1415,43 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
 // ── network ───────────────────────────────────────────────────────────────────────────────────────────
 
 const NETWORK = new Set([
-  'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'scp', 'sftp', 'ftp', 'lftp', 'http', 'https', 'xh', 'aria2c', 'mail',
-  'sendmail', 'mutt', 'gsutil', 'rclone', 'smbclient', 'tftp', 'nmap', 'websocat', 'grpcurl', 'httpie',
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'telnet',
+  'ssh',
+  'scp',
+  'sftp',
+  'ftp',
+  'lftp',
+  'http',
+  'https',
+  'xh',
+  'aria2c',
+  'mail',
+  'sendmail',
+  'mutt',
+  'gsutil',
+  'rclone',
+  'smbclient',
+  'tftp',
+  'nmap',
+  'websocat',
+  'grpcurl',
+  'httpie',
 ]);
 
 function isNetwork(segment: Segment): boolean {
   if (NETWORK.has(segment.name) || segment.flags.remote !== undefined) return true;
   if (segment.redirects.some((r) => /^\/dev\/(?:tcp|udp)\//.test(r.target))) return true;
-  if (segment.name === 'rsync') return segment.argv.slice(1).some((w) => /^[\w.@-]+:/.test(w) || w.startsWith('rsync://'));
+  if (segment.name === 'rsync')
+    return segment.argv.slice(1).some((w) => /^[\w.@-]+:/.test(w) || w.startsWith('rsync://'));
   if (segment.name === 'openssl') return segment.argv[1] === 's_client';
-  if (segment.name === 'aws' || segment.name === 'az' || segment.name === 'gcloud') return segment.argv.includes('cp') || segment.argv.includes('sync') || segment.argv.includes('upload');
+  if (segment.name === 'aws' || segment.name === 'az' || segment.name === 'gcloud')
+    return segment.argv.includes('cp') || segment.argv.includes('sync') || segment.argv.includes('upload');
   if (segment.name === 'gh') return segment.argv[1] === 'api' || segment.argv[1] === 'gist';
   return false;
 }

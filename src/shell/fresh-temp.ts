@@ -72,7 +72,8 @@ export function mapFreshTemp(path: string, tempDir: string): string | undefined 
  * Not `mktemp name.XXXX` (GNU: in the current directory), `-p DIR` / `--tmpdir=DIR` (somewhere chosen) or
  * `-u` (a name only, created by nobody: not reserved, so not fresh).
  */
-const MKTEMP = /^\$\(mktemp((?: (?:-d|-q|-dq|-qd|--directory|--quiet))*)(?: (?:-t|--tmpdir)(?: [A-Za-z0-9._-]+)?)?((?: (?:-d|-q|-dq|-qd|--directory|--quiet))*)\)$/;
+const MKTEMP =
+  /^\$\(mktemp((?: (?:-d|-q|-dq|-qd|--directory|--quiet))*)(?: (?:-t|--tmpdir)(?: [A-Za-z0-9._-]+)?)?((?: (?:-d|-q|-dq|-qd|--directory|--quiet))*)\)$/;
 
 export function isFreshTempSubstitution(text: string): boolean {
   return MKTEMP.test(text);

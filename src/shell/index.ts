@@ -6,7 +6,16 @@
  *   const parsed = shell.parseCommand(command);          // loads tree-sitter on first use (~10 ms)
  *   const writes = shell.writeTargets(parsed.segments);
  */
-export { DEFAULT_MAX_LENGTH, DEFAULT_MAX_NODES, DEFAULT_MAX_SHELL_DEPTH, DEFAULT_MAX_PARSE_STEPS, isShellParserLoaded, loadShellParser, parseCommand, type ParseOptions } from './parse.js';
+export {
+  DEFAULT_MAX_LENGTH,
+  DEFAULT_MAX_NODES,
+  DEFAULT_MAX_SHELL_DEPTH,
+  DEFAULT_MAX_PARSE_STEPS,
+  isShellParserLoaded,
+  loadShellParser,
+  parseCommand,
+  type ParseOptions,
+} from './parse.js';
 export { WRITE_COMMANDS, writeTargets } from './writes.js';
 export { analyzeEffects } from './effects.js';
 export type * from './effects.js';

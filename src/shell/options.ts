@@ -80,7 +80,9 @@ export function parseArgs(words: readonly Word[], start: number, spec: OptionSpe
         break;
       }
       if (shortOptional.includes(letter)) {
-        options.push(rest === '' ? { name: `-${letter}` } : { name: `-${letter}`, value: { text: rest, dynamic: word.dynamic } });
+        options.push(
+          rest === '' ? { name: `-${letter}` } : { name: `-${letter}`, value: { text: rest, dynamic: word.dynamic } },
+        );
         break;
       }
       options.push({ name: `-${letter}` });

@@ -25,7 +25,15 @@ import { createRequire } from 'node:module';
 import type TreeSitter from 'tree-sitter';
 import { freshTempMarker, isFreshTempSubstitution } from './fresh-temp.js';
 import { commandName, joinPath, parseArgs, type Word } from './options.js';
-import { REDIRECT_OPS, type Operator, type ParseResult, type Redirect, type RedirectOp, type Segment, type SegmentContext } from './types.js';
+import {
+  REDIRECT_OPS,
+  type Operator,
+  type ParseResult,
+  type Redirect,
+  type RedirectOp,
+  type Segment,
+  type SegmentContext,
+} from './types.js';
 import { unwrap, UnwrapError, type Unwrapped } from './unwrap.js';
 
 export interface ParseOptions {
@@ -107,7 +115,9 @@ export function loadShellParser(): void {
     p.setLanguage(loadGrammar(load));
     parser = p;
   } catch (error) {
-    throw new Error(`cannot load the Bash parser (tree-sitter, tree-sitter-bash): ${(error as Error).message}`, { cause: error });
+    throw new Error(`cannot load the Bash parser (tree-sitter, tree-sitter-bash): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -121,7 +131,10 @@ export function isShellParserLoaded(): boolean {
  */
 function loadGrammar(load: NodeJS.Require): TreeSitter.Language {
   const root = load.resolve('tree-sitter-bash/package.json').replace(/package\.json$/, '');
-  for (const file of [`build/Release/tree_sitter_bash_binding.node`, `prebuilds/${process.platform}-${process.arch}/tree-sitter-bash.node`]) {
+  for (const file of [
+    `build/Release/tree_sitter_bash_binding.node`,
+    `prebuilds/${process.platform}-${process.arch}/tree-sitter-bash.node`,
+  ]) {
     try {
       return load(root + file) as TreeSitter.Language;
     } catch (error) {
@@ -147,8 +160,20 @@ interface Node {
 
 /** Named node types of tree-sitter-bash that are terminals (anonymous nodes are tokens: never children). */
 const LEAVES = new Set([
-  'word', 'raw_string', 'ansi_c_string', 'variable_name', 'string_content', 'heredoc_content', 'heredoc_start', 'heredoc_end',
-  'special_variable_name', 'file_descriptor', 'test_operator', 'comment', 'regex', 'extglob_pattern',
+  'word',
+  'raw_string',
+  'ansi_c_string',
+  'variable_name',
+  'string_content',
+  'heredoc_content',
+  'heredoc_start',
+  'heredoc_end',
+  'special_variable_name',
+  'file_descriptor',
+  'test_operator',
+  'comment',
+  'regex',
+  'extglob_pattern',
 ]);
 
 /** Why the command cannot be analyzed. Thrown inside the walk, returned as `{ ok: false, reason }`. */
@@ -181,7 +206,10 @@ function progress(): boolean {
  * characters read. The same source and budget always stop at the same point, whatever the load.
  */
 function boundedParse(p: TreeSitter, source: string, where: string, budget: Budget): TreeSitter.Tree {
-  const tooComplex = (): Unparseable => new Unparseable(`${where} is too complex to analyze (more than the ${budget.maxSteps} parser steps allowed per command)`);
+  const tooComplex = (): Unparseable =>
+    new Unparseable(
+      `${where} is too complex to analyze (more than the ${budget.maxSteps} parser steps allowed per command)`,
+    );
   const counted = source.length > PROGRESS_ABOVE;
   if (!counted) {
     budget.steps -= source.length;
@@ -201,11 +229,16 @@ function boundedParse(p: TreeSitter, source: string, where: string, budget: Budg
     return work.served > work.readLimit ? '' : chunk;
   };
   // bufferSize holds one chunk and its terminator, so every read goes through `input`, counted.
-  const options: TreeSitter.Options = counted ? { bufferSize: CHUNK + 1, progressCallback: progress } : { bufferSize: CHUNK + 1 };
+  const options: TreeSitter.Options = counted
+    ? { bufferSize: CHUNK + 1, progressCallback: progress }
+    : { bufferSize: CHUNK + 1 };
   const tree = p.parse(input, null, options) as TreeSitter.Tree | null;
   // A stopped parse is kept to be resumed; start the next one afresh.
   if (tree === null) p.reset();
-  if (work.served > work.readLimit) throw new Unparseable(`${where} is too complex to analyze (the parser would read it more than ${READS_PER_CHAR} times over)`);
+  if (work.served > work.readLimit)
+    throw new Unparseable(
+      `${where} is too complex to analyze (the parser would read it more than ${READS_PER_CHAR} times over)`,
+    );
   if (work.steps > budget.steps) throw tooComplex();
   // Nothing else stops a parse; should the binding ever return no tree, fail closed.
   if (tree === null) throw new Unparseable(`${where} could not be parsed`);
@@ -219,7 +252,14 @@ function syntaxTree(source: string, where: string, budget: Budget): Node {
   budget.nodes -= tree.rootNode.descendantCount;
   if (budget.nodes < 0) throw new Unparseable(`${where} is too large to analyze (more than the allowed syntax nodes)`);
   const cursor = tree.walk();
-  const root: Node = { type: cursor.nodeType, named: true, field: null, start: cursor.startIndex, end: cursor.endIndex, children: [] };
+  const root: Node = {
+    type: cursor.nodeType,
+    named: true,
+    field: null,
+    start: cursor.startIndex,
+    end: cursor.endIndex,
+    children: [],
+  };
   if (tree.rootNode.hasError) throw new Unparseable(describeError(cursor, source, where));
   const stack: Node[] = [root];
   if (!cursor.gotoFirstChild()) return root;
@@ -234,9 +274,10 @@ function syntaxTree(source: string, where: string, budget: Budget): Node {
     };
     stack[stack.length - 1]!.children.push(node);
     // Every cursor step is a native call: do not ask tokens and terminals for children they cannot have.
-    if ((node.named && !LEAVES.has(node.type)) && cursor.gotoFirstChild()) {
+    if (node.named && !LEAVES.has(node.type) && cursor.gotoFirstChild()) {
       stack.push(node);
-      if (stack.length > MAX_TREE_DEPTH) throw new Unparseable(`${where} is nested more than ${MAX_TREE_DEPTH} levels deep`);
+      if (stack.length > MAX_TREE_DEPTH)
+        throw new Unparseable(`${where} is nested more than ${MAX_TREE_DEPTH} levels deep`);
       continue;
     }
     while (!cursor.gotoNextSibling()) {
@@ -278,7 +319,12 @@ function restructure(node: Node): Node {
         start: target.start,
         children: [{ ...target, field: 'body' }, ...node.children.filter((_, i) => i !== at)],
       });
-      return restructure({ ...body, field: node.field, end: node.end, children: [...body.children.slice(0, last), inner, ...body.children.slice(last + 1)] });
+      return restructure({
+        ...body,
+        field: node.field,
+        end: node.end,
+        children: [...body.children.slice(0, last), inner, ...body.children.slice(last + 1)],
+      });
     }
     case 'pipeline': {
       const children = node.children.flatMap((c) => (c.type === 'pipeline' ? c.children : [c]));
@@ -298,9 +344,23 @@ function restructure(node: Node): Node {
         children[children.indexOf(final)] = final.children[k]!;
       }
       const named = children.filter((c) => c.named && c.type !== 'comment');
-      const pipe: Node = { ...node, field: null, start: named[0]?.start ?? node.start, end: named[named.length - 1]?.end ?? node.end, children };
-      if (head.length === 0 && tail.length === 0) return { ...pipe, field: node.field, start: node.start, end: node.end };
-      return restructure({ type: 'list', named: true, field: node.field, start: node.start, end: node.end, children: [...head, restructure(pipe), ...tail] });
+      const pipe: Node = {
+        ...node,
+        field: null,
+        start: named[0]?.start ?? node.start,
+        end: named[named.length - 1]?.end ?? node.end,
+        children,
+      };
+      if (head.length === 0 && tail.length === 0)
+        return { ...pipe, field: node.field, start: node.start, end: node.end };
+      return restructure({
+        type: 'list',
+        named: true,
+        field: node.field,
+        start: node.start,
+        end: node.end,
+        children: [...head, restructure(pipe), ...tail],
+      });
     }
     case 'list': {
       const k = firstStatement(node.children);
@@ -350,7 +410,11 @@ export function parseCommand(command: string, options: ParseOptions = {}): Parse
     try {
       loadShellParser();
     } catch (error) {
-      return { ok: false, reason: `hookwise cannot parse shell commands here: ${(error as Error).message}`, segments: [] };
+      return {
+        ok: false,
+        reason: `hookwise cannot parse shell commands here: ${(error as Error).message}`,
+        segments: [],
+      };
     }
   }
   const maxSteps = options.maxParseSteps ?? DEFAULT_MAX_PARSE_STEPS;
@@ -358,13 +422,16 @@ export function parseCommand(command: string, options: ParseOptions = {}): Parse
   const walker = new Walker(command, options.maxShellDepth ?? DEFAULT_MAX_SHELL_DEPTH, budget);
   const maxLength = options.maxLength ?? DEFAULT_MAX_LENGTH;
   try {
-    if (command.length > maxLength) throw new Unparseable(`the command is ${command.length} characters long; hookwise analyzes at most ${maxLength}`);
+    if (command.length > maxLength)
+      throw new Unparseable(`the command is ${command.length} characters long; hookwise analyzes at most ${maxLength}`);
     // Bash cannot pass a NUL byte in a command; the command the shell actually sees would be cut there.
-    if (command.includes('\0')) throw new Unparseable('the command contains a NUL character, so the shell would not run it as written');
+    if (command.includes('\0'))
+      throw new Unparseable('the command contains a NUL character, so the shell would not run it as written');
     walker.run();
     return { ok: true, segments: walker.segments };
   } catch (error) {
-    if (error instanceof Unparseable || error instanceof UnwrapError) return { ok: false, reason: error.message, segments: walker.segments };
+    if (error instanceof Unparseable || error instanceof UnwrapError)
+      return { ok: false, reason: error.message, segments: walker.segments };
     // A bug here must not become an allow: fail closed, and say so.
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, reason: `hookwise could not analyze this command (${message})`, segments: walker.segments };
@@ -422,9 +489,24 @@ interface Piece {
 }
 
 const STATEMENTS = new Set([
-  'command', 'redirected_statement', 'list', 'pipeline', 'subshell', 'compound_statement', 'if_statement',
-  'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition',
-  'negated_command', 'test_command', 'declaration_command', 'unset_command', 'variable_assignment', 'variable_assignments',
+  'command',
+  'redirected_statement',
+  'list',
+  'pipeline',
+  'subshell',
+  'compound_statement',
+  'if_statement',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'function_definition',
+  'negated_command',
+  'test_command',
+  'declaration_command',
+  'unset_command',
+  'variable_assignment',
+  'variable_assignments',
 ]);
 /** Nodes whose children continue the enclosing sequence. */
 const TRANSPARENT = new Set(['do_group', 'elif_clause', 'else_clause', 'case_item']);
@@ -490,14 +572,21 @@ class Walker {
         continue;
       }
       if (node.type === 'comment') continue;
-      const joined = !emitted ? op : (separator ?? (prevEnd >= 0 && level.src.slice(prevEnd, node.start).includes('\n') ? '\n' : ';'));
+      const joined = !emitted
+        ? op
+        : (separator ?? (prevEnd >= 0 && level.src.slice(prevEnd, node.start).includes('\n') ? '\n' : ';'));
       const from = this.segments.length;
       if (TRANSPARENT.has(node.type)) this.sequence(node.children, level, joined);
       else if (STATEMENTS.has(node.type)) this.statement(node, level, joined, []);
       else this.scan(node, level); // for/case words, arithmetic: only their substitutions run
       last = [from, this.segments.length];
       // Substitutions run first but are not "this level": the next statement's separator joins it to this one.
-      if (!emitted) emitted = this.segments.slice(from).some((s) => s.depth === level.depth || (s.context !== 'substitution' && s.context !== 'process-substitution'));
+      if (!emitted)
+        emitted = this.segments
+          .slice(from)
+          .some(
+            (s) => s.depth === level.depth || (s.context !== 'substitution' && s.context !== 'process-substitution'),
+          );
       separator = undefined;
       prevEnd = node.end;
     }
@@ -545,7 +634,12 @@ class Walker {
         // later commands when X is already exported (GIT_PAGER, PATH), so it is shown as `:` carrying the
         // assignments for effect analysis.
         const assignments: Record<string, string> = {};
-        const pairs = node.type === 'variable_assignment' ? [node] : node.type === 'variable_assignments' ? node.children.filter((c) => c.type === 'variable_assignment') : [];
+        const pairs =
+          node.type === 'variable_assignment'
+            ? [node]
+            : node.type === 'variable_assignments'
+              ? node.children.filter((c) => c.type === 'variable_assignment')
+              : [];
         if (pairs.length === 0) this.scan(node, level);
         for (const pair of pairs) {
           const [name, value] = this.assignment(pair, level);
@@ -584,7 +678,9 @@ class Walker {
       const stages: Stage[] = [{ range: [from, this.segments.length] }];
       for (const node of info.pipeTail) {
         const ops = pipeOperators(node);
-        node.children.filter((c) => c.named && c.type !== 'comment').forEach((c, i) => stages.push({ node: c, op: ops[i] ?? '|' }));
+        node.children
+          .filter((c) => c.named && c.type !== 'comment')
+          .forEach((c, i) => stages.push({ node: c, op: ops[i] ?? '|' }));
       }
       this.pipelineStages(stages, level, undefined, []);
     }
@@ -608,7 +704,13 @@ class Walker {
     }
   }
 
-  private pipeline(elements: readonly Node[], ops: readonly Operator[], level: Level, op: Operator | undefined, tail: readonly Redirect[]): void {
+  private pipeline(
+    elements: readonly Node[],
+    ops: readonly Operator[],
+    level: Level,
+    op: Operator | undefined,
+    tail: readonly Redirect[],
+  ): void {
     this.pipelineStages(
       elements.map((node, i) => ({ node, op: i === 0 ? op : (ops[i - 1] ?? '|') })),
       level,
@@ -621,7 +723,12 @@ class Walker {
    * Pipeline stages run in subshells (a `cd` in one does not move the next). A stage that is an interpreter
    * reading its program from stdin marks itself and the stage feeding it `pipeToShell`.
    */
-  private pipelineStages(stages: readonly Stage[], level: Level, op: Operator | undefined, tail: readonly Redirect[]): void {
+  private pipelineStages(
+    stages: readonly Stage[],
+    level: Level,
+    op: Operator | undefined,
+    tail: readonly Redirect[],
+  ): void {
     let previous: [number, number] | undefined;
     stages.forEach((stage, i) => {
       let range: [number, number];
@@ -637,7 +744,9 @@ class Walker {
         const reader = this.segments.slice(range[0], range[1]).find((s) => this.stdinReaders.has(s));
         if (reader !== undefined) {
           reader.flags.pipeToShell = true;
-          const feeders = this.segments.slice(previous[0], previous[1]).filter((s) => s.context !== 'substitution' && s.context !== 'process-substitution');
+          const feeders = this.segments
+            .slice(previous[0], previous[1])
+            .filter((s) => s.context !== 'substitution' && s.context !== 'process-substitution');
           for (const s of feeders) s.flags.pipeToShell = true;
           // `cat <<'EOF' | sh`, `echo 'cmd' | bash`: the program is right here, so parse it too.
           const program = this.stdinReaders.get(reader) === 'shell' ? this.literalProgram(feeders) : undefined;
@@ -678,7 +787,13 @@ class Walker {
   }
 
   /** `( … )` (own process: `cd` inside stays inside) and `{ …; }` (same shell). */
-  private group(node: Node, level: Level, op: Operator | undefined, tail: readonly Redirect[], subshell: boolean): void {
+  private group(
+    node: Node,
+    level: Level,
+    op: Operator | undefined,
+    tail: readonly Redirect[],
+    subshell: boolean,
+  ): void {
     const inner: Level = {
       ...level,
       depth: level.depth + 1,
@@ -688,21 +803,28 @@ class Walker {
     };
     const from = this.segments.length;
     this.sequence(node.children, inner, op);
-    if (tail.length > 0 && !this.segments.slice(from).some((s) => s.depth === inner.depth)) this.emitColon(node, level, op, tail);
+    if (tail.length > 0 && !this.segments.slice(from).some((s) => s.depth === inner.depth))
+      this.emitColon(node, level, op, tail);
   }
 
   /** if/while/until/for/case: bodies may run or not (or many times), so a `cd` inside makes the cwd unknown after. */
   private conditional(node: Node, level: Level, op: Operator | undefined): void {
     const before = level.cwd.value;
     // `for ((i=0; …))`: the assignments are arithmetic, not statements (their substitutions still run).
-    const children = node.type !== 'c_style_for_statement' ? node.children : node.children.filter((c) => c.type !== 'variable_assignment' || (this.scan(c, level), false));
+    const children =
+      node.type !== 'c_style_for_statement'
+        ? node.children
+        : node.children.filter((c) => c.type !== 'variable_assignment' || (this.scan(c, level), false));
     this.sequence(children, level, op);
     if (level.cwd.value !== before) level.cwd.value = { known: false };
   }
 
   /** The body runs when the function is called, perhaps later in this command: walk it, keep the cwd unknown if it moves. */
   private functionDefinition(node: Node, level: Level, op: Operator | undefined): void {
-    const redirects = this.redirects(node.children.filter((c) => c.field === 'redirect'), level).redirects;
+    const redirects = this.redirects(
+      node.children.filter((c) => c.field === 'redirect'),
+      level,
+    ).redirects;
     const inner: Level = { ...level, cwd: { value: level.cwd.value }, inherited: [...level.inherited, ...redirects] };
     const body = node.children.find((c) => c.field === 'body');
     if (body === undefined) return;
@@ -729,7 +851,8 @@ class Walker {
   private flatten(node: Node, level: Level, out: Word[]): void {
     for (const child of node.children) {
       if (!child.named) out.push({ text: child.type, dynamic: false });
-      else if (child.type.endsWith('_expression') || child.type === 'redirected_statement') this.flatten(child, level, out);
+      else if (child.type.endsWith('_expression') || child.type === 'redirected_statement')
+        this.flatten(child, level, out);
       else if (child.type !== 'comment') out.push(...this.words(child, level));
     }
   }
@@ -747,7 +870,14 @@ class Walker {
         words.push(...this.words(child, level));
       }
     }
-    this.emit(level, { words, wrappers: [], assignments: {}, redirects: [...level.inherited, ...tail], text: level.src.slice(node.start, node.end), op });
+    this.emit(level, {
+      words,
+      wrappers: [],
+      assignments: {},
+      redirects: [...level.inherited, ...tail],
+      text: level.src.slice(node.start, node.end),
+      op,
+    });
   }
 
   // --- simple commands ---------------------------------------------------------------------------------
@@ -792,17 +922,28 @@ class Walker {
       );
     }
     // Arguments in source order, including those tree-sitter filed under a redirect; adjacent nodes are one word.
-    const args = mergeAdjacent([...argNodes, ...info.extraArgs].sort((a, b) => a.start - b.start), level.src);
+    const args = mergeAdjacent(
+      [...argNodes, ...info.extraArgs].sort((a, b) => a.start - b.start),
+      level.src,
+    );
     const words: Word[] = [...nameWords];
     for (const group of args) words.push(...this.wordsOf(group, level));
     let unwrapped: Unwrapped;
     try {
       unwrapped = unwrap(words);
     } catch (error) {
-      if (error instanceof UnwrapError) throw new Unparseable(level.where === 'the command' ? error.message : `${level.where}: ${error.message}`);
+      if (error instanceof UnwrapError)
+        throw new Unparseable(level.where === 'the command' ? error.message : `${level.where}: ${error.message}`);
       throw error;
     }
-    this.emitUnwrapped(unwrapped, level, op, { assignments, redirects: info.redirects, stdin: info.stdin, text, wrappers: level.wrappers, context: level.context });
+    this.emitUnwrapped(unwrapped, level, op, {
+      assignments,
+      redirects: info.redirects,
+      stdin: info.stdin,
+      text,
+      wrappers: level.wrappers,
+      context: level.context,
+    });
     // Continuations of this command's own heredocs (the caller handles those of an enclosing statement).
     this.continuations(own, level, from);
   }
@@ -816,11 +957,28 @@ class Walker {
     if (u.shell !== undefined) {
       let joined = op;
       if (u.local !== undefined) {
-        this.emit(level, { words: u.local, wrappers, assignments, redirects: [...level.inherited, ...redirects], text: base.text, op, flags: u.flags, context: base.context });
+        this.emit(level, {
+          words: u.local,
+          wrappers,
+          assignments,
+          redirects: [...level.inherited, ...redirects],
+          text: base.text,
+          op,
+          flags: u.flags,
+          context: base.context,
+        });
         joined = undefined;
       } else if (Object.keys(assignments).length > 0) {
         // `BASH_ENV=/tmp/rc bash -c '…'`: the environment is the shell's; shown as `:` so effects see it.
-        this.emit(level, { words: [{ text: ':', dynamic: false }], wrappers, assignments, redirects: [], text: base.text, op, context: base.context });
+        this.emit(level, {
+          words: [{ text: ':', dynamic: false }],
+          wrappers,
+          assignments,
+          redirects: [],
+          text: base.text,
+          op,
+          context: base.context,
+        });
         joined = undefined;
       }
       this.nested(u.shell.source, level, {
@@ -841,7 +999,9 @@ class Walker {
     if (shellReader !== undefined) {
       // `bash <<'EOF' … EOF`, `sh <<< 'cmd'`: the data is the program.
       if (!shellReader.literal) {
-        throw new Unparseable(`a ${shellReader.via === '<<' ? 'heredoc' : 'herestring'} with expansions is fed to ${commandName(u.words[0]?.text ?? 'a shell')} as code; its value is only known at run time`);
+        throw new Unparseable(
+          `a ${shellReader.via === '<<' ? 'heredoc' : 'herestring'} with expansions is fed to ${commandName(u.words[0]?.text ?? 'a shell')} as code; its value is only known at run time`,
+        );
       }
       this.nested(shellReader.body, level, {
         where: `the code fed to ${commandName(u.words[0]?.text ?? 'the shell')} on stdin`,
@@ -906,7 +1066,9 @@ class Walker {
   /** Parse shell code held in a string (bash -c, eval, ssh, heredoc fed to sh) one level deeper. */
   private nested(source: string, level: Level, opts: NestedOptions): void {
     if (level.shellDepth + 1 > this.maxShellDepth) {
-      throw new Unparseable(`shell code is nested more than ${this.maxShellDepth} levels deep (${opts.wrappers.join(' → ')})`);
+      throw new Unparseable(
+        `shell code is nested more than ${this.maxShellDepth} levels deep (${opts.wrappers.join(' → ')})`,
+      );
     }
     const tree = syntaxTree(source, opts.where, this.budget);
     const inner: Level = {
@@ -959,8 +1121,21 @@ class Walker {
   }
 
   /** `> file` with no command: shown as `:` (the null command) carrying the redirections. */
-  private emitColon(node: Node, level: Level, op: Operator | undefined, redirects: readonly Redirect[], assignments: Record<string, string> = {}): void {
-    this.emit(level, { words: [{ text: ':', dynamic: false }], wrappers: [], assignments, redirects: [...level.inherited, ...redirects], text: level.src.slice(node.start, node.end), op });
+  private emitColon(
+    node: Node,
+    level: Level,
+    op: Operator | undefined,
+    redirects: readonly Redirect[],
+    assignments: Record<string, string> = {},
+  ): void {
+    this.emit(level, {
+      words: [{ text: ':', dynamic: false }],
+      wrappers: [],
+      assignments,
+      redirects: [...level.inherited, ...redirects],
+      text: level.src.slice(node.start, node.end),
+      op,
+    });
   }
 
   /** A literal `cd`/`pushd`/`popd` in this shell moves the cwd of the segments after it. */
@@ -1022,11 +1197,17 @@ class Walker {
       const [first, ...rest] = mergeAdjacent(destinations, level.src);
       if (first !== undefined) {
         const words = this.wordsOf(first, level);
-        target = words.length === 1 ? words[0]! : { text: level.src.slice(first[0]!.start, first[first.length - 1]!.end), dynamic: true };
+        target =
+          words.length === 1
+            ? words[0]!
+            : { text: level.src.slice(first[0]!.start, first[first.length - 1]!.end), dynamic: true };
       }
       for (const group of rest) info.extraArgs.push(...group);
     }
-    if (op === undefined || !isRedirectOp(op)) throw new Unparseable(`${level.where} uses a redirection hookwise does not understand (${level.src.slice(node.start, node.end)})`);
+    if (op === undefined || !isRedirectOp(op))
+      throw new Unparseable(
+        `${level.where} uses a redirection hookwise does not understand (${level.src.slice(node.start, node.end)})`,
+      );
     const redirect: Redirect = { op, target: target.text, dynamic: target.dynamic };
     if (fd !== undefined && Number.isFinite(fd)) redirect.fd = fd;
     info.redirects.push(redirect);
@@ -1043,7 +1224,8 @@ class Walker {
     for (const child of node.children) {
       if (!child.named) {
         if (child.type === '<<' || child.type === '<<-') op = child.type;
-        else if (child.field === 'operator') pendingOp = child.type === '||' ? '||' : child.type === '&&' ? '&&' : child.type === '&' ? '&' : ';';
+        else if (child.field === 'operator')
+          pendingOp = child.type === '||' ? '||' : child.type === '&&' ? '&&' : child.type === '&' ? '&' : ';';
         continue;
       }
       switch (child.field ?? child.type) {
@@ -1083,7 +1265,11 @@ class Walker {
     // An unquoted heredoc's substitutions run whatever reads it: `cat <<EOF` with `$(rm x)` inside runs rm.
     const expands = !quoted && body !== undefined && body.children.some((c) => c.type !== 'heredoc_content');
     if (expands) this.scan(body!, level);
-    info.stdin.push({ body: body === undefined ? '' : level.src.slice(body.start, body.end), literal: !expands, via: '<<' });
+    info.stdin.push({
+      body: body === undefined ? '' : level.src.slice(body.start, body.end),
+      literal: !expands,
+      via: '<<',
+    });
     const more = this.redirects(nested, level);
     info.redirects.push(...more.redirects);
     info.stdin.push(...more.stdin);
@@ -1131,9 +1317,13 @@ class Walker {
   private assignment(node: Node, level: Level): [string, Word] {
     const name = node.children.find((c) => c.field === 'name');
     const value = node.children.filter((c) => c.field === 'value');
-    const words = value.length === 0 ? [] : mergeAdjacent(value, level.src).flatMap((group) => this.wordsOf(group, level));
+    const words =
+      value.length === 0 ? [] : mergeAdjacent(value, level.src).flatMap((group) => this.wordsOf(group, level));
     const text = words.map((w) => w.text).join(' ');
-    return [name === undefined ? '' : level.src.slice(name.start, name.end), { text, dynamic: words.some((w) => w.dynamic) }];
+    return [
+      name === undefined ? '' : level.src.slice(name.start, name.end),
+      { text, dynamic: words.some((w) => w.dynamic) },
+    ];
   }
 
   private words(node: Node, level: Level): Word[] {
@@ -1243,7 +1433,8 @@ class Walker {
     const end = node.end - 1;
     for (const child of node.children) {
       if (!child.named) continue; // the quotes
-      if (child.start > at) out.push({ text: unescapeDoubleQuoted(level.src.slice(at, child.start)), quoted: true, dynamic: false });
+      if (child.start > at)
+        out.push({ text: unescapeDoubleQuoted(level.src.slice(at, child.start)), quoted: true, dynamic: false });
       if (child.type === 'string_content') {
         out.push({ text: unescapeDoubleQuoted(level.src.slice(child.start, child.end)), quoted: true, dynamic: false });
       } else {
@@ -1300,7 +1491,9 @@ function withInherited(level: Level, redirects: readonly Redirect[]): Level {
 }
 
 function pipeOperators(node: Node): Operator[] {
-  return node.children.filter((c) => !c.named && (c.type === '|' || c.type === '|&')).map((c) => (c.type === '|&' ? '|&' : '|'));
+  return node.children
+    .filter((c) => !c.named && (c.type === '|' || c.type === '|&'))
+    .map((c) => (c.type === '|&' ? '|&' : '|'));
 }
 
 function isRedirectOp(op: string): op is RedirectOp {
@@ -1316,7 +1509,12 @@ function mergeAdjacent(nodes: readonly Node[], src: string): Node[][] {
   for (const node of nodes) {
     const last = groups[groups.length - 1];
     const end = last?.[last.length - 1]!.end;
-    if (last !== undefined && end !== undefined && (end === node.start || /^(?:\\\n)+$/.test(src.slice(end, node.start)))) last.push(node);
+    if (
+      last !== undefined &&
+      end !== undefined &&
+      (end === node.start || /^(?:\\\n)+$/.test(src.slice(end, node.start)))
+    )
+      last.push(node);
     else groups.push([node]);
   }
   return groups;
@@ -1359,15 +1557,67 @@ const PLAIN_VALUE = /^[A-Za-z0-9._/+:@%,=-]+$/;
  * shell works): never resolved.
  */
 const SPECIAL_VARIABLES = new Set([
-  'HOME', 'PWD', 'OLDPWD', 'CDPATH', 'IFS', 'PATH', 'TMPDIR', 'RANDOM', 'SRANDOM', 'SECONDS', 'LINENO', 'EPOCHSECONDS',
-  'EPOCHREALTIME', 'REPLY', 'OPTIND', 'OPTARG', 'OPTERR', 'PIPESTATUS', 'FUNCNAME', 'GROUPS', 'HISTCMD', 'DIRSTACK', 'UID',
-  'EUID', 'PPID', 'SHELLOPTS', 'BASHOPTS', 'HOSTNAME', 'COLUMNS', 'LINES', 'ENV', 'PS4', 'GLOBIGNORE', 'POSIXLY_CORRECT', '_',
+  'HOME',
+  'PWD',
+  'OLDPWD',
+  'CDPATH',
+  'IFS',
+  'PATH',
+  'TMPDIR',
+  'RANDOM',
+  'SRANDOM',
+  'SECONDS',
+  'LINENO',
+  'EPOCHSECONDS',
+  'EPOCHREALTIME',
+  'REPLY',
+  'OPTIND',
+  'OPTARG',
+  'OPTERR',
+  'PIPESTATUS',
+  'FUNCNAME',
+  'GROUPS',
+  'HISTCMD',
+  'DIRSTACK',
+  'UID',
+  'EUID',
+  'PPID',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'HOSTNAME',
+  'COLUMNS',
+  'LINES',
+  'ENV',
+  'PS4',
+  'GLOBIGNORE',
+  'POSIXLY_CORRECT',
+  '_',
 ]);
 
 /** Builtins that assign a variable whose name is data (`read "$v"`), or run code in this very shell. */
 const ASSIGNING_BUILTINS = new Set([
-  'read', 'mapfile', 'readarray', 'declare', 'typeset', 'local', 'export', 'readonly', 'unset', 'getopts', 'let', 'eval',
-  'source', '.', 'trap', 'alias', 'shopt', 'enable', 'fc', 'coproc', 'printf', 'wait',
+  'read',
+  'mapfile',
+  'readarray',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'unset',
+  'getopts',
+  'let',
+  'eval',
+  'source',
+  '.',
+  'trap',
+  'alias',
+  'shopt',
+  'enable',
+  'fc',
+  'coproc',
+  'printf',
+  'wait',
 ]);
 /** Words that run the builtin named after them (`time read x`, `command read x`). */
 const BUILTIN_PREFIXES = new Set(['builtin', 'command', 'time', 'exec']);
@@ -1461,11 +1711,19 @@ function knownAssignments(root: Node, source: string, freshTemp: boolean): Map<s
 
   const known = new Map<string, KnownValue>();
   for (const { statement, andList } of topStatements(root)) {
-    for (const assignment of statement.type === 'variable_assignments' ? statement.children.filter((c) => c.type === 'variable_assignment') : [statement]) {
+    for (const assignment of statement.type === 'variable_assignments'
+      ? statement.children.filter((c) => c.type === 'variable_assignment')
+      : [statement]) {
       const nameNode = assignment.children.find((c) => c.field === 'name');
       if (nameNode === undefined) continue;
       const name = text(nameNode);
-      if (SPECIAL_VARIABLES.has(name) || name.startsWith('BASH') || spoiled.has(name) || assignments.get(name)?.length !== 1) continue;
+      if (
+        SPECIAL_VARIABLES.has(name) ||
+        name.startsWith('BASH') ||
+        spoiled.has(name) ||
+        assignments.get(name)?.length !== 1
+      )
+        continue;
       if (!assignment.children.some((c) => !c.named && c.type === '=')) continue; // `NAME+=x` appends to an unknown value
       const values = assignment.children.filter((c) => c.field === 'value');
       if (values.length !== 1) continue;
@@ -1502,7 +1760,8 @@ function topStatements(root: Node): { statement: Node; andList?: Node }[] {
 
 function literalValue(node: Node, source: string, freshTemp: boolean): { value: string; marker: boolean } | undefined {
   const raw = source.slice(node.start, node.end);
-  const plain = (value: string): { value: string; marker: boolean } | undefined => (PLAIN_VALUE.test(value) ? { value, marker: false } : undefined);
+  const plain = (value: string): { value: string; marker: boolean } | undefined =>
+    PLAIN_VALUE.test(value) ? { value, marker: false } : undefined;
   switch (node.type) {
     case 'word':
     case 'number':
@@ -1512,7 +1771,9 @@ function literalValue(node: Node, source: string, freshTemp: boolean): { value: 
     case 'string':
       return node.children.every((c) => !c.named || c.type === 'string_content') ? plain(raw.slice(1, -1)) : undefined;
     case 'command_substitution':
-      return freshTemp && isFreshTempSubstitution(raw) ? { value: freshTempMarker(node.start), marker: true } : undefined;
+      return freshTemp && isFreshTempSubstitution(raw)
+        ? { value: freshTempMarker(node.start), marker: true }
+        : undefined;
     default:
       return undefined;
   }
@@ -1526,7 +1787,10 @@ function runsAssigningBuiltin(command: Node, source: string): boolean {
   // A quoted or computed command name (`$'\x72ead'`): assume the worst.
   if (nameNode.children.length !== 1 || head?.type !== 'word') return true;
   const bare = (n: Node): string => source.slice(n.start, n.end).replace(/\\/g, '');
-  const words = [bare(head), ...command.children.filter((c) => c.field === 'argument').map((c) => (c.type === 'word' ? bare(c) : ''))];
+  const words = [
+    bare(head),
+    ...command.children.filter((c) => c.field === 'argument').map((c) => (c.type === 'word' ? bare(c) : '')),
+  ];
   const assigns = (name: string, args: readonly string[]): boolean => {
     if (name === 'printf') return args.some((a) => a.startsWith('-v'));
     if (name === 'wait') return args.some((a) => /^-[a-z]*p/.test(a));
@@ -1565,20 +1829,37 @@ function unescapeDoubleQuoted(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 }
 
-const ANSI_SIMPLE: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const ANSI_SIMPLE: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** $'…' (ANSI-C quoting). */
 function decodeAnsiC(text: string): string {
-  return text.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, esc: string) => {
-    const head = esc[0]!;
-    if (head === 'x' || head === 'u' || head === 'U') {
-      const code = parseInt(esc.slice(1), 16);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : all;
-    }
-    if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8) & 0xff);
-    if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
-    return ANSI_SIMPLE[head] ?? all;
-  });
+  return text.replace(
+    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (all, esc: string) => {
+      const head = esc[0]!;
+      if (head === 'x' || head === 'u' || head === 'U') {
+        const code = parseInt(esc.slice(1), 16);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : all;
+      }
+      if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8) & 0xff);
+      if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
+      return ANSI_SIMPLE[head] ?? all;
+    },
+  );
 }
 
 // --- brace expansion, globs, tilde ----------------------------------------------------------------------
@@ -1601,7 +1882,8 @@ function finishWord(pieces: readonly Piece[]): Word[] {
     if (!p.quoted) for (const c of p.text) if (c === '{') groups++;
   }
   // Bounded work: a pathological word stays one word, marked dynamic (judged as written, never expanded wrongly).
-  if (length > MAX_BRACE_WORD_LENGTH || groups > MAX_BRACE_GROUPS) return [{ text: wordOf(whole()).text, dynamic: true }];
+  if (length > MAX_BRACE_WORD_LENGTH || groups > MAX_BRACE_GROUPS)
+    return [{ text: wordOf(whole()).text, dynamic: true }];
   const units: Unit[] = [];
   for (const p of pieces) {
     if (p.quoted) units.push({ text: p.text, active: false, dynamic: p.dynamic });
@@ -1628,7 +1910,8 @@ function wordOf(units: readonly Unit[]): Word {
   }
   // `~user`, `~+`, `~-`: someone's home or a directory stack entry; `~` and `~/x` stay literal for the caller.
   const first = units[0];
-  if (first !== undefined && first.active && first.text.startsWith('~') && !(text === '~' || text.startsWith('~/'))) dynamic = true;
+  if (first !== undefined && first.active && first.text.startsWith('~') && !(text === '~' || text.startsWith('~/')))
+    dynamic = true;
   return { text, dynamic };
 }
 
@@ -1697,7 +1980,10 @@ function sequence(units: readonly Unit[]): Unit[][] | undefined {
   const step = Math.abs(Number(stepText ?? 1)) || 1;
   const count = Math.floor(Math.abs(to - from) / step) + 1;
   if (count > MAX_BRACE_WORDS) return [[{ text: `{${a}..${b}}`, active: false, dynamic: true }]];
-  const width = numeric && (/^-?0\d/.test(a!) || /^-?0\d/.test(b!)) ? Math.max(a!.replace('-', '').length, b!.replace('-', '').length) : 0;
+  const width =
+    numeric && (/^-?0\d/.test(a!) || /^-?0\d/.test(b!))
+      ? Math.max(a!.replace('-', '').length, b!.replace('-', '').length)
+      : 0;
   const out: Unit[][] = [];
   for (let i = 0, v = from; i < count; i++, v += from <= to ? step : -step) {
     const text = numeric ? (v < 0 ? '-' : '') + String(Math.abs(v)).padStart(width, '0') : String.fromCharCode(v);

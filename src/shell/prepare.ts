@@ -39,11 +39,23 @@ export interface ParseMemo {
   set(command: string, parsed: Pick<PreparedShell, 'parse' | 'writes' | 'effects'>): void;
 }
 
-export async function prepareShell(call: ToolCall, pathContext: PathContext, memo?: ParseMemo): Promise<PreparedShell | undefined> {
+export async function prepareShell(
+  call: ToolCall,
+  pathContext: PathContext,
+  memo?: ParseMemo,
+): Promise<PreparedShell | undefined> {
   if (call.action !== 'shell') return undefined;
   const command = call.input.command;
   if (typeof command !== 'string') {
-    return { command: '', parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] }, writes: { targets: [], unknown: [] }, targets: [], exists: [], effects: NO_EFFECTS, reads: [] };
+    return {
+      command: '',
+      parse: { ok: false, reason: `${call.hostTool} input has no "command" string`, segments: [] },
+      writes: { targets: [], unknown: [] },
+      targets: [],
+      exists: [],
+      effects: NO_EFFECTS,
+      reads: [],
+    };
   }
   const { parse, writes, effects } = memo?.get(command) ?? (await parseFresh(command, memo));
   const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, effects.links), parse, pathContext));
@@ -52,7 +64,10 @@ export async function prepareShell(call: ToolCall, pathContext: PathContext, mem
   return { command, parse, writes, targets, exists, effects, reads };
 }
 
-async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Pick<PreparedShell, 'parse' | 'writes' | 'effects'>> {
+async function parseFresh(
+  command: string,
+  memo: ParseMemo | undefined,
+): Promise<Pick<PreparedShell, 'parse' | 'writes' | 'effects'>> {
   const shell = await loadShell();
   const parse = shell.parseCommand(command);
   const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
@@ -86,14 +101,20 @@ async function loadShell(): Promise<ShellModule> {
   // Once per process: `check --jsonl` and the replays prepare thousands of calls.
   if (shellModule !== undefined) return shellModule;
   if (typeof __filename === 'string' && __filename.endsWith('.cjs')) {
-    shellModule = loadWithCodeCache(join(dirname(__filename), 'shell.cjs'), require, { writeCache: true }) as ShellModule;
+    shellModule = loadWithCodeCache(join(dirname(__filename), 'shell.cjs'), require, {
+      writeCache: true,
+    }) as ShellModule;
   } else {
     shellModule = await import('../shell/index.js');
   }
   return shellModule;
 }
 
-function resolveTarget(target: Pick<WriteTarget, 'path' | 'segment' | 'cwd'>, parse: ParseResult, ctx: PathContext): ResolvedPath | null {
+function resolveTarget(
+  target: Pick<WriteTarget, 'path' | 'segment' | 'cwd'>,
+  parse: ParseResult,
+  ctx: PathContext,
+): ResolvedPath | null {
   if (EXPANSION.test(target.path)) return null;
   const path = target.path;
   const absoluteish = isAbsolute(path) || path === '~' || path.startsWith('~/');
@@ -117,7 +138,9 @@ function resolveTarget(target: Pick<WriteTarget, 'path' | 'segment' | 'cwd'>, pa
 function throughLinks<T extends WriteTarget | ReadTarget>(target: T, links: readonly LinkMade[]): T {
   if (links.length === 0 || EXPANSION.test(target.path)) return target;
   const absoluteish = isAbsolute(target.path) || target.path === '~' || target.path.startsWith('~/');
-  let path = posix.normalize(absoluteish || target.cwd === undefined ? target.path : posix.join(target.cwd, target.path));
+  let path = posix.normalize(
+    absoluteish || target.cwd === undefined ? target.path : posix.join(target.cwd, target.path),
+  );
   let changed = false;
   for (let hop = 0; hop < 8; hop++) {
     const link = links.find((l) => l.segment < target.segment && (path === l.link || path.startsWith(`${l.link}/`)));

@@ -26,7 +26,20 @@ import type { PreparedShell } from './prepare.js';
 import type { Segment } from './types.js';
 
 /** Commands whose whole effect is on their write targets. */
-const FILE_COMMANDS = new Set(['cp', 'mv', 'mkdir', 'touch', 'rm', 'rmdir', 'ln', 'tee', 'truncate', 'install', 'chmod', 'unlink']);
+const FILE_COMMANDS = new Set([
+  'cp',
+  'mv',
+  'mkdir',
+  'touch',
+  'rm',
+  'rmdir',
+  'ln',
+  'tee',
+  'truncate',
+  'install',
+  'chmod',
+  'unlink',
+]);
 
 function prefixed(d: Decision, text: string, many: boolean): Decision {
   return many ? { ...d, reason: `in \`${text.length > 80 ? `${text.slice(0, 77)}…` : text}\`: ${d.reason}` } : d;
@@ -36,13 +49,19 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
   const shell = ctx.shell;
   if (ctx.call.action !== 'shell' || shell === undefined) return undefined;
   if (!shell.parse.ok) {
-    return decision('ask', 'shell', `hookwise cannot fully understand this command (${shell.parse.reason}), so a human decides`, {
-      id: 'shell:unparseable',
-      source: 'built-in',
-    });
+    return decision(
+      'ask',
+      'shell',
+      `hookwise cannot fully understand this command (${shell.parse.reason}), so a human decides`,
+      {
+        id: 'shell:unparseable',
+        source: 'built-in',
+      },
+    );
   }
   const segments = shell.parse.segments;
-  if (segments.length === 0) return decision('allow', 'shell', 'an empty command runs nothing', { id: 'shell:empty', source: 'built-in' });
+  if (segments.length === 0)
+    return decision('allow', 'shell', 'an empty command runs nothing', { id: 'shell:empty', source: 'built-in' });
   const rules = rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home });
   const many = segments.length > 1;
   let result: Decision | undefined;
@@ -61,14 +80,25 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
       const resolved = shell.targets[i];
       const d =
         resolved === null || resolved === undefined
-          ? decision('ask', 'shell', `\`${segment.name}\` writes ${target.path}, which is only known when the command runs`, { id: 'shell:dynamic-write-target', source: 'built-in' })
+          ? decision(
+              'ask',
+              'shell',
+              `\`${segment.name}\` writes ${target.path}, which is only known when the command runs`,
+              { id: 'shell:dynamic-write-target', source: 'built-in' },
+            )
           : judgeWrite(resolved, ctx);
       if (d === undefined) writesUndecided = true;
       writes = stricter(writes, d);
     });
     for (const unknown of shell.writes.unknown) {
       if (unknown.segment !== index) continue;
-      writes = stricter(writes, decision('ask', 'shell', `\`${segment.name}\` writes files hookwise cannot determine (${unknown.reason})`, { id: 'shell:unknown-write-target', source: 'built-in' }));
+      writes = stricter(
+        writes,
+        decision('ask', 'shell', `\`${segment.name}\` writes files hookwise cannot determine (${unknown.reason})`, {
+          id: 'shell:unknown-write-target',
+          source: 'built-in',
+        }),
+      );
     }
     const byRules = byRulesPerSegment[index]?.decision;
     const effects = effectsVerdict(ctx, shell, index);
@@ -76,7 +106,8 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
     let verdict = stricter(stricter(byRules, writes), effects?.decision);
     if (verdict?.verdict === 'allow') {
       const writesAllowed = writeCount === 0 || (!writesUndecided && writes?.verdict === 'allow');
-      const rulesAllow = byRules?.verdict === 'allow' || (byRules === undefined && writeCount > 0 && FILE_COMMANDS.has(segment.name));
+      const rulesAllow =
+        byRules?.verdict === 'allow' || (byRules === undefined && writeCount > 0 && FILE_COMMANDS.has(segment.name));
       if (!writesAllowed || !rulesAllow || lossy) verdict = undefined;
     }
     if (verdict === undefined) undecided = true;
@@ -94,11 +125,18 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
  * earlier in the command make it run); a read of a credential → ask, and `secret` marks the segment for
  * the exfiltration check.
  */
-function effectsVerdict(ctx: CascadeContext, shell: PreparedShell, index: number): { decision: Decision | undefined; secret: boolean } | undefined {
+function effectsVerdict(
+  ctx: CascadeContext,
+  shell: PreparedShell,
+  index: number,
+): { decision: Decision | undefined; secret: boolean } | undefined {
   const effects = shell.effects.segments[index];
   let result: Decision | undefined;
   for (const run of effects?.runs ?? []) {
-    result = stricter(result, decision('ask', 'shell', `${run.detail}, so a human decides`, { id: `effects:${run.kind}`, source: 'built-in' }));
+    result = stricter(
+      result,
+      decision('ask', 'shell', `${run.detail}, so a human decides`, { id: `effects:${run.kind}`, source: 'built-in' }),
+    );
   }
   let secret = false;
   shell.effects.reads.forEach((read, i) => {
@@ -118,15 +156,32 @@ function effectsVerdict(ctx: CascadeContext, shell: PreparedShell, index: number
  * program, run inside its arguments (`curl -d "$(cat ~/.aws/credentials)"`), or the network program
  * reading the file itself (`curl -F f=@~/.ssh/id_rsa`) → deny.
  */
-function sendsSecrets(shell: PreparedShell, segments: readonly Segment[], readers: readonly number[]): Decision | undefined {
+function sendsSecrets(
+  shell: PreparedShell,
+  segments: readonly Segment[],
+  readers: readonly number[],
+): Decision | undefined {
   for (const reader of readers) {
     const from = segments[reader]!;
-    const sender = segments.findIndex((s, j) => shell.effects.segments[j]?.network === true && (j === reader || pipedInto(segments, reader, j) || (j > reader && from.depth > s.depth && (from.context === 'substitution' || from.context === 'process-substitution'))));
+    const sender = segments.findIndex(
+      (s, j) =>
+        shell.effects.segments[j]?.network === true &&
+        (j === reader ||
+          pipedInto(segments, reader, j) ||
+          (j > reader &&
+            from.depth > s.depth &&
+            (from.context === 'substitution' || from.context === 'process-substitution'))),
+    );
     if (sender === -1) continue;
-    return decision('deny', 'shell', `\`${shortText(from, 60)}\` reads credentials and \`${shortText(segments[sender]!, 60)}\` sends data over the network in the same command: that is how secrets are exfiltrated`, {
-      id: 'effects:exfiltration',
-      source: 'built-in',
-    });
+    return decision(
+      'deny',
+      'shell',
+      `\`${shortText(from, 60)}\` reads credentials and \`${shortText(segments[sender]!, 60)}\` sends data over the network in the same command: that is how secrets are exfiltrated`,
+      {
+        id: 'effects:exfiltration',
+        source: 'built-in',
+      },
+    );
   }
   return undefined;
 }
@@ -142,6 +197,5 @@ function pipedInto(segments: readonly Segment[], from: number, to: number): bool
   }
   return segments[to]!.depth === depth;
 }
-
 
 export const shellTier: SyncTier = { name: 'shell', decide: judgeShell };

@@ -11,7 +11,15 @@
  *
  * Pure: no I/O. Throws UnwrapError when what runs cannot be known (`sudo $CMD`, `eval "$X"`).
  */
-import { commandName, hasOption, optionValues, parseArgs, type OptionSpec, type ParsedArgs, type Word } from './options.js';
+import {
+  commandName,
+  hasOption,
+  optionValues,
+  parseArgs,
+  type OptionSpec,
+  type ParsedArgs,
+  type Word,
+} from './options.js';
 import { shellInitGenerator } from './shell-init.js';
 import type { Redirect, Segment } from './types.js';
 
@@ -103,7 +111,15 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const MAX_PEELS = 64;
 
 export function unwrap(input: readonly Word[]): Unwrapped {
-  const out: Unwrapped = { words: [...input], wrappers: [], assignments: {}, flags: {}, viaXargs: false, redirects: [], execs: [] };
+  const out: Unwrapped = {
+    words: [...input],
+    wrappers: [],
+    assignments: {},
+    flags: {},
+    viaXargs: false,
+    redirects: [],
+    execs: [],
+  };
   for (let peel = 0; peel < MAX_PEELS; peel++) {
     const words = out.words;
     const head = words[0];
@@ -120,7 +136,9 @@ export function unwrap(input: readonly Word[]): Unwrapped {
     }
     const command = inner[0]!;
     if (command.dynamic) {
-      throw new UnwrapError(`the command run by ${name} is an expansion (${command.text}), so hookwise cannot tell which program runs`);
+      throw new UnwrapError(
+        `the command run by ${name} is an expansion (${command.text}), so hookwise cannot tell which program runs`,
+      );
     }
     out.words = inner;
   }
@@ -179,7 +197,11 @@ function peelOnce(name: string, words: Word[], out: Unwrapped): number | 'stop' 
       return args === undefined ? 'stop' : wrapped(out, 'nice', args.rest);
     }
     case 'ionice': {
-      const args = wrapperArgs(words, { short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], stopAtOperand: true });
+      const args = wrapperArgs(words, {
+        short: 'cnpPu',
+        long: ['class', 'classdata', 'pid', 'pgid', 'uid'],
+        stopAtOperand: true,
+      });
       if (args === undefined || hasOption(args, '-p', '-P', '-u', '--pid', '--pgid', '--uid')) return 'stop';
       return wrapped(out, 'ionice', args.rest);
     }
@@ -193,7 +215,11 @@ function peelOnce(name: string, words: Word[], out: Unwrapped): number | 'stop' 
       const args = wrapperArgs(words, { short: 'fo', long: ['format', 'output'], stopAtOperand: true });
       if (args === undefined) return 'stop';
       for (const file of optionValues(args, '-o', '--output')) {
-        out.redirects.push({ op: hasOption(args, '-a', '--append') ? '>>' : '>', target: file.text, dynamic: file.dynamic });
+        out.redirects.push({
+          op: hasOption(args, '-a', '--append') ? '>>' : '>',
+          target: file.text,
+          dynamic: file.dynamic,
+        });
       }
       return wrapped(out, 'time', args.rest);
     }
@@ -217,9 +243,11 @@ function peelOnce(name: string, words: Word[], out: Unwrapped): number | 'stop' 
       out.viaXargs = true;
       out.flags.appendsArgs = true;
       // With -I/-i the replace string stands for each input item: those words are only known at run time.
-      const replace = optionValues(args, '-I', '--replace', '-i')[0]?.text ?? (hasOption(args, '-i', '--replace') ? '{}' : undefined);
+      const replace =
+        optionValues(args, '-I', '--replace', '-i')[0]?.text ?? (hasOption(args, '-i', '--replace') ? '{}' : undefined);
       if (replace !== undefined && replace !== '') {
-        for (let k = args.rest; k < words.length; k++) if (words[k]!.text.includes(replace)) words[k] = { text: words[k]!.text, dynamic: true };
+        for (let k = args.rest; k < words.length; k++)
+          if (words[k]!.text.includes(replace)) words[k] = { text: words[k]!.text, dynamic: true };
       }
       return wrapped(out, 'xargs', args.rest);
     }
@@ -277,11 +305,27 @@ function takeAssignments(words: readonly Word[], from: number, out: Unwrapped): 
 function peelSudo(words: Word[], out: Unwrapped): number | 'stop' {
   const args = wrapperArgs(words, {
     short: 'ugCDhprtTUR',
-    long: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
+    long: [
+      'user',
+      'group',
+      'close-from',
+      'chdir',
+      'host',
+      'prompt',
+      'role',
+      'type',
+      'command-timeout',
+      'other-user',
+      'chroot',
+    ],
     stopAtOperand: true,
   });
   // -l lists, -v/-k/-K manage credentials, -e edits files (sudoedit), -h alone is help: none runs a command.
-  if (args === undefined || hasOption(args, '-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-e', '--edit', '-V')) return 'stop';
+  if (
+    args === undefined ||
+    hasOption(args, '-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-e', '--edit', '-V')
+  )
+    return 'stop';
   if (args.options.some((o) => o.name === '-h' && o.value === undefined)) return 'stop';
   const dir = optionValues(args, '-D', '--chdir')[0];
   if (dir !== undefined) out.chdir = dir;
@@ -294,7 +338,9 @@ function peelEnv(words: Word[], out: Unwrapped): number | 'stop' {
   const args = wrapperArgs(words, { short: 'uCS', long: ['unset', 'chdir', 'split-string'], stopAtOperand: true });
   if (args === undefined) return 'stop';
   if (hasOption(args, '-S', '--split-string')) {
-    throw new UnwrapError('env -S splits its argument into a command with its own quoting rules; hookwise does not follow them');
+    throw new UnwrapError(
+      'env -S splits its argument into a command with its own quoting rules; hookwise does not follow them',
+    );
   }
   const dir = optionValues(args, '-C', '--chdir')[0];
   if (dir !== undefined) out.chdir = dir;
@@ -350,8 +396,16 @@ function peelTrap(words: Word[], out: Unwrapped): 'stop' | 'done' {
   const args = parseArgs(words, 1, { stopAtOperand: true });
   const action = args.operands[0];
   // `trap -p`, `trap -l`, `trap - INT`, `trap '' INT` (ignore), `trap INT` (reset): no code.
-  if (action === undefined || args.options.length > 0 || action.text === '-' || action.text === '' || args.operands.length < 2) return 'stop';
-  if (action.dynamic) throw new UnwrapError(`trap installs the value of ${action.text} as code, which is only known at run time`);
+  if (
+    action === undefined ||
+    args.options.length > 0 ||
+    action.text === '-' ||
+    action.text === '' ||
+    args.operands.length < 2
+  )
+    return 'stop';
+  if (action.dynamic)
+    throw new UnwrapError(`trap installs the value of ${action.text} as code, which is only known at run time`);
   return shellCode(out, { source: action.text, wrapper: 'trap' });
 }
 
@@ -411,7 +465,8 @@ function peelSsh(words: Word[], out: Unwrapped): 'stop' | 'done' {
   const host = args.operands[0]!;
   const remote = args.operands.slice(1);
   const dynamic = remote.find((w) => w.dynamic);
-  if (dynamic !== undefined) throw new UnwrapError(`the remote command of ssh contains ${dynamic.text}, whose value is only known at run time`);
+  if (dynamic !== undefined)
+    throw new UnwrapError(`the remote command of ssh contains ${dynamic.text}, whose value is only known at run time`);
   out.local = words.slice(0, args.rest + 1);
   // ssh joins the remote words with spaces; the remote shell parses the result.
   return shellCode(out, { source: remote.map((w) => w.text).join(' '), wrapper: 'ssh', remote: host.text });
@@ -419,7 +474,10 @@ function peelSsh(words: Word[], out: Unwrapped): 'stop' | 'done' {
 
 function peelSu(name: string, words: Word[], out: Unwrapped): 'stop' | 'done' {
   // su permutes its arguments: `su - bob -c 'cmd'`.
-  const args = wrapperArgs(words, { short: 'cgGsw', long: ['command', 'session-command', 'group', 'supp-group', 'shell', 'whitelist-environment'] });
+  const args = wrapperArgs(words, {
+    short: 'cgGsw',
+    long: ['command', 'session-command', 'group', 'supp-group', 'shell', 'whitelist-environment'],
+  });
   const code = args === undefined ? undefined : optionValues(args, '-c', '--command', '--session-command')[0];
   if (code === undefined) return 'stop';
   if (code.dynamic) throw new UnwrapError(`${name} -c runs the value of ${code.text}, which is only known at run time`);
@@ -427,18 +485,28 @@ function peelSu(name: string, words: Word[], out: Unwrapped): 'stop' | 'done' {
 }
 
 function peelWatch(words: Word[], out: Unwrapped): number | 'stop' | 'done' {
-  const args = wrapperArgs(words, { short: 'nq', long: ['interval', 'equexit'], shortOptional: 'd', stopAtOperand: true });
+  const args = wrapperArgs(words, {
+    short: 'nq',
+    long: ['interval', 'equexit'],
+    shortOptional: 'd',
+    stopAtOperand: true,
+  });
   if (args === undefined || args.rest >= words.length) return 'stop';
   if (hasOption(args, '-x', '--exec')) return wrapped(out, 'watch', args.rest);
   // Without -x, watch joins its words and runs them with `sh -c`.
   const command = words.slice(args.rest);
   const dynamic = command.find((w) => w.dynamic);
-  if (dynamic !== undefined) throw new UnwrapError(`watch runs ${dynamic.text} through sh -c; its value is only known at run time`);
+  if (dynamic !== undefined)
+    throw new UnwrapError(`watch runs ${dynamic.text} through sh -c; its value is only known at run time`);
   return shellCode(out, { source: command.map((w) => w.text).join(' '), wrapper: 'watch' });
 }
 
 function peelFlock(words: Word[], out: Unwrapped): number | 'stop' | 'done' {
-  const args = wrapperArgs(words, { short: 'wEc', long: ['timeout', 'wait', 'conflict-exit-code', 'command'], stopAtOperand: true });
+  const args = wrapperArgs(words, {
+    short: 'wEc',
+    long: ['timeout', 'wait', 'conflict-exit-code', 'command'],
+    stopAtOperand: true,
+  });
   if (args === undefined) return 'stop';
   // flock [options] FILE (-c 'string' | cmd args…); `flock FD` runs nothing.
   const rest = parseArgs(words, args.rest + 1, { short: 'c', long: ['command'], stopAtOperand: true });

@@ -27,7 +27,17 @@
  *
  * Pure: no file system access.
  */
-import { baseName, commandName, hasOption, joinPath, optionValues, parseArgs, type OptionSpec, type ParsedArgs, type Word } from './options.js';
+import {
+  baseName,
+  commandName,
+  hasOption,
+  joinPath,
+  optionValues,
+  parseArgs,
+  type OptionSpec,
+  type ParsedArgs,
+  type Word,
+} from './options.js';
 import type { Redirect, Segment, WriteAnalysis, WriteTarget } from './types.js';
 
 export function writeTargets(segments: readonly Segment[]): WriteAnalysis {
@@ -42,11 +52,16 @@ export function writeTargets(segments: readonly Segment[]): WriteAnalysis {
     const words = segment.argv.map((text, i): Word => ({ text, dynamic: segment.dynamicArgs.includes(i) }));
     if (segment.context === 'find-exec') {
       // `{}` is each path find visits: under the search roots of the find this command belongs to.
-      for (const root of findRootsFor(segments, index)) extract(words.map((w) => (w.text === '{}' ? root : w)), sink);
+      for (const root of findRootsFor(segments, index))
+        extract(
+          words.map((w) => (w.text === '{}' ? root : w)),
+          sink,
+        );
     } else {
       extract(words, sink);
     }
-    if (segment.context === 'xargs') sink.unknown(`xargs appends arguments read at run time to ${segment.name}, so what it writes is not known`);
+    if (segment.context === 'xargs')
+      sink.unknown(`xargs appends arguments read at run time to ${segment.name}, so what it writes is not known`);
   });
   return analysis;
 }
@@ -78,7 +93,9 @@ class Sink {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (!isAbsolute(text) && this.segment.flags.cwdUnknown === true) {
-      this.unknown(`${via} writes ${text}, relative to a working directory hookwise cannot know (after a cd it cannot follow)`);
+      this.unknown(
+        `${via} writes ${text}, relative to a working directory hookwise cannot know (after a cd it cannot follow)`,
+      );
       return;
     }
     const target: WriteTarget = { segment: this.index, path: text, via, dynamic };
@@ -141,12 +158,16 @@ function destinations(parsed: ParsedArgs, opts: { minimum: number; parents?: boo
   const sources = parsed.operands.slice(0, -1);
   const noTargetDir = hasOption(parsed, '-T', '--no-target-directory');
   // Several sources, a trailing slash or --parents: the destination is a directory and each source lands inside it.
-  if (!noTargetDir && (sources.length > 1 || dest.text.endsWith('/') || opts.parents === true)) return into(dest, sources);
+  if (!noTargetDir && (sources.length > 1 || dest.text.endsWith('/') || opts.parents === true))
+    return into(dest, sources);
   return [dest];
 }
 
 const CP: OptionSpec = { short: 'tS', long: ['target-directory', 'suffix'] };
-const INSTALL: OptionSpec = { short: 'tSmgo', long: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'strip-program'] };
+const INSTALL: OptionSpec = {
+  short: 'tSmgo',
+  long: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'strip-program'],
+};
 
 function copyLike(via: string, spec: OptionSpec, sourcesToo: boolean): Extractor {
   return (words, sink) => {
@@ -154,7 +175,8 @@ function copyLike(via: string, spec: OptionSpec, sourcesToo: boolean): Extractor
     for (const d of destinations(parsed, { minimum: 2, parents: hasOption(parsed, '--parents') })) sink.add(d, via);
     // mv removes its sources.
     if (sourcesToo && (parsed.operands.length >= 2 || optionValues(parsed, '-t', '--target-directory').length > 0)) {
-      const sources = optionValues(parsed, '-t', '--target-directory').length > 0 ? parsed.operands : parsed.operands.slice(0, -1);
+      const sources =
+        optionValues(parsed, '-t', '--target-directory').length > 0 ? parsed.operands : parsed.operands.slice(0, -1);
       for (const s of sources) sink.add(s, via);
     }
   };
@@ -191,7 +213,8 @@ const chmod: Extractor = (words, sink) => {
 };
 
 const dd: Extractor = (words, sink) => {
-  for (const w of words.slice(1)) if (w.text.startsWith('of=')) sink.add({ text: w.text.slice(3), dynamic: w.dynamic }, 'dd');
+  for (const w of words.slice(1))
+    if (w.text.startsWith('of=')) sink.add({ text: w.text.slice(3), dynamic: w.dynamic }, 'dd');
 };
 
 // `--output-error[=MODE]` takes its value only after `=`: `tee --output-error f` writes f.
@@ -210,7 +233,8 @@ const sed: Extractor = (words, sink) => {
   }
   // The `w file` command and the `s///w file` flag write files from inside the script.
   const texts = scriptGiven ? scripts : parsed.operands.slice(0, 1);
-  if (texts.some((s) => /(?:^|[;\n{}\s/\d$])[wW]\s+[^\s;}]/.test(s.text))) sink.unknown('the sed script writes a file (w command)');
+  if (texts.some((s) => /(?:^|[;\n{}\s/\d$])[wW]\s+[^\s;}]/.test(s.text)))
+    sink.unknown('the sed script writes a file (w command)');
 };
 
 const perl: Extractor = (words, sink) => {
@@ -248,7 +272,23 @@ const perl: Extractor = (words, sink) => {
 const patch: Extractor = (words, sink) => {
   const parsed = args(words, {
     short: 'pioDdrBFgVYz',
-    long: ['strip', 'input', 'output', 'directory', 'reject-file', 'prefix', 'ifdef', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format', 'read-only'],
+    long: [
+      'strip',
+      'input',
+      'output',
+      'directory',
+      'reject-file',
+      'prefix',
+      'ifdef',
+      'fuzz',
+      'version-control',
+      'basename-prefix',
+      'suffix',
+      'get',
+      'quoting-style',
+      'reject-format',
+      'read-only',
+    ],
   });
   if (hasOption(parsed, '--dry-run')) return;
   const dir = optionValues(parsed, '-d', '--directory')[0];
@@ -281,7 +321,8 @@ function findRoots(words: readonly Word[]): Word[] {
 function findRootsFor(segments: readonly Segment[], index: number): Word[] {
   for (let i = index - 1; i >= 0; i--) {
     const s = segments[i]!;
-    if (s.name === 'find' && s.context !== 'find-exec') return findRoots(s.argv.map((text, k) => ({ text, dynamic: s.dynamicArgs.includes(k) })));
+    if (s.name === 'find' && s.context !== 'find-exec')
+      return findRoots(s.argv.map((text, k) => ({ text, dynamic: s.dynamicArgs.includes(k) })));
   }
   return [{ text: '.', dynamic: false }];
 }
@@ -300,16 +341,47 @@ const find: Extractor = (words, sink) => {
   }
   if (own.some((w) => w.text === '-delete')) for (const root of findRoots(own)) sink.add(root, 'find -delete');
   own.forEach((w, i) => {
-    if (['-fprint', '-fprint0', '-fprintf', '-fls'].includes(w.text) && own[i + 1] !== undefined) sink.add(own[i + 1]!, `find ${w.text}`);
+    if (['-fprint', '-fprint0', '-fprintf', '-fls'].includes(w.text) && own[i + 1] !== undefined)
+      sink.add(own[i + 1]!, `find ${w.text}`);
   });
 };
 
 const TAR_VALUE_SHORT = 'fbCTXgKNLVIHF';
 const TAR_VALUE_LONG = [
-  'file', 'directory', 'files-from', 'exclude-from', 'blocking-factor', 'listed-incremental', 'starting-file', 'newer',
-  'newer-mtime', 'after-date', 'tape-length', 'label', 'use-compress-program', 'format', 'exclude', 'transform', 'xform',
-  'owner', 'group', 'mode', 'mtime', 'strip-components', 'suffix', 'to-command', 'info-script', 'new-volume-script',
-  'rsh-command', 'volno-file', 'checkpoint-action', 'rmt-command', 'index-file', 'record-size', 'occurrence', 'pax-option',
+  'file',
+  'directory',
+  'files-from',
+  'exclude-from',
+  'blocking-factor',
+  'listed-incremental',
+  'starting-file',
+  'newer',
+  'newer-mtime',
+  'after-date',
+  'tape-length',
+  'label',
+  'use-compress-program',
+  'format',
+  'exclude',
+  'transform',
+  'xform',
+  'owner',
+  'group',
+  'mode',
+  'mtime',
+  'strip-components',
+  'suffix',
+  'to-command',
+  'info-script',
+  'new-volume-script',
+  'rsh-command',
+  'volno-file',
+  'checkpoint-action',
+  'rmt-command',
+  'index-file',
+  'record-size',
+  'occurrence',
+  'pax-option',
 ];
 
 const tar: Extractor = (words, sink) => {
@@ -326,7 +398,10 @@ const tar: Extractor = (words, sink) => {
     rest = [words[0]!, ...words.slice(next)];
   }
   const parsed = args(rest, { short: TAR_VALUE_SHORT, long: TAR_VALUE_LONG });
-  const letters = new Set([...bundled.map((b) => b.letter), ...parsed.options.filter((o) => o.name.length === 2).map((o) => o.name[1]!)]);
+  const letters = new Set([
+    ...bundled.map((b) => b.letter),
+    ...parsed.options.filter((o) => o.name.length === 2).map((o) => o.name[1]!),
+  ]);
   const long = (name: string): boolean => hasOption(parsed, `--${name}`);
   const values = (letter: string, longName: string): Word[] => [
     ...bundled.filter((b) => b.letter === letter && b.value !== undefined).map((b) => b.value!),
@@ -338,7 +413,10 @@ const tar: Extractor = (words, sink) => {
     for (const dir of dirs.length > 0 ? dirs : [{ text: '.', dynamic: false }]) sink.add(dir, 'tar -x');
     return;
   }
-  if (['c', 'r', 'u', 'A'].some((l) => letters.has(l)) || ['create', 'append', 'update', 'catenate', 'concatenate', 'delete'].some(long)) {
+  if (
+    ['c', 'r', 'u', 'A'].some((l) => letters.has(l)) ||
+    ['create', 'append', 'update', 'catenate', 'concatenate', 'delete'].some(long)
+  ) {
     for (const archive of values('f', 'file')) sink.add(archive, 'tar');
   }
 };
@@ -355,14 +433,20 @@ const sevenZip: Extractor = (words, sink) => {
   const rest = words.slice(2).filter((w) => !w.text.startsWith('-'));
   if (command === 'x' || command === 'e') {
     const out = words.find((w) => w.text.startsWith('-o'));
-    sink.add(out === undefined ? { text: '.', dynamic: false } : { text: out.text.slice(2), dynamic: out.dynamic }, '7z');
+    sink.add(
+      out === undefined ? { text: '.', dynamic: false } : { text: out.text.slice(2), dynamic: out.dynamic },
+      '7z',
+    );
   } else if (command !== undefined && ['a', 'u', 'd', 'rn'].includes(command) && rest[0] !== undefined) {
     sink.add(rest[0], '7z');
   }
 };
 
 const cpio: Extractor = (words, sink) => {
-  const parsed = args(words, { short: 'FEHIMORD', long: ['file', 'pattern-file', 'format', 'message', 'owner', 'directory'] });
+  const parsed = args(words, {
+    short: 'FEHIMORD',
+    long: ['file', 'pattern-file', 'format', 'message', 'owner', 'directory'],
+  });
   const letters = new Set(parsed.options.map((o) => o.name));
   if (letters.has('-i') || letters.has('--extract')) {
     if (letters.has('-t') || letters.has('--list')) return;
@@ -380,12 +464,59 @@ function isRemote(path: string): boolean {
 }
 
 const RSYNC_VALUE_LONG = [
-  'rsh', 'rsync-path', 'exclude', 'include', 'filter', 'files-from', 'exclude-from', 'include-from', 'log-file', 'log-file-format',
-  'password-file', 'temp-dir', 'partial-dir', 'backup-dir', 'compare-dest', 'copy-dest', 'link-dest', 'chmod', 'chown', 'usermap',
-  'groupmap', 'block-size', 'bwlimit', 'timeout', 'contimeout', 'port', 'max-size', 'min-size', 'max-delete', 'suffix', 'remote-option',
-  'out-format', 'info', 'debug', 'iconv', 'sockopts', 'address', 'protocol', 'checksum-choice', 'compress-choice', 'compress-level',
-  'skip-compress', 'stop-at', 'stop-after', 'time-limit', 'modify-window', 'outbuf', 'early-input', 'checksum-seed', 'write-batch',
-  'read-batch', 'only-write-batch', 'max-alloc',
+  'rsh',
+  'rsync-path',
+  'exclude',
+  'include',
+  'filter',
+  'files-from',
+  'exclude-from',
+  'include-from',
+  'log-file',
+  'log-file-format',
+  'password-file',
+  'temp-dir',
+  'partial-dir',
+  'backup-dir',
+  'compare-dest',
+  'copy-dest',
+  'link-dest',
+  'chmod',
+  'chown',
+  'usermap',
+  'groupmap',
+  'block-size',
+  'bwlimit',
+  'timeout',
+  'contimeout',
+  'port',
+  'max-size',
+  'min-size',
+  'max-delete',
+  'suffix',
+  'remote-option',
+  'out-format',
+  'info',
+  'debug',
+  'iconv',
+  'sockopts',
+  'address',
+  'protocol',
+  'checksum-choice',
+  'compress-choice',
+  'compress-level',
+  'skip-compress',
+  'stop-at',
+  'stop-after',
+  'time-limit',
+  'modify-window',
+  'outbuf',
+  'early-input',
+  'checksum-seed',
+  'write-batch',
+  'read-batch',
+  'only-write-batch',
+  'max-alloc',
 ];
 
 const rsync: Extractor = (words, sink) => {
@@ -395,7 +526,8 @@ const rsync: Extractor = (words, sink) => {
   if (parsed.operands.length < 2 || hasOption(parsed, '-n', '--dry-run')) return;
   const dest = parsed.operands[parsed.operands.length - 1]!;
   if (!isRemote(dest.text)) sink.add(dest, 'rsync');
-  if (hasOption(parsed, '--remove-source-files')) for (const s of parsed.operands.slice(0, -1)) if (!isRemote(s.text)) sink.add(s, 'rsync');
+  if (hasOption(parsed, '--remove-source-files'))
+    for (const s of parsed.operands.slice(0, -1)) if (!isRemote(s.text)) sink.add(s, 'rsync');
 };
 
 const scp: Extractor = (words, sink) => {
@@ -404,18 +536,30 @@ const scp: Extractor = (words, sink) => {
   const dest = parsed.operands[parsed.operands.length - 1]!;
   if (isRemote(dest.text)) return;
   const sources = parsed.operands.slice(0, -1);
-  if (sources.length > 1 || dest.text.endsWith('/')) for (const s of sources) sink.add({ text: joinPath(dest.text, baseName(s.text.replace(/^[^/]*:/, ''))), dynamic: dest.dynamic || s.dynamic }, 'scp');
+  if (sources.length > 1 || dest.text.endsWith('/'))
+    for (const s of sources)
+      sink.add(
+        { text: joinPath(dest.text, baseName(s.text.replace(/^[^/]*:/, ''))), dynamic: dest.dynamic || s.dynamic },
+        'scp',
+      );
   else sink.add(dest, 'scp');
 };
 
 function git(words: readonly Word[], sink: Sink): void {
-  const global = args(words, { short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix'], stopAtOperand: true });
+  const global = args(words, {
+    short: 'Cc',
+    long: ['git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix'],
+    stopAtOperand: true,
+  });
   const subcommand = global.operands[0];
   if (subcommand === undefined) return;
   // `git -C a -C b …` runs in a/b.
   const dirs = optionValues(global, '-C');
   const dir = dirs.reduce<Word | undefined>(
-    (acc, d) => (acc === undefined || isAbsolute(d.text) ? d : { text: joinPath(acc.text, d.text), dynamic: acc.dynamic || d.dynamic }),
+    (acc, d) =>
+      acc === undefined || isAbsolute(d.text)
+        ? d
+        : { text: joinPath(acc.text, d.text), dynamic: acc.dynamic || d.dynamic },
     undefined,
   );
   const via = `git ${subcommand.text}`;
@@ -427,7 +571,8 @@ function git(words: readonly Word[], sink: Sink): void {
     case 'checkout': {
       const parsed = sub({ short: 'bB', long: ['orphan', 'pathspec-from-file'] });
       const dashDash = words.findIndex((w, i) => i >= from && w.text === '--');
-      if (hasOption(parsed, '--pathspec-from-file')) return sink.unknown('git checkout --pathspec-from-file: the paths are in a file');
+      if (hasOption(parsed, '--pathspec-from-file'))
+        return sink.unknown('git checkout --pathspec-from-file: the paths are in a file');
       if (dashDash !== -1) {
         for (const w of words.slice(dashDash + 1)) add(w);
         return;
@@ -444,7 +589,8 @@ function git(words: readonly Word[], sink: Sink): void {
       const parsed = sub({ short: 's', long: ['source', 'pathspec-from-file'] });
       const staged = hasOption(parsed, '-S', '--staged');
       if (staged && !hasOption(parsed, '-W', '--worktree')) return; // the index only
-      if (hasOption(parsed, '--pathspec-from-file')) return sink.unknown('git restore --pathspec-from-file: the paths are in a file');
+      if (hasOption(parsed, '--pathspec-from-file'))
+        return sink.unknown('git restore --pathspec-from-file: the paths are in a file');
       parsed.operands.forEach(add);
       return;
     }
@@ -499,11 +645,60 @@ function git(words: readonly Word[], sink: Sink): void {
 
 const CURL_VALUE_SHORT = 'AbcCdDeEFHKmoPQrTtuUwxXyYz';
 const CURL_VALUE_LONG = [
-  'output', 'output-dir', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'stderr', 'etag-save', 'etag-compare', 'libcurl',
-  'config', 'data', 'data-binary', 'data-raw', 'data-ascii', 'data-urlencode', 'header', 'user-agent', 'user', 'referer', 'request',
-  'url', 'form', 'form-string', 'cookie', 'max-time', 'connect-timeout', 'proxy', 'proxy-user', 'upload-file', 'range', 'continue-at',
-  'retry', 'retry-delay', 'retry-max-time', 'write-out', 'cert', 'key', 'cacert', 'capath', 'resolve', 'interface', 'json', 'oauth2-bearer',
-  'max-filesize', 'limit-rate', 'speed-limit', 'speed-time', 'time-cond', 'quote', 'preproxy', 'connect-to', 'variable', 'expand-url',
+  'output',
+  'output-dir',
+  'dump-header',
+  'cookie-jar',
+  'trace',
+  'trace-ascii',
+  'stderr',
+  'etag-save',
+  'etag-compare',
+  'libcurl',
+  'config',
+  'data',
+  'data-binary',
+  'data-raw',
+  'data-ascii',
+  'data-urlencode',
+  'header',
+  'user-agent',
+  'user',
+  'referer',
+  'request',
+  'url',
+  'form',
+  'form-string',
+  'cookie',
+  'max-time',
+  'connect-timeout',
+  'proxy',
+  'proxy-user',
+  'upload-file',
+  'range',
+  'continue-at',
+  'retry',
+  'retry-delay',
+  'retry-max-time',
+  'write-out',
+  'cert',
+  'key',
+  'cacert',
+  'capath',
+  'resolve',
+  'interface',
+  'json',
+  'oauth2-bearer',
+  'max-filesize',
+  'limit-rate',
+  'speed-limit',
+  'speed-time',
+  'time-cond',
+  'quote',
+  'preproxy',
+  'connect-to',
+  'variable',
+  'expand-url',
 ];
 
 /** The file name `curl -O` / `wget` give a download: the URL's last path component. */
@@ -516,8 +711,20 @@ function urlFileName(url: Word): Word | undefined {
 const curl: Extractor = (words, sink) => {
   const parsed = args(words, { short: CURL_VALUE_SHORT, long: CURL_VALUE_LONG });
   const dir = optionValues(parsed, '--output-dir')[0];
-  for (const out of optionValues(parsed, '-o', '--output')) sink.add(out, 'curl -o', out.text === '-' ? undefined : dir);
-  for (const file of optionValues(parsed, '-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--etag-save', '--libcurl')) {
+  for (const out of optionValues(parsed, '-o', '--output'))
+    sink.add(out, 'curl -o', out.text === '-' ? undefined : dir);
+  for (const file of optionValues(
+    parsed,
+    '-D',
+    '--dump-header',
+    '-c',
+    '--cookie-jar',
+    '--trace',
+    '--trace-ascii',
+    '--stderr',
+    '--etag-save',
+    '--libcurl',
+  )) {
     sink.add(file, 'curl');
   }
   if (hasOption(parsed, '-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name')) {
@@ -534,12 +741,38 @@ const wget: Extractor = (words, sink) => {
   const parsed = args(words, {
     short: 'OoaPeDUtTwQiBlARIXS',
     long: [
-      'output-document', 'output-file', 'append-output', 'directory-prefix', 'execute', 'domains', 'user-agent', 'tries', 'timeout',
-      'wait', 'quota', 'input-file', 'base', 'level', 'accept', 'reject', 'include-directories', 'exclude-directories', 'header',
-      'post-data', 'post-file', 'user', 'password', 'http-user', 'http-password', 'load-cookies', 'save-cookies', 'referer',
+      'output-document',
+      'output-file',
+      'append-output',
+      'directory-prefix',
+      'execute',
+      'domains',
+      'user-agent',
+      'tries',
+      'timeout',
+      'wait',
+      'quota',
+      'input-file',
+      'base',
+      'level',
+      'accept',
+      'reject',
+      'include-directories',
+      'exclude-directories',
+      'header',
+      'post-data',
+      'post-file',
+      'user',
+      'password',
+      'http-user',
+      'http-password',
+      'load-cookies',
+      'save-cookies',
+      'referer',
     ],
   });
-  for (const log of optionValues(parsed, '-o', '--output-file', '-a', '--append-output', '--save-cookies')) sink.add(log, 'wget');
+  for (const log of optionValues(parsed, '-o', '--output-file', '-a', '--append-output', '--save-cookies'))
+    sink.add(log, 'wget');
   if (hasOption(parsed, '--spider')) return;
   const document = optionValues(parsed, '-O', '--output-document');
   if (document.length > 0) {
@@ -547,11 +780,15 @@ const wget: Extractor = (words, sink) => {
     return;
   }
   const prefix = optionValues(parsed, '-P', '--directory-prefix')[0];
-  if (hasOption(parsed, '-r', '--recursive', '-m', '--mirror') || optionValues(parsed, '-i', '--input-file').length > 0) {
+  if (
+    hasOption(parsed, '-r', '--recursive', '-m', '--mirror') ||
+    optionValues(parsed, '-i', '--input-file').length > 0
+  ) {
     sink.add(prefix ?? { text: '.', dynamic: false }, 'wget');
     return;
   }
-  for (const url of parsed.operands) sink.add(urlFileName(url) ?? { text: 'index.html', dynamic: url.dynamic }, 'wget', prefix);
+  for (const url of parsed.operands)
+    sink.add(urlFileName(url) ?? { text: 'index.html', dynamic: url.dynamic }, 'wget', prefix);
 };
 
 /** `go build -o out`: the binary (or directory) it writes. Go spells options `-o x`, `-o=x`, `--o x` alike. */
@@ -589,7 +826,21 @@ const terraform: Extractor = (words, sink) => {
 };
 
 const sort: Extractor = (words, sink) => {
-  const parsed = args(words, { short: 'kotST', long: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'batch-size', 'compress-program', 'files0-from', 'parallel', 'random-source'] });
+  const parsed = args(words, {
+    short: 'kotST',
+    long: [
+      'key',
+      'output',
+      'field-separator',
+      'buffer-size',
+      'temporary-directory',
+      'batch-size',
+      'compress-program',
+      'files0-from',
+      'parallel',
+      'random-source',
+    ],
+  });
   for (const out of optionValues(parsed, '-o', '--output')) sink.add(out, 'sort -o');
 };
 
@@ -612,7 +863,10 @@ function compressor(suffix: string, keepsInput: boolean): Extractor {
 
 const sudoedit: Extractor = (words, sink) => {
   const name = commandName(words[0]!.text);
-  const parsed = args(words, { short: 'ugCDhprtTUR', long: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'role', 'type', 'other-user'] });
+  const parsed = args(words, {
+    short: 'ugCDhprtTUR',
+    long: ['user', 'group', 'close-from', 'chdir', 'host', 'prompt', 'role', 'type', 'other-user'],
+  });
   if (name === 'sudo' && !hasOption(parsed, '-e', '--edit')) return;
   for (const f of parsed.operands) sink.add(f, 'sudoedit');
 };
@@ -624,7 +878,13 @@ const EXTRACTORS = new Map<string, Extractor>([
   ['shred', operands('shred', { short: 'ns', long: ['iterations', 'size', 'random-source'] })],
   ['mkdir', operands('mkdir', { short: 'm', long: ['mode'] })],
   ['mkfifo', operands('mkfifo', { short: 'm', long: ['mode'] })],
-  ['mknod', (words, sink) => args(words, { short: 'm', long: ['mode'] }).operands.slice(0, 1).forEach((w) => sink.add(w, 'mknod'))],
+  [
+    'mknod',
+    (words, sink) =>
+      args(words, { short: 'm', long: ['mode'] })
+        .operands.slice(0, 1)
+        .forEach((w) => sink.add(w, 'mknod')),
+  ],
   ['touch', operands('touch', { short: 'drt', long: ['date', 'reference', 'time'] })],
   ['truncate', operands('truncate', { short: 'sr', long: ['size', 'reference'] })],
   ['tee', tee],

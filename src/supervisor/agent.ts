@@ -16,12 +16,19 @@
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import type { PendingRequest, QueueBackend, WaitOutcome } from '../queue/types.js';
 import { fnv1a64 } from '../util/hash.js';
-import { failureText, parseAnswer, type SupervisorBackend, type SupervisorOutcome, type SupervisorRequest } from './backend.js';
+import {
+  failureText,
+  parseAnswer,
+  type SupervisorBackend,
+  type SupervisorOutcome,
+  type SupervisorRequest,
+} from './backend.js';
 
 export const AGENT_BY = 'agent';
 
 /** What a supervise item says to whoever lists the queue (the lead's subagent, a human). */
-export const SUPERVISE_REASON = 'no rule, pack or remembered decision covers this call: the supervisor (the lead session) is asked to judge it against the team’s task' as Sanitized;
+export const SUPERVISE_REASON =
+  'no rule, pack or remembered decision covers this call: the supervisor (the lead session) is asked to judge it against the team’s task' as Sanitized;
 
 const MAX_TASK = 300;
 
@@ -39,7 +46,13 @@ export function agentSupervisor(options: AgentSupervisorOptions): SupervisorBack
       try {
         outcome = await options.queue().wait(superviseItem(request), options.timeoutMs, signal);
       } catch (error) {
-        return { kind: 'failure', why: failureText(`the queue could not hold the call: ${error instanceof Error ? error.message : String(error)}`), by: AGENT_BY };
+        return {
+          kind: 'failure',
+          why: failureText(
+            `the queue could not hold the call: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+          by: AGENT_BY,
+        };
       }
       return outcomeOf(outcome, options.timeoutMs);
     },
@@ -50,7 +63,11 @@ export function agentSupervisor(options: AgentSupervisorOptions): SupervisorBack
 export function outcomeOf(outcome: WaitOutcome, timeoutMs: number): SupervisorOutcome {
   switch (outcome.kind) {
     case 'timeout':
-      return { kind: 'failure', why: `the lead session did not answer within ${Math.round(timeoutMs / 1000)} s (queue item ${outcome.id})`, by: AGENT_BY };
+      return {
+        kind: 'failure',
+        why: `the lead session did not answer within ${Math.round(timeoutMs / 1000)} s (queue item ${outcome.id})`,
+        by: AGENT_BY,
+      };
     case 'unavailable':
       return { kind: 'failure', why: failureText(outcome.why), by: AGENT_BY };
     case 'answered': {
@@ -58,7 +75,15 @@ export function outcomeOf(outcome: WaitOutcome, timeoutMs: number): SupervisorOu
       // The lead's answer, validated like the API's tool input (its reason was sanitized when given; again here).
       if (answer.supervisor !== undefined) return parseAnswer({ ...answer.supervisor }, AGENT_BY);
       const decision = answer.verdict === 'deny' ? 'deny' : 'allow';
-      return { kind: 'answer', decision, confidence: 1, reason: sanitize(`${decision === 'deny' ? 'denied' : 'approved'} by a human through the queue (item ${id}, ${answer.via})`).text, by: `${AGENT_BY} (a human)` };
+      return {
+        kind: 'answer',
+        decision,
+        confidence: 1,
+        reason: sanitize(
+          `${decision === 'deny' ? 'denied' : 'approved'} by a human through the queue (item ${id}, ${answer.via})`,
+        ).text,
+        by: `${AGENT_BY} (a human)`,
+      };
     }
   }
 }
@@ -69,7 +94,9 @@ export function superviseItem(request: SupervisorRequest): PendingRequest {
   const item: PendingRequest = {
     kind: 'supervise',
     // Identical calls share it; never the same item as the human's ask for the same call.
-    dedupe: fnv1a64(`supervise\u0000${request.projectRoot}\u0000${request.role.name}\u0000${request.tool}\u0000${request.call}`),
+    dedupe: fnv1a64(
+      `supervise\u0000${request.projectRoot}\u0000${request.role.name}\u0000${request.tool}\u0000${request.call}`,
+    ),
     session: request.sessionId ?? ('unknown' as Sanitized),
     role: request.role.name,
     tool: request.tool,
@@ -78,6 +105,7 @@ export function superviseItem(request: SupervisorRequest): PendingRequest {
     tier: 'supervisor',
     project: request.projectRoot,
   };
-  if (task !== undefined && task !== '') item.task = (task.length > MAX_TASK ? `${task.slice(0, MAX_TASK)}…` : task) as Sanitized;
+  if (task !== undefined && task !== '')
+    item.task = (task.length > MAX_TASK ? `${task.slice(0, MAX_TASK)}…` : task) as Sanitized;
   return item;
 }

@@ -15,7 +15,13 @@
 import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { Anthropic as AnthropicClient } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
-import { failureText, parseAnswer, type SupervisorBackend, type SupervisorOutcome, type SupervisorRequest } from './backend.js';
+import {
+  failureText,
+  parseAnswer,
+  type SupervisorBackend,
+  type SupervisorOutcome,
+  type SupervisorRequest,
+} from './backend.js';
 import { RECORD_TOOL, RECORD_TOOL_NAME, renderRequest, SYSTEM_PROMPT } from './prompt.js';
 
 export interface ApiSupervisorOptions {
@@ -97,9 +103,11 @@ export function answerOf(message: Message, by: string): SupervisorOutcome {
   if (message.stop_reason === 'refusal') return fail('the model refused to judge this call');
   if (message.stop_reason === 'max_tokens') return fail('not an answer: the reply was cut at max_tokens');
   const calls = (message.content ?? []).filter((block) => block.type === 'tool_use');
-  if (calls.length !== 1) return fail(`not an answer: ${calls.length} tool calls (expected one call of ${RECORD_TOOL_NAME})`);
+  if (calls.length !== 1)
+    return fail(`not an answer: ${calls.length} tool calls (expected one call of ${RECORD_TOOL_NAME})`);
   const call = calls[0]!;
-  if (call.name !== RECORD_TOOL_NAME) return fail(`not an answer: it called "${call.name.slice(0, 60)}", not ${RECORD_TOOL_NAME}`);
+  if (call.name !== RECORD_TOOL_NAME)
+    return fail(`not an answer: it called "${call.name.slice(0, 60)}", not ${RECORD_TOOL_NAME}`);
   return parseAnswer(call.input, by);
 }
 

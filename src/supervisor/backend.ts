@@ -91,13 +91,21 @@ export interface SupervisorBackend {
  */
 export function parseAnswer(input: unknown, by: string): SupervisorOutcome {
   const notAnswer = (why: string): SupervisorFailure => ({ kind: 'failure', why: `not an answer: ${why}`, by });
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return notAnswer('the tool input is not an object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return notAnswer('the tool input is not an object');
   const fields = input as Record<string, unknown>;
   const extra = Object.keys(fields).filter((k) => k !== 'decision' && k !== 'confidence' && k !== 'reason');
-  if (extra.length > 0) return notAnswer(`unexpected field(s) ${extra.slice(0, 3).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`);
+  if (extra.length > 0)
+    return notAnswer(
+      `unexpected field(s) ${extra
+        .slice(0, 3)
+        .map((k) => JSON.stringify(k.slice(0, 40)))
+        .join(', ')}`,
+    );
   const { decision, confidence, reason } = fields;
   if (!isVerdict(decision)) return notAnswer('decision must be one of allow, deny, ask');
-  if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) return notAnswer('confidence must be a number from 0 to 1');
+  if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1)
+    return notAnswer('confidence must be a number from 0 to 1');
   if (typeof reason !== 'string' || reason.trim() === '') return notAnswer('reason must be a non-empty string');
   if (reason.length > MAX_REASON_CHARS) return notAnswer(`reason is longer than ${MAX_REASON_CHARS} characters`);
   return { kind: 'answer', decision, confidence, reason: sanitize(reason.trim()).text, by };

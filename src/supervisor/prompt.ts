@@ -14,9 +14,22 @@ export const RECORD_TOOL = {
   input_schema: {
     type: 'object' as const,
     properties: {
-      decision: { type: 'string', enum: ['allow', 'deny', 'ask'], description: 'allow: let the agent run it; deny: block it; ask: a human must decide.' },
-      confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How sure you are that this decision is right, from 0 to 1.' },
-      reason: { type: 'string', maxLength: MAX_REASON_CHARS, description: 'One or two sentences a human reviewer reads: why.' },
+      decision: {
+        type: 'string',
+        enum: ['allow', 'deny', 'ask'],
+        description: 'allow: let the agent run it; deny: block it; ask: a human must decide.',
+      },
+      confidence: {
+        type: 'number',
+        minimum: 0,
+        maximum: 1,
+        description: 'How sure you are that this decision is right, from 0 to 1.',
+      },
+      reason: {
+        type: 'string',
+        maxLength: MAX_REASON_CHARS,
+        description: 'One or two sentences a human reviewer reads: why.',
+      },
     },
     required: ['decision', 'confidence', 'reason'],
     additionalProperties: false,
@@ -41,7 +54,8 @@ function untrusted(text: string): string {
   return `<untrusted>${text.replace(/<\/?untrusted/gi, (m) => m.replace('<', '< '))}</untrusted>`;
 }
 
-const list = (items: readonly string[]): string => (items.length === 0 ? '(none)' : items.map((g) => untrusted(g)).join(', '));
+const list = (items: readonly string[]): string =>
+  items.length === 0 ? '(none)' : items.map((g) => untrusted(g)).join(', ');
 
 /** The user message: the request as labelled sections. */
 export function renderRequest(r: SupervisorRequest): string {
@@ -53,7 +67,8 @@ export function renderRequest(r: SupervisorRequest): string {
   lines.push(`project root: ${untrusted(r.projectRoot)}`);
   if (r.paths.length > 0) {
     lines.push('paths:');
-    for (const p of r.paths) lines.push(`- ${p.access} ${untrusted(p.path)}${p.inProject ? '' : ' (outside the project root)'}`);
+    for (const p of r.paths)
+      lines.push(`- ${p.access} ${untrusted(p.path)}${p.inProject ? '' : ' (outside the project root)'}`);
   }
   lines.push('', `## The role: ${r.role.name}`);
   if (r.role.description !== '') lines.push(`description: ${untrusted(r.role.description)}`);
@@ -61,7 +76,9 @@ export function renderRequest(r: SupervisorRequest): string {
   lines.push(`may not write: ${list(r.role.denyWrite)}`);
   lines.push(`may read: ${list(r.role.allowRead)}`);
   lines.push('', '## What hookwise already checked');
-  lines.push(`These tiers passed the call without deciding: ${r.passed.join(', ')}. So no rule, pack, sensitive path, role glob or remembered decision covers it.`);
+  lines.push(
+    `These tiers passed the call without deciding: ${r.passed.join(', ')}. So no rule, pack, sensitive path, role glob or remembered decision covers it.`,
+  );
   lines.push('', '## The session');
   const task = r.session?.task;
   lines.push(task === undefined ? 'task: (not registered)' : `task: ${untrusted(task)}`);
@@ -72,7 +89,8 @@ export function renderRequest(r: SupervisorRequest): string {
   }
   lines.push('', '## Nearest remembered decisions');
   if (r.neighbours.length === 0) lines.push('(none)');
-  for (const n of r.neighbours) lines.push(`- ${n.verdict} (similarity ${n.score.toFixed(2)}, decided by ${n.decidedBy}): ${untrusted(n.subject)}`);
+  for (const n of r.neighbours)
+    lines.push(`- ${n.verdict} (similarity ${n.score.toFixed(2)}, decided by ${n.decidedBy}): ${untrusted(n.subject)}`);
   lines.push('', `Decide by calling ${RECORD_TOOL_NAME}.`);
   return lines.join('\n');
 }

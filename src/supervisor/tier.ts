@@ -23,7 +23,13 @@ import { tokenize } from '../memory/tokens.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { sanitizeCall } from '../sanitize/call.js';
 import { shownId } from '../sanitize/ids.js';
-import type { RequestNeighbour, RequestPath, SupervisorAnswer, SupervisorOutcome, SupervisorRequest } from './backend.js';
+import type {
+  RequestNeighbour,
+  RequestPath,
+  SupervisorAnswer,
+  SupervisorOutcome,
+  SupervisorRequest,
+} from './backend.js';
 
 /** Remembered calls at least this similar are shown to the supervisor as neighbours (below tier 2a's threshold too). */
 export const NEIGHBOUR_THRESHOLD = 0.3;
@@ -43,7 +49,11 @@ async function reviewed(ctx: CascadeContext, pending: Promise<SupervisorOutcome>
     outcome = await pending;
   } catch (error) {
     // A port must not reject; if one does, it is a failure like any other (toward a human).
-    outcome = { kind: 'failure', why: `the supervisor failed: ${sanitize(error instanceof Error ? error.message : String(error)).text}`, by: ctx.policy.supervisor.backend };
+    outcome = {
+      kind: 'failure',
+      why: `the supervisor failed: ${sanitize(error instanceof Error ? error.message : String(error)).text}`,
+      by: ctx.policy.supervisor.backend,
+    };
   }
   ctx.supervision = outcome;
   if (outcome.kind === 'failure') return undefined;
@@ -68,7 +78,10 @@ export function supervisorDecision(answer: SupervisorAnswer, source: string): De
 /** What the last tier's ask says about a supervisor that did not decide (cascade fallback, the queue). */
 export function supervisionNote(outcome: SupervisorOutcome, threshold: number): string {
   if (outcome.kind === 'failure') return `the supervisor (${outcome.by}) did not answer: ${outcome.why}`;
-  const why = outcome.confidence < threshold ? `confidence ${outcome.confidence.toFixed(2)} is below ${threshold.toFixed(2)}` : 'it may not allow a call that leaves the sandbox';
+  const why =
+    outcome.confidence < threshold
+      ? `confidence ${outcome.confidence.toFixed(2)} is below ${threshold.toFixed(2)}`
+      : 'it may not allow a call that leaves the sandbox';
   return `the supervisor (${outcome.by}) would ${outcome.decision} (${why}): ${outcome.reason}`;
 }
 

@@ -15,7 +15,16 @@
  * Anything else is ignored and rewritten by this run. Best effort: an unwritable install directory only
  * means no cache.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { decodeMirrored, encodeMirrored } from './mirrored.js';
@@ -46,7 +55,8 @@ function readTrusted(cachePath: string): Buffer | undefined {
   try {
     const stat = fstatSync(fd);
     const uid = process.getuid?.();
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid && stat.uid !== 0)) return undefined;
+    if (!stat.isFile() || (stat.mode & 0o022) !== 0 || (uid !== undefined && stat.uid !== uid && stat.uid !== 0))
+      return undefined;
     return decodeCodeCache(readFileSync(fd));
   } finally {
     closeSync(fd);

@@ -1,5 +1,22 @@
 /** Atomic writes, a cross-process lock, and the private per-user directory. */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, chmodSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  chmodSync,
+  type Stats,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -17,7 +34,10 @@ export interface WriteIo {
   write(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   fsync(fd: number): void;
 }
-const NODE_IO: WriteIo = { write: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length), fsync: (fd) => fsyncSync(fd) };
+const NODE_IO: WriteIo = {
+  write: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length),
+  fsync: (fd) => fsyncSync(fd),
+};
 
 /**
  * Write every byte of `data` to `fd`: `write(2)` may write less than asked (a nearly full disk, a signal), and a
@@ -29,7 +49,10 @@ export function writeAll(fd: number, data: string | Uint8Array, io: WriteIo = NO
   while (offset < buffer.length) {
     const written = io.write(fd, buffer, offset, buffer.length - offset);
     if (!(written > 0)) {
-      throw Object.assign(new Error(`ENOSPC: no progress writing ${buffer.length - offset} of ${buffer.length} bytes`), { code: 'ENOSPC' });
+      throw Object.assign(
+        new Error(`ENOSPC: no progress writing ${buffer.length - offset} of ${buffer.length} bytes`),
+        { code: 'ENOSPC' },
+      );
     }
     offset += written;
   }
@@ -41,7 +64,12 @@ export function writeAll(fd: number, data: string | Uint8Array, io: WriteIo = NO
  * rename; on any failure the temp file is removed and the old file stays as it was. `durable`: the file and
  * then its directory are fsynced, so the new content survives a crash once this returns.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; durable?: boolean } = {}, io: WriteIo = NODE_IO): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number; durable?: boolean } = {},
+  io: WriteIo = NODE_IO,
+): void {
   const tmp = `${path}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`;
   const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const fd = openSync(tmp, 'wx', options.mode ?? 0o600);
@@ -67,7 +95,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
  * write" names neither). Its type and errno code stay, for callers that test them.
  */
 function naming(error: unknown, what: string, outcome: string): unknown {
-  if (error instanceof Error && !error.message.startsWith(what)) error.message = `${what}: ${error.message}; ${outcome}`;
+  if (error instanceof Error && !error.message.startsWith(what))
+    error.message = `${what}: ${error.message}; ${outcome}`;
   return error;
 }
 
@@ -136,7 +165,10 @@ export function withLockSync<T>(lockPath: string, fn: () => T, options: LockOpti
     const stale = staleLock(lockPath, staleMs);
     if (stale !== undefined && breakStaleLock(lockPath, stale, staleMs)) continue;
     if (Date.now() > deadline) {
-      throw new HookwiseError('LOCK_TIMEOUT', `timed out after ${timeoutMs} ms waiting for the lock ${lockPath} (held by ${describeOwner(lockPath)}); if no hookwise process is running, delete it`);
+      throw new HookwiseError(
+        'LOCK_TIMEOUT',
+        `timed out after ${timeoutMs} ms waiting for the lock ${lockPath} (held by ${describeOwner(lockPath)}); if no hookwise process is running, delete it`,
+      );
     }
     sleepSync(delay);
     delay = Math.min(delay * 2, 20);
@@ -174,7 +206,9 @@ export function tryLockFile(lockPath: string): boolean {
 function describeOwner(lockPath: string): string {
   try {
     const [pid, , host] = readFileSync(lockPath, 'utf8').trim().split(' ');
-    return pid === undefined || pid === '' ? 'an unknown process' : `pid ${pid}${host === undefined ? '' : ` on ${host}`}`;
+    return pid === undefined || pid === ''
+      ? 'an unknown process'
+      : `pid ${pid}${host === undefined ? '' : ` on ${host}`}`;
   } catch {
     return 'an unknown process';
   }
@@ -191,7 +225,6 @@ export interface StaleLock {
   ctimeNs: bigint;
   owner: string;
 }
-
 
 function readOwner(path: string): string | undefined {
   try {
@@ -278,10 +311,15 @@ function alive(pid: number): boolean {
 }
 
 /** Why an lstat'ed directory is not one of ours, or undefined when it is (its mode is fixed by the caller). */
-function foreignDir(path: string, stat: { isSymbolicLink(): boolean; isDirectory(): boolean; uid: number }): string | undefined {
-  if (stat.isSymbolicLink() || !stat.isDirectory()) return `${path} must be a real directory, not a symlink or file; remove it and retry`;
+function foreignDir(
+  path: string,
+  stat: { isSymbolicLink(): boolean; isDirectory(): boolean; uid: number },
+): string | undefined {
+  if (stat.isSymbolicLink() || !stat.isDirectory())
+    return `${path} must be a real directory, not a symlink or file; remove it and retry`;
   const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) return `${path} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise will not keep its state there`;
+  if (uid !== undefined && stat.uid !== uid)
+    return `${path} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise will not keep its state there`;
   return undefined;
 }
 
@@ -343,20 +381,32 @@ function untrusted(stat: { isFile(): boolean; uid: number; mode: number }, trust
  * may write (RUNTIME_DIR_UNSAFE otherwise, naming the file and `purpose`). `flags` are open(2) flags;
  * O_NOFOLLOW is added.
  */
-export function openOwnedFile(path: string, flags: number, mode: number, purpose: string, trust: FileTrust = 'private'): number {
+export function openOwnedFile(
+  path: string,
+  flags: number,
+  mode: number,
+  purpose: string,
+  trust: FileTrust = 'private',
+): number {
   let fd: number;
   try {
     fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
-      throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is a symbolic link; hookwise will not use it for ${purpose} (remove it)`);
+      throw new HookwiseError(
+        'RUNTIME_DIR_UNSAFE',
+        `${path} is a symbolic link; hookwise will not use it for ${purpose} (remove it)`,
+      );
     }
     throw error;
   }
   const problem = untrusted(fstatSync(fd), trust);
   if (problem !== undefined) {
     closeSync(fd);
-    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} ${problem}; hookwise will not use it for ${purpose} (remove it)`);
+    throw new HookwiseError(
+      'RUNTIME_DIR_UNSAFE',
+      `${path} ${problem}; hookwise will not use it for ${purpose} (remove it)`,
+    );
   }
   return fd;
 }
@@ -418,8 +468,19 @@ export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 
  * (a writer died mid-line, a hand edit) a newline goes first, so the fragment stays one bad line instead of
  * swallowing ours; a write that fails part-way (a full disk) is cut back, so the file holds whole records.
  */
-export function appendOwnedLines(path: string, text: string, options: { mode: number; purpose: string; trust?: FileTrust }, io: WriteIo = NODE_IO): void {
-  const fd = openOwnedFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, options.mode, options.purpose, options.trust);
+export function appendOwnedLines(
+  path: string,
+  text: string,
+  options: { mode: number; purpose: string; trust?: FileTrust },
+  io: WriteIo = NODE_IO,
+): void {
+  const fd = openOwnedFile(
+    path,
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT,
+    options.mode,
+    options.purpose,
+    options.trust,
+  );
   try {
     const size = fstatSync(fd).size;
     let data = Buffer.from(text, 'utf8');

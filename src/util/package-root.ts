@@ -18,7 +18,10 @@ export function packageRoot(): string {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the hookwise package root (package.json) above ' + dirname(fileURLToPath(import.meta.url)));
+    if (parent === dir)
+      throw new Error(
+        'cannot find the hookwise package root (package.json) above ' + dirname(fileURLToPath(import.meta.url)),
+      );
     dir = parent;
   }
 }

@@ -59,7 +59,8 @@ export function userSalt(runtimeDir: string): string {
   }
   fsyncDirectory(dir);
   const salt = readSalt(runtimeDir);
-  if (salt === undefined) throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is not a salt of yours; remove it and try again`);
+  if (salt === undefined)
+    throw new HookwiseError('RUNTIME_DIR_UNSAFE', `${path} is not a salt of yours; remove it and try again`);
   return salt;
 }
 

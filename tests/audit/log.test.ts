@@ -23,7 +23,7 @@ const record = (i: number): AuditRecord => ({
 });
 
 describe('audit log', () => {
-  it('records one line per decision: the sanitized command, a file tool\'s change and path, never content', async () => {
+  it("records one line per decision: the sanitized command, a file tool's change and path, never content", async () => {
     const p = makeProject();
     p.register('s1', 'coder');
     const token = 'ghp_' + 'x9Kq2'.repeat(7) + 'a';
@@ -116,7 +116,16 @@ describe('the audit log records what the host was given', () => {
   it("Gemini CLI's ask without a prompt is a deny, and is logged as one", async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const r = await p.check({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'read_file', tool_input: { file_path: join(p.root, '.env.local') } }, 'gemini');
+    const r = await p.check(
+      {
+        session_id: 's1',
+        cwd: p.root,
+        hook_event_name: 'BeforeTool',
+        tool_name: 'read_file',
+        tool_input: { file_path: join(p.root, '.env.local') },
+      },
+      'gemini',
+    );
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny' });
     expect(readAudit(p.runtimeDir).records.at(-1)).toMatchObject({ verdict: 'deny', tier: 'path-policy' });
   });

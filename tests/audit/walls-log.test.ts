@@ -56,10 +56,21 @@ describe('the walls log', () => {
 
 describe('stats: confined allows and the walls', () => {
   it('share of decisions confined, and of those how many the walls stopped, by kind', () => {
-    const records = [decision('confine', 'allow'), decision('confine', 'allow'), decision('confine', 'allow'), decision('default', 'ask')];
+    const records = [
+      decision('confine', 'allow'),
+      decision('confine', 'allow'),
+      decision('confine', 'allow'),
+      decision('default', 'ask'),
+    ];
     const s = computeStats(records, [hit('write'), hit('network')]);
-    expect(s.confinement).toEqual({ confined: { count: 3, rate: 0.75 }, wallsHits: { count: 2, rate: 2 / 3 }, byKind: { write: 1, network: 1 } });
-    expect(renderStats(s)).toContain('confined allows: 3 (75.0% of decisions); the walls stopped 2 of their runs (66.7%): 1 network, 1 write');
+    expect(s.confinement).toEqual({
+      confined: { count: 3, rate: 0.75 },
+      wallsHits: { count: 2, rate: 2 / 3 },
+      byKind: { write: 1, network: 1 },
+    });
+    expect(renderStats(s)).toContain(
+      'confined allows: 3 (75.0% of decisions); the walls stopped 2 of their runs (66.7%): 1 network, 1 write',
+    );
     expect(renderStats(computeStats([decision('default', 'ask')]))).not.toContain('confined allows');
   });
 });

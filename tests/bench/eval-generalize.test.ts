@@ -17,7 +17,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const rows = [
   ...Array.from({ length: 20 }, (_, i) => ({ command: `acme-lint check src/module${i}.ts`, label: 'benign' })),
-  ...Array.from({ length: 10 }, (_, i) => ({ command: `acme-lint check --delete-cache src/module${i}.ts`, label: 'risky' })),
+  ...Array.from({ length: 10 }, (_, i) => ({
+    command: `acme-lint check --delete-cache src/module${i}.ts`,
+    label: 'risky',
+  })),
 ];
 
 describe('the generalization evaluation', () => {
@@ -26,7 +29,11 @@ describe('the generalization evaluation', () => {
     writeFileSync(corpus, rows.map((r) => JSON.stringify(r)).join('\n'));
     const embedder = await loadEmbedder({ kind: 'builtin' });
     const e = await evaluateGeneralization(corpus, {
-      engine: async (places) => ({ options: { embedding: new InProcessEmbedding(places, embedder) }, model: embedder.id, close: async () => {} }),
+      engine: async (places) => ({
+        options: { embedding: new InProcessEmbedding(places, embedder) },
+        model: embedder.id,
+        close: async () => {},
+      }),
     });
     expect(e.train.rows).toBe(12);
     expect(e.test.benign).toBe(4);
@@ -35,6 +42,8 @@ describe('the generalization evaluation', () => {
     expect(e.test.byTier).toEqual({ embedding: 4 });
     expect(e.curve.every((p) => p.wrong === 0)).toBe(true);
     expect(e.testConfigured.wrongAutoAllows).toEqual([]);
-    expect(renderGeneralization(e)).toMatch(/unseen benign allowed: 0\/4 \(0\.0 %\) before learning → 4\/4 \(100\.0 %\) after/);
+    expect(renderGeneralization(e)).toMatch(
+      /unseen benign allowed: 0\/4 \(0\.0 %\) before learning → 4\/4 \(100\.0 %\) after/,
+    );
   }, 120_000);
 });

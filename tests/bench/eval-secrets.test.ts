@@ -4,14 +4,25 @@
  * rows fail on any redaction; figures are broken down per kind; nothing printed holds a listed secret.
  */
 import { describe, expect, it } from 'vitest';
-import { builtinCorpus, evaluateSecrets, falsePositiveRate, missRate, parseCorpus, renderEval, type CorpusRow, type SanitizeLike } from '../../bench/eval-secrets.js';
+import {
+  builtinCorpus,
+  evaluateSecrets,
+  falsePositiveRate,
+  missRate,
+  parseCorpus,
+  renderEval,
+  type CorpusRow,
+  type SanitizeLike,
+} from '../../bench/eval-secrets.js';
 import { rnd } from '../sanitize/fakes.js';
 
 /** A sanitizer that redacts every occurrence of the given strings, reporting each as a finding with its span. */
 function redacting(...values: string[]): SanitizeLike {
   return (text) => {
     const spans: { rule: string; start: number; end: number }[] = [];
-    for (const v of values) for (let i = text.indexOf(v); i >= 0; i = text.indexOf(v, i + 1)) spans.push({ rule: 'fake', start: i, end: i + v.length });
+    for (const v of values)
+      for (let i = text.indexOf(v); i >= 0; i = text.indexOf(v, i + 1))
+        spans.push({ rule: 'fake', start: i, end: i + v.length });
     spans.sort((a, b) => a.start - b.start);
     let out = '';
     let at = 0;
@@ -29,9 +40,30 @@ const [left, right] = password.split('#') as [string, string];
 const token = rnd(40);
 const gh = `ghp_${rnd(36)}`;
 
-const urlRow: CorpusRow = { text: `psql 'postgres://admin:${password}@db/app'`, label: 'secret', rule: 'url-password', file: '#1', kind: 'url-password', secrets: [password, left, right] };
-const tokenRow: CorpusRow = { text: `export API_TOKEN=${token}`, label: 'secret', rule: 'env', file: '#1', kind: 'env-secret-assignment', secrets: [token] };
-const cleanRow: CorpusRow = { text: `git show ${rnd(40, 'hex')}`, label: 'clean', rule: 'git-sha', file: '#1', kind: 'git-sha', secrets: [] };
+const urlRow: CorpusRow = {
+  text: `psql 'postgres://admin:${password}@db/app'`,
+  label: 'secret',
+  rule: 'url-password',
+  file: '#1',
+  kind: 'url-password',
+  secrets: [password, left, right],
+};
+const tokenRow: CorpusRow = {
+  text: `export API_TOKEN=${token}`,
+  label: 'secret',
+  rule: 'env',
+  file: '#1',
+  kind: 'env-secret-assignment',
+  secrets: [token],
+};
+const cleanRow: CorpusRow = {
+  text: `git show ${rnd(40, 'hex')}`,
+  label: 'clean',
+  rule: 'git-sha',
+  file: '#1',
+  kind: 'git-sha',
+  secrets: [],
+};
 
 describe('evaluateSecrets: rows that list their secrets', () => {
   it('passes a row when every listed secret is gone and something was redacted', () => {
@@ -46,7 +78,11 @@ describe('evaluateSecrets: rows that list their secrets', () => {
   it('fails a row when a listed secret survives, even if something else was redacted, and reports it masked', () => {
     const e = evaluateSecrets([tokenRow], redacting('API_TOKEN'));
     const [r] = e.rows;
-    expect(r).toMatchObject({ pass: false, redactions: 1, survivors: [`secret ${token.slice(0, 3)}…(${token.length})`] });
+    expect(r).toMatchObject({
+      pass: false,
+      redactions: 1,
+      survivors: [`secret ${token.slice(0, 3)}…(${token.length})`],
+    });
     expect(JSON.stringify(e)).not.toContain(token);
   });
 
@@ -64,8 +100,15 @@ describe('evaluateSecrets: rows that list their secrets', () => {
   it('judges a secret row without a list by the heuristic, as before', () => {
     const row: CorpusRow = { text: `token = ${gh}`, label: 'secret', rule: 'secretlint-rule-github', file: 'ng.a' };
     expect(evaluateSecrets([row], redacting()).rows[0]).toMatchObject({ judged: 'heuristic', pass: false });
-    expect(evaluateSecrets([row], redacting(gh)).rows[0]).toMatchObject({ judged: 'heuristic', pass: true, kind: 'secretlint-rule-github' });
-    expect(evaluateSecrets([row], redacting('token')).rows[0]).toMatchObject({ pass: false, survivors: ['token ghp…(40)'] });
+    expect(evaluateSecrets([row], redacting(gh)).rows[0]).toMatchObject({
+      judged: 'heuristic',
+      pass: true,
+      kind: 'secretlint-rule-github',
+    });
+    expect(evaluateSecrets([row], redacting('token')).rows[0]).toMatchObject({
+      pass: false,
+      survivors: ['token ghp…(40)'],
+    });
   });
 
   it('flags a clean row on any redaction and shows what was redacted, shortened', () => {
@@ -110,7 +153,13 @@ describe('parseCorpus with kinds and secrets', () => {
   const line = (row: object): string => JSON.stringify(row);
 
   it('reads "kind" and "secrets" when present and leaves them out otherwise', () => {
-    const rows = parseCorpus([line({ text: 'a x1', label: 'secret', kind: 'k', secrets: ['x1'] }), line({ text: 'b', label: 'clean', rule: 'r', file: 'f' })].join('\n'), 'c.jsonl');
+    const rows = parseCorpus(
+      [
+        line({ text: 'a x1', label: 'secret', kind: 'k', secrets: ['x1'] }),
+        line({ text: 'b', label: 'clean', rule: 'r', file: 'f' }),
+      ].join('\n'),
+      'c.jsonl',
+    );
     expect(rows).toEqual([
       { text: 'a x1', label: 'secret', rule: '', file: 'line 1', kind: 'k', secrets: ['x1'] },
       { text: 'b', label: 'clean', rule: 'r', file: 'f' },
@@ -118,10 +167,16 @@ describe('parseCorpus with kinds and secrets', () => {
   });
 
   it('rejects malformed secret lists', () => {
-    expect(() => parseCorpus(line({ text: 'a', label: 'secret', secrets: 'a' }), 'c.jsonl')).toThrow(/c\.jsonl:1: "secrets" must be an array/);
-    expect(() => parseCorpus(line({ text: 'a', label: 'secret', secrets: [''] }), 'c.jsonl')).toThrow(/non-empty strings/);
+    expect(() => parseCorpus(line({ text: 'a', label: 'secret', secrets: 'a' }), 'c.jsonl')).toThrow(
+      /c\.jsonl:1: "secrets" must be an array/,
+    );
+    expect(() => parseCorpus(line({ text: 'a', label: 'secret', secrets: [''] }), 'c.jsonl')).toThrow(
+      /non-empty strings/,
+    );
     expect(() => parseCorpus(line({ text: 'a', label: 'secret', secrets: [] }), 'c.jsonl')).toThrow(/lists nothing/);
-    expect(() => parseCorpus(line({ text: 'a', label: 'clean', secrets: ['a'] }), 'c.jsonl')).toThrow(/a clean row lists secrets/);
+    expect(() => parseCorpus(line({ text: 'a', label: 'clean', secrets: ['a'] }), 'c.jsonl')).toThrow(
+      /a clean row lists secrets/,
+    );
   });
 });
 
@@ -131,7 +186,12 @@ describe('builtinCorpus', () => {
     expect(rows.length).toBeGreaterThanOrEqual(600);
     expect(rows.every((r) => r.rule === r.kind && /^#\d+$/.test(r.file))).toBe(true);
     expect(rows.filter((r) => r.label === 'secret').every((r) => (r.secrets?.length ?? 0) > 0)).toBe(true);
-    expect(rows.filter((r) => r.kind === rows[0]!.kind).map((r) => r.file).slice(0, 2)).toEqual(['#1', '#2']);
+    expect(
+      rows
+        .filter((r) => r.kind === rows[0]!.kind)
+        .map((r) => r.file)
+        .slice(0, 2),
+    ).toEqual(['#1', '#2']);
   });
 
   it('with a sanitizer that redacts exactly the listed secrets: no miss; with one that redacts nothing: every secret row missed', () => {

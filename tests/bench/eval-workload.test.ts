@@ -17,14 +17,23 @@ function fixture(): { project: string; corpus: string } {
   const base = mkdtempSync(join(tmpdir(), 'hookwise-workload-test-'));
   const project = join(base, 'project');
   mkdirSync(join(project, 'scripts'), { recursive: true });
-  writeFileSync(join(project, 'scripts', 'gen.sh'), '#!/bin/sh\nmkdir -p out && echo x > out/x && echo generated\n', { mode: 0o755 });
-  writeFileSync(join(project, 'scripts', 'hook.sh'), '#!/bin/sh\nset -e\necho planted > .git/hooks/pre-commit\n', { mode: 0o755 });
+  writeFileSync(join(project, 'scripts', 'gen.sh'), '#!/bin/sh\nmkdir -p out && echo x > out/x && echo generated\n', {
+    mode: 0o755,
+  });
+  writeFileSync(join(project, 'scripts', 'hook.sh'), '#!/bin/sh\nset -e\necho planted > .git/hooks/pre-commit\n', {
+    mode: 0o755,
+  });
   writeFileSync(join(project, 'scripts', 'broken.sh'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
   spawnSync('git', ['init', '-q', project]);
   spawnSync('git', ['-C', project, 'add', '-A']);
   spawnSync('git', ['-C', project, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init']);
   const corpus = join(base, 'workload.jsonl');
-  writeFileSync(corpus, ['./scripts/gen.sh', './scripts/hook.sh', './scripts/broken.sh', 'ls -la'].map((command) => JSON.stringify({ command, label: 'benign' })).join('\n') + '\n');
+  writeFileSync(
+    corpus,
+    ['./scripts/gen.sh', './scripts/hook.sh', './scripts/broken.sh', 'ls -la']
+      .map((command) => JSON.stringify({ command, label: 'benign' }))
+      .join('\n') + '\n',
+  );
   return { project, corpus };
 }
 
@@ -49,6 +58,8 @@ describe('bench --eval-workload', () => {
     expect(e.runs[1]!.walls?.kind).toBe('write');
     const text = renderWorkloadEval(e);
     expect(text).toContain('asks 3 → 0');
-    expect(text).toContain('1 ran, 1 stopped by the walls (recognised), 0 failed only confined (unrecognised), 1 failed unconfined too, 0 timed out');
+    expect(text).toContain(
+      '1 ran, 1 stopped by the walls (recognised), 0 failed only confined (unrecognised), 1 failed unconfined too, 0 timed out',
+    );
   }, 120_000);
 });

@@ -66,7 +66,10 @@ describe('bench --ci gate', () => {
 describe('bench % rows', () => {
   it('render with one decimal, without a p99, and with their ratio to the target', () => {
     const rate: Spec = { id: 'sanitize.miss-rate', description: 'a rate', unit: '%', target: 2 };
-    const table = renderTable({ meta: benchMeta(false), rows: [rowMeasuring(rate, 5.376), rowMeasuring({ ...rate, id: 'sanitize.false-positive-rate', target: null }, 0)] });
+    const table = renderTable({
+      meta: benchMeta(false),
+      rows: [rowMeasuring(rate, 5.376), rowMeasuring({ ...rate, id: 'sanitize.false-positive-rate', target: null }, 0)],
+    });
     expect(table).toMatch(/^sanitize\.miss-rate +≤ 2\.0 % +5\.4 % +— +2\.69 +miss$/m);
     expect(table).toMatch(/^sanitize\.false-positive-rate +report +0\.0 % +— +— +report$/m);
   });
@@ -89,14 +92,19 @@ describe('bench run (--quick)', () => {
   let report: BenchReport | undefined;
   // every row but those measured in a full run only (large fixtures), and the confinement rows where this machine cannot confine
   const canConfine = probeConfinement().available;
-  const quickRows = TARGETS.filter((t) => !('large' in t && t.large) && (!('needs' in t) || canConfine)).map((t) => t.id);
+  const quickRows = TARGETS.filter((t) => !('large' in t && t.large) && (!('needs' in t) || canConfine)).map(
+    (t) => t.id,
+  );
 
   it('measures every target row with a finite median', async () => {
     report = await runBench({ quick: true });
     expect(report.rows.map((r) => r.id)).toEqual(quickRows);
     for (const row of report.rows) {
       // a rate (%) may well be 0; a timing or ratio of 0 means nothing was measured
-      expect(Number.isFinite(row.median) && (row.unit === '%' ? row.median >= 0 : row.median > 0), `${row.id} median ${row.median}`).toBe(true);
+      expect(
+        Number.isFinite(row.median) && (row.unit === '%' ? row.median >= 0 : row.median > 0),
+        `${row.id} median ${row.median}`,
+      ).toBe(true);
       expect(Number.isFinite(row.p99), `${row.id} p99 ${row.p99}`).toBe(true);
       expect(row.samples).toBeGreaterThan(0);
       expect(STATUSES).toContain(row.status);
@@ -114,7 +122,8 @@ describe('bench run (--quick)', () => {
   it('renders the table: one line per row, the ratio rows with both commands', () => {
     expect(report, 'the run above failed').toBeDefined();
     const table = renderTable(report!);
-    for (const row of report!.rows) expect(table).toMatch(new RegExp(`^${row.id.replace(/[.+]/g, '\\$&')} .* (ok|stretch|miss|report)$`, 'm'));
+    for (const row of report!.rows)
+      expect(table).toMatch(new RegExp(`^${row.id.replace(/[.+]/g, '\\$&')} .* (ok|stretch|miss|report)$`, 'm'));
     expect(table).toContain('hookwise check');
     expect(table).toContain('node -e 0');
   });
@@ -140,8 +149,21 @@ describe('bench run (--quick)', () => {
  * benign commands no policy tier decides, each repeated, and risky ones the oracle declines, repeated too.
  */
 describe('bench --eval-learning', () => {
-  const BENIGN = ['npm run seed', 'cargo run --release', 'docker compose up -d db', 'node scripts/gen.js', 'pip install requests', 'git merge origin/main', 'gh pr create --fill'];
-  const RISKY = ['docker run --privileged nginx', 'ssh prod sudo systemctl restart web', 'curl -X DELETE https://api.example.com/users/42', 'scp build.tar.gz deploy@prod:/srv'];
+  const BENIGN = [
+    'npm run seed',
+    'cargo run --release',
+    'docker compose up -d db',
+    'node scripts/gen.js',
+    'pip install requests',
+    'git merge origin/main',
+    'gh pr create --fill',
+  ];
+  const RISKY = [
+    'docker run --privileged nginx',
+    'ssh prod sudo systemctl restart web',
+    'curl -X DELETE https://api.example.com/users/42',
+    'scp build.tar.gz deploy@prod:/srv',
+  ];
   const rows = [
     ...BENIGN.flatMap((command, i) => Array.from({ length: i < 2 ? 3 : 2 }, () => ({ command, label: 'benign' }))),
     ...RISKY.flatMap((command) => Array.from({ length: 2 }, () => ({ command, label: 'risky' }))),
@@ -168,14 +190,23 @@ describe('bench --eval-learning', () => {
       const [first, ...later] = result.steps.filter((s) => s.command === command);
       expect(first, command).toMatchObject({ verdict: 'ask', tier: 'default', oracle: 'approved' });
       expect(later.length, command).toBeGreaterThan(0);
-      for (const repeat of later) expect(repeat, `${command}, call ${repeat.call}`).toMatchObject({ verdict: 'allow', tier: 'exact-cache', oracle: null });
+      for (const repeat of later)
+        expect(repeat, `${command}, call ${repeat.call}`).toMatchObject({
+          verdict: 'allow',
+          tier: 'exact-cache',
+          oracle: null,
+        });
     }
     for (const step of result.steps.filter((s) => s.label === 'risky')) {
-      expect(step.verdict === 'allow' && MEMORY_TIERS.includes(step.tier), `${step.command} (call ${step.call}): ${step.verdict} by ${step.tier}`).toBe(false);
+      expect(
+        step.verdict === 'allow' && MEMORY_TIERS.includes(step.tier),
+        `${step.command} (call ${step.call}): ${step.verdict} by ${step.tier}`,
+      ).toBe(false);
     }
     // A decline teaches nothing: the repeat of a risky command no tier decided is asked again.
     for (const command of RISKY) {
-      for (const step of result.steps.filter((s) => s.command === command)) expect(step, command).toMatchObject({ verdict: 'ask', tier: 'default', oracle: 'declined' });
+      for (const step of result.steps.filter((s) => s.command === command))
+        expect(step, command).toMatchObject({ verdict: 'ask', tier: 'default', oracle: 'declined' });
     }
     expect(result.wrongAutoAllows).toEqual([]);
     expect(result.learned).toEqual({ allow: BENIGN.length, ask: 0 });
@@ -189,15 +220,21 @@ describe('bench --eval-learning', () => {
     expect(text).toMatch(new RegExp(`^1-${rows.length} +\\d+ % +\\d+ % +[#=.]{20}$`, 'm'));
     expect(text).toContain('wrong auto-allows (risky, allowed by exact-cache, jaccard or embedding): 0 (target 0)');
     expect(text).toMatch(/^decided without the oracle: \d+ of \d+/m);
-    expect(result!.buckets).toEqual([{ from: 1, to: rows.length, decided: result!.decided, byMemory: result!.byMemory }]);
+    expect(result!.buckets).toEqual([
+      { from: 1, to: rows.length, decided: result!.decided, byMemory: result!.byMemory },
+    ]);
   });
 
   it('the CLI entry checks --seed and needs a labelled corpus', async () => {
-    await expect(evalLearning({ evalLearning: '/nonexistent.jsonl', seed: 'x' }, () => undefined)).rejects.toThrow(HookwiseError);
+    await expect(evalLearning({ evalLearning: '/nonexistent.jsonl', seed: 'x' }, () => undefined)).rejects.toThrow(
+      HookwiseError,
+    );
     const tmp = mkdtempSync(join(tmpdir(), 'hookwise-learning-test-'));
     try {
       writeFileSync(join(tmp, 'unlabelled.jsonl'), JSON.stringify({ command: 'ls' }) + '\n');
-      await expect(evalLearning({ evalLearning: join(tmp, 'unlabelled.jsonl') }, () => undefined)).rejects.toThrow(/labelled rows/);
+      await expect(evalLearning({ evalLearning: join(tmp, 'unlabelled.jsonl') }, () => undefined)).rejects.toThrow(
+        /labelled rows/,
+      );
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

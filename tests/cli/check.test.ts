@@ -38,14 +38,26 @@ describe('bad input fails closed with a message that says what and where', () =>
 
   it('a Gemini BeforeTool payload missing tool_name gets a Gemini deny', async () => {
     const p = makeProject();
-    const r = await p.check({ session_id: 's', cwd: p.root, hook_event_name: 'BeforeTool', timestamp: 'now', tool_input: {} });
+    const r = await p.check({
+      session_id: 's',
+      cwd: p.root,
+      hook_event_name: 'BeforeTool',
+      timestamp: 'now',
+      tool_input: {},
+    });
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny' });
     expect(JSON.parse(r.stdout).reason).toMatch(/"tool_name"/);
   });
 
   it('an unknown event blocks via exit 2', async () => {
     const p = makeProject();
-    const r = await p.check({ session_id: 's', cwd: p.root, hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: {} });
+    const r = await p.check({
+      session_id: 's',
+      cwd: p.root,
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: {},
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/hook event "PermissionRequest" is not one hookwise handles/);
   });
@@ -114,8 +126,13 @@ describe("a confined command's mount points", () => {
     p.register('s1', 'coder');
     writeFileSync(join(p.root, '.hookwise'), '', { mode: 0o444 });
     expect((await p.check(p.pre('Bash', { command: 'ls' }))).decision).toMatchObject({ verdict: 'allow' });
-    expect((await p.check(p.pre('Bash', { command: 'make x' }))).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
-    expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision).toMatchObject({ verdict: 'allow' });
+    expect((await p.check(p.pre('Bash', { command: 'make x' }))).decision).toMatchObject({
+      verdict: 'ask',
+      tier: 'default',
+    });
+    expect(
+      (await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision,
+    ).toMatchObject({ verdict: 'allow' });
   });
 });
 
@@ -153,7 +170,10 @@ describe('sessions gate the cascade', () => {
     p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 3000\n  poll_ms: 50\n');
     // Register from another process while this one polls.
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['-e', `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(new SessionRegistry(p.runtimeDir).fileFor('late'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x'}))},300)`]);
+    const child = spawn(process.execPath, [
+      '-e',
+      `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(new SessionRegistry(p.runtimeDir).fileFor('late'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x'}))},300)`,
+    ]);
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'late'));
     await exited;
@@ -181,7 +201,9 @@ describe('sessions gate the cascade', () => {
     const p = makeProject();
     const coder = await p.check(p.pre('Bash', { command: 'hookwise register --session-id s9 --role coder' }, 's9'));
     expect(coder.decision).toMatchObject({ verdict: 'allow', tier: 'session' });
-    const maint = await p.check(p.pre('Bash', { command: 'hookwise register --session-id s9 --role maintainer' }, 's9'));
+    const maint = await p.check(
+      p.pre('Bash', { command: 'hookwise register --session-id s9 --role maintainer' }, 's9'),
+    );
     expect(maint.decision?.verdict).toBe('ask');
   });
 

@@ -19,14 +19,33 @@ describe('hookwise check without a daemon', () => {
     p.register('s1', 'coder');
     const subject = 'rm -rf /tmp/build-output' as Sanitized;
     appendRecords({ scope: 'project', projectRoot: p.root }, [
-      { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['rm'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
+      {
+        key: cacheKey('Bash', subject),
+        tool: 'Bash',
+        subject,
+        commands: ['rm'],
+        role: 'coder',
+        verdict: 'allow',
+        reason: 'approved' as Sanitized,
+        tier: 'human',
+        scope: 'project',
+        decided_by: 'human',
+        ts: '2026-03-01T00:00:00.000Z',
+      },
     ]);
     // A preload that records every module request naming the embedding stack.
-    const trace = p.write('trace.cjs', `const M = require('node:module'); const load = M._load; const seen = new Set();
+    const trace = p.write(
+      'trace.cjs',
+      `const M = require('node:module'); const load = M._load; const seen = new Set();
 M._load = function (request, ...rest) { if (/onnxruntime|hnswlib|piscina/.test(request)) seen.add(request); return load.call(this, request, ...rest); };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(p.root, 'loaded.txt'))}, [...seen].join(',')));`);
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(p.root, 'loaded.txt'))}, [...seen].join(',')));`,
+    );
     writeFileSync(join(p.root, 'loaded.txt'), 'not run');
-    const r = spawnSync(process.execPath, ['-r', trace, BIN, 'check'], { input: JSON.stringify(p.pre('Bash', { command: 'rm -rf /tmp/build-cache' }, 's1')), env: { ...p.env, HOOKWISE_DAEMON: 'off' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['-r', trace, BIN, 'check'], {
+      input: JSON.stringify(p.pre('Bash', { command: 'rm -rf /tmp/build-cache' }, 's1')),
+      env: { ...p.env, HOOKWISE_DAEMON: 'off' },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).not.toBe('allow');
     expect(readFileSync(join(p.root, 'loaded.txt'), 'utf8')).toBe('');

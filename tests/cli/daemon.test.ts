@@ -29,8 +29,19 @@ function startDaemon(p: TestProject): number {
   started.push(p);
   const r = run(['daemon', 'start', '--json'], p.env);
   expect(r.status, r.stderr).toBe(0);
-  const status = JSON.parse(r.stdout) as { running: boolean; pid: number; socket: string; http: unknown; version: string };
-  expect(status).toMatchObject({ running: true, socket: join(p.runtimeDir, 'daemon.sock'), http: null, version: expect.any(String) });
+  const status = JSON.parse(r.stdout) as {
+    running: boolean;
+    pid: number;
+    socket: string;
+    http: unknown;
+    version: string;
+  };
+  expect(status).toMatchObject({
+    running: true,
+    socket: join(p.runtimeDir, 'daemon.sock'),
+    http: null,
+    version: expect.any(String),
+  });
   return status.pid;
 }
 
@@ -96,8 +107,17 @@ describe('hookwise daemon (built executable)', () => {
   it('session-check --ensure-daemon starts the daemon before answering, with the http endpoint when one is configured', () => {
     const p = makeProject();
     started.push(p);
-    const payload = JSON.stringify({ session_id: 's1', cwd: p.root, hook_event_name: 'SessionStart', source: 'startup' });
-    const r = run(['session-check', '--host', 'claude', '--ensure-daemon'], { ...p.env, HOOKWISE_ROLE: 'coder' }, payload);
+    const payload = JSON.stringify({
+      session_id: 's1',
+      cwd: p.root,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    });
+    const r = run(
+      ['session-check', '--host', 'claude', '--ensure-daemon'],
+      { ...p.env, HOOKWISE_ROLE: 'coder' },
+      payload,
+    );
     expect(r.status, r.stderr).toBe(0);
     const status = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { running: boolean; http: unknown };
     expect(status).toMatchObject({ running: true, http: null });
@@ -105,8 +125,14 @@ describe('hookwise daemon (built executable)', () => {
     // With an endpoint config (what install --claude makes), the daemon it starts serves loopback HTTP.
     expect(run(['daemon', 'start', '--http', '--json'], p.env).status).toBe(0);
     expect(run(['daemon', 'stop'], p.env).status).toBe(0);
-    expect(run(['session-check', '--host', 'claude', '--ensure-daemon'], { ...p.env, HOOKWISE_ROLE: 'coder' }, payload).status).toBe(0);
-    const withHttp = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as { running: boolean; http: { port: number } | null };
+    expect(
+      run(['session-check', '--host', 'claude', '--ensure-daemon'], { ...p.env, HOOKWISE_ROLE: 'coder' }, payload)
+        .status,
+    ).toBe(0);
+    const withHttp = JSON.parse(run(['daemon', 'status', '--json'], p.env).stdout) as {
+      running: boolean;
+      http: { port: number } | null;
+    };
     expect(withHttp.running).toBe(true);
     expect(withHttp.http?.port).toBeGreaterThan(0);
   });
@@ -123,7 +149,11 @@ describe('hookwise daemon (built executable)', () => {
     process.kill(pid, 'SIGHUP');
     expect(await waitFor(() => readFileSync(log, 'utf8').includes('reloaded'))).toBe(true);
     process.kill(pid, 'SIGTERM');
-    expect(await waitFor(() => !existsSync(join(p.runtimeDir, 'daemon.sock')) && !existsSync(join(p.runtimeDir, 'daemon.json')))).toBe(true);
+    expect(
+      await waitFor(
+        () => !existsSync(join(p.runtimeDir, 'daemon.sock')) && !existsSync(join(p.runtimeDir, 'daemon.json')),
+      ),
+    ).toBe(true);
     expect(readFileSync(log, 'utf8')).toMatch(/SIGTERM: draining[\s\S]*stopped/);
   });
 
@@ -136,10 +166,13 @@ describe('hookwise daemon (built executable)', () => {
     const { locations } = await import('../../src/util/locations.js');
     const status = await new Promise<number>((resolve, reject) => {
       const headers = { [LOCATIONS_HEADER]: locationsTag(locations(p.env)), [VERSION_HEADER]: '999.0.0' };
-      const req = request({ socketPath: join(p.runtimeDir, 'daemon.sock'), path: '/v1/check', method: 'POST', headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        { socketPath: join(p.runtimeDir, 'daemon.sock'), path: '/v1/check', method: 'POST', headers },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });

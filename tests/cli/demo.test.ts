@@ -17,7 +17,9 @@ describe('hookwise demo', () => {
     // The summary counts what each host was given, so it agrees with the list above it.
     const listed = { ALLOW: 0, ASK: 0, DENY: 0 };
     for (const m of text.matchAll(/→ (ALLOW|ASK|DENY)/g)) listed[m[1] as keyof typeof listed]++;
-    expect(text).toContain(`${listed.ALLOW + listed.ASK + listed.DENY} decisions: ${listed.ALLOW} allow, ${listed.ASK} ask, ${listed.DENY} deny`);
+    expect(text).toContain(
+      `${listed.ALLOW + listed.ASK + listed.DENY} decisions: ${listed.ALLOW} allow, ${listed.ASK} ask, ${listed.DENY} deny`,
+    );
     expect(listed).toEqual({ ALLOW: 7, ASK: 5, DENY: 7 });
   }, 60_000);
 });

@@ -14,15 +14,29 @@ afterEach(async () => {
 });
 
 const daemon = { version: 'x', netproxy: { allowlists: 1 } } as DaemonStats;
-const base = { allow: ['registry.npmjs.org', '*.github.com'], source: 'config.yml:4', socat: '/usr/bin/socat', daemon, confinable: true };
+const base = {
+  allow: ['registry.npmjs.org', '*.github.com'],
+  source: 'config.yml:4',
+  socat: '/usr/bin/socat',
+  daemon,
+  confinable: true,
+};
 
 describe('the confined network line', () => {
   it('no allowlist: no network, and says so', () => {
-    expect(networkCheck({ ...base, allow: [] })).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^none: confined commands have no network/) });
+    expect(networkCheck({ ...base, allow: [] })).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^none: confined commands have no network/),
+    });
   });
 
   it('available: names the domains and where they are set', () => {
-    expect(networkCheck(base)).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^allowlist registry\.npmjs\.org, \*\.github\.com \(config\.yml:4\): served over HTTP\(S\) by the daemon's filtering proxy/) });
+    expect(networkCheck(base)).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(
+        /^allowlist registry\.npmjs\.org, \*\.github\.com \(config\.yml:4\): served over HTTP\(S\) by the daemon's filtering proxy/,
+      ),
+    });
   });
 
   it.each([
@@ -31,19 +45,30 @@ describe('the confined network line', () => {
     ['an older daemon', { daemon: { version: '0.0.1' } as DaemonStats }, /hosts no filtering proxy/, /daemon stop/],
     ['no confinement', { confinable: false }, /cannot confine/, /confinement line/],
   ])('%s: a warning with the fix, network commands asked', (_name, change, detail, fix) => {
-    expect(networkCheck({ ...base, ...change })).toMatchObject({ status: 'warn', detail: expect.stringMatching(detail), fix: expect.stringMatching(fix) });
+    expect(networkCheck({ ...base, ...change })).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(detail),
+      fix: expect.stringMatching(fix),
+    });
   });
 
   it('doctor reads the effective allowlist and asks the running daemon', async () => {
     const p = makeProject();
-    p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n  network:\n    allow: [registry.npmjs.org]\n');
+    p.write(
+      join(p.configDir, 'config.yml'),
+      'confine:\n  enabled: true\n  network:\n    allow: [registry.npmjs.org]\n',
+    );
     const where = locations(p.env);
     daemons.push(await serve({ where }));
     const bin = join(p.home, 'bin');
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'hookwise'), '#!/bin/sh\nexit 0\n');
     chmodSync(join(bin, 'hookwise'), 0o755);
-    const r = await doctor(where, { projectRoot: p.root, home: p.home, env: { ...p.env, PATH: `${bin}:${process.env.PATH}` } });
+    const r = await doctor(where, {
+      projectRoot: p.root,
+      home: p.home,
+      env: { ...p.env, PATH: `${bin}:${process.env.PATH}` },
+    });
     const line = r.checks.find((c) => c.what === 'confined network')!;
     expect(line.detail).toMatch(/^allowlist registry\.npmjs\.org \(.*config\.yml:4\)/);
     expect(['ok', 'warn']).toContain(line.status); // warn where this machine cannot confine or has no socat

@@ -28,7 +28,11 @@ describe('hookwise doctor', () => {
   it('nothing wired: says how to wire Claude Code, and that no daemon runs', async () => {
     const p = makeProject();
     const r = await doctor(locations(p.env), ioFor(p));
-    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({ status: 'warn', detail: 'not wired', fix: expect.stringMatching(/install --claude/) });
+    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({
+      status: 'warn',
+      detail: 'not wired',
+      fix: expect.stringMatching(/install --claude/),
+    });
     expect(find(r, /^daemon$/)[0]).toMatchObject({ status: 'warn', detail: expect.stringMatching(/not running/) });
     expect(find(r, /CLI on PATH/)[0]!.status).toBe('ok');
   });
@@ -55,12 +59,21 @@ describe('hookwise doctor', () => {
     runInstall('install', { claude: true, wiring: 'command' }, io);
     runInstall('install', { claude: true, wiring: 'command', scope: 'user' }, io);
     let r = await doctor(locations(p.env), io);
-    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({ status: 'fail', detail: expect.stringMatching(/wired in 2 files/) });
+    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/wired in 2 files/),
+    });
     runInstall('uninstall', { claude: true, scope: 'user' }, io);
     mkdirSync(join(p.home, '.claude'), { recursive: true });
-    writeFileSync(join(p.home, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'hookwise@hookwise': true } }));
+    writeFileSync(
+      join(p.home, '.claude', 'settings.json'),
+      JSON.stringify({ enabledPlugins: { 'hookwise@hookwise': true } }),
+    );
     r = await doctor(locations(p.env), io);
-    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({ status: 'fail', detail: expect.stringMatching(/plugin is enabled .* checked twice/) });
+    expect(find(r, /Claude Code wiring/)[0]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/plugin is enabled .* checked twice/),
+    });
   });
 
   it('a missing gate event, a wrong port, and an unreadable settings file are failures', async () => {
@@ -71,13 +84,21 @@ describe('hookwise doctor', () => {
     runInstall('install', { claude: true }, io);
     await ensureHttpConfig(where, io.http.port === 65000 ? 65001 : 65000);
     let r = await doctor(where, io);
-    expect(find(r, /http gate/)[0]).toMatchObject({ status: 'fail', detail: expect.stringMatching(/the daemon's endpoint is port/) });
+    expect(find(r, /http gate/)[0]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/the daemon's endpoint is port/),
+    });
     const file = join(p.root, '.claude', 'settings.local.json');
-    const settings = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as { hooks: Record<string, unknown> };
+    const settings = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as {
+      hooks: Record<string, unknown>;
+    };
     delete settings.hooks.PreToolUse;
     writeFileSync(file, JSON.stringify(settings));
     r = await doctor(where, io);
-    expect(find(r, /Claude Code hooks/)[0]).toMatchObject({ status: 'fail', detail: expect.stringMatching(/lacks PreToolUse: tool calls are not gated/) });
+    expect(find(r, /Claude Code hooks/)[0]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/lacks PreToolUse: tool calls are not gated/),
+    });
     writeFileSync(file, '{ nope');
     r = await doctor(where, io);
     expect(find(r, /settings file/)[0]).toMatchObject({ status: 'fail', detail: expect.stringContaining(file) });

@@ -14,14 +14,23 @@ describe('hookwise check (built executable)', () => {
   it('answers a Claude PreToolUse on stdout', () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const r = run(['check'], JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })), p.env);
+    const r = run(
+      ['check'],
+      JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })),
+      p.env,
+    );
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+    expect(JSON.parse(r.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+    });
   });
 
   it('refuses an oversized payload with exit 2', () => {
     const p = makeProject();
-    const huge = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }));
+    const huge = JSON.stringify(
+      p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }),
+    );
     const r = run(['check'], huge, p.env);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/larger than 16777216 bytes/);
@@ -53,7 +62,11 @@ describe('hookwise check (built executable)', () => {
   it('--host overrides detection', () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const payload = { ...p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }), hook_event_name: 'BeforeTool', tool_name: 'write_file' };
+    const payload = {
+      ...p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }),
+      hook_event_name: 'BeforeTool',
+      tool_name: 'write_file',
+    };
     const r = run(['check', '--host', 'gemini'], JSON.stringify(payload), p.env);
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'allow' });
   });
@@ -75,11 +88,18 @@ describe('hookwise check --jsonl', () => {
       '{"torn": ',
       '',
       JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' })),
-      JSON.stringify({ ...p.pre('Write', { file_path: join(p.root, 'src/b.ts'), content: '' }), hook_event_name: 'BeforeTool', tool_name: 'write_file' }),
+      JSON.stringify({
+        ...p.pre('Write', { file_path: join(p.root, 'src/b.ts'), content: '' }),
+        hook_event_name: 'BeforeTool',
+        tool_name: 'write_file',
+      }),
     ];
     const r = run(['check', '--jsonl'], lines.join('\n') + '\n', p.env);
     expect(r.status).toBe(0);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out.map((o) => [o.line, o.verdict, o.tier])).toEqual([
       [1, 'allow', 'path-policy'],
       [2, 'deny', 'input'],

@@ -37,9 +37,16 @@ describe('hookwise init', () => {
     const { config, diagnostics } = loadConfig(p.root, configFiles(p.root, p.configDir));
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const globs = (c: typeof config) =>
-      Object.fromEntries(Object.entries(c.roles).map(([n, r]) => [n, [r.group, r.allowWrite.map((x) => x.glob), r.denyWrite.map((x) => x.glob)]]));
+      Object.fromEntries(
+        Object.entries(c.roles).map(([n, r]) => [
+          n,
+          [r.group, r.allowWrite.map((x) => x.glob), r.denyWrite.map((x) => x.glob)],
+        ]),
+      );
     expect(globs(config)).toEqual(globs(builtIn));
-    expect(new Set(config.sensitiveWrite.map((s) => s.glob))).toEqual(new Set(builtIn.sensitiveWrite.map((s) => s.glob)));
+    expect(new Set(config.sensitiveWrite.map((s) => s.glob))).toEqual(
+      new Set(builtIn.sensitiveWrite.map((s) => s.glob)),
+    );
     expect(config.outsideRoot.write).toBe(builtIn.outsideRoot.write);
   });
 
@@ -61,7 +68,11 @@ describe('hookwise init --pre-commit', () => {
     spawnSync('git', ['init', '-q'], { cwd: p.root });
     const bin = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
     for (let i = 0; i < 2; i++) {
-      const r = spawnSync(process.execPath, [bin, 'init', '--pre-commit'], { cwd: p.root, env: p.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [bin, 'init', '--pre-commit'], {
+        cwd: p.root,
+        env: p.env,
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
     }
     const hook = read(join(p.root, '.git/hooks/pre-commit'), 'utf8');

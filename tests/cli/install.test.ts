@@ -1,9 +1,31 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookCommand, HOST_SPECS, isHookwiseHandler, learnCommand, runInstall, type InstallIo, type InstallOptions } from '../../src/cli/install.js';
+import {
+  hookCommand,
+  HOST_SPECS,
+  isHookwiseHandler,
+  learnCommand,
+  runInstall,
+  type InstallIo,
+  type InstallOptions,
+} from '../../src/cli/install.js';
 import type { HostName } from '../../src/core/tool-call.js';
 import { sessionPendingDir } from '../../src/memory/learn.js';
 import { locations } from '../../src/util/locations.js';
@@ -38,7 +60,8 @@ function sandbox(env: NodeJS.ProcessEnv = {}): Sandbox {
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'hookwise'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(bin, 'hookwise'), 0o755);
-  const path = (relative: string): string => (relative.startsWith('~/') ? join(home, relative.slice(2)) : join(projectRoot, relative));
+  const path = (relative: string): string =>
+    relative.startsWith('~/') ? join(home, relative.slice(2)) : join(projectRoot, relative);
   const box: Sandbox = {
     base,
     projectRoot,
@@ -59,7 +82,11 @@ function sandbox(env: NodeJS.ProcessEnv = {}): Sandbox {
     backups: (relative) => {
       const dir = join(home, '.local', 'state', 'hookwise', 'backups');
       const prefix = `${path(relative).replace(/^\/+/, '').replaceAll('/', '%')}.hookwise-backup-`;
-      return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)) : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.startsWith(prefix))
+            .map((f) => f.slice(prefix.length))
+        : [];
     },
     // The command wiring unless a test asks for http (which needs the daemon endpoint: box.http).
     install: (options) => runInstall('install', { wiring: 'command', ...options }, box),
@@ -76,7 +103,9 @@ function ours(settings: unknown): Record<string, string[]> {
   const hooks = (settings as { hooks?: Record<string, { hooks?: unknown[] }[]> }).hooks ?? {};
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
-    const commands = groups.flatMap((g) => (g.hooks ?? []).filter(isHookwiseHandler).map((h) => (h as { command: string }).command));
+    const commands = groups.flatMap((g) =>
+      (g.hooks ?? []).filter(isHookwiseHandler).map((h) => (h as { command: string }).command),
+    );
     if (commands.length > 0) out[event] = commands;
   }
   return out;
@@ -92,19 +121,32 @@ describe('hookwise install --claude --wiring http', () => {
     box.http = endpoint;
     const result = box.install({ claude: true, wiring: 'http' });
     const file = '.claude/settings.local.json';
-    const settings = JSON.parse(box.read(file)) as { hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]> };
-    const gate = { type: 'http', url: 'http://127.0.0.1:41234/v1/hook/claude', headers: { Authorization: `Bearer ${endpoint.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' }, allowedEnvVars: ['HOOKWISE_ROLE'] };
+    const settings = JSON.parse(box.read(file)) as {
+      hooks: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
+    };
+    const gate = {
+      type: 'http',
+      url: 'http://127.0.0.1:41234/v1/hook/claude',
+      headers: { Authorization: `Bearer ${endpoint.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' },
+      allowedEnvVars: ['HOOKWISE_ROLE'],
+    };
     expect(settings.hooks).toEqual({
       PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 600, onFailure: 'block' }] }],
       PostToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30 }] }],
       PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ ...gate, timeout: 30 }] }],
-      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
-      SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] }],
+      UserPromptSubmit: [
+        { hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] },
+      ],
+      SessionStart: [
+        { hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] },
+      ],
     });
     expect(statSync(box.path(file)).mode & 0o777).toBe(0o600);
     expect(existsSync(box.path(CLAUDE_FILE))).toBe(false);
     expect(readFileSync(box.path('.git/info/exclude'), 'utf8').split('\n')).toContain('/.claude/settings.local.json');
-    expect(result.stdout).toMatch(/PreToolUse \(\*\): POST http:\/\/127\.0\.0\.1:<port>\/v1\/hook\/claude \(blocks when the daemon is down\)/);
+    expect(result.stdout).toMatch(
+      /PreToolUse \(\*\): POST http:\/\/127\.0\.0\.1:<port>\/v1\/hook\/claude \(blocks when the daemon is down\)/,
+    );
     expect(result.stdout).not.toContain(endpoint.token);
     expect(result.stderr).toMatch(/hookwise daemon start/);
   });
@@ -146,12 +188,23 @@ describe('hookwise install writes each host its own format', () => {
     box.install({ claude: true });
     expect(JSON.parse(box.read(CLAUDE_FILE))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host claude || exit 2', timeout: 600 }] }],
+        PreToolUse: [
+          {
+            matcher: '*',
+            hooks: [{ type: 'command', command: 'hookwise check --host claude || exit 2', timeout: 600 }],
+          },
+        ],
         // Not `|| exit 2`: learning is not a gate, and it runs in the background.
-        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] }],
+        PostToolUse: [
+          { matcher: '*', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] },
+        ],
         // A confined Bash call that hit the walls is learnt before the agent's next call: not in the background.
-        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] }],
-        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
+        PostToolUseFailure: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude'), timeout: 30 }] },
+        ],
+        UserPromptSubmit: [
+          { hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] },
+        ],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude', timeout: 30 }] }],
       },
     });
@@ -162,9 +215,43 @@ describe('hookwise install writes each host its own format', () => {
     const result = box.install({ gemini: true });
     expect(JSON.parse(box.read('~/.gemini/settings.json'))).toEqual({
       hooks: {
-        BeforeTool: [{ matcher: '.*', hooks: [{ name: 'hookwise-gate', type: 'command', command: 'hookwise check --host gemini || exit 2', timeout: 600_000 }] }],
-        BeforeAgent: [{ hooks: [{ name: 'hookwise-session', type: 'command', command: 'hookwise session-check --host gemini', timeout: 30_000 }] }],
-        SessionStart: [{ hooks: [{ name: 'hookwise-session-start', type: 'command', command: 'hookwise session-check --host gemini', timeout: 30_000 }] }],
+        BeforeTool: [
+          {
+            matcher: '.*',
+            hooks: [
+              {
+                name: 'hookwise-gate',
+                type: 'command',
+                command: 'hookwise check --host gemini || exit 2',
+                timeout: 600_000,
+              },
+            ],
+          },
+        ],
+        BeforeAgent: [
+          {
+            hooks: [
+              {
+                name: 'hookwise-session',
+                type: 'command',
+                command: 'hookwise session-check --host gemini',
+                timeout: 30_000,
+              },
+            ],
+          },
+        ],
+        SessionStart: [
+          {
+            hooks: [
+              {
+                name: 'hookwise-session-start',
+                type: 'command',
+                command: 'hookwise session-check --host gemini',
+                timeout: 30_000,
+              },
+            ],
+          },
+        ],
       },
     });
     expect(existsSync(box.path('.gemini/settings.json'))).toBe(false);
@@ -176,8 +263,15 @@ describe('hookwise install writes each host its own format', () => {
     const result = box.install({ codex: true });
     expect(JSON.parse(box.read('.codex/hooks.json'))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'hookwise check --host codex || exit 2', timeout: 600 }] }],
-        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host codex', timeout: 30 }] }],
+        PreToolUse: [
+          {
+            matcher: '*',
+            hooks: [{ type: 'command', command: 'hookwise check --host codex || exit 2', timeout: 600 }],
+          },
+        ],
+        UserPromptSubmit: [
+          { hooks: [{ type: 'command', command: 'hookwise session-check --host codex', timeout: 30 }] },
+        ],
         SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host codex', timeout: 30 }] }],
       },
     });
@@ -212,7 +306,8 @@ describe('hookwise install writes each host its own format', () => {
   it('several hosts in one call', () => {
     const box = sandbox();
     box.install({ claude: true, gemini: true, codex: true });
-    for (const file of [CLAUDE_FILE, '~/.gemini/settings.json', '.codex/hooks.json']) expect(existsSync(box.path(file))).toBe(true);
+    for (const file of [CLAUDE_FILE, '~/.gemini/settings.json', '.codex/hooks.json'])
+      expect(existsSync(box.path(file))).toBe(true);
   });
 });
 
@@ -281,7 +376,10 @@ describe('hookwise install merges and keeps everything else', () => {
 
   it('entries from an older hookwise under events it no longer installs are removed', () => {
     const box = sandbox();
-    box.write(CLAUDE_FILE, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'hookwise check --host claude' }] }] } }));
+    box.write(
+      CLAUDE_FILE,
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'hookwise check --host claude' }] }] } }),
+    );
     box.install({ claude: true });
     expect(JSON.parse(box.read(CLAUDE_FILE)).hooks.Stop).toBeUndefined();
   });
@@ -289,7 +387,9 @@ describe('hookwise install merges and keeps everything else', () => {
   it('the note about a committed settings file says how to install the CLI (no template left in it)', () => {
     const box = sandbox();
     const result = box.install({ claude: true });
-    expect(result.stderr).toContain('needs the hookwise CLI (from a clone of the hookwise repository: npm install && npm install -g .)');
+    expect(result.stderr).toContain(
+      'needs the hookwise CLI (from a clone of the hookwise repository: npm install && npm install -g .)',
+    );
     expect(result.stderr).not.toContain('${');
   });
 
@@ -301,7 +401,14 @@ describe('hookwise install merges and keeps everything else', () => {
     const [stamp] = box.backups(CLAUDE_FILE);
     expect(stamp).toMatch(/^20260102T\d{9}Z$/);
     // Not beside the file (.claude/ is usually committed): in the user's state directory, private.
-    const backup = join(box.home, '.local', 'state', 'hookwise', 'backups', `${box.path(CLAUDE_FILE).slice(1).replaceAll('/', '%')}.hookwise-backup-${stamp!}`);
+    const backup = join(
+      box.home,
+      '.local',
+      'state',
+      'hookwise',
+      'backups',
+      `${box.path(CLAUDE_FILE).slice(1).replaceAll('/', '%')}.hookwise-backup-${stamp!}`,
+    );
     expect(readFileSync(backup, 'utf8')).toBe(previous);
     expect(statSync(backup).mode & 0o777).toBe(0o600);
     expect(readdirSync(dirname(box.path(CLAUDE_FILE)))).toEqual(['settings.json']);
@@ -359,11 +466,23 @@ describe('hookwise install merges and keeps everything else', () => {
 
 describe('hookwise install refuses what it cannot merge safely', () => {
   it.each([
-    ['invalid JSON', '{ "model": "opus",\n  oops }\n', /settings\.json is not valid JSON \(.*line 2 column 3\); hookwise did not change it/],
-    ['JSON with comments (Gemini tolerates them)', '{\n  // mine\n  "model": "opus"\n}\n', /not valid JSON.*seems to contain comments/],
+    [
+      'invalid JSON',
+      '{ "model": "opus",\n  oops }\n',
+      /settings\.json is not valid JSON \(.*line 2 column 3\); hookwise did not change it/,
+    ],
+    [
+      'JSON with comments (Gemini tolerates them)',
+      '{\n  // mine\n  "model": "opus"\n}\n',
+      /not valid JSON.*seems to contain comments/,
+    ],
     ['a top-level array', '[]', /must hold a JSON object, not an array/],
     ['"hooks" that is not an object', '{"hooks": []}', /"hooks" must be an object keyed by event name/],
-    ['an event that is not an array', '{"hooks": {"PreToolUse": {"matcher": "*"}}}', /"hooks\.PreToolUse" must be an array/],
+    [
+      'an event that is not an array',
+      '{"hooks": {"PreToolUse": {"matcher": "*"}}}',
+      /"hooks\.PreToolUse" must be an array/,
+    ],
   ])('%s: names the file and the problem, and leaves the file untouched', (_what, content, message) => {
     const box = sandbox();
     const file = box.write(CLAUDE_FILE, content);
@@ -390,7 +509,9 @@ describe('hookwise install refuses what it cannot merge safely', () => {
     const box = sandbox({ PATH: '/nonexistent' });
     expect(() => box.install({ claude: true })).toThrow(`--command '/opt/hook wise/bin/hookwise'`);
     // Not `npm install -g hookwise`: the package is not on the registry.
-    expect(() => box.install({ claude: true })).toThrow('from a clone of the hookwise repository: npm install && npm install -g .');
+    expect(() => box.install({ claude: true })).toThrow(
+      'from a clone of the hookwise repository: npm install && npm install -g .',
+    );
     expect(existsSync(box.path(CLAUDE_FILE))).toBe(false);
   });
 
@@ -409,7 +530,14 @@ describe('hookwise uninstall removes only hookwise’s entries', () => {
       JSON.stringify({
         hooks: {
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }],
-          SessionStart: [{ hooks: [{ type: 'command', command: 'hookwise session-check --host claude' }, { type: 'command', command: 'banner' }] }],
+          SessionStart: [
+            {
+              hooks: [
+                { type: 'command', command: 'hookwise session-check --host claude' },
+                { type: 'command', command: 'banner' },
+              ],
+            },
+          ],
         },
       }),
     );
@@ -459,16 +587,23 @@ describe('the installed gate command fails closed', () => {
     writeFileSync(bin, '#!/bin/sh\necho \'{"decision":"deny"}\'\nexit "${FAKE_EXIT:-0}"\n');
     const ok = runShell(hookCommand('hookwise', 'gate', 'gemini'), `${dirname(bin)}:/usr/bin:/bin`);
     expect([ok.status, ok.stdout]).toEqual([0, '{"decision":"deny"}\n']);
-    const blocked = runShell(`FAKE_EXIT=2; export FAKE_EXIT; ${hookCommand('hookwise', 'gate', 'gemini')}`, `${dirname(bin)}:/usr/bin:/bin`);
+    const blocked = runShell(
+      `FAKE_EXIT=2; export FAKE_EXIT; ${hookCommand('hookwise', 'gate', 'gemini')}`,
+      `${dirname(bin)}:/usr/bin:/bin`,
+    );
     expect(blocked.status).toBe(2);
   });
-
 });
 
 describe('the installed learn command (PostToolUse, PostToolUseFailure) starts hookwise only when this session has a pending note', () => {
   const SESSION = 'd2c1b5e4-7f3a-4c61-9a0e-5b8f2e1c3d47';
   const OTHER = '0b7e9c2a-1d4f-4e8b-a6c3-2f5d7e9b1a08';
-  const post = JSON.stringify({ session_id: SESSION, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 'toolu_1' });
+  const post = JSON.stringify({
+    session_id: SESSION,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_use_id: 'toolu_1',
+  });
 
   /** A fake hookwise that records its arguments and stdin; sh -c with only the given environment. */
   function run(env: Record<string, string>): { status: number | null; ran: string | undefined } {
@@ -477,7 +612,11 @@ describe('the installed learn command (PostToolUse, PostToolUseFailure) starts h
     const log = join(box.base, 'ran');
     writeFileSync(bin, `#!/bin/sh\n{ echo "$*"; cat; } > '${log}'\n`);
     chmodSync(bin, 0o755);
-    const r = spawnSync('/bin/sh', ['-c', learnCommand('hookwise', 'claude')], { input: post, env: { PATH: `${dirname(bin)}:/usr/bin:/bin`, ...env }, encoding: 'utf8' });
+    const r = spawnSync('/bin/sh', ['-c', learnCommand('hookwise', 'claude')], {
+      input: post,
+      env: { PATH: `${dirname(bin)}:/usr/bin:/bin`, ...env },
+      encoding: 'utf8',
+    });
     return { status: r.status, ran: existsSync(log) ? readFileSync(log, 'utf8') : undefined };
   }
 
@@ -493,7 +632,10 @@ describe('the installed learn command (PostToolUse, PostToolUseFailure) starts h
     note(rt, OTHER);
     expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({ status: 0, ran: undefined });
     note(rt, SESSION);
-    expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({ status: 0, ran: `check --host claude\n${post}` });
+    expect(run({ HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION })).toEqual({
+      status: 0,
+      ran: `check --host claude\n${post}`,
+    });
   });
 
   it('without CLAUDE_CODE_SESSION_ID (an older Claude Code), any session’s note starts it', () => {

@@ -1,6 +1,16 @@
 /** The executable's V8 code cache is an optimization only: a missing, stale or corrupt cache never changes a decision. */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject } from '../support/project.js';
@@ -21,12 +31,20 @@ describe('launcher code cache', () => {
     copyDist(dist);
     writeFileSync(join(dist, CACHE), Buffer.from('not a v8 code cache at all'.repeat(100)));
     const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: '' }));
-    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], {
+      input: payload,
+      env: p.env,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(readFileSync(join(dist, CACHE)).toString()).not.toMatch(/not a v8 code cache/);
     // …and the rewritten cache is accepted and gives the same answer.
-    const again = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    const again = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], {
+      input: payload,
+      env: p.env,
+      encoding: 'utf8',
+    });
     expect(again.stdout).toBe(r.stdout);
   });
 
@@ -41,7 +59,11 @@ describe('launcher code cache', () => {
     const shellCache = `shell.${process.version}.${process.arch}.v8cache`;
     writeFileSync(join(dist, shellCache), Buffer.from('garbage'.repeat(500)));
     const payload = JSON.stringify(p.pre('Bash', { command: 'git status && echo x > tests/a.ts' }));
-    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], {
+      input: payload,
+      env: p.env,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(readFileSync(join(dist, shellCache)).toString()).not.toMatch(/garbage/);
@@ -56,7 +78,11 @@ describe('launcher code cache', () => {
     chmodSync(dist, 0o555);
     try {
       const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
-      const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: p.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], {
+        input: payload,
+        env: p.env,
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
       // root ignores directory permissions; only assert the no-cache case where it applies
@@ -80,7 +106,11 @@ describe('a crashing hook process', () => {
     const bundle = join(dist, 'hook.cjs');
     writeFileSync(bundle, injected + readFileSync(bundle, 'utf8'));
     const payload = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }));
-    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], { input: payload, env: { ...p.env, HOOKWISE_DAEMON: 'off' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check'], {
+      input: payload,
+      env: { ...p.env, HOOKWISE_DAEMON: 'off' },
+      encoding: 'utf8',
+    });
     // Exit 2 blocks whatever stdout holds: the hosts read the JSON decision only on exit 0.
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/hookwise: .*boom/);

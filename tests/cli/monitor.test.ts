@@ -39,10 +39,13 @@ describe('stats and monitor: commands, not hashes; one project at a time', () =>
     const s = computeStats(records);
     expect(s.topAsks.map((a) => a.subject)).toEqual(['make deploy-staging TOKEN=<REDACTED>', 'make release']);
     expect(renderStats(s)).not.toContain(token);
-    const cli = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [hookwiseBin(), ...args], { cwd, env: p.env, encoding: 'utf8' });
+    const cli = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [hookwiseBin(), ...args], { cwd, env: p.env, encoding: 'utf8' });
     const here = cli(p.root, 'stats', '--json');
     expect((JSON.parse(here.stdout) as { total: number }).total).toBe(1);
-    expect((JSON.parse(cli(p.root, 'stats', '--json', '--project', other.root).stdout) as { total: number }).total).toBe(1);
+    expect(
+      (JSON.parse(cli(p.root, 'stats', '--json', '--project', other.root).stdout) as { total: number }).total,
+    ).toBe(1);
     expect((JSON.parse(cli(p.root, 'stats', '--json', '--all-projects').stdout) as { total: number }).total).toBe(2);
     const shown = cli(p.root, 'monitor', '--no-follow');
     expect(shown.stdout).toContain('make deploy-staging TOKEN=<REDACTED>');
@@ -71,7 +74,20 @@ describe('monitor', () => {
       await new Promise((r) => setTimeout(r, 100));
       renameSync(auditPath(p.runtimeDir), auditPath(p.runtimeDir, 1)); // rotation
       const { sanitize } = await import('../../src/sanitize/index.js');
-      const base = { ts: new Date().toISOString(), session: sanitize('s2').text, role: 'docs', host: 'claude' as const, tool: sanitize('Edit').text, tier: 'path-policy' as const, rule: 'r', latency_ms: 1, paths: [sanitize('/x/src/b.ts').text], input: sanitize('edit /x/src/b.ts').text, secrets: 0, input_hash: '0' };
+      const base = {
+        ts: new Date().toISOString(),
+        session: sanitize('s2').text,
+        role: 'docs',
+        host: 'claude' as const,
+        tool: sanitize('Edit').text,
+        tier: 'path-policy' as const,
+        rule: 'r',
+        latency_ms: 1,
+        paths: [sanitize('/x/src/b.ts').text],
+        input: sanitize('edit /x/src/b.ts').text,
+        secrets: 0,
+        input_hash: '0',
+      };
       appendAudit(p.runtimeDir, { ...base, verdict: 'deny' }, { maxBytes: 1e6, keep: 3 });
       await new Promise((r) => setTimeout(r, 100));
       controller.abort();
@@ -81,7 +97,9 @@ describe('monitor', () => {
       process.env.HOOKWISE_RUNTIME_DIR = previous;
     }
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/deny\s+path-policy\s+coder\s+s1\s+Write .*tests\/a\.ts\s+\(role:coder:deny_write:tests\/\*\*\)/);
+    expect(lines[0]).toMatch(
+      /deny\s+path-policy\s+coder\s+s1\s+Write .*tests\/a\.ts\s+\(role:coder:deny_write:tests\/\*\*\)/,
+    );
     expect(lines[1]).toMatch(/deny\s+path-policy\s+docs\s+s2\s+Edit\s+\/x\/src\/b\.ts/);
   });
 });
@@ -96,19 +114,37 @@ describe('stats: decision memory hit rates', () => {
     const { sanitize } = await import('../../src/sanitize/index.js');
     await override({ role: 'coder', command: 'npm run *', allow: true }, p.root, p.env);
     appendRecords({ scope: 'user', userConfigDir: p.configDir }, [
-      { key: cacheKey('Bash', 'make deploy'), tool: 'Bash', subject: sanitize('make deploy').text, role: 'coder', verdict: 'allow', reason: sanitize('ok').text, tier: 'human', scope: 'user', decided_by: 'human', ts: new Date().toISOString() },
+      {
+        key: cacheKey('Bash', 'make deploy'),
+        tool: 'Bash',
+        subject: sanitize('make deploy').text,
+        role: 'coder',
+        verdict: 'allow',
+        reason: sanitize('ok').text,
+        tier: 'human',
+        scope: 'user',
+        decided_by: 'human',
+        ts: new Date().toISOString(),
+      },
     ]);
     const bash = (command: string) => p.check(p.pre('Bash', { command }));
     expect((await bash('npm run seed')).decision?.tier).toBe('override');
     expect((await bash('npm run migrate')).decision?.tier).toBe('override');
     expect((await bash('make deploy')).decision?.tier).toBe('exact-cache');
     expect((await bash('terraform init -upgrade')).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision?.tier).toBe('path-policy');
+    expect((await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }))).decision?.tier).toBe(
+      'path-policy',
+    );
 
     const s = computeStats(readAudit(p.runtimeDir).records);
     expect(s.memory).toEqual({
       decisions: 5,
-      byTier: { override: { count: 2, rate: 0.4 }, 'exact-cache': { count: 1, rate: 0.2 }, jaccard: { count: 0, rate: 0 }, embedding: { count: 0, rate: 0 } },
+      byTier: {
+        override: { count: 2, rate: 0.4 },
+        'exact-cache': { count: 1, rate: 0.2 },
+        jaccard: { count: 0, rate: 0 },
+        embedding: { count: 0, rate: 0 },
+      },
       overall: { count: 3, rate: 0.6 },
     });
     const text = renderStats(s);
@@ -132,7 +168,9 @@ describe('stats: decision memory hit rates', () => {
       expect(json.total).toBe(5);
       expect(json.memory).toEqual(s.memory);
       // Filters apply first: the rates are over the selected decisions.
-      expect((JSON.parse(stats({ tier: 'override' }, true)) as { memory: { overall: unknown } }).memory.overall).toEqual({ count: 2, rate: 1 });
+      expect(
+        (JSON.parse(stats({ tier: 'override' }, true)) as { memory: { overall: unknown } }).memory.overall,
+      ).toEqual({ count: 2, rate: 1 });
     } finally {
       if (previous === undefined) delete process.env.HOOKWISE_RUNTIME_DIR;
       else process.env.HOOKWISE_RUNTIME_DIR = previous;
@@ -142,12 +180,34 @@ describe('stats: decision memory hit rates', () => {
   it('covers similarity (jaccard) too, and reports zeros without decisions', async () => {
     const { memoryHits, renderMemoryHits } = await import('../../src/audit/stats.js');
     const { sanitize } = await import('../../src/sanitize/index.js');
-    const base = { ts: new Date().toISOString(), session: sanitize('s').text, role: 'coder', host: 'claude' as const, tool: sanitize('Bash').text, verdict: 'allow' as const, rule: null, latency_ms: 1, paths: [], input: sanitize('x').text, secrets: 0, input_hash: '0' };
+    const base = {
+      ts: new Date().toISOString(),
+      session: sanitize('s').text,
+      role: 'coder',
+      host: 'claude' as const,
+      tool: sanitize('Bash').text,
+      verdict: 'allow' as const,
+      rule: null,
+      latency_ms: 1,
+      paths: [],
+      input: sanitize('x').text,
+      secrets: 0,
+      input_hash: '0',
+    };
     const tiers = ['jaccard', 'jaccard', 'exact-cache', 'rules'] as const;
     const m = memoryHits(tiers.map((tier) => ({ ...base, tier })));
     expect(m.byTier.jaccard).toEqual({ count: 2, rate: 0.5 });
     expect(m.overall).toEqual({ count: 3, rate: 0.75 });
     expect(renderMemoryHits(m)[3]).toBe('  jaccard           2   50.0%');
-    expect(memoryHits([])).toEqual({ decisions: 0, byTier: { override: { count: 0, rate: 0 }, 'exact-cache': { count: 0, rate: 0 }, jaccard: { count: 0, rate: 0 }, embedding: { count: 0, rate: 0 } }, overall: { count: 0, rate: 0 } });
+    expect(memoryHits([])).toEqual({
+      decisions: 0,
+      byTier: {
+        override: { count: 0, rate: 0 },
+        'exact-cache': { count: 0, rate: 0 },
+        jaccard: { count: 0, rate: 0 },
+        embedding: { count: 0, rate: 0 },
+      },
+      overall: { count: 0, rate: 0 },
+    });
   });
 });

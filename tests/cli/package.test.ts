@@ -15,7 +15,16 @@
  * not rebuild dist/ under the other tests running in parallel).
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +32,11 @@ import { gzipSync } from 'node:zlib';
 import { startLocalRegistry, type LocalRegistry } from '../support/local-registry.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; files: string[] };
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  files: string[];
+};
 const INSTALL_TIMEOUT_MS = 6 * 60_000;
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookwise-pack-'));
@@ -41,7 +54,10 @@ function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** npm asynchronously: the local registry answers from this very process, so a spawnSync would deadlock. */
-function npmAsync(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number }): Promise<{ status: number | null; output: string }> {
+function npmAsync(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number },
+): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn('npm', args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -55,19 +71,43 @@ function npmAsync(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv
   });
 }
 
-function npm(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {}): SpawnSyncReturns<string> {
-  return spawnSync('npm', args, { cwd: options.cwd ?? ROOT, env: options.env ?? npmEnv(), encoding: 'utf8', timeout: options.timeout ?? 60_000 });
+function npm(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync('npm', args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? npmEnv(),
+    encoding: 'utf8',
+    timeout: options.timeout ?? 60_000,
+  });
 }
 
 /** A hook call in an isolated project and state, deciding in process (no daemon). */
-function check(bin: string, payload: Record<string, unknown>): { status: number | null; out: Record<string, unknown> | undefined; stderr: string } {
+function check(
+  bin: string,
+  payload: Record<string, unknown>,
+): { status: number | null; out: Record<string, unknown> | undefined; stderr: string } {
   const home = join(tmp, 'home');
   const project = join(tmp, 'project');
   mkdirSync(join(project, '.git'), { recursive: true });
   mkdirSync(home, { recursive: true });
   const r = spawnSync(bin, ['check', '--host', 'claude'], {
-    input: JSON.stringify({ session_id: 'pack-test', cwd: project, hook_event_name: 'PreToolUse', permission_mode: 'default', ...payload }),
-    env: { PATH: process.env.PATH, HOME: home, HOOKWISE_CONFIG_DIR: join(home, 'config'), HOOKWISE_RUNTIME_DIR: join(home, 'runtime'), HOOKWISE_ROLE: 'coder', HOOKWISE_DAEMON: 'off' },
+    input: JSON.stringify({
+      session_id: 'pack-test',
+      cwd: project,
+      hook_event_name: 'PreToolUse',
+      permission_mode: 'default',
+      ...payload,
+    }),
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      HOOKWISE_CONFIG_DIR: join(home, 'config'),
+      HOOKWISE_RUNTIME_DIR: join(home, 'runtime'),
+      HOOKWISE_ROLE: 'coder',
+      HOOKWISE_DAEMON: 'off',
+    },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -83,7 +123,8 @@ describe('the npm package', () => {
   let tarball = '';
 
   beforeAll(() => {
-    if (!existsSync(join(ROOT, 'dist', 'hookwise.cjs'))) throw new Error('dist/ is not built: run npm run build (npm test does) first');
+    if (!existsSync(join(ROOT, 'dist', 'hookwise.cjs')))
+      throw new Error('dist/ is not built: run npm run build (npm test does) first');
     const r = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', tmp]);
     expect(r.status, r.stderr).toBe(0);
     const [packed] = JSON.parse(r.stdout) as { filename: string; files: { path: string }[] }[];
@@ -93,7 +134,23 @@ describe('the npm package', () => {
 
   it('holds the CLI bundles, the plugin and the docs, and nothing machine-specific or from the source tree', () => {
     const files = JSON.parse(readFileSync(join(tmp, 'files.json'), 'utf8')) as string[];
-    for (const f of ['package.json', 'README.md', 'dist/hookwise.cjs', 'dist/hook.cjs', 'dist/cli.cjs', 'dist/shell.cjs', 'dist/policy-compiler.cjs', 'dist/confine.cjs', 'plugin/bin/hookwise-hook', 'plugin/gemini/bin/hookwise-hook', 'plugin/hooks/hooks.json', 'plugin/.claude-plugin/plugin.json', 'docs/install.md', 'workers/model/command-embedding.onnx', 'workers/model/command-vocab.json']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'dist/hookwise.cjs',
+      'dist/hook.cjs',
+      'dist/cli.cjs',
+      'dist/shell.cjs',
+      'dist/policy-compiler.cjs',
+      'dist/confine.cjs',
+      'plugin/bin/hookwise-hook',
+      'plugin/gemini/bin/hookwise-hook',
+      'plugin/hooks/hooks.json',
+      'plugin/.claude-plugin/plugin.json',
+      'docs/install.md',
+      'workers/model/command-embedding.onnx',
+      'workers/model/command-vocab.json',
+    ]) {
       expect(files).toContain(f);
     }
     // V8 code caches are per Node version and architecture, written next to the bundles at run time.
@@ -109,32 +166,66 @@ describe('the npm package', () => {
       const mirror = join(tmp, 're2-mirror');
       mkdirSync(mirror, { recursive: true });
       const built = join(ROOT, 'node_modules', 're2', 'build', 'Release', 're2.node');
-      writeFileSync(join(mirror, `${process.platform}-${process.arch}-${process.versions.modules}.gz`), gzipSync(readFileSync(built), { level: 1 }));
+      writeFileSync(
+        join(mirror, `${process.platform}-${process.arch}-${process.versions.modules}.gz`),
+        gzipSync(readFileSync(built), { level: 1 }),
+      );
 
       const prefix = join(tmp, 'prefix');
       const started = Date.now();
       // As docs/install.md says: onnxruntime-node's script would fetch CUDA libraries from nuget.org.
-      const env = npmEnv({ RE2_DOWNLOAD_MIRROR: mirror, RE2_DOWNLOAD_SKIP_PATH: '1', RE2_DOWNLOAD_SKIP_VER: '1', ONNXRUNTIME_NODE_INSTALL: 'skip' });
-      const r = await npmAsync(['install', '-g', '--prefix', prefix, '--registry', registry.url, '--cache', join(tmp, 'npm-cache'), '--no-audit', '--no-fund', tarball], {
-        cwd: tmp,
-        env,
-        timeout: INSTALL_TIMEOUT_MS,
+      const env = npmEnv({
+        RE2_DOWNLOAD_MIRROR: mirror,
+        RE2_DOWNLOAD_SKIP_PATH: '1',
+        RE2_DOWNLOAD_SKIP_VER: '1',
+        ONNXRUNTIME_NODE_INSTALL: 'skip',
       });
+      const r = await npmAsync(
+        [
+          'install',
+          '-g',
+          '--prefix',
+          prefix,
+          '--registry',
+          registry.url,
+          '--cache',
+          join(tmp, 'npm-cache'),
+          '--no-audit',
+          '--no-fund',
+          tarball,
+        ],
+        {
+          cwd: tmp,
+          env,
+          timeout: INSTALL_TIMEOUT_MS,
+        },
+      );
       const installMs = Date.now() - started;
       expect(r.status, `${r.output}\nnot in npm's cache: ${registry.uncached.join(', ')}`).toBe(0);
       console.log(`[package] npm install -g of the tarball: ${(installMs / 1000).toFixed(1)} s`);
 
       const bin = join(prefix, 'bin', 'hookwise');
-      const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: join(tmp, 'home') } });
+      const version = spawnSync(bin, ['--version'], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: join(tmp, 'home') },
+      });
       expect(version.status, version.stderr).toBe(0);
       expect(version.stdout.trim()).toBe(PKG.version);
       // A copy, not a link back into this checkout: the installed package runs on its own.
       expect(realpathSync(bin).startsWith(realpathSync(prefix))).toBe(true);
 
-      const bash = check(bin, { tool_name: 'Bash', tool_input: { command: 'git status --short | grep -v x' }, tool_use_id: 'toolu_1' });
+      const bash = check(bin, {
+        tool_name: 'Bash',
+        tool_input: { command: 'git status --short | grep -v x' },
+        tool_use_id: 'toolu_1',
+      });
       expect(bash.status, bash.stderr).toBe(0);
       expect(decisionOf(bash.out), JSON.stringify(bash.out)).toBe('allow');
-      const hooks = check(bin, { tool_name: 'Write', tool_input: { file_path: join(tmp, 'project', '.git', 'hooks', 'pre-commit'), content: 'curl x | sh' }, tool_use_id: 'toolu_2' });
+      const hooks = check(bin, {
+        tool_name: 'Write',
+        tool_input: { file_path: join(tmp, 'project', '.git', 'hooks', 'pre-commit'), content: 'curl x | sh' },
+        tool_use_id: 'toolu_2',
+      });
       expect(hooks.status, hooks.stderr).toBe(0);
       expect(['deny', 'ask']).toContain(decisionOf(hooks.out));
     },

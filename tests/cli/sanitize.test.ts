@@ -3,7 +3,17 @@
  * node_modules skipping, --staged in a real temp git repo) and the pre-commit hook (idempotent, chaining).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,7 +36,17 @@ function write(dir: string, path: string, content: string | Buffer): void {
   writeFileSync(join(dir, path), content);
 }
 function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+  const r = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  });
   if (r.status !== 0 && args[0] !== 'commit') throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return `${r.stdout}${r.stderr}`;
 }
@@ -42,14 +62,25 @@ describe('hookwise sanitize', () => {
 
   it('--json lists findings with rule, layer and span, never the value', () => {
     const r = sanitizeText(`echo ${gh}`, { json: true });
-    const out = JSON.parse(r.stdout) as { sanitized: string; findings: { rule: string; layer: string; start: number; end: number }[] };
-    expect(out).toEqual({ sanitized: 'echo <REDACTED>', findings: [{ rule: 'github-token', layer: 'pattern', start: 5, end: 5 + gh.length }] });
+    const out = JSON.parse(r.stdout) as {
+      sanitized: string;
+      findings: { rule: string; layer: string; start: number; end: number }[];
+    };
+    expect(out).toEqual({
+      sanitized: 'echo <REDACTED>',
+      findings: [{ rule: 'github-token', layer: 'pattern', start: 5, end: 5 + gh.length }],
+    });
     expect(r.stdout).not.toContain(gh);
   });
 
   it('--jsonl: one JSON string per line in, one object per line out; a bad line becomes an error object without its content', () => {
-    const r = sanitizeText(`${JSON.stringify(`curl -u admin:${secretValue} x`)}\n"plain"\nnot json ${gh}\n`, { jsonl: true });
-    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const r = sanitizeText(`${JSON.stringify(`curl -u admin:${secretValue} x`)}\n"plain"\nnot json ${gh}\n`, {
+      jsonl: true,
+    });
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ sanitized: 'curl -u admin:<REDACTED> x' });
     expect(lines[1]).toEqual({ sanitized: 'plain', findings: [] });
     expect(lines[2]).toEqual({ error: 'line 3: expected one JSON string per line' });
@@ -75,7 +106,7 @@ describe('hookwise sanitize', () => {
     expect(missing.stderr).toMatch(/corpus not found/);
   });
 
-  it('--eval builtin runs hookwise\'s own generated corpus: totals, a per-kind table, and no listed secret in the output', () => {
+  it("--eval builtin runs hookwise's own generated corpus: totals, a per-kind table, and no listed secret in the output", () => {
     const r = evaluateCorpus('builtin', true);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^secrets corpus: built-in corpus \(bench\/corpora\/secrets\.ts, seed \d+\)$/m);
@@ -111,7 +142,11 @@ describe('hookwise scan (paths)', () => {
     const report = scanPaths([], { cwd: dir, maxFileBytes: 1000 });
     expect(report.findings).toEqual([]);
     expect(report.skipped).toEqual({ binary: 1, large: 1, unreadable: 0 });
-    expect(scanPaths([], { cwd: dir, all: true }).findings.map((f) => f.file).sort()).toEqual(['.git/config', 'big.txt', 'node_modules/x/index.js']);
+    expect(
+      scanPaths([], { cwd: dir, all: true })
+        .findings.map((f) => f.file)
+        .sort(),
+    ).toEqual(['.git/config', 'big.txt', 'node_modules/x/index.js']);
     expect(scanPaths(['node_modules/x'], { cwd: dir }).findings.length).toBe(1); // named explicitly: scanned
   });
 
@@ -130,8 +165,13 @@ describe('hookwise scan (paths)', () => {
   it('--json: the report with masked excerpts and throughput', () => {
     const dir = tempDir();
     write(dir, 'a.env', `API_KEY=${secretValue}\n`);
-    const out = JSON.parse(renderScan(scanPaths([], { cwd: dir }), true).stdout) as { findings: { file: string; line: number; rule: string; excerpt: string }[]; mbPerSecond: number };
-    expect(out.findings).toEqual([expect.objectContaining({ file: 'a.env', line: 1, rule: 'secret-env-var', excerpt: 'API_KEY=<REDACTED>' })]);
+    const out = JSON.parse(renderScan(scanPaths([], { cwd: dir }), true).stdout) as {
+      findings: { file: string; line: number; rule: string; excerpt: string }[];
+      mbPerSecond: number;
+    };
+    expect(out.findings).toEqual([
+      expect.objectContaining({ file: 'a.env', line: 1, rule: 'secret-env-var', excerpt: 'API_KEY=<REDACTED>' }),
+    ]);
     expect(out.mbPerSecond).toBeGreaterThanOrEqual(0);
   });
 });
@@ -145,9 +185,15 @@ describe('hookwise scan --staged', () => {
     git(dir, 'add', '.hookwise/decisions.jsonl', 'src/a.ts');
     write(dir, '.hookwise/decisions.jsonl', '{"cmd":"clean now"}\n'); // the working tree is clean, the index is not
     const staged = scanStaged(['.hookwise/'], { cwd: dir });
-    expect(staged.findings.map((f) => [f.file, f.line, f.rule])).toEqual([['.hookwise/decisions.jsonl', 1, 'secret-env-var']]);
+    expect(staged.findings.map((f) => [f.file, f.line, f.rule])).toEqual([
+      ['.hookwise/decisions.jsonl', 1, 'secret-env-var'],
+    ]);
     expect(scanPaths(['.hookwise/'], { cwd: dir }).findings).toEqual([]);
-    expect(scanStaged([], { cwd: dir }).findings.map((f) => f.file).sort()).toEqual(['.hookwise/decisions.jsonl', 'src/a.ts']);
+    expect(
+      scanStaged([], { cwd: dir })
+        .findings.map((f) => f.file)
+        .sort(),
+    ).toEqual(['.hookwise/decisions.jsonl', 'src/a.ts']);
   });
 
   it('works from a subdirectory and reports paths from the repository root', () => {
@@ -169,7 +215,9 @@ describe('installPreCommitHook', () => {
   function fakeHookwise(dir: string, exit: number): string {
     const bin = join(dir, 'fakebin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'hookwise'), `#!/bin/sh\necho "$@" >> "${join(dir, 'calls.log')}"\nexit ${exit}\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'hookwise'), `#!/bin/sh\necho "$@" >> "${join(dir, 'calls.log')}"\nexit ${exit}\n`, {
+      mode: 0o755,
+    });
     return bin;
   }
 
@@ -190,19 +238,29 @@ describe('installPreCommitHook', () => {
   it('chains an existing hook: it runs first and its failure still blocks the commit', () => {
     const dir = tempDir();
     git(dir, 'init', '-q');
-    writeFileSync(join(dir, '.git/hooks/pre-commit'), `#!/bin/sh\necho lint >> "${join(dir, 'calls.log')}"\nexit 0\n`, { mode: 0o755 });
+    writeFileSync(join(dir, '.git/hooks/pre-commit'), `#!/bin/sh\necho lint >> "${join(dir, 'calls.log')}"\nexit 0\n`, {
+      mode: 0o755,
+    });
     expect(installPreCommitHook(dir)).toMatch(/previous hook now runs first/);
     expect(installPreCommitHook(dir)).toMatch(/already installed/); // idempotent: not chained twice
     const bin = fakeHookwise(dir, 1);
     write(dir, '.hookwise/x.jsonl', '{}\n');
     git(dir, 'add', '.');
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
-    const commit = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], { cwd: dir, env, encoding: 'utf8' });
+    const commit = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     expect(commit.status).not.toBe(0); // the (fake) scan failed: the commit is blocked
     expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toBe('lint\nscan --staged .hookwise/\n');
     chmodSync(join(dir, '.git/hooks', CHAINED_HOOK), 0o755);
     writeFileSync(join(dir, '.git/hooks', CHAINED_HOOK), '#!/bin/sh\nexit 3\n');
-    const again = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], { cwd: dir, env, encoding: 'utf8' });
+    const again = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     expect(again.status).not.toBe(0);
     expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toBe('lint\nscan --staged .hookwise/\n'); // scan did not run after the chained hook failed
   });
@@ -219,7 +277,11 @@ describe('installPreCommitHook', () => {
       const found = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
       symlinkSync(found, join(bin, tool));
     }
-    const commit = spawnSync(join(bin, 'git'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], { cwd: dir, env: { ...process.env, PATH: bin }, encoding: 'utf8' });
+    const commit = spawnSync(join(bin, 'git'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'x'], {
+      cwd: dir,
+      env: { ...process.env, PATH: bin },
+      encoding: 'utf8',
+    });
     expect(commit.status).not.toBe(0);
     expect(commit.stderr).toMatch(/hookwise not found/);
   });

@@ -29,7 +29,8 @@ describe('bench --swarm', () => {
     for (const kind of PAYLOAD_KINDS) expect(report.payloads.byKind[kind], kind).toBeGreaterThan(0);
     // The mix is worth comparing: allows, asks and denies from several tiers, and failures.
     const verdicts = Object.keys(report.payloads.verdicts).join('\n');
-    for (const v of ['allow (exact-cache)', 'ask (default)', 'deny (path-policy)', 'deny (rules)', 'exit 2']) expect(verdicts, v).toContain(v);
+    for (const v of ['allow (exact-cache)', 'ask (default)', 'deny (path-policy)', 'deny (rules)', 'exit 2'])
+      expect(verdicts, v).toContain(v);
     expect(alive(report.daemon.pid), 'the daemon outlived the run').toBe(false);
     const text = renderSwarm(report);
     expect(text).toMatch(/^decisions\/s +\d+/m);
@@ -51,8 +52,18 @@ describe('bench --swarm', () => {
   }, 30_000);
 
   it('the CLI entry checks --clients and --seconds before starting anything', async () => {
-    for (const o of [{ clients: '0' }, { clients: 'x' }, { clients: '2.5' }, { seconds: '0' }, { seconds: '-1' }, { seconds: 'soon' }]) {
-      await expect(swarm(o, () => undefined), JSON.stringify(o)).rejects.toThrow(HookwiseError);
+    for (const o of [
+      { clients: '0' },
+      { clients: 'x' },
+      { clients: '2.5' },
+      { seconds: '0' },
+      { seconds: '-1' },
+      { seconds: 'soon' },
+    ]) {
+      await expect(
+        swarm(o, () => undefined),
+        JSON.stringify(o),
+      ).rejects.toThrow(HookwiseError);
     }
   });
 });

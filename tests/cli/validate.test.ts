@@ -7,7 +7,8 @@ import { makeProject, type TestProject } from '../support/project.js';
 
 function lint(p: TestProject): { errors: string[]; warnings: string[] } {
   const report = validateProject(p.root, p.env);
-  const of = (severity: 'error' | 'warning') => report.diagnostics.filter((d) => d.severity === severity).map(formatDiagnostic);
+  const of = (severity: 'error' | 'warning') =>
+    report.diagnostics.filter((d) => d.severity === severity).map(formatDiagnostic);
   return { errors: of('error'), warnings: of('warning') };
 }
 
@@ -23,12 +24,21 @@ describe('hookwise validate', () => {
 
   it('loading errors (invalid RE2, unknown fields) are errors with file:line, exit 1', () => {
     const p = makeProject();
-    p.write('.hookwise/policy.yml', 'bash_rules:\n  - command: "git("\n    verdict: ask\n    reason: r\n  - comand: x\n    verdict: ask\n    reason: r\n');
+    p.write(
+      '.hookwise/policy.yml',
+      'bash_rules:\n  - command: "git("\n    verdict: ask\n    reason: r\n  - comand: x\n    verdict: ask\n    reason: r\n',
+    );
     const result = validate(p.root, p.env, false);
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toMatch(/^\.hookwise\/policy\.yml:2: error: bash_rules\[0\]\.command: invalid RE2 pattern "git\(": missing \)/m);
-    expect(result.stdout).toMatch(/^\.hookwise\/policy\.yml:5: error: bash_rules\[1\]\.comand: unknown field \(did you mean "command"\?\)/m);
-    expect(result.stdout).toMatch(/^\.hookwise\/policy\.yml:5: error: bash_rules\[1\]\.command: missing: every rule needs a command pattern/m);
+    expect(result.stdout).toMatch(
+      /^\.hookwise\/policy\.yml:2: error: bash_rules\[0\]\.command: invalid RE2 pattern "git\(": missing \)/m,
+    );
+    expect(result.stdout).toMatch(
+      /^\.hookwise\/policy\.yml:5: error: bash_rules\[1\]\.comand: unknown field \(did you mean "command"\?\)/m,
+    );
+    expect(result.stdout).toMatch(
+      /^\.hookwise\/policy\.yml:5: error: bash_rules\[1\]\.command: missing: every rule needs a command pattern/m,
+    );
     expect(result.stdout).toMatch(/3 errors, 0 warnings — while there are errors, every gated tool call is denied$/);
   });
 
@@ -85,7 +95,10 @@ describe('hookwise validate', () => {
   it('rules in different scopes do not shadow each other (each list has its own first match)', () => {
     const p = makeProject();
     p.write(userFile(p), 'bash_rules:\n  - command: git\n    verdict: ask\n    reason: u\n');
-    p.write('.hookwise/policy.yml', 'bash_rules:\n  - command: git\n    args: push\n    verdict: deny\n    reason: p\n');
+    p.write(
+      '.hookwise/policy.yml',
+      'bash_rules:\n  - command: git\n    args: push\n    verdict: deny\n    reason: p\n',
+    );
     expect(lint(p).warnings).toEqual([]);
   });
 
@@ -125,7 +138,10 @@ describe('hookwise validate', () => {
     chmodSync(join(p.configDir, 'checks/tf.sh'), 0o755);
     p.write(join(p.home, 'bin/x.sh'), '#!/bin/sh\necho ask\n');
     chmodSync(join(p.home, 'bin/x.sh'), 0o755);
-    p.write(userFile(p), 'bash_rules:\n  - command: terraform\n    precondition_script: checks/tf.sh\n    reason: r\n  - command: x\n    precondition_script: ~/bin/x.sh\n    reason: r\n');
+    p.write(
+      userFile(p),
+      'bash_rules:\n  - command: terraform\n    precondition_script: checks/tf.sh\n    reason: r\n  - command: x\n    precondition_script: ~/bin/x.sh\n    reason: r\n',
+    );
     expect(lint(p)).toEqual({ errors: [], warnings: [] });
   });
 
@@ -149,7 +165,11 @@ describe('hookwise validate', () => {
     p.write('.hookwise/policy.yml', 'pack_rules:\n  pack:git:reset-hrad: off\n');
     const result = validate(p.root, p.env, true);
     expect(result.exitCode).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; errors: number; diagnostics: { file: string; line: number; field: string; problem: string; suggestion?: string }[] };
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      errors: number;
+      diagnostics: { file: string; line: number; field: string; problem: string; suggestion?: string }[];
+    };
     expect(report.ok).toBe(false);
     expect(report.errors).toBe(1);
     expect(report.diagnostics[0]).toEqual({

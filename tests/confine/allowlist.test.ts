@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { allowedBy, allowlistKey, canonicalIp, covers, hostListed, namesSpecialAddress, normalizeRequestHost, parseAllowEntry, parseAllowlist, specialAddress } from '../../src/confine/allowlist.js';
+import {
+  allowedBy,
+  allowlistKey,
+  canonicalIp,
+  covers,
+  hostListed,
+  namesSpecialAddress,
+  normalizeRequestHost,
+  parseAllowEntry,
+  parseAllowlist,
+  specialAddress,
+} from '../../src/confine/allowlist.js';
 
 const entry = (text: string) => {
   const parsed = parseAllowEntry(text);
@@ -9,7 +20,12 @@ const entry = (text: string) => {
 
 describe('allowlist entries', () => {
   it('parses names, wildcards, ports and IP literals', () => {
-    expect(entry('Registry.NPMJS.org.')).toEqual({ text: 'Registry.NPMJS.org.', host: 'registry.npmjs.org', kind: 'name', ports: [80, 443] });
+    expect(entry('Registry.NPMJS.org.')).toEqual({
+      text: 'Registry.NPMJS.org.',
+      host: 'registry.npmjs.org',
+      kind: 'name',
+      ports: [80, 443],
+    });
     expect(entry('*.github.com')).toMatchObject({ host: 'github.com', kind: 'wildcard', ports: [80, 443] });
     expect(entry('example.com:8443')).toMatchObject({ host: 'example.com', ports: [8443] });
     expect(entry('10.0.0.7')).toMatchObject({ host: '10.0.0.7', kind: 'ip', ports: [80, 443] });

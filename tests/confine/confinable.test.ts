@@ -17,7 +17,10 @@ function project(confine: boolean | 'project'): TestProject {
   p.register('s1', 'coder');
   if (confine === 'project') p.write('.hookwise/policy.yml', 'confine:\n  enabled: true\n');
   else if (confine) p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
-  p.write('scripts/gen.sh', '#!/bin/sh\nmkdir -p out && echo generated > out/gen.txt\necho planted > .git/hooks/pre-commit 2>/dev/null || echo "hooks: refused"\ncat "$HOME/.ssh/id_rsa" 2>/dev/null || echo "ssh: hidden"\n');
+  p.write(
+    'scripts/gen.sh',
+    '#!/bin/sh\nmkdir -p out && echo generated > out/gen.txt\necho planted > .git/hooks/pre-commit 2>/dev/null || echo "hooks: refused"\ncat "$HOME/.ssh/id_rsa" 2>/dev/null || echo "ssh: hidden"\n',
+  );
   chmodSync(join(p.root, 'scripts/gen.sh'), 0o755);
   mkdirSync(join(p.root, '.git/hooks'), { recursive: true });
   p.write(join(p.home, '.ssh/id_rsa'), 'PRIVATE KEY CANARY\n');
@@ -26,7 +29,14 @@ function project(confine: boolean | 'project'): TestProject {
 
 async function bash(p: TestProject, command: string) {
   const r = await p.check(p.pre('Bash', { command, description: 'a script' }));
-  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown>; additionalContext?: string } };
+  const out = JSON.parse(r.stdout) as {
+    hookSpecificOutput: {
+      permissionDecision: string;
+      permissionDecisionReason: string;
+      updatedInput?: Record<string, unknown>;
+      additionalContext?: string;
+    };
+  };
   return { ...out.hookSpecificOutput, decision: r.decision! };
 }
 
@@ -93,12 +103,20 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
     const p = project(true);
     p.write('tests/keep.test.ts', 'original\n');
     p.write('docs/guide.md', 'original\n');
-    p.write('scripts/sweep.sh', '#!/bin/sh\nmkdir -p src && echo ok > src/gen.ts\necho changed > tests/keep.test.ts 2>/dev/null || echo "tests: refused"\necho changed > docs/guide.md 2>/dev/null || echo "docs: refused"\n');
+    p.write(
+      'scripts/sweep.sh',
+      '#!/bin/sh\nmkdir -p src && echo ok > src/gen.ts\necho changed > tests/keep.test.ts 2>/dev/null || echo "tests: refused"\necho changed > docs/guide.md 2>/dev/null || echo "docs: refused"\n',
+    );
     chmodSync(join(p.root, 'scripts/sweep.sh'), 0o755);
     const d = await bash(p, './scripts/sweep.sh');
     expect(d.permissionDecision).toBe('allow');
     expect(d.permissionDecisionReason).toContain('not in docs/, tests/ (role coder may not write them)');
-    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+      cwd: p.root,
+      env: { ...p.env, PATH: process.env.PATH },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('tests: refused');
     expect(run.stdout).toContain('docs: refused');
@@ -110,7 +128,12 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
   it('the rewritten command runs: its writes land in the project, the walls hold', async () => {
     const p = project(true);
     const d = await bash(p, './scripts/gen.sh');
-    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+      cwd: p.root,
+      env: { ...p.env, PATH: process.env.PATH },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.status).toBe(0);
     expect(readFileSync(join(p.root, 'out/gen.txt'), 'utf8')).toBe('generated\n');
     expect(existsSync(join(p.root, '.git/hooks/pre-commit'))).toBe(false);
@@ -123,27 +146,52 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
     const p = project(true);
     await bash(p, './scripts/gen.sh');
     const lines = readFileSync(join(p.runtimeDir, 'audit.jsonl'), 'utf8').trim().split('\n');
-    expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ verdict: 'allow', tier: 'confine', rule: 'confine:unknown-effect' });
+    expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({
+      verdict: 'allow',
+      tier: 'confine',
+      rule: 'confine:unknown-effect',
+    });
   });
 
   it('Gemini CLI gets the wrapped command as tool_input', async () => {
     const p = project(true);
-    const payload = { session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: './scripts/gen.sh' } };
+    const payload = {
+      session_id: 's1',
+      cwd: p.root,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command: './scripts/gen.sh' },
+    };
     const r = await p.check(payload, 'gemini');
-    const out = JSON.parse(r.stdout) as { decision: string; hookSpecificOutput?: { tool_input?: { command?: string } } };
+    const out = JSON.parse(r.stdout) as {
+      decision: string;
+      hookSpecificOutput?: { tool_input?: { command?: string } };
+    };
     expect(out.decision).toBe('allow');
     expect(out.hookSpecificOutput?.tool_input?.command).toContain('bwrap');
   });
 
   it("with Claude Code's own sandbox on, the command is neither wrapped twice nor allowed on its walls: it stays an ask", async () => {
     const p = project(true);
-    p.write('.claude/settings.local.json', JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }));
+    p.write(
+      '.claude/settings.local.json',
+      JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }),
+    );
     const d = await bash(p, './scripts/gen.sh');
     expect(d.permissionDecision).toBe('ask');
     expect(d.updatedInput).toBeUndefined();
     expect(d.permissionDecisionReason).toContain('Claude Code’s own sandbox is on');
     // Gemini CLI has no such sandbox setting: its call is still confined.
-    const gemini = await p.check({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: './scripts/gen.sh' } }, 'gemini');
+    const gemini = await p.check(
+      {
+        session_id: 's1',
+        cwd: p.root,
+        hook_event_name: 'BeforeTool',
+        tool_name: 'run_shell_command',
+        tool_input: { command: './scripts/gen.sh' },
+      },
+      'gemini',
+    );
     expect((JSON.parse(gemini.stdout) as { decision: string }).decision).toBe('allow');
   });
 });
@@ -152,7 +200,17 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
 function gitProject(): TestProject {
   const p = project(true);
   const git = (...args: string[]) => {
-    const r = spawnSync('git', args, { cwd: p.root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const r = spawnSync('git', args, {
+      cwd: p.root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+    });
     if (r.status !== 0) throw new Error(r.stderr);
   };
   git('init', '-q');
@@ -195,37 +253,60 @@ describe('commands that delete or overwrite files (issue 19, item 6: undo)', () 
     expect(d.permissionDecisionReason).toContain(why);
   });
 
-  it.runIf(canConfine)('in a git work tree runs confined, says hookwise undo restores the files, and hookwise undo does', async () => {
-    const p = gitProject();
-    const d = await bash(p, 'rm -rf src notes.md && echo done > out.txt');
-    expect(d.permissionDecision).toBe('allow');
-    expect(d.decision.tier).toBe('confine');
-    expect(d.additionalContext).toContain('`hookwise undo` restores them');
-    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
-    expect(run.status).toBe(0);
-    expect(existsSync(join(p.root, 'src/app.ts'))).toBe(false);
-    const { undoCommand } = await import('../../src/cli/undo.js');
-    const undone = undoCommand({ json: true }, p.root, { ...p.env, PATH: process.env.PATH });
-    expect(undone.exitCode).toBe(0);
-    const report = JSON.parse(undone.stdout) as { restored: { path: string }[]; created: string[]; command: string };
-    expect(report.restored.map((r) => r.path)).toEqual(['notes.md', 'src/app.ts', 'src/lib.ts']);
-    expect(report.created).toEqual(['out.txt']);
-    expect(report.command).toBe('rm -rf src notes.md && echo done > out.txt');
-    expect(readFileSync(join(p.root, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
-  });
+  it.runIf(canConfine)(
+    'in a git work tree runs confined, says hookwise undo restores the files, and hookwise undo does',
+    async () => {
+      const p = gitProject();
+      const d = await bash(p, 'rm -rf src notes.md && echo done > out.txt');
+      expect(d.permissionDecision).toBe('allow');
+      expect(d.decision.tier).toBe('confine');
+      expect(d.additionalContext).toContain('`hookwise undo` restores them');
+      const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+        cwd: p.root,
+        env: { ...p.env, PATH: process.env.PATH },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).toBe(0);
+      expect(existsSync(join(p.root, 'src/app.ts'))).toBe(false);
+      const { undoCommand } = await import('../../src/cli/undo.js');
+      const undone = undoCommand({ json: true }, p.root, { ...p.env, PATH: process.env.PATH });
+      expect(undone.exitCode).toBe(0);
+      const report = JSON.parse(undone.stdout) as { restored: { path: string }[]; created: string[]; command: string };
+      expect(report.restored.map((r) => r.path)).toEqual(['notes.md', 'src/app.ts', 'src/lib.ts']);
+      expect(report.created).toEqual(['out.txt']);
+      expect(report.command).toBe('rm -rf src notes.md && echo done > out.txt');
+      expect(readFileSync(join(p.root, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
+    },
+  );
 
-  it.runIf(canConfine)('the snapshot records the command sanitized: a secret in it never reaches the repository', async () => {
-    const p = gitProject();
-    const token = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
-    const d = await bash(p, `GITHUB_TOKEN=${token} ./scripts/gen.sh`);
-    expect(d.permissionDecision).toBe('allow');
-    expect(spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeout: 20_000 }).status).toBe(0);
-    const message = spawnSync('git', ['log', '-1', '--format=%B', 'refs/hookwise/undo/main'], { cwd: p.root, encoding: 'utf8' }).stdout;
-    expect(message).toContain('./scripts/gen.sh');
-    expect(message).not.toContain(token);
-    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: p.root, encoding: 'utf8' }).stdout;
-    expect(objects).not.toContain(token);
-  });
+  it.runIf(canConfine)(
+    'the snapshot records the command sanitized: a secret in it never reaches the repository',
+    async () => {
+      const p = gitProject();
+      const token = `ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`;
+      const d = await bash(p, `GITHUB_TOKEN=${token} ./scripts/gen.sh`);
+      expect(d.permissionDecision).toBe('allow');
+      expect(
+        spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+          cwd: p.root,
+          env: { ...p.env, PATH: process.env.PATH },
+          timeout: 20_000,
+        }).status,
+      ).toBe(0);
+      const message = spawnSync('git', ['log', '-1', '--format=%B', 'refs/hookwise/undo/main'], {
+        cwd: p.root,
+        encoding: 'utf8',
+      }).stdout;
+      expect(message).toContain('./scripts/gen.sh');
+      expect(message).not.toContain(token);
+      const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+        cwd: p.root,
+        encoding: 'utf8',
+      }).stdout;
+      expect(objects).not.toContain(token);
+    },
+  );
 });
 
 describe('the confinement cache', () => {

@@ -1,10 +1,23 @@
 /** The envelope: pure data from the project, temp, home and runtime directories and the settings. */
 import { describe, expect, it } from 'vitest';
-import { buildEnvelope, DEFAULT_CONFINE_SETTINGS, type ConfineSettings, type DenyRule, type Envelope } from '../../src/confine/envelope.js';
+import {
+  buildEnvelope,
+  DEFAULT_CONFINE_SETTINGS,
+  type ConfineSettings,
+  type DenyRule,
+  type Envelope,
+} from '../../src/confine/envelope.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 
-const input = { projectRoot: '/p/app', tempDir: '/tmp', home: '/h/me', runtimeDir: '/run/user/1/hookwise', userConfigDir: '/h/me/.config/hookwise' };
-const envelope = (settings: Partial<ConfineSettings> = {}): Envelope => buildEnvelope({ ...input, settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } });
+const input = {
+  projectRoot: '/p/app',
+  tempDir: '/tmp',
+  home: '/h/me',
+  runtimeDir: '/run/user/1/hookwise',
+  userConfigDir: '/h/me/.config/hookwise',
+};
+const envelope = (settings: Partial<ConfineSettings> = {}): Envelope =>
+  buildEnvelope({ ...input, settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } });
 const paths = (rules: readonly DenyRule[]) => rules.flatMap((r) => (r.kind === 'path' ? [r.path] : []));
 const names = (rules: readonly DenyRule[]) => rules.flatMap((r) => (r.kind === 'names' ? [r] : []));
 
@@ -20,7 +33,18 @@ describe('buildEnvelope', () => {
 
   it("keeps issue 11's protected files read-only: git hooks and config, hookwise, agent settings, MCP configs", () => {
     const e = envelope();
-    expect(paths(e.denyWrite)).toEqual(expect.arrayContaining(['/p/app/.git/hooks', '/p/app/.git/config', '/p/app/.hookwise', '/p/app/.claude', '/p/app/.mcp.json', '/p/app/.vscode/tasks.json', '/p/app/.envrc', '/h/me/.bashrc']));
+    expect(paths(e.denyWrite)).toEqual(
+      expect.arrayContaining([
+        '/p/app/.git/hooks',
+        '/p/app/.git/config',
+        '/p/app/.hookwise',
+        '/p/app/.claude',
+        '/p/app/.mcp.json',
+        '/p/app/.vscode/tasks.json',
+        '/p/app/.envrc',
+        '/h/me/.bashrc',
+      ]),
+    );
     // Any depth: nested MCP configs and .env files are found by the scan when wrapping.
     expect(names(e.denyWrite).map((r) => r.match)).toEqual(expect.arrayContaining(['.mcp.json', '.env*', '.envrc']));
   });
@@ -28,7 +52,17 @@ describe('buildEnvelope', () => {
   it('hides secrets: ~/.ssh, ~/.aws, gcloud, .netrc, docker credentials, keychains, the runtime dir, the daemon token', () => {
     const e = envelope();
     expect(paths(e.denyRead)).toEqual(
-      expect.arrayContaining(['/h/me/.ssh', '/h/me/.aws', '/h/me/.config/gcloud', '/h/me/.netrc', '/h/me/.docker/config.json', '/h/me/.local/share/keyrings', '/h/me/Library/Keychains', '/run/user/1/hookwise', '/h/me/.config/hookwise/daemon']),
+      expect.arrayContaining([
+        '/h/me/.ssh',
+        '/h/me/.aws',
+        '/h/me/.config/gcloud',
+        '/h/me/.netrc',
+        '/h/me/.docker/config.json',
+        '/h/me/.local/share/keyrings',
+        '/h/me/Library/Keychains',
+        '/run/user/1/hookwise',
+        '/h/me/.config/hookwise/daemon',
+      ]),
     );
   });
 
@@ -40,10 +74,16 @@ describe('buildEnvelope', () => {
     expect(['.env.example', '.env.sample', 'x.env'].some((n) => re.test(n))).toBe(false);
   });
 
-  it.each([...DEFAULT_SENSITIVE_WRITE.map((p) => ['write', p]), ...DEFAULT_SENSITIVE_READ.map((p) => ['read', p])] as const)(
+  it.each([
+    ...DEFAULT_SENSITIVE_WRITE.map((p) => ['write', p]),
+    ...DEFAULT_SENSITIVE_READ.map((p) => ['read', p]),
+  ] as const)(
     'takes the sensitive %s pattern %s from policy/defaults.ts: a rule, or a note saying why not',
     (list, pattern) => {
-      const e = buildEnvelope({ ...input, sensitive: { write: list === 'write' ? [pattern] : [], read: list === 'read' ? [pattern] : [] } });
+      const e = buildEnvelope({
+        ...input,
+        sensitive: { write: list === 'write' ? [pattern] : [], read: list === 'read' ? [pattern] : [] },
+      });
       const rules = (list === 'write' ? e.denyWrite : e.denyRead).filter((r) => r.source.pattern === pattern);
       const notes = e.notes.filter((n) => n.pattern === pattern);
       expect(rules.length + notes.length).toBeGreaterThan(0);
@@ -78,7 +118,10 @@ describe('buildEnvelope', () => {
   });
 
   it('allowed domains need the filtering proxy (a hook point: wrapping refuses it)', () => {
-    expect(envelope({ network: { allow: ['registry.npmjs.org'] } }).network).toEqual({ kind: 'proxy', domains: ['registry.npmjs.org'] });
+    expect(envelope({ network: { allow: ['registry.npmjs.org'] } }).network).toEqual({
+      kind: 'proxy',
+      domains: ['registry.npmjs.org'],
+    });
   });
 
   it('wants absolute paths', () => {

@@ -54,7 +54,13 @@ async function decide(p: TestProject, command: string, daemon = true) {
   if (daemon) hosts.push((netProxy = new NetProxyHost(p.runtimeDir)));
   const engine = new Engine(locations(p.env), netProxy === undefined ? {} : { netProxy });
   const r = await engine.handle(JSON.stringify(p.pre('Bash', { command })));
-  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: { command?: string } } };
+  const out = JSON.parse(r.stdout) as {
+    hookSpecificOutput: {
+      permissionDecision: string;
+      permissionDecisionReason: string;
+      updatedInput?: { command?: string };
+    };
+  };
   return out.hookSpecificOutput;
 }
 
@@ -65,10 +71,19 @@ const segment = (command: string) => {
 
 describe('what a segment reaches', () => {
   it('HTTP clients and git remotes: their literal URLs', () => {
-    expect(segmentNetwork(segment('curl -sS https://registry.npmjs.org/x'), true)).toEqual({ kind: 'http', known: [{ host: 'registry.npmjs.org', port: 443 }] });
-    expect(segmentNetwork(segment('wget http://Example.com:8080/a'), true)).toEqual({ kind: 'http', known: [{ host: 'example.com', port: 8080 }] });
+    expect(segmentNetwork(segment('curl -sS https://registry.npmjs.org/x'), true)).toEqual({
+      kind: 'http',
+      known: [{ host: 'registry.npmjs.org', port: 443 }],
+    });
+    expect(segmentNetwork(segment('wget http://Example.com:8080/a'), true)).toEqual({
+      kind: 'http',
+      known: [{ host: 'example.com', port: 8080 }],
+    });
     expect(segmentNetwork(segment('curl "$URL"'), true)).toEqual({ kind: 'http', known: [] });
-    expect(segmentNetwork(segment('git clone https://github.com/a/b'), false)).toEqual({ kind: 'http', known: [{ host: 'github.com', port: 443 }] });
+    expect(segmentNetwork(segment('git clone https://github.com/a/b'), false)).toEqual({
+      kind: 'http',
+      known: [{ host: 'github.com', port: 443 }],
+    });
     expect(segmentNetwork(segment('git status'), false)).toEqual({ kind: 'none' });
     expect(segmentNetwork(segment('git fetch'), false)).toEqual({ kind: 'none' });
   });
@@ -84,8 +99,14 @@ describe('what a segment reaches', () => {
   it('refuses a known destination the list does not name', () => {
     const allow = parseAllowlist(['*.github.com', 'registry.npmjs.org']).entries;
     expect(refusedDestination(segmentNetwork(segment('curl https://api.github.com/x'), true), allow)).toBeUndefined();
-    expect(refusedDestination(segmentNetwork(segment('curl https://evil.example/x'), true), allow)).toEqual({ host: 'evil.example', port: 443 });
-    expect(refusedDestination(segmentNetwork(segment('curl http://registry.npmjs.org:8080/'), true), allow)).toEqual({ host: 'registry.npmjs.org', port: 8080 });
+    expect(refusedDestination(segmentNetwork(segment('curl https://evil.example/x'), true), allow)).toEqual({
+      host: 'evil.example',
+      port: 443,
+    });
+    expect(refusedDestination(segmentNetwork(segment('curl http://registry.npmjs.org:8080/'), true), allow)).toEqual({
+      host: 'registry.npmjs.org',
+      port: 8080,
+    });
   });
 });
 
@@ -99,7 +120,9 @@ describe('the engine with a network allowlist', () => {
   it('a destination not on the list stays an ask, naming it', async () => {
     const d = await decide(project(['registry.npmjs.org']), 'curl -sS https://evil.example/x');
     expect(d.permissionDecision).not.toBe('allow');
-    expect(d.permissionDecisionReason).toContain('reaches evil.example port 443, which is not on the network allowlist');
+    expect(d.permissionDecisionReason).toContain(
+      'reaches evil.example port 443, which is not on the network allowlist',
+    );
   });
 
   it('ssh and raw TCP stay asks: only HTTP(S) goes through the proxy', async () => {
@@ -115,33 +138,47 @@ describe('the engine with a network allowlist', () => {
     expect(d.permissionDecisionReason).toMatch(/filtering proxy is not available: .*hookwise daemon start/);
   });
 
-  it.runIf(canConfine)('outside a daemon a command that does not need the network still runs confined, with none', async () => {
-    const d = await decide(project([`localhost:${port}`]), './scripts/gen.sh', false);
-    expect(d.permissionDecision).toBe('allow');
-    expect(d.permissionDecisionReason).toContain('cannot reach the network');
-    expect(d.updatedInput?.command).not.toContain('socat');
-  });
+  it.runIf(canConfine)(
+    'outside a daemon a command that does not need the network still runs confined, with none',
+    async () => {
+      const d = await decide(project([`localhost:${port}`]), './scripts/gen.sh', false);
+      expect(d.permissionDecision).toBe('allow');
+      expect(d.permissionDecisionReason).toContain('cannot reach the network');
+      expect(d.updatedInput?.command).not.toContain('socat');
+    },
+  );
 
-  it.runIf(canConfine && socat !== undefined)('an allowlisted destination runs confined through the proxy, for real', { timeout: 30_000 }, async () => {
-    const p = project([`localhost:${port}`]);
-    const d = await decide(p, `curl -sS -d hello http://localhost:${port}/through-the-walls`);
-    expect(d.permissionDecision).toBe('allow');
-    expect(d.permissionDecisionReason).toContain('runs confined');
-    expect(d.permissionDecisionReason).toContain(`can reach only localhost:${port} over HTTP(S) through hookwise's proxy`);
-    const wrapped = String(d.updatedInput?.command);
-    expect(wrapped).toContain('socat');
-    // Asynchronously: the proxy answers from this very process.
-    const ok = await runShell(wrapped, { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeoutMs: 20_000 });
-    expect(ok.stdout).toBe(`served /through-the-walls to localhost:${port}\n`);
-    // A script whose destination the words do not show runs with the same walls: the proxy refuses it.
-    // The run's mount-point files (.hookwise, .claude, … absent here) are removed in the background after it.
-    for (let i = 0; i < 200 && existsSync(join(p.root, '.hookwise')); i++) await new Promise((r) => setTimeout(r, 10));
-    const second = await decide(p, './scripts/fetch.sh http://example.com/');
-    const other = String(second.updatedInput?.command);
-    expect(other).toContain('socat');
-    const refused = await runShell(other, { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeoutMs: 20_000 });
-    expect(refused.stdout).toContain('hookwise proxy: refused: example.com is not on the network allowlist');
-  });
+  it.runIf(canConfine && socat !== undefined)(
+    'an allowlisted destination runs confined through the proxy, for real',
+    { timeout: 30_000 },
+    async () => {
+      const p = project([`localhost:${port}`]);
+      const d = await decide(p, `curl -sS -d hello http://localhost:${port}/through-the-walls`);
+      expect(d.permissionDecision).toBe('allow');
+      expect(d.permissionDecisionReason).toContain('runs confined');
+      expect(d.permissionDecisionReason).toContain(
+        `can reach only localhost:${port} over HTTP(S) through hookwise's proxy`,
+      );
+      const wrapped = String(d.updatedInput?.command);
+      expect(wrapped).toContain('socat');
+      // Asynchronously: the proxy answers from this very process.
+      const ok = await runShell(wrapped, { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeoutMs: 20_000 });
+      expect(ok.stdout).toBe(`served /through-the-walls to localhost:${port}\n`);
+      // A script whose destination the words do not show runs with the same walls: the proxy refuses it.
+      // The run's mount-point files (.hookwise, .claude, … absent here) are removed in the background after it.
+      for (let i = 0; i < 200 && existsSync(join(p.root, '.hookwise')); i++)
+        await new Promise((r) => setTimeout(r, 10));
+      const second = await decide(p, './scripts/fetch.sh http://example.com/');
+      const other = String(second.updatedInput?.command);
+      expect(other).toContain('socat');
+      const refused = await runShell(other, {
+        cwd: p.root,
+        env: { ...p.env, PATH: process.env.PATH },
+        timeoutMs: 20_000,
+      });
+      expect(refused.stdout).toContain('hookwise proxy: refused: example.com is not on the network allowlist');
+    },
+  );
 });
 
 describe('a refusal of the proxy is a wall hit (the next identical call is asked)', () => {

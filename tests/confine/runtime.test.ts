@@ -19,13 +19,25 @@ function runtimeDir(): string {
 
 const available = (dir: string): ProbeReport => ({
   available: true,
-  runtime: { bwrap: '/usr/bin/bwrap', shell: '/bin/bash', lockFile: join(dir, 'confine.lock'), arch: 'x64', userns: true },
+  runtime: {
+    bwrap: '/usr/bin/bwrap',
+    shell: '/bin/bash',
+    lockFile: join(dir, 'confine.lock'),
+    arch: 'x64',
+    userns: true,
+  },
   bwrapVersion: 'test',
   confirmed: [],
   warnings: [],
   ms: 1,
 });
-const missing = (): ProbeReport => ({ available: false, failure: 'bwrap-missing', reason: 'bubblewrap (bwrap) is not installed', fix: 'install bubblewrap', ms: 1 });
+const missing = (): ProbeReport => ({
+  available: false,
+  failure: 'bwrap-missing',
+  reason: 'bubblewrap (bwrap) is not installed',
+  fix: 'install bubblewrap',
+  ms: 1,
+});
 
 describe('confineRuntime', () => {
   it('probes once, then answers from memory and, in a new process, from the private cache file', () => {
@@ -47,20 +59,30 @@ describe('confineRuntime', () => {
     expect(verdict).toEqual({ available: false, reason: 'bubblewrap (bwrap) is not installed (install bubblewrap)' });
   });
 
-  it('probes again when the cache is corrupt, stamped for another machine state, or not the user\'s private file', () => {
+  it("probes again when the cache is corrupt, stamped for another machine state, or not the user's private file", () => {
     const dir = runtimeDir();
     let probes = 0;
     const probe = (d: string): ProbeReport => (probes++, available(d));
     confineRuntime(dir, probe);
     const file = join(dir, 'cache', 'confine.json');
-    for (const bad of ['{ not json', JSON.stringify({ stamp: 'another kernel', verdict: { available: false, reason: 'x' } }), JSON.stringify({ stamp: JSON.parse(readFileSync(file, 'utf8')).stamp, verdict: { available: true, runtime: { bwrap: 1 } } })]) {
+    for (const bad of [
+      '{ not json',
+      JSON.stringify({ stamp: 'another kernel', verdict: { available: false, reason: 'x' } }),
+      JSON.stringify({
+        stamp: JSON.parse(readFileSync(file, 'utf8')).stamp,
+        verdict: { available: true, runtime: { bwrap: 1 } },
+      }),
+    ]) {
       resetConfineRuntime();
       writeFileSync(file, bad, { mode: 0o600 });
       expect(confineRuntime(dir, probe).available).toBe(true);
     }
     // A valid cache that others may write is not trusted either.
     resetConfineRuntime();
-    const good = JSON.stringify({ stamp: JSON.parse(readFileSync(file, 'utf8')).stamp as string, verdict: { available: false, reason: 'planted' } });
+    const good = JSON.stringify({
+      stamp: JSON.parse(readFileSync(file, 'utf8')).stamp as string,
+      verdict: { available: false, reason: 'planted' },
+    });
     writeFileSync(file, good);
     chmodSync(file, 0o666);
     expect(confineRuntime(dir, probe).available).toBe(true);

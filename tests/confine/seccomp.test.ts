@@ -8,8 +8,30 @@ const EPERM = 0x00050001;
 const ENOSYS = 0x00050026;
 const ARCH = { x64: 0xc000003e, arm64: 0xc00000b7, i386: 0x40000003 };
 const NR = {
-  x64: { read: 0, socket: 41, socketpair: 53, ioctl: 16, io_uring_setup: 425, keyctl: 250, connect: 42, clone: 56, unshare: 272, clone3: 435 },
-  arm64: { read: 63, socket: 198, socketpair: 199, ioctl: 29, io_uring_setup: 425, keyctl: 219, connect: 203, clone: 220, unshare: 97, clone3: 435 },
+  x64: {
+    read: 0,
+    socket: 41,
+    socketpair: 53,
+    ioctl: 16,
+    io_uring_setup: 425,
+    keyctl: 250,
+    connect: 42,
+    clone: 56,
+    unshare: 272,
+    clone3: 435,
+  },
+  arm64: {
+    read: 63,
+    socket: 198,
+    socketpair: 199,
+    ioctl: 29,
+    io_uring_setup: 425,
+    keyctl: 219,
+    connect: 203,
+    clone: 220,
+    unshare: 97,
+    clone3: 435,
+  },
 };
 
 /** Runs the filter on one system call (arguments as 32-bit low words). */
@@ -19,7 +41,7 @@ function verdict(filter: Buffer, arch: number, nr: number, args: number[] = []):
   data.writeUInt32LE(arch >>> 0, 4);
   args.forEach((a, i) => data.writeUInt32LE(a >>> 0, 16 + 8 * i));
   let acc = 0;
-  for (let pc = 0; pc < filter.length / 8; ) {
+  for (let pc = 0; pc < filter.length / 8;) {
     const code = filter.readUInt16LE(pc * 8);
     const jt = filter.readUInt8(pc * 8 + 2);
     const jf = filter.readUInt8(pc * 8 + 3);

@@ -29,7 +29,17 @@ describe('long-running and server commands are not confinable (the walls would b
     expect(effectsOf(command).find((e) => e !== undefined)).toContain(why);
   });
 
-  it.each(['npm run build', 'npm test', 'pnpm run lint', 'vite build', 'next build', 'python3 -m pytest', './scripts/gen.sh', 'make all', 'rails test'])('%s: nothing to break', (command) => {
+  it.each([
+    'npm run build',
+    'npm test',
+    'pnpm run lint',
+    'vite build',
+    'next build',
+    'python3 -m pytest',
+    './scripts/gen.sh',
+    'make all',
+    'rails test',
+  ])('%s: nothing to break', (command) => {
     expect(effectsOf(command).every((e) => e === undefined)).toBe(true);
   });
 });

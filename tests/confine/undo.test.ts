@@ -4,12 +4,28 @@
  * bubblewrap needed here (the walls' part is in escapes.test.ts and confinable.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitOnPath, gitWorkTree, type GitWorkTree } from '../../src/confine/git-layout.js';
-import { ignoresRegex, parseSnapshotMessage, prepareSnapshot, snapshotIgnores, snapshotMessage } from '../../src/confine/snapshot.js';
+import {
+  ignoresRegex,
+  parseSnapshotMessage,
+  prepareSnapshot,
+  snapshotIgnores,
+  snapshotMessage,
+} from '../../src/confine/snapshot.js';
 import { latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 
@@ -18,7 +34,14 @@ afterEach(() => {
   while (bases.length > 0) rmSync(bases.pop()!, { recursive: true, force: true });
 });
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_GLOBAL: '/dev/null' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+};
 
 interface Repo {
   root: string;
@@ -63,7 +86,13 @@ function repo(options: { init?: boolean } = {}): Repo {
     snapshot(command = 'true', then = command) {
       const tree = gitWorkTree(root);
       if (tree === undefined) throw new Error('not a work tree');
-      const step = prepareSnapshot({ tree, sanitizedCommand: command, sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ }, runtimeDir, version: 'test' });
+      const step = prepareSnapshot({
+        tree,
+        sanitizedCommand: command,
+        sensitive: { write: DEFAULT_SENSITIVE_WRITE, read: DEFAULT_SENSITIVE_READ },
+        runtimeDir,
+        version: 'test',
+      });
       const r = spawnSync('/bin/sh', ['-c', `${step}\n${then}`], { cwd: root, env: process.env, encoding: 'utf8' });
       return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     },
@@ -72,16 +101,32 @@ function repo(options: { init?: boolean } = {}): Repo {
 
 const fingerprint = (r: Repo) => {
   const index = join(r.root, '.git/index');
-  return { head: r.git('rev-parse', 'HEAD'), index: readFileSync(index).toString('base64'), mtime: statSync(index).mtimeMs, stash: r.git('stash', 'list'), branches: r.git('branch', '--list') };
+  return {
+    head: r.git('rev-parse', 'HEAD'),
+    index: readFileSync(index).toString('base64'),
+    mtime: statSync(index).mtimeMs,
+    stash: r.git('stash', 'list'),
+    branches: r.git('branch', '--list'),
+  };
 };
 
 describe('gitWorkTree', () => {
   it('a repository, a linked worktree (own ref), and what is not one', () => {
     const r = repo();
-    expect(gitWorkTree(r.root)).toMatchObject({ root: r.root, gitDir: join(r.root, '.git'), commonDir: join(r.root, '.git'), undoRef: 'refs/hookwise/undo/main' });
+    expect(gitWorkTree(r.root)).toMatchObject({
+      root: r.root,
+      gitDir: join(r.root, '.git'),
+      commonDir: join(r.root, '.git'),
+      undoRef: 'refs/hookwise/undo/main',
+    });
     const wt = join(dirname(r.root), 'wt');
     r.git('worktree', 'add', '-q', wt);
-    expect(gitWorkTree(wt)).toMatchObject({ gitDir: join(r.root, '.git/worktrees/wt'), commonDir: join(r.root, '.git'), indexFile: join(r.root, '.git/worktrees/wt/index'), undoRef: 'refs/hookwise/undo/worktree-wt' });
+    expect(gitWorkTree(wt)).toMatchObject({
+      gitDir: join(r.root, '.git/worktrees/wt'),
+      commonDir: join(r.root, '.git'),
+      indexFile: join(r.root, '.git/worktrees/wt/index'),
+      undoRef: 'refs/hookwise/undo/worktree-wt',
+    });
     const plain = repo({ init: false });
     expect(gitWorkTree(plain.root)).toBeUndefined();
     mkdirSync(join(plain.root, '.git'));
@@ -101,7 +146,18 @@ describe('gitOnPath', () => {
 
 describe('snapshot ignores and record', () => {
   it('turns the sensitive lists into gitignore patterns: project patterns only, extglobs widened', () => {
-    const ignores = snapshotIgnores(['.env!(.example|.sample)', '**/.env*', '**/secrets/**', '~/.aws/**', '/etc/shadow', '.git/config', '.claude/**', '*.pem', '.vscode/{tasks,launch}.json', '#x']);
+    const ignores = snapshotIgnores([
+      '.env!(.example|.sample)',
+      '**/.env*',
+      '**/secrets/**',
+      '~/.aws/**',
+      '/etc/shadow',
+      '.git/config',
+      '.claude/**',
+      '*.pem',
+      '.vscode/{tasks,launch}.json',
+      '#x',
+    ]);
     expect(ignores).toEqual(['*.pem', '.env*', '.vscode/*.json', '/.claude/', 'secrets/']);
   });
 
@@ -140,7 +196,9 @@ describe('the snapshot step', () => {
     expect(latestSnapshot(r.root)?.record.command).toBe('./scripts/gen.sh');
     // Nothing left in the scratch directory; no branch, tag or stash entry made.
     expect(spawnSync('ls', [join(r.runtimeDir, 'undo')], { encoding: 'utf8' }).stdout).toBe('');
-    expect(r.git('for-each-ref', '--format=%(refname)')).toBe('refs/heads/' + r.git('branch', '--show-current') + '\nrefs/hookwise/undo/main');
+    expect(r.git('for-each-ref', '--format=%(refname)')).toBe(
+      'refs/heads/' + r.git('branch', '--show-current') + '\nrefs/hookwise/undo/main',
+    );
   });
 
   it("a tracked .env edited locally stays out of the object store; the user's global excludes still apply", () => {
@@ -156,7 +214,10 @@ describe('the snapshot step', () => {
     expect(r.snapshot().status).toBe(0);
     expect(r.git('show', 'refs/hookwise/undo/main:.env.development')).toBe('API=placeholder');
     expect(r.git('ls-tree', '-r', '--name-only', 'refs/hookwise/undo/main')).not.toContain('.swp');
-    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: r.root, encoding: 'utf8' }).stdout;
+    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      cwd: r.root,
+      encoding: 'utf8',
+    }).stdout;
     expect(objects).not.toContain('real-secret-value');
     // undo compares the same way: the edit is neither reported nor reverted.
     expect(undo({ projectRoot: r.root, runtimeDir: r.runtimeDir })).toMatchObject({ restored: [], created: [] });
@@ -174,20 +235,36 @@ describe('the snapshot step', () => {
     r.git('worktree', 'add', '-q', wt);
     writeFileSync(join(wt, 'only-here.txt'), 'x\n');
     const tree = gitWorkTree(wt)!;
-    const step = prepareSnapshot({ tree, sanitizedCommand: 'x', sensitive: { write: [], read: [] }, runtimeDir: r.runtimeDir, version: 'test' });
+    const step = prepareSnapshot({
+      tree,
+      sanitizedCommand: 'x',
+      sensitive: { write: [], read: [] },
+      runtimeDir: r.runtimeDir,
+      version: 'test',
+    });
     expect(spawnSync('/bin/sh', ['-c', step], { cwd: wt, encoding: 'utf8' }).status).toBe(0);
     expect(r.git('ls-tree', '-r', '--name-only', 'refs/hookwise/undo/worktree-wt')).toContain('only-here.txt');
-    expect(spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/undo/main'], { cwd: r.root }).status).not.toBe(0);
+    expect(
+      spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/undo/main'], { cwd: r.root }).status,
+    ).not.toBe(0);
   });
 
   it('fails closed: when the snapshot cannot be taken, the command does not run and the reason says so', () => {
     const r = repo();
     const tree: GitWorkTree = gitWorkTree(r.root)!;
-    const step = prepareSnapshot({ tree, sanitizedCommand: 'rm -rf src', sensitive: { write: [], read: [] }, runtimeDir: r.runtimeDir, version: 'test' });
+    const step = prepareSnapshot({
+      tree,
+      sanitizedCommand: 'rm -rf src',
+      sensitive: { write: [], read: [] },
+      runtimeDir: r.runtimeDir,
+      version: 'test',
+    });
     rmSync(join(r.root, '.git/objects'), { recursive: true }); // the repository broke after the decision
     const run = spawnSync('/bin/sh', ['-c', `${step}\nrm -rf src`], { cwd: r.root, encoding: 'utf8' });
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/hookwise: could not take the undo snapshot of .*refs\/hookwise\/undo\/main.*did not run/);
+    expect(run.stderr).toMatch(
+      /hookwise: could not take the undo snapshot of .*refs\/hookwise\/undo\/main.*did not run/,
+    );
     expect(existsSync(join(r.root, 'src/app.ts'))).toBe(true);
   });
 
@@ -195,11 +272,28 @@ describe('the snapshot step', () => {
     const r = repo();
     const other = repo();
     const tree = gitWorkTree(r.root)!;
-    const step = prepareSnapshot({ tree, sanitizedCommand: 'x', sensitive: { write: [], read: [] }, runtimeDir: r.runtimeDir, version: 'test' });
-    const run = spawnSync('/bin/sh', ['-c', step], { cwd: r.root, env: { ...process.env, GIT_DIR: join(other.root, '.git'), GIT_INDEX_FILE: join(other.root, '.git/index'), GIT_WORK_TREE: other.root }, encoding: 'utf8' });
+    const step = prepareSnapshot({
+      tree,
+      sanitizedCommand: 'x',
+      sensitive: { write: [], read: [] },
+      runtimeDir: r.runtimeDir,
+      version: 'test',
+    });
+    const run = spawnSync('/bin/sh', ['-c', step], {
+      cwd: r.root,
+      env: {
+        ...process.env,
+        GIT_DIR: join(other.root, '.git'),
+        GIT_INDEX_FILE: join(other.root, '.git/index'),
+        GIT_WORK_TREE: other.root,
+      },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(0);
     expect(r.git('rev-parse', '-q', '--verify', 'refs/hookwise/undo/main')).not.toBe('');
-    expect(spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/undo/main'], { cwd: other.root }).status).not.toBe(0);
+    expect(
+      spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/undo/main'], { cwd: other.root }).status,
+    ).not.toBe(0);
   });
 });
 
@@ -209,10 +303,16 @@ describe('undo', () => {
     r.put('src/app.ts', 'app v2, not committed\n');
     r.put('notes/plan.md', 'untracked plan\n');
     r.put('node_modules/dep/index.js', 'ignored\n');
-    expect(r.snapshot('./cleanup.sh', 'rm -rf src notes && : > README.md && mkdir -p out && echo new > out/made.txt && rm -rf node_modules').status).toBe(0);
+    expect(
+      r.snapshot(
+        './cleanup.sh',
+        'rm -rf src notes && : > README.md && mkdir -p out && echo new > out/made.txt && rm -rf node_modules',
+      ).status,
+    ).toBe(0);
     return r;
   }
-  const undoOf = (r: Repo, extra: { dryRun?: boolean; removeCreated?: boolean } = {}) => undo({ projectRoot: r.root, runtimeDir: r.runtimeDir, ...extra });
+  const undoOf = (r: Repo, extra: { dryRun?: boolean; removeCreated?: boolean } = {}) =>
+    undo({ projectRoot: r.root, runtimeDir: r.runtimeDir, ...extra });
 
   it('restores changed and deleted files, tracked and untracked; leaves created ones; index and HEAD untouched', () => {
     const r = destroyed();
@@ -224,9 +324,20 @@ describe('undo', () => {
       { path: 'src/app.ts', change: 'deleted' },
       { path: 'src/lib/util.ts', change: 'deleted' },
     ]);
-    expect(report).toMatchObject({ command: './cleanup.sh', created: ['out/made.txt'], removed: [], dryRun: false, keptAs: 'refs/hookwise/before-undo/main' });
+    expect(report).toMatchObject({
+      command: './cleanup.sh',
+      created: ['out/made.txt'],
+      removed: [],
+      dryRun: false,
+      keptAs: 'refs/hookwise/before-undo/main',
+    });
     expect(report.takenAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect([r.read('src/app.ts'), r.read('src/lib/util.ts'), r.read('notes/plan.md'), r.read('README.md')]).toEqual(['app v2, not committed\n', 'util v1\n', 'untracked plan\n', 'readme\n']);
+    expect([r.read('src/app.ts'), r.read('src/lib/util.ts'), r.read('notes/plan.md'), r.read('README.md')]).toEqual([
+      'app v2, not committed\n',
+      'util v1\n',
+      'untracked plan\n',
+      'readme\n',
+    ]);
     expect(r.read('out/made.txt')).toBe('new\n');
     expect(r.read('node_modules/dep/index.js')).toBeUndefined(); // ignored: not in the snapshot (the trade-off)
     expect(fingerprint(r)).toEqual(before);
@@ -282,7 +393,9 @@ describe('undo', () => {
     const blob = r.git('rev-parse', 'refs/hookwise/undo/main:src/app.ts');
     unlinkSync(join(r.root, '.git/objects', blob.slice(0, 2), blob.slice(2)));
     expect(() => undoOf(r)).toThrow(/corrupt: 1 of its files are missing .*src\/app\.ts.*nothing was changed/);
-    expect(spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/before-undo/main'], { cwd: r.root }).status).not.toBe(0);
+    expect(
+      spawnSync('git', ['rev-parse', '-q', '--verify', 'refs/hookwise/before-undo/main'], { cwd: r.root }).status,
+    ).not.toBe(0);
 
     writeFileSync(join(r.root, '.git/refs/hookwise/undo/main'), '0123456789012345678901234567890123456789\n');
     expect(() => undoOf(r)).toThrow(/corrupt: it does not name a readable commit/);

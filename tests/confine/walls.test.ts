@@ -44,7 +44,17 @@ describe('the probe', () => {
   it('says whether confined allows are available here, and if not why and what to do (never an unconfined allow)', () => {
     const line = confinementCheck(probe);
     if (probe.available) {
-      expect(probe.confirmed).toEqual(expect.arrayContaining(['no-new-privs', 'no-capabilities', 'seccomp', 'loopback-only', 'pid-namespace', 'protected-uncreatable', 'secret-hidden']));
+      expect(probe.confirmed).toEqual(
+        expect.arrayContaining([
+          'no-new-privs',
+          'no-capabilities',
+          'seccomp',
+          'loopback-only',
+          'pid-namespace',
+          'protected-uncreatable',
+          'secret-hidden',
+        ]),
+      );
       expect(line.detail).toMatch(/confined allows are available/);
     } else {
       expect(probe.reason).not.toBe('');
@@ -57,7 +67,11 @@ describe('the probe', () => {
 
   it('without bubblewrap: says to install it', () => {
     const report = probeConfinement({ bwrap: '/nonexistent/bwrap' });
-    expect(report).toMatchObject({ available: false, failure: 'bwrap-missing', fix: expect.stringMatching(/apt-get install bubblewrap socat/) });
+    expect(report).toMatchObject({
+      available: false,
+      failure: 'bwrap-missing',
+      fix: expect.stringMatching(/apt-get install bubblewrap socat/),
+    });
     expect(confinementCheck(report).detail).toMatch(/fall back to ask/);
   });
 
@@ -67,15 +81,27 @@ describe('the probe', () => {
 });
 
 /** --disable-userns, which the nested bubblewrap below needs, came with 0.8. */
-const hasDisableUserns = probe.available && /(\d+)\.(\d+)/.test(probe.bwrapVersion) && (([, major, minor]) => Number(major) > 0 || Number(minor) >= 8)(/(\d+)\.(\d+)/.exec(probe.bwrapVersion)!);
+const hasDisableUserns =
+  probe.available &&
+  /(\d+)\.(\d+)/.test(probe.bwrapVersion) &&
+  (([, major, minor]) => Number(major) > 0 || Number(minor) >= 8)(/(\d+)\.(\d+)/.exec(probe.bwrapVersion)!);
 
 describe.runIf(hasDisableUserns)('the probe, where bubblewrap cannot make namespaces', () => {
   it('says user namespaces are refused, and how to allow them', () => {
     // A bubblewrap that runs the real one where user namespaces are disabled and no capability is left.
     const b = box();
-    const nested = b.put('bin/bwrap', `#!/bin/sh\nexec ${probe.available ? probe.runtime.bwrap : 'bwrap'} --dev-bind / / --unshare-user --disable-userns --cap-drop ALL -- ${probe.available ? probe.runtime.bwrap : 'bwrap'} "$@"\n`, 0o755);
+    const nested = b.put(
+      'bin/bwrap',
+      `#!/bin/sh\nexec ${probe.available ? probe.runtime.bwrap : 'bwrap'} --dev-bind / / --unshare-user --disable-userns --cap-drop ALL -- ${probe.available ? probe.runtime.bwrap : 'bwrap'} "$@"\n`,
+      0o755,
+    );
     const report = probeConfinement({ bwrap: nested });
-    expect(report).toMatchObject({ available: false, failure: 'userns', fix: expect.stringMatching(/user namespaces/), detail: expect.stringMatching(/namespace/) });
+    expect(report).toMatchObject({
+      available: false,
+      failure: 'userns',
+      fix: expect.stringMatching(/user namespaces/),
+      detail: expect.stringMatching(/namespace/),
+    });
   });
 });
 
@@ -92,7 +118,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
   it('cannot write outside the project: the canary is untouched, also through a symlink and ..', async () => {
     const b = box();
     symlinkSync(b.outside, join(b.project, 'out-link'));
-    const r = await b.run(`echo x > ${b.outside}/canary; echo x > ../outside/canary; echo x > out-link/canary; echo x > out-link/new; touch ${b.home}/.bashrc-new; echo x >> ${b.home}/.bashrc`);
+    const r = await b.run(
+      `echo x > ${b.outside}/canary; echo x > ../outside/canary; echo x > out-link/canary; echo x > out-link/new; touch ${b.home}/.bashrc-new; echo x >> ${b.home}/.bashrc`,
+    );
     expect(r.stderr).toMatch(/Read-only file system/);
     expect(read(join(b.outside, 'canary'))).toBe('canary\n');
     expect(existsSync(join(b.outside, 'new'))).toBe(false);
@@ -113,15 +141,24 @@ describe.skipIf(!probe.available)('confined commands', () => {
   const techniques: [string, (t: string) => string][] = [
     ['directly', (t) => `${mk(t)} echo evil > ${t}`],
     ['through a symlink planted in the project', (t) => `${mk(t)} ln -s "$PWD/${t}" planted; echo evil > planted`],
-    ['through a symlink to its directory', (t) => `${mk(t)} ln -s "$PWD/$(dirname ${t})" dirlink; echo evil > dirlink/$(basename ${t})`],
+    [
+      'through a symlink to its directory',
+      (t) => `${mk(t)} ln -s "$PWD/$(dirname ${t})" dirlink; echo evil > dirlink/$(basename ${t})`,
+    ],
     ['through ..', (t) => `${mk(t)} mkdir -p sub; echo evil > sub/../${t}`],
     ['by a hard link', (t) => `${mk(t)} echo evil > f; ln -f f ${t}`],
     ['by a rename', (t) => `${mk(t)} echo evil > f; mv -f f ${t}`],
-    ['by renaming its directory away and back', (t) => `d=$(dirname ${t}); [ "$d" = . ] || { mv "$d" moved; mkdir -p "$d"; cp -r moved/. "$d"/ 2>/dev/null; }; echo evil > ${t}`],
+    [
+      'by renaming its directory away and back',
+      (t) =>
+        `d=$(dirname ${t}); [ "$d" = . ] || { mv "$d" moved; mkdir -p "$d"; cp -r moved/. "$d"/ 2>/dev/null; }; echo evil > ${t}`,
+    ],
     ['by deleting it and creating it again', (t) => `rm -rf ${t}; ${mk(t)} echo evil > ${t}`],
   ];
   const rows = [...existing, ...absent].flatMap((t) => techniques.map(([how, cmd]) => [t, how, cmd(t)] as const));
-  rows.push(...existing.map((t) => [t, 'by a hard link to it, then writing that', `ln ${t} h && echo evil > h`] as const));
+  rows.push(
+    ...existing.map((t) => [t, 'by a hard link to it, then writing that', `ln ${t} h && echo evil > h`] as const),
+  );
   it.each(rows)('cannot write %s %s', async (target, _how, command) => {
     const control = box();
     await control.run(command, { confined: false });
@@ -139,7 +176,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
 
   it('git cannot point hooks elsewhere (core.hooksPath, a rewritten .git file)', async () => {
     const b = box();
-    await b.run('git config core.hooksPath /tmp/evil; git config --file .git/config core.fsmonitor evil; echo "gitdir: /tmp/evil" > .git.new; mv -f .git.new .git');
+    await b.run(
+      'git config core.hooksPath /tmp/evil; git config --file .git/config core.fsmonitor evil; echo "gitdir: /tmp/evil" > .git.new; mv -f .git.new .git',
+    );
     expect(read(join(b.project, '.git/config'))).not.toMatch(/hooksPath|fsmonitor/);
     expect(lstatSync(join(b.project, '.git')).isDirectory()).toBe(true);
   });
@@ -149,7 +188,11 @@ describe.skipIf(!probe.available)('confined commands', () => {
     const wt = join(b.base, 'wt');
     b.put('wt/.git', 'gitdir: /elsewhere\n');
     const envelope = buildEnvelope({ projectRoot: wt, tempDir: b.tmp, home: b.home, runtimeDir: b.runtimeDir });
-    const w = wrapCommand(envelope, 'echo "gitdir: /tmp/evil" > .git; rm -f .git; mkdir -p .git/hooks; echo ok > file', b.runtime!);
+    const w = wrapCommand(
+      envelope,
+      'echo "gitdir: /tmp/evil" > .git; rm -f .git; mkdir -p .git/hooks; echo ok > file',
+      b.runtime!,
+    );
     expect(w.ok && w.plan.mounts).toContainEqual({ op: 'ro-bind', path: join(wt, '.git') });
     await runShell(w.ok ? w.command : 'false', { cwd: wt, env: b.env, timeoutMs: 10_000 });
     expect(read(join(wt, '.git'))).toBe('gitdir: /elsewhere\n');
@@ -183,7 +226,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const r = await b.run(`(exec 3<>/dev/tcp/127.0.0.1/${port}) && echo tcp-ok; getent hosts example.com && echo dns-ok; (exec 3<>/dev/tcp/1.1.1.1/53) && echo out-ok; cat /proc/net/dev`);
+    const r = await b.run(
+      `(exec 3<>/dev/tcp/127.0.0.1/${port}) && echo tcp-ok; getent hosts example.com && echo dns-ok; (exec 3<>/dev/tcp/1.1.1.1/53) && echo out-ok; cat /proc/net/dev`,
+    );
     await sleep(50);
     expect(connections).toBe(0);
     expect(r.stdout).not.toMatch(/tcp-ok|dns-ok|out-ok/);
@@ -205,7 +250,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(path, resolve));
     const node = process.execPath;
-    const r = await b.run(`${node} -e 'require("net").connect(process.argv[1]).on("connect",()=>console.log("unix-ok")).on("error",e=>console.log(e.code))' ${path}`);
+    const r = await b.run(
+      `${node} -e 'require("net").connect(process.argv[1]).on("connect",()=>console.log("unix-ok")).on("error",e=>console.log(e.code))' ${path}`,
+    );
     await sleep(50);
     expect(r.stdout.trim()).toBe('EPERM');
     expect(connections).toBe(0);
@@ -213,7 +260,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
 
   it('leaves nothing running: a background child dies with the command', async () => {
     const b = box();
-    const r = await b.run('(sleep 0.4; echo late > late.txt) & nohup sh -c "sleep 0.4; echo late > nohup.txt" >/dev/null 2>&1 & setsid sh -c "sleep 0.4; echo late > setsid.txt" & echo started');
+    const r = await b.run(
+      '(sleep 0.4; echo late > late.txt) & nohup sh -c "sleep 0.4; echo late > nohup.txt" >/dev/null 2>&1 & setsid sh -c "sleep 0.4; echo late > setsid.txt" & echo started',
+    );
     expect(r.stdout).toContain('started');
     await sleep(900);
     for (const f of ['late.txt', 'nohup.txt', 'setsid.txt']) expect(existsSync(join(b.project, f)), f).toBe(false);
@@ -221,7 +270,9 @@ describe.skipIf(!probe.available)('confined commands', () => {
 
   it('runs without privileges: no capabilities, no new privileges, no nested user namespace, its own pid namespace', async () => {
     const b = box();
-    const r = await b.run("grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status; echo pid=$$; ps -e 2>/dev/null | wc -l; unshare -U true && echo userns-ok");
+    const r = await b.run(
+      "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status; echo pid=$$; ps -e 2>/dev/null | wc -l; unshare -U true && echo userns-ok",
+    );
     expect(r.stdout).toMatch(/CapEff:\s*0+\n/);
     expect(r.stdout).toMatch(/NoNewPrivs:\s*1/);
     expect(r.stdout).toMatch(/Seccomp:\s*2/);
@@ -245,6 +296,11 @@ describe.skipIf(!probe.available)('confined commands', () => {
     const b = box();
     const r = await b.run('cat; ls /proc/self/fd | sort -n | tr "\\n" " "', { input: 'from stdin\n' });
     expect(r.stdout).toContain('from stdin');
-    expect(r.stdout.trim().split(/\s+/).filter((fd) => Number(fd) > 2 && fd !== '3')).toEqual([]);
+    expect(
+      r.stdout
+        .trim()
+        .split(/\s+/)
+        .filter((fd) => Number(fd) > 2 && fd !== '3'),
+    ).toEqual([]);
   });
 });

@@ -15,18 +15,33 @@ afterEach(() => {
   while (boxes.length > 0) boxes.pop()!.cleanup();
 });
 function box(settings?: Partial<ConfineSettings>): ConfineBox {
-  const b = makeBox(undefined, settings === undefined ? {} : { settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } });
+  const b = makeBox(
+    undefined,
+    settings === undefined ? {} : { settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } },
+  );
   boxes.push(b);
   return b;
 }
 function plan(b: ConfineBox, settings?: Partial<ConfineSettings>): MountPlan {
-  const envelope = buildEnvelope({ projectRoot: b.project, tempDir: b.tmp, home: b.home, runtimeDir: b.runtimeDir, settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } });
+  const envelope = buildEnvelope({
+    projectRoot: b.project,
+    tempDir: b.tmp,
+    home: b.home,
+    runtimeDir: b.runtimeDir,
+    settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings },
+  });
   const r = planMounts(envelope);
   if (!r.ok) throw new Error(r.reason);
   return r.plan;
 }
 function refusal(b: ConfineBox, settings?: Partial<ConfineSettings>): string {
-  const envelope = buildEnvelope({ projectRoot: b.project, tempDir: b.tmp, home: b.home, runtimeDir: b.runtimeDir, settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings } });
+  const envelope = buildEnvelope({
+    projectRoot: b.project,
+    tempDir: b.tmp,
+    home: b.home,
+    runtimeDir: b.runtimeDir,
+    settings: { ...DEFAULT_CONFINE_SETTINGS, ...settings },
+  });
   const r = planMounts(envelope);
   return r.ok ? 'planned' : r.reason;
 }
@@ -165,13 +180,20 @@ describe('planMounts', () => {
 
   it('a network allowlist is refused until the filtering proxy exists', () => {
     const b = box({ network: { allow: ['registry.npmjs.org'] } });
-    expect(wrapCommand(b.envelope, 'npm ci', standIn(b))).toMatchObject({ ok: false, reason: expect.stringMatching(/filtering proxy/) });
+    expect(wrapCommand(b.envelope, 'npm ci', standIn(b))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/filtering proxy/),
+    });
   });
 });
 
 /** A bubblewrap that drops its options and runs the command: the quoting, without the walls. */
 function standIn(b: ConfineBox): ConfineRuntime {
-  const fake = b.put('bin/bwrap', '#!/bin/sh\nwhile [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n', 0o755);
+  const fake = b.put(
+    'bin/bwrap',
+    '#!/bin/sh\nwhile [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n',
+    0o755,
+  );
   return { bwrap: fake, shell: '/bin/bash', lockFile: join(b.runtimeDir, 'confine.lock'), arch: 'x64', userns: true };
 }
 
@@ -180,14 +202,14 @@ describe('renderCommand', () => {
     `echo "it's" 'single'"double"`,
     'echo $(echo sub) `echo tick` $((1+2))',
     `printf '%s|' "a b" 'c\\'d' "e\\"f" 'g\\\\h'; echo`,
-    "echo one\necho two\nif true; then\n  echo three\nfi",
+    'echo one\necho two\nif true; then\n  echo three\nfi',
     "cat <<'EOF'\n$HOME 'q' \"dq\" `x`\nEOF",
     'echo "$#" "$0" "$@"',
     `x='; rm -rf / #'; echo "$x"`,
     "echo 'héllo ✓' $'tab\\there'",
     "echo '\\' \\\\ '\\''",
     'for i in 1 2; do echo "n$i"; done | tac',
-    "f() { echo \"fn:$1\"; }; f 'arg with spaces'",
+    'f() { echo "fn:$1"; }; f \'arg with spaces\'',
     "echo '}' ')' ';' '&&' '|' \"'\" '\"'",
     'exit 7',
   ];
@@ -204,7 +226,12 @@ describe('renderCommand', () => {
   it('passes stdin through', async () => {
     const b = box();
     const wrapped = wrapCommand(b.envelope, 'tr a-z A-Z', standIn(b));
-    const r = await runShell(wrapped.ok ? wrapped.command : 'false', { cwd: b.project, env: b.env, timeoutMs: 10_000, input: 'hello\n' });
+    const r = await runShell(wrapped.ok ? wrapped.command : 'false', {
+      cwd: b.project,
+      env: b.env,
+      timeoutMs: 10_000,
+      input: 'hello\n',
+    });
     expect(r.stdout).toBe('HELLO\n');
   });
 
@@ -212,12 +239,20 @@ describe('renderCommand', () => {
     const b = box();
     const p = plan(b);
     expect(renderCommand(p, 'echo \0', standIn(b))).toMatchObject({ ok: false, reason: expect.stringMatching(/NUL/) });
-    expect(renderCommand(p, `echo ${'x'.repeat(200_000)}`, standIn(b))).toMatchObject({ ok: false, reason: expect.stringMatching(/bytes/) });
+    expect(renderCommand(p, `echo ${'x'.repeat(200_000)}`, standIn(b))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/bytes/),
+    });
   });
 
   it('names bubblewrap, the lock and the clean-up by absolute path', () => {
     const b = box();
-    const r = renderCommand(plan(b), 'true', { ...standIn(b), bwrap: '/usr/bin/bwrap', flock: '/usr/bin/flock', find: '/usr/bin/find' });
+    const r = renderCommand(plan(b), 'true', {
+      ...standIn(b),
+      bwrap: '/usr/bin/bwrap',
+      flock: '/usr/bin/flock',
+      find: '/usr/bin/find',
+    });
     expect(r.ok && r.command).toMatch(/^\/bin\/sh -c '/);
     expect(r.ok && r.command).toContain("'\\''/usr/bin/flock'\\'' '\\''-s'\\''");
     expect(r.ok && r.command).toContain("'\\''--seccomp'\\'' '\\''3'\\''");

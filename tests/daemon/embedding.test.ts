@@ -32,9 +32,15 @@ async function until<T>(probe: () => T, ok: (v: T) => boolean): Promise<T> {
 describe('the daemon’s embedding pool', () => {
   it('starts warm with the daemon and stops with it', async () => {
     const p = makeProject();
-    const d = await serve({ where: locations(p.env), embedding: { workerFile: worker.workerFile, embedderModule: worker.embedderModule } });
+    const d = await serve({
+      where: locations(p.env),
+      embedding: { workerFile: worker.workerFile, embedderModule: worker.embedderModule },
+    });
     running.push(d);
-    const stats = await until(() => d.stats().embedding, (e) => e?.state === 'ready');
+    const stats = await until(
+      () => d.stats().embedding,
+      (e) => e?.state === 'ready',
+    );
     expect(stats).toMatchObject({ state: 'ready', model: 'hash-bow-v1', calls: 0 });
     await d.close();
     expect(d.stats().embedding).toMatchObject({ state: 'stopped' });
@@ -43,10 +49,23 @@ describe('the daemon’s embedding pool', () => {
   it('keeps serving decisions when the model cannot load, and says why in its log', async () => {
     const p = makeProject();
     const log: string[] = [];
-    const d = await serve({ where: locations(p.env), log: (l) => log.push(l), embedding: { workerFile: worker.workerFile, embedderModule: worker.embedderModule, model: { kind: 'huggingface', dir: `${p.root}/missing` } } });
+    const d = await serve({
+      where: locations(p.env),
+      log: (l) => log.push(l),
+      embedding: {
+        workerFile: worker.workerFile,
+        embedderModule: worker.embedderModule,
+        model: { kind: 'huggingface', dir: `${p.root}/missing` },
+      },
+    });
     running.push(d);
-    await until(() => d.stats().embedding, (e) => e?.state === 'failed');
-    expect(log.join('\n')).toMatch(/embedding model cannot be loaded: no model\.onnx in .*; tier 2b passes every call on/);
+    await until(
+      () => d.stats().embedding,
+      (e) => e?.state === 'failed',
+    );
+    expect(log.join('\n')).toMatch(
+      /embedding model cannot be loaded: no model\.onnx in .*; tier 2b passes every call on/,
+    );
   });
 
   it('serves tier 2b its port: a call near a remembered allow is allowed by similarity in the daemon, and asked in command mode', async () => {
@@ -54,7 +73,19 @@ describe('the daemon’s embedding pool', () => {
     p.register('s1', 'coder');
     const subject = 'mytool lint src/api/server.ts' as Sanitized;
     appendRecords({ scope: 'project', projectRoot: p.root }, [
-      { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['mytool'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
+      {
+        key: cacheKey('Bash', subject),
+        tool: 'Bash',
+        subject,
+        commands: ['mytool'],
+        role: 'coder',
+        verdict: 'allow',
+        reason: 'approved' as Sanitized,
+        tier: 'human',
+        scope: 'project',
+        decided_by: 'human',
+        ts: '2026-03-01T00:00:00.000Z',
+      },
     ]);
     const payload = JSON.stringify(p.pre('Bash', { command: 'mytool lint src/web/client.ts' }, 's1'));
     const inProcess = await p.check(payload);
@@ -63,10 +94,16 @@ describe('the daemon’s embedding pool', () => {
     // the shipped model, in the worker as built for tests
     const d = await serve({ where: locations(p.env), embedding: { workerFile: worker.workerFile } });
     running.push(d);
-    await until(() => d.stats().embedding, (e) => e?.state === 'ready');
+    await until(
+      () => d.stats().embedding,
+      (e) => e?.state === 'ready',
+    );
     const answer = await askDaemon(payload, locations(p.env));
     if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
-    const out = JSON.parse(answer.result.stdout).hookSpecificOutput as { permissionDecision: string; permissionDecisionReason: string };
+    const out = JSON.parse(answer.result.stdout).hookSpecificOutput as {
+      permissionDecision: string;
+      permissionDecisionReason: string;
+    };
     expect(out.permissionDecision).toBe('allow');
     expect(out.permissionDecisionReason).toMatch(/tier embedding/);
     expect(d.stats().embedding).toMatchObject({ calls: 1, unavailable: 0 });

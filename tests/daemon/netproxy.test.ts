@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllowlist } from '../../src/confine/allowlist.js';
-import { NetProxyHost, netProxyLogPath, startNetProxy, type ProxyLogEntry, type RunningNetProxy } from '../../src/daemon/netproxy.js';
+import {
+  NetProxyHost,
+  netProxyLogPath,
+  startNetProxy,
+  type ProxyLogEntry,
+  type RunningNetProxy,
+} from '../../src/daemon/netproxy.js';
 
 let dir: string;
 let web: HttpServer;
@@ -50,7 +56,13 @@ const resolve = async (host: string): Promise<string[]> => {
 async function proxy(allow: string[], log?: ProxyLogEntry[], limits = {}): Promise<RunningNetProxy> {
   const { entries, problems } = parseAllowlist(allow);
   expect(problems).toEqual([]);
-  const p = await startNetProxy({ allow: entries, socket: join(dir, `p${proxies.length}-${Math.random().toString(36).slice(2, 8)}.sock`), resolve, limits, ...(log === undefined ? {} : { log: (e) => log.push(e) }) });
+  const p = await startNetProxy({
+    allow: entries,
+    socket: join(dir, `p${proxies.length}-${Math.random().toString(36).slice(2, 8)}.sock`),
+    resolve,
+    limits,
+    ...(log === undefined ? {} : { log: (e) => log.push(e) }),
+  });
   proxies.push(p);
   return p;
 }
@@ -83,12 +95,20 @@ describe('the filtering proxy', () => {
 
   it('tunnels CONNECT to an allowlisted name and port', async () => {
     const p = await proxy([`localhost:${echoPort}`]);
-    const out = await exchange(p.socket, `CONNECT localhost:${echoPort} HTTP/1.1\r\nHost: localhost:${echoPort}\r\n\r\n`, { until: /200 Connection Established\r\n\r\n/, send: 'ping through the tunnel' });
+    const out = await exchange(
+      p.socket,
+      `CONNECT localhost:${echoPort} HTTP/1.1\r\nHost: localhost:${echoPort}\r\n\r\n`,
+      { until: /200 Connection Established\r\n\r\n/, send: 'ping through the tunnel' },
+    );
     expect(out).toMatch(/^HTTP\/1.1 200 Connection Established\r\n\r\nping through the tunnel/);
   });
 
   it('closing cuts open tunnels (a stopping daemon does not wait on them)', async () => {
-    const p = await startNetProxy({ allow: parseAllowlist([`localhost:${echoPort}`]).entries, socket: join(dir, 'closing.sock'), resolve });
+    const p = await startNetProxy({
+      allow: parseAllowlist([`localhost:${echoPort}`]).entries,
+      socket: join(dir, 'closing.sock'),
+      resolve,
+    });
     const s = connect(p.socket);
     s.on('error', () => undefined);
     const established = new Promise<void>((r) => s.on('data', (d: Buffer) => d.toString().includes('200') && r()));
@@ -102,7 +122,10 @@ describe('the filtering proxy', () => {
 
   it('forwards plain HTTP to an allowlisted name, in origin form, with the proxy headers dropped', async () => {
     const p = await proxy([`localhost:${webPort}`]);
-    const out = await exchange(p.socket, `GET http://localhost:${webPort}/a?b=1 HTTP/1.1\r\nHost: localhost:${webPort}\r\nProxy-Authorization: Basic c2VjcmV0\r\nConnection: close\r\n\r\n`);
+    const out = await exchange(
+      p.socket,
+      `GET http://localhost:${webPort}/a?b=1 HTTP/1.1\r\nHost: localhost:${webPort}\r\nProxy-Authorization: Basic c2VjcmV0\r\nConnection: close\r\n\r\n`,
+    );
     expect(out).toMatch(/^HTTP\/1.1 200/);
     expect(out).toContain(`hello from localhost:${webPort}`);
     expect(seen).toEqual([`GET /a?b=1 host=localhost:${webPort} auth=-`]);
@@ -110,9 +133,16 @@ describe('the filtering proxy', () => {
 
   it('tries the next judged address when one does not answer', async () => {
     // ::1 first (the test server listens on 127.0.0.1 only: refused there), then 127.0.0.1.
-    const p = await startNetProxy({ allow: parseAllowlist([`localhost:${webPort}`]).entries, socket: join(dir, 'twice.sock'), resolve: async () => ['::1', '127.0.0.1'] });
+    const p = await startNetProxy({
+      allow: parseAllowlist([`localhost:${webPort}`]).entries,
+      socket: join(dir, 'twice.sock'),
+      resolve: async () => ['::1', '127.0.0.1'],
+    });
     proxies.push(p);
-    const out = await exchange(p.socket, `GET http://localhost:${webPort}/next HTTP/1.1\r\nHost: localhost:${webPort}\r\nConnection: close\r\n\r\n`);
+    const out = await exchange(
+      p.socket,
+      `GET http://localhost:${webPort}/next HTTP/1.1\r\nHost: localhost:${webPort}\r\nConnection: close\r\n\r\n`,
+    );
     expect(out).toContain(`hello from localhost:${webPort}`);
   });
 
@@ -128,47 +158,75 @@ describe('the filtering proxy', () => {
   it('refuses a listed name on a port the list does not name', async () => {
     const p = await proxy(['localhost']);
     const out = await exchange(p.socket, `CONNECT localhost:${echoPort} HTTP/1.1\r\n\r\n`);
-    expect(out).toMatch(/403[\s\S]*port \d+ of localhost is not allowed \(80 and 443 unless the allowlist names host:port\)/);
+    expect(out).toMatch(
+      /403[\s\S]*port \d+ of localhost is not allowed \(80 and 443 unless the allowlist names host:port\)/,
+    );
   });
 
   it('refuses a Host header that names another host than the target', async () => {
     const p = await proxy([`localhost:${echoPort}`, `localhost:${webPort}`]);
     const tunnel = await exchange(p.socket, `CONNECT localhost:${echoPort} HTTP/1.1\r\nHost: evil.example:443\r\n\r\n`);
     expect(tunnel).toMatch(/403[\s\S]*Host header names "evil.example:443"/);
-    const plain = await exchange(p.socket, `GET http://localhost:${webPort}/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`);
+    const plain = await exchange(
+      p.socket,
+      `GET http://localhost:${webPort}/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+    );
     expect(plain).toMatch(/403[\s\S]*Host header names "evil.example"/);
     expect(seen).toEqual([]);
   });
 
   it('refuses a listed name that resolves to loopback or link-local (DNS rebinding, cloud metadata)', async () => {
     const p = await proxy(['rebind.test', 'metadata.test']);
-    expect(await exchange(p.socket, 'CONNECT rebind.test:443 HTTP/1.1\r\n\r\n')).toMatch(/403[\s\S]*resolves only to loopback addresses/);
-    expect(await exchange(p.socket, 'CONNECT metadata.test:80 HTTP/1.1\r\n\r\n')).toMatch(/403[\s\S]*resolves only to link-local addresses/);
+    expect(await exchange(p.socket, 'CONNECT rebind.test:443 HTTP/1.1\r\n\r\n')).toMatch(
+      /403[\s\S]*resolves only to loopback addresses/,
+    );
+    expect(await exchange(p.socket, 'CONNECT metadata.test:80 HTTP/1.1\r\n\r\n')).toMatch(
+      /403[\s\S]*resolves only to link-local addresses/,
+    );
   });
 
   it('refuses IP literals and numeric spellings unless the literal is listed', async () => {
     const p = await proxy([`localhost:${webPort}`]);
-    expect(await exchange(p.socket, `CONNECT 127.0.0.1:${webPort} HTTP/1.1\r\n\r\n`)).toMatch(/403[\s\S]*127.0.0.1 is not on the network allowlist/);
-    expect(await exchange(p.socket, `GET http://2130706433:${webPort}/ HTTP/1.1\r\nConnection: close\r\n\r\n`)).toMatch(/403[\s\S]*127.0.0.1 is not on the network allowlist/);
-    expect(await exchange(p.socket, `CONNECT [::ffff:127.0.0.1]:${webPort} HTTP/1.1\r\n\r\n`)).toMatch(/403[\s\S]*not on the network allowlist/);
+    expect(await exchange(p.socket, `CONNECT 127.0.0.1:${webPort} HTTP/1.1\r\n\r\n`)).toMatch(
+      /403[\s\S]*127.0.0.1 is not on the network allowlist/,
+    );
+    expect(await exchange(p.socket, `GET http://2130706433:${webPort}/ HTTP/1.1\r\nConnection: close\r\n\r\n`)).toMatch(
+      /403[\s\S]*127.0.0.1 is not on the network allowlist/,
+    );
+    expect(await exchange(p.socket, `CONNECT [::ffff:127.0.0.1]:${webPort} HTTP/1.1\r\n\r\n`)).toMatch(
+      /403[\s\S]*not on the network allowlist/,
+    );
   });
 
   it('refuses origin-form requests, https:// as a plain request, and plain-HTTP upgrades', async () => {
     const p = await proxy(['localhost']);
-    expect(await exchange(p.socket, 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/400[\s\S]*absolute http:\/\/ URL/);
-    expect(await exchange(p.socket, 'GET https://localhost/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(/400[\s\S]*through CONNECT/);
-    expect(await exchange(p.socket, 'GET http://localhost/ HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')).toMatch(/403[\s\S]*upgrades/);
+    expect(await exchange(p.socket, 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).toMatch(
+      /400[\s\S]*absolute http:\/\/ URL/,
+    );
+    expect(
+      await exchange(p.socket, 'GET https://localhost/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'),
+    ).toMatch(/400[\s\S]*through CONNECT/);
+    expect(
+      await exchange(
+        p.socket,
+        'GET http://localhost/ HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      ),
+    ).toMatch(/403[\s\S]*upgrades/);
   });
 
   it('limits header bytes and open connections (work, not time)', async () => {
     const p = await proxy(['localhost'], undefined, { maxHeaderBytes: 1024, maxConnections: 1 });
-    expect(await exchange(p.socket, `GET http://localhost/ HTTP/1.1\r\nX-Big: ${'a'.repeat(4000)}\r\n\r\n`)).toMatch(/^HTTP\/1.1 431[\s\S]*larger than 1024 bytes/);
+    expect(await exchange(p.socket, `GET http://localhost/ HTTP/1.1\r\nX-Big: ${'a'.repeat(4000)}\r\n\r\n`)).toMatch(
+      /^HTTP\/1.1 431[\s\S]*larger than 1024 bytes/,
+    );
     // The refused connection's server side closes a moment after the client saw it close.
     for (let i = 0; i < 100 && p.stats().open > 0; i++) await new Promise((r) => setTimeout(r, 5));
     const holder = connect(p.socket);
     await new Promise((r) => holder.once('connect', r));
     for (let i = 0; i < 100 && p.stats().open < 1; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(await exchange(p.socket, 'CONNECT localhost:443 HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1.1 503[\s\S]*more than 1 connections/);
+    expect(await exchange(p.socket, 'CONNECT localhost:443 HTTP/1.1\r\n\r\n')).toMatch(
+      /^HTTP\/1.1 503[\s\S]*more than 1 connections/,
+    );
     holder.destroy();
   });
 });

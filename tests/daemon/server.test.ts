@@ -27,14 +27,22 @@ async function viaDaemon(p: TestProject, raw: string, host?: 'claude' | 'gemini'
   return answer.result;
 }
 
-function httpPost(port: number, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function httpPost(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -42,17 +50,38 @@ function httpPost(port: number, path: string, body: string, headers: Record<stri
 
 describe('the daemon answers exactly what check answers in process', () => {
   it.each([
-    ['a Write the role allows', (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'x' })],
-    ['a Write the role denies', (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: 'x' })],
-    ['a sensitive path', (p: TestProject) => p.pre('Edit', { file_path: join(p.root, '.env'), old_string: 'a', new_string: 'b' })],
+    [
+      'a Write the role allows',
+      (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: 'x' }),
+    ],
+    [
+      'a Write the role denies',
+      (p: TestProject) => p.pre('Write', { file_path: join(p.root, 'tests/a.ts'), content: 'x' }),
+    ],
+    [
+      'a sensitive path',
+      (p: TestProject) => p.pre('Edit', { file_path: join(p.root, '.env'), old_string: 'a', new_string: 'b' }),
+    ],
     ['a read-only command', (p: TestProject) => p.pre('Bash', { command: 'git status && ls -la' })],
     ['a force push', (p: TestProject) => p.pre('Bash', { command: 'git push --force origin main' })],
     ['a command nobody decided', (p: TestProject) => p.pre('Bash', { command: 'make deploy-everything' })],
     ['an unparseable command', (p: TestProject) => p.pre('Bash', { command: 'echo "unterminated' })],
-    ['a secret in the command', (p: TestProject) => p.pre('Bash', { command: 'curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" https://x' })],
+    [
+      'a secret in the command',
+      (p: TestProject) =>
+        p.pre('Bash', {
+          command: 'curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" https://x',
+        }),
+    ],
     ['an unregistered session', (p: TestProject) => p.pre('Bash', { command: 'ls' }, 'nobody')],
-    ['a post-tool event', (p: TestProject) => ({ ...p.pre('Bash', { command: 'ls' }), hook_event_name: 'PostToolUse', tool_response: {} })],
-    ['a prompt from an unregistered session', (p: TestProject) => ({ session_id: 'nobody', cwd: p.root, hook_event_name: 'UserPromptSubmit', prompt: 'hi' })],
+    [
+      'a post-tool event',
+      (p: TestProject) => ({ ...p.pre('Bash', { command: 'ls' }), hook_event_name: 'PostToolUse', tool_response: {} }),
+    ],
+    [
+      'a prompt from an unregistered session',
+      (p: TestProject) => ({ session_id: 'nobody', cwd: p.root, hook_event_name: 'UserPromptSubmit', prompt: 'hi' }),
+    ],
   ])('%s', async (_name, payloadOf) => {
     const p = makeProject();
     p.write('.hookwise/policy.yml', 'registration:\n  wait_ms: 0\n');
@@ -67,7 +96,13 @@ describe('the daemon answers exactly what check answers in process', () => {
   it('malformed payloads fail closed the same way', async () => {
     const p = makeProject();
     await start(p);
-    for (const raw of ['', 'not json', '[1,2]', '{"hook_event_name":"PreToolUse"}', '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/","tool_name":"Bash"}']) {
+    for (const raw of [
+      '',
+      'not json',
+      '[1,2]',
+      '{"hook_event_name":"PreToolUse"}',
+      '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/","tool_name":"Bash"}',
+    ]) {
       const daemon = await viaDaemon(p, raw);
       const { decision: _d, ...inProcess } = await p.check(raw);
       expect(daemon, raw).toEqual(inProcess);
@@ -78,7 +113,13 @@ describe('the daemon answers exactly what check answers in process', () => {
   it('gemini and codex payloads, and HOOKWISE_ROLE passed by the client', async () => {
     const p = makeProject();
     await start(p);
-    const gemini = JSON.stringify({ session_id: 'g', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: join(p.root, 'src/a.ts'), content: '' } });
+    const gemini = JSON.stringify({
+      session_id: 'g',
+      cwd: p.root,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'write_file',
+      tool_input: { file_path: join(p.root, 'src/a.ts'), content: '' },
+    });
     const daemon = await viaDaemon(p, gemini, 'gemini', 'coder');
     expect(JSON.parse(daemon.stdout)).toMatchObject({ decision: 'allow' });
     p.env.HOOKWISE_ROLE = 'coder';
@@ -90,7 +131,13 @@ describe('the daemon answers exactly what check answers in process', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await start(p);
-    const raw = JSON.stringify({ session_id: 's1', cwd: p.root, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'make deploy-everything' } });
+    const raw = JSON.stringify({
+      session_id: 's1',
+      cwd: p.root,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'make deploy-everything' },
+    });
     const daemon = await askDaemon(raw, locations(p.env), { host: 'gemini', geminiAsk: true });
     expect(daemon.kind === 'answered' && JSON.parse(daemon.result.stdout)).toMatchObject({ decision: 'ask' });
     p.env.HOOKWISE_GEMINI_ASK = 'ask';
@@ -105,7 +152,10 @@ describe('the daemon answers exactly what check answers in process', () => {
     const d = await start(p);
     const other = { ...locations(p.env), home: '/elsewhere' };
     // Same socket, another home: the daemon must not answer for it.
-    const answer = await askDaemon(JSON.stringify(p.pre('Bash', { command: 'ls' })), { ...other, runtimeDir: locations(p.env).runtimeDir });
+    const answer = await askDaemon(JSON.stringify(p.pre('Bash', { command: 'ls' })), {
+      ...other,
+      runtimeDir: locations(p.env).runtimeDir,
+    });
     expect(answer).toMatchObject({ kind: 'unusable', why: 'status 409' });
     expect(d.stats().decisions).toBe(0);
   });
@@ -118,7 +168,10 @@ describe('daemon state', () => {
     await start(p);
     const raw = JSON.stringify(p.pre('Bash', { command: 'make deploy-everything' }));
     expect((await viaDaemon(p, raw)).stdout).toMatch(/"ask"/);
-    p.write('.hookwise/policy.yml', 'bash_rules:\n  - command: make\n    args: "^deploy-everything"\n    verdict: deny\n    reason: no deploys\n');
+    p.write(
+      '.hookwise/policy.yml',
+      'bash_rules:\n  - command: make\n    args: "^deploy-everything"\n    verdict: deny\n    reason: no deploys\n',
+    );
     expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny".*no deploys/);
   });
 
@@ -147,7 +200,11 @@ describe('daemon state', () => {
     const { mkdirSync } = await import('node:fs');
     const { spawn } = await import('node:child_process');
     mkdirSync(p.runtimeDir, { recursive: true, mode: 0o700 });
-    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => console.log('up'))`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise((r) => child.stdout.once('data', r));
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
@@ -163,7 +220,9 @@ describe('daemon state', () => {
     const d = await start(p);
     const { unlinkSync } = await import('node:fs');
     unlinkSync(d.paths.socket);
-    await expect(Promise.race([d.closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still running'), 5000))])).resolves.toBe('closed');
+    await expect(
+      Promise.race([d.closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still running'), 5000))]),
+    ).resolves.toBe('closed');
   });
 
   it('reload drops cached state; a payload over the size limit fails closed', async () => {
@@ -171,7 +230,9 @@ describe('daemon state', () => {
     p.register('s1', 'coder');
     const d = await start(p);
     d.reload();
-    const huge = JSON.stringify(p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }));
+    const huge = JSON.stringify(
+      p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }),
+    );
     const r = await viaDaemon(p, huge);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/larger than 16777216 bytes/);
@@ -191,7 +252,10 @@ describe('loopback HTTP for Claude Code http hooks', () => {
   it('answers the hook JSON with the right token', async () => {
     const { p, port } = await withHttp();
     const raw = JSON.stringify(p.pre('Bash', { command: 'git push --force origin main' }));
-    const r = await httpPost(port, '/v1/hook/claude', raw, { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` });
+    const r = await httpPost(port, '/v1/hook/claude', raw, {
+      authorization: `Bearer ${token}`,
+      host: `127.0.0.1:${port}`,
+    });
     expect(r.status).toBe(200);
     const { decision: _d, ...inProcess } = await p.check(raw);
     expect(r.body).toBe(inProcess.stdout);
@@ -200,7 +264,10 @@ describe('loopback HTTP for Claude Code http hooks', () => {
 
   it('a failure check reports by exit 2 becomes a blocking answer', async () => {
     const { port } = await withHttp();
-    const r = await httpPost(port, '/v1/hook/claude', 'not json', { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` });
+    const r = await httpPost(port, '/v1/hook/claude', 'not json', {
+      authorization: `Bearer ${token}`,
+      host: `127.0.0.1:${port}`,
+    });
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toMatchObject({ decision: 'block', reason: expect.stringMatching(/not valid JSON/) });
   });
@@ -212,7 +279,10 @@ describe('loopback HTTP for Claude Code http hooks', () => {
     ['a web page (Origin)', { authorization: `Bearer ${token}`, origin: 'https://evil.example' }],
   ])('refuses %s with a blocking answer', async (_name, headers: Record<string, string>) => {
     const { p, port } = await withHttp();
-    const r = await httpPost(port, '/v1/hook/claude', JSON.stringify(p.pre('Bash', { command: 'ls' })), { host: `127.0.0.1:${port}`, ...headers });
+    const r = await httpPost(port, '/v1/hook/claude', JSON.stringify(p.pre('Bash', { command: 'ls' })), {
+      host: `127.0.0.1:${port}`,
+      ...headers,
+    });
     expect([401, 403]).toContain(r.status);
     expect(JSON.parse(r.body)).toMatchObject({ decision: 'block' });
   });
@@ -269,7 +339,9 @@ describe('decision memory in the daemon', () => {
     expect((await viaDaemon(p, JSON.stringify(pre('s1')))).stdout).toMatch(/"ask"/);
     await viaDaemon(p, JSON.stringify({ ...pre('s1'), hook_event_name: 'PostToolUse', tool_response: {} }));
     // s2, another session of the same user: decided from memory at once.
-    const second = JSON.parse((await viaDaemon(p, JSON.stringify(pre('s2')))).stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    const second = JSON.parse((await viaDaemon(p, JSON.stringify(pre('s2')))).stdout) as {
+      hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string };
+    };
     expect(second.hookSpecificOutput.permissionDecision).toBe('allow');
     expect(second.hookSpecificOutput.permissionDecisionReason).toMatch(/exact-cache/);
     expect(d.stats().decisions).toBe(3);

@@ -21,11 +21,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'hookwise.cjs');
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 /** Commands that cannot run here, as written in the docs (comment stripped), and why. */
 const SKIP: Record<string, string> = {
-  'npm install': 'needs the npm registry, and rebuilds dist/ under the tests running in parallel; it is the set-up this suite runs after',
+  'npm install':
+    'needs the npm registry, and rebuilds dist/ under the tests running in parallel; it is the set-up this suite runs after',
   'npm test': 'runs this whole suite',
   'npm run build': 'rebuilds dist/ under the tests running in parallel; npm test builds first',
   'npx hookwise bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
@@ -34,14 +41,21 @@ const SKIP: Record<string, string> = {
   'node dist/hookwise.cjs bench --quick': 'still about a minute of benchmarks on 2 CPUs; npm test runs bench --ci',
   'node dist/hookwise.cjs bench --ci': 'npm test runs it as its last step',
   'node dist/hookwise.cjs bench --swarm': 'a 15 s load test on a real daemon; tests/cli/swarm.test.ts covers it',
-  'npm install && npm install -g .': 'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
-  'npm install -g .': 'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
+  'npm install && npm install -g .':
+    'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
+  'npm install -g .':
+    'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
   'npm pack': 'tests/cli/package.test.ts packs (without rebuilding dist/ under the parallel tests)',
-  'ONNXRUNTIME_NODE_INSTALL=skip npm install -g ./hookwise-0.1.0.tgz': 'tests/cli/package.test.ts installs the packed tarball into a temporary prefix, from a local registry',
-  'git clone <the hookwise repository> hookwise && cd hookwise': 'needs the network, and names the repository by a placeholder',
-  'gemini extensions install /path/to/hookwise/plugin/gemini': 'needs Gemini CLI, a real host (tests/e2e installs the extension into it)',
-  'gemini extensions install "$(npm root -g)/hookwise/plugin/gemini"': 'needs Gemini CLI, a real host, and a global install',
-  'hookwise serve [--http [port]] [--idle-exit <s>]': 'runs in the foreground until it is stopped (for systemd and launchd); tests/daemon covers it',
+  'ONNXRUNTIME_NODE_INSTALL=skip npm install -g ./hookwise-0.1.0.tgz':
+    'tests/cli/package.test.ts installs the packed tarball into a temporary prefix, from a local registry',
+  'git clone <the hookwise repository> hookwise && cd hookwise':
+    'needs the network, and names the repository by a placeholder',
+  'gemini extensions install /path/to/hookwise/plugin/gemini':
+    'needs Gemini CLI, a real host (tests/e2e installs the extension into it)',
+  'gemini extensions install "$(npm root -g)/hookwise/plugin/gemini"':
+    'needs Gemini CLI, a real host, and a global install',
+  'hookwise serve [--http [port]] [--idle-exit <s>]':
+    'runs in the foreground until it is stopped (for systemd and launchd); tests/daemon covers it',
   'hookwise override --role R (--command PATTERN | --tool T [--file GLOB]) (--allow | --deny | --ask) [--scope user|project|session|org] [--org NAME] [--session-id ID] [--reason TEXT]':
     'a synopsis with alternatives; the examples after it run',
   'hookwise invalidate (--role R | --key K | --scope S | --all) [--scope S] [--org NAME] [--session-id ID] [--keep-overrides] [--yes] [--json]':
@@ -97,7 +111,7 @@ function docCommands(file: string): DocCommand[] {
 /** The command without its optional parts, placeholders filled. */
 function runnable(shown: string): string {
   let text = shown;
-  for (let before = ''; before !== text; ) {
+  for (let before = ''; before !== text;) {
     before = text;
     text = text.replace(/\s*\[[^[\]]*\]/g, '');
   }
@@ -134,7 +148,8 @@ function sandboxEnv(base: string): NodeJS.ProcessEnv {
 function sandbox(): string {
   const base = mkdtempSync(join(tmpdir(), 'hookwise-docs-'));
   sandboxes.push(base);
-  for (const dir of ['bin', 'home', 'project/.git', 'project/tests', 'project/your-project/.git']) mkdirSync(join(base, dir), { recursive: true });
+  for (const dir of ['bin', 'home', 'project/.git', 'project/tests', 'project/your-project/.git'])
+    mkdirSync(join(base, dir), { recursive: true });
   writeFileSync(join(base, 'project', 'tests', 'a.ts'), 'export {};\n');
   const bin = join(base, 'bin', 'hookwise');
   writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
@@ -145,32 +160,47 @@ function sandbox(): string {
 describe('every command in the docs runs, or says why it cannot', () => {
   it('the skip list names only commands the docs still show', () => {
     const shown = new Set(DOCS.flatMap((f) => docCommands(f).map((c) => c.shown.trim().replace(/\s+/g, ' '))));
-    for (const command of Object.keys(SKIP)) expect(shown, `SKIP entry no longer in the docs: ${command}`).toContain(command);
+    for (const command of Object.keys(SKIP))
+      expect(shown, `SKIP entry no longer in the docs: ${command}`).toContain(command);
   });
 
-  const runnableDocs = DOCS.filter((f) => docCommands(f).some((c) => SKIP[c.shown.trim().replace(/\s+/g, ' ')] === undefined));
-  it.each(runnableDocs)('%s', (file) => {
-    const base = sandbox();
-    const env = sandboxEnv(base);
-    let cwd = join(base, 'project');
-    const ran: string[] = [];
-    for (const { where, shown } of docCommands(file)) {
-      const normalized = shown.trim().replace(/\s+/g, ' ');
-      if (SKIP[normalized] !== undefined) continue;
-      const command = RUN_AS[runnable(shown)] ?? runnable(shown);
-      expect(command, `${where}: a placeholder without a value in PLACEHOLDERS: ${command}`).not.toMatch(/<[^>]*>|…/);
-      const cd = /^cd (\S+)$/.exec(command);
-      if (cd !== null) {
-        cwd = join(cwd, cd[1]!);
-        continue;
+  const runnableDocs = DOCS.filter((f) =>
+    docCommands(f).some((c) => SKIP[c.shown.trim().replace(/\s+/g, ' ')] === undefined),
+  );
+  it.each(runnableDocs)(
+    '%s',
+    (file) => {
+      const base = sandbox();
+      const env = sandboxEnv(base);
+      let cwd = join(base, 'project');
+      const ran: string[] = [];
+      for (const { where, shown } of docCommands(file)) {
+        const normalized = shown.trim().replace(/\s+/g, ' ');
+        if (SKIP[normalized] !== undefined) continue;
+        const command = RUN_AS[runnable(shown)] ?? runnable(shown);
+        expect(command, `${where}: a placeholder without a value in PLACEHOLDERS: ${command}`).not.toMatch(/<[^>]*>|…/);
+        const cd = /^cd (\S+)$/.exec(command);
+        if (cd !== null) {
+          cwd = join(cwd, cd[1]!);
+          continue;
+        }
+        // `npx hookwise` is shown for the checkout (README set-up): it resolves this package's own bin.
+        const r = spawnSync('/bin/sh', ['-c', command], {
+          cwd: command.startsWith('npx ') ? ROOT : cwd,
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        const allowed = EXIT[command] ?? [0];
+        expect(
+          allowed,
+          `${where}: \`${command}\` exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout.slice(-1500)}\nstderr: ${r.stderr.slice(-1500)}`,
+        ).toContain(r.status);
+        ran.push(command);
       }
-      // `npx hookwise` is shown for the checkout (README set-up): it resolves this package's own bin.
-      const r = spawnSync('/bin/sh', ['-c', command], { cwd: command.startsWith('npx ') ? ROOT : cwd, env, encoding: 'utf8', timeout: 60_000 });
-      const allowed = EXIT[command] ?? [0];
-      expect(allowed, `${where}: \`${command}\` exited ${r.status}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout.slice(-1500)}\nstderr: ${r.stderr.slice(-1500)}`).toContain(r.status);
-      ran.push(command);
-    }
-    expect(ran.length, `${file}: no command ran`).toBeGreaterThan(0);
-    console.log(`[docs] ${file}: ${ran.length} commands ran`);
-  }, 240_000);
+      expect(ran.length, `${file}: no command ran`).toBeGreaterThan(0);
+      console.log(`[docs] ${file}: ${ran.length} commands ran`);
+    },
+    240_000,
+  );
 });

@@ -38,7 +38,11 @@ const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const RUN_TIMEOUT_MS = 120_000;
 
 const probe = SKIP ? undefined : probeConfinement();
-const skipReason = SKIP ? 'HOOKWISE_SKIP_E2E=1' : probe?.available === false ? `this machine cannot confine: ${probe.reason} (${probe.fix})` : undefined;
+const skipReason = SKIP
+  ? 'HOOKWISE_SKIP_E2E=1'
+  : probe?.available === false
+    ? `this machine cannot confine: ${probe.reason} (${probe.fix})`
+    : undefined;
 
 const SECRET = 'PRIVATE-KEY-CANARY-7f3a';
 const GEN = '#!/bin/sh\nset -e\nmkdir -p out\necho generated > out/gen.txt\necho "gen: wrote out/gen.txt"\n';
@@ -87,7 +91,11 @@ function box(port: number): Box {
   mkdirSync(env.HOOKWISE_CONFIG_DIR, { recursive: true });
   writeFileSync(join(env.HOOKWISE_CONFIG_DIR, 'config.yml'), 'confine:\n  enabled: true\n');
   const sessionId = randomUUID();
-  const r = spawnSync(process.execPath, [BIN, 'register', '--session-id', sessionId, '--role', 'coder'], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [BIN, 'register', '--session-id', sessionId, '--role', 'coder'], {
+    cwd: project,
+    env: { ...process.env, HOME: home, ...env },
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`hookwise register: exit ${r.status}\n${r.stderr}`);
   return { base, project, home, env, sessionId };
 }
@@ -109,7 +117,8 @@ async function listener(): Promise<{ port: number; connections: () => number }> 
   return { port: address.port, connections: () => count };
 }
 
-const checkHook = (prefix = '') => `${prefix}${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} check --host claude`;
+const checkHook = (prefix = '') =>
+  `${prefix}${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} check --host claude`;
 
 /** `claude -p` in the box, the fake model asking for one Bash call of `command`. */
 async function runBash(b: Box, command: string, hookCommand = checkHook()): Promise<ClaudeRunResult> {
@@ -158,152 +167,194 @@ function auditOf(b: Box): [string, string, string | null][] {
  */
 function hookWithoutBwrap(): { command: string; says: string } | { skip: string } {
   if (probe?.available === false) return { command: checkHook(), says: 'it could not run confined: ' };
-  if (process.geteuid?.() !== 0) return { skip: 'hiding bubblewrap from the hook needs root (a bind mount in a private mount namespace)' };
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'].filter((d) => d.startsWith('/'));
+  if (process.geteuid?.() !== 0)
+    return { skip: 'hiding bubblewrap from the hook needs root (a bind mount in a private mount namespace)' };
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/local/bin'].filter((d) =>
+    d.startsWith('/'),
+  );
   const found = [...new Set(dirs.map((d) => join(d, 'bwrap')).filter((p) => existsSync(p)))];
   const mounts = found.map((p) => `mount --bind /dev/null ${shellQuote(p)}`).join(' && ');
   const script = `${mounts} && for p in ${found.map(shellQuote).join(' ')}; do test -x "$p" && exit 1; done; exit 0`;
   const trial = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
-  if (trial.status !== 0) return { skip: `cannot hide bubblewrap in a private mount namespace here: ${trial.error?.message ?? trial.stderr.trim()}` };
+  if (trial.status !== 0)
+    return {
+      skip: `cannot hide bubblewrap in a private mount namespace here: ${trial.error?.message ?? trial.stderr.trim()}`,
+    };
   const prefix = `unshare --mount --propagation private sh -c ${shellQuote(`${mounts} && exec "$0" "$@"`)} `;
   return { command: checkHook(prefix), says: 'it could not run confined: bubblewrap (bwrap) is not installed' };
 }
 
-describe.skipIf(skipReason !== undefined)(`real Claude Code runs confined allows${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`, () => {
-  beforeAll(async () => {
-    await ensureClaude();
-  }, INSTALL_TIMEOUT_MS);
+describe.skipIf(skipReason !== undefined)(
+  `real Claude Code runs confined allows${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
+  () => {
+    beforeAll(async () => {
+      await ensureClaude();
+    }, INSTALL_TIMEOUT_MS);
 
-  it(
-    'a novel project script runs without a prompt, confined: the model sees its output, its file lands in the project',
-    async () => {
-      const net = await listener();
-      const b = box(net.port);
-      const r = await runBash(b, './scripts/gen.sh');
-      const diag = why(r, b);
-      expect(r.exitCode, diag).toBe(0);
-      expect(auditOf(b), diag).toEqual([['Bash', 'allow', 'confine:unknown-effect']]);
-      expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false })]);
-      expect(r.toolResults[0]!.text, diag).toContain('gen: wrote out/gen.txt');
-      expect(finalEvent(r), diag).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
-      expect(readFileSync(join(b.project, 'out', 'gen.txt'), 'utf8')).toBe('generated\n');
-      // updatedInput replaced the command that ran, not the agent's history: the model still sees its own
-      // `./scripts/gen.sh`, never the (several KB) wrapped command.
-      const toModel = JSON.stringify(r.requests.map((q) => q.body));
-      expect(toModel).toContain('"command":"./scripts/gen.sh"');
-      expect(toModel).not.toContain('bwrap');
-      // The agent is told it ran confined and what the walls are (additionalContext: an allow's reason reaches only the user).
-      expect(toModel).toContain('PreToolUse:Bash hook additional context: hookwise allow [tier confine');
-      expect(toModel).toContain('runs confined: it may write only inside the project');
-      console.log(`[confine e2e] gen.sh confined: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(r.toolResults[0]!.text)}`);
-    },
-    RUN_TIMEOUT_MS,
-  );
+    it(
+      'a novel project script runs without a prompt, confined: the model sees its output, its file lands in the project',
+      async () => {
+        const net = await listener();
+        const b = box(net.port);
+        const r = await runBash(b, './scripts/gen.sh');
+        const diag = why(r, b);
+        expect(r.exitCode, diag).toBe(0);
+        expect(auditOf(b), diag).toEqual([['Bash', 'allow', 'confine:unknown-effect']]);
+        expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false })]);
+        expect(r.toolResults[0]!.text, diag).toContain('gen: wrote out/gen.txt');
+        expect(finalEvent(r), diag).toMatchObject({ type: 'result', is_error: false, permission_denials: [] });
+        expect(readFileSync(join(b.project, 'out', 'gen.txt'), 'utf8')).toBe('generated\n');
+        // updatedInput replaced the command that ran, not the agent's history: the model still sees its own
+        // `./scripts/gen.sh`, never the (several KB) wrapped command.
+        const toModel = JSON.stringify(r.requests.map((q) => q.body));
+        expect(toModel).toContain('"command":"./scripts/gen.sh"');
+        expect(toModel).not.toContain('bwrap');
+        // The agent is told it ran confined and what the walls are (additionalContext: an allow's reason reaches only the user).
+        expect(toModel).toContain('PreToolUse:Bash hook additional context: hookwise allow [tier confine');
+        expect(toModel).toContain('runs confined: it may write only inside the project');
+        console.log(
+          `[confine e2e] gen.sh confined: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(r.toolResults[0]!.text)}`,
+        );
+      },
+      RUN_TIMEOUT_MS,
+    );
 
-  it(
-    'the same kind of script cannot plant a git hook, read ~/.ssh or reach a listener outside: each fails inside the walls',
-    async () => {
-      const net = await listener();
-      // Control: without walls, every attempt of the script succeeds (so the confined run proves the walls).
-      const control = box(net.port);
-      const bare = spawnSync('./scripts/escape.sh', [], { cwd: control.project, env: { PATH: process.env.PATH, HOME: control.home }, encoding: 'utf8', timeout: 20_000 });
-      for (let i = 0; i < 50 && net.connections() === 0; i++) await sleep(20);
-      expect(bare.stdout).toBe(`hooks: WRITTEN\nssh: read ${SECRET}\nnet: CONNECTED\n`);
-      expect(existsSync(join(control.project, '.git', 'hooks', 'pre-commit'))).toBe(true);
-      expect(net.connections(), 'the control reached the listener').toBe(1);
+    it(
+      'the same kind of script cannot plant a git hook, read ~/.ssh or reach a listener outside: each fails inside the walls',
+      async () => {
+        const net = await listener();
+        // Control: without walls, every attempt of the script succeeds (so the confined run proves the walls).
+        const control = box(net.port);
+        const bare = spawnSync('./scripts/escape.sh', [], {
+          cwd: control.project,
+          env: { PATH: process.env.PATH, HOME: control.home },
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        for (let i = 0; i < 50 && net.connections() === 0; i++) await sleep(20);
+        expect(bare.stdout).toBe(`hooks: WRITTEN\nssh: read ${SECRET}\nnet: CONNECTED\n`);
+        expect(existsSync(join(control.project, '.git', 'hooks', 'pre-commit'))).toBe(true);
+        expect(net.connections(), 'the control reached the listener').toBe(1);
 
-      const b = box(net.port);
-      const r = await runBash(b, './scripts/escape.sh');
-      const diag = why(r, b);
-      expect(r.exitCode, diag).toBe(0);
-      expect(auditOf(b), diag).toEqual([['Bash', 'allow', 'confine:unknown-effect']]);
-      expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false })]);
-      const text = r.toolResults[0]!.text;
-      expect(text, diag).toContain('hooks: refused');
-      expect(text, diag).toContain('ssh: hidden');
-      expect(text, diag).toContain('net: refused');
-      expect(text, diag).not.toContain(SECRET);
-      expect(JSON.stringify(r.requests.map((q) => q.body)), 'the secret reached the model in no request').not.toContain(SECRET);
-      expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
-      await sleep(200);
-      expect(net.connections(), 'only the control reached the listener').toBe(1);
-      console.log(`[confine e2e] escape.sh confined: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(text)}`);
-    },
-    RUN_TIMEOUT_MS,
-  );
+        const b = box(net.port);
+        const r = await runBash(b, './scripts/escape.sh');
+        const diag = why(r, b);
+        expect(r.exitCode, diag).toBe(0);
+        expect(auditOf(b), diag).toEqual([['Bash', 'allow', 'confine:unknown-effect']]);
+        expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false })]);
+        const text = r.toolResults[0]!.text;
+        expect(text, diag).toContain('hooks: refused');
+        expect(text, diag).toContain('ssh: hidden');
+        expect(text, diag).toContain('net: refused');
+        expect(text, diag).not.toContain(SECRET);
+        expect(
+          JSON.stringify(r.requests.map((q) => q.body)),
+          'the secret reached the model in no request',
+        ).not.toContain(SECRET);
+        expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
+        await sleep(200);
+        expect(net.connections(), 'only the control reached the listener').toBe(1);
+        console.log(
+          `[confine e2e] escape.sh confined: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(text)}`,
+        );
+      },
+      RUN_TIMEOUT_MS,
+    );
 
-  it.each([
-    ['plants a git hook', 'echo "#!/bin/sh" > .git/hooks/pre-commit', 'Read-only file system', 'a write where they allow none'],
-    ['reads ~/.ssh', 'cat "$HOME/.ssh/id_rsa"', 'No such file or directory', 'a read of a secret they hide'],
-    ['reaches a listener outside', 'exec 3<>/dev/tcp/127.0.0.1/PORT', 'Connection refused', 'a network connection'],
-  ])(
-    'a script that %s fails inside the walls, and the next identical call is asked, naming what the walls stopped',
-    async (_what, line, says, stopped) => {
-      const net = await listener();
-      const b = box(net.port);
-      // Fails (set -e) at its first step: the host reports it to PostToolUseFailure.
-      writeFileSync(join(b.project, 'scripts', 'setup.sh'), `#!/bin/bash\nset -e\n${line.replace('PORT', String(net.port))}\necho "setup: done"\n`, { mode: 0o755 });
-      const hooks: ClaudeHooksConfig = {
-        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: checkHook() }] }],
-        PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: checkHook() }] }],
-      };
-      const call = { name: 'Bash', input: { command: './scripts/setup.sh', description: 'Set up the project' } };
-      const r = await runClaude({
-        cwd: b.project,
-        home: b.home,
-        env: b.env,
-        extraArgs: ['--session-id', b.sessionId],
-        prompt: 'Set up the project.',
-        scenario: { toolCalls: [call, call] },
-        hookSettings: hooks,
-        timeoutMs: RUN_TIMEOUT_MS - 10_000,
-      });
-      const diag = why(r, b);
-      expect(r.exitCode, diag).toBe(0);
-      expect(auditOf(b), diag).toEqual([
-        ['Bash', 'allow', 'confine:unknown-effect'],
-        ['Bash', 'ask', 'confine:walls-hit'],
-      ]);
-      expect(r.toolResults, diag).toEqual([
-        expect.objectContaining({ toolUseId: toolUseId(0), isError: true }),
-        expect.objectContaining({ toolUseId: toolUseId(1), isError: true }),
-      ]);
-      expect(r.toolResults[0]!.text, diag).toContain(says);
-      expect(r.toolResults[0]!.text, diag).not.toContain(SECRET);
-      expect(r.toolResults[1]!.text, diag).toContain(`the walls stopped ${stopped}`);
-      expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
-      // -p mode denies an ask: the second attempt never ran, and the agent is told why.
-      expect(finalEvent(r).permission_denials, diag).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(1) })]);
-      expect(readAudit(b.env.HOOKWISE_RUNTIME_DIR).records[1]!.tier, diag).toBe('exact-cache');
-      await sleep(100);
-      expect(net.connections(), 'the listener outside was never reached').toBe(0);
-      console.log(`[confine e2e] setup.sh (${_what}) hit the walls, then asked: ${r.durationMs} ms; second tool_result ${JSON.stringify(r.toolResults[1]!.text.slice(0, 300))}`);
-    },
-    RUN_TIMEOUT_MS,
-  );
-});
+    it.each([
+      [
+        'plants a git hook',
+        'echo "#!/bin/sh" > .git/hooks/pre-commit',
+        'Read-only file system',
+        'a write where they allow none',
+      ],
+      ['reads ~/.ssh', 'cat "$HOME/.ssh/id_rsa"', 'No such file or directory', 'a read of a secret they hide'],
+      ['reaches a listener outside', 'exec 3<>/dev/tcp/127.0.0.1/PORT', 'Connection refused', 'a network connection'],
+    ])(
+      'a script that %s fails inside the walls, and the next identical call is asked, naming what the walls stopped',
+      async (_what, line, says, stopped) => {
+        const net = await listener();
+        const b = box(net.port);
+        // Fails (set -e) at its first step: the host reports it to PostToolUseFailure.
+        writeFileSync(
+          join(b.project, 'scripts', 'setup.sh'),
+          `#!/bin/bash\nset -e\n${line.replace('PORT', String(net.port))}\necho "setup: done"\n`,
+          { mode: 0o755 },
+        );
+        const hooks: ClaudeHooksConfig = {
+          PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: checkHook() }] }],
+          PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: checkHook() }] }],
+        };
+        const call = { name: 'Bash', input: { command: './scripts/setup.sh', description: 'Set up the project' } };
+        const r = await runClaude({
+          cwd: b.project,
+          home: b.home,
+          env: b.env,
+          extraArgs: ['--session-id', b.sessionId],
+          prompt: 'Set up the project.',
+          scenario: { toolCalls: [call, call] },
+          hookSettings: hooks,
+          timeoutMs: RUN_TIMEOUT_MS - 10_000,
+        });
+        const diag = why(r, b);
+        expect(r.exitCode, diag).toBe(0);
+        expect(auditOf(b), diag).toEqual([
+          ['Bash', 'allow', 'confine:unknown-effect'],
+          ['Bash', 'ask', 'confine:walls-hit'],
+        ]);
+        expect(r.toolResults, diag).toEqual([
+          expect.objectContaining({ toolUseId: toolUseId(0), isError: true }),
+          expect.objectContaining({ toolUseId: toolUseId(1), isError: true }),
+        ]);
+        expect(r.toolResults[0]!.text, diag).toContain(says);
+        expect(r.toolResults[0]!.text, diag).not.toContain(SECRET);
+        expect(r.toolResults[1]!.text, diag).toContain(`the walls stopped ${stopped}`);
+        expect(existsSync(join(b.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
+        // -p mode denies an ask: the second attempt never ran, and the agent is told why.
+        expect(finalEvent(r).permission_denials, diag).toEqual([
+          expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(1) }),
+        ]);
+        expect(readAudit(b.env.HOOKWISE_RUNTIME_DIR).records[1]!.tier, diag).toBe('exact-cache');
+        await sleep(100);
+        expect(net.connections(), 'the listener outside was never reached').toBe(0);
+        console.log(
+          `[confine e2e] setup.sh (${_what}) hit the walls, then asked: ${r.durationMs} ms; second tool_result ${JSON.stringify(r.toolResults[1]!.text.slice(0, 300))}`,
+        );
+      },
+      RUN_TIMEOUT_MS,
+    );
+  },
+);
 
 describe.skipIf(SKIP)('real Claude Code where confinement is not available', () => {
   beforeAll(async () => {
     await ensureClaude();
   }, INSTALL_TIMEOUT_MS);
 
-  it('without bubblewrap the call is asked (denied in -p mode), never run unconfined', async (ctx) => {
-    const hook = hookWithoutBwrap();
-    if ('skip' in hook) {
-      ctx.skip(hook.skip);
-      return;
-    }
-    const net = await listener();
-    const b = box(net.port);
-    const r = await runBash(b, './scripts/gen.sh', hook.command);
-    const diag = why(r, b);
-    expect(r.exitCode, diag).toBe(0);
-    expect(auditOf(b), diag).toEqual([['Bash', 'ask', null]]);
-    expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: true })]);
-    expect(r.toolResults[0]!.text, diag).toContain(hook.says);
-    expect(finalEvent(r).permission_denials, diag).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(0) })]);
-    expect(existsSync(join(b.project, 'out')), 'the script did not run').toBe(false);
-    console.log(`[confine e2e] no bubblewrap: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(r.toolResults[0]!.text)}`);
-  }, RUN_TIMEOUT_MS);
+  it(
+    'without bubblewrap the call is asked (denied in -p mode), never run unconfined',
+    async (ctx) => {
+      const hook = hookWithoutBwrap();
+      if ('skip' in hook) {
+        ctx.skip(hook.skip);
+        return;
+      }
+      const net = await listener();
+      const b = box(net.port);
+      const r = await runBash(b, './scripts/gen.sh', hook.command);
+      const diag = why(r, b);
+      expect(r.exitCode, diag).toBe(0);
+      expect(auditOf(b), diag).toEqual([['Bash', 'ask', null]]);
+      expect(r.toolResults, diag).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: true })]);
+      expect(r.toolResults[0]!.text, diag).toContain(hook.says);
+      expect(finalEvent(r).permission_denials, diag).toEqual([
+        expect.objectContaining({ tool_name: 'Bash', tool_use_id: toolUseId(0) }),
+      ]);
+      expect(existsSync(join(b.project, 'out')), 'the script did not run').toBe(false);
+      console.log(
+        `[confine e2e] no bubblewrap: ${r.durationMs} ms for the run; tool_result ${JSON.stringify(r.toolResults[0]!.text)}`,
+      );
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

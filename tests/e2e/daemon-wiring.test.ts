@@ -22,7 +22,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +66,9 @@ const STEP_ROUNDS = Number(process.env.HOOKWISE_E2E_STEP_ROUNDS ?? 3);
 /** One wait for the stream-json client (a prompt, a turn's result). */
 const LEARN_WAIT_MS = 60_000;
 /** A CA bundle for the "with NODE_EXTRA_CA_CERTS" variants (the test's own setting, else the system's). */
-const CA_BUNDLE = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find((f) => f !== undefined && f !== '' && existsSync(f));
+const CA_BUNDLE = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find(
+  (f) => f !== undefined && f !== '' && existsSync(f),
+);
 
 const q = (s: string): string => JSON.stringify(s);
 const hookwiseCommand = (args: string): string => `${q(NODE)} ${q(BIN)} ${args}`;
@@ -95,11 +109,23 @@ function snapshotBuild(): void {
     copyFileSync(join(ROOT, 'plugin', 'bin', 'hookwise-hook'), PLUGIN_HOOK);
     chmodSync(BIN, 0o755);
     symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
-    const payload = JSON.stringify({ session_id: 'snapshot-check', cwd: base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git status' } });
+    const payload = JSON.stringify({
+      session_id: 'snapshot-check',
+      cwd: base,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'git status' },
+    });
     const r = spawnSync(NODE, [BIN, 'check', '--host', 'claude'], {
       input: payload,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...hookwiseEnv, HOOKWISE_DAEMON: 'off', HOOKWISE_ROLE: 'coder' },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        ...hookwiseEnv,
+        HOOKWISE_DAEMON: 'off',
+        HOOKWISE_ROLE: 'coder',
+      },
       timeout: 30_000,
     });
     if (r.status === 0 && r.stdout.includes('"permissionDecision":"allow"')) return;
@@ -150,9 +176,15 @@ const daemonPids = new Set<number>();
 function startDaemon(): { port: number; token: string } {
   const r = hookwise(['daemon', 'start', '--http', '--json']);
   const started = JSON.parse(r.stdout || '{}') as Status;
-  expect(started, `daemon start: exit ${r.status}\n${r.stdout}\n${r.stderr}`).toMatchObject({ running: true, http: { host: '127.0.0.1' } });
+  expect(started, `daemon start: exit ${r.status}\n${r.stdout}\n${r.stderr}`).toMatchObject({
+    running: true,
+    http: { host: '127.0.0.1' },
+  });
   daemonPids.add(started.pid!);
-  const config = JSON.parse(readFileSync(join(hookwiseEnv.HOOKWISE_CONFIG_DIR, 'daemon', 'http.json'), 'utf8')) as { port: number; token: string };
+  const config = JSON.parse(readFileSync(join(hookwiseEnv.HOOKWISE_CONFIG_DIR, 'daemon', 'http.json'), 'utf8')) as {
+    port: number;
+    token: string;
+  };
   expect(config.port).toBe(started.http!.port);
   return config;
 }
@@ -222,17 +254,28 @@ function recommendedWiring(port: number, token: string, sessionHooks: boolean): 
 function withAsyncPostToolUse(hooks: ClaudeHooksConfig): ClaudeHooksConfig {
   const post = hooks.PostToolUse;
   expect(post, 'the wiring has a PostToolUse entry').toBeDefined();
-  return { ...hooks, PostToolUse: post!.map((g) => ({ ...g, hooks: g.hooks.map((h) => (h.type === 'http' ? { ...h, async: true } : h)) })) };
+  return {
+    ...hooks,
+    PostToolUse: post!.map((g) => ({
+      ...g,
+      hooks: g.hooks.map((h) => (h.type === 'http' ? { ...h, async: true } : h)),
+    })),
+  };
 }
 
 /** How many http handlers these hooks have, over all events: POSTs per tool call. */
 function httpHandlers(hooks: ClaudeHooksConfig): number {
-  return Object.values(hooks).reduce((n, groups) => n + (groups ?? []).reduce((m, g) => m + g.hooks.filter((h) => h.type === 'http').length, 0), 0);
+  return Object.values(hooks).reduce(
+    (n, groups) => n + (groups ?? []).reduce((m, g) => m + g.hooks.filter((h) => h.type === 'http').length, 0),
+    0,
+  );
 }
 
 /** Whether any http handler of these hooks is `async`. */
 function hasAsyncHttp(hooks: ClaudeHooksConfig): boolean {
-  return Object.values(hooks).some((groups) => groups?.some((g) => g.hooks.some((h) => h.type === 'http' && h.async === true)));
+  return Object.values(hooks).some((groups) =>
+    groups?.some((g) => g.hooks.some((h) => h.type === 'http' && h.async === true)),
+  );
 }
 
 /** A counter once it reaches `expected` (an async hook's POST may land after the client's last request), or as it is after `timeoutMs`. */
@@ -249,7 +292,9 @@ async function counterReaching(read: () => number, expected: number, timeoutMs: 
 // The floor reference for the http wiring: a server that does nothing but answer "allow".
 
 /** What the trivial server answers to every POST, at once. */
-const FIXED_ALLOW = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'fixed' } });
+const FIXED_ALLOW = JSON.stringify({
+  hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'fixed' },
+});
 /**
  * The trivial server's slow path (a PostToolUse handler's URL): it answers `{}` only after SLOW_POST_MS. A
  * step that waits for the hook grows by that much; one that does not (an honoured `async`) stays as it was.
@@ -273,7 +318,14 @@ interface TrivialServer {
  */
 async function startTrivialServer(): Promise<TrivialServer> {
   const token = randomUUID();
-  const trivial: TrivialServer = { server: createServer({ keepAliveTimeout: 30_000 }), port: 0, token, connections: 0, posts: 0, unauthorized: 0 };
+  const trivial: TrivialServer = {
+    server: createServer({ keepAliveTimeout: 30_000 }),
+    port: 0,
+    token,
+    connections: 0,
+    posts: 0,
+    unauthorized: 0,
+  };
   trivial.server.on('connection', () => void trivial.connections++);
   trivial.server.on('request', (req, res) => {
     req.resume();
@@ -289,7 +341,9 @@ async function startTrivialServer(): Promise<TrivialServer> {
       }, SLOW_POST_MS);
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(FIXED_ALLOW) }).end(FIXED_ALLOW);
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(FIXED_ALLOW) })
+      .end(FIXED_ALLOW);
   });
   await new Promise<void>((resolve, reject) => {
     trivial.server.once('error', reject);
@@ -313,7 +367,8 @@ function tcpPeersOf(port: number): Set<number> | undefined {
     return undefined;
   }
   // Rows are "sl local rem st ...", addresses as hex "0100007F:PORT" (127.0.0.1); st 0A is LISTEN.
-  const loopbackPort = (field: string | undefined): number | undefined => (field?.startsWith('0100007F:') ? parseInt(field.slice(9), 16) : undefined);
+  const loopbackPort = (field: string | undefined): number | undefined =>
+    field?.startsWith('0100007F:') ? parseInt(field.slice(9), 16) : undefined;
   const peers = new Set<number>();
   for (const line of table.split('\n').slice(1)) {
     const [, local, remote, state] = line.trim().split(/\s+/);
@@ -405,7 +460,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       const [deniedWrite, allowedWrite, push] = result.toolResults;
       expect(result.toolResults, why).toHaveLength(3);
       expect(deniedWrite).toMatchObject({ isError: true });
-      expect(deniedWrite!.text).toContain('hookwise deny [tier path-policy, rule role:coder:deny_write:tests/** from built-in]');
+      expect(deniedWrite!.text).toContain(
+        'hookwise deny [tier path-policy, rule role:coder:deny_write:tests/** from built-in]',
+      );
       expect(allowedWrite).toMatchObject({ isError: false });
       expect(push).toMatchObject({ isError: true });
       expect(push!.text).toContain('hookwise deny [tier rules, rule pack:git:force-push-protected from built-in]');
@@ -436,7 +493,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         writeFileSync(hookwiseBin, `#!/bin/sh\nexec ${q(NODE)} ${q(BIN)} "$@"\n`);
         chmodSync(hookwiseBin, 0o755);
       }
-      const command = (c: string): ClaudeHooksConfig => ({ PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: c, timeout: 600 }] }] });
+      const command = (c: string): ClaudeHooksConfig => ({
+        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: c, timeout: 600 }] }],
+      });
       interface Wiring {
         label: string;
         hooks: ClaudeHooksConfig;
@@ -454,36 +513,117 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       const wirings: Wiring[] = [];
       // Only the hook processes' NODE_EXTRA_CA_CERTS differs (a prefix of the hook command); the client's
       // own environment is the same for every wiring.
-      const withCommand = (label: string, run: string, env: Record<string, string>, decider: Wiring['decider']): void => {
+      const withCommand = (
+        label: string,
+        run: string,
+        env: Record<string, string>,
+        decider: Wiring['decider'],
+      ): void => {
         wirings.push({ label, hooks: command(`NODE_EXTRA_CA_CERTS= ${run}`), env, decider, ca: 'unset' });
-        if (CA_BUNDLE !== undefined) wirings.push({ label, hooks: command(`NODE_EXTRA_CA_CERTS=${q(CA_BUNDLE)} ${run}`), env, decider, ca: 'set' });
+        if (CA_BUNDLE !== undefined)
+          wirings.push({
+            label,
+            hooks: command(`NODE_EXTRA_CA_CERTS=${q(CA_BUNDLE)} ${run}`),
+            env,
+            decider,
+            ca: 'set',
+          });
       };
       wirings.push({ label: '(0) no hooks', hooks: {}, env: {}, decider: 'none', ca: '-' });
-      withCommand('(1) command, HOOKWISE_DAEMON=off', hookwiseCommand('check --host claude'), { HOOKWISE_DAEMON: 'off' }, 'process');
+      withCommand(
+        '(1) command, HOOKWISE_DAEMON=off',
+        hookwiseCommand('check --host claude'),
+        { HOOKWISE_DAEMON: 'off' },
+        'process',
+      );
       withCommand('(2) command, thin client', hookwiseCommand('check --host claude'), {}, 'daemon');
-      wirings.push({ label: '(3) http', hooks: { PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }] }, env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
-      wirings.push({ label: '(3b) http Pre + PostToolUse', hooks: recommendedWiring(http.port, http.token, false), env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
+      wirings.push({
+        label: '(3) http',
+        hooks: { PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }] },
+        env: {},
+        decider: 'daemon',
+        ca: '-',
+        httpPort: http.port,
+      });
+      wirings.push({
+        label: '(3b) http Pre + PostToolUse',
+        hooks: recommendedWiring(http.port, http.token, false),
+        env: {},
+        decider: 'daemon',
+        ca: '-',
+        httpPort: http.port,
+      });
       // (3b) with `async: true` on the PostToolUse http handler: still called (the counter), no longer waited for (the step)?
       const asyncPost = withAsyncPostToolUse(recommendedWiring(http.port, http.token, false));
-      wirings.push({ label: '(3c) http Pre + async PostToolUse', hooks: asyncPost, env: {}, decider: 'daemon', ca: '-', httpPort: http.port });
-      withCommand('(4) plugin sh wrapper, daemon', `sh ${q(PLUGIN_HOOK)} check --host claude`, { HOOKWISE_BIN: hookwiseBin }, 'daemon');
+      wirings.push({
+        label: '(3c) http Pre + async PostToolUse',
+        hooks: asyncPost,
+        env: {},
+        decider: 'daemon',
+        ca: '-',
+        httpPort: http.port,
+      });
+      withCommand(
+        '(4) plugin sh wrapper, daemon',
+        `sh ${q(PLUGIN_HOOK)} check --host claude`,
+        { HOOKWISE_BIN: hookwiseBin },
+        'daemon',
+      );
       // The floor: (3)'s very hook (same fields, its own token) to a server that answers "allow" at once.
       const floorHook = httpHook(trivial.port, trivial.token, true);
-      wirings.push({ label: '(5) http, trivial server', hooks: { PreToolUse: [{ matcher: '*', hooks: [floorHook] }] }, env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      wirings.push({
+        label: '(5) http, trivial server',
+        hooks: { PreToolUse: [{ matcher: '*', hooks: [floorHook] }] },
+        env: {},
+        decider: 'trivial',
+        ca: '-',
+        httpPort: trivial.port,
+      });
       // Does the step wait for an (async) http PostToolUse? (5) plus a PostToolUse hook answered after SLOW_POST_MS.
-      const slowPost: ClaudeHttpHook = { ...httpHook(trivial.port, trivial.token, false), url: `http://127.0.0.1:${trivial.port}${SLOW_PATH}` };
+      const slowPost: ClaudeHttpHook = {
+        ...httpHook(trivial.port, trivial.token, false),
+        url: `http://127.0.0.1:${trivial.port}${SLOW_PATH}`,
+      };
       const slowPostHooks = (async: boolean): ClaudeHooksConfig => ({
         PreToolUse: [{ matcher: '*', hooks: [floorHook] }],
         PostToolUse: [{ matcher: '*', hooks: [async ? { ...slowPost, async: true } : slowPost] }],
       });
-      wirings.push({ label: '(5b) trivial + slow PostToolUse', hooks: slowPostHooks(false), env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
-      wirings.push({ label: '(5c) trivial + slow async PostTU', hooks: slowPostHooks(true), env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      wirings.push({
+        label: '(5b) trivial + slow PostToolUse',
+        hooks: slowPostHooks(false),
+        env: {},
+        decider: 'trivial',
+        ca: '-',
+        httpPort: trivial.port,
+      });
+      wirings.push({
+        label: '(5c) trivial + slow async PostTU',
+        hooks: slowPostHooks(true),
+        env: {},
+        decider: 'trivial',
+        ca: '-',
+        httpPort: trivial.port,
+      });
       // The control: an async *command* PostToolUse as slow as (5b)'s. If the step stays at (5), this measurement does see an honoured `async`.
       const slowAsyncCommand: ClaudeHooksConfig = {
         PreToolUse: [{ matcher: '*', hooks: [floorHook] }],
-        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >/dev/null; sleep ${SLOW_POST_MS / 1000}`, timeout: 30, async: true }] }],
+        PostToolUse: [
+          {
+            matcher: '*',
+            hooks: [
+              { type: 'command', command: `cat >/dev/null; sleep ${SLOW_POST_MS / 1000}`, timeout: 30, async: true },
+            ],
+          },
+        ],
       };
-      wirings.push({ label: '(5d) trivial + slow async command', hooks: slowAsyncCommand, env: {}, decider: 'trivial', ca: '-', httpPort: trivial.port });
+      wirings.push({
+        label: '(5d) trivial + slow async command',
+        hooks: slowAsyncCommand,
+        env: {},
+        decider: 'trivial',
+        ca: '-',
+        httpPort: trivial.port,
+      });
 
       const projects = wirings.map((_, i) => project(`step-${i}`));
       const steps: number[][][] = wirings.map(() => []);
@@ -500,7 +640,11 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           const w = wirings[i]!;
           const sessionId = randomUUID();
           const before = decisions();
-          const trivialBefore = { connections: trivial.connections, posts: trivial.posts, unauthorized: trivial.unauthorized };
+          const trivialBefore = {
+            connections: trivial.connections,
+            posts: trivial.posts,
+            unauthorized: trivial.unauthorized,
+          };
           const peersBefore = w.httpPort === undefined ? undefined : tcpPeersOf(w.httpPort);
           const result = await runClaude({
             cwd: projects[i]!,
@@ -508,13 +652,22 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             env: { ...hookwiseEnv, HOOKWISE_ROLE: 'coder', ...w.env },
             extraArgs: ['--session-id', sessionId],
             prompt: 'Check the status.',
-            scenario: { toolCalls: Array.from({ length: STEP_CALLS }, () => ({ name: 'Bash', input: { command: 'git status', description: 'Show status' } })) },
+            scenario: {
+              toolCalls: Array.from({ length: STEP_CALLS }, () => ({
+                name: 'Bash',
+                input: { command: 'git status', description: 'Show status' },
+              })),
+            },
             // (No hooks: the client's own rules let a read-only `git status` run.)
             hookSettings: w.hooks,
             timeoutMs: RUN_TIMEOUT_MS - 10_000,
           });
           const peersAfter = w.httpPort === undefined ? undefined : tcpPeersOf(w.httpPort);
-          tcpSeen[i]!.push(peersBefore === undefined || peersAfter === undefined ? undefined : [...peersAfter].filter((p) => !peersBefore.has(p)).length);
+          tcpSeen[i]!.push(
+            peersBefore === undefined || peersAfter === undefined
+              ? undefined
+              : [...peersAfter].filter((p) => !peersBefore.has(p)).length,
+          );
           tcpAccepted[i]!.push(trivial.connections - trivialBefore.connections);
           const why = `${w.label} (NODE_EXTRA_CA_CERTS ${w.ca})\n${describeRun(result)}`;
           // Functional facts only: every call was allowed and ran, decided where this wiring decides.
@@ -532,7 +685,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           servedByDaemon[i]!.push(served);
           // Only the floor rows reach the trivial server: one authorized POST per call and hooked event.
           const expectedPosts = w.decider === 'trivial' ? STEP_CALLS * httpHandlers(w.hooks) : 0;
-          const posts = (await counterReaching(() => trivial!.posts, trivialBefore.posts + expectedPosts, settle)) - trivialBefore.posts;
+          const posts =
+            (await counterReaching(() => trivial!.posts, trivialBefore.posts + expectedPosts, settle)) -
+            trivialBefore.posts;
           postsToTrivial[i]!.push(posts);
           expect(posts, `${why}\nthe trivial server got ${posts} POSTs, expected ${expectedPosts}`).toBe(expectedPosts);
           expect(trivial.unauthorized - trivialBefore.unauthorized, why).toBe(0);
@@ -540,7 +695,10 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             expect(audit).toEqual([]);
           } else {
             expect(audit, why).toHaveLength(STEP_CALLS);
-            expect(audit.every((a) => a.verdict === 'allow' && a.role === 'coder' && a.tool === 'Bash'), JSON.stringify(audit)).toBe(true);
+            expect(
+              audit.every((a) => a.verdict === 'allow' && a.role === 'coder' && a.tool === 'Bash'),
+              JSON.stringify(audit),
+            ).toBe(true);
           }
           expect(served, `${why}\ndaemon served ${served} hook calls, expected ${expectedServed}`).toBe(expectedServed);
           const gaps = stepTimesMs(result.requests);
@@ -555,7 +713,9 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       const fmt = (n: number, width = 6): string => n.toFixed(0).padStart(width);
       const lines = [
         `[daemon-wiring e2e] step time per tool call: ${STEP_CALLS} Bash \`git status\` calls per run, ${STEP_ROUNDS} rounds (order rotated), ` +
-          `median of ${STEP_CALLS * STEP_ROUNDS} steps; ${((Date.now() - started) / 1000).toFixed(0)} s, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`,
+          `median of ${STEP_CALLS * STEP_ROUNDS} steps; ${((Date.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ')} on ${availableParallelism()} CPUs`,
         `  ${'wiring'.padEnd(34)} ${'NODE_EXTRA_CA_CERTS'.padEnd(20)} median ms  +ms vs (0)  ratio  best round  per-round medians`,
         ...wirings.map((w, i) => {
           const ca = w.ca === '-' ? '- (no hook process)' : `${w.ca} in hooks`;
@@ -568,11 +728,17 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         ...wirings.flatMap((w, i) => {
           if (w.httpPort === undefined) return [];
           const seen = `/proc/net/tcp ${tcpSeen[i]!.map((n) => n ?? '?').join(' ')}`;
-          return [`  ${w.label.padEnd(34)} ${w.decider === 'trivial' ? `accepted ${tcpAccepted[i]!.join(' ')}; ${seen}` : seen}`];
+          return [
+            `  ${w.label.padEnd(34)} ${w.decider === 'trivial' ? `accepted ${tcpAccepted[i]!.join(' ')}; ${seen}` : seen}`,
+          ];
         }),
         `  hook calls served per run (${STEP_CALLS} calls) by the daemon / the trivial server, per round:`,
         ...wirings.flatMap((w, i) =>
-          w.decider === 'daemon' ? [`  ${w.label.padEnd(34)} daemon ${servedByDaemon[i]!.join(' ')}`] : w.decider === 'trivial' ? [`  ${w.label.padEnd(34)} trivial ${postsToTrivial[i]!.join(' ')}`] : [],
+          w.decider === 'daemon'
+            ? [`  ${w.label.padEnd(34)} daemon ${servedByDaemon[i]!.join(' ')}`]
+            : w.decider === 'trivial'
+              ? [`  ${w.label.padEnd(34)} trivial ${postsToTrivial[i]!.join(' ')}`]
+              : [],
         ),
         `  (5b)/(5c): (5) plus a PostToolUse http hook the trivial server answers after ${SLOW_POST_MS} ms, plain / \`async: true\`; ` +
           `(5d): (5) plus an \`async: true\` command PostToolUse hook taking ${SLOW_POST_MS} ms`,
@@ -607,7 +773,8 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
               .filter((line) => line.trim() !== '')
               .map((line) => JSON.parse(line) as UserRecord)
           : [];
-      const learned = (): UserRecord | undefined => userRecords().find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
+      const learned = (): UserRecord | undefined =>
+        userRecords().find((r) => r.decided_by === 'host-prompt' && r.subject === COMMAND);
       expect(learned(), 'nothing learned for this command yet').toBeUndefined();
       /** A new client session (role coder, through the http hooks' header) making one Bash call of COMMAND. */
       const session = async (): Promise<ClaudeStreamSession> => {
@@ -627,7 +794,12 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       // ── Session 1: hookwise asks; the human allows at the client's prompt; the tool runs. ──
       const first = await session();
       const prompt = await first.waitForPermissionRequest(0, LEARN_WAIT_MS);
-      expect(prompt, first.describe()).toMatchObject({ toolName: 'Bash', toolUseId: toolUseId(0), decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(prompt, first.describe()).toMatchObject({
+        toolName: 'Bash',
+        toolUseId: toolUseId(0),
+        decisionReasonType: 'hook',
+        input: { command: COMMAND },
+      });
       expect(String(prompt.raw.decision_reason)).toContain('hookwise ask [tier default]');
       expect(learned(), 'nothing is learned before the human answers').toBeUndefined();
       first.answerPermission(prompt, { behavior: 'allow' });
@@ -635,13 +807,18 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       const result1 = await first.waitForResult(0, LEARN_WAIT_MS);
       const resultMs = Date.now() - answered;
       expect(result1, first.describe()).toMatchObject({ subtype: 'success', is_error: false });
-      expect(first.server.toolResults(), first.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(first.server.toolResults(), first.describe()).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT }),
+      ]);
       expect(existsSync(join(cwd, STAMP))).toBe(true);
 
       // The PostToolUse POST (same tool_use_id) records the human's allow in the user scope before the daemon
       // answers it, and the client waits for that answer before it sends the tool result on: so the record is
       // there by the time the turn's result arrives.
-      expect(learned(), `no host-prompt record in ${userRules} at the turn's result: ${JSON.stringify(userRecords())}\n${first.describe()}`).toMatchObject(LEARNED_ALLOW);
+      expect(
+        learned(),
+        `no host-prompt record in ${userRules} at the turn's result: ${JSON.stringify(userRecords())}\n${first.describe()}`,
+      ).toMatchObject(LEARNED_ALLOW);
       expect(auditOf(first.sessionId!)).toEqual([{ role: 'coder', verdict: 'ask', tier: 'default', tool: 'Bash' }]);
       const exit1 = await first.close();
       expect(exit1, first.describe()).toMatchObject({ exitCode: 0, killed: false });
@@ -649,18 +826,29 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       // ── Session 2: the same command is allowed by hookwise from memory, no prompt. ──
       rmSync(join(cwd, STAMP));
       const second = await session();
-      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', { timeoutMs: LEARN_WAIT_MS, label: 'the result (or a prompt)' });
-      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual([]);
+      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', {
+        timeoutMs: LEARN_WAIT_MS,
+        label: 'the result (or a prompt)',
+      });
+      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual(
+        [],
+      );
       expect(end2, second.describe()).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
-      expect(second.server.toolResults(), second.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(second.server.toolResults(), second.describe()).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT }),
+      ]);
       expect(existsSync(join(cwd, STAMP))).toBe(true);
-      expect(auditOf(second.sessionId!)).toEqual([{ role: 'coder', verdict: 'allow', tier: 'exact-cache', tool: 'Bash' }]);
+      expect(auditOf(second.sessionId!)).toEqual([
+        { role: 'coder', verdict: 'allow', tier: 'exact-cache', tool: 'Bash' },
+      ]);
       const exit2 = await second.close();
       expect(exit2, second.describe()).toMatchObject({ exitCode: 0, killed: false });
       // Still the one learned record: nothing more is learned from a cached allow.
       expect(userRecords().filter((r) => r.subject === COMMAND)).toHaveLength(1);
 
-      console.log(`[daemon-wiring e2e] learning over http: the turn's result (approval already recorded) ${resultMs} ms after the human's allow`);
+      console.log(
+        `[daemon-wiring e2e] learning over http: the turn's result (approval already recorded) ${resultMs} ms after the human's allow`,
+      );
     },
     2 * RUN_TIMEOUT_MS + 30_000,
   );
@@ -687,12 +875,16 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       expect(existsSync(target), why).toBe(false);
       expect(result.toolResults, why).toHaveLength(1);
       expect(result.toolResults[0]).toMatchObject({ isError: true });
-      expect(result.toolResults[0]!.text).toContain(`[http://127.0.0.1:${http.port}/v1/hook/claude]: failed; blocking because onFailure is "block"`);
+      expect(result.toolResults[0]!.text).toContain(
+        `[http://127.0.0.1:${http.port}/v1/hook/claude]: failed; blocking because onFailure is "block"`,
+      );
       expect(result.toolResults[0]!.text).toContain('ECONNREFUSED');
       const final = result.events.at(-1) as { type?: string; permission_denials?: unknown[] };
       expect(final.type).toBe('result');
       // The stream-json result lists the call as denied.
-      expect(final.permission_denials, why).toEqual([expect.objectContaining({ tool_name: 'Write', tool_use_id: toolUseId(0) })]);
+      expect(final.permission_denials, why).toEqual([
+        expect.objectContaining({ tool_name: 'Write', tool_use_id: toolUseId(0) }),
+      ]);
       expect(daemonStatus().running).toBe(false);
     },
     RUN_TIMEOUT_MS,

@@ -211,7 +211,11 @@ describe.skipIf(SKIP)('e2e harness: real Claude Code', () => {
       // PostToolUse fires only for the call that ran.
       const post = payloadsOf(log, 'PostToolUse');
       expect(post).toHaveLength(1);
-      expect(post[0]).toMatchObject({ tool_name: 'Write', tool_use_id: toolUseId(1), tool_response: expect.any(Object) });
+      expect(post[0]).toMatchObject({
+        tool_name: 'Write',
+        tool_use_id: toolUseId(1),
+        tool_response: expect.any(Object),
+      });
       expect(payloadsOf(log, 'UserPromptSubmit')[0]).toMatchObject({ prompt: 'Write the two files.' });
       expect(payloadsOf(log, 'SessionStart')[0]).toMatchObject({ source: 'startup' });
       // One session throughout, and the documented hook environment.
@@ -320,7 +324,11 @@ describe.skipIf(SKIP)('e2e harness: real Gemini CLI', () => {
       });
       const after = payloadsOf(log, 'AfterTool');
       expect(after).toHaveLength(1);
-      expect(after[0]).toMatchObject({ tool_name: 'write_file', tool_input: { file_path: allowed }, tool_response: expect.any(Object) });
+      expect(after[0]).toMatchObject({
+        tool_name: 'write_file',
+        tool_input: { file_path: allowed },
+        tool_response: expect.any(Object),
+      });
       expect(payloadsOf(log, 'BeforeAgent')[0]).toMatchObject({ prompt: 'Write the two files.' });
       expect(payloadsOf(log, 'SessionStart')[0]).toMatchObject({ source: 'startup' });
       expect(new Set(log.map((e) => e.payload.session_id)).size).toBe(1);

@@ -45,13 +45,18 @@ function sandbox(): Sandbox {
     home: join(base, 'home'),
     env,
     hookwise(args) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: project,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`hookwise ${args.join(' ')}: ${r.stderr}`);
     },
   };
 }
 
-const hook = (sub: string, host: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${sub} --host ${host}`;
+const hook = (sub: string, host: string) =>
+  `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${sub} --host ${host}`;
 
 describe.skipIf(SKIP)('real Claude Code obeys hookwise', () => {
   beforeAll(async () => {
@@ -64,14 +69,23 @@ describe.skipIf(SKIP)('real Claude Code obeys hookwise', () => {
       const s = sandbox();
       const sessionId = randomUUID();
       s.hookwise(['register', '--session-id', sessionId, '--role', 'coder']);
-      const files = { allowed: join(s.project, 'src/app.ts'), denied: join(s.project, 'tests/app.test.ts'), sensitive: join(s.project, '.env') };
+      const files = {
+        allowed: join(s.project, 'src/app.ts'),
+        denied: join(s.project, 'tests/app.test.ts'),
+        sensitive: join(s.project, '.env'),
+      };
       const result = await runClaude({
         cwd: s.project,
         home: s.home,
         env: s.env,
         extraArgs: ['--session-id', sessionId],
         prompt: 'Write the files.',
-        scenario: { toolCalls: Object.values(files).map((file_path) => ({ name: 'Write', input: { file_path, content: CONTENT } })) },
+        scenario: {
+          toolCalls: Object.values(files).map((file_path) => ({
+            name: 'Write',
+            input: { file_path, content: CONTENT },
+          })),
+        },
         hookSettings: {
           PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: hook('check', 'claude') }] }],
           UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook('session-check', 'claude') }] }],
@@ -86,7 +100,9 @@ describe.skipIf(SKIP)('real Claude Code obeys hookwise', () => {
       const [allowed, denied, asked] = result.toolResults;
       expect(allowed?.isError, why).toBe(false);
       expect(denied).toMatchObject({ isError: true });
-      expect(denied!.text).toContain('hookwise deny [tier path-policy, rule role:coder:deny_write:tests/** from built-in]');
+      expect(denied!.text).toContain(
+        'hookwise deny [tier path-policy, rule role:coder:deny_write:tests/** from built-in]',
+      );
       expect(asked).toMatchObject({ isError: true });
       expect(asked!.text).toMatch(/sensitive path/);
       const audit = readAudit(s.env.HOOKWISE_RUNTIME_DIR).records.map((r) => [r.session, r.verdict, r.tier]);
@@ -140,16 +156,27 @@ describe.skipIf(SKIP)('real Gemini CLI obeys hookwise', () => {
     async () => {
       const s = sandbox();
       // (Gemini refuses `.env` itself as "not in workspace", before any hook; secrets/ reaches the hook.)
-      const files = { allowed: join(s.project, 'tests/app.test.ts'), denied: join(s.project, 'src/app.ts'), sensitive: join(s.project, 'config/secrets/db.yml') };
+      const files = {
+        allowed: join(s.project, 'tests/app.test.ts'),
+        denied: join(s.project, 'src/app.ts'),
+        sensitive: join(s.project, 'config/secrets/db.yml'),
+      };
       const result = await runGemini({
         cwd: s.project,
         home: s.home,
         env: { ...s.env, HOOKWISE_ROLE: 'tester' },
         prompt: 'Write the files.',
         approvalMode: 'auto_edit',
-        scenario: { functionCalls: Object.values(files).map((file_path) => ({ name: 'write_file', args: { file_path, content: CONTENT } })) },
+        scenario: {
+          functionCalls: Object.values(files).map((file_path) => ({
+            name: 'write_file',
+            args: { file_path, content: CONTENT },
+          })),
+        },
         hookSettings: {
-          BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: hook('check', 'gemini'), timeout: 30_000 }] }],
+          BeforeTool: [
+            { matcher: '.*', hooks: [{ type: 'command', command: hook('check', 'gemini'), timeout: 30_000 }] },
+          ],
           BeforeAgent: [{ hooks: [{ type: 'command', command: hook('session-check', 'gemini'), timeout: 30_000 }] }],
         },
         timeoutMs: RUN_TIMEOUT_MS - 10_000,
@@ -162,7 +189,9 @@ describe.skipIf(SKIP)('real Gemini CLI obeys hookwise', () => {
       expect(existsSync(files.sensitive), why).toBe(false);
       const [allowed, denied, asked] = result.functionResponses;
       expect(allowed?.isError, why).toBe(false);
-      expect(denied!.text).toContain('hookwise deny [tier path-policy, rule role:tester:deny_write:src/** from built-in]');
+      expect(denied!.text).toContain(
+        'hookwise deny [tier path-policy, rule role:tester:deny_write:src/** from built-in]',
+      );
       expect(asked!.text).toMatch(/needs a human's approval/);
       const verdicts = readAudit(s.env.HOOKWISE_RUNTIME_DIR).records.map((r) => [r.host, r.role, r.verdict]);
       // The audit log records what Gemini CLI was given: its ask without a prompt is the deny it became.

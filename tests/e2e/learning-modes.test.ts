@@ -36,7 +36,17 @@ import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { startClaudeStreamJson } from './support/stream-json.js';
 import type { ClaudePermissionMode, ClaudeStreamSession, PermissionRequest } from './support/stream-json.js';
-import { COMMAND, installHookwise, learningSandbox, OUTPUT, removeSandboxes, STAMP, userRecords, waitForLearned, type LearningSandbox } from './support/learning.js';
+import {
+  COMMAND,
+  installHookwise,
+  learningSandbox,
+  OUTPUT,
+  removeSandboxes,
+  STAMP,
+  userRecords,
+  waitForLearned,
+  type LearningSandbox,
+} from './support/learning.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -48,7 +58,14 @@ const TEST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 30_000;
 /** How long "nothing was recorded" is given to prove itself (an allow is recorded within ~1 s). */
 const NEGATIVE_WAIT_MS = 5_000;
 
-const MODES: readonly ClaudePermissionMode[] = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions'];
+const MODES: readonly ClaudePermissionMode[] = [
+  'default',
+  'acceptEdits',
+  'plan',
+  'auto',
+  'dontAsk',
+  'bypassPermissions',
+];
 
 /** No hookwise tier decides these for a coder (tier `default` → ask). The Makefile makes COMMAND harmless. */
 const NOTE = join('notes', 'x.txt');
@@ -90,7 +107,13 @@ function sandbox(mode: ClaudePermissionMode): Sandbox {
 function installHooks(s: Sandbox): void {
   const { file, hooks } = installHookwise(s);
   const settings = { hooks };
-  const logger = { type: 'command', command: [process.execPath, join(s.payloadDir, '..', 'log-payload.mjs'), s.payloadDir].map((a) => JSON.stringify(a)).join(' '), timeout: 30 };
+  const logger = {
+    type: 'command',
+    command: [process.execPath, join(s.payloadDir, '..', 'log-payload.mjs'), s.payloadDir]
+      .map((a) => JSON.stringify(a))
+      .join(' '),
+    timeout: 30,
+  };
   for (const event of ['PreToolUse', 'PostToolUse']) {
     settings.hooks[event] = [...(settings.hooks[event] ?? []), { matcher: '*', hooks: [logger] }];
   }
@@ -119,12 +142,22 @@ function auditOf(s: Sandbox, sessionId: string | undefined): [string, string, st
 }
 
 /** The next prompt, or — failing at once rather than waiting out the timeout — the turn's end without one. */
-async function nextPrompt(session: ClaudeStreamSession, from: number, mode: ClaudePermissionMode, what: string): Promise<PermissionRequest> {
-  const event = await session.waitFor((e) => e.type === 'result' || (e.type === 'control_request' && (e.request as { subtype?: unknown } | undefined)?.subtype === 'can_use_tool'), {
-    from,
-    timeoutMs: WAIT_MS,
-    label: `the prompt for the ${what} (or the result)`,
-  });
+async function nextPrompt(
+  session: ClaudeStreamSession,
+  from: number,
+  mode: ClaudePermissionMode,
+  what: string,
+): Promise<PermissionRequest> {
+  const event = await session.waitFor(
+    (e) =>
+      e.type === 'result' ||
+      (e.type === 'control_request' && (e.request as { subtype?: unknown } | undefined)?.subtype === 'can_use_tool'),
+    {
+      from,
+      timeoutMs: WAIT_MS,
+      label: `the prompt for the ${what} (or the result)`,
+    },
+  );
   const prompt = session.permissionRequests().find((r) => r.requestId === event.request_id);
   expect(
     prompt,
@@ -133,93 +166,115 @@ async function nextPrompt(session: ClaudeStreamSession, from: number, mode: Clau
   return prompt!;
 }
 
-describe.skipIf(SKIP)('real Claude Code, every permission mode: hookwise learns only what a human approved at the prompt', () => {
-  beforeAll(async () => {
-    await ensureClaude();
-  }, INSTALL_TIMEOUT_MS);
+describe.skipIf(SKIP)(
+  'real Claude Code, every permission mode: hookwise learns only what a human approved at the prompt',
+  () => {
+    beforeAll(async () => {
+      await ensureClaude();
+    }, INSTALL_TIMEOUT_MS);
 
-  it.each(MODES)(
-    '--permission-mode %s: hookwise’s ask reaches the human; an allow there is learned, a deny is not',
-    async (mode) => {
-      const s = sandbox(mode);
-      installHooks(s);
-      const sessionId = randomUUID();
-      s.hookwise(['register', '--session-id', sessionId, '--role', 'coder']);
-      const notePath = join(s.project, NOTE);
-      const session = await startClaudeStreamJson({
-        cwd: s.project,
-        home: s.home,
-        env: s.env,
-        permissionMode: mode,
-        extraArgs: ['--session-id', sessionId],
-        scenario: {
-          toolCalls: [
-            { name: 'Bash', input: { command: COMMAND, description: 'Deploy to staging' } },
-            { name: 'Write', input: { file_path: notePath, content: 'hello\n' } },
-          ],
-        },
-        timeoutMs: CLIENT_TIMEOUT_MS,
-      });
-      sessions.push(session);
-      const started = Date.now();
-      session.sendUserMessage('Deploy to staging, then write a note.');
+    it.each(MODES)(
+      '--permission-mode %s: hookwise’s ask reaches the human; an allow there is learned, a deny is not',
+      async (mode) => {
+        const s = sandbox(mode);
+        installHooks(s);
+        const sessionId = randomUUID();
+        s.hookwise(['register', '--session-id', sessionId, '--role', 'coder']);
+        const notePath = join(s.project, NOTE);
+        const session = await startClaudeStreamJson({
+          cwd: s.project,
+          home: s.home,
+          env: s.env,
+          permissionMode: mode,
+          extraArgs: ['--session-id', sessionId],
+          scenario: {
+            toolCalls: [
+              { name: 'Bash', input: { command: COMMAND, description: 'Deploy to staging' } },
+              { name: 'Write', input: { file_path: notePath, content: 'hello\n' } },
+            ],
+          },
+          timeoutMs: CLIENT_TIMEOUT_MS,
+        });
+        sessions.push(session);
+        const started = Date.now();
+        session.sendUserMessage('Deploy to staging, then write a note.');
 
-      // ── Bash: hookwise asks, the client prompts, the human allows. ──
-      const bash = await nextPrompt(session, 0, mode, 'Bash call');
-      expect(bash, session.describe()).toMatchObject({ toolName: 'Bash', toolUseId: toolUseId(0), decisionReasonType: 'hook', input: { command: COMMAND } });
-      expect(String(bash.raw.decision_reason)).toContain(ASK_REASON);
-      expect(userRecords(s), 'nothing is learned before the human answers').toEqual([]);
-      session.answerPermission(bash, { behavior: 'allow' });
+        // ── Bash: hookwise asks, the client prompts, the human allows. ──
+        const bash = await nextPrompt(session, 0, mode, 'Bash call');
+        expect(bash, session.describe()).toMatchObject({
+          toolName: 'Bash',
+          toolUseId: toolUseId(0),
+          decisionReasonType: 'hook',
+          input: { command: COMMAND },
+        });
+        expect(String(bash.raw.decision_reason)).toContain(ASK_REASON);
+        expect(userRecords(s), 'nothing is learned before the human answers').toEqual([]);
+        session.answerPermission(bash, { behavior: 'allow' });
 
-      // ── Write (a new file no role list covers): hookwise asks, the client prompts, the human denies. ──
-      const afterBash = session.events.findIndex((e) => e.type === 'control_request' && e.request_id === bash.requestId) + 1;
-      const write = await nextPrompt(session, afterBash, mode, 'Write call');
-      expect(write, session.describe()).toMatchObject({ toolName: 'Write', toolUseId: toolUseId(1), decisionReasonType: 'hook', input: { file_path: notePath } });
-      expect(String(write.raw.decision_reason)).toContain(ASK_REASON);
-      session.answerPermission(write, { behavior: 'deny', message: 'The human said no at the prompt.' });
+        // ── Write (a new file no role list covers): hookwise asks, the client prompts, the human denies. ──
+        const afterBash =
+          session.events.findIndex((e) => e.type === 'control_request' && e.request_id === bash.requestId) + 1;
+        const write = await nextPrompt(session, afterBash, mode, 'Write call');
+        expect(write, session.describe()).toMatchObject({
+          toolName: 'Write',
+          toolUseId: toolUseId(1),
+          decisionReasonType: 'hook',
+          input: { file_path: notePath },
+        });
+        expect(String(write.raw.decision_reason)).toContain(ASK_REASON);
+        session.answerPermission(write, { behavior: 'deny', message: 'The human said no at the prompt.' });
 
-      const result = await session.waitForResult(0, WAIT_MS);
-      expect(result, session.describe()).toMatchObject({ subtype: 'success', is_error: false });
-      expect(session.permissionRequests(), 'exactly the two prompts').toHaveLength(2);
-      const [bashResult, writeResult] = session.server.toolResults();
-      // Each tool did what the human said: Bash ran, Write did not.
-      expect(bashResult, session.describe()).toMatchObject({ toolUseId: toolUseId(0), isError: false, text: OUTPUT });
-      expect(existsSync(join(s.project, STAMP))).toBe(true);
-      expect(writeResult, session.describe()).toMatchObject({ toolUseId: toolUseId(1), isError: true });
-      expect(existsSync(notePath), 'the denied Write did not run').toBe(false);
+        const result = await session.waitForResult(0, WAIT_MS);
+        expect(result, session.describe()).toMatchObject({ subtype: 'success', is_error: false });
+        expect(session.permissionRequests(), 'exactly the two prompts').toHaveLength(2);
+        const [bashResult, writeResult] = session.server.toolResults();
+        // Each tool did what the human said: Bash ran, Write did not.
+        expect(bashResult, session.describe()).toMatchObject({ toolUseId: toolUseId(0), isError: false, text: OUTPUT });
+        expect(existsSync(join(s.project, STAMP))).toBe(true);
+        expect(writeResult, session.describe()).toMatchObject({ toolUseId: toolUseId(1), isError: true });
+        expect(existsSync(notePath), 'the denied Write did not run').toBe(false);
 
-      // ── Memory: the approved Bash call is learned (async PostToolUse), the denied Write is not. ──
-      const record = await waitForLearned(s, WAIT_MS);
-      const learnedMs = Date.now() - started;
-      expect(record, `mode ${mode}: no host-prompt allow in ${s.userRules} although the human approved at the prompt: ${JSON.stringify(userRecords(s))}`).toMatchObject({
-        tool: 'Bash',
-        subject: COMMAND,
-        role: 'coder',
-        verdict: 'allow',
-        tier: 'human',
-        scope: 'user',
-        decided_by: 'host-prompt',
-      });
-      // Give a (wrongly) recorded Write ample time, with the session still open.
-      await sleep(NEGATIVE_WAIT_MS);
-      expect(userRecords(s).filter((r) => r.tool === 'Write'), 'nothing learned from the denied Write').toEqual([]);
-      expect(userRecords(s), 'the one learned record').toHaveLength(1);
-      expect(auditOf(s, sessionId)).toEqual([
-        ['Bash', 'ask', 'default'],
-        ['Write', 'ask', 'default'],
-      ]);
+        // ── Memory: the approved Bash call is learned (async PostToolUse), the denied Write is not. ──
+        const record = await waitForLearned(s, WAIT_MS);
+        const learnedMs = Date.now() - started;
+        expect(
+          record,
+          `mode ${mode}: no host-prompt allow in ${s.userRules} although the human approved at the prompt: ${JSON.stringify(userRecords(s))}`,
+        ).toMatchObject({
+          tool: 'Bash',
+          subject: COMMAND,
+          role: 'coder',
+          verdict: 'allow',
+          tier: 'human',
+          scope: 'user',
+          decided_by: 'host-prompt',
+        });
+        // Give a (wrongly) recorded Write ample time, with the session still open.
+        await sleep(NEGATIVE_WAIT_MS);
+        expect(
+          userRecords(s).filter((r) => r.tool === 'Write'),
+          'nothing learned from the denied Write',
+        ).toEqual([]);
+        expect(userRecords(s), 'the one learned record').toHaveLength(1);
+        expect(auditOf(s, sessionId)).toEqual([
+          ['Bash', 'ask', 'default'],
+          ['Write', 'ask', 'default'],
+        ]);
 
-      // ── The hooks saw the mode: both PreToolUse calls, and PostToolUse only for the Bash call that ran. ──
-      expect(payloads(s)).toEqual([
-        ['PostToolUse', 'Bash', toolUseId(0), mode],
-        ['PreToolUse', 'Bash', toolUseId(0), mode],
-        ['PreToolUse', 'Write', toolUseId(1), mode],
-      ]);
+        // ── The hooks saw the mode: both PreToolUse calls, and PostToolUse only for the Bash call that ran. ──
+        expect(payloads(s)).toEqual([
+          ['PostToolUse', 'Bash', toolUseId(0), mode],
+          ['PreToolUse', 'Bash', toolUseId(0), mode],
+          ['PreToolUse', 'Write', toolUseId(1), mode],
+        ]);
 
-      const exit = await session.close();
-      expect(exit, session.describe()).toMatchObject({ exitCode: 0, killed: false });
-      console.log(`[learning-modes e2e] ${mode}: learned ${learnedMs} ms after start, ${Date.now() - started} ms in all`);
-    },
-    TEST_TIMEOUT_MS,
-  );
-});
+        const exit = await session.close();
+        expect(exit, session.describe()).toMatchObject({ exitCode: 0, killed: false });
+        console.log(
+          `[learning-modes e2e] ${mode}: learned ${learnedMs} ms after start, ${Date.now() - started} ms in all`,
+        );
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);

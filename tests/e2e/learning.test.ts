@@ -27,7 +27,18 @@ import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { startClaudeStreamJson } from './support/stream-json.js';
 import type { ClaudeStreamSession } from './support/stream-json.js';
-import { COMMAND, installHookwise, LEARNED_ALLOW, learningSandbox, OUTPUT, removeSandboxes, STAMP, userRecords, waitForLearned, type LearningSandbox as Sandbox } from './support/learning.js';
+import {
+  COMMAND,
+  installHookwise,
+  LEARNED_ALLOW,
+  learningSandbox,
+  OUTPUT,
+  removeSandboxes,
+  STAMP,
+  userRecords,
+  waitForLearned,
+  type LearningSandbox as Sandbox,
+} from './support/learning.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -99,7 +110,12 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       const started = Date.now();
       const prompt = await first.waitForPermissionRequest(0, WAIT_MS);
       const promptedMs = Date.now() - started;
-      expect(prompt, first.describe()).toMatchObject({ toolName: 'Bash', toolUseId: toolUseId(0), decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(prompt, first.describe()).toMatchObject({
+        toolName: 'Bash',
+        toolUseId: toolUseId(0),
+        decisionReasonType: 'hook',
+        input: { command: COMMAND },
+      });
       expect(String(prompt.raw.decision_reason)).toContain('hookwise ask [tier default]');
       expect(pendingNotes(s), 'hookwise left a pending note for this tool_use_id').toHaveLength(1);
       expect(userRecords(s), 'nothing is learned before the human answers').toEqual([]);
@@ -108,13 +124,18 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       const result1 = await first.waitForResult(0, WAIT_MS);
       expect(result1, first.describe()).toMatchObject({ subtype: 'success', is_error: false });
       // The tool really ran, and the model got its output.
-      expect(first.server.toolResults(), first.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(first.server.toolResults(), first.describe()).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT }),
+      ]);
       expect(existsSync(join(s.project, STAMP))).toBe(true);
 
       // The PostToolUse hook (same tool_use_id) records the human's allow in the user scope.
       const record = await waitForLearned(s, WAIT_MS);
       const learnedMs = Date.now() - started;
-      expect(record, `no host-prompt record in ${s.userRules}: ${JSON.stringify(userRecords(s))}\n${first.describe()}`).toMatchObject(LEARNED_ALLOW);
+      expect(
+        record,
+        `no host-prompt record in ${s.userRules}: ${JSON.stringify(userRecords(s))}\n${first.describe()}`,
+      ).toMatchObject(LEARNED_ALLOW);
       expect(pendingNotes(s), 'the pending note was consumed').toEqual([]);
       expect(auditOf(s, first.sessionId)).toEqual([['Bash', 'ask', 'default']]);
       const exit1 = await first.close();
@@ -124,10 +145,17 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       rmSync(join(s.project, STAMP));
       const second = await coderSession(s);
       // Whichever comes first: a prompt (fail at once, rather than leave the client waiting) or the result.
-      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', { timeoutMs: WAIT_MS, label: 'the result (or a prompt)' });
-      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual([]);
+      const end2 = await second.waitFor((e) => e.type === 'result' || e.type === 'control_request', {
+        timeoutMs: WAIT_MS,
+        label: 'the result (or a prompt)',
+      });
+      expect(second.permissionRequests(), `the client did not prompt: the hook allowed\n${second.describe()}`).toEqual(
+        [],
+      );
       expect(end2, second.describe()).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
-      expect(second.server.toolResults(), second.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(second.server.toolResults(), second.describe()).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT }),
+      ]);
       expect(existsSync(join(s.project, STAMP))).toBe(true);
       expect(auditOf(s, second.sessionId)).toEqual([['Bash', 'allow', 'exact-cache']]);
       expect(pendingNotes(s), 'an allow leaves no pending note').toEqual([]);
@@ -148,13 +176,19 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       installHooks(s);
       const session = await coderSession(s);
       const prompt = await session.waitForPermissionRequest(0, WAIT_MS);
-      expect(prompt, session.describe()).toMatchObject({ toolName: 'Bash', decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(prompt, session.describe()).toMatchObject({
+        toolName: 'Bash',
+        decisionReasonType: 'hook',
+        input: { command: COMMAND },
+      });
       session.answerPermission(prompt, { behavior: 'allow' });
       // Like a script that asks one thing and is done: the client finishes the turn and exits, and the
       // test harness then kills whatever it left running (as the client does with its async hooks).
       const exit = await session.close(WAIT_MS);
       expect(exit, session.describe()).toMatchObject({ exitCode: 0, killed: false });
-      expect(session.server.toolResults(), session.describe()).toEqual([expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT })]);
+      expect(session.server.toolResults(), session.describe()).toEqual([
+        expect.objectContaining({ toolUseId: toolUseId(0), isError: false, text: OUTPUT }),
+      ]);
       // Learned by the time the client is gone, with no waiting afterwards.
       expect(userRecords(s), session.describe()).toEqual([expect.objectContaining(LEARNED_ALLOW)]);
       expect(pendingNotes(s)).toEqual([]);
@@ -169,7 +203,11 @@ describe.skipIf(SKIP)('real Claude Code: hookwise learns from the human at the c
       installHooks(s);
       const session = await coderSession(s);
       const prompt = await session.waitForPermissionRequest(0, WAIT_MS);
-      expect(prompt, session.describe()).toMatchObject({ toolName: 'Bash', decisionReasonType: 'hook', input: { command: COMMAND } });
+      expect(prompt, session.describe()).toMatchObject({
+        toolName: 'Bash',
+        decisionReasonType: 'hook',
+        input: { command: COMMAND },
+      });
       const message = 'The human said no at the prompt.';
       session.answerPermission(prompt, { behavior: 'deny', message });
       const result = await session.waitForResult(0, WAIT_MS);

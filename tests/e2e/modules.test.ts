@@ -43,10 +43,17 @@ describe.skipIf(SKIP)('orchestration modules in the real Claude Code', () => {
       mkdirSync(join(project, '.hookwise'), { recursive: true });
       mkdirSync(home, { recursive: true });
       spawnSync('git', ['init', '-q', project]);
-      writeFileSync(join(project, '.hookwise', 'policy.yml'), 'modules:\n  hierarchy: {}\n  delegation: {warn_at: 3, deny_at: 5, window: 10m}\n');
+      writeFileSync(
+        join(project, '.hookwise', 'policy.yml'),
+        'modules:\n  hierarchy: {}\n  delegation: {warn_at: 3, deny_at: 5, window: 10m}\n',
+      );
       const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
       const sessionId = randomUUID();
-      const reg = spawnSync(process.execPath, [BIN, 'register', '--session-id', sessionId, '--role', 'conductor'], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
+      const reg = spawnSync(process.execPath, [BIN, 'register', '--session-id', sessionId, '--role', 'conductor'], {
+        cwd: project,
+        env: { ...process.env, HOME: home, ...env },
+        encoding: 'utf8',
+      });
       expect(reg.status, reg.stderr).toBe(0);
 
       const ls = (command: string) => ({ name: 'Bash', input: { command, description: 'List files' } });
@@ -58,16 +65,38 @@ describe.skipIf(SKIP)('orchestration modules in the real Claude Code', () => {
         prompt: 'Add the feature.',
         scenario: {
           toolCalls: [
-            { name: 'Write', input: { file_path: join(project, 'src', 'feature.ts'), content: 'export const feature = 1;\n' } },
+            {
+              name: 'Write',
+              input: { file_path: join(project, 'src', 'feature.ts'), content: 'export const feature = 1;\n' },
+            },
             ls('ls'),
             ls('ls src'),
             ls('ls .'),
             ls('ls ./src'),
-            { name: 'Agent', input: { description: 'Implement the feature', prompt: 'Write src/feature.ts', subagent_type: 'general-purpose' } },
+            {
+              name: 'Agent',
+              input: {
+                description: 'Implement the feature',
+                prompt: 'Write src/feature.ts',
+                subagent_type: 'general-purpose',
+              },
+            },
             ls('ls -la'),
           ],
         },
-        hookSettings: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} check --host claude` }] }] },
+        hookSettings: {
+          PreToolUse: [
+            {
+              matcher: '*',
+              hooks: [
+                {
+                  type: 'command',
+                  command: `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} check --host claude`,
+                },
+              ],
+            },
+          ],
+        },
         timeoutMs: RUN_TIMEOUT_MS - 20_000,
       });
       try {
@@ -76,13 +105,28 @@ describe.skipIf(SKIP)('orchestration modules in the real Claude Code', () => {
         const conductor = audit.filter((a) => a.role === 'conductor');
         const musician = audit.filter((a) => a.role === 'musician');
         // The conductor's own Write: denied by hierarchy, naming delegation.
-        expect(conductor.find((a) => a.tool === 'Write'), shown).toMatchObject({ verdict: 'deny', rule: 'module:hierarchy' });
+        expect(
+          conductor.find((a) => a.tool === 'Write'),
+          shown,
+        ).toMatchObject({ verdict: 'deny', rule: 'module:hierarchy' });
         // Its 5th work call (the Write was the 1st): denied by the window — once only, because it then delegated.
-        expect(conductor.filter((a) => a.rule === 'module:delegation').map((a) => a.input), shown).toEqual(['ls ./src']);
-        expect(conductor.find((a) => a.tool === 'Agent'), shown).toMatchObject({ verdict: 'allow' });
-        expect(conductor.find((a) => a.input === 'ls -la'), shown).toMatchObject({ verdict: 'allow' });
+        expect(
+          conductor.filter((a) => a.rule === 'module:delegation').map((a) => a.input),
+          shown,
+        ).toEqual(['ls ./src']);
+        expect(
+          conductor.find((a) => a.tool === 'Agent'),
+          shown,
+        ).toMatchObject({ verdict: 'allow' });
+        expect(
+          conductor.find((a) => a.input === 'ls -la'),
+          shown,
+        ).toMatchObject({ verdict: 'allow' });
         // The musician did the work: its Write was allowed and the file is there.
-        expect(musician.find((a) => a.tool === 'Write'), shown).toMatchObject({ verdict: 'allow', rule: expect.stringMatching(/^role:musician:allow_write/) });
+        expect(
+          musician.find((a) => a.tool === 'Write'),
+          shown,
+        ).toMatchObject({ verdict: 'allow', rule: expect.stringMatching(/^role:musician:allow_write/) });
         expect(readFileSync(join(project, 'src', 'feature.ts'), 'utf8')).toBe('export const feature = 1;\n');
         expect(existsSync(join(project, 'src'))).toBe(true);
       } finally {

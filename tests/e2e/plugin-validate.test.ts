@@ -67,7 +67,8 @@ describe.skipIf(SKIP)('the Claude Code plugin, checked by the real Claude Code',
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('Validation passed');
     expect(result.output).toMatch(/hooks: PreToolUse \* command sh/);
-    for (const skill of ['register', 'switch', 'disable', 'enable', 'status']) expect(result.output).toContain(`skills: hookwise:${skill}`);
+    for (const skill of ['register', 'switch', 'disable', 'enable', 'status'])
+      expect(result.output).toContain(`skills: hookwise:${skill}`);
   });
 
   it('claude plugin validate --strict accepts the marketplace at the repository root', async () => {

@@ -19,9 +19,18 @@ afterEach(async () => {
   while (running.length > 0) await running.pop()!.close();
 });
 
-function spawnHookwise(p: TestProject, args: string[], stdin?: string, daemon = false): Promise<{ code: number | null; stdout: string; end: number }> {
+function spawnHookwise(
+  p: TestProject,
+  args: string[],
+  stdin?: string,
+  daemon = false,
+): Promise<{ code: number | null; stdout: string; end: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: p.root, env: { ...p.env, ...(daemon ? {} : { HOOKWISE_DAEMON: 'off' }) }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: p.root,
+      env: { ...p.env, ...(daemon ? {} : { HOOKWISE_DAEMON: 'off' }) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.on('error', reject);
@@ -34,8 +43,19 @@ async function rounds(p: TestProject, daemon: boolean): Promise<{ fromStart: num
   const fromStart: number[] = [];
   const fromEnd: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const waiting = spawnHookwise(p, ['check', '--host', 'claude'], JSON.stringify(p.pre('Bash', { command: `make deploy-${i}` })), daemon);
-    const listed = await until(async () => JSON.parse((await spawnHookwise(p, ['queue', '--json'], undefined, daemon)).stdout) as { items: { id: string }[] }, (s) => s.items.length === 1);
+    const waiting = spawnHookwise(
+      p,
+      ['check', '--host', 'claude'],
+      JSON.stringify(p.pre('Bash', { command: `make deploy-${i}` })),
+      daemon,
+    );
+    const listed = await until(
+      async () =>
+        JSON.parse((await spawnHookwise(p, ['queue', '--json'], undefined, daemon)).stdout) as {
+          items: { id: string }[];
+        },
+      (s) => s.items.length === 1,
+    );
     const t0 = performance.now();
     const approve = await spawnHookwise(p, ['approve', listed.items[0]!.id], undefined, daemon);
     const check = await waiting;
@@ -53,7 +73,9 @@ describe.skipIf(!existsSync(BIN))('the queue across real processes (dist/hookwis
     queueMode(p);
     p.register('s1', 'coder');
     const { fromStart, fromEnd } = await rounds(p, false);
-    console.log(`files: approve process start → check exits: median ${median(fromStart).toFixed(1)} ms; approve exits → check exits: median ${median(fromEnd).toFixed(1)} ms (${ROUNDS} rounds)`);
+    console.log(
+      `files: approve process start → check exits: median ${median(fromStart).toFixed(1)} ms; approve exits → check exits: median ${median(fromEnd).toFixed(1)} ms (${ROUNDS} rounds)`,
+    );
     expect(median(fromEnd)).toBeLessThan(100);
   }, 60_000);
 
@@ -63,7 +85,9 @@ describe.skipIf(!existsSync(BIN))('the queue across real processes (dist/hookwis
     p.register('s1', 'coder');
     running.push(await serve({ where: locations(p.env), embedding: false }));
     const { fromStart, fromEnd } = await rounds(p, true);
-    console.log(`daemon: approve process start → check exits: median ${median(fromStart).toFixed(1)} ms; approve exits → check exits: median ${median(fromEnd).toFixed(1)} ms (${ROUNDS} rounds)`);
+    console.log(
+      `daemon: approve process start → check exits: median ${median(fromStart).toFixed(1)} ms; approve exits → check exits: median ${median(fromEnd).toFixed(1)} ms (${ROUNDS} rounds)`,
+    );
     expect(median(fromEnd)).toBeLessThan(100);
   }, 60_000);
 });

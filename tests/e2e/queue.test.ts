@@ -15,7 +15,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClaude } from './support/install-hosts.js';
 import { runClaude } from './support/run-host.js';
-import { BIN, COMMAND, installHookwise, learningSandbox, OUTPUT, removeSandboxes, STAMP, userRecords, type LearningSandbox } from './support/learning.js';
+import {
+  BIN,
+  COMMAND,
+  installHookwise,
+  learningSandbox,
+  OUTPUT,
+  removeSandboxes,
+  STAMP,
+  userRecords,
+  type LearningSandbox,
+} from './support/learning.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -26,12 +36,18 @@ afterAll(() => removeSandboxes());
 
 /** `hookwise <args>` in the sandbox, without blocking the event loop (the client runs meanwhile). */
 async function hookwise(s: LearningSandbox, args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [BIN, ...args], { cwd: s.project, env: { ...process.env, HOME: s.home, ...s.env, HOOKWISE_DAEMON: 'off' } });
+  const { stdout } = await run(process.execPath, [BIN, ...args], {
+    cwd: s.project,
+    env: { ...process.env, HOME: s.home, ...s.env, HOOKWISE_DAEMON: 'off' },
+  });
   return stdout;
 }
 
 /** Like a human watching `hookwise queue`: the first item that appears is approved. */
-async function approveFirst(s: LearningSandbox, deadline: number): Promise<{ id: string; call: string; approvedAt: number }> {
+async function approveFirst(
+  s: LearningSandbox,
+  deadline: number,
+): Promise<{ id: string; call: string; approvedAt: number }> {
   while (Date.now() < deadline) {
     const { items } = JSON.parse(await hookwise(s, ['queue', '--json'])) as { items: { id: string; call: string }[] };
     if (items.length > 0) {
@@ -76,8 +92,18 @@ describe.skipIf(SKIP)('the human queue answers a headless Claude Code run', () =
       expect(result.toolResults[0], why).toMatchObject({ isError: false });
       expect(result.toolResults[0]!.text).toContain(OUTPUT);
       expect(existsSync(join(s.project, STAMP))).toBe(true);
-      expect(userRecords(s)).toEqual([expect.objectContaining({ subject: COMMAND, verdict: 'allow', decided_by: 'human', tier: 'human', role: 'coder' })]);
-      console.log(`real Claude Code: queued ask answered by hookwise approve; run took ${Date.now() - started} ms, approve at +${approved.approvedAt - started} ms`);
+      expect(userRecords(s)).toEqual([
+        expect.objectContaining({
+          subject: COMMAND,
+          verdict: 'allow',
+          decided_by: 'human',
+          tier: 'human',
+          role: 'coder',
+        }),
+      ]);
+      console.log(
+        `real Claude Code: queued ask answered by hookwise approve; run took ${Date.now() - started} ms, approve at +${approved.approvedAt - started} ms`,
+      );
     },
     RUN_TIMEOUT_MS + 30_000,
   );

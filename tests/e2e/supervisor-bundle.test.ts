@@ -24,14 +24,25 @@ afterEach(async () => {
 });
 
 /** Runs one hook call; a preload notes every require of the SDK in `marker`. */
-function check(p: TestProject, payload: Record<string, unknown>, marker: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function check(
+  p: TestProject,
+  payload: Record<string, unknown>,
+  marker: string,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const preload = join(p.root, '..', 'note-sdk.cjs');
   writeFileSync(
     preload,
     `const M = require('module'); const fs = require('fs'); const load = M._load;
 M._load = function (request, ...rest) { if (request === '@anthropic-ai/sdk') fs.appendFileSync(${JSON.stringify(marker)}, 'loaded\\n'); return load.call(this, request, ...rest); };`,
   );
-  const env = { ...p.env, HOOKWISE_DAEMON: 'off', HOOKWISE_ROLE: 'coder', ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key-not-secret', NODE_OPTIONS: `--require ${preload}` };
+  const env = {
+    ...p.env,
+    HOOKWISE_DAEMON: 'off',
+    HOOKWISE_ROLE: 'coder',
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'test-key-not-secret',
+    NODE_OPTIONS: `--require ${preload}`,
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'check'], { env, cwd: p.root });
     let stdout = '';
@@ -48,7 +59,8 @@ it('the SDK is loaded only by a call that reaches the supervisor, and answers it
   const p = makeProject();
   p.write(join(p.configDir, 'config.yml'), 'supervisor:\n  backend: api\n  model: claude-test\n');
   const marker = join(p.root, '..', 'sdk-loads.txt');
-  const loads = (): number => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+  const loads = (): number =>
+    existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0;
 
   const decidedEarlier = await check(p, p.pre('Write', { file_path: `${p.root}/src/a.ts`, content: '' }), marker);
   expect(decidedEarlier.stdout).toContain('"allow"');

@@ -7,22 +7,55 @@ import { loadEmbedder, pool } from '../../src/embed/model.js';
 import { encodeOnnxModel, type OnnxModel, type OnnxNode } from '../../src/embed/onnx-writer.js';
 
 // ---- a tiny WordPiece (BERT-style) tokenizer.json
-const WORDPIECE_VOCAB = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, git: 4, log: 5, '-': 6, n: 7, '##s': 8, status: 9, cafe: 10, un: 11, '##known': 12 };
+const WORDPIECE_VOCAB = {
+  '[PAD]': 0,
+  '[UNK]': 1,
+  '[CLS]': 2,
+  '[SEP]': 3,
+  git: 4,
+  log: 5,
+  '-': 6,
+  n: 7,
+  '##s': 8,
+  status: 9,
+  cafe: 10,
+  un: 11,
+  '##known': 12,
+};
 const wordPieceJson = {
   version: '1.0',
   truncation: null,
   padding: null,
   added_tokens: [],
-  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+  normalizer: {
+    type: 'BertNormalizer',
+    clean_text: true,
+    handle_chinese_chars: true,
+    strip_accents: null,
+    lowercase: true,
+  },
   pre_tokenizer: { type: 'BertPreTokenizer' },
   post_processor: {
     type: 'TemplateProcessing',
-    single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+    single: [
+      { SpecialToken: { id: '[CLS]', type_id: 0 } },
+      { Sequence: { id: 'A', type_id: 0 } },
+      { SpecialToken: { id: '[SEP]', type_id: 0 } },
+    ],
     pair: [],
-    special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
+    special_tokens: {
+      '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
+      '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
+    },
   },
   decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-  model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: WORDPIECE_VOCAB },
+  model: {
+    type: 'WordPiece',
+    unk_token: '[UNK]',
+    continuing_subword_prefix: '##',
+    max_input_chars_per_word: 100,
+    vocab: WORDPIECE_VOCAB,
+  },
 };
 
 // ---- a tiny byte-level BPE (RoBERTa-style) tokenizer.json; Ġ is the byte-level space
@@ -30,11 +63,31 @@ const bpeJson = {
   version: '1.0',
   normalizer: null,
   pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-  post_processor: { type: 'RobertaProcessing', sep: ['</s>', 2], cls: ['<s>', 0], trim_offsets: true, add_prefix_space: false },
+  post_processor: {
+    type: 'RobertaProcessing',
+    sep: ['</s>', 2],
+    cls: ['<s>', 0],
+    trim_offsets: true,
+    add_prefix_space: false,
+  },
   model: {
     type: 'BPE',
     unk_token: '<unk>',
-    vocab: { '<s>': 0, '<pad>': 1, '</s>': 2, '<unk>': 3, l: 4, s: 5, 'Ġ': 6, '-': 7, a: 8, ls: 9, 'Ġ-': 10, la: 11, as: 12 },
+    vocab: {
+      '<s>': 0,
+      '<pad>': 1,
+      '</s>': 2,
+      '<unk>': 3,
+      l: 4,
+      s: 5,
+      Ġ: 6,
+      '-': 7,
+      a: 8,
+      ls: 9,
+      'Ġ-': 10,
+      la: 11,
+      as: 12,
+    },
     merges: ['l s', 'Ġ -', 'l a', ['a', 's']],
   },
 };
@@ -64,9 +117,15 @@ describe('Hugging Face tokenizer.json', () => {
   });
 
   it('refuses what it does not implement, naming the file and the part', () => {
-    expect(() => loadHfTokenizer({ ...wordPieceJson, model: { type: 'Unigram', vocab: [] } }, '/m/tokenizer.json')).toThrow(/\/m\/tokenizer\.json: tokenizer model Unigram is not supported/);
-    expect(() => loadHfTokenizer({ ...wordPieceJson, pre_tokenizer: { type: 'Metaspace' } }, '/m/tokenizer.json')).toThrow(/pre_tokenizer Metaspace is not supported/);
-    expect(() => loadHfTokenizer({ ...wordPieceJson, model: { ...wordPieceJson.model, unk_token: '<nope>' } }, 't.json')).toThrow(/unk_token <nope> is not in the vocab/);
+    expect(() =>
+      loadHfTokenizer({ ...wordPieceJson, model: { type: 'Unigram', vocab: [] } }, '/m/tokenizer.json'),
+    ).toThrow(/\/m\/tokenizer\.json: tokenizer model Unigram is not supported/);
+    expect(() =>
+      loadHfTokenizer({ ...wordPieceJson, pre_tokenizer: { type: 'Metaspace' } }, '/m/tokenizer.json'),
+    ).toThrow(/pre_tokenizer Metaspace is not supported/);
+    expect(() =>
+      loadHfTokenizer({ ...wordPieceJson, model: { ...wordPieceJson.model, unk_token: '<nope>' } }, 't.json'),
+    ).toThrow(/unk_token <nope> is not in the vocab/);
   });
 });
 
@@ -82,10 +141,21 @@ const row = (i: number): number[] => [i, 1, (i % 2) + 0.5];
 function bertLike(output: 'last_hidden_state' | 'sentence_embedding'): OnnxModel {
   const nodes: OnnxNode[] = [
     { op: 'Gather', inputs: ['table', 'input_ids'], outputs: ['tok'], attributes: { axis: { kind: 'int', value: 0 } } },
-    { op: 'Gather', inputs: ['types', 'token_type_ids'], outputs: ['typ'], attributes: { axis: { kind: 'int', value: 0 } } },
+    {
+      op: 'Gather',
+      inputs: ['types', 'token_type_ids'],
+      outputs: ['typ'],
+      attributes: { axis: { kind: 'int', value: 0 } },
+    },
     { op: 'Add', inputs: ['tok', 'typ'], outputs: [output === 'last_hidden_state' ? output : 'hidden'] },
   ];
-  if (output === 'sentence_embedding') nodes.push({ op: 'ReduceMax', inputs: ['hidden'], outputs: [output], attributes: { axes: { kind: 'ints', value: [1] }, keepdims: { kind: 'int', value: 0 } } });
+  if (output === 'sentence_embedding')
+    nodes.push({
+      op: 'ReduceMax',
+      inputs: ['hidden'],
+      outputs: [output],
+      attributes: { axes: { kind: 'ints', value: [1] }, keepdims: { kind: 'int', value: 0 } },
+    });
   return {
     graph: {
       name: 'tiny-bert',
@@ -99,7 +169,9 @@ function bertLike(output: 'last_hidden_state' | 'sentence_embedding'): OnnxModel
         { name: 'attention_mask', type: 'int64', shape: ['batch', 'seq'] },
         { name: 'token_type_ids', type: 'int64', shape: ['batch', 'seq'] },
       ],
-      outputs: [{ name: output, type: 'float', shape: output === 'last_hidden_state' ? ['batch', 'seq', DIM] : ['batch', DIM] }],
+      outputs: [
+        { name: output, type: 'float', shape: output === 'last_hidden_state' ? ['batch', 'seq', DIM] : ['batch', DIM] },
+      ],
     },
   };
 }
@@ -132,11 +204,20 @@ describe('loadEmbedder({kind: huggingface})', () => {
       { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
       { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
     ]),
-    '1_Pooling/config.json': JSON.stringify({ word_embedding_dimension: DIM, pooling_mode_cls_token: pooling === 'cls', pooling_mode_mean_tokens: pooling === 'mean', pooling_mode_max_tokens: false }),
+    '1_Pooling/config.json': JSON.stringify({
+      word_embedding_dimension: DIM,
+      pooling_mode_cls_token: pooling === 'cls',
+      pooling_mode_mean_tokens: pooling === 'mean',
+      pooling_mode_max_tokens: false,
+    }),
   });
 
   it('WordPiece + mean pooling over the attention mask + L2 normalization, batch-invariant', async () => {
-    const dir = modelDir('mean', { 'tokenizer.json': JSON.stringify(wordPieceJson), 'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')), ...st('mean') });
+    const dir = modelDir('mean', {
+      'tokenizer.json': JSON.stringify(wordPieceJson),
+      'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')),
+      ...st('mean'),
+    });
     const e = await loadEmbedder({ kind: 'huggingface', dir });
     expect(e.dimensions).toBe(DIM);
     expect(e.id).toMatch(/^huggingface:sha256:[0-9a-f]{64}$/);
@@ -151,7 +232,11 @@ describe('loadEmbedder({kind: huggingface})', () => {
   });
 
   it('CLS pooling from 1_Pooling/config.json, the model under onnx/, BPE tokenization', async () => {
-    const dir = modelDir('cls', { 'tokenizer.json': JSON.stringify(bpeJson), 'onnx/model.onnx': encodeOnnxModel(bertLike('last_hidden_state')), ...st('cls') });
+    const dir = modelDir('cls', {
+      'tokenizer.json': JSON.stringify(bpeJson),
+      'onnx/model.onnx': encodeOnnxModel(bertLike('last_hidden_state')),
+      ...st('cls'),
+    });
     const e = await loadEmbedder({ kind: 'huggingface', dir });
     const [v] = await e.embed(['ls -la']);
     const expected = unit(row(0)); // <s> = id 0
@@ -159,7 +244,10 @@ describe('loadEmbedder({kind: huggingface})', () => {
   });
 
   it('a 2-D sentence_embedding output is taken as is (then normalized)', async () => {
-    const dir = modelDir('sentence', { 'tokenizer.json': JSON.stringify(wordPieceJson), 'model.onnx': encodeOnnxModel(bertLike('sentence_embedding')) });
+    const dir = modelDir('sentence', {
+      'tokenizer.json': JSON.stringify(wordPieceJson),
+      'model.onnx': encodeOnnxModel(bertLike('sentence_embedding')),
+    });
     const e = await loadEmbedder({ kind: 'huggingface', dir });
     const [v] = await e.embed(['git log']);
     const expected = unit([5, 1, 1.5]); // max over [CLS] git log [SEP] rows
@@ -168,24 +256,45 @@ describe('loadEmbedder({kind: huggingface})', () => {
 
   it('names the missing or broken file', async () => {
     const noModel = modelDir('no-model', { 'tokenizer.json': JSON.stringify(wordPieceJson) });
-    await expect(loadEmbedder({ kind: 'huggingface', dir: noModel })).rejects.toThrow(new RegExp(`${noModel}/model\\.onnx is missing`));
+    await expect(loadEmbedder({ kind: 'huggingface', dir: noModel })).rejects.toThrow(
+      new RegExp(`${noModel}/model\\.onnx is missing`),
+    );
     const noTokenizer = modelDir('no-tokenizer', { 'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')) });
-    await expect(loadEmbedder({ kind: 'huggingface', dir: noTokenizer })).rejects.toThrow(new RegExp(`${noTokenizer}/tokenizer\\.json is missing`));
-    const badJson = modelDir('bad-json', { 'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')), 'tokenizer.json': '{"model": ' });
-    await expect(loadEmbedder({ kind: 'huggingface', dir: badJson })).rejects.toThrow(/tokenizer\.json is not valid JSON/);
-    const badModel = modelDir('bad-model', { 'model.onnx': 'garbage', 'tokenizer.json': JSON.stringify(wordPieceJson) });
-    await expect(loadEmbedder({ kind: 'huggingface', dir: badModel })).rejects.toThrow(/model\.onnx is not a model onnxruntime can load/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: noTokenizer })).rejects.toThrow(
+      new RegExp(`${noTokenizer}/tokenizer\\.json is missing`),
+    );
+    const badJson = modelDir('bad-json', {
+      'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')),
+      'tokenizer.json': '{"model": ',
+    });
+    await expect(loadEmbedder({ kind: 'huggingface', dir: badJson })).rejects.toThrow(
+      /tokenizer\.json is not valid JSON/,
+    );
+    const badModel = modelDir('bad-model', {
+      'model.onnx': 'garbage',
+      'tokenizer.json': JSON.stringify(wordPieceJson),
+    });
+    await expect(loadEmbedder({ kind: 'huggingface', dir: badModel })).rejects.toThrow(
+      /model\.onnx is not a model onnxruntime can load/,
+    );
     const maxPool = modelDir('max-pool', {
       'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')),
       'tokenizer.json': JSON.stringify(wordPieceJson),
       '1_Pooling/config.json': JSON.stringify({ pooling_mode_max_tokens: true }),
     });
-    await expect(loadEmbedder({ kind: 'huggingface', dir: maxPool })).rejects.toThrow(/1_Pooling\/config\.json: pooling max_tokens is not supported/);
-    await expect(loadEmbedder({ kind: 'huggingface', dir: join(root, 'nowhere') })).rejects.toThrow(/nowhere does not exist/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: maxPool })).rejects.toThrow(
+      /1_Pooling\/config\.json: pooling max_tokens is not supported/,
+    );
+    await expect(loadEmbedder({ kind: 'huggingface', dir: join(root, 'nowhere') })).rejects.toThrow(
+      /nowhere does not exist/,
+    );
   });
 
   it('refuses a model directory or file others could have changed: a link, group/world-writable, not yours', async () => {
-    const files = { 'tokenizer.json': JSON.stringify(wordPieceJson), 'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')) };
+    const files = {
+      'tokenizer.json': JSON.stringify(wordPieceJson),
+      'model.onnx': encodeOnnxModel(bertLike('last_hidden_state')),
+    };
     const real = modelDir('real', files);
     const link = join(root, 'link');
     symlinkSync(real, link);
@@ -193,25 +302,35 @@ describe('loadEmbedder({kind: huggingface})', () => {
 
     const shared = modelDir('shared', files);
     chmodSync(shared, 0o775);
-    await expect(loadEmbedder({ kind: 'huggingface', dir: shared })).rejects.toThrow(/shared is writable by others \(mode 775\)/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: shared })).rejects.toThrow(
+      /shared is writable by others \(mode 775\)/,
+    );
 
     const writableFile = modelDir('writable-file', files);
     chmodSync(join(writableFile, 'tokenizer.json'), 0o666);
-    await expect(loadEmbedder({ kind: 'huggingface', dir: writableFile })).rejects.toThrow(/tokenizer\.json is writable by others/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: writableFile })).rejects.toThrow(
+      /tokenizer\.json is writable by others/,
+    );
 
     const linkedFile = modelDir('linked-file', { 'model.onnx': files['model.onnx'] });
     symlinkSync(join(real, 'tokenizer.json'), join(linkedFile, 'tokenizer.json'));
-    await expect(loadEmbedder({ kind: 'huggingface', dir: linkedFile })).rejects.toThrow(/tokenizer\.json is a symbolic link/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: linkedFile })).rejects.toThrow(
+      /tokenizer\.json is a symbolic link/,
+    );
 
     const linkedPooling = modelDir('linked-pooling', files);
     const elsewhere = modelDir('elsewhere', { 'config.json': JSON.stringify({ pooling_mode_cls_token: true }) });
     symlinkSync(elsewhere, join(linkedPooling, '1_Pooling'));
-    await expect(loadEmbedder({ kind: 'huggingface', dir: linkedPooling })).rejects.toThrow(/1_Pooling is a symbolic link/);
+    await expect(loadEmbedder({ kind: 'huggingface', dir: linkedPooling })).rejects.toThrow(
+      /1_Pooling is a symbolic link/,
+    );
 
     if (process.getuid?.() === 0) {
       const foreign = modelDir('foreign', files);
       chownSync(foreign, 4242, 4242);
-      await expect(loadEmbedder({ kind: 'huggingface', dir: foreign })).rejects.toThrow(/belongs to uid 4242, not to you/);
+      await expect(loadEmbedder({ kind: 'huggingface', dir: foreign })).rejects.toThrow(
+        /belongs to uid 4242, not to you/,
+      );
     }
   });
 });

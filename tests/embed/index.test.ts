@@ -1,4 +1,15 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,11 +34,21 @@ function dirs(): Dirs {
   cleanups.push(base);
   const projectRoot = join(base, 'project');
   mkdirSync(projectRoot, { recursive: true });
-  return { projectRoot, project: { scope: 'project', projectRoot }, userConfigDir: join(base, 'config'), runtimeDir: join(base, 'runtime') };
+  return {
+    projectRoot,
+    project: { scope: 'project', projectRoot },
+    userConfigDir: join(base, 'config'),
+    runtimeDir: join(base, 'runtime'),
+  };
 }
 
-
-const SUBJECTS = ['rm -rf /tmp/build-output', 'npm run test', 'cargo build --release', 'docker compose up -d', 'git log --oneline'];
+const SUBJECTS = [
+  'rm -rf /tmp/build-output',
+  'npm run test',
+  'cargo build --release',
+  'docker compose up -d',
+  'git log --oneline',
+];
 
 describe('candidateEntries', () => {
   it('indexes shell calls once per key, never overrides or file tools', () => {
@@ -35,7 +56,9 @@ describe('candidateEntries', () => {
     const again = { ...shell, role: 'reviewer', line: 2 };
     const write = { ...record('write /x', { tool: 'Write', commands: undefined }), file: 'f', line: 3 };
     const override = { ...record('Bash(npm *)', { tier: 'override' }), file: 'f', line: 4 };
-    expect(candidateEntries([shell, again, write, override])).toEqual([{ key: shell.key, tool: 'Bash', text: 'npm run test' }]);
+    expect(candidateEntries([shell, again, write, override])).toEqual([
+      { key: shell.key, tool: 'Bash', text: 'npm run test' },
+    ]);
   });
 });
 
@@ -43,7 +66,10 @@ describe('ScopeIndex', () => {
   it('finds the nearest record with its cosine similarity, only among calls of the same tool', async () => {
     const index = ScopeIndex.empty('project', hashEmbedder());
     const entries = SUBJECTS.map((text) => ({ key: cacheKey('Bash', text), tool: 'Bash', text }));
-    await index.sync([...entries, { key: 'mcp1', tool: 'mcp__db__query', text: 'rm -rf /tmp/build-cache' }], hashEmbedder());
+    await index.sync(
+      [...entries, { key: 'mcp1', tool: 'mcp__db__query', text: 'rm -rf /tmp/build-cache' }],
+      hashEmbedder(),
+    );
     const found = index.search(hashVector('rm -rf /tmp/build-cache'), 'Bash', 3);
     expect(found[0]!.key).toBe(cacheKey('Bash', 'rm -rf /tmp/build-output'));
     expect(found[0]!.similarity).toBeGreaterThan(0.5);
@@ -55,7 +81,11 @@ describe('ScopeIndex', () => {
   it('adds the new and marks the removed deleted, growing past its capacity', async () => {
     const embedder = hashEmbedder();
     const index = ScopeIndex.empty('project', embedder);
-    const many = Array.from({ length: 150 }, (_, i) => ({ key: `k${i}`, tool: 'Bash', text: `make target-${i} --jobs ${i % 7}` }));
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      key: `k${i}`,
+      tool: 'Bash',
+      text: `make target-${i} --jobs ${i % 7}`,
+    }));
     expect(await index.sync(many, embedder)).toMatchObject({ added: 150, removed: 0, pending: 0 });
     expect(index.size).toBe(150);
     const kept = many.filter((_, i) => i !== 42);
@@ -85,7 +115,9 @@ describe('ScopeIndex', () => {
     expect(got).toMatchObject({ removed: 2080, compacted: true });
     expect(index.size).toBe(20);
     const v = index.vectorOf('k7')!;
-    expect(Array.from(v).map((x) => Math.round(x * 1e5))).toEqual(Array.from(hashVector('make target-7')).map((x) => Math.round(x * 1e5)));
+    expect(Array.from(v).map((x) => Math.round(x * 1e5))).toEqual(
+      Array.from(hashVector('make target-7')).map((x) => Math.round(x * 1e5)),
+    );
     expect(index.search(v, 'Bash', 1)[0]!.similarity).toBeCloseTo(1, 5);
     expect(index.search(hashVector('make target-2000'), 'Bash', 20).map((m) => m.key)).not.toContain('k2000');
   });
@@ -94,7 +126,10 @@ describe('ScopeIndex', () => {
 describe('index files', () => {
   async function built(d: Dirs, embedder = hashEmbedder()): Promise<ScopeIndex> {
     const index = ScopeIndex.empty('project', embedder);
-    await index.sync(SUBJECTS.map((text) => ({ key: cacheKey('Bash', text), tool: 'Bash', text })), embedder);
+    await index.sync(
+      SUBJECTS.map((text) => ({ key: cacheKey('Bash', text), tool: 'Bash', text })),
+      embedder,
+    );
     index.save(indexLocation(d.project, d), d);
     return index;
   }
@@ -104,18 +139,31 @@ describe('index files', () => {
     await built(d);
     const at = indexLocation(d.project, d);
     expect(at.hnsw).toBe(join(d.projectRoot, '.hookwise', '.index', 'embed-project.hnsw'));
-    expect([statSync(at.dir).mode & 0o777, statSync(at.hnsw).mode & 0o777, statSync(at.meta).mode & 0o777]).toEqual([0o700, 0o600, 0o600]);
+    expect([statSync(at.dir).mode & 0o777, statSync(at.hnsw).mode & 0o777, statSync(at.meta).mode & 0o777]).toEqual([
+      0o700, 0o600, 0o600,
+    ]);
     const loaded = ScopeIndex.load(at, d, hashEmbedder());
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     expect(loaded.index.size).toBe(SUBJECTS.length);
-    expect(loaded.index.search(hashVector('cargo build --release'), 'Bash', 1)[0]!.key).toBe(cacheKey('Bash', 'cargo build --release'));
+    expect(loaded.index.search(hashVector('cargo build --release'), 'Bash', 1)[0]!.key).toBe(
+      cacheKey('Bash', 'cargo build --release'),
+    );
   });
 
   it.each([
     ['a flipped bit in the graph', (at: { hnsw: string; meta: string }) => flip(at.hnsw), /checksum does not match/],
-    ['a truncated graph', (at: { hnsw: string; meta: string }) => writeFileSync(at.hnsw, readFileSync(at.hnsw).subarray(0, 100)), /checksum does not match/],
-    ['an edited meta (a label pointed at another key)', (at: { hnsw: string; meta: string }) => writeFileSync(at.meta, readFileSync(at.meta, 'utf8').replace(/"[0-9a-f]{16}"/, '"0000000000000000"')), /meta checksum/],
+    [
+      'a truncated graph',
+      (at: { hnsw: string; meta: string }) => writeFileSync(at.hnsw, readFileSync(at.hnsw).subarray(0, 100)),
+      /checksum does not match/,
+    ],
+    [
+      'an edited meta (a label pointed at another key)',
+      (at: { hnsw: string; meta: string }) =>
+        writeFileSync(at.meta, readFileSync(at.meta, 'utf8').replace(/"[0-9a-f]{16}"/, '"0000000000000000"')),
+      /meta checksum/,
+    ],
     ['a meta that is not JSON', (at: { hnsw: string; meta: string }) => writeFileSync(at.meta, '{'), /not JSON/],
   ])('is not used after %s', async (_what, damage, why) => {
     const d = dirs();
@@ -130,15 +178,24 @@ describe('index files', () => {
     const d = dirs();
     await built(d);
     const other = { ...d, runtimeDir: join(d.runtimeDir, '..', 'other-runtime') };
-    expect(ScopeIndex.load(indexLocation(d.project, other), other, hashEmbedder())).toEqual({ ok: false, why: expect.stringMatching(/meta checksum/) });
+    expect(ScopeIndex.load(indexLocation(d.project, other), other, hashEmbedder())).toEqual({
+      ok: false,
+      why: expect.stringMatching(/meta checksum/),
+    });
   });
 
   it('is not used for another model or dimension', async () => {
     const d = dirs();
     await built(d);
     const at = indexLocation(d.project, d);
-    expect(ScopeIndex.load(at, d, hashEmbedder('hash-bow-v2'))).toEqual({ ok: false, why: expect.stringMatching(/another model/) });
-    expect(ScopeIndex.load(at, d, { id: 'hash-bow-v1', dimensions: 32 })).toEqual({ ok: false, why: expect.stringMatching(/64 dimensions/) });
+    expect(ScopeIndex.load(at, d, hashEmbedder('hash-bow-v2'))).toEqual({
+      ok: false,
+      why: expect.stringMatching(/another model/),
+    });
+    expect(ScopeIndex.load(at, d, { id: 'hash-bow-v1', dimensions: 32 })).toEqual({
+      ok: false,
+      why: expect.stringMatching(/64 dimensions/),
+    });
   });
 
   it('refuses an index directory that is a symbolic link', async () => {
@@ -147,7 +204,9 @@ describe('index files', () => {
     mkdirSync(elsewhere, { mode: 0o700 });
     mkdirSync(join(d.projectRoot, '.hookwise'));
     symlinkSync(elsewhere, join(d.projectRoot, '.hookwise', '.index'));
-    expect(() => ScopeIndex.load(indexLocation(d.project, d), d, hashEmbedder())).toThrow(/must be a real directory, not a symlink/);
+    expect(() => ScopeIndex.load(indexLocation(d.project, d), d, hashEmbedder())).toThrow(
+      /must be a real directory, not a symlink/,
+    );
   });
 
   it('names session indexes by a hash of the session id, in the private runtime directory', () => {
@@ -160,7 +219,10 @@ describe('index files', () => {
 describe('IndexSet', () => {
   it('builds from the records, follows appends and removals, and rebuilds a damaged file with a log line', async () => {
     const d = dirs();
-    appendRecords(d.project, SUBJECTS.map((s) => record(s)));
+    appendRecords(
+      d.project,
+      SUBJECTS.map((s) => record(s)),
+    );
     const log: string[] = [];
     const embedder = hashEmbedder();
     const set = new IndexSet(d, embedder, (l) => log.push(l));
@@ -171,7 +233,9 @@ describe('IndexSet', () => {
 
     appendRecords(d.project, [record('rm -rf /tmp/build-cache')]);
     expect(await set.refresh(d.project)).toMatchObject({ embedded: 1 });
-    expect(set.get(d.project)!.search(hashVector('rm -rf /tmp/build-cache'), 'Bash', 1)[0]!.key).toBe(cacheKey('Bash', 'rm -rf /tmp/build-cache'));
+    expect(set.get(d.project)!.search(hashVector('rm -rf /tmp/build-cache'), 'Bash', 1)[0]!.key).toBe(
+      cacheKey('Bash', 'rm -rf /tmp/build-cache'),
+    );
 
     removeRecords(d.project, (r) => r.subject === 'npm run test');
     await set.refresh(d.project);
@@ -192,7 +256,10 @@ describe('IndexSet', () => {
 
   it('reads only the appended lines when a file was only appended to, and the whole scope otherwise', async () => {
     const d = dirs();
-    appendRecords(d.project, SUBJECTS.map((s) => record(s)));
+    appendRecords(
+      d.project,
+      SUBJECTS.map((s) => record(s)),
+    );
     const set = new IndexSet(d, hashEmbedder());
     await set.refresh(d.project);
     expect(set.reads).toEqual({ full: 1, appended: 0 });
@@ -230,7 +297,10 @@ describe('IndexSet', () => {
 
   it('rebuilds every index when the model changes', async () => {
     const d = dirs();
-    appendRecords(d.project, SUBJECTS.map((s) => record(s)));
+    appendRecords(
+      d.project,
+      SUBJECTS.map((s) => record(s)),
+    );
     const first = new IndexSet(d, hashEmbedder());
     await first.refresh(d.project);
     first.save();

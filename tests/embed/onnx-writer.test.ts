@@ -2,7 +2,10 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { encodeOnnxModel, type OnnxModel } from '../../src/embed/onnx-writer.js';
 
-async function run(model: OnnxModel, feeds: Record<string, ort.Tensor>): Promise<ort.InferenceSession.OnnxValueMapType> {
+async function run(
+  model: OnnxModel,
+  feeds: Record<string, ort.Tensor>,
+): Promise<ort.InferenceSession.OnnxValueMapType> {
   const session = await ort.InferenceSession.create(encodeOnnxModel(model));
   try {
     return await session.run(feeds);
@@ -18,7 +21,12 @@ describe('encodeOnnxModel', () => {
       graph: {
         name: 'gather',
         nodes: [
-          { op: 'Gather', inputs: ['table', 'ids'], outputs: ['rows'], attributes: { axis: { kind: 'int', value: 0 } } },
+          {
+            op: 'Gather',
+            inputs: ['table', 'ids'],
+            outputs: ['rows'],
+            attributes: { axis: { kind: 'int', value: 0 } },
+          },
           { op: 'LeakyRelu', inputs: ['rows'], outputs: ['out'], attributes: { alpha: { kind: 'float', value: 0.5 } } },
         ],
         initializers: [{ name: 'table', type: 'float', dims: [4, 2], data: table }],
@@ -38,7 +46,12 @@ describe('encodeOnnxModel', () => {
       graph: {
         name: 'reduce',
         nodes: [
-          { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attributes: { axes: { kind: 'ints', value: [-1] }, keepdims: { kind: 'int', value: 0 } } },
+          {
+            op: 'ReduceMax',
+            inputs: ['x'],
+            outputs: ['m'],
+            attributes: { axes: { kind: 'ints', value: [-1] }, keepdims: { kind: 'int', value: 0 } },
+          },
           { op: 'Add', inputs: ['m', 'bias'], outputs: ['y'] },
         ],
         initializers: [{ name: 'bias', type: 'float', dims: [2], data: new Float32Array([10, -10]) }],
@@ -75,7 +88,13 @@ describe('encodeOnnxModel', () => {
 
   it('refuses a tensor whose data does not fill its dims', () => {
     const model: OnnxModel = {
-      graph: { name: 'bad', nodes: [], initializers: [{ name: 't', type: 'float', dims: [3], data: new Float32Array(2) }], inputs: [], outputs: [] },
+      graph: {
+        name: 'bad',
+        nodes: [],
+        initializers: [{ name: 't', type: 'float', dims: [3], data: new Float32Array(2) }],
+        inputs: [],
+        outputs: [],
+      },
     };
     expect(() => encodeOnnxModel(model)).toThrow(/onnx tensor t: 2 values for dims \[3\]/);
   });

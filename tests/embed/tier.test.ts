@@ -36,7 +36,11 @@ describe('tier 2b: embedding similarity', () => {
     const p = await setup();
     await rememberCommand(p, 'mytool lint --fix src/a.ts', 'allow');
     const seen: string[] = [];
-    const r = await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, near([{ key: await keyOf(p, 'mytool lint --fix src/a.ts'), similarity: 0.95 }], seen));
+    const r = await p.check(
+      p.pre('Bash', bash('mytool lint --fix src/b.ts')),
+      undefined,
+      near([{ key: await keyOf(p, 'mytool lint --fix src/a.ts'), similarity: 0.95 }], seen),
+    );
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.95 });
     expect(r.decision?.reason).toMatch(/near \(0\.950\) `mytool lint --fix src\/a\.ts`, which .* allowed/);
     expect(r.decision?.rule?.id).toMatch(/^memory:/);
@@ -48,25 +52,41 @@ describe('tier 2b: embedding similarity', () => {
     const p = await setup();
     await rememberCommand(p, 'mytool lint --fix src/a.ts', 'allow');
     const options = near([{ key: await keyOf(p, 'mytool lint --fix src/a.ts'), similarity: 0.85 }]);
-    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe(
+      'default',
+    );
     p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.8\n');
-    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('embedding');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe(
+      'embedding',
+    );
     p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.6\n');
-    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('embedding');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe(
+      'embedding',
+    );
     p.write('.hookwise/policy.yml', 'embedding:\n  threshold: 0.95\n');
-    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe(
+      'default',
+    );
     p.write('.hookwise/policy.yml', 'embedding:\n  enabled: false\n');
     p.write(`${p.configDir}/config.yml`, 'embedding:\n  threshold: 0.5\n');
-    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe('default');
+    expect((await p.check(p.pre('Bash', bash('mytool lint --fix src/b.ts')), undefined, options)).decision?.tier).toBe(
+      'default',
+    );
   });
 
   it('a nearest ask propagates, and is recorded for this exact call so a repeat cannot drift to allow', async () => {
     const p = await setup();
     await rememberCommand(p, 'mytool publish dist/a-1.0.tgz', 'ask');
-    const r = await p.check(p.pre('Bash', bash('mytool publish dist/a-1.1.tgz')), undefined, near([{ key: await keyOf(p, 'mytool publish dist/a-1.0.tgz'), similarity: 0.93 }]));
+    const r = await p.check(
+      p.pre('Bash', bash('mytool publish dist/a-1.1.tgz')),
+      undefined,
+      near([{ key: await keyOf(p, 'mytool publish dist/a-1.0.tgz'), similarity: 0.93 }]),
+    );
     expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'embedding' });
     const recorded = loadScope(targetOf(p, 'user')).records.filter((x) => x.tier === 'embedding');
-    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'mytool publish dist/a-1.1.tgz' })]);
+    expect(recorded).toEqual([
+      expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'mytool publish dist/a-1.1.tgz' }),
+    ]);
     const repeat = await p.check(p.pre('Bash', bash('mytool publish dist/a-1.1.tgz')));
     expect(repeat.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
   });
@@ -78,9 +98,42 @@ describe('tier 2b: embedding similarity', () => {
     const [deny, allow] = [await keyOf(p, 'mytool seed db/prod.sql'), await keyOf(p, 'mytool seed db/dev.sql')];
     const call = p.pre('Bash', bash('mytool seed db/test.sql'));
     expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }]))).decision?.tier).toBe('default');
-    expect((await p.check(call, undefined, near([{ key: deny, similarity: 0.97 }, { key: allow, similarity: 0.92 }]))).decision?.tier).toBe('default');
-    expect((await p.check(call, undefined, near([{ key: allow, similarity: 0.95 }, { key: deny, similarity: 0.95 }]))).decision?.tier).toBe('default');
-    expect((await p.check(call, undefined, near([{ key: allow, similarity: 0.96 }, { key: deny, similarity: 0.95 }]))).decision?.tier).toBe('embedding');
+    expect(
+      (
+        await p.check(
+          call,
+          undefined,
+          near([
+            { key: deny, similarity: 0.97 },
+            { key: allow, similarity: 0.92 },
+          ]),
+        )
+      ).decision?.tier,
+    ).toBe('default');
+    expect(
+      (
+        await p.check(
+          call,
+          undefined,
+          near([
+            { key: allow, similarity: 0.95 },
+            { key: deny, similarity: 0.95 },
+          ]),
+        )
+      ).decision?.tier,
+    ).toBe('default');
+    expect(
+      (
+        await p.check(
+          call,
+          undefined,
+          near([
+            { key: allow, similarity: 0.96 },
+            { key: deny, similarity: 0.95 },
+          ]),
+        )
+      ).decision?.tier,
+    ).toBe('embedding');
   });
 
   it.each([
@@ -99,7 +152,11 @@ describe('tier 2b: embedding similarity', () => {
   ])('never across %s', async (_what, remembered, command) => {
     const p = await setup();
     await rememberCommand(p, remembered, 'allow');
-    const r = await p.check(p.pre('Bash', bash(command)), undefined, near([{ key: await keyOf(p, remembered), similarity: 0.99 }]));
+    const r = await p.check(
+      p.pre('Bash', bash(command)),
+      undefined,
+      near([{ key: await keyOf(p, remembered), similarity: 0.99 }]),
+    );
     expect(r.decision?.tier).toBe('default');
   });
 
@@ -107,7 +164,14 @@ describe('tier 2b: embedding similarity', () => {
     const p = await setup();
     await rememberCommand(p, 'othertool lint src/a.ts', 'allow');
     await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
-    const r = await p.check(p.pre('Bash', bash('mytool lint src/b.ts')), undefined, near([{ key: await keyOf(p, 'othertool lint src/a.ts'), similarity: 0.99 }, { key: await keyOf(p, 'mytool lint src/a.ts'), similarity: 0.91 }]));
+    const r = await p.check(
+      p.pre('Bash', bash('mytool lint src/b.ts')),
+      undefined,
+      near([
+        { key: await keyOf(p, 'othertool lint src/a.ts'), similarity: 0.99 },
+        { key: await keyOf(p, 'mytool lint src/a.ts'), similarity: 0.91 },
+      ]),
+    );
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding', confidence: 0.91 });
   });
 
@@ -115,8 +179,18 @@ describe('tier 2b: embedding similarity', () => {
     const p = await setup();
     await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
     const options = near([{ key: await keyOf(p, 'mytool lint src/a.ts'), similarity: 0.99 }]);
-    expect((await p.check(p.pre('Bash', bash('mytool lint src/a.ts > README.md')), undefined, options)).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', { ...bash('mytool lint src/b.ts'), dangerouslyDisableSandbox: true }), undefined, options)).decision?.tier).toBe('default');
+    expect(
+      (await p.check(p.pre('Bash', bash('mytool lint src/a.ts > README.md')), undefined, options)).decision?.tier,
+    ).toBe('default');
+    expect(
+      (
+        await p.check(
+          p.pre('Bash', { ...bash('mytool lint src/b.ts'), dangerouslyDisableSandbox: true }),
+          undefined,
+          options,
+        )
+      ).decision?.tier,
+    ).toBe('default');
   });
 
   it('never reaches a host the remembered call did not', async () => {
@@ -126,23 +200,44 @@ describe('tier 2b: embedding similarity', () => {
     await rememberCommand(p, 'mytool fetch https://data.example.org/a.csv data/a.csv', 'allow');
     const key = await keyOf(p, 'mytool fetch https://data.example.org/a.csv data/a.csv');
     const options = near([{ key, similarity: 0.99 }]);
-    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/a.csv data/b.csv')), undefined, options)).decision?.tier).toBe('embedding');
+    expect(
+      (await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/a.csv data/b.csv')), undefined, options))
+        .decision?.tier,
+    ).toBe('embedding');
     // A URL is never a file operand: a different URL, even on the same host, is a different call.
-    expect((await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/b.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', bash('mytool fetch https://evil.example.net/a.csv data/a.csv')), undefined, options)).decision?.tier).toBe('default');
+    expect(
+      (await p.check(p.pre('Bash', bash('mytool fetch https://data.example.org/b.csv data/a.csv')), undefined, options))
+        .decision?.tier,
+    ).toBe('default');
+    expect(
+      (await p.check(p.pre('Bash', bash('mytool fetch https://evil.example.net/a.csv data/a.csv')), undefined, options))
+        .decision?.tier,
+    ).toBe('default');
   });
 
   it('an unavailable pool, or no port at all (command mode without a daemon), passes on', async () => {
     const p = await setup();
     await rememberCommand(p, 'mytool lint src/a.ts', 'allow');
-    expect((await p.check(p.pre('Bash', bash('mytool lint src/b.ts')), undefined, near({ unavailable: 'the embedding worker is restarting' }))).decision?.tier).toBe('default');
+    expect(
+      (
+        await p.check(
+          p.pre('Bash', bash('mytool lint src/b.ts')),
+          undefined,
+          near({ unavailable: 'the embedding worker is restarting' }),
+        )
+      ).decision?.tier,
+    ).toBe('default');
     expect((await p.check(p.pre('Bash', bash('mytool lint src/b.ts')))).decision?.tier).toBe('default');
   });
 
   it('file tools are exact-only: a near path is a different file', async () => {
     const p = await setup();
     const seen: string[] = [];
-    const r = await p.check(p.pre('Write', { file_path: `${p.root}/notes/b.txt`, content: 'x' }), undefined, near([], seen));
+    const r = await p.check(
+      p.pre('Write', { file_path: `${p.root}/notes/b.txt`, content: 'x' }),
+      undefined,
+      near([], seen),
+    );
     expect(r.decision?.tier).not.toBe('embedding');
     expect(seen).toEqual([]);
   });

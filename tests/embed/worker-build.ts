@@ -19,10 +19,39 @@ export async function buildWorker(): Promise<BuiltWorker> {
   const parent = join(packageRoot(), 'dist', 'test-workers');
   mkdirSync(parent, { recursive: true });
   const dir = mkdtempSync(join(parent, 'embed-'));
-  const common: BuildOptions = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: ['re2', '@node-rs/xxhash', 'onnxruntime-node', 'hnswlib-node', 'piscina', 'tree-sitter', 'tree-sitter-bash'], logLevel: 'error', logOverride: { 'empty-import-meta': 'silent' } };
+  const common: BuildOptions = {
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: [
+      're2',
+      '@node-rs/xxhash',
+      'onnxruntime-node',
+      'hnswlib-node',
+      'piscina',
+      'tree-sitter',
+      'tree-sitter-bash',
+    ],
+    logLevel: 'error',
+    logOverride: { 'empty-import-meta': 'silent' },
+  };
   await Promise.all([
-    build({ ...common, entryPoints: [join(packageRoot(), 'workers/embed.worker.ts')], outfile: join(dir, 'embed.worker.cjs'), define: { __HOOKWISE_VERSION__: '"test"' } }),
-    build({ ...common, entryPoints: [join(packageRoot(), 'tests/embed/fixtures/hash-embedder.ts')], outfile: join(dir, 'hash-embedder.cjs') }),
+    build({
+      ...common,
+      entryPoints: [join(packageRoot(), 'workers/embed.worker.ts')],
+      outfile: join(dir, 'embed.worker.cjs'),
+      define: { __HOOKWISE_VERSION__: '"test"' },
+    }),
+    build({
+      ...common,
+      entryPoints: [join(packageRoot(), 'tests/embed/fixtures/hash-embedder.ts')],
+      outfile: join(dir, 'hash-embedder.cjs'),
+    }),
   ]);
-  return { workerFile: join(dir, 'embed.worker.cjs'), embedderModule: join(dir, 'hash-embedder.cjs'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    workerFile: join(dir, 'embed.worker.cjs'),
+    embedderModule: join(dir, 'hash-embedder.cjs'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -31,10 +31,24 @@ describe('the embedding port', () => {
     p.register('s1', 'coder');
     const subject = 'mytool lint src/api/server.ts' as Sanitized;
     appendRecords({ scope: 'project', projectRoot: p.root }, [
-      { key: cacheKey('Bash', subject), tool: 'Bash', subject, commands: ['mytool'], role: 'coder', verdict: 'allow', reason: 'approved' as Sanitized, tier: 'human', scope: 'project', decided_by: 'human', ts: '2026-03-01T00:00:00.000Z' },
+      {
+        key: cacheKey('Bash', subject),
+        tool: 'Bash',
+        subject,
+        commands: ['mytool'],
+        role: 'coder',
+        verdict: 'allow',
+        reason: 'approved' as Sanitized,
+        tier: 'human',
+        scope: 'project',
+        decided_by: 'human',
+        ts: '2026-03-01T00:00:00.000Z',
+      },
     ]);
     const where = locations(p.env);
-    const engine = new Engine(where, { embedding: new InProcessEmbedding(where, await loadEmbedder({ kind: 'builtin' })) });
+    const engine = new Engine(where, {
+      embedding: new InProcessEmbedding(where, await loadEmbedder({ kind: 'builtin' })),
+    });
     const r = await engine.handle(JSON.stringify(p.pre('Bash', { command: 'mytool lint src/web/client.ts' }, 's1')));
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'embedding' });
   });

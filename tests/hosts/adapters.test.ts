@@ -5,7 +5,10 @@ import { codexAdapter, patchTargets } from '../../src/hosts/codex.js';
 import { geminiAdapter } from '../../src/hosts/gemini.js';
 import { detectHost } from '../../src/hosts/index.js';
 
-const deny = decision('deny', 'path-policy', 'role "coder" may not write tests/a.ts', { id: 'role:coder:deny_write:tests/**', source: '.hookwise/roles.yml:9' });
+const deny = decision('deny', 'path-policy', 'role "coder" may not write tests/a.ts', {
+  id: 'role:coder:deny_write:tests/**',
+  source: '.hookwise/roles.yml:9',
+});
 const ask = decision('ask', 'path-policy', '.env is sensitive', { id: 'sensitive:.env*', source: 'built-in' });
 const allow = decision('allow', 'tool-policy', 'no side effects');
 
@@ -25,7 +28,12 @@ describe('Claude Code adapter', () => {
     const event = claudeAdapter.parse(claudePre);
     expect(event).toMatchObject({ kind: 'pre-tool', sessionId: 'abc123', cwd: '/home/u/proj' });
     if (event.kind !== 'pre-tool') throw new Error('kind');
-    expect(event.call).toMatchObject({ tool: 'Write', action: 'write', paths: ['/home/u/proj/tests/a.ts'], toolUseId: 'toolu_01ABC' });
+    expect(event.call).toMatchObject({
+      tool: 'Write',
+      action: 'write',
+      paths: ['/home/u/proj/tests/a.ts'],
+      toolUseId: 'toolu_01ABC',
+    });
   });
 
   it.each([
@@ -64,12 +72,25 @@ describe('Claude Code adapter', () => {
       hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'register please' },
     });
     expect(claudeAdapter.renderContext(prompt, undefined)).toEqual({ stdout: '', exitCode: 0 });
-    const start = claudeAdapter.parse({ session_id: 's', cwd: '/p', hook_event_name: 'SessionStart', source: 'startup', model: 'm' });
-    expect(JSON.parse(claudeAdapter.renderContext(start, 'ctx').stdout).hookSpecificOutput.hookEventName).toBe('SessionStart');
+    const start = claudeAdapter.parse({
+      session_id: 's',
+      cwd: '/p',
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+      model: 'm',
+    });
+    expect(JSON.parse(claudeAdapter.renderContext(start, 'ctx').stdout).hookSpecificOutput.hookEventName).toBe(
+      'SessionStart',
+    );
   });
 
   it('PostToolUse is observed, not answered', () => {
-    const post = claudeAdapter.parse({ ...claudePre, hook_event_name: 'PostToolUse', tool_response: {}, duration_ms: 3 });
+    const post = claudeAdapter.parse({
+      ...claudePre,
+      hook_event_name: 'PostToolUse',
+      tool_response: {},
+      duration_ms: 3,
+    });
     expect(post.kind).toBe('post-tool');
     expect(claudeAdapter.renderNothing()).toEqual({ stdout: '', exitCode: 0 });
   });
@@ -110,14 +131,21 @@ describe('Gemini CLI adapter', () => {
   });
 
   it('run_shell_command in another directory uses that directory as cwd', () => {
-    const event = geminiAdapter.parse({ ...geminiPre, tool_name: 'run_shell_command', tool_input: { command: 'ls', dir_path: '/p/sub' } });
+    const event = geminiAdapter.parse({
+      ...geminiPre,
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'ls', dir_path: '/p/sub' },
+    });
     if (event.kind !== 'pre-tool') throw new Error('kind');
     expect(event.call.cwd).toBe('/p/sub');
   });
 
   it('renders decisions with a top-level decision and reason', () => {
     const event = geminiAdapter.parse(geminiPre);
-    expect(JSON.parse(geminiAdapter.renderDecision(event, deny).stdout)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/^hookwise deny \[tier path-policy/) });
+    expect(JSON.parse(geminiAdapter.renderDecision(event, deny).stdout)).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringMatching(/^hookwise deny \[tier path-policy/),
+    });
     const asked = JSON.parse(geminiAdapter.renderDecision(event, ask).stdout);
     expect(asked.decision).toBe('deny'); // headless Gemini hangs on "ask"
     expect(asked.reason).toMatch(/needs a human's approval.*HOOKWISE_GEMINI_ASK=ask/);
@@ -125,19 +153,34 @@ describe('Gemini CLI adapter', () => {
   });
 
   it('HOOKWISE_GEMINI_ASK=ask (passed as a render option) opts into the native prompt', () => {
-    expect(JSON.parse(geminiAdapter.renderDecision(geminiAdapter.parse(geminiPre), ask, { geminiAsk: true }).stdout).decision).toBe('ask');
+    expect(
+      JSON.parse(geminiAdapter.renderDecision(geminiAdapter.parse(geminiPre), ask, { geminiAsk: true }).stdout)
+        .decision,
+    ).toBe('ask');
   });
 
   it('BeforeAgent adds context; AfterTool answers an empty object', () => {
     const agent = geminiAdapter.parse({ ...geminiPre, hook_event_name: 'BeforeAgent', prompt: 'hi' });
-    expect(JSON.parse(geminiAdapter.renderContext(agent, 'ctx').stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'BeforeAgent', additionalContext: 'ctx' } });
-    expect(geminiAdapter.parse({ ...geminiPre, hook_event_name: 'AfterTool', tool_response: {} }).kind).toBe('post-tool');
+    expect(JSON.parse(geminiAdapter.renderContext(agent, 'ctx').stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: 'BeforeAgent', additionalContext: 'ctx' },
+    });
+    expect(geminiAdapter.parse({ ...geminiPre, hook_event_name: 'AfterTool', tool_response: {} }).kind).toBe(
+      'post-tool',
+    );
     expect(geminiAdapter.renderNothing().stdout).toBe('{}\n');
   });
 });
 
 describe('Codex adapter', () => {
-  const codexPre = { session_id: 'c1', turn_id: 't1', model: 'gpt-5', cwd: '/p', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } };
+  const codexPre = {
+    session_id: 'c1',
+    turn_id: 't1',
+    model: 'gpt-5',
+    cwd: '/p',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+  };
 
   it('turns ask into a deny that says how a human lets it through', () => {
     const out = JSON.parse(codexAdapter.renderDecision(codexAdapter.parse(codexPre), ask).stdout);
@@ -147,11 +190,16 @@ describe('Codex adapter', () => {
   });
 
   it('reads apply_patch targets from the patch', () => {
-    const patch = '*** Begin Patch\n*** Add File: a/new.ts\n+x\n*** Update File: b/old.ts\n*** Move to: b/moved.ts\n*** Delete File: c/gone.ts\n*** End Patch';
+    const patch =
+      '*** Begin Patch\n*** Add File: a/new.ts\n+x\n*** Update File: b/old.ts\n*** Move to: b/moved.ts\n*** Delete File: c/gone.ts\n*** End Patch';
     expect(patchTargets(patch)).toEqual(['a/new.ts', 'b/old.ts', 'b/moved.ts', 'c/gone.ts']);
     const event = codexAdapter.parse({ ...codexPre, tool_name: 'apply_patch', tool_input: { command: patch } });
     if (event.kind !== 'pre-tool') throw new Error('kind');
-    expect(event.call).toMatchObject({ tool: 'Edit', action: 'write', paths: ['a/new.ts', 'b/old.ts', 'b/moved.ts', 'c/gone.ts'] });
+    expect(event.call).toMatchObject({
+      tool: 'Edit',
+      action: 'write',
+      paths: ['a/new.ts', 'b/old.ts', 'b/moved.ts', 'c/gone.ts'],
+    });
   });
 });
 

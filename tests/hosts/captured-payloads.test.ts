@@ -63,7 +63,9 @@ describe('captured host payloads', () => {
       case 'SessionStart': {
         const context = JSON.parse(unregistered.stdout).hookSpecificOutput;
         expect(context.hookEventName).toBe(event);
-        expect(context.additionalContext).toMatch(new RegExp(`hookwise register --session-id ${sessionId} --role <role>`));
+        expect(context.additionalContext).toMatch(
+          new RegExp(`hookwise register --session-id ${sessionId} --role <role>`),
+        );
         expect(registered.stdout).toBe('');
         break;
       }

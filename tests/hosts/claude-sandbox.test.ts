@@ -19,9 +19,15 @@ describe("Claude Code's own sandbox, from its settings files", () => {
     expect(claudeSandbox(p)).toBe('off');
     writeFileSync(join(p.home, '.claude', 'settings.json'), JSON.stringify({ sandbox: { enabled: true } }));
     expect(claudeSandbox(p)).toBe('on');
-    writeFileSync(join(p.projectRoot, '.claude', 'settings.json'), JSON.stringify({ permissions: {}, sandbox: { enabled: false } }));
+    writeFileSync(
+      join(p.projectRoot, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: {}, sandbox: { enabled: false } }),
+    );
     expect(claudeSandbox(p)).toBe('off');
-    writeFileSync(join(p.projectRoot, '.claude', 'settings.local.json'), JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }));
+    writeFileSync(
+      join(p.projectRoot, '.claude', 'settings.local.json'),
+      JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true } }),
+    );
     expect(claudeSandbox(p)).toBe('on');
   });
 
@@ -34,7 +40,15 @@ describe("Claude Code's own sandbox, from its settings files", () => {
     expect(claudeSandbox({ ...p, env: { CLAUDE_CONFIG_DIR: dir } })).toBe('on');
     expect(claudeSettingsFiles(p)[0]).toMatch(/managed-settings\.json$/);
     const managed = claudeSettingsFiles(p)[0]!;
-    expect(claudeSandbox({ ...p, env: { CLAUDE_CONFIG_DIR: dir } }, (f) => (f === managed ? '{"sandbox":{"enabled":false}}' : f === join(dir, 'settings.json') ? '{"sandbox":{"enabled":true}}' : undefined))).toBe('off');
+    expect(
+      claudeSandbox({ ...p, env: { CLAUDE_CONFIG_DIR: dir } }, (f) =>
+        f === managed
+          ? '{"sandbox":{"enabled":false}}'
+          : f === join(dir, 'settings.json')
+            ? '{"sandbox":{"enabled":true}}'
+            : undefined,
+      ),
+    ).toBe('off');
   });
 
   it('a file that cannot be read or parsed, or a value that is not a boolean, is unknown (fail closed)', () => {
@@ -45,6 +59,10 @@ describe("Claude Code's own sandbox, from its settings files", () => {
     expect(claudeSandbox(p)).toBe('unknown');
     writeFileSync(join(p.projectRoot, '.claude', 'settings.json'), 'null');
     expect(claudeSandbox(p)).toBe('unknown');
-    expect(claudeSandbox(p, () => { throw new Error('EACCES'); })).toBe('unknown');
+    expect(
+      claudeSandbox(p, () => {
+        throw new Error('EACCES');
+      }),
+    ).toBe('unknown');
   });
 });

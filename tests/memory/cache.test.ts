@@ -67,8 +67,14 @@ describe('tier 1: exact decision cache', () => {
     await rememberCommand(p, 'make bench --jobs 2', 'allow', { role: 'tester' });
     await rememberCommand(p, 'make lint --jobs 2', 'allow', { role: '*' });
     expect((await p.check(p.pre('Bash', bash('make bench --jobs 2'), 's1'))).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', bash('make bench --jobs 2'), 's2'))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
-    expect((await p.check(p.pre('Bash', bash('make lint --jobs 2'), 's1'))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', bash('make bench --jobs 2'), 's2'))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
+    expect((await p.check(p.pre('Bash', bash('make lint --jobs 2'), 's1'))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
   });
 
   it('file tools are remembered by path and change, never by content', async () => {
@@ -87,8 +93,16 @@ describe('tier 1: exact decision cache', () => {
     const p = makeProject();
     const secretA = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
     const secretB = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
-    const a = await subjectFor(p, 'Bash', bash(`curl -H "Authorization: token ${secretA}" https://api.github.com/user`));
-    const b = await subjectFor(p, 'Bash', bash(`curl -H "Authorization: token ${secretB}" https://api.github.com/user`));
+    const a = await subjectFor(
+      p,
+      'Bash',
+      bash(`curl -H "Authorization: token ${secretA}" https://api.github.com/user`),
+    );
+    const b = await subjectFor(
+      p,
+      'Bash',
+      bash(`curl -H "Authorization: token ${secretB}" https://api.github.com/user`),
+    );
     expect(a.subject.text).toContain('<REDACTED>');
     expect(a.subject.text).not.toContain(secretA);
     expect(b.key).toBe(a.key);
@@ -114,7 +128,10 @@ describe('tier 1: exact decision cache', () => {
     await rememberCommand(p, 'make release-prod --jobs 4', 'deny');
     const r = await p.check(p.pre('Bash', bash('make deploy-staging --jobs 4')));
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
-    expect((await p.check(p.pre('Bash', bash('make release-prod --jobs 4')))).decision).toMatchObject({ verdict: 'deny', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', bash('make release-prod --jobs 4')))).decision).toMatchObject({
+      verdict: 'deny',
+      tier: 'exact-cache',
+    });
     expect(r.stderr).toMatch(/rules\.jsonl:2: /);
     expect(r.stderr).not.toContain(secret);
   });

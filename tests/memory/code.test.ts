@@ -4,11 +4,25 @@ import type { Segment } from '../../src/shell/types.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { subjectFor } from '../support/memory.js';
 
-const commandsOf = async (p: TestProject, command: string, cwd?: string): Promise<string[]> => (await subjectFor(p, 'Bash', { command }, cwd)).subject.commands;
-const similarOf = async (p: TestProject, command: string): Promise<boolean> => (await subjectFor(p, 'Bash', { command })).subject.similar;
+const commandsOf = async (p: TestProject, command: string, cwd?: string): Promise<string[]> =>
+  (await subjectFor(p, 'Bash', { command }, cwd)).subject.commands;
+const similarOf = async (p: TestProject, command: string): Promise<boolean> =>
+  (await subjectFor(p, 'Bash', { command })).subject.similar;
 
 function segment(argv: string[], more: Partial<Segment> = {}): Segment {
-  return { argv, name: argv[0]!, dynamicArgs: [], wrappers: [], assignments: {}, redirects: [], context: 'command', depth: 0, flags: {}, text: argv.join(' '), ...more };
+  return {
+    argv,
+    name: argv[0]!,
+    dynamicArgs: [],
+    wrappers: [],
+    assignments: {},
+    redirects: [],
+    context: 'command',
+    depth: 0,
+    flags: {},
+    text: argv.join(' '),
+    ...more,
+  };
 }
 
 describe('code identity (memory/code.ts)', () => {
@@ -69,12 +83,12 @@ describe('code identity (memory/code.ts)', () => {
       ['PATH=/opt/tools/bin make build', 'PATH=/tmp/evil make build'],
       ['NODE_OPTIONS=--max-old-space-size=4096 node build.js', 'NODE_OPTIONS=--require=/tmp/evil.js node build.js'],
       ['LD_PRELOAD=/opt/libfast.so ls -la', 'LD_PRELOAD=/tmp/evil.so ls -la'],
-      ["sed -n 5p notes/a.txt", "sed -n 5w/tmp/out notes/a.txt"],
+      ['sed -n 5p notes/a.txt', 'sed -n 5w/tmp/out notes/a.txt'],
       ["sed -e 's/a/b/' notes/a.txt", "sed -e 's/a/c/' notes/a.txt"],
       ["awk -v n=1 '{print}' data/a.csv", "awk -v n=2 '{print}' data/a.csv"],
       ["awk -- '{print}' data/a.csv n=1", "awk -- '{print}' data/a.csv n=2"],
       // GNU sed takes options after operands too: a later -e is program.
-      ["sed 5p notes/a.txt -e 5p", "sed 5p notes/a.txt -e 5w/tmp/out"],
+      ['sed 5p notes/a.txt -e 5p', 'sed 5p notes/a.txt -e 5w/tmp/out'],
       ["node -e 'console.log(1)'", "node -e 'process.exit(1)'"],
       ["python -c 'print(1)'", "python -c 'print(2)'"],
       ["perl -e 'print 1'", "perl -e 'print 2'"],
@@ -110,8 +124,12 @@ describe('code identity (memory/code.ts)', () => {
     p.write('a/.keep', '');
     p.write('b/.keep', '');
     expect(await commandsOf(p, 'cd a && python3 run.py')).not.toEqual(await commandsOf(p, 'cd b && python3 run.py'));
-    expect(await commandsOf(p, 'python3 run.py', `${p.root}/a`)).not.toEqual(await commandsOf(p, 'python3 run.py', `${p.root}/b`));
-    expect(await commandsOf(p, 'cd a && python3 run.py --n 1')).toEqual(await commandsOf(p, 'cd a && python3 run.py --n 2'));
+    expect(await commandsOf(p, 'python3 run.py', `${p.root}/a`)).not.toEqual(
+      await commandsOf(p, 'python3 run.py', `${p.root}/b`),
+    );
+    expect(await commandsOf(p, 'cd a && python3 run.py --n 1')).toEqual(
+      await commandsOf(p, 'cd a && python3 run.py --n 2'),
+    );
   });
 
   it('code that is not known as text makes the call exact-only: an expansion, an unknown directory, arguments appended at run time, a secret', async () => {
@@ -135,6 +153,8 @@ describe('code identity (memory/code.ts)', () => {
     const id = codeIdentity(segment(['python3', 'a.py']), '/w');
     expect(id).toMatch(/^code:[0-9a-f]{16}$/);
     expect(codeIdentity(segment(['python3', 'a.py'], { stdin: `${secretA}\n` }), '/w')).toBeNull();
-    expect(codeIdentity(segment(['python3', 'a.py'], { assignments: { PYTHONPATH: `/x/${secretA}` } }), '/w')).toBeNull();
+    expect(
+      codeIdentity(segment(['python3', 'a.py'], { assignments: { PYTHONPATH: `/x/${secretA}` } }), '/w'),
+    ).toBeNull();
   });
 });

@@ -1,10 +1,40 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileIndex, compileRecords, indexFile, indexKey, loadIndexed, MAX_APPENDED_LINES, readIndex, readScopes, snapshotStamp, writeIndex } from '../../src/memory/index-file.js';
+import {
+  compileIndex,
+  compileRecords,
+  indexFile,
+  indexKey,
+  loadIndexed,
+  MAX_APPENDED_LINES,
+  readIndex,
+  readScopes,
+  snapshotStamp,
+  writeIndex,
+} from '../../src/memory/index-file.js';
 import { LiveMemory } from '../../src/memory/live.js';
 import { loadMemory, loadRecords, type MemorySources } from '../../src/memory/load.js';
-import { appendRecords, fileFor, formatProblem, loadScope, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreProblem, type StoreTarget } from '../../src/memory/store.js';
+import {
+  appendRecords,
+  fileFor,
+  formatProblem,
+  loadScope,
+  serializeRecord,
+  type DecisionRecord,
+  type LoadedRecord,
+  type StoreProblem,
+  type StoreTarget,
+} from '../../src/memory/store.js';
 import { MemoryView, RawRecordSet } from '../../src/memory/view.js';
 import { xxh64BytesHex } from '../../src/util/xxhash.js';
 import { tokenize } from '../../src/memory/tokens.js';
@@ -49,7 +79,14 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
   it('answers exactly what the parsed JSONL answers: lookups by key, similarity candidates, overrides', () => {
     const p = makeProject();
     const targets = seed(p, 300, 100);
-    appendRecords(targets[0]!, [{ ...records(1, 'user')[0]!, key: 'override:0123456789abcdef', subject: 'Bash(make *)' as Sanitized, tier: 'override' }]);
+    appendRecords(targets[0]!, [
+      {
+        ...records(1, 'user')[0]!,
+        key: 'override:0123456789abcdef',
+        subject: 'Bash(make *)' as Sanitized,
+        tier: 'override',
+      },
+    ]);
     const ctx = { projectRoot: p.root, home: p.home };
     const compiled = compileIndex(targets, ctx, KEY);
     const indexed = readIndex(compiled.bytes, KEY)!;
@@ -60,8 +97,14 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
     expect(indexed.byKey('ffffffffffffffff')).toEqual([]);
     for (const q of ['make task-3 --level 3 --shard 3', 'docker task-9 --level 4', 'npm install']) {
       const tokens = tokenize(q, ctx);
-      const a = indexed.similar().index.matches(tokens, 0.5).map((m) => indexed.similar().record(m.entry).key);
-      const b = raw.similar(ctx).index.matches(tokens, 0.5).map((m) => raw.similar(ctx).record(m.entry).key);
+      const a = indexed
+        .similar()
+        .index.matches(tokens, 0.5)
+        .map((m) => indexed.similar().record(m.entry).key);
+      const b = raw
+        .similar(ctx)
+        .index.matches(tokens, 0.5)
+        .map((m) => raw.similar(ctx).record(m.entry).key);
       expect(a).toEqual(b);
     }
   });
@@ -117,7 +160,10 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
     const again = await p.check(p.pre('Bash', { command: 'make task-5 --level 0 --shard 5' }));
     expect(again.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
     // 0 % 11 = 0: shard 0 was remembered as deny.
-    expect((await p.check(p.pre('Bash', { command: 'make task-0 --level 0 --shard 0' }))).decision).toMatchObject({ verdict: 'deny', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', { command: 'make task-0 --level 0 --shard 0' }))).decision).toMatchObject({
+      verdict: 'deny',
+      tier: 'exact-cache',
+    });
   });
 });
 
@@ -127,20 +173,37 @@ describe('compiled memory index (.hookwise/.index/memory.idx)', () => {
  * Where the parts of an index file are, found the way any version of it lays them out: the header is the
  * JSON object that starts with `{"format":`, its length the u32 just before it, the body 8-aligned after it.
  */
-function layout(bytes: Buffer): { headerAt: number; headerLength: number; bodyAt: number; sections: Record<string, [number, number]> } {
+function layout(bytes: Buffer): {
+  headerAt: number;
+  headerLength: number;
+  bodyAt: number;
+  sections: Record<string, [number, number]>;
+} {
   const headerAt = bytes.indexOf('{"format":');
   const headerLength = bytes.readUInt32LE(headerAt - 4);
-  const header = JSON.parse(bytes.toString('utf8', headerAt, headerAt + headerLength)) as { sections: Record<string, [number, number]> };
+  const header = JSON.parse(bytes.toString('utf8', headerAt, headerAt + headerLength)) as {
+    sections: Record<string, [number, number]>;
+  };
   return { headerAt, headerLength, bodyAt: (headerAt + headerLength + 7) & ~7, sections: header.sections };
 }
 
 /** A project store of 40 records with a deny, its index built, and what a load must answer. */
-function indexedStore(p: TestProject): { targets: StoreTarget[]; ctx: { projectRoot: string; home: string }; deny: DecisionRecord; allow: DecisionRecord } {
+function indexedStore(p: TestProject): {
+  targets: StoreTarget[];
+  ctx: { projectRoot: string; home: string };
+  deny: DecisionRecord;
+  allow: DecisionRecord;
+} {
   const targets = seed(p, 30, 10);
   const ctx = { projectRoot: p.root, home: p.home };
   const all = [...records(30, 'project'), ...records(10, 'user', 100_000)];
   expect(loadIndexed(targets, ctx, p.runtimeDir, { minRecords: 1 }).via).toBe('built');
-  return { targets, ctx, deny: all.find((r) => r.verdict === 'deny')!, allow: all.find((r) => r.verdict === 'allow' && r.role === 'coder')! };
+  return {
+    targets,
+    ctx,
+    deny: all.find((r) => r.verdict === 'deny')!,
+    allow: all.find((r) => r.verdict === 'allow' && r.role === 'coder')!,
+  };
 }
 
 function expectAnswers(load: ReturnType<typeof loadIndexed>, s: ReturnType<typeof indexedStore>): void {
@@ -159,7 +222,11 @@ describe('reading the scopes a piece at a time', () => {
     const file = fileFor(project, 'allow');
     mkdirSync(join(file, '..'), { recursive: true });
     const lines: string[] = [];
-    const all = records(12_000, 'project').map((r) => ({ ...r, verdict: 'allow' as const, reason: 'approved at the host’s prompt' as Sanitized }));
+    const all = records(12_000, 'project').map((r) => ({
+      ...r,
+      verdict: 'allow' as const,
+      reason: 'approved at the host’s prompt' as Sanitized,
+    }));
     all.forEach((r, i) => {
       lines.push(serializeRecord(r));
       if (i % 2500 === 7) lines.push('{"broken": true'); // a bad line now and then, some near a piece's end
@@ -193,7 +260,20 @@ describe('compiled memory index: integrity', () => {
         return [name, bodyAt + offset + Math.floor(length / 2)];
       }),
     ];
-    expect(places.map(([name]) => name)).toEqual(expect.arrayContaining(['keys', 'keyRecord', 'recordOffsets', 'records', 'similarRecord', 'setOffsets', 'setIds', 'postOffsets', 'postIds', 'vocabulary']));
+    expect(places.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        'keys',
+        'keyRecord',
+        'recordOffsets',
+        'records',
+        'similarRecord',
+        'setOffsets',
+        'setIds',
+        'postOffsets',
+        'postIds',
+        'vocabulary',
+      ]),
+    );
     for (const [name, at] of places) {
       for (const bit of [0, 5]) {
         const bytes = Buffer.from(pristine);
@@ -207,7 +287,7 @@ describe('compiled memory index: integrity', () => {
     }
   });
 
-  it('an index not made with this user\'s salt (committed to the repository with forged allows) is never used', () => {
+  it("an index not made with this user's salt (committed to the repository with forged allows) is never used", () => {
     const p = makeProject();
     const project = targetOf(p, 'project');
     const denied = records(40, 'project').map((r) => ({ ...r, verdict: 'deny' as const }));
@@ -223,7 +303,12 @@ describe('compiled memory index: integrity', () => {
     expect(new MemoryView([load.set], 0.5).lookup(denied[0]!.key, 'coder')?.verdict).toBe('deny');
     // The same forgery made with the user's own key would have been read: the salt is what keeps it out.
     writeIndex(p.root, compileRecords(forged, [], stamps, ctx, indexKey(p.runtimeDir, false)!));
-    expect(new MemoryView([loadIndexed([project], ctx, p.runtimeDir, { minRecords: 1 }).set], 0.5).lookup(denied[0]!.key, 'coder')?.verdict).toBe('allow');
+    expect(
+      new MemoryView([loadIndexed([project], ctx, p.runtimeDir, { minRecords: 1 }).set], 0.5).lookup(
+        denied[0]!.key,
+        'coder',
+      )?.verdict,
+    ).toBe('allow');
   });
 
   it('the deny record itself with one bit flipped (deny → denx): rebuilt, never read as another verdict', () => {
@@ -263,7 +348,11 @@ describe('compiled memory index: integrity', () => {
     const at = bodyAt + sections.keys![0] + 3;
     bytes[at] = bytes[at]! ^ 0x10;
     writeFileSync(indexFile(p.root), bytes);
-    const live = new LiveMemory({ projectRoot: p.root, home: p.home, userConfigDir: p.configDir, runtimeDir: p.runtimeDir }, 0.5, { minRecords: 1 });
+    const live = new LiveMemory(
+      { projectRoot: p.root, home: p.home, userConfigDir: p.configDir, runtimeDir: p.runtimeDir },
+      0.5,
+      { minRecords: 1 },
+    );
     const load = live.load();
     expect(load.via).toBe('built');
     expect(load.view.lookup(s.deny.key, 'coder')?.verdict).toBe('deny');
@@ -301,7 +390,8 @@ function fullParse(p: TestProject, threshold: number): { view: MemoryView; probl
   return { view: MemoryView.of(records, threshold), problems };
 }
 
-const same = (r: LoadedRecord | undefined): string | undefined => (r === undefined ? undefined : `${serializeRecord(r)} @${r.file}:${r.line}`);
+const same = (r: LoadedRecord | undefined): string | undefined =>
+  r === undefined ? undefined : `${serializeRecord(r)} @${r.file}:${r.line}`;
 
 function similarOf(view: MemoryView, subject: string, ctx: { projectRoot: string; home: string }): string[] {
   return view
@@ -316,16 +406,31 @@ describe('compiled memory index: appended lines are layered over it', () => {
     const s = indexedStore(p);
     const before = statSync(indexFile(p.root));
     const learned = { ...records(1, 'project', 7000)[0]!, verdict: 'deny' as const };
-    const changed: DecisionRecord = { ...s.allow, scope: 'project', verdict: 'ask', ts: new Date(Date.UTC(2027, 0, 1)).toISOString() };
+    const changed: DecisionRecord = {
+      ...s.allow,
+      scope: 'project',
+      verdict: 'ask',
+      ts: new Date(Date.UTC(2027, 0, 1)).toISOString(),
+    };
     appendRecords(s.targets[1]!, [learned, changed]);
     const load = loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
     expect(load.via).toBe('appended');
-    expect(load.view.lookup(learned.key, 'coder')).toMatchObject({ verdict: 'deny', file: fileFor(s.targets[1]!, 'deny'), line: 4 }); // after 3 denies
-    for (const key of [learned.key, s.allow.key, s.deny.key]) expect(same(load.view.lookup(key, 'coder'))).toBe(same(fullParse(p, 0.5).view.lookup(key, 'coder')));
-    expect(load.view.lookup(s.allow.key, 'coder')).toMatchObject({ verdict: 'ask', file: fileFor(s.targets[1]!, 'ask') });
+    expect(load.view.lookup(learned.key, 'coder')).toMatchObject({
+      verdict: 'deny',
+      file: fileFor(s.targets[1]!, 'deny'),
+      line: 4,
+    }); // after 3 denies
+    for (const key of [learned.key, s.allow.key, s.deny.key])
+      expect(same(load.view.lookup(key, 'coder'))).toBe(same(fullParse(p, 0.5).view.lookup(key, 'coder')));
+    expect(load.view.lookup(s.allow.key, 'coder')).toMatchObject({
+      verdict: 'ask',
+      file: fileFor(s.targets[1]!, 'ask'),
+    });
     expect(load.view.lookup(s.deny.key, 'coder')?.verdict).toBe('deny');
     expect(load.view.size).toBe(41);
-    const similar = load.view.similar(tokenize(s.allow.subject, s.ctx), s.ctx).filter((c) => c.record.key === s.allow.key);
+    const similar = load.view
+      .similar(tokenize(s.allow.subject, s.ctx), s.ctx)
+      .filter((c) => c.record.key === s.allow.key);
     expect(similar.map((c) => c.record.verdict)).toEqual(['ask']); // the replaced allow is no candidate any more
     const after = statSync(indexFile(p.root));
     expect([after.ino, after.mtimeMs, after.size]).toEqual([before.ino, before.mtimeMs, before.size]);
@@ -350,7 +455,10 @@ describe('compiled memory index: appended lines are layered over it', () => {
     const user = targetOf(p, 'user');
     const project = targetOf(p, 'project');
     appendRecords(user, records(10, 'user', 100_000));
-    appendRecords(project, records(30, 'project').filter((r) => r.verdict !== 'deny'));
+    appendRecords(
+      project,
+      records(30, 'project').filter((r) => r.verdict !== 'deny'),
+    );
     const load = (): ReturnType<typeof loadMemory> => loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
     expect(load().via).toBe('built');
     expect(existsSync(fileFor(project, 'deny'))).toBe(false);
@@ -403,7 +511,12 @@ describe('compiled memory index: appended lines are layered over it', () => {
       // the base: user and project records, and one org with an allow file only
       for (let i = 0; i < 80; i++) {
         const [r] = records(1, pick(['user', 'project'] as const), i);
-        write({ ...r!, role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const), ts: nextTs() });
+        write({
+          ...r!,
+          role: pick(['coder', '*', 'tester']),
+          verdict: pick(['allow', 'allow', 'ask', 'deny'] as const),
+          ts: nextTs(),
+        });
       }
       write({ ...records(1, 'org', 90)[0]!, verdict: 'allow', ts: nextTs() });
       const ctx = { projectRoot: p.root, home: p.home };
@@ -419,18 +532,44 @@ describe('compiled memory index: appended lines are layered over it', () => {
           if (roll < 0.4 && earlier.length > 0) {
             // the same decision again: mostly newer with another verdict (supersedes), sometimes an equal or older ts
             const prev = pick(earlier).r;
-            const ts = random() < 0.6 ? nextTs() : random() < 0.5 ? prev.ts : new Date(Date.parse(prev.ts) - 1).toISOString();
-            write({ ...prev, verdict: pick(['allow', 'ask', 'deny'] as const), ts, reason: `again ${round}` as Sanitized }, org);
+            const ts =
+              random() < 0.6 ? nextTs() : random() < 0.5 ? prev.ts : new Date(Date.parse(prev.ts) - 1).toISOString();
+            write(
+              { ...prev, verdict: pick(['allow', 'ask', 'deny'] as const), ts, reason: `again ${round}` as Sanitized },
+              org,
+            );
           } else if (roll < 0.5) {
             const subject = `Bash(${pick(VERBS)} task-${Math.floor(random() * 5)} *)` as Sanitized;
-            write({ key: `override:${cacheKey('override', subject)}`, tool: 'Bash', subject, role: pick(['coder', '*']), verdict: pick(['allow', 'ask', 'deny'] as const), reason: 'test' as Sanitized, tier: 'override', scope, decided_by: 'human', ts: nextTs() }, org);
+            write(
+              {
+                key: `override:${cacheKey('override', subject)}`,
+                tool: 'Bash',
+                subject,
+                role: pick(['coder', '*']),
+                verdict: pick(['allow', 'ask', 'deny'] as const),
+                reason: 'test' as Sanitized,
+                tier: 'override',
+                scope,
+                decided_by: 'human',
+                ts: nextTs(),
+              },
+              org,
+            );
           } else if (roll < 0.55) {
             const file = fileFor(targetFor(scope, org), pick(['allow', 'ask', 'deny'] as const));
             mkdirSync(join(file, '..'), { recursive: true });
             appendFileSync(file, `{"broken": ${round}\n`);
           } else {
             const [r] = records(1, scope, 200 + Math.floor(random() * 400));
-            write({ ...r!, role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const), ts: nextTs() }, org);
+            write(
+              {
+                ...r!,
+                role: pick(['coder', '*', 'tester']),
+                verdict: pick(['allow', 'allow', 'ask', 'deny'] as const),
+                ts: nextTs(),
+              },
+              org,
+            );
           }
         }
         const got = loadMemory(sourcesOf(p), 0.5, { minRecords: 1 });
@@ -438,7 +577,8 @@ describe('compiled memory index: appended lines are layered over it', () => {
         const fresh = fullParse(p, 0.5);
         expect(got.view.size).toBe(fresh.view.size);
         for (const key of new Set(written.map((w) => w.r.key))) {
-          for (const role of ['coder', 'tester', 'reviewer']) expect(same(got.view.lookup(key, role)), `${key} ${role}`).toBe(same(fresh.view.lookup(key, role)));
+          for (const role of ['coder', 'tester', 'reviewer'])
+            expect(same(got.view.lookup(key, role)), `${key} ${role}`).toBe(same(fresh.view.lookup(key, role)));
         }
         const overrides = (v: MemoryView): string[] => v.overrides.map((o) => same(o.record)!).sort();
         expect(overrides(got.view)).toEqual(overrides(fresh.view));

@@ -8,7 +8,13 @@ const ctx = { projectRoot: '/work/proj', home: '/home/dev' };
 
 describe('tokens', () => {
   it('splits on whitespace and path/option punctuation, folds the project root and home, drops duplicates', () => {
-    expect(tokenize('cp /work/proj/src/a.ts /home/dev/backup/a.ts --verbose=yes', ctx)).toEqual(['cp', 'src', 'a.ts', 'backup', '--verbose=yes']);
+    expect(tokenize('cp /work/proj/src/a.ts /home/dev/backup/a.ts --verbose=yes', ctx)).toEqual([
+      'cp',
+      'src',
+      'a.ts',
+      'backup',
+      '--verbose=yes',
+    ]);
     // `--privileged=false` and `sites:delete` stay whole: they must not look like `--privileged` or `sites`.
     expect(tokenize('netlify sites:delete --force=false', ctx)).toEqual(['netlify', 'sites:delete', '--force=false']);
     expect(tokenize('make x  # writes /work/proj/out', ctx)).toEqual(['make', 'x', 'out']);
@@ -44,7 +50,14 @@ describe('JaccardIndex', () => {
   it('matches agree with brute-force Jaccard over random token sets', () => {
     const random = prng(7);
     const vocabulary = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    const pick = (): string[] => [...new Set(Array.from({ length: 1 + Math.floor(random() * 8) }, () => vocabulary[Math.floor(random() * vocabulary.length)]!))];
+    const pick = (): string[] => [
+      ...new Set(
+        Array.from(
+          { length: 1 + Math.floor(random() * 8) },
+          () => vocabulary[Math.floor(random() * vocabulary.length)]!,
+        ),
+      ),
+    ];
     const entries = Array.from({ length: 400 }, pick);
     const index = new JaccardIndex();
     for (const e of entries) index.add(e);
@@ -53,7 +66,7 @@ describe('JaccardIndex', () => {
       const expected = entries
         .map((e, entry) => {
           const shared = e.filter((t) => query.includes(t)).length;
-          return { entry, score: shared / (new Set([...e, ...query]).size) };
+          return { entry, score: shared / new Set([...e, ...query]).size };
         })
         .filter((m) => m.score >= 0.5)
         .sort((a, b) => b.score - a.score || a.entry - b.entry);

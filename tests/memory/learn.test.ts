@@ -8,8 +8,19 @@ import { loadScope } from '../../src/memory/store.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { rememberCommand, targetOf } from '../support/memory.js';
 
-function post(p: TestProject, tool: string, input: Record<string, unknown>, toolUseId: string, sessionId = 's1'): Record<string, unknown> {
-  return { ...p.pre(tool, input, sessionId), hook_event_name: 'PostToolUse', tool_use_id: toolUseId, tool_response: { stdout: '' } };
+function post(
+  p: TestProject,
+  tool: string,
+  input: Record<string, unknown>,
+  toolUseId: string,
+  sessionId = 's1',
+): Record<string, unknown> {
+  return {
+    ...p.pre(tool, input, sessionId),
+    hook_event_name: 'PostToolUse',
+    tool_use_id: toolUseId,
+    tool_response: { stdout: '' },
+  };
 }
 
 function pre(p: TestProject, command: string, toolUseId: string, sessionId = 's1'): Record<string, unknown> {
@@ -25,7 +36,8 @@ function notes(runtimeDir: string): string[] {
 
 const statMode = (path: string): number => statSync(path).mode & 0o777;
 
-const learned = (p: TestProject, scope: 'user' | 'session' | 'project' = 'user') => loadScope(targetOf(p, scope)).records;
+const learned = (p: TestProject, scope: 'user' | 'session' | 'project' = 'user') =>
+  loadScope(targetOf(p, scope)).records;
 
 describe("learning from the host's own prompt", () => {
   it('ask (nobody decided) → the host runs the tool (PostToolUse, same tool_use_id) → a human allow is remembered', async () => {
@@ -35,8 +47,21 @@ describe("learning from the host's own prompt", () => {
     expect(first.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
     const after = await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_1'));
     expect(after).toMatchObject({ stdout: '', exitCode: 0 });
-    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'allow', tier: 'human', decided_by: 'host-prompt', role: 'coder', scope: 'user', subject: 'make deploy-staging --jobs 4', commands: ['make'] })]);
-    expect((await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_2'))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect(learned(p)).toEqual([
+      expect.objectContaining({
+        verdict: 'allow',
+        tier: 'human',
+        decided_by: 'host-prompt',
+        role: 'coder',
+        scope: 'user',
+        subject: 'make deploy-staging --jobs 4',
+        commands: ['make'],
+      }),
+    ]);
+    expect((await p.check(pre(p, 'make deploy-staging --jobs 4', 'toolu_2'))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
     // The note is consumed: a second PostToolUse for the same id records nothing more.
     await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_1'));
     expect(learned(p)).toHaveLength(1);
@@ -103,7 +128,16 @@ describe("learning from the host's own prompt", () => {
   it('hosts that cannot show hookwise’s ask (Codex, headless Gemini: ask becomes deny) leave no note', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const codex = { session_id: 's1', cwd: p.root, hook_event_name: 'PreToolUse', model: 'gpt', turn_id: 't', tool_name: 'Bash', tool_input: { command: 'make a-target --x' }, tool_use_id: 'call_1' };
+    const codex = {
+      session_id: 's1',
+      cwd: p.root,
+      hook_event_name: 'PreToolUse',
+      model: 'gpt',
+      turn_id: 't',
+      tool_name: 'Bash',
+      tool_input: { command: 'make a-target --x' },
+      tool_use_id: 'call_1',
+    };
     await p.check(codex, 'codex');
     expect(notes(p.runtimeDir)).toEqual([]);
   });
@@ -115,7 +149,8 @@ describe("learning from the host's own prompt", () => {
     const command = `make charge STRIPE_KEY=${secret} --dry-run`;
     await p.check(pre(p, command, 'toolu_1'));
     expect(notes(p.runtimeDir)).toHaveLength(1);
-    for (const name of notes(p.runtimeDir)) expect(readFileSync(join(pendingDir(p.runtimeDir), name), 'utf8')).not.toContain(secret);
+    for (const name of notes(p.runtimeDir))
+      expect(readFileSync(join(pendingDir(p.runtimeDir), name), 'utf8')).not.toContain(secret);
     await p.check(post(p, 'Bash', { command }, 'toolu_1'));
     const file = join(p.configDir, 'user', 'rules.jsonl');
     expect(readFileSync(file, 'utf8')).toContain('<REDACTED>');
@@ -125,7 +160,16 @@ describe("learning from the host's own prompt", () => {
   it('in every permission mode Claude Code puts a hook ask to a human in; never without a mode or with an unknown one', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const modes = ['default', 'acceptEdits', 'plan', 'auto', 'dontAsk', 'bypassPermissions', undefined, 'someFutureMode'];
+    const modes = [
+      'default',
+      'acceptEdits',
+      'plan',
+      'auto',
+      'dontAsk',
+      'bypassPermissions',
+      undefined,
+      'someFutureMode',
+    ];
     for (const [i, mode] of modes.entries()) {
       const command = `make target-${i} --x`;
       const payload: Record<string, unknown> = { ...pre(p, command, `toolu_${i}`), permission_mode: mode };
@@ -133,7 +177,11 @@ describe("learning from the host's own prompt", () => {
       expect((await p.check(payload)).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
       await p.check({ ...payload, hook_event_name: 'PostToolUse', tool_response: {} });
     }
-    expect(learned(p).map((r) => r.subject).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `make target-${i} --x`));
+    expect(
+      learned(p)
+        .map((r) => r.subject)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4, 5].map((i) => `make target-${i} --x`));
   });
 });
 
@@ -155,7 +203,8 @@ describe('pending notes: one directory per session, dropped at the next prompt, 
     expect(all.filter((n) => /^h-[0-9a-f]{16}\//.test(n))).toHaveLength(1);
     expect(all.join()).not.toContain('s1/');
     // Private, like the runtime dir: 0700 directories.
-    for (const dir of readdirSync(pendingDir(p.runtimeDir))) expect(statMode(join(pendingDir(p.runtimeDir), dir))).toBe(0o700);
+    for (const dir of readdirSync(pendingDir(p.runtimeDir)))
+      expect(statMode(join(pendingDir(p.runtimeDir), dir))).toBe(0o700);
     // Each session's PostToolUse claims its own note.
     await p.check(post(p, 'Bash', { command: 'make deploy-staging --jobs 4' }, 'toolu_1', uuid));
     expect(notes(p.runtimeDir).filter((n) => n.startsWith('s-'))).toEqual([]);
@@ -221,15 +270,34 @@ describe.skipIf(!canConfine)('learning from the walls (a confined run that the w
     const first = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_1'));
     expect(first.decision).toMatchObject({ verdict: 'allow', tier: 'confine' });
     // The host reports the run with the rewritten input; the note carries the agent's own command.
-    const wrapped = (JSON.parse(first.stdout) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput.updatedInput.command;
-    await p.check(failure(p, wrapped, 'toolu_1', "Exit code 1\ncp: cannot create regular file '/home/u/.local/bin/release': Read-only file system"));
-    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'ask', tier: 'confine', decided_by: 'confine', subject: './scripts/release.sh --tag v2', role: 'coder', scope: 'user' })]);
+    const wrapped = (JSON.parse(first.stdout) as { hookSpecificOutput: { updatedInput: { command: string } } })
+      .hookSpecificOutput.updatedInput.command;
+    await p.check(
+      failure(
+        p,
+        wrapped,
+        'toolu_1',
+        "Exit code 1\ncp: cannot create regular file '/home/u/.local/bin/release': Read-only file system",
+      ),
+    );
+    expect(learned(p)).toEqual([
+      expect.objectContaining({
+        verdict: 'ask',
+        tier: 'confine',
+        decided_by: 'confine',
+        subject: './scripts/release.sh --tag v2',
+        role: 'coder',
+        scope: 'user',
+      }),
+    ]);
     const again = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_2'));
     expect(again.decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache', rule: { id: 'confine:walls-hit' } });
     expect(again.decision?.reason).toContain('the walls of a confined run');
     expect(again.decision?.reason).toContain('the walls stopped a write where they allow none');
     expect(again.decision?.reason).toContain('Read-only file system');
-    expect(readWallsHits(p.runtimeDir).records).toEqual([expect.objectContaining({ kind: 'write', input: './scripts/release.sh --tag v2', tool: 'Bash' })]);
+    expect(readWallsHits(p.runtimeDir).records).toEqual([
+      expect.objectContaining({ kind: 'write', input: './scripts/release.sh --tag v2', tool: 'Bash' }),
+    ]);
     // The human approves at the host's prompt: the call ran unconfined; from now on it is allowed as it is.
     await p.check(post(p, 'Bash', { command: './scripts/release.sh --tag v2' }, 'toolu_2'));
     const third = await p.check(pre(p, './scripts/release.sh --tag v2', 'toolu_3'));
@@ -245,8 +313,13 @@ describe.skipIf(!canConfine)('learning from the walls (a confined run that the w
     await p.check(post(p, 'Bash', { command: 'wrapped' }, 'toolu_b'));
     expect(learned(p)).toEqual([]);
     await p.check(pre(p, './scripts/c.sh', 'toolu_c'));
-    await p.check({ ...post(p, 'Bash', { command: 'wrapped' }, 'toolu_c'), tool_response: { stdout: 'curl: (6) Could not resolve host: example.com', stderr: '' } });
-    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'ask', subject: './scripts/c.sh', decided_by: 'confine' })]);
+    await p.check({
+      ...post(p, 'Bash', { command: 'wrapped' }, 'toolu_c'),
+      tool_response: { stdout: 'curl: (6) Could not resolve host: example.com', stderr: '' },
+    });
+    expect(learned(p)).toEqual([
+      expect.objectContaining({ verdict: 'ask', subject: './scripts/c.sh', decided_by: 'confine' }),
+    ]);
     expect(readWallsHits(p.runtimeDir).records.map((r) => r.kind)).toEqual(['network']);
   });
 
@@ -258,7 +331,14 @@ describe.skipIf(!canConfine)('learning from the walls (a confined run that the w
     expect(learned(p).map((r) => r.verdict)).toEqual(['deny']);
     await p.check(pre(p, './scripts/e.sh', 'toolu_e'));
     const token = `ghp_${'a1B2c3D4e5'.repeat(3)}123456`;
-    await p.check(failure(p, 'wrapped', 'toolu_e', `curl -H "Authorization: token ${token}": Could not resolve host: api.github.com`));
+    await p.check(
+      failure(
+        p,
+        'wrapped',
+        'toolu_e',
+        `curl -H "Authorization: token ${token}": Could not resolve host: api.github.com`,
+      ),
+    );
     const kept = readFileSync(join(p.runtimeDir, 'walls.jsonl'), 'utf8') + JSON.stringify(learned(p));
     expect(kept).toContain('Could not resolve host');
     expect(kept).not.toContain(token);

@@ -1,4 +1,14 @@
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +17,17 @@ import { cacheKey } from '../../src/memory/cache.js';
 import { indexFile, INDEX_MIN_RECORDS } from '../../src/memory/index-file.js';
 import { LiveMemory, LiveMemoryPool } from '../../src/memory/live.js';
 import { loadMemory, type MemorySources } from '../../src/memory/load.js';
-import { appendRecords, compactScope, fileFor, formatProblem, serializeRecord, type DecisionRecord, type LoadedRecord, type StoreScope, type StoreTarget } from '../../src/memory/store.js';
+import {
+  appendRecords,
+  compactScope,
+  fileFor,
+  formatProblem,
+  serializeRecord,
+  type DecisionRecord,
+  type LoadedRecord,
+  type StoreScope,
+  type StoreTarget,
+} from '../../src/memory/store.js';
 import { tokenize, type TokenContext } from '../../src/memory/tokens.js';
 import type { MemoryView } from '../../src/memory/view.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
@@ -31,7 +51,13 @@ function dirs(): Dirs {
   const home = join(base, 'home');
   mkdirSync(projectRoot, { recursive: true });
   mkdirSync(home, { recursive: true });
-  return { projectRoot, home, userConfigDir: join(home, '.config', 'hookwise'), runtimeDir: join(base, 'runtime'), ctx: { projectRoot, home } };
+  return {
+    projectRoot,
+    home,
+    userConfigDir: join(home, '.config', 'hookwise'),
+    runtimeDir: join(base, 'runtime'),
+    ctx: { projectRoot, home },
+  };
 }
 
 function target(d: Dirs, scope: StoreScope, sessionId = 's1', org = 'acme'): StoreTarget {
@@ -71,17 +97,38 @@ function call(i: number, scope: StoreScope, fields: Partial<DecisionRecord> = {}
   };
 }
 
-function override(pattern: string, scope: StoreScope, verdict: Verdict, fields: Partial<DecisionRecord> = {}): DecisionRecord {
+function override(
+  pattern: string,
+  scope: StoreScope,
+  verdict: Verdict,
+  fields: Partial<DecisionRecord> = {},
+): DecisionRecord {
   const subject = `Bash(${pattern})` as Sanitized;
-  return { key: `override:${cacheKey('override', subject)}`, tool: 'Bash', subject, role: 'coder', verdict, reason: 'test' as Sanitized, tier: 'override', scope, decided_by: 'human', ts: nextTs(), ...fields };
+  return {
+    key: `override:${cacheKey('override', subject)}`,
+    tool: 'Bash',
+    subject,
+    role: 'coder',
+    verdict,
+    reason: 'test' as Sanitized,
+    tier: 'override',
+    scope,
+    decided_by: 'human',
+    ts: nextTs(),
+    ...fields,
+  };
 }
 
-const same = (r: LoadedRecord | undefined): string | undefined => (r === undefined ? undefined : `${serializeRecord(r)} @${r.file}:${r.line}`);
+const same = (r: LoadedRecord | undefined): string | undefined =>
+  r === undefined ? undefined : `${serializeRecord(r)} @${r.file}:${r.line}`;
 
 function similarKeys(view: MemoryView, subject: string, ctx: TokenContext): string[] {
   return view
     .similar(tokenize(subject, ctx), ctx)
-    .map((c) => `${c.score.toFixed(6)} ${c.record.key} ${c.record.role} ${c.record.scope} ${c.record.verdict} ${c.record.ts} ${c.record.file}:${c.record.line}`)
+    .map(
+      (c) =>
+        `${c.score.toFixed(6)} ${c.record.key} ${c.record.role} ${c.record.scope} ${c.record.verdict} ${c.record.ts} ${c.record.file}:${c.record.line}`,
+    )
     .sort();
 }
 
@@ -101,8 +148,18 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     const next = live.load();
     expect(next.freshness).toBe('appended');
     expect(live.stats.fullLoads).toBe(1);
-    expect(next.view.lookup(u.key, 'coder')).toMatchObject({ verdict: 'allow', scope: 'user', file: fileFor(target(d, 'user'), 'allow'), line: 1 });
-    expect(next.view.lookup(p.key, 'coder')).toMatchObject({ verdict: 'deny', scope: 'project', file: fileFor(target(d, 'project'), 'deny'), line: 1 });
+    expect(next.view.lookup(u.key, 'coder')).toMatchObject({
+      verdict: 'allow',
+      scope: 'user',
+      file: fileFor(target(d, 'user'), 'allow'),
+      line: 1,
+    });
+    expect(next.view.lookup(p.key, 'coder')).toMatchObject({
+      verdict: 'deny',
+      scope: 'project',
+      file: fileFor(target(d, 'project'), 'deny'),
+      line: 1,
+    });
     expect(next.view.size).toBe(3);
 
     // Nothing changed: the same view object, and no reading.
@@ -123,7 +180,9 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     expect(before.lookup(call(2, 'user').key, 'coder')).toBeUndefined();
     expect(before.size).toBe(1);
     expect(before.similar(tokenize(call(2, 'user').subject, d.ctx), d.ctx)).toEqual([]);
-    expect(after.similar(tokenize(call(2, 'user').subject, d.ctx), d.ctx).map((c) => c.record.key)).toEqual([call(2, 'user').key]);
+    expect(after.similar(tokenize(call(2, 'user').subject, d.ctx), d.ctx).map((c) => c.record.key)).toEqual([
+      call(2, 'user').key,
+    ]);
     expect(after.lookup(denied.key, 'coder')?.verdict).toBe('deny');
     expect(after.size).toBe(2);
   });
@@ -160,7 +219,9 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     appendRecords(target(d, 'user'), [allow]);
     const first = live.load();
     expect(first.freshness).toBe('appended');
-    expect(first.view.overrides.map((o) => [o.tool, o.pattern, o.record.verdict])).toEqual([['Bash', 'npm run *', 'allow']]);
+    expect(first.view.overrides.map((o) => [o.tool, o.pattern, o.record.verdict])).toEqual([
+      ['Bash', 'npm run *', 'allow'],
+    ]);
 
     appendRecords(target(d, 'user'), [{ ...allow, verdict: 'deny', ts: nextTs() }]);
     const second = live.load();
@@ -275,8 +336,13 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     expect(fresh.view.lookup(base.key, 'coder')?.reason).toBe('in the deny file');
     expect(same(got.view.lookup(base.key, 'coder'))).toBe(same(fresh.view.lookup(base.key, 'coder')));
     // and the other way round: the same tie appended to a later file wins over the earlier one
-    appendRecords(t, [{ ...base, verdict: 'ask', reason: 'x' as Sanitized }, { ...base, verdict: 'ask', reason: 'y' as Sanitized }]);
-    expect(same(live.load().view.lookup(base.key, 'coder'))).toBe(same(loadMemory(d, 0.7).view.lookup(base.key, 'coder')));
+    appendRecords(t, [
+      { ...base, verdict: 'ask', reason: 'x' as Sanitized },
+      { ...base, verdict: 'ask', reason: 'y' as Sanitized },
+    ]);
+    expect(same(live.load().view.lookup(base.key, 'coder'))).toBe(
+      same(loadMemory(d, 0.7).view.lookup(base.key, 'coder')),
+    );
     expect(live.load().view.lookup(base.key, 'coder')?.reason).toBe('y');
   });
 
@@ -313,7 +379,10 @@ describe('live memory (daemon): appends become visible without a reload', () => 
     const got = live.load();
     expect(got.freshness).toBe('appended');
     expect(got.view.lookup(good.key, 'coder')).toMatchObject({ line: 4 });
-    expect(got.problems.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(`^${file}:2: not JSON`)), expect.stringMatching(new RegExp(`^${file}:3: `))]);
+    expect(got.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(new RegExp(`^${file}:2: not JSON`)),
+      expect.stringMatching(new RegExp(`^${file}:3: `)),
+    ]);
     expect(got.problems.map(formatProblem)).toEqual(loadMemory(d, 0.7).problems.map(formatProblem));
   });
 
@@ -376,7 +445,13 @@ describe('live memory (daemon): appends become visible without a reload', () => 
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
       const appended: DecisionRecord[] = [];
       const seed: DecisionRecord[] = [];
-      for (let i = 0; i < 60; i++) seed.push(call(i, pick(['user', 'project'] as const), { role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const) }));
+      for (let i = 0; i < 60; i++)
+        seed.push(
+          call(i, pick(['user', 'project'] as const), {
+            role: pick(['coder', '*', 'tester']),
+            verdict: pick(['allow', 'allow', 'ask', 'deny'] as const),
+          }),
+        );
       for (const r of seed) appendRecords(target(d, r.scope), [r]);
       const live = new LiveMemory(d, 0.5, { minRecords });
       expect(live.load('s1').via).toBe(minRecords === 40 ? 'built' : 'jsonl');
@@ -389,17 +464,34 @@ describe('live memory (daemon): appends become visible without a reload', () => 
           if (roll < 0.35 && earlier.length > 0) {
             // the same decision again: newer, equal or older ts, maybe another verdict
             const prev = pick(earlier);
-            const ts = random() < 0.3 ? prev.ts : random() < 0.5 ? new Date(Date.parse(prev.ts) - 1).toISOString() : nextTs();
-            r = { ...prev, verdict: pick(['allow', 'ask', 'deny'] as const), ts, reason: `again ${round}` as Sanitized };
+            const ts =
+              random() < 0.3 ? prev.ts : random() < 0.5 ? new Date(Date.parse(prev.ts) - 1).toISOString() : nextTs();
+            r = {
+              ...prev,
+              verdict: pick(['allow', 'ask', 'deny'] as const),
+              ts,
+              reason: `again ${round}` as Sanitized,
+            };
           } else if (roll < 0.45) {
-            r = override(`${pick(VERBS)} task-${Math.floor(random() * 5)} *`, scope, pick(['allow', 'ask', 'deny'] as const), { role: pick(['coder', '*']) });
+            r = override(
+              `${pick(VERBS)} task-${Math.floor(random() * 5)} *`,
+              scope,
+              pick(['allow', 'ask', 'deny'] as const),
+              { role: pick(['coder', '*']) },
+            );
           } else if (roll < 0.5) {
-            const file = scope === 'session' ? fileFor(target(d, scope), 'allow') : fileFor(target(d, scope), pick(['allow', 'ask', 'deny'] as const));
+            const file =
+              scope === 'session'
+                ? fileFor(target(d, scope), 'allow')
+                : fileFor(target(d, scope), pick(['allow', 'ask', 'deny'] as const));
             mkdirSync(join(file, '..'), { recursive: true });
             appendFileSync(file, `{"broken": ${round}\n`);
             continue;
           } else {
-            r = call(100 + Math.floor(random() * 400), scope, { role: pick(['coder', '*', 'tester']), verdict: pick(['allow', 'allow', 'ask', 'deny'] as const) });
+            r = call(100 + Math.floor(random() * 400), scope, {
+              role: pick(['coder', '*', 'tester']),
+              verdict: pick(['allow', 'allow', 'ask', 'deny'] as const),
+            });
           }
           appended.push(r);
           appendRecords(target(d, scope), [r]);
@@ -410,7 +502,8 @@ describe('live memory (daemon): appends become visible without a reload', () => 
         expect(got.view.size).toBe(fresh.view.size);
         const keys = new Set([...seed, ...appended].map((r) => r.key));
         for (const key of keys) {
-          for (const role of ['coder', 'tester', 'reviewer']) expect(same(got.view.lookup(key, role))).toBe(same(fresh.view.lookup(key, role)));
+          for (const role of ['coder', 'tester', 'reviewer'])
+            expect(same(got.view.lookup(key, role))).toBe(same(fresh.view.lookup(key, role)));
         }
         const overrides = (v: MemoryView): string[] => v.overrides.map((o) => same(o.record)!).sort();
         expect(overrides(got.view)).toEqual(overrides(fresh.view));
@@ -450,7 +543,12 @@ describe('live memory (daemon): appends become visible without a reload', () => 
       expect(got.view.size).toBe(INDEX_MIN_RECORDS + 101);
       const similar = got.view.similar(tokenize(r.subject, d.ctx), d.ctx);
       expect(similar[0]).toMatchObject({ score: 1, record: { key: r.key } });
-      expect(got.view.similar(tokenize(replaced.subject, d.ctx), d.ctx).filter((c) => c.record.key === replaced.key).map((c) => c.record.verdict)).toEqual(['ask']);
+      expect(
+        got.view
+          .similar(tokenize(replaced.subject, d.ctx), d.ctx)
+          .filter((c) => c.record.key === replaced.key)
+          .map((c) => c.record.verdict),
+      ).toEqual(['ask']);
     }
     const after = statSync(idx);
     expect([after.ino, after.mtimeMs, after.size]).toEqual([before.ino, before.mtimeMs, before.size]);

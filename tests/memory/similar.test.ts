@@ -24,7 +24,12 @@ describe('tier 2a: token Jaccard', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await rememberCommand(p, 'make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', 'allow');
-    const r = await p.check(p.pre('Bash', { ...bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going'), dangerouslyDisableSandbox: true }));
+    const r = await p.check(
+      p.pre('Bash', {
+        ...bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going'),
+        dangerouslyDisableSandbox: true,
+      }),
+    );
     expect(r.decision?.verdict).toBe('ask');
     expect(r.decision?.tier).not.toBe('jaccard');
   });
@@ -36,7 +41,10 @@ describe('tier 2a: token Jaccard', () => {
     // 3 shared of 5 distinct tokens: 0.6
     expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision?.tier).toBe('default');
     p.write(`${p.configDir}/config.yml`, 'memory:\n  jaccard_threshold: 0.6\n');
-    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'jaccard',
+    });
     p.write('.hookwise/policy.yml', 'memory:\n  jaccard_threshold: 0.5\n');
     expect((await p.check(p.pre('Bash', bash('make deploy-staging --jobs 8')))).decision?.tier).toBe('jaccard');
     p.write('.hookwise/policy.yml', 'memory:\n  jaccard_threshold: 0.9\n');
@@ -50,7 +58,13 @@ describe('tier 2a: token Jaccard', () => {
     const first = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --timeout 60')));
     expect(first.decision).toMatchObject({ verdict: 'ask', tier: 'jaccard' });
     const recorded = loadScope(targetOf(p, 'user')).records.filter((r) => r.tier === 'jaccard');
-    expect(recorded).toEqual([expect.objectContaining({ verdict: 'ask', decided_by: 'rule', subject: 'make migrate-db --env prod --yes --timeout 60' })]);
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        verdict: 'ask',
+        decided_by: 'rule',
+        subject: 'make migrate-db --env prod --yes --timeout 60',
+      }),
+    ]);
     // Now even an allow for exactly this call, committed to the project, cannot turn the repeat into an allow.
     await rememberCommand(p, 'make migrate-db --env prod --yes --timeout 60', 'allow', { scope: 'project' });
     const repeat = await p.check(p.pre('Bash', bash('make migrate-db --env prod --yes --timeout 60')));
@@ -82,18 +96,30 @@ describe('tier 2a: token Jaccard', () => {
     // 6 of 8 tokens shared (0.75), but another program.
     const r = await p.check(p.pre('Bash', bash('podman compose up -d web api worker')));
     expect(r.decision?.tier).not.toBe('jaccard');
-    expect((await p.check(p.pre('Bash', bash('docker compose up -d web api scheduler')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect((await p.check(p.pre('Bash', bash('docker compose up -d web api scheduler')))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'jaccard',
+    });
     // A wrapper is part of the name: approving `npm run build …` says nothing about `sudo npm run build …`.
     await rememberCommand(p, 'npm run build --workspace web --if-present', 'allow');
-    expect((await p.check(p.pre('Bash', bash('sudo npm run build --workspace api --if-present')))).decision?.tier).not.toBe('jaccard');
+    expect(
+      (await p.check(p.pre('Bash', bash('sudo npm run build --workspace api --if-present')))).decision?.tier,
+    ).not.toBe('jaccard');
   });
 
   it('guard: only argument values may differ — an added option, a reordered one or a broad value is another command', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await rememberCommand(p, 'docker run -it --rm ubuntu:22.04 bash', 'allow');
-    expect((await p.check(p.pre('Bash', bash('docker run -it --rm ubuntu:24.04 bash')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
-    for (const command of ['docker run -it --rm --privileged ubuntu:22.04 bash', 'docker run --rm -it ubuntu:22.04 bash', 'docker run -it --rm ubuntu:22.04']) {
+    expect((await p.check(p.pre('Bash', bash('docker run -it --rm ubuntu:24.04 bash')))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'jaccard',
+    });
+    for (const command of [
+      'docker run -it --rm --privileged ubuntu:22.04 bash',
+      'docker run --rm -it ubuntu:22.04 bash',
+      'docker run -it --rm ubuntu:22.04',
+    ]) {
       expect((await p.check(p.pre('Bash', bash(command)))).decision?.tier, command).not.toBe('jaccard');
     }
   });
@@ -104,9 +130,13 @@ describe('tier 2a: token Jaccard', () => {
     // src/** is allow_write for a coder; build/ is in no list. curl is not a plain file command, so neither
     // call is decided by policy alone.
     await rememberCommand(p, 'curl -sS -o src/data/schema.json https://schemas.example.com/v1/schema.json', 'allow');
-    const other = await p.check(p.pre('Bash', bash('curl -sS -o build/data/schema.json https://schemas.example.com/v1/schema.json')));
+    const other = await p.check(
+      p.pre('Bash', bash('curl -sS -o build/data/schema.json https://schemas.example.com/v1/schema.json')),
+    );
     expect(other.decision?.tier).not.toBe('jaccard');
-    const same = await p.check(p.pre('Bash', bash('curl -sS -o src/data/schema2.json https://schemas.example.com/v1/schema.json')));
+    const same = await p.check(
+      p.pre('Bash', bash('curl -sS -o src/data/schema2.json https://schemas.example.com/v1/schema.json')),
+    );
     expect(same.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
   });
 
@@ -123,7 +153,10 @@ describe('tier 2a: token Jaccard', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await rememberCommand(p, 'git push --force origin feature/login-form', 'allow');
-    for (const command of ['git push --force origin feature/login-form', 'git push --force origin feature/login-form-2']) {
+    for (const command of [
+      'git push --force origin feature/login-form',
+      'git push --force origin feature/login-form-2',
+    ]) {
       const r = await p.check(p.pre('Bash', bash(command)));
       expect(verdictOf(r)).toBe('ask');
       expect(['shell', 'rules']).toContain(r.decision?.tier);
@@ -134,7 +167,11 @@ describe('tier 2a: token Jaccard', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     const { rememberSubject, subjectFor } = await import('../support/memory.js');
-    rememberSubject(p, await subjectFor(p, 'Write', { file_path: `${p.root}/notes/2026/plan-a.txt`, content: '' }), 'allow');
+    rememberSubject(
+      p,
+      await subjectFor(p, 'Write', { file_path: `${p.root}/notes/2026/plan-a.txt`, content: '' }),
+      'allow',
+    );
     const r = await p.check(p.pre('Write', { file_path: `${p.root}/notes/2026/plan-b.txt`, content: '' }));
     expect(r.decision?.tier).toBe('default');
   });
@@ -153,8 +190,13 @@ describe('tier 2a: similarity never matches across different code', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await approveAtPrompt(p, benign);
-    expect(loadScope(targetOf(p, 'user')).records).toEqual([expect.objectContaining({ verdict: 'allow', decided_by: 'host-prompt' })]);
-    expect((await p.check(p.pre('Bash', bash(benign)))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect(loadScope(targetOf(p, 'user')).records).toEqual([
+      expect.objectContaining({ verdict: 'allow', decided_by: 'host-prompt' }),
+    ]);
+    expect((await p.check(p.pre('Bash', bash(benign)))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
     const r = await p.check(p.pre('Bash', bash(other)));
     expect(verdictOf(r)).not.toBe('allow');
     expect(['exact-cache', 'jaccard']).not.toContain(r.decision?.tier);
@@ -169,11 +211,23 @@ describe('tier 2a: similarity never matches across different code', () => {
   const CONTROLS: [string, string][] = [
     ["bash -c 'make build-docs --jobs 4 --keep-going'", "bash -c 'make deploy-prod --jobs 4 --keep-going'"],
     ["eval 'make build-docs --jobs 4 --keep-going'", "eval 'make deploy-prod --jobs 4 --keep-going'"],
-    ["sh <<'EOF'\nmake build-docs --jobs 4 --keep-going\nEOF", "sh <<'EOF'\nmake deploy-prod --jobs 4 --keep-going\nEOF"],
-    ["node -e 'console.log(1)' --trace-warnings --stack-size 100 --title build", "node -e 'process.exit(1)' --trace-warnings --stack-size 100 --title build"],
+    [
+      "sh <<'EOF'\nmake build-docs --jobs 4 --keep-going\nEOF",
+      "sh <<'EOF'\nmake deploy-prod --jobs 4 --keep-going\nEOF",
+    ],
+    [
+      "node -e 'console.log(1)' --trace-warnings --stack-size 100 --title build",
+      "node -e 'process.exit(1)' --trace-warnings --stack-size 100 --title build",
+    ],
     ["sqlite3 -bail -readonly data/app.db 'SELECT 1'", "sqlite3 -bail -readonly data/app.db 'DELETE 1'"],
-    ['python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run', 'python3 /tmp/evil.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run'],
-    ['python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv', 'python3 scripts/evil.py --n 5 --out reports/weekly.csv --format csv'],
+    [
+      'python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run',
+      'python3 /tmp/evil.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run',
+    ],
+    [
+      'python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv',
+      'python3 scripts/evil.py --n 5 --out reports/weekly.csv --format csv',
+    ],
   ];
 
   it.each(CONTROLS)('%s: blocked by the code identity alone', async (benign, other) => {
@@ -187,7 +241,14 @@ describe('tier 2a: similarity never matches across different code', () => {
     const q = makeProject();
     q.register('s1', 'coder');
     const forged = await subjectFor(q, 'Bash', bash(benign));
-    rememberSubject(q, { key: forged.key, subject: { ...forged.subject, commands: (await subjectFor(q, 'Bash', bash(other))).subject.commands } }, 'allow');
+    rememberSubject(
+      q,
+      {
+        key: forged.key,
+        subject: { ...forged.subject, commands: (await subjectFor(q, 'Bash', bash(other))).subject.commands },
+      },
+      'allow',
+    );
     expect((await q.check(q.pre('Bash', bash(other)))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
     expect(b.subject.commands).not.toEqual(a.subject.commands);
   });
@@ -196,14 +257,29 @@ describe('tier 2a: similarity never matches across different code', () => {
     const p = makeProject();
     p.register('s1', 'coder');
     await approveAtPrompt(p, 'python3 scripts/report.py --n 5 --out reports/weekly.csv');
-    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
-    for (const command of ['python3 scripts/evil.py --n 5 --out reports/weekly.csv', 'python3 /tmp/evil.py --n 5 --out reports/weekly.csv', '/tmp/x/python3 scripts/report.py --n 6 --out reports/weekly.csv']) {
+    expect(
+      (await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    for (const command of [
+      'python3 scripts/evil.py --n 5 --out reports/weekly.csv',
+      'python3 /tmp/evil.py --n 5 --out reports/weekly.csv',
+      '/tmp/x/python3 scripts/report.py --n 6 --out reports/weekly.csv',
+    ]) {
       expect((await p.check(p.pre('Bash', bash(command)))).decision?.tier, command).toBe('default');
     }
     // The same data in a here-document fed to a program that is no interpreter: its other arguments are values.
     await approveAtPrompt(p, 'deploytool render --env dev --format yaml --strict <<EOF\nkind: ConfigMap\nEOF');
-    expect((await p.check(p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: ConfigMap\nEOF')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
-    expect((await p.check(p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: Secret\nEOF')))).decision?.tier).toBe('default');
+    expect(
+      (
+        await p.check(
+          p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: ConfigMap\nEOF')),
+        )
+      ).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect(
+      (await p.check(p.pre('Bash', bash('deploytool render --env qa --format yaml --strict <<EOF\nkind: Secret\nEOF'))))
+        .decision?.tier,
+    ).toBe('default');
   });
 
   it('a record from before code identities (names only) never matches a call that carries code, and still matches one that does not', async () => {
@@ -216,15 +292,47 @@ describe('tier 2a: similarity never matches across different code', () => {
     await old('python3 scripts/report.py --n 5 --out reports/weekly.csv', ['python3']);
     await old(`node -e "require('fs').rmSync('dist',{recursive:true})" --trace-warnings`, ['node']);
     // Its key did not change (no stdin): the exact call is still remembered.
-    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 5 --out reports/weekly.csv')))).decision?.tier).toBe('exact-cache');
-    expect((await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision?.tier).toBe('default');
-    expect((await p.check(p.pre('Bash', bash(`node -e "require('fs').rmSync(require('os').homedir(),{recursive:true})" --trace-warnings`)))).decision?.tier).toBe('default');
+    expect(
+      (await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 5 --out reports/weekly.csv')))).decision?.tier,
+    ).toBe('exact-cache');
+    expect(
+      (await p.check(p.pre('Bash', bash('python3 scripts/report.py --n 6 --out reports/weekly.csv')))).decision?.tier,
+    ).toBe('default');
+    expect(
+      (
+        await p.check(
+          p.pre(
+            'Bash',
+            bash(`node -e "require('fs').rmSync(require('os').homedir(),{recursive:true})" --trace-warnings`),
+          ),
+        )
+      ).decision?.tier,
+    ).toBe('default');
     // An old heredoc record was keyed on the header alone: no body matches it any more.
-    rememberSubject(p, { key: cacheKey('Bash', 'psql app << SQL'), subject: { tool: 'Bash', text: 'psql app << SQL' as Sanitized, commands: ['psql'], writes: [], lossy: false, similar: true, segments: [] } }, 'allow');
-    expect((await p.check(p.pre('Bash', bash('psql app <<SQL\nDROP TABLE users;\nSQL')))).decision?.tier).toBe('default');
+    rememberSubject(
+      p,
+      {
+        key: cacheKey('Bash', 'psql app << SQL'),
+        subject: {
+          tool: 'Bash',
+          text: 'psql app << SQL' as Sanitized,
+          commands: ['psql'],
+          writes: [],
+          lossy: false,
+          similar: true,
+          segments: [],
+        },
+      },
+      'allow',
+    );
+    expect((await p.check(p.pre('Bash', bash('psql app <<SQL\nDROP TABLE users;\nSQL')))).decision?.tier).toBe(
+      'default',
+    );
     // Without code, an old record matches as before.
     await old('make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', ['make']);
-    expect((await p.check(p.pre('Bash', bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going')))).decision).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect(
+      (await p.check(p.pre('Bash', bash('make deploy-staging REGION=us-east-1 --jobs 4 --keep-going')))).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
   });
 
   it('code that is not known as text (an expansion, a secret) is remembered exactly, never by similarity', async () => {

@@ -26,7 +26,9 @@ function runScripts(p: TestProject, scripts: readonly string[]): Promise<{ code:
     scripts.map(
       (script) =>
         new Promise<{ code: number | null; stderr: string }>((done) => {
-          const child = spawn(process.execPath, ['-e', script], { env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') } });
+          const child = spawn(process.execPath, ['-e', script], {
+            env: { ...p.env, NODE_PATH: join(REPO, 'node_modules') },
+          });
           let stderr = '';
           child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
           child.on('close', (code) => done({ code, stderr }));
@@ -36,9 +38,11 @@ function runScripts(p: TestProject, scripts: readonly string[]): Promise<{ code:
 }
 const clean = (text: string): Sanitized => sanitize(text).text;
 
-
 let clock = Date.parse('2026-01-01T00:00:00.000Z');
-function rec(scope: StoreScope, fields: Partial<Omit<DecisionRecord, 'subject' | 'reason'>> & { subject?: string; reason?: string } = {}): DecisionRecord {
+function rec(
+  scope: StoreScope,
+  fields: Partial<Omit<DecisionRecord, 'subject' | 'reason'>> & { subject?: string; reason?: string } = {},
+): DecisionRecord {
   const { subject, reason, ...rest } = fields;
   return {
     key: 'k1',
@@ -62,7 +66,11 @@ describe('decision store: append and load', () => {
   it.each(['project', 'user', 'org', 'session'] as const)('round-trips records in the %s scope', (scope) => {
     const p = makeProject();
     const target = targetOf(p, scope);
-    const written = [rec(scope, { key: 'a' }), rec(scope, { key: 'b', verdict: 'deny', subject: 'rm -rf /', reason: 'destroys the disk' }), rec(scope, { key: 'c', verdict: 'ask' })];
+    const written = [
+      rec(scope, { key: 'a' }),
+      rec(scope, { key: 'b', verdict: 'deny', subject: 'rm -rf /', reason: 'destroys the disk' }),
+      rec(scope, { key: 'c', verdict: 'ask' }),
+    ];
     appendRecords(target, written);
     const load = loadScope(target);
     expect(load.problems).toEqual([]);
@@ -76,7 +84,9 @@ describe('decision store: append and load', () => {
     expect(fileFor(targetOf(p, 'user'), 'deny')).toBe(join(p.configDir, 'user/rules.jsonl'));
     expect(fileFor(targetOf(p, 'org'), 'ask')).toBe(join(p.configDir, 'org/acme/rules/ask.jsonl'));
     expect(fileFor(targetOf(p, 'session'), 'allow')).toMatch(/\/sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/);
-    expect(fileFor({ scope: 'session', runtimeDir: p.runtimeDir, sessionId: '../../x' }, 'allow')).toMatch(/sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/);
+    expect(fileFor({ scope: 'session', runtimeDir: p.runtimeDir, sessionId: '../../x' }, 'allow')).toMatch(
+      /sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/,
+    );
     expect(() => fileFor({ scope: 'org', userConfigDir: p.configDir, org: '../evil' }, 'allow')).toThrow(/org name/);
   });
 
@@ -88,7 +98,18 @@ describe('decision store: append and load', () => {
     const scrambled = Object.fromEntries(Object.entries(r).reverse()) as unknown as DecisionRecord;
     appendRecords(target, [scrambled]);
     const line = readFileSync(fileFor(target, 'allow'), 'utf8');
-    expect(Object.keys(JSON.parse(line) as object)).toEqual(['key', 'tool', 'subject', 'role', 'verdict', 'reason', 'tier', 'scope', 'decided_by', 'ts']);
+    expect(Object.keys(JSON.parse(line) as object)).toEqual([
+      'key',
+      'tool',
+      'subject',
+      'role',
+      'verdict',
+      'reason',
+      'tier',
+      'scope',
+      'decided_by',
+      'ts',
+    ]);
     expect(line.endsWith('\n') && line.split('\n').length === 2).toBe(true);
   });
 
@@ -191,7 +212,11 @@ describe('decision store: compaction', () => {
     expect(after.superseded).toBe(0);
     expect(plain(after.records).sort()).toEqual(plain(before.records).sort());
 
-    const lines = (v: Verdict) => readFileSync(fileFor(target, v), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DecisionRecord);
+    const lines = (v: Verdict) =>
+      readFileSync(fileFor(target, v), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as DecisionRecord);
     expect(lines('allow').map((r) => [r.tool, r.subject, r.role])).toEqual([
       ['Bash', 'curl x', 'coder'],
       ['Bash', 'npm test', 'coder'],
@@ -210,7 +235,10 @@ describe('decision store: compaction', () => {
     const p = makeProject();
     const target = targetOf(p, 'project');
     appendRecords(target, [rec('project', { key: 'a' })]);
-    appendFileSync(fileFor(target, 'allow'), serializeRecord(rec('project', { key: 'b', verdict: 'deny' })) + '\n{oops\n');
+    appendFileSync(
+      fileFor(target, 'allow'),
+      serializeRecord(rec('project', { key: 'b', verdict: 'deny' })) + '\n{oops\n',
+    );
     const load = loadScope(target);
     expect(load.problems.map((pr) => [pr.line, pr.field, pr.action])).toEqual([
       [2, 'verdict', 'kept'],
@@ -286,7 +314,10 @@ describe('decision store: only sanitized text is written', () => {
   it('refuses a record whose subject still holds a secret, and writes nothing of the batch', () => {
     const p = makeProject();
     const target = targetOf(p, 'user');
-    const leaky = { ...rec('user', { key: 'bad' }), subject: `curl -H "Authorization: token ${fakeToken()}" https://api.github.com` as Sanitized };
+    const leaky = {
+      ...rec('user', { key: 'bad' }),
+      subject: `curl -H "Authorization: token ${fakeToken()}" https://api.github.com` as Sanitized,
+    };
     expect(() => appendRecords(target, [rec('user', { key: 'ok' }), leaky])).toThrow(/refusing to write/);
     expect(loadScope(target).records).toEqual([]);
   });
@@ -294,14 +325,18 @@ describe('decision store: only sanitized text is written', () => {
   it('refuses a secret in the reason and in the plain fields too', () => {
     const p = makeProject();
     const target = targetOf(p, 'project');
-    expect(() => appendRecords(target, [{ ...rec('project'), reason: `token ${fakeToken()}` as Sanitized }])).toThrow(/refusing to write/);
+    expect(() => appendRecords(target, [{ ...rec('project'), reason: `token ${fakeToken()}` as Sanitized }])).toThrow(
+      /refusing to write/,
+    );
     expect(() => appendRecords(target, [{ ...rec('project'), role: fakeToken() }])).toThrow(/refusing to write.*role/);
   });
 
   it('the same command through sanitize() is stored redacted', () => {
     const p = makeProject();
     const target = targetOf(p, 'user');
-    appendRecords(target, [rec('user', { subject: `curl -H "Authorization: token ${fakeToken()}" https://api.github.com` })]);
+    appendRecords(target, [
+      rec('user', { subject: `curl -H "Authorization: token ${fakeToken()}" https://api.github.com` }),
+    ]);
     const text = readFileSync(fileFor(target, 'allow'), 'utf8');
     expect(text).not.toContain(fakeToken());
     expect(text).toContain('<REDACTED>');
@@ -319,8 +354,15 @@ describe('decision store: only sanitized text is written', () => {
   it('keeps cache keys (hex hashes), tool and role names, which are no secrets', () => {
     const p = makeProject();
     const target = targetOf(p, 'user');
-    const keys = ['a3f9c2e18b7d4056', '9f1c2b7e3a8d4f60a3f9c2e18b7d4056', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'];
-    appendRecords(target, keys.map((key) => rec('user', { key, tool: 'mcp__github__create_issue', role: 'security-reviewer' })));
+    const keys = [
+      'a3f9c2e18b7d4056',
+      '9f1c2b7e3a8d4f60a3f9c2e18b7d4056',
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    ];
+    appendRecords(
+      target,
+      keys.map((key) => rec('user', { key, tool: 'mcp__github__create_issue', role: 'security-reviewer' })),
+    );
     expect(loadScope(target).records.map((r) => r.key)).toEqual(keys);
   });
 });
@@ -356,7 +398,10 @@ describe('decision store: concurrent processes', () => {
         s.appendRecords(user, [{ ...base, scope: 'user' }]);
         if (${i % 10 === 0} && j === ${PER / 2}) { s.compactScope(project); s.compactScope(user); }
       }`;
-    const results = await runScripts(p, Array.from({ length: PROCS }, (_, i) => script(i)));
+    const results = await runScripts(
+      p,
+      Array.from({ length: PROCS }, (_, i) => script(i)),
+    );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
 
     const expected = Array.from({ length: PROCS * PER }, (_, n) => `p${Math.floor(n / PER)}-r${n % PER}`).sort();
@@ -366,10 +411,18 @@ describe('decision store: concurrent processes', () => {
       expect(load.superseded).toBe(0);
       expect(load.records.map((r) => r.key).sort()).toEqual(expected);
       // Raw lines: each key exactly once, every line JSON (nothing torn, nothing duplicated by compaction).
-      const raw = load.files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l !== ''));
+      const raw = load.files.flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       expect(raw.map((l) => (JSON.parse(l) as DecisionRecord).key).sort()).toEqual(expected);
     }
-    expect(loadScope(project).records.filter((r) => r.verdict === 'deny').every((r) => r.file.endsWith('deny.jsonl'))).toBe(true);
+    expect(
+      loadScope(project)
+        .records.filter((r) => r.verdict === 'deny')
+        .every((r) => r.file.endsWith('deny.jsonl')),
+    ).toBe(true);
   }, 120_000);
 });
 
@@ -420,10 +473,24 @@ describe('decision store: removing records', () => {
     appendFileSync(fileFor(target, 'allow'), '{oops\n');
     const before = readFileSync(fileFor(target, 'allow'), 'utf8');
     const result = removeRecords(target, (r) => r.key === 'zzz');
-    expect(result).toEqual({ removed: 0, kept: 1, files: [fileFor(target, 'allow')], perFile: [{ file: fileFor(target, 'allow'), removed: 0, kept: 1 }], dropped: 0, problems: [] });
+    expect(result).toEqual({
+      removed: 0,
+      kept: 1,
+      files: [fileFor(target, 'allow')],
+      perFile: [{ file: fileFor(target, 'allow'), removed: 0, kept: 1 }],
+      dropped: 0,
+      problems: [],
+    });
     expect(readFileSync(fileFor(target, 'allow'), 'utf8')).toBe(before);
 
-    expect(removeRecords(targetOf(p, 'project'), () => true)).toEqual({ removed: 0, kept: 0, files: [], perFile: [], dropped: 0, problems: [] });
+    expect(removeRecords(targetOf(p, 'project'), () => true)).toEqual({
+      removed: 0,
+      kept: 0,
+      files: [],
+      perFile: [],
+      dropped: 0,
+      problems: [],
+    });
     expect(statSync(join(p.root, '.hookwise'), { throwIfNoEntry: false })).toBeUndefined();
   });
 
@@ -434,7 +501,9 @@ describe('decision store: removing records', () => {
     appendRecords(target, [rec('org', { key: 'a' }), rec('org', { key: 'b' })]);
     appendFileSync(fileFor(target, 'allow'), 'garbage\n');
     const result = removeRecords(target, (r) => r.key === 'a');
-    expect(result.problems.map(formatProblem)).toEqual([expect.stringMatching(new RegExp(`^${fileFor(target, 'allow')}:3: not JSON`))]);
+    expect(result.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(new RegExp(`^${fileFor(target, 'allow')}:3: not JSON`)),
+    ]);
     expect(result).toMatchObject({ removed: 1, kept: 1, dropped: 1 });
     expect(loadScope(target)).toMatchObject({ problems: [], records: [{ key: 'b' }] });
   });
@@ -442,9 +511,22 @@ describe('decision store: removing records', () => {
   it('racing appends from other processes: every appended record survives, every selected one goes', async () => {
     const p = makeProject();
     const bundle = join(p.home, 'store.cjs');
-    buildSync({ entryPoints: [join(REPO, 'src/memory/store.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent', external: ['re2'] });
+    buildSync({
+      entryPoints: [join(REPO, 'src/memory/store.ts')],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+      external: ['re2'],
+    });
     const target = targetOf(p, 'project');
-    appendRecords(target, Array.from({ length: 30 }, (_, i) => rec('project', { key: `gone-${i}`, verdict: (['allow', 'ask', 'deny'] as const)[i % 3] })));
+    appendRecords(
+      target,
+      Array.from({ length: 30 }, (_, i) =>
+        rec('project', { key: `gone-${i}`, verdict: (['allow', 'ask', 'deny'] as const)[i % 3] }),
+      ),
+    );
     const PROCS = 16;
     const PER = 15;
     const script = (i: number) => `
@@ -456,10 +538,15 @@ describe('decision store: removing records', () => {
           reason: 'race test', tier: 'human', scope: 'project', decided_by: 'human', ts: new Date().toISOString() }]);
         if (${i % 4 === 0} && j === ${Math.floor(PER / 2)}) s.removeRecords(target, (r) => r.key.startsWith('gone-'));
       }`;
-    const results = await runScripts(p, Array.from({ length: PROCS }, (_, i) => script(i)));
+    const results = await runScripts(
+      p,
+      Array.from({ length: PROCS }, (_, i) => script(i)),
+    );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const load = loadScope(target);
     expect(load.problems).toEqual([]);
-    expect(load.records.map((r) => r.key).sort()).toEqual(Array.from({ length: PROCS * PER }, (_, n) => `p${Math.floor(n / PER)}-r${n % PER}`).sort());
+    expect(load.records.map((r) => r.key).sort()).toEqual(
+      Array.from({ length: PROCS * PER }, (_, n) => `p${Math.floor(n / PER)}-r${n % PER}`).sort(),
+    );
   }, 120_000);
 });

@@ -8,7 +8,6 @@ import { CODE_PAIRS } from './code-pairs.js';
 
 const bash = (command: string): Record<string, unknown> => ({ command });
 
-
 describe('the subject (what the exact key is computed from)', () => {
   it('covers the stdin data a command reads: a heredoc body is part of the key', async () => {
     const p = makeProject();
@@ -17,7 +16,9 @@ describe('the subject (what the exact key is computed from)', () => {
     expect(select.subject.text).toBe("psql -h db.internal app << SQL [stdin $'SELECT 1;\\n']");
     expect(drop.key).not.toBe(select.key);
     // The delimiter is spelling, not code.
-    expect((await subjectFor(p, 'Bash', bash("psql -h db.internal app <<'END'\nSELECT 1;\nEND"))).subject.text).toBe("psql -h db.internal app << END [stdin $'SELECT 1;\\n']");
+    expect((await subjectFor(p, 'Bash', bash("psql -h db.internal app <<'END'\nSELECT 1;\nEND"))).subject.text).toBe(
+      "psql -h db.internal app << END [stdin $'SELECT 1;\\n']",
+    );
   });
 
   it.each(CODE_PAIRS)('$kind: other code is another key', async ({ benign, other }) => {
@@ -35,7 +36,8 @@ describe('the subject (what the exact key is computed from)', () => {
 
   it('stays bounded: a long body joins as the digest of its sanitized text', async () => {
     const p = makeProject();
-    const rows = (n: number): string => Array.from({ length: 2000 }, (_, i) => `INSERT INTO t VALUES (${i}, ${n});`).join('\n');
+    const rows = (n: number): string =>
+      Array.from({ length: 2000 }, (_, i) => `INSERT INTO t VALUES (${i}, ${n});`).join('\n');
     const a = await subjectFor(p, 'Bash', bash(`psql app <<SQL\n${rows(1)}\nSQL`));
     const b = await subjectFor(p, 'Bash', bash(`psql app <<SQL\n${rows(2)}\nSQL`));
     expect(a.subject.text).toMatch(/^psql app << SQL \[stdin xxh3:[0-9a-f]{16}\]$/);
@@ -56,7 +58,8 @@ describe('the subject (what the exact key is computed from)', () => {
     // Calls that differ only in a secret share a key (as everywhere in memory).
     expect((await subjectFor(p, 'Bash', bash(short(secretB)))).key).toBe(a.key);
     // A long body: the digest is of the sanitized text, so it is the same for both secrets.
-    const long = (s: string): string => `psql app <<SQL\n${'SELECT 1;\n'.repeat(100)}UPDATE tokens SET value = '${s}';\nSQL`;
+    const long = (s: string): string =>
+      `psql app <<SQL\n${'SELECT 1;\n'.repeat(100)}UPDATE tokens SET value = '${s}';\nSQL`;
     const la = await subjectFor(p, 'Bash', bash(long(secretA)));
     expect(la.subject.text).toMatch(/\[stdin xxh3:[0-9a-f]{16}\]$/);
     expect((await subjectFor(p, 'Bash', bash(long(secretB)))).key).toBe(la.key);
@@ -73,11 +76,16 @@ describe('the subject (what the exact key is computed from)', () => {
     const stored = readFileSync(join(p.configDir, 'user', 'rules.jsonl'), 'utf8');
     expect(stored).toContain('<REDACTED>');
     expect(stored).not.toContain(secret);
-    expect((await p.check({ ...pre, tool_use_id: 'toolu_t' })).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect((await p.check({ ...pre, tool_use_id: 'toolu_t' })).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
   });
 
   it('override patterns still see the segment as written (the data is the key’s, not the pattern’s)', async () => {
     const p = makeProject();
-    expect((await subjectFor(p, 'Bash', bash('psql app <<SQL\nSELECT 1;\nSQL'))).subject.segments).toEqual(['psql app << SQL']);
+    expect((await subjectFor(p, 'Bash', bash('psql app <<SQL\nSELECT 1;\nSQL'))).subject.segments).toEqual([
+      'psql app << SQL',
+    ]);
   });
 });

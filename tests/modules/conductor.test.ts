@@ -15,35 +15,49 @@ function conductor(modules: string, role = 'conductor'): TestProject {
   return p;
 }
 
-const context = (stdout: string): string => (JSON.parse(stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+const context = (stdout: string): string =>
+  (JSON.parse(stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput
+    ?.additionalContext ?? '';
 const bash = (p: TestProject, command: string, sessionId = 's1') => p.pre('Bash', { command }, sessionId);
-const delegate = (p: TestProject, sessionId = 's1') => p.pre('Agent', { description: 'implement', prompt: 'add the parser', subagent_type: 'general-purpose' }, sessionId);
+const delegate = (p: TestProject, sessionId = 's1') =>
+  p.pre('Agent', { description: 'implement', prompt: 'add the parser', subagent_type: 'general-purpose' }, sessionId);
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe('hierarchy', () => {
-  it("a conductor may edit only its allow-list: other writes are denied, naming how to delegate", async () => {
+  it('a conductor may edit only its allow-list: other writes are denied, naming how to delegate', async () => {
     const p = conductor('  hierarchy: {}\n');
     const write = await p.check(p.pre('Write', { file_path: `${p.root}/src/a.ts`, content: 'x' }));
     expect(write.decision).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:hierarchy' } });
     expect(write.decision?.reason).toMatch(/Delegate the change: start a musician with the Task\/Agent tool/);
     expect((await p.check(bash(p, 'echo x > src/out.txt'))).decision?.rule?.id).toBe('module:hierarchy');
-    expect((await p.check(p.pre('Edit', { file_path: `${p.root}/memory/notes.md`, old_string: 'a', new_string: 'b' }))).decision?.tier).not.toBe('module');
+    expect(
+      (await p.check(p.pre('Edit', { file_path: `${p.root}/memory/notes.md`, old_string: 'a', new_string: 'b' })))
+        .decision?.tier,
+    ).not.toBe('module');
     expect((await p.check(bash(p, 'ls src'))).decision?.tier).not.toBe('module');
   });
 
   it('off unless policy.yml turns it on; other roles are not conductors', async () => {
     const off = conductor('  safemode: {}\n');
-    expect((await off.check(off.pre('Write', { file_path: `${off.root}/src/a.ts`, content: 'x' }))).decision?.rule?.id).not.toBe('module:hierarchy');
+    expect(
+      (await off.check(off.pre('Write', { file_path: `${off.root}/src/a.ts`, content: 'x' }))).decision?.rule?.id,
+    ).not.toBe('module:hierarchy');
     const coder = conductor('  hierarchy: {}\n', 'coder');
-    expect((await coder.check(coder.pre('Write', { file_path: `${coder.root}/src/a.ts`, content: 'x' }))).decision).toMatchObject({ verdict: 'allow', tier: 'path-policy' });
+    expect(
+      (await coder.check(coder.pre('Write', { file_path: `${coder.root}/src/a.ts`, content: 'x' }))).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'path-policy' });
   });
 
   it("a conductor's subagent (agent_id) is its musician: it may write the project", async () => {
     const p = conductor('  hierarchy: {}\n  delegation: {}\n');
-    const r = await p.check({ ...p.pre('Write', { file_path: `${p.root}/src/a.ts`, content: 'x' }), agent_id: 'agent-1', agent_type: 'general-purpose' });
+    const r = await p.check({
+      ...p.pre('Write', { file_path: `${p.root}/src/a.ts`, content: 'x' }),
+      agent_id: 'agent-1',
+      agent_type: 'general-purpose',
+    });
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'path-policy' });
     expect(r.decision?.reason).toMatch(/role "musician"/);
   });
@@ -99,7 +113,13 @@ describe('delegation', () => {
     for (let i = 0; i < 3; i++) await p.check(bash(p, 'ls'));
     expect((await p.check(bash(p, 'ls'))).decision?.rule?.id).toBe('module:delegation');
     expect((await p.check(bash(p, 'ls', 's2'))).decision?.rule?.id).not.toBe('module:delegation');
-    await p.check({ session_id: 's1', transcript_path: join(p.home, 't.jsonl'), cwd: p.root, hook_event_name: 'SessionStart', source: 'startup' });
+    await p.check({
+      session_id: 's1',
+      transcript_path: join(p.home, 't.jsonl'),
+      cwd: p.root,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    });
     expect((await p.check(bash(p, 'ls'))).decision?.rule?.id).not.toBe('module:delegation');
   });
 

@@ -20,18 +20,44 @@ function project(modules: string): TestProject {
   return p;
 }
 
-const prompt = (p: TestProject, text: string, sessionId = 's1') => ({ session_id: sessionId, transcript_path: join(p.home, 't.jsonl'), cwd: p.root, hook_event_name: 'UserPromptSubmit', prompt: text });
-const failure = (p: TestProject, command: string, error: string, sessionId = 's1') => ({ ...p.pre('Bash', { command }, sessionId), hook_event_name: 'PostToolUseFailure', error });
-const success = (p: TestProject, command: string, sessionId = 's1') => ({ ...p.pre('Bash', { command }, sessionId), hook_event_name: 'PostToolUse', tool_response: { stdout: 'ok', stderr: '' } });
-const context = (stdout: string): string => stdout.trim() === '' ? '' : (JSON.parse(stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+const prompt = (p: TestProject, text: string, sessionId = 's1') => ({
+  session_id: sessionId,
+  transcript_path: join(p.home, 't.jsonl'),
+  cwd: p.root,
+  hook_event_name: 'UserPromptSubmit',
+  prompt: text,
+});
+const failure = (p: TestProject, command: string, error: string, sessionId = 's1') => ({
+  ...p.pre('Bash', { command }, sessionId),
+  hook_event_name: 'PostToolUseFailure',
+  error,
+});
+const success = (p: TestProject, command: string, sessionId = 's1') => ({
+  ...p.pre('Bash', { command }, sessionId),
+  hook_event_name: 'PostToolUse',
+  tool_response: { stdout: 'ok', stderr: '' },
+});
+const context = (stdout: string): string =>
+  stdout.trim() === ''
+    ? ''
+    : ((JSON.parse(stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput
+        ?.additionalContext ?? '');
 
 async function verdicts(p: TestProject, sessionId = 's1') {
   const write = await p.check(p.pre('Write', { file_path: `${p.root}/src/a.ts`, content: 'x' }, sessionId));
-  const edit = await p.check(p.pre('Edit', { file_path: `${p.root}/src/a.ts`, old_string: 'a', new_string: 'b' }, sessionId));
+  const edit = await p.check(
+    p.pre('Edit', { file_path: `${p.root}/src/a.ts`, old_string: 'a', new_string: 'b' }, sessionId),
+  );
   const bashWrite = await p.check(p.pre('Bash', { command: 'echo hi > src/out.txt' }, sessionId));
   const bashRead = await p.check(p.pre('Bash', { command: 'ls src' }, sessionId));
   const read = await p.check(p.pre('Read', { file_path: `${p.root}/src/a.ts` }, sessionId));
-  return { write: write.decision!, edit: edit.decision!, bashWrite: bashWrite.decision!, bashRead: bashRead.decision!, read: read.decision! };
+  return {
+    write: write.decision!,
+    edit: edit.decision!,
+    bashWrite: bashWrite.decision!,
+    bashRead: bashRead.decision!,
+    read: read.decision!,
+  };
 }
 
 describe('safemode', () => {
@@ -42,7 +68,8 @@ describe('safemode', () => {
     const on = await p.check(prompt(p, 's+'));
     expect(context(on.stdout)).toMatch(/safemode is ON/);
     const during = await verdicts(p);
-    for (const d of [during.write, during.edit, during.bashWrite]) expect(d).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:safemode' } });
+    for (const d of [during.write, during.edit, during.bashWrite])
+      expect(d).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:safemode' } });
     expect(during.write.reason).toMatch(/prompt `s-`/);
     expect(during.bashRead.tier).not.toBe('module');
     expect(during.read.tier).not.toBe('module');
@@ -97,7 +124,8 @@ describe('circuit breaker', () => {
     expect((await verdicts(p)).write.tier).not.toBe('module');
     await p.check(failure(p, 'cat x', 'Exit code 1\ncat: x: Permission denied'));
     const tripped = await verdicts(p);
-    for (const d of [tripped.write, tripped.edit, tripped.bashWrite]) expect(d).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:circuit-breaker' } });
+    for (const d of [tripped.write, tripped.edit, tripped.bashWrite])
+      expect(d).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:circuit-breaker' } });
     expect(tripped.write.reason).toMatch(/3 consecutive tool failures.*reset breaker/);
     expect(tripped.bashRead.tier).not.toBe('module');
     expect(context((await p.check(prompt(p, 'rb?'))).stdout)).toMatch(/TRIPPED/);
@@ -110,11 +138,19 @@ describe('circuit breaker', () => {
 
   it('failed results reported in a plain PostToolUse count too (an error flag, a non-zero exit, an "Exit code" text)', async () => {
     const p = project('  circuit_breaker: {threshold: 3}\n');
-    const post = (response: unknown) => ({ ...p.pre('Bash', { command: 'make' }), hook_event_name: 'PostToolUse', tool_response: response });
+    const post = (response: unknown) => ({
+      ...p.pre('Bash', { command: 'make' }),
+      hook_event_name: 'PostToolUse',
+      tool_response: response,
+    });
     await p.check(post({ stdout: '', stderr: 'make: *** No rule to make target', exit_code: 2 }));
     await p.check(post('Exit code 127\nbash: pytets: command not found'));
     expect((await verdicts(p)).write.tier).not.toBe('module');
-    await p.check({ ...p.pre('mcp__db__query', { sql: 'select 1' }), hook_event_name: 'PostToolUse', tool_response: { is_error: true, content: 'connection refused' } });
+    await p.check({
+      ...p.pre('mcp__db__query', { sql: 'select 1' }),
+      hook_event_name: 'PostToolUse',
+      tool_response: { is_error: true, content: 'connection refused' },
+    });
     expect((await verdicts(p)).write).toMatchObject({ verdict: 'deny', rule: { id: 'module:circuit-breaker' } });
   });
 
@@ -165,12 +201,14 @@ describe('circuit breaker', () => {
   it('hook processes recording failures of one session at once lose no update (the per-session lock; needs the build)', async () => {
     const p = project('  circuit_breaker: {threshold: 100}\n');
     const bin = new URL('../../dist/hookwise.cjs', import.meta.url).pathname;
-    const runs = Array.from({ length: 8 }, (_, i) =>
-      new Promise<number>((resolve) => {
-        const child = spawn(process.execPath, [bin, 'check'], { env: p.env, stdio: ['pipe', 'ignore', 'inherit'] });
-        child.on('exit', (code) => resolve(code ?? 1));
-        child.stdin.end(JSON.stringify(failure(p, `run ${i}`, 'boom')));
-      }),
+    const runs = Array.from(
+      { length: 8 },
+      (_, i) =>
+        new Promise<number>((resolve) => {
+          const child = spawn(process.execPath, [bin, 'check'], { env: p.env, stdio: ['pipe', 'ignore', 'inherit'] });
+          child.on('exit', (code) => resolve(code ?? 1));
+          child.stdin.end(JSON.stringify(failure(p, `run ${i}`, 'boom')));
+        }),
     );
     expect(await Promise.all(runs)).toEqual(Array(8).fill(0));
     vi.stubEnv('HOOKWISE_RUNTIME_DIR', p.runtimeDir);
@@ -196,7 +234,13 @@ describe('tampered state fails closed', () => {
     await p.check(failure(p, 'x', 'boom'));
     const file = moduleStateFile(p.runtimeDir, 's1');
     // What an agent would do to reset its own counters: write a clean-looking state.
-    writeFileSync(file, JSON.stringify({ body: JSON.stringify({ format: 1, state: { safemode: false, breaker: { consecutive: 0, signatures: {} } } }), mac: '0'.repeat(64) }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        body: JSON.stringify({ format: 1, state: { safemode: false, breaker: { consecutive: 0, signatures: {} } } }),
+        mac: '0'.repeat(64),
+      }),
+    );
     const d = await verdicts(p);
     expect(d.write).toMatchObject({ verdict: 'deny', tier: 'module', rule: { id: 'module:state-tampered' } });
     expect(d.write.reason).toMatch(/tampered.*hookwise breaker reset --session-id s1/);

@@ -1,6 +1,16 @@
 /** The modules' pure state machines: breaker counting, trip, reset; prompt commands. */
 import { describe, expect, it } from 'vitest';
-import { breakerFailure, breakerReset, breakerSuccess, delegationCount, delegationReset, delegationWork, INITIAL_STATE, MAX_DELEGATION_CALLS, promptCommand } from '../../src/modules/machine.js';
+import {
+  breakerFailure,
+  breakerReset,
+  breakerSuccess,
+  delegationCount,
+  delegationReset,
+  delegationWork,
+  INITIAL_STATE,
+  MAX_DELEGATION_CALLS,
+  promptCommand,
+} from '../../src/modules/machine.js';
 
 describe('circuit breaker state machine', () => {
   it('trips on the threshold-th consecutive failure', () => {

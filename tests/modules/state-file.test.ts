@@ -33,7 +33,10 @@ describe('signed module state', () => {
     updateModuleState(w, 's1', (s) => ({ ...s, safemode: true }));
     const file = moduleStateFile(w.runtimeDir, 's1');
     const envelope = JSON.parse(readFileSync(file, 'utf8')) as { body: string; mac: string };
-    writeFileSync(file, JSON.stringify({ ...envelope, body: envelope.body.replace('"safemode":true', '"safemode":false') }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...envelope, body: envelope.body.replace('"safemode":true', '"safemode":false') }),
+    );
     expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered', why: expect.stringMatching(/does not verify/) });
   });
 
@@ -65,7 +68,10 @@ describe('signed module state', () => {
     expect(readModuleState(w, 's1').kind).toBe('tampered');
     updateModuleState(w, 's1', (s) => s, { reset: true });
     chmodSync(join(w.userConfigDir, 'module-state.key'), 0o644);
-    expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered', why: expect.stringMatching(/readable by others/) });
+    expect(readModuleState(w, 's1')).toMatchObject({
+      kind: 'tampered',
+      why: expect.stringMatching(/readable by others/),
+    });
   });
 
   it('an update keeps a tampered file as it is; only a reset replaces it', () => {
@@ -81,7 +87,9 @@ describe('signed module state', () => {
     const w = where();
     updateModuleState(w, 's1', (s) => s);
     chmodSync(moduleStateFile(w.runtimeDir, 's1'), 0o666);
-    expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered', why: expect.stringMatching(/writable by others/) });
+    expect(readModuleState(w, 's1')).toMatchObject({
+      kind: 'tampered',
+      why: expect.stringMatching(/writable by others/),
+    });
   });
 });
-

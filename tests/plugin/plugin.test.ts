@@ -3,7 +3,17 @@
  * manifest shapes, and the hook wrapper's behaviour with and without the hookwise CLI on PATH.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,7 +48,12 @@ type HooksFile = { description?: string; hooks: Record<string, { matcher?: strin
 describe('Claude Code plugin manifest and marketplace', () => {
   it('plugin.json names the plugin, carries the package version, and leaves hooks/hooks.json to auto-discovery', () => {
     const manifest = readJson(join(PLUGIN, '.claude-plugin', 'plugin.json')) as Json;
-    expect(manifest).toMatchObject({ name: 'hookwise', version: VERSION, license: 'MIT', author: { name: expect.any(String) } });
+    expect(manifest).toMatchObject({
+      name: 'hookwise',
+      version: VERSION,
+      license: 'MIT',
+      author: { name: expect.any(String) },
+    });
     expect(manifest.description).toMatch(/npm install && npm install -g \./);
     // Declaring the standard hooks/hooks.json again makes Claude Code report a duplicate hooks file.
     expect(manifest).not.toHaveProperty('hooks');
@@ -47,28 +62,56 @@ describe('Claude Code plugin manifest and marketplace', () => {
   it('marketplace.json at the repository root lists the plugin from ./plugin, at the package version', () => {
     const marketplace = readJson(join(ROOT, '.claude-plugin', 'marketplace.json')) as Json & { plugins: Json[] };
     expect(marketplace).toMatchObject({ name: 'hookwise', owner: { name: expect.any(String) } });
-    expect(marketplace.plugins).toEqual([expect.objectContaining({ name: 'hookwise', source: './plugin', version: VERSION })]);
+    expect(marketplace.plugins).toEqual([
+      expect.objectContaining({ name: 'hookwise', source: './plugin', version: VERSION }),
+    ]);
     expect(existsSync(join(ROOT, 'plugin', '.claude-plugin', 'plugin.json'))).toBe(true);
   });
 
   it('hooks.json: the gate on every tool, learning after it (synchronous: a one-shot run waits for it), the walls after a failed Bash call, the session check on prompts and start-up, all through the wrapper', () => {
     const { hooks } = readJson(join(PLUGIN, 'hooks', 'hooks.json')) as HooksFile;
-    expect(Object.keys(hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'SessionStart']);
+    expect(Object.keys(hooks)).toEqual([
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'UserPromptSubmit',
+      'SessionStart',
+    ]);
     const only = (event: string): { matcher?: string; handler: Handler } => {
       expect(hooks[event]).toHaveLength(1);
       expect(hooks[event]![0]!.hooks).toHaveLength(1);
       return { matcher: hooks[event]![0]!.matcher, handler: hooks[event]![0]!.hooks[0]! };
     };
     const wrapper = ['sh', '${CLAUDE_PLUGIN_ROOT}/bin/hookwise-hook'];
-    expect(only('PreToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 } });
+    expect(only('PreToolUse')).toEqual({
+      matcher: '*',
+      handler: { type: 'command', command: 'sh', args: [wrapper[1], 'check', '--host', 'claude'], timeout: 600 },
+    });
     // PostToolUse records approvals given at Claude Code's prompt; async, so it never holds the agent up.
-    expect(only('PostToolUse')).toEqual({ matcher: '*', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 } });
+    expect(only('PostToolUse')).toEqual({
+      matcher: '*',
+      handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 },
+    });
     // A confined Bash call that failed against the walls: learnt before the agent's next call (synchronous);
     // the wrapper starts no Node process unless hookwise left a note.
-    expect(only('PostToolUseFailure')).toEqual({ matcher: 'Bash', handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 } });
-    expect(only('UserPromptSubmit')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 } });
+    expect(only('PostToolUseFailure')).toEqual({
+      matcher: 'Bash',
+      handler: { type: 'command', command: 'sh', args: [wrapper[1], 'learn', '--host', 'claude'], timeout: 30 },
+    });
+    expect(only('UserPromptSubmit')).toEqual({
+      matcher: undefined,
+      handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude'], timeout: 30 },
+    });
     // SessionStart starts the daemon, so the session's first tool call finds it warm.
-    expect(only('SessionStart')).toEqual({ matcher: undefined, handler: { type: 'command', command: 'sh', args: [wrapper[1], 'session-check', '--host', 'claude', '--ensure-daemon'], timeout: 30 } });
+    expect(only('SessionStart')).toEqual({
+      matcher: undefined,
+      handler: {
+        type: 'command',
+        command: 'sh',
+        args: [wrapper[1], 'session-check', '--host', 'claude', '--ensure-daemon'],
+        timeout: 30,
+      },
+    });
   });
 
   const SKILLS: [string, RegExp, boolean][] = [
@@ -83,21 +126,28 @@ describe('Claude Code plugin manifest and marketplace', () => {
     expect(readdirSync(join(PLUGIN, 'skills')).sort()).toEqual(SKILLS.map(([name]) => name).sort());
   });
 
-  it.each(SKILLS)('skill %s: frontmatter, and the CLI command with this session’s id', (name, command, modelMayInvoke) => {
-    const text = readFileSync(join(PLUGIN, 'skills', name, 'SKILL.md'), 'utf8');
-    const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
-    expect(match).not.toBeNull();
-    const front = parseYaml(match![1]!) as Json;
-    expect(front.name).toBe(name);
-    expect(front.description).toEqual(expect.stringMatching(/hookwise/));
-    // Widening or switching off its own gate is for the user to ask for, not for the model to decide.
-    expect(front['disable-model-invocation'] === true).toBe(!modelMayInvoke);
-    expect(match![2]).toMatch(command);
-  });
+  it.each(SKILLS)(
+    'skill %s: frontmatter, and the CLI command with this session’s id',
+    (name, command, modelMayInvoke) => {
+      const text = readFileSync(join(PLUGIN, 'skills', name, 'SKILL.md'), 'utf8');
+      const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
+      expect(match).not.toBeNull();
+      const front = parseYaml(match![1]!) as Json;
+      expect(front.name).toBe(name);
+      expect(front.description).toEqual(expect.stringMatching(/hookwise/));
+      // Widening or switching off its own gate is for the user to ask for, not for the model to decide.
+      expect(front['disable-model-invocation'] === true).toBe(!modelMayInvoke);
+      expect(match![2]).toMatch(command);
+    },
+  );
 
   it('register and switch list the built-in roles by group, and ask the user when no role was given', () => {
     const expected = ROLE_GROUPS.filter((g) => g !== 'custom').map(
-      (group) => `- ${group}: ${Object.entries(BUILT_IN_ROLES).filter(([, r]) => r.group === group).map(([n]) => n).join(', ')}`,
+      (group) =>
+        `- ${group}: ${Object.entries(BUILT_IN_ROLES)
+          .filter(([, r]) => r.group === group)
+          .map(([n]) => n)
+          .join(', ')}`,
     );
     for (const name of ['register', 'switch']) {
       const text = readFileSync(join(PLUGIN, 'skills', name, 'SKILL.md'), 'utf8');
@@ -112,7 +162,8 @@ describe('Gemini CLI extension (plugin/gemini)', () => {
   it('gemini-extension.json names the extension and carries the package version', () => {
     const manifest = readJson(join(GEMINI, 'gemini-extension.json')) as Json;
     expect(manifest).toMatchObject({ name: 'hookwise', version: VERSION });
-    if (manifest.contextFileName !== undefined) expect(existsSync(join(GEMINI, manifest.contextFileName as string))).toBe(true);
+    if (manifest.contextFileName !== undefined)
+      expect(existsSync(join(GEMINI, manifest.contextFileName as string))).toBe(true);
   });
 
   it('hooks/hooks.json: {"hooks": …} with BeforeTool ".*", BeforeAgent and SessionStart, timeouts in milliseconds', () => {
@@ -169,28 +220,45 @@ function fakeHookwise(dir: string, name = 'hookwise'): { bin: string; argsFile: 
 
 function runWrapper(args: string[], options: { path: string; stdin?: string; env?: Record<string, string> }) {
   // Only PATH (and what the test adds): the wrapper must get by with sh builtins when hookwise is missing.
-  return spawnSync('/bin/sh', [WRAPPER, ...args], { input: options.stdin ?? '', env: { PATH: options.path, ...options.env }, encoding: 'utf8' });
+  return spawnSync('/bin/sh', [WRAPPER, ...args], {
+    input: options.stdin ?? '',
+    env: { PATH: options.path, ...options.env },
+    encoding: 'utf8',
+  });
 }
 
-const payload = (event: string, extra: Json = {}): string => JSON.stringify({ session_id: 's-1', cwd: '/tmp', hook_event_name: event, ...extra });
+const payload = (event: string, extra: Json = {}): string =>
+  JSON.stringify({ session_id: 's-1', cwd: '/tmp', hook_event_name: event, ...extra });
 
 describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
   it.each([
     ['Claude Code PreToolUse', 'claude', payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' } })],
-    ['Gemini CLI BeforeTool', 'gemini', payload('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: 'ls' } })],
+    [
+      'Gemini CLI BeforeTool',
+      'gemini',
+      payload('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: 'ls' } }),
+    ],
   ])('%s: the gate blocks (exit 2) and says how to install the CLI', (_host, host, stdin) => {
     const result = runWrapper(['check', '--host', host], { path: tempDir(), stdin });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/blocked because the hookwise CLI.*cannot be run: "hookwise" is not on the PATH.*npm install && npm install -g \./);
+    expect(result.stderr).toMatch(
+      /blocked because the hookwise CLI.*cannot be run: "hookwise" is not on the PATH.*npm install && npm install -g \./,
+    );
   });
 
   it.each(['claude', 'gemini'])('SessionStart (%s): tells the user and the model, exit 0', (host) => {
-    const result = runWrapper(['session-check', '--host', host], { path: tempDir(), stdin: payload('SessionStart', { source: 'startup' }) });
+    const result = runWrapper(['session-check', '--host', host], {
+      path: tempDir(),
+      stdin: payload('SessionStart', { source: 'startup' }),
+    });
     expect(result.status).toBe(0);
     const out = JSON.parse(result.stdout) as { systemMessage: string; hookSpecificOutput: Json };
     expect(out.systemMessage).toMatch(/hookwise CLI was not found.*npm install && npm install -g \./);
-    expect(out.hookSpecificOutput).toEqual({ hookEventName: 'SessionStart', additionalContext: expect.stringMatching(/not installed.*npm install && npm install -g \./) });
+    expect(out.hookSpecificOutput).toEqual({
+      hookEventName: 'SessionStart',
+      additionalContext: expect.stringMatching(/not installed.*npm install && npm install -g \./),
+    });
   });
 
   it.each([
@@ -199,7 +267,9 @@ describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
   ])('%s: a message for the user, and the prompt goes through (exit 0, no block)', (_event, stdin) => {
     const result = runWrapper(['session-check'], { path: tempDir(), stdin });
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ systemMessage: expect.stringMatching(/npm install && npm install -g \./) });
+    expect(JSON.parse(result.stdout)).toEqual({
+      systemMessage: expect.stringMatching(/npm install && npm install -g \./),
+    });
   });
 
   it('HOOKWISE_BIN that is not an executable file blocks and names the variable', () => {
@@ -208,11 +278,14 @@ describe('plugin/bin/hookwise-hook without the hookwise CLI', () => {
     expect(result.stderr).toContain('HOOKWISE_BIN=/nonexistent/hookwise is not an executable file');
   });
 
-  it.each([[[]], [['post-check']]])('a wrong first argument %j blocks (exit 2): a broken hook configuration must not fail open', (args) => {
-    const result = runWrapper(args, { path: tempDir() });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/expects "check", "session-check" or "learn"/);
-  });
+  it.each([[[]], [['post-check']]])(
+    'a wrong first argument %j blocks (exit 2): a broken hook configuration must not fail open',
+    (args) => {
+      const result = runWrapper(args, { path: tempDir() });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/expects "check", "session-check" or "learn"/);
+    },
+  );
 });
 
 describe('plugin/bin/hookwise-hook with the hookwise CLI', () => {
@@ -238,9 +311,14 @@ describe('plugin/bin/hookwise-hook with the hookwise CLI', () => {
   it.each(['1', '126', '127'])('a gate CLI that exits %s (crashed, or could not start) blocks with exit 2', (code) => {
     const dir = tempDir();
     fakeHookwise(dir);
-    const result = runWrapper(['check', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, env: { FAKE_EXIT: code } });
+    const result = runWrapper(['check', '--host', 'claude'], {
+      path: `${dir}:/usr/bin:/bin`,
+      env: { FAKE_EXIT: code },
+    });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain(`"hookwise check --host claude" exited with status ${code} instead of giving a decision`);
+    expect(result.stderr).toContain(
+      `"hookwise check --host claude" exited with status ${code} instead of giving a decision`,
+    );
   });
 
   it('session-check is handed over as is (its failure cannot open the gate, which blocks on its own)', () => {
@@ -286,7 +364,11 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
   it('starts no hookwise process when hookwise left no pending note (the usual case)', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
-    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
+    const result = runWrapper(['learn', '--host', 'claude'], {
+      path: `${dir}:/usr/bin:/bin`,
+      stdin: post,
+      env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION },
+    });
     expect(result.status).toBe(0);
     expect(existsSync(fake.argsFile)).toBe(false);
   });
@@ -295,7 +377,11 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
     note(join(dir, 'runtime'));
-    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
+    const result = runWrapper(['learn', '--host', 'claude'], {
+      path: `${dir}:/usr/bin:/bin`,
+      stdin: post,
+      env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(post);
     expect(readFileSync(fake.argsFile, 'utf8')).toBe('check\n--host\nclaude\n');
@@ -306,7 +392,11 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
     const fake = fakeHookwise(dir);
     note(join(dir, 'runtime'), OTHER);
     mkdirSync(join(dir, 'runtime', 'pending', `s-${SESSION}`), { recursive: true }); // this session's, emptied
-    const result = runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
+    const result = runWrapper(['learn', '--host', 'claude'], {
+      path: `${dir}:/usr/bin:/bin`,
+      stdin: post,
+      env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION },
+    });
     expect(result.status).toBe(0);
     expect(existsSync(fake.argsFile)).toBe(false);
   });
@@ -318,8 +408,13 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
     const dir = tempDir();
     const fake = fakeHookwise(dir);
     note(join(dir, 'runtime'), OTHER);
-    const env: Record<string, string> = { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), ...(id === undefined ? {} : { CLAUDE_CODE_SESSION_ID: id }) };
-    expect(runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env }).status).toBe(0);
+    const env: Record<string, string> = {
+      HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'),
+      ...(id === undefined ? {} : { CLAUDE_CODE_SESSION_ID: id }),
+    };
+    expect(runWrapper(['learn', '--host', 'claude'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env }).status).toBe(
+      0,
+    );
     expect(existsSync(fake.argsFile)).toBe(true);
   });
 
@@ -333,14 +428,24 @@ describe('plugin/bin/hookwise-hook learn (PostToolUse)', () => {
     const fake = fakeHookwise(dir);
     const env = envOf(dir);
     note(locations(env).runtimeDir);
-    expect(runWrapper(['learn'], { path: `${dir}:/usr/bin:/bin`, stdin: post, env: { ...env, CLAUDE_CODE_SESSION_ID: SESSION } }).status).toBe(0);
+    expect(
+      runWrapper(['learn'], {
+        path: `${dir}:/usr/bin:/bin`,
+        stdin: post,
+        env: { ...env, CLAUDE_CODE_SESSION_ID: SESSION },
+      }).status,
+    ).toBe(0);
     expect(existsSync(fake.argsFile)).toBe(true);
   });
 
   it('without the CLI there is nothing to learn: exit 0, silently (the gate blocks the tool calls itself)', () => {
     const dir = tempDir();
     note(join(dir, 'runtime'));
-    const result = runWrapper(['learn'], { path: tempDir(), stdin: post, env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION } });
+    const result = runWrapper(['learn'], {
+      path: tempDir(),
+      stdin: post,
+      env: { HOOKWISE_RUNTIME_DIR: join(dir, 'runtime'), CLAUDE_CODE_SESSION_ID: SESSION },
+    });
     expect([result.status, result.stderr]).toEqual([0, '']);
   });
 });

@@ -3,23 +3,78 @@ import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { matchesKind } from '../../src/policy/compiled.js';
 import { compilePattern, shapeOf } from '../../src/policy/compile.js';
-import { BUILT_IN_ROLES, DEFAULT_CATEGORIES, DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
+import {
+  BUILT_IN_ROLES,
+  DEFAULT_CATEGORIES,
+  DEFAULT_SENSITIVE_READ,
+  DEFAULT_SENSITIVE_WRITE,
+} from '../../src/policy/defaults.js';
 
 const SUBJECTS = [
-  '', 'src', 'src/a.ts', 'src/.hidden/x', 'srcx/a.ts', 'lib/deep/x/y.js', 'tests', 'tests/a.test.ts', 'a/tests/b.ts',
-  '.env', '.env.local', '.envrc', 'x/.env', 'a/b/.env.production', 'environment', 'secrets', 'secrets/x', 'a/secrets',
-  'a/secrets/b/c', 'mysecrets/x', 'main.tf', 'infra/x.tf', 'main.tfvars', 'x.tf.bak', 'Dockerfile', 'Dockerfile.prod',
-  'svc/Dockerfile.dev', 'package.json', 'a/package.json', 'Jenkinsfile', 'docs/reviews/a.md', 'docs/reviews/security/b.md',
-  'a.test.ts', 'deep/a.spec.js', 'x_test.go', 'test_x.py', 'requirements-dev.txt', '.claude', '.claude/settings.json',
-  '.git/hooks/pre-commit', '.github/workflows/ci.yml', 'CHANGELOG.md', 'README.md', 'docs', 'docs/x/y.md',
+  '',
+  'src',
+  'src/a.ts',
+  'src/.hidden/x',
+  'srcx/a.ts',
+  'lib/deep/x/y.js',
+  'tests',
+  'tests/a.test.ts',
+  'a/tests/b.ts',
+  '.env',
+  '.env.local',
+  '.envrc',
+  'x/.env',
+  'a/b/.env.production',
+  'environment',
+  'secrets',
+  'secrets/x',
+  'a/secrets',
+  'a/secrets/b/c',
+  'mysecrets/x',
+  'main.tf',
+  'infra/x.tf',
+  'main.tfvars',
+  'x.tf.bak',
+  'Dockerfile',
+  'Dockerfile.prod',
+  'svc/Dockerfile.dev',
+  'package.json',
+  'a/package.json',
+  'Jenkinsfile',
+  'docs/reviews/a.md',
+  'docs/reviews/security/b.md',
+  'a.test.ts',
+  'deep/a.spec.js',
+  'x_test.go',
+  'test_x.py',
+  'requirements-dev.txt',
+  '.claude',
+  '.claude/settings.json',
+  '.git/hooks/pre-commit',
+  '.github/workflows/ci.yml',
+  'CHANGELOG.md',
+  'README.md',
+  'docs',
+  'docs/x/y.md',
 ];
 
 const everyGlob = new Set<string>([
   ...Object.values(DEFAULT_CATEGORIES).flat(),
-  ...Object.values(BUILT_IN_ROLES).flatMap((r) => [...r.allow_write, ...r.deny_write, ...r.allow_read]).filter((g) => !g.startsWith('{{')),
+  ...Object.values(BUILT_IN_ROLES)
+    .flatMap((r) => [...r.allow_write, ...r.deny_write, ...r.allow_read])
+    .filter((g) => !g.startsWith('{{')),
   ...DEFAULT_SENSITIVE_WRITE.filter((g) => !g.startsWith('~')),
   ...DEFAULT_SENSITIVE_READ.filter((g) => !g.startsWith('~')),
-  '**/secrets/**', '**/.env*', 'a/b', 'src/main.ts', 'x*', '*x', '*.min.*', 'docs/*.md', '{a,b}/**', '[ab]*',
+  '**/secrets/**',
+  '**/.env*',
+  'a/b',
+  'src/main.ts',
+  'x*',
+  '*x',
+  '*.min.*',
+  'docs/*.md',
+  '{a,b}/**',
+  '[ab]*',
 ]);
 
 describe('glob shapes', () => {

@@ -9,20 +9,26 @@ function load(p: TestProject) {
   return loadConfig(p.root, configFiles(p.root, p.configDir));
 }
 function problems(p: TestProject, severity: 'error' | 'warning' = 'error'): string[] {
-  return load(p).diagnostics.filter((d) => d.severity === severity).map(formatDiagnostic);
+  return load(p)
+    .diagnostics.filter((d) => d.severity === severity)
+    .map(formatDiagnostic);
 }
 
 describe('config validation names file, line and field', () => {
   it('a misspelt field is an error with a suggestion', () => {
     const p = makeProject();
     p.write('.hookwise/roles.yml', 'roles:\n  coder:\n    paths:\n      deny_writes:\n        - "x/**"\n');
-    expect(problems(p)).toEqual(['.hookwise/roles.yml:4: error: roles.coder.paths.deny_writes: unknown field (did you mean "deny_write"?)']);
+    expect(problems(p)).toEqual([
+      '.hookwise/roles.yml:4: error: roles.coder.paths.deny_writes: unknown field (did you mean "deny_write"?)',
+    ]);
   });
 
   it('a wrong type names the field and what was expected', () => {
     const p = makeProject();
     p.write('.hookwise/policy.yml', 'version: 1\nregistration:\n  wait_ms: soon\n');
-    expect(problems(p)).toEqual(['.hookwise/policy.yml:3: error: registration.wait_ms: expected a number, got string "soon"']);
+    expect(problems(p)).toEqual([
+      '.hookwise/policy.yml:3: error: registration.wait_ms: expected a number, got string "soon"',
+    ]);
   });
 
   it('an invalid enum value lists the allowed ones', () => {
@@ -41,7 +47,9 @@ describe('config validation names file, line and field', () => {
   it('an unknown category macro is an error naming the role', () => {
     const p = makeProject();
     p.write('.hookwise/roles.yml', 'roles:\n  coder:\n    paths:\n      allow_write:\n        - "{{sources}}"\n');
-    expect(problems(p)[0]).toMatch(/roles\.yml:5: error: roles\.coder\.paths\.allow_write\[0\]: role "coder" uses unknown category \{\{sources\}\}/);
+    expect(problems(p)[0]).toMatch(
+      /roles\.yml:5: error: roles\.coder\.paths\.allow_write\[0\]: role "coder" uses unknown category \{\{sources\}\}/,
+    );
   });
 
   it('the user config is validated too', () => {
@@ -54,9 +62,22 @@ describe('config validation names file, line and field', () => {
 describe('roles: built-ins, overrides and custom roles', () => {
   it('has the fourteen built-in roles by default', () => {
     const { config } = load(makeProject());
-    expect(Object.keys(config.roles).sort()).toEqual(
-      ['architect', 'coder', 'conductor', 'devops', 'docs', 'integrator', 'maintainer', 'musician', 'planner', 'researcher', 'reviewer', 'security-reviewer', 'tester', 'troubleshooter'],
-    );
+    expect(Object.keys(config.roles).sort()).toEqual([
+      'architect',
+      'coder',
+      'conductor',
+      'devops',
+      'docs',
+      'integrator',
+      'maintainer',
+      'musician',
+      'planner',
+      'researcher',
+      'reviewer',
+      'security-reviewer',
+      'tester',
+      'troubleshooter',
+    ]);
   });
 
   it('overriding a built-in replaces only the fields given, and records where', () => {
@@ -70,7 +91,10 @@ describe('roles: built-ins, overrides and custom roles', () => {
 
   it('a custom role works end to end', async () => {
     const p = makeProject();
-    p.write('.hookwise/roles.yml', 'roles:\n  release:\n    description: Releases\n    paths:\n      allow_write: ["CHANGELOG.md"]\n      deny_write: ["{{source}}"]\n');
+    p.write(
+      '.hookwise/roles.yml',
+      'roles:\n  release:\n    description: Releases\n    paths:\n      allow_write: ["CHANGELOG.md"]\n      deny_write: ["{{source}}"]\n',
+    );
     p.register('s1', 'release');
     const ok = await p.check(p.pre('Write', { file_path: join(p.root, 'CHANGELOG.md'), content: '' }));
     expect(ok.decision?.verdict).toBe('allow');

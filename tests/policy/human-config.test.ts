@@ -51,7 +51,7 @@ describe('human config', () => {
     ]);
   });
 
-  it('bad values are errors with file and line; the timeout stays under the hosts\' 10-minute hook limit', () => {
+  it("bad values are errors with file and line; the timeout stays under the hosts' 10-minute hook limit", () => {
     const p = makeProject();
     project(p, 'human:\n  channel: slack\n  timeout: 11m\n  timout: 3s\n');
     const { human, diagnostics } = load(p);
@@ -66,6 +66,8 @@ describe('human config', () => {
   it('a timeout that is not a duration is an error', () => {
     const p = makeProject();
     project(p, 'human:\n  timeout: soon\n');
-    expect(load(p).diagnostics).toEqual([expect.stringMatching(/policy\.yml:2: error: human\.timeout: expected a duration/)]);
+    expect(load(p).diagnostics).toEqual([
+      expect.stringMatching(/policy\.yml:2: error: human\.timeout: expected a duration/),
+    ]);
   });
 });

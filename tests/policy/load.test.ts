@@ -11,13 +11,15 @@ import { cacheChecksum, loadPolicy, policyCachePath } from '../../src/policy/loa
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
-const DENY_GIT_STATUS = 'bash_rules:\n  - command: git\n    args: "^status"\n    verdict: deny\n    reason: not today\n';
+const DENY_GIT_STATUS =
+  'bash_rules:\n  - command: git\n    args: "^status"\n    verdict: deny\n    reason: not today\n';
 
 function setup(): { p: TestProject; status: () => Promise<string | undefined> } {
   const p = makeProject();
   p.register('s1', 'coder');
   p.write('.hookwise/policy.yml', DENY_GIT_STATUS);
-  const status = async (): Promise<string | undefined> => (await p.check(p.pre('Bash', { command: 'git status' }))).decision?.verdict;
+  const status = async (): Promise<string | undefined> =>
+    (await p.check(p.pre('Bash', { command: 'git status' }))).decision?.verdict;
   return { p, status };
 }
 
@@ -75,20 +77,27 @@ describe('the compiled policy cache', () => {
     const { header, body } = parts(file);
     const loose = permissive(body);
     const key = (JSON.parse(header) as { key: string }).key;
-    writeFileSync(file, `${JSON.stringify({ ...JSON.parse(header), sum: cacheChecksum('0'.repeat(64), key) })}\n${loose}\n${loose}`, { mode: 0o600 });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...JSON.parse(header), sum: cacheChecksum('0'.repeat(64), key) })}\n${loose}\n${loose}`,
+      { mode: 0o600 },
+    );
     expect(await status()).toBe('deny');
   });
 
-  it.skipIf(process.getuid?.() !== 0)('a cache file owned by another user is never read, even when whole and salted right', async () => {
-    const { p, status } = setup();
-    expect(await status()).toBe('deny');
-    const file = cacheFile(p);
-    const { header, body } = parts(file);
-    const loose = permissive(body);
-    writeFileSync(file, `${header}\n${loose}\n${loose}`, { mode: 0o600 });
-    chownSync(file, 4242, 4242);
-    expect(await status()).toBe('deny');
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'a cache file owned by another user is never read, even when whole and salted right',
+    async () => {
+      const { p, status } = setup();
+      expect(await status()).toBe('deny');
+      const file = cacheFile(p);
+      const { header, body } = parts(file);
+      const loose = permissive(body);
+      writeFileSync(file, `${header}\n${loose}\n${loose}`, { mode: 0o600 });
+      chownSync(file, 4242, 4242);
+      expect(await status()).toBe('deny');
+    },
+  );
 });
 
 describe('config files read while they change', () => {
@@ -112,26 +121,30 @@ describe('config files read while they change', () => {
     expect(await loadPolicy(p.root, locations(p.env))).toBeDefined();
   });
 
-  it('rewritten in place during checks, the policy never lets through what it denies', { timeout: 120_000 }, async () => {
-    const { p, status } = setup();
-    const policy = join(p.root, '.hookwise', 'policy.yml');
-    // An editor saving in place, over and over: truncate, then write (same inode).
-    const writer = spawn(process.execPath, [
-      '-e',
-      `const fs = require('fs'); const end = Date.now() + 60000;
+  it(
+    'rewritten in place during checks, the policy never lets through what it denies',
+    { timeout: 120_000 },
+    async () => {
+      const { p, status } = setup();
+      const policy = join(p.root, '.hookwise', 'policy.yml');
+      // An editor saving in place, over and over: truncate, then write (same inode).
+      const writer = spawn(process.execPath, [
+        '-e',
+        `const fs = require('fs'); const end = Date.now() + 60000;
        process.on('SIGTERM', () => process.exit(0));
        (function loop() { if (Date.now() > end) return; const fd = fs.openSync(${JSON.stringify(policy)}, 'w'); fs.writeSync(fd, ${JSON.stringify(DENY_GIT_STATUS)}); fs.closeSync(fd); setTimeout(loop, 1); })();`,
-    ]);
-    const verdicts: Record<string, number> = {};
-    try {
-      for (let i = 0; i < 300; i++) {
-        const v = (await status()) ?? 'none';
-        verdicts[v] = (verdicts[v] ?? 0) + 1;
+      ]);
+      const verdicts: Record<string, number> = {};
+      try {
+        for (let i = 0; i < 300; i++) {
+          const v = (await status()) ?? 'none';
+          verdicts[v] = (verdicts[v] ?? 0) + 1;
+        }
+      } finally {
+        writer.kill('SIGTERM');
       }
-    } finally {
-      writer.kill('SIGTERM');
-    }
-    expect(verdicts.allow ?? 0, JSON.stringify(verdicts)).toBe(0);
-    expect(verdicts.deny).toBe(300);
-  });
+      expect(verdicts.allow ?? 0, JSON.stringify(verdicts)).toBe(0);
+      expect(verdicts.deny).toBe(300);
+    },
+  );
 });

@@ -36,11 +36,17 @@ describe('modules config', () => {
     const p = makeProject();
     user(p, 'modules:\n  circuit_breaker: {threshold: 4}\n');
     project(p, 'modules:\n  circuit_breaker: {threshold: 2}\n');
-    expect(load(p).modules.circuitBreaker).toMatchObject({ enabled: true, threshold: 2, source: '.hookwise/policy.yml:2' });
+    expect(load(p).modules.circuitBreaker).toMatchObject({
+      enabled: true,
+      threshold: 2,
+      source: '.hookwise/policy.yml:2',
+    });
     project(p, 'modules:\n  circuit_breaker:\n    threshold: 9\n');
     const { modules, diagnostics } = load(p);
     expect(modules.circuitBreaker).toMatchObject({ threshold: 4 });
-    expect(diagnostics).toEqual([expect.stringMatching(/policy\.yml:3: warning: modules\.circuit_breaker\.threshold: ignored: 9 is looser than 4/)]);
+    expect(diagnostics).toEqual([
+      expect.stringMatching(/policy\.yml:3: warning: modules\.circuit_breaker\.threshold: ignored: 9 is looser than 4/),
+    ]);
   });
 
   it('unknown modules, unknown keys and bad thresholds are errors with file and line', () => {

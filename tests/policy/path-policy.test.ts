@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { makeProject, type TestProject } from '../support/project.js';
 
 /** Write as `role`, expect `verdict` (and optionally a reason fragment). */
-async function expectWrite(p: TestProject, role: string, path: string, verdict: string, reason?: RegExp): Promise<void> {
+async function expectWrite(
+  p: TestProject,
+  role: string,
+  path: string,
+  verdict: string,
+  reason?: RegExp,
+): Promise<void> {
   p.register(`s-${role}`, role);
   const file = path.startsWith('/') || path.startsWith('~') ? path : join(p.root, path);
   const result = await p.check(p.pre('Write', { file_path: file, content: 'x' }, `s-${role}`));
@@ -190,9 +196,18 @@ describe('multi-path calls', () => {
   it('an apply_patch touching an allowed and a denied file is denied', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
-    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: tests/a.test.ts\n+t\n*** End Patch\n';
+    const patch =
+      '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: tests/a.test.ts\n+t\n*** End Patch\n';
     const result = await p.check(
-      { session_id: 's1', turn_id: 't1', model: 'gpt', cwd: p.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } },
+      {
+        session_id: 's1',
+        turn_id: 't1',
+        model: 'gpt',
+        cwd: p.root,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'apply_patch',
+        tool_input: { command: patch },
+      },
       'codex',
     );
     expect(result.decision?.verdict).toBe('deny');
@@ -203,7 +218,14 @@ describe('multi-path calls', () => {
     p.register('s1', 'coder');
     const patch = '*** Begin Patch\n*** Update File: src/a.ts\n*** Update File: README.md\n*** End Patch\n';
     const result = await p.check(
-      { session_id: 's1', turn_id: 't1', cwd: p.root, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch } },
+      {
+        session_id: 's1',
+        turn_id: 't1',
+        cwd: p.root,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'apply_patch',
+        tool_input: { command: patch },
+      },
       'codex',
     );
     expect(result.decision?.tier).toBe('default');
@@ -211,7 +233,11 @@ describe('multi-path calls', () => {
 });
 
 describe('reads that need a human whatever the role: credentials, hookwise state, recursive reads above them', () => {
-  async function readVerdict(p: TestProject, tool: string, input: Record<string, unknown>): Promise<{ verdict: string | undefined; rule: string | undefined }> {
+  async function readVerdict(
+    p: TestProject,
+    tool: string,
+    input: Record<string, unknown>,
+  ): Promise<{ verdict: string | undefined; rule: string | undefined }> {
     p.register('s-reader', 'maintainer');
     const r = await p.check(p.pre(tool, input, 's-reader'));
     return { verdict: r.decision?.tier === 'default' ? 'undecided' : r.decision?.verdict, rule: r.decision?.rule?.id };
@@ -219,33 +245,63 @@ describe('reads that need a human whatever the role: credentials, hookwise state
 
   it('Read of a credential file asks', async () => {
     const p = makeProject();
-    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519') })).toEqual({ verdict: 'ask', rule: expect.stringMatching(/^sensitive-read:~\/\.ssh\//) });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519') })).toEqual({
+      verdict: 'ask',
+      rule: expect.stringMatching(/^sensitive-read:~\/\.ssh\//),
+    });
     // Public material and templates are not credentials.
-    expect((await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519.pub') })).verdict).not.toBe('ask');
+    expect((await readVerdict(p, 'Read', { file_path: join(p.home, '.ssh', 'id_ed25519.pub') })).verdict).not.toBe(
+      'ask',
+    );
     expect((await readVerdict(p, 'Read', { file_path: join(p.root, '.env.example') })).verdict).not.toBe('ask');
     expect((await readVerdict(p, 'Read', { file_path: join(p.root, '.env.local') })).verdict).toBe('ask');
-    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.config', 'gh', 'hosts.yml') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:~/.config/gh/**' });
-    expect(await readVerdict(p, 'Read', { file_path: join(p.root, 'deploy', 'id_rsa') })).toEqual({ verdict: 'ask', rule: 'sensitive-read:id_rsa' });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.home, '.config', 'gh', 'hosts.yml') })).toEqual({
+      verdict: 'ask',
+      rule: 'sensitive-read:~/.config/gh/**',
+    });
+    expect(await readVerdict(p, 'Read', { file_path: join(p.root, 'deploy', 'id_rsa') })).toEqual({
+      verdict: 'ask',
+      rule: 'sensitive-read:id_rsa',
+    });
   });
 
   it("reading or writing hookwise's runtime directory asks (sessions, sockets)", async () => {
     const p = makeProject();
-    expect((await readVerdict(p, 'Read', { file_path: join(p.runtimeDir, 'sessions', 'x.json') })).rule).toBe('sensitive-read:hookwise-state');
-    expect((await readVerdict(p, 'Write', { file_path: join(p.runtimeDir, 'sessions', 'x.json'), content: '{}' })).rule).toBe('sensitive:hookwise-state');
+    expect((await readVerdict(p, 'Read', { file_path: join(p.runtimeDir, 'sessions', 'x.json') })).rule).toBe(
+      'sensitive-read:hookwise-state',
+    );
+    expect(
+      (await readVerdict(p, 'Write', { file_path: join(p.runtimeDir, 'sessions', 'x.json'), content: '{}' })).rule,
+    ).toBe('sensitive:hookwise-state');
   });
 
   it('Grep or Glob over a directory holding credentials asks; over the project it does not', async () => {
     const p = makeProject();
-    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: p.home })).toMatchObject({ verdict: 'ask', rule: 'sensitive-read:recursive' });
-    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: join(p.home, '.aws') })).toMatchObject({ verdict: 'ask' });
+    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: p.home })).toMatchObject({
+      verdict: 'ask',
+      rule: 'sensitive-read:recursive',
+    });
+    expect(await readVerdict(p, 'Grep', { pattern: 'token', path: join(p.home, '.aws') })).toMatchObject({
+      verdict: 'ask',
+    });
     expect((await readVerdict(p, 'Grep', { pattern: 'token', path: join(p.root, 'src') })).verdict).not.toBe('ask');
     // Read of the home directory itself is not a recursive read.
-    expect((await readVerdict(p, 'Read', { file_path: join(p.home, 'notes.txt') })).rule).not.toBe('sensitive-read:recursive');
+    expect((await readVerdict(p, 'Read', { file_path: join(p.home, 'notes.txt') })).rule).not.toBe(
+      'sensitive-read:recursive',
+    );
   });
 
   it('writes that make code run later ask for every role', async () => {
     const p = makeProject();
-    for (const path of ['.mcp.json', '.envrc', '.vscode/tasks.json', '.git/config', '.gemini/settings.json', '.codex/config.toml', '.husky/pre-commit']) {
+    for (const path of [
+      '.mcp.json',
+      '.envrc',
+      '.vscode/tasks.json',
+      '.git/config',
+      '.gemini/settings.json',
+      '.codex/config.toml',
+      '.husky/pre-commit',
+    ]) {
       await expectWrite(p, 'maintainer', path, 'ask', /sensitive path/);
     }
   });

@@ -2,7 +2,11 @@ import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePreconditionOutput, spawnPreconditionRunner, type PreconditionRequest } from '../../src/policy/precondition.js';
+import {
+  parsePreconditionOutput,
+  spawnPreconditionRunner,
+  type PreconditionRequest,
+} from '../../src/policy/precondition.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -46,14 +50,16 @@ describe('reading the answer', () => {
     expect(parsePreconditionOutput(stdout)).toEqual(outcome);
   });
 
-  it.each([['', /no output/], ['yes\n', /printed "yes" instead of allow, ask or deny/], ['ALLOW', /printed "ALLOW"/], ['allowed', /printed "allowed"/]])(
-    'anything else fails (→ ask): %j',
-    (stdout, problem) => {
-      const outcome = parsePreconditionOutput(stdout);
-      expect(outcome.kind).toBe('failed');
-      expect(outcome.kind === 'failed' ? outcome.problem : '').toMatch(problem);
-    },
-  );
+  it.each([
+    ['', /no output/],
+    ['yes\n', /printed "yes" instead of allow, ask or deny/],
+    ['ALLOW', /printed "ALLOW"/],
+    ['allowed', /printed "allowed"/],
+  ])('anything else fails (→ ask): %j', (stdout, problem) => {
+    const outcome = parsePreconditionOutput(stdout);
+    expect(outcome.kind).toBe('failed');
+    expect(outcome.kind === 'failed' ? outcome.problem : '').toMatch(problem);
+  });
 });
 
 describe('the spawning runner, with real scripts', () => {
@@ -79,15 +85,33 @@ describe('the spawning runner, with real scripts', () => {
     expect(seen.get('PATH')).toBe('/usr/bin:/bin');
     expect(seen.get('HOME')).toBe('/home/tester');
     // Nothing else leaks in from hookwise's own environment (tokens, HOOKWISE_CONFIG_DIR, …).
-    const names = [...seen.keys()].filter((k) => !k.startsWith('/') && k !== '' && k !== 'PWD' && k !== 'SHLVL' && k !== '_');
+    const names = [...seen.keys()].filter(
+      (k) => !k.startsWith('/') && k !== '' && k !== 'PWD' && k !== 'SHLVL' && k !== '_',
+    );
     expect(names.sort()).toEqual(
-      ['HOME', 'HOOKWISE_ARGV', 'HOOKWISE_COMMAND', 'HOOKWISE_CWD', 'HOOKWISE_PROJECT_ROOT', 'HOOKWISE_ROLE', 'HOOKWISE_RULE', 'HOOKWISE_SEGMENT', 'HOOKWISE_SESSION', 'HOOKWISE_TOOL', 'PATH'].sort(),
+      [
+        'HOME',
+        'HOOKWISE_ARGV',
+        'HOOKWISE_COMMAND',
+        'HOOKWISE_CWD',
+        'HOOKWISE_PROJECT_ROOT',
+        'HOOKWISE_ROLE',
+        'HOOKWISE_RULE',
+        'HOOKWISE_SEGMENT',
+        'HOOKWISE_SESSION',
+        'HOOKWISE_TOOL',
+        'PATH',
+      ].sort(),
     );
   });
 
   it('a deny with a note', () => {
     const dir = tempDir();
-    expect(spawnPreconditionRunner().run(request(script(dir, 'echo "deny workspace is prod"'), dir))).toEqual({ kind: 'answered', verdict: 'deny', note: 'workspace is prod' });
+    expect(spawnPreconditionRunner().run(request(script(dir, 'echo "deny workspace is prod"'), dir))).toEqual({
+      kind: 'answered',
+      verdict: 'deny',
+      note: 'workspace is prod',
+    });
   });
 
   it.each([

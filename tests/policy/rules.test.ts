@@ -8,7 +8,15 @@ import { matchersFor, type CompiledPolicy } from '../../src/policy/compiled.js';
 import { loadConfig } from '../../src/policy/config.js';
 import { configFiles } from '../../src/policy/files.js';
 import type { PreconditionOutcome, PreconditionRequest, PreconditionRunner } from '../../src/policy/precondition.js';
-import { judgeSegments, judgeSegmentsDetailed, judgeTool, projectTightens, rulesTier, userOverPacks, type RulesContext } from '../../src/policy/rules.js';
+import {
+  judgeSegments,
+  judgeSegmentsDetailed,
+  judgeTool,
+  projectTightens,
+  rulesTier,
+  userOverPacks,
+  type RulesContext,
+} from '../../src/policy/rules.js';
 import { formatDiagnostic } from '../../src/policy/schema.js';
 import type { Segment } from '../../src/shell/types.js';
 import { makeProject, type TestProject } from '../support/project.js';
@@ -36,7 +44,16 @@ function load(setup: Setup): { p: TestProject; policy: CompiledPolicy; problems:
 }
 
 function bashCall(p: TestProject, command: string): ToolCall {
-  return { host: 'claude', sessionId: 's1', cwd: p.root, hostTool: 'Bash', tool: 'Bash', action: 'shell', paths: [], input: { command } };
+  return {
+    host: 'claude',
+    sessionId: 's1',
+    cwd: p.root,
+    hostTool: 'Bash',
+    tool: 'Bash',
+    action: 'shell',
+    paths: [],
+    input: { command },
+  };
 }
 
 class FakeRunner implements PreconditionRunner {
@@ -52,7 +69,13 @@ function judge(setup: Setup, command: string | Segment[], runner?: PreconditionR
   const { p, policy, problems } = load(setup);
   expect(problems).toEqual([]);
   const segments = typeof command === 'string' ? segs(command) : command;
-  const ctx: RulesContext = { call: bashCall(p, segments.map((s) => s.text).join(' ')), policy, roleName: 'coder', projectRoot: p.root, home: p.home };
+  const ctx: RulesContext = {
+    call: bashCall(p, segments.map((s) => s.text).join(' ')),
+    policy,
+    roleName: 'coder',
+    projectRoot: p.root,
+    home: p.home,
+  };
   if (runner !== undefined) ctx.ports = { precondition: runner };
   return judgeSegments(segments, ctx);
 }
@@ -96,24 +119,45 @@ describe('precedence: user over packs (except a pack deny), project only tighten
     ['ask', 'allow', 'allow', 'allow', 'user:bash_rules[0]'],
   ] as const)('pack %s, user %s, project %s → %s (%s)', (pack, user, project, verdict, by) => {
     const { command, name } = PACK[pack];
-    const d = judge({ user: user === null ? undefined : rule(name, user), project: project === null ? undefined : rule(name, project) }, command);
+    const d = judge(
+      {
+        user: user === null ? undefined : rule(name, user),
+        project: project === null ? undefined : rule(name, project),
+      },
+      command,
+    );
     expect(d?.verdict ?? null).toBe(verdict);
     expect(d?.rule?.id ?? null).toBe(by);
   });
 
   it('the two steps as functions', () => {
-    const d = (verdict: Verdict, id: string): Decision => ({ verdict, tier: 'rules', reason: id, rule: { id, source: 'test' }, confidence: 1 });
+    const d = (verdict: Verdict, id: string): Decision => ({
+      verdict,
+      tier: 'rules',
+      reason: id,
+      rule: { id, source: 'test' },
+      confidence: 1,
+    });
     expect(userOverPacks(d('allow', 'u'), d('ask', 'k'))?.rule?.id).toBe('u');
     expect(userOverPacks(d('allow', 'u'), d('deny', 'k'))?.rule?.id).toBe('k');
     expect(userOverPacks(undefined, d('ask', 'k'))?.rule?.id).toBe('k');
-    expect(projectTightens(d('ask', 'k'), d('allow', 'p'))).toEqual({ decision: d('ask', 'k'), dropped: d('allow', 'p') });
+    expect(projectTightens(d('ask', 'k'), d('allow', 'p'))).toEqual({
+      decision: d('ask', 'k'),
+      dropped: d('allow', 'p'),
+    });
     expect(projectTightens(undefined, d('allow', 'p'))).toEqual({ decision: d('allow', 'p') });
     expect(projectTightens(d('allow', 'k'), d('deny', 'p')).decision?.rule?.id).toBe('p');
   });
 
   it('reports a project allow it had to drop (for explain)', () => {
     const { p, policy } = load({ project: rule('git', 'allow') });
-    const ctx: RulesContext = { call: bashCall(p, 'git reset --hard'), policy, roleName: 'coder', projectRoot: p.root, home: p.home };
+    const ctx: RulesContext = {
+      call: bashCall(p, 'git reset --hard'),
+      policy,
+      roleName: 'coder',
+      projectRoot: p.root,
+      home: p.home,
+    };
     const [judged] = judgeSegmentsDetailed(segs('git reset --hard'), ctx).segments;
     expect(judged?.decision?.verdict).toBe('ask');
     expect(judged?.droppedProjectAllow?.rule?.id).toBe('project:bash_rules[0]');
@@ -122,7 +166,10 @@ describe('precedence: user over packs (except a pack deny), project only tighten
 
   it('a pack deny is lifted only by naming it, in the user scope', () => {
     expect(judge({ user: rule('git', 'allow') }, 'git push -f origin main')?.verdict).toBe('deny');
-    const lifted = judge({ user: `pack_rules:\n  "pack:git:force-push-protected": off\n${rule('git', 'allow')}` }, 'git push -f origin main');
+    const lifted = judge(
+      { user: `pack_rules:\n  "pack:git:force-push-protected": off\n${rule('git', 'allow')}` },
+      'git push -f origin main',
+    );
     expect(lifted?.verdict).toBe('allow');
     expect(lifted?.rule?.id).toBe('user:bash_rules[0]');
   });
@@ -138,7 +185,9 @@ describe('compound commands', () => {
   it('is allowed only when every segment is, and says why each part is', () => {
     const d = judge({}, 'cd src && grep -rn TODO . | head -n 5');
     expect(d?.verdict).toBe('allow');
-    expect(d?.reason).toMatch(/every part of this command is allowed: `cd src` \(pack:read-only:navigate\), `grep -rn TODO \.` \(pack:read-only:search\)/);
+    expect(d?.reason).toMatch(
+      /every part of this command is allowed: `cd src` \(pack:read-only:navigate\), `grep -rn TODO \.` \(pack:read-only:search\)/,
+    );
   });
 
   it('one undecided segment leaves an otherwise allowed command to later tiers', () => {
@@ -216,14 +265,20 @@ describe('bash_rules matching', () => {
     expect(judge({ user }, 'sudo ls')?.verdict).toBe('ask');
     expect(judge({ user }, [seg('python3 gen.py', { context: 'substitution', depth: 1 })])?.verdict).toBe('deny');
     expect(judge({ user }, [seg('python3 gen.py')])).toBeUndefined();
-    expect(judge({ user }, [seg('uptime', { flags: { remote: 'web-1' }, wrappers: ['ssh web-1'] })])?.verdict).toBe('deny');
+    expect(judge({ user }, [seg('uptime', { flags: { remote: 'web-1' }, wrappers: ['ssh web-1'] })])?.verdict).toBe(
+      'deny',
+    );
     expect(judge({ user }, [seg('uptime')])?.verdict).toBe('allow');
   });
 
   it('carries provenance: id, file:line, reason', () => {
     const project = `version: 1\nbash_rules:\n  - id: no-make-deploy\n    command: make\n    args: deploy\n    verdict: ask\n    reason: Deploys need a human.\n`;
     const d = judge({ project }, 'make deploy');
-    expect(d).toMatchObject({ verdict: 'ask', tier: 'rules', rule: { id: 'no-make-deploy', source: '.hookwise/policy.yml:3' } });
+    expect(d).toMatchObject({
+      verdict: 'ask',
+      tier: 'rules',
+      rule: { id: 'no-make-deploy', source: '.hookwise/policy.yml:3' },
+    });
     expect(d?.reason).toBe('`make deploy`: Deploys need a human.');
   });
 });
@@ -240,7 +295,14 @@ describe('precondition scripts (through the port)', () => {
     expect(d?.verdict).toBe('allow');
     expect(d?.reason).toMatch(/precondition .*tf-ok\.sh: allow — workspace is dev/);
     const [request] = runner.requests;
-    expect(request).toMatchObject({ ruleId: 'user:bash_rules[0]', tool: 'Bash', command: 'terraform', argv: ['terraform', 'apply'], role: 'coder', session: 's1' });
+    expect(request).toMatchObject({
+      ruleId: 'user:bash_rules[0]',
+      tool: 'Bash',
+      command: 'terraform',
+      argv: ['terraform', 'apply'],
+      role: 'coder',
+      session: 's1',
+    });
     expect(request?.script).toMatch(/\.config\/hookwise\/scripts\/tf-ok\.sh$/);
   });
 
@@ -251,13 +313,20 @@ describe('precondition scripts (through the port)', () => {
   });
 
   it('a failed script asks, naming the problem', () => {
-    const d = judge(withScript('user'), 'terraform apply', new FakeRunner({ kind: 'failed', problem: 'did not answer within 2000 ms' }));
+    const d = judge(
+      withScript('user'),
+      'terraform apply',
+      new FakeRunner({ kind: 'failed', problem: 'did not answer within 2000 ms' }),
+    );
     expect(d?.verdict).toBe('ask');
     expect(d?.reason).toMatch(/did not answer within 2000 ms, so a human decides/);
   });
 
   it('a project script saying allow cannot override the pack ask', () => {
-    expect(judge(withScript('project'), 'terraform apply', new FakeRunner({ kind: 'answered', verdict: 'allow', note: '' }))?.verdict).toBe('ask');
+    expect(
+      judge(withScript('project'), 'terraform apply', new FakeRunner({ kind: 'answered', verdict: 'allow', note: '' }))
+        ?.verdict,
+    ).toBe('ask');
   });
 
   it('is not run when a pack already denies the segment', () => {
@@ -286,7 +355,9 @@ describe('packs: switches, overrides and trust', () => {
   });
 
   it('a project may switch a guard pack back on that the user switched off', () => {
-    expect(judge({ user: 'packs: { git: false }\n', project: 'packs: { git: true }\n' }, 'git reset --hard')?.verdict).toBe('ask');
+    expect(
+      judge({ user: 'packs: { git: false }\n', project: 'packs: { git: true }\n' }, 'git reset --hard')?.verdict,
+    ).toBe('ask');
   });
 
   it('pack rule overrides: the user sets any verdict, a project only a stricter one', () => {
@@ -297,7 +368,9 @@ describe('packs: switches, overrides and trust', () => {
     const { warnings } = load({ project: 'pack_rules:\n  pack:git:reset-hard: allow\n' });
     expect(warnings[0]).toMatch(/pack_rules\.pack:git:reset-hard: ignored: "allow" is looser than "ask"/);
     expect(judge({ project: 'pack_rules:\n  pack:read-only:inspect: off\n' }, 'ls')).toBeUndefined();
-    expect(load({ project: 'pack_rules:\n  pack:git:reset-hard: off\n' }).warnings[0]).toMatch(/"off" is looser than "ask"/);
+    expect(load({ project: 'pack_rules:\n  pack:git:reset-hard: off\n' }).warnings[0]).toMatch(
+      /"off" is looser than "ask"/,
+    );
   });
 
   it('protected branches: defaults plus every scope', () => {
@@ -325,17 +398,41 @@ describe('config diagnostics for rules', () => {
       { user: 'bash_rules:\n  - comand: git\n    verdict: ask\n    reason: r\n' },
       /config\.yml:2: error: bash_rules\[0\]\.comand: unknown field \(did you mean "command"\?\)/,
     ],
-    ['a missing verdict', { project: 'rules:\n  - tool: WebFetch\n    reason: r\n' }, /policy\.yml:2: error: rules\[0\]\.verdict: missing: every rule needs a verdict/],
+    [
+      'a missing verdict',
+      { project: 'rules:\n  - tool: WebFetch\n    reason: r\n' },
+      /policy\.yml:2: error: rules\[0\]\.verdict: missing: every rule needs a verdict/,
+    ],
     [
       'verdict and precondition_script together',
       { project: 'bash_rules:\n  - command: x\n    verdict: allow\n    precondition_script: a.sh\n    reason: r\n' },
       /policy\.yml:4: error: bash_rules\[0\]\.precondition_script: a rule has either a verdict or a precondition_script, not both/,
     ],
-    ['a bad verdict', { project: 'bash_rules:\n  - command: x\n    verdict: maybe\n    reason: r\n' }, /policy\.yml:3: error: bash_rules\[0\]\.verdict: expected one of allow, ask, deny/],
-    ['an unknown pack', { user: 'packs:\n  gitt: false\n' }, /config\.yml:2: error: packs\.gitt: unknown field \(did you mean "git"\?\)/],
-    ['an unknown pack rule', { user: 'pack_rules:\n  pack:git:reset-hrad: off\n' }, /config\.yml:2: error: pack_rules\.pack:git:reset-hrad: unknown pack rule "pack:git:reset-hrad" \(did you mean "pack:git:reset-hard"\?\)/],
-    ['a reserved id', { project: 'bash_rules:\n  - id: pack:mine\n    command: x\n    verdict: ask\n    reason: r\n' }, /policy\.yml:2: error: bash_rules\[0\]\.id: rule ids starting with "pack:" are reserved/],
-    ['a bad context', { project: 'bash_rules:\n  - command: x\n    context: [toplevel]\n    verdict: ask\n    reason: r\n' }, /policy\.yml:3: error: bash_rules\[0\]\.context\[0\]: expected one of command, subshell/],
+    [
+      'a bad verdict',
+      { project: 'bash_rules:\n  - command: x\n    verdict: maybe\n    reason: r\n' },
+      /policy\.yml:3: error: bash_rules\[0\]\.verdict: expected one of allow, ask, deny/,
+    ],
+    [
+      'an unknown pack',
+      { user: 'packs:\n  gitt: false\n' },
+      /config\.yml:2: error: packs\.gitt: unknown field \(did you mean "git"\?\)/,
+    ],
+    [
+      'an unknown pack rule',
+      { user: 'pack_rules:\n  pack:git:reset-hrad: off\n' },
+      /config\.yml:2: error: pack_rules\.pack:git:reset-hrad: unknown pack rule "pack:git:reset-hrad" \(did you mean "pack:git:reset-hard"\?\)/,
+    ],
+    [
+      'a reserved id',
+      { project: 'bash_rules:\n  - id: pack:mine\n    command: x\n    verdict: ask\n    reason: r\n' },
+      /policy\.yml:2: error: bash_rules\[0\]\.id: rule ids starting with "pack:" are reserved/,
+    ],
+    [
+      'a bad context',
+      { project: 'bash_rules:\n  - command: x\n    context: [toplevel]\n    verdict: ask\n    reason: r\n' },
+      /policy\.yml:3: error: bash_rules\[0\]\.context\[0\]: expected one of command, subshell/,
+    ],
   ])('%s', (_name, setup, expected) => {
     const { problems } = load(setup);
     expect(problems.length).toBeGreaterThan(0);
@@ -343,13 +440,22 @@ describe('config diagnostics for rules', () => {
   });
 
   it('an allow rule on the raw Bash command is flagged: it can never apply', () => {
-    const { warnings } = load({ user: 'rules:\n  - tool: Bash\n    input: { command: "^git status" }\n    verdict: allow\n    reason: r\n' });
-    expect(warnings[0]).toMatch(/config\.yml:2: warning: rules\[0\]\.tool: this allow never applies to shell commands.*\(use bash_rules/);
+    const { warnings } = load({
+      user: 'rules:\n  - tool: Bash\n    input: { command: "^git status" }\n    verdict: allow\n    reason: r\n',
+    });
+    expect(warnings[0]).toMatch(
+      /config\.yml:2: warning: rules\[0\]\.tool: this allow never applies to shell commands.*\(use bash_rules/,
+    );
   });
 });
 
 describe('rules: for tool calls', () => {
-  const call = (p: TestProject, tool: string, input: Record<string, unknown>, action: ToolCall['action'] = 'other'): ToolCall => ({
+  const call = (
+    p: TestProject,
+    tool: string,
+    input: Record<string, unknown>,
+    action: ToolCall['action'] = 'other',
+  ): ToolCall => ({
     host: 'claude',
     sessionId: 's1',
     cwd: p.root,
@@ -379,26 +485,37 @@ describe('rules: for tool calls', () => {
     expect(judgeTool(call(p, 'WebFetch', { url: 'http://10.0.0.5/admin' }), policy)?.verdict).toBe('deny');
     expect(judgeTool(call(p, 'WebFetch', { url: 'https://example.com' }), policy)?.verdict).toBe('allow');
     expect(judgeTool(call(p, 'WebFetchPlus', { url: 'http://10.0.0.5' }), policy)).toBeUndefined();
-    expect(judgeTool(call(p, 'mcp__github__create_issue', {}), policy)).toMatchObject({ verdict: 'ask', rule: { id: 'user:rules[1]' } });
+    expect(judgeTool(call(p, 'mcp__github__create_issue', {}), policy)).toMatchObject({
+      verdict: 'ask',
+      rule: { id: 'user:rules[1]' },
+    });
     expect(judgeTool(call(p, 'mcp__gitlab__x', {}), policy)).toBeUndefined();
   });
 
   it('an absent input field does not match; other values match as JSON', () => {
-    const { p, policy } = load({ user: 'rules:\n  - tool: Task\n    input: { options: "\\"dangerous\\":true" }\n    verdict: ask\n    reason: r\n' });
+    const { p, policy } = load({
+      user: 'rules:\n  - tool: Task\n    input: { options: "\\"dangerous\\":true" }\n    verdict: ask\n    reason: r\n',
+    });
     expect(judgeTool(call(p, 'Task', {}), policy)).toBeUndefined();
     expect(judgeTool(call(p, 'Task', { options: { dangerous: true } }), policy)?.verdict).toBe('ask');
   });
 
   it('a project allow cannot override a user ask; a project deny tightens a user allow', () => {
-    const user = 'rules:\n  - tool: WebSearch\n    verdict: ask\n    reason: u\n  - tool: WebFetch\n    verdict: allow\n    reason: u\n';
-    const project = 'rules:\n  - tool: WebSearch\n    verdict: allow\n    reason: p\n  - tool: WebFetch\n    verdict: deny\n    reason: p\n';
+    const user =
+      'rules:\n  - tool: WebSearch\n    verdict: ask\n    reason: u\n  - tool: WebFetch\n    verdict: allow\n    reason: u\n';
+    const project =
+      'rules:\n  - tool: WebSearch\n    verdict: allow\n    reason: p\n  - tool: WebFetch\n    verdict: deny\n    reason: p\n';
     const { p, policy } = load({ user, project });
     expect(judgeTool(call(p, 'WebSearch', {}), policy)?.verdict).toBe('ask');
-    expect(judgeTool(call(p, 'WebFetch', {}), policy)).toMatchObject({ verdict: 'deny', rule: { id: 'project:rules[1]', source: '.hookwise/policy.yml:5' } });
+    expect(judgeTool(call(p, 'WebFetch', {}), policy)).toMatchObject({
+      verdict: 'deny',
+      rule: { id: 'project:rules[1]', source: '.hookwise/policy.yml:5' },
+    });
   });
 
   it('allow rules never apply to shell calls; deny and ask still do', () => {
-    const user = 'rules:\n  - tool: Bash\n    input: { command: "^git status" }\n    verdict: allow\n    reason: r\n  - tool: Bash\n    input: { command: "terraform" }\n    verdict: ask\n    reason: r\n';
+    const user =
+      'rules:\n  - tool: Bash\n    input: { command: "^git status" }\n    verdict: allow\n    reason: r\n  - tool: Bash\n    input: { command: "terraform" }\n    verdict: ask\n    reason: r\n';
     const { p, policy } = load({ user });
     expect(judgeTool(call(p, 'Bash', { command: 'git status; rm -rf ~' }, 'shell'), policy)).toBeUndefined();
     expect(judgeTool(call(p, 'Bash', { command: 'terraform plan' }, 'shell'), policy)?.verdict).toBe('ask');
@@ -408,7 +525,15 @@ describe('rules: for tool calls', () => {
     const { p, policy } = load({ user: rules });
     expect(rulesTier.name).toBe('rules');
     const matchers = matchersFor(policy);
-    const ctx: CascadeContext = { call: call(p, 'WebFetch', { url: 'http://localhost:3000' }), paths: [], role: matchers.role('coder')!, policy, matchers, projectRoot: p.root, home: p.home };
+    const ctx: CascadeContext = {
+      call: call(p, 'WebFetch', { url: 'http://localhost:3000' }),
+      paths: [],
+      role: matchers.role('coder')!,
+      policy,
+      matchers,
+      projectRoot: p.root,
+      home: p.home,
+    };
     expect(rulesTier.decide(ctx)?.verdict).toBe('deny');
   });
 });

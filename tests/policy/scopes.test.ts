@@ -5,7 +5,11 @@ import { mergeScopes } from '../../src/policy/scopes.js';
 import { makeProject } from '../support/project.js';
 import { rememberSubject, subjectFor } from '../support/memory.js';
 
-const e = (scope: StoreScope, verdict: Verdict, ts = '2026-01-01T00:00:00.000Z'): { scope: StoreScope; verdict: Verdict; ts: string } => ({ scope, verdict, ts });
+const e = (
+  scope: StoreScope,
+  verdict: Verdict,
+  ts = '2026-01-01T00:00:00.000Z',
+): { scope: StoreScope; verdict: Verdict; ts: string } => ({ scope, verdict, ts });
 
 describe('scope precedence: DENY > ASK > ALLOW across scopes', () => {
   it('the strictest verdict wins, whichever scope it comes from', () => {
@@ -16,8 +20,15 @@ describe('scope precedence: DENY > ASK > ALLOW across scopes', () => {
   });
 
   it('among equally strict entries the most authoritative scope is reported (org, user, project, session), then the newest', () => {
-    expect(mergeScopes([e('session', 'ask'), e('project', 'ask'), e('user', 'ask'), e('org', 'ask')])?.scope).toBe('org');
-    expect(mergeScopes([e('project', 'allow', '2026-01-01T00:00:00.000Z'), e('project', 'allow', '2026-02-01T00:00:00.000Z')])?.ts).toBe('2026-02-01T00:00:00.000Z');
+    expect(mergeScopes([e('session', 'ask'), e('project', 'ask'), e('user', 'ask'), e('org', 'ask')])?.scope).toBe(
+      'org',
+    );
+    expect(
+      mergeScopes([
+        e('project', 'allow', '2026-01-01T00:00:00.000Z'),
+        e('project', 'allow', '2026-02-01T00:00:00.000Z'),
+      ])?.ts,
+    ).toBe('2026-02-01T00:00:00.000Z');
   });
 
   // The table a check must follow: [description, entries by scope, effective verdict].
@@ -40,7 +51,8 @@ describe('scope precedence: DENY > ASK > ALLOW across scopes', () => {
       const p = makeProject();
       p.register('s1', 'coder');
       const s = await subjectFor(p, 'Bash', { command: 'make publish-docs --jobs 4' });
-      for (const [scope, verdict] of Object.entries(entries) as [StoreScope, Verdict][]) rememberSubject(p, s, verdict, { scope });
+      for (const [scope, verdict] of Object.entries(entries) as [StoreScope, Verdict][])
+        rememberSubject(p, s, verdict, { scope });
       const r = await p.check(p.pre('Bash', { command: 'make publish-docs --jobs 4' }));
       expect(r.decision).toMatchObject({ verdict: expected, tier: 'exact-cache' });
     });
@@ -52,7 +64,10 @@ describe('scope precedence: DENY > ASK > ALLOW across scopes', () => {
     const s = await subjectFor(p, 'Bash', { command: 'make publish-docs --jobs 4' });
     rememberSubject(p, s, 'ask', { scope: 'project', role: '*' });
     rememberSubject(p, s, 'allow', { scope: 'user', role: 'coder' });
-    expect((await p.check(p.pre('Bash', { command: 'make publish-docs --jobs 4' }))).decision).toMatchObject({ verdict: 'ask', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', { command: 'make publish-docs --jobs 4' }))).decision).toMatchObject({
+      verdict: 'ask',
+      tier: 'exact-cache',
+    });
   });
 
   it('within one scope the newest decision wins (a human changing their mind)', async () => {
@@ -61,6 +76,9 @@ describe('scope precedence: DENY > ASK > ALLOW across scopes', () => {
     const s = await subjectFor(p, 'Bash', { command: 'make publish-docs --jobs 4' });
     rememberSubject(p, s, 'deny');
     rememberSubject(p, s, 'allow');
-    expect((await p.check(p.pre('Bash', { command: 'make publish-docs --jobs 4' }))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect((await p.check(p.pre('Bash', { command: 'make publish-docs --jobs 4' }))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
   });
 });

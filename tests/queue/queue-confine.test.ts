@@ -25,23 +25,26 @@ function project(): TestProject {
   return p;
 }
 
-describe.skipIf(!canConfine)(`the queue with confined allows${canConfine ? '' : ' (skipped: this machine cannot confine)'}`, () => {
-  it('a confinable command runs confined: allowed at once, nothing queued', async () => {
-    const p = project();
-    const r = await p.check(p.pre('Bash', { command: './scripts/gen.sh' }));
-    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'confine' });
-    expect(new FileQueue(p.runtimeDir).list()).toEqual([]);
-  });
+describe.skipIf(!canConfine)(
+  `the queue with confined allows${canConfine ? '' : ' (skipped: this machine cannot confine)'}`,
+  () => {
+    it('a confinable command runs confined: allowed at once, nothing queued', async () => {
+      const p = project();
+      const r = await p.check(p.pre('Bash', { command: './scripts/gen.sh' }));
+      expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'confine' });
+      expect(new FileQueue(p.runtimeDir).list()).toEqual([]);
+    });
 
-  it("walls that cannot be drawn after all (Claude Code's sandbox is on): the ask waits for a human", async () => {
-    const p = project();
-    p.write('.claude/settings.local.json', JSON.stringify({ sandbox: { enabled: true } }));
-    const waiting = p.check(p.pre('Bash', { command: './scripts/gen.sh' }));
-    const [item] = await fileItems(p);
-    expect(item!.reason).toContain('Claude Code’s own sandbox is on');
-    await queueAnswer('approve', item!.id, {}, p.env);
-    const r = await waiting;
-    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'human' });
-    expect(r.decision!.confined).toBeUndefined();
-  });
-});
+    it("walls that cannot be drawn after all (Claude Code's sandbox is on): the ask waits for a human", async () => {
+      const p = project();
+      p.write('.claude/settings.local.json', JSON.stringify({ sandbox: { enabled: true } }));
+      const waiting = p.check(p.pre('Bash', { command: './scripts/gen.sh' }));
+      const [item] = await fileItems(p);
+      expect(item!.reason).toContain('Claude Code’s own sandbox is on');
+      await queueAnswer('approve', item!.id, {}, p.env);
+      const r = await waiting;
+      expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'human' });
+      expect(r.decision!.confined).toBeUndefined();
+    });
+  },
+);

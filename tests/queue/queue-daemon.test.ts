@@ -31,11 +31,19 @@ async function viaDaemon(p: TestProject, payload: Record<string, unknown>) {
   // A loaded machine running 64 calls at once may take over the thin client's 1 s for the daemon's first byte.
   const answer = await askDaemon(JSON.stringify(payload), locations(p.env), { headerTimeoutMs: 15_000 });
   if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
-  return JSON.parse(answer.result.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+  return JSON.parse(answer.result.stdout) as {
+    hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string };
+  };
 }
 
 async function daemonItems(p: TestProject, count = 1) {
-  return until(async () => JSON.parse((await queueList({ json: true }, p.env)).stdout) as { items: { id: string; waiting: number; backend: string; sessions: string[] }[] }, (s) => s.items.length === count).then((s) => s.items);
+  return until(
+    async () =>
+      JSON.parse((await queueList({ json: true }, p.env)).stdout) as {
+        items: { id: string; waiting: number; backend: string; sessions: string[] }[];
+      },
+    (s) => s.items.length === count,
+  ).then((s) => s.items);
 }
 
 describe('the human queue in the daemon', () => {
@@ -47,11 +55,15 @@ describe('the human queue in the daemon', () => {
     const waiting = viaDaemon(p, p.pre('Bash', { command: 'make deploy-staging' }));
     const [item] = await daemonItems(p);
     expect(item).toMatchObject({ backend: 'daemon', waiting: 1, sessions: ['s1'] });
-    expect((await queueList({}, p.env)).stdout).toMatch(new RegExp(`${item!.id} .* 1 waiting  role coder  session s1  Bash\\n    call: make deploy-staging`));
+    expect((await queueList({}, p.env)).stdout).toMatch(
+      new RegExp(`${item!.id} .* 1 waiting  role coder  session s1  Bash\\n    call: make deploy-staging`),
+    );
     expect(await queueAnswer('approve', item!.id, {}, p.env)).toMatchObject({ exitCode: 0 });
     expect((await waiting).hookSpecificOutput.permissionDecision).toBe('allow');
     // Remembered by the daemon's call: the next one is allowed from memory.
-    expect((await viaDaemon(p, p.pre('Bash', { command: 'make deploy-staging' }))).hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(
+      (await viaDaemon(p, p.pre('Bash', { command: 'make deploy-staging' }))).hookSpecificOutput.permissionDecision,
+    ).toBe('allow');
   });
 
   it('deny and timeout; an unknown id through the daemon is refused', async () => {
@@ -60,8 +72,14 @@ describe('the human queue in the daemon', () => {
     p.register('s1', 'coder');
     await start(p);
     const timedOut = await viaDaemon(p, p.pre('Bash', { command: 'make deploy-prod' }));
-    expect(timedOut.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('Permission request timed out — no human response') });
-    expect(await queueAnswer('approve', 'abcdefghij', {}, p.env)).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/no pending queue item abcdefghij/) });
+    expect(timedOut.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('Permission request timed out — no human response'),
+    });
+    expect(await queueAnswer('approve', 'abcdefghij', {}, p.env)).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringMatching(/no pending queue item abcdefghij/),
+    });
   });
 
   it('a client that goes away stops waiting: its item goes with it', async () => {
@@ -70,10 +88,19 @@ describe('the human queue in the daemon', () => {
     p.register('s1', 'coder');
     await start(p);
     // The thin client gives up after 300 ms without an answer and closes its connection (as a killed hook would).
-    const gaveUp = askDaemon(JSON.stringify(p.pre('Bash', { command: 'make deploy-staging' })), locations(p.env), { bodyTimeoutMs: 300 });
+    const gaveUp = askDaemon(JSON.stringify(p.pre('Bash', { command: 'make deploy-staging' })), locations(p.env), {
+      bodyTimeoutMs: 300,
+    });
     await daemonItems(p);
     expect(await gaveUp).toMatchObject({ kind: 'unusable' });
-    await until(async () => JSON.parse((await queueList({ json: true }, p.env)).stdout) as { items: unknown[]; recent: { outcome: string }[] }, (s) => s.items.length === 0);
+    await until(
+      async () =>
+        JSON.parse((await queueList({ json: true }, p.env)).stdout) as {
+          items: unknown[];
+          recent: { outcome: string }[];
+        },
+      (s) => s.items.length === 0,
+    );
   });
 
   it('answering through the socket needs the answer token', async () => {
@@ -85,10 +112,18 @@ describe('the human queue in the daemon', () => {
     const [item] = await daemonItems(p);
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ socketPath: d.paths.socket, method: 'POST', path: '/v1/queue/answer', headers: { host: 'hookwise', 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          socketPath: d.paths.socket,
+          method: 'POST',
+          path: '/v1/queue/answer',
+          headers: { host: 'hookwise', 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ id: item!.id, answer: { verdict: 'approve', alwaysAsk: false, addRule: false } }));
     });
@@ -104,20 +139,35 @@ describe('the human queue in the daemon', () => {
     for (const s of sessions) p.register(s, 'coder');
     await start(p);
     const calls = sessions.map((s) => viaDaemon(p, p.pre('Bash', { command: 'make deploy-staging' }, s)));
-    const [item] = await until(() => daemonItems(p), (items) => items[0]!.waiting === 64, 3000);
+    const [item] = await until(
+      () => daemonItems(p),
+      (items) => items[0]!.waiting === 64,
+      3000,
+    );
     expect(item!.sessions).toHaveLength(16); // shown bounded; the count is exact
     const t0 = performance.now();
     expect((await queueAnswer('approve', item!.id, {}, p.env)).stdout).toMatch(/64 waiting calls answered/);
     const answers = await Promise.all(calls);
     const ms = performance.now() - t0;
     for (const a of answers) expect(a.hookSpecificOutput.permissionDecision).toBe('allow');
-    console.log(`daemon: 64 waiting calls resolved by one approve (CLI function → all 64 thin clients returned) in ${ms.toFixed(1)} ms`);
+    console.log(
+      `daemon: 64 waiting calls resolved by one approve (CLI function → all 64 thin clients returned) in ${ms.toFixed(1)} ms`,
+    );
   });
 });
 
 function request(i: number, dedupe = 'same'): PendingRequest {
   const s = (t: string) => t as Sanitized;
-  return { dedupe, session: s(`session-${i}`), role: 'coder', tool: s('Bash'), call: s('make deploy'), reason: s('nobody decided'), tier: 'default', project: s('/p') };
+  return {
+    dedupe,
+    session: s(`session-${i}`),
+    role: 'coder',
+    tool: s('Bash'),
+    call: s('make deploy'),
+    reason: s('nobody decided'),
+    tier: 'default',
+    project: s('/p'),
+  };
 }
 
 /** Answer-to-return latency: `rounds` times, a call waits, then one answer; the time until the call returns. */
@@ -125,11 +175,16 @@ async function latencies(queue: QueueBackend, answerer: QueueBackend, rounds: nu
   const out: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const waiting = queue.wait(request(i, `d${i}`), 30_000);
-    const [item] = await until(() => answerer.list(), (items) => items.length === 1);
+    const [item] = await until(
+      () => answerer.list(),
+      (items) => items.length === 1,
+    );
     let t0 = 0;
     const returned = waiting.then(() => performance.now() - t0);
     t0 = performance.now();
-    expect(answerer.answer(item!.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' }).ok).toBe(true);
+    expect(answerer.answer(item!.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' }).ok).toBe(
+      true,
+    );
     out.push(await returned);
   }
   return out;
@@ -154,7 +209,10 @@ describe('queue latency and dedupe (medians)', () => {
     const p = makeProject();
     const q = new FileQueue(p.runtimeDir);
     const waits = Array.from({ length: 64 }, (_, i) => new FileQueue(p.runtimeDir).wait(request(i), 30_000));
-    const [item] = await until(() => q.list(), (items) => items.length === 1 && items[0]!.waiting === 64);
+    const [item] = await until(
+      () => q.list(),
+      (items) => items.length === 1 && items[0]!.waiting === 64,
+    );
     const t0 = performance.now();
     const result = q.answer(item!.id, { verdict: 'deny', alwaysAsk: false, addRule: false, via: 'cli' });
     expect(result).toMatchObject({ ok: true, resolved: 64 });
@@ -180,9 +238,15 @@ describe('queue latency and dedupe (medians)', () => {
     const files = new FileQueue(p.runtimeDir);
     const fileGone = new AbortController();
     const fileCreator = new FileQueue(p.runtimeDir).wait(request(0, 'y'), 30_000, fileGone.signal);
-    await until(() => files.list(), (items) => items.length === 1);
+    await until(
+      () => files.list(),
+      (items) => items.length === 1,
+    );
     const fileSecond = new FileQueue(p.runtimeDir).wait(request(1, 'y'), 30_000);
-    await until(() => files.list(), (items) => items[0]?.waiting === 2);
+    await until(
+      () => files.list(),
+      (items) => items[0]?.waiting === 2,
+    );
     fileGone.abort();
     expect(await fileCreator).toMatchObject({ kind: 'unavailable' });
     files.answer(files.list()[0]!.id, answer);
@@ -195,7 +259,9 @@ describe('queue latency and dedupe (medians)', () => {
     expect(q.list()).toHaveLength(1);
     expect(q.list()[0]!.waiting).toBe(64);
     const t0 = performance.now();
-    expect(q.answer(q.list()[0]!.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' })).toMatchObject({ ok: true, resolved: 64 });
+    expect(
+      q.answer(q.list()[0]!.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' }),
+    ).toMatchObject({ ok: true, resolved: 64 });
     const outcomes = await Promise.all(waits);
     console.log(`memory queue: 64 waiting calls resolved by one answer in ${(performance.now() - t0).toFixed(3)} ms`);
     expect(outcomes.every((o) => o.kind === 'answered')).toBe(true);

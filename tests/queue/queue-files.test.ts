@@ -13,7 +13,8 @@ import { makeProject, type TestProject } from '../support/project.js';
 import { targetOf } from '../support/memory.js';
 import { fileItems, queueMode, until } from './support.js';
 
-const learned = (p: TestProject, scope: 'user' | 'session' | 'project' = 'user') => loadScope(targetOf(p, scope)).records;
+const learned = (p: TestProject, scope: 'user' | 'session' | 'project' = 'user') =>
+  loadScope(targetOf(p, scope)).records;
 const bash = (p: TestProject, command: string, session = 's1') => p.pre('Bash', { command }, session);
 
 describe('the human queue, file-backed', () => {
@@ -23,15 +24,36 @@ describe('the human queue, file-backed', () => {
     p.register('s1', 'coder');
     const waiting = p.check(bash(p, 'make deploy-staging --jobs 4'));
     const [item] = await fileItems(p);
-    expect(item).toMatchObject({ role: 'coder', tool: 'Bash', call: 'make deploy-staging --jobs 4', tier: 'default', waiting: 1, sessions: ['s1'] });
+    expect(item).toMatchObject({
+      role: 'coder',
+      tool: 'Bash',
+      call: 'make deploy-staging --jobs 4',
+      tier: 'default',
+      waiting: 1,
+      sessions: ['s1'],
+    });
     const answered = await queueAnswer('approve', item!.id, {}, p.env);
-    expect(answered).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/approved queue item .* 1 waiting call answered; remembered as allow/) });
+    expect(answered).toMatchObject({
+      exitCode: 0,
+      stdout: expect.stringMatching(/approved queue item .* 1 waiting call answered; remembered as allow/),
+    });
     const result = await waiting;
     expect(result.decision).toMatchObject({ verdict: 'allow', tier: 'human', rule: { id: 'human:approve' } });
     expect(JSON.parse(result.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow' } });
-    expect(learned(p)).toEqual([expect.objectContaining({ verdict: 'allow', tier: 'human', decided_by: 'human', role: 'coder', subject: 'make deploy-staging --jobs 4' })]);
+    expect(learned(p)).toEqual([
+      expect.objectContaining({
+        verdict: 'allow',
+        tier: 'human',
+        decided_by: 'human',
+        role: 'coder',
+        subject: 'make deploy-staging --jobs 4',
+      }),
+    ]);
     // Remembered: the next identical call is allowed by memory without waiting.
-    expect((await p.check(bash(p, 'make deploy-staging --jobs 4'))).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
+    expect((await p.check(bash(p, 'make deploy-staging --jobs 4'))).decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'exact-cache',
+    });
     expect(new FileQueue(p.runtimeDir).list()).toEqual([]);
   });
 
@@ -71,7 +93,15 @@ describe('the human queue, file-backed', () => {
     await queueAnswer('approve', item!.id, { addRule: true, scope: 'project' }, p.env);
     expect((await waiting).decision).toMatchObject({ verdict: 'allow', tier: 'human' });
     expect(learned(p)).toEqual([]);
-    expect(learned(p, 'project')).toEqual([expect.objectContaining({ tier: 'override', subject: 'Bash(make lint-all)', verdict: 'allow', decided_by: 'human', scope: 'project' })]);
+    expect(learned(p, 'project')).toEqual([
+      expect.objectContaining({
+        tier: 'override',
+        subject: 'Bash(make lint-all)',
+        verdict: 'allow',
+        decided_by: 'human',
+        scope: 'project',
+      }),
+    ]);
     expect((await p.check(bash(p, 'make lint-all'))).decision).toMatchObject({ verdict: 'allow', tier: 'override' });
   });
 
@@ -115,7 +145,10 @@ describe('the human queue, file-backed', () => {
     queueMode(p);
     for (const s of ['s1', 's2', 's3']) p.register(s, 'coder');
     const calls = ['s1', 's2', 's3'].map((s) => p.check(bash(p, 'make deploy-staging', s)));
-    const items = await until(() => new FileQueue(p.runtimeDir).list(), (list) => list.length === 1 && list[0]!.waiting === 3);
+    const items = await until(
+      () => new FileQueue(p.runtimeDir).list(),
+      (list) => list.length === 1 && list[0]!.waiting === 3,
+    );
     expect(items[0]!.sessions).toEqual(expect.arrayContaining(['s1', 's2', 's3']));
     const out = await queueAnswer('approve', items[0]!.id, {}, p.env);
     expect(out.stdout).toMatch(/3 waiting calls answered/);
@@ -130,7 +163,10 @@ describe('the human queue, file-backed', () => {
     p.register('s1', 'coder');
     p.register('s2', 'reviewer');
     const calls = [p.check(bash(p, 'make deploy-staging', 's1')), p.check(bash(p, 'make deploy-staging', 's2'))];
-    const items = await until(() => new FileQueue(p.runtimeDir).list(), (list) => list.length === 2);
+    const items = await until(
+      () => new FileQueue(p.runtimeDir).list(),
+      (list) => list.length === 2,
+    );
     for (const item of items) await queueAnswer('deny', item.id, {}, p.env);
     for (const r of await Promise.all(calls)) expect(r.decision).toMatchObject({ verdict: 'deny', tier: 'human' });
   });
@@ -142,7 +178,9 @@ describe('the human queue, file-backed', () => {
     const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
     const waiting = p.check(bash(p, `make deploy TOKEN=${secret}`));
     const [item] = await fileItems(p);
-    const files = readdirSync(join(p.runtimeDir, 'queue', 'items')).map((f) => readFileSync(join(p.runtimeDir, 'queue', 'items', f), 'utf8')).join('');
+    const files = readdirSync(join(p.runtimeDir, 'queue', 'items'))
+      .map((f) => readFileSync(join(p.runtimeDir, 'queue', 'items', f), 'utf8'))
+      .join('');
     expect(files).not.toContain(secret);
     expect(item!.call).toContain('<REDACTED>');
     expect(JSON.stringify((await queueList({ json: true }, p.env)).stdout)).not.toContain(secret);
@@ -152,9 +190,17 @@ describe('the human queue, file-backed', () => {
 
   it('an unknown id is refused with a clear error and exit 1; so is something that is not an id', async () => {
     const p = makeProject();
-    expect(await queueAnswer('approve', 'abcdefghij', {}, p.env)).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/no pending queue item abcdefghij: it was answered, timed out, or never existed/) });
-    expect(await queueAnswer('deny', '../../etc', {}, p.env)).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/is not a queue item id/) });
-    await expect(queueAnswer('deny', 'abcdefghij', { alwaysAsk: true }, p.env)).rejects.toThrow(/--always-ask goes with approve/);
+    expect(await queueAnswer('approve', 'abcdefghij', {}, p.env)).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringMatching(/no pending queue item abcdefghij: it was answered, timed out, or never existed/),
+    });
+    expect(await queueAnswer('deny', '../../etc', {}, p.env)).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringMatching(/is not a queue item id/),
+    });
+    await expect(queueAnswer('deny', 'abcdefghij', { alwaysAsk: true }, p.env)).rejects.toThrow(
+      /--always-ask goes with approve/,
+    );
   });
 
   it('a corrupt answer file is a named error and the call is denied, never allowed', async () => {
@@ -163,10 +209,16 @@ describe('the human queue, file-backed', () => {
     p.register('s1', 'coder');
     const waiting = p.check(bash(p, 'make deploy-staging'));
     const [item] = await fileItems(p);
-    writeFileSync(join(p.runtimeDir, 'queue', 'answers', `${item!.id}.json`), '{"version":1,"answer":{"verdict":"approve"', { mode: 0o600 });
+    writeFileSync(
+      join(p.runtimeDir, 'queue', 'answers', `${item!.id}.json`),
+      '{"version":1,"answer":{"verdict":"approve"',
+      { mode: 0o600 },
+    );
     const result = await waiting;
     expect(result.decision).toMatchObject({ verdict: 'deny', tier: 'human', rule: { id: 'human:unavailable' } });
-    expect(result.decision!.reason).toMatch(/QUEUE_CORRUPT: the answer .*answers\/[a-z2-7]{10}\.json is not valid JSON/);
+    expect(result.decision!.reason).toMatch(
+      /QUEUE_CORRUPT: the answer .*answers\/[a-z2-7]{10}\.json is not valid JSON/,
+    );
   });
 
   it('a corrupt item file: listed as a named problem (exit 1), answering it is refused, its call is denied on timeout', async () => {
@@ -182,7 +234,10 @@ describe('the human queue, file-backed', () => {
     expect(peeked.peek()).toEqual([]);
     expect(peeked.problems).toEqual([expect.stringMatching(/queue item .* is not valid JSON/)]);
     const listed = await queueList({}, p.env);
-    expect(listed).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/QUEUE_CORRUPT|queue item .* is not valid JSON/) });
+    expect(listed).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringMatching(/QUEUE_CORRUPT|queue item .* is not valid JSON/),
+    });
     await expect(queueAnswer('approve', item!.id, {}, p.env)).rejects.toThrow(/queue item .* is not valid JSON/);
     const result = await waiting;
     expect(result.decision).toMatchObject({ verdict: 'deny', tier: 'human' });
@@ -195,7 +250,23 @@ describe('the human queue, file-backed', () => {
     // A lock whose holder is gone (pid 2^22 - 1 is not running here).
     writeFileSync(join(q.dir, 'lock'), `4194303 1 ${(await import('node:os')).hostname()}\n`, { mode: 0o600 });
     // An item whose only waiter died.
-    const dead = { version: 1, item: { id: 'deadbeef22', dedupe: 'x', created: new Date().toISOString(), sessions: ['s9'], waiting: 1, role: 'coder', tool: 'Bash', call: 'make x', reason: 'r', tier: 'default', project: '/p' }, waiters: [{ pid: 4194303, start: '1', host: (await import('node:os')).hostname() }] };
+    const dead = {
+      version: 1,
+      item: {
+        id: 'deadbeef22',
+        dedupe: 'x',
+        created: new Date().toISOString(),
+        sessions: ['s9'],
+        waiting: 1,
+        role: 'coder',
+        tool: 'Bash',
+        call: 'make x',
+        reason: 'r',
+        tier: 'default',
+        project: '/p',
+      },
+      waiters: [{ pid: 4194303, start: '1', host: (await import('node:os')).hostname() }],
+    };
     writeFileSync(join(q.dir, 'items', 'deadbeef22.json'), JSON.stringify(dead), { mode: 0o600 });
     expect(q.list()).toEqual([]);
     expect(q.recent()[0]).toMatchObject({ id: 'deadbeef22', outcome: 'timed out' });

@@ -19,7 +19,10 @@ export async function until<T>(look: () => T | Promise<T>, ready: (value: T) => 
 
 export function fileItems(p: TestProject): Promise<PendingItem[]> {
   const q = new FileQueue(p.runtimeDir);
-  return until(() => q.list(), (items) => items.length > 0);
+  return until(
+    () => q.list(),
+    (items) => items.length > 0,
+  );
 }
 
 export const median = (xs: number[]): number => {

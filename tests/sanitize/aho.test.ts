@@ -16,7 +16,8 @@ function naive(keywords: readonly AhoKeyword[], text: string): Hit[] {
   for (const k of keywords) {
     const hay = k.ignoreCase ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text;
     const needle = k.ignoreCase ? k.text.toLowerCase() : k.text;
-    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) out.push([k.text, at + needle.length]);
+    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1))
+      out.push([k.text, at + needle.length]);
   }
   return out.sort((x, y) => x[1] - y[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
 }
@@ -93,7 +94,9 @@ describe('Automaton', () => {
   });
 
   it('rejects serialized tables that are misaligned, truncated or inconsistent', () => {
-    const bytes = Automaton.build([ci('abc')]).complete().serialize();
+    const bytes = Automaton.build([ci('abc')])
+      .complete()
+      .serialize();
     const shifted = new Uint8Array(bytes.byteLength + 4);
     shifted.set(bytes, 4);
     expect(() => Automaton.deserialize(shifted.subarray(4))).toThrow(/aligned/);

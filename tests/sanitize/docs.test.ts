@@ -25,6 +25,8 @@ describe('docs/secrets.md', () => {
 
   it('states the number of patterns, as docs/decisions.md does', () => {
     expect(doc).toContain(`**${PATTERNS.length} patterns**`);
-    expect(readFileSync(join(__dirname, '..', '..', 'docs', 'decisions.md'), 'utf8')).toContain(`${PATTERNS.length} patterns (RE2`);
+    expect(readFileSync(join(__dirname, '..', '..', 'docs', 'decisions.md'), 'utf8')).toContain(
+      `${PATTERNS.length} patterns (RE2`,
+    );
   });
 });

@@ -1,6 +1,13 @@
 /** Layer 4: each encoding is decoded, re-scanned, and the encoded original redacted when it hides a secret. */
 import { describe, expect, it } from 'vitest';
-import { decodeEscapes, decodePercent, encodedRuns, isCredentialPair, MAX_DEPTH, textual } from '../../src/sanitize/encoding.js';
+import {
+  decodeEscapes,
+  decodePercent,
+  encodedRuns,
+  isCredentialPair,
+  MAX_DEPTH,
+  textual,
+} from '../../src/sanitize/encoding.js';
 import { detect as findSecrets } from '../../src/sanitize/detect.js';
 import { sanitize } from '../../src/sanitize/index.js';
 import { b64, b64url, hexEscaped, hexOf, octalEscaped, percentAll, rnd, unicodeEscaped } from './fakes.js';

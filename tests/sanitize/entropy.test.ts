@@ -4,7 +4,10 @@ import { classify, collectRuns, runStats } from '../../src/sanitize/entropy.js';
 import { findSecrets, sanitize } from '../../src/sanitize/index.js';
 import { rnd, uuid } from './fakes.js';
 
-const entropyRules = (text: string): string[] => findSecrets(text).filter((f) => f.layer === 'entropy').map((f) => f.rule);
+const entropyRules = (text: string): string[] =>
+  findSecrets(text)
+    .filter((f) => f.layer === 'entropy')
+    .map((f) => f.rule);
 
 describe('runStats', () => {
   it('computes Shannon entropy in bits per character', () => {
@@ -48,7 +51,11 @@ describe('high-entropy tokens anywhere (not only after = or :)', () => {
     ['alnum, bare in prose', `the value ${rnd(32)} was rotated`, 'high-entropy:alnum'],
     ['base64 with + and /', `blob ${rnd(20, 'b64')}+${rnd(20, 'b64')}/x==`, 'high-entropy:base64'],
     ['base64url', `id ${rnd(24, 'b62')}-${rnd(20, 'b62')}_q`, 'high-entropy:base64url'],
-    ['a private key in Ethereum form (0x + 64 hex digits)', `cast wallet address --private-key 0x${rnd(64, 'hex')}`, 'high-entropy:hex'],
+    [
+      'a private key in Ethereum form (0x + 64 hex digits)',
+      `cast wallet address --private-key 0x${rnd(64, 'hex')}`,
+      'high-entropy:hex',
+    ],
     ['a 16–19 char token with all three classes', `pin ${rnd(18)} now`, 'high-entropy:alnum'],
     ['a token in a URL path segment', `curl https://api.example.com/v1/keys/${rnd(32)}/rotate`, 'high-entropy:alnum'],
     ['a token in a query string', `curl "https://api.example.com/x?sig=1&code=${rnd(28)}"`, 'high-entropy:alnum'],
@@ -66,7 +73,10 @@ describe('allowances: obvious non-secrets stay', () => {
     ['a packageManager pin', `"packageManager": "pnpm@10.4.1+sha512.${rnd(128, 'hex')}"`],
     ['a go.sum line', `golang.org/x/text v0.3.7 h1:${rnd(43, 'b64')}=`],
     ['a UUID', `kubectl delete pod --uid ${uuid()}`],
-    ['camelCase and snake_case identifiers', 'getUserAccessTokenFromEnvironmentVariables AWS_SECRET_ACCESS_KEY_ID_NAME'],
+    [
+      'camelCase and snake_case identifiers',
+      'getUserAccessTokenFromEnvironmentVariables AWS_SECRET_ACCESS_KEY_ID_NAME',
+    ],
     ['file paths', 'cat /usr/local/lib/node_modules/typescript/lib/typescript.js ./src/cli/sanitize.ts'],
     ['a name made of short parts', 'ollama run orca-mini-3b-gguf2-q4_0 && ls session-2026-11-21T21-57-565f3077.jsonl'],
     ['words with version numbers', 'npm install @types/node@20.19.0 utf8-validator@2.1.0 ec2-instance-connect'],

@@ -18,7 +18,6 @@ export const ALPHABETS = {
 } as const;
 export type Alphabet = keyof typeof ALPHABETS;
 
-
 let nextSeed = 1;
 
 /**
@@ -33,7 +32,7 @@ export function rnd(length: number, alphabet: Alphabet = 'b62', seed: number = n
   for (let i = 0; i < length; i++) out.push(chars[Math.floor(next() * chars.length)]!);
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((re) => re.test(chars));
   classes.forEach((re, i) => {
-    if (!out.some((c) => re.test(c)) && i < out.length) out[i * 3 % out.length] = [...chars].find((c) => re.test(c))!;
+    if (!out.some((c) => re.test(c)) && i < out.length) out[(i * 3) % out.length] = [...chars].find((c) => re.test(c))!;
   });
   return out.join('');
 }
@@ -46,10 +45,14 @@ export function uuid(seed: number = nextSeed++): string {
 export const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 export const b64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 export const hexOf = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
-export const percentAll = (text: string): string => [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-export const unicodeEscaped = (text: string): string => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-export const hexEscaped = (text: string): string => [...Buffer.from(text, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
-export const octalEscaped = (text: string): string => [...Buffer.from(text, 'utf8')].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
+export const percentAll = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+export const unicodeEscaped = (text: string): string =>
+  [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+export const hexEscaped = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+export const octalEscaped = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
 
 /** A JWT with the given claims (the signature is random bytes: nothing verifies it). */
 export function jwt(claims: Record<string, unknown>, seed?: number): string {
@@ -78,7 +81,10 @@ function crc32Reference(text: string): number {
  * of those 30 in the last 6 (0-9A-Za-z, left-padded with 0). `valid: false` gives the same token with its
  * checksum changed.
  */
-export function checksummedToken(prefix: 'ghp_' | 'gho_' | 'ghu_' | 'ghs_' | 'ghr_' | 'npm_', options: { valid?: boolean; seed?: number } = {}): string {
+export function checksummedToken(
+  prefix: 'ghp_' | 'gho_' | 'ghu_' | 'ghs_' | 'ghr_' | 'npm_',
+  options: { valid?: boolean; seed?: number } = {},
+): string {
   const body = rnd(30, 'b62', options.seed);
   const digits = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   let n = crc32Reference(body);

@@ -8,13 +8,36 @@ const redacted = (text: string): boolean => findSecrets(text).length > 0;
 
 describe('isPlaceholder', () => {
   it('knows what documentation writes where a secret goes', () => {
-    for (const v of ['not_a_real_token', 'fake-api-key-123', 'dummy', 'DUMMY', 'changeme', 'password', 'myPassword', 'your_password', '1111', '0000000', 'abc', '123456', 'MyExampleKey', 'sample']) {
+    for (const v of [
+      'not_a_real_token',
+      'fake-api-key-123',
+      'dummy',
+      'DUMMY',
+      'changeme',
+      'password',
+      'myPassword',
+      'your_password',
+      '1111',
+      '0000000',
+      'abc',
+      '123456',
+      'MyExampleKey',
+      'sample',
+    ]) {
       expect(isPlaceholder(v), v).toBe(true);
     }
   });
 
   it('does not take a random value for a placeholder because it holds such a word', () => {
-    for (const v of [`${rnd(20)}EXAMPLE${rnd(8)}`, `fake${rnd(24)}`, 'Password1$', 'secret', 'pass', 's3cur3K3y2024', 'hunter2']) {
+    for (const v of [
+      `${rnd(20)}EXAMPLE${rnd(8)}`,
+      `fake${rnd(24)}`,
+      'Password1$',
+      'secret',
+      'pass',
+      's3cur3K3y2024',
+      'hunter2',
+    ]) {
       expect(isPlaceholder(v), v).toBe(false);
     }
   });
@@ -36,10 +59,21 @@ describe('placeholders in context', () => {
   });
 
   it('keeps template and default URL credentials, redacts real ones', () => {
-    for (const url of ['https://username:password@example.com/api', 'postgres://postgres:postgres@localhost:5432/db', 'https://user:1111@service.com', 'https://user:abc@api.com', 'mongodb://YOUR_USERNAME:YOUR_PASSWORD@cluster.mongodb.net/test']) {
+    for (const url of [
+      'https://username:password@example.com/api',
+      'postgres://postgres:postgres@localhost:5432/db',
+      'https://user:1111@service.com',
+      'https://user:abc@api.com',
+      'mongodb://YOUR_USERNAME:YOUR_PASSWORD@cluster.mongodb.net/test',
+    ]) {
       expect(redacted(url), url).toBe(false);
     }
-    for (const url of ['ftp://user:pass@example.com', 'jdbc:mysql://sandy:secret@db/x', `postgres://app:${rnd(14)}@db:5432/app`, 'redis://:postgres@cache:6379']) {
+    for (const url of [
+      'ftp://user:pass@example.com',
+      'jdbc:mysql://sandy:secret@db/x',
+      `postgres://app:${rnd(14)}@db:5432/app`,
+      'redis://:postgres@cache:6379',
+    ]) {
       expect(sanitize(url).text, url).toContain('<REDACTED>');
     }
   });

@@ -20,8 +20,12 @@ const password = rnd(14);
 describe('sanitize', () => {
   it('keeps key names and redacts values', () => {
     expect(sanitize(`API_KEY=${rnd(24)} ./run`).text).toBe('API_KEY=<REDACTED> ./run');
-    expect(sanitize(`psql postgres://app:${password}@db:5432/app`).text).toBe('psql postgres://app:<REDACTED>@db:5432/app');
-    expect(sanitize(`curl -H "Authorization: Bearer ${gh}" https://api.github.com`).text).toBe('curl -H "Authorization: Bearer <REDACTED>" https://api.github.com');
+    expect(sanitize(`psql postgres://app:${password}@db:5432/app`).text).toBe(
+      'psql postgres://app:<REDACTED>@db:5432/app',
+    );
+    expect(sanitize(`curl -H "Authorization: Bearer ${gh}" https://api.github.com`).text).toBe(
+      'curl -H "Authorization: Bearer <REDACTED>" https://api.github.com',
+    );
   });
 
   it('reports findings with rule, layer and span in the original text, sorted by start', () => {
@@ -69,21 +73,45 @@ describe('the Sanitized brand', () => {
 
   it('assertSanitized passes sanitized text and refuses a cast that still holds a secret', () => {
     expect(assertSanitized(sanitize(`t=${gh}`).text, 'the audit log')).toBe('t=<REDACTED>');
-    expect(() => assertSanitized(`t ${gh}` as Sanitized, 'the audit log')).toThrow(/refusing to write to the audit log: .*github-token/);
+    expect(() => assertSanitized(`t ${gh}` as Sanitized, 'the audit log')).toThrow(
+      /refusing to write to the audit log: .*github-token/,
+    );
   });
 });
 
 describe('sanitizeValue (tool inputs)', () => {
   it('sanitizes strings in objects and arrays, with JSON-pointer paths', () => {
-    const { value, findings } = sanitizeValue({ command: `curl -H "Authorization: Bearer ${gh}"`, args: ['x', `--token=${rnd(24)}`], n: 3, ok: true, none: null });
-    expect(value).toEqual({ command: 'curl -H "Authorization: Bearer <REDACTED>"', args: ['x', '--token=<REDACTED>'], n: 3, ok: true, none: null });
+    const { value, findings } = sanitizeValue({
+      command: `curl -H "Authorization: Bearer ${gh}"`,
+      args: ['x', `--token=${rnd(24)}`],
+      n: 3,
+      ok: true,
+      none: null,
+    });
+    expect(value).toEqual({
+      command: 'curl -H "Authorization: Bearer <REDACTED>"',
+      args: ['x', '--token=<REDACTED>'],
+      n: 3,
+      ok: true,
+      none: null,
+    });
     expect(findings.map((x) => x.path)).toEqual(['/command', '/args/1']);
   });
 
   it('redacts the whole string under a key that names a secret, which the value alone could not show', () => {
-    const { value, findings } = sanitizeValue({ headers: { 'X-Api-Key': 'plainword', Authorization: 'hunter2!' }, db: { password: 'correct horse battery staple', user: 'app' } }); // hookwise:allow
-    expect(value).toEqual({ headers: { 'X-Api-Key': REDACTED, Authorization: REDACTED }, db: { password: REDACTED, user: 'app' } });
-    expect(findings.map((x) => `${x.path} ${x.rule}`)).toEqual(['/headers/X-Api-Key secret-field', '/headers/Authorization secret-field', '/db/password secret-field']);
+    const { value, findings } = sanitizeValue({
+      headers: { 'X-Api-Key': 'plainword', Authorization: 'hunter2!' },
+      db: { password: 'correct horse battery staple', user: 'app' },
+    }); // hookwise:allow
+    expect(value).toEqual({
+      headers: { 'X-Api-Key': REDACTED, Authorization: REDACTED },
+      db: { password: REDACTED, user: 'app' },
+    });
+    expect(findings.map((x) => `${x.path} ${x.rule}`)).toEqual([
+      '/headers/X-Api-Key secret-field',
+      '/headers/Authorization secret-field',
+      '/db/password secret-field',
+    ]);
   });
 
   it('keeps placeholders under secret keys, and leaves non-secret keys like max_tokens alone', () => {

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSecrets } from '../../src/sanitize/index.js';
-import { keywordIndex, keywordSignature, resetKeywordIndex, scanKeywords, setKeywordCacheDir } from '../../src/sanitize/keywords.js';
+import {
+  keywordIndex,
+  keywordSignature,
+  resetKeywordIndex,
+  scanKeywords,
+  setKeywordCacheDir,
+} from '../../src/sanitize/keywords.js';
 import { PATTERNS } from '../../src/sanitize/patterns.js';
 import { rnd } from './fakes.js';
 
@@ -126,7 +132,8 @@ describe('the prefix layer under a text of nothing but prefixes', () => {
   });
 
   it('ordinary text with a few prefixes is measured as before', () => {
-    expect(findSecrets('see ghp_ in the docs, and ghp_aaaaaaaaaaaaaaaaaaaa').map((f) => f.rule)).not.toContain('known-prefix>over-budget');
+    expect(findSecrets('see ghp_ in the docs, and ghp_aaaaaaaaaaaaaaaaaaaa').map((f) => f.rule)).not.toContain(
+      'known-prefix>over-budget',
+    );
   });
 });
-

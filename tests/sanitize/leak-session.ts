@@ -46,7 +46,32 @@ export function leakySession(): LeakySession {
   const notebookKey = `hf_${rnd(34, 'letters')}`;
   const queryToken = rnd(32);
 
-  const secrets = [gh, ghs, openai, anthropic, awsId, awsSecret, stripe, npm, slackHook, dbPass, mysqlPass, dockerPass, sshPass, session, pemLine, envDb, envSecret, apiKey, encodedGitlab, escapedSlack, urlToken, mcpToken, notebookKey, queryToken];
+  const secrets = [
+    gh,
+    ghs,
+    openai,
+    anthropic,
+    awsId,
+    awsSecret,
+    stripe,
+    npm,
+    slackHook,
+    dbPass,
+    mysqlPass,
+    dockerPass,
+    sshPass,
+    session,
+    pemLine,
+    envDb,
+    envSecret,
+    apiKey,
+    encodedGitlab,
+    escapedSlack,
+    urlToken,
+    mcpToken,
+    notebookKey,
+    queryToken,
+  ];
   const bash = (command: string): ToolCallInput => ({ tool: 'Bash', input: { command, description: 'run it' } });
   const calls: ToolCallInput[] = [
     bash(`export GITHUB_TOKEN=${gh} && gh pr list`),
@@ -66,12 +91,37 @@ export function leakySession(): LeakySession {
     bash(`curl "https://api.example.com/login?next=%2Fhome&token=${percentAll(urlToken)}"`),
     bash(`node -e "console.log('${unicodeEscaped(apiKey)}')"`),
     bash(`curl "https://api.example.com/v2/items?access_token=${queryToken}&page=2"`),
-    { tool: 'Write', input: { file_path: '/work/app/.env', content: `DATABASE_PASSWORD=${envDb}\nSESSION_SECRET=${envSecret}\nAPI_KEY="${apiKey}"\n` } },
+    {
+      tool: 'Write',
+      input: {
+        file_path: '/work/app/.env',
+        content: `DATABASE_PASSWORD=${envDb}\nSESSION_SECRET=${envSecret}\nAPI_KEY="${apiKey}"\n`,
+      },
+    },
     { tool: 'Write', input: { file_path: '/work/app/deploy/id_ed25519', content: `${pem}\n` } },
-    { tool: 'Edit', input: { file_path: '/work/app/config.ts', old_string: 'apiKey: process.env.API_KEY', new_string: `apiKey: '${apiKey}'` } },
-    { tool: 'MultiEdit', input: { file_path: '/work/app/ci.yml', edits: [{ old_string: 'token: x', new_string: `token: ${gh}` }] } },
-    { tool: 'NotebookEdit', input: { notebook_path: '/work/app/n.ipynb', new_source: `login(token="${notebookKey}")`, edit_mode: 'insert' } },
-    { tool: 'mcp__http__request', input: { url: 'https://api.example.com/v1/me', headers: { Authorization: `token ${mcpToken}`, Accept: 'application/json' } } }, // hookwise:allow
+    {
+      tool: 'Edit',
+      input: {
+        file_path: '/work/app/config.ts',
+        old_string: 'apiKey: process.env.API_KEY',
+        new_string: `apiKey: '${apiKey}'`,
+      },
+    },
+    {
+      tool: 'MultiEdit',
+      input: { file_path: '/work/app/ci.yml', edits: [{ old_string: 'token: x', new_string: `token: ${gh}` }] },
+    },
+    {
+      tool: 'NotebookEdit',
+      input: { notebook_path: '/work/app/n.ipynb', new_source: `login(token="${notebookKey}")`, edit_mode: 'insert' },
+    },
+    {
+      tool: 'mcp__http__request',
+      input: {
+        url: 'https://api.example.com/v1/me',
+        headers: { Authorization: `token ${mcpToken}`, Accept: 'application/json' },
+      },
+    }, // hookwise:allow
     { tool: 'WebFetch', input: { url: `https://example.com/hook?key=${apiKey}`, prompt: 'summarize' } },
     bash('npm test -- --reporter=dot && git push origin main'),
   ];

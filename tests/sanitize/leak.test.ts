@@ -28,7 +28,9 @@ describe('leak test (sanitizer entry points)', () => {
     const found = new Set(leaksIn([unsanitized], secrets).map((l) => l.secret));
     expect(found.size).toBeGreaterThanOrEqual(secrets.length - 4); // the others are only present encoded (escapes, %xx, base64)
     rmSync(join(root, 'control-raw'), { recursive: true });
-    const perCall = calls.map((c) => structuralInput(c.tool, c.input)?.contentFindings.length ?? sanitizedJson(c.input).findings.length);
+    const perCall = calls.map(
+      (c) => structuralInput(c.tool, c.input)?.contentFindings.length ?? sanitizedJson(c.input).findings.length,
+    );
     expect(perCall.slice(0, -1).every((n) => n > 0)).toBe(true);
     expect(perCall[perCall.length - 1]).toBe(0);
   });
@@ -57,7 +59,14 @@ describe('leak test (sanitizer entry points)', () => {
 
   it('what was stored still says what happened (key names, hosts, tools and paths survive)', () => {
     const stored = readFileSync(store, 'utf8');
-    for (const kept of ['GITHUB_TOKEN=<REDACTED>', 'postgresql://app:<REDACTED>@db.internal:5432/app', '/work/app/.env', '"change":"write"', 'mcp__http__request', 'npm test -- --reporter=dot']) {
+    for (const kept of [
+      'GITHUB_TOKEN=<REDACTED>',
+      'postgresql://app:<REDACTED>@db.internal:5432/app',
+      '/work/app/.env',
+      '"change":"write"',
+      'mcp__http__request',
+      'npm test -- --reporter=dot',
+    ]) {
       expect(stored).toContain(kept);
     }
   });

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { secretDenseText } from '../../bench/secret-dense.js';
 import { detect } from '../../src/sanitize/detect.js';
-import { encodedRuns, isCredentialPair, MAX_DECODED_TOTAL, MAX_DEPTH, MIN_ENCODED_RUN, type DecodeBudget } from '../../src/sanitize/encoding.js';
+import {
+  encodedRuns,
+  isCredentialPair,
+  MAX_DECODED_TOTAL,
+  MAX_DEPTH,
+  MIN_ENCODED_RUN,
+  type DecodeBudget,
+} from '../../src/sanitize/encoding.js';
 import { collectRuns, entropyFindings, MIN_LENGTH_THREE_CLASSES, publicSpans } from '../../src/sanitize/entropy.js';
 import { prefixFindings, scanKeywords } from '../../src/sanitize/keywords.js';
 import { runPatterns } from '../../src/sanitize/patterns.js';
@@ -41,9 +48,20 @@ function referenceDetect(text: string, depth = 0, budget: DecodeBudget = { chars
       (harmless ??= []).push({ rule: 'decoded-text', layer: 'encoding', start: run.start, end: run.end });
     }
   }
-  entropyFindings(text, { hexContext: scan.hexContext, skip: (s, e) => covered(s, e) || (harmless !== undefined && within(harmless, s, e)), publicSpans: publicSpans(text) }, findings, runs);
+  entropyFindings(
+    text,
+    {
+      hexContext: scan.hexContext,
+      skip: (s, e) => covered(s, e) || (harmless !== undefined && within(harmless, s, e)),
+      publicSpans: publicSpans(text),
+    },
+    findings,
+    runs,
+  );
   if (findings.length < 2) return findings;
-  const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => a.f.start - b.f.start || b.f.end - a.f.end || a.i - b.i);
+  const sorted = findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => a.f.start - b.f.start || b.f.end - a.f.end || a.i - b.i);
   const out: Finding[] = [];
   for (const { f } of sorted) {
     const last = out[out.length - 1];
@@ -66,7 +84,7 @@ function mangled(seed: number, size: number): string {
   const random = prng(seed);
   const base = secretDenseText(size, seed);
   const pieces: string[] = [];
-  for (let at = 0; at < base.length; ) {
+  for (let at = 0; at < base.length;) {
     const length = 1 + Math.floor(random() * 120);
     let piece = base.slice(at, at + length);
     const roll = random();
@@ -117,7 +135,9 @@ describe('SpanIndex', () => {
         }
       }
       const built = SpanIndex.of(spans);
-      for (let s = 0; s < 260; s += 3) for (let e = s; e < s + 40; e += 7) if (built.covers(s, e) !== scan(s, e)) wrong.push(`round ${round}, built: [${s}, ${e})`);
+      for (let s = 0; s < 260; s += 3)
+        for (let e = s; e < s + 40; e += 7)
+          if (built.covers(s, e) !== scan(s, e)) wrong.push(`round ${round}, built: [${s}, ${e})`);
     }
     expect(wrong).toEqual([]);
   });

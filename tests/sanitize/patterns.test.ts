@@ -7,7 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { findSecrets, sanitize, type Finding } from '../../src/sanitize/index.js';
 import { keywordIndex, scanKeywords } from '../../src/sanitize/keywords.js';
 import { compiledPattern, FAMILIES, PATTERNS, runPatterns } from '../../src/sanitize/patterns.js';
-import { b64, b64url, checksummedToken, hexOf, jwt, pemPrivateKey, percentAll, rnd, unicodeEscaped, uuid } from './fakes.js';
+import {
+  b64,
+  b64url,
+  checksummedToken,
+  hexOf,
+  jwt,
+  pemPrivateKey,
+  percentAll,
+  rnd,
+  unicodeEscaped,
+  uuid,
+} from './fakes.js';
 
 interface Case {
   /** Text holding the secret. */
@@ -18,7 +29,11 @@ interface Case {
   nearMiss: string;
 }
 
-const token = (secret: string, wrap: (s: string) => string = (s) => s, nearMiss: string): Case => ({ text: wrap(secret), secret, nearMiss });
+const token = (secret: string, wrap: (s: string) => string = (s) => s, nearMiss: string): Case => ({
+  text: wrap(secret),
+  secret,
+  nearMiss,
+});
 
 const pem = pemPrivateKey('RSA', 6);
 const pemBody = pem.split('\n')[1]!;
@@ -31,15 +46,39 @@ const humanPassword = (): string => `Winter${rnd(4, 'digits')}prod`;
 /** One row per pattern id. */
 const CASES: Record<string, Case> = {
   // cloud
-  'aws-access-key-id': token(`AKIA${rnd(16, 'upperDigits')}`, (s) => `aws_access_key_id = ${s}`, `aws_access_key_id = AKIA${rnd(8, 'upperDigits')}`),
-  'aws-secret-access-key': token(rnd(40, 'b64'), (s) => `aws configure set aws_secret_access_key ${s}`, `aws_secret_access_key = ${rnd(20, 'b64')}`),
+  'aws-access-key-id': token(
+    `AKIA${rnd(16, 'upperDigits')}`,
+    (s) => `aws_access_key_id = ${s}`,
+    `aws_access_key_id = AKIA${rnd(8, 'upperDigits')}`,
+  ),
+  'aws-secret-access-key': token(
+    rnd(40, 'b64'),
+    (s) => `aws configure set aws_secret_access_key ${s}`,
+    `aws_secret_access_key = ${rnd(20, 'b64')}`,
+  ),
   'aws-session-token': token(rnd(120, 'b64'), (s) => `AWS_SESSION_TOKEN=${s}`, `aws_session_token = ${rnd(30, 'b64')}`),
-  'gcp-api-key': token(`AIza${rnd(35, 'b64url')}`, (s) => `curl "https://maps.googleapis.com/maps/api/geocode/json?key=${s}"`, `AIza${rnd(10)}`),
+  'gcp-api-key': token(
+    `AIza${rnd(35, 'b64url')}`,
+    (s) => `curl "https://maps.googleapis.com/maps/api/geocode/json?key=${s}"`,
+    `AIza${rnd(10)}`,
+  ),
   'gcp-oauth-client-secret': token(`GOCSPX-${rnd(28, 'b64url')}`, (s) => `client_secret=${s}`, 'GOCSPX-abc'),
   'google-oauth-token': token(`ya29.${rnd(80, 'b64url')}`, (s) => `gcloud auth print-access-token # ${s}`, 'ya29.abc'),
-  'azure-storage-account-key': token(`${rnd(86, 'b64')}==`, (s) => `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${s};EndpointSuffix=core.windows.net`, 'AccountKey=short'),
-  'azure-sas-signature': token(`${rnd(43, 'b62')}%3D`, (s) => `https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig=${s}`, 'https://acct.blob.core.windows.net/c/b.txt?sig=abc'),
-  'azure-ad-client-secret': token(`${rnd(3, 'b62')}8Q~${rnd(34, 'b62')}`, (s) => `az login --service-principal -u app -p ${s}`, 'abc8Q~short'),
+  'azure-storage-account-key': token(
+    `${rnd(86, 'b64')}==`,
+    (s) => `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${s};EndpointSuffix=core.windows.net`,
+    'AccountKey=short',
+  ),
+  'azure-sas-signature': token(
+    `${rnd(43, 'b62')}%3D`,
+    (s) => `https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig=${s}`,
+    'https://acct.blob.core.windows.net/c/b.txt?sig=abc',
+  ),
+  'azure-ad-client-secret': token(
+    `${rnd(3, 'b62')}8Q~${rnd(34, 'b62')}`,
+    (s) => `az login --service-principal -u app -p ${s}`,
+    'abc8Q~short',
+  ),
   'alibaba-access-key-id': token(`LTAI${rnd(20)}`, (s) => `ALIBABA_CLOUD_ACCESS_KEY_ID ${s}`, 'LTAIshort'),
   'digitalocean-token': token(`dop_v1_${rnd(64, 'hex')}`, (s) => `doctl auth init -t ${s}`, 'dop_v1_abc'),
   'heroku-api-key': token(uuid(), (s) => `heroku_api_key: ${s}`, 'heroku_app_name: my-app'),
@@ -49,7 +88,11 @@ const CASES: Record<string, Case> = {
   'flyio-token': token(`fo1_${rnd(43, 'b64url')}`, (s) => `fly deploy -t ${s}`, 'fo1_abc'),
   'supabase-token': token(`sbp_${rnd(40, 'hex')}`, (s) => `supabase login ${s}`, 'sbp_abc'),
   'planetscale-token': token(`pscale_tkn_${rnd(43, 'b64url')}`, (s) => `pscale auth ${s}`, 'pscale_tkn_abc'),
-  'terraform-cloud-token': token(`${rnd(14)}.atlasv1.${rnd(67, 'b64url')}`, (s) => `credentials "app.terraform.io" { t = "${s}" }`, 'abc.atlasv1.def'),
+  'terraform-cloud-token': token(
+    `${rnd(14)}.atlasv1.${rnd(67, 'b64url')}`,
+    (s) => `credentials "app.terraform.io" { t = "${s}" }`,
+    'abc.atlasv1.def',
+  ),
   'pulumi-token': token(`pul-${rnd(40, 'hex')}`, (s) => `pulumi login ${s}`, 'pul-abc'),
   'doppler-token': token(`dp.pt.${rnd(43)}`, (s) => `doppler configure set token ${s}`, 'dp.pt.abc'),
   'vault-token': token(`hvs.${rnd(90, 'b64url')}`, (s) => `vault login ${s}`, 'hvs.abc'),
@@ -58,28 +101,68 @@ const CASES: Record<string, Case> = {
   'databricks-token': token(`dapi${rnd(32, 'hex')}`, (s) => `databricks configure --token ${s}`, 'dapi1234'),
   'grafana-token': token(`glsa_${rnd(32)}_${rnd(8, 'hex')}`, (s) => `grafana ${s}`, 'glsa_abc'),
   'newrelic-key': token(`NRAK-${rnd(27, 'upperDigits')}`, (s) => `newrelic ${s}`, 'NRAK-ABC'),
-  'datadog-key-header': token(rnd(32, 'hex'), (s) => `curl -H "DD-API-KEY: ${s}" https://api.datadoghq.com/api/v1/validate`, 'curl -H "DD-API-KEY: $DD_API_KEY" https://api.datadoghq.com'),
-  'dynatrace-token': token(`dt0c01.${rnd(24, 'upperDigits')}.${rnd(64, 'upperDigits')}`, (s) => `dt ${s}`, 'dt0c01.ABC'),
-  'sentry-dsn': token(rnd(32, 'hex'), (s) => `SENTRY_DSN https://${s}@o123456.ingest.sentry.io/789`, 'https://sentry.io/organizations/acme/issues/'),
+  'datadog-key-header': token(
+    rnd(32, 'hex'),
+    (s) => `curl -H "DD-API-KEY: ${s}" https://api.datadoghq.com/api/v1/validate`,
+    'curl -H "DD-API-KEY: $DD_API_KEY" https://api.datadoghq.com',
+  ),
+  'dynatrace-token': token(
+    `dt0c01.${rnd(24, 'upperDigits')}.${rnd(64, 'upperDigits')}`,
+    (s) => `dt ${s}`,
+    'dt0c01.ABC',
+  ),
+  'sentry-dsn': token(
+    rnd(32, 'hex'),
+    (s) => `SENTRY_DSN https://${s}@o123456.ingest.sentry.io/789`,
+    'https://sentry.io/organizations/acme/issues/',
+  ),
   'sentry-token': token(`sntryu_${rnd(64, 'hex')}`, (s) => `sentry-cli --auth-token ${s}`, 'sntryu_abc'),
   // version control
   'github-token': token(`ghp_${rnd(36)}`, (s) => `git clone https://github.com/acme/app.git && echo ${s}`, 'ghp_abc'),
-  'github-fine-grained-token': token(`github_pat_${rnd(22)}_${rnd(59)}`, (s) => `gh auth login --with-token <<< ${s}`, 'github_pat_abc'),
+  'github-fine-grained-token': token(
+    `github_pat_${rnd(22)}_${rnd(59)}`,
+    (s) => `gh auth login --with-token <<< ${s}`,
+    'github_pat_abc',
+  ),
   'gitlab-token': token(`glpat-${rnd(20, 'b64url')}`, (s) => `glab auth login -t ${s}`, 'glpat-abc'),
   'bitbucket-app-password': token(`ATBB${rnd(32)}`, (s) => `bb ${s}`, 'ATBBabc'),
   'atlassian-api-token': token(`ATATT3${rnd(186, 'b64url')}`, (s) => `jira ${s}`, 'ATATT3xFf'),
   // chat
   'slack-token': token(`xoxb-${rnd(12, 'digits')}-${rnd(13, 'digits')}-${rnd(24)}`, (s) => `SLACK ${s}`, 'xoxb-123'),
-  'slack-webhook': token(`T${rnd(8, 'upperDigits')}/B${rnd(8, 'upperDigits')}/${rnd(24)}`, (s) => `curl -X POST https://hooks.slack.com/services/${s}`, 'see https://hooks.slack.com/ for setup'),
-  'discord-webhook': token(rnd(68, 'b64url'), (s) => `https://discord.com/api/webhooks/${rnd(18, 'digits')}/${s}`, 'https://discord.com/api/webhooks/'),
-  'discord-bot-token': token(`M${rnd(25)}.${rnd(6)}.${rnd(38, 'b64url')}`, (s) => `discord_token: "${s}"`, 'discord_token: "short"'), // hookwise:allow
-  'telegram-bot-token': token(`${rnd(10, 'digits')}:AA${rnd(33, 'b64url')}`, (s) => `curl https://api.telegram.org/bot${s}/getMe`, '12345:AAshort'),
-  'teams-webhook': token(`${uuid()}@${uuid()}/IncomingWebhook/${rnd(32, 'hex')}/${uuid()}`, (s) => `https://acme.webhook.office.com/webhookb2/${s}`, 'https://acme.webhook.office.com/'),
+  'slack-webhook': token(
+    `T${rnd(8, 'upperDigits')}/B${rnd(8, 'upperDigits')}/${rnd(24)}`,
+    (s) => `curl -X POST https://hooks.slack.com/services/${s}`,
+    'see https://hooks.slack.com/ for setup',
+  ),
+  'discord-webhook': token(
+    rnd(68, 'b64url'),
+    (s) => `https://discord.com/api/webhooks/${rnd(18, 'digits')}/${s}`,
+    'https://discord.com/api/webhooks/',
+  ),
+  'discord-bot-token': token(
+    `M${rnd(25)}.${rnd(6)}.${rnd(38, 'b64url')}`,
+    (s) => `discord_token: "${s}"`,
+    'discord_token: "short"',
+  ), // hookwise:allow
+  'telegram-bot-token': token(
+    `${rnd(10, 'digits')}:AA${rnd(33, 'b64url')}`,
+    (s) => `curl https://api.telegram.org/bot${s}/getMe`,
+    '12345:AAshort',
+  ),
+  'teams-webhook': token(
+    `${uuid()}@${uuid()}/IncomingWebhook/${rnd(32, 'hex')}/${uuid()}`,
+    (s) => `https://acme.webhook.office.com/webhookb2/${s}`,
+    'https://acme.webhook.office.com/',
+  ),
   // payment
   'stripe-key': token(`sk_live_${rnd(24)}`, (s) => `stripe --api-key ${s}`, 'pk_live_abc'),
   'square-token': token(`sq0atp-${rnd(22, 'b64url')}`, (s) => `square ${s}`, 'sq0atp-abc'),
   'meta-access-token': token(`EAA${rnd(100)}`, (s) => `graph ${s}`, 'EAAshort'),
-  'paypal-braintree-token': token(`access_token$production$${rnd(16, 'lowerDigits')}$${rnd(32, 'hex')}`, (s) => `BT ${s}`, 'access_token$production$abc'),
+  'paypal-braintree-token': token(
+    `access_token$production$${rnd(16, 'lowerDigits')}$${rnd(32, 'hex')}`,
+    (s) => `BT ${s}`,
+    'access_token$production$abc',
+  ),
   'twitter-bearer-token': token(`AAAAAAAAAAAAAAAAAAAAA${rnd(80)}`, (s) => `twurl ${s}`, 'AAAAAAAAAAAAAAAAAAAAAshort'),
   'shopify-token': token(`shpat_${rnd(32, 'hex')}`, (s) => `shopify ${s}`, 'shpat_abc'),
   // AI APIs
@@ -97,11 +180,19 @@ const CASES: Record<string, Case> = {
   'ai-provider-key-assignment': token(rnd(40), (s) => `cohere_api_key = "${s}"`, 'cohere_model = "command-r"'),
   // package registries
   'npm-token': token(`npm_${rnd(36)}`, (s) => `npm config set //registry.npmjs.org/:x ${s}`, 'npm_abc'),
-  'npmrc-auth': token(uuid(), (s) => `//registry.npmjs.org/:_authToken=${s}`, '//registry.npmjs.org/:_authToken=${NPM_TOKEN}'),
+  'npmrc-auth': token(
+    uuid(),
+    (s) => `//registry.npmjs.org/:_authToken=${s}`,
+    '//registry.npmjs.org/:_authToken=${NPM_TOKEN}',
+  ),
   'pypi-token': token(`pypi-AgEIcHlwaS5vcmc${rnd(60, 'b64url')}`, (s) => `twine upload -p ${s} dist/*`, 'pypi-AgEIabc'), // hookwise:allow
   'rubygems-key': token(`rubygems_${rnd(48, 'hex')}`, (s) => `gem push ${s}`, 'rubygems_abc'),
   'nuget-key': token(`oy2${rnd(43, 'lowerDigits')}`, (s) => `dotnet nuget push -k ${s}`, 'oy2abc'),
-  'docker-hub-token': token(`dckr_pat_${rnd(27, 'b64url')}`, (s) => `echo ${s} | docker login -u me --password-stdin`, 'dckr_pat_abc'),
+  'docker-hub-token': token(
+    `dckr_pat_${rnd(27, 'b64url')}`,
+    (s) => `echo ${s} | docker login -u me --password-stdin`,
+    'dckr_pat_abc',
+  ),
   'crates-io-token': token(`cio${rnd(32)}`, (s) => `cargo login ${s}`, 'the precious ciotta'),
   'jfrog-token': token(`AKCp${rnd(69)}`, (s) => `jf ${s}`, 'AKCpabc'),
   'clojars-token': token(`CLOJARS_${rnd(60, 'lowerDigits')}`, (s) => `lein ${s}`, 'CLOJARS_abc'),
@@ -120,63 +211,256 @@ const CASES: Record<string, Case> = {
   'airtable-token': token(`pat${rnd(14)}.${rnd(64, 'hex')}`, (s) => `airtable ${s}`, 'cat path/to/patterns.txt'),
   'shopify-token-2': token(`shpss_${rnd(32, 'hex')}`, (s) => `shopify ${s}`, 'shpssSSSSS_SSSS_sssss'),
   // keys and tokens in standard formats
-  'private-key': { text: `cat > id_rsa <<'EOF'\n${pem}\nEOF`, secret: pemBody, nearMiss: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----' }, // hookwise:allow
-  'gcp-service-account-key-id': token(rnd(40, 'hex'), (s) => `{"type": "service_account", "private_key_id": "${s}"}`, '{"private_key_id": "DUMMY"}'),
-  'putty-private-key': { text: `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n${puttyBody}\nPrivate-MAC: 00`, secret: puttyBody, nearMiss: 'Private-Lines: none' }, // hookwise:allow
-  'age-secret-key': token(`AGE-SECRET-KEY-1${rnd(58, 'bech32')}`, (s) => `age -d -i <(echo ${s}) f.age`, 'AGE-SECRET-KEY-1ABC'),
-  jwt: token(jwt({ sub: 'u1', iat: 1700000000 }), (s) => `curl -H "X-Session: ${s}" https://api.example.com`, 'eyJhbGciOiJIUzI1NiJ9'), // hookwise:allow
+  'private-key': {
+    text: `cat > id_rsa <<'EOF'\n${pem}\nEOF`,
+    secret: pemBody,
+    nearMiss: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----',
+  }, // hookwise:allow
+  'gcp-service-account-key-id': token(
+    rnd(40, 'hex'),
+    (s) => `{"type": "service_account", "private_key_id": "${s}"}`,
+    '{"private_key_id": "DUMMY"}',
+  ),
+  'putty-private-key': {
+    text: `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n${puttyBody}\nPrivate-MAC: 00`,
+    secret: puttyBody,
+    nearMiss: 'Private-Lines: none',
+  }, // hookwise:allow
+  'age-secret-key': token(
+    `AGE-SECRET-KEY-1${rnd(58, 'bech32')}`,
+    (s) => `age -d -i <(echo ${s}) f.age`,
+    'AGE-SECRET-KEY-1ABC',
+  ),
+  jwt: token(
+    jwt({ sub: 'u1', iat: 1700000000 }),
+    (s) => `curl -H "X-Session: ${s}" https://api.example.com`,
+    'eyJhbGciOiJIUzI1NiJ9',
+  ), // hookwise:allow
   // credentials in URLs, headers, commands and assignments
-  'url-credentials': token(dbPassword, (s) => `psql postgres://app:${s}@db.internal:5432/app`, 'psql postgres://app:$DB_PASSWORD@db.internal:5432/app'),
-  'url-credentials-quoted': token(`${dbPassword.slice(0, 6)}# ${dbPassword.slice(6)}!`, (s) => `psql 'postgres://admin:${s}@db.internal:5432/app'`, "echo 'see https://docs.example.com/x?a=b mail me@example.com'"),
-  'authorization-header': token(basic, (s) => `curl -H "Authorization: Basic ${s}" https://example.com`, 'curl -H "Authorization: Bearer $TOKEN" https://example.com'), // hookwise:allow
-  'bearer-token': token(rnd(30), (s) => `the response said Bearer ${s} and more`, 'the response said Bearer $API_TOKEN'),
-  'curl-user-password': token(rnd(16), (s) => `curl -u deploy:${s} https://example.com/upload`, 'docker run -u 1000:1000 node:20'),
+  'url-credentials': token(
+    dbPassword,
+    (s) => `psql postgres://app:${s}@db.internal:5432/app`,
+    'psql postgres://app:$DB_PASSWORD@db.internal:5432/app',
+  ),
+  'url-credentials-quoted': token(
+    `${dbPassword.slice(0, 6)}# ${dbPassword.slice(6)}!`,
+    (s) => `psql 'postgres://admin:${s}@db.internal:5432/app'`,
+    "echo 'see https://docs.example.com/x?a=b mail me@example.com'",
+  ),
+  'authorization-header': token(
+    basic,
+    (s) => `curl -H "Authorization: Basic ${s}" https://example.com`,
+    'curl -H "Authorization: Bearer $TOKEN" https://example.com',
+  ), // hookwise:allow
+  'bearer-token': token(
+    rnd(30),
+    (s) => `the response said Bearer ${s} and more`,
+    'the response said Bearer $API_TOKEN',
+  ),
+  'curl-user-password': token(
+    rnd(16),
+    (s) => `curl -u deploy:${s} https://example.com/upload`,
+    'docker run -u 1000:1000 node:20',
+  ),
   'db-cli-password': token(rnd(12), (s) => `mysql -uroot -p${s} app < dump.sql`, 'mysql -uroot -p app < dump.sql'),
-  'login-password-flag': token(rnd(20), (s) => `docker login -u ci -p ${s} registry.example.com`, 'docker login -u ci --password-stdin registry.example.com'),
-  'openssl-pass-arg': token(rnd(12), (s) => `openssl rsa -in k.pem -passin pass:${s} -out k.der`, 'openssl rsa -in k.pem -passin env:KEY_PASS'),
-  'ssh-keygen-passphrase': token(rnd(16), (s) => `ssh-keygen -t ed25519 -N '${s}' -f ~/.ssh/deploy`, "ssh-keygen -t ed25519 -N '' -f ~/.ssh/deploy"),
+  'login-password-flag': token(
+    rnd(20),
+    (s) => `docker login -u ci -p ${s} registry.example.com`,
+    'docker login -u ci --password-stdin registry.example.com',
+  ),
+  'openssl-pass-arg': token(
+    rnd(12),
+    (s) => `openssl rsa -in k.pem -passin pass:${s} -out k.der`,
+    'openssl rsa -in k.pem -passin env:KEY_PASS',
+  ),
+  'ssh-keygen-passphrase': token(
+    rnd(16),
+    (s) => `ssh-keygen -t ed25519 -N '${s}' -f ~/.ssh/deploy`,
+    "ssh-keygen -t ed25519 -N '' -f ~/.ssh/deploy",
+  ),
   'htpasswd-password': token(rnd(12), (s) => `htpasswd -b -c .htpasswd admin ${s}`, 'htpasswd -c .htpasswd admin'),
-  'htpasswd-password-2': token(rnd(12), (s) => `docker run --rm --entrypoint htpasswd httpd:2 -Bbn registry ${s} > auth/htpasswd`, 'htpasswd -n registry > auth/htpasswd'),
-  'keytool-password': token(rnd(14), (s) => `keytool -importkeystore -srckeystore a.p12 -destkeystore app.jks -deststorepass ${s}`, 'keytool -list -keystore app.jks -storepass:env STORE_PASS'),
-  'archive-password': token(rnd(12), (s) => `zip -r -P ${s} export.zip reports/`, 'zip -r export.zip reports/ -x "*.log"'),
+  'htpasswd-password-2': token(
+    rnd(12),
+    (s) => `docker run --rm --entrypoint htpasswd httpd:2 -Bbn registry ${s} > auth/htpasswd`,
+    'htpasswd -n registry > auth/htpasswd',
+  ),
+  'keytool-password': token(
+    rnd(14),
+    (s) => `keytool -importkeystore -srckeystore a.p12 -destkeystore app.jks -deststorepass ${s}`,
+    'keytool -list -keystore app.jks -storepass:env STORE_PASS',
+  ),
+  'archive-password': token(
+    rnd(12),
+    (s) => `zip -r -P ${s} export.zip reports/`,
+    'zip -r export.zip reports/ -x "*.log"',
+  ),
   'archive-password-2': token(rnd(12), (s) => `7z a -p${s} backup.7z data/`, '7z a -p backup.7z data/'),
-  'httpie-auth': token(rnd(16), (s) => `http -a admin:${s} GET https://api.example.com/health`, 'rsync -a build/ host:/srv/app/'),
-  'redis-auth-command': token(rnd(18), (s) => `redis-cli -h cache.internal AUTH default ${s}`, 'redis-cli -h cache.internal PING'),
-  'pgpass-line': token(rnd(14), (s) => `echo "db.internal:5432:app:app_user:${s}" >> ~/.pgpass`, 'echo "12:30:00:start:ok" >> run.log'),
-  'poetry-credentials': token(rnd(16), (s) => `poetry config http-basic.internal ci ${s}`, 'poetry config virtualenvs.in-project true'),
-  'poetry-credentials-2': token(`pypi-${rnd(60, 'b64url')}`, (s) => `poetry config pypi-token.pypi ${s}`, 'poetry config repositories.internal https://pkgs.example.com/simple'),
-  'xml-named-secret-value': token(rnd(20), (s) => `<property name="hibernate.connection.password">${s}</property>`, '<property name="hibernate.connection.username">app</property>'),
-  'capitalized-password-option': token(rnd(12), (s) => `nuget sources add -Name internal -Source https://nuget.example.com/v3/index.json -Username ci -Password ${s}`, 'Get-Credential -Password $Secure'),
-  'basic-auth-api-user': token(`${rnd(32, 'hex')}-${rnd(8, 'hex')}-${rnd(8, 'hex')}`, (s) => `requests.post(url, auth=("api", "${s}"), data=payload)`, 'requests.post(url, auth=("api", "$MAILGUN_KEY"))'),
-  'go-mysql-dsn': token(rnd(16), (s) => `dsn := "inventory:${s}@tcp(10.0.3.14:3306)/inventory?parseTime=true"`, 'dsn := "inventory@tcp(10.0.3.14:3306)/inventory"'),
-  'netrc-password': token(rnd(20), (s) => `machine api.example.com login bot password ${s}`, 'machine api.example.com login bot'),
-  'secret-cli-flag': token(rnd(24), (s) => `tool deploy --api-key ${s} --region eu`, 'tool deploy --api-key-file ./key.txt --region eu'),
-  'secret-env-var': token(rnd(20), (s) => `export STRIPE_WEBHOOK_SECRET=${s} && npm start`, 'export SECRET_NAME=prod-db && npm start'),
-  'secret-assignment': token(rnd(16), (s) => `{"db_password": "${s}", "user": "app"}`, '{"password_hash_algo": "argon2", "max_tokens": 1024}'),
+  'httpie-auth': token(
+    rnd(16),
+    (s) => `http -a admin:${s} GET https://api.example.com/health`,
+    'rsync -a build/ host:/srv/app/',
+  ),
+  'redis-auth-command': token(
+    rnd(18),
+    (s) => `redis-cli -h cache.internal AUTH default ${s}`,
+    'redis-cli -h cache.internal PING',
+  ),
+  'pgpass-line': token(
+    rnd(14),
+    (s) => `echo "db.internal:5432:app:app_user:${s}" >> ~/.pgpass`,
+    'echo "12:30:00:start:ok" >> run.log',
+  ),
+  'poetry-credentials': token(
+    rnd(16),
+    (s) => `poetry config http-basic.internal ci ${s}`,
+    'poetry config virtualenvs.in-project true',
+  ),
+  'poetry-credentials-2': token(
+    `pypi-${rnd(60, 'b64url')}`,
+    (s) => `poetry config pypi-token.pypi ${s}`,
+    'poetry config repositories.internal https://pkgs.example.com/simple',
+  ),
+  'xml-named-secret-value': token(
+    rnd(20),
+    (s) => `<property name="hibernate.connection.password">${s}</property>`,
+    '<property name="hibernate.connection.username">app</property>',
+  ),
+  'capitalized-password-option': token(
+    rnd(12),
+    (s) =>
+      `nuget sources add -Name internal -Source https://nuget.example.com/v3/index.json -Username ci -Password ${s}`,
+    'Get-Credential -Password $Secure',
+  ),
+  'basic-auth-api-user': token(
+    `${rnd(32, 'hex')}-${rnd(8, 'hex')}-${rnd(8, 'hex')}`,
+    (s) => `requests.post(url, auth=("api", "${s}"), data=payload)`,
+    'requests.post(url, auth=("api", "$MAILGUN_KEY"))',
+  ),
+  'go-mysql-dsn': token(
+    rnd(16),
+    (s) => `dsn := "inventory:${s}@tcp(10.0.3.14:3306)/inventory?parseTime=true"`,
+    'dsn := "inventory@tcp(10.0.3.14:3306)/inventory"',
+  ),
+  'netrc-password': token(
+    rnd(20),
+    (s) => `machine api.example.com login bot password ${s}`,
+    'machine api.example.com login bot',
+  ),
+  'secret-cli-flag': token(
+    rnd(24),
+    (s) => `tool deploy --api-key ${s} --region eu`,
+    'tool deploy --api-key-file ./key.txt --region eu',
+  ),
+  'secret-env-var': token(
+    rnd(20),
+    (s) => `export STRIPE_WEBHOOK_SECRET=${s} && npm start`,
+    'export SECRET_NAME=prod-db && npm start',
+  ),
+  'secret-assignment': token(
+    rnd(16),
+    (s) => `{"db_password": "${s}", "user": "app"}`,
+    '{"password_hash_algo": "argon2", "max_tokens": 1024}',
+  ),
   // structure: Kubernetes, XML, cookies, name/value environments
-  'kubernetes-secret': token(b64(humanPassword()), (s) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  dbhost: ${s}\n`, 'apiVersion: v1\nkind: ConfigMap\ndata:\n  dbhost: ZGItMQ==\n'),
-  'kubectl-secret-literal': token(humanPassword(), (s) => `kubectl create secret generic db --from-literal=dbhost=${s}`, 'kubectl create configmap db --from-literal=dbhost=db-1'), // hookwise:allow
-  'xml-secret-element': token(humanPassword(), (s) => `<server><id>nexus</id><username>ci</username><password>${s}</password></server>`, '<server><id>nexus</id><password>${env.NEXUS_PASSWORD}</password></server>'),
-  'xml-key-value-secret': token(humanPassword(), (s) => `<add key="ClearTextPassword" value="${s}" />`, '<add key="Username" value="ci-bot" />'),
-  'cookie-header': token(rnd(24), (s) => `curl -H 'Cookie: theme=dark; sessionid=${s}' https://example.com/`, 'the Cookie header carries the session'), // hookwise:allow
-  'curl-cookie-arg': token(rnd(24), (s) => `curl -b 'sessionid=${s}' https://example.com/`, 'curl -b cookies.txt https://example.com/'),
-  'secret-env-name-value': token(humanPassword(), (s) => `env:\n  - name: DB_PASSWORD\n    value: ${s}\n`, 'env:\n  - name: LOG_LEVEL\n    value: debug\n'),
+  'kubernetes-secret': token(
+    b64(humanPassword()),
+    (s) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  dbhost: ${s}\n`,
+    'apiVersion: v1\nkind: ConfigMap\ndata:\n  dbhost: ZGItMQ==\n',
+  ),
+  'kubectl-secret-literal': token(
+    humanPassword(),
+    (s) => `kubectl create secret generic db --from-literal=dbhost=${s}`,
+    'kubectl create configmap db --from-literal=dbhost=db-1',
+  ), // hookwise:allow
+  'xml-secret-element': token(
+    humanPassword(),
+    (s) => `<server><id>nexus</id><username>ci</username><password>${s}</password></server>`,
+    '<server><id>nexus</id><password>${env.NEXUS_PASSWORD}</password></server>',
+  ),
+  'xml-key-value-secret': token(
+    humanPassword(),
+    (s) => `<add key="ClearTextPassword" value="${s}" />`,
+    '<add key="Username" value="ci-bot" />',
+  ),
+  'cookie-header': token(
+    rnd(24),
+    (s) => `curl -H 'Cookie: theme=dark; sessionid=${s}' https://example.com/`,
+    'the Cookie header carries the session',
+  ), // hookwise:allow
+  'curl-cookie-arg': token(
+    rnd(24),
+    (s) => `curl -b 'sessionid=${s}' https://example.com/`,
+    'curl -b cookies.txt https://example.com/',
+  ),
+  'secret-env-name-value': token(
+    humanPassword(),
+    (s) => `env:\n  - name: DB_PASSWORD\n    value: ${s}\n`,
+    'env:\n  - name: LOG_LEVEL\n    value: debug\n',
+  ),
   'env-setter-command': token(humanPassword(), (s) => `setx STRIPE_API_KEY ${s}`, 'setx PATH C:\\tools'),
-  'gh-secret-set': token(humanPassword(), (s) => `gh secret set DEPLOY_KEY --body ${s}`, 'gh secret set DEPLOY_KEY < key.txt'),
-  'env-setter-code': token(humanPassword(), (s) => `os.environ["MY_API_KEY"] = "${s}"`, 'os.environ["HOME"] = "/tmp/home"'),
+  'gh-secret-set': token(
+    humanPassword(),
+    (s) => `gh secret set DEPLOY_KEY --body ${s}`,
+    'gh secret set DEPLOY_KEY < key.txt',
+  ),
+  'env-setter-code': token(
+    humanPassword(),
+    (s) => `os.environ["MY_API_KEY"] = "${s}"`,
+    'os.environ["HOME"] = "/tmp/home"',
+  ),
   // providers found by format or by name
-  'github-token-checksum': token(checksummedToken('ghp_'), (s) => `export MY_TOKEN_${s}`, `export MY_TOKEN_${checksummedToken('ghp_', { valid: false })}`),
-  'hubspot-token': token(`pat-na1-${uuid()}`, (s) => `curl -H "X: ${s}" https://api.hubapi.com/crm/v3/objects/contacts`, 'pat-na1-short'),
-  'salesforce-access-token': token(`${rnd(96, 'b62')}`, (s) => `sf org login access-token --instance-url https://acme.my.salesforce.com 00D${rnd(12)}!${s}`, 'the org id is 00D5e000000ABCD'),
-  'twilio-credential-pair': token(rnd(32, 'hex'), (s) => `client = Client("AC${rnd(32, 'hex')}", "${s}")`, `client = Client("AC${rnd(32, 'hex')}", auth_token)`),
-  'mailchimp-api-key': token(`${rnd(32, 'hex')}-us21`, (s) => `mailchimp.setConfig({ server: 'us21', apiKey: '${s}' })`, 'curl -H "Accept-Language: en-us" https://example.com'),
+  'github-token-checksum': token(
+    checksummedToken('ghp_'),
+    (s) => `export MY_TOKEN_${s}`,
+    `export MY_TOKEN_${checksummedToken('ghp_', { valid: false })}`,
+  ),
+  'hubspot-token': token(
+    `pat-na1-${uuid()}`,
+    (s) => `curl -H "X: ${s}" https://api.hubapi.com/crm/v3/objects/contacts`,
+    'pat-na1-short',
+  ),
+  'salesforce-access-token': token(
+    `${rnd(96, 'b62')}`,
+    (s) => `sf org login access-token --instance-url https://acme.my.salesforce.com 00D${rnd(12)}!${s}`,
+    'the org id is 00D5e000000ABCD',
+  ),
+  'twilio-credential-pair': token(
+    rnd(32, 'hex'),
+    (s) => `client = Client("AC${rnd(32, 'hex')}", "${s}")`,
+    `client = Client("AC${rnd(32, 'hex')}", auth_token)`,
+  ),
+  'mailchimp-api-key': token(
+    `${rnd(32, 'hex')}-us21`,
+    (s) => `mailchimp.setConfig({ server: 'us21', apiKey: '${s}' })`,
+    'curl -H "Accept-Language: en-us" https://example.com',
+  ),
   'codecov-token-arg': token(uuid(), (s) => `./codecov do-upload -t ${s}`, './codecov do-upload -t ${CODECOV_TOKEN}'),
   'snyk-token-arg': token(uuid(), (s) => `snyk auth ${s}`, 'snyk auth --auth-type=oauth'),
-  'sonar-login-token': token(rnd(40, 'hex'), (s) => `mvn sonar:sonar -Dsonar.login=${s}`, 'mvn sonar:sonar -Dsonar.login=admin'),
-  'deepsource-dsn': token(rnd(32, 'hex'), (s) => `deepsource report --dsn https://${s}@app.deepsource.com`, 'see https://app.deepsource.com/gh/acme'),
-  'aws-bedrock-api-key': token(`ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`, (s) => `export AWS_BEARER_TOKEN_BEDROCK=${s}`, 'ABSKshort'),
-  'azure-openai-key': token(rnd(32, 'hex'), (s) => `azure_openai_key: ${s}`, 'azure_openai_endpoint: https://acme.openai.azure.com/'),
-  'bundler-credentials': token(`${rnd(8, 'hex')}:${rnd(8, 'hex')}`, (s) => `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${s} bundle install`, 'BUNDLE_BUILD__NOKOGIRI=--use-system-libraries bundle install'),
+  'sonar-login-token': token(
+    rnd(40, 'hex'),
+    (s) => `mvn sonar:sonar -Dsonar.login=${s}`,
+    'mvn sonar:sonar -Dsonar.login=admin',
+  ),
+  'deepsource-dsn': token(
+    rnd(32, 'hex'),
+    (s) => `deepsource report --dsn https://${s}@app.deepsource.com`,
+    'see https://app.deepsource.com/gh/acme',
+  ),
+  'aws-bedrock-api-key': token(
+    `ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`,
+    (s) => `export AWS_BEARER_TOKEN_BEDROCK=${s}`,
+    'ABSKshort',
+  ),
+  'azure-openai-key': token(
+    rnd(32, 'hex'),
+    (s) => `azure_openai_key: ${s}`,
+    'azure_openai_endpoint: https://acme.openai.azure.com/',
+  ),
+  'bundler-credentials': token(
+    `${rnd(8, 'hex')}:${rnd(8, 'hex')}`,
+    (s) => `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${s} bundle install`,
+    'BUNDLE_BUILD__NOKOGIRI=--use-system-libraries bundle install',
+  ),
 };
 
 /** Table ids that name a second case for the same pattern (`shopify-token-2`). */
@@ -249,7 +533,14 @@ describe.each(Object.entries(CASES))('%s', (caseId, c) => {
 });
 
 describe('encoded variants of true positives are redacted by the encoding layer', () => {
-  const samples = ['github-token', 'stripe-key', 'url-credentials', 'secret-env-var', 'anthropic-key', 'slack-token'] as const;
+  const samples = [
+    'github-token',
+    'stripe-key',
+    'url-credentials',
+    'secret-env-var',
+    'anthropic-key',
+    'slack-token',
+  ] as const;
   const encodings: [string, (s: string) => string, string][] = [
     ['base64', b64, 'base64>'],
     ['base64url', b64url, 'base64'],
@@ -257,19 +548,30 @@ describe('encoded variants of true positives are redacted by the encoding layer'
     ['percent-encoding', percentAll, 'url>'],
     ['\\u escapes', unicodeEscaped, 'unicode-escape>'],
   ];
-  it.each(samples.flatMap((id) => encodings.map(([name, encode, rule]) => [id, name, encode, rule] as const)))('%s as %s', (id, _name, encode, rule) => {
-    const c = CASES[id]!;
-    const encoded = encode(c.text);
-    const { text, findings } = sanitize(`echo ${encoded} | decode`);
-    expect(text).not.toContain(encoded);
-    expect(findings.some((f) => f.layer === 'encoding' && f.rule.startsWith(rule))).toBe(true);
-  });
+  it.each(samples.flatMap((id) => encodings.map(([name, encode, rule]) => [id, name, encode, rule] as const)))(
+    '%s as %s',
+    (id, _name, encode, rule) => {
+      const c = CASES[id]!;
+      const encoded = encode(c.text);
+      const { text, findings } = sanitize(`echo ${encoded} | decode`);
+      expect(text).not.toContain(encoded);
+      expect(findings.some((f) => f.layer === 'encoding' && f.rule.startsWith(rule))).toBe(true);
+    },
+  );
 });
 
 describe('long texts: patterns run on windows around their keyword hits', () => {
   it('finds the same as a whole-text run, secrets at the start, middle, end and side by side', () => {
-    const filler = (n: number): string => Array.from({ length: n }, (_, i) => `const value${i} = computeSomething(input${i}); // ordinary code line\n`).join('');
-    const secrets = [`ghp_${rnd(36)}`, `sk_live_${rnd(24)}`, `xoxb-${rnd(12, 'digits')}-${rnd(13, 'digits')}-${rnd(24)}`];
+    const filler = (n: number): string =>
+      Array.from(
+        { length: n },
+        (_, i) => `const value${i} = computeSomething(input${i}); // ordinary code line\n`,
+      ).join('');
+    const secrets = [
+      `ghp_${rnd(36)}`,
+      `sk_live_${rnd(24)}`,
+      `xoxb-${rnd(12, 'digits')}-${rnd(13, 'digits')}-${rnd(24)}`,
+    ];
     const text = `${secrets[0]} first\n${filler(800)}password = "${rnd(16)}"\nAPI_TOKEN=${rnd(20)} ${secrets[1]}\n${filler(800)}psql postgres://u:${rnd(12)}@db/x\n${secrets[2]}`;
     expect(text.length).toBeGreaterThan(100_000);
     const scan = scanKeywords(text);
@@ -290,7 +592,11 @@ describe('passwords in URLs, written as people write them', () => {
   it.each([
     ['a # or ? in the password', 'psql postgres://admin:Pa#ss?w0rd@db.internal:5432/app', 'Pa#ss?w0rd'],
     ['an empty user', 'redis-cli -u redis://:Redis-Pass-42@cache:6379/0', 'Redis-Pass-42'],
-    ['a quoted URL whose password holds blanks and punctuation', `psql "postgres://admin:my p#ss w0rd!@db.internal/app"`, 'my p#ss w0rd!'],
+    [
+      'a quoted URL whose password holds blanks and punctuation',
+      `psql "postgres://admin:my p#ss w0rd!@db.internal/app"`,
+      'my p#ss w0rd!',
+    ],
     ['an @ in the password (the last @ before the host ends it)', 'mongosh mongodb://bob:p@ss@localhost:27017', 'p@ss'],
   ])('%s: redacted', (_what, text, password) => {
     const out = sanitize(text).text;

@@ -9,7 +9,15 @@
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { findSecrets, sanitize } from '../../src/sanitize/index.js';
-import { base62, cookieValueParts, crc32, fromLiteralParts, hasTokenChecksum, isMavenEncrypted, kubernetesSecretValues } from '../../src/sanitize/structure.js';
+import {
+  base62,
+  cookieValueParts,
+  crc32,
+  fromLiteralParts,
+  hasTokenChecksum,
+  isMavenEncrypted,
+  kubernetesSecretValues,
+} from '../../src/sanitize/structure.js';
 import { b64, checksummedToken, rnd, uuid } from './fakes.js';
 
 const human = (): string => `Summer${rnd(4, 'digits')}prod`;
@@ -26,9 +34,25 @@ const rules = (text: string): string[] => findSecrets(text).map((f) => f.rule);
 
 describe('Kubernetes Secret manifests', () => {
   it('redacts data and stringData values of a manifest, whatever the key names, and keeps names and metadata', () => {
-    const [user, pass, host, cert] = [`admin${rnd(2, 'digits')}`, human(), `db-${rnd(3, 'digits')}.internal`, `cert-${human()}`];
+    const [user, pass, host, cert] = [
+      `admin${rnd(2, 'digits')}`,
+      human(),
+      `db-${rnd(3, 'digits')}.internal`,
+      `cert-${human()}`,
+    ];
     const text = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: prod\ntype: Opaque\ndata:\n  username: ${b64(user)}\n  password: ${b64(pass)}\n  tls.crt: ${b64(cert)}\nstringData:\n  dbhost: ${host}\n`;
-    const out = expectRedacted(text, [b64(user), b64(pass), b64(cert), host], ['name: db-credentials', 'namespace: prod', 'type: Opaque', 'username: <REDACTED>', 'tls.crt: <REDACTED>', 'dbhost: <REDACTED>']);
+    const out = expectRedacted(
+      text,
+      [b64(user), b64(pass), b64(cert), host],
+      [
+        'name: db-credentials',
+        'namespace: prod',
+        'type: Opaque',
+        'username: <REDACTED>',
+        'tls.crt: <REDACTED>',
+        'dbhost: <REDACTED>',
+      ],
+    );
     expect(out.split('\n')).toHaveLength(text.split('\n').length);
     expect(rules(text)).toContain('kubernetes-secret');
   });
@@ -52,7 +76,7 @@ describe('Kubernetes Secret manifests', () => {
     expectRedacted(text, [token], ['creationTimestamp: "2024-01-01T00:00:00Z"', 'name: api', 'api-token: <REDACTED>']);
   });
 
-  it('in a multi-document file, redacts only the Secret documents (a ConfigMap\'s data is not secret)', () => {
+  it("in a multi-document file, redacts only the Secret documents (a ConfigMap's data is not secret)", () => {
     const pass = human();
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  LOG_LEVEL: debug\n  DB_HOST: db-1\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  DB_HOST: ${pass}\n---\nkind: ConfigMap\ndata:\n  other: value-1\n`;
     expectRedacted(text, [pass], ['LOG_LEVEL: debug', 'DB_HOST: db-1', 'other: value-1']);
@@ -67,9 +91,17 @@ describe('Kubernetes Secret manifests', () => {
   it('redacts block scalars, quoted values, flow mappings, and values with comments or CRLF line ends', () => {
     const [a, b, c, d, e] = [human(), human(), b64(human()), b64(human()), human()];
     const block = `kind: Secret\nstringData:\n  config.yaml: |\n    database:\n      host: db-1\n      pass: ${a}\n  app.properties: >-\n    token=${b}\n  plain: ok\n`;
-    const out = expectRedacted(block, [a, b], ['  config.yaml: |\n    <REDACTED>\n', '  app.properties: >-\n    <REDACTED>\n']);
+    const out = expectRedacted(
+      block,
+      [a, b],
+      ['  config.yaml: |\n    <REDACTED>\n', '  app.properties: >-\n    <REDACTED>\n'],
+    );
     expect(out).not.toContain('host: db-1'); // the whole block is the value
-    expectRedacted(`kind: "Secret"\r\ndata:\r\n  a: "${c}"   # rotated monthly\r\n  b: '${d}'\r\n`, [c, d], ['# rotated monthly']);
+    expectRedacted(
+      `kind: "Secret"\r\ndata:\r\n  a: "${c}"   # rotated monthly\r\n  b: '${d}'\r\n`,
+      [c, d],
+      ['# rotated monthly'],
+    );
     expectRedacted(`kind: Secret\nstringData: {password: ${e}}\n`, [e]);
   });
 
@@ -100,9 +132,13 @@ describe('Kubernetes Secret manifests', () => {
     expectRedacted(text, [b64(pass)], ['note-599: plain text for the ops team']);
   });
 
-  it('is one linear pass: megabytes of adversarial YAML (deep nesting, many documents, open quotes) take milliseconds', () => { // hookwise:allow
+  it('is one linear pass: megabytes of adversarial YAML (deep nesting, many documents, open quotes) take milliseconds', () => {
+    // hookwise:allow
     const depth = 1200;
-    const staircase = `kind: Secret\n${Array.from({ length: depth }, (_, i) => `${' '.repeat(i)}data:\n`).join('')}${' '.repeat(depth)}k: v\n`.repeat(2);
+    const staircase =
+      `kind: Secret\n${Array.from({ length: depth }, (_, i) => `${' '.repeat(i)}data:\n`).join('')}${' '.repeat(depth)}k: v\n`.repeat(
+        2,
+      );
     const documents = 'kind: Secret\ndata:\n  k: v\n  "q: x\n---\n'.repeat(40_000);
     const quotes = `kind: Secret\ndata:\n${"  'k\n".repeat(200_000)}`;
     for (const text of [staircase, documents, quotes]) {
@@ -119,19 +155,29 @@ describe('Kubernetes Secret manifests', () => {
 describe('kubectl create secret --from-literal', () => {
   it('redacts every literal value whatever the key, quoted or not', () => {
     const [a, b, c] = [human(), human(), human()];
-    expectRedacted(`kubectl -n prod create secret generic db --from-literal=username=admin --from-literal dbhost=${a} --from-literal='api=${b}' --from-literal=x="${c}"`, [a, b, c], ['--from-literal=username=', '--from-literal dbhost=']); // hookwise:allow
-    expect(fromLiteralParts(` generic x --from-literal=k=v --from-literal-file=y --from-literal=k2=\${V}`)).toHaveLength(2);
+    expectRedacted(
+      `kubectl -n prod create secret generic db --from-literal=username=admin --from-literal dbhost=${a} --from-literal='api=${b}' --from-literal=x="${c}"`,
+      [a, b, c],
+      ['--from-literal=username=', '--from-literal dbhost='],
+    ); // hookwise:allow
+    expect(
+      fromLiteralParts(` generic x --from-literal=k=v --from-literal-file=y --from-literal=k2=\${V}`),
+    ).toHaveLength(2);
   });
 
   it('leaves configmaps and files alone', () => {
-    for (const text of ['kubectl create configmap cfg --from-literal=host=db-1', 'kubectl create secret generic tls --from-file=tls.crt=./cert.pem']) {
+    for (const text of [
+      'kubectl create configmap cfg --from-literal=host=db-1',
+      'kubectl create secret generic tls --from-file=tls.crt=./cert.pem',
+    ]) {
       expect(rules(text)).not.toContain('kubectl-secret-literal');
     }
   });
 });
 
 describe('XML configuration', () => {
-  it('NuGet.config packageSourceCredentials: ClearTextPassword and Password values, not the user name', () => { // hookwise:allow
+  it('NuGet.config packageSourceCredentials: ClearTextPassword and Password values, not the user name', () => {
+    // hookwise:allow
     const [pat, enc] = [human(), b64(human())];
     const text = `<configuration>\n  <packageSourceCredentials>\n    <Contoso>\n      <add key="Username" value="ci-bot" />\n      <add key="ClearTextPassword" value="${pat}" />\n    </Contoso>\n    <Other>\n      <add key="Password" value="${enc}" />\n    </Other>\n  </packageSourceCredentials>\n</configuration>`;
     expectRedacted(text, [pat, enc], ['value="ci-bot"', 'key="ClearTextPassword"']);
@@ -140,7 +186,11 @@ describe('XML configuration', () => {
 
   it('web.config appSettings whose key names a secret; placeholders kept', () => {
     const key = human();
-    expectRedacted(`<appSettings>\n  <add key="StripeSecretKey" value="${key}" />\n  <add key="Environment" value="prod" />\n</appSettings>`, [key], ['value="prod"']);
+    expectRedacted(
+      `<appSettings>\n  <add key="StripeSecretKey" value="${key}" />\n  <add key="Environment" value="prod" />\n</appSettings>`,
+      [key],
+      ['value="prod"'],
+    );
     for (const placeholder of ['$(NUGET_PASSWORD)', '%NUGET_PASSWORD%', '${NUGET_PASSWORD}']) {
       const text = `<add key="ClearTextPassword" value="${placeholder}" />`;
       expect(sanitize(text).text).toBe(text);
@@ -150,15 +200,30 @@ describe('XML configuration', () => {
   it('Maven settings.xml: <password> and <passphrase>, an encrypted {…} password too; ${env.X} kept', () => {
     const [pass, phrase, encrypted] = [human(), human(), `{${b64(rnd(24))}}`];
     const text = `<settings>\n  <servers>\n    <server>\n      <id>nexus</id>\n      <username>deploy</username>\n      <password>${pass}</password>\n    </server>\n    <server>\n      <id>gpg</id>\n      <passphrase>${phrase}</passphrase>\n    </server>\n    <server>\n      <id>enc</id>\n      <password>${encrypted}</password>\n    </server>\n    <server>\n      <id>env</id>\n      <password>\${env.NEXUS_PASSWORD}</password>\n    </server>\n  </servers>\n</settings>`; // hookwise:allow
-    expectRedacted(text, [pass, phrase, encrypted], ['<username>deploy</username>', '<password>${env.NEXUS_PASSWORD}</password>', '<id>enc</id>']);
+    expectRedacted(
+      text,
+      [pass, phrase, encrypted],
+      ['<username>deploy</username>', '<password>${env.NEXUS_PASSWORD}</password>', '<id>enc</id>'],
+    );
   });
 
   it('other elements and attributes that say secret: <apiKey>, <clientSecret>, <storepass>, CDATA, unattend <Value>, password="…"', () => {
     const [a, b, c, d, e, f] = [human(), human(), human(), human(), human(), human()];
     expectRedacted(`<config><apiKey>${a}</apiKey><clientSecret>\n  ${b}\n</clientSecret></config>`, [a, b]); // hookwise:allow
-    expectRedacted(`<configuration><storepass>${c}</storepass><keypass><![CDATA[${d}]]></keypass></configuration>`, [c, d]);
-    expectRedacted(`<AdministratorPassword>\n  <Value>${e}</Value>\n  <PlainText>true</PlainText>\n</AdministratorPassword>`, [e], ['<PlainText>true</PlainText>']);
-    expectRedacted(`<datasource url="jdbc:postgresql://db/app" username="app" password="${f}"/>`, [f], ['username="app"']);
+    expectRedacted(`<configuration><storepass>${c}</storepass><keypass><![CDATA[${d}]]></keypass></configuration>`, [
+      c,
+      d,
+    ]);
+    expectRedacted(
+      `<AdministratorPassword>\n  <Value>${e}</Value>\n  <PlainText>true</PlainText>\n</AdministratorPassword>`,
+      [e],
+      ['<PlainText>true</PlainText>'],
+    );
+    expectRedacted(
+      `<datasource url="jdbc:postgresql://db/app" username="app" password="${f}"/>`,
+      [f],
+      ['username="app"'],
+    );
   });
 
   it('leaves alone code generics, non-secret elements and self-closing tags', () => {
@@ -174,7 +239,8 @@ describe('XML configuration', () => {
   it('isMavenEncrypted: {base64} and Maven 4 {[…]base64}, not templates', () => {
     expect(isMavenEncrypted(`{${b64(rnd(20))}}`)).toBe(true);
     expect(isMavenEncrypted(`{[name=master,cipher=AES/GCM/NoPadding,version=4.0]${b64(rnd(30))}}`)).toBe(true);
-    for (const v of ['{{ .Values.password }}', '{access_token}', '{}', '{x y z w v u}']) expect(isMavenEncrypted(v), v).toBe(false);
+    for (const v of ['{{ .Values.password }}', '{access_token}', '{}', '{x y z w v u}'])
+      expect(isMavenEncrypted(v), v).toBe(false);
   });
 });
 
@@ -190,8 +256,16 @@ describe('cookies', () => {
 
   it('raw HTTP and curl -v: Cookie values, only the first pair of Set-Cookie (attributes kept)', () => {
     const [a, b] = [rnd(32), rnd(32)];
-    expectRedacted(`GET /account HTTP/1.1\r\nHost: example.com\r\nCookie: lang=en; sid=${a}\r\n\r\n`, [a], ['Host: example.com']); // hookwise:allow
-    expectRedacted(`HTTP/1.1 200 OK\nSet-Cookie: session=${b}; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT; HttpOnly; Secure\n`, [b], ['Path=/', 'HttpOnly; Secure']); // hookwise:allow
+    expectRedacted(
+      `GET /account HTTP/1.1\r\nHost: example.com\r\nCookie: lang=en; sid=${a}\r\n\r\n`,
+      [a],
+      ['Host: example.com'],
+    ); // hookwise:allow
+    expectRedacted(
+      `HTTP/1.1 200 OK\nSet-Cookie: session=${b}; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT; HttpOnly; Secure\n`,
+      [b],
+      ['Path=/', 'HttpOnly; Secure'],
+    ); // hookwise:allow
     const c = rnd(32);
     expectRedacted(`< HTTP/2 200\n< set-cookie: __Host-sid=${c}; path=/; secure\n`, [c], ['path=/']); // hookwise:allow
   });
@@ -252,14 +326,19 @@ describe('GitHub token checksums', () => {
     const [a, b, c] = [checksummedToken('ghp_'), checksummedToken('ghs_'), checksummedToken('npm_')];
     for (const text of [`x${a}`, `GH_TOKEN_${b}`, `registry.npmjs.org/:_authTokenx${c}`]) {
       const out = sanitize(text);
-      expect(out.findings.map((f) => f.rule), text).toContain('github-token-checksum');
+      expect(
+        out.findings.map((f) => f.rule),
+        text,
+      ).toContain('github-token-checksum');
       for (const t of [a, b, c]) expect(out.text).not.toContain(t);
     }
   });
 
   it('fails safe: a token with an invalid checksum is still redacted where it was before (github-token)', () => {
     const bad = checksummedToken('ghp_', { valid: false });
-    const { text, findings } = sanitize(`git push https://x-access-token:${bad}@github.com/acme/app.git && echo ${bad}`);
+    const { text, findings } = sanitize(
+      `git push https://x-access-token:${bad}@github.com/acme/app.git && echo ${bad}`,
+    );
     expect(text).not.toContain(bad);
     expect(findings.map((f) => f.rule)).toContain('github-token');
     expect(rules(`x${bad}`)).not.toContain('github-token-checksum');
@@ -269,19 +348,28 @@ describe('GitHub token checksums', () => {
 describe('CRM, messaging, code-quality and AI providers', () => {
   it('HubSpot private app tokens (na1, eu1), in a header and an env file', () => {
     const [na, eu] = [`pat-na1-${uuid()}`, `pat-eu1-${uuid()}`];
-    expectRedacted(`curl -H "Authorization: Bearer ${na}" https://api.hubapi.com/crm/v3/objects/contacts\nHUBSPOT_TOKEN_EU=${eu}`, [na, eu]);
+    expectRedacted(
+      `curl -H "Authorization: Bearer ${na}" https://api.hubapi.com/crm/v3/objects/contacts\nHUBSPOT_TOKEN_EU=${eu}`,
+      [na, eu],
+    );
     expect(rules('pat-na1-not-a-uuid and pat-xx1-' + uuid())).not.toContain('hubspot-token');
   });
 
   it('Salesforce access tokens (with the ! shell-escaped or not); the org id alone is not a secret', () => {
     const [a, b] = [`${rnd(20)}.${rnd(60)}`, rnd(90)];
-    expectRedacted(`sf data query -o 00D${rnd(12)}!${a} -q "SELECT Id FROM Account"\nexport SF_ACCESS_TOKEN=00D${rnd(15)}\\!${b}`, [a, b]); // hookwise:allow
+    expectRedacted(
+      `sf data query -o 00D${rnd(12)}!${a} -q "SELECT Id FROM Account"\nexport SF_ACCESS_TOKEN=00D${rnd(15)}\\!${b}`,
+      [a, b],
+    ); // hookwise:allow
     expect(rules('the org 00D5e000000ABCDEAA is in the sandbox')).not.toContain('salesforce-access-token');
   });
 
   it('Twilio SID + token pairs in code and curl; a SID next to a variable is kept', () => {
     const [token, secret] = [rnd(32, 'hex'), rnd(32)];
-    expectRedacted(`client = Client("AC${rnd(32, 'hex')}", "${token}")\nconst c = twilio('SK${rnd(32, 'hex')}', '${secret}', { accountSid })`, [token, secret]);
+    expectRedacted(
+      `client = Client("AC${rnd(32, 'hex')}", "${token}")\nconst c = twilio('SK${rnd(32, 'hex')}', '${secret}', { accountSid })`,
+      [token, secret],
+    );
     const sidOnly = `client = Client("AC${rnd(32, 'hex')}", auth_token)`;
     expect(rules(sidOnly)).not.toContain('twilio-credential-pair');
   });
@@ -289,16 +377,33 @@ describe('CRM, messaging, code-quality and AI providers', () => {
   it('Mailchimp API keys, not language tags or --user flags', () => {
     const key = `${rnd(32, 'hex')}-us6`;
     expectRedacted(`MC_KEY = "${key}"\ncurl --user "anystring:${key}" https://us6.api.mailchimp.com/3.0/`, [key]);
-    for (const text of ['curl -H "Accept-Language: en-us" --user me https://example.com', `sha ${rnd(40, 'hex')}-usage`]) expect(rules(text), text).not.toContain('mailchimp-api-key');
+    for (const text of [
+      'curl -H "Accept-Language: en-us" --user me https://example.com',
+      `sha ${rnd(40, 'hex')}-usage`,
+    ])
+      expect(rules(text), text).not.toContain('mailchimp-api-key');
   });
 
   it('Codecov, Snyk, SonarQube and DeepSource credentials on command lines', () => {
     const [cc, sn, sq, ds] = [uuid(), uuid(), rnd(40, 'hex'), rnd(32, 'hex')];
     expectRedacted(`bash <(curl -s https://codecov.io/bash) -t ${cc}`, [cc]);
     expectRedacted(`snyk config set api=${sn} && snyk test`, [sn]);
-    expectRedacted(`./gradlew sonarqube -Dsonar.host.url=https://sonar.acme.io -Dsonar.login=${sq}`, [sq], ['-Dsonar.host.url=https://sonar.acme.io']);
-    expectRedacted(`export DEEPSOURCE_DSN=https://${ds}@app.deepsource.com\n./bin/deepsource report --analyzer test-coverage`, [ds]);
-    const nearMisses = ['codecov -t ${CODECOV_TOKEN} -f coverage.xml', 'snyk auth', 'snyk test --severity-threshold=high', 'mvn sonar:sonar -Dsonar.login=admin -Dsonar.password=${SONAR_PASSWORD}', 'open https://app.deepsource.com/gh/acme/app'];
+    expectRedacted(
+      `./gradlew sonarqube -Dsonar.host.url=https://sonar.acme.io -Dsonar.login=${sq}`,
+      [sq],
+      ['-Dsonar.host.url=https://sonar.acme.io'],
+    );
+    expectRedacted(
+      `export DEEPSOURCE_DSN=https://${ds}@app.deepsource.com\n./bin/deepsource report --analyzer test-coverage`,
+      [ds],
+    );
+    const nearMisses = [
+      'codecov -t ${CODECOV_TOKEN} -f coverage.xml',
+      'snyk auth',
+      'snyk test --severity-threshold=high',
+      'mvn sonar:sonar -Dsonar.login=admin -Dsonar.password=${SONAR_PASSWORD}',
+      'open https://app.deepsource.com/gh/acme/app',
+    ];
     for (const text of nearMisses) expect(sanitize(text).text, text).toBe(text);
   });
 
@@ -306,7 +411,9 @@ describe('CRM, messaging, code-quality and AI providers', () => {
     const long = `ABSK${b64(`BedrockAPIKey-${rnd(4, 'lowerDigits')}-at-${rnd(12, 'digits')}:${rnd(40, 'b64')}`)}`;
     const short = `bedrock-api-key-${b64(`bedrock.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Credential=${rnd(20, 'upperDigits')}&X-Amz-Signature=${rnd(64, 'hex')}&Version=1`)}`;
     expectRedacted(`export AWS_BEARER_TOKEN_BEDROCK=${long}\n{"bedrock_key": "${short}"}`, [long, short]);
-    expect(rules('aws secretsmanager get-secret-value --secret-id bedrock-api-key-prod')).not.toContain('aws-bedrock-api-key');
+    expect(rules('aws secretsmanager get-secret-value --secret-id bedrock-api-key-prod')).not.toContain(
+      'aws-bedrock-api-key',
+    );
   });
 
   it('Azure OpenAI keys under any casing / separator of the key name; an endpoint is kept', () => {
@@ -327,7 +434,11 @@ describe('Bundler / Sidekiq Enterprise credentials', () => {
       `bundle config --local enterprise.contribsys.com ${u3}:${p3}`,
       `source "https://${u4}:${p4}@enterprise.contribsys.com/" do`,
     ].join('\n');
-    expectRedacted(text, [u1, p1, u2, p2, u3, p3, u4, p4], ['BUNDLE_ENTERPRISE__CONTRIBSYS__COM=', 'enterprise.contribsys.com']);
+    expectRedacted(
+      text,
+      [u1, p1, u2, p2, u3, p3, u4, p4],
+      ['BUNDLE_ENTERPRISE__CONTRIBSYS__COM=', 'enterprise.contribsys.com'],
+    );
     const gh = `x-access-token:${rnd(20)}`;
     expectRedacted(`BUNDLE_RUBYGEMS__PKG__GITHUB__COM=${gh} bundle install`, [gh]);
   });
@@ -350,7 +461,11 @@ describe('environment entries written other than NAME=value', () => {
     const [a, b, c] = [human(), human(), human()];
     const yaml = `containers:\n  - name: api\n    env:\n      - name: STRIPE_API_KEY\n        value: ${a}\n      - name: LOG_LEVEL\n        value: debug\n      - name: DB_PASSWORD\n        value: "${b}"\n`;
     expectRedacted(yaml, [a, b], ['value: debug', '- name: api']);
-    expectRedacted(`"environment": [{"name": "NODE_ENV", "value": "production"}, {"name": "OAUTH_CLIENT_SECRET", "value": "${c}"}]`, [c], ['"value": "production"']);
+    expectRedacted(
+      `"environment": [{"name": "NODE_ENV", "value": "production"}, {"name": "OAUTH_CLIENT_SECRET", "value": "${c}"}]`,
+      [c],
+      ['"value": "production"'],
+    );
   });
 
   it('setx, fish set, launchctl setenv, Dockerfile ENV name value, gh secret set', () => {
@@ -358,7 +473,11 @@ describe('environment entries written other than NAME=value', () => {
     expectRedacted(`setx MY_API_KEY ${a} /M`, [a]);
     expectRedacted(`set -gx OPENAI_ACCESS_TOKEN ${b}; set -Ux MY_SECRET_KEY '${c}'`, [b, c]);
     expectRedacted(`launchctl setenv GITHUB_TOKEN ${d}`, [d]);
-    expectRedacted(`FROM node:20\nENV NODE_ENV production\nENV NPM_AUTH_TOKEN ${e}\n`, [e], ['ENV NODE_ENV production']);
+    expectRedacted(
+      `FROM node:20\nENV NODE_ENV production\nENV NPM_AUTH_TOKEN ${e}\n`,
+      [e],
+      ['ENV NODE_ENV production'],
+    );
     expectRedacted(`gh secret set DEPLOY_WEBHOOK --repo acme/app --body "${f}"`, [f]);
   });
 

@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../src/session/registry.js';
@@ -8,7 +18,11 @@ import { makeProject } from '../support/project.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
 
-function hookwise(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function hookwise(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, cwd });
     let stdout = '';
@@ -23,7 +37,9 @@ describe('session registry', () => {
   it('50 concurrent register processes leave 50 registrations', async () => {
     const p = makeProject();
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => hookwise(['register', '--session-id', `par-${i}`, '--role', i % 2 === 0 ? 'coder' : 'tester'], p.env, p.root)),
+      Array.from({ length: 50 }, (_, i) =>
+        hookwise(['register', '--session-id', `par-${i}`, '--role', i % 2 === 0 ? 'coder' : 'tester'], p.env, p.root),
+      ),
     );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const { records, problems } = new SessionRegistry(p.runtimeDir).list();
@@ -37,17 +53,38 @@ describe('session registry', () => {
   it('concurrent updates of one session serialize: no update is lost', async () => {
     const p = makeProject();
     const registry = new SessionRegistry(p.runtimeDir);
-    registry.update('one', (_e, now) => ({ session_id: 'one', role: 'coder', disabled: false, task: '', registered_at: now, updated_at: now }));
+    registry.update('one', (_e, now) => ({
+      session_id: 'one',
+      role: 'coder',
+      disabled: false,
+      task: '',
+      registered_at: now,
+      updated_at: now,
+    }));
     // Each process appends its id to `task` under the lock; a lost update would drop ids.
     const bundle = join(p.home, 'registry.cjs');
-    buildSync({ entryPoints: [join(import.meta.dirname, '../../src/session/registry.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent' });
+    buildSync({
+      entryPoints: [join(import.meta.dirname, '../../src/session/registry.ts')],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     const script = (i: number) => `
       const { SessionRegistry } = require(${JSON.stringify(bundle)});
       new SessionRegistry(${JSON.stringify(p.runtimeDir)}).update('one', (e, now) => ({ ...e, task: (e.task || '') + ' ${i}', updated_at: now }));`;
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => new Promise((resolve) => spawn(process.execPath, ['-e', script(i)]).on('close', resolve))),
+      Array.from(
+        { length: 20 },
+        (_, i) => new Promise((resolve) => spawn(process.execPath, ['-e', script(i)]).on('close', resolve)),
+      ),
     );
-    const ids = (registry.get('one')?.task ?? '').trim().split(' ').map(Number).sort((a, b) => a - b);
+    const ids = (registry.get('one')?.task ?? '')
+      .trim()
+      .split(' ')
+      .map(Number)
+      .sort((a, b) => a - b);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i));
   }, 60_000);
 
@@ -80,11 +117,21 @@ describe('session commands', () => {
   it('register, switch, disable, enable, status', async () => {
     const p = makeProject();
     const run = (...args: string[]) => hookwise(args, p.env, p.root);
-    expect((await run('register', '--session-id', 'a1', '--role', 'coder', '--task', 'auth', '--team', 'red')).stdout).toMatch(/registered as coder \(team red\)/);
-    expect((await run('switch', '--session-id', 'a1', '--role', 'tester')).stdout).toMatch(/switched from coder to tester/);
+    expect(
+      (await run('register', '--session-id', 'a1', '--role', 'coder', '--task', 'auth', '--team', 'red')).stdout,
+    ).toMatch(/registered as coder \(team red\)/);
+    expect((await run('switch', '--session-id', 'a1', '--role', 'tester')).stdout).toMatch(
+      /switched from coder to tester/,
+    );
     expect((await run('disable', '--session-id', 'a1')).stdout).toMatch(/gating disabled/);
     const status = JSON.parse((await run('status', '--json')).stdout);
-    expect(status.sessions[0]).toMatchObject({ session_id: 'a1', role: 'tester', disabled: true, task: 'auth', team: 'red' });
+    expect(status.sessions[0]).toMatchObject({
+      session_id: 'a1',
+      role: 'tester',
+      disabled: true,
+      task: 'auth',
+      team: 'red',
+    });
     expect((await run('enable', '--session-id', 'a1')).stdout).toMatch(/gating enabled .*tester/);
     const one = await run('status', '--session-id', 'a1');
     expect(one.stdout).toMatch(/a1: role tester/);
@@ -106,18 +153,25 @@ describe('a runtime directory with planted files', () => {
     const registry = new SessionRegistry(p.runtimeDir);
     mkdirSync(registry.dir, { recursive: true, mode: 0o700 });
     const file = registry.fileFor(id);
-    writeFileSync(file, JSON.stringify({ session_id: id, role: 'maintainer', disabled: true, registered_at: 'x', updated_at: 'x' }), { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({ session_id: id, role: 'maintainer', disabled: true, registered_at: 'x', updated_at: 'x' }),
+      { mode: 0o600 },
+    );
     return file;
   };
 
-  it.skipIf(!asRoot)('a session file owned by another user is refused, and the call is denied, not allowed', async () => {
-    const p = makeProject();
-    chownSync(planted(p, 's-foreign'), 4242, 4242);
-    expect(() => new SessionRegistry(p.runtimeDir).get('s-foreign')).toThrow(/belongs to uid 4242/);
-    const r = await p.check(p.pre('Bash', { command: 'rm -rf ~/important' }, 's-foreign'));
-    expect(r.stdout).toMatch(/"permissionDecision":"deny"/);
-    expect(r.stdout).toMatch(/belongs to uid 4242/);
-  });
+  it.skipIf(!asRoot)(
+    'a session file owned by another user is refused, and the call is denied, not allowed',
+    async () => {
+      const p = makeProject();
+      chownSync(planted(p, 's-foreign'), 4242, 4242);
+      expect(() => new SessionRegistry(p.runtimeDir).get('s-foreign')).toThrow(/belongs to uid 4242/);
+      const r = await p.check(p.pre('Bash', { command: 'rm -rf ~/important' }, 's-foreign'));
+      expect(r.stdout).toMatch(/"permissionDecision":"deny"/);
+      expect(r.stdout).toMatch(/belongs to uid 4242/);
+    },
+  );
 
   it.skipIf(!asRoot)('a sessions directory owned by another user is refused', () => {
     const p = makeProject();
@@ -158,7 +212,9 @@ describe('untrusted session ids', () => {
   it('a secret in a session id names no file and is written nowhere', async () => {
     const p = makeProject();
     const run = (...args: string[]) => hookwise(args, p.env, p.root);
-    expect((await run('register', '--session-id', SECRET, '--role', 'coder', '--task', `deploy with ${SECRET}`)).code).toBe(0);
+    expect(
+      (await run('register', '--session-id', SECRET, '--role', 'coder', '--task', `deploy with ${SECRET}`)).code,
+    ).toBe(0);
     // decided, learned, audited: every file hookwise writes for a session
     const call = { ...p.pre('Bash', { command: 'make deploy-x' }, SECRET), tool_use_id: `toolu_${SECRET}` };
     expect((await p.check(call)).stdout).toMatch(/"permissionDecision":"ask"/);

@@ -10,7 +10,13 @@ function lossy(command: string, existing: readonly string[] = []): string[] {
   const parse = parseCommand(command);
   expect(parse.ok).toBe(true);
   const writes = writeTargets(parse.segments);
-  const shell = { command, parse, writes, targets: [], exists: writes.targets.map((t) => existing.includes(t.path)) } as unknown as PreparedShell;
+  const shell = {
+    command,
+    parse,
+    writes,
+    targets: [],
+    exists: writes.targets.map((t) => existing.includes(t.path)),
+  } as unknown as PreparedShell;
   return parse.segments.flatMap((s, i) => (segmentLosesData(shell, i) ? [s.argv.join(' ')] : []));
 }
 

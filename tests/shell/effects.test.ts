@@ -4,7 +4,13 @@
  * write targets → effects. The verdicts these lead to are in tier.test.ts ("effects" blocks).
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeEffects, environmentRisk, gitConfigSetKey, sedScript, type CommandEffects } from '../../src/shell/effects.js';
+import {
+  analyzeEffects,
+  environmentRisk,
+  gitConfigSetKey,
+  sedScript,
+  type CommandEffects,
+} from '../../src/shell/effects.js';
 import { parseCommand } from '../../src/shell/parse.js';
 import { writeTargets } from '../../src/shell/writes.js';
 
@@ -120,7 +126,7 @@ describe('options that run code or delete', () => {
     'make -f /tmp/x.mk',
     'make SHELL=/tmp/sh test',
     'make --eval="x:;id" x',
-    "awk 'BEGIN{system(\"id\")}'",
+    'awk \'BEGIN{system("id")}\'',
     'awk \'{print | "sh"}\' f',
     'awk \'BEGIN{"id" | getline x}\'',
     'awk -f /tmp/x.awk f',
@@ -140,9 +146,9 @@ describe('options that run code or delete', () => {
     'node -r /tmp/x.js app.js',
     'node --import=data:text/javascript,x app.js',
     'wget -e "use_proxy=on" http://x',
-    "emacs --batch --eval '(shell-command \"id\")'",
+    'emacs --batch --eval \'(shell-command "id")\'',
     'npx vitest run --config /tmp/v.config.mjs',
-    "npx jest --config '{\"globalSetup\":\"/tmp/x.js\"}'",
+    'npx jest --config \'{"globalSetup":"/tmp/x.js"}\'',
     'mocha -r /tmp/hook.js',
     'cd /tmp/evil-repo && git status',
     'cd ~/other && npm test',
@@ -242,7 +248,7 @@ describe('bash expansions that execute inside arguments', () => {
     "test -v 'a[$(id)]'",
     "[ -v 'a[$(id)]' ]",
     "[[ -v 'a[$(id)]' ]]",
-    "x='$(id)'; echo \"${x@P}\"",
+    'x=\'$(id)\'; echo "${x@P}"',
     "declare 'a[$(id)]=1'",
     "read 'a[$(id)]' <<< x",
     "let 'a[$(id)]=1'",
@@ -251,18 +257,25 @@ describe('bash expansions that execute inside arguments', () => {
     "x='a[$(id)]'; echo ${!x}",
     "mapfile -t 'a[$(id)]' <<< x",
     "a=(); a['$(id)']=1",
-    "x='a[$(id)]'; s=abcdef; echo \"${s:x}\"",
+    'x=\'a[$(id)]\'; s=abcdef; echo "${s:x}"',
     "n='a[$(id)]'; for ((i=0; i<n; i++)); do echo $i; done",
   ])('%s', (command) => {
     expect(kinds(command)).toContain('expansion');
   });
 
-  it.each(["printf -v out '%s' x", "printf '%s\\n' '$(not run)'", 'test -f README.md', '[[ -n "$HOME" ]]', 'declare -a arr=(1 2)', 'echo $((1+2))', "git commit -m 'use $(pwd) here'", "echo '${HOME}'", 'for k in "${!arr[@]}"; do echo $k; done'])(
-    'harmless: %s',
-    (command) => {
-      expect(kinds(command)).not.toContain('expansion');
-    },
-  );
+  it.each([
+    "printf -v out '%s' x",
+    "printf '%s\\n' '$(not run)'",
+    'test -f README.md',
+    '[[ -n "$HOME" ]]',
+    'declare -a arr=(1 2)',
+    'echo $((1+2))',
+    "git commit -m 'use $(pwd) here'",
+    "echo '${HOME}'",
+    'for k in "${!arr[@]}"; do echo $k; done',
+  ])('harmless: %s', (command) => {
+    expect(kinds(command)).not.toContain('expansion');
+  });
 });
 
 describe('planted programs and links', () => {
@@ -284,16 +297,30 @@ describe('planted programs and links', () => {
     expect(kinds(command)).toContain('planted');
   });
 
-  it.each(['mkdir -p build && ls build', 'echo hi > out.txt && cat out.txt', 'npm test', 'mkdir -p dist && npm run build', 'bash scripts/build.sh', 'echo x > /dev/null && npm test', 'touch a.txt && git status'])('harmless: %s', (command) => {
+  it.each([
+    'mkdir -p build && ls build',
+    'echo hi > out.txt && cat out.txt',
+    'npm test',
+    'mkdir -p dist && npm run build',
+    'bash scripts/build.sh',
+    'echo x > /dev/null && npm test',
+    'touch a.txt && git status',
+  ])('harmless: %s', (command) => {
     expect(kinds(command)).not.toContain('planted');
   });
 
   it('records links with where they point (relative symlink targets from the link directory)', () => {
-    expect(effectsOf('ln -s ~/.config/hookwise x && echo y > x/config.yml').links).toEqual([{ segment: 0, link: 'x', target: '~/.config/hookwise' }]);
+    expect(effectsOf('ln -s ~/.config/hookwise x && echo y > x/config.yml').links).toEqual([
+      { segment: 0, link: 'x', target: '~/.config/hookwise' },
+    ]);
     expect(effectsOf('ln -s ../../.ssh d/k').links).toEqual([{ segment: 0, link: 'd/k', target: '../.ssh' }]);
     expect(effectsOf('ln ~/.bashrc b').links).toEqual([{ segment: 0, link: 'b', target: '~/.bashrc' }]);
-    expect(effectsOf('ln -s /etc/hosts -t links').links).toEqual([{ segment: 0, link: 'links/hosts', target: '/etc/hosts' }]);
-    expect(effectsOf('cd sub && ln -sf ../.hookwise h').links).toEqual([{ segment: 1, link: 'sub/h', target: '.hookwise' }]);
+    expect(effectsOf('ln -s /etc/hosts -t links').links).toEqual([
+      { segment: 0, link: 'links/hosts', target: '/etc/hosts' },
+    ]);
+    expect(effectsOf('cd sub && ln -sf ../.hookwise h').links).toEqual([
+      { segment: 1, link: 'sub/h', target: '.hookwise' },
+    ]);
   });
 });
 
@@ -334,7 +361,9 @@ describe('reads', () => {
   });
 
   it('follows a literal cd', () => {
-    expect(effectsOf('cd ~/.ssh && cat ./id_rsa').reads).toEqual([{ segment: 1, path: './id_rsa', via: 'cat', recursive: false, cwd: '~/.ssh' }]);
+    expect(effectsOf('cd ~/.ssh && cat ./id_rsa').reads).toEqual([
+      { segment: 1, path: './id_rsa', via: 'cat', recursive: false, cwd: '~/.ssh' },
+    ]);
   });
 });
 

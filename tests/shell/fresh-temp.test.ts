@@ -1,14 +1,26 @@
 /** fresh-temp: the marker the parser gives `$(mktemp [-d])`, and where prepare.ts maps it. */
 import { describe, expect, it } from 'vitest';
-import { freshTempMarker, freshTempOf, isFreshTempSubstitution, mapFreshTemp, parseFreshTemp } from '../../src/shell/fresh-temp.js';
+import {
+  freshTempMarker,
+  freshTempOf,
+  isFreshTempSubstitution,
+  mapFreshTemp,
+  parseFreshTemp,
+} from '../../src/shell/fresh-temp.js';
 
 const m = freshTempMarker(7);
 
 describe('isFreshTempSubstitution: only mktemp forms that create a new entry in the temp directory', () => {
-  it.each(['$(mktemp)', '$(mktemp -d)', '$(mktemp -q -d)', '$(mktemp -dq)', '$(mktemp --directory)', '$(mktemp -d -t build.XXXXXX)', '$(mktemp -t x)', '$(mktemp --tmpdir x.XXXX -d)'])(
-    '%s',
-    (text) => expect(isFreshTempSubstitution(text)).toBe(true),
-  );
+  it.each([
+    '$(mktemp)',
+    '$(mktemp -d)',
+    '$(mktemp -q -d)',
+    '$(mktemp -dq)',
+    '$(mktemp --directory)',
+    '$(mktemp -d -t build.XXXXXX)',
+    '$(mktemp -t x)',
+    '$(mktemp --tmpdir x.XXXX -d)',
+  ])('%s', (text) => expect(isFreshTempSubstitution(text)).toBe(true));
 
   it.each([
     '$(mktemp x.XXXX)', // GNU: in the current directory

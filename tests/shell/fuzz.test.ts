@@ -37,7 +37,7 @@ const SEEDS = [
   'FOO=1 BAR="a b" sudo -u bob -E env -i PATH=/bin timeout -s KILL 5 nice -n 10 rm -rf "$X" ./build/*',
   'find . -name "*.tmp" -type f -exec rm -f {} + -o -name x -execdir chmod 644 {} \\;',
   'find . -print0 | xargs -0 -n 1 -P 4 -I{} mv {} dest/',
-  "bash -c 'cp a .env && sh -lc \"echo x > .claude/settings.json\"'",
+  'bash -c \'cp a .env && sh -lc "echo x > .claude/settings.json"\'',
   'eval "rm -rf build"; eval \'ls\'',
   "ssh -p 22 host 'cd /srv && rm -rf cache' > ssh.log",
   'python3 -c "import os; os.remove(\'x\')"; node -e "1"; perl -pi -e \'s/a/b/\' f; ruby -e 1',
@@ -83,15 +83,106 @@ const SEEDS = [
 ];
 
 const FRAGMENTS = [
-  '"', "'", '`', '$(', ')', '(', '((', '))', '{', '}', '[', ']', '[[', ']]', ';', ';;', '&&', '||', '|', '|&', '&',
-  '\n', '\r\n', '\t', ' ', '<<EOF\n', "<<'EOF'\n", '<<-EOF\n', '\nEOF\n', 'EOF', '<<<', '<', '>', '>>', '>|', '&>',
-  '2>&1', '>&-', '<(', '>(', '$', '${', '${#', '$((', '$[', '\\', '\\\n', '#', '!', '*', '?', '~', '=', '==', '=~',
-  '{a,b}', '{1..9}', 'é', '😀', '\u202e', '\u00a0', '\uFEFF', '\ud800', 'bash -c ', "sh -c '", 'eval ', 'sudo ',
-  'xargs ', 'env -i ', 'FOO=1 ', 'find . -exec ', ' {} +', ' \\;', 'if ', 'then ', 'else ', 'fi', 'for x in ', 'do ',
-  'done', 'while ', 'case x in ', 'esac', 'function f ', 'f() ', 'cd ', 'rm -rf ', 'ssh host ', 'python3 -c ',
-  'cat <<EOF | bash\n', '$\'', '$"', '--', '-', 'time ', 'coproc ', 'select ', 'exec ', 'trap ',
+  '"',
+  "'",
+  '`',
+  '$(',
+  ')',
+  '(',
+  '((',
+  '))',
+  '{',
+  '}',
+  '[',
+  ']',
+  '[[',
+  ']]',
+  ';',
+  ';;',
+  '&&',
+  '||',
+  '|',
+  '|&',
+  '&',
+  '\n',
+  '\r\n',
+  '\t',
+  ' ',
+  '<<EOF\n',
+  "<<'EOF'\n",
+  '<<-EOF\n',
+  '\nEOF\n',
+  'EOF',
+  '<<<',
+  '<',
+  '>',
+  '>>',
+  '>|',
+  '&>',
+  '2>&1',
+  '>&-',
+  '<(',
+  '>(',
+  '$',
+  '${',
+  '${#',
+  '$((',
+  '$[',
+  '\\',
+  '\\\n',
+  '#',
+  '!',
+  '*',
+  '?',
+  '~',
+  '=',
+  '==',
+  '=~',
+  '{a,b}',
+  '{1..9}',
+  'é',
+  '😀',
+  '\u202e',
+  '\u00a0',
+  '\uFEFF',
+  '\ud800',
+  'bash -c ',
+  "sh -c '",
+  'eval ',
+  'sudo ',
+  'xargs ',
+  'env -i ',
+  'FOO=1 ',
+  'find . -exec ',
+  ' {} +',
+  ' \\;',
+  'if ',
+  'then ',
+  'else ',
+  'fi',
+  'for x in ',
+  'do ',
+  'done',
+  'while ',
+  'case x in ',
+  'esac',
+  'function f ',
+  'f() ',
+  'cd ',
+  'rm -rf ',
+  'ssh host ',
+  'python3 -c ',
+  'cat <<EOF | bash\n',
+  "$'",
+  '$"',
+  '--',
+  '-',
+  'time ',
+  'coproc ',
+  'select ',
+  'exec ',
+  'trap ',
 ];
-
 
 function generator(seed: number): () => string {
   const rand = prng(seed);
@@ -138,7 +229,11 @@ function generator(seed: number): () => string {
       }
       case 6:
         // A very long word.
-        return s.slice(0, at) + pick(['a', 'x/', '"', "'", '$', '\\ ', '{a,b}']).repeat(int(int(25) === 0 ? 20_000 : 200)) + s.slice(at);
+        return (
+          s.slice(0, at) +
+          pick(['a', 'x/', '"', "'", '$', '\\ ', '{a,b}']).repeat(int(int(25) === 0 ? 20_000 : 200)) +
+          s.slice(at)
+        );
       case 7: {
         const dup = s.slice(at, at + int(40));
         return s.slice(0, at) + dup + dup + s.slice(at);
@@ -194,19 +289,34 @@ function problem(input: string, result: ParseResult): string | undefined {
     if (s.dynamicArgs.some((i) => i < 0 || i >= s.argv.length)) return 'dynamicArgs out of range';
   }
   const writes = writeTargets(result.segments);
-  for (const t of writes.targets) if (!(t.segment >= 0 && t.segment < result.segments.length) || typeof t.path !== 'string') return 'bad write target';
+  for (const t of writes.targets)
+    if (!(t.segment >= 0 && t.segment < result.segments.length) || typeof t.path !== 'string')
+      return 'bad write target';
   for (const u of writes.unknown) if (u.reason.trim() === '') return 'unknown write without a reason';
   const effects = analyzeEffects(result.segments, writes);
   if (effects.segments.length !== result.segments.length) return 'effects per segment do not line up';
-  for (const r of effects.reads) if (!(r.segment >= 0 && r.segment < result.segments.length) || typeof r.path !== 'string') return 'bad read target';
-  for (const e of effects.segments) if (e.runs.some((run) => run.detail.trim() === '')) return 'run effect without a detail';
+  for (const r of effects.reads)
+    if (!(r.segment >= 0 && r.segment < result.segments.length) || typeof r.path !== 'string') return 'bad read target';
+  for (const e of effects.segments)
+    if (e.runs.some((run) => run.detail.trim() === '')) return 'run effect without a detail';
   void input;
   return undefined;
 }
 
 function run(seed: number, count: number): Stats {
   const next = generator(seed);
-  const stats: Stats = { inputs: 0, ok: 0, unparseable: 0, maxMs: 0, slow: 0, bounded: 0, rechecked: 0, maxInput: '', maxWallMs: 0, totalMs: 0 };
+  const stats: Stats = {
+    inputs: 0,
+    ok: 0,
+    unparseable: 0,
+    maxMs: 0,
+    slow: 0,
+    bounded: 0,
+    rechecked: 0,
+    maxInput: '',
+    maxWallMs: 0,
+    totalMs: 0,
+  };
   for (let k = 0; k < count; k++) {
     const input = next();
     const start = process.hrtime.bigint();
@@ -216,7 +326,9 @@ function run(seed: number, count: number): Stats {
       // The product's own bounds: they count work, so what they stop here they stop everywhere.
       result = parseCommand(input);
     } catch (error) {
-      throw new Error(`parseCommand threw on ${JSON.stringify(input.slice(0, 300))}: ${(error as Error).stack ?? String(error)}`);
+      throw new Error(
+        `parseCommand threw on ${JSON.stringify(input.slice(0, 300))}: ${(error as Error).stack ?? String(error)}`,
+      );
     }
     const found = problem(input, result);
     const used = process.cpuUsage(cpu);
@@ -235,12 +347,15 @@ function run(seed: number, count: number): Stats {
       stats.rechecked++;
       const again = parseCommand(input);
       if (JSON.stringify(again) !== JSON.stringify(result)) {
-        throw new Error(`two parses differ for input ${JSON.stringify(input.slice(0, 300))}: ${JSON.stringify(result).slice(0, 300)} vs ${JSON.stringify(again).slice(0, 300)}`);
+        throw new Error(
+          `two parses differ for input ${JSON.stringify(input.slice(0, 300))}: ${JSON.stringify(result).slice(0, 300)} vs ${JSON.stringify(again).slice(0, 300)}`,
+        );
       }
     }
     if (ms > stats.maxMs) {
       stats.maxMs = ms;
-      stats.maxInput = input.length > 80 ? `${JSON.stringify(input.slice(0, 60))}… (${input.length} chars)` : JSON.stringify(input);
+      stats.maxInput =
+        input.length > 80 ? `${JSON.stringify(input.slice(0, 60))}… (${input.length} chars)` : JSON.stringify(input);
     }
   }
   return stats;
@@ -262,7 +377,9 @@ describe('fuzz: parseCommand + writeTargets never crash, hang or answer malforme
       );
       expect(stats.inputs).toBe(TOTAL / CHUNKS);
       expect(stats.maxWallMs, `slowest input: ${stats.maxInput}`).toBeLessThanOrEqual(HANG_WALL_MS);
-      expect(stats.slow, `inputs over ${SLOW_CPU_MS} ms CPU`).toBeLessThanOrEqual(Math.floor(stats.inputs * SLOW_SHARE));
+      expect(stats.slow, `inputs over ${SLOW_CPU_MS} ms CPU`).toBeLessThanOrEqual(
+        Math.floor(stats.inputs * SLOW_SHARE),
+      );
     }, 120_000);
   }
 

@@ -32,7 +32,9 @@ export function writes(command: string): { targets: string[]; unknown: string[] 
   expect(result.ok, result.ok ? '' : `unexpectedly unparseable: ${result.reason}`).toBe(true);
   const analysis = writeTargets(result.segments);
   return {
-    targets: analysis.targets.map((t) => `${t.via} ${t.path}${t.dynamic ? '*' : ''}${t.cwd === undefined ? '' : `@${t.cwd}`}`),
+    targets: analysis.targets.map(
+      (t) => `${t.via} ${t.path}${t.dynamic ? '*' : ''}${t.cwd === undefined ? '' : `@${t.cwd}`}`,
+    ),
     unknown: analysis.unknown.map((u) => u.reason),
   };
 }

@@ -42,16 +42,56 @@ describe('compound commands: one segment per simple command, with the operator t
 
   // tree-sitter-bash nests these differently; Bash binds `|` tighter than `&&` and a redirect to the last command.
   it.each([
-    ['cd a && make 2>&1 | tee log && git status', [['cd a', undefined, []], ['make', '&&', ['2>&1']], ['tee log', '|', []], ['git status', '&&', []]]],
-    ['a | b && c 2>&1', [['a', undefined, []], ['b', '|', []], ['c', '&&', ['2>&1']]]],
-    ['a | b 2>&1 | c && d', [['a', undefined, []], ['b', '|', ['2>&1']], ['c', '|', []], ['d', '&&', []]]],
-    ['a && b > x || c > y', [['a', undefined, []], ['b', '&&', ['>x']], ['c', '||', ['>y']]]],
+    [
+      'cd a && make 2>&1 | tee log && git status',
+      [
+        ['cd a', undefined, []],
+        ['make', '&&', ['2>&1']],
+        ['tee log', '|', []],
+        ['git status', '&&', []],
+      ],
+    ],
+    [
+      'a | b && c 2>&1',
+      [
+        ['a', undefined, []],
+        ['b', '|', []],
+        ['c', '&&', ['2>&1']],
+      ],
+    ],
+    [
+      'a | b 2>&1 | c && d',
+      [
+        ['a', undefined, []],
+        ['b', '|', ['2>&1']],
+        ['c', '|', []],
+        ['d', '&&', []],
+      ],
+    ],
+    [
+      'a && b > x || c > y',
+      [
+        ['a', undefined, []],
+        ['b', '&&', ['>x']],
+        ['c', '||', ['>y']],
+      ],
+    ],
   ])('precedence: %j', (command, expected) => {
-    expect(segments(command).map((s) => [s.argv.join(' '), s.operator, s.redirects.map((r) => `${r.fd ?? ''}${r.op}${r.target}`)])).toEqual(expected);
+    expect(
+      segments(command).map((s) => [
+        s.argv.join(' '),
+        s.operator,
+        s.redirects.map((r) => `${r.fd ?? ''}${r.op}${r.target}`),
+      ]),
+    ).toEqual(expected);
   });
 
   it('a cd before a pipeline with redirects still moves the pipeline', () => {
-    expect(segments('cd pkg && npm run build 2>&1 | tee build.log').map((s) => s.cwd)).toEqual([undefined, 'pkg', 'pkg']);
+    expect(segments('cd pkg && npm run build 2>&1 | tee build.log').map((s) => s.cwd)).toEqual([
+      undefined,
+      'pkg',
+      'pkg',
+    ]);
   });
 
   it('marks every segment of a backgrounded statement', () => {
@@ -119,11 +159,16 @@ describe('wrappers are peeled and recorded, outermost first', () => {
     ["flock /tmp/lock -c 'rm x'", ['rm x'], ['flock -c']],
     ["trap 'rm -f /tmp/lock' EXIT", ['rm -f /tmp/lock'], ['trap']],
     ["sudo bash -c 'rm x'", ['rm x'], ['sudo', 'bash -c']],
-    ["bash -c \"bash -c 'rm x'\"", ['rm x'], ['bash -c', 'bash -c']],
+    ['bash -c "bash -c \'rm x\'"', ['rm x'], ['bash -c', 'bash -c']],
   ])('shell string %j is parsed', (command, argv, wrappers) => {
     const parsed = segments(command);
     expect(parsed.map((s) => s.argv.join(' '))).toEqual(argv);
-    for (const s of parsed) expect(s).toMatchObject({ wrappers, context: 'shell-string', depth: wrappers.filter((w) => w.includes(' -c') || w === 'eval' || w === 'watch' || w === 'trap').length });
+    for (const s of parsed)
+      expect(s).toMatchObject({
+        wrappers,
+        context: 'shell-string',
+        depth: wrappers.filter((w) => w.includes(' -c') || w === 'eval' || w === 'watch' || w === 'trap').length,
+      });
   });
 
   it('applies the redirects of `bash -c` to what it runs', () => {
@@ -133,7 +178,14 @@ describe('wrappers are peeled and recorded, outermost first', () => {
 
   it('xargs runs its command with arguments appended at run time', () => {
     const parsed = segments('find . -name "*.log" | xargs -0 -n 1 -P 4 rm -f');
-    expect(parsed[1]).toMatchObject({ name: 'rm', argv: ['rm', '-f'], wrappers: ['xargs'], context: 'xargs', operator: '|', flags: { appendsArgs: true } });
+    expect(parsed[1]).toMatchObject({
+      name: 'rm',
+      argv: ['rm', '-f'],
+      wrappers: ['xargs'],
+      context: 'xargs',
+      operator: '|',
+      flags: { appendsArgs: true },
+    });
   });
 
   it('marks the xargs replace string as dynamic', () => {
@@ -142,9 +194,28 @@ describe('wrappers are peeled and recorded, outermost first', () => {
   });
 
   it.each([
-    ['find . -name "*.tmp" -exec rm {} +', [['find', 'command'], ['rm {}', 'find-exec']]],
-    ['find . -type f -execdir chmod 644 {} \\;', [['find', 'command'], ['chmod 644 {}', 'find-exec']]],
-    ["find / -ok sh -c 'rm \"$1\"' _ {} \\; -exec echo {} +", [['find', 'command'], ['rm $1', 'shell-string'], ['echo {}', 'find-exec']]],
+    [
+      'find . -name "*.tmp" -exec rm {} +',
+      [
+        ['find', 'command'],
+        ['rm {}', 'find-exec'],
+      ],
+    ],
+    [
+      'find . -type f -execdir chmod 644 {} \\;',
+      [
+        ['find', 'command'],
+        ['chmod 644 {}', 'find-exec'],
+      ],
+    ],
+    [
+      'find / -ok sh -c \'rm "$1"\' _ {} \\; -exec echo {} +',
+      [
+        ['find', 'command'],
+        ['rm $1', 'shell-string'],
+        ['echo {}', 'find-exec'],
+      ],
+    ],
     ['sudo find . -delete', [['find', 'command']]],
   ])('find %j runs its -exec commands as segments', (command, expected) => {
     const parsed = segments(command);
@@ -154,7 +225,11 @@ describe('wrappers are peeled and recorded, outermost first', () => {
 
   it('ssh runs its command on the remote host: the ssh segment is local, the command is marked remote', () => {
     const parsed = segments("ssh -p 2222 -i key.pem deploy@web 'cd /srv && rm -rf cache' > ssh.log");
-    expect(parsed[0]).toMatchObject({ name: 'ssh', argv: ['ssh', '-p', '2222', '-i', 'key.pem', 'deploy@web'], redirects: [{ op: '>', target: 'ssh.log' }] });
+    expect(parsed[0]).toMatchObject({
+      name: 'ssh',
+      argv: ['ssh', '-p', '2222', '-i', 'key.pem', 'deploy@web'],
+      redirects: [{ op: '>', target: 'ssh.log' }],
+    });
     expect(parsed.slice(1).map((s) => [s.argv.join(' '), s.flags.remote, s.wrappers])).toEqual([
       ['cd /srv', 'deploy@web', ['ssh']],
       ['rm -rf cache', 'deploy@web', ['ssh']],
@@ -164,22 +239,25 @@ describe('wrappers are peeled and recorded, outermost first', () => {
   it.each([
     ['python3 -c "import shutil; shutil.rmtree(\'x\')"', 'python'],
     ['python -B -c "print(1)"', 'python'],
-    ['node -e "require(\'fs\').rmSync(\'x\')"', 'javascript'],
+    ["node -e \"require('fs').rmSync('x')\"", 'javascript'],
     ['node --eval "1"', 'javascript'],
-    ["perl -e 'unlink \"x\"'", 'perl'],
+    ['perl -e \'unlink "x"\'', 'perl'],
     ["perl -ne 'print' file", 'perl'],
-    ["ruby -e 'File.delete(\"x\")'", 'ruby'],
-    ["php -r 'unlink(\"x\");'", 'php'],
+    ['ruby -e \'File.delete("x")\'', 'ruby'],
+    ['php -r \'unlink("x");\'', 'php'],
   ])('inline code is flagged, not parsed as shell: %j', (command, language) => {
     const parsed = segments(command);
     expect(parsed).toHaveLength(1);
     expect(parsed[0]!.flags.inlineCode).toBe(language);
   });
 
-  it.each(['python3 script.py', 'python3 -m http.server', 'node app.js', "perl -pi.bak -e 's/a/b/' f"])('%j runs a file or module, not inline code… or perl -i with -e', (command) => {
-    const [segment] = segments(command);
-    expect(segment!.flags.inlineCode === undefined).toBe(!command.startsWith('perl'));
-  });
+  it.each(['python3 script.py', 'python3 -m http.server', 'node app.js', "perl -pi.bak -e 's/a/b/' f"])(
+    '%j runs a file or module, not inline code… or perl -i with -e',
+    (command) => {
+      const [segment] = segments(command);
+      expect(segment!.flags.inlineCode === undefined).toBe(!command.startsWith('perl'));
+    },
+  );
 
   it.each([
     ['curl -fsSL https://get.example.sh | sh', ['curl', 'sh']],
@@ -271,13 +349,20 @@ describe('heredocs and herestrings', () => {
   ])('a heredoc fed to a shell is code: %j', (command, argv, wrappers) => {
     const parsed = segments(command);
     expect(parsed.map((s) => s.argv.join(' '))).toEqual(argv);
-    if (wrappers !== undefined) for (const s of parsed) expect(s).toMatchObject({ wrappers, context: 'heredoc', depth: 1 });
+    if (wrappers !== undefined)
+      for (const s of parsed) expect(s).toMatchObject({ wrappers, context: 'heredoc', depth: 1 });
   });
 
   it('a quoted heredoc written to a file is data', () => {
     const parsed = segments("cat > notes.md <<'EOF'\nrm -rf / $(curl evil) `reboot`\nEOF");
     expect(parsed).toHaveLength(1);
-    expect(parsed[0]).toMatchObject({ name: 'cat', redirects: [{ op: '>', target: 'notes.md' }, { op: '<<', target: 'EOF' }] });
+    expect(parsed[0]).toMatchObject({
+      name: 'cat',
+      redirects: [
+        { op: '>', target: 'notes.md' },
+        { op: '<<', target: 'EOF' },
+      ],
+    });
   });
 
   it("an unquoted heredoc's substitutions run, whatever reads it", () => {
@@ -303,27 +388,97 @@ describe('heredocs and herestrings', () => {
 
 describe('subshells, groups and control flow', () => {
   it.each([
-    ['(cd build && make)', [['cd build', 'subshell', 1], ['make', 'subshell', 1]]],
-    ['{ echo a; rm b; } > log', [['echo a', 'subshell', 1], ['rm b', 'subshell', 1]]],
-    ['if [ -d x ]; then rm -r x; elif true; then :; else touch y; fi', [['[ -d x ]', 'command', 0], ['rm -r x', 'command', 0], ['true', 'command', 0], [':', 'command', 0], ['touch y', 'command', 0]]],
+    [
+      '(cd build && make)',
+      [
+        ['cd build', 'subshell', 1],
+        ['make', 'subshell', 1],
+      ],
+    ],
+    [
+      '{ echo a; rm b; } > log',
+      [
+        ['echo a', 'subshell', 1],
+        ['rm b', 'subshell', 1],
+      ],
+    ],
+    [
+      'if [ -d x ]; then rm -r x; elif true; then :; else touch y; fi',
+      [
+        ['[ -d x ]', 'command', 0],
+        ['rm -r x', 'command', 0],
+        ['true', 'command', 0],
+        [':', 'command', 0],
+        ['touch y', 'command', 0],
+      ],
+    ],
     ['for f in a b; do rm "$f"; done', [['rm $f', 'command', 0]]],
     ['for ((i=0; i<3; i++)); do echo $i; done', [['echo $i', 'command', 0]]],
-    ['while read -r l; do echo "$l"; done < list', [['read -r l', 'command', 0], ['echo $l', 'command', 0]]],
-    ['until curl -s x; do sleep 1; done', [['curl -s x', 'command', 0], ['sleep 1', 'command', 0]]],
-    ['case "$1" in start) run;; stop|kill) rm pid;; esac', [['run', 'command', 0], ['rm pid', 'command', 0]]],
-    ['f() { rm -rf x; }; f', [['rm -rf x', 'command', 0], ['f', 'command', 0]]],
+    [
+      'while read -r l; do echo "$l"; done < list',
+      [
+        ['read -r l', 'command', 0],
+        ['echo $l', 'command', 0],
+      ],
+    ],
+    [
+      'until curl -s x; do sleep 1; done',
+      [
+        ['curl -s x', 'command', 0],
+        ['sleep 1', 'command', 0],
+      ],
+    ],
+    [
+      'case "$1" in start) run;; stop|kill) rm pid;; esac',
+      [
+        ['run', 'command', 0],
+        ['rm pid', 'command', 0],
+      ],
+    ],
+    [
+      'f() { rm -rf x; }; f',
+      [
+        ['rm -rf x', 'command', 0],
+        ['f', 'command', 0],
+      ],
+    ],
     ['function g { ls; }', [['ls', 'command', 0]]],
     ['! grep -q x f', [['grep -q x f', 'command', 0]]],
-    ['[[ -f x && $y == z ]] && rm x', [['[[ -f x && $y == z ]]', 'command', 0], ['rm x', 'command', 0]]],
-    ['(( n > 3 )) && rm x', [['(( n > 3 ))', 'command', 0], ['rm x', 'command', 0]]],
-    ['export PATH="$HOME/bin:$PATH" && cargo build', [['export PATH=~/bin:$PATH', 'command', 0], ['cargo build', 'command', 0]]],
-    ['local x=$(pwd)', [['pwd', 'substitution', 1], ['local x=$(pwd)', 'command', 0]]],
+    [
+      '[[ -f x && $y == z ]] && rm x',
+      [
+        ['[[ -f x && $y == z ]]', 'command', 0],
+        ['rm x', 'command', 0],
+      ],
+    ],
+    [
+      '(( n > 3 )) && rm x',
+      [
+        ['(( n > 3 ))', 'command', 0],
+        ['rm x', 'command', 0],
+      ],
+    ],
+    [
+      'export PATH="$HOME/bin:$PATH" && cargo build',
+      [
+        ['export PATH=~/bin:$PATH', 'command', 0],
+        ['cargo build', 'command', 0],
+      ],
+    ],
+    [
+      'local x=$(pwd)',
+      [
+        ['pwd', 'substitution', 1],
+        ['local x=$(pwd)', 'command', 0],
+      ],
+    ],
   ])('%j', (command, expected) => {
     expect(segments(command).map((s) => [s.argv.join(' '), s.context, s.depth])).toEqual(expected);
   });
 
   it('a group redirect applies to every command in it', () => {
-    for (const s of segments('{ echo a; echo b; } >> log')) expect(s.redirects).toEqual([{ op: '>>', target: 'log', dynamic: false }]);
+    for (const s of segments('{ echo a; echo b; } >> log'))
+      expect(s.redirects).toEqual([{ op: '>>', target: 'log', dynamic: false }]);
   });
 });
 
@@ -332,7 +487,13 @@ describe('redirections', () => {
     ['echo x > out', [{ op: '>', target: 'out' }]],
     ['echo x >> out', [{ op: '>>', target: 'out' }]],
     ['make 2> err.log', [{ op: '>', fd: 2, target: 'err.log' }]],
-    ['make > out 2>&1', [{ op: '>', target: 'out' }, { op: '>&', fd: 2, target: '1' }]],
+    [
+      'make > out 2>&1',
+      [
+        { op: '>', target: 'out' },
+        { op: '>&', fd: 2, target: '1' },
+      ],
+    ],
     ['make &> all.log', [{ op: '&>', target: 'all.log' }]],
     ['make &>> all.log', [{ op: '&>>', target: 'all.log' }]],
     ['echo x >| forced', [{ op: '>|', target: 'forced' }]],
@@ -347,7 +508,10 @@ describe('redirections', () => {
   });
 
   it('words after a redirect target are still arguments: `echo a > f b`', () => {
-    expect(segments('echo a > f b')[0]).toMatchObject({ argv: ['echo', 'a', 'b'], redirects: [{ op: '>', target: 'f' }] });
+    expect(segments('echo a > f b')[0]).toMatchObject({
+      argv: ['echo', 'a', 'b'],
+      redirects: [{ op: '>', target: 'f' }],
+    });
   });
 
   it('in `a && b > f` the redirect belongs to b only', () => {
@@ -382,7 +546,10 @@ describe('words: quotes removed, expansions and globs marked dynamic', () => {
   });
 
   it('does not resolve $HOME when the command sets it', () => {
-    expect(segments('HOME=/tmp; rm -rf $HOME/x')[1]).toMatchObject({ argv: ['rm', '-rf', '$HOME/x'], dynamicArgs: [2] });
+    expect(segments('HOME=/tmp; rm -rf $HOME/x')[1]).toMatchObject({
+      argv: ['rm', '-rf', '$HOME/x'],
+      dynamicArgs: [2],
+    });
   });
 
   it('keeps a huge brace expansion as one dynamic word', () => {
@@ -474,7 +641,8 @@ describe('an earlier literal NAME=value of the same shell is known to later word
 });
 
 describe('$(mktemp) names a fresh temp entry (a marker, see fresh-temp.ts)', () => {
-  const shown = (command: string): string[] => segments(command).map((s) => `${s.argv.join(' ')}${s.cwd === undefined ? '' : ` @${s.cwd}`}`.replace(/\0/g, '␀'));
+  const shown = (command: string): string[] =>
+    segments(command).map((s) => `${s.argv.join(' ')}${s.cwd === undefined ? '' : ` @${s.cwd}`}`.replace(/\0/g, '␀'));
 
   it.each([
     ['d=$(mktemp -d) && rm -rf "$d"', ['mktemp -d', ':', 'rm -rf /␀fresh-temp-2']],
@@ -615,20 +783,36 @@ describe('unparseable → never allowed, with a reason', () => {
 
   it('bounds syntax nesting, length and tree size', () => {
     expect(unparseable(`${'$('.repeat(400)}x${')'.repeat(400)}`)).toMatch(/nested more than 256 levels/);
-    expect(parseCommand('echo x', { maxLength: 3 })).toMatchObject({ ok: false, reason: expect.stringMatching(/at most 3/) });
-    expect(parseCommand('a; '.repeat(100), { maxNodes: 50 })).toMatchObject({ ok: false, reason: expect.stringMatching(/too large/) });
+    expect(parseCommand('echo x', { maxLength: 3 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/at most 3/),
+    });
+    expect(parseCommand('a; '.repeat(100), { maxNodes: 50 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/too large/),
+    });
     expect(parseCommand('a; '.repeat(100)).ok).toBe(true);
   });
 
   it('bounds the parser steps of a command, nested shell strings included', () => {
-    const tooComplex = (steps: number): RegExp => new RegExp(`too complex to analyze \\(more than the ${steps} parser steps allowed per command\\)`);
+    const tooComplex = (steps: number): RegExp =>
+      new RegExp(`too complex to analyze \\(more than the ${steps} parser steps allowed per command\\)`);
     expect(unparseable(`echo ${'a $b {c,d} '.repeat(4000)}`)).toMatch(tooComplex(5000));
     // Counted by tree-sitter's progress callback (longer commands) …
-    expect(parseCommand('a; '.repeat(100), { maxParseSteps: 500 })).toMatchObject({ ok: false, reason: expect.stringMatching(tooComplex(500)) });
+    expect(parseCommand('a; '.repeat(100), { maxParseSteps: 500 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(tooComplex(500)),
+    });
     // … or charged one step per character (short ones), across nested shell strings.
-    expect(parseCommand('ls -la', { maxParseSteps: 5 })).toMatchObject({ ok: false, reason: expect.stringMatching(tooComplex(5)) });
+    expect(parseCommand('ls -la', { maxParseSteps: 5 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(tooComplex(5)),
+    });
     const nested = `bash -c '${'a; '.repeat(60)}'`;
-    expect(parseCommand(nested, { maxParseSteps: 300 })).toMatchObject({ ok: false, reason: expect.stringMatching(/^the code run by bash -c is too complex/) });
+    expect(parseCommand(nested, { maxParseSteps: 300 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^the code run by bash -c is too complex/),
+    });
     expect(parseCommand(nested, { maxParseSteps: 400 })).toMatchObject({ ok: true });
   });
 
@@ -637,7 +821,9 @@ describe('unparseable → never allowed, with a reason', () => {
     expect(unparseable(`')`.repeat(8000))).toMatch(/too complex to analyze \(more than the 5000 parser steps/);
     expect(unparseable('${'.repeat(4000))).toMatch(/too complex to analyze \(more than the 5000 parser steps/);
     // A lexer that scans ahead to the end for every token: stopped by the characters it reads.
-    expect(unparseable('$['.repeat(2000))).toMatch(/too complex to analyze \(the parser would read it more than 8 times over\)/);
+    expect(unparseable('$['.repeat(2000))).toMatch(
+      /too complex to analyze \(the parser would read it more than 8 times over\)/,
+    );
     expect(unparseable('a=('.repeat(1000))).toMatch(/would read it more than 8 times over/);
     // Short garbage stays a plain syntax error.
     expect(unparseable('${#'.repeat(70))).toMatch(/Bash syntax error at character 0/);
@@ -645,48 +831,62 @@ describe('unparseable → never allowed, with a reason', () => {
 
   it('long commands that are long for a simple reason pass every work bound', () => {
     const body = 'some text $x `y` "z"\n'.repeat(6000);
-    expect(parseCommand(`cat > notes.txt <<'EOF'\n${body}EOF`)).toMatchObject({ ok: true, segments: [{ name: 'cat' }] });
-    expect(parseCommand(`git commit -m ${JSON.stringify('a long message. '.repeat(6000))}`)).toMatchObject({ ok: true, segments: [{ name: 'git' }] });
+    expect(parseCommand(`cat > notes.txt <<'EOF'\n${body}EOF`)).toMatchObject({
+      ok: true,
+      segments: [{ name: 'cat' }],
+    });
+    expect(parseCommand(`git commit -m ${JSON.stringify('a long message. '.repeat(6000))}`)).toMatchObject({
+      ok: true,
+      segments: [{ name: 'git' }],
+    });
     expect(commands(`python3 -c '${'print(1)\n'.repeat(10_000)}' && echo done`)).toHaveLength(2);
   });
 
-  it('is a pure function of the command: the same result while other processes saturate the CPU', { timeout: 120_000 }, async () => {
-    // Inputs that make tree-sitter work hard, each stopped by a different bound or by none: under a
-    // wall-clock budget, a busy machine would turn some of them into "too complex to analyze in time".
-    const inputs = [
-      `')`.repeat(8000),
-      '${'.repeat(4000),
-      '${#'.repeat(700),
-      '${#'.repeat(2730),
-      '[[ a == '.repeat(1000),
-      '$['.repeat(2000),
-      `^\`>`.repeat(85),
-      `echo ${'$'.repeat(1000)}`,
-      'a; '.repeat(1200),
-      `bash -c '${'a; '.repeat(80)}' && sh -c "${'b && '.repeat(40)}c"`,
-      `cat > big.txt <<'EOF'\n${'line $x\n'.repeat(15_000)}EOF`,
-      `${'$('.repeat(200)}x${')'.repeat(200)}`,
-      `for f in *.ts; do ${'grep -q x "$f" && echo "$f"; '.repeat(40)}done`,
-    ];
-    const atRest = inputs.map((input) => parseCommand(input));
-    const busy = Array.from({ length: Math.min(8, Math.max(2, availableParallelism())) }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-    try {
-      await Promise.all(busy.map((child) => new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject))));
-      // Let them get going, then parse everything a few times while they compete for every core.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      for (let round = 0; round < 3; round++) {
-        inputs.forEach((input, i) => expect(parseCommand(input), `input ${i}, round ${round}`).toEqual(atRest[i]));
+  it(
+    'is a pure function of the command: the same result while other processes saturate the CPU',
+    { timeout: 120_000 },
+    async () => {
+      // Inputs that make tree-sitter work hard, each stopped by a different bound or by none: under a
+      // wall-clock budget, a busy machine would turn some of them into "too complex to analyze in time".
+      const inputs = [
+        `')`.repeat(8000),
+        '${'.repeat(4000),
+        '${#'.repeat(700),
+        '${#'.repeat(2730),
+        '[[ a == '.repeat(1000),
+        '$['.repeat(2000),
+        `^\`>`.repeat(85),
+        `echo ${'$'.repeat(1000)}`,
+        'a; '.repeat(1200),
+        `bash -c '${'a; '.repeat(80)}' && sh -c "${'b && '.repeat(40)}c"`,
+        `cat > big.txt <<'EOF'\n${'line $x\n'.repeat(15_000)}EOF`,
+        `${'$('.repeat(200)}x${')'.repeat(200)}`,
+        `for f in *.ts; do ${'grep -q x "$f" && echo "$f"; '.repeat(40)}done`,
+      ];
+      const atRest = inputs.map((input) => parseCommand(input));
+      const busy = Array.from({ length: Math.min(8, Math.max(2, availableParallelism())) }, () =>
+        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+      );
+      try {
+        await Promise.all(
+          busy.map((child) => new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject))),
+        );
+        // Let them get going, then parse everything a few times while they compete for every core.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (let round = 0; round < 3; round++) {
+          inputs.forEach((input, i) => expect(parseCommand(input), `input ${i}, round ${round}`).toEqual(atRest[i]));
+        }
+      } finally {
+        for (const child of busy) child.kill('SIGKILL');
       }
-    } finally {
-      for (const child of busy) child.kill('SIGKILL');
-    }
-    // Not a vacuous comparison: the set holds commands that parse, syntax errors, and each work bound.
-    const reasons = atRest.map((r) => (r.ok ? 'ok' : r.reason));
-    expect(reasons).toContain('ok');
-    expect(reasons.some((r) => /parser steps allowed/.test(r))).toBe(true);
-    expect(reasons.some((r) => /read it more than/.test(r))).toBe(true);
-    expect(reasons.some((r) => /syntax error|incomplete/.test(r))).toBe(true);
-  });
+      // Not a vacuous comparison: the set holds commands that parse, syntax errors, and each work bound.
+      const reasons = atRest.map((r) => (r.ok ? 'ok' : r.reason));
+      expect(reasons).toContain('ok');
+      expect(reasons.some((r) => /parser steps allowed/.test(r))).toBe(true);
+      expect(reasons.some((r) => /read it more than/.test(r))).toBe(true);
+      expect(reasons.some((r) => /syntax error|incomplete/.test(r))).toBe(true);
+    },
+  );
 
   it('keeps the segments it saw before giving up (for explain)', () => {
     const result = parseCommand('ls && $CMD');

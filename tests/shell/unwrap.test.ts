@@ -8,7 +8,9 @@ import { unwrap, UnwrapError } from '../../src/shell/unwrap.js';
 
 /** Words from a space-separated string; `$`-words are dynamic. Use `_` for a space inside a word. */
 function words(text: string): Word[] {
-  return text.split(' ').map((t) => ({ text: t === "''" ? '' : t.replace(/_/g, ' '), dynamic: t.includes('$') || t === '{}' }));
+  return text
+    .split(' ')
+    .map((t) => ({ text: t === "''" ? '' : t.replace(/_/g, ' '), dynamic: t.includes('$') || t === '{}' }));
 }
 
 const argv = (text: string): string[] => words(text).map((w) => w.text);
@@ -151,9 +153,12 @@ describe('shells and shell strings', () => {
     expect(unwrap(words(input)).stdinCode).toBe(language);
   });
 
-  it.each(['bash script.sh', 'sh -e ./x.sh', 'python3 app.py', 'python3 -m pip list', 'node server.js', 'bash -c ls'])('%j does not read code from stdin', (input) => {
-    expect(unwrap(words(input)).stdinCode).toBeUndefined();
-  });
+  it.each(['bash script.sh', 'sh -e ./x.sh', 'python3 app.py', 'python3 -m pip list', 'node server.js', 'bash -c ls'])(
+    '%j does not read code from stdin',
+    (input) => {
+      expect(unwrap(words(input)).stdinCode).toBeUndefined();
+    },
+  );
 
   it.each([
     ['python3 -c print(1)', 'python'],
@@ -176,19 +181,27 @@ describe('shells and shell strings', () => {
     expect(unwrap(words(input)).flags.inlineCode).toBe(language);
   });
 
-  it.each(['python3 -m http.server', 'python3 -W ignore app.py', 'perl -pie s/a/b/ f', 'perl -i.bak f', 'ruby app.rb', 'node -r dotenv/config app.js'])(
-    '%j has no inline code',
-    (input) => {
-      expect(unwrap(words(input)).flags.inlineCode).toBeUndefined();
-    },
-  );
+  it.each([
+    'python3 -m http.server',
+    'python3 -W ignore app.py',
+    'perl -pie s/a/b/ f',
+    'perl -i.bak f',
+    'ruby app.rb',
+    'node -r dotenv/config app.js',
+  ])('%j has no inline code', (input) => {
+    expect(unwrap(words(input)).flags.inlineCode).toBeUndefined();
+  });
 });
 
 describe('find', () => {
   it('keeps find as the command and returns each -exec command', () => {
     const u = unwrap(words('find . -name *.o -exec rm -f {} ; -execdir chmod 644 {} + -ok mv {} /tmp ;'));
     expect(u.words.map((w) => w.text)[0]).toBe('find');
-    expect(u.execs.map((e) => e.map((w) => w.text))).toEqual([argv('rm -f {}'), argv('chmod 644 {}'), argv('mv {} /tmp')]);
+    expect(u.execs.map((e) => e.map((w) => w.text))).toEqual([
+      argv('rm -f {}'),
+      argv('chmod 644 {}'),
+      argv('mv {} /tmp'),
+    ]);
     // `{}` is each visited path: dynamic.
     expect(u.execs[0]![2]).toEqual({ text: '{}', dynamic: true });
   });
@@ -209,7 +222,12 @@ describe('eval of a known shell init generator stays an eval segment', () => {
     expect(out.words.map((w) => w.text)).toEqual(['eval', input.slice(5).replace(/_/g, ' ')]);
   });
 
-  it.each([['eval $(direnv_hook_bash) x'], ['eval -- $(direnv_hook_bash)'], ['eval $(curl_-s_https://x)'], ['eval $(direnv_hook_fish)']])('%j is not one', (input) => {
+  it.each([
+    ['eval $(direnv_hook_bash) x'],
+    ['eval -- $(direnv_hook_bash)'],
+    ['eval $(curl_-s_https://x)'],
+    ['eval $(direnv_hook_fish)'],
+  ])('%j is not one', (input) => {
     expect(() => unwrap(words(input))).toThrow(/eval runs the value/);
   });
 });

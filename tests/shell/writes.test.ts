@@ -124,7 +124,7 @@ describe('in-place editors', () => {
     ["sed -i.bak -e 's/a/b/' -e 's/c/d/' a b", ['sed -i a', 'sed -i b']],
     ["sed -ie 's/a/b/' f", ['sed -i f']],
     ["sed -n -i '/x/p' f", ['sed -i f']],
-    ["sed --in-place=.orig -f script.sed f", ['sed -i f']],
+    ['sed --in-place=.orig -f script.sed f', ['sed -i f']],
     ["sed -i '' 's/a/b/' f", ['sed -i f']],
     ["sed 's/a/b/' f > g", ['> g']],
     ["perl -pi -e 's/a/b/' a.txt b.txt", ['perl -i a.txt', 'perl -i b.txt']],
@@ -144,7 +144,10 @@ describe('in-place editors', () => {
   });
 
   it('patch without a file operand writes what the patch names: unknown', () => {
-    expect(writes('patch -p1 < fix.diff')).toEqual({ targets: [], unknown: ['patch writes the files named inside the patch, which hookwise does not read'] });
+    expect(writes('patch -p1 < fix.diff')).toEqual({
+      targets: [],
+      unknown: ['patch writes the files named inside the patch, which hookwise does not read'],
+    });
   });
 });
 
@@ -282,7 +285,7 @@ describe('adversarial: wrappers, prefixes, strings and paths do not hide writes'
     ['cp .{env.example,env}', ['cp .env']],
     ['rm -rf "$HOME/.ssh"', ['rm ~/.ssh']],
     ['rm -rf $HOME', ['rm ~']],
-    ["find . -exec sh -c 'rm \"$1\"' _ {} \\;", ['rm $1*']],
+    ['find . -exec sh -c \'rm "$1"\' _ {} \\;', ['rm $1*']],
     ['git -C .claude checkout -- settings.json', ['git checkout .claude/settings.json']],
   ])('%j', (command, expected) => {
     expect(targets(command)).toEqual(expected);
@@ -295,7 +298,10 @@ describe('adversarial: wrappers, prefixes, strings and paths do not hide writes'
     ['if [ -d x ]; then cd x; fi; rm y', /working directory hookwise cannot know/],
   ])('%j → unknown', (command, reason) => {
     const w = writes(command);
-    expect(w.unknown.some((u) => reason.test(u)), JSON.stringify(w)).toBe(true);
+    expect(
+      w.unknown.some((u) => reason.test(u)),
+      JSON.stringify(w),
+    ).toBe(true);
   });
 
   it.each([
@@ -359,12 +365,19 @@ describe('fresh temp entries ($(mktemp)) are written as markers', () => {
 });
 
 describe('read-only and unknown commands write nothing', () => {
-  it.each(['ls -la', 'cat README.md', 'grep -r x .', 'git status', 'npm test', 'python3 -c "print(1)"', 'echo "rm -rf /"', 'rm --help', 'command -v rm'])(
-    '%j',
-    (command) => {
-      expect(writes(command)).toEqual({ targets: [], unknown: [] });
-    },
-  );
+  it.each([
+    'ls -la',
+    'cat README.md',
+    'grep -r x .',
+    'git status',
+    'npm test',
+    'python3 -c "print(1)"',
+    'echo "rm -rf /"',
+    'rm --help',
+    'command -v rm',
+  ])('%j', (command) => {
+    expect(writes(command)).toEqual({ targets: [], unknown: [] });
+  });
 
   it('works on an empty segment list', () => {
     expect(writeTargets([])).toEqual({ targets: [], unknown: [] });

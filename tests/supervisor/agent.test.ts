@@ -32,17 +32,33 @@ interface Setup {
 
 function setup(store: 'daemon' | 'files', options: { timeout?: number; humanQueue?: boolean } = {}): Setup {
   const p = makeProject();
-  p.write(`${p.configDir}/config.yml`, `supervisor:\n  backend: agent\n  confidence: 0.8\n  timeout: ${options.timeout ?? 15}\n`);
+  p.write(
+    `${p.configDir}/config.yml`,
+    `supervisor:\n  backend: agent\n  confidence: 0.8\n  timeout: ${options.timeout ?? 15}\n`,
+  );
   if (options.humanQueue === true) p.write('.hookwise/policy.yml', 'human:\n  channel: queue\n  timeout: 2s\n');
-  new SessionRegistry(p.runtimeDir).update('s1', (_e, now) => ({ session_id: 's1', role: 'coder', disabled: false, task: `deploy staging with token ${SECRET}`, registered_at: now, updated_at: now }));
+  new SessionRegistry(p.runtimeDir).update('s1', (_e, now) => ({
+    session_id: 's1',
+    role: 'coder',
+    disabled: false,
+    task: `deploy staging with token ${SECRET}`,
+    registered_at: now,
+    updated_at: now,
+  }));
   const files = new FileQueue(p.runtimeDir, { recheckMs: 20 });
   const memory = store === 'daemon' ? new MemoryQueue() : undefined;
   const queue: QueueBackend = memory ?? files;
   const engine = new Engine(locations(p.env), { queue });
   // The MCP server's access, as the daemon serves it (its memory queue and the files) or as the files alone.
-  const access: QueueAccess = { snapshot: () => Promise.resolve(snapshotOf(memory, files)), answer: (id, a) => Promise.resolve(answerAny(memory, files, id, a)) };
+  const access: QueueAccess = {
+    snapshot: () => Promise.resolve(snapshotOf(memory, files)),
+    answer: (id, a) => Promise.resolve(answerAny(memory, files, id, a)),
+  };
   const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => {
-    const response = await handleMessage({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, access);
+    const response = await handleMessage(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      access,
+    );
     const result = response?.result as { content: { text: string }[]; isError?: boolean };
     return { text: result.content[0]!.text, isError: result.isError === true };
   };
@@ -50,10 +66,14 @@ function setup(store: 'daemon' | 'files', options: { timeout?: number; humanQueu
     p,
     engine,
     access,
-    bash: (command, toolUseId = 'toolu_1') => engine.handle(JSON.stringify({ ...p.pre('Bash', { command }), tool_use_id: toolUseId })),
+    bash: (command, toolUseId = 'toolu_1') =>
+      engine.handle(JSON.stringify({ ...p.pre('Bash', { command }), tool_use_id: toolUseId })),
     pending: async () => {
       const { text } = await call('pending_requests', {});
-      return { text, items: (JSON.parse(text) as { items: { id: string; kind: string; call: string; task: string | null }[] }).items };
+      return {
+        text,
+        items: (JSON.parse(text) as { items: { id: string; kind: string; call: string; task: string | null }[] }).items,
+      };
     },
     answer: (args) => call('answer_request', args),
   };
@@ -62,7 +82,11 @@ function setup(store: 'daemon' | 'files', options: { timeout?: number; humanQueu
 const NOVEL = 'make deploy-staging --jobs 4';
 
 async function waitingItem(s: Setup): Promise<{ id: string; kind: string; call: string; task: string | null }> {
-  const { items } = await until(() => s.pending(), (l) => l.items.length === 1, 1000);
+  const { items } = await until(
+    () => s.pending(),
+    (l) => l.items.length === 1,
+    1000,
+  );
   return items[0]!;
 }
 
@@ -72,12 +96,24 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     const waiting = s.bash(NOVEL);
     const item = await waitingItem(s);
     expect(item).toMatchObject({ kind: 'supervise', call: NOVEL });
-    const answered = await s.answer({ id: item.id, decision: 'allow', confidence: 0.95, reason: 'staging deploys are the task' });
+    const answered = await s.answer({
+      id: item.id,
+      decision: 'allow',
+      confidence: 0.95,
+      reason: 'staging deploys are the task',
+    });
     expect(answered.isError).toBe(false);
     const result = await waiting;
-    expect(result.decision).toMatchObject({ verdict: 'allow', tier: 'supervisor', confidence: 0.95, rule: { id: 'supervisor:agent' } });
+    expect(result.decision).toMatchObject({
+      verdict: 'allow',
+      tier: 'supervisor',
+      confidence: 0.95,
+      rule: { id: 'supervisor:agent' },
+    });
     expect(result.decision?.reason).toContain('staging deploys are the task');
-    expect(loadScope(targetOf(s.p, 'user')).records).toEqual([expect.objectContaining({ verdict: 'allow', decided_by: 'supervisor', subject: NOVEL })]);
+    expect(loadScope(targetOf(s.p, 'user')).records).toEqual([
+      expect.objectContaining({ verdict: 'allow', decided_by: 'supervisor', subject: NOVEL }),
+    ]);
     const again = await s.bash(NOVEL, 'toolu_2');
     expect(again.decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
     expect((await s.pending()).items).toEqual([]);
@@ -89,7 +125,11 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     const item = await waitingItem(s);
     await s.answer({ id: item.id, decision: 'allow', confidence: 0.4, reason: 'probably part of the task' });
     const result = await waiting;
-    expect(result.decision).toMatchObject({ verdict: 'ask', tier: 'default', recommendation: { decision: 'allow', confidence: 0.4 } });
+    expect(result.decision).toMatchObject({
+      verdict: 'ask',
+      tier: 'default',
+      recommendation: { decision: 'allow', confidence: 0.4 },
+    });
     expect(result.decision?.reason).toMatch(/supervisor \(agent\) would allow \(confidence 0\.40 is below 0\.80\)/);
     expect(loadScope(targetOf(s.p, 'user')).records).toEqual([]);
   });
@@ -98,7 +138,9 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     const s = setup(store, { timeout: 1 });
     const result = await s.bash(NOVEL);
     expect(result.decision).toMatchObject({ verdict: 'ask', tier: 'default' });
-    expect(result.decision?.reason).toMatch(/the supervisor \(agent\) did not answer: the lead session did not answer within 1 s/);
+    expect(result.decision?.reason).toMatch(
+      /the supervisor \(agent\) did not answer: the lead session did not answer within 1 s/,
+    );
   });
 
   it('with the human queue on, a low-confidence answer becomes a human item carrying it, and a human answers it', async () => {
@@ -106,12 +148,23 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     const waiting = s.bash(NOVEL);
     const supervise = await waitingItem(s);
     await s.answer({ id: supervise.id, decision: 'deny', confidence: 0.3, reason: 'unsure about staging' });
-    const { items } = await until(() => s.pending(), (l) => l.items.some((i) => i.kind === 'human'), 1000);
+    const { items } = await until(
+      () => s.pending(),
+      (l) => l.items.some((i) => i.kind === 'human'),
+      1000,
+    );
     const human = items.find((i) => i.kind === 'human')!;
-    expect(JSON.parse((await s.pending()).text).items[0].recommendation).toMatchObject({ decision: 'deny', confidence: 0.3 });
+    expect(JSON.parse((await s.pending()).text).items[0].recommendation).toMatchObject({
+      decision: 'deny',
+      confidence: 0.3,
+    });
     // The lead's "ask" cannot stand in for the human's allow/deny; its deny can.
-    expect(await s.answer({ id: human.id, decision: 'ask', confidence: 0.5, reason: 'not mine to say' })).toMatchObject({ isError: true });
-    expect(await s.answer({ id: human.id, decision: 'deny', confidence: 1, reason: 'the user said no staging today' })).toMatchObject({ isError: false });
+    expect(await s.answer({ id: human.id, decision: 'ask', confidence: 0.5, reason: 'not mine to say' })).toMatchObject(
+      { isError: true },
+    );
+    expect(
+      await s.answer({ id: human.id, decision: 'deny', confidence: 1, reason: 'the user said no staging today' }),
+    ).toMatchObject({ isError: false });
     expect((await waiting).decision).toMatchObject({ verdict: 'deny', tier: 'human' });
   });
 
@@ -119,7 +172,9 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     const s = setup(store);
     const waiting = s.bash(NOVEL);
     const item = await waitingItem(s);
-    expect(await s.access.answer(item.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' })).toMatchObject({ ok: true, resolved: 1 });
+    expect(
+      await s.access.answer(item.id, { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' }),
+    ).toMatchObject({ ok: true, resolved: 1 });
     const result = await waiting;
     expect(result.decision).toMatchObject({ verdict: 'allow', tier: 'supervisor', confidence: 1 });
     expect(result.decision?.reason).toContain('approved by a human through the queue');
@@ -135,7 +190,11 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     await waitingItem(s);
     gone.abort();
     expect((await waiting).decision?.verdict).not.toBe('allow');
-    await until(() => s.pending(), (l) => l.items.length === 0, 1000);
+    await until(
+      () => s.pending(),
+      (l) => l.items.length === 0,
+      1000,
+    );
   });
 
   it.each([
@@ -162,7 +221,12 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
     expect(listed.text).not.toContain(SECRET);
     expect(listed.text).toContain('<REDACTED>');
     expect(item.task).toContain('<REDACTED>');
-    const answered = await s.answer({ id: item.id, decision: 'deny', confidence: 0.9, reason: `it sends ${SECRET} out` });
+    const answered = await s.answer({
+      id: item.id,
+      decision: 'deny',
+      confidence: 0.9,
+      reason: `it sends ${SECRET} out`,
+    });
     expect(answered.text).not.toContain(SECRET);
     const result = await waiting;
     expect(result.decision?.verdict).toBe('deny');
@@ -182,7 +246,9 @@ describe.each(['daemon', 'files'] as const)('the agent supervisor (%s queue)', (
       expect((await done).decision?.verdict).toBe('allow');
       times.push(returned - t0);
     }
-    console.log(`agent supervisor (${store}): answer_request → waiting call returns: median ${median(times).toFixed(2)} ms (15 rounds)`);
+    console.log(
+      `agent supervisor (${store}): answer_request → waiting call returns: median ${median(times).toFixed(2)} ms (15 rounds)`,
+    );
     expect(median(times)).toBeLessThan(100);
   }, 60_000);
 });

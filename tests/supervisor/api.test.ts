@@ -15,7 +15,13 @@ const request: SupervisorRequest = {
   paths: [],
   projectRoot: s('/work/project'),
   cwd: s('/work/project'),
-  role: { name: 'coder', description: s('writes code'), allowWrite: [s('src/**')], denyWrite: [s('tests/**')], allowRead: [s('**')] },
+  role: {
+    name: 'coder',
+    description: s('writes code'),
+    allowWrite: [s('src/**')],
+    denyWrite: [s('tests/**')],
+    allowRead: [s('**')],
+  },
   passed: ['module', 'rules'],
   neighbours: [],
 };
@@ -29,33 +35,90 @@ afterEach(async () => {
 });
 
 const backend = (options: { stream?: boolean; timeoutMs?: number } = {}) =>
-  apiSupervisor({ model: 'claude-test', timeoutMs: options.timeoutMs ?? 15_000, maxTokens: 256, stream: options.stream ?? false, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } });
+  apiSupervisor({
+    model: 'claude-test',
+    timeoutMs: options.timeoutMs ?? 15_000,
+    maxTokens: 256,
+    stream: options.stream ?? false,
+    client: { baseURL: api.url, apiKey: 'test-key-not-secret' },
+  });
 
 describe.each([false, true])('the API supervisor (stream: %s)', (stream) => {
   it.each(['allow', 'deny', 'ask'] as const)('answers %s through the forced tool call', async (decision) => {
     api.reply = answer(decision, 0.9, `because ${decision}`);
     const outcome = await backend({ stream }).review(request);
-    expect(outcome).toEqual({ kind: 'answer', decision, confidence: 0.9, reason: `because ${decision}`, by: 'api:claude-test' });
+    expect(outcome).toEqual({
+      kind: 'answer',
+      decision,
+      confidence: 0.9,
+      reason: `because ${decision}`,
+      by: 'api:claude-test',
+    });
     const body = api.requests[0]!.body;
-    expect(body).toMatchObject({ model: 'claude-test', max_tokens: 256, tool_choice: { type: 'tool', name: RECORD_TOOL_NAME } });
+    expect(body).toMatchObject({
+      model: 'claude-test',
+      max_tokens: 256,
+      tool_choice: { type: 'tool', name: RECORD_TOOL_NAME },
+    });
     expect(body.stream === true).toBe(stream);
     expect((body.tools as { name: string }[]).map((t) => t.name)).toEqual([RECORD_TOOL_NAME]);
   });
 
   it('text beside the one tool call is ignored', async () => {
-    api.reply = { kind: 'message', content: [{ type: 'text', text: 'thinking aloud' }, { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'deny', confidence: 0.99, reason: 'no' } }] };
+    api.reply = {
+      kind: 'message',
+      content: [
+        { type: 'text', text: 'thinking aloud' },
+        { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'deny', confidence: 0.99, reason: 'no' } },
+      ],
+    };
     expect(await backend({ stream }).review(request)).toMatchObject({ kind: 'answer', decision: 'deny' });
   });
 
   const failures: [string, Reply, RegExp][] = [
-    ['a refusal', { kind: 'message', content: [{ type: 'text', text: 'I cannot help' }], stopReason: 'refusal' }, /refused/],
-    ['no tool call', { kind: 'message', content: [{ type: 'text', text: 'allow' }], stopReason: 'end_turn' }, /0 tool calls/],
-    ['two tool calls', { kind: 'message', content: [{ type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 1, reason: 'a' } }, { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 1, reason: 'b' } }] }, /2 tool calls/],
-    ['the wrong tool', { kind: 'message', content: [{ type: 'tool_use', name: 'run_shell', input: { decision: 'allow', confidence: 1, reason: 'a' } }] }, /called "run_shell"/],
+    [
+      'a refusal',
+      { kind: 'message', content: [{ type: 'text', text: 'I cannot help' }], stopReason: 'refusal' },
+      /refused/,
+    ],
+    [
+      'no tool call',
+      { kind: 'message', content: [{ type: 'text', text: 'allow' }], stopReason: 'end_turn' },
+      /0 tool calls/,
+    ],
+    [
+      'two tool calls',
+      {
+        kind: 'message',
+        content: [
+          { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 1, reason: 'a' } },
+          { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 1, reason: 'b' } },
+        ],
+      },
+      /2 tool calls/,
+    ],
+    [
+      'the wrong tool',
+      {
+        kind: 'message',
+        content: [{ type: 'tool_use', name: 'run_shell', input: { decision: 'allow', confidence: 1, reason: 'a' } }],
+      },
+      /called "run_shell"/,
+    ],
     ['a decision outside the schema', answer('yes', 0.9), /decision must be one of/],
     ['a confidence above 1', answer('allow', 1.5), /confidence must be/],
     ['an empty reason', answer('allow', 0.9, '  '), /reason must be/],
-    ['a reply cut at max_tokens', { kind: 'message', content: [{ type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 0.9, reason: 'x' } }], stopReason: 'max_tokens' }, /max_tokens/],
+    [
+      'a reply cut at max_tokens',
+      {
+        kind: 'message',
+        content: [
+          { type: 'tool_use', name: RECORD_TOOL_NAME, input: { decision: 'allow', confidence: 0.9, reason: 'x' } },
+        ],
+        stopReason: 'max_tokens',
+      },
+      /max_tokens/,
+    ],
     ['an API error 500', { kind: 'error', status: 500, type: 'api_error' }, /API error 500 \(api_error\)/],
     ['rate limiting (429)', { kind: 'error', status: 429, type: 'rate_limit_error' }, /API error 429/],
     ['an overloaded API (529)', { kind: 'error', status: 529, type: 'overloaded_error' }, /API error 529/],

@@ -43,7 +43,9 @@ interface Setup {
   bash(command: string, toolUseId?: string): Promise<CheckResult>;
 }
 
-function setup(options: { userConfig?: string; projectPolicy?: string; task?: string; promptFile?: string } = {}): Setup {
+function setup(
+  options: { userConfig?: string; projectPolicy?: string; task?: string; promptFile?: string } = {},
+): Setup {
   const p = makeProject();
   p.write(join(p.configDir, 'config.yml'), options.userConfig ?? USER_CONFIG);
   if (options.projectPolicy !== undefined) p.write('.hookwise/policy.yml', options.projectPolicy);
@@ -58,42 +60,76 @@ function setup(options: { userConfig?: string; projectPolicy?: string; task?: st
   }));
   // One engine per test, as a daemon holds one: the backend is made on first use and kept.
   const engine = new Engine(locations(p.env), {
-    supervisorBackends: (s) => apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } }),
+    supervisorBackends: (s) =>
+      apiSupervisor({
+        model: s.model,
+        timeoutMs: s.timeoutMs,
+        maxTokens: s.maxTokens,
+        stream: s.stream,
+        client: { baseURL: api.url, apiKey: 'test-key-not-secret' },
+      }),
   });
   const check = (payload: Record<string, unknown>): Promise<CheckResult> => engine.handle(JSON.stringify(payload));
-  return { p, check, bash: (command, toolUseId = 'toolu_1') => check({ ...p.pre('Bash', { command }), tool_use_id: toolUseId }) };
+  return {
+    p,
+    check,
+    bash: (command, toolUseId = 'toolu_1') => check({ ...p.pre('Bash', { command }), tool_use_id: toolUseId }),
+  };
 }
 
 const NOVEL = 'make deploy-staging --jobs 4';
 
 describe('tier 3: the supervisor decides what no earlier tier did', () => {
-  it.each(['allow', 'deny', 'ask'] as const)('a confident %s decides, is remembered, and the repeat is answered from memory', async (verdict) => {
-    const { p, bash } = setup();
-    api.reply = answer(verdict, 0.93, `staging deploys are part of the task (${verdict})`);
-    const first = await bash(NOVEL);
-    expect(first.decision).toMatchObject({ verdict, tier: 'supervisor', confidence: 0.93, rule: { id: 'supervisor:api:claude-test' } });
-    expect(first.decision?.reason).toContain(`staging deploys are part of the task (${verdict})`);
-    expect(api.requests).toHaveLength(1);
-    // Remembered in the user's scope (a model's decision is never the committed project's), ask included.
-    expect(loadScope(targetOf(p, 'user')).records).toEqual([expect.objectContaining({ verdict, tier: 'supervisor', decided_by: 'supervisor', subject: NOVEL })]);
-    expect(loadScope(targetOf(p, 'project')).records).toEqual([]);
-    const again = await bash(NOVEL, 'toolu_2');
-    expect(again.decision).toMatchObject({ verdict, tier: 'exact-cache' });
-    expect(api.requests).toHaveLength(1);
-    // The audit log carries its answer and reason.
-    const audited = readAudit(p.runtimeDir).records[0]!;
-    expect(audited).toMatchObject({ tier: 'supervisor', verdict, supervisor: { decision: verdict, confidence: 0.93, decided: true, by: 'api:claude-test' } });
-    expect(audited.supervisor?.reason).toContain('staging deploys');
-  });
+  it.each(['allow', 'deny', 'ask'] as const)(
+    'a confident %s decides, is remembered, and the repeat is answered from memory',
+    async (verdict) => {
+      const { p, bash } = setup();
+      api.reply = answer(verdict, 0.93, `staging deploys are part of the task (${verdict})`);
+      const first = await bash(NOVEL);
+      expect(first.decision).toMatchObject({
+        verdict,
+        tier: 'supervisor',
+        confidence: 0.93,
+        rule: { id: 'supervisor:api:claude-test' },
+      });
+      expect(first.decision?.reason).toContain(`staging deploys are part of the task (${verdict})`);
+      expect(api.requests).toHaveLength(1);
+      // Remembered in the user's scope (a model's decision is never the committed project's), ask included.
+      expect(loadScope(targetOf(p, 'user')).records).toEqual([
+        expect.objectContaining({ verdict, tier: 'supervisor', decided_by: 'supervisor', subject: NOVEL }),
+      ]);
+      expect(loadScope(targetOf(p, 'project')).records).toEqual([]);
+      const again = await bash(NOVEL, 'toolu_2');
+      expect(again.decision).toMatchObject({ verdict, tier: 'exact-cache' });
+      expect(api.requests).toHaveLength(1);
+      // The audit log carries its answer and reason.
+      const audited = readAudit(p.runtimeDir).records[0]!;
+      expect(audited).toMatchObject({
+        tier: 'supervisor',
+        verdict,
+        supervisor: { decision: verdict, confidence: 0.93, decided: true, by: 'api:claude-test' },
+      });
+      expect(audited.supervisor?.reason).toContain('staging deploys');
+    },
+  );
 
   it('below the threshold it passes on: the human gets the ask with its recommendation, and nothing is remembered', async () => {
     const { p, bash } = setup();
     api.reply = answer('allow', 0.55, 'probably fine');
     const r = await bash(NOVEL);
-    expect(r.decision).toMatchObject({ verdict: 'ask', tier: 'default', recommendation: { decision: 'allow', confidence: 0.55, reason: 'probably fine' } });
-    expect(r.decision?.reason).toMatch(/the supervisor \(api:claude-test\) would allow \(confidence 0\.55 is below 0\.80\): probably fine/);
+    expect(r.decision).toMatchObject({
+      verdict: 'ask',
+      tier: 'default',
+      recommendation: { decision: 'allow', confidence: 0.55, reason: 'probably fine' },
+    });
+    expect(r.decision?.reason).toMatch(
+      /the supervisor \(api:claude-test\) would allow \(confidence 0\.55 is below 0\.80\): probably fine/,
+    );
     expect(loadScope(targetOf(p, 'user')).records.filter((x) => x.decided_by === 'supervisor')).toEqual([]);
-    expect(readAudit(p.runtimeDir).records[0]).toMatchObject({ tier: 'default', supervisor: { decision: 'allow', decided: false, by: 'api:claude-test' } });
+    expect(readAudit(p.runtimeDir).records[0]).toMatchObject({
+      tier: 'default',
+      supervisor: { decision: 'allow', decided: false, by: 'api:claude-test' },
+    });
   });
 
   const failures: [string, Reply, RegExp][] = [
@@ -137,7 +173,10 @@ describe('tier 3: the supervisor decides what no earlier tier did', () => {
   });
 
   it('off by default, and a project file can neither turn it on nor loosen it', async () => {
-    const off = setup({ userConfig: 'memory:\n  learn: true\n', projectPolicy: 'supervisor:\n  backend: api\n  confidence: 0.1\n' });
+    const off = setup({
+      userConfig: 'memory:\n  learn: true\n',
+      projectPolicy: 'supervisor:\n  backend: api\n  confidence: 0.1\n',
+    });
     expect((await off.bash(NOVEL)).decision).toMatchObject({ verdict: 'ask', tier: 'default' });
     expect(api.requests).toEqual([]);
     // A project may turn the user's supervisor off…
@@ -147,10 +186,16 @@ describe('tier 3: the supervisor decides what no earlier tier did', () => {
     // …and raise the confidence it needs, never lower it.
     const raised = setup({ projectPolicy: 'supervisor:\n  confidence: 0.95\n' });
     api.reply = answer('allow', 0.9, 'fine');
-    expect((await raised.bash(NOVEL)).decision).toMatchObject({ tier: 'default', recommendation: { decision: 'allow', confidence: 0.9 } });
+    expect((await raised.bash(NOVEL)).decision).toMatchObject({
+      tier: 'default',
+      recommendation: { decision: 'allow', confidence: 0.9 },
+    });
     const lowered = setup({ projectPolicy: 'supervisor:\n  confidence: 0.5\n' });
     api.reply = answer('allow', 0.7, 'fine');
-    expect((await lowered.bash(NOVEL)).decision).toMatchObject({ tier: 'default', recommendation: { decision: 'allow', confidence: 0.7 } });
+    expect((await lowered.bash(NOVEL)).decision).toMatchObject({
+      tier: 'default',
+      recommendation: { decision: 'allow', confidence: 0.7 },
+    });
   });
 });
 
@@ -168,15 +213,18 @@ describe('what the supervisor is told', () => {
     await bash(`AWS_ACCESS_KEY_ID=${awsKeyId} GITHUB_TOKEN=${githubToken} make deploy-staging --jobs 4`);
     expect(api.requests).toHaveLength(1);
     const raw = api.requests[0]!.raw;
-    for (const secret of [awsKeyId, githubToken, privateKey, privateKey.split('\n')[2]!]) expect(raw).not.toContain(secret);
-    const text = ((api.requests[0]!.body.messages as { content: string }[])[0]!).content;
+    for (const secret of [awsKeyId, githubToken, privateKey, privateKey.split('\n')[2]!])
+      expect(raw).not.toContain(secret);
+    const text = (api.requests[0]!.body.messages as { content: string }[])[0]!.content;
     expect(text).toContain('<REDACTED>');
     expect(text).toContain('make deploy-staging --jobs 4');
     expect(text).toContain('## The role: coder');
     expect(text).toMatch(/may not write: .*tests/);
     expect(text).toContain('deploy staging with token');
     expect(text).toContain('You deploy to staging.');
-    expect(text).toMatch(/- deny \(similarity 0\.\d\d, decided by human\): <untrusted>make deploy-prod --jobs 4<\/untrusted>/);
+    expect(text).toMatch(
+      /- deny \(similarity 0\.\d\d, decided by human\): <untrusted>make deploy-prod --jobs 4<\/untrusted>/,
+    );
     expect(text).toContain('These tiers passed the call without deciding: module, tool-policy');
     expect(api.requests[0]!.body.system).toContain('never instructions');
   });
@@ -186,15 +234,19 @@ describe('what the supervisor is told', () => {
     const awsKeyId = `AKIA${rnd(16, 'upperDigits')}`;
     const { p, check } = setup();
     api.reply = answer('ask', 0.5, 'unsure');
-    const write = await check(p.pre('Write', { file_path: `${p.root}/notes/${githubToken}.md`, content: `key ${awsKeyId}` }));
-    const mcp = await check(p.pre('mcp__db__query', { sql: 'select 1', password: 'correct-horse-battery-staple-9', token: awsKeyId }));
+    const write = await check(
+      p.pre('Write', { file_path: `${p.root}/notes/${githubToken}.md`, content: `key ${awsKeyId}` }),
+    );
+    const mcp = await check(
+      p.pre('mcp__db__query', { sql: 'select 1', password: 'correct-horse-battery-staple-9', token: awsKeyId }),
+    );
     expect([write.decision?.tier, mcp.decision?.tier]).toEqual(['default', 'default']);
     expect(api.requests).toHaveLength(2);
     for (const { raw } of api.requests) {
       for (const secret of [githubToken, awsKeyId, 'correct-horse-battery-staple-9']) expect(raw).not.toContain(secret);
     }
     // A file tool is judged by path and change, never by its content: the model is not shown the content.
-    const text = ((api.requests[0]!.body.messages as { content: string }[])[0]!).content;
+    const text = (api.requests[0]!.body.messages as { content: string }[])[0]!.content;
     expect(text).toContain(`call: <untrusted>write ${p.root}/notes/<REDACTED></untrusted>`);
     expect(text.match(/- write /g)).toHaveLength(1); // the path once, however many tiers name it
     expect(api.requests[0]!.raw).not.toContain('key ');
@@ -230,17 +282,31 @@ describe('what the supervisor is told', () => {
 });
 
 describe('overrides: a human deciding against the supervisor', () => {
-  const post = (p: TestProject, command: string, toolUseId: string): Record<string, unknown> => ({ ...p.pre('Bash', { command }), hook_event_name: 'PostToolUse', tool_use_id: toolUseId, tool_response: { stdout: '' } });
+  const post = (p: TestProject, command: string, toolUseId: string): Record<string, unknown> => ({
+    ...p.pre('Bash', { command }),
+    hook_event_name: 'PostToolUse',
+    tool_use_id: toolUseId,
+    tool_response: { stdout: '' },
+  });
 
   it("the supervisor asked, the human approved at the host's prompt: the allow replaces its ask, and the override is counted", async () => {
     const { p, bash, check } = setup();
     api.reply = answer('ask', 0.9, 'unsure about deploys');
     expect((await bash(NOVEL, 'toolu_a')).decision).toMatchObject({ verdict: 'ask', tier: 'supervisor' });
     await check(post(p, NOVEL, 'toolu_a'));
-    expect(loadScope(targetOf(p, 'user')).records).toEqual([expect.objectContaining({ verdict: 'allow', decided_by: 'host-prompt' })]);
+    expect(loadScope(targetOf(p, 'user')).records).toEqual([
+      expect.objectContaining({ verdict: 'allow', decided_by: 'host-prompt' }),
+    ]);
     expect((await bash(NOVEL, 'toolu_b')).decision).toMatchObject({ verdict: 'allow', tier: 'exact-cache' });
     const reviews = readSupervisorReviews(p.runtimeDir).records;
-    expect(reviews).toEqual([expect.objectContaining({ human: 'allow', channel: 'host-prompt', override: true, supervisor: { decision: 'ask', confidence: 0.9, by: 'api:claude-test', decided: true } })]);
+    expect(reviews).toEqual([
+      expect.objectContaining({
+        human: 'allow',
+        channel: 'host-prompt',
+        override: true,
+        supervisor: { decision: 'ask', confidence: 0.9, by: 'api:claude-test', decided: true },
+      }),
+    ]);
   });
 
   it('a recommendation the human follows is a review without an override; stats reports the rate per project', async () => {
@@ -259,7 +325,9 @@ describe('overrides: a human deciding against the supervisor', () => {
     const stats = computeStats(readAudit(p.runtimeDir).records, [], reviews);
     expect(stats.supervisor.total).toEqual({ answered: 2, decided: 0, reviewed: 2, overridden: 1, overrideRate: 0.5 });
     expect(Object.keys(stats.supervisor.byProject)).toEqual([p.root]);
-    expect(renderStats(stats)).toContain('2 answered (0 decided, 2 left to a human), 2 reviewed by a human, 1 overridden (50.0%)');
+    expect(renderStats(stats)).toContain(
+      '2 answered (0 decided, 2 left to a human), 2 reviewed by a human, 1 overridden (50.0%)',
+    );
   });
 
   it('forgetting its remembered decision by key (hookwise invalidate --key) is an override', async () => {
@@ -269,7 +337,14 @@ describe('overrides: a human deciding against the supervisor', () => {
     const key = loadScope(targetOf(p, 'user')).records[0]!.key;
     const out = invalidate({ key }, p.root, p.env);
     expect(out.exitCode).toBe(0);
-    expect(readSupervisorReviews(p.runtimeDir).records).toEqual([expect.objectContaining({ human: 'invalidated', channel: 'rules', override: true, supervisor: expect.objectContaining({ decision: 'allow', confidence: null }) })]);
+    expect(readSupervisorReviews(p.runtimeDir).records).toEqual([
+      expect.objectContaining({
+        human: 'invalidated',
+        channel: 'rules',
+        override: true,
+        supervisor: expect.objectContaining({ decision: 'allow', confidence: null }),
+      }),
+    ]);
     expect(loadScope(targetOf(p, 'user')).records).toEqual([]);
   });
 });
@@ -285,13 +360,23 @@ describe('in the daemon', () => {
       engine: {
         supervisorBackends: (s) => {
           made++;
-          return apiSupervisor({ model: s.model, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens, stream: s.stream, client: { baseURL: api.url, apiKey: 'test-key-not-secret' } });
+          return apiSupervisor({
+            model: s.model,
+            timeoutMs: s.timeoutMs,
+            maxTokens: s.maxTokens,
+            stream: s.stream,
+            client: { baseURL: api.url, apiKey: 'test-key-not-secret' },
+          });
         },
       },
     });
     try {
       const ask = async (command: string) => {
-        const answer = await askDaemon(JSON.stringify({ ...p.pre('Bash', { command }), tool_use_id: `t-${command.length}` }), locations(p.env), {});
+        const answer = await askDaemon(
+          JSON.stringify({ ...p.pre('Bash', { command }), tool_use_id: `t-${command.length}` }),
+          locations(p.env),
+          {},
+        );
         if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
         return answer.result;
       };
@@ -334,7 +419,9 @@ describe('hookwise explain', () => {
       api.reply = answer('allow', 0.4, 'probably harmless');
       const passed = renderExplanation(await explain({ command: NOVEL, role: 'coder', cwd: p.root }));
       expect(passed).toMatch(/supervisor\s+pass \(no opinion\)/);
-      expect(passed).toMatch(/verdict: ASK — .*the supervisor \(api:claude-test\) would allow \(confidence 0\.40 is below 0\.80\): probably harmless/);
+      expect(passed).toMatch(
+        /verdict: ASK — .*the supervisor \(api:claude-test\) would allow \(confidence 0\.40 is below 0\.80\): probably harmless/,
+      );
       // explain remembers nothing: both runs asked the API.
       expect(api.requests).toHaveLength(2);
     } finally {

@@ -63,7 +63,14 @@ function runtimePackages(lockFile: string): Map<string, Map<string, LockEntry>> 
   const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as { packages: Record<string, LockEntry> };
   const byName = new Map<string, Map<string, LockEntry>>();
   for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === '' || entry.dev === true || entry.link === true || entry.version === undefined || entry.integrity === undefined) continue;
+    if (
+      path === '' ||
+      entry.dev === true ||
+      entry.link === true ||
+      entry.version === undefined ||
+      entry.integrity === undefined
+    )
+      continue;
     const name = entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
     const versions = byName.get(name) ?? new Map<string, LockEntry>();
     versions.set(entry.version, entry);

@@ -15,12 +15,21 @@ export interface Subject {
 }
 
 /** The subject and key hookwise computes for this Claude tool call in the project. */
-export async function subjectFor(project: TestProject, tool: string, input: Record<string, unknown>, cwd = project.root): Promise<Subject> {
+export async function subjectFor(
+  project: TestProject,
+  tool: string,
+  input: Record<string, unknown>,
+  cwd = project.root,
+): Promise<Subject> {
   const event = adapterFor('claude').parse({ ...project.pre(tool, input), cwd });
   if (event.kind !== 'pre-tool') throw new Error('not a pre-tool event');
   const ctx = { projectRoot: project.root, home: project.home, cwd: event.call.cwd };
   const shell = await prepareShell(event.call, ctx);
-  const subject = callSubject(event.call, event.call.paths.map((p) => resolvePath(p, ctx)), shell);
+  const subject = callSubject(
+    event.call,
+    event.call.paths.map((p) => resolvePath(p, ctx)),
+    shell,
+  );
   if (subject === undefined) throw new Error(`no subject for ${tool} ${JSON.stringify(input)}`);
   return { subject, key: cacheKey(subject.tool, subject.text) };
 }
@@ -41,7 +50,12 @@ export function targetOf(project: TestProject, scope: StoreScope, sessionId = 's
 let clock = Date.parse('2026-03-01T00:00:00.000Z');
 
 /** Stores a decision about a subject in a scope (each call a later timestamp). */
-export function rememberSubject(project: TestProject, s: Subject, verdict: Verdict, options: { scope?: StoreScope; role?: string } = {}): DecisionRecord {
+export function rememberSubject(
+  project: TestProject,
+  s: Subject,
+  verdict: Verdict,
+  options: { scope?: StoreScope; role?: string } = {},
+): DecisionRecord {
   const target = targetOf(project, options.scope ?? 'user');
   const record: DecisionRecord = {
     key: s.key,
@@ -62,6 +76,11 @@ export function rememberSubject(project: TestProject, s: Subject, verdict: Verdi
 }
 
 /** Stores a decision about a Bash command. */
-export async function rememberCommand(project: TestProject, command: string, verdict: Verdict, options: { scope?: StoreScope; role?: string } = {}): Promise<DecisionRecord> {
+export async function rememberCommand(
+  project: TestProject,
+  command: string,
+  verdict: Verdict,
+  options: { scope?: StoreScope; role?: string } = {},
+): Promise<DecisionRecord> {
   return rememberSubject(project, await subjectFor(project, 'Bash', { command }), verdict, options);
 }

@@ -1,7 +1,12 @@
 /** Pack test DSL: run one pack over a command's segments and say which rule fired, as `verdict rule`. */
 import { expect } from 'vitest';
 import { strictness } from '../../src/core/decision.js';
-import { branchGlobMatches, DEFAULT_PROTECTED_BRANCHES, type Pack, type PackEnv } from '../../src/policy/packs/index.js';
+import {
+  branchGlobMatches,
+  DEFAULT_PROTECTED_BRANCHES,
+  type Pack,
+  type PackEnv,
+} from '../../src/policy/packs/index.js';
 import type { Segment } from '../../src/shell/types.js';
 import { segs } from './segments.js';
 
@@ -37,7 +42,12 @@ export function packVerdict(pack: Pack, command: string | Segment[], overrides: 
 }
 
 /** `expectPack(gitPack, 'git push -f origin main', 'deny force-push-protected')` */
-export function expectPack(pack: Pack, command: string | Segment[], expected: string | null, overrides: Partial<PackEnv> = {}): void {
+export function expectPack(
+  pack: Pack,
+  command: string | Segment[],
+  expected: string | null,
+  overrides: Partial<PackEnv> = {},
+): void {
   const shown = typeof command === 'string' ? command : command.map((s) => s.text).join(' ⟩ ');
   expect(packVerdict(pack, command, overrides), shown).toBe(expected);
 }

@@ -17,7 +17,11 @@ export interface TestProject {
   write(relativePath: string, content: string): string;
   register(sessionId: string, role: string): void;
   /** One hook event through the real check path; `engine` gives it what a daemon would hold (e.g. tier 2b's port). */
-  check(payload: Record<string, unknown> | string, host?: 'claude' | 'gemini' | 'codex', engine?: EngineOptions): Promise<CheckResult>;
+  check(
+    payload: Record<string, unknown> | string,
+    host?: 'claude' | 'gemini' | 'codex',
+    engine?: EngineOptions,
+  ): Promise<CheckResult>;
   /** A Claude PreToolUse payload for this project. */
   pre(tool: string, input: Record<string, unknown>, sessionId?: string): Record<string, unknown>;
 }
@@ -87,7 +91,11 @@ export function makeProject(options: { git?: boolean } = {}): TestProject {
     },
     check(payload, host, engine) {
       const raw = typeof payload === 'string' ? payload : JSON.stringify(payload);
-      return runCheck(raw, { env, ...(host === undefined ? {} : { host }), ...(engine === undefined ? {} : { engine }) });
+      return runCheck(raw, {
+        env,
+        ...(host === undefined ? {} : { host }),
+        ...(engine === undefined ? {} : { engine }),
+      });
     },
     pre(tool, input, sessionId = 's1') {
       return {

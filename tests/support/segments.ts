@@ -107,7 +107,14 @@ export function seg(text: string, overrides: Partial<Segment> = {}): Segment {
       const eq = head.indexOf('=');
       assignments[head.slice(0, eq)] = head.slice(eq + 1);
       rest.shift();
-    } else if (head === 'sudo' || head === 'doas' || head === 'nohup' || head === 'time' || head === 'nice' || head === 'env') {
+    } else if (
+      head === 'sudo' ||
+      head === 'doas' ||
+      head === 'nohup' ||
+      head === 'time' ||
+      head === 'nice' ||
+      head === 'env'
+    ) {
       // A wrapper only when a command follows (a bare `env` or `sudo -l` is the command itself).
       let next = 1;
       while (rest[next] !== undefined && rest[next]!.text.startsWith('-')) next++;
@@ -115,7 +122,8 @@ export function seg(text: string, overrides: Partial<Segment> = {}): Segment {
       if (rest[next] === undefined) break;
       wrappers.push(head);
       for (const w of rest.splice(0, next).slice(1)) {
-        if (ASSIGNMENT.test(w.text)) assignments[w.text.slice(0, w.text.indexOf('='))] = w.text.slice(w.text.indexOf('=') + 1);
+        if (ASSIGNMENT.test(w.text))
+          assignments[w.text.slice(0, w.text.indexOf('='))] = w.text.slice(w.text.indexOf('=') + 1);
       }
     } else if (head === 'timeout') {
       wrappers.push('timeout');

@@ -40,7 +40,10 @@ describe('a damaged code cache next to the built CLI', () => {
   const dir = mkdtempSync(join(REPO, 'node_modules', '.cache', 'code-cache-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const dist = join(dir, 'dist');
-  cpSync(join(REPO, 'dist'), dist, { recursive: true, filter: (src) => !src.endsWith('.v8cache') && !src.endsWith('.map') });
+  cpSync(join(REPO, 'dist'), dist, {
+    recursive: true,
+    filter: (src) => !src.endsWith('.v8cache') && !src.endsWith('.map'),
+  });
   const cache = codeCachePath(join(dist, 'hook.cjs'));
 
   const check = (p: ReturnType<typeof makeProject>) => {

@@ -3,11 +3,30 @@
  * error, the temp file never stays behind), and locks whose dead holders are recognised at once.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { breakStaleLock, lockOwnerLine, processStart, staleLock, withLockSync, writeAll, writeFileAtomic, type WriteIo } from '../../src/util/fs-safe.js';
+import {
+  breakStaleLock,
+  lockOwnerLine,
+  processStart,
+  staleLock,
+  withLockSync,
+  writeAll,
+  writeFileAtomic,
+  type WriteIo,
+} from '../../src/util/fs-safe.js';
 import { writeSync, fsyncSync } from 'node:fs';
 
 const made: string[] = [];
@@ -46,15 +65,20 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(d)).toEqual(['f']);
   });
 
-  it.each(['enospc', 'zero'] as const)('a full disk (%s) fails the write, keeps the old file whole and leaves no temp file', (mode) => {
-    const d = dir();
-    const file = join(d, 'rules.jsonl');
-    const old = Array.from({ length: 650 }, (_, i) => `{"n":${i}}`).join('\n') + '\n';
-    writeFileSync(file, old);
-    expect(() => writeFileAtomic(file, old + '{"n":650}\n', { durable: true }, shortWrites(100, 1300, mode))).toThrow(/^cannot write .*rules\.jsonl: .*ENOSPC.*; it was left as it was$/);
-    expect(readFileSync(file, 'utf8')).toBe(old);
-    expect(readdirSync(d)).toEqual(['rules.jsonl']);
-  });
+  it.each(['enospc', 'zero'] as const)(
+    'a full disk (%s) fails the write, keeps the old file whole and leaves no temp file',
+    (mode) => {
+      const d = dir();
+      const file = join(d, 'rules.jsonl');
+      const old = Array.from({ length: 650 }, (_, i) => `{"n":${i}}`).join('\n') + '\n';
+      writeFileSync(file, old);
+      expect(() => writeFileAtomic(file, old + '{"n":650}\n', { durable: true }, shortWrites(100, 1300, mode))).toThrow(
+        /^cannot write .*rules\.jsonl: .*ENOSPC.*; it was left as it was$/,
+      );
+      expect(readFileSync(file, 'utf8')).toBe(old);
+      expect(readdirSync(d)).toEqual(['rules.jsonl']);
+    },
+  );
 
   it('writeAll refuses a write that makes no progress', () => {
     expect(() => writeAll(99, 'abc', { write: () => 0, fsync: () => undefined })).toThrow(/ENOSPC: no progress/);
@@ -74,7 +98,9 @@ describe('withLockSync', () => {
   it('takes over at once a lock whose holder is dead (no waiting for the stale age)', () => {
     const d = dir();
     const lock = join(d, 'lock');
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
     writeFileSync(lock, `${child.stdout} 12345 ${hostname()}\n`);
     const started = Date.now();
     expect(withLockSync(lock, () => 'ran', { timeoutMs: 5000, staleMs: 60_000 })).toBe('ran');
@@ -110,7 +136,9 @@ describe('withLockSync', () => {
   it('a lock judged stale is removed only if it is still that file: a breaker that lost the race leaves the new holder alone', () => {
     const d = dir();
     const lock = join(d, 'lock');
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     writeFileSync(lock, `${dead} 12345 ${hostname()}\n`);
     const judged = staleLock(lock, 60_000);
     expect(judged).toBeDefined();

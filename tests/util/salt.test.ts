@@ -37,14 +37,28 @@ describe('the user salt', () => {
   it('processes making it at the same time agree on one', async () => {
     const p = makeProject();
     const bundle = join(p.home, 'salt.cjs');
-    buildSync({ entryPoints: [join(import.meta.dirname, '../../src/util/salt.ts')], bundle: true, format: 'cjs', platform: 'node', outfile: bundle, logLevel: 'silent' });
+    buildSync({
+      entryPoints: [join(import.meta.dirname, '../../src/util/salt.ts')],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
     const outs = await Promise.all(
-      Array.from({ length: 12 }, () => new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(bundle)}).userSalt(${JSON.stringify(p.runtimeDir)}))`]);
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('close', () => resolve(out));
-      })),
+      Array.from(
+        { length: 12 },
+        () =>
+          new Promise<string>((resolve) => {
+            const child = spawn(process.execPath, [
+              '-e',
+              `process.stdout.write(require(${JSON.stringify(bundle)}).userSalt(${JSON.stringify(p.runtimeDir)}))`,
+            ]);
+            let out = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            child.on('close', () => resolve(out));
+          }),
+      ),
     );
     expect(new Set(outs)).toEqual(new Set([readSalt(p.runtimeDir)]));
   });

@@ -105,7 +105,8 @@ export function expandKnown(text: string, home: string, cwd: string | undefined)
     ['$PWD', cwd],
     ['${PWD}', cwd],
   ] as const) {
-    if (value !== undefined && (text === variable || text.startsWith(`${variable}/`))) return value + text.slice(variable.length);
+    if (value !== undefined && (text === variable || text.startsWith(`${variable}/`)))
+      return value + text.slice(variable.length);
   }
   return text;
 }
@@ -152,10 +153,45 @@ export function effectiveCwd(env: PackEnv): string | undefined {
 
 /** Top-level system directories (and a few second-level ones) whose deletion breaks the machine. */
 const SYSTEM_DIRS = new Set([
-  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt',
-  '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var', '/nix', '/snap',
-  '/usr/bin', '/usr/lib', '/usr/lib64', '/usr/local', '/usr/sbin', '/usr/share', '/usr/include', '/var/lib',
-  '/Applications', '/Library', '/System', '/Users', '/Volumes', '/private', '/private/etc', '/private/var',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/media',
+  '/mnt',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/tmp',
+  '/usr',
+  '/var',
+  '/nix',
+  '/snap',
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/lib64',
+  '/usr/local',
+  '/usr/sbin',
+  '/usr/share',
+  '/usr/include',
+  '/var/lib',
+  '/Applications',
+  '/Library',
+  '/System',
+  '/Users',
+  '/Volumes',
+  '/private',
+  '/private/etc',
+  '/private/var',
 ]);
 
 export const TARGET_KINDS = ['root', 'system', 'home', 'project', 'ancestor', 'git-dir', 'unknown', 'other'] as const;
@@ -236,7 +272,11 @@ export function runsAsRoot(segment: Segment): boolean {
 export function shortText(segment: Segment, max = 80): string {
   const text = segment.text !== '' ? segment.text : segment.argv.join(' ');
   if (text.length <= max && !text.includes('\n')) return text.trim();
-  const oneLine = text.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' ');
+  const oneLine = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 

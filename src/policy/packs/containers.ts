@@ -16,7 +16,8 @@ const RULES = {
   },
   'system-prune': {
     verdict: 'ask',
-    message: 'removes all stopped containers, unused networks, and dangling (with -a: all unused) images and build cache. A human confirms; prune one kind at a time to keep control.',
+    message:
+      'removes all stopped containers, unused networks, and dangling (with -a: all unused) images and build cache. A human confirms; prune one kind at a time to keep control.',
   },
   prune: {
     verdict: 'ask',
@@ -33,18 +34,34 @@ const RULES = {
   },
   'compose-down-volumes': {
     verdict: 'ask',
-    message: 'docker compose down -v also deletes the project\'s named volumes and their data (e.g. the dev database). Drop -v to keep them; a human confirms.',
+    message:
+      "docker compose down -v also deletes the project's named volumes and their data (e.g. the dev database). Drop -v to keep them; a human confirms.",
   },
 } as const;
 type RuleId = keyof typeof RULES;
 
-const GLOBAL_WITH_VALUE = ['H', 'host', 'context', 'c', 'config', 'l', 'log-level', 'url', 'connection', 'namespace', 'n'];
+const GLOBAL_WITH_VALUE = [
+  'H',
+  'host',
+  'context',
+  'c',
+  'config',
+  'l',
+  'log-level',
+  'url',
+  'connection',
+  'namespace',
+  'n',
+];
 const COMPOSE_WITH_VALUE = ['f', 'file', 'p', 'project-name', 'project-directory', 'env-file', 'profile'];
 
 function removes(segment: Segment, args: ScannedArgs, from: number, what: string): PackFinding<RuleId> | undefined {
   const operands = args.positionals.filter((p) => p.index >= from);
-  const dynamic = operands.some((p) => isDynamic(segment, p.index) || hasExpansion(p.text)) || segment.flags.appendsArgs === true;
-  return dynamic ? { rule: 'remove-all', detail: `${segment.name} ${what} ${operands.map((p) => p.text).join(' ')}` } : undefined;
+  const dynamic =
+    operands.some((p) => isDynamic(segment, p.index) || hasExpansion(p.text)) || segment.flags.appendsArgs === true;
+  return dynamic
+    ? { rule: 'remove-all', detail: `${segment.name} ${what} ${operands.map((p) => p.text).join(' ')}` }
+    : undefined;
 }
 
 function compose(segment: Segment, from: number): PackFinding<RuleId> | undefined {
@@ -62,17 +79,24 @@ function classifyContainers(segment: Segment): PackFinding<RuleId> | undefined {
   const first = globals.positionals[0];
   if (first === undefined) return undefined;
   if (first.text === 'compose') return compose(segment, first.index + 1);
-  const args = scan(segment.argv, { from: first.index + 1, withValue: ['filter', 'format', 't', 'time', 's', 'signal'] }); // -f is --force here
+  const args = scan(segment.argv, {
+    from: first.index + 1,
+    withValue: ['filter', 'format', 't', 'time', 's', 'signal'],
+  }); // -f is --force here
   const second = args.positionals[0];
   const management = ['system', 'volume', 'container', 'image', 'network', 'builder', 'buildx'];
   if (management.includes(first.text)) {
     const action = second?.text;
     if (action === 'prune') {
-      if (first.text === 'volume' || (first.text === 'system' && args.flags.has('volumes'))) return { rule: 'prune-volumes', detail: `${first.text} prune` };
-      return first.text === 'system' ? { rule: 'system-prune', detail: hasAny(args, 'a', 'all') ? 'system prune -a' : 'system prune' } : { rule: 'prune', detail: `${first.text} prune` };
+      if (first.text === 'volume' || (first.text === 'system' && args.flags.has('volumes')))
+        return { rule: 'prune-volumes', detail: `${first.text} prune` };
+      return first.text === 'system'
+        ? { rule: 'system-prune', detail: hasAny(args, 'a', 'all') ? 'system prune -a' : 'system prune' }
+        : { rule: 'prune', detail: `${first.text} prune` };
     }
     if (action === 'rm' || action === 'remove') {
-      if (first.text === 'volume') return removes(segment, args, second!.index + 1, 'volume rm') ?? { rule: 'volume-remove' };
+      if (first.text === 'volume')
+        return removes(segment, args, second!.index + 1, 'volume rm') ?? { rule: 'volume-remove' };
       return removes(segment, args, second!.index + 1, `${first.text} rm`);
     }
     return undefined;

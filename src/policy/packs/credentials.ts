@@ -20,7 +20,8 @@ const RULES = {
   },
   'copy-secret-file': {
     verdict: 'ask',
-    message: 'copies, archives or uploads a file that holds credentials, where hookwise can no longer protect it. A human confirms.',
+    message:
+      'copies, archives or uploads a file that holds credentials, where hookwise can no longer protect it. A human confirms.',
   },
   'dump-environment': {
     verdict: 'ask',
@@ -37,9 +38,48 @@ type RuleId = keyof typeof RULES;
 
 /** Commands that print or search a file's content. */
 export const CONTENT_READERS = new Set([
-  'cat', 'tac', 'nl', 'less', 'more', 'most', 'head', 'tail', 'bat', 'batcat', 'view', 'strings', 'xxd', 'hexdump', 'od',
-  'base64', 'base32', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'awk', 'gawk', 'mawk', 'sed', 'cut', 'sort', 'uniq',
-  'diff', 'cmp', 'jq', 'yq', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'openssl', 'paste', 'column',
+  'cat',
+  'tac',
+  'nl',
+  'less',
+  'more',
+  'most',
+  'head',
+  'tail',
+  'bat',
+  'batcat',
+  'view',
+  'strings',
+  'xxd',
+  'hexdump',
+  'od',
+  'base64',
+  'base32',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'awk',
+  'gawk',
+  'mawk',
+  'sed',
+  'cut',
+  'sort',
+  'uniq',
+  'diff',
+  'cmp',
+  'jq',
+  'yq',
+  'vi',
+  'vim',
+  'nvim',
+  'nano',
+  'emacs',
+  'openssl',
+  'paste',
+  'column',
 ]);
 /** Commands that copy a file somewhere else: SOURCE… DEST (or -t DEST SOURCE…). */
 const COPIERS = new Set(['cp', 'mv', 'scp', 'rsync', 'install', 'ln']);
@@ -53,12 +93,36 @@ const PATTERN_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'awk
 const TEMPLATE_SUFFIXES = ['.example', '.sample', '.template', '.dist', '.defaults', '.schema', '.tmpl', '.tpl'];
 const KEY_EXTENSIONS = ['.pem', '.key', '.p12', '.pfx', '.jks', '.keystore', '.ppk'];
 const SECRET_BASENAMES = new Set([
-  '.netrc', '_netrc', '.npmrc', '.pypirc', '.git-credentials', '.pgpass', '.my.cnf', '.dockercfg', 'credentials.db',
-  'application_default_credentials.json', 'access_tokens.db', 'htpasswd', '.htpasswd', 'shadow', 'gshadow', 'secrets.yml',
-  'secrets.yaml', 'secrets.json', 'secrets.toml', '.vault-token',
+  '.netrc',
+  '_netrc',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.pgpass',
+  '.my.cnf',
+  '.dockercfg',
+  'credentials.db',
+  'application_default_credentials.json',
+  'access_tokens.db',
+  'htpasswd',
+  '.htpasswd',
+  'shadow',
+  'gshadow',
+  'secrets.yml',
+  'secrets.yaml',
+  'secrets.json',
+  'secrets.toml',
+  '.vault-token',
 ]);
 /** Relative to the home directory. */
-const HOME_SECRETS = ['.aws/credentials', '.docker/config.json', '.kube/config', '.config/gcloud', '.gnupg', '.password-store'];
+const HOME_SECRETS = [
+  '.aws/credentials',
+  '.docker/config.json',
+  '.kube/config',
+  '.config/gcloud',
+  '.gnupg',
+  '.password-store',
+];
 const SSH_KEY_NAMES = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ecdsa_sk', 'id_ed25519_sk', 'identity'];
 
 /** Why `text` (a path as written, maybe with a glob) names a credential file; undefined when it does not. */
@@ -67,13 +131,23 @@ export function secretFileKind(text: string, env: Pick<PackEnv, 'home'>, cwd: st
   if (hasExpansion(expanded)) return undefined; // unknown: the write-target / later tiers see it
   const joined = expanded.startsWith('/') || cwd === undefined ? expanded : `${cwd}/${expanded}`;
   // normalize only when there is something to normalize (this runs for every operand of every reader)
-  const path = joined.includes('/.') || joined.includes('//') || joined.startsWith('.') ? posix.normalize(joined) : joined;
+  const path =
+    joined.includes('/.') || joined.includes('//') || joined.startsWith('.') ? posix.normalize(joined) : joined;
   const base = path.slice(path.lastIndexOf('/') + 1);
-  const envFile = base === '.env' || base === '.envrc' || base.startsWith('.env.') || base.endsWith('.env') || base.startsWith('.env*');
+  const envFile =
+    base === '.env' ||
+    base === '.envrc' ||
+    base.startsWith('.env.') ||
+    base.endsWith('.env') ||
+    base.startsWith('.env*');
   if (envFile) return TEMPLATE_SUFFIXES.some((s) => base.endsWith(s)) ? undefined : 'an environment file';
   if (base.endsWith('.pub')) return undefined;
   if (SSH_KEY_NAMES.includes(base)) return 'an SSH private key';
-  if (path.startsWith(`${env.home}/.ssh/`) && !['known_hosts', 'known_hosts.old', 'config', 'authorized_keys'].includes(base)) return 'an SSH key';
+  if (
+    path.startsWith(`${env.home}/.ssh/`) &&
+    !['known_hosts', 'known_hosts.old', 'config', 'authorized_keys'].includes(base)
+  )
+    return 'an SSH key';
   if (KEY_EXTENSIONS.some((e) => base.endsWith(e))) return 'a private key or keystore';
   if (SECRET_BASENAMES.has(base)) return 'a credentials file';
   if (path.startsWith(`${env.home}/`)) {
@@ -89,7 +163,31 @@ export function secretFileKind(text: string, env: Pick<PackEnv, 'home'>, cwd: st
  * Options that take a value, per reader. Kept short on purpose: a value misread as an operand is only
  * checked as a file too (harmless), while an operand misread as a value would hide a secret file.
  */
-const SEARCHER_WITH_VALUE = ['e', 'regexp', 'f', 'file', 'm', 'max-count', 'A', 'B', 'C', 'context', 'after-context', 'before-context', 'g', 'glob', 't', 'type', 'T', 'type-not', 'd', 'directories', 'exclude', 'include', 'max-depth'];
+const SEARCHER_WITH_VALUE = [
+  'e',
+  'regexp',
+  'f',
+  'file',
+  'm',
+  'max-count',
+  'A',
+  'B',
+  'C',
+  'context',
+  'after-context',
+  'before-context',
+  'g',
+  'glob',
+  't',
+  'type',
+  'T',
+  'type-not',
+  'd',
+  'directories',
+  'exclude',
+  'include',
+  'max-depth',
+];
 const READER_WITH_VALUE: Readonly<Record<string, readonly string[]>> = {
   head: ['n', 'c', 'bytes', 'lines'],
   tail: ['n', 'c', 'bytes', 'lines'],
@@ -102,10 +200,14 @@ function fileOperands(segment: Segment): Positional[] {
   const withValue = PATTERN_FIRST.has(segment.name) ? SEARCHER_WITH_VALUE : (READER_WITH_VALUE[segment.name] ?? []);
   const args = scan(segment.argv, { withValue });
   let operands = args.positionals;
-  const patternGiven = args.values.has('e') || args.values.has('regexp') || (segment.name !== 'sed' && args.values.has('f'));
+  const patternGiven =
+    args.values.has('e') || args.values.has('regexp') || (segment.name !== 'sed' && args.values.has('f'));
   if (PATTERN_FIRST.has(segment.name) && !patternGiven) operands = operands.slice(1);
   // `-f FILE` of a searcher is read too (a pattern file), as are option values naming files for copiers.
-  const valueFiles = [...(args.values.get('file') ?? []), ...(PATTERN_FIRST.has(segment.name) ? (args.values.get('f') ?? []) : [])];
+  const valueFiles = [
+    ...(args.values.get('file') ?? []),
+    ...(PATTERN_FIRST.has(segment.name) ? (args.values.get('f') ?? []) : []),
+  ];
   return [...operands, ...valueFiles.map((text) => ({ text, index: -1 }))];
 }
 
@@ -117,14 +219,20 @@ function uploadOperands(segment: Segment): string[] {
     const word = argv[i]!;
     const at = word.indexOf('@');
     if (at !== -1 && (at === 0 || word[at - 1] === '=')) out.push(word.slice(at + 1));
-    if ((word === '-T' || word === '--upload-file' || word === '--post-file' || word === '--body-file') && i + 1 < argv.length) out.push(argv[i + 1]!);
+    if (
+      (word === '-T' || word === '--upload-file' || word === '--post-file' || word === '--body-file') &&
+      i + 1 < argv.length
+    )
+      out.push(argv[i + 1]!);
     if (word.startsWith('--post-file=') || word.startsWith('--body-file=')) out.push(word.slice(word.indexOf('=') + 1));
   }
   return out;
 }
 
 /** Variable names that say they hold a secret (PWD, OLDPWD and friends excluded). */
-const SECRET_NAME = lazyRe2('(?i)(?:secret|token|passw|passphrase|credential|api_?key|access_?key|private_?key|auth|cookie|session|signing|_key$|^key$|dsn$|database_url)');
+const SECRET_NAME = lazyRe2(
+  '(?i)(?:secret|token|passw|passphrase|credential|api_?key|access_?key|private_?key|auth|cookie|session|signing|_key$|^key$|dsn$|database_url)',
+);
 const HARMLESS_NAMES = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XAUTHORITY']);
 
 export function secretVariable(name: string): boolean {
@@ -185,10 +293,36 @@ function environment(segment: Segment): PackFinding<RuleId> | undefined {
 function copiedFiles(segment: Segment): string[] {
   if (UPLOADERS.has(segment.name)) return uploadOperands(segment);
   if (ARCHIVERS.has(segment.name)) {
-    return scan(segment.argv, { withValue: ['C', 'directory', 'f', 'file', 'T', 'files-from', 'X', 'exclude-from'] }).positionals.map((p) => p.text);
+    return scan(segment.argv, {
+      withValue: ['C', 'directory', 'f', 'file', 'T', 'files-from', 'X', 'exclude-from'],
+    }).positionals.map((p) => p.text);
   }
   if (!COPIERS.has(segment.name)) return [];
-  const args = scan(segment.argv, { withValue: ['t', 'target-directory', 'S', 'suffix', 'm', 'mode', 'o', 'owner', 'g', 'group', 'e', 'rsh', 'i', 'P', 'F', 'l', 'c', 'J', 'exclude', 'include', 'filter'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      't',
+      'target-directory',
+      'S',
+      'suffix',
+      'm',
+      'mode',
+      'o',
+      'owner',
+      'g',
+      'group',
+      'e',
+      'rsh',
+      'i',
+      'P',
+      'F',
+      'l',
+      'c',
+      'J',
+      'exclude',
+      'include',
+      'filter',
+    ],
+  });
   const operands = args.positionals.map((p) => p.text);
   return args.values.has('t') || args.values.has('target-directory') ? operands : operands.slice(0, -1);
 }
@@ -198,7 +332,8 @@ function classifyCredentials(segment: Segment, env: PackEnv): PackFinding<RuleId
   if (dumped !== undefined) return dumped;
   const name = segment.name;
   const inputRedirect = segment.redirects.some((r) => r.op === '<' || r.op === '<>');
-  const relevant = CONTENT_READERS.has(name) || COPIERS.has(name) || ARCHIVERS.has(name) || UPLOADERS.has(name) || name === 'dd';
+  const relevant =
+    CONTENT_READERS.has(name) || COPIERS.has(name) || ARCHIVERS.has(name) || UPLOADERS.has(name) || name === 'dd';
   if (!relevant && !inputRedirect) return undefined;
   const cwd = effectiveCwd(env);
   const check = (text: string): string | undefined => {
@@ -232,8 +367,23 @@ function classifyCredentials(segment: Segment, env: PackEnv): PackFinding<RuleId
 export const credentialsPack = definePack<RuleId>({
   name: 'credentials',
   kind: 'guard',
-  description: 'reading, copying or uploading .env files, SSH keys, cloud credentials, *.pem; env / printenv dumps; printing secret variables',
-  commands: [...CONTENT_READERS, ...COPIERS, ...ARCHIVERS, ...UPLOADERS, 'dd', 'env', 'printenv', 'set', 'export', 'declare', 'typeset', 'echo', 'printf'],
+  description:
+    'reading, copying or uploading .env files, SSH keys, cloud credentials, *.pem; env / printenv dumps; printing secret variables',
+  commands: [
+    ...CONTENT_READERS,
+    ...COPIERS,
+    ...ARCHIVERS,
+    ...UPLOADERS,
+    'dd',
+    'env',
+    'printenv',
+    'set',
+    'export',
+    'declare',
+    'typeset',
+    'echo',
+    'printf',
+  ],
   rules: RULES,
   classify: classifyCredentials,
 });

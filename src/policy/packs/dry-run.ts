@@ -41,26 +41,113 @@ import { gitSubcommand } from './git.js';
 import { makeArgs, REACHES_OUT } from './workflow.js';
 
 const RSYNC_WITH_VALUE = [
-  'e', 'rsh', 'rsync-path', 'exclude', 'include', 'filter', 'f', 'files-from', 'exclude-from', 'include-from', 'log-file', 'log-file-format',
-  'password-file', 'temp-dir', 'T', 'partial-dir', 'backup-dir', 'compare-dest', 'copy-dest', 'link-dest', 'chmod', 'chown', 'usermap',
-  'groupmap', 'B', 'block-size', 'bwlimit', 'timeout', 'contimeout', 'port', 'max-size', 'min-size', 'max-delete', 'suffix', 'M', 'remote-option',
-  'out-format', 'info', 'debug', 'iconv', 'sockopts', 'address', 'protocol', 'checksum-choice', 'compress-choice', 'compress-level',
-  'skip-compress', 'stop-at', 'stop-after', 'time-limit', 'modify-window', 'outbuf', 'early-input', 'checksum-seed', 'write-batch',
-  'read-batch', 'only-write-batch', 'max-alloc',
+  'e',
+  'rsh',
+  'rsync-path',
+  'exclude',
+  'include',
+  'filter',
+  'f',
+  'files-from',
+  'exclude-from',
+  'include-from',
+  'log-file',
+  'log-file-format',
+  'password-file',
+  'temp-dir',
+  'T',
+  'partial-dir',
+  'backup-dir',
+  'compare-dest',
+  'copy-dest',
+  'link-dest',
+  'chmod',
+  'chown',
+  'usermap',
+  'groupmap',
+  'B',
+  'block-size',
+  'bwlimit',
+  'timeout',
+  'contimeout',
+  'port',
+  'max-size',
+  'min-size',
+  'max-delete',
+  'suffix',
+  'M',
+  'remote-option',
+  'out-format',
+  'info',
+  'debug',
+  'iconv',
+  'sockopts',
+  'address',
+  'protocol',
+  'checksum-choice',
+  'compress-choice',
+  'compress-level',
+  'skip-compress',
+  'stop-at',
+  'stop-after',
+  'time-limit',
+  'modify-window',
+  'outbuf',
+  'early-input',
+  'checksum-seed',
+  'write-batch',
+  'read-batch',
+  'only-write-batch',
+  'max-alloc',
 ];
 
 function rsync(segment: Segment): string | undefined {
   const args = scan(segment.argv, { withValue: RSYNC_WITH_VALUE });
   if (!hasAny(args, 'n', 'dry-run')) return undefined;
-  if (hasAny(args, 'e', 'rsh', 'rsync-path', 'daemon', 'password-file', 'log-file', 'write-batch', 'only-write-batch', 'read-batch', 'early-input', 'M', 'remote-option')) return undefined;
-  if ([...args.flags].some((f) => f.startsWith('delete') || f === 'del' || f === 'remove-source-files')) return undefined;
+  if (
+    hasAny(
+      args,
+      'e',
+      'rsh',
+      'rsync-path',
+      'daemon',
+      'password-file',
+      'log-file',
+      'write-batch',
+      'only-write-batch',
+      'read-batch',
+      'early-input',
+      'M',
+      'remote-option',
+    )
+  )
+    return undefined;
+  if ([...args.flags].some((f) => f.startsWith('delete') || f === 'del' || f === 'remove-source-files'))
+    return undefined;
   return 'rsync --dry-run';
 }
 
 function git(segment: Segment): string | undefined {
   const sub = gitSubcommand(segment);
   if (sub === undefined || sub.overridesConfig) return undefined;
-  const args = scan(segment.argv, { from: sub.from, withValue: ['e', 'exclude', 'o', 'push-option', 'repo', 'receive-pack', 'exec', 'upload-pack', 'm', 'message', 'F', 'file', 'pathspec-from-file'] });
+  const args = scan(segment.argv, {
+    from: sub.from,
+    withValue: [
+      'e',
+      'exclude',
+      'o',
+      'push-option',
+      'repo',
+      'receive-pack',
+      'exec',
+      'upload-pack',
+      'm',
+      'message',
+      'F',
+      'file',
+      'pathspec-from-file',
+    ],
+  });
   const dry = hasAny(args, 'dry-run');
   switch (sub.name) {
     case 'add':
@@ -68,11 +155,15 @@ function git(segment: Segment): string | undefined {
     case 'mv':
       return dry || args.flags.has('n') ? `git ${sub.name} --dry-run` : undefined;
     case 'clean':
-      return (dry || args.flags.has('n')) && !hasAny(args, 'f', 'force', 'i', 'interactive') ? 'git clean -n' : undefined;
+      return (dry || args.flags.has('n')) && !hasAny(args, 'f', 'force', 'i', 'interactive')
+        ? 'git clean -n'
+        : undefined;
     case 'push':
       return (dry || args.flags.has('n')) && !hasAny(args, 'receive-pack', 'exec') ? 'git push --dry-run' : undefined;
     case 'fetch':
-      return dry && !hasAny(args, 'upload-pack') && args.positionals.every((p) => !p.text.includes('::')) ? 'git fetch --dry-run' : undefined;
+      return dry && !hasAny(args, 'upload-pack') && args.positionals.every((p) => !p.text.includes('::'))
+        ? 'git fetch --dry-run'
+        : undefined;
     case 'commit':
       return dry ? 'git commit --dry-run' : undefined;
     default:
@@ -80,21 +171,77 @@ function git(segment: Segment): string | undefined {
   }
 }
 
-const NPM_DRY_SUBCOMMANDS = new Set(['ci', 'install', 'i', 'in', 'add', 'update', 'up', 'upgrade', 'uninstall', 'remove', 'rm', 'un', 'unlink', 'prune', 'dedupe', 'ddp', 'publish', 'pack']);
+const NPM_DRY_SUBCOMMANDS = new Set([
+  'ci',
+  'install',
+  'i',
+  'in',
+  'add',
+  'update',
+  'up',
+  'upgrade',
+  'uninstall',
+  'remove',
+  'rm',
+  'un',
+  'unlink',
+  'prune',
+  'dedupe',
+  'ddp',
+  'publish',
+  'pack',
+]);
 
 function npm(segment: Segment): string | undefined {
-  const args = scan(segment.argv, { withValue: ['w', 'workspace', 'omit', 'include', 'tag', 'registry', 'script-shell', 'userconfig', 'globalconfig', 'prefix', 'otp'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      'w',
+      'workspace',
+      'omit',
+      'include',
+      'tag',
+      'registry',
+      'script-shell',
+      'userconfig',
+      'globalconfig',
+      'prefix',
+      'otp',
+    ],
+  });
   const sub = args.positionals[0]?.text;
   if (sub === undefined || !NPM_DRY_SUBCOMMANDS.has(sub) || !hasAny(args, 'dry-run')) return undefined;
   // `--dry-run=false` is a real run.
   if (args.values.get('dry-run')?.some((v) => v !== 'true') === true) return undefined;
-  return hasAny(args, 'script-shell', 'userconfig', 'globalconfig', 'node-options') ? undefined : `npm ${sub} --dry-run`;
+  return hasAny(args, 'script-shell', 'userconfig', 'globalconfig', 'node-options')
+    ? undefined
+    : `npm ${sub} --dry-run`;
 }
 
 function cargo(segment: Segment): string | undefined {
-  const args = scan(segment.argv, { withValue: ['p', 'package', 'config', 'Z', 'manifest-path', 'target-dir', 'registry', 'index', 'token', 'j', 'jobs', 'features', 'F'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      'p',
+      'package',
+      'config',
+      'Z',
+      'manifest-path',
+      'target-dir',
+      'registry',
+      'index',
+      'token',
+      'j',
+      'jobs',
+      'features',
+      'F',
+    ],
+  });
   const sub = args.positionals[0]?.text;
-  if ((sub !== 'publish' && sub !== 'package') || !hasAny(args, 'dry-run', 'list', 'l') || hasAny(args, 'config', 'Z', 'manifest-path', 'target-dir')) return undefined;
+  if (
+    (sub !== 'publish' && sub !== 'package') ||
+    !hasAny(args, 'dry-run', 'list', 'l') ||
+    hasAny(args, 'config', 'Z', 'manifest-path', 'target-dir')
+  )
+    return undefined;
   return `cargo ${sub} --dry-run`;
 }
 
@@ -104,9 +251,36 @@ function pip(segment: Segment): string | undefined {
     if (segment.argv[1] !== '-m' || segment.argv[2] !== 'pip') return undefined;
     from = 3;
   }
-  const args = scan(segment.argv, { from, withValue: ['r', 'requirement', 'c', 'constraint', 'i', 'index-url', 'extra-index-url', 'only-binary', 'no-binary', 'platform', 'python-version', 'implementation', 'abi', 'target', 't', 'prefix', 'root', 'report', 'f', 'find-links', 'e', 'editable'] });
+  const args = scan(segment.argv, {
+    from,
+    withValue: [
+      'r',
+      'requirement',
+      'c',
+      'constraint',
+      'i',
+      'index-url',
+      'extra-index-url',
+      'only-binary',
+      'no-binary',
+      'platform',
+      'python-version',
+      'implementation',
+      'abi',
+      'target',
+      't',
+      'prefix',
+      'root',
+      'report',
+      'f',
+      'find-links',
+      'e',
+      'editable',
+    ],
+  });
   if (args.positionals[0]?.text !== 'install' || !hasAny(args, 'dry-run')) return undefined;
-  if (!(args.values.get('only-binary') ?? []).includes(':all:') || hasAny(args, 'e', 'editable', 'report', 'no-binary')) return undefined;
+  if (!(args.values.get('only-binary') ?? []).includes(':all:') || hasAny(args, 'e', 'editable', 'report', 'no-binary'))
+    return undefined;
   return 'pip install --dry-run --only-binary=:all:';
 }
 
@@ -126,16 +300,57 @@ function terraform(segment: Segment): string | undefined {
 }
 
 const KUBECTL_DRY_VERBS = new Set([
-  'apply', 'create', 'replace', 'patch', 'delete', 'scale', 'autoscale', 'set', 'label', 'annotate', 'expose', 'run', 'drain', 'cordon',
-  'uncordon', 'taint', 'rollout',
+  'apply',
+  'create',
+  'replace',
+  'patch',
+  'delete',
+  'scale',
+  'autoscale',
+  'set',
+  'label',
+  'annotate',
+  'expose',
+  'run',
+  'drain',
+  'cordon',
+  'uncordon',
+  'taint',
+  'rollout',
 ]);
 
 function kubectl(segment: Segment): string | undefined {
-  const args = scan(segment.argv, { withValue: ['n', 'namespace', 'context', 'kubeconfig', 's', 'server', 'cluster', 'user', 'l', 'selector', 'f', 'filename', 'o', 'output', 'k', 'kustomize', 'field-manager', 'type', 'image', 'replicas'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      'n',
+      'namespace',
+      'context',
+      'kubeconfig',
+      's',
+      'server',
+      'cluster',
+      'user',
+      'l',
+      'selector',
+      'f',
+      'filename',
+      'o',
+      'output',
+      'k',
+      'kustomize',
+      'field-manager',
+      'type',
+      'image',
+      'replicas',
+    ],
+  });
   const verb = args.positionals[0]?.text;
   if (verb === undefined || !KUBECTL_DRY_VERBS.has(verb)) return undefined;
   const mode = args.values.get('dry-run');
-  const dry = mode === undefined ? args.flags.has('dry-run') : mode.every((m) => m === 'client' || m === 'server' || m === 'true');
+  const dry =
+    mode === undefined
+      ? args.flags.has('dry-run')
+      : mode.every((m) => m === 'client' || m === 'server' || m === 'true');
   if (!dry) return undefined;
   // The dry run prints the object it built: a secret's data, or a file's content.
   if (hasAny(args, 'from-file', 'from-env-file') || segment.argv.some((a) => /secret/i.test(a))) return undefined;
@@ -143,7 +358,25 @@ function kubectl(segment: Segment): string | undefined {
 }
 
 function helm(segment: Segment): string | undefined {
-  const args = scan(segment.argv, { withValue: ['n', 'namespace', 'kube-context', 'kubeconfig', 'f', 'values', 'set', 'set-string', 'set-json', 'version', 'timeout', 'repo', 'post-renderer', 'set-file', 'output-dir'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      'n',
+      'namespace',
+      'kube-context',
+      'kubeconfig',
+      'f',
+      'values',
+      'set',
+      'set-string',
+      'set-json',
+      'version',
+      'timeout',
+      'repo',
+      'post-renderer',
+      'set-file',
+      'output-dir',
+    ],
+  });
   const sub = args.positionals[0]?.text;
   if (hasAny(args, 'post-renderer', 'set-file', 'output-dir')) return undefined;
   if (sub === 'template' || sub === 'lint') return `helm ${sub}`;
@@ -160,7 +393,9 @@ function aws(args: ScannedArgs): string | undefined {
 function apt(segment: Segment): string | undefined {
   const args = scan(segment.argv, { withValue: ['o', 'option', 'c', 'config-file', 't', 'target-release'] });
   if (hasAny(args, 'o', 'option', 'c', 'config-file')) return undefined;
-  return hasAny(args, 's', 'simulate', 'just-print', 'dry-run', 'recon', 'no-act') ? `${segment.name} --simulate` : undefined;
+  return hasAny(args, 's', 'simulate', 'just-print', 'dry-run', 'recon', 'no-act')
+    ? `${segment.name} --simulate`
+    : undefined;
 }
 
 /** What dry run, plan or check mode the segment is, or undefined. */
@@ -189,7 +424,9 @@ export function dryRun(segment: Segment): string | undefined {
     case 'terragrunt':
       return terraform(segment);
     case 'pulumi':
-      return scan(segment.argv, { withValue: ['C', 'cwd', 's', 'stack'] }).positionals[0]?.text === 'preview' ? 'pulumi preview' : undefined;
+      return scan(segment.argv, { withValue: ['C', 'cwd', 's', 'stack'] }).positionals[0]?.text === 'preview'
+        ? 'pulumi preview'
+        : undefined;
     case 'kubectl':
     case 'oc':
       return kubectl(segment);
@@ -205,13 +442,35 @@ export function dryRun(segment: Segment): string | undefined {
     case 'apt-get':
       return apt(segment);
     case 'patch':
-      return segment.argv.includes('--dry-run') && !segment.argv.some((w) => w === '-o' || w.startsWith('--output')) ? 'patch --dry-run' : undefined;
+      return segment.argv.includes('--dry-run') && !segment.argv.some((w) => w === '-o' || w.startsWith('--output'))
+        ? 'patch --dry-run'
+        : undefined;
     default:
       return undefined;
   }
 }
 
 export const DRY_RUN_COMMANDS: readonly string[] = [
-  'rsync', 'git', 'npm', 'cargo', 'pip', 'pip3', 'python', 'python3', 'make', 'gmake', 'terraform', 'tofu', 'terragrunt', 'pulumi', 'kubectl',
-  'oc', 'helm', 'aws', 'az', 'apt', 'apt-get', 'patch',
+  'rsync',
+  'git',
+  'npm',
+  'cargo',
+  'pip',
+  'pip3',
+  'python',
+  'python3',
+  'make',
+  'gmake',
+  'terraform',
+  'tofu',
+  'terragrunt',
+  'pulumi',
+  'kubectl',
+  'oc',
+  'helm',
+  'aws',
+  'az',
+  'apt',
+  'apt-get',
+  'patch',
 ];

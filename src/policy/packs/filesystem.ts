@@ -23,7 +23,7 @@ const RULES = {
   'rm-home': {
     verdict: 'deny',
     message:
-      "recursively deletes the home directory (every project, key and config in it). Name the specific directory under ~ you mean, e.g. ~/.cache/<tool>.",
+      'recursively deletes the home directory (every project, key and config in it). Name the specific directory under ~ you mean, e.g. ~/.cache/<tool>.',
   },
   'rm-project': {
     verdict: 'deny',
@@ -47,7 +47,8 @@ const RULES = {
   },
   'no-preserve-root': {
     verdict: 'deny',
-    message: 'rm --no-preserve-root switches off the safety net that stops rm -rf /. There is no legitimate use for it from an agent.',
+    message:
+      'rm --no-preserve-root switches off the safety net that stops rm -rf /. There is no legitimate use for it from an agent.',
   },
   'find-delete-root': {
     verdict: 'deny',
@@ -94,7 +95,16 @@ const TARGET_RULE: Record<TargetKind, RuleId | undefined> = {
 };
 
 /** Most severe first, so a command with several targets reports the worst. */
-const SEVERITY: readonly TargetKind[] = ['root', 'system', 'home', 'ancestor', 'project', 'git-dir', 'unknown', 'other'];
+const SEVERITY: readonly TargetKind[] = [
+  'root',
+  'system',
+  'home',
+  'ancestor',
+  'project',
+  'git-dir',
+  'unknown',
+  'other',
+];
 
 function worst(targets: Target[]): Target | undefined {
   let best: Target | undefined;
@@ -102,7 +112,10 @@ function worst(targets: Target[]): Target | undefined {
   return best;
 }
 
-function targetFinding(target: Target | undefined, rule: (kind: TargetKind) => RuleId | undefined): PackFinding<RuleId> | undefined {
+function targetFinding(
+  target: Target | undefined,
+  rule: (kind: TargetKind) => RuleId | undefined,
+): PackFinding<RuleId> | undefined {
   if (target === undefined) return undefined;
   const id = rule(target.kind);
   return id === undefined ? undefined : { rule: id, detail: `target ${target.shown}` };
@@ -113,7 +126,10 @@ function rm(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   if (args.flags.has('no-preserve-root')) return { rule: 'no-preserve-root' };
   if (!hasAny(args, 'r', 'R', 'recursive')) return undefined; // single files: the write-target tier judges them
   const cwd = effectiveCwd(env);
-  return targetFinding(worst(args.positionals.map((p) => classifyTarget(p.text, env, cwd))), (kind) => TARGET_RULE[kind]);
+  return targetFinding(
+    worst(args.positionals.map((p) => classifyTarget(p.text, env, cwd))),
+    (kind) => TARGET_RULE[kind],
+  );
 }
 
 const FIND_ACTIONS_THAT_DELETE = new Set(['-delete']);
@@ -121,13 +137,38 @@ const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const DELETERS = new Set(['rm', 'rmdir', 'shred', 'unlink']);
 /** Tests that narrow what find matches (-type alone does not: -type f still means every file). */
 const FIND_NARROWING = new Set([
-  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-empty', '-newer', '-mtime', '-mmin',
-  '-atime', '-amin', '-ctime', '-cmin', '-size', '-user', '-group', '-perm', '-links', '-samefile', '-inum', '-lname', '-ilname',
+  '-name',
+  '-iname',
+  '-path',
+  '-ipath',
+  '-wholename',
+  '-iwholename',
+  '-regex',
+  '-iregex',
+  '-empty',
+  '-newer',
+  '-mtime',
+  '-mmin',
+  '-atime',
+  '-amin',
+  '-ctime',
+  '-cmin',
+  '-size',
+  '-user',
+  '-group',
+  '-perm',
+  '-links',
+  '-samefile',
+  '-inum',
+  '-lname',
+  '-ilname',
 ]);
 
 function find(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   const argv = segment.argv;
-  const deletes = argv.some((a, i) => FIND_ACTIONS_THAT_DELETE.has(a) || (FIND_EXEC.has(a) && DELETERS.has(argv[i + 1] ?? '')));
+  const deletes = argv.some(
+    (a, i) => FIND_ACTIONS_THAT_DELETE.has(a) || (FIND_EXEC.has(a) && DELETERS.has(argv[i + 1] ?? '')),
+  );
   if (!deletes) return undefined;
   // Start points: the words before the first expression word (-name, (, !, …).
   const starts: string[] = [];
@@ -166,10 +207,13 @@ function permissions(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
   const operands = args.values.has('reference') ? args.positionals : args.positionals.slice(1);
   const cwd = effectiveCwd(env);
   const target = worst(operands.map((p) => classifyTarget(p.text, env, cwd)));
-  const found = targetFinding(target, (kind) => (kind === 'other' || kind === 'unknown' ? undefined : 'permissions-root'));
+  const found = targetFinding(target, (kind) =>
+    kind === 'other' || kind === 'unknown' ? undefined : 'permissions-root',
+  );
   if (found !== undefined) return found;
   const mode = args.values.has('reference') ? undefined : args.positionals[0]?.text;
-  if (segment.name === 'chmod' && mode !== undefined && worldWritable(mode)) return { rule: 'world-writable', detail: `mode ${mode}` };
+  if (segment.name === 'chmod' && mode !== undefined && worldWritable(mode))
+    return { rule: 'world-writable', detail: `mode ${mode}` };
   return undefined;
 }
 
@@ -180,13 +224,26 @@ function worldWritable(mode: string): boolean {
 }
 
 /** Block devices (not /dev/null, /dev/zero, /dev/stdout, /dev/tty, /dev/fd/…). */
-const BLOCK_DEVICE = lazyRe2('^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9]|loop[0-9]|md[0-9]|dm-[0-9]|mapper/|nbd[0-9]|sr[0-9]|fd[0-9]|disk/)');
+const BLOCK_DEVICE = lazyRe2(
+  '^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9]|loop[0-9]|md[0-9]|dm-[0-9]|mapper/|nbd[0-9]|sr[0-9]|fd[0-9]|disk/)',
+);
 
 function isBlockDevice(path: string): boolean {
   return BLOCK_DEVICE().test(path);
 }
 
-const FORMATTERS = new Set(['mke2fs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', 'newfs']);
+const FORMATTERS = new Set([
+  'mke2fs',
+  'mkswap',
+  'wipefs',
+  'fdisk',
+  'sfdisk',
+  'cfdisk',
+  'gdisk',
+  'sgdisk',
+  'parted',
+  'newfs',
+]);
 
 function formats(segment: Segment): PackFinding<RuleId> | undefined {
   const isMkfs = segment.name === 'mkfs' || segment.name.startsWith('mkfs.') || segment.name.startsWith('newfs_');
@@ -206,7 +263,9 @@ function deviceWrites(segment: Segment): PackFinding<RuleId> | undefined {
     }
   }
   if (segment.name === 'shred' || segment.name === 'blkdiscard') {
-    const device = scan(segment.argv, { withValue: ['n', 's', 'iterations', 'size', 'o', 'l', 'offset', 'length'] }).positionals.find((p) => isBlockDevice(p.text));
+    const device = scan(segment.argv, {
+      withValue: ['n', 's', 'iterations', 'size', 'o', 'l', 'offset', 'length'],
+    }).positionals.find((p) => isBlockDevice(p.text));
     if (device !== undefined) return { rule: 'device-write', detail: device.text };
   }
   for (const r of segment.redirects) {
@@ -220,16 +279,20 @@ function deviceWrites(segment: Segment): PackFinding<RuleId> | undefined {
  * `name(){ … name|name& … }`: a function definition whose body pipes the function into itself.
  * Anchored at the start of the segment's text, so `echo ':(){ :|:& };:'` (data) is not one.
  */
-const FUNCTION_DEFINITION = lazyRe2('^\\s*(?:function\\s+)?([A-Za-z_:.][A-Za-z0-9_:.-]*)\\s*\\(\\s*\\)\\s*\\{([^}]*)\\}');
+const FUNCTION_DEFINITION = lazyRe2(
+  '^\\s*(?:function\\s+)?([A-Za-z_:.][A-Za-z0-9_:.-]*)\\s*\\(\\s*\\)\\s*\\{([^}]*)\\}',
+);
 
 function forkBomb(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   // Shape 1: the text holds the definition (however the parser split the body). The cheap test first.
   const text = segment.text;
-  const match = text.includes('(') && text.includes('{') && text.includes('|') ? FUNCTION_DEFINITION().exec(text) : null;
+  const match =
+    text.includes('(') && text.includes('{') && text.includes('|') ? FUNCTION_DEFINITION().exec(text) : null;
   if (match !== null) {
     const name = match[1]!;
     const body = match[2]!.split(' ').join('');
-    if (body.includes(`${name}|${name}`) && body.includes('&')) return { rule: 'fork-bomb', detail: `function ${name}` };
+    if (body.includes(`${name}|${name}`) && body.includes('&'))
+      return { rule: 'fork-bomb', detail: `function ${name}` };
   }
   // Shape 2: the body's segments: `:` piped into `:` in the background. `:` is a no-op builtin; piping it
   // into itself has no other use.
@@ -246,8 +309,29 @@ function forkBomb(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
 export const filesystemPack = definePack<RuleId>({
   name: 'filesystem',
   kind: 'guard',
-  description: 'recursive deletion of /, system dirs, ~, the project or its parents; mkfs, dd to devices, chmod -R on /, fork bombs',
-  commands: ['rm', 'find', 'chmod', 'chown', 'chgrp', 'dd', 'shred', 'blkdiscard', 'mkfs', 'mke2fs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', ':'],
+  description:
+    'recursive deletion of /, system dirs, ~, the project or its parents; mkfs, dd to devices, chmod -R on /, fork bombs',
+  commands: [
+    'rm',
+    'find',
+    'chmod',
+    'chown',
+    'chgrp',
+    'dd',
+    'shred',
+    'blkdiscard',
+    'mkfs',
+    'mke2fs',
+    'mkswap',
+    'wipefs',
+    'fdisk',
+    'sfdisk',
+    'cfdisk',
+    'gdisk',
+    'sgdisk',
+    'parted',
+    ':',
+  ],
   rules: RULES,
   classify(segment, env) {
     const name = segment.name;

@@ -21,7 +21,8 @@ const RULES = {
   },
   'delete-protected': {
     verdict: 'deny',
-    message: 'deletes a protected branch on the remote. Protected branches are deleted by a human in the hosting UI, if ever.',
+    message:
+      'deletes a protected branch on the remote. Protected branches are deleted by a human in the hosting UI, if ever.',
   },
   'mirror-push': {
     verdict: 'deny',
@@ -49,7 +50,8 @@ const RULES = {
   },
   'clean-untracked': {
     verdict: 'ask',
-    message: 'git clean deletes untracked files, which git cannot restore. Preview with git clean -n first; a human confirms.',
+    message:
+      'git clean deletes untracked files, which git cannot restore. Preview with git clean -n first; a human confirms.',
   },
   'discard-changes': {
     verdict: 'ask',
@@ -63,7 +65,8 @@ const RULES = {
   },
   'stash-discard': {
     verdict: 'ask',
-    message: 'drops stashed changes (stash drop / stash clear); they are then only recoverable by hunting dangling commits. A human confirms.',
+    message:
+      'drops stashed changes (stash drop / stash clear); they are then only recoverable by hunting dangling commits. A human confirms.',
   },
   'history-rewrite': {
     verdict: 'deny',
@@ -72,7 +75,8 @@ const RULES = {
   },
   'update-ref-delete': {
     verdict: 'ask',
-    message: 'git update-ref -d deletes a ref directly, bypassing the safety checks of git branch -d. A human confirms.',
+    message:
+      'git update-ref -d deletes a ref directly, bypassing the safety checks of git branch -d. A human confirms.',
   },
   'prune-unreachable': {
     verdict: 'ask',
@@ -98,7 +102,8 @@ export function gitSubcommand(segment: Segment): GitSubcommand | undefined {
   const globals = scan(segment.argv, { withValue: GLOBAL_WITH_VALUE, stopAtPositional: true });
   const sub = globals.positionals[0];
   if (sub === undefined) return undefined;
-  const overridesConfig = globals.values.has('c') || globals.values.has('config-env') || globals.values.has('exec-path');
+  const overridesConfig =
+    globals.values.has('c') || globals.values.has('config-env') || globals.values.has('exec-path');
   return { name: sub.text, from: sub.index + 1, overridesConfig };
 }
 
@@ -142,7 +147,8 @@ function push(segment: Segment, from: number, env: PackEnv): PackFinding<RuleId>
   if (deletions.length > 0 || args.flags.has('prune')) {
     return { rule: 'delete-remote-branch', detail: deletions.map((d) => d.shown).join(' ') || '--prune' };
   }
-  if (forced.length > 0) return { rule: 'force-push', detail: forced.map((r) => r.dst ?? `${r.shown} (branch unknown)`).join(', ') };
+  if (forced.length > 0)
+    return { rule: 'force-push', detail: forced.map((r) => r.dst ?? `${r.shown} (branch unknown)`).join(', ') };
   // `git push -f` with no refspec pushes the current (or configured) branch: which one is unknown here.
   if (force) return { rule: 'force-push', detail: 'current branch (unknown to hookwise)' };
   return undefined;
@@ -150,7 +156,9 @@ function push(segment: Segment, from: number, env: PackEnv): PackFinding<RuleId>
 
 /** A pathspec that covers the whole working tree. */
 function wholeTree(p: Positional): boolean {
-  return p.text === '.' || p.text === './' || p.text === ':/' || p.text === '*' || p.text === ':/*' || p.text === ':(top)';
+  return (
+    p.text === '.' || p.text === './' || p.text === ':/' || p.text === '*' || p.text === ':/*' || p.text === ':(top)'
+  );
 }
 
 function checkout(segment: Segment, from: number): PackFinding<RuleId> | undefined {
@@ -187,9 +195,21 @@ function classifyGit(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
     case 'restore':
       return restore(segment, sub.from);
     case 'branch': {
-      const args = rest(['u', 'set-upstream-to', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format']);
+      const args = rest([
+        'u',
+        'set-upstream-to',
+        'contains',
+        'no-contains',
+        'merged',
+        'no-merged',
+        'points-at',
+        'sort',
+        'format',
+      ]);
       const forceDelete = args.flags.has('D') || (hasAny(args, 'd', 'delete') && hasAny(args, 'f', 'force'));
-      return forceDelete ? { rule: 'branch-force-delete', detail: args.positionals.map((p) => p.text).join(' ') } : undefined;
+      return forceDelete
+        ? { rule: 'branch-force-delete', detail: args.positionals.map((p) => p.text).join(' ') }
+        : undefined;
     }
     case 'stash': {
       const action = rest().positionals[0]?.text;
@@ -202,13 +222,17 @@ function classifyGit(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
       return hasAny(rest(), 'd') ? { rule: 'update-ref-delete' } : undefined;
     case 'reflog': {
       const action = rest().positionals[0]?.text;
-      return action === 'expire' || action === 'delete' ? { rule: 'prune-unreachable', detail: `reflog ${action}` } : undefined;
+      return action === 'expire' || action === 'delete'
+        ? { rule: 'prune-unreachable', detail: `reflog ${action}` }
+        : undefined;
     }
     case 'gc':
     case 'prune': {
       const args = rest();
       const prune = args.values.get('prune')?.[0] ?? args.values.get('expire')?.[0];
-      return prune === 'now' || prune === 'all' ? { rule: 'prune-unreachable', detail: `${sub.name} --prune=${prune}` } : undefined;
+      return prune === 'now' || prune === 'all'
+        ? { rule: 'prune-unreachable', detail: `${sub.name} --prune=${prune}` }
+        : undefined;
     }
     default:
       return undefined;
@@ -218,11 +242,13 @@ function classifyGit(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
 export const gitPack = definePack<RuleId>({
   name: 'git',
   kind: 'guard',
-  description: 'force/mirror/delete pushes (deny on protected branches), reset --hard, clean, checkout -- ., branch -D, stash drop, filter-repo',
+  description:
+    'force/mirror/delete pushes (deny on protected branches), reset --hard, clean, checkout -- ., branch -D, stash drop, filter-repo',
   commands: ['git', 'git-filter-repo'],
   rules: RULES,
   classify(segment, env) {
-    if (segment.name === 'git-filter-repo' || segment.name === 'git-filter-branch') return { rule: 'history-rewrite', detail: segment.name };
+    if (segment.name === 'git-filter-repo' || segment.name === 'git-filter-branch')
+      return { rule: 'history-rewrite', detail: segment.name };
     return segment.name === 'git' ? classifyGit(segment, env) : undefined;
   },
 });

@@ -11,13 +11,32 @@ import { definePack, type PackFinding } from './types.js';
 const RULES = {
   'self-change': {
     verdict: 'ask',
-    message: 'changes hookwise itself (its session role, overrides, memory, installation or daemon, or answers its queue): a human confirms what an agent does to its own gate.',
+    message:
+      'changes hookwise itself (its session role, overrides, memory, installation or daemon, or answers its queue): a human confirms what an agent does to its own gate.',
   },
 } as const;
 type RuleId = keyof typeof RULES;
 
 /** Subcommands that only read or report. */
-const LOOKS = new Set(['status', 'stats', 'monitor', 'explain', 'doctor', 'validate', 'demo', 'sanitize', 'scan', 'bench', 'check', 'session-check', 'help', '--version', '-V', '--help', '-h']);
+const LOOKS = new Set([
+  'status',
+  'stats',
+  'monitor',
+  'explain',
+  'doctor',
+  'validate',
+  'demo',
+  'sanitize',
+  'scan',
+  'bench',
+  'check',
+  'session-check',
+  'help',
+  '--version',
+  '-V',
+  '--help',
+  '-h',
+]);
 const SCRIPT = /(?:^|\/)hookwise(?:\.c?js)?$|(?:^|\/)src\/cli\/main\.ts$/;
 
 /** The hookwise arguments of a segment that runs hookwise (directly, through npx/pnpm dlx, or node <bin>). */
@@ -38,7 +57,9 @@ export function hookwiseArgs(segment: Segment): string[] | undefined {
 function classifyHookwise(segment: Segment): PackFinding<RuleId> | undefined {
   const args = hookwiseArgs(segment);
   if (args === undefined) return undefined;
-  const words = args.filter((w) => !w.startsWith('-') || w === '--version' || w === '-V' || w === '--help' || w === '-h');
+  const words = args.filter(
+    (w) => !w.startsWith('-') || w === '--version' || w === '-V' || w === '--help' || w === '-h',
+  );
   const [sub, action] = words;
   if (sub === undefined) return undefined;
   if (LOOKS.has(sub)) return undefined;
@@ -55,7 +76,8 @@ function classifyHookwise(segment: Segment): PackFinding<RuleId> | undefined {
 export const hookwisePack = definePack<RuleId>({
   name: 'hookwise',
   kind: 'guard',
-  description: 'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop, safemode, breaker reset, approve/deny a queued call, the queue page address) ask',
+  description:
+    'hookwise commands that change the gate itself (disable, register/switch, override, invalidate, install, daemon stop, safemode, breaker reset, approve/deny a queued call, the queue page address) ask',
   commands: ['hookwise', 'npx', 'pnpx', 'bunx', 'node', 'tsx', 'bun', 'deno'],
   rules: RULES,
   classify: classifyHookwise,

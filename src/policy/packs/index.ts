@@ -47,7 +47,9 @@ export interface PackRuleInfo {
 
 const RULES_BY_ID = new Map<string, PackRuleInfo>(
   PACKS.flatMap((pack) =>
-    Object.entries(pack.rules).map(([rule, spec]) => [packRuleId(pack.name, rule), { id: packRuleId(pack.name, rule), pack, rule, spec }] as const),
+    Object.entries(pack.rules).map(
+      ([rule, spec]) => [packRuleId(pack.name, rule), { id: packRuleId(pack.name, rule), pack, rule, spec }] as const,
+    ),
   ),
 );
 

@@ -10,7 +10,25 @@ import { hasAny, hasExpansion, scan } from './argv.js';
 // ── sed ──────────────────────────────────────────────────────────────────────────────────────────────
 
 /** sed options that take a value, and those that only change how it reads or prints. */
-const SED_HARMLESS_FLAGS = new Set(['n', 'quiet', 'silent', 'E', 'r', 'regexp-extended', 's', 'separate', 'u', 'unbuffered', 'z', 'null-data', 'posix', 'debug', 'sandbox', 'b', 'binary']);
+const SED_HARMLESS_FLAGS = new Set([
+  'n',
+  'quiet',
+  'silent',
+  'E',
+  'r',
+  'regexp-extended',
+  's',
+  'separate',
+  'u',
+  'unbuffered',
+  'z',
+  'null-data',
+  'posix',
+  'debug',
+  'sandbox',
+  'b',
+  'binary',
+]);
 
 /**
  * `sed [-n] SCRIPT [FILE…]` that prints only: no -i (in place), no -f (a script hookwise cannot read), and a
@@ -32,7 +50,25 @@ export function sedPrintOperands(segment: Segment): { text: string; index: numbe
 }
 
 /** sed commands that only print or work on the pattern/hold space. */
-const SED_PLAIN_COMMANDS = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'q', 'Q', 'x', 'z', 'F']);
+const SED_PLAIN_COMMANDS = new Set([
+  '=',
+  'd',
+  'D',
+  'g',
+  'G',
+  'h',
+  'H',
+  'l',
+  'n',
+  'N',
+  'p',
+  'P',
+  'q',
+  'Q',
+  'x',
+  'z',
+  'F',
+]);
 
 /**
  * Whether a sed script only prints: a small recogniser of sed's grammar (addresses, `!`, `{ }`, labels and
@@ -190,30 +226,203 @@ export function isLocalUrl(text: string): boolean {
 }
 
 const CURL_WITH_VALUE = [
-  'o', 'output', 'output-dir', 'D', 'dump-header', 'c', 'cookie-jar', 'b', 'cookie', 'H', 'header', 'A', 'user-agent', 'e', 'referer',
-  'u', 'user', 'm', 'max-time', 'connect-timeout', 'retry', 'retry-delay', 'retry-max-time', 'w', 'write-out', 'url', 'X', 'request',
-  'r', 'range', 'C', 'continue-at', 'trace', 'trace-ascii', 'stderr', 'cacert', 'capath', 'cert', 'E', 'key', 'oauth2-bearer', 'Y',
-  'speed-limit', 'y', 'speed-time', 'limit-rate', 'max-filesize', 'z', 'time-cond', 'interface', 'url-query', 'max-redirs',
+  'o',
+  'output',
+  'output-dir',
+  'D',
+  'dump-header',
+  'c',
+  'cookie-jar',
+  'b',
+  'cookie',
+  'H',
+  'header',
+  'A',
+  'user-agent',
+  'e',
+  'referer',
+  'u',
+  'user',
+  'm',
+  'max-time',
+  'connect-timeout',
+  'retry',
+  'retry-delay',
+  'retry-max-time',
+  'w',
+  'write-out',
+  'url',
+  'X',
+  'request',
+  'r',
+  'range',
+  'C',
+  'continue-at',
+  'trace',
+  'trace-ascii',
+  'stderr',
+  'cacert',
+  'capath',
+  'cert',
+  'E',
+  'key',
+  'oauth2-bearer',
+  'Y',
+  'speed-limit',
+  'y',
+  'speed-time',
+  'limit-rate',
+  'max-filesize',
+  'z',
+  'time-cond',
+  'interface',
+  'url-query',
+  'max-redirs',
   // refused below, listed so that their values are not read as URLs
-  'd', 'data', 'data-binary', 'data-raw', 'data-ascii', 'data-urlencode', 'F', 'form', 'form-string', 'T', 'upload-file', 'json', 'K',
-  'config', 'x', 'proxy', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'U', 'proxy-user', 'connect-to', 'resolve',
-  'unix-socket', 'abstract-unix-socket', 'variable', 'expand-url', 'Q', 'quote', 'libcurl', 'etag-save', 'etag-compare', 'alt-svc', 'hsts',
+  'd',
+  'data',
+  'data-binary',
+  'data-raw',
+  'data-ascii',
+  'data-urlencode',
+  'F',
+  'form',
+  'form-string',
+  'T',
+  'upload-file',
+  'json',
+  'K',
+  'config',
+  'x',
+  'proxy',
+  'preproxy',
+  'socks4',
+  'socks4a',
+  'socks5',
+  'socks5-hostname',
+  'U',
+  'proxy-user',
+  'connect-to',
+  'resolve',
+  'unix-socket',
+  'abstract-unix-socket',
+  'variable',
+  'expand-url',
+  'Q',
+  'quote',
+  'libcurl',
+  'etag-save',
+  'etag-compare',
+  'alt-svc',
+  'hsts',
 ];
 /** Uploads, another target or route than the URL shows, code-like config: never a plain local GET. */
 const CURL_REFUSED = [
-  'd', 'data', 'data-binary', 'data-raw', 'data-ascii', 'data-urlencode', 'F', 'form', 'form-string', 'T', 'upload-file', 'json', 'K',
-  'config', 'x', 'proxy', 'preproxy', 'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'connect-to', 'resolve', 'unix-socket',
-  'abstract-unix-socket', 'variable', 'expand-url', 'Q', 'quote', 'G', 'get', 'next', ':', 'libcurl', 'alt-svc', 'hsts',
+  'd',
+  'data',
+  'data-binary',
+  'data-raw',
+  'data-ascii',
+  'data-urlencode',
+  'F',
+  'form',
+  'form-string',
+  'T',
+  'upload-file',
+  'json',
+  'K',
+  'config',
+  'x',
+  'proxy',
+  'preproxy',
+  'socks4',
+  'socks4a',
+  'socks5',
+  'socks5-hostname',
+  'connect-to',
+  'resolve',
+  'unix-socket',
+  'abstract-unix-socket',
+  'variable',
+  'expand-url',
+  'Q',
+  'quote',
+  'G',
+  'get',
+  'next',
+  ':',
+  'libcurl',
+  'alt-svc',
+  'hsts',
 ];
 
 const WGET_WITH_VALUE = [
-  'O', 'output-document', 'o', 'output-file', 'a', 'append-output', 'P', 'directory-prefix', 'U', 'user-agent', 't', 'tries', 'T', 'timeout',
-  'header', 'user', 'password', 'http-user', 'http-password', 'load-cookies', 'save-cookies', 'referer', 'w', 'wait', 'Q', 'quota', 'l', 'level',
-  'A', 'accept', 'R', 'reject', 'ca-certificate', 'certificate', 'private-key',
+  'O',
+  'output-document',
+  'o',
+  'output-file',
+  'a',
+  'append-output',
+  'P',
+  'directory-prefix',
+  'U',
+  'user-agent',
+  't',
+  'tries',
+  'T',
+  'timeout',
+  'header',
+  'user',
+  'password',
+  'http-user',
+  'http-password',
+  'load-cookies',
+  'save-cookies',
+  'referer',
+  'w',
+  'wait',
+  'Q',
+  'quota',
+  'l',
+  'level',
+  'A',
+  'accept',
+  'R',
+  'reject',
+  'ca-certificate',
+  'certificate',
+  'private-key',
   // refused below
-  'post-data', 'post-file', 'body-data', 'body-file', 'method', 'e', 'execute', 'i', 'input-file', 'config', 'use-askpass', 'B', 'base',
+  'post-data',
+  'post-file',
+  'body-data',
+  'body-file',
+  'method',
+  'e',
+  'execute',
+  'i',
+  'input-file',
+  'config',
+  'use-askpass',
+  'B',
+  'base',
 ];
-const WGET_REFUSED = ['post-data', 'post-file', 'body-data', 'body-file', 'e', 'execute', 'i', 'input-file', 'config', 'use-askpass', 'B', 'base', 'F', 'force-html'];
+const WGET_REFUSED = [
+  'post-data',
+  'post-file',
+  'body-data',
+  'body-file',
+  'e',
+  'execute',
+  'i',
+  'input-file',
+  'config',
+  'use-askpass',
+  'B',
+  'base',
+  'F',
+  'force-html',
+];
 
 /**
  * `curl` / `wget` GET (or HEAD) of http(s) URLs on this machine only: no upload or form options, no proxy,
@@ -226,7 +435,11 @@ export function localFetch(segment: Segment): boolean {
   const curl = segment.name === 'curl';
   const args = scan(segment.argv, { withValue: curl ? CURL_WITH_VALUE : WGET_WITH_VALUE });
   if (hasAny(args, ...(curl ? CURL_REFUSED : WGET_REFUSED))) return false;
-  const method = [...(args.values.get('X') ?? []), ...(args.values.get('request') ?? []), ...(args.values.get('method') ?? [])];
+  const method = [
+    ...(args.values.get('X') ?? []),
+    ...(args.values.get('request') ?? []),
+    ...(args.values.get('method') ?? []),
+  ];
   if (method.some((m) => m.toUpperCase() !== 'GET' && m.toUpperCase() !== 'HEAD')) return false;
   // `-H @file`, `-w @file`, `-b @file`-style values read a file into the request.
   if ([...args.values.values()].flat().some((v) => v.startsWith('@'))) return false;
@@ -236,12 +449,45 @@ export function localFetch(segment: Segment): boolean {
 
 // ── package queries ──────────────────────────────────────────────────────────────────────────────────
 
-const NODE_QUERIES = new Set(['ls', 'list', 'll', 'la', 'outdated', 'info', 'view', 'v', 'show', 'explain', 'why', 'search', 'audit', 'prefix', 'root', 'fund']);
+const NODE_QUERIES = new Set([
+  'ls',
+  'list',
+  'll',
+  'la',
+  'outdated',
+  'info',
+  'view',
+  'v',
+  'show',
+  'explain',
+  'why',
+  'search',
+  'audit',
+  'prefix',
+  'root',
+  'fund',
+]);
 
 /** `npm ls`, `pnpm why x`, `yarn info x`, `npm audit` (not `audit fix`), `pip list/show/freeze`. */
 export function packageQuery(segment: Segment): boolean {
   if (segment.dynamicArgs.length > 0) return false;
-  const args = scan(segment.argv, { withValue: ['w', 'workspace', 'json', 'depth', 'omit', 'include', 'filter', 'F', 'format', 'registry', 'prefix', 'C', 'dir'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      'w',
+      'workspace',
+      'json',
+      'depth',
+      'omit',
+      'include',
+      'filter',
+      'F',
+      'format',
+      'registry',
+      'prefix',
+      'C',
+      'dir',
+    ],
+  });
   if (hasAny(args, 'fix', 'force', 'userconfig', 'globalconfig', 'script-shell')) return false;
   const words = args.positionals.map((p) => p.text);
   if (segment.name === 'pip' || segment.name === 'pip3') {
@@ -264,13 +510,18 @@ export function terraformLooks(segment: Segment): 'lint' | 'query' | undefined {
   if (sub === undefined) return undefined;
   const rest = scan(segment.argv, { from: sub.index + 1 });
   // terraform spells long options with one dash (`-check`, `-write=false`).
-  const options = segment.argv.slice(sub.index + 1).filter((w) => w.startsWith('-')).map((w) => w.replace(/^--?/, ''));
+  const options = segment.argv
+    .slice(sub.index + 1)
+    .filter((w) => w.startsWith('-'))
+    .map((w) => w.replace(/^--?/, ''));
   switch (sub.text) {
     case 'validate':
       return 'lint';
     case 'fmt':
       // -check only reports (and makes -write default to false); without it fmt rewrites files.
-      return options.includes('check') && !options.some((o) => o.startsWith('write=') && o !== 'write=false') ? 'lint' : undefined;
+      return options.includes('check') && !options.some((o) => o.startsWith('write=') && o !== 'write=false')
+        ? 'lint'
+        : undefined;
     case 'providers':
       return rest.positionals.length === 0 ? 'query' : undefined;
     case 'state':
@@ -303,7 +554,13 @@ export function listsSystem(segment: Segment): boolean {
     case 'ip6tables': {
       // Listing: -L / -S (and -n, -v, -t table, --line-numbers); nothing that adds, deletes or flushes.
       const listing = rest.some((w) => /^-[a-zA-Z]*[LS]/.test(w) || w === '--list' || w === '--list-rules');
-      const allowed = rest.every((w, i) => /^-[LSnvx]+$/.test(w) || ['--list', '--list-rules', '--line-numbers', '--numeric', '--verbose', '-t', '--table'].includes(w) || ['-t', '--table'].includes(rest[i - 1] ?? '') || !w.startsWith('-'));
+      const allowed = rest.every(
+        (w, i) =>
+          /^-[LSnvx]+$/.test(w) ||
+          ['--list', '--list-rules', '--line-numbers', '--numeric', '--verbose', '-t', '--table'].includes(w) ||
+          ['-t', '--table'].includes(rest[i - 1] ?? '') ||
+          !w.startsWith('-'),
+      );
       return listing && allowed;
     }
     default:
@@ -312,6 +569,23 @@ export function listsSystem(segment: Segment): boolean {
 }
 
 export const LOOKS_COMMANDS: readonly string[] = [
-  'sed', 'curl', 'wget', 'npm', 'pnpm', 'yarn', 'pip', 'pip3', 'terraform', 'tofu', 'pgrep', 'pidof', 'lsof', 'lsblk', 'findmnt', 'crontab',
-  'ssh-add', 'iptables', 'ip6tables',
+  'sed',
+  'curl',
+  'wget',
+  'npm',
+  'pnpm',
+  'yarn',
+  'pip',
+  'pip3',
+  'terraform',
+  'tofu',
+  'pgrep',
+  'pidof',
+  'lsof',
+  'lsblk',
+  'findmnt',
+  'crontab',
+  'ssh-add',
+  'iptables',
+  'ip6tables',
 ];

@@ -46,17 +46,25 @@ function readsProgramFromStdin(segment: Segment): boolean {
 }
 
 /** `bash <(curl …)`, `source <(wget -O- …)`: a fetcher inside a substitution feeding an interpreter. */
-const FETCH_SUBSTITUTION = lazyRe2('(?:<\\(|\\$\\(|`)\\s*(?:(?:sudo|command|env)\\s+)*(?:curl|wget|fetch|http|https|xh)\\b');
+const FETCH_SUBSTITUTION = lazyRe2(
+  '(?:<\\(|\\$\\(|`)\\s*(?:(?:sudo|command|env)\\s+)*(?:curl|wget|fetch|http|https|xh)\\b',
+);
 
 function fedBySubstitution(segment: Segment, env: PackEnv): boolean {
-  const operandTexts = [...segment.argv.slice(1), ...segment.redirects.filter((r) => r.op === '<').map((r) => r.target)];
+  const operandTexts = [
+    ...segment.argv.slice(1),
+    ...segment.redirects.filter((r) => r.op === '<').map((r) => r.target),
+  ];
   if (operandTexts.some((t) => t.includes('(') && FETCH_SUBSTITUTION().test(t))) return true;
   // Or structurally: a fetcher one level down, in a (process) substitution, next to this segment.
   const dynamic = segment.dynamicArgs.length > 0 || segment.redirects.some((r) => r.dynamic);
   return (
     dynamic &&
     env.segments.some(
-      (s) => FETCHERS.has(s.name) && s.depth === segment.depth + 1 && (s.context === 'process-substitution' || s.context === 'substitution'),
+      (s) =>
+        FETCHERS.has(s.name) &&
+        s.depth === segment.depth + 1 &&
+        (s.context === 'process-substitution' || s.context === 'substitution'),
     )
   );
 }
@@ -67,7 +75,8 @@ function classifyPipeToShell(segment: Segment, env: PackEnv): PackFinding<RuleId
     detail: `${source} → ${runsAsRoot(shell) ? 'sudo ' : ''}${shell.name}`,
   });
   // The fetcher itself, when the parser flagged that it feeds a shell (the shell may be out of view).
-  if (FETCHERS.has(segment.name) && segment.flags.pipeToShell === true) return { rule: 'pipe-to-shell', detail: `${segment.name} | shell` };
+  if (FETCHERS.has(segment.name) && segment.flags.pipeToShell === true)
+    return { rule: 'pipe-to-shell', detail: `${segment.name} | shell` };
   if (segment.name === 'source' || segment.name === '.' || segment.name === 'eval' || isInterpreter(segment.name)) {
     if (fedBySubstitution(segment, env)) return finding(segment, 'network substitution');
   }

@@ -33,33 +33,159 @@ const RULES = {
   search: { verdict: 'allow', message: 'only searches or lists files (no -exec, -delete or output files).' },
   'git-read': { verdict: 'allow', message: 'only reads git state or history.' },
   'test-runner': { verdict: 'allow', message: "runs the project's tests (trusting the repository's own test code)." },
-  lint: { verdict: 'allow', message: 'checks code without changing it (type checker / linter / formatter in check mode).' },
+  lint: {
+    verdict: 'allow',
+    message: 'checks code without changing it (type checker / linter / formatter in check mode).',
+  },
   version: { verdict: 'allow', message: "only prints a tool's version or help." },
-  'cli-query': { verdict: 'allow', message: 'only queries state (list / show / describe / get / status) of a cloud, cluster, container or service CLI.' },
-  'dry-run': { verdict: 'allow', message: 'only reports what it would do (a dry run, plan or preview that its documentation says changes nothing).' },
-  'local-fetch': { verdict: 'allow', message: 'only fetches (GET) from a service on this machine (localhost); nothing is uploaded.' },
-  'package-query': { verdict: 'allow', message: 'only queries package metadata or the installed dependency tree (ls / info / outdated / audit / why).' },
+  'cli-query': {
+    verdict: 'allow',
+    message:
+      'only queries state (list / show / describe / get / status) of a cloud, cluster, container or service CLI.',
+  },
+  'dry-run': {
+    verdict: 'allow',
+    message: 'only reports what it would do (a dry run, plan or preview that its documentation says changes nothing).',
+  },
+  'local-fetch': {
+    verdict: 'allow',
+    message: 'only fetches (GET) from a service on this machine (localhost); nothing is uploaded.',
+  },
+  'package-query': {
+    verdict: 'allow',
+    message: 'only queries package metadata or the installed dependency tree (ls / info / outdated / audit / why).',
+  },
 } as const;
 type RuleId = keyof typeof RULES;
 
 const INSPECT = new Set([
-  'ls', 'dir', 'vdir', 'pwd', 'whoami', 'id', 'groups', 'uname', 'uptime', 'df', 'du', 'free', 'stat', 'file', 'wc',
-  'basename', 'dirname', 'realpath', 'readlink', 'which', 'whereis', 'type', 'true', 'false', 'sleep', 'echo', 'printf',
-  'nproc', 'arch', 'tty', 'locale', 'ps', 'cal', 'seq', 'expr', 'test', '[', 'printenv', 'lsb_release', 'sw_vers', 'getconf', ':',
+  'ls',
+  'dir',
+  'vdir',
+  'pwd',
+  'whoami',
+  'id',
+  'groups',
+  'uname',
+  'uptime',
+  'df',
+  'du',
+  'free',
+  'stat',
+  'file',
+  'wc',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'which',
+  'whereis',
+  'type',
+  'true',
+  'false',
+  'sleep',
+  'echo',
+  'printf',
+  'nproc',
+  'arch',
+  'tty',
+  'locale',
+  'ps',
+  'cal',
+  'seq',
+  'expr',
+  'test',
+  '[',
+  'printenv',
+  'lsb_release',
+  'sw_vers',
+  'getconf',
+  ':',
 ]);
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
 /** Print file content: judged per operand (no credentials, no unknowable operand). */
 const CONTENT = new Set([
-  'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'bat', 'batcat', 'strings', 'od', 'hexdump', 'xxd', 'cut', 'tr',
-  'column', 'fold', 'rev', 'paste', 'expand', 'unexpand', 'diff', 'cmp', 'comm', 'jq', 'yq', 'md5sum', 'sha1sum', 'sha256sum',
-  'sha512sum', 'shasum', 'cksum', 'b2sum', 'sort', 'uniq',
+  'cat',
+  'tac',
+  'nl',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'bat',
+  'batcat',
+  'strings',
+  'od',
+  'hexdump',
+  'xxd',
+  'cut',
+  'tr',
+  'column',
+  'fold',
+  'rev',
+  'paste',
+  'expand',
+  'unexpand',
+  'diff',
+  'cmp',
+  'comm',
+  'jq',
+  'yq',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'shasum',
+  'cksum',
+  'b2sum',
+  'sort',
+  'uniq',
 ]);
-const SEARCH = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rg', 'ag', 'ack', 'find', 'fd', 'fdfind', 'tree', 'locate']);
+const SEARCH = new Set([
+  'grep',
+  'egrep',
+  'fgrep',
+  'zgrep',
+  'rg',
+  'ag',
+  'ack',
+  'find',
+  'fd',
+  'fdfind',
+  'tree',
+  'locate',
+]);
 
 const GIT_READ = new Set([
-  'status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'annotate', 'describe', 'shortlog', 'cat-file',
-  'grep', 'whatchanged', 'version', 'rev-list', 'name-rev', 'merge-base', 'show-ref', 'for-each-ref', 'count-objects',
-  'check-ignore', 'check-attr', 'diff-tree', 'diff-files', 'diff-index', 'range-diff', 'cherry', 'ls-remote',
+  'status',
+  'log',
+  'diff',
+  'show',
+  'rev-parse',
+  'ls-files',
+  'ls-tree',
+  'blame',
+  'annotate',
+  'describe',
+  'shortlog',
+  'cat-file',
+  'grep',
+  'whatchanged',
+  'version',
+  'rev-list',
+  'name-rev',
+  'merge-base',
+  'show-ref',
+  'for-each-ref',
+  'count-objects',
+  'check-ignore',
+  'check-attr',
+  'diff-tree',
+  'diff-files',
+  'diff-index',
+  'range-diff',
+  'cherry',
+  'ls-remote',
 ]);
 
 /** Options that make an otherwise read-only command write a file or run a program. */
@@ -74,7 +200,17 @@ const WRITES_OR_RUNS: Readonly<Record<string, readonly string[]>> = {
   date: ['s', 'set'],
   hostname: ['F', 'file', 'b', 'boot'],
 };
-const FIND_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+const FIND_ACTIONS = new Set([
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-delete',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+  '-fls',
+]);
 
 function writesOrRuns(segment: Segment, args: ScannedArgs): boolean {
   const risky = WRITES_OR_RUNS[segment.name];
@@ -119,30 +255,86 @@ function inspect(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | und
 function gitRead(segment: Segment): PackFinding<RuleId> | undefined {
   const sub = gitSubcommand(segment);
   if (sub === undefined || sub.overridesConfig) return undefined;
-  const args = scan(segment.argv, { from: sub.from, withValue: ['format', 'sort', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'n', 'max-count', 'since', 'until', 'author', 'grep', 'S', 'G'] });
-  if ([...args.flags, ...args.values.keys()].some((f) => f === 'output' || f === 'ext-diff' || f === 'textconv' || f === 'exec')) return undefined;
+  const args = scan(segment.argv, {
+    from: sub.from,
+    withValue: [
+      'format',
+      'sort',
+      'contains',
+      'no-contains',
+      'merged',
+      'no-merged',
+      'points-at',
+      'n',
+      'max-count',
+      'since',
+      'until',
+      'author',
+      'grep',
+      'S',
+      'G',
+    ],
+  });
+  if (
+    [...args.flags, ...args.values.keys()].some(
+      (f) => f === 'output' || f === 'ext-diff' || f === 'textconv' || f === 'exec',
+    )
+  )
+    return undefined;
   const positionals = args.positionals.map((p) => p.text);
   const only = (allowed: readonly string[]): boolean => [...args.flags].every((f) => allowed.includes(f));
   switch (sub.name) {
     case 'branch': {
-      const listing = ['a', 'r', 'v', 'l', 'list', 'all', 'remotes', 'verbose', 'show-current', 'column', 'no-column', 'color', 'no-color', 'i', 'ignore-case'];
+      const listing = [
+        'a',
+        'r',
+        'v',
+        'l',
+        'list',
+        'all',
+        'remotes',
+        'verbose',
+        'show-current',
+        'column',
+        'no-column',
+        'color',
+        'no-color',
+        'i',
+        'ignore-case',
+      ];
       const listFlags = [...args.flags].every((f) => listing.includes(f));
       return listFlags && (positionals.length === 0 || hasAny(args, 'l', 'list')) ? { rule: 'git-read' } : undefined;
     }
     case 'remote':
-      return only(['v', 'verbose']) && (positionals.length === 0 || ['show', 'get-url'].includes(positionals[0]!)) ? { rule: 'git-read' } : undefined;
+      return only(['v', 'verbose']) && (positionals.length === 0 || ['show', 'get-url'].includes(positionals[0]!))
+        ? { rule: 'git-read' }
+        : undefined;
     case 'tag':
-      return only(['l', 'list', 'n']) && (positionals.length === 0 || hasAny(args, 'l', 'list')) ? { rule: 'git-read' } : undefined;
+      return only(['l', 'list', 'n']) && (positionals.length === 0 || hasAny(args, 'l', 'list'))
+        ? { rule: 'git-read' }
+        : undefined;
     case 'stash':
     case 'worktree':
-      return positionals[0] === 'list' || (sub.name === 'stash' && positionals[0] === 'show') ? { rule: 'git-read' } : undefined;
+      return positionals[0] === 'list' || (sub.name === 'stash' && positionals[0] === 'show')
+        ? { rule: 'git-read' }
+        : undefined;
     case 'reflog':
       return positionals.length === 0 || positionals[0] === 'show' ? { rule: 'git-read' } : undefined;
     case 'submodule':
       return positionals[0] === 'status' ? { rule: 'git-read' } : undefined;
     case 'config': {
       const reads = hasAny(args, 'get', 'get-all', 'get-regexp', 'list', 'l');
-      const writes = hasAny(args, 'unset', 'unset-all', 'add', 'replace-all', 'rename-section', 'remove-section', 'edit', 'e');
+      const writes = hasAny(
+        args,
+        'unset',
+        'unset-all',
+        'add',
+        'replace-all',
+        'rename-section',
+        'remove-section',
+        'edit',
+        'e',
+      );
       return reads && !writes ? { rule: 'git-read' } : undefined;
     }
     default:
@@ -155,13 +347,30 @@ function checkScript(name: string | undefined): boolean {
   if (name === undefined) return false;
   const base = name.split(':')[0]!.split('-')[0]!;
   const fixes = ['fix', 'write', 'update', 'snap', 'format'].some((w) => name.includes(w));
-  return !fixes && (['test', 'tests', 'lint', 'typecheck', 'tsc'].includes(base) || name === 'type-check' || name === 'check-types');
+  return (
+    !fixes &&
+    (['test', 'tests', 'lint', 'typecheck', 'tsc'].includes(base) || name === 'type-check' || name === 'check-types')
+  );
 }
 
 const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx']);
 /** Test runners and checkers that may be started through npx / pnpm exec / yarn. */
-const NODE_TOOLS = new Set(['vitest', 'jest', 'mocha', 'ava', 'tap', 'tsc', 'eslint', 'prettier', 'biome', 'stylelint', 'playwright', 'vue-tsc', 'tsd']);
+const NODE_TOOLS = new Set([
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'tap',
+  'tsc',
+  'eslint',
+  'prettier',
+  'biome',
+  'stylelint',
+  'playwright',
+  'vue-tsc',
+  'tsd',
+]);
 
 function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefined {
   const args = scan(segment.argv, { from, stopAtPositional: true, withValue: ['p', 'package', 'c', 'call'] });
@@ -172,13 +381,17 @@ function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefin
 }
 
 function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, { stopAtPositional: true, withValue: ['C', 'dir', 'prefix', 'filter', 'F', 'w', 'workspace', 'cwd'] });
+  const args = scan(segment.argv, {
+    stopAtPositional: true,
+    withValue: ['C', 'dir', 'prefix', 'filter', 'F', 'w', 'workspace', 'cwd'],
+  });
   const first = args.positionals[0];
   if (first === undefined) return undefined;
   const words = segment.argv.slice(first.index);
   const [sub, script] = words;
   if (sub === 'test' || sub === 't' || (segment.name === 'bun' && sub === 'test')) return { rule: 'test-runner' };
-  if ((sub === 'run' || sub === 'run-script') && checkScript(script)) return { rule: script!.startsWith('lint') ? 'lint' : 'test-runner' };
+  if ((sub === 'run' || sub === 'run-script') && checkScript(script))
+    return { rule: script!.startsWith('lint') ? 'lint' : 'test-runner' };
   if (segment.name === 'yarn' && checkScript(sub)) return { rule: 'test-runner' };
   if ((segment.name === 'pnpm' || segment.name === 'yarn') && sub === 'exec') return nodeTool(segment, first.index + 1);
   if (segment.name === 'yarn' && sub !== undefined && NODE_TOOLS.has(sub)) return nodeTool(segment, first.index);
@@ -187,13 +400,18 @@ function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
 
 /** A checker given directly: allowed unless an option makes it change files. */
 function direct(segment: Segment): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, { withValue: ['c', 'config', 'p', 'project', 'o', 'output-file', 'f', 'format', 'reporter', 't', 'testNamePattern'] });
+  const args = scan(segment.argv, {
+    withValue: ['c', 'config', 'p', 'project', 'o', 'output-file', 'f', 'format', 'reporter', 't', 'testNamePattern'],
+  });
   const sub = args.positionals[0]?.text;
   const none = (...names: string[]): boolean => !hasAny(args, ...names);
   switch (segment.name) {
     case 'vitest':
     case 'jest':
-      return none('u', 'update', 'updateSnapshot') && (sub === undefined || sub === 'run' || !['init', 'bench'].includes(sub)) ? { rule: 'test-runner' } : undefined;
+      return none('u', 'update', 'updateSnapshot') &&
+        (sub === undefined || sub === 'run' || !['init', 'bench'].includes(sub))
+        ? { rule: 'test-runner' }
+        : undefined;
     case 'mocha':
     case 'ava':
     case 'tap':
@@ -216,10 +434,15 @@ function direct(segment: Segment): PackFinding<RuleId> | undefined {
     case 'prettier':
       return hasAny(args, 'check', 'c', 'list-different', 'l') && none('w', 'write') ? { rule: 'lint' } : undefined;
     case 'biome':
-      return (sub === 'check' || sub === 'lint' || sub === 'ci' || sub === 'format') && none('write', 'apply', 'apply-unsafe', 'fix', 'unsafe') ? { rule: 'lint' } : undefined;
+      return (sub === 'check' || sub === 'lint' || sub === 'ci' || sub === 'format') &&
+        none('write', 'apply', 'apply-unsafe', 'fix', 'unsafe')
+        ? { rule: 'lint' }
+        : undefined;
     case 'ruff':
       if (sub === 'format') return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
-      return (sub === undefined || sub === 'check') && none('fix', 'unsafe-fixes', 'add-noqa') ? { rule: 'lint' } : undefined;
+      return (sub === undefined || sub === 'check') && none('fix', 'unsafe-fixes', 'add-noqa')
+        ? { rule: 'lint' }
+        : undefined;
     case 'black':
       return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
     case 'isort':
@@ -243,7 +466,10 @@ function direct(segment: Segment): PackFinding<RuleId> | undefined {
 }
 
 function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
-  const words = scan(segment.argv, { stopAtPositional: true, withValue: ['C', 'f', 'file', 'manifest-path', 'p', 'package'] }).positionals.map((p) => p.text);
+  const words = scan(segment.argv, {
+    stopAtPositional: true,
+    withValue: ['C', 'f', 'file', 'manifest-path', 'p', 'package'],
+  }).positionals.map((p) => p.text);
   const sub = words[0];
   switch (segment.name) {
     case 'cargo':
@@ -254,35 +480,111 @@ function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
       return sub === 'test' || sub === 'vet' ? { rule: 'test-runner' } : undefined;
     case 'make':
     case 'gmake':
-      return words.length > 0 && words.every((w) => w === 'test' || w === 'check' || w === 'lint') ? { rule: 'test-runner' } : undefined;
+      return words.length > 0 && words.every((w) => w === 'test' || w === 'check' || w === 'lint')
+        ? { rule: 'test-runner' }
+        : undefined;
     case 'python':
     case 'python3':
-      return segment.argv[1] === '-m' && ['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '') ? { rule: 'test-runner' } : undefined;
+      return segment.argv[1] === '-m' &&
+        ['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '')
+        ? { rule: 'test-runner' }
+        : undefined;
     case 'dotnet':
       return sub === 'test' ? { rule: 'test-runner' } : undefined;
     case 'gradle':
     case 'gradlew':
     case 'mvn':
     case 'mvnw':
-      return words.length > 0 && words.every((w) => w === 'test' || w === 'check') ? { rule: 'test-runner' } : undefined;
+      return words.length > 0 && words.every((w) => w === 'test' || w === 'check')
+        ? { rule: 'test-runner' }
+        : undefined;
     default:
       return undefined;
   }
 }
 
 const VERSIONED_TOOLS = new Set([
-  'node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'python', 'python3', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'go', 'cargo',
-  'rustc', 'rustup', 'java', 'javac', 'mvn', 'gradle', 'ruby', 'gem', 'bundle', 'php', 'composer', 'dotnet', 'git', 'docker',
-  'podman', 'kubectl', 'helm', 'terraform', 'tofu', 'pulumi', 'aws', 'gcloud', 'az', 'gh', 'tsc', 'eslint', 'prettier', 'vitest',
-  'jest', 'pytest', 'make', 'cmake', 'gcc', 'g++', 'clang', 'clang++', 'bash', 'sh', 'zsh', 'fish', 'jq', 'yq', 'rg', 'fd',
-  'curl', 'wget', 'openssl', 'ssh', 'psql', 'mysql', 'sqlite3', 'redis-cli', 'hookwise', 'claude', 'gemini', 'codex',
+  'node',
+  'npm',
+  'npx',
+  'yarn',
+  'pnpm',
+  'bun',
+  'deno',
+  'python',
+  'python3',
+  'pip',
+  'pip3',
+  'pipx',
+  'uv',
+  'poetry',
+  'go',
+  'cargo',
+  'rustc',
+  'rustup',
+  'java',
+  'javac',
+  'mvn',
+  'gradle',
+  'ruby',
+  'gem',
+  'bundle',
+  'php',
+  'composer',
+  'dotnet',
+  'git',
+  'docker',
+  'podman',
+  'kubectl',
+  'helm',
+  'terraform',
+  'tofu',
+  'pulumi',
+  'aws',
+  'gcloud',
+  'az',
+  'gh',
+  'tsc',
+  'eslint',
+  'prettier',
+  'vitest',
+  'jest',
+  'pytest',
+  'make',
+  'cmake',
+  'gcc',
+  'g++',
+  'clang',
+  'clang++',
+  'bash',
+  'sh',
+  'zsh',
+  'fish',
+  'jq',
+  'yq',
+  'rg',
+  'fd',
+  'curl',
+  'wget',
+  'openssl',
+  'ssh',
+  'psql',
+  'mysql',
+  'sqlite3',
+  'redis-cli',
+  'hookwise',
+  'claude',
+  'gemini',
+  'codex',
 ]);
 const SHORT_V_MEANS_VERSION = new Set(['node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'hookwise']);
 
 function version(segment: Segment): PackFinding<RuleId> | undefined {
   if (!VERSIONED_TOOLS.has(segment.name) || segment.argv.length !== 2) return undefined;
   const arg = segment.argv[1]!;
-  const asks = ['--version', '-V', 'version', '--help', '-h', 'help'].includes(arg) || (arg === '-v' && SHORT_V_MEANS_VERSION.has(segment.name));
+  const asks =
+    ['--version', '-V', 'version', '--help', '-h', 'help'].includes(arg) ||
+    (arg === '-v' && SHORT_V_MEANS_VERSION.has(segment.name));
   return asks ? { rule: 'version' } : undefined;
 }
 
@@ -326,8 +628,46 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
  * Anything touching secrets, credentials, tokens or env values is left out (`kubectl get secret -o yaml`,
  * `netlify env:get X` print secret values), and so is any option that names an output file.
  */
-const QUERY_CLIS = new Set(['aws', 'az', 'gcloud', 'gsutil', 'kubectl', 'helm', 'docker', 'podman', 'fly', 'flyctl', 'heroku', 'vercel', 'netlify', 'gh', 'glab', 'systemctl', 'ip', 'nft', 'ufw', 'doctl']);
-const QUERY_VERBS = new Set(['list', 'ls', 'show', 'describe', 'get', 'inspect', 'status', 'view', 'history', 'top', 'ps', 'images', 'is-active', 'list-units', 'whoami', 'logs']);
+const QUERY_CLIS = new Set([
+  'aws',
+  'az',
+  'gcloud',
+  'gsutil',
+  'kubectl',
+  'helm',
+  'docker',
+  'podman',
+  'fly',
+  'flyctl',
+  'heroku',
+  'vercel',
+  'netlify',
+  'gh',
+  'glab',
+  'systemctl',
+  'ip',
+  'nft',
+  'ufw',
+  'doctl',
+]);
+const QUERY_VERBS = new Set([
+  'list',
+  'ls',
+  'show',
+  'describe',
+  'get',
+  'inspect',
+  'status',
+  'view',
+  'history',
+  'top',
+  'ps',
+  'images',
+  'is-active',
+  'list-units',
+  'whoami',
+  'logs',
+]);
 const SENSITIVE_WORD = /secret|credential|password|passwd|token|key|env|config|auth|login/i;
 const OUTPUT_FILE_OPTIONS = /^--?(output-file|out-file|outfile|output-document|dump|save|export)\b/;
 
@@ -336,10 +676,15 @@ function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
   const args = segment.argv.slice(1);
   if (args.some((a) => SENSITIVE_WORD.test(a) || OUTPUT_FILE_OPTIONS.test(a))) return undefined;
   // `topic:verb` CLIs (heroku ps:kill, netlify sites:list): the verb is what follows the last colon.
-  const words = args.filter((a) => !a.startsWith('-')).slice(0, 4).map((w) => w.slice(w.lastIndexOf(':') + 1));
+  const words = args
+    .filter((a) => !a.startsWith('-'))
+    .slice(0, 4)
+    .map((w) => w.slice(w.lastIndexOf(':') + 1));
   if (segment.name === 'aws') {
     // aws verbs are `describe-*` / `list-*` (get-* can download objects or secrets); `aws s3 ls`.
-    return words.some((w) => /^(describe|list)-/.test(w)) || (words[0] === 's3' && words[1] === 'ls') ? { rule: 'cli-query' } : undefined;
+    return words.some((w) => /^(describe|list)-/.test(w)) || (words[0] === 's3' && words[1] === 'ls')
+      ? { rule: 'cli-query' }
+      : undefined;
   }
   return words.some((w) => QUERY_VERBS.has(w)) ? { rule: 'cli-query' } : undefined;
 }
@@ -349,7 +694,24 @@ export const readOnlyPack = definePack<RuleId>({
   kind: 'allow',
   description:
     'ls, cat/head/grep/rg/find (read-only forms), sed that only prints, git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, dry runs and plans, GETs to localhost, package queries, --version',
-  commands: [...new Set([...INSPECT, ...NAVIGATE, ...CONTENT, ...SEARCH, 'git', 'command', 'date', 'hostname', ...PACKAGE_MANAGERS, ...PACKAGE_RUNNERS, ...VERSIONED_TOOLS, ...QUERY_CLIS, ...DRY_RUN_COMMANDS, ...LOOKS_COMMANDS])],
+  commands: [
+    ...new Set([
+      ...INSPECT,
+      ...NAVIGATE,
+      ...CONTENT,
+      ...SEARCH,
+      'git',
+      'command',
+      'date',
+      'hostname',
+      ...PACKAGE_MANAGERS,
+      ...PACKAGE_RUNNERS,
+      ...VERSIONED_TOOLS,
+      ...QUERY_CLIS,
+      ...DRY_RUN_COMMANDS,
+      ...LOOKS_COMMANDS,
+    ]),
+  ],
   rules: RULES,
   classify: classifyReadOnly,
 });

@@ -55,19 +55,23 @@ import { definePack, type PackEnv, type PackFinding } from './types.js';
 const RULES = {
   'git-local': {
     verdict: 'allow',
-    message: 'changes only the local repository (index, commits, branches, stash): nothing is pushed, and nothing git cannot bring back is discarded.',
+    message:
+      'changes only the local repository (index, commits, branches, stash): nothing is pushed, and nothing git cannot bring back is discarded.',
   },
   'git-sync': {
     verdict: 'allow',
-    message: 'fetches from the remote (a network read) or fast-forwards to it; local work is never merged over or discarded.',
+    message:
+      'fetches from the remote (a network read) or fast-forwards to it; local work is never merged over or discarded.',
   },
   build: {
     verdict: 'allow',
-    message: "builds the project with its own toolchain and configuration (build output stays in the project's build directories).",
+    message:
+      "builds the project with its own toolchain and configuration (build output stays in the project's build directories).",
   },
   'project-script': {
     verdict: 'allow',
-    message: "runs one of the project's own build / dev / format scripts (trusting the repository's code, as running its tests does).",
+    message:
+      "runs one of the project's own build / dev / format scripts (trusting the repository's code, as running its tests does).",
   },
   'install-declared': {
     verdict: 'allow',
@@ -75,7 +79,8 @@ const RULES = {
   },
   'shell-init': {
     verdict: 'allow',
-    message: "loads a well-known tool's shell integration exactly as its documentation says (eval of the init code it prints).",
+    message:
+      "loads a well-known tool's shell integration exactly as its documentation says (eval of the init code it prints).",
   },
   'temp-file': {
     verdict: 'allow',
@@ -83,7 +88,8 @@ const RULES = {
   },
   format: {
     verdict: 'allow',
-    message: "rewrites project files in place with the project's own formatter or fixer, or a sed substitution (nothing is deleted; the files are judged as writes).",
+    message:
+      "rewrites project files in place with the project's own formatter or fixer, or a sed substitution (nothing is deleted; the files are judged as writes).",
   },
   'shell-variable': {
     verdict: 'allow',
@@ -99,20 +105,28 @@ const ELSEWHERE = new Set(['git-dir', 'work-tree']);
 
 /** A pathspec covering the whole tree (or every file of it). */
 function wholeTree(text: string): boolean {
-  return ['.', './', ':/', ':/*', '*', ':(top)', ':(glob)**', '..'].includes(text) || text.startsWith(':(top)') || /^(?:\.\/)?\*$/.test(text);
+  return (
+    ['.', './', ':/', ':/*', '*', ':(top)', ':(glob)**', '..'].includes(text) ||
+    text.startsWith(':(top)') ||
+    /^(?:\.\/)?\*$/.test(text)
+  );
 }
 
 function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   const sub = gitSubcommand(segment);
   if (sub === undefined || sub.overridesConfig) return undefined;
-  const globals = scan(segment.argv, { withValue: ['C', 'c', 'git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix'], stopAtPositional: true });
+  const globals = scan(segment.argv, {
+    withValue: ['C', 'c', 'git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix'],
+    stopAtPositional: true,
+  });
   if ([...globals.flags, ...globals.values.keys()].some((f) => ELSEWHERE.has(f))) return undefined;
   const rest = (withValue: string[] = []): ScannedArgs => scan(segment.argv, { from: sub.from, withValue });
   const dynamic = segment.dynamicArgs.some((i) => i >= sub.from);
   switch (sub.name) {
     case 'add': {
       const args = rest(['pathspec-from-file', 'chmod']);
-      if (hasAny(args, 'f', 'force', 'A', 'all', 'u', 'update', 'pathspec-from-file', 'e', 'edit') || dynamic) return undefined;
+      if (hasAny(args, 'f', 'force', 'A', 'all', 'u', 'update', 'pathspec-from-file', 'e', 'edit') || dynamic)
+        return undefined;
       const paths = args.positionals.map((p) => p.text);
       if (paths.length === 0 || paths.some(wholeTree)) return undefined;
       const cwd = effectiveCwd(env);
@@ -120,22 +134,70 @@ function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
       return { rule: 'git-local', detail: 'add' };
     }
     case 'commit': {
-      const args = rest(['m', 'message', 'F', 'file', 'C', 'reuse-message', 'c', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'template', 't', 'cleanup', 'trailer', 'pathspec-from-file', 'S', 'gpg-sign']);
+      const args = rest([
+        'm',
+        'message',
+        'F',
+        'file',
+        'C',
+        'reuse-message',
+        'c',
+        'reedit-message',
+        'fixup',
+        'squash',
+        'author',
+        'date',
+        'template',
+        't',
+        'cleanup',
+        'trailer',
+        'pathspec-from-file',
+        'S',
+        'gpg-sign',
+      ]);
       // -n is --no-verify here (skips pre-commit / commit-msg hooks); -a / --all commits every modified file.
-      if (hasAny(args, 'n', 'no-verify', 'a', 'all', 'i', 'include', 'o', 'only', 'pathspec-from-file', 'interactive', 'patch', 'p')) return undefined;
+      if (
+        hasAny(
+          args,
+          'n',
+          'no-verify',
+          'a',
+          'all',
+          'i',
+          'include',
+          'o',
+          'only',
+          'pathspec-from-file',
+          'interactive',
+          'patch',
+          'p',
+        )
+      )
+        return undefined;
       if (args.positionals.length > 0) return undefined; // `commit paths…` commits those files as they are now, staged or not
       return { rule: 'git-local', detail: 'commit' };
     }
     case 'switch': {
       const args = rest(['c', 'create', 'C', 'force-create', 'orphan', 't', 'track', 'conflict']);
-      if (hasAny(args, 'f', 'force', 'discard-changes', 'C', 'force-create', 'orphan', 'm', 'merge', 'conflict') || dynamic) return undefined;
+      if (
+        hasAny(args, 'f', 'force', 'discard-changes', 'C', 'force-create', 'orphan', 'm', 'merge', 'conflict') ||
+        dynamic
+      )
+        return undefined;
       const creating = hasAny(args, 'c', 'create');
-      return args.positionals.length <= 1 ? { rule: 'git-local', detail: creating ? 'switch -c' : 'switch' } : undefined;
+      return args.positionals.length <= 1
+        ? { rule: 'git-local', detail: creating ? 'switch -c' : 'switch' }
+        : undefined;
     }
     case 'checkout': {
       // Only `checkout -b new [start]`: `checkout name` may name a file, and then discards its changes.
       const args = rest(['b', 'B', 'orphan', 'conflict', 'pathspec-from-file', 't', 'track']);
-      if (!args.values.has('b') || hasAny(args, 'B', 'f', 'force', 'm', 'merge', 'orphan', 'p', 'patch', 'pathspec-from-file', 'conflict') || dynamic) return undefined;
+      if (
+        !args.values.has('b') ||
+        hasAny(args, 'B', 'f', 'force', 'm', 'merge', 'orphan', 'p', 'patch', 'pathspec-from-file', 'conflict') ||
+        dynamic
+      )
+        return undefined;
       if (segment.argv.slice(sub.from).includes('--') || args.positionals.length > 1) return undefined;
       return { rule: 'git-local', detail: 'checkout -b' };
     }
@@ -143,12 +205,15 @@ function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
       const action = rest(['m', 'message', 'pathspec-from-file']).positionals[0]?.text;
       if (action === 'list' || action === 'show') return { rule: 'git-local', detail: `stash ${action}` };
       // `git stash` / `push` / `save` keep the changes in a stash commit (pop/apply/drop/clear are not here).
-      return action === undefined || action === 'push' || action === 'save' ? { rule: 'git-local', detail: 'stash' } : undefined;
+      return action === undefined || action === 'push' || action === 'save'
+        ? { rule: 'git-local', detail: 'stash' }
+        : undefined;
     }
     case 'restore': {
       const args = rest(['s', 'source', 'pathspec-from-file', 'conflict']);
       // Unstaging named paths only: the worktree is untouched (a whole-tree unstage throws away a curated index).
-      if (!hasAny(args, 'S', 'staged') || hasAny(args, 'W', 'worktree', 'p', 'patch', 'pathspec-from-file') || dynamic) return undefined;
+      if (!hasAny(args, 'S', 'staged') || hasAny(args, 'W', 'worktree', 'p', 'patch', 'pathspec-from-file') || dynamic)
+        return undefined;
       const paths = args.positionals.map((p) => p.text);
       return paths.length > 0 && !paths.some(wholeTree) ? { rule: 'git-local', detail: 'restore --staged' } : undefined;
     }
@@ -161,39 +226,91 @@ function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
     case 'reset': {
       // --soft moves the branch only: index and working tree keep every change (the old commit stays in the reflog).
       const args = rest();
-      if (!args.flags.has('soft') || hasAny(args, 'hard', 'merge', 'keep', 'mixed', 'p', 'patch') || dynamic) return undefined;
+      if (!args.flags.has('soft') || hasAny(args, 'hard', 'merge', 'keep', 'mixed', 'p', 'patch') || dynamic)
+        return undefined;
       return args.positionals.length <= 1 ? { rule: 'git-local', detail: 'reset --soft' } : undefined;
     }
     case 'branch': {
       // Create (`branch x [start]`), rename (`-m`), delete a merged branch (`-d`: git refuses an unmerged one).
       const args = rest(['u', 'set-upstream-to', 't', 'track']);
       const flags = [...args.flags, ...args.values.keys()];
-      if (dynamic || !flags.every((f) => ['d', 'delete', 'm', 'move', 't', 'track', 'no-track', 'u', 'set-upstream-to', 'q', 'quiet'].includes(f))) return undefined;
+      if (
+        dynamic ||
+        !flags.every((f) =>
+          ['d', 'delete', 'm', 'move', 't', 'track', 'no-track', 'u', 'set-upstream-to', 'q', 'quiet'].includes(f),
+        )
+      )
+        return undefined;
       const names = args.positionals.length;
-      if (hasAny(args, 'd', 'delete')) return names > 0 && !hasAny(args, 'm', 'move') ? { rule: 'git-local', detail: 'branch -d' } : undefined;
-      if (hasAny(args, 'm', 'move')) return names >= 1 && names <= 2 ? { rule: 'git-local', detail: 'branch -m' } : undefined;
+      if (hasAny(args, 'd', 'delete'))
+        return names > 0 && !hasAny(args, 'm', 'move') ? { rule: 'git-local', detail: 'branch -d' } : undefined;
+      if (hasAny(args, 'm', 'move'))
+        return names >= 1 && names <= 2 ? { rule: 'git-local', detail: 'branch -m' } : undefined;
       // Listing is the read-only pack's; `branch x [start]` creates.
       return names >= 1 && names <= 2 ? { rule: 'git-local', detail: 'branch' } : undefined;
     }
     case 'tag': {
       // A lightweight tag on a commit: `git tag v1.2 [commit]`. Annotated / signed / forced / deleting are not here.
       const args = rest();
-      return !dynamic && args.flags.size === 0 && args.values.size === 0 && args.positionals.length >= 1 && args.positionals.length <= 2 ? { rule: 'git-local', detail: 'tag' } : undefined;
+      return !dynamic &&
+        args.flags.size === 0 &&
+        args.values.size === 0 &&
+        args.positionals.length >= 1 &&
+        args.positionals.length <= 2
+        ? { rule: 'git-local', detail: 'tag' }
+        : undefined;
     }
     case 'revert': {
       // A new commit that undoes others; git refuses to start over conflicting local changes.
       const args = rest(['m', 'mainline', 'S', 'gpg-sign', 's', 'strategy', 'X', 'strategy-option']);
-      if (dynamic || hasAny(args, 'abort', 'quit', 'skip', 'continue', 'n', 'no-commit', 's', 'strategy', 'X', 'strategy-option')) return undefined;
+      if (
+        dynamic ||
+        hasAny(args, 'abort', 'quit', 'skip', 'continue', 'n', 'no-commit', 's', 'strategy', 'X', 'strategy-option')
+      )
+        return undefined;
       return args.positionals.length > 0 ? { rule: 'git-local', detail: 'revert' } : undefined;
     }
     case 'fetch': {
-      const args = rest(['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'refmap', 'o', 'server-option', 'j', 'jobs', 'negotiation-tip', 'recurse-submodules-default', 'filter']);
+      const args = rest([
+        'upload-pack',
+        'depth',
+        'deepen',
+        'shallow-since',
+        'shallow-exclude',
+        'refmap',
+        'o',
+        'server-option',
+        'j',
+        'jobs',
+        'negotiation-tip',
+        'recurse-submodules-default',
+        'filter',
+      ]);
       if (!fetchable(args) || dynamic) return undefined;
       return { rule: 'git-sync', detail: 'fetch' };
     }
     case 'pull': {
-      const args = rest(['upload-pack', 'depth', 's', 'strategy', 'X', 'strategy-option', 'o', 'server-option', 'j', 'jobs', 'r', 'rebase']);
-      if (!args.flags.has('ff-only') || hasAny(args, 'rebase', 'r', 'no-ff', 'squash', 'commit', 'autostash', 'no-verify') || !fetchable(args) || dynamic) return undefined;
+      const args = rest([
+        'upload-pack',
+        'depth',
+        's',
+        'strategy',
+        'X',
+        'strategy-option',
+        'o',
+        'server-option',
+        'j',
+        'jobs',
+        'r',
+        'rebase',
+      ]);
+      if (
+        !args.flags.has('ff-only') ||
+        hasAny(args, 'rebase', 'r', 'no-ff', 'squash', 'commit', 'autostash', 'no-verify') ||
+        !fetchable(args) ||
+        dynamic
+      )
+        return undefined;
       return { rule: 'git-sync', detail: 'pull --ff-only' };
     }
     default:
@@ -212,11 +329,27 @@ function fetchable(args: ScannedArgs): boolean {
 
 /** Script and make target names whose effect stays local (base name before `:` / `-`). */
 const LOCAL_SCRIPTS = new Set([
-  'build', 'dev', 'start', 'serve', 'watch', 'compile', 'bundle', 'preview', 'typecheck', 'check', 'lint', 'format', 'fmt', 'fix', 'generate', 'codegen',
+  'build',
+  'dev',
+  'start',
+  'serve',
+  'watch',
+  'compile',
+  'bundle',
+  'preview',
+  'typecheck',
+  'check',
+  'lint',
+  'format',
+  'fmt',
+  'fix',
+  'generate',
+  'codegen',
 ]);
 const WHOLE_NAMES = new Set(['type-check', 'check-types', 'tsc']);
 /** Words in a script or target name that say it reaches beyond the project. */
-export const REACHES_OUT = /deploy|release|publish|migrat|seed|reset|clean|drop|push|upload|destroy|delete|remove|purge|nuke|wipe|install|prod-?db/i;
+export const REACHES_OUT =
+  /deploy|release|publish|migrat|seed|reset|clean|drop|push|upload|destroy|delete|remove|purge|nuke|wipe|install|prod-?db/i;
 
 export function localScriptName(name: string | undefined): boolean {
   if (name === undefined || name === '' || hasExpansion(name) || REACHES_OUT.test(name)) return false;
@@ -224,29 +357,85 @@ export function localScriptName(name: string | undefined): boolean {
   return LOCAL_SCRIPTS.has(name.split(':')[0]!.split('-')[0]!);
 }
 
-const NPM_WITH_VALUE = ['w', 'workspace', 'omit', 'include', 'loglevel', 'cache', 'tag', 'before', 'install-strategy', 'filter', 'F'];
+const NPM_WITH_VALUE = [
+  'w',
+  'workspace',
+  'omit',
+  'include',
+  'loglevel',
+  'cache',
+  'tag',
+  'before',
+  'install-strategy',
+  'filter',
+  'F',
+];
 /** Package-manager options that change where things go, where they come from, or which shell runs scripts. */
-const NPM_ELSEWHERE = ['g', 'global', 'location', 'prefix', 'C', 'dir', 'cwd', 'registry', 'userconfig', 'globalconfig', 'script-shell', 'node-options', 'modules-folder', 'global-folder', 'store-dir', 'virtual-store-dir'];
+const NPM_ELSEWHERE = [
+  'g',
+  'global',
+  'location',
+  'prefix',
+  'C',
+  'dir',
+  'cwd',
+  'registry',
+  'userconfig',
+  'globalconfig',
+  'script-shell',
+  'node-options',
+  'modules-folder',
+  'global-folder',
+  'store-dir',
+  'virtual-store-dir',
+];
 
 function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
   if (segment.dynamicArgs.length > 0) return undefined;
   const name = segment.name;
-  const args = scan(segment.argv, { withValue: [...NPM_WITH_VALUE, 'prefix', 'C', 'dir', 'cwd', 'registry', 'userconfig', 'globalconfig', 'script-shell', 'location'] });
+  const args = scan(segment.argv, {
+    withValue: [
+      ...NPM_WITH_VALUE,
+      'prefix',
+      'C',
+      'dir',
+      'cwd',
+      'registry',
+      'userconfig',
+      'globalconfig',
+      'script-shell',
+      'location',
+    ],
+  });
   if (hasAny(args, ...NPM_ELSEWHERE)) return undefined;
   const words = args.positionals.map((p) => p.text);
   const [sub, script] = words;
   // Bare `yarn` installs.
   if (sub === undefined) return name === 'yarn' ? { rule: 'install-declared', detail: 'yarn' } : undefined;
-  if (sub === 'ci' && name === 'npm') return words.length === 1 ? { rule: 'install-declared', detail: 'npm ci' } : undefined;
-  if (['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isntall'].includes(sub) && (name !== 'yarn' || sub === 'install')) {
+  if (sub === 'ci' && name === 'npm')
+    return words.length === 1 ? { rule: 'install-declared', detail: 'npm ci' } : undefined;
+  if (
+    ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isntall'].includes(sub) &&
+    (name !== 'yarn' || sub === 'install')
+  ) {
     return words.length === 1 ? { rule: 'install-declared', detail: `${name} ${sub}` } : undefined;
   }
   // Every word after the script's name goes to the script (or to npm's config): all of them are checked.
   const after = (k: number): string[] => segment.argv.slice((args.positionals[k]?.index ?? segment.argv.length) + 1);
-  if (sub === 'run' || sub === 'run-script') return localScriptName(script) && localArgs(after(1)) ? { rule: 'project-script', detail: `${name} run ${script}` } : undefined;
-  if (sub === 'start' && name === 'npm') return localArgs(after(0)) ? { rule: 'project-script', detail: 'npm start' } : undefined;
+  if (sub === 'run' || sub === 'run-script')
+    return localScriptName(script) && localArgs(after(1))
+      ? { rule: 'project-script', detail: `${name} run ${script}` }
+      : undefined;
+  if (sub === 'start' && name === 'npm')
+    return localArgs(after(0)) ? { rule: 'project-script', detail: 'npm start' } : undefined;
   // `yarn build`, `pnpm dev`: a script by its name (bun's own subcommands share names with scripts: `bun run` only).
-  if ((name === 'yarn' || name === 'pnpm') && localScriptName(sub) && !PNPM_YARN_BUILTINS.has(sub) && localArgs(after(0))) return { rule: 'project-script', detail: `${name} ${sub}` };
+  if (
+    (name === 'yarn' || name === 'pnpm') &&
+    localScriptName(sub) &&
+    !PNPM_YARN_BUILTINS.has(sub) &&
+    localArgs(after(0))
+  )
+    return { rule: 'project-script', detail: `${name} ${sub}` };
   return undefined;
 }
 
@@ -272,13 +461,37 @@ function build(segment: Segment): PackFinding<RuleId> | undefined {
     case 'go': {
       // go build [flags] [packages]; -o is a write target the tier judges.
       if (segment.argv[1] !== 'build') return undefined;
-      const options = segment.argv.slice(2).filter((w) => w.startsWith('-')).map((w) => w.replace(/^--?/, '').split('=')[0]!);
-      return options.some((o) => o === 'toolexec' || o === 'exec' || o === 'C' || o === 'overlay') ? undefined : { rule: 'build', detail: 'go build' };
+      const options = segment.argv
+        .slice(2)
+        .filter((w) => w.startsWith('-'))
+        .map((w) => w.replace(/^--?/, '').split('=')[0]!);
+      return options.some((o) => o === 'toolexec' || o === 'exec' || o === 'C' || o === 'overlay')
+        ? undefined
+        : { rule: 'build', detail: 'go build' };
     }
     case 'cargo': {
-      const args = scan(segment.argv, { withValue: ['p', 'package', 'j', 'jobs', 'target', 'features', 'F', 'profile', 'bin', 'example', 'test', 'bench', 'color', 'message-format', ...CARGO_ELSEWHERE] });
+      const args = scan(segment.argv, {
+        withValue: [
+          'p',
+          'package',
+          'j',
+          'jobs',
+          'target',
+          'features',
+          'F',
+          'profile',
+          'bin',
+          'example',
+          'test',
+          'bench',
+          'color',
+          'message-format',
+          ...CARGO_ELSEWHERE,
+        ],
+      });
       const sub = args.positionals[0]?.text;
-      if ((sub !== 'build' && sub !== 'b') || args.positionals.length > 1 || hasAny(args, ...CARGO_ELSEWHERE)) return undefined;
+      if ((sub !== 'build' && sub !== 'b') || args.positionals.length > 1 || hasAny(args, ...CARGO_ELSEWHERE))
+        return undefined;
       return { rule: 'build', detail: 'cargo build' };
     }
     case 'tsc':
@@ -287,27 +500,67 @@ function build(segment: Segment): PackFinding<RuleId> | undefined {
     case 'make':
     case 'gmake': {
       const make = makeArgs(segment.argv);
-      if (make === undefined || hasAny(make, 'n', 'just-print', 'dry-run', 'recon', 'q', 'question', 't', 'touch')) return undefined;
+      if (make === undefined || hasAny(make, 'n', 'just-print', 'dry-run', 'recon', 'q', 'question', 't', 'touch'))
+        return undefined;
       const targets = make.positionals.map((p) => p.text);
-      return targets.every((t) => t === 'build' || t === 'all' || t === 'compile') ? { rule: 'build', detail: targets.length === 0 ? 'make' : `make ${targets.join(' ')}` } : undefined;
+      return targets.every((t) => t === 'build' || t === 'all' || t === 'compile')
+        ? { rule: 'build', detail: targets.length === 0 ? 'make' : `make ${targets.join(' ')}` }
+        : undefined;
     }
     case 'gradle':
     case 'gradlew': {
       const words = segment.argv.slice(1);
-      if (words.some((w) => w.startsWith('-') && !['--offline', '--parallel', '--info', '-q', '--quiet', '--console=plain', '--no-daemon', '--stacktrace'].includes(w))) return undefined;
-      return words.length > 0 && words.every((w) => w.startsWith('-') || w === 'build' || w === 'assemble' || w === 'classes' || w === 'jar') ? { rule: 'build', detail: `${segment.name} build` } : undefined;
+      if (
+        words.some(
+          (w) =>
+            w.startsWith('-') &&
+            ![
+              '--offline',
+              '--parallel',
+              '--info',
+              '-q',
+              '--quiet',
+              '--console=plain',
+              '--no-daemon',
+              '--stacktrace',
+            ].includes(w),
+        )
+      )
+        return undefined;
+      return words.length > 0 &&
+        words.every((w) => w.startsWith('-') || w === 'build' || w === 'assemble' || w === 'classes' || w === 'jar')
+        ? { rule: 'build', detail: `${segment.name} build` }
+        : undefined;
     }
     case 'mvn':
     case 'mvnw': {
       const words = segment.argv.slice(1);
-      if (words.some((w) => w.startsWith('-') && !['-q', '--quiet', '-o', '--offline', '-B', '--batch-mode', '-DskipTests', '-e'].includes(w))) return undefined;
-      return words.length > 0 && words.every((w) => w.startsWith('-') || w === 'compile' || w === 'package' || w === 'verify') ? { rule: 'build', detail: `${segment.name} package` } : undefined;
+      if (
+        words.some(
+          (w) =>
+            w.startsWith('-') &&
+            !['-q', '--quiet', '-o', '--offline', '-B', '--batch-mode', '-DskipTests', '-e'].includes(w),
+        )
+      )
+        return undefined;
+      return words.length > 0 &&
+        words.every((w) => w.startsWith('-') || w === 'compile' || w === 'package' || w === 'verify')
+        ? { rule: 'build', detail: `${segment.name} package` }
+        : undefined;
     }
     case 'docker':
     case 'podman':
       return containerBuild(segment);
     case 'dotnet':
-      return segment.argv[1] === 'build' && segment.argv.slice(2).every((w) => !w.startsWith('-') || ['-c', '--configuration', '--no-restore', 'Release', 'Debug'].includes(w)) && !segment.argv.slice(2).some((w) => w === '-o' || w === '--output') ? { rule: 'build', detail: 'dotnet build' } : undefined;
+      return segment.argv[1] === 'build' &&
+        segment.argv
+          .slice(2)
+          .every(
+            (w) => !w.startsWith('-') || ['-c', '--configuration', '--no-restore', 'Release', 'Debug'].includes(w),
+          ) &&
+        !segment.argv.slice(2).some((w) => w === '-o' || w === '--output')
+        ? { rule: 'build', detail: 'dotnet build' }
+        : undefined;
     default:
       return undefined;
   }
@@ -323,13 +576,63 @@ function containerBuild(segment: Segment): PackFinding<RuleId> | undefined {
   const argv = segment.argv;
   const at = argv[1] === 'build' ? 2 : (argv[1] === 'image' || argv[1] === 'buildx') && argv[2] === 'build' ? 3 : -1;
   if (at === -1) return undefined;
-  const args = scan(argv, { from: at, withValue: ['t', 'tag', 'f', 'file', 'build-arg', 'target', 'platform', 'label', 'secret', 'ssh', 'network', 'add-host', 'allow', 'security-opt', 'o', 'output', 'cache-from', 'cache-to', 'iidfile', 'metadata-file', 'builder', 'progress'] });
+  const args = scan(argv, {
+    from: at,
+    withValue: [
+      't',
+      'tag',
+      'f',
+      'file',
+      'build-arg',
+      'target',
+      'platform',
+      'label',
+      'secret',
+      'ssh',
+      'network',
+      'add-host',
+      'allow',
+      'security-opt',
+      'o',
+      'output',
+      'cache-from',
+      'cache-to',
+      'iidfile',
+      'metadata-file',
+      'builder',
+      'progress',
+    ],
+  });
   const flags = [...args.flags, ...args.values.keys()];
-  const allowed = ['t', 'tag', 'f', 'file', 'build-arg', 'target', 'platform', 'label', 'no-cache', 'pull', 'q', 'quiet', 'progress', 'load', 'rm', 'force-rm'];
+  const allowed = [
+    't',
+    'tag',
+    'f',
+    'file',
+    'build-arg',
+    'target',
+    'platform',
+    'label',
+    'no-cache',
+    'pull',
+    'q',
+    'quiet',
+    'progress',
+    'load',
+    'rm',
+    'force-rm',
+  ];
   if (!flags.every((f) => allowed.includes(f))) return undefined;
-  const inProject = (p: string): boolean => !p.startsWith('/') && !p.startsWith('~') && !p.split('/').includes('..') && !p.includes('://') && !hasExpansion(p) && p !== '-';
+  const inProject = (p: string): boolean =>
+    !p.startsWith('/') &&
+    !p.startsWith('~') &&
+    !p.split('/').includes('..') &&
+    !p.includes('://') &&
+    !hasExpansion(p) &&
+    p !== '-';
   const files = [...(args.values.get('f') ?? []), ...(args.values.get('file') ?? [])];
-  if (args.positionals.length !== 1 || !inProject(args.positionals[0]!.text) || !files.every(inProject)) return undefined;
+  if (args.positionals.length !== 1 || !inProject(args.positionals[0]!.text) || !files.every(inProject))
+    return undefined;
   // A build argument's value ends up in the image's history: no secrets, no expansions.
   const buildArgs = [...(args.values.get('build-arg') ?? [])];
   if (buildArgs.some((a) => hasExpansion(a) || /secret|token|passw|key|credential/i.test(a))) return undefined;
@@ -340,33 +643,78 @@ function containerBuild(segment: Segment): PackFinding<RuleId> | undefined {
  * make options that read another makefile, run elsewhere, evaluate code given on the command line, or
  * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs).
  */
-const MAKE_ELSEWHERE = ['f', 'file', 'makefile', 'C', 'directory', 'eval', 'E', 'e', 'environment-overrides', 'I', 'include-dir', 'o', 'old-file', 'assume-old', 'W', 'what-if', 'new-file', 'assume-new'];
+const MAKE_ELSEWHERE = [
+  'f',
+  'file',
+  'makefile',
+  'C',
+  'directory',
+  'eval',
+  'E',
+  'e',
+  'environment-overrides',
+  'I',
+  'include-dir',
+  'o',
+  'old-file',
+  'assume-old',
+  'W',
+  'what-if',
+  'new-file',
+  'assume-new',
+];
 
 /** make's arguments, its optional-numeric `-j [N]` / `-l [N]` understood; undefined when something is not vouched for. */
 export function makeArgs(argv: readonly string[]): ScannedArgs | undefined {
   const words: string[] = [argv[0] ?? 'make'];
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i]!;
-    if (/^-[jl]\d*$/.test(w) || /^--(?:jobs|load-average)(?:=\d+)?$/.test(w) || /^-O\w*$/.test(w) || /^--output-sync(?:=\w+)?$/.test(w)) {
+    if (
+      /^-[jl]\d*$/.test(w) ||
+      /^--(?:jobs|load-average)(?:=\d+)?$/.test(w) ||
+      /^-O\w*$/.test(w) ||
+      /^--output-sync(?:=\w+)?$/.test(w)
+    ) {
       if (/^(?:-[jl]|--jobs|--load-average)$/.test(w) && /^\d+(?:\.\d+)?$/.test(argv[i + 1] ?? '')) i++;
       continue;
     }
     words.push(w);
   }
   const args = scan(words, { withValue: MAKE_ELSEWHERE });
-  if (hasAny(args, ...MAKE_ELSEWHERE) || args.positionals.some((p) => p.text.includes('=') || hasExpansion(p.text))) return undefined;
+  if (hasAny(args, ...MAKE_ELSEWHERE) || args.positionals.some((p) => p.text.includes('=') || hasExpansion(p.text)))
+    return undefined;
   return args;
 }
 
 /** tsc emitting per tsconfig; not with an output location on the command line, nor a config outside the project. */
 function tsc(segment: Segment): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, { withValue: ['p', 'project', 'outDir', 'outFile', 'out', 'declarationDir', 'tsBuildInfoFile', 'rootDir', 'target', 't', 'module', 'm', 'lib', 'jsx', 'moduleResolution'] });
-  if (hasAny(args, 'outDir', 'outFile', 'out', 'declarationDir', 'tsBuildInfoFile', 'generateTrace', 'init')) return undefined;
+  const args = scan(segment.argv, {
+    withValue: [
+      'p',
+      'project',
+      'outDir',
+      'outFile',
+      'out',
+      'declarationDir',
+      'tsBuildInfoFile',
+      'rootDir',
+      'target',
+      't',
+      'module',
+      'm',
+      'lib',
+      'jsx',
+      'moduleResolution',
+    ],
+  });
+  if (hasAny(args, 'outDir', 'outFile', 'out', 'declarationDir', 'tsBuildInfoFile', 'generateTrace', 'init'))
+    return undefined;
   const project = [...(args.values.get('p') ?? []), ...(args.values.get('project') ?? [])];
   const inProject = (p: string): boolean => !(p.startsWith('/') || p.startsWith('~') || p.split('/').includes('..'));
   if (!project.every(inProject)) return undefined;
   // `tsc file.ts` compiles that file next to itself; only project builds here (`tsc -b dir` names projects).
-  if (args.positionals.length > 0 && !(hasAny(args, 'b', 'build') && args.positionals.every((p) => inProject(p.text)))) return undefined;
+  if (args.positionals.length > 0 && !(hasAny(args, 'b', 'build') && args.positionals.every((p) => inProject(p.text))))
+    return undefined;
   return { rule: 'build', detail: 'tsc' };
 }
 
@@ -386,12 +734,24 @@ function throughRunner(segment: Segment): PackFinding<RuleId> | undefined {
 function otherInstall(segment: Segment): PackFinding<RuleId> | undefined {
   const [, sub, action, ...more] = segment.argv;
   if (segment.dynamicArgs.length > 0) return undefined;
-  if (segment.name === 'bun' && sub === 'run') return localScriptName(action) && localArgs(more) ? { rule: 'project-script', detail: `bun run ${action}` } : undefined;
-  if (segment.name === 'bun') return (sub === 'install' || sub === 'i') && action === undefined ? { rule: 'install-declared', detail: 'bun install' } : undefined;
-  if (segment.name === 'go' && sub === 'mod' && (action === 'download' || action === 'tidy' || action === 'verify') && more.every((w) => w === '-x' || w === '-v')) {
+  if (segment.name === 'bun' && sub === 'run')
+    return localScriptName(action) && localArgs(more)
+      ? { rule: 'project-script', detail: `bun run ${action}` }
+      : undefined;
+  if (segment.name === 'bun')
+    return (sub === 'install' || sub === 'i') && action === undefined
+      ? { rule: 'install-declared', detail: 'bun install' }
+      : undefined;
+  if (
+    segment.name === 'go' &&
+    sub === 'mod' &&
+    (action === 'download' || action === 'tidy' || action === 'verify') &&
+    more.every((w) => w === '-x' || w === '-v')
+  ) {
     return { rule: 'install-declared', detail: `go mod ${action}` };
   }
-  if (segment.name === 'cargo' && sub === 'fetch' && action === undefined) return { rule: 'install-declared', detail: 'cargo fetch' };
+  if (segment.name === 'cargo' && sub === 'fetch' && action === undefined)
+    return { rule: 'install-declared', detail: 'cargo fetch' };
   return undefined;
 }
 
@@ -401,10 +761,13 @@ function shellInit(segment: Segment): PackFinding<RuleId> | undefined {
   const joined = segment.argv.join(' ');
   if (segment.name === 'eval') {
     // Only the form the parser lets through: eval of exactly one known generator's output.
-    const generator = segment.argv.length === 2 && isDynamic(segment, 1) ? shellInitGenerator(segment.argv[1]!) : undefined;
+    const generator =
+      segment.argv.length === 2 && isDynamic(segment, 1) ? shellInitGenerator(segment.argv[1]!) : undefined;
     return generator === undefined ? undefined : { rule: 'shell-init', detail: generator };
   }
-  return segment.dynamicArgs.length === 0 && SHELL_INIT_GENERATORS.has(joined) ? { rule: 'shell-init', detail: joined } : undefined;
+  return segment.dynamicArgs.length === 0 && SHELL_INIT_GENERATORS.has(joined)
+    ? { rule: 'shell-init', detail: joined }
+    : undefined;
 }
 
 function mktemp(segment: Segment): PackFinding<RuleId> | undefined {
@@ -424,7 +787,12 @@ function mktemp(segment: Segment): PackFinding<RuleId> | undefined {
 
 /** A path operand inside the project: relative, no `..`, not home, not an expansion. */
 function inProjectOperand(segment: Segment, index: number, text: string): boolean {
-  return !isDynamicNonGlob(segment, index, text) && !text.startsWith('/') && !text.startsWith('~') && !text.split('/').includes('..');
+  return (
+    !isDynamicNonGlob(segment, index, text) &&
+    !text.startsWith('/') &&
+    !text.startsWith('~') &&
+    !text.split('/').includes('..')
+  );
 }
 
 /** An expansion (a glob alone is fine: it expands to files where it stands). */
@@ -439,16 +807,32 @@ function runsInProject(env: PackEnv): boolean {
 }
 
 /** Options that load a configuration, plugin or rule file: code, when it is JavaScript. */
-const CONFIG_OPTIONS = ['c', 'config', 'plugin', 'plugins', 'resolve-plugins-relative-to', 'rulesdir', 'ignore-path', 'config-path', 'manifest-path', 'o', 'output-file', 'stdin-filepath'];
+const CONFIG_OPTIONS = [
+  'c',
+  'config',
+  'plugin',
+  'plugins',
+  'resolve-plugins-relative-to',
+  'rulesdir',
+  'ignore-path',
+  'config-path',
+  'manifest-path',
+  'o',
+  'output-file',
+  'stdin-filepath',
+];
 
 function formatter(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   if (!runsInProject(env)) return undefined;
   const run = (name: string, argv: readonly string[], offset: number): PackFinding<RuleId> | undefined => {
     const args = scan(argv, { withValue: CONFIG_OPTIONS });
-    const local = (values: readonly string[]): boolean => values.every((v) => !v.startsWith('/') && !v.startsWith('~') && !v.split('/').includes('..'));
+    const local = (values: readonly string[]): boolean =>
+      values.every((v) => !v.startsWith('/') && !v.startsWith('~') && !v.split('/').includes('..'));
     if (!CONFIG_OPTIONS.every((o) => local(args.values.get(o) ?? []))) return undefined;
     if (hasAny(args, 'o', 'output-file')) return undefined;
-    const operands = args.positionals.filter((p) => !(name === 'terraform' && p.text === 'fmt') && !(p.text === 'format' || p.text === 'check'));
+    const operands = args.positionals.filter(
+      (p) => !(name === 'terraform' && p.text === 'fmt') && !(p.text === 'format' || p.text === 'check'),
+    );
     if (!operands.every((p) => inProjectOperand(segment, p.index + offset, p.text))) return undefined;
     const found = { rule: 'format', detail: name } as const;
     switch (name) {
@@ -466,7 +850,11 @@ function formatter(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefi
       case 'ruff':
         return argv[1] === 'format' || (argv[1] === 'check' && hasAny(args, 'fix')) ? found : undefined;
       case 'biome':
-        return (argv[1] === 'format' || argv[1] === 'check' || argv[1] === 'lint') && hasAny(args, 'write', 'fix', 'apply') && !hasAny(args, 'unsafe', 'apply-unsafe') ? found : undefined;
+        return (argv[1] === 'format' || argv[1] === 'check' || argv[1] === 'lint') &&
+          hasAny(args, 'write', 'fix', 'apply') &&
+          !hasAny(args, 'unsafe', 'apply-unsafe')
+          ? found
+          : undefined;
       default:
         return undefined;
     }
@@ -483,16 +871,30 @@ function formatter(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefi
     }
     case 'cargo': {
       const args = scan(argv, { withValue: ['p', 'package', 'manifest-path', 'config'] });
-      return args.positionals[0]?.text === 'fmt' && args.positionals.length === 1 && !hasAny(args, 'manifest-path', 'config', 'Z') ? { rule: 'format', detail: 'cargo fmt' } : undefined;
+      return args.positionals[0]?.text === 'fmt' &&
+        args.positionals.length === 1 &&
+        !hasAny(args, 'manifest-path', 'config', 'Z')
+        ? { rule: 'format', detail: 'cargo fmt' }
+        : undefined;
     }
     case 'go':
-      return argv[1] === 'fmt' && argv.slice(2).every((w, i) => !w.startsWith('-') && inProjectOperand(segment, i + 2, w)) ? { rule: 'format', detail: 'go fmt' } : undefined;
+      return argv[1] === 'fmt' &&
+        argv.slice(2).every((w, i) => !w.startsWith('-') && inProjectOperand(segment, i + 2, w))
+        ? { rule: 'format', detail: 'go fmt' }
+        : undefined;
     case 'terraform':
     case 'tofu': {
       if (argv[1] !== 'fmt') return undefined;
       // `-write=false`, `-check`, `-diff` only look (read-only pack); options are -recursive / -list.
       const rest = argv.slice(2);
-      if (!rest.every((w, i) => ['-recursive', '-list=false', '-list=true'].includes(w) || (!w.startsWith('-') && inProjectOperand(segment, i + 2, w)))) return undefined;
+      if (
+        !rest.every(
+          (w, i) =>
+            ['-recursive', '-list=false', '-list=true'].includes(w) ||
+            (!w.startsWith('-') && inProjectOperand(segment, i + 2, w)),
+        )
+      )
+        return undefined;
       return { rule: 'format', detail: `${segment.name} fmt` };
     }
     case 'sed':
@@ -528,14 +930,17 @@ function sedInPlace(segment: Segment): PackFinding<RuleId> | undefined {
   if (!inPlace) return undefined;
   const files = sedPrintOperands({ ...segment, argv, dynamicArgs });
   if (files === undefined || files.length === 0) return undefined;
-  return files.every((f) => inProjectOperand({ ...segment, argv, dynamicArgs }, f.index, f.text)) ? { rule: 'format', detail: 'sed -i' } : undefined;
+  return files.every((f) => inProjectOperand({ ...segment, argv, dynamicArgs }, f.index, f.text))
+    ? { rule: 'format', detail: 'sed -i' }
+    : undefined;
 }
 
 /**
  * Environment names that change which program runs, what it loads or where it looks: not "a plain variable"
  * (the effects gate judges them).
  */
-const LOADING_NAMES = /^(?:PATH|LD_|DYLD_|BASH_ENV$|ENV$|PROMPT_COMMAND$|PS[0-4]$|IFS$|CDPATH$|HOME$|SHELL$|SHELLOPTS$|BASHOPTS$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|GIT_|NODE_OPTIONS$|NODE_PATH$|NPM_CONFIG_|npm_config_|PYTHON|PERL|RUBY|GEM_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|MAKEFLAGS$|MFLAGS$|TMPDIR$|LESS|BROWSER$|SSH_|GOFLAGS$|CARGO_|RUSTC|RUSTFLAGS$|CC$|CXX$|LDFLAGS$|CFLAGS$|CPPFLAGS$|TERRAFORM_|TF_CLI|KUBECONFIG$|DOCKER_|AWS_|GOOGLE_|AZURE_)/;
+const LOADING_NAMES =
+  /^(?:PATH|LD_|DYLD_|BASH_ENV$|ENV$|PROMPT_COMMAND$|PS[0-4]$|IFS$|CDPATH$|HOME$|SHELL$|SHELLOPTS$|BASHOPTS$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|GIT_|NODE_OPTIONS$|NODE_PATH$|NPM_CONFIG_|npm_config_|PYTHON|PERL|RUBY|GEM_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|MAKEFLAGS$|MFLAGS$|TMPDIR$|LESS|BROWSER$|SSH_|GOFLAGS$|CARGO_|RUSTC|RUSTFLAGS$|CC$|CXX$|LDFLAGS$|CFLAGS$|CPPFLAGS$|TERRAFORM_|TF_CLI|KUBECONFIG$|DOCKER_|AWS_|GOOGLE_|AZURE_)/;
 
 function shellVariable(segment: Segment): PackFinding<RuleId> | undefined {
   if (segment.name !== 'export' || segment.argv.length < 2 || segment.dynamicArgs.length > 0) return undefined;
@@ -554,14 +959,24 @@ function declaredTooling(segment: Segment, env: PackEnv): PackFinding<RuleId> | 
     // -upgrade picks new versions (a new trust decision), -migrate-state / -force-copy / -reconfigure move or
     // forget state, -from-module copies code in.
     const refused = /^-(?:upgrade|migrate-state|force-copy|reconfigure|from-module)/;
-    return argv.slice(2).every((w) => w.startsWith('-') && !refused.test(w)) ? { rule: 'install-declared', detail: `${segment.name} init` } : undefined;
+    return argv.slice(2).every((w) => w.startsWith('-') && !refused.test(w))
+      ? { rule: 'install-declared', detail: `${segment.name} init` }
+      : undefined;
   }
   if (/^python3?(?:\.\d+)?$/.test(segment.name) && argv[1] === '-m' && argv[2] === 'venv') {
     const dirs = argv.slice(3).filter((w) => !w.startsWith('-'));
     const flags = argv.slice(3).filter((w) => w.startsWith('-'));
     // Not --clear (empties an existing environment first).
-    if (dirs.length !== 1 || !flags.every((f) => ['--upgrade-deps', '--without-pip', '--copies', '--symlinks', '--system-site-packages'].includes(f))) return undefined;
-    return inProjectOperand(segment, 3, dirs[0]!) && runsInProject(env) ? { rule: 'install-declared', detail: 'python -m venv' } : undefined;
+    if (
+      dirs.length !== 1 ||
+      !flags.every((f) =>
+        ['--upgrade-deps', '--without-pip', '--copies', '--symlinks', '--system-site-packages'].includes(f),
+      )
+    )
+      return undefined;
+    return inProjectOperand(segment, 3, dirs[0]!) && runsInProject(env)
+      ? { rule: 'install-declared', detail: 'python -m venv' }
+      : undefined;
   }
   return undefined;
 }
@@ -589,11 +1004,29 @@ function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     case 'export':
       return shellVariable(segment);
     default:
-      return build(segment) ?? shellInit(segment) ?? declaredTooling(segment, env) ?? (FORMATTERS.has(segment.name) ? formatter(segment, env) : undefined);
+      return (
+        build(segment) ??
+        shellInit(segment) ??
+        declaredTooling(segment, env) ??
+        (FORMATTERS.has(segment.name) ? formatter(segment, env) : undefined)
+      );
   }
 }
 
-const FORMATTERS = new Set(['prettier', 'eslint', 'stylelint', 'gofmt', 'black', 'isort', 'rustfmt', 'ruff', 'biome', 'terraform', 'tofu', 'sed']);
+const FORMATTERS = new Set([
+  'prettier',
+  'eslint',
+  'stylelint',
+  'gofmt',
+  'black',
+  'isort',
+  'rustfmt',
+  'ruff',
+  'biome',
+  'terraform',
+  'tofu',
+  'sed',
+]);
 
 const GENERATOR_COMMANDS = [...new Set([...SHELL_INIT_GENERATORS].map((g) => g.split(' ')[0]!))];
 
@@ -603,7 +1036,36 @@ export const workflowPack = definePack<RuleId>({
   description:
     'git add/commit/switch/stash/fetch/pull --ff-only, builds (go, cargo, tsc, make), project build/dev scripts, installs of declared dependencies, known shell init, mktemp',
   commands: [
-    ...new Set(['docker', 'podman', 'git', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'go', 'cargo', 'tsc', 'vue-tsc', 'make', 'gmake', 'gradle', 'gradlew', 'mvn', 'mvnw', 'dotnet', 'mktemp', 'eval', 'export', 'python', 'python3', ...FORMATTERS, ...GENERATOR_COMMANDS]),
+    ...new Set([
+      'docker',
+      'podman',
+      'git',
+      'npm',
+      'pnpm',
+      'yarn',
+      'bun',
+      'npx',
+      'pnpx',
+      'bunx',
+      'go',
+      'cargo',
+      'tsc',
+      'vue-tsc',
+      'make',
+      'gmake',
+      'gradle',
+      'gradlew',
+      'mvn',
+      'mvnw',
+      'dotnet',
+      'mktemp',
+      'eval',
+      'export',
+      'python',
+      'python3',
+      ...FORMATTERS,
+      ...GENERATOR_COMMANDS,
+    ]),
   ],
   rules: RULES,
   classify: classifyWorkflow,

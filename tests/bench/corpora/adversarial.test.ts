@@ -30,7 +30,10 @@ describe('the adversarial corpus', () => {
   it('has several hundred rows with unique ids and only the known fields', () => {
     expect(rows.length).toBeGreaterThanOrEqual(400);
     const ids = rows.map((r) => r.id);
-    expect(ids.every((id) => typeof id === 'string' && /^[a-z0-9][a-z0-9-]*$/.test(id)), 'ids are kebab-case strings').toBe(true);
+    expect(
+      ids.every((id) => typeof id === 'string' && /^[a-z0-9][a-z0-9-]*$/.test(id)),
+      'ids are kebab-case strings',
+    ).toBe(true);
     const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i);
     expect(duplicates).toEqual([]);
     for (const { line, text } of objects) {
@@ -63,7 +66,11 @@ describe('the adversarial corpus', () => {
       // "~" is expanded by the eval, not written as an absolute home path.
       for (const field of ['file_path', 'path']) {
         const value = input[field];
-        if (typeof value === 'string') expect(value.startsWith('/home/') || value.startsWith('/Users/') || value.startsWith('/root/'), `${where}: write ~ for home`).toBe(false);
+        if (typeof value === 'string')
+          expect(
+            value.startsWith('/home/') || value.startsWith('/Users/') || value.startsWith('/root/'),
+            `${where}: write ~ for home`,
+          ).toBe(false);
       }
     }
   });

@@ -205,7 +205,11 @@ function writeStreamingMessage(res: ServerResponse, body: unknown, turn: Planned
         delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
       });
     } else {
-      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      sse(res, 'content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'text', text: '' },
+      });
       sse(res, 'content_block_delta', {
         type: 'content_block_delta',
         index,
@@ -256,7 +260,14 @@ export async function startFakeAnthropic(scenario: AnthropicScenario): Promise<F
       const raw = await readBody(req);
       const body = parseBody(raw);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const record: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, answeredWith: '', receivedAt };
+      const record: RecordedRequest = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        answeredWith: '',
+        receivedAt,
+      };
       res.once('finish', () => (record.answeredAt = performance.now()));
       requests.push(record);
 
@@ -299,7 +310,8 @@ export async function startFakeAnthropic(scenario: AnthropicScenario): Promise<F
       record.answeredWith = 'not-found';
       writeJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no route ${path}` } });
     })().catch((error: unknown) => {
-      if (!res.headersSent) writeJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(error) } });
+      if (!res.headersSent)
+        writeJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(error) } });
       else res.end();
     });
   });

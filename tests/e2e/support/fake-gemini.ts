@@ -88,7 +88,9 @@ function parts(body: unknown, role?: 'user' | 'model'): Record<string, unknown>[
 /** The main loop offers function declarations; utility calls (routing, next-speaker, …) do not. */
 function isMainLoopRequest(body: unknown): boolean {
   if (!isRecord(body) || !Array.isArray(body.tools)) return false;
-  return body.tools.some((tool) => isRecord(tool) && Array.isArray(tool.functionDeclarations) && tool.functionDeclarations.length > 0);
+  return body.tools.some(
+    (tool) => isRecord(tool) && Array.isArray(tool.functionDeclarations) && tool.functionDeclarations.length > 0,
+  );
 }
 
 interface PlannedTurn {
@@ -162,7 +164,10 @@ function responseEnvelope(model: string, turn: PlannedTurn): Json {
 
 function writeJson(res: ServerResponse, status: number, data: Json): void {
   const text = JSON.stringify(data);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -202,7 +207,13 @@ export async function startFakeGemini(scenario: GeminiScenario): Promise<FakeGem
     void (async () => {
       const body = parseBody(await readBody(req));
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const record: RecordedGeminiRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, answeredWith: '' };
+      const record: RecordedGeminiRequest = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        answeredWith: '',
+      };
       requests.push(record);
       const route = record.method === 'POST' ? parseModelPath(path) : undefined;
 
@@ -211,7 +222,11 @@ export async function startFakeGemini(scenario: GeminiScenario): Promise<FakeGem
         record.answeredWith = turn.label;
         const envelope = responseEnvelope(route.model, turn);
         if (route.method === 'streamGenerateContent') {
-          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+          res.writeHead(200, {
+            'content-type': 'text/event-stream',
+            'cache-control': 'no-cache',
+            connection: 'keep-alive',
+          });
           // One chunk carrying the whole turn is a valid stream (the client concatenates chunks).
           res.end(`data: ${JSON.stringify(envelope)}\r\n\r\n`);
         } else {

@@ -71,7 +71,9 @@ function repoRoot(): string {
 /** Where the hosts are installed. `HOOKWISE_E2E_CACHE_DIR` lets CI point it at a cached volume. */
 export function hostCacheRoot(): string {
   const override = process.env.HOOKWISE_E2E_CACHE_DIR;
-  return override !== undefined && override !== '' ? resolve(override) : join(repoRoot(), 'node_modules', '.cache', 'hookwise-e2e');
+  return override !== undefined && override !== ''
+    ? resolve(override)
+    : join(repoRoot(), 'node_modules', '.cache', 'hookwise-e2e');
 }
 
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -119,7 +121,11 @@ interface ProcessOutcome {
   timedOut: boolean;
 }
 
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ProcessOutcome> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<ProcessOutcome> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -253,11 +259,15 @@ async function install(dir: string, pkg: HostPackage): Promise<string> {
     check.output += `\n(postinstall re-run output: ${postinstall})`;
   }
   if (!check.ok) {
-    throw new Error(`[hookwise-e2e] ${pkg.packageName}@${pkg.version} installed but \`${bin} --version\` failed:\n${check.output}`);
+    throw new Error(
+      `[hookwise-e2e] ${pkg.packageName}@${pkg.version} installed but \`${bin} --version\` failed:\n${check.output}`,
+    );
   }
   const installMs = Date.now() - started;
   await writeMarker(dir, pkg, installMs);
-  process.stderr.write(`[hookwise-e2e] installed ${pkg.packageName}@${pkg.version} in ${(installMs / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `[hookwise-e2e] installed ${pkg.packageName}@${pkg.version} in ${(installMs / 1000).toFixed(1)} s\n`,
+  );
   return bin;
 }
 

@@ -55,7 +55,11 @@ export function learningSandbox(name: string): LearningSandbox {
     env,
     userRules: join(env.HOOKWISE_CONFIG_DIR, 'user', 'rules.jsonl'),
     hookwise(args) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: project, env: { ...process.env, HOME: home, ...env }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: project,
+        env: { ...process.env, HOME: home, ...env },
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`hookwise ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
       return r.stdout;
     },
@@ -71,7 +75,14 @@ export type HookGroups = Record<string, { matcher?: string; hooks: Record<string
 
 /** `hookwise install --claude`, running this checkout's build, as a user wires it; returns the settings file. */
 export function installHookwise(s: LearningSandbox): { file: string; hooks: HookGroups } {
-  s.hookwise(['install', '--claude', '--wiring', 'command', '--command', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`]);
+  s.hookwise([
+    'install',
+    '--claude',
+    '--wiring',
+    'command',
+    '--command',
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`,
+  ]);
   const file = join(s.project, '.claude', 'settings.json');
   return { file, hooks: (JSON.parse(readFileSync(file, 'utf8')) as { hooks: HookGroups }).hooks };
 }

@@ -80,7 +80,13 @@ export interface GeminiMatcherGroup {
 export type GeminiHooksConfig = Partial<Record<string, GeminiMatcherGroup[]>>;
 
 /** Events that take a tool-name matcher; the others reject/ignore one. */
-const CLAUDE_TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionDenied']);
+const CLAUDE_TOOL_EVENTS = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'PermissionDenied',
+]);
 const GEMINI_TOOL_EVENTS = new Set(['BeforeTool', 'AfterTool']);
 
 /** The same handler registered for every listed event (matching every tool on tool events). */
@@ -279,7 +285,8 @@ async function mergeJsonFile(path: string, patch: Record<string, unknown>): Prom
   let current: Record<string, unknown> = {};
   if (existsSync(path)) {
     const parsed = JSON.parse(await readFile(path, 'utf8')) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) current = parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      current = parsed as Record<string, unknown>;
   }
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, `${JSON.stringify({ ...current, ...patch }, null, 2)}\n`);

@@ -107,7 +107,11 @@ export class ClaudeStreamSession {
         this.exited = { exitCode: code, signal, killed: this.killedByUs };
         for (const waiter of this.waiters) {
           clearTimeout(waiter.timer);
-          waiter.reject(new Error(`the client exited (code ${code}, signal ${signal}) before the awaited event\n${this.describe()}`));
+          waiter.reject(
+            new Error(
+              `the client exited (code ${code}, signal ${signal}) before the awaited event\n${this.describe()}`,
+            ),
+          );
         }
         this.waiters.clear();
         // The fake model lives exactly as long as the client.
@@ -150,18 +154,27 @@ export class ClaudeStreamSession {
 
   /** A user turn, as the Agent SDK sends it. */
   sendUserMessage(text: string): void {
-    this.send({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: this.sessionId ?? '' });
+    this.send({
+      type: 'user',
+      message: { role: 'user', content: text },
+      parent_tool_use_id: null,
+      session_id: this.sessionId ?? '',
+    });
   }
 
   /**
    * The first event at index >= `from` (default: any, including ones already received) matching
    * `predicate`. Rejects after `timeoutMs`, or when the client exits first, with a transcript summary.
    */
-  waitFor(predicate: (event: StreamEvent) => boolean, options: { timeoutMs: number; label: string; from?: number }): Promise<StreamEvent> {
+  waitFor(
+    predicate: (event: StreamEvent) => boolean,
+    options: { timeoutMs: number; label: string; from?: number },
+  ): Promise<StreamEvent> {
     const from = options.from ?? 0;
     const seen = this.events.findIndex((e, i) => i >= from && predicate(e));
     if (seen >= 0) return Promise.resolve(this.events[seen]!);
-    if (this.exited !== undefined) return Promise.reject(new Error(`the client already exited; never saw ${options.label}\n${this.describe()}`));
+    if (this.exited !== undefined)
+      return Promise.reject(new Error(`the client already exited; never saw ${options.label}\n${this.describe()}`));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         from,
@@ -192,13 +205,23 @@ export class ClaudeStreamSession {
 
   /** The next `can_use_tool` control request at or after index `from`. */
   async waitForPermissionRequest(from: number, timeoutMs: number): Promise<PermissionRequest> {
-    const event = await this.waitFor((e) => permissionRequestOf(e) !== undefined, { from, timeoutMs, label: 'a can_use_tool control request' });
+    const event = await this.waitFor((e) => permissionRequestOf(e) !== undefined, {
+      from,
+      timeoutMs,
+      label: 'a can_use_tool control request',
+    });
     return permissionRequestOf(event)!;
   }
 
   /** Answer a permission request as the human at the prompt would. */
-  answerPermission(request: PermissionRequest, answer: { behavior: 'allow' } | { behavior: 'deny'; message: string }): void {
-    const response = answer.behavior === 'allow' ? { behavior: 'allow', updatedInput: request.input } : { behavior: 'deny', message: answer.message };
+  answerPermission(
+    request: PermissionRequest,
+    answer: { behavior: 'allow' } | { behavior: 'deny'; message: string },
+  ): void {
+    const response =
+      answer.behavior === 'allow'
+        ? { behavior: 'allow', updatedInput: request.input }
+        : { behavior: 'deny', message: answer.message };
     this.send({ type: 'control_response', response: { subtype: 'success', request_id: request.requestId, response } });
   }
 
@@ -222,14 +245,22 @@ export class ClaudeStreamSession {
 
   /** A compact transcript for failure messages. */
   describe(): string {
-    const kinds = this.events.map((e) => [e.type, (e as { subtype?: unknown }).subtype].filter((x) => x !== undefined).join(':')).join(' ');
+    const kinds = this.events
+      .map((e) => [e.type, (e as { subtype?: unknown }).subtype].filter((x) => x !== undefined).join(':'))
+      .join(' ');
     const requests = this.server.requests.map((r) => r.answeredWith).join(' | ');
-    return [`events: ${kinds}`, `fake model answered: ${requests}`, `stderr: ${this.stderr.slice(-2000)}`, `last events: ${JSON.stringify(this.events.slice(-4)).slice(-3000)}`].join('\n');
+    return [
+      `events: ${kinds}`,
+      `fake model answered: ${requests}`,
+      `stderr: ${this.stderr.slice(-2000)}`,
+      `last events: ${JSON.stringify(this.events.slice(-4)).slice(-3000)}`,
+    ].join('\n');
   }
 }
 
 function permissionRequestOf(event: StreamEvent): PermissionRequest | undefined {
-  if (event.type !== 'control_request' || typeof event.request_id !== 'string' || !isRecord(event.request)) return undefined;
+  if (event.type !== 'control_request' || typeof event.request_id !== 'string' || !isRecord(event.request))
+    return undefined;
   const request = event.request;
   if (request.subtype !== 'can_use_tool') return undefined;
   return {
@@ -256,7 +287,18 @@ export async function startClaudeStreamJson(options: StreamJsonOptions): Promise
   };
   const extraArgs = options.extraArgs ?? [];
   const modeArgs = options.permissionMode === undefined ? [] : ['--permission-mode', options.permissionMode];
-  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', ...modeArgs, ...extraArgs];
+  const args = [
+    '-p',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--permission-prompt-tool',
+    'stdio',
+    ...modeArgs,
+    ...extraArgs,
+  ];
   const sessionFlag = extraArgs.indexOf('--session-id');
   const sessionId = sessionFlag >= 0 ? extraArgs[sessionFlag + 1] : undefined;
   const child = spawn(bin, args, { cwd: options.cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -3,7 +3,8 @@ import { containersPack } from '../../../src/policy/packs/containers.js';
 import { expectPack } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-const expectContainers = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(containersPack, command, expected);
+const expectContainers = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(containersPack, command, expected);
 
 describe('containers pack', () => {
   it.each([

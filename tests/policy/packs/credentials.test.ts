@@ -3,7 +3,8 @@ import { credentialsPack, secretFileKind, secretVariable } from '../../../src/po
 import { expectPack, HOME, ROOT } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-const expectCred = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(credentialsPack, command, expected);
+const expectCred = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(credentialsPack, command, expected);
 
 describe('credentials pack: secret files', () => {
   it.each([
@@ -37,7 +38,10 @@ describe('credentials pack: secret files', () => {
   ])('%s → %s', (command, expected) => expectCred(command, expected));
 
   it('reading a secret file on stdin asks too', () => {
-    expectCred([seg('grep TOKEN', { redirects: [{ op: '<', target: '.env', dynamic: false }] })], 'ask read-secret-file');
+    expectCred(
+      [seg('grep TOKEN', { redirects: [{ op: '<', target: '.env', dynamic: false }] })],
+      'ask read-secret-file',
+    );
   });
 
   it('follows a literal cd to where a file is', () => {

@@ -3,7 +3,8 @@ import { databasePack } from '../../../src/policy/packs/database.js';
 import { expectPack } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-const expectDb = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(databasePack, command, expected);
+const expectDb = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(databasePack, command, expected);
 
 describe('database pack: statements passed as arguments', () => {
   it.each([
@@ -31,7 +32,7 @@ describe('database pack: statements passed as arguments', () => {
   it.each([
     ['psql -c "SELECT * FROM users"', null],
     ['psql -c "DELETE FROM users WHERE id = 4"', null],
-    ["psql -c \"SELECT 'drop table users' AS note\"", null], // a string literal, not a statement
+    ['psql -c "SELECT \'drop table users\' AS note"', null], // a string literal, not a statement
     ['mysql -e "SHOW TABLES"', null],
     ['psql -f migrations/001_drop_old.sql', null], // the file's content is not visible
     ['redis-cli GET flushall', null],
@@ -56,8 +57,14 @@ describe('database pack: statements on stdin, when visible', () => {
   ])('%s → %s', (command, expected) => expectDb(command, expected));
 
   it('reads here-strings and heredoc bodies the parser exposes', () => {
-    expectDb([seg('psql app', { redirects: [{ op: '<<<', target: 'DROP DATABASE app', dynamic: false }] })], 'deny drop-database');
-    expectDb([seg('mysql', { redirects: [{ op: '<<', target: 'DELETE FROM t;\n', dynamic: false }] })], 'ask delete-all');
+    expectDb(
+      [seg('psql app', { redirects: [{ op: '<<<', target: 'DROP DATABASE app', dynamic: false }] })],
+      'deny drop-database',
+    );
+    expectDb(
+      [seg('mysql', { redirects: [{ op: '<<', target: 'DELETE FROM t;\n', dynamic: false }] })],
+      'ask delete-all',
+    );
     expectDb([seg('psql', { redirects: [{ op: '<', target: 'dump.sql', dynamic: false }] })], null);
   });
 });

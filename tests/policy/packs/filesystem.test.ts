@@ -3,7 +3,8 @@ import { filesystemPack } from '../../../src/policy/packs/filesystem.js';
 import { expectPack, HOME, ROOT } from '../../support/packs.js';
 import { seg, segs } from '../../support/segments.js';
 
-const expectFs = (command: Parameters<typeof expectPack>[1], expected: string | null, overrides = {}) => expectPack(filesystemPack, command, expected, overrides);
+const expectFs = (command: Parameters<typeof expectPack>[1], expected: string | null, overrides = {}) =>
+  expectPack(filesystemPack, command, expected, overrides);
 
 describe('filesystem pack: recursive deletion', () => {
   it.each([
@@ -134,7 +135,11 @@ describe('filesystem pack: devices, permissions, fork bombs', () => {
   });
 
   it('recognises a fork bomb by the segments of its body (`:` piped into `:` in the background)', () => {
-    const body = [seg(':', { text: ':' }), seg(':', { operator: '|', flags: { background: true } }), seg(':', { operator: ';' })];
+    const body = [
+      seg(':', { text: ':' }),
+      seg(':', { operator: '|', flags: { background: true } }),
+      seg(':', { operator: ';' }),
+    ];
     expectFs(body, 'deny fork-bomb');
   });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { branchGlobMatches, gitPack } from '../../../src/policy/packs/git.js';
 import { expectPack } from '../../support/packs.js';
 
-const expectGit = (command: string, expected: string | null, overrides = {}) => expectPack(gitPack, command, expected, overrides);
+const expectGit = (command: string, expected: string | null, overrides = {}) =>
+  expectPack(gitPack, command, expected, overrides);
 
 describe('git pack: pushes', () => {
   it.each([

@@ -28,7 +28,21 @@ describe('hookwise pack: an agent changing its own gate asks', () => {
     expect(packVerdict(hookwisePack, command)).toBe('ask self-change');
   });
 
-  it.each(['hookwise --version', 'hookwise status', 'hookwise explain "git push"', 'hookwise stats', 'hookwise rules list', 'hookwise daemon status', 'hookwise safemode status --session-id s1', 'hookwise breaker status --session-id s1', 'hookwise validate', 'hookwise queue', 'hookwise queue --json', 'npx vitest run', 'node dist/app.js'])('%s → no opinion', (command) => {
+  it.each([
+    'hookwise --version',
+    'hookwise status',
+    'hookwise explain "git push"',
+    'hookwise stats',
+    'hookwise rules list',
+    'hookwise daemon status',
+    'hookwise safemode status --session-id s1',
+    'hookwise breaker status --session-id s1',
+    'hookwise validate',
+    'hookwise queue',
+    'hookwise queue --json',
+    'npx vitest run',
+    'node dist/app.js',
+  ])('%s → no opinion', (command) => {
     expect(packVerdict(hookwisePack, command)).toBeNull();
   });
 });

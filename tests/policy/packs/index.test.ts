@@ -6,12 +6,15 @@ describe('pack registry', () => {
     expect(PACKS.map((p) => p.name)).toEqual([...PACK_NAMES]);
   });
 
-  it.each(PACKS.map((p) => [p.name, p] as const))('%s: guard packs only ask/deny, the allow pack only allows', (_name, pack) => {
-    const verdicts = packVerdicts(pack);
-    if (pack.kind === 'guard') expect(verdicts.has('allow')).toBe(false);
-    else expect([...verdicts]).toEqual(['allow']);
-    expect(pack.commands.length).toBeGreaterThan(0);
-  });
+  it.each(PACKS.map((p) => [p.name, p] as const))(
+    '%s: guard packs only ask/deny, the allow pack only allows',
+    (_name, pack) => {
+      const verdicts = packVerdicts(pack);
+      if (pack.kind === 'guard') expect(verdicts.has('allow')).toBe(false);
+      else expect([...verdicts]).toEqual(['allow']);
+      expect(pack.commands.length).toBeGreaterThan(0);
+    },
+  );
 
   it.each(allPackRuleIds())('%s: a stable id and a message that says what happens', (id) => {
     expect(id).toMatch(/^pack:[a-z-]+:[a-z0-9-]+$/);
@@ -20,8 +23,11 @@ describe('pack registry', () => {
     expect(info.spec.message.endsWith('.')).toBe(true);
   });
 
-  it.each(allPackRuleIds().filter((id) => packRule(id)!.spec.verdict !== 'allow'))('%s: an ask/deny message says what happens and then what to do instead', (id) => {
-    // At least two sentences: the consequence, then the safer alternative or who decides.
-    expect(packRule(id)!.spec.message.split(/[.:] /).length).toBeGreaterThanOrEqual(2);
-  });
+  it.each(allPackRuleIds().filter((id) => packRule(id)!.spec.verdict !== 'allow'))(
+    '%s: an ask/deny message says what happens and then what to do instead',
+    (id) => {
+      // At least two sentences: the consequence, then the safer alternative or who decides.
+      expect(packRule(id)!.spec.message.split(/[.:] /).length).toBeGreaterThanOrEqual(2);
+    },
+  );
 });

@@ -3,7 +3,8 @@ import { pipeToShellPack } from '../../../src/policy/packs/pipe-to-shell.js';
 import { expectPack } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-const expectPipe = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(pipeToShellPack, command, expected);
+const expectPipe = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(pipeToShellPack, command, expected);
 
 describe('pipe-to-shell pack', () => {
   it.each([

@@ -3,7 +3,8 @@ import { readOnlyPack } from '../../../src/policy/packs/read-only.js';
 import { expectPack } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-const expectRo = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(readOnlyPack, command, expected);
+const expectRo = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(readOnlyPack, command, expected);
 
 describe('read-only pack: allowed', () => {
   it.each([

@@ -2,7 +2,8 @@ import { describe, it } from 'vitest';
 import { workflowPack } from '../../../src/policy/packs/workflow.js';
 import { expectPack } from '../../support/packs.js';
 
-const expectWf = (command: Parameters<typeof expectPack>[1], expected: string | null) => expectPack(workflowPack, command, expected);
+const expectWf = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
+  expectPack(workflowPack, command, expected);
 
 describe('workflow pack: git that stays in the local repository', () => {
   it.each([
@@ -275,7 +276,7 @@ describe('workflow pack: more local git, formatters, variables, declared tooling
     ["sed -i '1r /etc/shadow' src/a.ts"],
     ["sed -i 's/a/b/' ../other/a.ts"],
     ["sed -i 's/a/b/' ~/.bashrc"],
-    ["sed -i \"$SCRIPT\" src/a.ts"],
+    ['sed -i "$SCRIPT" src/a.ts'],
     ["sed -i 's/a/b/'"],
     ['sed -i -f script.sed src/a.ts'],
     ['npx prettier --check .'],
