@@ -1,5 +1,5 @@
 /** Tier 0 path policy in process: the pure tier, then the tier with canonicalization in front of it. */
-import type { CascadeContext } from '../../src/core/tier.js';
+import type { CascadeContext } from '../../src/engine/context.js';
 import { resolvePath, type PathContext } from '../../src/paths/canonical.js';
 import { matchersFor } from '../../src/policy/compiled.js';
 import { pathPolicyTier } from '../../src/policy/path-policy.js';

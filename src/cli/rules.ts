@@ -12,7 +12,7 @@
  * written sanitized, but a hand edit (or a corrupt line quoted in a parse error) could carry a secret.
  */
 import { strictness, type Verdict } from '../core/decision.js';
-import type { EmbeddingMatch } from '../core/tier.js';
+import type { EmbeddingMatch } from '../embed/port.js';
 import { HookwiseError } from '../core/errors.js';
 import { recordSource } from '../memory/cache.js';
 import { memoryTargets, orgNames, loadRecords } from '../memory/load.js';

@@ -21,7 +21,7 @@
  * asked: the walls would only make them fail.
  */
 import type { Decision } from '../core/decision.js';
-import type { CascadeContext } from '../core/tier.js';
+import type { ShellTierContext } from '../shell/tier.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from '../shell/data-loss.js';
@@ -64,7 +64,7 @@ export interface ConfineContext {
 }
 
 export function confinability(
-  ctx: CascadeContext,
+  ctx: ShellTierContext,
   d: Decision,
   confine: ConfineContext = { undoable: false },
 ): Confinability {
@@ -147,7 +147,7 @@ function networkProblem(
 }
 
 /** A file segment `index` writes outside the project (the undo snapshot covers the project only). */
-function lostOutsideProject(shell: NonNullable<CascadeContext['shell']>, index: number): string | undefined {
+function lostOutsideProject(shell: NonNullable<ShellTierContext['shell']>, index: number): string | undefined {
   for (let t = 0; t < shell.writes.targets.length; t++) {
     if (shell.writes.targets[t]!.segment !== index) continue;
     const resolved = shell.targets[t];

@@ -3,7 +3,7 @@
  * (every scope, with progress) and `hookwise rules list --neighbours` (each record's nearest others). The
  * daemon's worker keeps the same files up to date through the same IndexSet (embed/index.ts).
  */
-import type { EmbeddingMatch } from '../core/tier.js';
+import type { EmbeddingMatch } from './port.js';
 import type { StoreTarget } from '../memory/store.js';
 import type { Embedder } from './embedder.js';
 import { IndexSet, indexLocation, type IndexPlaces } from './index.js';

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as PiscinaModule from 'piscina';
 import type { Piscina } from 'piscina';
-import type { EmbeddingMatch, EmbeddingPort } from '../core/tier.js';
+import type { EmbeddingMatch, EmbeddingPort } from './port.js';
 import { memoryTargets } from '../memory/load.js';
 import type { StoreTarget } from '../memory/store.js';
 import { sanitize } from '../sanitize/index.js';

@@ -4,7 +4,7 @@
  * call brings its scopes up to date with no work bound (a build finishes before the answer), so answers
  * are those a daemon gives once its indexes are built. Never used by the hook process: it loads the model.
  */
-import type { EmbeddingPort } from '../core/tier.js';
+import type { EmbeddingPort } from './port.js';
 import { memoryTargets } from '../memory/load.js';
 import type { Embedder } from './embedder.js';
 import { IndexSet, type IndexPlaces } from './index.js';

@@ -2,7 +2,7 @@
  * What the daemon's embedding service (embed/client.ts) and its worker (workers/embed.worker.ts) say to each
  * other: plain, structured-clonable data. One worker owns every index, so tasks never race on one.
  */
-import type { EmbeddingMatch } from '../core/tier.js';
+import type { EmbeddingMatch } from './port.js';
 import type { StoreTarget } from '../memory/store.js';
 import type { ModelChoice } from './embedder.js';
 import type { IndexPlaces } from './index.js';

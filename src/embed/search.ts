@@ -2,7 +2,7 @@
  * One `nearest` over a set of scopes, wherever the indexes live: the daemon's worker (workers/embed.worker.ts)
  * and the in-process supplier (embed/in-process.ts) run this same code.
  */
-import type { EmbeddingMatch } from '../core/tier.js';
+import type { EmbeddingMatch } from './port.js';
 import type { StoreTarget } from '../memory/store.js';
 import type { Embedder } from './embedder.js';
 import type { IndexSet } from './index.js';

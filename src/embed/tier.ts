@@ -28,13 +28,19 @@
  * Effects that change what runs (environment, options that run code, planted programs) were asked about by
  * the shell tier before this one; a call with such an effect never gets here.
  */
-import type { CascadeContext, EmbeddingMatch, EmbeddingPort, MemoryContext, Tier } from '../core/tier.js';
+import type { Tier } from '../core/tier.js';
+import type { CallMemory, MemoryTierContext } from '../memory/context.js';
+import type { ShellContext } from '../shell/prepare.js';
+import type { EmbeddingContext, EmbeddingMatch, EmbeddingPort } from './port.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import { describeRecord, recordSource } from '../memory/cache.js';
 import { sameShape, writeClasses } from '../memory/similar.js';
 import type { LoadedRecord } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
 import { isFileTool } from '../memory/view.js';
+
+/** What tier 2b reads: memory's slice, the shell analysis (the call's effects) and its own port. */
+export type EmbeddingTierContext = MemoryTierContext & ShellContext & EmbeddingContext;
 
 /** Neighbours asked for: the nearest few, so a guard-railed-out neighbour does not hide the next one. */
 export const NEIGHBOURS = 8;
@@ -54,7 +60,7 @@ export function hostsOf(text: string): Set<string> {
 export function guardRail(
   record: LoadedRecord,
   subject: CallSubject,
-  ctx: CascadeContext,
+  ctx: EmbeddingTierContext,
   callClasses: () => string,
 ): string | undefined {
   if (record.tier === 'override') return 'an override is matched by its pattern, never by similarity';
@@ -135,7 +141,7 @@ function shorten(text: string): string {
 }
 
 /** Synchronous when the tier cannot apply (no port, nothing remembered): no promise on that path. */
-function judgeEmbedding(ctx: CascadeContext): Promise<Decision | undefined> | undefined {
+function judgeEmbedding(ctx: EmbeddingTierContext): Promise<Decision | undefined> | undefined {
   const { memory, embedding: port } = ctx;
   if (port === undefined || memory === undefined || memory.view.empty || !ctx.policy.embedding.enabled)
     return undefined;
@@ -145,8 +151,8 @@ function judgeEmbedding(ctx: CascadeContext): Promise<Decision | undefined> | un
 }
 
 async function nearestDecides(
-  ctx: CascadeContext,
-  memory: MemoryContext,
+  ctx: EmbeddingTierContext,
+  memory: CallMemory,
   port: EmbeddingPort,
   subject: CallSubject,
 ): Promise<Decision | undefined> {

@@ -8,7 +8,8 @@
  * The supervisor (tier 3) is reached only by calls no earlier tier decided.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext, Tier, TraceStep } from '../core/tier.js';
+import type { Tier, TraceStep } from '../core/tier.js';
+import type { CascadeContext } from './context.js';
 import { exactCacheTier } from '../memory/exact-tier.js';
 import { overrideAllowTier, overrideTightenTier } from '../memory/override-tiers.js';
 import { jaccardTier } from '../memory/similar.js';
@@ -20,7 +21,7 @@ import { moduleTier } from '../modules/tier.js';
 import { embeddingTier } from '../embed/tier.js';
 import { supervisionNote, supervisorTier } from '../supervisor/tier.js';
 
-export const CASCADE: readonly Tier[] = [
+export const CASCADE: readonly Tier<CascadeContext>[] = [
   moduleTier,
   toolPolicyTier,
   overrideTightenTier,
@@ -40,7 +41,7 @@ export const CASCADE: readonly Tier[] = [
  */
 export function runCascade(
   ctx: CascadeContext,
-  tiers: readonly Tier[] = CASCADE,
+  tiers: readonly Tier<CascadeContext>[] = CASCADE,
   trace?: (step: TraceStep) => void,
 ): Decision | Promise<Decision> {
   for (let i = 0; i < tiers.length; i++) {
@@ -55,7 +56,7 @@ export function runCascade(
 
 async function finishAsync(
   ctx: CascadeContext,
-  tiers: readonly Tier[],
+  tiers: readonly Tier<CascadeContext>[],
   from: number,
   pending: Promise<Decision | undefined>,
   trace?: (step: TraceStep) => void,

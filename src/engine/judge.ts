@@ -5,7 +5,11 @@
  */
 import { decision, type Decision } from '../core/decision.js';
 import { delegationKind, delegationReminder } from '../modules/conductor.js';
-import type { CascadeContext, EmbeddingPort, MemoryContext, SupervisorPort, TraceStep } from '../core/tier.js';
+import type { TraceStep } from '../core/tier.js';
+import type { CallMemory } from '../memory/context.js';
+import type { SupervisorPort } from '../supervisor/backend.js';
+import type { CascadeContext } from './context.js';
+import type { EmbeddingPort } from '../embed/port.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
@@ -27,8 +31,8 @@ import { runCascade } from './cascade.js';
 /** A decision, and what memory knows of the call (for learning at the edge). */
 export interface Judgement {
   decision: Decision;
-  /** The call's subject and key, computed on first use (see MemoryContext). */
-  memo?: Pick<MemoryContext, 'subject' | 'key'>;
+  /** The call's subject and key, computed on first use (see CallMemory). */
+  memo?: Pick<CallMemory, 'subject' | 'key'>;
   memoryProblems?: StoreProblem[];
   /** Asked with confinement on: may the ask run inside the walls instead (confine/confinable.ts)? */
   confinable?: Confinability;
@@ -204,7 +208,7 @@ function ownDirs(where: Locations, ctx: { projectRoot: string; home: string; cwd
 }
 
 /** The subject and key of a call, each computed once, when first asked for. */
-function memoize(compute: () => CallSubject | undefined): Pick<MemoryContext, 'subject' | 'key'> {
+function memoize(compute: () => CallSubject | undefined): Pick<CallMemory, 'subject' | 'key'> {
   let subject: CallSubject | undefined | null = null;
   let key: string | undefined | null = null;
   const subjectOf = (): CallSubject | undefined => (subject === null ? (subject = compute()) : subject);

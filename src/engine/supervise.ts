@@ -1,5 +1,5 @@
 /**
- * Tier 3 at the edge: the port the cascade's supervisor tier calls (core/tier.ts SupervisorPort), and the
+ * Tier 3 at the edge: the port the cascade's supervisor tier calls (supervisor/backend.ts SupervisorPort), and the
  * backends behind it.
  *
  *   - A backend is made on the first review that needs it, never earlier (the API backend loads the SDK
@@ -11,7 +11,7 @@
  *     ~/.aws/credentials to a model), and sanitized like everything else the supervisor sees.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import type { SupervisorPort } from '../core/tier.js';
+import type { SupervisorPort } from '../supervisor/backend.js';
 import { resolvePath } from '../paths/canonical.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { matchersFor } from '../policy/compiled.js';

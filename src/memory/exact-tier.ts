@@ -5,11 +5,12 @@
  * skips every similarity and supervisor tier, because ask is the verdict that must never converge.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { MemoryTierContext } from './context.js';
 import { describeRecord, recordSource } from './cache.js';
 import { WALLS_HIT_RULE } from '../confine/wall-hits.js';
 
-function judgeExact(ctx: CascadeContext): Decision | undefined {
+function judgeExact(ctx: MemoryTierContext): Decision | undefined {
   const memory = ctx.memory;
   if (memory === undefined || memory.view.empty) return undefined;
   const key = memory.key();
@@ -29,4 +30,4 @@ function judgeExact(ctx: CascadeContext): Decision | undefined {
   });
 }
 
-export const exactCacheTier: SyncTier = { name: 'exact-cache', decide: judgeExact };
+export const exactCacheTier: SyncTier<MemoryTierContext> = { name: 'exact-cache', decide: judgeExact };

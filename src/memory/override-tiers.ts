@@ -11,7 +11,8 @@
  * a deny/ask override tightens the whole call.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { MemoryTierContext } from './context.js';
 import { mergeScopes } from '../policy/scopes.js';
 import { describeRecord, recordSource } from './cache.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
@@ -19,7 +20,7 @@ import { ANY_ROLE, type LoadedRecord } from './store.js';
 const FILE_ACTIONS = new Set(['write', 'read']);
 
 /** The texts an override pattern is matched against, one per part of the call (segment, path). */
-function partsOf(ctx: CascadeContext): string[] {
+function partsOf(ctx: MemoryTierContext): string[] {
   const { call } = ctx;
   if (call.action === 'shell') return ctx.memory?.subject()?.segments ?? [];
   if (FILE_ACTIONS.has(call.action)) return ctx.paths.map((p) => p.relative ?? p.absolute);
@@ -28,7 +29,7 @@ function partsOf(ctx: CascadeContext): string[] {
 }
 
 /** Per part of the call, the effective override (or undefined where none matches). */
-function matchParts(ctx: CascadeContext): (LoadedRecord | undefined)[] {
+function matchParts(ctx: MemoryTierContext): (LoadedRecord | undefined)[] {
   const overrides = ctx.memory?.view.overrides ?? [];
   if (overrides.length === 0) return [];
   const role = ctx.role.role.name;
@@ -46,14 +47,14 @@ function matchParts(ctx: CascadeContext): (LoadedRecord | undefined)[] {
   );
 }
 
-function overrideDecision(r: LoadedRecord, ctx: CascadeContext): Decision {
+function overrideDecision(r: LoadedRecord, ctx: MemoryTierContext): Decision {
   return decision(r.verdict, 'override', `override ${r.subject}: ${describeRecord(r)} set it to ${r.verdict}`, {
     id: `override:${r.subject}`,
     source: recordSource(r, ctx.projectRoot),
   });
 }
 
-export const overrideTightenTier: SyncTier = {
+export const overrideTightenTier: SyncTier<MemoryTierContext> = {
   name: 'override',
   step: 'override (deny/ask)',
   decide(ctx) {
@@ -64,7 +65,7 @@ export const overrideTightenTier: SyncTier = {
   },
 };
 
-export const overrideAllowTier: SyncTier = {
+export const overrideAllowTier: SyncTier<MemoryTierContext> = {
   name: 'override',
   step: 'override (allow)',
   decide(ctx) {

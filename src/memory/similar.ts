@@ -26,7 +26,8 @@
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
  *     decided in the shell/rules tiers before this one.
  */
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { MemoryTierContext } from './context.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import { judgeWrite } from '../policy/path-policy.js';
@@ -47,7 +48,7 @@ function resolvedOf(absolute: string, projectRoot: string): ResolvedPath {
 }
 
 /** The path-policy classes of a set of write targets, for this role: e.g. `allow role:coder:allow_write:src/**`. */
-export function writeClasses(writes: readonly string[], ctx: CascadeContext): string {
+export function writeClasses(writes: readonly string[], ctx: MemoryTierContext): string {
   const classes = new Set<string>();
   for (const w of writes) {
     const d = judgeWrite(resolvedOf(w, ctx.projectRoot), ctx);
@@ -88,7 +89,7 @@ export function sameShape(
   return x.every((w, i) => w === y[i] || (isPlainValue(w) && isPlainValue(y[i]!) && swappable(w, y[i]!)));
 }
 
-function judgeSimilar(ctx: CascadeContext): Decision | undefined {
+function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {
   const memory = ctx.memory;
   if (memory === undefined || memory.view.empty) return undefined;
   const subject = memory.subject();
@@ -120,4 +121,4 @@ function judgeSimilar(ctx: CascadeContext): Decision | undefined {
   );
 }
 
-export const jaccardTier: SyncTier = { name: 'jaccard', decide: judgeSimilar };
+export const jaccardTier: SyncTier<MemoryTierContext> = { name: 'jaccard', decide: judgeSimilar };

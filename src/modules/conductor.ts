@@ -5,7 +5,7 @@
  * `orchestration` group, calling from its own thread: a subagent's call (Claude Code's `agent_id`) is its
  * musician's and is judged with the musician role at the edge (engine.ts).
  */
-import type { CascadeContext } from '../core/tier.js';
+import type { ModuleTierContext } from './context.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import { delegationCount } from './machine.js';
 
@@ -14,12 +14,12 @@ const WORK_TOOLS = new Set(['Bash', 'WebFetch', 'WebSearch']);
 /** The tools that start a subagent (`Task` was renamed `Agent` in Claude Code 2.1.63). */
 const DELEGATION_TOOLS = new Set(['Task', 'Agent']);
 
-export function isConductor(ctx: Pick<CascadeContext, 'role' | 'call'>): boolean {
+export function isConductor(ctx: Pick<ModuleTierContext, 'role' | 'call'>): boolean {
   return ctx.role.role.group === 'orchestration' && ctx.call.agentId === undefined;
 }
 
 /** A write target outside the conductor's allow-list (`unknown` when the analysis cannot name one), or undefined. */
-export function writeOutsideAllowList(ctx: CascadeContext): string | undefined {
+export function writeOutsideAllowList(ctx: ModuleTierContext): string | undefined {
   const outside = (p: ResolvedPath): boolean => ctx.role.allowWrite.match(p) === undefined;
   const { call, shell } = ctx;
   if (call.action === 'write')
@@ -36,7 +36,7 @@ export function writeOutsideAllowList(ctx: CascadeContext): string | undefined {
 /** How this call counts for the delegation window: work, a delegation (resets it), or neither. */
 export type DelegationKind = 'work' | 'delegated' | undefined;
 
-export function delegationKind(ctx: CascadeContext): DelegationKind {
+export function delegationKind(ctx: ModuleTierContext): DelegationKind {
   if (!isConductor(ctx)) return undefined;
   const { call } = ctx;
   if (DELEGATION_TOOLS.has(call.tool))
@@ -51,7 +51,7 @@ export function delegationKind(ctx: CascadeContext): DelegationKind {
 }
 
 /** The position of this work call in the window (1 = the first), or undefined when the window does not apply. */
-export function delegationPosition(ctx: CascadeContext): number | undefined {
+export function delegationPosition(ctx: ModuleTierContext): number | undefined {
   const settings = ctx.policy.modules.delegation;
   const modules = ctx.modules;
   if (!settings.enabled || modules === undefined || modules.kind === 'tampered' || delegationKind(ctx) !== 'work')
@@ -65,7 +65,7 @@ export function windowText(ms: number): string {
 }
 
 /** The reminder the agent sees (additionalContext) from warn_at up to deny_at. */
-export function delegationReminder(ctx: CascadeContext): string | undefined {
+export function delegationReminder(ctx: ModuleTierContext): string | undefined {
   const position = delegationPosition(ctx);
   const settings = ctx.policy.modules.delegation;
   if (position === undefined || position < settings.warnAt || position >= settings.denyAt) return undefined;

@@ -8,12 +8,13 @@
  * else passes to the policy tiers.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { ModuleTierContext } from './context.js';
 import { delegationPosition, isConductor, ordinal, windowText, writeOutsideAllowList } from './conductor.js';
 import { shownId } from '../sanitize/ids.js';
 
 /** What the call writes, in words, or undefined when it writes nothing the shell analysis can see. */
-function writeOf(ctx: CascadeContext): string | undefined {
+function writeOf(ctx: ModuleTierContext): string | undefined {
   const { call, shell } = ctx;
   if (call.action === 'write') return `this ${call.tool} call`;
   if (call.action !== 'shell') return undefined;
@@ -23,7 +24,7 @@ function writeOf(ctx: CascadeContext): string | undefined {
 }
 
 /** hierarchy and delegation: only a conductor's calls (conductor.ts). */
-function judgeConductor(ctx: CascadeContext): Decision | undefined {
+function judgeConductor(ctx: ModuleTierContext): Decision | undefined {
   const { hierarchy, delegation } = ctx.policy.modules;
   if (!isConductor(ctx)) return undefined;
   if (hierarchy.enabled) {
@@ -50,7 +51,7 @@ function judgeConductor(ctx: CascadeContext): Decision | undefined {
   return undefined;
 }
 
-export const moduleTier: SyncTier = {
+export const moduleTier: SyncTier<ModuleTierContext> = {
   name: 'module',
   decide(ctx): Decision | undefined {
     const modules = ctx.modules;

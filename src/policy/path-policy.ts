@@ -4,7 +4,8 @@
  * path outside the project root gets the configured treatment; anything else passes on. A call touching
  * several paths gets the strictest answer, and is allowed only if every path is.
  */
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { PolicyContext } from './context.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { CompiledPattern } from './compiled.js';
@@ -20,7 +21,7 @@ function ruleOf(kind: string, pattern: CompiledPattern): { id: string; source: s
 }
 
 /** One path written by the session's role: also used for the write targets of shell commands. */
-export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+export function judgeWrite(path: ResolvedPath, ctx: PolicyContext): Decision | undefined {
   const { role, matchers, call } = ctx;
   const name = role.role.name;
   const sensitive = matchers.sensitiveWrite.match(path);
@@ -69,7 +70,7 @@ export function judgeWrite(path: ResolvedPath, ctx: CascadeContext): Decision | 
  * -r, tar, rsync, Grep/Glob over a directory) — a directory that holds credentials somewhere below it (`~`,
  * `/`). Shared by the file tools and the read targets of shell commands.
  */
-export function judgeSensitiveRead(path: ResolvedPath, ctx: CascadeContext, recursive: boolean): Decision | undefined {
+export function judgeSensitiveRead(path: ResolvedPath, ctx: PolicyContext, recursive: boolean): Decision | undefined {
   const sensitive = ctx.matchers.sensitiveRead.match(path);
   if (sensitive !== undefined) {
     return decision(
@@ -104,7 +105,7 @@ export function judgeSensitiveRead(path: ResolvedPath, ctx: CascadeContext, recu
 }
 
 /** The private directories hookwise keeps its state in, when the path is inside one of them. */
-function ownState(path: ResolvedPath, ctx: CascadeContext): string | undefined {
+function ownState(path: ResolvedPath, ctx: PolicyContext): string | undefined {
   for (const dir of ctx.hookwiseDirs ?? []) {
     if (path.absolute === dir || path.absolute.startsWith(`${dir}/`)) return dir;
   }
@@ -114,7 +115,7 @@ function ownState(path: ResolvedPath, ctx: CascadeContext): string | undefined {
 const basesCache = new WeakMap<object, Map<string, string[]>>();
 
 /** The fixed directories (and files) that absolute sensitive read patterns start from: `~/.ssh/**` → ~/.ssh. */
-function sensitiveBases(ctx: CascadeContext): string[] {
+function sensitiveBases(ctx: PolicyContext): string[] {
   let byHome = basesCache.get(ctx.policy);
   if (byHome === undefined) basesCache.set(ctx.policy, (byHome = new Map()));
   let bases = byHome.get(ctx.home);
@@ -135,7 +136,7 @@ function sensitiveBases(ctx: CascadeContext): string[] {
 
 const RECURSIVE_READ_TOOLS = new Set(['Grep', 'Glob']);
 
-function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+function judgeRead(path: ResolvedPath, ctx: PolicyContext): Decision | undefined {
   const { role } = ctx;
   const sensitive = judgeSensitiveRead(path, ctx, RECURSIVE_READ_TOOLS.has(ctx.call.tool));
   if (sensitive !== undefined) return { ...sensitive, reason: `reading ${sensitive.reason}` };
@@ -159,7 +160,7 @@ function judgeRead(path: ResolvedPath, ctx: CascadeContext): Decision | undefine
  * write there that deletes or overwrites (data-loss.ts) to a human. Never inside the home directory (a
  * home under /tmp stays home).
  */
-function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeContext): Decision | undefined {
+function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: PolicyContext): Decision | undefined {
   const verdict = ctx.policy.outsideRoot[access];
   if (
     access === 'write' &&
@@ -189,7 +190,7 @@ function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: CascadeC
   );
 }
 
-export const pathPolicyTier: SyncTier = {
+export const pathPolicyTier: SyncTier<PolicyContext> = {
   name: 'path-policy',
   decide(ctx) {
     const { call, paths } = ctx;

@@ -55,6 +55,11 @@ export interface PreconditionRunner {
   run(request: PreconditionRequest): PreconditionOutcome;
 }
 
+/** The rules tier's port in the cascade's context (injected; absent: spawn with a timeout). */
+export interface PreconditionContext {
+  ports?: { precondition?: PreconditionRunner };
+}
+
 export const PRECONDITION_TIMEOUT_MS = 2000;
 /** More output than this is not a verdict: fail (→ ask) rather than buffer it. */
 const MAX_OUTPUT_BYTES = 64 * 1024;

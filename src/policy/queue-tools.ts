@@ -13,7 +13,7 @@
  * Classify, then decide: the tool's kind, then the verdict by the role's group.
  */
 import { decision, type Decision } from '../core/decision.js';
-import type { CascadeContext } from '../core/tier.js';
+import type { PolicyContext } from './context.js';
 
 export const QUEUE_TOOLS = ['pending_requests', 'answer_request'] as const;
 export type QueueTool = (typeof QUEUE_TOOLS)[number];
@@ -35,7 +35,7 @@ export const WORKER_MAY_NOT_ANSWER =
 export const WORKER_MAY_NOT_LIST =
   'hookwise’s pending_requests tool is the lead session’s (registered in an orchestration role, e.g. conductor); `hookwise queue` shows what waits';
 
-export function judgeQueueTool(ctx: CascadeContext): Decision | undefined {
+export function judgeQueueTool(ctx: PolicyContext): Decision | undefined {
   const tool = queueToolOf(ctx.call.tool);
   if (tool === undefined) return undefined;
   const role = ctx.role.role;

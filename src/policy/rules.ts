@@ -43,7 +43,8 @@
  * with a timeout). A script is not run when its answer could not change the outcome (a pack already
  * denies the segment).
  */
-import type { CascadeContext, CascadePorts, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { PolicyContext } from './context.js';
 import { assertNever } from '../core/errors.js';
 import { decision, stricter, type Decision, type RuleRef } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -51,22 +52,24 @@ import type { Segment } from '../shell/types.js';
 import type { CompiledBashRule, CompiledPolicy, CompiledToolRule } from './compiled.js';
 import { firstWord, shortText } from './packs/argv.js';
 import { branchGlobMatches, PACKS, packRuleId, type Pack, type PackEnv } from './packs/index.js';
-import { spawnPreconditionRunner, type PreconditionRunner } from './precondition.js';
+import { spawnPreconditionRunner, type PreconditionContext, type PreconditionRunner } from './precondition.js';
 import { compileRe2, type RE2 } from '../util/re2.js';
 
 /** What judging a command needs beyond its segments: plain data plus the injected ports. */
-export interface RulesContext {
+export interface RulesContext extends PreconditionContext {
   call: ToolCall;
   policy: CompiledPolicy;
   /** The session's role (given to precondition scripts). */
   roleName: string;
   projectRoot: string;
   home: string;
-  ports?: CascadePorts;
 }
 
 /** Build a RulesContext from the cascade's context and where the project and home are. */
-export function rulesContextOf(ctx: CascadeContext, where: { projectRoot: string; home: string }): RulesContext {
+export function rulesContextOf(
+  ctx: PolicyContext & PreconditionContext,
+  where: { projectRoot: string; home: string },
+): RulesContext {
   const out: RulesContext = {
     call: ctx.call,
     policy: ctx.policy,
@@ -195,7 +198,7 @@ export function judgeTool(call: ToolCall, policy: CompiledPolicy): Decision | un
   return stricter(first(m.userTools), first(m.projectTools));
 }
 
-export const rulesTier: SyncTier = {
+export const rulesTier: SyncTier<PolicyContext> = {
   name: 'rules',
   decide(ctx) {
     return judgeTool(ctx.call, ctx.policy);

@@ -3,10 +3,11 @@
  * own MCP tools (the queue) only for the lead session (queue-tools.ts).
  */
 import type { SyncTier } from '../core/tier.js';
+import type { PolicyContext } from './context.js';
 import { decision } from '../core/decision.js';
 import { judgeQueueTool } from './queue-tools.js';
 
-export const toolPolicyTier: SyncTier = {
+export const toolPolicyTier: SyncTier<PolicyContext> = {
   name: 'tool-policy',
   decide(ctx) {
     if (ctx.call.action !== 'other') return undefined;

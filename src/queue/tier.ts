@@ -14,7 +14,8 @@
  */
 import { supervisionIn, type Supervision } from '../audit/supervisor-log.js';
 import { decision, type Decision, type TierName } from '../core/decision.js';
-import type { CascadeContext } from '../core/tier.js';
+import type { PolicyContext } from '../policy/context.js';
+import type { SupervisionContext } from '../supervisor/backend.js';
 import type { CallSubject } from '../memory/subject.js';
 import { shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
@@ -50,7 +51,7 @@ export interface HumanOutcome {
 }
 
 export interface HumanInputs {
-  ctx: CascadeContext;
+  ctx: PolicyContext & SupervisionContext;
   asked: Decision;
   human: HumanPort;
   subject: CallSubject | undefined;

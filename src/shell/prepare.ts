@@ -28,6 +28,11 @@ export interface PreparedShell {
   reads: (ResolvedPath | null)[];
 }
 
+/** The slice of the cascade's context a shell call adds: its analysis, prepared at the edge. */
+export interface ShellContext {
+  shell?: PreparedShell;
+}
+
 const NO_EFFECTS: CommandEffects = { segments: [], reads: [], links: [] };
 
 /** `$VAR`, `$(…)`, backticks: the path is decided at run time. A glob alone is judged as written. */

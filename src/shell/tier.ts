@@ -16,14 +16,19 @@
  *   - across segments the strictest wins; the command is allowed only if every segment is. Anything
  *     left undecided passes to the later tiers (and, in the end, a human).
  */
-import type { CascadeContext, SyncTier } from '../core/tier.js';
+import type { SyncTier } from '../core/tier.js';
+import type { PolicyContext } from '../policy/context.js';
+import type { PreconditionContext } from '../policy/precondition.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
 import { shortText } from '../policy/packs/argv.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from './data-loss.js';
-import type { PreparedShell } from './prepare.js';
+import type { PreparedShell, ShellContext } from './prepare.js';
 import type { Segment } from './types.js';
+
+/** What the shell tier reads: the call and policy, the prepared analysis, the rules' precondition port. */
+export type ShellTierContext = PolicyContext & ShellContext & PreconditionContext;
 
 /** Commands whose whole effect is on their write targets. */
 const FILE_COMMANDS = new Set([
@@ -45,7 +50,7 @@ function prefixed(d: Decision, text: string, many: boolean): Decision {
   return many ? { ...d, reason: `in \`${text.length > 80 ? `${text.slice(0, 77)}…` : text}\`: ${d.reason}` } : d;
 }
 
-export function judgeShell(ctx: CascadeContext): Decision | undefined {
+export function judgeShell(ctx: ShellTierContext): Decision | undefined {
   const shell = ctx.shell;
   if (ctx.call.action !== 'shell' || shell === undefined) return undefined;
   if (!shell.parse.ok) {
@@ -126,7 +131,7 @@ export function judgeShell(ctx: CascadeContext): Decision | undefined {
  * the exfiltration check.
  */
 function effectsVerdict(
-  ctx: CascadeContext,
+  ctx: ShellTierContext,
   shell: PreparedShell,
   index: number,
 ): { decision: Decision | undefined; secret: boolean } | undefined {
@@ -198,4 +203,4 @@ function pipedInto(segments: readonly Segment[], from: number, to: number): bool
   return segments[to]!.depth === depth;
 }
 
-export const shellTier: SyncTier = { name: 'shell', decide: judgeShell };
+export const shellTier: SyncTier<ShellTierContext> = { name: 'shell', decide: judgeShell };

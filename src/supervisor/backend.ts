@@ -78,6 +78,27 @@ export interface SupervisorFailure {
 
 export type SupervisorOutcome = SupervisorAnswer | SupervisorFailure;
 
+/**
+ * Tier 3's port: reviews a sanitized request. The engine adds what it reads at the edge (the session's task
+ * and prompt file) and keeps the backend warm in a daemon; in a hook process the backend (and the SDK under
+ * it) is loaded only when a call reaches this tier. Never rejects: a failure is an outcome.
+ */
+export interface SupervisorPort {
+  review(request: SupervisorRequest): Promise<SupervisorOutcome>;
+}
+
+/** The slice of the cascade's context tier 3 reads and writes. */
+export interface SupervisionContext {
+  /** Tier 3's port to the configured supervisor (engine-provided; absent: the tier passes). */
+  supervisor?: SupervisorPort;
+  /**
+   * Written by tier 3 when it passes a call on (an answer below the confidence threshold, or a failure), for
+   * the tiers after it: the human queue shows the recommendation, the final ask says why the supervisor did
+   * not decide. The one field a tier writes: everything else in the context is input.
+   */
+  supervision?: SupervisorOutcome;
+}
+
 export interface SupervisorBackend {
   readonly name: SupervisorBackendName;
   /** Never rejects: every failure is a SupervisorFailure. `signal`: the call's caller went away (a waiting backend stops). */

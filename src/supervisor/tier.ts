@@ -17,7 +17,9 @@
  * the I/O at the edge (engine/supervise.ts).
  */
 import { decision, TIERS, type Decision, type Verdict } from '../core/decision.js';
-import type { CascadeContext, Tier } from '../core/tier.js';
+import type { Tier } from '../core/tier.js';
+import type { EmbeddingContext } from '../embed/port.js';
+import type { MemoryTierContext } from '../memory/context.js';
 import { ANY_ROLE } from '../memory/store.js';
 import { tokenize } from '../memory/tokens.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
@@ -29,21 +31,28 @@ import type {
   SupervisorAnswer,
   SupervisorOutcome,
   SupervisorRequest,
+  SupervisionContext,
 } from './backend.js';
+
+/** What tier 3 reads: memory's slice (the subject, the neighbours' records), tier 2b's port, its own slice. */
+export type SupervisorTierContext = MemoryTierContext & EmbeddingContext & SupervisionContext;
 
 /** Remembered calls at least this similar are shown to the supervisor as neighbours (below tier 2a's threshold too). */
 export const NEIGHBOUR_THRESHOLD = 0.3;
 export const MAX_NEIGHBOURS = 5;
 const MAX_PATHS = 32;
 
-function supervise(ctx: CascadeContext): Promise<Decision | undefined> | undefined {
+function supervise(ctx: SupervisorTierContext): Promise<Decision | undefined> | undefined {
   const settings = ctx.policy.supervisor;
   // Off (the default), or no port (a context built without one): synchronous, so the cascade stays so.
   if (settings === undefined || settings.backend === 'off' || ctx.supervisor === undefined) return undefined;
   return reviewed(ctx, ctx.supervisor.review(supervisorRequest(ctx)));
 }
 
-async function reviewed(ctx: CascadeContext, pending: Promise<SupervisorOutcome>): Promise<Decision | undefined> {
+async function reviewed(
+  ctx: SupervisorTierContext,
+  pending: Promise<SupervisorOutcome>,
+): Promise<Decision | undefined> {
   let outcome: SupervisorOutcome;
   try {
     outcome = await pending;
@@ -86,7 +95,7 @@ export function supervisionNote(outcome: SupervisorOutcome, threshold: number): 
 }
 
 /** The request: the call, the role and its path policy, what passed, the nearest remembered decisions. All sanitized. */
-export function supervisorRequest(ctx: CascadeContext): SupervisorRequest {
+export function supervisorRequest(ctx: SupervisorTierContext): SupervisorRequest {
   const { call, role } = ctx;
   const subject = ctx.memory?.subject();
   const text = subject?.text ?? sanitizeCall(call).text;
@@ -112,12 +121,12 @@ export function supervisorRequest(ctx: CascadeContext): SupervisorRequest {
 }
 
 /** Every tier before this one, in cascade order (TIERS is that order); the embedding tier only where it ran. */
-function passedTiers(ctx: CascadeContext): string[] {
+function passedTiers(ctx: SupervisorTierContext): string[] {
   const from = TIERS.indexOf('module');
   return TIERS.slice(from, TIERS.indexOf('supervisor')).filter((t) => t !== 'embedding' || ctx.embedding !== undefined);
 }
 
-function requestPaths(ctx: CascadeContext, writes: readonly Sanitized[] | undefined): RequestPath[] {
+function requestPaths(ctx: SupervisorTierContext, writes: readonly Sanitized[] | undefined): RequestPath[] {
   const inProject = (p: string): boolean => p === ctx.projectRoot || p.startsWith(`${ctx.projectRoot}/`);
   const out: RequestPath[] = [];
   const seen = new Set<string>();
@@ -135,7 +144,7 @@ function requestPaths(ctx: CascadeContext, writes: readonly Sanitized[] | undefi
 }
 
 /** The nearest remembered calls of the same tool, for this role or every role, best first. */
-function neighbours(ctx: CascadeContext): RequestNeighbour[] {
+function neighbours(ctx: SupervisorTierContext): RequestNeighbour[] {
   const memory = ctx.memory;
   if (memory === undefined || memory.view.empty) return [];
   const subject = memory.subject();

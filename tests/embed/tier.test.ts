@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmbeddingMatch, EmbeddingPort } from '../../src/core/tier.js';
+import type { EmbeddingMatch, EmbeddingPort } from '../../src/embed/port.js';
 import type { EngineOptions } from '../../src/engine/engine.js';
 import { loadScope } from '../../src/memory/store.js';
 import { makeProject, type TestProject } from '../support/project.js';

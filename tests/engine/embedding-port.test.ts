@@ -1,6 +1,6 @@
 /** The engine asks its embedding supplier (the daemon's pool) for a port per decision, for the call's project and session. */
 import { describe, expect, it } from 'vitest';
-import type { EmbeddingPort } from '../../src/core/tier.js';
+import type { EmbeddingPort } from '../../src/embed/port.js';
 import { Engine, type EmbeddingSupplier } from '../../src/engine/engine.js';
 import { InProcessEmbedding } from '../../src/embed/in-process.js';
 import { loadEmbedder } from '../../src/embed/model.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Decision, Verdict } from '../../src/core/decision.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { compilePolicy } from '../../src/policy/compile.js';
-import type { CascadeContext } from '../../src/core/tier.js';
+import type { CascadeContext } from '../../src/engine/context.js';
 import { matchersFor, type CompiledPolicy } from '../../src/policy/compiled.js';
 import { loadConfig } from '../../src/policy/config.js';
 import { configFiles } from '../../src/policy/files.js';

@@ -1,7 +1,7 @@
 /** Tier 4's entry point (src/queue/tier.ts) with a scripted port: what it queues, and how each outcome decides. */
 import { describe, expect, it } from 'vitest';
 import { decision, type Decision } from '../../src/core/decision.js';
-import type { CascadeContext } from '../../src/core/tier.js';
+import type { CascadeContext } from '../../src/engine/context.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { askHuman, requestFor, TIMEOUT_REASON } from '../../src/queue/tier.js';
 import type { HumanPort, PendingRequest, WaitOutcome } from '../../src/queue/types.js';
