@@ -12,7 +12,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadShellParser, parseCommand } from '../src/shell/parse.js';
+import { parseCommand } from '../src/shell/parse.js';
+import { loadShellParser } from '../src/shell/syntax.js';
 import { writeTargets } from '../src/shell/writes.js';
 import { packageRoot } from '../src/util/package-root.js';
 

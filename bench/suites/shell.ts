@@ -9,7 +9,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
+import { parseCommand } from '../../src/shell/parse.js';
+import { loadShellParser } from '../../src/shell/syntax.js';
 import { writeTargets } from '../../src/shell/writes.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { runInProcess } from '../in-process.js';

@@ -11,11 +11,10 @@ export {
   DEFAULT_MAX_NODES,
   DEFAULT_MAX_SHELL_DEPTH,
   DEFAULT_MAX_PARSE_STEPS,
-  isShellParserLoaded,
-  loadShellParser,
   parseCommand,
   type ParseOptions,
 } from './parse.js';
+export { isShellParserLoaded, loadShellParser } from './syntax.js';
 export { WRITE_COMMANDS, writeTargets } from './writes.js';
 export { analyzeEffects } from './effects.js';
 export type * from './effects.js';

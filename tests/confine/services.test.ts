@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { serviceEffect } from '../../src/confine/services.js';
-import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
+import { parseCommand } from '../../src/shell/parse.js';
+import { loadShellParser } from '../../src/shell/syntax.js';
 
 function effectsOf(command: string): (string | undefined)[] {
   loadShellParser();

@@ -10,7 +10,8 @@
  * The seed corpus is our own (not the shared corpora): one command per construct the parser handles.
  */
 import { describe, expect, it } from 'vitest';
-import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
+import { parseCommand } from '../../src/shell/parse.js';
+import { loadShellParser } from '../../src/shell/syntax.js';
 import { SEGMENT_CONTEXTS, type ParseResult } from '../../src/shell/types.js';
 import { analyzeEffects } from '../../src/shell/effects.js';
 import { writeTargets } from '../../src/shell/writes.js';

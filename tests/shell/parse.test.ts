@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadShellParser, parseCommand } from '../../src/shell/parse.js';
+import { parseCommand } from '../../src/shell/parse.js';
+import { loadShellParser } from '../../src/shell/syntax.js';
 import { commands, segments, unparseable } from './helpers.js';
 
 describe('loading', () => {
