@@ -7,7 +7,7 @@
 import { HookwiseError } from '../core/errors.js';
 import { breakerReset, breakerStatus, safemodeStatus } from '../modules/machine.js';
 import { readModuleState, updateModuleState, type ReadState } from '../modules/state-file.js';
-import { DEFAULT_BREAKER_THRESHOLD } from '../policy/config.js';
+import { DEFAULT_BREAKER_THRESHOLD } from '../policy/config-types.js';
 import { shownId } from '../sanitize/ids.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';

@@ -15,7 +15,7 @@ import type { SupervisorPort } from '../supervisor/backend.js';
 import { resolvePath } from '../paths/canonical.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { matchersFor } from '../policy/compiled.js';
-import type { SupervisorSettings } from '../policy/config.js';
+import type { SupervisorSettings } from '../policy/config-types.js';
 import { sanitize } from '../sanitize/index.js';
 import type { SessionRecord } from '../session/registry.js';
 import type { SupervisorBackend, SupervisorOutcome, SupervisorRequest } from '../supervisor/backend.js';

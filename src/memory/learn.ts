@@ -28,7 +28,7 @@ import { readdirSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:f
 import { join } from 'node:path';
 import type { Decision, Verdict } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
-import type { MemorySettings } from '../policy/config.js';
+import type { MemorySettings } from '../policy/config-types.js';
 import { idFileKey, shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { CompiledBashRule, CompiledPattern, CompiledPolicy, CompiledRules, MatchKind } from './compiled.js';
-import type { EffectiveConfig, PatternSpec } from './config.js';
+import type { EffectiveConfig, PatternSpec } from './config-types.js';
 import { anchored } from '../util/re2.js';
 import type { BashRuleSpec, EffectiveRules } from './rules-config.js';
 import type { Diagnostic } from './schema.js';

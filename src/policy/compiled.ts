@@ -19,7 +19,7 @@ import type {
   MemorySettings,
   ModuleSettings,
   SupervisorSettings,
-} from './config.js';
+} from './config-types.js';
 
 /**
  * How a pattern is matched. Most policy globs have a simple shape that a string comparison decides

@@ -14,7 +14,7 @@ import { overrideKey, overrideSubject } from '../memory/overrides.js';
 import { appendRecords, type DecisionRecord, type StoreTarget } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
 import { isFileTool } from '../memory/view.js';
-import type { MemorySettings } from '../policy/config.js';
+import type { MemorySettings } from '../policy/config-types.js';
 import { sanitizeCall } from '../sanitize/call.js';
 import { shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';

@@ -7,7 +7,7 @@ import { rememberHumanAnswer } from '../../src/queue/remember.js';
 import type { HumanAnswered } from '../../src/queue/tier.js';
 import { ensurePrivateDir } from '../../src/util/fs-safe.js';
 import { locations } from '../../src/util/locations.js';
-import type { MemorySettings } from '../../src/policy/config.js';
+import type { MemorySettings } from '../../src/policy/config-types.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { subjectFor, targetOf } from '../support/memory.js';
 

@@ -1,7 +1,7 @@
 /** `hookwise doctor`'s supervisor line: credentials named (never shown), where the agent backend's answers come from. */
 import { expect, it } from 'vitest';
 import { supervisorCheck } from '../../src/cli/doctor.js';
-import { DEFAULT_SUPERVISOR, type SupervisorSettings } from '../../src/policy/config.js';
+import { DEFAULT_SUPERVISOR, type SupervisorSettings } from '../../src/policy/config-types.js';
 
 const settings = (over: Partial<SupervisorSettings>): SupervisorSettings => ({
   ...DEFAULT_SUPERVISOR,
