@@ -1,0 +1,85 @@
+/**
+ * The audit log's line for a decided tool call (audit/log.ts): sanitized input, paths and project, the
+ * verdict and who decided, the latency, and tier 3's answer when it gave one.
+ */
+import { appendAudit, type AuditSupervision } from '../audit/log.js';
+import type { Decision } from '../core/decision.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { CompiledPolicy } from '../policy/compiled.js';
+import { sanitizeCall } from '../sanitize/call.js';
+import { shownId } from '../sanitize/ids.js';
+import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { fnv1a64 } from '../util/hash.js';
+import type { Locations } from '../util/locations.js';
+import { supervisorName } from './supervise.js';
+
+export function audit(
+  where: Locations,
+  policy: CompiledPolicy | undefined,
+  call: ToolCall,
+  d: Decision,
+  role: string | null,
+  started: bigint,
+  projectRoot?: string,
+): void {
+  const sanitized = sanitizeCall(call);
+  appendAudit(
+    where.runtimeDir,
+    {
+      ts: new Date().toISOString(),
+      session: shownId(call.sessionId),
+      role,
+      host: call.host,
+      tool: shownId(call.tool),
+      verdict: d.verdict,
+      tier: d.tier,
+      rule: d.rule?.id ?? null,
+      // hrtime, not performance.now(): the first use of `performance` loads perf_hooks (~2 ms).
+      latency_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      paths: call.paths.map((p): Sanitized => sanitize(p).text),
+      input: sanitized.text,
+      secrets: sanitized.findings,
+      input_hash: inputHash(call.input),
+      ...(projectRoot === undefined ? {} : { project: sanitize(projectRoot).text }),
+      ...auditSupervision(d, policy),
+    },
+    policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
+  );
+}
+
+/** Tier 3's answer for the audit log: the decision it made, or the recommendation it left (its reason sanitized again). */
+function auditSupervision(d: Decision, policy: CompiledPolicy | undefined): { supervisor?: AuditSupervision } {
+  if (d.tier === 'supervisor') {
+    const by = d.rule?.id.replace(/^supervisor:/, '') ?? 'supervisor';
+    return {
+      supervisor: { decision: d.verdict, confidence: d.confidence, reason: sanitize(d.reason).text, by, decided: true },
+    };
+  }
+  const r = d.recommendation;
+  const by = policy === undefined ? 'supervisor' : supervisorName(policy.supervisor);
+  return r === undefined
+    ? {}
+    : {
+        supervisor: {
+          decision: r.decision,
+          confidence: r.confidence,
+          reason: sanitize(r.reason).text,
+          by,
+          decided: false,
+        },
+      };
+}
+
+/** Correlates repeats without storing the input; bounded so a 10 MB Write does not cost a 10 MB hash. */
+function inputHash(input: Record<string, unknown>): string {
+  const text = JSON.stringify(input);
+  return fnv1a64(text.length > 65536 ? `${text.length}:${text.slice(0, 32768)}${text.slice(-32768)}` : text);
+}
+
+export function tryAudit(where: Locations, call: ToolCall, d: Decision, started: bigint): void {
+  try {
+    audit(where, undefined, call, d, null, started);
+  } catch {
+    // The decision (deny) stands whether or not it could be logged; the reason is already on stderr.
+  }
+}

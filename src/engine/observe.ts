@@ -1,0 +1,76 @@
+/**
+ * Observing a finished tool call (a post-tool event): what memory learns from the host's outcome (an ask
+ * answered at the host's prompt, a walls hit of a confined run: memory/learn.ts), and the circuit breaker's
+ * count of consecutive failures. Nothing here gates: the tool already ran.
+ */
+import { lstatSync } from 'node:fs';
+import { describeError } from '../core/errors.js';
+import type { HookEvent, ToolCall, ToolOutcome } from '../core/tool-call.js';
+import type { HostAdapter } from '../hosts/adapter.js';
+import { learnFromHost } from '../memory/learn.js';
+import { breakerFailure, breakerSuccess } from '../modules/machine.js';
+import { errorSignature } from '../modules/signature.js';
+import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
+import { findProjectRoot } from '../paths/canonical.js';
+import type { Locations } from '../util/locations.js';
+import type { CheckResult, EnginePorts } from './ports.js';
+
+type PostToolEvent = Extract<HookEvent, { kind: 'post-tool' }>;
+
+/** A post-tool event: learn from the outcome, then count it for the circuit breaker. The entry point of this module. */
+export async function observeToolResult(
+  ports: EnginePorts,
+  event: PostToolEvent,
+  adapter: HostAdapter,
+): Promise<CheckResult> {
+  const out = learnAfterTool(ports.where, event.call, adapter, event.outcome);
+  await breakerAfterTool(ports, event, out);
+  return out;
+}
+
+function learnAfterTool(
+  where: Locations,
+  call: ToolCall,
+  adapter: HostAdapter,
+  outcome: ToolOutcome | undefined,
+): CheckResult {
+  const out: CheckResult = adapter.renderNothing();
+  try {
+    learnFromHost(call, where, outcome);
+  } catch (error) {
+    out.stderr = `hookwise: could not learn from this call: ${describeError(error)}\n`;
+  }
+  return out;
+}
+
+/**
+ * The circuit breaker's input: a failed run (PostToolUseFailure) counts, reduced to its error signature
+ * (only the kind is stored, never the output); a successful one ends a run of consecutive failures. The
+ * policy is loaded only for a failure, and the state file touched on success only when it exists. A
+ * failure to record is reported on stderr; the tool already ran, so there is nothing to block.
+ */
+async function breakerAfterTool(
+  ports: Pick<EnginePorts, 'where' | 'policyFor'>,
+  event: PostToolEvent,
+  out: CheckResult,
+): Promise<void> {
+  const { call } = event;
+  const failed = event.outcome?.failed ?? event.hostEvent === 'PostToolUseFailure';
+  try {
+    if (!failed) {
+      if (lstatSync(moduleStateFile(ports.where.runtimeDir, call.sessionId), { throwIfNoEntry: false }) === undefined)
+        return;
+      const read = readModuleState(ports.where, call.sessionId);
+      if (read.kind === 'valid' && read.state.breaker.consecutive > 0)
+        updateModuleState(ports.where, call.sessionId, breakerSuccess);
+      return;
+    }
+    const policy = await ports.policyFor(findProjectRoot(call.cwd));
+    const breaker = policy.modules.circuitBreaker;
+    if (!breaker.enabled) return;
+    const signature = errorSignature(event.outcome?.output ?? '');
+    updateModuleState(ports.where, call.sessionId, (state) => breakerFailure(state, signature, breaker.threshold));
+  } catch (error) {
+    out.stderr = `${out.stderr ?? ''}hookwise: circuit breaker: could not record this result: ${describeError(error)}\n`;
+  }
+}
