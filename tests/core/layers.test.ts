@@ -1,15 +1,23 @@
 /**
- * The ground knows no tier: a file under src/core imports only from src/core and src/util (and Node's
- * built-ins) — type imports included, since they tie the design just the same. Tiers declare the slice of
- * context they read beside their code; the engine composes them (src/engine/context.ts).
+ * The layers hold (docs/architecture.md): the ground (src/core, src/util) knows no tier — a tier declares the
+ * slice of context it reads beside its code and the engine composes them (src/engine/context.ts); the domain
+ * (sanitize, shell, the tiers' folders, …) imports neither the engine nor the edges; only the CLI and the
+ * daemon import the engine; only the engine and the edges know a host's JSON. Type imports, re-exports and
+ * import() count: they tie the design just the same.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
-const CORE = join(SRC, 'core');
-const ALLOWED = [CORE, join(SRC, 'util')];
+const GROUND = new Set(['core', 'util']);
+const EDGES = new Set(['hosts', 'daemon', 'mcp', 'cli']);
+/** Who may import a folder, where that is restricted (a folder not listed: anyone the other rules allow). */
+const IMPORTED_ONLY_BY: Record<string, ReadonlySet<string>> = {
+  engine: new Set(['engine', 'cli', 'daemon']),
+  hosts: new Set(['hosts', 'engine', 'daemon', 'cli']),
+  cli: new Set(['cli']),
+};
 
 /** Every module specifier a TypeScript source names: import/export … from, side-effect imports, import(). */
 function specifiers(source: string): string[] {
@@ -20,14 +28,28 @@ function specifiers(source: string): string[] {
   return out;
 }
 
-/** The specifiers of a file under `dir` that reach outside the allowed folders (relative, or a package). */
-function outsideImports(file: string, source: string): string[] {
-  return specifiers(source).filter((spec) => {
-    if (spec.startsWith('node:')) return false;
-    if (!spec.startsWith('.')) return true;
-    const target = resolve(dirname(file), spec);
-    return !ALLOWED.some((dir) => target === dir || target.startsWith(dir + '/'));
-  });
+/** The top-level folder of src a path is in ('' for a file at src's top, undefined outside src). */
+function folderOf(path: string): string | undefined {
+  const rel = relative(SRC, path);
+  if (rel.startsWith('..')) return undefined;
+  const parts = rel.split(sep);
+  return parts.length > 1 ? parts[0]! : '';
+}
+
+/** What is wrong with one import of `file` (undefined: nothing). Packages and Node built-ins are not layers. */
+function violation(file: string, spec: string): string | undefined {
+  const from = folderOf(file);
+  if (from === undefined || !spec.startsWith('.')) return undefined;
+  const to = folderOf(resolve(dirname(file), spec));
+  // Only the CLI reaches outside src (`hookwise bench` runs bench/).
+  if (to === undefined) return EDGES.has(from) ? undefined : `imports from outside src (${spec})`;
+  if (to === from) return undefined;
+  if (GROUND.has(from) && !GROUND.has(to)) return `the ground imports from src/${to}`;
+  const domain = !GROUND.has(from) && !EDGES.has(from) && from !== 'engine';
+  if (domain && (to === 'engine' || EDGES.has(to))) return `the domain imports from src/${to}`;
+  const only = IMPORTED_ONLY_BY[to];
+  if (only !== undefined && !only.has(from)) return `src/${to} is imported only by ${[...only].join(', ')}`;
+  return undefined;
 }
 
 function tsFiles(dir: string): string[] {
@@ -36,12 +58,15 @@ function tsFiles(dir: string): string[] {
   );
 }
 
-describe('src/core', () => {
-  it('imports nothing from outside src/core and src/util', () => {
-    const files = tsFiles(CORE);
-    expect(files.length).toBeGreaterThan(0);
-    const found = files.flatMap((f) =>
-      outsideImports(f, readFileSync(f, 'utf8')).map((spec) => `${relative(SRC, f)} → ${spec}`),
+describe('the layers', () => {
+  it('every import in src keeps them', () => {
+    const files = tsFiles(SRC);
+    expect(files.some((f) => folderOf(f) === 'core')).toBe(true);
+    const found = files.flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8')).flatMap((spec) => {
+        const why = violation(file, spec);
+        return why === undefined ? [] : [`${relative(SRC, file)} → ${spec}: ${why}`];
+      }),
     );
     expect(found).toEqual([]);
   });
@@ -53,11 +78,36 @@ describe('src/core', () => {
     ["export * from '../embed/port.js';", ['../embed/port.js']],
     ["const m = await import('../supervisor/api.js');", ['../supervisor/api.js']],
     ["import '../hosts/claude.js';", ['../hosts/claude.js']],
-    ["import yaml from 'yaml';", ['yaml']],
-    ["import type { Decision } from './decision.js';", []],
-    ["import { writeFileAtomic } from '../util/fs-safe.js';", []],
-    ["import { join } from 'node:path';", []],
-  ])('the check sees %j', (source, expected) => {
-    expect(outsideImports(join(CORE, 'tier.ts'), source)).toEqual(expected);
+  ])('the scan sees %j', (source, expected) => {
+    expect(specifiers(source)).toEqual(expected);
+  });
+
+  it.each([
+    ['core/tier.ts', '../policy/compiled.js', 'the ground imports from src/policy'],
+    ['core/tier.ts', '../memory/context.js', 'the ground imports from src/memory'],
+    ['util/lru.ts', '../engine/engine.js', 'the ground imports from src/engine'],
+    ['core/tier.ts', '../../bench/run.js', 'imports from outside src (../../bench/run.js)'],
+    ['policy/rules.ts', '../engine/context.js', 'the domain imports from src/engine'],
+    ['memory/learn.ts', '../hosts/claude.js', 'the domain imports from src/hosts'],
+    ['shell/parse.ts', '../cli/program.js', 'the domain imports from src/cli'],
+    ['mcp/server.ts', '../engine/engine.js', 'src/engine is imported only by engine, cli, daemon'],
+    ['daemon/server.ts', '../cli/program.js', 'src/cli is imported only by cli'],
+  ])('%s importing %s breaks them: %s', (file, spec, why) => {
+    expect(violation(join(SRC, file), spec)).toBe(why);
+  });
+
+  it.each([
+    ['core/tier.ts', './decision.js'],
+    ['core/tier.ts', '../util/fs-safe.js'],
+    ['core/limits.ts', 'node:path'],
+    ['policy/rules.ts', '../core/tier.js'],
+    ['memory/learn.ts', '../session/registry.js'],
+    ['engine/cascade.ts', '../memory/exact-tier.js'],
+    ['daemon/server.ts', '../engine/engine.js'],
+    ['cli/check.ts', '../hosts/index.js'],
+    ['shell/syntax.ts', 'tree-sitter'],
+    ['cli/bench.ts', '../../bench/run.js'],
+  ])('%s may import %s', (file, spec) => {
+    expect(violation(join(SRC, file), spec)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Every command shown in a shell code block of README.md and docs/*.md runs as written, offline, against this
- * checkout's build — or is in SKIP below with the reason it cannot run here.
+ * Every command shown in a shell code block of README.md, CONTRIBUTING.md and docs/*.md runs as written, offline,
+ * against this checkout's build — or is in SKIP below with the reason it cannot run here.
  *
  * How a line becomes a command:
  *   - a trailing `# comment` goes; a line that is only a comment is not a command;
@@ -11,7 +11,8 @@
  *
  * Each document runs in its own sandbox (HOME, hookwise's config and runtime dirs, a project with `.git`), in
  * document order, so a `register` is there for the `status` after it. `cd DIR` on a line of its own moves the
- * following lines there. A command must exit 0 unless EXIT names the statuses its document says it has.
+ * following lines there. The contributor docs (IN_CHECKOUT) show commands a contributor runs in the checkout:
+ * they run there, with the sandbox's HOME and hookwise directories. A command must exit 0 unless EXIT names the statuses its document says it has.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,17 +24,27 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'hookwise.cjs');
 const DOCS = [
   'README.md',
+  'CONTRIBUTING.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`),
 ];
 
+/** Documents for contributors: their commands run in the checkout, not in the sandbox's project. */
+const IN_CHECKOUT = new Set(['CONTRIBUTING.md', 'docs/architecture.md']);
+
 /** Commands that cannot run here, as written in the docs (comment stripped), and why. */
 const SKIP: Record<string, string> = {
   'npm install':
     'needs the npm registry, and rebuilds dist/ under the tests running in parallel; it is the set-up this suite runs after',
   'npm test': 'runs this whole suite',
+  'HOOKWISE_SKIP_E2E=1 npm test': 'runs this whole suite (but the end-to-end tests)',
+  'npx tsc --noEmit': 'type-checks the whole repository, about a minute on two loaded CPUs; npm test runs it first',
+  'npm run lint':
+    'ESLint and the Prettier check over the whole repository, a minute or two on two loaded CPUs; npm test runs it first',
+  'npm run format':
+    'rewrites files in the checkout under the tests running in parallel; npm run lint checks the format',
   'npm run build': 'rebuilds dist/ under the tests running in parallel; npm test builds first',
   'npx hookwise bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
   'node dist/hookwise.cjs bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
@@ -186,7 +197,7 @@ describe('every command in the docs runs, or says why it cannot', () => {
         }
         // `npx hookwise` is shown for the checkout (README set-up): it resolves this package's own bin.
         const r = spawnSync('/bin/sh', ['-c', command], {
-          cwd: command.startsWith('npx ') ? ROOT : cwd,
+          cwd: command.startsWith('npx ') || IN_CHECKOUT.has(file) ? ROOT : cwd,
           env,
           encoding: 'utf8',
           timeout: 60_000,
