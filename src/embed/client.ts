@@ -72,7 +72,7 @@ export function defaultWorkerFile(): string {
   return join(packageRoot(), 'dist', 'embed.worker.cjs');
 }
 
-/** The engine's EmbeddingSupplier (engine/engine.ts) in the daemon. */
+/** The engine's EmbeddingSupplier (engine/ports.ts) in the daemon. */
 export class EmbeddingService {
   private pool: Piscina | undefined;
   private warm: Promise<Answers['warm']> | undefined;

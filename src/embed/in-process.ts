@@ -21,7 +21,7 @@ export class InProcessEmbedding {
     this.set = new IndexSet(places, embedder, log);
   }
 
-  /** The engine's EmbeddingSupplier (engine/engine.ts). */
+  /** The engine's EmbeddingSupplier (engine/ports.ts). */
   portFor(projectRoot: string, sessionId: string | undefined): EmbeddingPort {
     return {
       nearest: async (query) => {

@@ -1,7 +1,7 @@
 /**
  * One decision from prepared inputs: the session gate, then the cascade. Pure apart from path
  * canonicalization (which reads symlinks); the edge work — parsing a shell call, loading policy and
- * memory — is done by the engine (engine.ts) before this runs.
+ * memory — is done by the engine (decide.ts) before this runs.
  */
 import { decision, type Decision } from '../core/decision.js';
 import { delegationKind, delegationReminder } from '../modules/conductor.js';

@@ -3,7 +3,7 @@
  * `delegation` counts its work-tool calls in a sliding window (a reminder from warn_at, denied from deny_at
  * until it delegates through the Task/Agent tool). A conductor is a session whose role is in the
  * `orchestration` group, calling from its own thread: a subagent's call (Claude Code's `agent_id`) is its
- * musician's and is judged with the musician role at the edge (engine.ts).
+ * musician's and is judged with the musician role at the edge (engine/decide.ts).
  */
 import type { ModuleTierContext } from './context.js';
 import type { ResolvedPath } from '../core/tool-call.js';

@@ -1,6 +1,6 @@
 /**
  * The modules tier: the first step of the cascade (after the session gate and sanitizing, before path
- * policy). Pure: the session's module state was read and verified at the edge (engine.ts → state-file.ts)
+ * policy). Pure: the session's module state was read and verified at the edge (engine/decide.ts → state-file.ts)
  * and arrives in the context. It only ever denies. safemode and the circuit breaker deny edits and writes:
  * Write, Edit, MultiEdit, NotebookEdit (any tool whose action is `write`) and shell commands whose analysis
  * finds a write target — or that cannot be analysed (fail closed). hierarchy and delegation deny a
