@@ -3257,6 +3257,207 @@ const CLEAN_KINDS: Record<string, Maker[]> = {
   ],
 };
 
+// ── held-out rows for the classes of issue 30 ─────────────────────────────────────────────────────────────
+// Written before the sanitizer was changed for these classes and never tuned on: the figure on them is the
+// honest one for the fixes. Generated after every row above, so the older rows keep their values.
+
+const SCANNER_CLASS_SECRET_KINDS: Record<string, Maker[]> = {
+  'url-userinfo-holdout': [
+    (r) => {
+      const p = r.upw();
+      return S(
+        bash(
+          `docker run --rm -e PGURL=postgresql://analyst:${p}@warehouse.acme.internal:6432/dw?application_name=etl acme/etl:3`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const p = r.hex(32);
+      return S(`[remote "mirror"]\n\turl = https://${r.hex(10)}:${p}@git.acme.io/mirror/web.git\n`, p);
+    },
+    (r) => {
+      const p = r.upw();
+      return S(write('/srv/celery/settings.py', `BROKER = "amqps://worker:${p}@mq.acme.io:5671/jobs"\n`), p);
+    },
+    (r) => {
+      const p = r.an(18);
+      return S(`cache:\n  url: redis://:${p}@10.2.0.5:6379/3\n`, p);
+    },
+    (r) => {
+      const p = r.upw();
+      return S(bash(`curl -T release.tgz "ftp://publisher:${p}@ftp.acme.io/pub/releases/"`), p);
+    },
+    (r) => {
+      const p = r.an(22);
+      return S(`MYSQL_DSN=mysql://shop_rw:${p}@tcp-mysql.acme.internal:3307/shop?parseTime=true&loc=UTC`, p);
+    },
+  ],
+  'curl-user-quoted-holdout': [
+    (r) => {
+      const p = `${r.cap(r.word())}~${r.dig(2)}!${r.an(5)}`;
+      return S(bash(`curl -fsS --user "release-bot:${p}" -F file=@dist.zip https://upload.acme.io/api/files`), p);
+    },
+    (r) => {
+      const p = `${r.an(6)}!${r.an(6)}~`;
+      return S(bash(`curl -u 'svc:${p}' https://grafana.acme.io/api/dashboards/home`), p);
+    },
+    (r) => {
+      const p = r.pw();
+      return S(bash(`wget --http-password='${p}' --http-user=archiver https://archive.acme.io/2023.tar`), p);
+    },
+    (r) => {
+      const p = `${r.an(8)}#${r.dig(3)}`;
+      return S(bash(`curl --user="jenkins:${p}" -X POST https://ci.acme.io/job/deploy/build`), p);
+    },
+  ],
+  'auth-header-schemes-holdout': [
+    (r) => {
+      const c = b64(`${r.word()}:${r.pw()}`);
+      return S(bash(`curl -s -H 'Authorization: Basic ${c}' https://es.acme.io:9200/_cat/indices`), c);
+    },
+    (r) => {
+      const t = r.an(40);
+      return S(bash(`curl --header "Authorization: Token token=${t}" https://api.acme.io/v2/incidents`), t);
+    },
+    (r) => {
+      const t = r.b64u(48);
+      return S(
+        `HTTP request sent:\nPUT /objects/42 HTTP/1.1\nHost: store.acme.io\nAuthorization: Bearer ${t}\nContent-Length: 12\n`,
+        t,
+      );
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(
+        write('/tmp/headers.conf', `header = "Accept: application/json"\nheader = "Authorization: Token ${t}"\n`),
+        t,
+      );
+    },
+  ],
+  'k8s-secret-variants-holdout': [
+    (r) => {
+      const a = b64(r.pw());
+      return S(
+        `---\nkind: Secret\napiVersion: v1\nmetadata:\n\tname: smtp\n\tnamespace: mail\ndata:\n\tsmtp-password: ${a}\n`,
+        a,
+      );
+    },
+    (r) => {
+      const a = b64(r.an(30));
+      const b = b64(r.pw());
+      return S(
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: oauth\ndata:\n  # OAuth client\n  client-id: ${a}\n  # keep in sync with the IdP\n  client-secret: ${b}\n`,
+        a,
+        b,
+      );
+    },
+    (r) => {
+      const a = b64(r.pw());
+      return S(
+        JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ldap' }, data: { bindpw: a } }, null, 2),
+        a,
+      );
+    },
+    (r) => {
+      const t = r.an(36);
+      return S(
+        `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: a\n  stringData:\n    # note\n    webhook: ${t}\n`,
+        t,
+      );
+    },
+  ],
+  'sourcegraph-token-holdout': [
+    (r) => {
+      const t = `sgp_${r.hex(40)}`;
+      return S(bash(`SRC_ENDPOINT=https://sourcegraph.acme.io SRC_ACCESS_TOKEN=${t} src batch preview -f spec.yml`), t);
+    },
+    (r) => {
+      const t = `sgp_${r.hex(16)}_${r.hex(40)}`;
+      return S(write('/home/dev/.vscode/settings.json', `{\n  "sourcegraph.accessToken": "${t}"\n}\n`), t);
+    },
+    (r) => {
+      const t = `sgp_local_${r.hex(40)}`;
+      return S(`token=${t}`, t);
+    },
+  ],
+  'vendor-named-assignment-holdout': [
+    (r) => {
+      const t = r.uuid();
+      return S(`include common.mk\nSNYK_TOKEN ::= ${t}\n.PHONY: test\n`, t);
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(`ifeq ($(CI),)\n  SONAR_LOGIN ?= ${t}\nendif\n`, t);
+    },
+    (r) => {
+      const t = r.uuid();
+      return S(write('/srv/crm/config.toml', `[crm]\nhubspot_api_key = "${t}"\n`), t);
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(bash(`SONAR_LOGIN=${t} ./gradlew sonarqube`), t);
+    },
+    (r) => {
+      const t = r.uuid();
+      return S(`env:\n  HUBSPOT_DEV_KEY: ${t}\n`, t);
+    },
+    (r) => {
+      const t = r.an(32);
+      return S(`NPM_AUTH_TOKEN :::= ${t}`, t);
+    },
+  ],
+  'xml-config-value-holdout': [
+    (r) => {
+      const p = `${r.an(5)}%${r.an(2)}${r.dig(2)}`;
+      return S(
+        write(
+          '/home/dev/.nuget/NuGet/NuGet.Config',
+          `<configuration>\n  <packageSourceCredentials>\n    <github>\n      <add key="Username" value="dev" />\n      <add key="ClearTextPassword" value="${p}" />\n    </github>\n  </packageSourceCredentials>\n</configuration>\n`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const p = `%${r.an(4)}%${r.an(4)}%`;
+      return S(`<add key="ClearTextPassword" value="${p}" />`, p);
+    },
+    (r) => {
+      const t = r.an(28);
+      return S(`<add key="SmtpPassword" value="${t}" xdt:Transform="SetAttributes" xdt:Locator="Match(key)" />`, t);
+    },
+    (r) => {
+      const t = r.an(24);
+      return S(`<param value="${t}" name="apiToken" />`, t);
+    },
+  ],
+  'vendor-prefixed-id-holdout': [
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(bash(`export SUMO_ACCESS_ID=${id} SUMO_ACCESS_KEY=${r.an(64)} && terraform plan`), id);
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(`sumologic:\n  accessId: ${id}\n  endpoint: https://api.sumologic.com/api/\n`, id);
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(`SUMOLOGIC_ACCESS_ID="${id}"`, id);
+    },
+  ],
+};
+
+const SCANNER_CLASS_CLEAN_KINDS: Record<string, Maker[]> = {
+  'class-lookalikes-holdout': [
+    () => C(bash('curl -u "$JIRA_USER:$JIRA_TOKEN" https://acme.atlassian.net/rest/api/3/myself')),
+    () => C('SONAR_HOST_URL ?= https://sonar.acme.io\nSONAR_PROJECT := acme-web'),
+    () => C('<add key="ClearTextPassword" value="%FEED_PAT%" />'),
+    () => C('{"apiVersion": "v1", "kind": "ConfigMap", "data": {"theme": "dark"}}'),
+    () => C(bash('git remote set-url origin ssh://git@github.com/acme/web.git')),
+    () => C('Authorization: Bearer ${ACCESS_TOKEN}'),
+  ],
+};
+
 /** The held-out corpus: the same rows for the same seed. Throws if a listed secret is missing from its text. */
 export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   const r = new Rand(seed);
@@ -3276,5 +3477,7 @@ export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   };
   add('secret', SECRET_KINDS);
   add('clean', CLEAN_KINDS);
+  add('secret', SCANNER_CLASS_SECRET_KINDS);
+  add('clean', SCANNER_CLASS_CLEAN_KINDS);
   return rows;
 }

@@ -3057,13 +3057,479 @@ const CLEAN_KINDS: CleanKind[] = [
   },
 ];
 
+// ── classes an independent scanner's true positives showed (issue 30) ─────────────────────────────────
+// Written here, not copied from any scanner: each kind is a class of misses, each row a context an agent's
+// tool call really has. Generated after every row above (buildSecretCorpus), so adding them left the older
+// rows byte for byte as they were.
+
+/** A password with the punctuation people put in quoted shell words: `~`, `!`, `#`, `%`, `^`. */
+function punctuatedPassword(g: Gen): string {
+  return `${g.Word()}${g.pick(['~', '!', '#', '^', '%'])}${g.digits(3)}${g.pick(['!', '~', '*', '#'])}${g.str(g.int(4, 8), 'b62')}`;
+}
+const uuidV4 = (g: Gen): string => g.uuid();
+/** A legacy SonarQube token (40 hex); sonar.login / SONAR_LOGIN carried it before sq?_ tokens. */
+const sonarLegacy = (g: Gen): string => g.hex(40);
+/** Sumo Logic access id: `su` and 12 alphanumerics. */
+const sumoAccessId = (g: Gen): string => `su${g.str(12, 'b62')}`;
+const sumoAccessKey = (g: Gen): string => g.str(64, 'b62');
+
+const SCANNER_CLASS_KINDS: SecretKind[] = [
+  {
+    kind: 'url-userinfo',
+    doc: 'https://datatracker.ietf.org/doc/html/rfc3986#section-3.2.1 (userinfo in any scheme)',
+    rows: [
+      (g) => {
+        const pw = g.hex(24);
+        return {
+          text: `curl -s https://${g.hex(8)}:${pw}@api.acme.io:8443/v2/reports?from=2024-01-01&limit=50`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `wget -q "http://backup:${pw}@10.0.7.12:8080/dumps/nightly.tar.gz?sig=none"`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.str(20, 'b62');
+        return {
+          text: `export DATABASE_URL=postgres://svc_orders:${pw}@pg.acme.internal:5432/orders?sslmode=verify-full`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = g.password();
+        return {
+          text: `spring.datasource.url=mysql://reporting:${pw}@mysql-ro.acme.internal:3306/reports?useSSL=true`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = g.str(32, 'b62');
+        return { text: `REDIS_URL="rediss://default:${pw}@cache-7.acme.cloud:6380/2"`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `broker_url: amqp://billing:${pw}@rabbit.acme.internal:5672/%2Fbilling`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.str(16, 'b62');
+        return {
+          text: writeTool(
+            '/srv/app/.env',
+            `MONGO_URI=mongodb+srv://app:${pw}@cluster1.${g.str(5, 'lowerDigits')}.mongodb.net/app?retryWrites=true\n`,
+          ),
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `lftp -e 'mirror -R build/ /www' ftp://deployer:${pw}@ftp.acme.io:21/`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.hex(32);
+        return {
+          text: `pip config set global.index-url https://${g.hex(12)}:${pw}@pkgs.acme.io/pypi/simple`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `const SFTP = "sftp://uploader:${pw}@files.acme.io:2222/incoming";`, secrets: [pw] };
+      },
+    ],
+  },
+  {
+    kind: 'curl-user-quoted',
+    doc: 'https://curl.se/docs/manpage.html#-u; https://www.gnu.org/software/wget/manual/wget.html#Download-Options',
+    rows: [
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `curl --user 'admin:${pw}' https://jenkins.acme.io/api/json`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `curl -sf -u "ci:${pw}" -X DELETE https://nexus.acme.io/repository/snapshots/x`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `curl --user=deploy:${pw} -T build.zip https://dav.acme.io/drop/`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return {
+          text: `curl -x http://proxy.acme.io:3128 --proxy-user 'svc-proxy:${pw}' https://example.org`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `wget --user=ops --password='${pw}' https://files.acme.io/reports/q3.csv`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = g.password();
+        return {
+          text: `wget --http-user=ops --http-password=${pw} https://files.acme.io/reports/q4.csv`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `wget --ftp-user=mirror --ftp-password "${pw}" ftp://mirror.acme.io/pub/`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return {
+          text: bashTool(
+            `curl -u 'jane.doe@acme.io:${pw}' https://acme.atlassian.net/rest/api/3/myself`,
+            'check jira login',
+          ),
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `curl -fsSLu 'svc:${pw}' https://repo.acme.io/api/storage/libs`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = `${g.word()} ${g.Word()} ${g.digits(3)}!`;
+        return { text: `curl --user "backup:${pw}" https://dav.acme.io/`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = punctuatedPassword(g);
+        return { text: `curl -u "$CI_USER":'${pw}' https://api.acme.io/v1/deploy`, secrets: [pw] };
+      },
+    ],
+  },
+  {
+    kind: 'auth-header-schemes',
+    doc: 'https://datatracker.ietf.org/doc/html/rfc9110#section-11.6.2; https://datatracker.ietf.org/doc/html/rfc7617',
+    rows: [
+      (g) => {
+        const cred = b64(`deploy:${g.password()}`);
+        return {
+          text: `curl --header 'Authorization: Basic ${cred}' https://registry.acme.io/v2/_catalog`,
+          secrets: [cred],
+        };
+      },
+      (g) => {
+        const t = g.hex(40);
+        return { text: `curl -H "Authorization: Token ${t}" https://api.acme.io/v1/projects/`, secrets: [t] };
+      },
+      (g) => {
+        const t = g.opaque();
+        return { text: `curl -X POST -H 'authorization:Bearer ${t}' https://hooks.acme.io/run`, secrets: [t] };
+      },
+      (g) => {
+        const t = g.str(40, 'b62');
+        return { text: `curl --header="Authorization: token ${t}" https://git.acme.io/api/v1/user`, secrets: [t] };
+      },
+      (g) => {
+        const cred = b64(`${g.word()}:${g.password()}`);
+        return {
+          text: `POST /v1/charges HTTP/1.1\nHost: pay.acme.io\nContent-Type: application/json\nAuthorization: Basic ${cred}\n\n{"amount": 100}`,
+          secrets: [cred],
+        };
+      },
+      (g) => {
+        const t = g.opaque();
+        return {
+          text: `> GET /api/me HTTP/2\n> Host: api.acme.io\n> authorization: Bearer ${t}\n> accept: */*\n`,
+          secrets: [t],
+        };
+      },
+      (g) => {
+        const t = g.str(32, 'b62');
+        return {
+          text: `headers.txt:\nAccept: application/json\nAuthorization: Token ${t}\nX-Request-Id: 42\n`,
+          secrets: [t],
+        };
+      },
+      (g) => {
+        const t = `00${g.str(40, 'b62')}`;
+        return { text: `curl -H "Authorization: SSWS ${t}" https://acme.okta.com/api/v1/users?limit=5`, secrets: [t] };
+      },
+      (g) => {
+        const sig = g.hex(64);
+        return {
+          text: `curl -H "Authorization: AWS4-HMAC-SHA256 Credential=${awsKeyId(g)}/20240501/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=${sig}" https://s3.amazonaws.com/acme-logs`,
+          secrets: [sig],
+        };
+      },
+      (g) => {
+        const r = g.hex(32);
+        return {
+          text: `curl -H "Authorization: Digest username=\\"ops\\", realm=\\"api\\", nonce=\\"${g.hex(16)}\\", response=\\"${r}\\"" https://api.acme.io/`,
+          secrets: [r],
+        };
+      },
+      (g) => {
+        const cred = b64(`api:${g.str(24, 'b62')}`);
+        return { text: `wget --header="Authorization: Basic ${cred}" https://files.acme.io/a.tgz`, secrets: [cred] };
+      },
+    ],
+  },
+  {
+    kind: 'k8s-secret-variants',
+    doc: 'https://kubernetes.io/docs/concepts/configuration/secret/; https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/secret-v1/',
+    rows: [
+      (g) => {
+        const a = b64(g.password());
+        const b = b64(g.word());
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n\tname: db\ntype: Opaque\ndata:\n\tusername: ${b}\n\tpassword: ${a}\n`,
+          secrets: [a, b],
+        };
+      },
+      (g) => {
+        const a = b64(g.opaque());
+        return {
+          text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\ndata:\n  # rotated 2024-05\n  api-key: ${a} # from vault\n  # old:\n`,
+          secrets: [a],
+        };
+      },
+      (g) => {
+        const pw = g.password();
+        const t = g.opaque();
+        return {
+          text: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  mode: prod\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  # plain values\n  DB_PASS: ${pw}\n  session: ${t}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: app\n`,
+          secrets: [pw, t],
+        };
+      },
+      (g) => {
+        const a = b64(g.password());
+        const c = b64(`postgres://app:${g.password()}@db:5432/app`);
+        return {
+          text: `{\n  "apiVersion": "v1",\n  "kind": "Secret",\n  "metadata": { "name": "db", "namespace": "prod" },\n  "type": "Opaque",\n  "data": {\n    "password": "${a}",\n    "url": "${c}"\n  }\n}\n`,
+          secrets: [a, c],
+        };
+      },
+      (g) => {
+        const u = b64(g.word());
+        const h = b64(`db-${g.int(1, 9)}.internal`);
+        return {
+          text: `{"kind": "Secret", "apiVersion": "v1", "metadata": {"name": "db"}, "data": {"user": "${u}", "host": "${h}"}}`,
+          secrets: [u, h],
+        };
+      },
+      (g) => {
+        const t = g.opaque();
+        return {
+          text: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"ci"},"stringData":{"token":"${t}","user":"ci-bot"}}`,
+          secrets: [t],
+        };
+      },
+      (g) => {
+        const a = b64(g.str(32, 'b62'));
+        return {
+          text: `kind: Secret\napiVersion: v1\nmetadata:\n\t\tname: tls\ndata:\n\t\t# key below\n\t\tsigning.key: ${a}\n`,
+          secrets: [a],
+        };
+      },
+    ],
+  },
+  {
+    kind: 'sourcegraph-token',
+    doc: 'https://sourcegraph.com/docs/dev/security/secret_formats',
+    rows: [
+      (g) => {
+        const t = `sgp_${g.hex(16)}_${g.hex(40)}`;
+        return { text: `export SRC_ACCESS_TOKEN=${t}\nsrc search 'repo:acme/api lang:go'`, secrets: [t] };
+      },
+      (g) => {
+        const t = `sgp_${g.hex(40)}`;
+        return {
+          text: `curl -H 'Authorization: token ${t}' -d '{"query":"{ currentUser { username } }"}' https://sg.acme.io/.api/graphql`,
+          secrets: [t],
+        };
+      },
+      (g) => {
+        const t = `sgp_local_${g.hex(40)}`;
+        return {
+          text: writeTool('/home/dev/.config/cody/settings.json', `{"cody.accessToken": "${t}"}`),
+          secrets: [t],
+        };
+      },
+      (g) => {
+        const t = `sgp_${g.hex(16)}_${g.hex(40)}`;
+        return { text: `Found the token in the CI log: ${t} (expires in 90 days)`, secrets: [t] };
+      },
+      (g) => {
+        const t = `sgs_${g.hex(64)}`;
+        return { text: `license:\n  subscription_token: ${t}\n`, secrets: [t] };
+      },
+    ],
+  },
+  {
+    kind: 'vendor-named-assignment',
+    doc: 'https://www.gnu.org/software/make/manual/html_node/Setting.html; https://docs.snyk.io/snyk-cli/authenticate-to-use-the-cli; https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/analysis-parameters/',
+    rows: [
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `# Makefile\nSNYK_TOKEN ?= ${t}\n\nscan:\n\tsnyk test --all-projects\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = sonarLegacy(g);
+        return { text: `SONAR_LOGIN := ${t}\nsonar:\n\tsonar-scanner -Dsonar.login=$(SONAR_LOGIN)\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `HUBSPOT_API_KEY ::= ${t}\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `export HUBSPOT_PORTAL_KEY :::= ${t}\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = g.str(40, 'b62');
+        return { text: `DEPLOY_TOKEN += ${t}\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = sonarLegacy(g);
+        return { text: `export SONAR_LOGIN=${t}\nmvn -B verify sonar:sonar`, secrets: [t] };
+      },
+      (g) => {
+        const t = sonarLegacy(g);
+        return { text: `sonar:\n  host: https://sonar.acme.io\n  login: ${t}\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `{\n  "snykToken": "${t}",\n  "org": "acme"\n}`, secrets: [t] };
+      },
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `[hubspot]\nportal_id = 4412\nhubspot_key = "${t}"\n`, secrets: [t] };
+      },
+      (g) => {
+        const t = sonarLegacy(g);
+        return { text: `sonarLogin: "${t}"`, secrets: [t] };
+      },
+      (g) => {
+        const t = uuidV4(g);
+        return { text: `override SNYK_AUTH_TOKEN = ${t}`, secrets: [t] };
+      },
+      (g) => {
+        const t = g.password();
+        return { text: `DB_PASSWORD ?= ${t}\n`, secrets: [t] };
+      },
+    ],
+  },
+  {
+    kind: 'xml-config-value',
+    doc: 'https://learn.microsoft.com/en-us/nuget/reference/nuget-config-file#packagesourcecredentials; https://learn.microsoft.com/en-us/dotnet/framework/configure-apps/file-schema/appsettings/add-element-for-appsettings',
+    rows: [
+      (g) => {
+        const pw = `${g.str(4, 'b62')}%${g.str(3, 'b62')}%${g.digits(2)}`;
+        return { text: `<add key="ClearTextPassword" value="${pw}" />`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = `%${g.str(6, 'b62')}!${g.digits(2)}%`;
+        return {
+          text: `<packageSourceCredentials>\n  <acme>\n    <add key="Username" value="ci" />\n    <add key="ClearTextPassword" value="${pw}" />\n  </acme>\n</packageSourceCredentials>`,
+          secrets: [pw],
+        };
+      },
+      (g) => {
+        const pw = `${g.Word()}%${g.digits(2)}${g.str(6, 'b62')}`;
+        return { text: `<add value="${pw}" key="ClearTextPassword"/>`, secrets: [pw] };
+      },
+      (g) => {
+        const t = g.str(32, 'b62');
+        return { text: `<appSettings>\n  <setting name="PaymentApiKey" value="${t}" />\n</appSettings>`, secrets: [t] };
+      },
+      (g) => {
+        const pw = g.password();
+        return { text: `<property name="db.password" value="${pw}"/>`, secrets: [pw] };
+      },
+      (g) => {
+        const pw = `${g.str(5, 'b62')}%${g.str(5, 'b62')}`;
+        return { text: `<Password>%${pw}%</Password>`, secrets: [pw] };
+      },
+    ],
+  },
+  {
+    kind: 'vendor-prefixed-id',
+    doc: 'https://help.sumologic.com/docs/manage/security/access-keys/',
+    rows: [
+      (g) => {
+        const id = sumoAccessId(g);
+        const key = sumoAccessKey(g);
+        return { text: `export SUMOLOGIC_ACCESSID=${id}\nexport SUMOLOGIC_ACCESSKEY=${key}`, secrets: [id, key] };
+      },
+      (g) => {
+        const id = sumoAccessId(g);
+        return { text: `provider "sumologic" {\n  access_id   = "${id}"\n  environment = "us2"\n}`, secrets: [id] };
+      },
+      (g) => {
+        const id = sumoAccessId(g);
+        return { text: `{"sumologicAccessId": "${id}", "region": "eu"}`, secrets: [id] };
+      },
+      (g) => {
+        const id = sumoAccessId(g);
+        return { text: `sumo_access_id: ${id}\n`, secrets: [id] };
+      },
+    ],
+  },
+];
+
+const SCANNER_CLASS_CLEAN_KINDS: CleanKind[] = [
+  {
+    kind: 'url-without-password',
+    rows: [
+      () => 'git clone ssh://git@git.acme.io:2222/platform/api.git',
+      (g) => `curl https://api.acme.io:8443/v2/users/${g.hex(24)}?fields=email&expand=team`,
+      () => 'DATABASE_URL=postgres://${DB_USER}:${DB_PASSWORD}@db:5432/app',
+      () => 'export REDIS_URL=redis://cache.internal:6379/0',
+      () => 'see https://docs.acme.io/auth#user:pass@host for the URL form',
+    ],
+  },
+  {
+    kind: 'auth-header-reference',
+    rows: [
+      () => 'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user',
+      () => "curl --header 'Authorization: Basic ${CREDS}' https://registry.acme.io/v2/",
+      () => 'curl -H "Authorization: token $(gh auth token)" https://api.github.com/rate_limit',
+      () => 'Authorization: Bearer <token>',
+    ],
+  },
+  {
+    kind: 'make-variable-reference',
+    rows: [
+      () => 'SNYK_TOKEN ?= $(shell cat ~/.config/snyk/token)',
+      () => 'SONAR_LOGIN := ${SONAR_TOKEN}',
+      () => 'HUBSPOT_API_KEY ?=\nAPI_URL := https://api.hubapi.com',
+      () => 'IMAGE_TAG ?= $(shell git rev-parse --short HEAD)\nLDFLAGS += -X main.version=$(VERSION)',
+    ],
+  },
+  {
+    kind: 'k8s-configmap-variants',
+    rows: [
+      (g) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: cfg\ndata:\n\tmode: prod\n\tbuild: ${g.hex(12)}\n`,
+      () =>
+        '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"},"data":{"LOG_LEVEL":"info","REGION":"eu-west-1"}}',
+      () =>
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata: {}\n---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: x\ndata:\n  # comment\n  color: blue\n',
+    ],
+  },
+  {
+    kind: 'xml-config-reference',
+    rows: [
+      () => '<add key="ClearTextPassword" value="%NUGET_FEED_PASSWORD%" />',
+      () => '<add key="ClearTextPassword" value="$(FeedPassword)" />',
+      () => '<setting name="LogLevel" value="Information" />',
+      () => '<property name="db.username" value="app"/>',
+    ],
+  },
+];
+
 // ── the corpus ─────────────────────────────────────────────────────────────────────────────────────────
 
 /** The secret kinds with the page each format was checked against. */
-export const SECRET_KINDS: ReadonlyArray<{ kind: string; doc: string }> = [...PROVIDER_KINDS, ...STRUCTURAL_KINDS].map(
-  ({ kind, doc }) => ({ kind, doc }),
-);
-export const CLEAN_KIND_NAMES: readonly string[] = CLEAN_KINDS.map((k) => k.kind);
+export const SECRET_KINDS: ReadonlyArray<{ kind: string; doc: string }> = [
+  ...PROVIDER_KINDS,
+  ...STRUCTURAL_KINDS,
+  ...SCANNER_CLASS_KINDS,
+].map(({ kind, doc }) => ({ kind, doc }));
+export const CLEAN_KIND_NAMES: readonly string[] = [...CLEAN_KINDS, ...SCANNER_CLASS_CLEAN_KINDS].map((k) => k.kind);
 
 /**
  * Builds the corpus: every template of every kind once, in a fixed order, from one PRNG. Throws when a row
@@ -3072,19 +3538,28 @@ export const CLEAN_KIND_NAMES: readonly string[] = CLEAN_KINDS.map((k) => k.kind
 export function buildSecretCorpus(seed: number = SECRET_CORPUS_SEED): SecretCorpusRow[] {
   const g = new Gen(seed);
   const rows: SecretCorpusRow[] = [];
-  for (const spec of [...PROVIDER_KINDS, ...STRUCTURAL_KINDS]) {
-    for (const template of spec.rows) {
-      const { text, secrets } = template(g);
-      const missing = secrets.filter((s) => s === '' || !text.includes(s));
-      if (secrets.length === 0 || missing.length > 0)
-        throw new Error(
-          `secret corpus: a ${spec.kind} row lists ${secrets.length === 0 ? 'no secret' : 'a secret its text does not hold'}`,
-        );
-      rows.push({ text, label: 'secret', kind: spec.kind, secrets: [...new Set(secrets)] });
+  const addSecrets = (kinds: readonly SecretKind[]): void => {
+    for (const spec of kinds) {
+      for (const template of spec.rows) {
+        const { text, secrets } = template(g);
+        const missing = secrets.filter((s) => s === '' || !text.includes(s));
+        if (secrets.length === 0 || missing.length > 0)
+          throw new Error(
+            `secret corpus: a ${spec.kind} row lists ${secrets.length === 0 ? 'no secret' : 'a secret its text does not hold'}`,
+          );
+        rows.push({ text, label: 'secret', kind: spec.kind, secrets: [...new Set(secrets)] });
+      }
     }
-  }
-  for (const spec of CLEAN_KINDS) {
-    for (const template of spec.rows) rows.push({ text: template(g), label: 'clean', kind: spec.kind, secrets: [] });
-  }
+  };
+  const addClean = (kinds: readonly CleanKind[]): void => {
+    for (const spec of kinds) {
+      for (const template of spec.rows) rows.push({ text: template(g), label: 'clean', kind: spec.kind, secrets: [] });
+    }
+  };
+  addSecrets([...PROVIDER_KINDS, ...STRUCTURAL_KINDS]);
+  addClean(CLEAN_KINDS);
+  // Last, so that the rows above keep the values they had before these kinds were added.
+  addSecrets(SCANNER_CLASS_KINDS);
+  addClean(SCANNER_CLASS_CLEAN_KINDS);
   return rows;
 }
