@@ -27,7 +27,7 @@ import {
   fromLiteralParts,
   hasTokenChecksum,
   isMavenEncrypted,
-  kubernetesSecretValues,
+  kubernetesSecretSpans,
   trimmedPart,
 } from './structure.js';
 import type { Finding } from './types.js';
@@ -594,15 +594,15 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'kubernetes-secret',
     family: 'cloud',
     description:
-      "Values under data: and stringData: of a Kubernetes Secret in YAML (block style; any key name; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them). A ConfigMap's data is left alone",
+      "Values under data: and stringData: of a Kubernetes Secret in YAML (block style, also indented with tabs; any key name; comments between keys; kind before or after data; multi-document files and List items; the last-applied-configuration annotation that copies them) or in JSON (kubectl get -o json, one object or a List). A ConfigMap's data is left alone",
     reference: 'https://kubernetes.io/docs/concepts/configuration/secret/',
-    keywords: ['kind:'],
+    keywords: ['kind:', '"kind"'],
     ignoreCase: false,
     confirm: { kind: 'line-has', needles: ['Secret'] },
-    // The gate: a real `kind: Secret` line (not SecretStore, not a comment). The scan does the rest.
-    source: String.raw`(?m)^[ \t]*(?:-[ \t]+)?kind:[ \t]*["']?Secret["']?[ \t]*(?:#[^\n]*)?\r?$`,
+    // The gate: a real `kind: Secret` line (not SecretStore, not a comment), or a JSON "kind": "Secret". The scan does the rest.
+    source: String.raw`(?m)^[ \t]*(?:-[ \t]+)?kind:[ \t]*["']?Secret["']?[ \t]*(?:#[^\n]*)?\r?$|"kind"[ \t\r\n]*:[ \t\r\n]*"Secret"`,
     redact: [],
-    structure: kubernetesSecretValues,
+    structure: kubernetesSecretSpans,
   },
   {
     id: 'kubectl-secret-literal',

@@ -178,6 +178,19 @@ interface Frame {
 }
 
 const DATA_KEYS = new Set(['data', 'stringData']);
+/** Where a tab in the indentation moves the column to (the next multiple of it). */
+const TAB_WIDTH = 8;
+
+/**
+ * A closing mapping that is no Secret hands its value spans to its parent (a Secret further up may own them).
+ * The smaller list moves into the larger, so a span moves O(log n) times however deep the nesting (a hostile
+ * text nests thousands of levels deep).
+ */
+function handSpans(from: { spans: number[] }, to: { spans: number[] }): void {
+  if (to.spans.length < from.spans.length) [to.spans, from.spans] = [from.spans, to.spans];
+  for (const v of from.spans) to.spans.push(v);
+  from.spans = [];
+}
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
@@ -200,7 +213,7 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
     if (frame.secret) {
       for (let s = 0; s < frame.spans.length; s += 2) push(frame.spans[s]!, frame.spans[s + 1]!);
     } else if (parent !== undefined) {
-      for (const v of frame.spans) parent.spans.push(v);
+      handSpans(frame, parent);
     }
   };
   const popTo = (column: number, inclusive: boolean): void => {
@@ -227,17 +240,17 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
     const next = lineEnd + 1;
     let contentEnd = lineEnd;
     if (contentEnd > lineStart && text.charCodeAt(contentEnd - 1) === 0x0d) contentEnd--;
-    let i = lineStart;
-    while (i < contentEnd && text.charCodeAt(i) === 0x20) i++;
-    const indent = i - lineStart;
-    let first = i;
-    while (first < contentEnd && isBlank(text.charCodeAt(first))) first++;
+    // Tabs in the indentation are not YAML, but people indent so (and parsers that accept it read them as
+    // tab stops): a tab moves to the next multiple of TAB_WIDTH, so a tab-indented Secret nests as it looks.
+    let first = lineStart;
+    let indent = 0;
+    for (; first < contentEnd && isBlank(text.charCodeAt(first)); first++)
+      indent = text.charCodeAt(first) === 0x09 ? (Math.floor(indent / TAB_WIDTH) + 1) * TAB_WIDTH : indent + 1;
     const blank = first >= contentEnd;
-    // A tab in the indentation is not YAML: such a line continues a block scalar (fail safe) and is otherwise skipped.
-    const tabbed = !blank && first > i;
+    let i = first;
 
     if (block !== undefined) {
-      if (blank || tabbed || indent > block.column) {
+      if (blank || indent > block.column) {
         if (!blank) {
           if (block.start < 0) block.start = first;
           block.end = contentEnd;
@@ -247,7 +260,7 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
       }
       endBlock();
     }
-    if (blank || tabbed || text.charCodeAt(i) === 0x23 /* # */) {
+    if (blank || text.charCodeAt(i) === 0x23 /* # */) {
       lineStart = next;
       continue;
     }
@@ -268,7 +281,7 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
       i++;
       while (i < contentEnd && isBlank(text.charCodeAt(i))) i++;
     }
-    const column = i - lineStart;
+    const column = indent + (i - first);
     const key = readKey(text, i, contentEnd);
     if (key === undefined) {
       lineStart = next; // a scalar line, a template line, a flow collection: no structure to follow
@@ -276,7 +289,10 @@ export function kubernetesSecretValues(text: string, push: (start: number, end: 
     }
     popTo(column, item);
     let frame = stack[stack.length - 1];
-    if (frame === undefined || frame.column !== column) {
+    // A Secret's data values are scalars: a key indented deeper than the data key before it (mixed tabs and
+    // spaces) is another data key, not a child mapping — read so, its value is redacted (fail safe).
+    const deeperDataKey = frame !== undefined && frame.dataOf !== undefined && column > frame.column && !item;
+    if (frame === undefined || (frame.column !== column && !deeperDataKey)) {
       const parent = frame;
       const dataOf = parent !== undefined && parent.openData && column > parent.column ? parent : undefined;
       frame = { column, secret: false, spans: [], dataOf, openData: false, lastApplied: false };
@@ -403,7 +419,8 @@ function readValue(text: string, i: number, end: number): Value {
     if (text.charCodeAt(j + 1) === c) return { kind: 'scalar', start: j, end: j };
     let k = end;
     while (k > j && isBlank(text.charCodeAt(k - 1))) k--;
-    const inner = k - 1 > j + 1 && (text.charCodeAt(k - 1) === 0x7d || text.charCodeAt(k - 1) === 0x5d) ? k - 1 : k;
+    // `{}` and `[]` are empty: the closing bracket is not content.
+    const inner = k - 1 >= j + 1 && (text.charCodeAt(k - 1) === 0x7d || text.charCodeAt(k - 1) === 0x5d) ? k - 1 : k;
     let s = j + 1;
     while (s < inner && isBlank(text.charCodeAt(s))) s++;
     return { kind: 'flow', start: s, end: inner };
@@ -413,4 +430,89 @@ function readValue(text: string, i: number, end: number): Value {
   while (k < end && !(text.charCodeAt(k) === 0x23 && isBlank(text.charCodeAt(k - 1)))) k++;
   while (k > j && isBlank(text.charCodeAt(k - 1))) k--;
   return { kind: 'scalar', start: j, end: k };
+}
+
+/** One JSON object or array while scanning: like Frame, for the JSON form of a Secret (`kubectl get -o json`). */
+interface JsonFrame {
+  array: boolean;
+  secret: boolean;
+  spans: number[];
+  /** The object whose "data" / "stringData" this object is (its values are secrets when that one is a Secret). */
+  dataOf: JsonFrame | undefined;
+  /** The key whose value comes next (objects only). */
+  key: string | undefined;
+}
+
+/**
+ * The values under "data" and "stringData" of every Kubernetes Secret in a JSON text (an object, a List's
+ * items, several objects one after the other); the last-applied-configuration annotation too. One pass over
+ * the characters with a stack of open objects and arrays, attributing spans as the YAML scan does: a value is
+ * a secret when its object is the data of an object that also says "kind": "Secret", before or after it.
+ * Text that is not JSON is skipped character by character (nothing is redacted that no Secret owns).
+ */
+export function kubernetesJsonSecretValues(text: string, push: (start: number, end: number) => void): void {
+  const stack: JsonFrame[] = [];
+  const close = (frame: JsonFrame): void => {
+    if (frame.secret) {
+      for (let s = 0; s < frame.spans.length; s += 2) push(frame.spans[s]!, frame.spans[s + 1]!);
+      return;
+    }
+    const parent = stack[stack.length - 1];
+    if (parent !== undefined) handSpans(frame, parent);
+  };
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    const top = stack[stack.length - 1];
+    if (c === 0x22 /* " */) {
+      const start = i + 1;
+      let end = start;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c /* \ */ ? 2 : 1;
+      end = Math.min(end, text.length);
+      i = end + 1;
+      let after = i;
+      while (after < text.length && isJsonSpace(text.charCodeAt(after))) after++;
+      if (top === undefined || top.array) {
+        if (top !== undefined && top.dataOf !== undefined) top.dataOf.spans.push(start, end); // a data array's item
+        continue;
+      }
+      if (text.charCodeAt(after) === 0x3a /* : */ && top.key === undefined) {
+        top.key = text.slice(start, end);
+        i = after + 1;
+        continue;
+      }
+      const value = text.slice(start, end);
+      if (top.dataOf !== undefined) {
+        if (end > start && !isPlaceholder(value)) top.dataOf.spans.push(start, end);
+      } else if (top.key === 'kind') {
+        if (value === 'Secret') top.secret = true;
+      } else if (top.key === LAST_APPLIED && end > start) {
+        top.spans.push(start, end);
+      }
+      top.key = undefined;
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      const dataOf =
+        top !== undefined && !top.array && top.key !== undefined && DATA_KEYS.has(top.key) ? top : undefined;
+      stack.push({ array: c === 0x5b, secret: false, spans: [], dataOf, key: undefined });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      const frame = stack.pop();
+      if (frame !== undefined) close(frame);
+      const parent = stack[stack.length - 1];
+      if (parent !== undefined) parent.key = undefined;
+    } else if (c === 0x2c /* , */ && top !== undefined) {
+      top.key = undefined;
+    }
+    i++;
+  }
+  while (stack.length > 0) close(stack.pop()!);
+}
+
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** Both forms of a Kubernetes Secret: YAML (block style) and JSON. */
+export function kubernetesSecretSpans(text: string, push: (start: number, end: number) => void): void {
+  kubernetesSecretValues(text, push);
+  if (text.includes('"Secret"')) kubernetesJsonSecretValues(text, push);
 }

@@ -16,6 +16,7 @@ import {
   fromLiteralParts,
   hasTokenChecksum,
   isMavenEncrypted,
+  kubernetesJsonSecretValues,
   kubernetesSecretValues,
 } from '../../src/sanitize/structure.js';
 import { b64, checksummedToken, rnd, uuid } from './fakes.js';
@@ -148,6 +149,65 @@ describe('Kubernetes Secret manifests', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // A quadratic scan of these inputs takes minutes; the linear one a few tens of milliseconds.
       expect(ms).toBeLessThan(2_000);
+    }
+  });
+});
+
+describe('Kubernetes Secret manifests as people write them: tabs, comments, several documents, JSON', () => {
+  it('reads tab-indented YAML as it looks (a tab moves to the next tab stop)', () => {
+    const [user, pass] = [`admin${rnd(2, 'digits')}`, human()];
+    const text = `apiVersion: v1\nkind: Secret\nmetadata:\n\tname: db\ndata:\n\tusername: ${b64(user)}\n\t# rotated monthly\n\tpassword: ${b64(pass)}\n`;
+    expectRedacted(text, [b64(user), b64(pass)], ['\tname: db', '# rotated monthly']);
+    const mixed = `kind: Secret\ndata:\n  a: ${b64(user)}\n\tb: ${b64(pass)}\n`;
+    expectRedacted(mixed, [b64(user), b64(pass)]);
+  });
+
+  it('keeps comments inside data and finds the Secret among other documents', () => {
+    const [a, b] = [human(), rnd(24)];
+    const text = `kind: ConfigMap\ndata:\n  mode: prod\n---\nkind: Secret\nstringData:\n  # plain values\n  DB_PASS: ${a} # from vault\n  session: ${b}\n---\nkind: Service\nmetadata:\n  name: app\n`;
+    expectRedacted(text, [a, b], ['mode: prod', '# plain values', '# from vault', 'name: app']);
+  });
+
+  it('leaves an empty data mapping ({}) and the documents after it alone', () => {
+    const text = 'kind: Secret\ndata: {}\n---\nkind: ConfigMap\ndata:\n  color: blue\n';
+    expect(sanitize(text).text).toBe(text);
+  });
+
+  it('redacts the data and stringData values of a Secret in JSON (kubectl get -o json, a List), not a ConfigMap', () => {
+    const [user, pass, token] = [`admin${rnd(2, 'digits')}`, human(), rnd(30)];
+    const one = `{\n  "apiVersion": "v1",\n  "kind": "Secret",\n  "metadata": {"name": "db"},\n  "data": {\n    "user": "${b64(user)}",\n    "password": "${b64(pass)}"\n  }\n}`;
+    expectRedacted(one, [b64(user), b64(pass)], ['"name": "db"', '"user": "<REDACTED>"']);
+    const dataFirst = `{"data":{"host":"${b64(user)}"},"kind":"Secret","metadata":{"name":"x"}}`;
+    expectRedacted(dataFirst, [b64(user)]);
+    const list = JSON.stringify({
+      kind: 'List',
+      items: [
+        { kind: 'ConfigMap', data: { region: 'eu-west-1' } },
+        { kind: 'Secret', stringData: { webhook: token } },
+      ],
+    });
+    expectRedacted(list, [token], ['"region":"eu-west-1"']);
+    const configMap = '{"kind":"ConfigMap","data":{"LOG_LEVEL":"info"}}';
+    expect(sanitize(configMap).text).toBe(configMap);
+  });
+
+  it('scans hostile JSON (deep nesting, unclosed strings, stray brackets) without failing, keeping only what a Secret owns', () => {
+    const depth = 100_000;
+    const spans: number[] = [];
+    const deep = `${'['.repeat(depth)}{"kind":"Secret","data":{"k":"v1"}}${']'.repeat(depth)}`;
+    kubernetesJsonSecretValues(deep, (start, end) => spans.push(start, end));
+    expect(spans.map((_, i) => (i % 2 === 0 ? deep.slice(spans[i], spans[i + 1]) : '')).filter(Boolean)).toEqual([
+      'v1',
+    ]);
+    // A value whose string never closes is still the Secret's: redacted to the end (fail safe).
+    const unclosed = '{"kind":"Secret","data":{"k":"unclosed';
+    const cut: number[] = [];
+    kubernetesJsonSecretValues(unclosed, (start, end) => cut.push(start, end));
+    expect(unclosed.slice(cut[0], cut[1])).toBe('unclosed');
+    for (const text of [']]]}}}"kind"', '{"data":{"k":"v"}}', '{"kind":"Secret","data":{}}']) {
+      const found: number[] = [];
+      kubernetesJsonSecretValues(text, (start, end) => found.push(start, end));
+      expect(found, text).toEqual([]);
     }
   });
 });
