@@ -97,7 +97,7 @@ export function isPlaceholder(raw: string): boolean {
   if (first === 0x40 /* @ */ && value.length > 1 && isPathLike(value.slice(1))) return true;
   // Code: a parenthesized or negated expression, `(a, b) => …`, `!(x)`.
   if (first === 0x28 /* ( */ || (first === 0x21 /* ! */ && value.charCodeAt(1) === 0x28)) return true;
-  if (first === 0x25 /* % */ && last === 0x25 && value.length > 2) return true;
+  if (first === 0x25 /* % */ && last === 0x25 && isWindowsVariable(value.slice(1, -1))) return true;
   if (LITERALS.has(value.toLowerCase())) return true;
   if (isMask(value) || isAllSame(value) || isSequential(value) || isDocumentedExample(value)) return true;
   // Cut short for display (`sk_live_...`), a YAML tag (`!Ref DbPassword`), a Python %-format (`%(KEY)s`), or
@@ -218,6 +218,19 @@ const DOCUMENTED_EXAMPLES = new Set([
 
 export function isDocumentedExample(value: string): boolean {
   return DOCUMENTED_EXAMPLES.has(value);
+}
+
+/**
+ * The name in a Windows `%NAME%` reference (`%NUGET_PASSWORD%`, `%ProgramFiles(x86)%`): an identifier. A value
+ * with other characters between its percent signs (`%Xk9!m2%Pq7%`) is a password that happens to hold them.
+ */
+function isWindowsVariable(name: string): boolean {
+  if (name === '' || !isIdentStart(name.charCodeAt(0))) return false;
+  for (let i = 1; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (!(isIdentPart(c) || c === 0x28 /* ( */ || c === 0x29) /* ) */) return false;
+  }
+  return true;
 }
 
 /** Only the characters of a file name or path (`@file`, `@./body.json`): a reference, not a value. */

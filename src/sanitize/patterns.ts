@@ -48,15 +48,16 @@ export type Family = (typeof FAMILIES)[number];
 
 /**
  * Cheap pre-checks at a keyword hit, each a superset of what its pattern can match there:
- * - `assign`: the keyword ends a key: optional closing quote, blanks, then `:` or `=` (`token: x`, `"password" = "x"`).
+ * - `assign`: the keyword ends a key: optional closing quote, blanks, then `:`, `=`, `?=` or `+=` (`token: x`, `"password" = "x"`, `TOKEN ?= x`).
  * - `flag`: the keyword ends a `--long-flag` followed by `=` or by a value that is not another option, or `assign`.
  * - `tail`: at least `min` token characters `[A-Za-z0-9_-]` follow the keyword.
  * - `userinfo`: after `://`, an authority `user:pass@`: the user ends at the first `/ ? #` or blank, the
  *   password may hold `? #` (and, `quoted`, blanks and `/`).
- * - `userpass-arg`: the next word (after `-u`, `--user`) contains a `:`.
+ * - `userpass-arg`: the next shell word (after `-u`, `--user`; its quotes are part of it) contains a `:`.
  * - `line-has`: one of `needles` occurs after the keyword on the same line.
  * - `arg-has`: the next word (after blanks, '=' or a quote) contains `char` (`-b 'sid=…'`: cookies, not a file).
  * - `hex-before`: at least `min` hex digits end where the keyword starts (`<32 hex>-us6`).
+ * - `tag-attribute`: the keyword is an attribute name inside an XML start tag (`="` or `='` follows, a `<` before it with no `>` between).
  */
 export type Confirm =
   | { kind: 'assign' }
@@ -66,7 +67,8 @@ export type Confirm =
   | { kind: 'userpass-arg' }
   | { kind: 'line-has'; needles: readonly string[] }
   | { kind: 'arg-has'; char: string }
-  | { kind: 'hex-before'; min: number };
+  | { kind: 'hex-before'; min: number }
+  | { kind: 'tag-attribute' };
 
 export interface PatternSpec {
   id: string;
@@ -109,6 +111,14 @@ export interface PatternSpec {
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
+/** A plain lower-case word (`Authorization: the administrator` is prose, not a scheme and its credential). */
+const isLowerWord = (v: string): boolean => {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x61 || c > 0x7a) return false;
+  }
+  return true;
+};
 /** A URL's password: not a placeholder, and not the user name again (`postgres://postgres:postgres@…`, a default). */
 const urlPassword = (v: string, match: string): boolean => {
   if (isPlaceholder(v)) return false;
@@ -131,6 +141,33 @@ const assignedSecret = (v: string, match: string): boolean =>
   !namesPublicKey(match) &&
   !namesItself(v, match) &&
   !isSealedSecret(v);
+
+/**
+ * `key += value` in code builds a value piece by piece (`token += chunk`); make and shell variables, upper
+ * case by convention, are assigned so (`DEPLOY_TOKEN += …`). The operator is the first one after the key.
+ */
+function appendsInCode(match: string): boolean {
+  let i = 1; // the first character is the boundary before the key
+  let lower = false;
+  for (; i < match.length; i++) {
+    const c = match.charCodeAt(i);
+    if (c >= 0x61 && c <= 0x7a) lower = true;
+    else if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2e || c === 0x2d)) break;
+  }
+  while (i < match.length && ' \t"\'\\]'.includes(match[i]!)) i++;
+  return lower && match.startsWith('+=', i);
+}
+
+/**
+ * The `user:password` argument of curl -u and its kin: quoted as a whole (`"ci:p w"`, `'ci:p!w~'`), or the
+ * password alone (`ci:'p!w'`, `$USER:"…"`), or bare. A bare user never starts with '+' (`date -u +%H:%M` is a
+ * format) nor '/', and never holds '/' (`-u https://…` is a URL argument, not user:password). Groups: the
+ * password in each form.
+ */
+const USER_PASSWORD = String.raw`(?:"[^"\n:]*:([^"\n]+)"|'[^'\n:]*:([^'\n]+)'|(?:"[^"\n:]*"|'[^'\n:]*'|[^\s:"'/{+][^\s:"'/{]*):(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'/\x60][^\s"'\x60]*)))`;
+const USER_PASSWORD_GROUPS = [1, 2, 3, 4, 5] as const;
+/** A password of user:password: not a placeholder nor a numeric id (`-u 1000:1000` is a uid:gid), nor a URL's `//`. */
+const userPassword = (v: string): boolean => notPlaceholderOrId(v) && !v.startsWith('//');
 
 /** Code that passes a variable under its own name: `"token": token`, `password=password`. */
 function namesItself(value: string, match: string): boolean {
@@ -174,6 +211,13 @@ const namedSecret =
 // The bare form never starts with '=' (`token == x` is a comparison) nor with '\' (an escaped quote).
 const VALUE = String.raw`(?:"([^"\n]*)"|'([^'\n]*)'|\x60([^\x60\n]*)\x60|([^\s"',;&|)\]}>\x60=\\][^\s"',;&|)\]}>\x60\\]*)|\\"([^"\\\n]*)\\")`;
 const VALUE_GROUPS = [1, 2, 3, 4, 5] as const;
+
+/**
+ * Assignment operators of env files, shells, YAML / JSON / TOML, code and make: `=`, `:`, `=>`, and make's
+ * `:=`, `::=`, `:::=`, `?=`, `+=` — longest first (RE2 prefers the first alternative that matches). Not `!=`:
+ * make runs that value as a command, and elsewhere it is a comparison.
+ */
+const ASSIGN_OP = String.raw`(?::{1,3}=|[?+]=|=>|=|:)`;
 
 /** Key-name endings that make `key = value` a secret (the generic assignment pattern). */
 const SECRET_KEY_WORDS = [
@@ -1113,14 +1157,14 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'xml-key-value-secret',
     family: 'registry',
     description:
-      'NuGet.config / web.config / app.config <add key="…" value="…"/> whose key names a secret (ClearTextPassword, Password, ApiKey, StripeSecretKey, ConnectionString, …); $(X), %X% and ${X} values are kept',
+      'An XML element whose key or name attribute names a secret and whose value attribute holds it, in either order and any element: NuGet.config / web.config / app.config <add key="ClearTextPassword" value="…"/>, <setting name="ApiKey" value="…"/>, <property name="db.password" value="…"/>; $(X), %NAME% and ${X} values are kept',
     reference: 'https://learn.microsoft.com/en-us/nuget/reference/nuget-config-file#packagesourcecredentials',
-    keywords: ['<add '],
+    keywords: ['value'],
     ignoreCase: true,
-    confirm: { kind: 'line-has', needles: ['value', 'Value', 'VALUE'] },
-    source: String.raw`(?i)<add\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?key\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?value\s*=\s*(?:"([^"]*)"|'([^']*)')`,
-    redact: [3, 4],
-    accept: namedSecret(1, 2),
+    confirm: { kind: 'tag-attribute' },
+    source: String.raw`(?i)<[A-Za-z_][\w:.\-]*\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?(?:(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?value\s*=\s*(?:"([^"]*)"|'([^']*)')|value\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)'))`,
+    redact: [3, 4, 5, 6],
+    accept: namedSecret(1, 2, 7, 8),
   },
 
   // ── SaaS and developer tools ───────────────────────────────────────────────────────────────────────────
@@ -1309,6 +1353,18 @@ export const PATTERNS: readonly PatternSpec[] = [
     redact: [1],
   },
   {
+    id: 'sourcegraph-token',
+    family: 'saas',
+    description:
+      'Sourcegraph access token (sgp_ + 40 hex; v3: sgp_<16-hex instance id or local>_<40 hex>) and its backend tokens (sgd_, sgs_, slk_ + 64 hex)',
+    reference: 'https://sourcegraph.com/docs/dev/security/secret_formats',
+    keywords: ['sgp_', 'sgd_', 'sgs_', 'slk_'],
+    ignoreCase: false,
+    prefix: true,
+    source: String.raw`\b(sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}|s(?:gd|gs|lk)_[a-fA-F0-9]{64})\b`,
+    redact: [1],
+  },
+  {
     id: 'figma-token',
     family: 'saas',
     description: 'Figma personal access token (figd_)',
@@ -1453,13 +1509,28 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'authorization-header',
     family: 'generic',
-    description: 'Authorization / Proxy-Authorization header value (Bearer, Basic, token, Bot, …)',
+    description:
+      'Authorization / Proxy-Authorization header value: the credentials after any scheme (Bearer, Basic, Token, Bot, SSWS, OAuth, …) in curl -H / --header lines, raw HTTP and code',
     reference: 'https://www.rfc-editor.org/rfc/rfc9110#section-11.6.2',
     keywords: ['authorization'],
     ignoreCase: true,
     confirm: { kind: 'assign' },
-    source: String.raw`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|hmac|negotiate|ntlm)\s+)?([^\s"',;)}\]]{4,})`,
-    redact: [1],
+    // A known scheme, then any credential; an unknown scheme (a word), then a token68 of 8 or more; else the value.
+    source: String.raw`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|hmac|negotiate|ntlm)\s+([^\s"',;)}\]]{4,})|[A-Za-z][A-Za-z0-9_.+\-]*[ \t]+([A-Za-z0-9\-._~+/]{8,}=*)(?:[^A-Za-z0-9\-._~+/=]|$)|([^\s"',;)}\]]{4,}))`,
+    redact: [1, 2, 3],
+    accept: (v, _match, groups) => notPlaceholder(v) && (groups[2] !== v || !isLowerWord(v)),
+  },
+  {
+    id: 'authorization-header-params',
+    family: 'generic',
+    description:
+      'Authorization header credentials written as auth-params (Digest username=…, response=…; AWS4-HMAC-SHA256 Credential=…, Signature=…; Token token=…): every parameter, to the end of the header',
+    reference: 'https://www.rfc-editor.org/rfc/rfc9110#section-11.4',
+    keywords: ['authorization'],
+    ignoreCase: true,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?i)authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:"[A-Za-z][\w.+\-]*[ \t]+([A-Za-z][\w\-]*[ \t]*=(?:[^"\\\r\n]|\\.)*)|'[A-Za-z][\w.+\-]*[ \t]+([A-Za-z][\w\-]*[ \t]*=[^'\r\n]*)|[A-Za-z][\w.+\-]*[ \t]+([A-Za-z][\w\-]*[ \t]*=(?:[^"'\\\r\n]|\\.)*))`,
+    redact: [1, 2, 3],
     accept: notPlaceholder,
   },
   {
@@ -1476,16 +1547,27 @@ export const PATTERNS: readonly PatternSpec[] = [
   {
     id: 'curl-user-password',
     family: 'generic',
-    description: 'user:password after -u / --user / --proxy-user (curl, wget, httpie)',
+    description:
+      "user:password after -u / --user / --proxy-user (curl, wget, httpie), bare or quoted as a whole or in part ('a:b', \"a:b c\", a:'b', $USER:'b'), also in curl's combined short options (-su, -fsSLu)",
     reference: 'https://curl.se/docs/manpage.html#-u',
     keywords: ['-u', '--user', '--proxy-user'],
     ignoreCase: false,
     confirm: { kind: 'userpass-arg' },
-    // The password never starts with '/': `-u https://…` is a URL argument, not user:password.
-    // The user never starts with '+': `date -u +%H:%M` is a format.
-    source: String.raw`(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"'/{+][^\s:"'/{]*:([^\s"'/\x60][^\s"'\x60]*)`,
-    redact: [1],
-    accept: notPlaceholderOrId,
+    source: String.raw`(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)?${USER_PASSWORD}`,
+    redact: USER_PASSWORD_GROUPS,
+    accept: userPassword,
+  },
+  {
+    id: 'curl-combined-user-password',
+    family: 'generic',
+    description: "user:password after curl's -u at the end of combined short options (curl -su 'ci:…', -fsSLu ci:…)",
+    reference: 'https://curl.se/docs/manpage.html#-u',
+    keywords: ['curl'],
+    ignoreCase: false,
+    confirm: { kind: 'line-has', needles: ['u ', "u'", 'u"'] },
+    source: String.raw`\bcurl\b[^\n|;&]*?\s-[A-Za-z]+u(?:\s+|=)?${USER_PASSWORD}`,
+    redact: USER_PASSWORD_GROUPS,
+    accept: userPassword,
   },
   {
     id: 'db-cli-password',
@@ -1780,6 +1862,30 @@ export const PATTERNS: readonly PatternSpec[] = [
     accept: notPlaceholder,
   },
   {
+    id: 'vendor-named-secret',
+    family: 'saas',
+    description:
+      'A value assigned, in any syntax (env, shell, make ?= := ::= :::= +=, YAML, JSON, TOML, code), to a name that says which vendor it authenticates to, for vendors whose keys have no prefix: snyk…token / key / auth (UUID), hubspot…key / token / secret (legacy UUID API keys), sumo…key / secret, sonar…token / password, and sonar…login when it holds a token (40 hex, also as login: under a sonar: block; a user name there is kept)',
+    reference: 'https://docs.sonarsource.com/sonarqube-server/latest/analyzing-source-code/analysis-parameters/',
+    keywords: ['sonar', 'snyk', 'hubspot', 'sumo'],
+    ignoreCase: true,
+    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*?(?:snyk[A-Za-z0-9_.\-]*?(?:token|key|auth)|hubspot[A-Za-z0-9_.\-]*?(?:key|token|secret)|sumo[A-Za-z0-9_.\-]*?(?:key|secret)|sonar[A-Za-z0-9_.\-]*?(?:token|password))(?:\\?["'])?\]?[ \t]*${ASSIGN_OP}[ \t]*${VALUE}|(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*?sonar[A-Za-z0-9_.\-]*?login(?:\\?["'])?\]?[ \t]*${ASSIGN_OP}[ \t]*\\?["']?((?:sq[pua]_)?[0-9a-f]{40})\b|(?m:^)[ \t]*sonar[ \t]*:[ \t]*\r?\n(?:[ \t]+[^\n]*\n)*?[ \t]+(?:login|token)[ \t]*:[ \t]*["']?((?:sq[pua]_)?[0-9a-f]{40})\b`,
+    redact: [1, 2, 3, 4, 5, 6, 7],
+    accept: (v, match) => assignedSecret(v, match) && !appendsInCode(match),
+  },
+  {
+    id: 'sumologic-access-id',
+    family: 'saas',
+    description:
+      'Sumo Logic access id (su + 12 alphanumerics, half of an access key pair) assigned to an access id name (SUMOLOGIC_ACCESSID=, accessId:, access_id = in a sumologic provider block)',
+    reference: 'https://help.sumologic.com/docs/manage/security/access-keys/',
+    keywords: ['accessid', 'access_id', 'access-id', 'access.id'],
+    ignoreCase: true,
+    confirm: { kind: 'assign' },
+    source: String.raw`(?i)access[_.\-]?id(?:\\?["'])?\]?[ \t]*${ASSIGN_OP}[ \t]*\\?["']?((?-i:su)[A-Za-z0-9]{12})(?:[^A-Za-z0-9_\-]|$)`,
+    redact: [1],
+  },
+  {
     id: 'secret-cli-flag',
     family: 'generic',
     description:
@@ -1808,7 +1914,7 @@ export const PATTERNS: readonly PatternSpec[] = [
     id: 'secret-assignment',
     family: 'generic',
     description:
-      'Assignment to a key named like a secret, in env / JSON / YAML / code / header style: password = "…", "apiKey": "…", token: …, X-Api-Key: …',
+      'Assignment to a key named like a secret, in env / JSON / YAML / TOML / code / header / make style: password = "…", "apiKey": "…", token: …, X-Api-Key: …, DB_PASSWORD ?= … (also :=, ::=, :::=, and += for upper-case make variables)',
     reference: 'https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml',
     keywords: SECRET_KEY_WORDS,
     ignoreCase: true,
@@ -1816,9 +1922,9 @@ export const PATTERNS: readonly PatternSpec[] = [
     // A '$' before the key makes it an expansion ($PWD:/app), not an assignment.
     // Blanks, not line breaks, around the separator: `auth:` ending a YAML line is a mapping, not `auth: <next line>`.
     // A ':' before the key is an ARN or URN segment (`…:secret:prod/db`), not an assignment.
-    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}(?:\\?["'])?\]?[ \t]*(?::=|=>|=|:)[ \t]*${VALUE}`,
+    source: String.raw`(?i)(?:^|[^A-Za-z0-9$:])[A-Za-z0-9_.\-]*${SECRET_KEY_SOURCE}(?:\\?["'])?\]?[ \t]*${ASSIGN_OP}[ \t]*${VALUE}`,
     redact: VALUE_GROUPS,
-    accept: assignedSecret,
+    accept: (v, match) => assignedSecret(v, match) && !appendsInCode(match),
   },
 ];
 
@@ -1989,7 +2095,7 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
     case 'userinfo':
       return authorityHasUserinfo(text, end, confirm.quoted === true);
     case 'userpass-arg':
-      return nextWordHas(text, end, 0x3a /* : */);
+      return nextArgumentHas(text, end, 0x3a /* : */);
     case 'arg-has':
       return nextWordHas(text, end, confirm.char.charCodeAt(0));
     case 'hex-before': {
@@ -1997,6 +2103,8 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
       for (let i = end - length - 1; i >= 0 && n < confirm.min && isHexDigit(text.charCodeAt(i)); i--) n++;
       return n >= confirm.min;
     }
+    case 'tag-attribute':
+      return isTagAttribute(text, end - length, end);
     case 'line-has': {
       // Bounded: an unbounded indexOf would search to the end of a large file at every hit.
       let lineEnd = end;
@@ -2007,7 +2115,7 @@ export function confirmHit(confirm: Confirm | undefined, text: string, end: numb
   }
 }
 
-/** After a key: an optional closing quote, blanks, then ':' or '='. */
+/** After a key: an optional closing quote, blanks, then ':', '=', '?=' or '+='. */
 function assignsAfter(text: string, end: number): boolean {
   let i = end;
   if (text.charCodeAt(i) === 0x5c /* \ */ && text.charCodeAt(i + 1) === 0x22) i++; // \" inside a JSON string
@@ -2016,7 +2124,31 @@ function assignsAfter(text: string, end: number): boolean {
   if (text.charCodeAt(i) === 0x5d /* ] */) i++; // config['SECRET_KEY'] = …
   for (let n = 0; n < 16 && i < text.length && isBlank(text.charCodeAt(i)); n++) i++;
   const c = text.charCodeAt(i);
-  return c === 0x3a /* : */ || c === 0x3d; /* = */
+  // make's `?=` and `+=` too (its `:=`, `::=`, `:::=` start with ':').
+  const conditional = (c === 0x3f /* ? */ || c === 0x2b) /* + */ && text.charCodeAt(i + 1) === 0x3d;
+  return c === 0x3a /* : */ || c === 0x3d /* = */ || conditional;
+}
+
+/** How far back `tag-attribute` looks for the `<` that opens the tag (the window a pattern sees before its keyword). */
+const TAG_LIMIT = 256;
+
+/**
+ * An attribute inside a start tag: '=' and a quote follow (XML quotes every attribute value: `value = x` in
+ * code and `value={x}` in JSX are not one), and a '<' precedes it with no '>' between.
+ */
+function isTagAttribute(text: string, start: number, end: number): boolean {
+  let i = end;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 0x3d /* = */) return false;
+  i++;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== 0x22 && text.charCodeAt(i) !== 0x27) return false;
+  for (let j = start - 1, n = 0; j >= 0 && n < TAG_LIMIT; j--, n++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x3c /* < */) return true;
+    if (c === 0x3e /* > */) return false;
+  }
+  return false;
 }
 
 /** `--[word-]*keyword` followed by '=' or blanks and a value that is not another option. */
@@ -2046,6 +2178,21 @@ function authorityHasUserinfo(text: string, end: number, quoted = false): boolea
     if (stops || c === 0x3c || c === 0x3e || c === 0x60) return false;
     if (c === 0x3a && colon < 0) colon = i;
     if (c === 0x40 && colon >= 0) return true;
+  }
+  return false;
+}
+
+/** The next shell word after the keyword (after blanks or '='; quoted parts belong to it: `"$U":'p w'`) contains `code`. */
+function nextArgumentHas(text: string, end: number, code: number): boolean {
+  let i = end;
+  while (i < text.length && (isBlank(text.charCodeAt(i)) || text.charCodeAt(i) === 0x3d)) i++;
+  let quote = 0;
+  for (let n = 0; i < text.length && n < 512; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || (quote === 0 && isSpace(c))) return false;
+    if (quote === 0 && (c === 0x22 || c === 0x27)) quote = c;
+    else if (c === quote) quote = 0;
+    else if (c === code) return true;
   }
   return false;
 }

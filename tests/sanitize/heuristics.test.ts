@@ -42,6 +42,11 @@ describe('isPlaceholder', () => {
     }
   });
 
+  it('takes %NAME% for a Windows variable only when NAME is one (a password may be enclosed in percent signs)', () => {
+    for (const v of ['%NUGET_PASSWORD%', '%ProgramFiles(x86)%', '%APPDATA%']) expect(isPlaceholder(v), v).toBe(true);
+    for (const v of [`%${rnd(6)}!${rnd(2)}%`, `%${rnd(4)}%${rnd(4)}%`, '%%']) expect(isPlaceholder(v), v).toBe(false);
+  });
+
   it('finds the markers case-insensitively', () => {
     expect(hasPlaceholderMarker('ops_DUMMYabc')).toBe(true);
     expect(hasPlaceholderMarker('NotARealKeyButLooksLikeOne')).toBe(true);

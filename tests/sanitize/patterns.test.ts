@@ -408,6 +408,28 @@ const CASES: Record<string, Case> = {
     (s) => `os.environ["MY_API_KEY"] = "${s}"`,
     'os.environ["HOME"] = "/tmp/home"',
   ),
+  'vendor-named-secret': token(uuid(), (s) => `SNYK_TOKEN ?= ${s}`, 'SNYK_ORG ?= acme-platform'),
+  'vendor-named-secret-2': token(
+    rnd(40, 'hex'),
+    (s) => `sonar:\n  host: https://sonar.example.com\n  login: ${s}\n`,
+    'mvn sonar:sonar -Dsonar.login=admin -Dsonar.projectKey=acme-web',
+  ),
+  'sumologic-access-id': token(`su${rnd(12)}`, (s) => `SUMOLOGIC_ACCESSID=${s}`, 'aws_access_id: subnet-0a1b2c3d'),
+  'sourcegraph-token': token(
+    `sgp_${rnd(16, 'hex')}_${rnd(40, 'hex')}`,
+    (s) => `src login https://sg.example.com ${s}`,
+    'sgp_ is the prefix of Sourcegraph access tokens',
+  ),
+  'curl-combined-user-password': token(
+    `${rnd(8)}~${rnd(4)}!`,
+    (s) => `curl -fsSLu 'deploy:${s}' https://example.com/files`,
+    'curl -fsSLo out.tgz https://example.com/files:latest',
+  ),
+  'authorization-header-params': token(
+    rnd(64, 'hex'),
+    (s) => `Authorization: AWS4-HMAC-SHA256 Credential=x/20240501/us-east-1/s3/aws4_request, Signature=${s}`,
+    'Authorization: Bearer $TOKEN',
+  ),
   // providers found by format or by name
   'github-token-checksum': token(
     checksummedToken('ghp_'),
@@ -611,4 +633,145 @@ describe('passwords in URLs, written as people write them', () => {
   ])('%s: left alone', (_what, text) => {
     expect(sanitize(text).text).toBe(text);
   });
+});
+
+/** Redacted: the secret is gone and something was redacted. Kept: nothing was. */
+function expectRedacted(text: string, secret: string): void {
+  const out = sanitize(text).text;
+  expect(out, text).not.toContain(secret);
+  expect(out, text).toContain('<REDACTED>');
+}
+const expectKept = (text: string): void => expect(sanitize(text).text, text).toBe(text);
+
+describe('userinfo in URLs of any scheme, also with hex-looking parts, ports, paths and query strings', () => {
+  const pw = `${rnd(6)}${rnd(4, 'digits')}`;
+  it.each([
+    `curl https://${rnd(8, 'hex')}:${pw}@api.example.com:8443/v1/items?limit=10&sort=desc`,
+    `wget "http://backup:${pw}@10.0.7.12:8080/dumps/latest.tgz"`,
+    `DATABASE_URL=postgres://app:${pw}@db.internal:5432/app?sslmode=require`,
+    `mysql://root:${pw}@127.0.0.1:3306/shop`,
+    `REDIS_URL=rediss://default:${pw}@cache.internal:6380/0`,
+    `amqp://billing:${pw}@mq.internal:5672/%2Fbilling`,
+    `mongodb+srv://svc:${pw}@cluster0.ab12c.mongodb.net/prod?retryWrites=true`,
+    `lftp ftp://uploader:${pw}@ftp.example.com:21/incoming/`,
+  ])('%s', (text) => expectRedacted(text, pw));
+  it.each([
+    'git clone ssh://git@git.example.com:2222/acme/api.git',
+    'DATABASE_URL=postgres://${DB_USER}:${DB_PASSWORD}@db/app',
+  ])('kept: %s', expectKept);
+});
+
+describe('user:password arguments of curl and wget, however quoted', () => {
+  const pw = `${rnd(5)}~${rnd(3, 'digits')}!${rnd(4)}`;
+  it.each([
+    `curl --user '${'deploy'}:${pw}' https://example.com`,
+    `curl -u "ci:${pw}" https://example.com`,
+    `curl --user=deploy:${pw} https://example.com`,
+    `curl -u 'svc:/${pw}' https://example.com`,
+    `curl -u ci:'${pw}' https://example.com`,
+    `curl -u "$CI_USER":'${pw}' https://example.com`,
+    `curl -su 'svc:${pw}' https://example.com`,
+    `curl -fsSLu ci:${pw} https://example.com`,
+    `wget --password='${pw}' https://example.com/f`,
+    `wget --http-password="${pw}" --http-user=ops https://example.com/f`,
+    `wget --ftp-password ${pw} ftp://example.com/pub/`,
+  ])('%s', (text) => expectRedacted(text, pw));
+  it('redacts a quoted password that holds blanks whole', () => {
+    const spaced = `${rnd(5)} ${rnd(5)} ${rnd(3, 'digits')}`;
+    expectRedacted(`curl --user "backup:${spaced}" https://dav.example.com/`, spaced.split(' ')[1]!);
+  });
+  it.each([
+    'curl -u "$JIRA_USER:$JIRA_TOKEN" https://example.atlassian.net/rest/api/3/myself',
+    'docker run -u 1000:1000 node:20',
+    'date -u +%H:%M',
+    'curl -fsSLo out.tgz https://example.com/a',
+  ])('kept: %s', expectKept);
+});
+
+describe('Authorization headers of any scheme, in curl lines and raw HTTP', () => {
+  const t = rnd(40);
+  it.each([
+    `curl --header 'Authorization: Basic ${t}' https://example.com`,
+    `curl -H "Authorization: Token ${t}" https://example.com`,
+    `curl -H 'authorization:Bearer ${t}' https://example.com`,
+    `curl --header="Authorization: token ${t}" https://example.com`,
+    `curl -H "Authorization: SSWS ${t}" https://example.okta.com/api/v1/users`,
+    `curl -H "Authorization: Token token=${t}" https://example.com`,
+    `curl -H "Authorization: Digest username=\\"ops\\", response=\\"${t}\\"" https://example.com`,
+    `GET /me HTTP/1.1\nHost: example.com\nAuthorization: OAuth ${t}\n`,
+    `> authorization: Bearer ${t}\n> accept: */*`,
+  ])('%s', (text) => expectRedacted(text, t));
+  it.each([
+    'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user',
+    "curl --header 'Authorization: Basic ${CREDS}' https://example.com",
+    'Authorization: the administrator grants it',
+  ])('kept: %s', expectKept);
+});
+
+describe('values assigned to secret-named variables in make, shell, env, YAML, JSON and TOML syntax', () => {
+  const v = uuid();
+  const sonar = rnd(40, 'hex');
+  it.each([
+    [`SNYK_TOKEN ?= ${v}`, v],
+    [`SONAR_LOGIN := ${sonar}`, sonar],
+    [`export SONAR_LOGIN=${sonar}`, sonar],
+    [`sonarLogin: "${sonar}"`, sonar],
+    [`HUBSPOT_API_KEY ::= ${v}`, v],
+    [`export HUBSPOT_PRIVATE_KEY :::= ${v}`, v],
+    [`DEPLOY_TOKEN += ${v}`, v],
+    [`DB_PASSWORD ?= ${v}`, v],
+    [`override SNYK_AUTH_TOKEN = ${v}`, v],
+    [`snyk_token: ${v}`, v],
+    [`{"snykToken": "${v}"}`, v],
+    [`[crm]\nhubspot_api_key = "${v}"`, v],
+    [`env:\n  HUBSPOT_DEV_KEY: ${v}`, v],
+  ])('%s', (text, secret) => expectRedacted(text, secret));
+  it.each([
+    'SNYK_TOKEN ?= $(shell cat ~/.config/snyk/token)',
+    'SONAR_LOGIN := ${SONAR_TOKEN}',
+    'SONAR_HOST_URL ?= https://sonar.example.com',
+    'mvn sonar:sonar -Dsonar.login=admin -Dsonar.projectKey=acme-web',
+    'token += chunk',
+    'if (token != previous) refresh();',
+  ])('kept: %s', expectKept);
+});
+
+describe('XML configuration values: key or name and value attributes in any order and element', () => {
+  const pw = `${rnd(4)}%${rnd(3)}%${rnd(2, 'digits')}`;
+  it.each([
+    `<add key="ClearTextPassword" value="${pw}" />`,
+    `<add value="${pw}" key="ClearTextPassword"/>`,
+    `<add key='ClearTextPassword' value='${pw}' />`,
+    `<add key="ClearTextPassword"\n     value="${pw}" />`,
+    `<setting name="PaymentApiKey" value="${pw}" />`,
+    `<property name="db.password" value="${pw}"/>`,
+    `<param value="${pw}" name="apiToken" />`,
+  ])('%s', (text) => expectRedacted(text, pw));
+  it('a password enclosed in percent signs is not a %NAME% reference', () => {
+    const inner = `${rnd(4)}!${rnd(2, 'digits')}`;
+    expectRedacted(`<add key="ClearTextPassword" value="%${inner}%" />`, inner);
+  });
+  it.each([
+    '<add key="ClearTextPassword" value="%NUGET_FEED_PASSWORD%" />',
+    '<add key="ClearTextPassword" value="$(FeedPassword)" />',
+    '<setting name="LogLevel" value="Information" />',
+    'const next = { value = compute() };',
+  ])('kept: %s', expectKept);
+});
+
+describe('Sourcegraph tokens and Sumo Logic access ids', () => {
+  it.each([
+    `sgp_${rnd(40, 'hex')}`,
+    `sgp_${rnd(16, 'hex')}_${rnd(40, 'hex')}`,
+    `sgp_local_${rnd(40, 'hex')}`,
+    `sgs_${rnd(64, 'hex')}`,
+  ])('%s in prose', (t) => expectRedacted(`the CI log printed ${t} before the step failed`, t));
+  it.each(['SUMOLOGIC_ACCESSID=', 'sumo_access_id: ', '"sumologicAccessId": "', 'access_id = "'])(
+    'an access id after %s',
+    (prefix) => {
+      const id = `su${rnd(12)}`;
+      expectRedacted(`${prefix}${id}`, id);
+    },
+  );
+  it.each(['access_id = "subnet-0a1b2c3d"', 'accessId: summary'])('kept: %s', expectKept);
 });
