@@ -543,7 +543,10 @@ export async function runProgram(argv: string[]): Promise<number> {
   program
     .command('sanitize')
     .description('redact secrets: text on stdin → sanitized text on stdout (values become <REDACTED>, key names stay)')
-    .option('--json', 'print {"sanitized", "findings": [{rule, layer, start, end}]}')
+    .option(
+      '--json',
+      'print {"sanitized", "findings": [{rule, layer, start, end}]}, and "kept": [{value, start, end, why}] when a documented example key (AWS\'s AKIAIOSFODNN7EXAMPLE, …) was kept on purpose (without --json: a note on stderr)',
+    )
     .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
     .option(
       '--eval [corpus]',

@@ -20,7 +20,15 @@ import {
   renderEval,
 } from '../../bench/eval-secrets.js';
 import { describeError } from '../core/errors.js';
-import { findSecrets, redact, sanitize, type Finding, type Sanitized } from '../sanitize/index.js';
+import {
+  findSecrets,
+  keptOnPurpose,
+  redact,
+  sanitize,
+  type Finding,
+  type KeptOnPurpose,
+  type Sanitized,
+} from '../sanitize/index.js';
 import { keywordIndex, setKeywordCacheDir } from '../sanitize/keywords.js';
 import { patternStats } from '../sanitize/patterns.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
@@ -49,17 +57,40 @@ export interface SanitizeOptions {
   jsonl?: boolean;
 }
 
-/** stdin text → sanitized text; `--json`: `{sanitized, findings}`; `--jsonl`: one JSON string per line in, one object per line out. */
+/**
+ * stdin text → sanitized text, and a note on stderr for each value kept on purpose (AWS's documented example
+ * keys); `--json`: `{sanitized, findings, kept?}`; `--jsonl`: one JSON string per line in, one object per line out.
+ */
 export function sanitizeText(input: string, options: SanitizeOptions): CommandResult {
   if (options.jsonl === true) return sanitizeLines(input);
   const { text, findings } = sanitize(input);
+  const kept = keptOnPurpose(input, findings);
   if (options.json === true)
-    return {
-      stdout: `${JSON.stringify({ sanitized: text, findings: findings.map(printable) })}\n`,
-      stderr: '',
-      exitCode: 0,
-    };
-  return { stdout: text, stderr: '', exitCode: 0 };
+    return { stdout: `${JSON.stringify(sanitizedRecord(text, findings, kept))}\n`, stderr: '', exitCode: 0 };
+  return { stdout: text, stderr: keptNotes(kept), exitCode: 0 };
+}
+
+/** The JSON record of one sanitized text; `kept` only when something was kept on purpose. */
+function sanitizedRecord(text: string, findings: readonly Finding[], kept: readonly KeptOnPurpose[]): object {
+  return kept.length === 0
+    ? { sanitized: text, findings: findings.map(printable) }
+    : { sanitized: text, findings: findings.map(printable), kept };
+}
+
+/** One stderr line per distinct value kept on purpose (a documented example may occur many times). */
+function keptNotes(kept: readonly KeptOnPurpose[]): string {
+  const byValue = new Map<string, { why: string; count: number }>();
+  for (const k of kept) {
+    const seen = byValue.get(k.value);
+    if (seen === undefined) byValue.set(k.value, { why: k.why, count: 1 });
+    else seen.count++;
+  }
+  return [...byValue]
+    .map(
+      ([value, { why, count }]) =>
+        `hookwise sanitize: kept ${value}${count > 1 ? ` (${count} times)` : ''} on purpose: ${why}\n`,
+    )
+    .join('');
 }
 
 function sanitizeLines(input: string): CommandResult {
@@ -81,7 +112,7 @@ function sanitizeLines(input: string): CommandResult {
       return;
     }
     const { text, findings } = sanitize(value);
-    out.push(JSON.stringify({ sanitized: text, findings: findings.map(printable) }));
+    out.push(JSON.stringify(sanitizedRecord(text, findings, keptOnPurpose(value, findings))));
   });
   return {
     stdout: out.length === 0 ? '' : `${out.join('\n')}\n`,

@@ -207,17 +207,54 @@ export function isFilledPlaceholder(value: string): boolean {
   return counted > 0 && top * 5 >= counted * 3;
 }
 
-/** Keys that providers print in their own documentation (AWS's), never issued to anyone. */
-const DOCUMENTED_EXAMPLES = new Set([
-  'AKIAIOSFODNN7EXAMPLE',
-  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-  'ASIAIOSFODNN7EXAMPLE',
-  'AKIAI44QH8DHBEXAMPLE',
-  'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+/** Where AWS prints its example keys (every value below appears there and in its other guides). */
+const AWS_EXAMPLE_KEYS_PAGE = 'https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html';
+
+/**
+ * Keys that providers print in their own documentation (AWS's), never issued to anyone: kept, so that code and
+ * docs quoting them stay readable, and said so (`hookwise sanitize` notes each one it keeps, and why).
+ */
+export const DOCUMENTED_EXAMPLES: ReadonlyMap<string, { what: string; source: string }> = new Map([
+  ['AKIAIOSFODNN7EXAMPLE', { what: "AWS's documented example access key id", source: AWS_EXAMPLE_KEYS_PAGE }],
+  [
+    'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    { what: "AWS's documented example secret access key", source: AWS_EXAMPLE_KEYS_PAGE },
+  ],
+  ['ASIAIOSFODNN7EXAMPLE', { what: "AWS's documented example temporary access key id", source: AWS_EXAMPLE_KEYS_PAGE }],
+  ['AKIAI44QH8DHBEXAMPLE', { what: "AWS's documented example access key id", source: AWS_EXAMPLE_KEYS_PAGE }],
+  [
+    'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+    { what: "AWS's documented example secret access key", source: AWS_EXAMPLE_KEYS_PAGE },
+  ],
 ]);
 
 export function isDocumentedExample(value: string): boolean {
   return DOCUMENTED_EXAMPLES.has(value);
+}
+
+/** A documented example key found in a text, at [start, end). */
+export interface DocumentedExampleHit {
+  value: string;
+  start: number;
+  end: number;
+  what: string;
+  source: string;
+}
+
+const isKeyChar = (c: number): boolean => isIdentPart(c) || c === 0x2f /* / */ || c === 0x2b; /* + */
+
+/** Every documented example key standing alone in the text (not part of a longer token), in text order. */
+export function documentedExamplesIn(text: string): DocumentedExampleHit[] {
+  const hits: DocumentedExampleHit[] = [];
+  for (const [value, { what, source }] of DOCUMENTED_EXAMPLES) {
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length)) {
+      const end = at + value.length;
+      if ((at > 0 && isKeyChar(text.charCodeAt(at - 1))) || (end < text.length && isKeyChar(text.charCodeAt(end))))
+        continue;
+      hits.push({ value, start: at, end, what, source });
+    }
+  }
+  return hits.sort((a, b) => a.start - b.start);
 }
 
 /**

@@ -8,7 +8,8 @@
  */
 import { HookwiseError } from '../core/errors.js';
 import { detect, detectBounded } from './detect.js';
-import { isPlaceholder, isSecretName } from './heuristics.js';
+import { documentedExamplesIn, isPlaceholder, isSecretName } from './heuristics.js';
+import { SpanIndex } from './spans.js';
 import { REDACTED, type Finding } from './types.js';
 
 export { LAYERS, REDACTED, type Finding, type Layer } from './types.js';
@@ -27,6 +28,31 @@ export interface SanitizeResult {
 export function sanitize(text: string): SanitizeResult {
   const findings = detectBounded(text);
   return { text: redact(text, findings) as Sanitized, findings };
+}
+
+/** A value the sanitizer saw and kept on purpose, and why (a provider's documented example key). */
+export interface KeptOnPurpose {
+  value: string;
+  start: number;
+  end: number;
+  why: string;
+}
+
+/**
+ * What `sanitize` left in the text on purpose: the documented example keys (AWS's `AKIAIOSFODNN7EXAMPLE`, …)
+ * that no finding covers. They are public and never issued, so keeping them loses nothing; saying so tells a
+ * user why a key-shaped string survived.
+ */
+export function keptOnPurpose(text: string, findings: readonly Finding[]): KeptOnPurpose[] {
+  const redacted = SpanIndex.of(findings);
+  return documentedExamplesIn(text)
+    .filter((hit) => !redacted.covers(hit.start, hit.end))
+    .map((hit) => ({
+      value: hit.value,
+      start: hit.start,
+      end: hit.end,
+      why: `${hit.what}, published at ${hit.source} and never issued to anyone`,
+    }));
 }
 
 /** Findings only (for callers that refuse to store text instead of storing a redacted copy, and `scan`). */

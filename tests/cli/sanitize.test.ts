@@ -73,6 +73,30 @@ describe('hookwise sanitize', () => {
     expect(r.stdout).not.toContain(gh);
   });
 
+  it('keeps AWS\'s documented example keys on purpose and says so: a note on stderr, "kept" in --json and --jsonl', () => {
+    const exampleId = ['AKIA', 'IOSFODNN7', 'EXAMPLE'].join('');
+    const exampleSecret = ['wJalrXUtnFEMI', 'K7MDENG', 'bPxRfiCYEXAMPLEKEY'].join('/');
+    const text = `aws_access_key_id = ${exampleId}\naws_secret_access_key = ${exampleSecret}\nagain ${exampleId}\n`;
+    const plain = sanitizeText(text, {});
+    expect(plain.stdout).toBe(text);
+    expect(plain.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^hookwise sanitize: kept ${exampleId} \\(2 times\\) on purpose: AWS's documented example access key id, published at https://docs\\.aws\\.amazon\\.com/`,
+        ),
+      ),
+      expect.stringMatching(new RegExp(`kept ${exampleSecret} on purpose: AWS's documented example secret access key`)),
+    ]);
+    const json = JSON.parse(sanitizeText(`key ${exampleId}`, { json: true }).stdout) as { kept: unknown[] };
+    expect(json.kept).toEqual([{ value: exampleId, start: 4, end: 24, why: expect.stringContaining('never issued') }]);
+    const line = JSON.parse(sanitizeText(`${JSON.stringify(exampleId)}\n`, { jsonl: true }).stdout) as {
+      kept: unknown[];
+    };
+    expect(line.kept).toHaveLength(1);
+    // Part of a longer token it is no example: nothing is noted as kept.
+    expect(sanitizeText(`x${exampleId}9`, {}).stderr).toBe('');
+  });
+
   it('--jsonl: one JSON string per line in, one object per line out; a bad line becomes an error object without its content', () => {
     const r = sanitizeText(`${JSON.stringify(`curl -u admin:${secretValue} x`)}\n"plain"\nnot json ${gh}\n`, {
       jsonl: true,

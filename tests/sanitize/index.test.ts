@@ -1,6 +1,7 @@
 /** The sanitizer's entry points: sanitize, the Sanitized brand and its guard, JSON values, structural keys. */
 import { describe, expect, it } from 'vitest';
 import {
+  keptOnPurpose,
   assertSanitized,
   findSecrets,
   redact,
@@ -169,5 +170,28 @@ describe('structuralInput (file tools judged by path and change, never by conten
 
   it('returns undefined for tools that are not file edits', () => {
     expect(structuralInput('Bash', { command: 'ls' })).toBeUndefined();
+  });
+});
+
+describe('keptOnPurpose (what sanitize left in the text on purpose, and why)', () => {
+  const exampleId = ['AKIA', 'IOSFODNN7', 'EXAMPLE'].join('');
+  it('names each documented example key the findings do not cover, with where it is published', () => {
+    const text = `aws_access_key_id=${exampleId} # from the AWS docs`;
+    const { findings } = sanitize(text);
+    expect(keptOnPurpose(text, findings)).toEqual([
+      {
+        value: exampleId,
+        start: 18,
+        end: 38,
+        why: expect.stringMatching(/documented example access key id, published at https:\/\/docs\.aws\.amazon\.com\//),
+      },
+    ]);
+  });
+
+  it('says nothing of a value that was redacted, or of one that is part of a longer token', () => {
+    const text = `id ${exampleId}`;
+    expect(keptOnPurpose(text, [{ rule: 'x', layer: 'pattern', start: 0, end: text.length }])).toEqual([]);
+    expect(keptOnPurpose(`${exampleId}X`, [])).toEqual([]);
+    expect(keptOnPurpose(`ls ${rnd(20)}`, [])).toEqual([]);
   });
 });
