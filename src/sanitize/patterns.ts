@@ -164,8 +164,8 @@ function appendsInCode(match: string): boolean {
  * format) nor '/', and never holds '/' (`-u https://…` is a URL argument, not user:password). Groups: the
  * password in each form.
  */
-const USER_PASSWORD = String.raw`(?:"[^"\n:]*:([^"\n]+)"|'[^'\n:]*:([^'\n]+)'|(?:"[^"\n:]*"|'[^'\n:]*'|[^\s:"'/{+][^\s:"'/{]*):(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'/\x60][^\s"'\x60]*)))`;
-const USER_PASSWORD_GROUPS = [1, 2, 3, 4, 5] as const;
+const USER_PASSWORD = String.raw`(?:"[^"\n:]*:([^"\n]+)"|'[^'\n:]*:([^'\n]+)'|\\"[^"\\\n:]*:([^"\\\n]+)\\"|(?:"[^"\n:]*"|'[^'\n:]*'|[^\s:"'/{+\\][^\s:"'/{\\]*):(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'/\x60\\][^\s"'\x60\\]*)))`;
+const USER_PASSWORD_GROUPS = [1, 2, 3, 4, 5, 6] as const;
 /** A password of user:password: not a placeholder nor a numeric id (`-u 1000:1000` is a uid:gid), nor a URL's `//`. */
 const userPassword = (v: string): boolean => notPlaceholderOrId(v) && !v.startsWith('//');
 
@@ -1162,9 +1162,9 @@ export const PATTERNS: readonly PatternSpec[] = [
     keywords: ['value'],
     ignoreCase: true,
     confirm: { kind: 'tag-attribute' },
-    source: String.raw`(?i)<[A-Za-z_][\w:.\-]*\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?(?:(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?value\s*=\s*(?:"([^"]*)"|'([^']*)')|value\s*=\s*(?:"([^"]*)"|'([^']*)')\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^']*')\s+)*?(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)'))`,
-    redact: [3, 4, 5, 6],
-    accept: namedSecret(1, 2, 7, 8),
+    source: String.raw`(?i)<[A-Za-z_][\w:.\-]*\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^'\n]*'|\\"[^"\\]*\\")\s+)*?(?:(?:key|name)\s*=\s*(?:"([^"]*)"|'([^'\n]*)'|\\"([^"\\]*)\\")\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^'\n]*'|\\"[^"\\]*\\")\s+)*?value\s*=\s*(?:"([^"]*)"|'([^'\n]*)'|\\"([^"\\]*)\\")|value\s*=\s*(?:"([^"]*)"|'([^'\n]*)'|\\"([^"\\]*)\\")\s+(?:[\w:.\-]+\s*=\s*(?:"[^"]*"|'[^'\n]*'|\\"[^"\\]*\\")\s+)*?(?:key|name)\s*=\s*(?:"([^"]*)"|'([^'\n]*)'|\\"([^"\\]*)\\"))`,
+    redact: [4, 5, 6, 7, 8, 9],
+    accept: namedSecret(1, 2, 3, 10, 11, 12),
   },
 
   // ── SaaS and developer tools ───────────────────────────────────────────────────────────────────────────
@@ -2142,6 +2142,7 @@ function isTagAttribute(text: string, start: number, end: number): boolean {
   if (text.charCodeAt(i) !== 0x3d /* = */) return false;
   i++;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) === 0x5c /* \ */) i++; // \" in JSON-encoded file contents
   if (text.charCodeAt(i) !== 0x22 && text.charCodeAt(i) !== 0x27) return false;
   for (let j = start - 1, n = 0; j >= 0 && n < TAG_LIMIT; j--, n++) {
     const c = text.charCodeAt(j);

@@ -676,6 +676,10 @@ describe('user:password arguments of curl and wget, however quoted', () => {
     `wget --http-password="${pw}" --http-user=ops https://example.com/f`,
     `wget --ftp-password ${pw} ftp://example.com/pub/`,
   ])('%s', (text) => expectRedacted(text, pw));
+  it('reads the quotes of a command JSON-encoded into a tool input or a log (\\"user:password\\")', () => {
+    expectRedacted(JSON.stringify({ command: `curl -fsS --user "release:${pw}" https://example.com` }), pw);
+    expectRedacted(JSON.stringify({ command: `curl --user="jenkins:${pw}" -X POST https://example.com` }), pw);
+  });
   it('redacts a quoted password that holds blanks whole', () => {
     const spaced = `${rnd(5)} ${rnd(5)} ${rnd(3, 'digits')}`;
     expectRedacted(`curl --user "backup:${spaced}" https://dav.example.com/`, spaced.split(' ')[1]!);
@@ -747,6 +751,10 @@ describe('XML configuration values: key or name and value attributes in any orde
     `<property name="db.password" value="${pw}"/>`,
     `<param value="${pw}" name="apiToken" />`,
   ])('%s', (text) => expectRedacted(text, pw));
+  it('reads the escaped quotes of a config file JSON-encoded into a Write input', () => {
+    const content = `<packageSourceCredentials>\n  <acme>\n    <add key="ClearTextPassword" value="${pw}" />\n  </acme>\n</packageSourceCredentials>\n`;
+    expectRedacted(JSON.stringify({ file_path: 'NuGet.Config', content }), pw);
+  });
   it('a password enclosed in percent signs is not a %NAME% reference', () => {
     const inner = `${rnd(4)}!${rnd(2, 'digits')}`;
     expectRedacted(`<add key="ClearTextPassword" value="%${inner}%" />`, inner);
