@@ -3458,6 +3458,169 @@ const SCANNER_CLASS_CLEAN_KINDS: Record<string, Maker[]> = {
   ],
 };
 
+// A second held-out set for the same classes, written after the first one had been measured (and then used to
+// fix the JSON-escaped quoting it exposed): measured once, not tuned on.
+const SCANNER_CLASS_SECRET_KINDS_2: Record<string, Maker[]> = {
+  'url-userinfo-holdout-2': [
+    (r) => {
+      const p = r.an(20);
+      return S(
+        write(
+          '/srv/app/config/database.yml',
+          `production:\n  url: "postgresql://app:${p}@db-primary.acme.internal/app_prod?pool=20"\n`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const p = r.hex(24);
+      return S(bash(`npm config set registry https://npm-ci:${p}@npm.acme.io/repository/npm-group/`), p);
+    },
+    (r) => {
+      const p = r.upw();
+      return S(
+        `2024-05-02T10:11:12Z WARN retrying connection to redis://cache-user:${p}@10.1.4.20:6379/1 (attempt 3)`,
+        p,
+      );
+    },
+  ],
+  'curl-user-quoted-holdout-2': [
+    (r) => {
+      const p = `${r.an(7)}!${r.dig(2)}~`;
+      return S(
+        write(
+          '/home/dev/scripts/publish.sh',
+          `#!/bin/sh\ncurl --fail --user "maven:${p}" --upload-file target/app.jar https://repo.acme.io/releases/app.jar\n`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const p = `${r.cap(r.word())}^${r.dig(3)}~${r.an(3)}`;
+      return S(bash(`curl -sku 'admin:${p}' https://10.0.0.5:9443/api/v1/health`), p);
+    },
+    (r) => {
+      const p = r.pw();
+      return S(bash(`wget --no-check-certificate --user=ops --password="${p}" https://intranet.acme.io/export.csv`), p);
+    },
+  ],
+  'auth-header-schemes-holdout-2': [
+    (r) => {
+      const t = r.an(48);
+      return S(
+        bash(
+          `curl -sS -H "Content-Type: application/json" -H "Authorization: Bot ${t}" https://discord.com/api/v10/users/@me`,
+        ),
+        t,
+      );
+    },
+    (r) => {
+      const c = b64(`${r.word()}@acme.io:${r.an(24)}`);
+      return S(write('/home/dev/.config/http/headers', `Authorization: Basic ${c}\nX-Client: cli\n`), c);
+    },
+    (r) => {
+      const t = r.b64u(40);
+      return S(`requests.get(url, headers={'authorization': 'GenieKey ${t}'})`, t);
+    },
+  ],
+  'k8s-secret-variants-holdout-2': [
+    (r) => {
+      const a = b64(r.pw());
+      return S(
+        write(
+          '/srv/k8s/redis-secret.yaml',
+          `apiVersion: v1\nkind: Secret\nmetadata:\n\tname: redis\ntype: Opaque\ndata:\n\t# auth for redis\n\tredis-password: ${a}\n`,
+        ),
+        a,
+      );
+    },
+    (r) => {
+      const t = r.an(40);
+      return S(
+        `$ kubectl get secret api -o json\n${JSON.stringify({ apiVersion: 'v1', data: { 'api-token': b64(t) }, kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque' }, null, 4)}\n`,
+        b64(t),
+      );
+    },
+    (r) => {
+      const p = r.upw();
+      return S(
+        `---\n# app secrets\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  # database\n  DATABASE_PASSWORD: ${p}\n---\napiVersion: apps/v1\nkind: Deployment\n`,
+        p,
+      );
+    },
+  ],
+  'sourcegraph-token-holdout-2': [
+    (r) => {
+      const t = `sgp_${r.hex(16)}_${r.hex(40)}`;
+      return S(
+        bash(`curl -H "Authorization: token ${t}" https://sourcegraph.acme.io/.api/search/stream?q=repo:acme`),
+        t,
+      );
+    },
+    (r) => {
+      const t = `sgp_${r.hex(40)}`;
+      return S(`- name: SRC_ACCESS_TOKEN\n  value: ${t}\n`, t);
+    },
+    (r) => {
+      const t = `sgd_${r.hex(64)}`;
+      return S(`gateway access token: ${t}`, t);
+    },
+  ],
+  'vendor-named-assignment-holdout-2': [
+    (r) => {
+      const t = r.uuid();
+      return S(write('/home/dev/project/Makefile', `SNYK_API_TOKEN ?= ${t}\nsecurity:\n\tsnyk test\n`), t);
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(`sonar.host.url=https://sonar.acme.io\nsonar.login=${t}\nsonar.projectKey=acme-api\n`, t);
+    },
+    (r) => {
+      const t = r.uuid();
+      return S(`const client = new Client({ hubspotApiKey: '${t}' });`, t);
+    },
+  ],
+  'xml-config-value-holdout-2': [
+    (r) => {
+      const p = `${r.an(3)}%${r.an(6)}`;
+      return S(
+        bash(
+          `dotnet nuget update source acme --configfile nuget.config && sed -i 's|<add key="ClearTextPassword" value=".*" />|<add key="ClearTextPassword" value="${p}" />|' nuget.config`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const t = r.an(32);
+      return S(
+        `<configuration>\n  <appSettings>\n    <add key="Twilio:AuthToken" value="${t}" />\n  </appSettings>\n</configuration>`,
+        t,
+      );
+    },
+    (r) => {
+      const p = `${r.an(5)}%${r.dig(2)}`;
+      return S(`<Credential name="ClearTextPassword" value='${p}'/>`, p);
+    },
+  ],
+  'vendor-prefixed-id-holdout-2': [
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(bash(`export SUMOLOGIC_ACCESSID="${id}" && terraform apply -auto-approve`), id);
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(
+        write('/srv/collector/user.properties', `name = web-01\naccessid = ${id}\naccesskey = ${r.an(64)}\n`),
+        id,
+      );
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(`{\n  "sumo_access_id": "${id}",\n  "sumo_endpoint": "https://api.us2.sumologic.com"\n}`, id);
+    },
+  ],
+};
+
 /** The held-out corpus: the same rows for the same seed. Throws if a listed secret is missing from its text. */
 export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   const r = new Rand(seed);
@@ -3479,5 +3642,6 @@ export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   add('clean', CLEAN_KINDS);
   add('secret', SCANNER_CLASS_SECRET_KINDS);
   add('clean', SCANNER_CLASS_CLEAN_KINDS);
+  add('secret', SCANNER_CLASS_SECRET_KINDS_2);
   return rows;
 }
