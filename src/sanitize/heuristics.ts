@@ -286,7 +286,8 @@ function isMask(value: string): boolean {
 }
 
 /**
- * Code, not a literal: a member chain `a.b.c` of identifiers (`process.env.TOKEN`, `config.apiKey`), or a
+ * Code, not a literal: a member chain `a.b.c` of identifiers that reads as names (`process.env.TOKEN`,
+ * `config.apiKey`), or a
  * call/index expression that starts with an identifier (`getToken()`, `os.environ["X"]`, `ENV['X']`).
  */
 function isCodeReference(value: string): boolean {
@@ -302,7 +303,8 @@ function isCodeReference(value: string): boolean {
       return false;
     }
   }
-  return dots > 0;
+  // A chain of random-looking parts is a value that holds dots (`KohPgQAkNbI4.tmzZ.W`), not a member chain.
+  return dots > 0 && !looksRandom(value);
 }
 
 /** Purely numeric `uid:gid`-style values, e.g. `docker run -u 1000:1000`. */

@@ -42,6 +42,13 @@ describe('isPlaceholder', () => {
     }
   });
 
+  it('takes a dotted value for code only when its parts read as names (process.env.TOKEN, not Kx9q2LmZ7.tmzZ.W)', () => {
+    for (const v of ['process.env.GITHUB_TOKEN', 'config.apiKey', 'settings.database.password'])
+      expect(isPlaceholder(v), v).toBe(true);
+    for (const v of [`${rnd(12)}.${rnd(4)}.${rnd(1, 'letters')}`, 'KohPgQ4kNbI4.tmzZ.W'])
+      expect(isPlaceholder(v), v).toBe(false);
+  });
+
   it('takes %NAME% for a Windows variable only when NAME is one (a password may be enclosed in percent signs)', () => {
     for (const v of ['%NUGET_PASSWORD%', '%ProgramFiles(x86)%', '%APPDATA%']) expect(isPlaceholder(v), v).toBe(true);
     for (const v of [`%${rnd(6)}!${rnd(2)}%`, `%${rnd(4)}%${rnd(4)}%`, '%%']) expect(isPlaceholder(v), v).toBe(false);
