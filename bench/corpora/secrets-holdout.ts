@@ -3621,6 +3621,165 @@ const SCANNER_CLASS_SECRET_KINDS_2: Record<string, Maker[]> = {
   ],
 };
 
+// A third held-out set, written after the second had been measured and used for one fix: measured once, not
+// tuned on. Three rows per class, in contexts the other sets do not use.
+const SCANNER_CLASS_SECRET_KINDS_3: Record<string, Maker[]> = {
+  'url-userinfo-holdout-3': [
+    (r) => {
+      const p = r.an(16);
+      return S(
+        bash(`psql "postgres://readonly:${p}@analytics.acme.internal:5432/events" -c 'select count(*) from events'`),
+        p,
+      );
+    },
+    (r) => {
+      const p = r.upw();
+      return S(
+        write(
+          '/srv/app/.env.production',
+          `QUEUE_URL=amqp://publisher:${p}@mq-1.acme.internal:5672/events\nLOG_LEVEL=warn\n`,
+        ),
+        p,
+      );
+    },
+    (r) => {
+      const p = r.hex(20);
+      return S(
+        `Cloning into 'infra'...\nfatal: unable to access 'https://ci-bot:${p}@git.acme.io/ops/infra.git/': Could not resolve host`,
+        p,
+      );
+    },
+  ],
+  'curl-user-quoted-holdout-3': [
+    (r) => {
+      const p = `${r.an(5)}~${r.an(4)}!${r.dig(2)}`;
+      return S(
+        `#!/usr/bin/env bash\nset -euo pipefail\ncurl --silent --show-error --user 'registry:${p}' https://registry.acme.io/v2/_catalog | jq .\n`,
+        p,
+      );
+    },
+    (r) => {
+      const p = `${r.cap(r.word())}!${r.dig(4)}`;
+      return S(bash(`curl -X PUT -u "couch:${p}" http://127.0.0.1:5984/orders`), p);
+    },
+    (r) => {
+      const p = r.an(14);
+      return S(bash(`wget --proxy-user=corp --proxy-password=${p} -e use_proxy=yes https://example.org/pkg.tgz`), p);
+    },
+  ],
+  'auth-header-schemes-holdout-3': [
+    (r) => {
+      const t = r.b64u(43);
+      return S(
+        bash(`curl -s https://api.acme.io/v3/me -H 'Accept: application/json' -H 'Authorization: Bearer ${t}'`),
+        t,
+      );
+    },
+    (r) => {
+      const c = b64(`svc-report:${r.pw()}`);
+      return S(
+        `< HTTP/1.1 401 Unauthorized\n> GET /reports HTTP/1.1\n> Host: bi.acme.io\n> Authorization: Basic ${c}\n`,
+        c,
+      );
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(write('/home/dev/.config/gh-proxy/headers.txt', `authorization: token ${t}\n`), t);
+    },
+  ],
+  'k8s-secret-variants-holdout-3': [
+    (r) => {
+      const a = b64(r.pw());
+      const b = b64(r.word());
+      return S(
+        `kind: Secret\napiVersion: v1\nmetadata:\n\tname: ftp\n\tlabels:\n\t\tapp: ftp\ndata:\n\tuser: ${b}\n\tpass: ${a}\n`,
+        a,
+        b,
+      );
+    },
+    (r) => {
+      const t = r.an(32);
+      return S(
+        JSON.stringify({
+          kind: 'List',
+          apiVersion: 'v1',
+          items: [{ kind: 'Secret', metadata: { name: 'hook' }, stringData: { url: `https://hooks.acme.io/${t}` } }],
+        }),
+        t,
+      );
+    },
+    (r) => {
+      const a = b64(r.an(24));
+      return S(
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: gpg\ndata:\n  # exported with gpg --export-secret-keys\n  # do not commit\n  passphrase: ${a}\n`,
+        a,
+      );
+    },
+  ],
+  'sourcegraph-token-holdout-3': [
+    (r) => {
+      const t = `sgp_local_${r.hex(40)}`;
+      return S(bash(`src login http://localhost:7080 --token ${t}`), t);
+    },
+    (r) => {
+      const t = `sgp_${r.hex(16)}_${r.hex(40)}`;
+      return S(`{"mcpServers":{"sourcegraph":{"env":{"SRC_TOKEN":"${t}"}}}}`, t);
+    },
+    (r) => {
+      const t = `slk_${r.hex(64)}`;
+      return S(`license key token ${t} rotated`, t);
+    },
+  ],
+  'vendor-named-assignment-holdout-3': [
+    (r) => {
+      const t = r.uuid();
+      return S(`# tools.mk\nexport SNYK_TOKEN := ${t}\n`, t);
+    },
+    (r) => {
+      const t = r.hex(40);
+      return S(bash(`./gradlew sonar -Dsonar.login=${t} -Dsonar.host.url=https://sonar.acme.io`), t);
+    },
+    (r) => {
+      const t = r.uuid();
+      return S(`[default]\nhubspot_access_key = '${t}'\n`, t);
+    },
+  ],
+  'xml-config-value-holdout-3': [
+    (r) => {
+      const p = `${r.an(4)}%${r.an(4)}!`;
+      return S(
+        `<?xml version="1.0"?>\n<configuration>\n  <packageSourceCredentials>\n    <internal>\n      <add key="Username" value="build" />\n      <add key="ClearTextPassword" value="${p}" />\n    </internal>\n  </packageSourceCredentials>\n</configuration>`,
+        p,
+      );
+    },
+    (r) => {
+      const t = r.an(30);
+      return S(`<add key="SendGridApiKey" value="${t}" />`, t);
+    },
+    (r) => {
+      const p = r.pw();
+      return S(`<Parameter Name="DbPassword" Value="${p}" />`, p);
+    },
+  ],
+  'vendor-prefixed-id-holdout-3': [
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(`SUMO_ACCESSID=${id}\nSUMO_ACCESSKEY=${r.an(64)}\n`, id);
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(
+        `resource "sumologic_collector" "c" {}\nprovider "sumologic" {\n  access_id  = "${id}"\n  access_key = var.sumo_key\n}`,
+        id,
+      );
+    },
+    (r) => {
+      const id = `su${r.an(12)}`;
+      return S(write('/etc/sumo/sumo.conf', `{\n  "collector": "web",\n  "sumologic_access_id": "${id}"\n}\n`), id);
+    },
+  ],
+};
+
 /** The held-out corpus: the same rows for the same seed. Throws if a listed secret is missing from its text. */
 export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   const r = new Rand(seed);
@@ -3643,5 +3802,6 @@ export function buildHoldoutCorpus(seed: number = HOLDOUT_SEED): HoldoutRow[] {
   add('secret', SCANNER_CLASS_SECRET_KINDS);
   add('clean', SCANNER_CLASS_CLEAN_KINDS);
   add('secret', SCANNER_CLASS_SECRET_KINDS_2);
+  add('secret', SCANNER_CLASS_SECRET_KINDS_3);
   return rows;
 }
