@@ -42,6 +42,10 @@ export interface GrammarOption {
   valueOptional?: boolean;
   /** The value must be joined with `=` (`--foo=bar`, never `--foo bar`). */
   requiresEquals?: boolean;
+  /** The value must be joined with this string other than `=` (Fig's `requiresSeparator: ':'`: `-D:x`). */
+  separator?: string;
+  /** More than one value word follows (Fig options with several `args`: `--diff A B`): how many at most. */
+  valueCount?: number;
   /** The value's template when the spec gives one. */
   template?: GrammarTemplate;
   /** Known fixed values (Fig's suggestions), when the spec lists them. */
