@@ -95,6 +95,23 @@ await Promise.all([
 ]);
 chmodSync('dist/hookwise.cjs', 0o755);
 
+// The catalogue's grammar table (dist/catalog-grammar/): Fig's specs + our GNU/Linux entries, imported here,
+// never at run time. Bundled to a throw-away module inside dist/ so that it resolves node_modules like the CLI.
+await build({
+  ...common,
+  entryPoints: ['scripts/catalog/build-grammar.ts'],
+  outfile: 'dist/build-grammar.tmp.mjs',
+  format: 'esm',
+  sourcemap: false,
+  supported: {},
+  external: [...common.external, 'yaml', '@withfig/autocomplete'],
+});
+try {
+  await import(new URL('../dist/build-grammar.tmp.mjs', import.meta.url).href);
+} finally {
+  rmSync('dist/build-grammar.tmp.mjs', { force: true });
+}
+
 // Warm the V8 code cache with one real decision in a throw-away project (see src/cli/launcher.ts).
 const warm = mkdtempSync(join(tmpdir(), 'hookwise-build-'));
 try {

@@ -1,0 +1,64 @@
+/**
+ * Build step (scripts/build.mjs bundles and runs this): the grammar table in dist/catalog-grammar/ from
+ * Fig's autocomplete specs (@withfig/autocomplete, a devDependency: read here, never at run time) and our
+ * own GNU/Linux grammar in src/catalog/grammar/*.yml, merged by each entry's rule.
+ *
+ *   index.json        format, Fig's version and licence notice, a checksum over the whole table, and per
+ *                     program its file, the file's checksum and where its grammar came from
+ *   <program>.json    one program's grammar (src/catalog/grammar-codec.ts), parsed only when looked up
+ *   report.json       what the import skipped and why, and the counts docs/catalogue.md quotes
+ *
+ * Deterministic: the same inputs give the same bytes (sorted programs, sorted nodes, no timestamps).
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildGrammarTable, type GrammarTableInput } from '../../src/catalog/grammar-build.js';
+import type { FigModuleLoader } from '../../src/catalog/fig-import.js';
+
+const FIG_PACKAGE = '@withfig/autocomplete';
+
+async function main(): Promise<void> {
+  const root = process.cwd();
+  const out = join(root, 'dist', 'catalog-grammar');
+  const require = createRequire(join(root, 'package.json'));
+  // The package exports only its specs; its folder is two levels above the main module (build/index.js).
+  const figRoot = dirname(dirname(require.resolve(FIG_PACKAGE)));
+  const figVersion = (JSON.parse(readFileSync(join(figRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const licence = readFileSync(join(figRoot, 'LICENSE'), 'utf8');
+
+  // Fig's own list of spec modules: the keys of build/dynamic/index.js (path → lazy import).
+  const dynamic = (await import(pathToFileURL(join(figRoot, 'build', 'dynamic', 'index.js')).href)) as {
+    default: Record<string, () => Promise<Record<string, unknown>>>;
+  };
+  const modules = dynamic.default;
+  const load: FigModuleLoader = async (path) => (Object.hasOwn(modules, path) ? modules[path]!() : undefined);
+
+  const handDir = join(root, 'src', 'catalog', 'grammar');
+  const hand = readdirSync(handDir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()
+    .map((f) => ({ file: `src/catalog/grammar/${f}`, text: readFileSync(join(handDir, f), 'utf8') }));
+
+  const input: GrammarTableInput = {
+    fig: { version: figVersion, licence, modules: Object.keys(modules), load },
+    hand,
+  };
+  const started = process.hrtime.bigint();
+  const table = await buildGrammarTable(input);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (table.errors.length > 0) {
+    for (const e of table.errors) console.error(`hookwise build: ${e}`);
+    process.exit(1);
+  }
+  mkdirSync(out, { recursive: true });
+  for (const [file, text] of table.files) writeFileSync(join(out, file), text);
+  const r = table.report;
+  console.log(
+    `grammar table: ${r.programs.total} programs (Fig ${r.programs.fig}, ours ${r.programs.hookwise}, both ${r.programs.both}), ` +
+      `${r.subcommands} subcommands, ${r.options} options, ${(r.bytes / 1e6).toFixed(1)} MB, ${Math.round(ms)} ms`,
+  );
+}
+
+await main();

@@ -1,0 +1,180 @@
+/**
+ * The grammar table, built from its two sources (build time only; scripts/catalog/build-grammar.ts writes
+ * what this returns into dist/catalog-grammar/). Pure apart from the injected Fig module loader, so tests
+ * build tables from fixture specs and compare bytes.
+ */
+import { xxh64BytesHex } from '../util/xxhash.js';
+import {
+  FIG_IMPORT_LIMITS,
+  importFigProgram,
+  type FigImportLimits,
+  type FigModuleLoader,
+  type SkipNote,
+} from './fig-import.js';
+import { GRAMMAR_FORMAT, encodeGrammar } from './grammar-codec.js';
+import { mergeGrammar, parseHandEntry } from './grammar-hand.js';
+import type { GrammarNode } from './grammar.js';
+
+export interface GrammarTableInput {
+  fig: {
+    version: string;
+    /** Fig's LICENSE text: MIT asks that the notice travel with the data we ship. */
+    licence: string;
+    /** Every module path of the package (build/dynamic/index.js's keys). */
+    modules: string[];
+    load: FigModuleLoader;
+  };
+  /** Our entry files, path (for messages and the index) and text. */
+  hand: { file: string; text: string }[];
+  limits?: FigImportLimits;
+}
+
+/** Where a program's grammar came from, as the index records it. */
+export const GRAMMAR_ORIGINS = ['fig', 'hookwise', 'both'] as const;
+export type GrammarOrigin = (typeof GRAMMAR_ORIGINS)[number];
+
+/** One program's row in index.json: its file, the file's XXH64, its origin, and our entry file if any. */
+export type IndexRow = [file: string, checksum: string, origin: GrammarOrigin, entry?: string];
+
+export interface GrammarIndex {
+  format: number;
+  fig: { package: string; version: string; licence: string };
+  /** XXH64 over every row, in order: one value that changes when anything in the table does. */
+  checksum: string;
+  programs: Record<string, IndexRow>;
+}
+
+export interface GrammarReport {
+  figVersion: string;
+  programs: { total: number; fig: number; hookwise: number; both: number };
+  subcommands: number;
+  options: number;
+  bytes: number;
+  skipped: Record<string, number>;
+  notes: SkipNote[];
+}
+
+export interface GrammarTable {
+  /** File name → text, sorted by name; index.json and report.json included. */
+  files: Map<string, string>;
+  report: GrammarReport;
+  /** Problems in our entry files: the build fails on any. */
+  errors: string[];
+}
+
+/**
+ * The program names among Fig's module paths: plain names (`git`), versioned programs (`az/index` → az) and
+ * npm-scoped ones (`@withfig/autocomplete-tools`); `aws/s3` and `az/2.53.0` are parts of another program.
+ */
+export function figPrograms(modules: string[]): string[] {
+  const out = new Set<string>();
+  for (const m of modules) {
+    const path = m.endsWith('/index') ? m.slice(0, -'/index'.length) : m;
+    const parts = path.split('/');
+    if (parts.length === 1 || (parts.length === 2 && parts[0]!.startsWith('@'))) {
+      if (!m.endsWith('/index') && modules.includes(`${m}/index`)) continue;
+      out.add(path);
+    }
+  }
+  return [...out].sort();
+}
+
+/** A file name for a program: the name itself where it is safe, `~` + hex for every other character. */
+export function grammarFileName(program: string): string {
+  let out = '';
+  for (const ch of program) out += /[A-Za-z0-9._+-]/.test(ch) ? ch : `~${ch.codePointAt(0)!.toString(16)}~`;
+  return `${out}.json`;
+}
+
+/**
+ * A program whose table text is larger than this has each top-level subcommand in a file of its own: a
+ * lookup of aws then parses the top node and one service (tens of kilobytes), not 4 MB.
+ */
+export const SPLIT_BYTES = 128 * 1024;
+
+const checksumOf = (text: string): string => xxh64BytesHex(Buffer.from(text, 'utf8'));
+
+function count(node: GrammarNode, totals: { subcommands: number; options: number }): void {
+  totals.options += node.options.length;
+  for (const s of node.subcommands) {
+    totals.subcommands++;
+    count(s, totals);
+  }
+}
+
+export async function buildGrammarTable(input: GrammarTableInput): Promise<GrammarTable> {
+  const errors: string[] = [];
+  const notes: SkipNote[] = [];
+  const grammars = new Map<string, { node: GrammarNode; origin: GrammarOrigin; entry?: string }>();
+
+  for (const program of figPrograms(input.fig.modules)) {
+    const result = await importFigProgram(program, input.fig.load, input.limits ?? FIG_IMPORT_LIMITS);
+    notes.push(...result.notes);
+    if (result.node) grammars.set(program, { node: result.node, origin: 'fig' });
+  }
+
+  const seen = new Map<string, string>();
+  for (const { file, text } of input.hand) {
+    const entry = parseHandEntry(file, text, errors);
+    if (!entry) continue;
+    const earlier = seen.get(entry.program);
+    if (earlier !== undefined) {
+      errors.push(`${file}: program ${entry.program} already has an entry in ${earlier}`);
+      continue;
+    }
+    seen.set(entry.program, file);
+    const fig = grammars.get(entry.program);
+    grammars.set(entry.program, {
+      node: mergeGrammar(fig?.node, entry),
+      origin: fig === undefined ? 'hookwise' : entry.merge === 'replace' ? 'hookwise' : 'both',
+      entry: file,
+    });
+  }
+
+  const files = new Map<string, string>();
+  const programs: Record<string, IndexRow> = {};
+  const totals = { subcommands: 0, options: 0 };
+  const byOrigin = { fig: 0, hookwise: 0, both: 0 };
+  let bytes = 0;
+  const rows: string[] = [];
+  for (const program of [...grammars.keys()].sort()) {
+    const { node, origin, entry } = grammars.get(program)!;
+    const file = grammarFileName(program);
+    let text = encodeGrammar(node);
+    if (text.length > SPLIT_BYTES)
+      text = encodeGrammar(node, (sub, subText) => {
+        const subFile = grammarFileName(`${program} ${sub.names[0]!}`);
+        files.set(subFile, subText);
+        return [subFile, checksumOf(subText)];
+      });
+    const checksum = checksumOf(text);
+    files.set(file, text);
+    programs[program] = entry === undefined ? [file, checksum, origin] : [file, checksum, origin, entry];
+    rows.push(`${program}\u0000${file}\u0000${checksum}\u0000${origin}`);
+    count(node, totals);
+    byOrigin[origin]++;
+  }
+  for (const [file, text] of files) if (file !== 'index.json') bytes += Buffer.byteLength(text);
+  const index: GrammarIndex = {
+    format: GRAMMAR_FORMAT,
+    fig: { package: '@withfig/autocomplete', version: input.fig.version, licence: input.fig.licence },
+    checksum: checksumOf(rows.join('\n')),
+    programs,
+  };
+  const indexText = JSON.stringify(index);
+  files.set('index.json', indexText);
+  bytes += Buffer.byteLength(indexText);
+
+  const skipped: Record<string, number> = {};
+  for (const n of notes) skipped[n.kind] = (skipped[n.kind] ?? 0) + 1;
+  const report: GrammarReport = {
+    figVersion: input.fig.version,
+    programs: { total: grammars.size, ...byOrigin },
+    ...totals,
+    bytes,
+    skipped,
+    notes,
+  };
+  files.set('report.json', JSON.stringify(report, null, 1));
+  return { files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), report, errors };
+}
