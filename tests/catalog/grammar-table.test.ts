@@ -1,0 +1,126 @@
+/**
+ * The run-time reader over a table written into a temp dir from the fixtures, every kind of damage failing
+ * closed; and the installed table (dist/catalog-grammar/, built by `npm run build`) resolving real programs.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildGrammarTable } from '../../src/catalog/grammar-build.js';
+import { GrammarTableReader, lookupGrammar } from '../../src/catalog/grammar-table.js';
+import type { GrammarNode, GrammarOption } from '../../src/catalog/grammar.js';
+import { xxh64BytesHex } from '../../src/util/xxhash.js';
+import { fixtureInput } from '../support/grammar-fixtures.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'hookwise-grammar-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const built = await buildGrammarTable(fixtureInput());
+let dir = '';
+let n = 0;
+beforeEach(() => {
+  dir = join(tmp, `t${n++}`);
+  mkdirSync(dir);
+  for (const [file, text] of built.files) writeFileSync(join(dir, file), text);
+});
+
+function sub(node: GrammarNode | undefined, ...path: string[]): GrammarNode | undefined {
+  for (const name of path) node = node?.subcommands.find((s) => s.names.includes(name));
+  return node;
+}
+const option = (node: GrammarNode | undefined, name: string): GrammarOption | undefined =>
+  node?.options.find((o) => o.names.includes(name));
+
+describe('grammar table reader', () => {
+  it('looks a program up by name, with its sources', () => {
+    const found = new GrammarTableReader(dir).lookup('vcs');
+    expect(option(sub(found.node, 'commit'), '-m')?.takesValue).toBe(true);
+    expect(found.sources).toEqual([
+      { origin: 'fig', ref: '@withfig/autocomplete@9.9.9' },
+      { origin: 'hookwise', ref: 'src/catalog/grammar/vcs.yml' },
+    ]);
+    expect(found.problem).toBeUndefined();
+  });
+
+  it('knows nothing of a program the table does not have, nor of names that look like paths or keys', () => {
+    const reader = new GrammarTableReader(dir);
+    for (const name of ['nosuch', '../index', 'index', '__proto__', 'constructor', 'cloud svc0', ''])
+      expect(reader.lookup(name)).toEqual({ sources: [] });
+  });
+
+  it('reads a split program one subcommand file at a time', () => {
+    const cloud = new GrammarTableReader(dir).lookup('cloud').node;
+    writeFileSync(join(dir, 'cloud~20~svc1.json'), 'altered');
+    expect(option(sub(cloud, 'svc0', 'call3'), '--option-number-7')?.takesValue).toBe(true);
+    // svc1's file was altered after the lookup but before its first use: it is unknown, the rest is not.
+    expect(sub(cloud, 'svc1')).toMatchObject({ options: [], subcommands: [], args: [] });
+    expect(sub(cloud, 'svc2', 'call0')?.options).toHaveLength(30);
+  });
+
+  it.each([
+    ['a missing table', () => rmSync(join(dir, 'index.json')), /grammar table missing: cannot read .*index\.json/],
+    ['an index that is not JSON', () => writeFileSync(join(dir, 'index.json'), '{'), /index\.json is not JSON/],
+    [
+      'an index of another format',
+      () => edit('index.json', (t) => t.replace('"format":1', '"format":2')),
+      /damaged or of another format/,
+    ],
+    [
+      'a row that names a path',
+      () => edit('index.json', (t) => t.replace('"counter.json"', '"../counter.json"')),
+      /the row of counter in .*index\.json/,
+    ],
+    ['a missing program file', () => rmSync(join(dir, 'counter.json')), /counter\.json is missing or altered/],
+    [
+      'a program file altered by one byte',
+      () => edit('counter.json', (t) => t.replace('"-l"', '"-k"')),
+      /counter\.json is missing or altered/,
+    ],
+  ])('fails closed on %s: no grammar, and a problem naming the file', (_what, damage, problem) => {
+    damage();
+    const found = new GrammarTableReader(dir).lookup('counter');
+    expect(found.node).toBeUndefined();
+    expect(found.sources).toEqual([]);
+    expect(found.problem).toMatch(problem);
+  });
+
+  it('fails closed on a file whose checksum matches but which is no grammar (a table built wrong)', () => {
+    const text = '{"n":[]}';
+    writeFileSync(join(dir, 'counter.json'), text);
+    const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { programs: Record<string, string[]> };
+    index.programs.counter![1] = xxh64BytesHex(Buffer.from(text));
+    writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
+    expect(new GrammarTableReader(dir).lookup('counter').problem).toMatch(/counter\.json is not a grammar/);
+  });
+});
+
+function edit(file: string, change: (text: string) => string): void {
+  writeFileSync(join(dir, file), change(readFileSync(join(dir, file), 'utf8')));
+}
+
+describe('the installed table (npm run build)', () => {
+  it.each([
+    ['git', ['commit'], '-m', true],
+    ['git', ['commit'], '--amend', false],
+    // Fig gives tar's operation modes as subcommands spelled like options (t, -t, --list).
+    ['tar', ['-t'], '-f', true],
+    ['tar', [], '-C', true], // persistent: it applies under every mode
+    ['wc', [], '--files0-from', true],
+    ['wc', [], '-l', false],
+  ])('%s %s has %s (takes a value: %s)', (program, path, name, takesValue) => {
+    const found = lookupGrammar(program);
+    expect(found.problem).toBeUndefined();
+    expect(option(sub(found.node, ...path), name)?.takesValue).toBe(takesValue);
+  });
+
+  it('resolves a program split per subcommand (aws s3 cp) and says where the grammar came from', () => {
+    const aws = lookupGrammar('aws');
+    expect(aws.sources).toEqual([{ origin: 'fig', ref: expect.stringMatching(/^@withfig\/autocomplete@\d/) }]);
+    expect(sub(aws.node, 's3', 'cp')).toBeDefined();
+    expect(lookupGrammar('wc').sources).toEqual([{ origin: 'hookwise', ref: 'src/catalog/grammar/wc.yml' }]);
+  });
+
+  it('has no grammar for a program nobody wrote', () => {
+    expect(lookupGrammar('no-such-program-here')).toEqual({ sources: [] });
+  });
+});
