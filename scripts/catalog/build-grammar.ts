@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   for (const [file, text] of table.files) writeFileSync(join(out, file), text);
   const r = table.report;
   console.log(
-    `grammar table: ${r.programs.total} programs (Fig ${r.programs.fig}, ours ${r.programs.hookwise}, both ${r.programs.both}), ` +
+    `grammar table: ${r.programs.total} programs (Fig ${r.programs.fig}, ours ${r.programs.hookwise} of which ${r.programs.replacedFig} replace Fig's, both ${r.programs.both}), ` +
       `${r.subcommands} subcommands, ${r.options} options, ${(r.bytes / 1e6).toFixed(1)} MB, ${Math.round(ms)} ms`,
   );
 }

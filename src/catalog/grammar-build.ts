@@ -46,7 +46,8 @@ export interface GrammarIndex {
 
 export interface GrammarReport {
   figVersion: string;
-  programs: { total: number; fig: number; hookwise: number; both: number };
+  /** hookwise: ours only (replacedFig of them replace a Fig spec of the same name); both: ours over Fig's. */
+  programs: { total: number; fig: number; hookwise: number; both: number; replacedFig: number };
   subcommands: number;
   options: number;
   bytes: number;
@@ -114,6 +115,7 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
   }
 
   const seen = new Map<string, string>();
+  let replacedFig = 0;
   for (const { file, text } of input.hand) {
     const entry = parseHandEntry(file, text, errors);
     if (!entry) continue;
@@ -124,6 +126,7 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
     }
     seen.set(entry.program, file);
     const fig = grammars.get(entry.program);
+    if (fig !== undefined && entry.merge === 'replace') replacedFig++;
     grammars.set(entry.program, {
       node: mergeGrammar(fig?.node, entry),
       origin: fig === undefined ? 'hookwise' : entry.merge === 'replace' ? 'hookwise' : 'both',
@@ -169,7 +172,7 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
   for (const n of notes) skipped[n.kind] = (skipped[n.kind] ?? 0) + 1;
   const report: GrammarReport = {
     figVersion: input.fig.version,
-    programs: { total: grammars.size, ...byOrigin },
+    programs: { total: grammars.size, ...byOrigin, replacedFig },
     ...totals,
     bytes,
     skipped,

@@ -25,6 +25,7 @@ interface WireOption {
   eq?: 1; // requiresEquals
   sep?: string;
   vc?: number;
+  vt?: string[]; // valueTerminators
   t?: GrammarTemplate;
   vs?: string[];
   p?: 1; // persistent
@@ -56,6 +57,7 @@ function encodeOption(o: GrammarOption): WireOption {
   if (o.requiresEquals) w.eq = 1;
   if (o.separator !== undefined) w.sep = o.separator;
   if (o.valueCount !== undefined) w.vc = o.valueCount;
+  if (o.valueTerminators !== undefined) w.vt = o.valueTerminators;
   if (o.template !== undefined) w.t = o.template;
   if (o.values !== undefined && o.values.length > 0) w.vs = o.values;
   if (o.persistent) w.p = 1;
@@ -139,6 +141,7 @@ function decodeOption(v: unknown): GrammarOption {
     if (!Number.isInteger(w.vc) || (w.vc as number) < 2) throw new Damaged();
     o.valueCount = w.vc as number;
   }
+  if (w.vt !== undefined) o.valueTerminators = strings(w.vt);
   const t = template(w.t);
   if (t) o.template = t;
   if (w.vs !== undefined) o.values = strings(w.vs);

@@ -14,12 +14,14 @@
  *     - --color[=WHEN]                    # optional value, only joined: `--color=always`
  *     - -i[SUFFIX], --in-place[=SUFFIX]   # optional value, joined (`-i.bak`, `--in-place=.bak`)
  *     - -e PATTERNS                       # a value, the next word or joined
- *     - { spec: --sort=WORD, values: [none, time, size] }   # extra fields: template, values, repeatable, persistent
+ *     - { spec: --sort=WORD, values: [none, time, size] }   # extra fields: template, values, repeatable,
+ *                                                          # persistent, valueCount, terminators (find -exec … ;),
+ *                                                          # separator (dpkg --force-THING: "-")
  *   args: [{ name: file, template: filepaths, variadic: true, optional: true }]
  *   subcommands: [{ names: [status, st], options: [...], args: [...], subcommands: [...] }]
  *
- * A value placeholder naming a file (FILE, PATH, …F) gives the option the `filepaths` template, one naming a
- * directory (DIR) `folders`, unless the entry says `template:` itself.
+ * A value placeholder ending in FILE or PATH (DATEFILE, <file>, F as in --files0-from=F) gives the option the
+ * `filepaths` template, one naming a directory (DIR, <dir>) `folders`, unless the entry says `template:`.
  */
 import { parse as parseYaml } from 'yaml';
 import { byNames } from './grammar-codec.js';
@@ -39,7 +41,16 @@ export interface HandEntry {
 const TEMPLATES: readonly GrammarTemplate[] = ['filepaths', 'folders', 'history', 'help'];
 const NODE_KEYS = ['names', 'name', 'options', 'args', 'subcommands', 'optionsBeforeArgs', 'noClusters'];
 const ENTRY_KEYS = ['source', 'program', 'merge', ...NODE_KEYS.filter((k) => k !== 'names' && k !== 'name')];
-const OPTION_KEYS = ['spec', 'template', 'values', 'repeatable', 'persistent'];
+const OPTION_KEYS = [
+  'spec',
+  'template',
+  'values',
+  'repeatable',
+  'persistent',
+  'valueCount',
+  'terminators',
+  'separator',
+];
 const ARG_KEYS = ['name', 'template', 'variadic', 'optional', 'isCommand', 'isScript', 'values'];
 
 type Obj = Record<string, unknown>;
@@ -80,8 +91,10 @@ function templateField(v: unknown, where: string): GrammarTemplate | undefined {
 }
 
 function templateOfPlaceholder(placeholder: string): GrammarTemplate | undefined {
-  if (/DIR/.test(placeholder)) return 'folders';
-  if (/FILE|PATH|^F$/.test(placeholder)) return 'filepaths';
+  const word = placeholder.replace(/[<>[\]=.]/g, '').toUpperCase();
+  if (/DIR/.test(word)) return 'folders';
+  // DATEFILE, FILES, <file>, PATH, F (GNU's --files0-from=F); not FILENUM (a number naming an operand).
+  if (/(FILE|PATH)S?$|^F$/.test(word)) return 'filepaths';
   return undefined;
 }
 
@@ -127,6 +140,21 @@ function option(v: unknown, where: string): GrammarOption {
   if (v.values !== undefined) o.values = words(v.values, `${where}.values`);
   if (bool(v.repeatable, `${where}.repeatable`)) o.repeatable = true;
   if (bool(v.persistent, `${where}.persistent`)) o.persistent = true;
+  if (v.valueCount !== undefined) {
+    if (!Number.isInteger(v.valueCount) || (v.valueCount as number) < 2 || !o.takesValue)
+      fail(`${where}.valueCount`, 'a whole number of at least 2, on an option that takes a value');
+    o.valueCount = v.valueCount as number;
+  }
+  if (v.separator !== undefined) {
+    // dpkg's --force-THING: the value is joined to the name by this string.
+    if (!o.takesValue || typeof v.separator !== 'string' || v.separator.length !== 1 || v.separator === '=')
+      fail(`${where}.separator`, 'one character other than "=" joining the value (--force-depends: "-")');
+    o.separator = v.separator;
+  }
+  if (v.terminators !== undefined) {
+    if (!o.takesValue) fail(`${where}.terminators`, 'only an option that takes a value ends at a terminator');
+    o.valueTerminators = words(v.terminators, `${where}.terminators`);
+  }
   return o;
 }
 

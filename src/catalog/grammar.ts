@@ -46,6 +46,8 @@ export interface GrammarOption {
   separator?: string;
   /** More than one value word follows (Fig options with several `args`: `--diff A B`): how many at most. */
   valueCount?: number;
+  /** The value is every word up to one of these (`find -exec CMD … ;` or `… {} +`): a command line. */
+  valueTerminators?: string[];
   /** The value's template when the spec gives one. */
   template?: GrammarTemplate;
   /** Known fixed values (Fig's suggestions), when the spec lists them. */

@@ -29,7 +29,7 @@ describe('grammar table build', () => {
       onlyours: ['hookwise', 'src/catalog/grammar/onlyours.yml'],
       vcs: ['both', 'src/catalog/grammar/vcs.yml'],
     });
-    expect(table.report.programs).toEqual({ total: 5, fig: 2, hookwise: 2, both: 1 });
+    expect(table.report.programs).toEqual({ total: 5, fig: 2, hookwise: 2, both: 1, replacedFig: 1 });
     const vcs = decodeGrammar(table.files.get('vcs.json')!);
     expect(vcs?.subcommands.map((s) => s.names[0])).toEqual(['commit', 'log', 'stash']);
     const counter = decodeGrammar(table.files.get('counter.json')!);

@@ -17,6 +17,7 @@ const full: GrammarNode = {
       repeatable: true,
     },
     { names: ['-D'], takesValue: true, separator: ':', valueCount: 2 },
+    { names: ['-exec'], takesValue: true, valueTerminators: [';', '+'] },
     { names: ['-q'], takesValue: false },
   ],
   subcommands: [{ names: ['run'], options: [], subcommands: [], args: [], optionsBeforeArgs: true, noClusters: true }],
