@@ -113,6 +113,54 @@ describe('the installed table (npm run build)', () => {
     expect(option(sub(found.node, ...path), name)?.takesValue).toBe(takesValue);
   });
 
+  // The GNU/Linux entries (src/catalog/grammar/): the options Fig lacks or gets wrong, and the tools it lacks.
+  it.each([
+    ['date', [], '--file', 'filepaths'],
+    ['du', [], '--files0-from', 'filepaths'],
+    ['sort', [], '-o', 'filepaths'],
+    ['file', [], '--files-from', 'filepaths'],
+    ['journalctl', [], '-n', undefined],
+    ['journalctl', [], '--directory', 'folders'],
+    ['ss', [], '--net', undefined],
+    ['lsblk', [], '--output', undefined],
+    ['rpm', [], '--queryformat', undefined],
+    ['dpkg', [], '--admindir', 'folders'],
+    ['git', ['log'], '--output', 'filepaths'],
+    ['git', ['grep'], '-f', 'filepaths'],
+    ['git', ['cat-file'], '--batch', undefined],
+  ])('%s %s %s takes a value (template %s)', (program, path, name, template) => {
+    const found = option(sub(lookupGrammar(program).node, ...path), name);
+    expect(found?.takesValue).toBe(true);
+    expect(found?.template).toBe(template);
+  });
+
+  it.each([
+    ['ip', ['a']],
+    ['ip', ['address', 'show']],
+    ['ip', ['r', 'get']],
+    ['systemctl', ['status']],
+    ['systemctl', ['list-units']],
+    ['dpkg', ['-l']],
+    ['dpkg', ['--listfiles']],
+    ['apt-cache', ['policy']],
+    ['apt', ['list']],
+    ['git', ['stash', 'list']],
+    ['git', ['ls-files']],
+    ['git', ['rev-parse']],
+  ])('%s %s is a known subcommand', (program, path) => {
+    expect(sub(lookupGrammar(program).node, ...path)).toBeDefined();
+  });
+
+  it('knows the forms Fig cannot say: optional joined values, values up to a terminator, values joined by "-"', () => {
+    expect(option(lookupGrammar('sed').node, '-i')).toMatchObject({ valueOptional: true, requiresEquals: true });
+    expect(option(lookupGrammar('find').node, '-exec')?.valueTerminators).toEqual([';', '+']);
+    expect(option(lookupGrammar('find').node, '-fprintf')?.valueCount).toBe(2);
+    expect(lookupGrammar('find').node?.noClusters).toBe(true);
+    expect(option(lookupGrammar('dpkg').node, '--force')).toMatchObject({ separator: '-', persistent: true });
+    expect(lookupGrammar('lscpu').node?.options.length).toBeGreaterThan(5);
+    expect(lookupGrammar('uuidgen').node?.options.length).toBeGreaterThan(5);
+  });
+
   it('resolves a program split per subcommand (aws s3 cp) and says where the grammar came from', () => {
     const aws = lookupGrammar('aws');
     expect(aws.sources).toEqual([{ origin: 'fig', ref: expect.stringMatching(/^@withfig\/autocomplete@\d/) }]);
