@@ -3,10 +3,7 @@
  * Fig's autocomplete specs (@withfig/autocomplete, a devDependency: read here, never at run time) and our
  * own GNU/Linux grammar in src/catalog/grammar/*.yml, merged by each entry's rule.
  *
- *   index.json        format, Fig's version and licence notice, a checksum over the whole table, and per
- *                     program its file, the file's checksum and where its grammar came from
- *   <program>.json    one program's grammar (src/catalog/grammar-codec.ts), parsed only when looked up
- *   report.json       what the import skipped and why, and the counts docs/catalogue.md quotes
+ * The table's layout is described in src/catalog/grammar-build.ts.
  *
  * Deterministic: the same inputs give the same bytes (sorted programs, sorted nodes, no timestamps).
  */
@@ -24,7 +21,15 @@ async function main(): Promise<void> {
   const out = join(root, 'dist', 'catalog-grammar');
   const require = createRequire(join(root, 'package.json'));
   // The package exports only its specs; its folder is two levels above the main module (build/index.js).
-  const figRoot = dirname(dirname(require.resolve(FIG_PACKAGE)));
+  let figRoot: string;
+  try {
+    figRoot = dirname(dirname(require.resolve(FIG_PACKAGE)));
+  } catch {
+    console.error(
+      `hookwise build: ${FIG_PACKAGE} (a devDependency: the catalogue's grammar source) is not installed. Run \`npm install\` in the hookwise checkout first.`,
+    );
+    process.exit(1);
+  }
   const figVersion = (JSON.parse(readFileSync(join(figRoot, 'package.json'), 'utf8')) as { version: string }).version;
   const licence = readFileSync(join(figRoot, 'LICENSE'), 'utf8');
 

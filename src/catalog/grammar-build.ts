@@ -11,7 +11,15 @@ import {
   type FigModuleLoader,
   type SkipNote,
 } from './fig-import.js';
-import { GRAMMAR_FORMAT, encodeGrammar } from './grammar-codec.js';
+import {
+  FIG_LICENCE_FILE,
+  INDEX_FILE,
+  encodeGrammar,
+  grammarFileName,
+  indexHeader,
+  indexRow,
+  type GrammarOrigin,
+} from './grammar-codec.js';
 import { mergeGrammar, parseHandEntry } from './grammar-hand.js';
 import type { GrammarNode } from './grammar.js';
 
@@ -29,20 +37,7 @@ export interface GrammarTableInput {
   limits?: FigImportLimits;
 }
 
-/** Where a program's grammar came from, as the index records it. */
-export const GRAMMAR_ORIGINS = ['fig', 'hookwise', 'both'] as const;
-export type GrammarOrigin = (typeof GRAMMAR_ORIGINS)[number];
-
-/** One program's row in index.json: its file, the file's XXH64, its origin, and our entry file if any. */
-export type IndexRow = [file: string, checksum: string, origin: GrammarOrigin, entry?: string];
-
-export interface GrammarIndex {
-  format: number;
-  fig: { package: string; version: string; licence: string };
-  /** XXH64 over every row, in order: one value that changes when anything in the table does. */
-  checksum: string;
-  programs: Record<string, IndexRow>;
-}
+const FIG_PACKAGE = '@withfig/autocomplete';
 
 export interface GrammarReport {
   figVersion: string;
@@ -56,7 +51,7 @@ export interface GrammarReport {
 }
 
 export interface GrammarTable {
-  /** File name → text, sorted by name; index.json and report.json included. */
+  /** File name → text, sorted by name; the index, Fig's licence and report.json included. */
   files: Map<string, string>;
   report: GrammarReport;
   /** Problems in our entry files: the build fails on any. */
@@ -80,18 +75,12 @@ export function figPrograms(modules: string[]): string[] {
   return [...out].sort();
 }
 
-/** A file name for a program: the name itself where it is safe, `~` + hex for every other character. */
-export function grammarFileName(program: string): string {
-  let out = '';
-  for (const ch of program) out += /[A-Za-z0-9._+-]/.test(ch) ? ch : `~${ch.codePointAt(0)!.toString(16)}~`;
-  return `${out}.json`;
-}
-
 /**
  * A program whose table text is larger than this has each top-level subcommand in a file of its own: a
- * lookup of aws then parses the top node and one service (tens of kilobytes), not 4 MB.
+ * lookup of git then parses its top node and the verbs it meets (a few kilobytes each), not 80 KB, and aws
+ * one service, not 4 MB. JSON.parse costs ≈ 5–10 µs per kilobyte here, paid by every `hookwise check`.
  */
-export const SPLIT_BYTES = 128 * 1024;
+export const SPLIT_BYTES = 16 * 1024;
 
 const checksumOf = (text: string): string => xxh64BytesHex(Buffer.from(text, 'utf8'));
 
@@ -135,14 +124,11 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
   }
 
   const files = new Map<string, string>();
-  const programs: Record<string, IndexRow> = {};
+  const rows: string[] = [];
   const totals = { subcommands: 0, options: 0 };
   const byOrigin = { fig: 0, hookwise: 0, both: 0 };
-  let bytes = 0;
-  const rows: string[] = [];
   for (const program of [...grammars.keys()].sort()) {
     const { node, origin, entry } = grammars.get(program)!;
-    const file = grammarFileName(program);
     let text = encodeGrammar(node);
     if (text.length > SPLIT_BYTES)
       text = encodeGrammar(node, (sub, subText) => {
@@ -150,23 +136,18 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
         files.set(subFile, subText);
         return [subFile, checksumOf(subText)];
       });
-    const checksum = checksumOf(text);
-    files.set(file, text);
-    programs[program] = entry === undefined ? [file, checksum, origin] : [file, checksum, origin, entry];
-    rows.push(`${program}\u0000${file}\u0000${checksum}\u0000${origin}`);
+    files.set(grammarFileName(program), text);
+    rows.push(indexRow({ program, checksum: checksumOf(text), origin, ...(entry === undefined ? {} : { entry }) }));
     count(node, totals);
     byOrigin[origin]++;
   }
-  for (const [file, text] of files) if (file !== 'index.json') bytes += Buffer.byteLength(text);
-  const index: GrammarIndex = {
-    format: GRAMMAR_FORMAT,
-    fig: { package: '@withfig/autocomplete', version: input.fig.version, licence: input.fig.licence },
-    checksum: checksumOf(rows.join('\n')),
-    programs,
-  };
-  const indexText = JSON.stringify(index);
-  files.set('index.json', indexText);
-  bytes += Buffer.byteLength(indexText);
+  let bytes = 0;
+  for (const text of files.values()) bytes += Buffer.byteLength(text);
+  const body = rows.join('\n');
+  const indexText = `${indexHeader(`${FIG_PACKAGE}@${input.fig.version}`, checksumOf(body))}\n${body}\n`;
+  files.set(INDEX_FILE, indexText);
+  files.set(FIG_LICENCE_FILE, input.fig.licence);
+  bytes += Buffer.byteLength(indexText) + Buffer.byteLength(input.fig.licence);
 
   const skipped: Record<string, number> = {};
   for (const n of notes) skipped[n.kind] = (skipped[n.kind] ?? 0) + 1;

@@ -9,6 +9,57 @@ import type { GrammarArg, GrammarNode, GrammarOption, GrammarTemplate } from './
 /** Bump when the encoding changes: a table of another format is not read. */
 export const GRAMMAR_FORMAT = 1;
 
+/** The table's index: a header line, then `program \t checksum \t origin \t entry` per program, sorted. */
+export const INDEX_FILE = 'index.tsv';
+export const FIG_LICENCE_FILE = 'LICENSE-fig.txt';
+const INDEX_MAGIC = 'hookwise-grammar';
+
+/** Where a program's grammar came from: Fig's spec, our entry, or ours laid over Fig's. */
+export const GRAMMAR_ORIGINS = ['fig', 'hookwise', 'both'] as const;
+export type GrammarOrigin = (typeof GRAMMAR_ORIGINS)[number];
+
+export interface IndexRow {
+  program: string;
+  checksum: string;
+  origin: GrammarOrigin;
+  /** Our entry file, when we have one. */
+  entry?: string;
+}
+
+export function indexHeader(figRef: string, checksum: string): string {
+  return [INDEX_MAGIC, String(GRAMMAR_FORMAT), figRef, checksum].join('\t');
+}
+
+export function indexRow(row: IndexRow): string {
+  return [row.program, row.checksum, row.origin, row.entry ?? '-'].join('\t');
+}
+
+/** The Fig reference of an index of this format, or undefined for anything else. */
+export function parseIndexHeader(line: string): { figRef: string } | undefined {
+  const [magic, format, figRef, checksum] = line.split('\t');
+  if (magic !== INDEX_MAGIC || format !== String(GRAMMAR_FORMAT) || !figRef || !/^[0-9a-f]{16}$/.test(checksum ?? ''))
+    return undefined;
+  return { figRef };
+}
+
+/** A row's fields, or undefined when the line is not a well-formed row. */
+export function parseIndexRow(line: string): IndexRow | undefined {
+  const [program, checksum, origin, entry, extra] = line.split('\t');
+  if (!program || extra !== undefined || !/^[0-9a-f]{16}$/.test(checksum ?? '')) return undefined;
+  if (!GRAMMAR_ORIGINS.includes(origin as GrammarOrigin) || !entry) return undefined;
+  return { program, checksum: checksum!, origin: origin as GrammarOrigin, ...(entry === '-' ? {} : { entry }) };
+}
+
+/**
+ * A program's (or a split program's subcommand's, `aws s3`) file name: the name itself where it is safe,
+ * `~hex~` for every other character. Injective, and never a path: no '/', and always ending in `.json`.
+ */
+export function grammarFileName(program: string): string {
+  let out = '';
+  for (const ch of program) out += /[A-Za-z0-9._+-]/.test(ch) ? ch : `~${ch.codePointAt(0)!.toString(16)}~`;
+  return `${out}.json`;
+}
+
 /** The table's order of options and subcommands: by first spelling, then all spellings (same input, same bytes). */
 export function byNames(a: { names: string[] }, b: { names: string[] }): number {
   const ka = a.names.join('\u0000');

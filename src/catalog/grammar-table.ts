@@ -1,18 +1,19 @@
 /**
  * The grammar table at run time: a program's GrammarNode by name, read from dist/catalog-grammar/ (built by
  * scripts/catalog/build-grammar.ts) on first use. Nothing is read until a lookup; a lookup reads the small
- * index once per process and then only its own program's file (and, for programs as large as aws, only the
- * subcommand files it touches), each checked against its XXH64 before it is parsed.
+ * index once per process (searched as text, not parsed) and then only its own program's file (and, for a
+ * large program, only the subcommand files it touches), each checked against its XXH64 before it is parsed.
  *
  * Fails closed: a missing, damaged or foreign table, or a file whose checksum does not match, is *no
  * grammar* (the program is unknown, which nothing allows on knowledge), with a problem that names the file.
- * The program name is only ever a key into the index, never part of a path.
+ * The program name is looked up in the index before anything else; a file is read only for a name the
+ * index lists, under a file name that cannot be a path (grammarFileName).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import { xxh64BytesHex } from '../util/xxhash.js';
-import { GRAMMAR_FORMAT, decodeGrammar } from './grammar-codec.js';
+import { INDEX_FILE, decodeGrammar, grammarFileName, parseIndexHeader, parseIndexRow } from './grammar-codec.js';
 import type { GrammarNode, GrammarSource } from './grammar.js';
 
 export interface GrammarLookup {
@@ -24,19 +25,15 @@ export interface GrammarLookup {
   problem?: string;
 }
 
-const FILE_NAME = /^[A-Za-z0-9._+~-]+\.json$/;
+// Program names come from the agent's command: one with a line break or tab could match across rows.
+// eslint-disable-next-line no-control-regex
+const NOT_A_NAME = /[\u0000-\u001f\u007f]/;
 const CHECKSUM = /^[0-9a-f]{16}$/;
-
-interface Row {
-  file: string;
-  checksum: string;
-  origin: 'fig' | 'hookwise' | 'both';
-  entry?: string;
-}
 
 interface LoadedIndex {
   figRef: string;
-  rows: Record<string, unknown>;
+  /** The index's rows, each after a line break. */
+  text: string;
 }
 
 /** One table folder; lookups are cached for the life of the reader (the table never changes under it). */
@@ -55,43 +52,26 @@ export class GrammarTableReader {
     return found;
   }
 
+  /** The index is read once and searched as text: parsing 700 rows would cost more than a lookup. */
   private loadIndex(): LoadedIndex | { problem: string } {
     if (this.index) return this.index;
-    const path = join(this.dir, 'index.json');
+    const path = join(this.dir, INDEX_FILE);
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
       return (this.index = { problem: `grammar table missing: cannot read ${path} (${(error as Error).message})` });
     }
-    try {
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      const fig = parsed.fig as Record<string, unknown> | undefined;
-      const rows = parsed.programs;
-      if (parsed.format !== GRAMMAR_FORMAT || typeof rows !== 'object' || rows === null || Array.isArray(rows))
-        return (this.index = { problem: `grammar table damaged or of another format: ${path}` });
-      const figRef = `${String(fig?.package)}@${String(fig?.version)}`;
-      return (this.index = { figRef, rows: rows as Record<string, unknown> });
-    } catch {
-      return (this.index = { problem: `grammar table damaged: ${path} is not JSON` });
-    }
-  }
-
-  private row(index: LoadedIndex, program: string): Row | 'absent' | 'damaged' {
-    if (!Object.hasOwn(index.rows, program)) return 'absent';
-    const r = index.rows[program];
-    if (!Array.isArray(r) || r.length < 3) return 'damaged';
-    const [file, checksum, origin, entry] = r as unknown[];
-    if (typeof file !== 'string' || !FILE_NAME.test(file)) return 'damaged';
-    if (typeof checksum !== 'string' || !CHECKSUM.test(checksum)) return 'damaged';
-    if (origin !== 'fig' && origin !== 'hookwise' && origin !== 'both') return 'damaged';
-    if (entry !== undefined && typeof entry !== 'string') return 'damaged';
-    return { file, checksum, origin, ...(entry === undefined ? {} : { entry }) };
+    const headerEnd = text.indexOf('\n');
+    const header = headerEnd < 0 ? undefined : parseIndexHeader(text.slice(0, headerEnd));
+    if (!header) return (this.index = { problem: `grammar table damaged or of another format: ${path}` });
+    // The rows only (from the header's line break on): a name can never match the header.
+    return (this.index = { figRef: header.figRef, text: text.slice(headerEnd) });
   }
 
   /** A table file's text, or undefined when it is missing or its bytes are not the ones the table names. */
   private readChecked(file: string, checksum: string): string | undefined {
-    if (!FILE_NAME.test(file) || !CHECKSUM.test(checksum)) return undefined;
+    if (file.includes('/') || !file.endsWith('.json') || !CHECKSUM.test(checksum)) return undefined;
     let bytes: Buffer;
     try {
       bytes = readFileSync(join(this.dir, file));
@@ -102,20 +82,21 @@ export class GrammarTableReader {
   }
 
   private read(program: string): GrammarLookup {
+    if (program.length === 0 || NOT_A_NAME.test(program)) return { sources: [] };
     const index = this.loadIndex();
     if ('problem' in index) return { sources: [], problem: index.problem };
-    const row = this.row(index, program);
-    if (row === 'absent') return { sources: [] };
-    if (row === 'damaged')
-      return {
-        sources: [],
-        problem: `grammar table damaged: the row of ${program} in ${join(this.dir, 'index.json')}`,
-      };
-    const path = join(this.dir, row.file);
-    const text = this.readChecked(row.file, row.checksum);
+    const at = index.text.indexOf(`\n${program}\t`);
+    if (at < 0) return { sources: [] };
+    const end = index.text.indexOf('\n', at + 1);
+    const row = parseIndexRow(index.text.slice(at + 1, end < 0 ? undefined : end));
+    if (!row || row.program !== program)
+      return { sources: [], problem: `grammar table damaged: the row of ${program} in ${join(this.dir, INDEX_FILE)}` };
+    const file = grammarFileName(program);
+    const path = join(this.dir, file);
+    const text = this.readChecked(file, row.checksum);
     if (text === undefined) return { sources: [], problem: `grammar table damaged: ${path} is missing or altered` };
-    const node = decodeGrammar(text, (file, checksum) => {
-      const sub = this.readChecked(file, checksum);
+    const node = decodeGrammar(text, (subFile, checksum) => {
+      const sub = this.readChecked(subFile, checksum);
       return sub === undefined ? undefined : decodeGrammar(sub);
     });
     if (!node) return { sources: [], problem: `grammar table damaged: ${path} is not a grammar` };

@@ -1,7 +1,8 @@
 /** The table built from fixture specs and entries: which programs, merge origins, splitting, determinism, errors. */
 import { describe, expect, it } from 'vitest';
 import { decodeGrammar } from '../../src/catalog/grammar-codec.js';
-import { buildGrammarTable, figPrograms, grammarFileName, type GrammarIndex } from '../../src/catalog/grammar-build.js';
+import { buildGrammarTable, figPrograms } from '../../src/catalog/grammar-build.js';
+import { grammarFileName, parseIndexHeader, parseIndexRow } from '../../src/catalog/grammar-codec.js';
 import { FIXTURE_ENTRIES, FIXTURE_SPECS, fixtureInput } from '../support/grammar-fixtures.js';
 
 describe('grammar table build', () => {
@@ -19,12 +20,15 @@ describe('grammar table build', () => {
   it('records each program with its origin: Fig, ours (new or replacing Fig), or both (extended)', async () => {
     const table = await buildGrammarTable(fixtureInput());
     expect(table.errors).toEqual([]);
-    const index = JSON.parse(table.files.get('index.json')!) as GrammarIndex;
-    expect(index.fig).toEqual({ package: '@withfig/autocomplete', version: '9.9.9', licence: 'MIT License (fixture)' });
-    const origins = Object.fromEntries(Object.entries(index.programs).map(([p, row]) => [p, row.slice(2)]));
+    const [header, ...rows] = table.files.get('index.tsv')!.trimEnd().split('\n');
+    expect(parseIndexHeader(header!)).toEqual({ figRef: '@withfig/autocomplete@9.9.9' });
+    expect(table.files.get('LICENSE-fig.txt')).toBe('MIT License (fixture)');
+    const origins = Object.fromEntries(
+      rows.map((line) => parseIndexRow(line)!).map((r) => [r.program, [r.origin, r.entry]]),
+    );
     expect(origins).toEqual({
-      '@scope/tool': ['fig'],
-      cloud: ['fig'],
+      '@scope/tool': ['fig', undefined],
+      cloud: ['fig', undefined],
       counter: ['hookwise', 'src/catalog/grammar/counter.yml'],
       onlyours: ['hookwise', 'src/catalog/grammar/onlyours.yml'],
       vcs: ['both', 'src/catalog/grammar/vcs.yml'],
@@ -49,7 +53,7 @@ describe('grammar table build', () => {
     const b = await buildGrammarTable(fixtureInput());
     expect([...a.files.entries()]).toEqual([...b.files.entries()]);
     const changed = await buildGrammarTable({ ...fixtureInput(), hand: FIXTURE_ENTRIES.slice(1) });
-    const checksum = (files: Map<string, string>) => (JSON.parse(files.get('index.json')!) as GrammarIndex).checksum;
+    const checksum = (files: Map<string, string>) => files.get('index.tsv')!.split('\n')[0];
     expect(checksum(changed.files)).not.toBe(checksum(a.files));
   });
 

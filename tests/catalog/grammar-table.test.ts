@@ -44,7 +44,8 @@ describe('grammar table reader', () => {
 
   it('knows nothing of a program the table does not have, nor of names that look like paths or keys', () => {
     const reader = new GrammarTableReader(dir);
-    for (const name of ['nosuch', '../index', 'index', '__proto__', 'constructor', 'cloud svc0', ''])
+    const names = ['nosuch', '../index', 'index', '__proto__', 'constructor', 'cloud svc0', '', 'hookwise-grammar'];
+    for (const name of [...names, 'vcs\tx', 'x\nvcs', 'counter\n'])
       expect(reader.lookup(name)).toEqual({ sources: [] });
   });
 
@@ -58,17 +59,21 @@ describe('grammar table reader', () => {
   });
 
   it.each([
-    ['a missing table', () => rmSync(join(dir, 'index.json')), /grammar table missing: cannot read .*index\.json/],
-    ['an index that is not JSON', () => writeFileSync(join(dir, 'index.json'), '{'), /index\.json is not JSON/],
+    ['a missing table', () => rmSync(join(dir, 'index.tsv')), /grammar table missing: cannot read .*index\.tsv/],
     [
-      'an index of another format',
-      () => edit('index.json', (t) => t.replace('"format":1', '"format":2')),
+      'an index without its header',
+      () => writeFileSync(join(dir, 'index.tsv'), 'counter\n'),
       /damaged or of another format/,
     ],
     [
-      'a row that names a path',
-      () => edit('index.json', (t) => t.replace('"counter.json"', '"../counter.json"')),
-      /the row of counter in .*index\.json/,
+      'an index of another format',
+      () => edit('index.tsv', (t) => t.replace(/^hookwise-grammar\t1\t/, 'hookwise-grammar\t2\t')),
+      /damaged or of another format/,
+    ],
+    [
+      'a row that is not a row',
+      () => edit('index.tsv', (t) => t.replace(/\ncounter\t[0-9a-f]{16}\t/, '\ncounter\tnot-a-checksum\t')),
+      /the row of counter in .*index\.tsv/,
     ],
     ['a missing program file', () => rmSync(join(dir, 'counter.json')), /counter\.json is missing or altered/],
     [
@@ -87,9 +92,9 @@ describe('grammar table reader', () => {
   it('fails closed on a file whose checksum matches but which is no grammar (a table built wrong)', () => {
     const text = '{"n":[]}';
     writeFileSync(join(dir, 'counter.json'), text);
-    const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { programs: Record<string, string[]> };
-    index.programs.counter![1] = xxh64BytesHex(Buffer.from(text));
-    writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
+    edit('index.tsv', (t) =>
+      t.replace(/\ncounter\t[0-9a-f]{16}\t/, `\ncounter\t${xxh64BytesHex(Buffer.from(text))}\t`),
+    );
     expect(new GrammarTableReader(dir).lookup('counter').problem).toMatch(/counter\.json is not a grammar/);
   });
 });
