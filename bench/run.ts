@@ -6,6 +6,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { createFixture } from './fixture.js';
 import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
+import { catalogGrammarSuite } from './suites/catalog-grammar.js';
 import { confineSuite } from './suites/confine.js';
 import { daemonSuite } from './suites/daemon.js';
 import { embedSuite } from './suites/embed.js';
@@ -23,6 +24,7 @@ import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSp
 export const SUITES: readonly Suite[] = [
   pathPolicySuite,
   cascadeSuite,
+  catalogGrammarSuite,
   sanitizeSuite,
   shellSuite,
   memoryStoreSuite,

@@ -47,6 +47,34 @@ export const TARGETS = [
     target: null,
   },
   {
+    id: 'catalog.grammar.lookup-cached',
+    description:
+      'lookupGrammar of a program this process has already read (git), in process: the hot path’s share of the grammar table',
+    unit: 'µs',
+    target: 1,
+  },
+  {
+    id: 'catalog.grammar.first-lookup',
+    description:
+      'the first lookup of git’s grammar and of its log verb (split: the top node ≈ 5 KB, log ≈ 14 KB, each read, XXH64-checked, parsed, decoded), index already read; report only (once per program per process)',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'catalog.grammar.first-lookup+index',
+    description:
+      'the same with the table’s index read first (≈ 25 KB, searched as text): what a fresh `hookwise check` pays for its first program; report only',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'catalog.grammar.first-lookup.split',
+    description:
+      'the first lookup of aws (split per service: its top node, then s3’s file on first use of s3’s subcommands), index already read; report only',
+    unit: 'µs',
+    target: null,
+  },
+  {
     id: 'cascade.in-process',
     description:
       'decide(state, call, policy, …) for a registered session’s Write, in process: session gate, matchers, canonicalization, cascade; report only',
