@@ -63,7 +63,7 @@ export const TARGETS = [
   {
     id: 'catalog.grammar.first-lookup+index',
     description:
-      'the same with the table’s index read first (≈ 25 KB, searched as text): what a fresh `hookwise check` pays for its first program; report only',
+      'the same with the table’s index read first (≈ 34 KB, searched as text): what a fresh `hookwise check` pays for its first program; report only',
     unit: 'µs',
     target: null,
   },

@@ -1,7 +1,14 @@
 /**
  * The grammar table, built from its two sources (build time only; scripts/catalog/build-grammar.ts writes
  * what this returns into dist/catalog-grammar/). Pure apart from the injected Fig module loader, so tests
- * build tables from fixture specs and compare bytes.
+ * build tables from fixture specs and compare bytes. The layout (grammar-codec.ts):
+ *
+ *   index.tsv         a header (format, Fig's package@version, a checksum over the rows), then one row per
+ *                     program, sorted: name, where its text lies in grammar.jsonl, its XXH64, origin
+ *                     (fig | hookwise | both), our entry file
+ *   grammar.jsonl     one grammar per line; a large program's top-level subcommands on lines of their own
+ *   LICENSE-fig.txt   Fig's MIT notice, which travels with the data derived from its specs
+ *   report.json       what the import skipped and why, and the counts docs/catalogue.md quotes
  */
 import { xxh64BytesHex } from '../util/xxhash.js';
 import {
@@ -13,12 +20,13 @@ import {
 } from './fig-import.js';
 import {
   FIG_LICENCE_FILE,
+  GRAMMAR_FILE,
   INDEX_FILE,
   encodeGrammar,
-  grammarFileName,
   indexHeader,
   indexRow,
   type GrammarOrigin,
+  type TextRef,
 } from './grammar-codec.js';
 import { mergeGrammar, parseHandEntry } from './grammar-hand.js';
 import type { GrammarNode } from './grammar.js';
@@ -76,9 +84,9 @@ export function figPrograms(modules: string[]): string[] {
 }
 
 /**
- * A program whose table text is larger than this has each top-level subcommand in a file of its own: a
- * lookup of git then parses its top node and the verbs it meets (a few kilobytes each), not 80 KB, and aws
- * one service, not 4 MB. JSON.parse costs ≈ 5–10 µs per kilobyte here, paid by every `hookwise check`.
+ * A program whose text is larger than this has each top-level subcommand as a text of its own: a lookup of
+ * git then parses its top node and the verbs it meets (a few kilobytes each), not 80 KB, and aws one service,
+ * not 4 MB. JSON.parse costs ≈ 5–10 µs per kilobyte here, paid by every `hookwise check`.
  */
 export const SPLIT_BYTES = 16 * 1024;
 
@@ -124,30 +132,35 @@ export async function buildGrammarTable(input: GrammarTableInput): Promise<Gramm
   }
 
   const files = new Map<string, string>();
+  const lines: string[] = [];
+  let offset = 0;
+  /** Appends one text as a line of grammar.jsonl; offsets and lengths count bytes. */
+  const append = (text: string): TextRef => {
+    const length = Buffer.byteLength(text);
+    const ref: TextRef = [offset, length, checksumOf(text)];
+    lines.push(text);
+    offset += length + 1;
+    return ref;
+  };
   const rows: string[] = [];
   const totals = { subcommands: 0, options: 0 };
   const byOrigin = { fig: 0, hookwise: 0, both: 0 };
   for (const program of [...grammars.keys()].sort()) {
     const { node, origin, entry } = grammars.get(program)!;
     let text = encodeGrammar(node);
-    if (text.length > SPLIT_BYTES)
-      text = encodeGrammar(node, (sub, subText) => {
-        const subFile = grammarFileName(`${program} ${sub.names[0]!}`);
-        files.set(subFile, subText);
-        return [subFile, checksumOf(subText)];
-      });
-    files.set(grammarFileName(program), text);
-    rows.push(indexRow({ program, checksum: checksumOf(text), origin, ...(entry === undefined ? {} : { entry }) }));
+    // A large program's subcommands go first, so that its top node can say where each one is.
+    if (Buffer.byteLength(text) > SPLIT_BYTES) text = encodeGrammar(node, (_sub, subText) => append(subText));
+    rows.push(indexRow({ program, text: append(text), origin, ...(entry === undefined ? {} : { entry }) }));
     count(node, totals);
     byOrigin[origin]++;
   }
-  let bytes = 0;
-  for (const text of files.values()) bytes += Buffer.byteLength(text);
+  const grammarText = lines.map((line) => `${line}\n`).join('');
   const body = rows.join('\n');
   const indexText = `${indexHeader(`${FIG_PACKAGE}@${input.fig.version}`, checksumOf(body))}\n${body}\n`;
+  files.set(GRAMMAR_FILE, grammarText);
   files.set(INDEX_FILE, indexText);
   files.set(FIG_LICENCE_FILE, input.fig.licence);
-  bytes += Buffer.byteLength(indexText) + Buffer.byteLength(input.fig.licence);
+  const bytes = Buffer.byteLength(grammarText) + Buffer.byteLength(indexText) + Buffer.byteLength(input.fig.licence);
 
   const skipped: Record<string, number> = {};
   for (const n of notes) skipped[n.kind] = (skipped[n.kind] ?? 0) + 1;

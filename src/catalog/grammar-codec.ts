@@ -9,10 +9,31 @@ import type { GrammarArg, GrammarNode, GrammarOption, GrammarTemplate } from './
 /** Bump when the encoding changes: a table of another format is not read. */
 export const GRAMMAR_FORMAT = 1;
 
-/** The table's index: a header line, then `program \t checksum \t origin \t entry` per program, sorted. */
+/**
+ * The table is two files: GRAMMAR_FILE, one JSON text per line (a program's grammar, or a large program's
+ * top-level subcommand), and INDEX_FILE, a header line, then `program \t offset \t length \t checksum \t
+ * origin \t entry` per program, sorted. Two files, not one per program: thousands of small files cost more
+ * to write, install and delete than the bytes they hold, and a lookup reads one slice either way.
+ */
 export const INDEX_FILE = 'index.tsv';
+export const GRAMMAR_FILE = 'grammar.jsonl';
 export const FIG_LICENCE_FILE = 'LICENSE-fig.txt';
 const INDEX_MAGIC = 'hookwise-grammar';
+
+/** Where one text lies in GRAMMAR_FILE (bytes) and the XXH64 of those bytes. */
+export type TextRef = [offset: number, length: number, checksum: string];
+
+const CHECKSUM = /^[0-9a-f]{16}$/;
+
+/** A well-formed TextRef, or undefined. */
+export function textRef(v: unknown): TextRef | undefined {
+  if (!Array.isArray(v) || v.length !== 3) return undefined;
+  const [offset, length, checksum] = v as unknown[];
+  if (!Number.isSafeInteger(offset) || (offset as number) < 0) return undefined;
+  if (!Number.isSafeInteger(length) || (length as number) <= 0) return undefined;
+  if (typeof checksum !== 'string' || !CHECKSUM.test(checksum)) return undefined;
+  return [offset as number, length as number, checksum];
+}
 
 /** Where a program's grammar came from: Fig's spec, our entry, or ours laid over Fig's. */
 export const GRAMMAR_ORIGINS = ['fig', 'hookwise', 'both'] as const;
@@ -20,7 +41,7 @@ export type GrammarOrigin = (typeof GRAMMAR_ORIGINS)[number];
 
 export interface IndexRow {
   program: string;
-  checksum: string;
+  text: TextRef;
   origin: GrammarOrigin;
   /** Our entry file, when we have one. */
   entry?: string;
@@ -31,33 +52,24 @@ export function indexHeader(figRef: string, checksum: string): string {
 }
 
 export function indexRow(row: IndexRow): string {
-  return [row.program, row.checksum, row.origin, row.entry ?? '-'].join('\t');
+  return [row.program, ...row.text, row.origin, row.entry ?? '-'].join('\t');
 }
 
 /** The Fig reference of an index of this format, or undefined for anything else. */
 export function parseIndexHeader(line: string): { figRef: string } | undefined {
   const [magic, format, figRef, checksum] = line.split('\t');
-  if (magic !== INDEX_MAGIC || format !== String(GRAMMAR_FORMAT) || !figRef || !/^[0-9a-f]{16}$/.test(checksum ?? ''))
+  if (magic !== INDEX_MAGIC || format !== String(GRAMMAR_FORMAT) || !figRef || !CHECKSUM.test(checksum ?? ''))
     return undefined;
   return { figRef };
 }
 
 /** A row's fields, or undefined when the line is not a well-formed row. */
 export function parseIndexRow(line: string): IndexRow | undefined {
-  const [program, checksum, origin, entry, extra] = line.split('\t');
-  if (!program || extra !== undefined || !/^[0-9a-f]{16}$/.test(checksum ?? '')) return undefined;
-  if (!GRAMMAR_ORIGINS.includes(origin as GrammarOrigin) || !entry) return undefined;
-  return { program, checksum: checksum!, origin: origin as GrammarOrigin, ...(entry === '-' ? {} : { entry }) };
-}
-
-/**
- * A program's (or a split program's subcommand's, `aws s3`) file name: the name itself where it is safe,
- * `~hex~` for every other character. Injective, and never a path: no '/', and always ending in `.json`.
- */
-export function grammarFileName(program: string): string {
-  let out = '';
-  for (const ch of program) out += /[A-Za-z0-9._+-]/.test(ch) ? ch : `~${ch.codePointAt(0)!.toString(16)}~`;
-  return `${out}.json`;
+  const [program, offset, length, checksum, origin, entry, extra] = line.split('\t');
+  const text = textRef([Number(offset), Number(length), checksum]);
+  if (!program || !text || extra !== undefined || !entry) return undefined;
+  if (!GRAMMAR_ORIGINS.includes(origin as GrammarOrigin)) return undefined;
+  return { program, text, origin: origin as GrammarOrigin, ...(entry === '-' ? {} : { entry }) };
 }
 
 /** The table's order of options and subcommands: by first spelling, then all spellings (same input, same bytes). */
@@ -93,7 +105,7 @@ interface WireArg {
 }
 interface WireNode {
   n: string[];
-  x?: [file: string, checksum: string]; // the rest of this node is in its own table file
+  x?: TextRef; // the rest of this node is its own text in the table
   o?: WireOption[];
   s?: WireNode[];
   a?: WireArg[];
@@ -128,8 +140,8 @@ function encodeArg(a: GrammarArg): WireArg {
   return w;
 }
 
-/** Puts a subcommand into a file of its own and says which (file name, checksum). */
-export type DeferSubcommand = (sub: GrammarNode, text: string) => [file: string, checksum: string];
+/** Puts a subcommand's text into the table on its own and says where. */
+export type DeferSubcommand = (sub: GrammarNode, text: string) => TextRef;
 
 function encodeNode(n: GrammarNode, defer?: DeferSubcommand): WireNode {
   const w: WireNode = { n: n.names };
@@ -222,7 +234,7 @@ function decodeArg(v: unknown): GrammarArg {
 const MAX_DECODE_DEPTH = 64;
 
 /** Reads a deferred subcommand's file (checked against its checksum); undefined when it cannot. */
-export type ResolveDeferred = (file: string, checksum: string) => GrammarNode | undefined;
+export type ResolveDeferred = (ref: TextRef) => GrammarNode | undefined;
 
 const EMPTY_NODE = (names: string[]): GrammarNode => ({ names, options: [], subcommands: [], args: [] });
 
@@ -231,9 +243,9 @@ const EMPTY_NODE = (names: string[]): GrammarNode => ({ names, options: [], subc
  * subcommand or operand of it is known, so nothing under it is accounted for (closed world), and the rest
  * of the program still is.
  */
-function deferredNode(names: string[], file: string, checksum: string, resolve: ResolveDeferred): GrammarNode {
+function deferredNode(names: string[], ref: TextRef, resolve: ResolveDeferred): GrammarNode {
   let body: GrammarNode | undefined;
-  const get = (): GrammarNode => (body ??= resolve(file, checksum) ?? EMPTY_NODE(names));
+  const get = (): GrammarNode => (body ??= resolve(ref) ?? EMPTY_NODE(names));
   const node = { names } as GrammarNode;
   for (const key of ['options', 'subcommands', 'args', 'optionsBeforeArgs', 'noClusters'] as const)
     Object.defineProperty(node, key, { enumerable: true, get: () => get()[key] });
@@ -244,9 +256,9 @@ function decodeNode(v: unknown, depth: number, resolve?: ResolveDeferred): Gramm
   if (depth > MAX_DECODE_DEPTH) throw new Damaged();
   const w = obj(v);
   if (w.x !== undefined) {
-    const [file, checksum] = strings(w.x);
-    if (!resolve || depth !== 1 || file === undefined || checksum === undefined) throw new Damaged();
-    return deferredNode(strings(w.n), file, checksum, resolve);
+    const ref = textRef(w.x);
+    if (!resolve || depth !== 1 || !ref) throw new Damaged();
+    return deferredNode(strings(w.n), ref, resolve);
   }
   const n: GrammarNode = {
     names: strings(w.n),

@@ -1,19 +1,26 @@
 /**
  * The grammar table at run time: a program's GrammarNode by name, read from dist/catalog-grammar/ (built by
  * scripts/catalog/build-grammar.ts) on first use. Nothing is read until a lookup; a lookup reads the small
- * index once per process (searched as text, not parsed) and then only its own program's file (and, for a
- * large program, only the subcommand files it touches), each checked against its XXH64 before it is parsed.
+ * index once per process (searched as text, not parsed) and then only its own program's text (and, for a
+ * large program, only the subcommands' texts it touches), each one slice of grammar.jsonl checked against
+ * its XXH64 before it is parsed.
  *
- * Fails closed: a missing, damaged or foreign table, or a file whose checksum does not match, is *no
+ * Fails closed: a missing, damaged or foreign table, or a text whose checksum does not match, is *no
  * grammar* (the program is unknown, which nothing allows on knowledge), with a problem that names the file.
- * The program name is looked up in the index before anything else; a file is read only for a name the
- * index lists, under a file name that cannot be a path (grammarFileName).
+ * The program name is only ever searched for in the index; what is read is where the index says.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import { xxh64BytesHex } from '../util/xxhash.js';
-import { INDEX_FILE, decodeGrammar, grammarFileName, parseIndexHeader, parseIndexRow } from './grammar-codec.js';
+import {
+  GRAMMAR_FILE,
+  INDEX_FILE,
+  decodeGrammar,
+  parseIndexHeader,
+  parseIndexRow,
+  type TextRef,
+} from './grammar-codec.js';
 import type { GrammarNode, GrammarSource } from './grammar.js';
 
 export interface GrammarLookup {
@@ -28,7 +35,6 @@ export interface GrammarLookup {
 // Program names come from the agent's command: one with a line break or tab could match across rows.
 // eslint-disable-next-line no-control-regex
 const NOT_A_NAME = /[\u0000-\u001f\u007f]/;
-const CHECKSUM = /^[0-9a-f]{16}$/;
 
 interface LoadedIndex {
   figRef: string;
@@ -69,14 +75,17 @@ export class GrammarTableReader {
     return (this.index = { figRef: header.figRef, text: text.slice(headerEnd) });
   }
 
-  /** A table file's text, or undefined when it is missing or its bytes are not the ones the table names. */
-  private readChecked(file: string, checksum: string): string | undefined {
-    if (file.includes('/') || !file.endsWith('.json') || !CHECKSUM.test(checksum)) return undefined;
-    let bytes: Buffer;
+  /** One text of grammar.jsonl, or undefined when it cannot be read whole or its bytes are not the ones named. */
+  private readText([offset, length, checksum]: TextRef): string | undefined {
+    const bytes = Buffer.alloc(length);
+    let fd: number | undefined;
     try {
-      bytes = readFileSync(join(this.dir, file));
+      fd = openSync(join(this.dir, GRAMMAR_FILE), 'r');
+      if (readSync(fd, bytes, 0, length, offset) !== length) return undefined;
     } catch {
       return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     return xxh64BytesHex(bytes) === checksum ? bytes.toString('utf8') : undefined;
   }
@@ -91,15 +100,15 @@ export class GrammarTableReader {
     const row = parseIndexRow(index.text.slice(at + 1, end < 0 ? undefined : end));
     if (!row || row.program !== program)
       return { sources: [], problem: `grammar table damaged: the row of ${program} in ${join(this.dir, INDEX_FILE)}` };
-    const file = grammarFileName(program);
-    const path = join(this.dir, file);
-    const text = this.readChecked(file, row.checksum);
-    if (text === undefined) return { sources: [], problem: `grammar table damaged: ${path} is missing or altered` };
-    const node = decodeGrammar(text, (subFile, checksum) => {
-      const sub = this.readChecked(subFile, checksum);
+    const path = join(this.dir, GRAMMAR_FILE);
+    const text = this.readText(row.text);
+    if (text === undefined)
+      return { sources: [], problem: `grammar table damaged: ${program}'s text in ${path} is missing or altered` };
+    const node = decodeGrammar(text, (ref) => {
+      const sub = this.readText(ref);
       return sub === undefined ? undefined : decodeGrammar(sub);
     });
-    if (!node) return { sources: [], problem: `grammar table damaged: ${path} is not a grammar` };
+    if (!node) return { sources: [], problem: `grammar table damaged: ${program}'s text in ${path} is not a grammar` };
     const sources: GrammarSource[] = [];
     if (row.origin !== 'hookwise') sources.push({ origin: 'fig', ref: index.figRef });
     if (row.entry !== undefined) sources.push({ origin: 'hookwise', ref: row.entry });

@@ -1,6 +1,6 @@
 /** The table's on-disk form: every field survives a round trip, defaults are left out, damage decodes to nothing. */
 import { describe, expect, it } from 'vitest';
-import { decodeGrammar, encodeGrammar } from '../../src/catalog/grammar-codec.js';
+import { decodeGrammar, encodeGrammar, type TextRef } from '../../src/catalog/grammar-codec.js';
 import type { GrammarNode } from '../../src/catalog/grammar.js';
 
 const full: GrammarNode = {
@@ -46,32 +46,32 @@ describe('grammar codec', () => {
     ['a flag that is not 1', '{"n":["x"],"o":[{"n":["-q"],"v":true}]}'],
     ['an unknown template', '{"n":["x"],"a":[{"t":"anything"}]}'],
     ['a value count below 2', '{"n":["x"],"o":[{"n":["-q"],"v":1,"vc":1}]}'],
-    ['a deferred node without a resolver', '{"n":["x"],"s":[{"n":["s"],"x":["x~20~s.json","0123456789abcdef"]}]}'],
+    ['a deferred node without a resolver', '{"n":["x"],"s":[{"n":["s"],"x":[0,10,"0123456789abcdef"]}]}'],
     ['nesting deeper than any grammar', '{"n":["x"],"s":['.repeat(70) + '{"n":["y"]}' + ']}'.repeat(70)],
   ])('decodes %s to no grammar', (_what, text) => {
     expect(decodeGrammar(text)).toBeUndefined();
   });
 
-  it('defers top-level subcommands to files of their own, read on first use', () => {
-    const texts = new Map<string, string>();
-    const text = encodeGrammar(full, (sub, subText) => {
-      texts.set(`f-${sub.names[0]}`, subText);
-      return [`f-${sub.names[0]}`, 'sum'];
+  it('defers top-level subcommands to texts of their own, read on first use', () => {
+    const texts: string[] = [];
+    const text = encodeGrammar(full, (_sub, subText) => {
+      texts.push(subText);
+      return [texts.length - 1, subText.length, '0123456789abcdef'];
     });
-    const reads: string[] = [];
-    const node = decodeGrammar(text, (file, checksum) => {
-      reads.push(`${file} ${checksum}`);
-      return decodeGrammar(texts.get(file)!);
+    const reads: TextRef[] = [];
+    const node = decodeGrammar(text, (ref) => {
+      reads.push(ref);
+      return decodeGrammar(texts[ref[0]]!);
     });
     expect(reads).toEqual([]);
     expect(node?.subcommands[0]?.optionsBeforeArgs).toBe(true);
     expect(node?.subcommands[0]?.options).toEqual([]);
-    expect(reads).toEqual(['f-run sum']);
+    expect(reads).toEqual([[0, texts[0]!.length, '0123456789abcdef']]);
     expect(node).toEqual(full);
   });
 
-  it('makes a deferred subcommand whose file cannot be read an empty node: nothing under it is known', () => {
-    const text = encodeGrammar(full, () => ['gone', 'sum']);
+  it('makes a deferred subcommand whose text cannot be read an empty node: nothing under it is known', () => {
+    const text = encodeGrammar(full, () => [0, 10, '0123456789abcdef']);
     const node = decodeGrammar(text, () => undefined);
     expect(node?.subcommands[0]).toEqual({
       names: ['run'],

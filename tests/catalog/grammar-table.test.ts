@@ -2,11 +2,23 @@
  * The run-time reader over a table written into a temp dir from the fixtures, every kind of damage failing
  * closed; and the installed table (dist/catalog-grammar/, built by `npm run build`) resolving real programs.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildGrammarTable } from '../../src/catalog/grammar-build.js';
+import { indexRow, parseIndexRow, type IndexRow } from '../../src/catalog/grammar-codec.js';
 import { GrammarTableReader, lookupGrammar } from '../../src/catalog/grammar-table.js';
 import type { GrammarNode, GrammarOption } from '../../src/catalog/grammar.js';
 import { xxh64BytesHex } from '../../src/util/xxhash.js';
@@ -49,11 +61,12 @@ describe('grammar table reader', () => {
       expect(reader.lookup(name)).toEqual({ sources: [] });
   });
 
-  it('reads a split program one subcommand file at a time', () => {
+  it('reads a split program one subcommand at a time', () => {
     const cloud = new GrammarTableReader(dir).lookup('cloud').node;
-    writeFileSync(join(dir, 'cloud~20~svc1.json'), 'altered');
+    // svc1's text is altered after the lookup but before its first use: svc1 is unknown, the rest is not.
+    const top = JSON.parse(slice(row('cloud').text)) as { s: { n: string[]; x: [number, number, string] }[] };
+    overwrite(top.s.find((sub) => sub.n[0] === 'svc1')!.x[0] + 3, 'X');
     expect(option(sub(cloud, 'svc0', 'call3'), '--option-number-7')?.takesValue).toBe(true);
-    // svc1's file was altered after the lookup but before its first use: it is unknown, the rest is not.
     expect(sub(cloud, 'svc1')).toMatchObject({ options: [], subcommands: [], args: [] });
     expect(sub(cloud, 'svc2', 'call0')?.options).toHaveLength(30);
   });
@@ -72,14 +85,26 @@ describe('grammar table reader', () => {
     ],
     [
       'a row that is not a row',
-      () => edit('index.tsv', (t) => t.replace(/\ncounter\t[0-9a-f]{16}\t/, '\ncounter\tnot-a-checksum\t')),
+      () =>
+        edit('index.tsv', (t) =>
+          t.replace(/\ncounter\t\d+\t\d+\t[0-9a-f]{16}\t/, '\ncounter\t0\t-1\tnot-a-checksum\t'),
+        ),
       /the row of counter in .*index\.tsv/,
     ],
-    ['a missing program file', () => rmSync(join(dir, 'counter.json')), /counter\.json is missing or altered/],
     [
-      'a program file altered by one byte',
-      () => edit('counter.json', (t) => t.replace('"-l"', '"-k"')),
-      /counter\.json is missing or altered/,
+      'a missing grammar file',
+      () => rmSync(join(dir, 'grammar.jsonl')),
+      /counter's text in .*grammar\.jsonl is missing/,
+    ],
+    [
+      'a grammar file cut short',
+      () => truncateSync(join(dir, 'grammar.jsonl'), 10),
+      /counter's text in .*grammar\.jsonl is missing or altered/,
+    ],
+    [
+      'a program text altered by one byte',
+      () => overwrite(row('counter').text[0] + 3, 'X'),
+      /counter's text in .*grammar\.jsonl is missing or altered/,
     ],
   ])('fails closed on %s: no grammar, and a problem naming the file', (_what, damage, problem) => {
     damage();
@@ -89,15 +114,36 @@ describe('grammar table reader', () => {
     expect(found.problem).toMatch(problem);
   });
 
-  it('fails closed on a file whose checksum matches but which is no grammar (a table built wrong)', () => {
+  it('fails closed on a text whose checksum matches but which is no grammar (a table built wrong)', () => {
     const text = '{"n":[]}';
-    writeFileSync(join(dir, 'counter.json'), text);
-    edit('index.tsv', (t) =>
-      t.replace(/\ncounter\t[0-9a-f]{16}\t/, `\ncounter\t${xxh64BytesHex(Buffer.from(text))}\t`),
+    const offset = readFileSync(join(dir, 'grammar.jsonl')).length;
+    appendFileSync(join(dir, 'grammar.jsonl'), `${text}\n`);
+    const counter: IndexRow = { ...row('counter'), text: [offset, text.length, xxh64BytesHex(Buffer.from(text))] };
+    edit('index.tsv', (t) => t.replace(/\ncounter\t[^\n]*/, `\n${indexRow(counter)}`));
+    expect(new GrammarTableReader(dir).lookup('counter').problem).toMatch(
+      /counter's text in .*grammar\.jsonl is not a grammar/,
     );
-    expect(new GrammarTableReader(dir).lookup('counter').problem).toMatch(/counter\.json is not a grammar/);
   });
 });
+
+function row(program: string): IndexRow {
+  const line = readFileSync(join(dir, 'index.tsv'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${program}\t`))!;
+  return parseIndexRow(line)!;
+}
+
+function slice([offset, length]: [number, number, string]): string {
+  return readFileSync(join(dir, 'grammar.jsonl'))
+    .subarray(offset, offset + length)
+    .toString('utf8');
+}
+
+function overwrite(position: number, char: string): void {
+  const fd = openSync(join(dir, 'grammar.jsonl'), 'r+');
+  writeSync(fd, char, position);
+  closeSync(fd);
+}
 
 function edit(file: string, change: (text: string) => string): void {
   writeFileSync(join(dir, file), change(readFileSync(join(dir, file), 'utf8')));
