@@ -5,14 +5,18 @@
  *
  * The table's layout is described in src/catalog/grammar-build.ts.
  *
- * Deterministic: the same inputs give the same bytes (sorted programs, sorted nodes, no timestamps).
+ * Deterministic: the same inputs give the same bytes (sorted programs, sorted nodes, no timestamps). So a
+ * table is kept in node_modules/.cache/hookwise-grammar/<key>/, keyed by this step's own bundled code, Fig's
+ * version and our entries: importing Fig's 77 MB of spec modules takes 10–20 s on a busy 2-CPU machine, and
+ * most builds change none of the three. A fresh clone (CI) has no cache and builds the table.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildGrammarTable, type GrammarTableInput } from '../../src/catalog/grammar-build.js';
 import type { FigModuleLoader } from '../../src/catalog/fig-import.js';
+import { xxh64BytesHex } from '../../src/util/xxhash.js';
 
 const FIG_PACKAGE = '@withfig/autocomplete';
 
@@ -46,6 +50,22 @@ async function main(): Promise<void> {
     .sort()
     .map((f) => ({ file: `src/catalog/grammar/${f}`, text: readFileSync(join(handDir, f), 'utf8') }));
 
+  // The key: this very step (bundled, so every source it runs is in it), the YAML parser it leaves external,
+  // Fig's version, our entries.
+  const self = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const yamlVersion = (JSON.parse(readFileSync(require.resolve('yaml/package.json'), 'utf8')) as { version: string })
+    .version;
+  const keyParts = [self, yamlVersion, figVersion, ...hand.map((h) => `${h.file}\n${h.text}`)];
+  const key = xxh64BytesHex(Buffer.from(keyParts.join('\u0000')));
+  const cacheRoot = join(root, 'node_modules', '.cache', 'hookwise-grammar');
+  const cached = join(cacheRoot, key);
+  if (existsSync(join(cached, 'complete'))) {
+    rmSync(out, { recursive: true, force: true });
+    cpSync(cached, out, { recursive: true, filter: (src) => !src.endsWith('complete') });
+    console.log(`grammar table: from the build cache (${cached})`);
+    return;
+  }
+
   const input: GrammarTableInput = {
     fig: { version: figVersion, licence, modules: Object.keys(modules), load },
     hand,
@@ -59,6 +79,12 @@ async function main(): Promise<void> {
   }
   mkdirSync(out, { recursive: true });
   for (const [file, text] of table.files) writeFileSync(join(out, file), text);
+  // The cache holds one table (the last one built), written whole before it is marked complete.
+  rmSync(cacheRoot, { recursive: true, force: true });
+  const staging = `${cached}.tmp`;
+  cpSync(out, staging, { recursive: true });
+  writeFileSync(join(staging, 'complete'), '');
+  renameSync(staging, cached);
   const r = table.report;
   console.log(
     `grammar table: ${r.programs.total} programs (Fig ${r.programs.fig}, ours ${r.programs.hookwise} of which ${r.programs.replacedFig} replace Fig's, both ${r.programs.both}), ` +
