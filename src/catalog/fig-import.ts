@@ -37,7 +37,9 @@ export const SKIP_KINDS = [
   'separator-directive', // parserDirectives.optionArgSeparators: more than one way to join a value, not kept
   'depth-limit', // subcommands below FigImportLimits.maxDepth
   'node-limit', // subcommands and options beyond FigImportLimits.maxNodes
-  'bad-name', // a name that is not a plain word (not a string, empty, too long, control characters)
+  'bad-name', // a name that is not a plain word (not a string, empty, too long, control characters, an en dash)
+  'dashless-alias', // an option's spelling without a dash beside dashed ones (tar's C for -C): dropped
+  'dashless-option', // an option spelled only without a dash (dd's bs=, ps's o): kept, the matcher must know
 ] as const;
 export type SkipKind = (typeof SKIP_KINDS)[number];
 
@@ -84,11 +86,14 @@ class ProgramImport {
     private readonly limits: FigImportLimits,
   ) {}
 
-  note(where: string[], kind: SkipKind): void {
+  /** Records a skip note (once per kind and place); false, so that a filter can note and drop at once. */
+  note(where: string[], kind: SkipKind): false {
     const key = `${kind}\u0000${where.join(' ')}`;
-    if (this.noted.has(key)) return;
-    this.noted.add(key);
-    this.notes.push({ program: this.program, where: where.join(' '), kind });
+    if (!this.noted.has(key)) {
+      this.noted.add(key);
+      this.notes.push({ program: this.program, where: where.join(' '), kind });
+    }
+    return false;
   }
 
   /** Counts one unit of work; false once the program's budget is spent. */
@@ -137,7 +142,16 @@ class ProgramImport {
   }
 
   option(spec: Obj, where: string[]): GrammarOption | undefined {
-    const names = this.names(spec.name, where);
+    // An en or em dash where a hyphen belongs (`–-help`) is a typo in the spec, never a word an agent types.
+    const typed = this.names(spec.name, where).filter(
+      (n) => !/^[\u2013\u2014]/.test(n) || this.note(where, 'bad-name'),
+    );
+    const dashed = typed.filter((n) => /^[-+]/.test(n));
+    // tar's `C` beside `-C` is an old-style key letter, valid only inside the first word (`tar xzf`): as a word
+    // of its own it is an operand, and a matcher must not read a file named C as the option.
+    if (dashed.length > 0 && dashed.length < typed.length) this.note(where, 'dashless-alias');
+    if (typed.length > 0 && dashed.length === 0) this.note(where, 'dashless-option');
+    const names = dashed.length > 0 ? dashed : typed;
     if (names.length === 0) return undefined;
     const args = asList(spec.args).filter(isObj);
     const option: GrammarOption = { names, takesValue: args.length > 0 };

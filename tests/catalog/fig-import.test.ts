@@ -247,6 +247,29 @@ describe('bounds', () => {
     expect(result.notes.map((n) => n.kind)).toEqual(['node-limit']);
   });
 
+  it('drops a dashless spelling beside dashed ones, keeps an option spelled only without dashes, and says so', async () => {
+    const result = await importFigProgram(
+      'arch',
+      modules({
+        arch: {
+          default: {
+            name: 'arch',
+            options: [
+              { name: ['C', '-C', '--directory'], args: {} },
+              { name: 'bs', requiresSeparator: true, args: {} },
+              { name: '–-help' },
+            ],
+          },
+        },
+      }),
+    );
+    expect(result.node?.options).toEqual([
+      { names: ['-C', '--directory'], takesValue: true },
+      { names: ['bs'], takesValue: true, requiresEquals: true },
+    ]);
+    expect(result.notes.map((n) => n.kind).sort()).toEqual(['bad-name', 'dashless-alias', 'dashless-option']);
+  });
+
   it('drops names that are not plain words and reports them', async () => {
     const node = await importFigProgram(
       'odd',
