@@ -20,6 +20,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -118,6 +119,43 @@ function check(
 function decisionOf(out: Record<string, unknown> | undefined): string | undefined {
   return (out?.hookSpecificOutput as { permissionDecision?: string } | undefined)?.permissionDecision;
 }
+
+/** Installed packages (name → directory), scoped ones included. */
+function installedPackages(): Map<string, string> {
+  const found = new Map<string, string>();
+  const modules = join(ROOT, 'node_modules');
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue;
+    const names = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((n) => `${entry}/${n}`) : [entry];
+    for (const name of names) found.set(name, join(modules, name));
+  }
+  return found;
+}
+
+describe("the clone's npm install", () => {
+  it('.npmrc holds only settings npm knows (no warning on every npm command)', () => {
+    const r = npm(['config', 'list']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Unknown (project|user|builtin) config/);
+  });
+
+  it("reviews every dependency's install script: onnxruntime-node's CUDA download is denied, the native builds allowed", () => {
+    const allow =
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> })
+        .allowScripts ?? {};
+    expect(allow['onnxruntime-node']).toBe(false);
+    const scripted: string[] = [];
+    for (const [name, dir] of installedPackages()) {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+      const scripts = pkg.scripts ?? {};
+      // npm runs `node-gyp rebuild` for a binding.gyp without an install script of its own.
+      if (['preinstall', 'install', 'postinstall'].some((s) => s in scripts) || existsSync(join(dir, 'binding.gyp')))
+        scripted.push(name);
+    }
+    expect(scripted).toContain('onnxruntime-node');
+    expect(scripted.filter((name) => !(name in allow))).toEqual([]);
+  });
+});
 
 describe('the npm package', () => {
   let tarball = '';
