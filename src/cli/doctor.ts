@@ -1,8 +1,9 @@
 /**
  * `hookwise doctor`: checks the wiring a user actually has and says what to fix — the CLI on PATH, each
  * agent's settings files (which events are wired, how, and whether twice: plugin and settings, or two
- * settings files), the http wiring's endpoint against the daemon's, the daemon's health, and whether calls
- * hookwise cannot judge can run confined here (src/confine/probe.ts) or fall back to ask.
+ * settings files), the http wiring's endpoint against the daemon's, the daemon's health, the project's config
+ * (validate's checks: an error there denies every call), and whether calls hookwise cannot judge can run
+ * confined here (src/confine/probe.ts) or fall back to ask.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -15,7 +16,9 @@ import { loadConfig } from '../policy/config.js';
 import type { SupervisorSettings } from '../policy/config-types.js';
 import { configFiles } from '../policy/files.js';
 import { VERSION } from '../policy/load.js';
+import { formatDiagnostic } from '../policy/schema.js';
 import type { Locations } from '../util/locations.js';
+import { validateProject, type ValidateReport } from './validate.js';
 import {
   DEFAULT_COMMAND,
   findOnPath,
@@ -146,6 +149,7 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
           },
     );
   }
+  checks.push(configCheck(validateProject(ctx.projectRoot, ctx.env)));
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   checks.push(confinementCheck(probe));
   const { confine, supervisor, human } = loadConfig(
@@ -166,6 +170,37 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   const supervised = supervisorCheck(supervisor, ctx.env, daemon !== undefined);
   if (supervised !== undefined) checks.push(supervised);
   return { version: VERSION, checks };
+}
+
+const SHOWN_DIAGNOSTICS = 3;
+
+/**
+ * `hookwise validate`'s verdict on this project's config: while it has an error, every gated call is denied
+ * (error:CONFIG_INVALID), so that is a failure here, not a footnote.
+ */
+export function configCheck(report: ValidateReport): DoctorCheck {
+  const what = 'config';
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const shown = report.diagnostics
+    .filter((d) => report.errors === 0 || d.severity === 'error')
+    .slice(0, SHOWN_DIAGNOSTICS)
+    .map(formatDiagnostic);
+  const more = (n: number): string => (n > shown.length ? `; … ${n - shown.length} more` : '');
+  if (report.errors > 0)
+    return {
+      status: 'fail',
+      what,
+      detail: `${plural(report.errors, 'error')}: every gated tool call is denied until they are fixed: ${shown.join('; ')}${more(report.errors)}`,
+      fix: 'fix them (hookwise validate lists each with file:line), then run hookwise validate again',
+    };
+  if (report.warnings > 0)
+    return {
+      status: 'warn',
+      what,
+      detail: `${plural(report.warnings, 'warning')}: ${shown.join('; ')}${more(report.warnings)}`,
+      fix: 'hookwise validate lists each with file:line and what to do',
+    };
+  return { status: 'ok', what, detail: `valid (${report.files.policy}, ${report.files.roles}, ${report.files.user})` };
 }
 
 /**

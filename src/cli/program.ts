@@ -240,7 +240,7 @@ export async function runProgram(argv: string[]): Promise<number> {
   program
     .command('doctor')
     .description(
-      "check the wiring you actually have: CLI on PATH, each agent's hooks (events, double wiring), the http endpoint, the daemon (exit 1 on a problem)",
+      "check the wiring you actually have: CLI on PATH, each agent's hooks (events, double wiring), the http endpoint, the daemon, the config (validate's checks) (exit 1 on a problem)",
     )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {

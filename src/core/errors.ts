@@ -39,6 +39,16 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
+/**
+ * The stable code of a HookwiseError, or undefined for any other error. By name and a known code, not
+ * instanceof: an error thrown in another bundle (the policy compiler, the shell parser) is another class.
+ */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  if (!(error instanceof Error) || error.name !== 'HookwiseError') return undefined;
+  const code = (error as { code?: unknown }).code;
+  return (ERROR_CODES as readonly unknown[]).includes(code) ? (code as ErrorCode) : undefined;
+}
+
 export function assertNever(value: never, what: string): never {
   throw new HookwiseError('INTERNAL', `unhandled ${what}: ${JSON.stringify(value)}`);
 }

@@ -18,7 +18,7 @@
  */
 import { join } from 'node:path';
 import { decision } from '../core/decision.js';
-import { describeError, HookwiseError } from '../core/errors.js';
+import { describeError, errorCodeOf, HookwiseError } from '../core/errors.js';
 import type { HookEvent } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
@@ -186,7 +186,7 @@ export class Engine {
   ): CheckResult {
     const reason = describeError(error);
     const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
-      id: error instanceof HookwiseError ? `error:${error.code}` : 'error:INTERNAL',
+      id: `error:${errorCodeOf(error) ?? 'INTERNAL'}`,
       source: 'hookwise',
     });
     if (event !== undefined && event.kind !== 'pre-tool' && adapter !== undefined) {

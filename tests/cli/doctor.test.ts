@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { doctor, type DoctorReport } from '../../src/cli/doctor.js';
+import { doctor, renderDoctor, type DoctorReport } from '../../src/cli/doctor.js';
 import { runInstall, type InstallIo } from '../../src/cli/install.js';
 import { ensureHttpConfig } from '../../src/daemon/http-config.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
@@ -102,5 +102,32 @@ describe('hookwise doctor', () => {
     writeFileSync(file, '{ nope');
     r = await doctor(where, io);
     expect(find(r, /settings file/)[0]).toMatchObject({ status: 'fail', detail: expect.stringContaining(file) });
+  });
+
+  it.each([
+    ['a misspelt key', 'rulez: []\n', /policy\.yml:1: error: rulez: unknown field/],
+    ['a YAML syntax error', 'rules: [\n  {tool: Read\n', /policy\.yml:\d+: error: /],
+  ])('%s in policy.yml is a failure naming file:line, as validate finds it', async (_what, yaml, detail) => {
+    const p = makeProject();
+    p.write('.hookwise/policy.yml', yaml);
+    const r = await doctor(locations(p.env), ioFor(p));
+    expect(find(r, /^config$/)[0]).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(detail),
+      fix: expect.stringMatching(/hookwise validate/),
+    });
+    expect(renderDoctor(r)).not.toMatch(/all good/);
+  });
+
+  it('a valid config is ok; a lint warning (an unreachable rule) is a warning', async () => {
+    const p = makeProject();
+    let r = await doctor(locations(p.env), ioFor(p));
+    expect(find(r, /^config$/)[0]!.status).toBe('ok');
+    p.write(
+      '.hookwise/policy.yml',
+      'bash_rules:\n  - {command: git, verdict: ask, reason: r}\n  - {command: git, args: "^status", verdict: ask, reason: r}\n',
+    );
+    r = await doctor(locations(p.env), ioFor(p));
+    expect(find(r, /^config$/)[0]).toMatchObject({ status: 'warn', detail: expect.stringMatching(/unreachable/) });
   });
 });

@@ -71,6 +71,21 @@ describe('hookwise check (built executable)', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'allow' });
   });
 
+  // The policy compiler is its own bundle: its errors must keep their code across the bundle boundary.
+  it.each([
+    ['a misspelt key', 'rulez: []\n', /\.hookwise\/policy\.yml:1: error: rulez: unknown field/],
+    ['a YAML syntax error', 'rules: [\n  {tool: Read\n', /\.hookwise\/policy\.yml:\d+: error: /],
+  ])('%s in policy.yml denies as error:CONFIG_INVALID naming file:line', (_what, yaml, reason) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    p.write('.hookwise/policy.yml', yaml);
+    const r = run(['check'], JSON.stringify(p.pre('Read', { file_path: join(p.root, 'a.ts') })), p.env);
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('deny');
+    expect(out.permissionDecisionReason).toContain('rule error:CONFIG_INVALID');
+    expect(out.permissionDecisionReason).toMatch(reason);
+  });
+
   it('never prints a stack trace as the only output', () => {
     const p = makeProject();
     const r = run(['check'], 'nope', p.env);
