@@ -17,7 +17,8 @@ export interface AuditRecord {
   /** The session id as shown (sanitize/ids.ts): untrusted text, like the tool name. */
   session: Sanitized;
   role: string | null;
-  host: HostName;
+  /** null: a payload hookwise could not read, and nothing else said which host sent it (audit/failed-call.ts). */
+  host: HostName | null;
   tool: Sanitized;
   verdict: Verdict;
   tier: TierName;

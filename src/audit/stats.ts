@@ -37,8 +37,16 @@ export function matchesFilter(r: AuditRecord, f: AuditFilter): boolean {
     (f.role === undefined || r.role === f.role) &&
     (f.verdict === undefined || r.verdict === f.verdict) &&
     (f.tier === undefined || r.tier === f.tier) &&
-    (f.project === undefined || r.project === f.project)
+    (f.project === undefined || r.project === f.project || (r.project === undefined && unplaced(r)))
   );
+}
+
+/**
+ * A call denied because its payload could not be read, with no cwd to place it by: shown in every project's
+ * view rather than in none (records older than the project field stay out: they were placed, only not recorded).
+ */
+function unplaced(r: AuditRecord): boolean {
+  return r.tier === 'input' && r.rule !== null && r.rule.startsWith('error:');
 }
 
 export interface Stats {

@@ -1,12 +1,13 @@
 /** Argument handling for the hook commands, without commander (start-up cost). */
 import { writeSync } from 'node:fs';
-import { describeError, HookwiseError } from '../core/errors.js';
+import { describeError, errorCodeOf, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { parseHostName } from '../hosts/index.js';
 import { MAX_PAYLOAD_BYTES } from '../core/limits.js';
 import { handover, readStdin, stdinIsTerminal } from './stdin.js';
 import { askDaemon } from '../daemon/client.js';
 import type { HookOutput } from '../hosts/adapter.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations, type Locations } from '../util/locations.js';
 
 export interface HookArgs {
@@ -70,8 +71,10 @@ export function parseHookArgs(args: string[], command: HookCommand = 'check'): H
 export async function runHookCommand(args: string[], command: HookCommand = 'check'): Promise<number> {
   let options: HookArgs;
   let raw: string;
+  let host: HostName | undefined;
   try {
     options = parseHookArgs(args, command);
+    host = options.host;
     if (options.help === true) {
       writeSync(1, `${HOOK_USAGE[command]}\n`);
       return 0;
@@ -89,6 +92,8 @@ export async function runHookCommand(args: string[], command: HookCommand = 'che
     raw = readStdin(MAX_PAYLOAD_BYTES);
   } catch (error) {
     writeSync(2, `hookwise: ${describeError(error)}\n`);
+    // A payload that could not be read (too large) is a denied call: logged. A person at a terminal is not.
+    if (errorCodeOf(error) === 'INPUT_TOO_LARGE') await auditUnread(error, host);
     return 2;
   }
   // The engine is loaded only when no daemon answered: a thin client's process stays small.
@@ -141,4 +146,23 @@ async function fromDaemon(raw: string, options: HookArgs): Promise<HookOutput | 
     }
   }
   return undefined;
+}
+
+/** The audit record of a payload that was refused unread; best effort (the deny stands either way). */
+async function auditUnread(error: unknown, host: HostName | undefined): Promise<void> {
+  try {
+    const { appendFailedCall } = await import('../audit/failed-call.js');
+    const { runtimeDir } = locations();
+    ensurePrivateDir(runtimeDir);
+    appendFailedCall(runtimeDir, {
+      host: host ?? null,
+      payload: undefined,
+      raw: '',
+      rule: `error:${errorCodeOf(error) ?? 'INTERNAL'}`,
+      reason: describeError(error),
+      latencyMs: 0,
+    });
+  } catch (failure) {
+    writeSync(2, `hookwise: could not write the audit log: ${describeError(failure)}\n`);
+  }
 }

@@ -20,7 +20,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { existsSync, lstatSync, unlinkSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { HookwiseError } from '../core/errors.js';
+import { appendFailedCall } from '../audit/failed-call.js';
+import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { Engine, MAX_PAYLOAD_BYTES, type CheckResult, type EngineOptions } from '../engine/engine.js';
 import { parseHostName } from '../hosts/index.js';
@@ -218,6 +219,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         const body = await readBody(req);
         if (body === undefined) {
           const reason = `hook payload larger than ${MAX_PAYLOAD_BYTES} bytes`;
+          auditTooLarge(where.runtimeDir, route.host ?? null, reason, log);
           return answer(res, route, { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2 });
         }
         const t0 = process.hrtime.bigint();
@@ -586,5 +588,21 @@ function unlinkQuietly(path: string): void {
     if (existsSync(path)) unlinkSync(path);
   } catch {
     // Gone already, or not ours to remove: either way nothing is left for us to clean.
+  }
+}
+
+/** A refused, unread payload is a denied call: in the audit log like any other (best effort; the deny stands). */
+function auditTooLarge(runtimeDir: string, host: HostName | null, reason: string, log: (line: string) => void): void {
+  try {
+    appendFailedCall(runtimeDir, {
+      host,
+      payload: undefined,
+      raw: '',
+      rule: 'error:INPUT_TOO_LARGE',
+      reason,
+      latencyMs: 0,
+    });
+  } catch (error) {
+    log(`could not write the audit log: ${describeError(error)}`);
   }
 }

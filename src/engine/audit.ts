@@ -2,13 +2,16 @@
  * The audit log's line for a decided tool call (audit/log.ts): sanitized input, paths and project, the
  * verdict and who decided, the latency, and tier 3's answer when it gave one.
  */
+import { appendFailedCall } from '../audit/failed-call.js';
 import { appendAudit, type AuditSupervision } from '../audit/log.js';
 import type { Decision } from '../core/decision.js';
-import type { ToolCall } from '../core/tool-call.js';
+import type { HostName, ToolCall } from '../core/tool-call.js';
+import { findProjectRoot } from '../paths/canonical.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { sanitizeCall } from '../sanitize/call.js';
 import { shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
+import { ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { supervisorName } from './supervise.js';
@@ -78,8 +81,42 @@ function inputHash(input: Record<string, unknown>): string {
 
 export function tryAudit(where: Locations, call: ToolCall, d: Decision, started: bigint): void {
   try {
-    audit(where, undefined, call, d, null, started);
+    audit(where, undefined, call, d, null, started, projectRootOrUndefined(call.cwd));
   } catch {
     // The decision (deny) stands whether or not it could be logged; the reason is already on stderr.
+  }
+}
+
+/** The call's project, or undefined when its cwd cannot be looked up (the record is still written). */
+function projectRootOrUndefined(cwd: string): string | undefined {
+  try {
+    return findProjectRoot(cwd);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A payload that did not parse into a call: logged with what could be read (audit/failed-call.ts). */
+export function tryAuditFailure(
+  where: Locations,
+  host: HostName | undefined,
+  payload: Record<string, unknown> | undefined,
+  raw: string,
+  d: Decision,
+  reason: string,
+  started: bigint,
+): void {
+  try {
+    ensurePrivateDir(where.runtimeDir); // the failure may have come before the engine prepared it
+    appendFailedCall(where.runtimeDir, {
+      host: host ?? null,
+      payload,
+      raw,
+      rule: d.rule?.id ?? 'error:INTERNAL',
+      reason,
+      latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+    });
+  } catch {
+    // As tryAudit: the deny stands either way.
   }
 }

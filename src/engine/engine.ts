@@ -33,7 +33,7 @@ import type { QueueBackend } from '../queue/types.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
-import { tryAudit } from './audit.js';
+import { tryAudit, tryAuditFailure } from './audit.js';
 import { decideCall, decideToolCall } from './decide.js';
 import type { Judgement } from './judge.js';
 import { observeToolResult } from './observe.js';
@@ -130,7 +130,7 @@ export class Engine {
           return await observeToolResult(this.ports, event, adapter);
       }
     } catch (error) {
-      return this.failClosed(error, adapter, payload, event, started);
+      return this.failClosed(error, adapter, raw, payload, event, started);
     }
   }
 
@@ -180,6 +180,7 @@ export class Engine {
   private failClosed(
     error: unknown,
     adapter: HostAdapter | undefined,
+    raw: string,
     payload: Record<string, unknown> | undefined,
     event: HookEvent | undefined,
     started: bigint,
@@ -194,6 +195,7 @@ export class Engine {
       return adapter.renderContext(event, undefined, `hookwise: ${reason}`);
     }
     if (event?.kind === 'pre-tool') tryAudit(this.where, event.call, d, started);
+    else tryAuditFailure(this.where, adapter?.name, payload, raw, d, reason, started);
     const hostEvent = payload?.hook_event_name;
     if (adapter !== undefined && typeof hostEvent === 'string' && PRE_TOOL_EVENTS.has(hostEvent)) {
       const sessionId = typeof payload?.session_id === 'string' ? payload.session_id : 'unknown';

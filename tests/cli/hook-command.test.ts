@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readAudit } from '../../src/audit/log.js';
 import { makeProject } from '../support/project.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -31,10 +32,13 @@ describe('hookwise check (built executable)', () => {
     const huge = JSON.stringify(
       p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }),
     );
-    const r = run(['check'], huge, p.env);
+    const r = run(['check', '--host', 'claude'], huge, { ...p.env, HOOKWISE_DAEMON: 'off' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/larger than 16777216 bytes/);
     expect(r.stdout).toBe('');
+    expect(readAudit(p.runtimeDir).records.map((x) => [x.verdict, x.rule, x.host])).toEqual([
+      ['deny', 'error:INPUT_TOO_LARGE', 'claude'],
+    ]);
   });
 
   it('rejects unknown arguments with exit 2 (a block), not a crash', () => {

@@ -53,6 +53,33 @@ describe('stats and monitor: commands, not hashes; one project at a time', () =>
   });
 });
 
+describe('stats and monitor: calls hookwise could not read are decisions too', () => {
+  it('malformed, incomplete and unknown payloads are denies in the log, with what could be read', async () => {
+    const p = makeProject();
+    await p.check('{"session_id": "s9", ', 'claude');
+    const incomplete = p.pre('Write', {}, 's9');
+    delete incomplete.tool_input;
+    await p.check(incomplete);
+    await p.check({ session_id: 's9', cwd: p.root, hook_event_name: 'PermissionRequest', tool_name: 'Bash' });
+    const records = readAudit(p.runtimeDir).records;
+    expect(records.map((r) => [r.verdict, r.tier, r.rule, r.host, r.tool])).toEqual([
+      ['deny', 'input', 'error:INPUT_NOT_JSON', 'claude', '-'],
+      ['deny', 'input', 'error:INPUT_INVALID', 'claude', 'Write'],
+      ['deny', 'input', 'error:UNKNOWN_EVENT', 'claude', 'Bash'],
+    ]);
+    expect(records.slice(1).map((r) => r.project)).toEqual([p.root, p.root]);
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [hookwiseBin(), ...args], { cwd: p.root, env: p.env, encoding: 'utf8' });
+    const s = JSON.parse(cli('stats', '--json').stdout) as { total: number; byVerdict: Record<string, number> };
+    // The first one carries no cwd: it is shown in every project's view rather than in none.
+    expect(s).toMatchObject({ total: 3, byVerdict: { deny: 3 } });
+    const shown = cli('monitor', '--no-follow').stdout;
+    expect(shown).toMatch(/deny\s+input .*error:INPUT_NOT_JSON/);
+    expect(shown).toMatch(/Write .*field "tool_input".*error:INPUT_INVALID/);
+    expect(shown).toContain('error:UNKNOWN_EVENT');
+  });
+});
+
 describe('monitor', () => {
   it('follows new decisions live, across a rotation, with filters', async () => {
     const p = makeProject();

@@ -4,6 +4,7 @@ import { createServer as createNetServer } from 'node:net';
 import { lstatSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readAudit } from '../../src/audit/log.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
@@ -233,9 +234,13 @@ describe('daemon state', () => {
     const huge = JSON.stringify(
       p.pre('Write', { file_path: join(p.root, 'a'), content: 'x'.repeat(17 * 1024 * 1024) }),
     );
-    const r = await viaDaemon(p, huge);
+    const r = await viaDaemon(p, huge, 'claude');
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/larger than 16777216 bytes/);
+    // A refused payload is a denied call: in the audit log, unread (no session, no tool, no content).
+    expect(readAudit(p.runtimeDir).records.map((x) => [x.verdict, x.rule, x.host, x.session])).toEqual([
+      ['deny', 'error:INPUT_TOO_LARGE', 'claude', '-'],
+    ]);
   });
 });
 
