@@ -5,8 +5,6 @@
  * (validate's checks: an error there denies every call), and whether calls hookwise cannot judge can run
  * confined here (src/confine/probe.ts) or fall back to ask.
  */
-import { existsSync, readFileSync } from 'node:fs';
-
 import type { HostName } from '../core/tool-call.js';
 import { health } from '../daemon/control.js';
 import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
@@ -19,16 +17,8 @@ import { VERSION } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/schema.js';
 import type { Locations } from '../util/locations.js';
 import { validateProject, type ValidateReport } from './validate.js';
-import {
-  DEFAULT_COMMAND,
-  findOnPath,
-  INSTALL_CLI,
-  HOST_SPECS,
-  INSTALL_SCOPES,
-  isHookwiseHandler,
-  WIRINGS,
-  type InstallContext,
-} from './install.js';
+import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, type InstallContext } from './install.js';
+import { gateEvent, httpGates, scanWiring, type Wired } from './wired.js';
 
 export const CHECK_STATUSES = ['ok', 'warn', 'fail'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
@@ -46,15 +36,6 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-/** One settings file's hookwise handlers, by event. */
-interface Wired {
-  file: string;
-  host: HostName;
-  events: Map<string, Record<string, unknown>[]>;
-}
-
-const PLUGIN_ID = /^hookwise@/;
-
 export async function doctor(where: Locations, ctx: InstallContext): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const onPath = findOnPath(DEFAULT_COMMAND, ctx.env);
@@ -69,15 +50,15 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
       : { status: 'ok', what: 'CLI on PATH', detail: onPath },
   );
 
-  const wired = settingsFiles(ctx).flatMap(({ file, host }) => {
-    const w = wiredIn(file, host, checks);
-    return w === undefined ? [] : [w];
-  });
-  const pluginOn = pluginEnabled(
-    settingsFiles(ctx)
-      .filter((f) => f.host === 'claude')
-      .map((f) => f.file),
-  );
+  const scan = scanWiring(ctx);
+  for (const { file, problem } of scan.unreadable)
+    checks.push({
+      status: 'fail',
+      what: 'settings file',
+      detail: `${file}: ${problem}`,
+      fix: 'fix the JSON: the host ignores a settings file it cannot read, hooks included',
+    });
+  const { wired, plugin: pluginOn } = scan;
   let http: HttpConfig | undefined;
   try {
     http = readHttpConfig(where);
@@ -122,7 +103,7 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   }
 
   if (daemon === undefined) {
-    const needed = wired.some((w) => (w.events.get('PreToolUse') ?? []).some((h) => h.type === 'http'));
+    const needed = httpGates(scan).length > 0;
     checks.push({
       status: needed ? 'fail' : 'warn',
       what: 'daemon',
@@ -352,60 +333,6 @@ export function confinementCheck(probe: ProbeReport): DoctorCheck {
   return { status: 'ok', what: 'confinement', detail };
 }
 
-function gateEvent(host: HostName): string {
-  return host === 'gemini' ? 'BeforeTool' : 'PreToolUse';
-}
-
-function settingsFiles(ctx: InstallContext): { file: string; host: HostName }[] {
-  const out: { file: string; host: HostName }[] = [];
-  for (const host of ['claude', 'gemini', 'codex'] as const) {
-    const files = new Set(
-      INSTALL_SCOPES.flatMap((scope) => WIRINGS.map((w) => HOST_SPECS[host].settingsFile(scope, ctx, w))),
-    );
-    for (const file of files) out.push({ file, host });
-  }
-  return out;
-}
-
-function readJson(file: string): Record<string, unknown> | undefined | Error {
-  if (!existsSync(file)) return undefined;
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : new Error('not a JSON object');
-  } catch (error) {
-    return error as Error;
-  }
-}
-
-function wiredIn(file: string, host: HostName, checks: DoctorCheck[]): Wired | undefined {
-  const settings = readJson(file);
-  if (settings === undefined) return undefined;
-  if (settings instanceof Error) {
-    checks.push({
-      status: 'fail',
-      what: 'settings file',
-      detail: `${file}: ${settings.message}`,
-      fix: 'fix the JSON: the host ignores a settings file it cannot read, hooks included',
-    });
-    return undefined;
-  }
-  const events = new Map<string, Record<string, unknown>[]>();
-  const hooks = settings.hooks;
-  if (typeof hooks !== 'object' || hooks === null) return undefined;
-  for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups as { hooks?: unknown[] }[]) {
-      for (const handler of group?.hooks ?? []) {
-        if (isHookwiseHandler(handler))
-          events.set(event, [...(events.get(event) ?? []), handler as Record<string, unknown>]);
-      }
-    }
-  }
-  return events.size === 0 ? undefined : { file, host, events };
-}
-
 function eventChecks(
   w: Wired,
   http: HttpConfig | undefined,
@@ -480,19 +407,6 @@ function eventChecks(
       });
   }
   return checks;
-}
-
-/** The enabled hookwise plugin's id in any Claude settings file, if any. */
-function pluginEnabled(files: string[]): string | undefined {
-  for (const file of files) {
-    const settings = readJson(file);
-    if (settings === undefined || settings instanceof Error) continue;
-    const enabled = settings.enabledPlugins;
-    if (typeof enabled !== 'object' || enabled === null) continue;
-    for (const [id, on] of Object.entries(enabled as Record<string, unknown>))
-      if (PLUGIN_ID.test(id) && on === true) return `${id} in ${file}`;
-  }
-  return undefined;
 }
 
 export function renderDoctor(report: DoctorReport): string {
