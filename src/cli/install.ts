@@ -131,7 +131,7 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
         : []),
       ...(wiring === 'http'
         ? [
-            'Tool calls go to your hookwise daemon on 127.0.0.1 (no process per call). The session hooks start it; while it is down, tool calls are blocked (hookwise daemon start). Run it under systemd or launchd to keep it up: docs/daemon.md.',
+            'Tool calls go to your hookwise daemon on 127.0.0.1 (no process per call). The session hooks start it; while it is down, tool calls are blocked (hookwise daemon start --http). Run it under systemd or launchd to keep it up: docs/daemon.md.',
             'The settings file holds your daemon token: keep it private (it is not committed).',
           ]
         : []),

@@ -254,8 +254,13 @@ export async function runProgram(argv: string[]): Promise<number> {
   const daemon = program.command('daemon').description('the per-user daemon: start, stop, status');
   daemon
     .command('start')
-    .description('start the daemon in the background unless it runs (and wait until it answers)')
-    .option('--http', 'also serve Claude Code http hooks on 127.0.0.1 (restarts a running daemon without it)')
+    .description(
+      'start the daemon in the background unless it runs (and wait until it answers); with an http endpoint config (install --claude makes one) it serves that endpoint too',
+    )
+    .option(
+      '--http',
+      'serve Claude Code http hooks on 127.0.0.1, making the endpoint config if there is none (restarts a running daemon without it)',
+    )
     .option('--quiet', 'print nothing on success (for hooks)')
     .option('--json', 'machine-readable status')
     .action(async (o: { http?: boolean; quiet?: boolean; json?: boolean }) => {
@@ -266,7 +271,9 @@ export async function runProgram(argv: string[]): Promise<number> {
     });
   daemon
     .command('stop')
-    .description('stop the daemon (it finishes the calls in flight); hook calls then decide in process')
+    .description(
+      'stop the daemon (it finishes the calls in flight); command hooks then decide in process, the http gate blocks until it runs again',
+    )
     .action(async () => {
       const { daemonStop } = await import('./daemon.js');
       const r = await daemonStop();
@@ -371,6 +378,10 @@ export async function runProgram(argv: string[]): Promise<number> {
         const result = runInstall(action, o, io);
         print(result.stdout);
         if (result.stderr !== '') process.stderr.write(`${result.stderr}\n`);
+        if (action === 'install' && o.dryRun !== true && io.http !== undefined) {
+          const { daemonForHttpGate } = await import('./daemon.js');
+          process.stderr.write(`${await daemonForHttpGate(io.http)}\n`);
+        }
       },
     );
   }

@@ -1,13 +1,13 @@
 /** The built executable with a real daemon process: start, status, stop, and check when it dies or hangs. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeProject, type TestProject } from '../support/project.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
 
-function run(args: string[], env: NodeJS.ProcessEnv, input = '') {
-  return spawnSync(process.execPath, [BIN, ...args], { input, env, encoding: 'utf8', timeout: 30_000 });
+function run(args: string[], env: NodeJS.ProcessEnv, input = '', cwd?: string) {
+  return spawnSync(process.execPath, [BIN, ...args], { input, env, cwd, encoding: 'utf8', timeout: 30_000 });
 }
 
 const started: TestProject[] = [];
@@ -135,6 +135,46 @@ describe('hookwise daemon (built executable)', () => {
     };
     expect(withHttp.running).toBe(true);
     expect(withHttp.http?.port).toBeGreaterThan(0);
+  });
+
+  it('the hints fit the installed wiring: with the http gate, every start names --http, and install restarts a daemon without the endpoint', async () => {
+    const p = makeProject();
+    started.push(p);
+    const cli = (...args: string[]) => run(args, p.env, '', p.root);
+    let r = cli('daemon', 'status');
+    expect(r.status).toBe(3);
+    expect(r.stdout).toMatch(/start it: hookwise daemon start {3}\(no agent is wired to hookwise here yet/);
+
+    r = cli('install', '--claude', '--command', `node ${BIN}`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the daemon is not running; .*hookwise daemon start --http/);
+    r = cli('daemon', 'status');
+    expect(r.stdout).toMatch(/start it: hookwise daemon start --http .*settings\.local\.json blocks every tool call/);
+    expect(r.stdout).not.toMatch(/decide in process/);
+
+    // A plain `daemon start` serves the endpoint the wiring needs.
+    r = cli('daemon', 'start', '--json');
+    expect(JSON.parse(r.stdout)).toMatchObject({ running: true, http: { port: expect.any(Number) } });
+    r = cli('daemon', 'stop');
+    expect(r.stdout).toMatch(/stopped .*http gate in .*blocks every tool call until it runs again/);
+
+    // A daemon without the endpoint (as an older `daemon start` left it): install says so and restarts it.
+    const bare = spawn(process.execPath, [BIN, 'serve', '--idle-exit', '60'], { env: p.env, stdio: 'ignore' });
+    try {
+      const deadline = Date.now() + 15_000;
+      while (cli('daemon', 'status').status !== 0 && Date.now() < deadline)
+        await new Promise((f) => setTimeout(f, 100));
+      expect(cli('daemon', 'status').stdout).toMatch(/http {4}off — the Claude Code http gate in .* is blocked/);
+      r = cli('install', '--claude', '--command', `node ${BIN}`);
+      expect(r.stderr).toMatch(
+        new RegExp(`daemon \\(pid ${bare.pid}\\) ran without the http endpoint .*: restarted it with the endpoint`),
+      );
+      const after = JSON.parse(cli('daemon', 'status', '--json').stdout) as { pid: number; http: unknown };
+      expect(after.pid).not.toBe(bare.pid);
+      expect(after.http).not.toBeNull();
+    } finally {
+      bare.kill('SIGKILL');
+    }
   });
 
   it('SIGHUP reloads, SIGTERM drains and removes the socket and state file; both are logged', async () => {
