@@ -335,9 +335,14 @@ export async function runProgram(argv: string[]): Promise<number> {
           ? "merge hookwise's hooks into an agent's settings file (everything else is kept; the old file is backed up)"
           : "remove hookwise's hooks from an agent's settings file (everything else is kept; the old file is backed up)",
       )
-      .option('--claude', 'Claude Code: .claude/settings.json (default scope: project)')
-      .option('--gemini', 'Gemini CLI: .gemini/settings.json (default scope: user)')
-      .option('--codex', 'Codex: .codex/hooks.json (default scope: project)')
+      .option(
+        '--claude',
+        action === 'install'
+          ? 'Claude Code: .claude/settings.local.json (default scope: project; the http wiring, the default), .claude/settings.json (--wiring command), or ~/.claude/settings.json'
+          : 'Claude Code: .claude/settings.local.json and .claude/settings.json (default scope: project), or ~/.claude/settings.json',
+      )
+      .option('--gemini', 'Gemini CLI: ~/.gemini/settings.json (default scope: user), or .gemini/settings.json')
+      .option('--codex', 'Codex: .codex/hooks.json (default scope: project), or ~/.codex/hooks.json')
       .addOption(
         new Option('--scope <scope>', 'project (this repository) or user (your home directory)').choices([
           'project',

@@ -23,6 +23,7 @@ import {
   isHookwiseHandler,
   learnCommand,
   runInstall,
+  wiringFor,
   type InstallIo,
   type InstallOptions,
 } from '../../src/cli/install.js';
@@ -181,6 +182,28 @@ describe('hookwise install --claude --wiring http', () => {
 });
 
 // ── each host's format ─────────────────────────────────────────────────────────────────────────────────
+
+describe('install --help names the files install writes', () => {
+  it.each(['claude', 'gemini', 'codex'] as const)('%s: the default wiring and scope', (host) => {
+    const help = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs'), 'install', '--help'],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout.replace(/\s+/g, ' ');
+    const spec = HOST_SPECS[host];
+    const root = '/project';
+    const file = spec.settingsFile(
+      spec.defaultScope,
+      { projectRoot: root, home: '/home/u', env: {} },
+      wiringFor(host, undefined),
+    );
+    const shown = file.startsWith(`${root}/`) ? file.slice(root.length + 1) : file.replace('/home/u', '~');
+    expect(help).toContain(`--${host} ${spec.label}: `);
+    expect(help).toMatch(new RegExp(`--${host} ${spec.label}: [^-]*${shown.replace(/[.]/g, '\\.')}`));
+  });
+});
 
 describe('hookwise install writes each host its own format', () => {
   it('Claude Code: project .claude/settings.json, PreToolUse for every tool, PostToolUse learning (synchronous, through the session\u2019s fast path), the session hooks, seconds', () => {
