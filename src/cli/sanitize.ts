@@ -20,6 +20,7 @@ import {
   renderEval,
 } from '../../bench/eval-secrets.js';
 import { describeError } from '../core/errors.js';
+import { readHttpConfig } from '../daemon/http-config.js';
 import {
   findSecrets,
   keptOnPurpose,
@@ -34,6 +35,7 @@ import { patternStats } from '../sanitize/patterns.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { packageRoot } from '../util/package-root.js';
+import { knownTokenSpans } from './scan-known.js';
 
 export interface CommandResult {
   stdout: string;
@@ -167,6 +169,8 @@ export interface ScanOptions {
   /** Larger files are skipped (and counted). */
   maxFileBytes?: number;
   cwd: string;
+  /** This user's daemon token: known in hookwise's own http hooks (scan-known.ts), reported anywhere else. */
+  daemonToken?: string | undefined;
 }
 
 export interface ScanFinding {
@@ -184,6 +188,8 @@ export interface ScanReport {
   bytes: number;
   skipped: { binary: number; large: number; unreadable: number };
   findings: ScanFinding[];
+  /** Findings left out because hookwise wrote them: its daemon token in its own http hooks. */
+  known: number;
   /** Wall time of reading and detecting, ms. */
   ms: number;
   problems: string[];
@@ -200,11 +206,15 @@ class Scanner {
     bytes: 0,
     skipped: { binary: 0, large: 0, unreadable: 0 },
     findings: [],
+    known: 0,
     ms: 0,
     problems: [],
   };
   private readonly started = process.hrtime.bigint();
-  constructor(private readonly maxFileBytes: number) {}
+  constructor(
+    private readonly maxFileBytes: number,
+    private readonly daemonToken: string | undefined,
+  ) {}
 
   /** One file's bytes, under the name it is reported by. */
   content(name: string, bytes: Buffer): void {
@@ -219,7 +229,10 @@ class Scanner {
     this.report.files++;
     this.report.bytes += bytes.length;
     const text = bytes.toString('utf8');
-    const findings = findSecrets(text);
+    const found = findSecrets(text);
+    const known = found.length === 0 ? [] : knownTokenSpans(text, this.daemonToken);
+    const findings = found.filter((f) => !known.some((k) => k.start <= f.start && f.end <= k.end));
+    this.report.known += found.length - findings.length;
     if (findings.length > 0) this.report.findings.push(...locate(name, text, findings));
   }
 
@@ -231,7 +244,7 @@ class Scanner {
 
 /** Scans files and directories (recursively; symlinks are not followed). */
 export function scanPaths(paths: readonly string[], options: ScanOptions): ScanReport {
-  const scanner = new Scanner(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const scanner = new Scanner(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.daemonToken);
   const visit = (path: string, explicit: boolean): void => {
     let stat: Stats;
     try {
@@ -275,7 +288,7 @@ export function scanPaths(paths: readonly string[], options: ScanOptions): ScanR
 
 /** Scans what is staged for commit (the index), limited to the pathspecs. Paths are relative to the repository root. */
 export function scanStaged(pathspecs: readonly string[], options: ScanOptions): ScanReport {
-  const scanner = new Scanner(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const scanner = new Scanner(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.daemonToken);
   const names = git(['diff', '--cached', '--name-only', '-z', '--diff-filter=ACMR', '--', ...pathspecs], options.cwd);
   if (names.status !== 0) {
     scanner.report.problems.push(
@@ -390,13 +403,21 @@ function shorten(line: Sanitized, around: number): Sanitized {
   return `…${line.slice(from, from + 160).trim()}…` as Sanitized;
 }
 
+/** Below this, a scan's time is mostly start-up (the keyword index, RE2): a rate would say nothing. */
+const MIN_RATE_BYTES = 1024 * 1024;
+
 export function renderScan(report: ScanReport, json: boolean): CommandResult {
   const mb = report.bytes / (1024 * 1024);
   const rate = report.ms > 0 ? mb / (report.ms / 1000) : 0;
   const skipped = report.skipped;
+  const shownRate = report.bytes >= MIN_RATE_BYTES && report.ms > 0 ? `, ${rate.toFixed(1)} MB/s` : '';
+  const known =
+    report.known > 0
+      ? `; ${report.known} left out as hookwise's own (its daemon token in its http hooks in a personal settings file)`
+      : '';
   const summary =
-    `hookwise scan: ${report.files} file(s), ${(report.bytes / 1024).toFixed(0)} KiB in ${report.ms.toFixed(0)} ms (${rate.toFixed(1)} MB/s); ` +
-    `${report.findings.length} finding(s) in ${new Set(report.findings.map((f) => f.file)).size} file(s)` +
+    `hookwise scan: ${report.files} file(s), ${(report.bytes / 1024).toFixed(0)} KiB in ${report.ms.toFixed(0)} ms${shownRate}; ` +
+    `${report.findings.length} finding(s) in ${new Set(report.findings.map((f) => f.file)).size} file(s)${known}` +
     (skipped.binary + skipped.large + skipped.unreadable > 0
       ? `; skipped ${skipped.binary} binary, ${skipped.large} larger than the limit, ${skipped.unreadable} unreadable`
       : '');
@@ -451,6 +472,16 @@ export function sanitizeCommand(
 
 export function scanCommand(paths: readonly string[], options: ScanOptions): CommandResult {
   useRuntimeKeywordCache();
-  const report = options.staged === true ? scanStaged(paths, options) : scanPaths(paths, options);
+  const withToken = { ...options, daemonToken: options.daemonToken ?? daemonToken() };
+  const report = options.staged === true ? scanStaged(paths, withToken) : scanPaths(paths, withToken);
   return renderScan(report, options.json === true);
+}
+
+/** This user's daemon token, if the http wiring made one; an unreadable config knows none (everything is reported). */
+function daemonToken(): string | undefined {
+  try {
+    return readHttpConfig(locations())?.token;
+  } catch {
+    return undefined;
+  }
 }

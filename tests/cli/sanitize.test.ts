@@ -152,7 +152,9 @@ describe('hookwise scan (paths)', () => {
     const r = renderScan(report, false);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe(`src/config.ts:2:14: github-token (pattern): const key = "<REDACTED>";\n`);
-    expect(r.stderr).toMatch(/2 file\(s\), .* MB\/s\); 1 finding\(s\) in 1 file\(s\)/);
+    // A few bytes: the time is start-up, so no rate is printed (a "0.0 MB/s" would mislead).
+    expect(r.stderr).toMatch(/2 file\(s\), 0 KiB in \d+ ms; 1 finding\(s\) in 1 file\(s\)/);
+    expect(r.stderr).not.toMatch(/MB\/s/);
     expect(r.stdout + r.stderr).not.toContain(gh);
     expect(renderScan(scanPaths(['README.md'], { cwd: dir }), false).exitCode).toBe(0);
   });
@@ -184,6 +186,14 @@ describe('hookwise scan (paths)', () => {
     const r = renderScan(scanPaths(['nope'], { cwd: tempDir() }), false);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nope: /);
+  });
+
+  it('a scan of a megabyte or more prints its rate', () => {
+    const r = renderScan(
+      { ...scanPaths(['README.md'], { cwd: tempDir() }), files: 1, bytes: 4 * 1024 * 1024, ms: 2000 },
+      false,
+    );
+    expect(r.stderr).toMatch(/4096 KiB in 2000 ms, 2\.0 MB\/s;/);
   });
 
   it('--json: the report with masked excerpts and throughput', () => {
