@@ -99,7 +99,8 @@ function toolCallFor(options: ExplainOptions): ToolCall {
   if (options.file !== undefined) input = { ...input, [shape.pathFields[0] ?? 'file_path']: options.file };
   return {
     host: 'claude',
-    sessionId: options.sessionId ?? 'explain',
+    // No session is being judged: the hints that name one (hookwise switch --session-id …) show a placeholder.
+    sessionId: options.sessionId ?? EXPLAIN_SESSION,
     cwd: options.cwd,
     hostTool: tool,
     tool,
@@ -108,6 +109,9 @@ function toolCallFor(options: ExplainOptions): ToolCall {
     input,
   };
 }
+
+/** The session id of a call explained without --session-id: a placeholder the hints show as it is. */
+export const EXPLAIN_SESSION = '<session-id>';
 
 export async function explain(options: ExplainOptions): Promise<Explanation> {
   const where = locations();

@@ -236,6 +236,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
           envRole: roleOf(req),
           geminiAsk: req.headers[GEMINI_ASK_HEADER] === 'ask',
           signal: gone.signal,
+          // A thin client forwards what its hook read on stdin; an http hook's payload is the body itself.
+          payloadFrom: route.kind === 'hook' ? 'http' : 'stdin',
         });
         clearTimeout(early);
         latency.add(Number(process.hrtime.bigint() - t0) / 1e6);

@@ -44,6 +44,7 @@ import {
   type EnginePorts,
   type HandleOptions,
   type MemorySupplier,
+  type PayloadSource,
 } from './ports.js';
 import { answerSessionEvent } from './session-events.js';
 import { Supervisors, type BackendFactory } from './supervise.js';
@@ -116,7 +117,7 @@ export class Engine {
     let payload: Record<string, unknown> | undefined;
     let event: HookEvent | undefined;
     try {
-      payload = parsePayload(raw);
+      payload = parsePayload(raw, options.payloadFrom ?? 'stdin');
       adapter ??= adapterFor(detectHost(payload));
       event = adapter.parse(payload);
       this.prepareRuntime();
@@ -215,17 +216,20 @@ export class Engine {
 
 const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool']);
 
-function parsePayload(raw: string): Record<string, unknown> {
+const PAYLOAD_WHERE: Record<PayloadSource, string> = { stdin: 'on stdin', http: 'in the HTTP request body' };
+
+function parsePayload(raw: string, from: PayloadSource): Record<string, unknown> {
+  const where = PAYLOAD_WHERE[from];
   if (raw.trim() === '')
-    throw new HookwiseError('INPUT_EMPTY', 'no hook payload on stdin (expected one JSON object from the host)');
+    throw new HookwiseError('INPUT_EMPTY', `no hook payload ${where} (expected one JSON object from the host)`);
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    throw new HookwiseError('INPUT_NOT_JSON', `hook payload on stdin is not valid JSON: ${(error as Error).message}`);
+    throw new HookwiseError('INPUT_NOT_JSON', `hook payload ${where} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HookwiseError('INPUT_INVALID', 'hook payload on stdin must be a JSON object');
+    throw new HookwiseError('INPUT_INVALID', `hook payload ${where} must be a JSON object`);
   }
   return value as Record<string, unknown>;
 }

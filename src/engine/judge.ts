@@ -116,17 +116,12 @@ export function judge(
   const matchers = matchersFor(policy);
   const role = matchers.role(state.role);
   if (role === undefined) {
+    const roles = Object.keys(policy.roles).sort().join(', ');
     return {
-      decision: decision(
-        'deny',
-        'session',
-        `session ${shownId(call.sessionId)} is registered as "${state.role}", which is not a defined role; register it again with one of: ${Object.keys(policy.roles).sort().join(', ')}`,
-        {
-          id: 'session:unknown-role',
-          source:
-            state.via === 'env' ? 'HOOKWISE_ROLE' : state.via === 'explain' ? 'explain --role' : 'session registry',
-        },
-      ),
+      decision: decision('deny', 'session', unknownRoleReason(state.via, shownId(call.sessionId), state.role, roles), {
+        id: 'session:unknown-role',
+        source: state.via === 'env' ? 'HOOKWISE_ROLE' : state.via === 'explain' ? 'explain --role' : 'session registry',
+      }),
     };
   }
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
@@ -222,4 +217,16 @@ function memoize(compute: () => CallSubject | undefined): Pick<CallMemory, 'subj
       return key;
     },
   };
+}
+
+/** Where the unknown role came from decides what to fix: a registration, the HOOKWISE_ROLE fallback, or explain's --role. */
+function unknownRoleReason(via: 'registry' | 'env' | 'explain', session: string, role: string, roles: string): string {
+  switch (via) {
+    case 'registry':
+      return `session ${session} is registered as "${role}", which is not a defined role; register it again with one of: ${roles}`;
+    case 'env':
+      return `HOOKWISE_ROLE is "${role}", which is not a defined role (session ${session} is not registered, so it falls back to it); set HOOKWISE_ROLE to one of: ${roles}, or register the session`;
+    case 'explain':
+      return `--role "${role}" is not a defined role; use one of: ${roles}`;
+  }
 }

@@ -33,7 +33,11 @@ export interface HandleOptions {
   queue?: boolean | undefined;
   /** The caller went away (the daemon's client closed its connection): a call waiting in the queue stops. */
   signal?: AbortSignal | undefined;
+  /** Where the payload came from, for messages about it: stdin (a command hook; the default) or an HTTP body. */
+  payloadFrom?: PayloadSource | undefined;
 }
+
+export type PayloadSource = 'stdin' | 'http';
 
 /** What a call may wait on in the queue: the human port (tier 4), whether it may wait at all, and its caller going away. */
 export interface QueueWaits {

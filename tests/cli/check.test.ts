@@ -188,6 +188,20 @@ describe('sessions gate the cascade', () => {
     expect(r.decision?.rule?.id).toBe('role:tester:deny_write:src/**');
   });
 
+  it('an unknown role from HOOKWISE_ROLE is named as that variable, not as a registration', async () => {
+    const p = makeProject();
+    p.env.HOOKWISE_ROLE = 'testr';
+    const r = await p.check(p.pre('Read', { file_path: join(p.root, 'a.ts') }, 'ci-run'));
+    expect(r.decision).toMatchObject({
+      verdict: 'deny',
+      rule: { id: 'session:unknown-role', source: 'HOOKWISE_ROLE' },
+    });
+    expect(r.decision?.reason).toMatch(
+      /^HOOKWISE_ROLE is "testr", which is not a defined role .*set HOOKWISE_ROLE to one of: .*tester/,
+    );
+    expect(r.decision?.reason).not.toMatch(/registered as/);
+  });
+
   it('a disabled session is allowed without gating', async () => {
     const p = makeProject();
     p.register('s1', 'coder');

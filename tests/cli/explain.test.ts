@@ -16,6 +16,13 @@ async function inProject<T>(p: ReturnType<typeof makeProject>, fn: () => Promise
 }
 
 describe('hookwise explain', () => {
+  it('a hint that names the session shows a placeholder, not a session that does not exist', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () => explain({ tool: 'Write', file: 'tests/a.ts', role: 'coder', cwd: p.root }));
+    expect(e.decision.reason).toContain('hookwise switch --session-id <session-id> --role <role>');
+    expect(renderExplanation(e)).not.toMatch(/session-id explain\b/);
+  });
+
   it('shows the canonical path, every tier and the verdict — the same decision check makes', async () => {
     const p = makeProject();
     const e = await inProject(p, () =>

@@ -274,7 +274,11 @@ describe('loopback HTTP for Claude Code http hooks', () => {
       host: `127.0.0.1:${port}`,
     });
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toMatchObject({ decision: 'block', reason: expect.stringMatching(/not valid JSON/) });
+    expect(JSON.parse(r.body)).toMatchObject({
+      decision: 'block',
+      reason: expect.stringMatching(/hook payload in the HTTP request body is not valid JSON/),
+    });
+    expect(r.body).not.toContain('stdin');
   });
 
   it.each([
