@@ -25,6 +25,9 @@ import {
   type AnswerVerdict,
   type HumanAnswer,
 } from '../queue/types.js';
+import { loadConfig } from '../policy/config.js';
+import type { MemorySettings } from '../policy/config-types.js';
+import { configFiles } from '../policy/files.js';
 import { sanitize } from '../sanitize/index.js';
 import { locations, type Locations } from '../util/locations.js';
 import type { CommandResult } from './rules.js';
@@ -229,11 +232,25 @@ export async function queueAnswer(
   const { item, resolved } = result;
   const done = verdict === 'deny' ? 'denied' : answer.alwaysAsk ? 'approved (this once; asked every time)' : 'approved';
   const remembered = REMEMBERED_ASK_TIERS.has(item.tier)
-    ? `remembered as ${verdict === 'deny' ? 'deny' : answer.alwaysAsk ? 'ask' : 'allow'}${answer.addRule ? ' (as an override)' : ''} in the ${answer.scope ?? 'learn'} scope`
+    ? rememberedAs(verdict, answer, memorySettings(item.project, where))
     : `for these calls only: ${item.rule ?? item.tier} asks a human every time`;
   return {
     stdout: `hookwise: ${done} queue item ${item.id} (${item.tool}: ${item.call.length > 120 ? `${item.call.slice(0, 120)}…` : item.call}); ${resolved} waiting call${resolved === 1 ? '' : 's'} answered; ${remembered}`,
     stderr: '',
     exitCode: 0,
   };
+}
+
+/** The memory settings the waiting call remembers the answer by (memory.learn_scope is the user's own). */
+function memorySettings(project: string, where: Locations): MemorySettings {
+  return loadConfig(project, configFiles(project, where.userConfigDir)).config.memory;
+}
+
+/** What the waiting call does with the answer, in the words its own note uses (queue/remember.ts). */
+function rememberedAs(verdict: AnswerVerdict, answer: HumanAnswer, memory: MemorySettings): string {
+  if (!memory.learn && !answer.addRule) return `not remembered: memory.learn is off (${memory.source})`;
+  const as = verdict === 'deny' ? 'deny' : answer.alwaysAsk ? 'ask' : 'allow';
+  const scope = answer.scope ?? memory.learnScope;
+  const why = answer.scope === undefined ? ` (memory.learn_scope, ${memory.source})` : '';
+  return `remembered as ${as}${answer.addRule ? ' (as an override)' : ''} in the ${scope} scope${why}`;
 }

@@ -37,7 +37,10 @@ describe('the human queue, file-backed', () => {
       exitCode: 0,
       stdout: expect.stringMatching(/approved queue item .* 1 waiting call answered; remembered as allow/),
     });
+    // The scope by name (memory.learn_scope: user by default), as the waiting call's own note says it.
+    expect(answered.stdout).toMatch(/remembered as allow in the user scope \(memory\.learn_scope, built-in\)$/);
     const result = await waiting;
+    expect(`${result.stderr ?? ''}${result.decision?.reason ?? ''}`).toMatch(/in the user scope/);
     expect(result.decision).toMatchObject({ verdict: 'allow', tier: 'human', rule: { id: 'human:approve' } });
     expect(JSON.parse(result.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow' } });
     expect(learned(p)).toEqual([
