@@ -566,7 +566,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--jsonl', 'batch: one JSON string per input line → one {"sanitized", "findings"} object per output line')
     .option(
       '--eval [corpus]',
-      'recall and false positives, overall and per kind, on a labelled JSONL corpus (default: ../shared/corpora/secrets.secretlint.jsonl) or, with "builtin", on hookwise\'s own generated corpus (bench/corpora/secrets.ts), with "holdout", on the held-out one (bench/corpora/secrets-holdout.ts)',
+      'recall and false positives, overall and per kind: on hookwise\'s own generated corpus ("builtin", the default: bench/corpora/secrets.ts), on the held-out one ("holdout": bench/corpora/secrets-holdout.ts), or on a labelled JSONL corpus (a path)',
     )
     .option('--verbose', 'with --eval: list every row, not only those that did not pass')
     .action(async (o: { json?: boolean; jsonl?: boolean; eval?: string | boolean; verbose?: boolean }) => {

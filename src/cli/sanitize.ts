@@ -34,7 +34,6 @@ import { keywordIndex, setKeywordCacheDir } from '../sanitize/keywords.js';
 import { patternStats } from '../sanitize/patterns.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
-import { packageRoot } from '../util/package-root.js';
 import { knownTokenSpans } from './scan-known.js';
 
 export interface CommandResult {
@@ -123,18 +122,13 @@ function sanitizeLines(input: string): CommandResult {
   };
 }
 
-/** The default corpus: the shared development corpora next to this checkout. */
-export function defaultCorpusPath(): string {
-  return join(packageRoot(), '..', 'shared', 'corpora', 'secrets.secretlint.jsonl');
-}
-
 /**
  * `--eval [corpus]`: recall on secret rows and false positives on clean rows, overall and per kind (see
- * bench/eval-secrets.ts). `builtin` is hookwise's own generated corpus (bench/corpora/secrets.ts), `holdout` the
- * held-out one (bench/corpora/secrets-holdout.ts); a file of either name is `./builtin`, `./holdout`.
+ * bench/eval-secrets.ts). `builtin` (the default) is hookwise's own generated corpus (bench/corpora/secrets.ts),
+ * `holdout` the held-out one (bench/corpora/secrets-holdout.ts); a file of either name is `./builtin`, `./holdout`.
  */
 export function evaluateCorpus(path: string | undefined, verbose: boolean): CommandResult {
-  if (path === BUILTIN_CORPUS)
+  if (path === undefined || path === BUILTIN_CORPUS)
     return {
       stdout: `${renderEval(evaluateSecrets(builtinCorpus(), sanitize), BUILTIN_SOURCE, verbose)}\n`,
       stderr: '',
@@ -146,12 +140,9 @@ export function evaluateCorpus(path: string | undefined, verbose: boolean): Comm
       stderr: '',
       exitCode: 0,
     };
-  const file = path ?? defaultCorpusPath();
+  const file = path;
   if (!existsSync(file)) {
-    const hint =
-      path === undefined
-        ? ` (the default is ../shared/corpora/ next to this checkout, which is absent here); pass a corpus path (--eval <file.jsonl>) or --eval ${BUILTIN_CORPUS} for hookwise's own corpus`
-        : '';
+    const hint = ` (give a JSONL corpus path, or --eval ${BUILTIN_CORPUS} for hookwise's own corpus)`;
     return { stdout: '', stderr: `hookwise sanitize --eval: corpus not found: ${file}${hint}\n`, exitCode: 2 };
   }
   const rows = parseCorpus(readFileSync(file, 'utf8'), file);

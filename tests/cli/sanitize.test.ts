@@ -130,6 +130,13 @@ describe('hookwise sanitize', () => {
     expect(missing.stderr).toMatch(/corpus not found/);
   });
 
+  it('--eval without a corpus evaluates the built-in one (never a development path)', () => {
+    const r = evaluateCorpus(undefined, false);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^secrets corpus: built-in corpus/m);
+    expect(r.stdout + r.stderr).not.toMatch(/shared/);
+  });
+
   it("--eval builtin runs hookwise's own generated corpus: totals, a per-kind table, and no listed secret in the output", () => {
     const r = evaluateCorpus('builtin', true);
     expect(r.exitCode).toBe(0);
