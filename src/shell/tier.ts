@@ -46,8 +46,11 @@ const FILE_COMMANDS = new Set([
   'unlink',
 ]);
 
-function prefixed(d: Decision, text: string, many: boolean): Decision {
-  return many ? { ...d, reason: `in \`${text.length > 80 ? `${text.slice(0, 77)}…` : text}\`: ${d.reason}` } : d;
+/** With several segments, a reason says which one it is about — unless it already starts by quoting it. */
+function prefixed(d: Decision, segment: Segment, many: boolean): Decision {
+  if (!many) return d;
+  const quoted = `\`${shortText(segment)}\``;
+  return d.reason.startsWith(quoted) ? d : { ...d, reason: `in ${quoted}: ${d.reason}` };
 }
 
 export function judgeShell(ctx: ShellTierContext): Decision | undefined {
@@ -116,7 +119,7 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
       if (!writesAllowed || !rulesAllow || lossy) verdict = undefined;
     }
     if (verdict === undefined) undecided = true;
-    else result = stricter(result, prefixed(verdict, segment.text, many));
+    else result = stricter(result, prefixed(verdict, segment, many));
   });
   const exfiltration = sendsSecrets(shell, segments, secretReaders);
   if (exfiltration !== undefined) return exfiltration;

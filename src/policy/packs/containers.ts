@@ -35,7 +35,7 @@ const RULES = {
   'compose-down-volumes': {
     verdict: 'ask',
     message:
-      "docker compose down -v also deletes the project's named volumes and their data (e.g. the dev database). Drop -v to keep them; a human confirms.",
+      "with -v, also deletes the project's named volumes and their data (e.g. the dev database). Drop -v to keep them; a human confirms.",
   },
 } as const;
 type RuleId = keyof typeof RULES;

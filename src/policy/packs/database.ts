@@ -30,7 +30,7 @@ const RULES = {
   flush: {
     verdict: 'deny',
     message:
-      'FLUSHALL / FLUSHDB deletes every key in the Redis database (or all of them). Delete the keys you mean (UNLINK / SCAN + DEL on a prefix).',
+      'deletes every key in the Redis database (or all of them). Delete the keys you mean (UNLINK / SCAN + DEL on a prefix).',
   },
   'delete-all': {
     verdict: 'ask',

@@ -47,13 +47,12 @@ const RULES = {
   },
   'no-preserve-root': {
     verdict: 'deny',
-    message:
-      'rm --no-preserve-root switches off the safety net that stops rm -rf /. There is no legitimate use for it from an agent.',
+    message: 'switches off the safety net that stops rm -rf /. There is no legitimate use for it from an agent.',
   },
   'find-delete-root': {
     verdict: 'deny',
     message:
-      'find … -delete (or -exec rm) starting at the root, a system directory, home, the project or its ancestor deletes everything it matches there. Run find without -delete first to see the list, and start it in the directory you mean.',
+      'deletes everything it matches under the root, a system directory, home, the project or its ancestor, where it starts. Run find without -delete first to see the list, and start it in the directory you mean.',
   },
   'format-device': {
     verdict: 'deny',

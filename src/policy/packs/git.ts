@@ -27,7 +27,7 @@ const RULES = {
   'mirror-push': {
     verdict: 'deny',
     message:
-      'git push --mirror makes the remote an exact copy of this repository: it force-updates every branch and tag and deletes any the local repo lacks. Push the branches you mean by name.',
+      'makes the remote an exact copy of this repository: it force-updates every branch and tag and deletes any the local repo lacks. Push the branches you mean by name.',
   },
   'force-push': {
     verdict: 'ask',
@@ -41,17 +41,16 @@ const RULES = {
   'reset-hard': {
     verdict: 'ask',
     message:
-      'git reset --hard throws away every uncommitted change in the working tree and index, unrecoverably. Use git stash (recoverable) or git reset --keep; a human confirms.',
+      'throws away every uncommitted change in the working tree and index, unrecoverably. Use git stash (recoverable) or git reset --keep; a human confirms.',
   },
   'clean-ignored': {
     verdict: 'deny',
     message:
-      'git clean -x deletes every untracked AND ignored file: .env files, local config, caches — none of it is in git, so none of it comes back. Preview with git clean -n -x, then delete specific paths.',
+      'deletes every untracked AND ignored file: .env files, local config, caches — none of it is in git, so none of it comes back. Preview with git clean -n -x, then delete specific paths.',
   },
   'clean-untracked': {
     verdict: 'ask',
-    message:
-      'git clean deletes untracked files, which git cannot restore. Preview with git clean -n first; a human confirms.',
+    message: 'deletes untracked files, which git cannot restore. Preview with git clean -n first; a human confirms.',
   },
   'discard-changes': {
     verdict: 'ask',
@@ -61,7 +60,7 @@ const RULES = {
   'branch-force-delete': {
     verdict: 'ask',
     message:
-      'git branch -D deletes a branch even if its commits are not merged anywhere (they then survive only in the reflog). Use git branch -d, which refuses to drop unmerged work; a human confirms.',
+      'deletes a branch even if its commits are not merged anywhere (they then survive only in the reflog). Use git branch -d, which refuses to drop unmerged work; a human confirms.',
   },
   'stash-discard': {
     verdict: 'ask',
@@ -75,8 +74,7 @@ const RULES = {
   },
   'update-ref-delete': {
     verdict: 'ask',
-    message:
-      'git update-ref -d deletes a ref directly, bypassing the safety checks of git branch -d. A human confirms.',
+    message: 'deletes a ref directly, bypassing the safety checks of git branch -d. A human confirms.',
   },
   'prune-unreachable': {
     verdict: 'ask',

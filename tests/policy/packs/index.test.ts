@@ -23,6 +23,15 @@ describe('pack registry', () => {
     expect(info.spec.message.endsWith('.')).toBe(true);
   });
 
+  // The reason is "`<the segment>` <message>": a message that named the command again would repeat it.
+  it.each(allPackRuleIds())('%s: the message goes on from the quoted command, without naming it again', (id) => {
+    const info = packRule(id)!;
+    const pack = PACKS.find((p) => id.startsWith(`pack:${p.name}:`))!;
+    const first = info.spec.message.split(/[\s/]/)[0]!;
+    expect(first).toMatch(/^[a-z(]/);
+    expect(pack.commands).not.toContain(first);
+  });
+
   it.each(allPackRuleIds().filter((id) => packRule(id)!.spec.verdict !== 'allow'))(
     '%s: an ask/deny message says what happens and then what to do instead',
     (id) => {
