@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildMcpCatalogue } from './mcp-catalogue.mjs';
 
 // esbuild is a devDependency: present after `npm install` in a clone, absent in an installed package (which
 // ships dist/ built and never runs this). Say so instead of an import error, e.g. on `npm install -g .`
@@ -66,6 +67,12 @@ const common = {
 const compilerRoute = [/\/build-policy\.js$/, './policy-compiler.cjs'];
 const shellRoute = [/\/shell\/index\.js$/, './shell.cjs'];
 const confineRoute = [/\/confine\/decide\.js$/, './confine.cjs'];
+
+// Data compiled into the bundles: the MCP catalogue (issue 29).
+if (!(await buildMcpCatalogue(build))) {
+  console.error('hookwise build: the MCP catalogue has errors (above); nothing was built.');
+  process.exit(1);
+}
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([

@@ -4,6 +4,7 @@
  */
 import type { TraceStep } from '../core/tier.js';
 import type { Decision } from '../core/decision.js';
+import { freeField } from '../memory/subject.js';
 import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -64,6 +65,27 @@ export interface Explanation {
     effects: { segment: number; runs: { kind: string; detail: string }[]; network: boolean }[];
     reads: { segment: number; path: string; via: string; recursive: boolean; canonical: string | null }[];
     links: { segment: number; link: string; target: string }[];
+  };
+  /** For MCP tools: the catalogue entry the call matched (or why none did), and each field's kind and verdict. */
+  mcp?: {
+    server: string;
+    tool: string;
+    entry: { server: string; effect: string; file: string; via: string; trusted: boolean } | null;
+    unmatched: string | null;
+    fields: {
+      name: string;
+      kind: string;
+      guessed: boolean;
+      /**
+       * allow / ask / deny; `pass` (memory or a human decides); `free` (nothing to judge: text, numbers, …);
+       * `no objection` (an identifier: nothing here objects, and memory keeps its value).
+       */
+      verdict: string;
+      reason: string | null;
+      sql?: string;
+      /** Left out of what memory remembers: an approval carries over to other values. */
+      free: boolean;
+    }[];
   };
   /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
   memory?: { subject: string; key: string; records: number };
@@ -163,6 +185,41 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const key = judged.memo?.key();
   if (subject !== undefined && key !== undefined)
     explained.memory = { subject: subject.text, key, records: memory.view.size };
+  if (judged.mcp !== undefined) {
+    const { prepared, fields } = judged.mcp;
+    const match = prepared.match;
+    explained.mcp = {
+      server: prepared.name.server,
+      tool: prepared.name.tool,
+      entry:
+        match === undefined
+          ? null
+          : {
+              server: match.entry.server,
+              effect: match.tool.effect,
+              file: match.entry.file,
+              via: match.via === 'config' ? `mcp.servers (${match.source})` : 'server name',
+              trusted: match.trusted,
+            },
+      unmatched: prepared.unmatched ?? null,
+      fields: fields.map(({ field, verdict }) => ({
+        name: field.name,
+        kind: field.kind,
+        guessed: field.guessed,
+        verdict:
+          verdict === undefined
+            ? freeField(field)
+              ? 'free'
+              : 'no objection'
+            : verdict === 'undecided'
+              ? 'pass'
+              : verdict.verdict,
+        reason: verdict === undefined || verdict === 'undecided' ? null : verdict.reason,
+        ...(field.sql === undefined ? {} : { sql: field.sql.class }),
+        free: freeField(field),
+      })),
+    };
+  }
   if (shell !== undefined) {
     explained.shell = {
       parsed: shell.parse.ok,
@@ -242,6 +299,18 @@ export function renderExplanation(e: Explanation): string {
     }
     if (e.shell.parsed && e.shell.effects.every((eff) => eff.runs.length === 0))
       lines.push('  runs: nothing beyond the programs named');
+  }
+  if (e.mcp !== undefined) {
+    const m = e.mcp;
+    lines.push(
+      m.entry === null
+        ? `  MCP server "${m.server}", tool "${m.tool}": no catalogue entry — ${m.unmatched ?? 'unknown'}; fields judged by what their values look like`
+        : `  MCP server "${m.server}" is the catalogue's ${m.entry.server} (${m.entry.file}, by ${m.entry.via}${m.entry.trusted ? '' : '; mapped by a project file, so it never allows'}), tool "${m.tool}": ${m.entry.effect}`,
+    );
+    for (const f of m.fields)
+      lines.push(
+        `  field ${f.name}: ${f.kind}${f.guessed ? ' (guessed from its value)' : ''}${f.sql === undefined ? '' : `, SQL class ${f.sql}`} → ${f.verdict}${f.free ? ' (free: not part of what is remembered)' : ' (remembered by value)'}${f.reason === null ? '' : ` — ${f.reason}`}`,
+      );
   }
   if (e.memory !== undefined)
     lines.push(`  remembered as: ${e.memory.subject}  (key ${e.memory.key}; ${e.memory.records} decisions in memory)`);

@@ -17,6 +17,7 @@ export const TIERS = [
   'tool-policy',
   'path-policy',
   'shell',
+  'mcp',
   'rules',
   'override',
   'exact-cache',

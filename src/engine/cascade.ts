@@ -3,7 +3,7 @@
  * (undefined). The first decision ends the cascade; a call no tier decides ends as `ask` — never a silent
  * allow. The optional trace sink sees every step, so `explain` and `check` run the same code.
  *
- * Order: the stateful modules (safemode, circuit breaker: they only deny edits and writes), tightening overrides, the policy tiers (path policy, shell, rules and packs), then allow overrides
+ * Order: the stateful modules (safemode, circuit breaker: they only deny edits and writes), tightening overrides, the policy tiers (path policy, shell, MCP tools by field, rules and packs), then allow overrides
  * and decision memory (exact cache, Jaccard, embedding). Later tiers (supervisor, queue) go after memory.
  * The supervisor (tier 3) is reached only by calls no earlier tier decided.
  */
@@ -17,6 +17,7 @@ import { pathPolicyTier } from '../policy/path-policy.js';
 import { rulesTier } from '../policy/rules.js';
 import { toolPolicyTier } from '../policy/tool-policy.js';
 import { shellTier } from '../shell/tier.js';
+import { mcpTier } from '../catalog/mcp-tier.js';
 import { moduleTier } from '../modules/tier.js';
 import { embeddingTier } from '../embed/tier.js';
 import { supervisionNote, supervisorTier } from '../supervisor/tier.js';
@@ -27,6 +28,7 @@ export const CASCADE: readonly Tier<CascadeContext>[] = [
   overrideTightenTier,
   pathPolicyTier,
   shellTier,
+  mcpTier,
   rulesTier,
   overrideAllowTier,
   exactCacheTier,

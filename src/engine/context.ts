@@ -8,6 +8,7 @@ import type { ModulesContext } from '../modules/context.js';
 import type { PolicyContext } from '../policy/context.js';
 import type { PreconditionContext, PreconditionRunner } from '../policy/precondition.js';
 import type { ShellContext } from '../shell/prepare.js';
+import type { McpContext } from '../catalog/mcp-call.js';
 import type { SupervisionContext } from '../supervisor/backend.js';
 
 /** Effects a tier may need, injected so tiers stay pure and testable; an absent port uses its default. */
@@ -21,6 +22,7 @@ export interface CascadePorts {
 /** Everything a tier may look at: the union of the tiers' slices. */
 export type CascadeContext = PolicyContext &
   ShellContext &
+  McpContext &
   PreconditionContext &
   ModulesContext &
   MemoryContext &

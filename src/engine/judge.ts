@@ -13,6 +13,8 @@ import type { EmbeddingPort } from '../embed/port.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { cacheKey } from '../memory/cache.js';
 import { callSubject, type CallSubject } from '../memory/subject.js';
+import { prepareMcp, type McpField, type PreparedMcp } from '../catalog/mcp-call.js';
+import { fieldVerdicts, type FieldVerdict } from '../catalog/mcp-tier.js';
 import type { StoreProblem } from '../memory/store.js';
 import type { MemoryView } from '../memory/view.js';
 import { resolvePath } from '../paths/canonical.js';
@@ -47,6 +49,13 @@ export interface Judgement {
   toHuman?: (asked: Decision) => Promise<{ decision: Decision; human?: HumanAnswered }>;
   /** The call's canonical paths (for remembering a human's answer as an override). */
   paths?: ResolvedPath[];
+  /** An MCP call traced (explain): its entry and each field's kind and judgement. */
+  mcp?: McpReport;
+}
+
+export interface McpReport {
+  prepared: PreparedMcp;
+  fields: { field: McpField; verdict: FieldVerdict }[];
 }
 
 export interface PreparedInputs {
@@ -127,7 +136,9 @@ export function judge(
   const pathContext = { projectRoot, home: where.home, cwd: call.cwd };
   const paths = call.paths.map((p) => resolvePath(p, pathContext));
   const { shell, memory: view } = inputs;
-  const memo = memoize(() => callSubject(call, paths, shell));
+  // An MCP call's fields, each with its kind; its paths canonicalized like a Read's (catalog/mcp-call.ts).
+  const mcp = prepareMcp(call, policy, pathContext);
+  const memo = memoize(() => callSubject(call, paths, shell, mcp));
   const ctx: CascadeContext = {
     call,
     paths,
@@ -139,6 +150,7 @@ export function judge(
     hookwiseDirs: ownDirs(where, pathContext),
   };
   if (shell !== undefined) ctx.shell = shell;
+  if (mcp !== undefined) ctx.mcp = mcp;
   if (view !== undefined) ctx.memory = { view, ...memo };
   if (inputs.modules !== undefined) ctx.modules = inputs.modules;
   if (inputs.embedding !== undefined) ctx.embedding = inputs.embedding;
@@ -165,6 +177,8 @@ export function judge(
         };
   const judged = (decided: Decision): Judgement | Promise<Judgement> => {
     const out: Judgement = { decision: remind(decided), memo, paths };
+    // Explain (a traced call) shows how each field of an MCP call was judged.
+    if (mcp !== undefined && inputs.trace !== undefined) out.mcp = { prepared: mcp, fields: fieldVerdicts(ctx, mcp) };
     if (delegation !== undefined) out.delegation = delegation;
     if (decided.verdict !== 'ask') return out;
     const confinable =

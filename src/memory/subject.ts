@@ -6,7 +6,10 @@
  *     `git status > ~/.bashrc` can never share a key with `git status`, `psql <<SQL` with one body never
  *     with another, and `rm -rf build` run in two projects names two different directories;
  *   - file tools: `<change> <canonical path>` (Write/Edit/… by path and change type, never by content);
- *   - other tools (WebFetch, MCP, …): the URL or query where that is what the call is about, else the
+ *   - MCP tools: the field names (a new field set is a new shape) and the values of every field that is judged
+ *     — paths (canonical), URLs (by origin for a catalogued tool), SQL, code, identifiers — but not of free
+ *     text (a query, a note's body): an approval carries over to calls that differ only in free text;
+ *   - other tools (WebFetch, …): the URL or query where that is what the call is about, else the
  *     sanitized JSON of the input.
  *
  * The subject is sanitized (secrets → <REDACTED>) before anything hashes, tokenizes or stores it, so two
@@ -20,6 +23,8 @@ import { segmentLosesData } from '../shell/data-loss.js';
 import type { Segment } from '../shell/types.js';
 import { xxh3Hex } from '../util/xxhash.js';
 import { codeIdentity } from './code.js';
+import type { McpField, PreparedMcp } from '../catalog/mcp-call.js';
+import { FREE_KINDS } from '../catalog/mcp-grammar.js';
 
 export interface CallSubject {
   tool: string;
@@ -74,7 +79,9 @@ export function callSubject(
   call: ToolCall,
   paths: readonly ResolvedPath[],
   shell: PreparedShell | undefined,
+  mcp?: PreparedMcp,
 ): CallSubject | undefined {
+  if (mcp !== undefined) return mcpSubject(call, mcp);
   switch (call.action) {
     case 'shell':
       return shell === undefined ? undefined : shellSubject(call, shell);
@@ -189,4 +196,64 @@ function otherSubject(call: ToolCall): CallSubject | undefined {
   const text = typeof value === 'string' ? sanitize(value).text : sanitizedJson(call.input).text;
   if (text.length > MAX_SUBJECT || text.length === 0) return undefined;
   return { tool: call.tool, text, commands: [call.tool], writes: [], lossy: false, similar: true, segments: [] };
+}
+
+/**
+ * Fields of an unknown tool named for free text: a one-word value there (`react`) is a query, not an identifier.
+ * A value that looks like a path, URL, SQL or code is judged whatever the field's name.
+ */
+const FREE_TEXT_FIELDS = new Set([
+  'query',
+  'q',
+  'search',
+  'text',
+  'body',
+  'content',
+  'message',
+  'title',
+  'description',
+  'note',
+  'comment',
+  'prompt',
+  'question',
+  'topic',
+  'thought',
+  'instructions',
+  'summary',
+  'reason',
+]);
+
+/** Whether a field's value is left out of the subject (free for learning). */
+export function freeField(field: McpField): boolean {
+  if (FREE_KINDS.has(field.kind)) return true;
+  return field.guessed && field.kind === 'identifier' && FREE_TEXT_FIELDS.has(field.name.toLowerCase());
+}
+
+function mcpSubject(call: ToolCall, mcp: PreparedMcp): CallSubject | undefined {
+  const parts: string[] = [mcp.match === undefined ? 'mcp' : `mcp ${mcp.match.entry.server}.${mcp.name.tool}`];
+  for (const field of mcp.fields) {
+    if (freeField(field)) {
+      parts.push(`${field.name}=*`);
+      continue;
+    }
+    let values: string[];
+    if (field.paths !== undefined) values = field.paths.map((p) => p.absolute);
+    else if ((field.kind === 'url' || field.kind === 'host') && !field.guessed) values = field.values.map(origin);
+    else values = field.values;
+    parts.push(`${field.name}=${values.map(quote).join(',')}`);
+  }
+  const text = sanitize(parts.join(' ')).text;
+  if (text.length > MAX_SUBJECT) return undefined;
+  // Similarity never decides an MCP call: what carries over is exactly what the subject leaves out.
+  return { tool: call.tool, text, commands: [call.tool], writes: [], lossy: false, similar: false, segments: [] };
+}
+
+/** A URL's origin (scheme, host, port): one approval of a catalogued fetch covers a site, never another one. */
+function origin(value: string): string {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(value) ? value : `https://${value}`);
+    return url.origin === 'null' ? value : url.origin;
+  } catch {
+    return value;
+  }
 }

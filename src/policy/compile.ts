@@ -100,6 +100,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
       allowWrite: list(role.allowWrite),
       denyWrite: list(role.denyWrite),
       allowRead: list(role.allowRead),
+      ...(role.mcp === undefined ? {} : { mcp: role.mcp }),
     };
   }
   return {
@@ -117,6 +118,7 @@ export function compilePolicy(config: EffectiveConfig, home: string, warnings: D
     supervisor: config.supervisor,
     human: config.human,
     rules: compileRules(config.rules, home),
+    mcp: config.mcp,
     warnings,
   };
 }

@@ -12,6 +12,7 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
+import type { McpSettings, RoleMcp } from './mcp-config.js';
 import type {
   EffectiveConfig,
   EmbeddingSettings,
@@ -59,6 +60,7 @@ export interface CompiledRole {
   allowWrite: CompiledPattern[];
   denyWrite: CompiledPattern[];
   allowRead: CompiledPattern[];
+  mcp?: RoleMcp;
 }
 
 /**
@@ -118,6 +120,7 @@ export interface CompiledPolicy {
   supervisor: SupervisorSettings;
   human: HumanSettings;
   rules: CompiledRules;
+  mcp: McpSettings;
   warnings: Diagnostic[];
 }
 

@@ -23,6 +23,7 @@ import { defaultRules, mergeRules, type RuleDirs } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
 import { where, type Source } from './config-schema.js';
 import type { EffectiveConfig, PatternSpec, RoleSpec } from './config-types.js';
+import { DEFAULT_ROLE_MCP, mergeMcpServers, mergeRoleMcp } from './mcp-config.js';
 import {
   mergeEmbedding,
   mergeHuman,
@@ -35,9 +36,15 @@ import {
 const STRICTNESS: Record<OutsideRootVerdict, number> = { allow: 0, pass: 1, ask: 2, deny: 3 };
 
 export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDirs): EffectiveConfig {
-  const warn = (source: Source, field: string, problem: string, suggestion?: string): void => {
+  const report = (
+    severity: Diagnostic['severity'],
+    source: Source,
+    field: string,
+    problem: string,
+    suggestion?: string,
+  ): void => {
     diagnostics.push({
-      severity: 'warning',
+      severity,
       file: source.label,
       line: source.lines.get(field) ?? 1,
       field,
@@ -45,6 +52,8 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
       ...(suggestion === undefined ? {} : { suggestion }),
     });
   };
+  const warn = (source: Source, field: string, problem: string, suggestion?: string): void =>
+    report('warning', source, field, problem, suggestion);
   const builtIn = (globs: readonly string[]): PatternSpec[] => globs.map((glob) => ({ glob, source: 'built-in' }));
   const fromSource = (source: Source, field: string, globs: string[] | undefined): PatternSpec[] =>
     (globs ?? []).map((glob, i) => ({ glob, source: where(source, `${field}[${i}]`) }));
@@ -234,6 +243,8 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
         group: raw.group ?? existing.spec.group,
         source: where(source, base),
       };
+      if (raw.mcp !== undefined)
+        existing.spec.mcp = mergeRoleMcp(existing.spec.mcp ?? DEFAULT_ROLE_MCP, raw.mcp, source, base, report);
       const fields = [
         ['allow_write', 'allowWrite'],
         ['deny_write', 'denyWrite'],
@@ -259,6 +270,8 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
 
   // Ordered rules and packs, with the project-can-only-tighten checks (rules-config.ts).
   const rules = mergeRules(sources, diagnostics, dirs, defaultRules(DEFAULT_PROTECTED_BRANCHES));
+  // MCP servers mapped to catalogue entries (mcp-config.ts).
+  const mcp = mergeMcpServers(sources, report);
 
   return {
     roles,
@@ -275,5 +288,6 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
     supervisor,
     human,
     rules,
+    mcp,
   };
 }

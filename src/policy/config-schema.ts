@@ -16,6 +16,7 @@ import {
   type SupervisorBackendName,
 } from './defaults.js';
 import { RULE_FIELDS, type RawRulesConfig } from './rules-config.js';
+import { MCP_POLICY_SCHEMA, ROLE_MCP_SCHEMA, type RawMcpConfig, type RawRoleMcp } from './mcp-config.js';
 import type { Schema } from './schema.js';
 
 // ── schemas ──────────────────────────────────────────────────────────────────────────────────────────────
@@ -113,6 +114,8 @@ const POLICY_FIELDS: Record<string, Schema> = {
     },
   },
   // rules, bash_rules, packs, pack_rules, protected_branches: see rules-config.ts
+  // MCP servers → catalogue entries (issue 29); merged in mcp-config.ts.
+  mcp: MCP_POLICY_SCHEMA,
   ...RULE_FIELDS,
 };
 
@@ -123,6 +126,7 @@ const ROLE_SCHEMA: Schema = {
     description: { type: 'string' },
     group: { type: 'enum', values: ROLE_GROUPS },
     paths: { type: 'object', fields: { allow_write: GLOBS, deny_write: GLOBS, allow_read: GLOBS } },
+    mcp: ROLE_MCP_SCHEMA,
   },
 };
 
@@ -152,6 +156,7 @@ export interface RawRole {
   description?: string;
   group?: RoleGroup;
   paths?: { allow_write?: string[]; deny_write?: string[]; allow_read?: string[] };
+  mcp?: RawRoleMcp;
 }
 export interface RawConfig extends RawRulesConfig {
   sensitive_paths?: string[];
@@ -179,6 +184,7 @@ export interface RawConfig extends RawRulesConfig {
     stream?: boolean;
   };
   human?: { channel?: HumanChannel; timeout?: number };
+  mcp?: RawMcpConfig;
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
 }

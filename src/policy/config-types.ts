@@ -6,6 +6,7 @@ import type { ModelChoice } from '../embed/embedder.js';
 import type { HumanChannel, LearnScope, OutsideRootVerdict, RoleGroup, SupervisorBackendName } from './defaults.js';
 import type { AllowEntry } from '../confine/allowlist.js';
 import type { EffectiveRules } from './rules-config.js';
+import type { McpSettings, RoleMcp } from './mcp-config.js';
 
 // ── the effective config (plain JSON: it is cached compiled, see compile.ts) ─────────────────────────
 
@@ -22,6 +23,8 @@ export interface RoleSpec {
   allowWrite: PatternSpec[];
   denyWrite: PatternSpec[];
   allowRead: PatternSpec[];
+  /** MCP tools the role may use or not, and the SQL it runs without a human (mcp-config.ts); absent = defaults. */
+  mcp?: RoleMcp;
   source: string;
 }
 
@@ -46,6 +49,8 @@ export interface EffectiveConfig {
   human: HumanSettings;
   /** Ordered tool and bash rules, pack switches and overrides, protected branches (rules-config.ts). */
   rules: EffectiveRules;
+  /** Configured MCP servers mapped to catalogue entries (mcp-config.ts). */
+  mcp: McpSettings;
 }
 
 export interface MemorySettings {

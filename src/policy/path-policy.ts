@@ -136,9 +136,14 @@ function sensitiveBases(ctx: PolicyContext): string[] {
 
 const RECURSIVE_READ_TOOLS = new Set(['Grep', 'Glob']);
 
-function judgeRead(path: ResolvedPath, ctx: PolicyContext): Decision | undefined {
+/** One path read by the session's role (Read, Glob, Grep; an MCP tool's path fields, `recursive` for a directory it walks). */
+export function judgeRead(
+  path: ResolvedPath,
+  ctx: PolicyContext,
+  recursive = RECURSIVE_READ_TOOLS.has(ctx.call.tool),
+): Decision | undefined {
   const { role } = ctx;
-  const sensitive = judgeSensitiveRead(path, ctx, RECURSIVE_READ_TOOLS.has(ctx.call.tool));
+  const sensitive = judgeSensitiveRead(path, ctx, recursive);
   if (sensitive !== undefined) return { ...sensitive, reason: `reading ${sensitive.reason}` };
   const allowed = role.allowRead.match(path);
   if (allowed !== undefined) {

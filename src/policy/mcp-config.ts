@@ -1,0 +1,185 @@
+/**
+ * The config side of MCP (issue 29): which catalogue entry a configured server is, and what a role may do
+ * with MCP tools.
+ *
+ *   mcp:                       # policy.yml or ~/.config/hookwise/config.yml
+ *     servers:
+ *       fs: filesystem         # the server named "fs" in your MCP config is the catalogue's filesystem server
+ *       notes: none            # never match "notes" to an entry: its tools are unknown, learned per tool
+ *
+ *   roles:
+ *     coder:
+ *       mcp:
+ *         deny: ["mcp__github__merge_pull_request"]  # globs over the tool name: denied for this role
+ *         allow: ["mcp__github__create_*"]           # a write elsewhere allowed without asking (fields still judged)
+ *         sql: read                                   # the strictest SQL class run without a human: none | read | row-write | schema
+ *
+ * Trust: a project file may map a server, but a call it maps is never allowed on the entry's knowledge (only
+ * its asks and denies apply): a cloned repository cannot turn an unknown server into a known read-only one.
+ * A role's `mcp.allow` and an `sql` above `read` count only from the user's file; a project may deny and
+ * lower the SQL class.
+ */
+import { MCP_SERVERS } from '../catalog/mcp-table.generated.js';
+import { closest, type Diagnostic, type Schema } from './schema.js';
+
+export const SQL_CEILINGS = ['none', 'read', 'row-write', 'schema'] as const;
+export type SqlCeiling = (typeof SQL_CEILINGS)[number];
+export const DEFAULT_SQL_CEILING: SqlCeiling = 'read';
+
+/** A configured server name that is never matched to an entry. */
+export const NO_ENTRY = 'none';
+
+const GLOBS: Schema = { type: 'list', of: { type: 'string', nonEmpty: true } };
+
+export const MCP_POLICY_SCHEMA: Schema = {
+  type: 'object',
+  fields: {
+    servers: {
+      type: 'map',
+      of: { type: 'string', nonEmpty: true },
+      keyPattern: /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+      keyHint: 'the server name as in your MCP config (letters, digits, ., - and _)',
+    },
+  },
+};
+
+export const ROLE_MCP_SCHEMA: Schema = {
+  type: 'object',
+  fields: { allow: GLOBS, deny: GLOBS, sql: { type: 'enum', values: SQL_CEILINGS } },
+};
+
+export interface RawMcpConfig {
+  servers?: Record<string, string>;
+}
+export interface RawRoleMcp {
+  allow?: string[];
+  deny?: string[];
+  sql?: SqlCeiling;
+}
+
+export interface McpServerMapping {
+  entry: string;
+  source: string;
+  /** From the user's own file: the entry's allows apply. From a project file: only its asks and denies. */
+  trusted: boolean;
+}
+
+export interface McpSettings {
+  servers: Record<string, McpServerMapping>;
+}
+
+export interface ToolGlob {
+  glob: string;
+  source: string;
+}
+
+export interface RoleMcp {
+  allow: ToolGlob[];
+  deny: ToolGlob[];
+  sql: { ceiling: SqlCeiling; source: string };
+}
+
+export const DEFAULT_ROLE_MCP: RoleMcp = {
+  allow: [],
+  deny: [],
+  sql: { ceiling: DEFAULT_SQL_CEILING, source: 'built-in' },
+};
+
+export interface McpSource {
+  label: string;
+  lines: Map<string, number>;
+  trusted: boolean;
+  raw: { mcp?: RawMcpConfig };
+}
+
+type Report = (
+  severity: Diagnostic['severity'],
+  source: McpSource,
+  field: string,
+  problem: string,
+  suggestion?: string,
+) => void;
+
+const ENTRY_NAMES = MCP_SERVERS.map((s) => s.server);
+
+export function mergeMcpServers(sources: readonly McpSource[], report: Report): McpSettings {
+  const servers: Record<string, McpServerMapping> = {};
+  for (const source of sources) {
+    for (const [name, entry] of Object.entries(source.raw.mcp?.servers ?? {})) {
+      const field = `mcp.servers.${name}`;
+      if (entry !== NO_ENTRY && !ENTRY_NAMES.includes(entry)) {
+        const near = closest(entry, ENTRY_NAMES);
+        report(
+          'error',
+          source,
+          field,
+          `"${entry}" is not a server in hookwise's MCP catalogue (${ENTRY_NAMES.join(', ')}; or ${NO_ENTRY})`,
+          near === undefined ? undefined : `did you mean "${near}"?`,
+        );
+        continue;
+      }
+      const held = servers[name];
+      // The user's mapping stands over a project's; a project cannot re-map a server the user mapped.
+      if (held !== undefined && held.trusted && !source.trusted) {
+        if (held.entry !== entry)
+          report('warning', source, field, `ignored: ~/.config/hookwise/config.yml maps "${name}" to ${held.entry}`);
+        continue;
+      }
+      servers[name] = { entry, source: `${source.label}:${source.lines.get(field) ?? 1}`, trusted: source.trusted };
+    }
+  }
+  return { servers };
+}
+
+/** A role's MCP settings after one scope's `roles.<name>.mcp`; what a project may not loosen is dropped with a warning. */
+export function mergeRoleMcp(held: RoleMcp, raw: RawRoleMcp, source: McpSource, base: string, report: Report): RoleMcp {
+  const at = (field: string): string => `${source.label}:${source.lines.get(field) ?? 1}`;
+  const globs = (key: 'allow' | 'deny'): ToolGlob[] =>
+    (raw[key] ?? []).flatMap((glob, i) => {
+      const field = `${base}.mcp.${key}[${i}]`;
+      if (!glob.startsWith('mcp__')) {
+        report(
+          'error',
+          source,
+          field,
+          `"${glob}" is not an MCP tool glob`,
+          'MCP tools are named mcp__<server>__<tool>, e.g. mcp__github__*',
+        );
+        return [];
+      }
+      return [{ glob, source: at(field) }];
+    });
+  const out: RoleMcp = { allow: held.allow, deny: [...held.deny, ...globs('deny')], sql: held.sql };
+  if (raw.allow !== undefined) {
+    if (source.trusted) out.allow = globs('allow');
+    else
+      report(
+        'warning',
+        source,
+        `${base}.mcp.allow`,
+        'ignored: a project file cannot allow MCP tools without asking',
+        'set it in ~/.config/hookwise/config.yml',
+      );
+  }
+  if (raw.sql !== undefined) {
+    const looser = SQL_CEILINGS.indexOf(raw.sql) > SQL_CEILINGS.indexOf(held.sql.ceiling);
+    if (looser && !source.trusted)
+      report(
+        'warning',
+        source,
+        `${base}.mcp.sql`,
+        `ignored: "${raw.sql}" runs more SQL without a human than "${held.sql.ceiling}", and a project file can only tighten`,
+        'set it in ~/.config/hookwise/config.yml',
+      );
+    else out.sql = { ceiling: raw.sql, source: at(`${base}.mcp.sql`) };
+  }
+  return out;
+}
+
+/** `mcp__github__*` → a regex source over the whole tool name (`*` any run of characters, `?` one). */
+export function toolGlobSource(glob: string): string {
+  return `^${glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')}$`;
+}
