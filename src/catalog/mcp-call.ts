@@ -187,7 +187,7 @@ function guessKinds(values: readonly string[]): McpFieldKind {
 const URLISH = /^[a-z][a-z0-9+.-]*:\/\/|^www\./i;
 const SQLISH =
   /^\s*(?:select|insert|update|delete|create|alter|drop|truncate|with|grant|revoke|merge|copy|pragma|explain|replace|upsert|attach|vacuum|call|do)\b[\s\S]*\b(?:from|into|table|set|values|database|schema|on|to|as|where|index|view|role|extension|user)\b/i;
-const PATHISH = /^(?:[~/]|\.{1,2}[/\\]|[A-Za-z]:[\\/])|[/\\]|^[\w.-]+\.[A-Za-z0-9]{1,8}$/;
+const PATHISH = /^(?:[~/]|\.{1,2}[/\\]|[A-Za-z]:[\\/])|[/\\]|^[\w.-]+\.[A-Za-z0-9]{1,8}$|^\.[\w.-]+$/;
 const CODEISH = /\$\(|`|&&|\|\||(?:^|\s)\|(?:\s|$)|;\s*\S|\n[\s\S]*[{};]|=>|\beval\b|\bexec\b/;
 
 /**

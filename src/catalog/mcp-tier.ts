@@ -20,6 +20,7 @@
  * An unknown tool (no entry): sensitive paths, metadata URLs and SQL past row writes are caught here; the rest
  * passes to memory, where an approval covers calls that differ only in free text (memory/subject.ts).
  */
+import { isIP } from 'node:net';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import type { SyncTier } from '../core/tier.js';
 import type { PolicyContext } from '../policy/context.js';
@@ -66,9 +67,11 @@ export function judgeMcp(ctx: McpTierContext, mcp: PreparedMcp): Decision | unde
   const rules = judgeTool(ctx.call, ctx.policy);
   let strict: Decision | undefined;
   let undecided = false;
+  const allowedFields: string[] = [];
   for (const { verdict: v } of fieldVerdicts(ctx, mcp)) {
     if (v === 'undecided') undecided = true;
     else if (v !== undefined && v.verdict !== 'allow') strict = stricter(strict, v);
+    else if (v !== undefined) allowedFields.push(v.reason);
   }
   if (strict !== undefined) return stricter(strict, rules);
   const allowed = globMatch(settings.allow, tool);
@@ -87,7 +90,7 @@ export function judgeMcp(ctx: McpTierContext, mcp: PreparedMcp): Decision | unde
     decision(
       'allow',
       'mcp',
-      `${tool} is ${what} (${EFFECT_TEXT[effect]}), and every field of this call is allowed for role "${role.name}"`,
+      `${tool} is ${what} (${EFFECT_TEXT[effect]}), and every field of this call is allowed for role "${role.name}"${allowedFields.length === 0 ? '' : ` (${allowedFields.join('; ')})`}`,
       {
         id: `mcp:${match.entry.server}:${mcp.name.tool}`,
         source: match.entry.file,
@@ -234,7 +237,7 @@ function judgeUrl(value: string, field: McpField): Decision | undefined {
       `${where} is the cloud instance metadata service (${host}), which hands out the machine's credentials. Read what you need from the provider's documented APIs instead`,
       { id: 'mcp:url-metadata', source: BUILT_IN },
     );
-  if (SPELLED_ADDRESS.test(host) && normalizeRequestHost(host) !== host.replace(/^\[|\]$/g, ''))
+  if (SPELLED_ADDRESS.test(host) && isIP(host) === 0)
     return decision(
       'ask',
       'mcp',

@@ -5,6 +5,7 @@ import { callSubject, type CallSubject } from '../../src/memory/subject.js';
 import { resolvePath } from '../../src/paths/canonical.js';
 import { adapterFor } from '../../src/hosts/index.js';
 import { prepareShell } from '../../src/shell/prepare.js';
+import { prepareMcp } from '../../src/catalog/mcp-call.js';
 import type { Verdict } from '../../src/core/decision.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
 import type { TestProject } from './project.js';
@@ -29,6 +30,7 @@ export async function subjectFor(
     event.call,
     event.call.paths.map((p) => resolvePath(p, ctx)),
     shell,
+    prepareMcp(event.call, { mcp: { servers: {} } }, ctx),
   );
   if (subject === undefined) throw new Error(`no subject for ${tool} ${JSON.stringify(input)}`);
   return { subject, key: cacheKey(subject.tool, subject.text) };
