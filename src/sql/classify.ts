@@ -30,6 +30,8 @@ export interface StatementClass {
   why?: string;
   /** DELETE or UPDATE without a WHERE clause (every row). */
   everyRow?: boolean;
+  /** An ALTER that drops a part of an object (a column, a constraint). */
+  dropsPart?: boolean;
 }
 
 export interface SqlClassification {
@@ -145,7 +147,9 @@ function classifyAst(node: AstNode): StatementClass {
   if (SCHEMA_CHANGES.has(type)) {
     const kind = keyword === undefined ? type : `${type} ${keyword}`;
     if (keyword !== undefined && ADMIN_OBJECTS.has(keyword)) return { class: 'admin', kind };
-    return { class: 'schema', kind };
+    const out: StatementClass = { class: 'schema', kind };
+    if (type === 'alter' && JSON.stringify(node.expr ?? '').includes('"action":"drop"')) out.dropsPart = true;
+    return out;
   }
   if (ADMIN.has(type)) return { class: 'admin', kind: type };
   if (type === 'set') return classifySet(node);
@@ -757,11 +761,13 @@ function byHead(text: string): StatementClass {
   for (const [pattern, cls, kind] of HEAD_CLASSES) {
     if (!pattern.test(head)) continue;
     const word = head.split(/\s+/).slice(0, 2).join(' ').toLowerCase();
-    return {
+    const out: StatementClass = {
       class: cls,
-      kind: kind === 'write' || kind === 'schema' ? word : kind,
+      kind: kind === 'write' || kind === 'schema' || kind === 'role or extension' ? word : kind,
       why: 'read from its leading words (the parser did not take it)',
     };
+    if (/^alter\b/i.test(head) && /\bdrop\b/i.test(head)) out.dropsPart = true;
+    return out;
   }
   return { class: 'unknown', kind: head.split(/\s+/)[0]!.toLowerCase(), why: 'hookwise cannot parse it' };
 }

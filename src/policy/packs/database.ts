@@ -3,13 +3,19 @@
  * `sqlite3 db "…"`, `mongosh --eval`, `redis-cli FLUSHALL`), as a here-string, or on stdin from a
  * visible producer (`echo "DROP TABLE t" | psql`, `cat <<EOF | mysql`). Only text that reaches a
  * database client is inspected — `grep "DROP TABLE" schema.sql` and `git commit -m "drop table"` are data.
- * Dropping or truncating data → deny (irreversible); DELETE without WHERE and dropping other objects → ask.
+ * SQL is read by the SQL classifier (src/sql/classify.ts: a real parser, statement by statement, comments and
+ * literals understood) — the same one that judges MCP tools' SQL fields. Dropping or truncating data → deny
+ * (irreversible); DELETE without WHERE and dropping other objects → ask; administration (grants, roles,
+ * extensions, server settings, COPY … PROGRAM, functions that reach the server's files or processes) → ask;
+ * SQL the classifier cannot read (or a client command that runs programs or files, `\!`, `.shell`) → ask.
  * SQL files (`psql -f x.sql`, `mysql < x.sql`) are not read: their content is not visible here.
  */
 import type { Segment } from '../../shell/types.js';
 import { lazyRe2 } from '../../util/re2.js';
 import { scan, upstreamOf } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
+import { classifySql, type StatementClass } from '../../sql/classify.js';
+import type { SqlDialect } from '../../sql/parser.js';
 
 const RULES = {
   'drop-database': {
@@ -42,22 +48,20 @@ const RULES = {
     message:
       'drops a database object (index, view, column, function, user, …). A human confirms; prefer a reviewed migration.',
   },
+  'sql-admin': {
+    verdict: 'ask',
+    message:
+      "administers the database server (grants, roles, extensions, server settings, COPY … PROGRAM, or a function that reaches the server's files, processes or other servers). A human confirms.",
+  },
+  'sql-unknown': {
+    verdict: 'ask',
+    message:
+      'sends SQL hookwise cannot read (or a client command that runs programs or files), so it cannot tell what it changes. A human confirms.',
+  },
 } as const;
 type RuleId = keyof typeof RULES;
 
-const SQL_CHECKS: readonly (readonly [RuleId, () => { test(s: string): boolean }])[] = [
-  ['drop-database', lazyRe2('(?i)\\bdrop\\s+(?:database|schema)\\b')],
-  ['drop-table', lazyRe2('(?i)\\bdrop\\s+(?:temporary\\s+)?table\\b')],
-  ['truncate', lazyRe2('(?i)\\btruncate\\s+\\S')],
-  ['flush', lazyRe2('(?i)\\bflush(?:all|db)\\b')],
-  ['delete-all', lazyRe2('(?im)\\bdelete\\s+from\\s+[^\\s;]+\\s*(?:;|$)')],
-  [
-    'drop-object',
-    lazyRe2(
-      '(?i)\\bdrop\\s+(?:index|view|materialized|function|procedure|trigger|sequence|type|user|role|extension|column|constraint|owned|policy)\\b',
-    ),
-  ],
-];
+const FLUSH = lazyRe2('(?i)\\bflush(?:all|db)\\b');
 
 const MONGO_CHECKS: readonly (readonly [RuleId, () => { test(s: string): boolean }])[] = [
   ['drop-database', lazyRe2('\\bdropDatabase\\s*\\(')],
@@ -65,32 +69,48 @@ const MONGO_CHECKS: readonly (readonly [RuleId, () => { test(s: string): boolean
   ['delete-all', lazyRe2('\\b(?:deleteMany|remove)\\s*\\(\\s*\\{\\s*\\}\\s*\\)')],
 ];
 
-/** SQL with its single-quoted literals blanked, so `SELECT 'drop table'` is not a DROP. */
-function withoutLiterals(sql: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < sql.length; i++) {
-    const c = sql[i]!;
-    if (c === "'") {
-      if (inString && sql[i + 1] === "'") {
-        i++; // '' is an escaped quote inside a literal
-        continue;
-      }
-      inString = !inString;
-      out += ' ';
-      continue;
+/** The strictest finding among SQL texts sent to a client of `dialect`, statement by statement. */
+function sqlFinding(texts: string[], dialect: SqlDialect): PackFinding<RuleId> | undefined {
+  let found: { rank: number; finding: PackFinding<RuleId> } | undefined;
+  for (const text of texts) {
+    if (text.trim() === '') continue;
+    const sql = classifySql(text, dialect);
+    const rules: RuleId[] =
+      sql.problem !== undefined ? ['sql-unknown'] : sql.statements.map(ruleOf).filter((r) => r !== undefined);
+    for (const rule of rules) {
+      const rank = RULE_ORDER.indexOf(rule);
+      if (found === undefined || rank < found.rank) found = { rank, finding: { rule, detail: summarize(text) } };
     }
-    out += inString ? ' ' : c;
   }
-  return out;
+  return found?.finding;
 }
 
-function firstFinding(texts: string[], checks: typeof SQL_CHECKS, strip: boolean): PackFinding<RuleId> | undefined {
+/** Strictest first: the first rule of a text's statements is the one reported. */
+const RULE_ORDER: readonly RuleId[] = [
+  'drop-database',
+  'drop-table',
+  'truncate',
+  'delete-all',
+  'drop-object',
+  'sql-admin',
+  'sql-unknown',
+];
+
+function ruleOf(s: StatementClass): RuleId | undefined {
+  const kind = s.kind.replace(/^explain analyze /, '');
+  if (/^drop (?:database|schema)\b/.test(kind)) return 'drop-database';
+  if (/^drop (?:temporary |temp )?table\b|^drop (?:temporary|temp)$/.test(kind)) return 'drop-table';
+  if (/^truncate\b/.test(kind)) return 'truncate';
+  if (/^delete\b/.test(kind) && s.everyRow === true) return 'delete-all';
+  if (/^drop\b/.test(kind) || s.dropsPart === true) return 'drop-object';
+  if (s.class === 'admin') return 'sql-admin';
+  if (s.class === 'unknown') return 'sql-unknown';
+  return undefined;
+}
+
+function firstFinding(texts: string[], checks: typeof MONGO_CHECKS): PackFinding<RuleId> | undefined {
   for (const [rule, pattern] of checks) {
-    for (const raw of texts) {
-      const text = strip ? withoutLiterals(raw) : raw;
-      if (pattern().test(text)) return { rule, detail: summarize(raw) };
-    }
+    for (const raw of texts) if (pattern().test(raw)) return { rule, detail: summarize(raw) };
   }
   return undefined;
 }
@@ -226,21 +246,21 @@ function classifyDatabase(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     const words = scan(segment.argv, { withValue: REDIS_WITH_VALUE }).positionals.map((p) => p.text);
     const command = words[0]?.toUpperCase();
     if (command === 'FLUSHALL' || command === 'FLUSHDB') return { rule: 'flush', detail: words.join(' ') };
-    return firstFinding(
-      stdinTexts(segment, env),
-      SQL_CHECKS.filter(([rule]) => rule === 'flush'),
-      false,
-    );
+    const flushed = stdinTexts(segment, env).find((t) => FLUSH().test(t));
+    return flushed === undefined ? undefined : { rule: 'flush', detail: summarize(flushed) };
   }
   if (name === 'mongosh' || name === 'mongo') {
     const args = scan(segment.argv, {
       withValue: ['eval', 'host', 'port', 'u', 'username', 'p', 'password', 'authenticationDatabase', 'f', 'file'],
     });
-    return firstFinding([...(args.values.get('eval') ?? []), ...stdinTexts(segment, env)], MONGO_CHECKS, false);
+    return firstFinding([...(args.values.get('eval') ?? []), ...stdinTexts(segment, env)], MONGO_CHECKS);
   }
   let sql: string[] | undefined;
-  if (name === 'sqlite3' || name === 'sqlite' || name === 'duckdb') sql = sqlite(segment);
-  else if (name === 'cockroach' && segment.argv[1] === 'sql') {
+  let dialect: SqlDialect = 'postgresql';
+  if (name === 'sqlite3' || name === 'sqlite' || name === 'duckdb') {
+    sql = sqlite(segment);
+    dialect = 'sqlite';
+  } else if (name === 'cockroach' && segment.argv[1] === 'sql') {
     const args = scan(segment.argv, {
       from: 2,
       withValue: ['e', 'execute', 'url', 'host', 'database', 'd', 'user', 'u'],
@@ -249,17 +269,18 @@ function classifyDatabase(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   } else {
     const client = SQL_CLIENTS[name];
     if (client === undefined) return undefined;
+    if (name === 'mysql' || name === 'mariadb') dialect = 'mysql';
     const args = scan(segment.argv, { withValue: client.withValue });
     sql = client.sql.flatMap((key) => args.values.get(key) ?? []);
   }
-  return firstFinding([...sql, ...stdinTexts(segment, env)], SQL_CHECKS, true);
+  return sqlFinding([...sql, ...stdinTexts(segment, env)], dialect);
 }
 
 export const databasePack = definePack<RuleId>({
   name: 'database',
   kind: 'guard',
   description:
-    'DROP / TRUNCATE / FLUSHALL / DELETE without WHERE sent through psql, mysql, sqlite3, redis-cli, mongosh … (arguments and visible stdin)',
+    'DROP / TRUNCATE / FLUSHALL / DELETE without WHERE, administration and unreadable SQL sent through psql, mysql, sqlite3, redis-cli, mongosh … (arguments and visible stdin; SQL by a real parser)',
   commands: [
     'psql',
     'mysql',
