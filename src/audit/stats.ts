@@ -58,6 +58,8 @@ export interface Stats {
   askRate: number;
   /** What keeps asking: (tool, first path or input hash) with counts, most frequent first. */
   topAsks: { tool: string; subject: string; count: number }[];
+  /** MCP tools (`mcp__<server>__<tool>`) by how often they asked, then by calls: where a catalogue entry or a role's mcp settings would help. */
+  mcpTools: McpToolStats[];
   latencyMs: { median: number; p99: number };
   /** How often each memory tier decided (its hit rate). */
   memory: MemoryHits;
@@ -65,6 +67,13 @@ export interface Stats {
   confinement: ConfinementStats;
   /** Tier 3: its answers and how often a human overrode them, per project. */
   supervisor: SupervisorStats;
+}
+
+export interface McpToolStats {
+  tool: string;
+  calls: number;
+  asks: number;
+  denies: number;
 }
 
 export interface SupervisorProjectStats {
@@ -115,7 +124,15 @@ export function computeStats(
   const byTier: Stats['byTier'] = {};
   const byRole: Stats['byRole'] = {};
   const asks = new Map<string, { tool: string; subject: string; count: number }>();
+  const mcp = new Map<string, McpToolStats>();
   for (const r of records) {
+    if (r.tool.startsWith('mcp__')) {
+      const t = mcp.get(r.tool) ?? { tool: r.tool, calls: 0, asks: 0, denies: 0 };
+      t.calls++;
+      if (r.verdict === 'ask') t.asks++;
+      if (r.verdict === 'deny') t.denies++;
+      mcp.set(r.tool, t);
+    }
     byVerdict[r.verdict] = (byVerdict[r.verdict] ?? 0) + 1;
     bump(byTier, r.tier, r.verdict);
     bump(byRole, r.role ?? '(none)', r.verdict);
@@ -135,6 +152,7 @@ export function computeStats(
     byRole,
     askRate: records.length === 0 ? 0 : (byVerdict.ask ?? 0) / records.length,
     topAsks: [...asks.values()].sort((a, b) => b.count - a.count || a.tool.localeCompare(b.tool)).slice(0, 10),
+    mcpTools: [...mcp.values()].sort((a, b) => b.asks - a.asks || b.calls - a.calls || a.tool.localeCompare(b.tool)),
     latencyMs: { median: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
     memory: memoryHits(records),
     confinement: confinementStats(records, wallsHits),
@@ -242,6 +260,14 @@ export function renderStats(s: Stats): string {
   if (s.topAsks.length > 0) {
     lines.push('', 'most frequent asks:');
     for (const a of s.topAsks) lines.push(`  ${String(a.count).padStart(5)}  ${a.tool}  ${a.subject}`);
+  }
+  if (s.mcpTools.length > 0) {
+    lines.push('', 'MCP tools by asks (asks / denies / calls):');
+    for (const t of s.mcpTools.slice(0, 15))
+      lines.push(
+        `  ${String(t.asks).padStart(5)} ${String(t.denies).padStart(5)} ${String(t.calls).padStart(6)}  ${t.tool}`,
+      );
+    if (s.mcpTools.length > 15) lines.push(`  … and ${s.mcpTools.length - 15} more (--json lists all)`);
   }
   lines.push('', ...renderMemoryHits(s.memory));
   const supervised = renderSupervisorStats(s.supervisor);
