@@ -19,6 +19,7 @@ import { shellSuite } from './suites/shell.js';
 import { startupSuite } from './suites/startup.js';
 import { undoSuite } from './suites/undo.js';
 import { queueSuite } from './suites/queue.js';
+import { sqlSuite } from './suites/sql.js';
 import { isConditional, isLarge, TARGETS, targetOf, type TargetId, type TargetSpec } from './targets.js';
 
 export const SUITES: readonly Suite[] = [
@@ -36,6 +37,7 @@ export const SUITES: readonly Suite[] = [
   confineSuite,
   undoSuite,
   queueSuite,
+  sqlSuite,
 ];
 
 export const STATUSES = ['ok', 'stretch', 'miss', 'report'] as const;

@@ -33,6 +33,27 @@ export interface TargetSpec {
 
 export const TARGETS = [
   {
+    id: 'sql.classify.statement',
+    description:
+      'the SQL classifier (issue 29) on one SELECT with a join, in process, parser warm: split, parse (node-sql-parser), walk',
+    unit: 'µs',
+    target: 5000,
+  },
+  {
+    id: 'sql.classify.script',
+    description:
+      'the SQL classifier on a five-statement migration script (BEGIN, CREATE, INSERT, UPDATE, COMMIT), in process',
+    unit: 'µs',
+    target: 15000,
+  },
+  {
+    id: 'sql.classify.cold-load',
+    description:
+      "loading one dialect's parser (node-sql-parser's ~300 KB build) and classifying SELECT 1: what a hook process's first SQL costs; report only",
+    unit: 'ms',
+    target: null,
+  },
+  {
     id: 'path-policy.decide',
     description:
       'Tier 0 path policy, in process: pathPolicyTier.decide for a Write on a pre-canonicalized path, matchers warm',

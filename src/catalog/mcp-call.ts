@@ -188,7 +188,12 @@ const URLISH = /^[a-z][a-z0-9+.-]*:\/\/|^www\./i;
 const SQLISH =
   /^\s*(?:select|insert|update|delete|create|alter|drop|truncate|with|grant|revoke|merge|copy|pragma|explain|replace|upsert|attach|vacuum|call|do)\b[\s\S]*\b(?:from|into|table|set|values|database|schema|on|to|as|where|index|view|role|extension|user)\b/i;
 const PATHISH = /^(?:[~/]|\.{1,2}[/\\]|[A-Za-z]:[\\/])|[/\\]|^[\w.-]+\.[A-Za-z0-9]{1,8}$|^\.[\w.-]+$/;
-const CODEISH = /\$\(|`|&&|\|\||(?:^|\s)\|(?:\s|$)|;\s*\S|\n[\s\S]*[{};]|=>|\beval\b|\bexec\b/;
+/** Shell or script in a value: substitutions, chaining, a pipe into an interpreter, a command word after `:` or `;`. */
+const CODEISH =
+  /\$\(|`|&&|\|\||\|\s*(?:sh|bash|zsh|python3?|node|perl|ruby)\b|=>|\n[\s\S]*[{};]|(?:^|[;:]\s*)(?:curl|wget|rm|sudo|bash|sh|chmod|chown|nc|ssh|scp|eval|exec|python3?|node|powershell|iex)\s/i;
+/** SQL spliced into text after a quote or a semicolon (an injection), wherever it starts. */
+const SQL_SPLICED =
+  /['";]\s*(?:drop|delete|truncate|insert|update|alter|grant|revoke|create|select|union|exec|attach|copy)\b/i;
 
 /**
  * The kind an unknown tool's string value looks like. Only free text (words with spaces, no code or SQL in
@@ -198,7 +203,7 @@ export function guessKind(value: string): McpFieldKind {
   const v = value.trim();
   if (v === '') return 'text';
   if (URLISH.test(v)) return 'url';
-  if (SQLISH.test(v)) return 'sql';
+  if (SQLISH.test(v) || SQL_SPLICED.test(v)) return 'sql';
   if (/\s/.test(v)) return CODEISH.test(v) ? 'code' : 'text';
   if (/^-?\d+(?:\.\d+)?$/.test(v)) return 'number';
   if (PATHISH.test(v)) return 'path-write';

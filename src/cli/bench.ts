@@ -26,6 +26,7 @@ import {
 } from '../../bench/eval-commands.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
+import { evaluateMcp, renderMcpEval } from '../../bench/eval-mcp.js';
 import { evaluateSupervisor, renderSupervisorEval } from '../../bench/eval-supervisor.js';
 import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
 import { evaluateGeneralization, renderGeneralization, type EvalEngine } from '../../bench/eval-generalize.js';
@@ -288,6 +289,17 @@ export async function evalConfine(options: EvalConfineOptions, print: (text: str
       `--eval-confine: ${report.escapes.length} escape(s)${errors > 0 ? `, ${errors} case(s) could not run` : ''}: ${[...report.escapes.map((e) => e.id)].join(', ')}`,
     );
   }
+}
+
+/** `--eval-mcp`: MCP calls by effect — asks on first sight and after one approval per tool, unsafe allows (bench/eval-mcp.ts). */
+export async function evalMcp(
+  options: { evalMcp?: string | boolean; json?: boolean; quick?: boolean },
+  print: (text: string) => void,
+): Promise<boolean> {
+  const corpus = typeof options.evalMcp === 'string' ? options.evalMcp : undefined;
+  const e = await evaluateMcp(corpus, { quick: options.quick === true });
+  print(options.json === true ? JSON.stringify(e, null, 2) : renderMcpEval(e));
+  return e.unsafeAllows.length === 0;
 }
 
 /** `--eval-workload`: confinement on a real workload (bench/eval-workload.ts). */

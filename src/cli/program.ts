@@ -438,6 +438,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       'instead: replay an agent workload with confinement off and on in a copy of --project (default: this repository and its own development workload), run every confined call for real, and report asks before/after, the share confined and what the walls stopped',
     )
     .option(
+      '--eval-mcp [corpus]',
+      'instead: replay a workload of MCP calls (default: bench/corpora/mcp-workload.jsonl) on first sight and with one approval per tool: asks per 100 calls, asks per read-only tool, unsafe allows (exit 1 on one), the SQL classifier’s cost',
+    )
+    .option(
       '--eval-supervisor [corpus]',
       'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost',
     )
@@ -461,7 +465,13 @@ export async function runProgram(argv: string[]): Promise<number> {
         filter?: string;
         evalWorkload?: string | boolean;
         evalSupervisor?: string | boolean;
+        evalMcp?: string | boolean;
       }) => {
+        if (o.evalMcp !== undefined) {
+          const { evalMcp } = await import('./bench.js');
+          if (!(await evalMcp(o, (text) => print(text)))) process.exitCode = 1;
+          return;
+        }
         if (o.evalSupervisor !== undefined) {
           const { evalSupervisor } = await import('./bench.js');
           await evalSupervisor(o, (text) => print(text));

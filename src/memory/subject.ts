@@ -233,7 +233,8 @@ function mcpSubject(call: ToolCall, mcp: PreparedMcp): CallSubject | undefined {
   const parts: string[] = [mcp.match === undefined ? 'mcp' : `mcp ${mcp.match.entry.server}.${mcp.name.tool}`];
   for (const field of mcp.fields) {
     if (freeField(field)) {
-      parts.push(`${field.name}=*`);
+      // An unknown tool's field set is its shape; a catalogued tool's optional free fields (a count, a flag) are not.
+      if (mcp.match === undefined) parts.push(`${field.name}=*`);
       continue;
     }
     let values: string[];
