@@ -45,6 +45,8 @@ const SKIP: Record<string, string> = {
     'ESLint and the Prettier check over the whole repository, a minute or two on two loaded CPUs; npm test runs it first',
   'npm run format':
     'rewrites files in the checkout under the tests running in parallel; npm run lint checks the format',
+  'hookwise bench --eval-mcp':
+    'replays a 127-call workload twice (seconds on a loaded machine); tests/bench/eval-mcp.test.ts runs it',
   'npm run build': 'rebuilds dist/ under the tests running in parallel; npm test builds first',
   'npx hookwise bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
   'node dist/hookwise.cjs bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
