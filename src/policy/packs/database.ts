@@ -124,14 +124,21 @@ function summarize(text: string): string {
   return oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine;
 }
 
-/** Here-strings and heredoc bodies (when the parser exposes them) feeding this segment. */
+/**
+ * Here-strings and heredoc bodies feeding this segment or a visible producer. The parser keeps a heredoc's
+ * body as the segment's stdin and its delimiter (`SQL`) as the redirect's target: the body is what runs.
+ */
 function stdinTexts(segment: Segment, env: PackEnv): string[] {
-  const texts = segment.redirects.filter((r) => r.op === '<<<' || r.op === '<<' || r.op === '<<-').map((r) => r.target);
+  const fed = (s: Segment): string[] => {
+    const out = s.redirects.filter((r) => r.op === '<<<').map((r) => r.target);
+    const heredocs = s.redirects.filter((r) => r.op === '<<' || r.op === '<<-');
+    if (heredocs.length > 0) out.push(s.stdin ?? heredocs.map((r) => r.target).join('\n'));
+    return out;
+  };
+  const texts = fed(segment);
   for (const producer of upstreamOf(env.segments, env.index)) {
     if (producer.name === 'echo' || producer.name === 'printf') texts.push(producer.argv.slice(1).join(' '));
-    texts.push(
-      ...producer.redirects.filter((r) => r.op === '<<<' || r.op === '<<' || r.op === '<<-').map((r) => r.target),
-    );
+    texts.push(...fed(producer));
   }
   return texts;
 }

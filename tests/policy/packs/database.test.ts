@@ -67,6 +67,13 @@ describe('database pack: statements on stdin, when visible', () => {
     );
     expectDb([seg('psql', { redirects: [{ op: '<', target: 'dump.sql', dynamic: false }] })], null);
   });
+
+  it('a heredoc is judged by its body (the parser keeps it as stdin), not by its delimiter', () => {
+    const heredoc = (body: string) =>
+      seg('psql app', { redirects: [{ op: '<<', target: 'SQL', dynamic: false }], stdin: body });
+    expectDb([heredoc('DROP TABLE users;\n')], 'deny drop-table');
+    expectDb([heredoc("UPDATE billing SET plan = 'pro' WHERE id = 3;\n")], null);
+  });
 });
 
 describe('database pack: SQL read by the classifier, statement by statement', () => {
