@@ -325,9 +325,11 @@ describe('tier 2a: similarity never matches across different code', () => {
       },
       'allow',
     );
-    expect((await p.check(p.pre('Bash', bash('psql app <<SQL\nDROP TABLE users;\nSQL')))).decision?.tier).toBe(
-      'default',
-    );
+    // (A body the database pack lets through: a DROP there is the pack's to deny, before memory is asked.)
+    expect(
+      (await p.check(p.pre('Bash', bash("psql app <<SQL\nINSERT INTO audit (note) VALUES ('x');\nSQL")))).decision
+        ?.tier,
+    ).toBe('default');
     // Without code, an old record matches as before.
     await old('make deploy-staging REGION=eu-west-1 --jobs 4 --keep-going', ['make']);
     expect(
