@@ -148,6 +148,7 @@ describe('hookwise explain for shell commands', () => {
       'override (deny/ask)',
       'path-policy',
       'shell',
+      'mcp',
       'rules',
       'override (allow)',
       'exact-cache',
@@ -194,5 +195,45 @@ describe('hookwise explain for shell commands', () => {
       expect(e.decision.verdict).toBe('ask');
       expect(e.decision.reason).toContain('could not run confined');
     }
+  });
+});
+
+describe('explain an MCP call', () => {
+  it('names the catalogue entry, each field’s kind and verdict, and what memory keeps', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () =>
+      explain({
+        tool: 'mcp__postgres__query',
+        input: JSON.stringify({ sql: 'SELECT 1; DROP TABLE users' }),
+        role: 'coder',
+        cwd: p.root,
+      }),
+    );
+    expect(e.mcp).toMatchObject({
+      server: 'postgres',
+      tool: 'query',
+      entry: { server: 'postgres', effect: 'reads-remote', file: 'src/catalog/mcp/postgres.yml' },
+      fields: [{ name: 'sql', kind: 'sql', sql: 'schema', verdict: 'pass', free: false }],
+    });
+    expect(renderExplanation(e)).toMatch(/field sql: sql, SQL class schema → pass \(remembered by value\)/);
+  });
+
+  it('an unknown tool’s fields are guessed; free text is left out of what is remembered', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () =>
+      explain({
+        tool: 'mcp__notes__create_note',
+        input: JSON.stringify({ title: 'Standup', body: 'cart fix done', folder: 'work' }),
+        role: 'coder',
+        cwd: p.root,
+      }),
+    );
+    expect(e.mcp?.entry).toBeNull();
+    expect(e.mcp?.fields.map((f) => [f.name, f.kind, f.free])).toEqual([
+      ['body', 'text', true],
+      ['folder', 'identifier', false],
+      ['title', 'identifier', true],
+    ]);
+    expect(e.memory?.subject).toBe('mcp body=* folder=work title=*');
   });
 });
