@@ -64,6 +64,14 @@ export function judgeMcp(ctx: McpTierContext, mcp: PreparedMcp): Decision | unde
       id: `role:${role.name}:mcp_deny:${denied.glob}`,
       source: denied.source,
     });
+  const hints = hintsFor(ctx, tool);
+  if (hints.destructive !== undefined)
+    return decision(
+      'ask',
+      'mcp',
+      `${tool} is annotated destructive (destructiveHint, ${hints.destructive}): a human confirms every call`,
+      { id: 'mcp:annotation:destructive', source: hints.destructive },
+    );
   const rules = judgeTool(ctx.call, ctx.policy);
   let strict: Decision | undefined;
   let undecided = false;
@@ -83,7 +91,12 @@ export function judgeMcp(ctx: McpTierContext, mcp: PreparedMcp): Decision | unde
   const effect = match.tool.effect;
   const writesPaths = mcp.fields.some((f) => f.kind === 'path-write');
   const needsHuman = effect === 'writes-remote' || effect === 'executes' || (effect === 'writes-local' && !writesPaths);
-  if (undecided || (needsHuman && allowed === undefined) || !match.trusted) return rules;
+  // A tool annotated as not read-only, or as reaching an open world the entry does not say it reaches, is not
+  // allowed on the entry's knowledge: annotations only tighten.
+  const tightened =
+    hints.writes !== undefined || (hints.openWorld !== undefined && (effect === 'none' || effect === 'reads-local'));
+  if (undecided || (needsHuman && allowed === undefined) || !match.trusted || (tightened && allowed === undefined))
+    return rules;
   if (needsHuman) return stricter(roleAllow(role.name, tool, allowed!), rules);
   const what = `${match.entry.server}.${mcp.name.tool}`;
   return stricter(
@@ -119,6 +132,18 @@ function roleAllow(role: string, tool: string, glob: ToolGlob): Decision {
       source: glob.source,
     },
   );
+}
+
+/** Where each tightening annotation of this tool was written; hints that would loosen are ignored. */
+function hintsFor(ctx: McpTierContext, tool: string): { destructive?: string; writes?: string; openWorld?: string } {
+  const out: { destructive?: string; writes?: string; openWorld?: string } = {};
+  for (const a of ctx.policy.mcp?.annotations ?? []) {
+    if (!globMatch([a], tool)) continue;
+    if (a.hints.destructiveHint === true) out.destructive ??= a.source;
+    if (a.hints.readOnlyHint === false) out.writes ??= a.source;
+    if (a.hints.openWorldHint === true) out.openWorld ??= a.source;
+  }
+  return out;
 }
 
 const globCache = new Map<string, RegExp>();

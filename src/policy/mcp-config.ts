@@ -14,6 +14,9 @@
  *         allow: ["mcp__github__create_*"]           # a write elsewhere allowed without asking (fields still judged)
  *         sql: read                                   # the strictest SQL class run without a human: none | read | row-write | schema
  *
+ *     annotations:             # MCP tool annotations (readOnlyHint, destructiveHint, openWorldHint) by tool glob:
+ *       "mcp__notes__*": { destructiveHint: true }   # they only tighten: a server can lie
+ *
  * Trust: a project file may map a server, but a call it maps is never allowed on the entry's knowledge (only
  * its asks and denies apply): a cloned repository cannot turn an unknown server into a known read-only one.
  * A role's `mcp.allow` and an `sql` above `read` count only from the user's file; a project may deny and
@@ -31,9 +34,20 @@ export const NO_ENTRY = 'none';
 
 const GLOBS: Schema = { type: 'list', of: { type: 'string', nonEmpty: true } };
 
+const HINT: Schema = { type: 'boolean' };
+
 export const MCP_POLICY_SCHEMA: Schema = {
   type: 'object',
   fields: {
+    annotations: {
+      type: 'map',
+      of: {
+        type: 'object',
+        fields: { readOnlyHint: HINT, destructiveHint: HINT, openWorldHint: HINT, idempotentHint: HINT },
+      },
+      keyPattern: /^mcp__[A-Za-z0-9_.*?-]+$/,
+      keyHint: 'an MCP tool name or glob, e.g. mcp__notes__* or mcp__db__run_sql',
+    },
     servers: {
       type: 'map',
       of: { type: 'string', nonEmpty: true },
@@ -48,8 +62,16 @@ export const ROLE_MCP_SCHEMA: Schema = {
   fields: { allow: GLOBS, deny: GLOBS, sql: { type: 'enum', values: SQL_CEILINGS } },
 };
 
+export interface McpHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  openWorldHint?: boolean;
+  idempotentHint?: boolean;
+}
+
 export interface RawMcpConfig {
   servers?: Record<string, string>;
+  annotations?: Record<string, McpHints>;
 }
 export interface RawRoleMcp {
   allow?: string[];
@@ -64,8 +86,16 @@ export interface McpServerMapping {
   trusted: boolean;
 }
 
+/** A server's MCP tool annotations, as a config passes them (a server can lie: they only ever tighten). */
+export interface McpAnnotation {
+  glob: string;
+  hints: McpHints;
+  source: string;
+}
+
 export interface McpSettings {
   servers: Record<string, McpServerMapping>;
+  annotations: McpAnnotation[];
 }
 
 export interface ToolGlob {
@@ -104,6 +134,14 @@ const ENTRY_NAMES = MCP_SERVERS.map((s) => s.server);
 
 export function mergeMcpServers(sources: readonly McpSource[], report: Report): McpSettings {
   const servers: Record<string, McpServerMapping> = {};
+  // Annotations only tighten (docs/mcp.md), so every scope's count.
+  const annotations: McpAnnotation[] = sources.flatMap((source) =>
+    Object.entries(source.raw.mcp?.annotations ?? {}).map(([glob, hints]) => ({
+      glob,
+      hints,
+      source: `${source.label}:${source.lines.get(`mcp.annotations.${glob}`) ?? 1}`,
+    })),
+  );
   for (const source of sources) {
     for (const [name, entry] of Object.entries(source.raw.mcp?.servers ?? {})) {
       const field = `mcp.servers.${name}`;
@@ -128,7 +166,7 @@ export function mergeMcpServers(sources: readonly McpSource[], report: Report): 
       servers[name] = { entry, source: `${source.label}:${source.lines.get(field) ?? 1}`, trusted: source.trusted };
     }
   }
-  return { servers };
+  return { servers, annotations };
 }
 
 /** A role's MCP settings after one scope's `roles.<name>.mcp`; what a project may not loosen is dropped with a warning. */

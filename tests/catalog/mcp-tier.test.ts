@@ -192,6 +192,51 @@ describe('MCP tier: a catalogued tool is judged like hookwise’s own tools', ()
     );
   });
 
+  it('annotations passed by config only tighten: destructive asks every call, not read-only is not allowed on knowledge', async () => {
+    const annotate = (hints: string) => (p: TestProject) =>
+      p.write(
+        '.hookwise/policy.yml',
+        `mcp:\n  annotations:\n    "mcp__filesystem__*": ${hints}\n    "mcp__notes__*": ${hints}\n`,
+      );
+    await expectDecision(
+      'mcp__filesystem__read_text_file',
+      { path: 'src/a.ts' },
+      'ask',
+      'mcp',
+      /destructive/,
+      'coder',
+      annotate('{ destructiveHint: true }'),
+    );
+    await expectDecision(
+      'mcp__filesystem__read_text_file',
+      { path: 'src/a.ts' },
+      'ask',
+      'default',
+      undefined,
+      'coder',
+      annotate('{ readOnlyHint: false }'),
+    );
+    await expectDecision(
+      'mcp__time__get_current_time',
+      { timezone: 'UTC' },
+      'allow',
+      'mcp',
+      undefined,
+      'coder',
+      annotate('{ readOnlyHint: true }'),
+    );
+    // A server's claim to be read-only never allows an unknown tool.
+    await expectDecision(
+      'mcp__notes__delete_all',
+      { confirm: 'yes' },
+      'ask',
+      'default',
+      undefined,
+      'coder',
+      annotate('{ readOnlyHint: true, destructiveHint: false }'),
+    );
+  });
+
   it('a tool with a field its entry does not list is an unknown tool', async () => {
     await expectDecision('mcp__filesystem__read_text_file', { path: 'src/a.ts', exec: 'rm -rf /' }, 'ask', 'default');
   });
