@@ -15,8 +15,8 @@
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
 import { classifySql, type SqlClassification } from '../sql/classify.js';
-import type { McpServerMapping } from '../policy/mcp-config.js';
-import { NO_ENTRY } from '../policy/mcp-config.js';
+import type { McpServerMapping } from '../policy/mcp-settings.js';
+import { NO_ENTRY } from '../policy/mcp-settings.js';
 import { MCP_SERVERS } from './mcp-table.generated.js';
 import type { McpFieldKind, McpServerEntry, McpToolEntry } from './mcp-grammar.js';
 

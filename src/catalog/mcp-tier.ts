@@ -27,7 +27,7 @@ import type { PolicyContext } from '../policy/context.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import { normalizeRequestHost, specialAddress } from '../confine/allowlist.js';
 import { judgeRead, judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
-import { DEFAULT_ROLE_MCP, SQL_CEILINGS, toolGlobSource, type RoleMcp, type ToolGlob } from '../policy/mcp-config.js';
+import { DEFAULT_ROLE_MCP, SQL_CEILINGS, toolGlobSource, type RoleMcp, type ToolGlob } from '../policy/mcp-settings.js';
 import { judgeTool } from '../policy/rules.js';
 import type { SqlClass } from '../sql/classify.js';
 import type { McpContext, McpField, PreparedMcp } from './mcp-call.js';

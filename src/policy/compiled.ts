@@ -12,7 +12,7 @@ export { ROLE_NAME } from './defaults.js';
 import type { PackName } from './packs/types.js';
 import type { PackRuleSetting, RuleScope, Setting } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
-import type { McpSettings, RoleMcp } from './mcp-config.js';
+import type { McpSettings, RoleMcp } from './mcp-settings.js';
 import type {
   EffectiveConfig,
   EmbeddingSettings,

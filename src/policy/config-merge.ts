@@ -23,7 +23,8 @@ import { defaultRules, mergeRules, type RuleDirs } from './rules-config.js';
 import type { Diagnostic } from './schema.js';
 import { where, type Source } from './config-schema.js';
 import type { EffectiveConfig, PatternSpec, RoleSpec } from './config-types.js';
-import { DEFAULT_ROLE_MCP, mergeMcpServers, mergeRoleMcp } from './mcp-config.js';
+import { mergeMcpServers, mergeRoleMcp } from './mcp-config.js';
+import { DEFAULT_ROLE_MCP } from './mcp-settings.js';
 import {
   mergeEmbedding,
   mergeHuman,

@@ -6,7 +6,7 @@ import type { ModelChoice } from '../embed/embedder.js';
 import type { HumanChannel, LearnScope, OutsideRootVerdict, RoleGroup, SupervisorBackendName } from './defaults.js';
 import type { AllowEntry } from '../confine/allowlist.js';
 import type { EffectiveRules } from './rules-config.js';
-import type { McpSettings, RoleMcp } from './mcp-config.js';
+import type { McpSettings, RoleMcp } from './mcp-settings.js';
 
 // ── the effective config (plain JSON: it is cached compiled, see compile.ts) ─────────────────────────
 

@@ -24,13 +24,17 @@
  */
 import { MCP_SERVERS } from '../catalog/mcp-table.generated.js';
 import { closest, type Diagnostic, type Schema } from './schema.js';
-
-export const SQL_CEILINGS = ['none', 'read', 'row-write', 'schema'] as const;
-export type SqlCeiling = (typeof SQL_CEILINGS)[number];
-export const DEFAULT_SQL_CEILING: SqlCeiling = 'read';
-
-/** A configured server name that is never matched to an entry. */
-export const NO_ENTRY = 'none';
+import {
+  NO_ENTRY,
+  SQL_CEILINGS,
+  type McpAnnotation,
+  type McpHints,
+  type McpServerMapping,
+  type McpSettings,
+  type RoleMcp,
+  type SqlCeiling,
+  type ToolGlob,
+} from './mcp-settings.js';
 
 const GLOBS: Schema = { type: 'list', of: { type: 'string', nonEmpty: true } };
 
@@ -62,13 +66,6 @@ export const ROLE_MCP_SCHEMA: Schema = {
   fields: { allow: GLOBS, deny: GLOBS, sql: { type: 'enum', values: SQL_CEILINGS } },
 };
 
-export interface McpHints {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  openWorldHint?: boolean;
-  idempotentHint?: boolean;
-}
-
 export interface RawMcpConfig {
   servers?: Record<string, string>;
   annotations?: Record<string, McpHints>;
@@ -78,42 +75,6 @@ export interface RawRoleMcp {
   deny?: string[];
   sql?: SqlCeiling;
 }
-
-export interface McpServerMapping {
-  entry: string;
-  source: string;
-  /** From the user's own file: the entry's allows apply. From a project file: only its asks and denies. */
-  trusted: boolean;
-}
-
-/** A server's MCP tool annotations, as a config passes them (a server can lie: they only ever tighten). */
-export interface McpAnnotation {
-  glob: string;
-  hints: McpHints;
-  source: string;
-}
-
-export interface McpSettings {
-  servers: Record<string, McpServerMapping>;
-  annotations: McpAnnotation[];
-}
-
-export interface ToolGlob {
-  glob: string;
-  source: string;
-}
-
-export interface RoleMcp {
-  allow: ToolGlob[];
-  deny: ToolGlob[];
-  sql: { ceiling: SqlCeiling; source: string };
-}
-
-export const DEFAULT_ROLE_MCP: RoleMcp = {
-  allow: [],
-  deny: [],
-  sql: { ceiling: DEFAULT_SQL_CEILING, source: 'built-in' },
-};
 
 export interface McpSource {
   label: string;
@@ -212,12 +173,4 @@ export function mergeRoleMcp(held: RoleMcp, raw: RawRoleMcp, source: McpSource, 
     else out.sql = { ceiling: raw.sql, source: at(`${base}.mcp.sql`) };
   }
   return out;
-}
-
-/** `mcp__github__*` → a regex source over the whole tool name (`*` any run of characters, `?` one). */
-export function toolGlobSource(glob: string): string {
-  return `^${glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.')}$`;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/policy/config.js';
 import { configFiles } from '../../src/policy/files.js';
 import { formatDiagnostic } from '../../src/policy/schema.js';
-import { toolGlobSource } from '../../src/policy/mcp-config.js';
+import { toolGlobSource } from '../../src/policy/mcp-settings.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
 const load = (p: TestProject) => loadConfig(p.root, configFiles(p.root, p.configDir));
