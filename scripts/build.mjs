@@ -6,11 +6,13 @@
 //   dist/shell.cjs            Bash parsing (src/shell/index.ts; native tree-sitter under it), loaded only for Bash calls
 //   dist/confine.cjs          confinement at decision time (src/confine/decide.ts), loaded only for a confinable call
 //   dist/embed.worker.cjs     the daemon's embedding worker (workers/embed.worker.ts; piscina loads it by path)
+//   dist/catalog.json         the compiled catalogue (src/catalog/programs/*.yml → src/catalog/table.ts loads it)
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildMcpCatalogue } from './mcp-catalogue.mjs';
@@ -117,6 +119,21 @@ try {
   await import(new URL('../dist/build-grammar.tmp.mjs', import.meta.url).href);
 } finally {
   rmSync('dist/build-grammar.tmp.mjs', { force: true });
+}
+
+// The catalogue, compiled once here so the hot path reads plain JSON (no YAML parser, no entry files). The
+// compiler is the same TypeScript the tests run (src/catalog/sources.ts), bundled for this one use.
+{
+  const compiler = 'dist/.catalog-compiler.cjs';
+  await build({ ...common, entryPoints: ['src/catalog/sources.ts'], outfile: compiler, sourcemap: false });
+  const { compileSources, formatProblem } = createRequire(import.meta.url)(`../${compiler}`);
+  rmSync(compiler);
+  const { table, problems } = compileSources();
+  if (problems.length > 0) {
+    console.error(`hookwise build: the catalogue has errors:\n${problems.map(formatProblem).join('\n')}`);
+    process.exit(1);
+  }
+  writeFileSync('dist/catalog.json', JSON.stringify(table));
 }
 
 // Warm the V8 code cache with one real decision in a throw-away project (see src/cli/launcher.ts).

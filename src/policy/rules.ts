@@ -50,6 +50,7 @@ import { decision, stricter, type Decision, type RuleRef } from '../core/decisio
 import type { ToolCall } from '../core/tool-call.js';
 import type { Segment } from '../shell/types.js';
 import type { CompiledBashRule, CompiledPolicy, CompiledToolRule } from './compiled.js';
+import type { CatalogMatch } from '../catalog/match.js';
 import { firstWord, shortText } from './packs/argv.js';
 import { branchGlobMatches, PACKS, packRuleId, type Pack, type PackEnv } from './packs/index.js';
 import { spawnPreconditionRunner, type PreconditionContext, type PreconditionRunner } from './precondition.js';
@@ -63,11 +64,13 @@ export interface RulesContext extends PreconditionContext {
   roleName: string;
   projectRoot: string;
   home: string;
+  /** The shell call's segments matched against the catalogue (prepared at the edge). */
+  catalog?: readonly CatalogMatch[];
 }
 
 /** Build a RulesContext from the cascade's context and where the project and home are. */
 export function rulesContextOf(
-  ctx: PolicyContext & PreconditionContext,
+  ctx: PolicyContext & PreconditionContext & { shell?: { catalog: readonly CatalogMatch[] } | undefined },
   where: { projectRoot: string; home: string },
 ): RulesContext {
   const out: RulesContext = {
@@ -78,6 +81,7 @@ export function rulesContextOf(
     home: where.home,
   };
   if (ctx.ports !== undefined) out.ports = ctx.ports;
+  if (ctx.shell !== undefined) out.catalog = ctx.shell.catalog;
   return out;
 }
 
@@ -331,6 +335,7 @@ function judgeSegment(
     segments,
     index,
   };
+  if (ctx.catalog !== undefined && ctx.catalog.length === segments.length) env.catalog = ctx.catalog;
   const pack = packDecision(segment, env, m, ctx.policy);
   const judged: SegmentJudgement = { segment, decision: undefined };
   if (pack !== undefined) judged.pack = pack;

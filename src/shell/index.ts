@@ -17,5 +17,6 @@ export {
 export { isShellParserLoaded, loadShellParser } from './syntax.js';
 export { WRITE_COMMANDS, writeTargets } from './writes.js';
 export { analyzeEffects } from './effects.js';
+export { matchSegment } from '../catalog/match.js';
 export type * from './effects.js';
 export type * from './types.js';

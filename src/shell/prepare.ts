@@ -11,8 +11,9 @@ import type * as ShellBundle from './index.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
 import { hasFreshTempMarker, mapFreshTemp } from './fresh-temp.js';
-import type { ParseResult, WriteAnalysis, WriteTarget } from './types.js';
+import type { ParseResult, Segment, WriteAnalysis, WriteTarget } from './types.js';
 import type { CommandEffects, LinkMade, ReadTarget } from './effects.js';
+import type { CatalogMatch } from '../catalog/match.js';
 
 export interface PreparedShell {
   command: string;
@@ -26,6 +27,8 @@ export interface PreparedShell {
   effects: CommandEffects;
   /** effects.reads[i], canonicalized; null when the path is only known at run time. */
   reads: (ResolvedPath | null)[];
+  /** Each segment matched against the catalogue (its paths are already among `writes` and `effects.reads`). */
+  catalog: CatalogMatch[];
 }
 
 /** The slice of the cascade's context a shell call adds: its analysis, prepared at the edge. */
@@ -39,9 +42,11 @@ const NO_EFFECTS: CommandEffects = { segments: [], reads: [], links: [] };
 const EXPANSION = /[$`]/;
 
 /** Parses kept across calls, by command text (a parse and its write analysis depend on nothing else). */
+type Parsed = Pick<PreparedShell, 'parse' | 'writes' | 'effects' | 'catalog'>;
+
 export interface ParseMemo {
-  get(command: string): Pick<PreparedShell, 'parse' | 'writes' | 'effects'> | undefined;
-  set(command: string, parsed: Pick<PreparedShell, 'parse' | 'writes' | 'effects'>): void;
+  get(command: string): Parsed | undefined;
+  set(command: string, parsed: Parsed): void;
 }
 
 export async function prepareShell(
@@ -60,25 +65,78 @@ export async function prepareShell(
       exists: [],
       effects: NO_EFFECTS,
       reads: [],
+      catalog: [],
     };
   }
-  const { parse, writes, effects } = memo?.get(command) ?? (await parseFresh(command, memo));
+  const { parse, writes, effects, catalog } = memo?.get(command) ?? (await parseFresh(command, memo));
   const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, effects.links), parse, pathContext));
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
-  return { command, parse, writes, targets, exists, effects, reads };
+  return { command, parse, writes, targets, exists, effects, reads, catalog };
 }
 
-async function parseFresh(
-  command: string,
-  memo: ParseMemo | undefined,
-): Promise<Pick<PreparedShell, 'parse' | 'writes' | 'effects'>> {
+async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Parsed> {
   const shell = await loadShell();
   const parse = shell.parseCommand(command);
-  const writes = parse.ok ? shell.writeTargets(parse.segments) : { targets: [], unknown: [] };
-  const parsed = { parse, writes, effects: parse.ok ? shell.analyzeEffects(parse.segments, writes) : NO_EFFECTS };
+  if (!parse.ok) {
+    const failed = { parse, writes: { targets: [], unknown: [] }, effects: NO_EFFECTS, catalog: [] };
+    memo?.set(command, failed);
+    return failed;
+  }
+  const catalog = parse.segments.map((s) => shell.matchSegment(s));
+  const writes = withCatalogWrites(shell.writeTargets(parse.segments), parse.segments, catalog);
+  const effects = withCatalogReads(shell.analyzeEffects(parse.segments, writes), parse.segments, catalog);
+  const parsed = { parse, writes, effects, catalog };
   memo?.set(command, parsed);
   return parsed;
+}
+
+/**
+ * The files the catalogue says a segment writes (`sort -o F`, `pytest --junitxml=F`, `go test -o F`) join
+ * the write targets, so the path policy judges them like any other write.
+ */
+function withCatalogWrites(
+  writes: WriteAnalysis,
+  segments: readonly Segment[],
+  catalog: readonly CatalogMatch[],
+): WriteAnalysis {
+  const added: WriteTarget[] = [];
+  catalog.forEach((match, segment) => {
+    for (const p of match.paths) {
+      if (p.kind !== 'path-write') continue;
+      if (writes.targets.some((t) => t.segment === segment && t.path === p.path)) continue;
+      const target: WriteTarget = {
+        segment,
+        path: p.path,
+        via: p.via,
+        dynamic: segments[segment]!.dynamicArgs.includes(p.index),
+      };
+      const cwd = segments[segment]!.cwd;
+      if (cwd !== undefined) target.cwd = cwd;
+      added.push(target);
+    }
+  });
+  return added.length === 0 ? writes : { ...writes, targets: [...writes.targets, ...added] };
+}
+
+/** And the files it reads (an option's file, `date -r F`) join the reads the sensitive-read rules judge. */
+function withCatalogReads(
+  effects: CommandEffects,
+  segments: readonly Segment[],
+  catalog: readonly CatalogMatch[],
+): CommandEffects {
+  const added: ReadTarget[] = [];
+  catalog.forEach((match, segment) => {
+    for (const p of match.paths) {
+      if (p.kind === 'path-write') continue;
+      if (effects.reads.some((r) => r.segment === segment && r.path === p.path)) continue;
+      const read: ReadTarget = { segment, path: p.path, via: p.via, recursive: false };
+      const cwd = segments[segment]!.cwd;
+      if (cwd !== undefined) read.cwd = cwd;
+      added.push(read);
+    }
+  });
+  return added.length === 0 ? effects : { ...effects, reads: [...effects.reads, ...added] };
 }
 
 /**

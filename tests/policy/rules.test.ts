@@ -84,11 +84,11 @@ const rule = (command: string, verdict: Verdict, extra = ''): string =>
   `bash_rules:\n  - command: ${command}\n    verdict: ${verdict}\n    reason: "${verdict} ${command}"\n${extra}`;
 
 describe('precedence: user over packs (except a pack deny), project only tightens', () => {
-  // Commands whose pack verdict is known: `mytool` none, `ls` allow (read-only), `git reset --hard` ask,
+  // Commands whose pack verdict is known: `mytool` none, `uname -a` allow (read-only), `git reset --hard` ask,
   // `git push -f origin main` deny (protected branch).
   const PACK: Record<'none' | 'allow' | 'ask' | 'deny', { command: string; name: string }> = {
     none: { command: 'mytool run', name: 'mytool' },
-    allow: { command: 'ls -la', name: 'ls' },
+    allow: { command: 'uname -a', name: 'uname' },
     ask: { command: 'git reset --hard', name: 'git' },
     deny: { command: 'git push -f origin main', name: 'git' },
   };
@@ -367,7 +367,7 @@ describe('packs: switches, overrides and trust', () => {
     expect(tighter?.rule).toEqual({ id: 'pack:git:reset-hard', source: '.hookwise/policy.yml:2' });
     const { warnings } = load({ project: 'pack_rules:\n  pack:git:reset-hard: allow\n' });
     expect(warnings[0]).toMatch(/pack_rules\.pack:git:reset-hard: ignored: "allow" is looser than "ask"/);
-    expect(judge({ project: 'pack_rules:\n  pack:read-only:inspect: off\n' }, 'ls')).toBeUndefined();
+    expect(judge({ project: 'pack_rules:\n  pack:read-only:inspect: off\n' }, 'pwd')).toBeUndefined();
     expect(load({ project: 'pack_rules:\n  pack:git:reset-hard: off\n' }).warnings[0]).toMatch(
       /"off" is looser than "ask"/,
     );

@@ -18,8 +18,11 @@
  * system listings (looks.ts). Changes that stay in the project (commits, builds, installs) are the
  * workflow pack's.
  */
+import type { CatalogMatch } from '../../catalog/match.js';
+import { matchSegment } from '../../catalog/match.js';
+import { catalogPrograms } from '../../catalog/table.js';
 import type { Segment } from '../../shell/types.js';
-import { hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
+import { hasAny, hasExpansion, isDynamic, scan } from './argv.js';
 import { credentialsPack } from './credentials.js';
 import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
 import { gitSubcommand } from './git.js';
@@ -30,6 +33,10 @@ const RULES = {
   inspect: { verdict: 'allow', message: 'only inspects the system or prints text (read-only).' },
   navigate: { verdict: 'allow', message: 'only changes the working directory of this command.' },
   'read-file': { verdict: 'allow', message: 'only reads ordinary (non-credential) files.' },
+  'write-named': {
+    verdict: 'allow',
+    message: 'writes only the files it names, each allowed by the path policy for this role.',
+  },
   search: { verdict: 'allow', message: 'only searches or lists files (no -exec, -delete or output files).' },
   'git-read': { verdict: 'allow', message: 'only reads git state or history.' },
   'test-runner': { verdict: 'allow', message: "runs the project's tests (trusting the repository's own test code)." },
@@ -58,104 +65,7 @@ const RULES = {
 } as const;
 type RuleId = keyof typeof RULES;
 
-const INSPECT = new Set([
-  'ls',
-  'dir',
-  'vdir',
-  'pwd',
-  'whoami',
-  'id',
-  'groups',
-  'uname',
-  'uptime',
-  'df',
-  'du',
-  'free',
-  'stat',
-  'file',
-  'wc',
-  'basename',
-  'dirname',
-  'realpath',
-  'readlink',
-  'which',
-  'whereis',
-  'type',
-  'true',
-  'false',
-  'sleep',
-  'echo',
-  'printf',
-  'nproc',
-  'arch',
-  'tty',
-  'locale',
-  'ps',
-  'cal',
-  'seq',
-  'expr',
-  'test',
-  '[',
-  'printenv',
-  'lsb_release',
-  'sw_vers',
-  'getconf',
-  ':',
-]);
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
-/** Print file content: judged per operand (no credentials, no unknowable operand). */
-const CONTENT = new Set([
-  'cat',
-  'tac',
-  'nl',
-  'head',
-  'tail',
-  'less',
-  'more',
-  'bat',
-  'batcat',
-  'strings',
-  'od',
-  'hexdump',
-  'xxd',
-  'cut',
-  'tr',
-  'column',
-  'fold',
-  'rev',
-  'paste',
-  'expand',
-  'unexpand',
-  'diff',
-  'cmp',
-  'comm',
-  'jq',
-  'yq',
-  'md5sum',
-  'sha1sum',
-  'sha256sum',
-  'sha512sum',
-  'shasum',
-  'cksum',
-  'b2sum',
-  'sort',
-  'uniq',
-]);
-const SEARCH = new Set([
-  'grep',
-  'egrep',
-  'fgrep',
-  'zgrep',
-  'rg',
-  'ag',
-  'ack',
-  'find',
-  'fd',
-  'fdfind',
-  'tree',
-  'locate',
-]);
-
 const GIT_READ = new Set([
   'status',
   'log',
@@ -188,51 +98,12 @@ const GIT_READ = new Set([
   'ls-remote',
 ]);
 
-/** Options that make an otherwise read-only command write a file or run a program. */
-const WRITES_OR_RUNS: Readonly<Record<string, readonly string[]>> = {
-  sort: ['o', 'output', 'compress-program'],
-  tree: ['o'],
-  yq: ['i', 'inplace'],
-  xxd: ['r', 'revert'],
-  rg: ['pre', 'pre-glob', 'search-zip', 'z'],
-  fd: ['x', 'exec', 'X', 'exec-batch'],
-  fdfind: ['x', 'exec', 'X', 'exec-batch'],
-  date: ['s', 'set'],
-  hostname: ['F', 'file', 'b', 'boot'],
-};
-const FIND_ACTIONS = new Set([
-  '-exec',
-  '-execdir',
-  '-ok',
-  '-okdir',
-  '-delete',
-  '-fprint',
-  '-fprint0',
-  '-fprintf',
-  '-fls',
-]);
-
-function writesOrRuns(segment: Segment, args: ScannedArgs): boolean {
-  const risky = WRITES_OR_RUNS[segment.name];
-  if (risky !== undefined && hasAny(args, ...risky)) return true;
-  if (segment.name === 'find' && segment.argv.some((a) => FIND_ACTIONS.has(a))) return true;
-  if (segment.name === 'uniq' && args.positionals.length > 1) return true; // uniq IN OUT writes OUT
-  return false;
-}
-
 /** An operand whose content cannot be vetted: a variable, a substitution, or a glob that may reach dotfiles. */
 function unvettable(segment: Segment, index: number, text: string): boolean {
   if (hasExpansion(text)) return true;
   if (!isDynamic(segment, index)) return false;
   const base = text.slice(text.lastIndexOf('/') + 1);
   return base === '*' || base.startsWith('.');
-}
-
-function content(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | undefined {
-  // Arguments appended at run time (xargs cat, find -exec cat) are files nobody has vetted.
-  if (segment.flags.appendsArgs === true) return undefined;
-  if (args.positionals.some((p) => unvettable(segment, p.index, p.text))) return undefined;
-  return { rule: 'read-file' };
 }
 
 const PACKAGE_QUERY_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'pip', 'pip3']);
@@ -242,14 +113,6 @@ function sedPrint(segment: Segment): PackFinding<RuleId> | undefined {
   const files = sedPrintOperands(segment);
   if (files === undefined || segment.flags.appendsArgs === true) return undefined;
   return files.some((p) => unvettable(segment, p.index, p.text)) ? undefined : { rule: 'read-file' };
-}
-
-function inspect(segment: Segment, args: ScannedArgs): PackFinding<RuleId> | undefined {
-  // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
-  if (segment.name === ':' && Object.keys(segment.assignments).length === 0) return undefined;
-  if (segment.name === 'date' && args.positionals.some((p) => !p.text.startsWith('+'))) return undefined; // date MMDDhhmm sets the clock
-  if (segment.name === 'hostname' && args.positionals.length > 0) return undefined; // hostname NAME renames the host
-  return { rule: 'inspect' };
 }
 
 function gitRead(segment: Segment): PackFinding<RuleId> | undefined {
@@ -377,7 +240,9 @@ function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefin
   if (hasAny(args, 'p', 'package', 'c', 'call')) return undefined; // installs or runs something else
   const tool = args.positionals[0];
   if (tool === undefined || !NODE_TOOLS.has(tool.text)) return undefined;
-  return direct({ ...segment, name: tool.text, argv: segment.argv.slice(tool.index) });
+  const inner = asTool(segment, tool.index);
+  const known = byCatalogue(matchSegment(inner));
+  return known === 'declined' ? undefined : (known ?? direct(inner));
 }
 
 function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
@@ -476,19 +341,22 @@ function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
       if (sub === 'test' || sub === 'check') return { rule: 'test-runner' };
       if (sub === 'clippy') return segment.argv.includes('--fix') ? undefined : { rule: 'lint' };
       return sub === 'fmt' && segment.argv.includes('--check') ? { rule: 'lint' } : undefined;
-    case 'go':
-      return sub === 'test' || sub === 'vet' ? { rule: 'test-runner' } : undefined;
     case 'make':
     case 'gmake':
       return words.length > 0 && words.every((w) => w === 'test' || w === 'check' || w === 'lint')
         ? { rule: 'test-runner' }
         : undefined;
     case 'python':
-    case 'python3':
-      return segment.argv[1] === '-m' &&
-        ['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '')
-        ? { rule: 'test-runner' }
-        : undefined;
+    case 'python3': {
+      if (
+        segment.argv[1] !== '-m' ||
+        !['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '')
+      )
+        return undefined;
+      // The module's own options decide (`python -m pytest --junitxml=F` writes F), as for the program itself.
+      const known = byCatalogue(matchSegment(asTool(segment, 2)));
+      return known === 'declined' ? undefined : (known ?? { rule: 'test-runner' });
+    }
     case 'dotnet':
       return sub === 'test' ? { rule: 'test-runner' } : undefined;
     case 'gradle':
@@ -588,14 +456,37 @@ function version(segment: Segment): PackFinding<RuleId> | undefined {
   return asks ? { rule: 'version' } : undefined;
 }
 
+/**
+ * The catalogue's answer for a program it has an entry for (closed world): allowed only when every word is
+ * accounted for and the effects found are ones knowledge may allow; the paths it found are judged by the
+ * shell tier (write targets, sensitive reads). Undefined when the catalogue has no entry for the program.
+ */
+function byCatalogue(match: CatalogMatch): PackFinding<RuleId> | undefined | 'declined' {
+  if (match.entry === undefined) return undefined;
+  if (match.knowledge !== 'allow' || match.rule === undefined) return 'declined';
+  return { rule: match.rule, detail: match.reason };
+}
+
+/** A tool started through a runner (`npx vitest`, `python -m pytest`): the tool's own words, as a segment. */
+function asTool(segment: Segment, from: number): Segment {
+  const argv = segment.argv.slice(from);
+  return {
+    ...segment,
+    argv,
+    name: argv[0] ?? '',
+    dynamicArgs: segment.dynamicArgs.filter((i) => i >= from).map((i) => i - from),
+  };
+}
+
 function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   // Never vouch for what the credentials pack would flag, even when that pack is off.
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
   const name = segment.name;
-  // No option takes a value here: a value then reads as one more operand to vet or one more flag to
-  // refuse (`sort -no out` → n, o), never as something that hides a write.
+  const known = byCatalogue(env.catalog?.[env.index] ?? matchSegment(segment));
+  if (known === 'declined') return version(segment);
+  if (known !== undefined) return known;
+  // Programs the catalogue has no entry for yet: the recognisers below, each strict about the options it knows.
   const args = scan(segment.argv);
-  if (writesOrRuns(segment, args)) return undefined;
   const preview = dryRun(segment);
   if (preview !== undefined) return { rule: 'dry-run', detail: preview };
   if (name === 'sed') return sedPrint(segment);
@@ -607,10 +498,9 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   }
   if (listsSystem(segment)) return { rule: 'inspect' };
   if (NAVIGATE.has(name)) return { rule: 'navigate' };
-  if (INSPECT.has(name) || name === 'date' || name === 'hostname') return inspect(segment, args);
+  // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
+  if (name === ':') return Object.keys(segment.assignments).length > 0 ? { rule: 'inspect' } : undefined;
   if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
-  if (CONTENT.has(name)) return content(segment, args);
-  if (SEARCH.has(name)) return { rule: 'search' };
   if (name === 'git') return gitRead(segment) ?? version(segment);
   return (
     version(segment) ??
@@ -694,24 +584,24 @@ export const readOnlyPack = definePack<RuleId>({
   kind: 'allow',
   description:
     'ls, cat/head/grep/rg/find (read-only forms), sed that only prints, git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, dry runs and plans, GETs to localhost, package queries, --version',
-  commands: [
-    ...new Set([
-      ...INSPECT,
-      ...NAVIGATE,
-      ...CONTENT,
-      ...SEARCH,
-      'git',
-      'command',
-      'date',
-      'hostname',
-      ...PACKAGE_MANAGERS,
-      ...PACKAGE_RUNNERS,
-      ...VERSIONED_TOOLS,
-      ...QUERY_CLIS,
-      ...DRY_RUN_COMMANDS,
-      ...LOOKS_COMMANDS,
-    ]),
-  ],
+  // A getter: the catalogue's program list is read only when validate asks, never at start-up.
+  get commands(): readonly string[] {
+    return [
+      ...new Set([
+        ...catalogPrograms(),
+        ...NAVIGATE,
+        'git',
+        'command',
+        ':',
+        ...PACKAGE_MANAGERS,
+        ...PACKAGE_RUNNERS,
+        ...VERSIONED_TOOLS,
+        ...QUERY_CLIS,
+        ...DRY_RUN_COMMANDS,
+        ...LOOKS_COMMANDS,
+      ]),
+    ];
+  },
   rules: RULES,
   classify: classifyReadOnly,
 });

@@ -5,6 +5,7 @@
  * that means (classify, then decide).
  */
 import type { Verdict } from '../../core/decision.js';
+import type { CatalogMatch } from '../../catalog/match.js';
 import type { Segment } from '../../shell/types.js';
 
 /** The built-in packs, in evaluation order (a tie between packs keeps the earlier one's provenance). */
@@ -48,6 +49,8 @@ export interface PackEnv {
   segments: readonly Segment[];
   /** This segment's index in `segments`. */
   index: number;
+  /** The segments matched against the catalogue at the edge (prepare.ts); absent: matched on demand. */
+  catalog?: readonly CatalogMatch[];
 }
 
 export interface PackFinding<Id extends string> {

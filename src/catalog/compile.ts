@@ -1,0 +1,473 @@
+/**
+ * The entry compiler: one program's entry (the YAML under src/catalog/programs/, parsed to plain data) →
+ * its compiled node tree, merged over an imported grammar when the entry says `grammar: <source>`. Pure
+ * (no file system, no YAML parser): scripts/build.mjs runs it at build time and writes the table the hot path
+ * loads (table.ts); the tests run it over the same files.
+ *
+ * An entry, in short (docs/catalogue.md has the whole format):
+ *
+ *   program: wc                 # or a list: [grep, egrep]
+ *   effect: reads               # what the bare form does: none | reads | writes | runs | network | process | system
+ *   rule: read-file             # optional: the reviewed reason a form beyond reading may be allowed (CATALOG_RULES)
+ *   options:
+ *     -l --lines: flag          # spellings → flag, a value kind, `kind?` (value only with `=`), `enum(a|b)`
+ *     -o --output: path-write
+ *     --fix: { effect: writes, rule: format }
+ *   args: [path-read...]        # operand kinds; `...` takes the rest, `?` may be absent
+ *   commands: { test: { … } }   # subcommands, the same fields
+ *
+ * Imported grammar without our annotation compiles as `annotated: false`: known form, unknown effect.
+ */
+import { createHash } from 'node:crypto';
+import { EFFECTS, VALUE_KINDS, type Effect, type GrammarNode, type ValueKind } from './grammar.js';
+
+/** The reviewed reasons an entry may give a form whose effect goes beyond reading (the allow's rule id). */
+export const CATALOG_RULES = [
+  'inspect', // prints or computes only
+  'read-file', // reads the files it names
+  'search', // searches or lists files
+  'write-named', // writes only the files it names (judged by the path policy)
+  'test-runner', // runs the project's tests (the repository's own code)
+  'lint', // checks code without changing it
+  'version', // prints a version or help
+] as const;
+export type CatalogRule = (typeof CATALOG_RULES)[number];
+
+/**
+ * Checks on a value: for code, proof that it only computes and prints (awk, sed, jq and yq programs without
+ * commands, file loading or output files); for other kinds, a shape the value must have (`date-format`: a
+ * `+FORMAT`, since `date MMDDhhmm` sets the clock).
+ */
+export const CODE_CHECKS = ['awk-print', 'sed-print', 'jq-pure', 'yq-pure', 'date-format'] as const;
+export type CodeCheck = (typeof CODE_CHECKS)[number];
+
+export interface CompiledOption {
+  names: string[];
+  /** Undefined: a flag. */
+  value?: ValueKind;
+  valueOptional?: boolean;
+  requiresEquals?: boolean;
+  values?: string[];
+  /** Effects of using this option, beyond the form's and its value's. */
+  effects?: Effect[];
+  rule?: CatalogRule;
+  /** Using this option changes what the whole form does (`tsc --noEmit`: reads instead of writes). */
+  formEffects?: Effect[];
+  /** Words of value it takes (`jq --arg NAME VALUE`: 2). Default 1. */
+  arity?: number;
+  persistent?: boolean;
+  check?: CodeCheck;
+  /** False: known to an imported grammar, effect not annotated by us (never allowed on knowledge). */
+  annotated: boolean;
+}
+
+export interface CompiledArg {
+  /** Undefined when an imported grammar knows the operand but nobody said what it is. */
+  kind?: ValueKind;
+  variadic?: boolean;
+  optional?: boolean;
+  values?: string[];
+  check?: CodeCheck;
+  /** The rest of the words are a command it runs (never allowed on knowledge). */
+  isCommand?: boolean;
+}
+
+export interface CompiledNode {
+  names: string[];
+  /** Absent: the form's effect is not annotated (an imported grammar only). */
+  effects?: Effect[];
+  rule?: CatalogRule;
+  options: CompiledOption[];
+  /** Spelling → index into options. */
+  optionIndex: Record<string, number>;
+  commands: CompiledNode[];
+  /** Name or alias → index into commands. */
+  commandIndex: Record<string, number>;
+  args: CompiledArg[];
+  optionsBeforeArgs?: boolean;
+  /** Single-dash long options (`-name`): no short clusters. */
+  noClusters?: boolean;
+  /** No options at all: every word is an operand (`test`, `echo`). */
+  allOperands?: boolean;
+  /** `-5` is an option (head -5): a count. */
+  numericOption?: boolean;
+  /**
+   * The entry vouches that no option of the real program does harm (echo, printf, test): a word that is
+   * only known at run time (`"$x"`, which may split into several words) is still harmless.
+   */
+  mayExpand?: boolean;
+}
+
+export interface CompiledProgram {
+  root: CompiledNode;
+  /** Where it came from: the entry file, and the imported grammar it annotates. */
+  source: { entry?: string; grammar?: string };
+}
+
+export interface EntryProblem {
+  file: string;
+  /** Where in the entry: `options.--lines`, `commands.test.args[0]`. */
+  at: string;
+  problem: string;
+}
+
+const KIND_SET = new Set<string>(VALUE_KINDS);
+const EFFECT_SET = new Set<string>(EFFECTS);
+const RULE_SET = new Set<string>(CATALOG_RULES);
+const CHECK_SET = new Set<string>(CODE_CHECKS);
+const NODE_KEYS = new Set([
+  'program',
+  'grammar',
+  'note',
+  'effect',
+  'rule',
+  'options',
+  'args',
+  'commands',
+  'options-before-args',
+  'no-clusters',
+  'numeric-option',
+  'words-may-expand',
+  'all-operands',
+  'subcommands-inherit-options',
+]);
+
+type Raw = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Raw {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+class Compiler {
+  readonly problems: EntryProblem[] = [];
+  constructor(readonly file: string) {}
+
+  fail(at: string, problem: string): undefined {
+    this.problems.push({ file: this.file, at, problem });
+    return undefined;
+  }
+
+  effects(value: unknown, at: string): Effect[] | undefined {
+    const list = Array.isArray(value) ? value : [value];
+    const out: Effect[] = [];
+    for (const e of list) {
+      if (typeof e !== 'string' || !EFFECT_SET.has(e))
+        return this.fail(at, `effect ${JSON.stringify(e)} is not one of ${EFFECTS.join(', ')}`);
+      out.push(e as Effect);
+    }
+    return out;
+  }
+
+  rule(value: unknown, at: string): CatalogRule | undefined {
+    if (typeof value !== 'string' || !RULE_SET.has(value))
+      return this.fail(at, `rule ${JSON.stringify(value)} is not one of ${CATALOG_RULES.join(', ')}`);
+    return value as CatalogRule;
+  }
+
+  /** `number`, `path-read?`, `enum(a|b)`, `enum?(a|b)`, `text=` (value only joined with `=`). */
+  valueSpec(
+    spec: string,
+    at: string,
+  ): { kind: ValueKind; optional: boolean; equals: boolean; values?: string[] } | undefined {
+    const m = /^([a-z-]+)(\?)?(=)?(?:\(([^()]*)\))?$/.exec(spec);
+    if (m === null || !KIND_SET.has(m[1]!))
+      return this.fail(at, `value ${JSON.stringify(spec)} is not a kind (${VALUE_KINDS.join(', ')}) or enum(a|b)`);
+    const out: { kind: ValueKind; optional: boolean; equals: boolean; values?: string[] } = {
+      kind: m[1] as ValueKind,
+      optional: m[2] === '?',
+      equals: m[3] === '=',
+    };
+    if (m[4] !== undefined) out.values = m[4].split('|');
+    if (out.kind === 'enum' && out.values === undefined) return this.fail(at, 'an enum lists its values: enum(a|b)');
+    return out;
+  }
+
+  option(key: string, spec: unknown, at: string): CompiledOption | undefined {
+    const names = key.split(/\s+/).filter((n) => n !== '');
+    if (names.length === 0) return this.fail(at, 'an option needs a spelling');
+    const out: CompiledOption = { names, annotated: true };
+    const fields: Raw = isRecord(spec) ? spec : { value: spec };
+    for (const k of Object.keys(fields)) {
+      if (!['value', 'effect', 'rule', 'persistent', 'form-effect', 'count', 'check'].includes(k))
+        this.fail(`${at}.${k}`, 'unknown field');
+    }
+    const value = fields['value'];
+    if (value !== 'flag' && value !== undefined) {
+      if (typeof value !== 'string') return this.fail(at, 'the value is a string: flag, a kind, or enum(a|b)');
+      const v = this.valueSpec(value, at);
+      if (v === undefined) return undefined;
+      out.value = v.kind;
+      if (v.optional) out.valueOptional = true;
+      if (v.equals || v.optional) out.requiresEquals = true;
+      if (v.values !== undefined) out.values = v.values;
+    }
+    if (fields['effect'] !== undefined) {
+      const e = this.effects(fields['effect'], `${at}.effect`);
+      if (e === undefined) return undefined;
+      out.effects = e;
+    }
+    if (fields['rule'] !== undefined) {
+      const r = this.rule(fields['rule'], `${at}.rule`);
+      if (r === undefined) return undefined;
+      out.rule = r;
+    }
+    if (fields['form-effect'] !== undefined) {
+      const e = this.effects(fields['form-effect'], `${at}.form-effect`);
+      if (e === undefined) return undefined;
+      out.formEffects = e;
+    }
+    const count = fields['count'];
+    if (count !== undefined) {
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 4)
+        return this.fail(`${at}.count`, 'count is the number of value words, 1 to 4');
+      if (out.value === undefined) return this.fail(`${at}.count`, 'count needs a value kind');
+      out.arity = count;
+    }
+    const check = fields['check'];
+    if (check !== undefined) {
+      if (typeof check !== 'string' || !CHECK_SET.has(check))
+        return this.fail(`${at}.check`, `check is one of ${CODE_CHECKS.join(', ')}`);
+      out.check = check as CodeCheck;
+    }
+    if (fields['persistent'] === true) out.persistent = true;
+    return out;
+  }
+
+  arg(spec: unknown, at: string): CompiledArg | undefined {
+    const fields: Raw = isRecord(spec) ? spec : { kind: spec };
+    const text = fields['kind'];
+    if (typeof text !== 'string') return this.fail(at, 'an operand is a kind: path-read, text, enum(a|b), …');
+    const variadic = text.endsWith('...');
+    const core = variadic ? text.slice(0, -3) : text;
+    const v = this.valueSpec(core, at);
+    if (v === undefined) return undefined;
+    const out: CompiledArg = { kind: v.kind };
+    if (variadic) out.variadic = true;
+    if (v.optional || variadic) out.optional = true;
+    if (v.values !== undefined) out.values = v.values;
+    const check = fields['check'];
+    if (check !== undefined) {
+      if (typeof check !== 'string' || !CHECK_SET.has(check))
+        return this.fail(`${at}.check`, `check is one of ${CODE_CHECKS.join(', ')}`);
+      out.check = check as CodeCheck;
+    }
+    if (fields['command'] === true) out.isCommand = true;
+    return out;
+  }
+
+  node(raw: unknown, names: string[], at: string, imported: GrammarNode | undefined): CompiledNode {
+    const base = imported === undefined ? emptyNode(names) : fromGrammar(imported);
+    base.names = [...new Set([...names, ...base.names])];
+    if (!isRecord(raw)) {
+      if (raw !== null && raw !== undefined) this.fail(at, 'an entry or subcommand is a mapping');
+      return base;
+    }
+    for (const k of Object.keys(raw)) if (!NODE_KEYS.has(k)) this.fail(`${at}.${k}`, 'unknown field');
+    if (raw['effect'] !== undefined) {
+      const e = this.effects(raw['effect'], `${at}.effect`);
+      if (e !== undefined) base.effects = e;
+    }
+    if (raw['rule'] !== undefined) {
+      const r = this.rule(raw['rule'], `${at}.rule`);
+      if (r !== undefined) base.rule = r;
+    }
+    if (raw['options-before-args'] === true) base.optionsBeforeArgs = true;
+    if (raw['no-clusters'] === true) base.noClusters = true;
+    if (raw['numeric-option'] === true) base.numericOption = true;
+    if (raw['words-may-expand'] === true) base.mayExpand = true;
+    if (raw['all-operands'] === true) base.allOperands = true;
+    const options = raw['options'];
+    if (options !== undefined) {
+      if (!isRecord(options)) this.fail(`${at}.options`, 'options is a mapping of spellings to specs');
+      else
+        for (const [key, spec] of Object.entries(options)) {
+          const o = this.option(key, spec, `${at}.options.${key}`);
+          if (o !== undefined) overlayOption(base, o);
+        }
+    }
+    const args = raw['args'];
+    if (args !== undefined) {
+      if (!Array.isArray(args)) this.fail(`${at}.args`, 'args is a list of operand kinds');
+      else {
+        const compiled = args.map((a, i) => this.arg(a, `${at}.args[${i}]`));
+        if (compiled.every((a): a is CompiledArg => a !== undefined)) base.args = compiled;
+        compiled.slice(0, -1).forEach((a, i) => {
+          if (a?.variadic === true) this.fail(`${at}.args[${i}]`, 'only the last operand may take the rest (...)');
+        });
+      }
+    }
+    const commands = raw['commands'];
+    if (commands !== undefined) {
+      if (!isRecord(commands)) this.fail(`${at}.commands`, 'commands is a mapping of names to subcommands');
+      else
+        for (const [key, sub] of Object.entries(commands)) {
+          const subNames = key.split(/\s+/).filter((n) => n !== '');
+          const existing = subNames.map((n) => base.commandIndex[n]).find((i) => i !== undefined);
+          const importedSub = existing === undefined ? undefined : base.commands[existing];
+          const compiled = this.node(sub, subNames, `${at}.commands.${key}`, importedSub && toGrammar(importedSub));
+          if (existing === undefined) base.commands.push(compiled);
+          else base.commands[existing] = compiled;
+        }
+    }
+    if (raw['subcommands-inherit-options'] === true) for (const o of base.options) if (o.annotated) o.persistent = true;
+    reindex(base);
+    return base;
+  }
+}
+
+function emptyNode(names: string[]): CompiledNode {
+  return { names, options: [], optionIndex: {}, commands: [], commandIndex: {}, args: [] };
+}
+
+/** An imported grammar node as a compiled node with nothing annotated. */
+export function fromGrammar(g: GrammarNode): CompiledNode {
+  const node = emptyNode([...g.names]);
+  node.options = g.options.map((o) => {
+    const out: CompiledOption = { names: [...o.names], annotated: false };
+    if (o.takesValue) out.value = 'unknown';
+    if (o.valueOptional === true) out.valueOptional = true;
+    if (o.requiresEquals === true || o.valueOptional === true) out.requiresEquals = true;
+    if (o.persistent === true) out.persistent = true;
+    return out;
+  });
+  node.commands = g.subcommands.map(fromGrammar);
+  node.args = g.args.map((a) => {
+    const out: CompiledArg = {};
+    if (a.variadic === true) out.variadic = true;
+    if (a.optional === true || a.variadic === true) out.optional = true;
+    if (a.isCommand === true || a.isScript === true) out.isCommand = true;
+    return out;
+  });
+  if (g.optionsBeforeArgs === true) node.optionsBeforeArgs = true;
+  if (g.noClusters === true) node.noClusters = true;
+  reindex(node);
+  return node;
+}
+
+/** Back to grammar shape, so a subcommand of an imported tree can be overlaid the same way as a root. */
+function toGrammar(n: CompiledNode): GrammarNode {
+  return {
+    names: n.names,
+    options: n.options.map((o) => ({ names: o.names, takesValue: o.value !== undefined })),
+    subcommands: n.commands.map(toGrammar),
+    args: n.args.map((a) => {
+      const out: GrammarNode['args'][number] = {};
+      if (a.variadic === true) out.variadic = true;
+      if (a.optional === true) out.optional = true;
+      if (a.isCommand === true) out.isCommand = true;
+      return out;
+    }),
+  };
+}
+
+/** Our annotation replaces an imported option with a shared spelling; the imported spellings stay known. */
+function overlayOption(node: CompiledNode, option: CompiledOption): void {
+  const at = node.options.findIndex((o) => o.names.some((n) => option.names.includes(n)));
+  if (at === -1) node.options.push(option);
+  else {
+    const names = [...new Set([...option.names, ...node.options[at]!.names])];
+    node.options[at] = { ...option, names };
+  }
+}
+
+function reindex(node: CompiledNode): void {
+  node.optionIndex = {};
+  node.options.forEach((o, i) => o.names.forEach((n) => (node.optionIndex[n] = i)));
+  node.commandIndex = {};
+  node.commands.forEach((c, i) => c.names.forEach((n) => (node.commandIndex[n] = i)));
+}
+
+/**
+ * One entry file's data → its compiled program(s) (an entry may name aliases: `[grep, egrep]`).
+ * `grammars` is the second source: imported grammar by program name (Fig's, when the importer has run).
+ */
+export function compileEntry(
+  raw: unknown,
+  file: string,
+  grammars: ReadonlyMap<string, { node: GrammarNode; ref: string }> = new Map(),
+): { programs: Map<string, CompiledProgram>; problems: EntryProblem[] } {
+  const c = new Compiler(file);
+  const programs = new Map<string, CompiledProgram>();
+  if (!isRecord(raw)) {
+    c.fail('', 'an entry is a mapping with at least `program:`');
+    return { programs, problems: c.problems };
+  }
+  const program = raw['program'];
+  const names = typeof program === 'string' ? [program] : Array.isArray(program) ? program : [];
+  if (names.length === 0 || !names.every((n): n is string => typeof n === 'string' && /^[\w.+:[-]+$/.test(n))) {
+    c.fail('program', 'program is a name or a list of names (letters, digits, . _ + - :)');
+    return { programs, problems: c.problems };
+  }
+  const grammarName = raw['grammar'];
+  let imported: { node: GrammarNode; ref: string } | undefined;
+  if (grammarName !== undefined) {
+    if (typeof grammarName !== 'string') c.fail('grammar', 'grammar names an imported source (fig)');
+    else imported = grammars.get(names[0]!);
+    // A missing import is not an error: the entry's own annotations still compile (the importer may be absent).
+  }
+  const root = c.node(raw, names, 'entry', imported?.node);
+  if (root.effects === undefined && imported === undefined)
+    c.fail('effect', 'the program needs an effect (what its bare form does)');
+  const source: CompiledProgram['source'] = { entry: file };
+  if (imported !== undefined) source.grammar = imported.ref;
+  const compiled = { root, source };
+  for (const name of names) programs.set(name, compiled);
+  return { programs, problems: c.problems };
+}
+
+/** The table format: bump when CompiledNode changes shape (the loader refuses another version). */
+export const CATALOG_FORMAT = 1;
+
+export interface CatalogTable {
+  format: typeof CATALOG_FORMAT;
+  /** sha256 of the programs, so a report or a bug can say which catalogue decided. */
+  checksum: string;
+  /** Program name (and alias) → index into `entries`. */
+  programs: Record<string, number>;
+  entries: CompiledProgram[];
+}
+
+/**
+ * Every entry compiled into one table. Imported grammars the entries do not annotate are kept too
+ * (grammar only: explain can say "known option, effect not annotated"). Problems are collected, never thrown.
+ */
+export function compileCatalog(
+  entries: readonly { file: string; data: unknown }[],
+  grammars: readonly { node: GrammarNode; ref: string }[] = [],
+): { table: CatalogTable; problems: EntryProblem[] } {
+  const byName = new Map<string, { node: GrammarNode; ref: string }>();
+  for (const g of grammars) for (const n of g.node.names) if (!byName.has(n)) byName.set(n, g);
+  const programs: Record<string, CompiledProgram> = {};
+  const problems: EntryProblem[] = [];
+  for (const g of grammars) {
+    const root = fromGrammar(g.node);
+    for (const n of g.node.names) programs[n] = { root, source: { grammar: g.ref } };
+  }
+  const seen = new Map<string, string>();
+  for (const entry of entries) {
+    const compiled = compileEntry(entry.data, entry.file, byName);
+    problems.push(...compiled.problems);
+    for (const [name, program] of compiled.programs) {
+      const other = seen.get(name);
+      if (other !== undefined) {
+        problems.push({ file: entry.file, at: 'program', problem: `${name} already has an entry (${other})` });
+        continue;
+      }
+      seen.set(name, entry.file);
+      programs[name] = program;
+    }
+  }
+  // Aliases share one compiled entry.
+  const entryList: CompiledProgram[] = [];
+  const index = new Map<CompiledProgram, number>();
+  const names: Record<string, number> = {};
+  for (const [name, program] of Object.entries(programs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    let at = index.get(program);
+    if (at === undefined) index.set(program, (at = entryList.push(program) - 1));
+    names[name] = at;
+  }
+  const checksum = createHash('sha256')
+    .update(JSON.stringify([names, entryList]))
+    .digest('hex');
+  return { table: { format: CATALOG_FORMAT, checksum, programs: names, entries: entryList }, problems };
+}

@@ -1,0 +1,454 @@
+/**
+ * The matcher: one segment, word by word, against its program's entry (closed world). Every word must be
+ * accounted for — the program, a known subcommand path, every option (short clusters, `--x=v`, `-oVALUE`,
+ * `--`), every value and operand judged by its kind — and the form's effects must be annotated. The first
+ * word nothing accounts for, and why, is the answer for everything else ("`--files0-from` of wc: not in the
+ * catalogue"): effect unknown, never an allow on knowledge.
+ *
+ * Pure and synchronous (no file system): paths are returned with their kind for the path policy to judge
+ * at the edge (prepare.ts → the write-target and sensitive-read checks of the shell tier).
+ */
+import type { Segment } from '../shell/types.js';
+import type { CatalogRule, CatalogTable, CompiledArg, CompiledNode, CompiledOption, CodeCheck } from './compile.js';
+import type { Effect, ValueKind } from './grammar.js';
+import { awkPrintsOnly, jqPure, yqPure } from './code-checks.js';
+import { sedScriptPrintsOnly } from '../policy/packs/looks.js';
+import { loadCatalog, programEntry } from './table.js';
+
+/** How one word was accounted for. */
+export interface WordAccount {
+  index: number;
+  word: string;
+  /** `wc`, `git stash`, `--lines of wc`, `value of --output (path-write)`, `operand (path-read)`. */
+  as: string;
+}
+
+export type PathKind = 'path-read' | 'path-write' | 'dir';
+
+export interface CatalogPath {
+  /** Index into argv. */
+  index: number;
+  path: string;
+  kind: PathKind;
+  /** `wc`, `sort --output`: what reads or writes it (for reasons). */
+  via: string;
+}
+
+export interface CatalogMatch {
+  /** The entry file (or imported grammar) that knows the program; undefined: no entry. */
+  entry?: string;
+  /** The program and subcommands matched: `git stash list`. */
+  form: string;
+  words: WordAccount[];
+  effects: Effect[];
+  /** The reason id of an allow on knowledge (the entry's, or derived from the effects). */
+  rule?: CatalogRule;
+  paths: CatalogPath[];
+  /** The first word nothing accounts for. */
+  unaccounted?: { index: number; word: string; why: string };
+  /**
+   * `allow`: every word accounted for and the effects are ones knowledge may allow (the paths still go to the
+   * path policy). `decline`: an unknown word, or a known effect knowledge never allows (runs a program).
+   */
+  knowledge: 'allow' | 'decline';
+  /** One line for explain and the asks: what was found. */
+  reason: string;
+}
+
+/** Rules that vouch for effects beyond reading: the reviewed entry says the form is fine to run. */
+const VOUCHING = new Set<CatalogRule>(['test-runner', 'lint']);
+const NUMBER = /^[+-]?\d+(?:\.\d+)?[a-zA-Z%]{0,3}$/;
+const EXPANSION = /[$`]/;
+
+const KIND_EFFECT: Partial<Record<ValueKind, Effect>> = {
+  'path-read': 'reads',
+  dir: 'reads',
+  'path-write': 'writes',
+  program: 'runs',
+  code: 'runs',
+  url: 'network',
+  host: 'network',
+};
+
+class Walk {
+  readonly words: WordAccount[] = [];
+  readonly paths: CatalogPath[] = [];
+  readonly effects = new Set<Effect>();
+  unaccounted: CatalogMatch['unaccounted'];
+  /** A program or code value (not proven harmless): knowledge never allows it. */
+  runsSomething = false;
+  rules: CatalogRule[] = [];
+
+  constructor(
+    readonly segment: Segment,
+    readonly program: string,
+  ) {}
+
+  stop(index: number, why: string): void {
+    this.unaccounted ??= { index, word: this.segment.argv[index] ?? '', why };
+  }
+
+  account(index: number, as: string): void {
+    this.words.push({ index, word: this.segment.argv[index]!, as });
+  }
+
+  isDynamic(index: number): boolean {
+    return this.segment.dynamicArgs.includes(index);
+  }
+
+  /** Judge one value (of an option or an operand) by its kind. Returns false when it is not accounted for. */
+  value(
+    index: number,
+    text: string,
+    kind: ValueKind | undefined,
+    spec: { values?: string[] | undefined; check?: CodeCheck | undefined },
+    via: string,
+    mayExpand: boolean,
+  ): boolean {
+    const where = `${via}`;
+    if (kind === undefined || kind === 'unknown') {
+      this.stop(index, `${where}: the grammar knows a value here, but nobody said what it is`);
+      return false;
+    }
+    const dynamic = this.isDynamic(index);
+    if (dynamic && EXPANSION.test(text) && !mayExpand) {
+      this.stop(index, `${where}: \`${text}\` is only known when the command runs`);
+      return false;
+    }
+    const effect = KIND_EFFECT[kind];
+    switch (kind) {
+      case 'number':
+        if (!NUMBER.test(text) && !(dynamic && mayExpand)) {
+          this.stop(index, `${where}: \`${text}\` is not a number`);
+          return false;
+        }
+        break;
+      case 'enum':
+        if (spec.values !== undefined && !spec.values.includes(text)) {
+          this.stop(index, `${where}: \`${text}\` is not one of ${spec.values.join(', ')}`);
+          return false;
+        }
+        break;
+      case 'path-read':
+      case 'path-write':
+      case 'dir': {
+        if (text.startsWith('+')) {
+          // `less +!cmd file`, `more +/x`: a command to the program, not a file name.
+          this.stop(index, `${where}: \`${text}\` is a command to the program, not a file`);
+          return false;
+        }
+        if (dynamic) {
+          const base = text.slice(text.lastIndexOf('/') + 1);
+          if (EXPANSION.test(text) || base === '*' || base.startsWith('.')) {
+            this.stop(index, `${where}: \`${text}\` may name any file (hidden ones too), so it cannot be vetted`);
+            return false;
+          }
+        }
+        if (text !== '-') this.paths.push({ index, path: text, kind, via: where });
+        break;
+      }
+      case 'code':
+      case 'program':
+        if (spec.check !== undefined && !dynamic && passes(spec.check, text)) {
+          this.effects.add('none');
+          return true;
+        }
+        this.runsSomething = true;
+        break;
+      default:
+        if (spec.check !== undefined && !passes(spec.check, text)) {
+          this.stop(index, `${where}: \`${text}\` is not the form the catalogue knows (${spec.check})`);
+          return false;
+        }
+        break;
+    }
+    if (effect !== undefined) this.effects.add(effect);
+    return true;
+  }
+}
+
+function passes(check: CodeCheck, text: string): boolean {
+  switch (check) {
+    case 'awk-print':
+      return awkPrintsOnly(text);
+    case 'sed-print':
+      return sedScriptPrintsOnly(text);
+    case 'jq-pure':
+      return jqPure(text);
+    case 'yq-pure':
+      return yqPure(text);
+    case 'date-format':
+      return text.startsWith('+');
+  }
+}
+
+function findOption(path: readonly CompiledNode[], spelling: string): CompiledOption | undefined {
+  const node = path[path.length - 1]!;
+  const own = Object.hasOwn(node.optionIndex, spelling) ? node.options[node.optionIndex[spelling]!] : undefined;
+  if (own !== undefined) return own;
+  for (let k = path.length - 2; k >= 0; k--) {
+    const up = path[k]!;
+    if (Object.hasOwn(up.optionIndex, spelling)) {
+      const o = up.options[up.optionIndex[spelling]!]!;
+      if (o.persistent === true) return o;
+    }
+  }
+  return undefined;
+}
+
+/** The table entry for a program name; also the empty answer for a program nobody wrote an entry for. */
+function unknownProgram(segment: Segment): CatalogMatch {
+  return {
+    form: segment.name,
+    words: [],
+    effects: [],
+    paths: [],
+    unaccounted: { index: 0, word: segment.argv[0] ?? '', why: `\`${segment.name}\`: not in the catalogue` },
+    knowledge: 'decline',
+    reason: `\`${segment.name}\` is not in the catalogue, so its effect is unknown`,
+  };
+}
+
+/** Match a segment against the catalogue. */
+export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog().table): CatalogMatch {
+  const program = programEntry(segment.name, table);
+  if (program === undefined || segment.argv.length === 0) return unknownProgram(segment);
+  const walk = new Walk(segment, segment.name);
+  const path: CompiledNode[] = [program.root];
+  const form = [segment.name];
+  walk.account(0, `${segment.name} (${program.source.entry ?? program.source.grammar ?? 'catalogue'})`);
+  const mayExpand = program.root.mayExpand === true;
+  if (!mayExpand && segment.dynamicArgs.includes(0)) walk.stop(0, `the program name is only known at run time`);
+  if (segment.flags.appendsArgs === true)
+    walk.stop(0, `\`${segment.name}\` gets more words when it runs (${segment.context}), which nobody has seen`);
+  let argIndex = 0;
+  let operands = 0;
+  let optionsDone = program.root.allOperands === true;
+  let formEffects: Effect[] | undefined;
+  const argv = segment.argv;
+  const node = (): CompiledNode => path[path.length - 1]!;
+  const formName = (): string => form.join(' ');
+
+  const useOption = (o: CompiledOption, spelling: string, index: number): boolean => {
+    if (!o.annotated) {
+      walk.stop(index, `\`${spelling}\` of ${formName()}: known to the grammar, its effect is not annotated`);
+      return false;
+    }
+    o.effects?.forEach((e) => walk.effects.add(e));
+    if (o.formEffects !== undefined) formEffects = o.formEffects;
+    if (o.rule !== undefined) walk.rules.push(o.rule);
+    return true;
+  };
+  /** The value words of an option: `inline` (joined: `--x=v`, `-ov`) and/or the next words. Returns the last index used. */
+  const takeValues = (o: CompiledOption, spelling: string, i: number, inline: string | undefined): number => {
+    const kind = o.value!;
+    const label = `value of ${spelling} (${kind})`;
+    let at = i;
+    let needed = o.arity ?? 1;
+    if (inline !== undefined) {
+      if (!walk.value(i, inline, kind, o, label, mayExpand)) return -1;
+      needed--;
+    } else if (o.requiresEquals === true) {
+      if (o.valueOptional === true) return i;
+      walk.stop(i, `\`${spelling}\` of ${formName()} needs a value (joined with =)`);
+      return -1;
+    }
+    for (; needed > 0; needed--) {
+      if (at + 1 >= argv.length) {
+        walk.stop(i, `\`${spelling}\` of ${formName()} needs a value`);
+        return -1;
+      }
+      at++;
+      if (!walk.value(at, argv[at]!, kind, o, label, mayExpand)) return -1;
+      walk.account(at, label);
+    }
+    return at;
+  };
+
+  for (let i = 1; i < argv.length && walk.unaccounted === undefined; i++) {
+    const word = argv[i]!;
+    const here = node();
+    if (!optionsDone && word === '--') {
+      optionsDone = true;
+      walk.account(i, 'end of options');
+      continue;
+    }
+    const optionLike = !optionsDone && ((word.length > 1 && word.startsWith('-')) || here.noClusters === true);
+    const exact = optionLike ? findOption(path, word) : undefined;
+    if (exact !== undefined) {
+      if (!useOption(exact, word, i)) break;
+      walk.account(i, `${word} of ${formName()}`);
+      if (exact.value !== undefined) {
+        const last = takeValues(exact, word, i, undefined);
+        if (last < 0) break;
+        i = last;
+      }
+      continue;
+    }
+    const eq = word.indexOf('=');
+    if (optionLike && word.startsWith('-') && eq > 1 && (word.startsWith('--') || here.noClusters === true)) {
+      // `--name=value`, and `-name=value` where options are single-dash words (go, find).
+      const spelling = word.slice(0, eq);
+      const o = findOption(path, spelling);
+      if (o === undefined) {
+        walk.stop(i, `\`${spelling}\` of ${formName()}: not in the catalogue`);
+        break;
+      }
+      if (!useOption(o, spelling, i)) break;
+      if (o.value === undefined) {
+        walk.stop(i, `\`${spelling}\` of ${formName()} takes no value`);
+        break;
+      }
+      const last = takeValues(o, spelling, i, word.slice(eq + 1));
+      if (last < 0) break;
+      walk.account(i, `${spelling}=value (${o.value}) of ${formName()}`);
+      i = last;
+      continue;
+    }
+    if (optionLike && word.startsWith('--')) {
+      walk.stop(i, `\`${word}\` of ${formName()}: not in the catalogue`);
+      break;
+    }
+    if (optionLike && word.startsWith('-')) {
+      if (here.numericOption === true && /^-\d+$/.test(word)) {
+        walk.account(i, `count of ${formName()}`);
+        continue;
+      }
+      if (here.noClusters === true) {
+        walk.stop(i, `\`${word}\` of ${formName()}: not in the catalogue`);
+        break;
+      }
+      // A short cluster: -la, -n5, -o FILE.
+      let last = i;
+      for (let k = 1; k < word.length; k++) {
+        const spelling = `-${word[k]}`;
+        const o = findOption(path, spelling);
+        if (o === undefined) {
+          walk.stop(i, `\`${spelling}\` of ${formName()}: not in the catalogue`);
+          last = -1;
+          break;
+        }
+        if (!useOption(o, spelling, i)) {
+          last = -1;
+          break;
+        }
+        if (o.value === undefined) continue;
+        const rest = word.slice(k + 1);
+        last = takeValues(o, spelling, i, rest === '' ? undefined : rest);
+        break;
+      }
+      if (last < 0) break;
+      walk.account(i, `${word} of ${formName()}`);
+      i = last;
+      continue;
+    }
+    // An operand: a subcommand (before any operand of this node), or the next operand position.
+    if (operands === 0 && Object.hasOwn(here.commandIndex, word)) {
+      path.push(here.commands[here.commandIndex[word]!]!);
+      form.push(word);
+      argIndex = 0;
+      optionsDone = path[path.length - 1]!.allOperands === true;
+      walk.account(i, formName());
+      continue;
+    }
+    const variadic = here.args.length > 0 && here.args[here.args.length - 1]!.variadic === true;
+    const arg: CompiledArg | undefined = here.args[argIndex] ?? (variadic ? here.args.at(-1) : undefined);
+    if (arg === undefined) {
+      walk.stop(
+        i,
+        here.commands.length > 0 && operands === 0
+          ? `\`${word}\` is not a subcommand of ${formName()} in the catalogue`
+          : `\`${word}\`: ${formName()} takes no more operands in the catalogue`,
+      );
+      break;
+    }
+    if (arg.isCommand === true) {
+      walk.runsSomething = true;
+      walk.effects.add('runs');
+      for (let k = i; k < argv.length; k++) walk.account(k, `command run by ${formName()}`);
+      break;
+    }
+    const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
+    if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
+    walk.account(i, label);
+    operands++;
+    if (arg.variadic !== true) argIndex++;
+    if (here.optionsBeforeArgs === true) optionsDone = true;
+  }
+
+  const last = node();
+  if (walk.unaccounted === undefined) {
+    const required = last.args.slice(argIndex).find((a) => a.optional !== true);
+    if (last.effects === undefined)
+      walk.stop(argv.length - 1, `${formName()}: known to the grammar, its effect is not annotated`);
+    else if (required !== undefined && operands === 0 && last.commands.length > 0)
+      walk.stop(argv.length - 1, `${formName()} needs a subcommand the catalogue knows`);
+  }
+  (formEffects ?? last.effects)?.forEach((e) => walk.effects.add(e));
+  if (last.rule !== undefined) walk.rules.push(last.rule);
+  return conclude(walk, program.source.entry ?? program.source.grammar, formName());
+}
+
+function conclude(walk: Walk, entry: string | undefined, form: string): CatalogMatch {
+  const effects = [...walk.effects].sort();
+  const out: CatalogMatch = { form, words: walk.words, effects, paths: walk.paths, knowledge: 'decline', reason: '' };
+  if (entry !== undefined) out.entry = entry;
+  if (walk.unaccounted !== undefined) {
+    out.unaccounted = walk.unaccounted;
+    out.reason = `${walk.unaccounted.why}, so the effect of \`${form}\` is unknown`;
+    return out;
+  }
+  const vouch = walk.rules.find((r) => VOUCHING.has(r));
+  const writesNamed = walk.paths.some((p) => p.kind === 'path-write');
+  const beyond = effects.filter(
+    (e) => e !== 'none' && e !== 'reads' && !(e === 'writes' && writesNamed && vouch === undefined),
+  );
+  if (walk.runsSomething) {
+    out.reason = `\`${form}\` runs a program or code it is given, which knowledge never vouches for`;
+    return out;
+  }
+  if (beyond.length > 0 && (vouch === undefined || beyond.some((e) => e !== 'runs' && e !== 'writes'))) {
+    out.reason = `\`${form}\` ${beyond.map(describeEffect).join(' and ')}: known, but not allowed on knowledge`;
+    return out;
+  }
+  out.knowledge = 'allow';
+  out.rule =
+    vouch ?? walk.rules[0] ?? (writesNamed ? 'write-named' : effects.includes('reads') ? 'read-file' : 'inspect');
+  if (writesNamed && out.rule !== 'write-named' && vouch === undefined) out.rule = 'write-named';
+  out.reason = describeAllow(out);
+  return out;
+}
+
+export function describeEffect(e: Effect): string {
+  switch (e) {
+    case 'none':
+      return 'only prints or computes';
+    case 'reads':
+      return 'reads files';
+    case 'writes':
+      return 'writes files';
+    case 'runs':
+      return 'runs other code';
+    case 'network':
+      return 'uses the network';
+    case 'process':
+      return 'controls processes';
+    case 'system':
+      return 'changes the system';
+  }
+}
+
+function describeAllow(m: CatalogMatch): string {
+  const reads = m.paths.filter((p) => p.kind !== 'path-write').map((p) => p.path);
+  const writes = m.paths.filter((p) => p.kind === 'path-write').map((p) => p.path);
+  const parts: string[] = [];
+  if (writes.length > 0) parts.push(`writes ${list(writes)}`);
+  if (reads.length > 0) parts.push(`reads ${list(reads)}`);
+  if (parts.length === 0) parts.push(m.effects.includes('reads') ? 'reads files' : 'only prints or computes');
+  return `${parts.join(' and ')}; every word is in the catalogue: ${m.entry ?? m.form}`;
+}
+
+function list(paths: readonly string[]): string {
+  const shown = paths.slice(0, 3).join(', ');
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}

@@ -1,0 +1,70 @@
+/**
+ * The catalogue's sources: the entry files (src/catalog/programs/<program>.yml) and any imported grammar
+ * (JSON files of GrammarNode[], such as the Fig importer's output), read and compiled. Build time and tests
+ * only: the hot path loads the compiled table (table.ts) and never this module or its YAML parser.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { compileCatalog, type CatalogTable, type EntryProblem } from './compile.js';
+import type { GrammarNode } from './grammar.js';
+import { packageRoot } from '../util/package-root.js';
+
+export interface CatalogSources {
+  /** The folder of entry files. */
+  entries: string;
+  /** JSON files, each a list of GrammarNode (an imported grammar), merged under the entries by name. */
+  grammars: string[];
+}
+
+export function defaultSources(root: string = packageRoot()): CatalogSources {
+  const imported = join(root, 'src', 'catalog', 'imported');
+  return {
+    entries: join(root, 'src', 'catalog', 'programs'),
+    grammars: existsSync(imported)
+      ? readdirSync(imported)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+          .map((f) => join(imported, f))
+      : [],
+  };
+}
+
+/** Every entry file, in name order, parsed; YAML errors become problems with the file and line. */
+export function readEntries(dir: string): { entries: { file: string; data: unknown }[]; problems: EntryProblem[] } {
+  const entries: { file: string; data: unknown }[] = [];
+  const problems: EntryProblem[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith('.yml')) continue;
+    const file = join(dir, name);
+    try {
+      entries.push({ file: name, data: parse(readFileSync(file, 'utf8'), { uniqueKeys: true }) });
+    } catch (error) {
+      const line = (error as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+      problems.push({
+        file: name,
+        at: line === undefined ? '' : `line ${line}`,
+        problem: (error as Error).message.split('\n')[0]!,
+      });
+    }
+  }
+  return { entries, problems };
+}
+
+export function compileSources(sources: CatalogSources = defaultSources()): {
+  table: CatalogTable;
+  problems: EntryProblem[];
+} {
+  const { entries, problems } = readEntries(sources.entries);
+  const grammars: { node: GrammarNode; ref: string }[] = [];
+  for (const file of sources.grammars) {
+    const nodes = JSON.parse(readFileSync(file, 'utf8')) as GrammarNode[];
+    for (const node of nodes) grammars.push({ node, ref: file.slice(file.lastIndexOf('/') + 1) });
+  }
+  const compiled = compileCatalog(entries, grammars);
+  return { table: compiled.table, problems: [...problems, ...compiled.problems] };
+}
+
+export function formatProblem(p: EntryProblem): string {
+  return `${p.file}${p.at === '' ? '' : ` (${p.at})`}: ${p.problem}`;
+}

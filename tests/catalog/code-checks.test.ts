@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { awkPrintsOnly, jqPure, yqPure } from '../../src/catalog/code-checks.js';
+
+describe('awkPrintsOnly', () => {
+  it.each([
+    ['{print $1}', true],
+    ['$3 > 1000 {print $1}', true],
+    ['/a|b/ {n++} END {print n}', true],
+    ['{ if ($2 >= 5) print $1 }', true],
+    ['{print $1 " > " $2}', true],
+    ['BEGIN{system("id")}', false],
+    ['{print > "out"}', false],
+    ['{printf "%s", $0 > "/etc/x"}', false],
+    ['{print | "sh"}', false],
+    ['{"date" | getline d; print d}', false],
+    ['@include "x"', false],
+    ['{print "unterminated}', false],
+  ])('%s → %s', (program, expected) => expect(awkPrintsOnly(program)).toBe(expected));
+});
+
+describe('jqPure / yqPure', () => {
+  it('jq without import/include', () => {
+    expect(jqPure('.a | map(.b)')).toBe(true);
+    expect(jqPure('import "x" as $x; $x')).toBe(false);
+    expect(jqPure('include "m"; .')).toBe(false);
+  });
+  it('yq without load*', () => {
+    expect(yqPure('.a.b')).toBe(true);
+    expect(yqPure('load("/etc/shadow")')).toBe(false);
+    expect(yqPure('.a = load_str("x")')).toBe(false);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { compileCatalog } from '../../src/catalog/compile.js';
+import { matchSegment } from '../../src/catalog/match.js';
+import { seg } from '../support/segments.js';
+
+describe('matchSegment: accounting word by word', () => {
+  it('says which entry and option accounted for each word', () => {
+    const m = matchSegment(seg('wc -l --total=only src/a.ts'));
+    expect(m.knowledge).toBe('allow');
+    expect(m.entry).toBe('wc.yml');
+    expect(m.words.map((w) => [w.word, w.as])).toEqual([
+      ['wc', 'wc (wc.yml)'],
+      ['-l', '-l of wc'],
+      ['--total=only', '--total=value (enum) of wc'],
+      ['src/a.ts', 'operand of wc (path-read)'],
+    ]);
+    expect(m.paths).toEqual([{ index: 3, path: 'src/a.ts', kind: 'path-read', via: 'operand of wc (path-read)' }]);
+    expect(m.rule).toBe('read-file');
+  });
+
+  it('names the first word nothing accounts for, and why', () => {
+    const m = matchSegment(seg('wc -l --files0-from=list a'));
+    expect(m.knowledge).toBe('decline');
+    expect(m.unaccounted).toEqual({
+      index: 2,
+      word: '--files0-from=list',
+      why: '`--files0-from` of wc: not in the catalogue',
+    });
+    expect(m.reason).toContain('so the effect of `wc` is unknown');
+  });
+
+  it('an unknown program is not in the catalogue', () => {
+    const m = matchSegment(seg('frobnicate --all'));
+    expect(m.entry).toBeUndefined();
+    expect(m.unaccounted?.why).toBe('`frobnicate`: not in the catalogue');
+  });
+
+  it('short clusters, joined values and values in the next word', () => {
+    expect(matchSegment(seg('head -n5 f')).knowledge).toBe('allow');
+    expect(matchSegment(seg('head -qn 5 f')).knowledge).toBe('allow');
+    expect(matchSegment(seg('head -qz -n 5 f')).knowledge).toBe('allow');
+    expect(matchSegment(seg('head -qn')).unaccounted?.why).toBe('`-n` of head needs a value');
+  });
+
+  it('after `--`, every word is an operand', () => {
+    const m = matchSegment(seg('cat -- -n'));
+    expect(m.knowledge).toBe('allow');
+    expect(m.paths.map((p) => p.path)).toEqual(['-n']);
+  });
+
+  it('a value of the wrong kind is not accounted for', () => {
+    expect(matchSegment(seg('head -n lots f')).unaccounted?.why).toBe('value of -n (number): `lots` is not a number');
+    expect(matchSegment(seg('ls --sort=chaos')).unaccounted?.why).toMatch(/`chaos` is not one of none, size/);
+  });
+
+  it('a write the program names is a path for the path policy, and the reason says it writes', () => {
+    const m = matchSegment(seg('sort -o out.txt data.txt'));
+    expect(m.knowledge).toBe('allow');
+    expect(m.rule).toBe('write-named');
+    expect(m.paths.map((p) => [p.kind, p.path])).toEqual([
+      ['path-write', 'out.txt'],
+      ['path-read', 'data.txt'],
+    ]);
+    expect(m.reason).toMatch(/^writes out\.txt and reads data\.txt/);
+  });
+
+  it('code or a program given as a value is accounted for but never allowed on knowledge', () => {
+    const m = matchSegment(seg('vitest run --config ./x.config.ts'));
+    expect(m.unaccounted).toBeUndefined();
+    expect(m.knowledge).toBe('decline');
+    expect(m.reason).toMatch(/runs a program or code it is given/);
+  });
+
+  it('an option can change the form: tsc emits, tsc --noEmit only reads', () => {
+    expect(matchSegment(seg('tsc')).knowledge).toBe('decline');
+    expect(matchSegment(seg('tsc --noEmit')).rule).toBe('lint');
+  });
+
+  it('words appended at run time (xargs, find -exec) are unknown', () => {
+    const m = matchSegment(seg('cat', { context: 'xargs', flags: { appendsArgs: true } }));
+    expect(m.unaccounted?.why).toMatch(/gets more words when it runs/);
+  });
+
+  it('a word only known at run time is unknown, except where the entry says no option of the program can harm', () => {
+    expect(matchSegment(seg('cat "$F"')).knowledge).toBe('decline');
+    expect(matchSegment(seg('echo "$HOME"')).knowledge).toBe('allow');
+  });
+
+  it('argv words never reach the prototype: `constructor` and `__proto__` are unknown words', () => {
+    expect(matchSegment(seg('constructor')).unaccounted?.why).toBe('`constructor`: not in the catalogue');
+    expect(matchSegment(seg('wc --constructor')).unaccounted).toBeDefined();
+    expect(matchSegment(seg('git __proto__')).knowledge).toBe('decline');
+  });
+});
+
+describe('matchSegment over an imported grammar (the second source)', () => {
+  const grammar = {
+    names: ['tool'],
+    options: [
+      { names: ['-v', '--verbose'], takesValue: false },
+      { names: ['--plugin'], takesValue: true },
+    ],
+    subcommands: [{ names: ['show'], options: [], subcommands: [], args: [{ variadic: true }] }],
+    args: [],
+  };
+
+  it('grammar without our annotation is a known form of unknown effect', () => {
+    const { table, problems } = compileCatalog([], [{ node: grammar, ref: 'fig-test.json' }]);
+    expect(problems).toEqual([]);
+    const m = matchSegment(seg('tool -v show x'), table);
+    expect(m.entry).toBe('fig-test.json');
+    expect(m.unaccounted?.why).toBe('`-v` of tool: known to the grammar, its effect is not annotated');
+  });
+
+  it('an entry that says `grammar: fig` annotates only what it vouches for', () => {
+    const entry = {
+      program: 'tool',
+      grammar: 'fig',
+      options: { '-v': 'flag' },
+      commands: { show: { effect: 'none', args: ['text...'] } },
+    };
+    const { table, problems } = compileCatalog([{ file: 'tool.yml', data: entry }], [{ node: grammar, ref: 'fig' }]);
+    expect(problems).toEqual([]);
+    expect(matchSegment(seg('tool --verbose show x'), table).knowledge).toBe('allow');
+    expect(matchSegment(seg('tool --plugin p show x'), table).unaccounted?.why).toBe(
+      '`--plugin` of tool: known to the grammar, its effect is not annotated',
+    );
+  });
+});
