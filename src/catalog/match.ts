@@ -11,8 +11,7 @@
 import type { Segment } from '../shell/types.js';
 import type { CatalogRule, CatalogTable, CompiledArg, CompiledNode, CompiledOption, CodeCheck } from './compile.js';
 import type { Effect, ValueKind } from './grammar.js';
-import { awkPrintsOnly, jqPure, yqPure } from './code-checks.js';
-import { sedScriptPrintsOnly } from '../policy/packs/looks.js';
+import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from './code-checks.js';
 import { loadCatalog, programEntry } from './table.js';
 
 /** How one word was accounted for. */

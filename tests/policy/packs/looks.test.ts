@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isLocalUrl, sedScriptPrintsOnly } from '../../../src/policy/packs/looks.js';
+import { sedScriptPrintsOnly } from '../../../src/catalog/code-checks.js';
+import { isLocalUrl } from '../../../src/policy/packs/looks.js';
 import { readOnlyPack } from '../../../src/policy/packs/read-only.js';
 import { expectPack } from '../../support/packs.js';
 
