@@ -65,6 +65,16 @@ export interface Explanation {
     effects: { segment: number; runs: { kind: string; detail: string }[]; network: boolean }[];
     reads: { segment: number; path: string; via: string; recursive: boolean; canonical: string | null }[];
     links: { segment: number; link: string; target: string }[];
+    /** Per segment: how the catalogue accounted for each word, and the first word it could not account for. */
+    catalog: {
+      segment: number;
+      entry: string | null;
+      form: string;
+      words: { word: string; as: string }[];
+      unaccounted?: { word: string; why: string };
+      knowledge: 'allow' | 'decline';
+      reason: string;
+    }[];
   };
   /** For MCP tools: the catalogue entry the call matched (or why none did), and each field's kind and verdict. */
   mcp?: {
@@ -250,9 +260,30 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
         canonical: shell.reads[i]?.absolute ?? null,
       })),
       links: shell.effects.links,
+      catalog: shell.catalog.map((m, segment) => ({
+        segment,
+        entry: m.entry ?? null,
+        form: m.form,
+        words: m.words.map((w) => ({ word: w.word, as: w.as })),
+        ...(m.unaccounted === undefined ? {} : { unaccounted: { word: m.unaccounted.word, why: m.unaccounted.why } }),
+        knowledge: m.knowledge,
+        reason: m.reason,
+      })),
     };
   }
   return explained;
+}
+
+/** The catalogue's word-by-word account of one segment: what accounted for each word, and where it stopped. */
+function renderCatalogMatch(m: NonNullable<Explanation['shell']>['catalog'][number]): string[] {
+  if (m.entry === null) return [`    catalogue: ${m.unaccounted?.why ?? m.reason} (effect unknown)`];
+  const shown = (w: string): string => (/[\s"'$]/.test(w) ? JSON.stringify(w) : w);
+  const width = Math.min(24, Math.max(...m.words.map((w) => shown(w.word).length), m.unaccounted?.word.length ?? 0));
+  const lines = m.words.map((w) => `    ${shown(w.word).padEnd(width)}  ← ${w.as}`);
+  if (m.unaccounted !== undefined)
+    lines.push(`    ${shown(m.unaccounted.word).padEnd(width)}  ✗ nothing accounts for it: ${m.unaccounted.why}`);
+  lines.push(`    catalogue: ${m.knowledge === 'allow' ? 'known' : 'not allowed on knowledge'} — ${m.reason}`);
+  return lines;
 }
 
 export function renderExplanation(e: Explanation): string {
@@ -279,6 +310,8 @@ export function renderExplanation(e: Explanation): string {
       lines.push(
         `  segment ${i + 1}${s.operator === undefined ? '' : ` (after ${JSON.stringify(s.operator)})`}: ${s.argv.map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a) : a)).join(' ')}${how.length > 0 ? `  [${how.join(', ')}]` : ''}`,
       );
+      const known = e.shell!.catalog[i];
+      if (known !== undefined) lines.push(...renderCatalogMatch(known));
     });
     for (const w of e.shell.writes)
       lines.push(

@@ -121,6 +121,26 @@ describe('hookwise explain for shell commands', () => {
     expect(text).toMatch(/links \(segment 4\): l → \/tmp\/t/);
   });
 
+  it('shows, per word, which entry and option accounted for it, and the first word nothing accounts for', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () =>
+      explain({ command: 'wc -l --files0-from=list src/a.ts', role: 'coder', cwd: p.root }),
+    );
+    expect(e.shell?.catalog[0]).toMatchObject({
+      entry: 'wc.yml',
+      knowledge: 'decline',
+      words: [
+        { word: 'wc', as: 'wc (wc.yml)' },
+        { word: '-l', as: '-l of wc' },
+      ],
+      unaccounted: { word: '--files0-from=list', why: '`--files0-from` of wc: not in the catalogue' },
+    });
+    const text = renderExplanation(e);
+    expect(text).toMatch(/-l\s+← -l of wc/);
+    expect(text).toMatch(/--files0-from=list\s+✗ nothing accounts for it: `--files0-from` of wc: not in the catalogue/);
+    expect(e.decision.verdict).not.toBe('allow');
+  });
+
   it('says why a command is not understood', async () => {
     const p = makeProject();
     const e = await inProject(p, () => explain({ command: 'eval "$X"', role: 'coder', cwd: p.root }));
