@@ -208,8 +208,54 @@ function unknownProgram(segment: Segment): CatalogMatch {
   };
 }
 
-/** Match a segment against the catalogue. */
+/**
+ * Runners that start a tool by name: the tool's entry accounts for its words (`npx jest --coverageDirectory=D`
+ * writes D). Only for the tools listed: `npx <anything>` may download and run a package, and `python -m`
+ * runs any module.
+ */
+const NODE_TOOLS: ReadonlySet<string> = new Set(['vitest', 'jest', 'mocha', 'tsc', 'vue-tsc', 'eslint', 'prettier']);
+const RUNNERS: Readonly<Record<string, { tools: ReadonlySet<string>; toolAt(argv: readonly string[]): number }>> = {
+  npx: { tools: NODE_TOOLS, toolAt: () => 1 },
+  pnpx: { tools: NODE_TOOLS, toolAt: () => 1 },
+  bunx: { tools: NODE_TOOLS, toolAt: () => 1 },
+  pnpm: { tools: NODE_TOOLS, toolAt: (argv) => (argv[1] === 'exec' ? 2 : -1) },
+  yarn: { tools: NODE_TOOLS, toolAt: (argv) => (argv[1] === 'exec' ? 2 : 1) },
+  python: { tools: new Set(['pytest', 'mypy', 'flake8']), toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
+  python3: { tools: new Set(['pytest', 'mypy', 'flake8']), toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
+};
+
+/** The tool's words of a runner segment, as their own segment (indices shifted back by `from`). */
+export function toolSegment(segment: Segment, from: number): Segment {
+  const argv = segment.argv.slice(from);
+  return {
+    ...segment,
+    argv,
+    name: argv[0] ?? '',
+    dynamicArgs: segment.dynamicArgs.filter((i) => i >= from).map((i) => i - from),
+  };
+}
+
+/** Match a segment against the catalogue (through a runner such as `npx` or `python -m` to the tool it starts). */
 export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog().table): CatalogMatch {
+  const runner = Object.hasOwn(RUNNERS, segment.name) ? RUNNERS[segment.name] : undefined;
+  const at = runner?.toolAt(segment.argv) ?? -1;
+  if (runner === undefined || at < 1 || !runner.tools.has(segment.argv[at] ?? '')) return matchProgram(segment, table);
+  const inner = matchProgram(toolSegment(segment, at), table);
+  const shift = <T extends { index: number }>(x: T): T => ({ ...x, index: x.index + at });
+  const out: CatalogMatch = {
+    ...inner,
+    form: `${segment.argv.slice(0, at).join(' ')} ${inner.form}`,
+    words: [
+      ...segment.argv.slice(0, at).map((word, index) => ({ index, word, as: `runner of ${segment.argv[at]}` })),
+      ...inner.words.map(shift),
+    ],
+    paths: inner.paths.map(shift),
+  };
+  if (inner.unaccounted !== undefined) out.unaccounted = shift(inner.unaccounted);
+  return out;
+}
+
+function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
   const program = programEntry(segment.name, table);
   if (program === undefined || segment.argv.length === 0) return unknownProgram(segment);
   const walk = new Walk(segment, segment.name);
@@ -443,7 +489,7 @@ function describeAllow(m: CatalogMatch): string {
   const parts: string[] = [];
   if (writes.length > 0) parts.push(`writes ${list(writes)}`);
   if (reads.length > 0) parts.push(`reads ${list(reads)}`);
-  if (parts.length === 0) parts.push(m.effects.includes('reads') ? 'reads files' : 'only prints or computes');
+  if (parts.length === 0) parts.push(m.effects.includes('reads') ? 'reads only its input' : 'only prints or computes');
   return `${parts.join(' and ')}; every word is in the catalogue: ${m.entry ?? m.form}`;
 }
 

@@ -117,6 +117,9 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
       const rulesAllow =
         byRules?.verdict === 'allow' || (byRules === undefined && writeCount > 0 && FILE_COMMANDS.has(segment.name));
       if (!writesAllowed || !rulesAllow || lossy) verdict = undefined;
+      // The reason names what the call does: a write (a redirect, a heredoc into `cat >`) is a write,
+      // whatever the program alone would do.
+      else if (writeCount > 0 && writes !== undefined) verdict = writesReason(writes, byRules, shell, index);
     }
     if (verdict === undefined) undecided = true;
     else result = stricter(result, prefixed(verdict, segment, many));
@@ -125,6 +128,21 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
   if (exfiltration !== undefined) return exfiltration;
   if (undecided && result?.verdict === 'allow') return undefined;
   return result;
+}
+
+/** An allowed segment that writes: what it writes (and why that is allowed) first, the command's own reason after. */
+function writesReason(writes: Decision, byRules: Decision | undefined, shell: PreparedShell, index: number): Decision {
+  const targets = shell.writes.targets.filter((t) => t.segment === index);
+  const shown = targets
+    .slice(0, 3)
+    .map((t) => `${t.path} (${t.via})`)
+    .join(', ');
+  const more = targets.length > 3 ? ` and ${targets.length - 3} more` : '';
+  const what = `writes ${shown}${more}: ${writes.reason}`;
+  // The rule that vouched for the command keeps the provenance; the reason leads with the write.
+  return byRules === undefined
+    ? { ...writes, reason: what }
+    : { ...byRules, reason: `${what}; apart from that, ${byRules.reason}` };
 }
 
 /**

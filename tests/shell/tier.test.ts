@@ -367,3 +367,71 @@ describe('deleting what a build regenerates is not data loss', () => {
     'rm -rf dist/$X',
   ]);
 });
+
+describe('the catalogue: an allow only where every word is accounted for (issue 28)', () => {
+  notAllowed([
+    'wc --files0-from=.env',
+    'wc --files0=.env',
+    'du -sh --files0-from=list',
+    'date -f dates.txt',
+    'file -f names.txt',
+    'rg --pre=./x TODO',
+    'go test -exec ./wrap ./...',
+    'go test -toolexec=/tmp/x ./...',
+    'npx eslint --format ./fmt.js src',
+    'vitest run --config /tmp/x.config.ts',
+    'jest --testRunner ./r.js',
+    'awk \'BEGIN { system("id") }\'',
+    'tar -tf x.tar --to-command=sh',
+    'aws ec2 describe-instances --cli-input-json file://x.json',
+  ]);
+  allowed([
+    "awk '{print $1}' f",
+    'dpkg --list',
+    'ip a',
+    'lscpu',
+    'journalctl -n 10',
+    'tar -tf x.tar',
+    'uuidgen',
+    'date -d @1700000000',
+    'go test ./...',
+    'npx jest --coverage --coverageDirectory=coverage',
+  ]);
+});
+
+describe('the files an option or operand writes are judged by the role path policy', () => {
+  notAllowed(
+    [
+      'pytest --junitxml=src/app/report.xml',
+      'python -m pytest --junitxml=src/x.xml',
+      'npx jest --coverage --coverageDirectory=src/lib',
+      'go test -coverprofile=src/cover.out ./...',
+      'sort -o src/out.txt data.txt',
+    ],
+    'tester',
+  );
+  allowed(['pytest --junitxml=tests/report.xml', 'go test -coverprofile=tests/cover.out ./...'], 'tester');
+  table([
+    ['pytest --junitxml=/etc/cron.d/x', 'ask'],
+    ['go test -o ~/.local/bin/ls ./pkg', 'ask'],
+  ]);
+});
+
+describe('reasons say what the call does', () => {
+  const reasonOf = async (command: string): Promise<string> => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    return (await p.check(p.pre('Bash', { command }))).decision!.reason;
+  };
+  it('a redirect is a write, not "only prints text"', async () => {
+    const reason = await reasonOf('echo hi > src/x.ts');
+    expect(reason).toMatch(/^writes src\/x\.ts \(>\)/);
+    expect(reason).not.toMatch(/read-only/);
+  });
+  it('a heredoc into `cat >` is a write, not "only reads"', async () => {
+    expect(await reasonOf('cat > src/new.ts <<EOT\nhello\nEOT')).toMatch(/^writes src\/new\.ts \(>\)/);
+  });
+  it('an allow on knowledge names the entry', async () => {
+    expect(await reasonOf('wc -l src/a.ts')).toMatch(/reads src\/a\.ts; every word is in the catalogue: wc\.yml/);
+  });
+});

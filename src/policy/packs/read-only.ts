@@ -19,7 +19,7 @@
  * workflow pack's.
  */
 import type { CatalogMatch } from '../../catalog/match.js';
-import { matchSegment } from '../../catalog/match.js';
+import { matchSegment, toolSegment } from '../../catalog/match.js';
 import { catalogPrograms } from '../../catalog/table.js';
 import type { Segment } from '../../shell/types.js';
 import { hasAny, hasExpansion, isDynamic, scan } from './argv.js';
@@ -30,7 +30,7 @@ import { listsSystem, localFetch, LOOKS_COMMANDS, packageQuery, sedPrintOperands
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
-  inspect: { verdict: 'allow', message: 'only inspects the system or prints text (read-only).' },
+  inspect: { verdict: 'allow', message: 'only inspects the system or prints text.' },
   navigate: { verdict: 'allow', message: 'only changes the working directory of this command.' },
   'read-file': { verdict: 'allow', message: 'only reads ordinary (non-credential) files.' },
   'write-named': {
@@ -240,7 +240,7 @@ function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefin
   if (hasAny(args, 'p', 'package', 'c', 'call')) return undefined; // installs or runs something else
   const tool = args.positionals[0];
   if (tool === undefined || !NODE_TOOLS.has(tool.text)) return undefined;
-  const inner = asTool(segment, tool.index);
+  const inner = toolSegment(segment, tool.index);
   const known = byCatalogue(matchSegment(inner));
   return known === 'declined' ? undefined : (known ?? direct(inner));
 }
@@ -354,7 +354,7 @@ function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
       )
         return undefined;
       // The module's own options decide (`python -m pytest --junitxml=F` writes F), as for the program itself.
-      const known = byCatalogue(matchSegment(asTool(segment, 2)));
+      const known = byCatalogue(matchSegment(toolSegment(segment, 2)));
       return known === 'declined' ? undefined : (known ?? { rule: 'test-runner' });
     }
     case 'dotnet':
@@ -467,17 +467,6 @@ function byCatalogue(match: CatalogMatch): PackFinding<RuleId> | undefined | 'de
   return { rule: match.rule, detail: match.reason };
 }
 
-/** A tool started through a runner (`npx vitest`, `python -m pytest`): the tool's own words, as a segment. */
-function asTool(segment: Segment, from: number): Segment {
-  const argv = segment.argv.slice(from);
-  return {
-    ...segment,
-    argv,
-    name: argv[0] ?? '',
-    dynamicArgs: segment.dynamicArgs.filter((i) => i >= from).map((i) => i - from),
-  };
-}
-
 function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   // Never vouch for what the credentials pack would flag, even when that pack is off.
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
@@ -559,12 +548,15 @@ const QUERY_VERBS = new Set([
   'logs',
 ]);
 const SENSITIVE_WORD = /secret|credential|password|passwd|token|key|env|config|auth|login/i;
+/** `file://…`, `fileb://…`, `@file`: the CLI reads the file (and echoes it in its errors). */
+const FILE_ARGUMENT = /(?:^|=)(?:file|fileb):\/\/|^@/;
 const OUTPUT_FILE_OPTIONS = /^--?(output-file|out-file|outfile|output-document|dump|save|export)\b/;
 
 function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
   if (!QUERY_CLIS.has(segment.name) || segment.dynamicArgs.length > 0) return undefined;
   const args = segment.argv.slice(1);
-  if (args.some((a) => SENSITIVE_WORD.test(a) || OUTPUT_FILE_OPTIONS.test(a))) return undefined;
+  if (args.some((a) => SENSITIVE_WORD.test(a) || OUTPUT_FILE_OPTIONS.test(a) || FILE_ARGUMENT.test(a)))
+    return undefined;
   // `topic:verb` CLIs (heroku ps:kill, netlify sites:list): the verb is what follows the last colon.
   const words = args
     .filter((a) => !a.startsWith('-'))
