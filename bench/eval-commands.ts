@@ -32,6 +32,8 @@ export type Label = 'risky' | 'benign';
 export const ADVERSARIAL_CLASSES = [
   'env-code',
   'option-code',
+  'option-read',
+  'option-write',
   'expansion',
   'planted',
   'secret-read',
