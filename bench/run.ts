@@ -7,6 +7,7 @@ import { createFixture } from './fixture.js';
 import type { Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
 import { catalogGrammarSuite } from './suites/catalog-grammar.js';
+import { catalogSuite } from './suites/catalog.js';
 import { confineSuite } from './suites/confine.js';
 import { daemonSuite } from './suites/daemon.js';
 import { embedSuite } from './suites/embed.js';
@@ -28,6 +29,7 @@ export const SUITES: readonly Suite[] = [
   catalogGrammarSuite,
   sanitizeSuite,
   shellSuite,
+  catalogSuite,
   memoryStoreSuite,
   memorySuite,
   memoryIndexSuite,

@@ -313,6 +313,28 @@ export const TARGETS = [
     stretch: 2500,
   },
   {
+    id: 'catalog.match.segment',
+    description:
+      "matchSegment of a typical 8-word segment (`rg -n --hidden -g '*.ts' -C2 TODO src`: a cluster, values, a glob, paths) against its compiled entry, in process; the catalogue's cost per segment (issue 28: < 5 µs)",
+    unit: 'µs',
+    target: 5,
+    stretch: 2,
+  },
+  {
+    id: 'catalog.match.2kb',
+    description: 'matchSegment of every segment of the 2 KB compound (60 segments, most without an entry), in process',
+    unit: 'µs',
+    target: 300,
+    stretch: 120,
+  },
+  {
+    id: 'catalog.table.load',
+    description:
+      'reading and parsing dist/catalog.json (the compiled entries), once per process on the first Bash call; report only',
+    unit: 'µs',
+    target: null,
+  },
+  {
     id: 'shell.parser.cold-load',
     description:
       'a fresh process loading dist/shell.cjs (native tree-sitter + Bash grammar) and parsing one command, minus `node -e 0`: what the first Bash call of each check pays; report only',

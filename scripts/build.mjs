@@ -126,14 +126,14 @@ try {
 {
   const compiler = 'dist/.catalog-compiler.cjs';
   await build({ ...common, entryPoints: ['src/catalog/sources.ts'], outfile: compiler, sourcemap: false });
-  const { compileSources, formatProblem } = createRequire(import.meta.url)(`../${compiler}`);
+  const { compileSources, formatProblem, serializeCatalog } = createRequire(import.meta.url)(`../${compiler}`);
   rmSync(compiler);
   const { table, problems } = compileSources();
   if (problems.length > 0) {
     console.error(`hookwise build: the catalogue has errors:\n${problems.map(formatProblem).join('\n')}`);
     process.exit(1);
   }
-  writeFileSync('dist/catalog.json', JSON.stringify(table));
+  writeFileSync('dist/catalog.json', serializeCatalog(table));
 }
 
 // Warm the V8 code cache with one real decision in a throw-away project (see src/cli/launcher.ts).

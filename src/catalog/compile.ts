@@ -424,7 +424,8 @@ export interface CatalogTable {
   checksum: string;
   /** Program name (and alias) → index into `entries`. */
   programs: Record<string, number>;
-  entries: CompiledProgram[];
+  /** Compiled entries; in dist/catalog.json each is JSON text, parsed on first use (table.ts). */
+  entries: (CompiledProgram | string)[];
 }
 
 /**

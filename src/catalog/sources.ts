@@ -65,6 +65,8 @@ export function compileSources(sources: CatalogSources = defaultSources()): {
   return { table: compiled.table, problems: [...problems, ...compiled.problems] };
 }
 
+export { serializeCatalog } from './table.js';
+
 export function formatProblem(p: EntryProblem): string {
   return `${p.file}${p.at === '' ? '' : ` (${p.at})`}: ${p.problem}`;
 }

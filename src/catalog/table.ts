@@ -58,7 +58,22 @@ export function loadCatalog(): LoadedCatalog {
 
 /** A program's compiled entry by the name a segment runs it as (own properties only: argv is untrusted). */
 export function programEntry(name: string, table: CatalogTable = loadCatalog().table): CompiledProgram | undefined {
-  return Object.hasOwn(table.programs, name) ? table.entries[table.programs[name]!] : undefined;
+  if (!Object.hasOwn(table.programs, name)) return undefined;
+  const at = table.programs[name]!;
+  const entry = table.entries[at];
+  if (typeof entry !== 'string') return entry;
+  // Stored as text (dist/catalog.json): parsed on first use, so loading the table costs one shallow parse.
+  const parsed = JSON.parse(entry) as CompiledProgram;
+  table.entries[at] = parsed;
+  return parsed;
+}
+
+/** The table as dist/catalog.json stores it: each entry as its own JSON text, parsed when first matched. */
+export function serializeCatalog(table: CatalogTable): string {
+  return JSON.stringify({
+    ...table,
+    entries: table.entries.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))),
+  });
 }
 
 /** Every program name the catalogue has an entry for (validate uses it to spot project allows it overrules). */

@@ -1,0 +1,54 @@
+/**
+ * The catalogue on the hot path: matching one segment word by word against its entry (what every Bash
+ * segment pays at the edge, memoized with the parse), and loading the compiled table (dist/catalog.json,
+ * read once per process on the first Bash call).
+ */
+import { readFileSync } from 'node:fs';
+import { matchSegment } from '../../src/catalog/match.js';
+import { bundledCatalogFile, loadCatalog } from '../../src/catalog/table.js';
+import { parseCommand } from '../../src/shell/parse.js';
+import { loadShellParser } from '../../src/shell/syntax.js';
+import { runInProcess } from '../in-process.js';
+import type { Suite } from '../suite.js';
+import { COMPOUND_2KB } from './shell.js';
+
+/** A typical search with a cluster, a joined value, a glob and a path: 8 words. */
+export const TYPICAL_SEGMENT = "rg -n --hidden -g '*.ts' -C2 TODO src";
+
+export const catalogSuite: Suite = {
+  name: 'catalog',
+  measures: ['catalog.match.segment', 'catalog.match.2kb', 'catalog.table.load'],
+  async run(ctx) {
+    loadShellParser();
+    const table = loadCatalog();
+    if (table.problem !== undefined) throw new Error(`bench: the catalogue did not load: ${table.problem}`);
+    const typical = parseCommand(TYPICAL_SEGMENT);
+    const compound = parseCommand(COMPOUND_2KB);
+    if (!typical.ok || !compound.ok) throw new Error('bench: the catalogue benchmark commands no longer parse');
+    const segment = typical.segments[0]!;
+    if (matchSegment(segment).knowledge !== 'allow')
+      throw new Error(`bench: ${TYPICAL_SEGMENT} is no longer allowed on knowledge; the row would time a short cut`);
+    const file = bundledCatalogFile();
+    const measured = await runInProcess(
+      [
+        { id: 'catalog.match.segment', batch: 64, fn: () => matchSegment(segment) },
+        { id: 'catalog.match.2kb', batch: 1, fn: () => compound.segments.map((s) => matchSegment(s)) },
+        // What the first Bash call of a process pays (read + JSON.parse); only from the built CLI.
+        ...(file === undefined
+          ? []
+          : [
+              {
+                id: 'catalog.table.load' as const,
+                batch: 1,
+                fn: () => JSON.parse(readFileSync(file, 'utf8')) as unknown,
+              },
+            ]),
+      ],
+      ctx.quick,
+    );
+    const perSegment = measured.find((m) => m.id === 'catalog.match.2kb');
+    if (perSegment !== undefined)
+      perSegment.note = `${compound.segments.length} segments: ${(perSegment.median / compound.segments.length).toFixed(2)} µs per segment (median)`;
+    return measured;
+  },
+};
