@@ -319,7 +319,8 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
       continue;
     }
     const optionLike = !optionsDone && ((word.length > 1 && word.startsWith('-')) || here.noClusters === true);
-    const exact = optionLike ? findOption(path, word) : undefined;
+    // `+x` options (lsof +D, tail +5 is a value) are looked up by exact spelling only.
+    const exact = optionLike || (!optionsDone && word.startsWith('+')) ? findOption(path, word) : undefined;
     if (exact !== undefined) {
       if (!useOption(exact, word, i)) break;
       walk.account(i, `${word} of ${formName()}`);

@@ -374,12 +374,6 @@ export function listsSystem(segment: Segment): boolean {
   if (segment.dynamicArgs.length > 0) return false;
   const rest = segment.argv.slice(1);
   switch (segment.name) {
-    case 'pgrep':
-    case 'pidof':
-    case 'lsof':
-    case 'lsblk':
-    case 'findmnt':
-      return true;
     case 'crontab':
       return rest.length === 1 && rest[0] === '-l';
     case 'ssh-add':
