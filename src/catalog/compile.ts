@@ -360,14 +360,17 @@ function toGrammar(n: CompiledNode): GrammarNode {
   };
 }
 
-/** Our annotation replaces an imported option with a shared spelling; the imported spellings stay known. */
+/**
+ * Our annotation takes over every imported option it names a spelling of, with all that option's aliases
+ * (`-v` vouches for `--verbose`: one option, two spellings). One line of an entry may group several flags
+ * (`-c --bytes -m --chars: flag`), so it may take over more than one imported option.
+ */
 function overlayOption(node: CompiledNode, option: CompiledOption): void {
-  const at = node.options.findIndex((o) => o.names.some((n) => option.names.includes(n)));
-  if (at === -1) node.options.push(option);
-  else {
-    const names = [...new Set([...option.names, ...node.options[at]!.names])];
-    node.options[at] = { ...option, names };
-  }
+  const ours = new Set(option.names);
+  const taken = node.options.filter((o) => o.names.some((n) => ours.has(n)));
+  const names = [...new Set([...option.names, ...taken.flatMap((o) => o.names)])];
+  node.options = node.options.filter((o) => !taken.includes(o));
+  node.options.push({ ...option, names });
 }
 
 function reindex(node: CompiledNode): void {

@@ -127,3 +127,31 @@ describe('matchSegment over an imported grammar (the second source)', () => {
     );
   });
 });
+
+describe('an entry line that groups flags over an imported grammar', () => {
+  it('takes over each option it names, aliases included; options it does not name stay unannotated', () => {
+    const grammar = {
+      names: ['counter'],
+      options: [
+        { names: ['-c', '--bytes'], takesValue: false },
+        { names: ['-m', '--chars', '--characters'], takesValue: false },
+        { names: ['--files0-from'], takesValue: true },
+      ],
+      subcommands: [],
+      args: [{ variadic: true }],
+    };
+    const entry = {
+      program: 'counter',
+      grammar: 'fig',
+      effect: 'reads',
+      options: { '-c --bytes -m --chars': 'flag' },
+      args: ['path-read...'],
+    };
+    const { table } = compileCatalog([{ file: 'counter.yml', data: entry }], [{ node: grammar, ref: 'fig' }]);
+    expect(matchSegment(seg('counter -cm --chars f'), table).knowledge).toBe('allow');
+    expect(matchSegment(seg('counter --characters f'), table).knowledge).toBe('allow');
+    expect(matchSegment(seg('counter --files0-from=x'), table).unaccounted?.why).toBe(
+      '`--files0-from` of counter: known to the grammar, its effect is not annotated',
+    );
+  });
+});
