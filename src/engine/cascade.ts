@@ -76,11 +76,18 @@ async function finishAsync(
   }
 }
 
+/** The first word of a shell call the catalogue could not account for, as the reason says it (short). */
+function firstUnknown(ctx: CascadeContext): string | undefined {
+  const why = ctx.shell?.catalog.find((m) => m.unaccounted !== undefined)?.unaccounted?.why;
+  return why === undefined ? undefined : why.length > 160 ? `${why.slice(0, 159)}…` : why;
+}
+
 function fallback(ctx: CascadeContext, trace?: (step: TraceStep) => void): Decision {
+  const unknown = firstUnknown(ctx);
   let d = decision(
     'ask',
     'default',
-    `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}", so a human decides`,
+    `no tier decided this ${ctx.call.tool} call for role "${ctx.role.role.name}"${unknown === undefined ? '' : ` (effect unknown: ${unknown})`}, so a human decides`,
   );
   // A supervisor that answered without deciding leaves its answer for the human; one that failed, why.
   const s = ctx.supervision;

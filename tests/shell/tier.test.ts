@@ -431,6 +431,11 @@ describe('reasons say what the call does', () => {
   it('a heredoc into `cat >` is a write, not "only reads"', async () => {
     expect(await reasonOf('cat > src/new.ts <<EOT\nhello\nEOT')).toMatch(/^writes src\/new\.ts \(>\)/);
   });
+  it('an ask nothing decided names the first word the catalogue cannot account for', async () => {
+    expect(await reasonOf('wc -l --files0-from=list')).toMatch(
+      /no tier decided .* \(effect unknown: `--files0-from` of wc: not in the catalogue\), so a human decides/,
+    );
+  });
   it('an allow on knowledge names the entry', async () => {
     expect(await reasonOf('wc -l src/a.ts')).toMatch(/reads src\/a\.ts; every word is in the catalogue: wc\.yml/);
   });
