@@ -62,6 +62,8 @@ const common = {
     'tree-sitter',
     'tree-sitter-bash',
     '@anthropic-ai/sdk',
+    // PostgreSQL's driver: required only where a team store is configured (src/store/postgres.ts).
+    'pg',
   ],
   logOverride: { 'empty-import-meta': 'silent' },
   logLevel: 'warning',

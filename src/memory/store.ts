@@ -281,6 +281,16 @@ function guardForWrite(target: StoreTarget, r: DecisionRecord, where: string): v
   if (bad !== undefined) refuse(`refusing to write to ${where}: ${bad.problem} (key ${JSON.stringify(r.key)})`);
   if (r.scope !== target.scope)
     refuse(`refusing to write a ${r.scope}-scope record to the ${target.scope} scope (${where})`);
+  assertWritableRecord(r, where);
+}
+
+/**
+ * Throws unless the record is valid and every text field is sanitized: what `appendRecords` requires before
+ * a line reaches disk, and what the shared store (store/postgres.ts) requires before a row leaves the machine.
+ */
+export function assertWritableRecord(r: DecisionRecord, where: string): void {
+  const bad = checkRecord(r);
+  if (bad !== undefined) refuse(`refusing to write to ${where}: ${bad.problem} (key ${JSON.stringify(r.key)})`);
   // The type says subject and reason are sanitized; the guard makes sure. Tool and role are names, checked
   // the same way so no free-text field can carry a secret to disk (the key's shape already excludes text,
   // and a hash would trip the entropy detectors).

@@ -149,7 +149,25 @@ const ROLES_FIELDS: Record<string, Schema> = {
 
 export const POLICY_SCHEMA: Schema = { type: 'object', fields: POLICY_FIELDS };
 export const ROLES_SCHEMA: Schema = { type: 'object', fields: ROLES_FIELDS };
-export const USER_CONFIG_SCHEMA: Schema = { type: 'object', fields: { ...POLICY_FIELDS, ...ROLES_FIELDS } };
+/**
+ * Where shared state lives (store/settings.ts): only the user's own file may say, never a project's — a
+ * cloned repository must not send a team's decisions to a server of its choosing.
+ */
+const STORE_FIELDS: Record<string, Schema> = {
+  store: {
+    type: 'object',
+    fields: {
+      url: { type: 'string', nonEmpty: true },
+      team: { type: 'string', nonEmpty: true },
+      user: { type: 'string', nonEmpty: true },
+    },
+  },
+};
+
+export const USER_CONFIG_SCHEMA: Schema = {
+  type: 'object',
+  fields: { ...POLICY_FIELDS, ...ROLES_FIELDS, ...STORE_FIELDS },
+};
 
 export interface RawRole {
   name?: string;
@@ -187,6 +205,7 @@ export interface RawConfig extends RawRulesConfig {
   mcp?: RawMcpConfig;
   categories?: Record<string, string[]>;
   roles?: Record<string, RawRole>;
+  store?: { url?: string; team?: string; user?: string };
 }
 
 export interface Source {
