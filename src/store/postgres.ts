@@ -115,6 +115,9 @@ export class PostgresStore implements DecisionStore {
     });
     // An idle client's connection dropping (the server restarted) is reported here; the next query reconnects.
     pool.on('error', () => undefined);
+    // A checked-out client's socket failing (the server killed mid-query) fails that query; the event itself
+    // must not go unhandled and take the daemon down.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return new PostgresStore(pool, settings, origin, pg.Client);
   }
 

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { DecisionRecord } from '../../src/memory/store.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
 import { migrations, PostgresStore, teamSchema } from '../../src/store/postgres.js';
 import type { SharedRecord } from '../../src/store/types.js';
-import type { Sanitized } from '../../src/sanitize/index.js';
 import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { sharedRecord as record } from '../support/store-records.js';
 
 const binaries = findPostgres();
 const skip = 'missing' in binaries ? binaries.missing : undefined;
@@ -27,23 +28,6 @@ const settings = (team: string, user = 'ada') => ({
   user,
   source: 'test',
 });
-
-export function record(key: string, verdict: DecisionRecord['verdict'], extra: Partial<DecisionRecord> = {}) {
-  return {
-    key,
-    tool: 'Bash',
-    subject: `make ${key}` as Sanitized,
-    commands: ['make'],
-    role: 'coder',
-    verdict,
-    reason: 'a human said so' as Sanitized,
-    tier: 'human',
-    scope: 'org',
-    decided_by: 'human',
-    ts: '2026-11-28T10:00:00.000Z',
-    ...extra,
-  } as DecisionRecord & { scope: 'org' };
-}
 
 const org = (r: DecisionRecord & { scope: 'org' }, owner = 'acme'): SharedRecord => ({ owner, record: r });
 

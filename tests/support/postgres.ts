@@ -41,6 +41,15 @@ export interface Cluster {
   readonly dir: string;
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const isRoot = (): boolean => process.getuid?.() === 0;
 
 function run(bin: string, args: string[], asUser: boolean): string {
@@ -79,10 +88,9 @@ export function startCluster(binaries: PostgresBinaries): Cluster {
     stopServer: () => run(join(binaries.bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asUser),
     kill: () => {
       const p = pid();
-      if (p !== undefined) process.kill(p, 'SIGKILL');
-      // the postmaster's children notice it is gone and exit; wait for the socket's lock to go
-      for (let i = 0; i < 200 && existsSync(join(dir, '.s.PGSQL.5432.lock')); i++) execFileSync('sleep', ['0.05']);
-      rmSync(join(data, 'postmaster.pid'), { force: true });
+      if (p === undefined) return;
+      process.kill(p, 'SIGKILL');
+      for (let i = 0; i < 400 && alive(p); i++) execFileSync('sleep', ['0.025']);
     },
     stop: () => {
       if (stopped) return;
