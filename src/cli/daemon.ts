@@ -1,4 +1,6 @@
 /** `hookwise serve` and `hookwise daemon start | stop | status` (src/daemon/). */
+import { describeMode } from './store.js';
+import type { SyncStatus } from '../store/sync.js';
 import { existsSync, unlinkSync } from 'node:fs';
 import { HookwiseError } from '../core/errors.js';
 import { health, spawnDaemon, waitForDaemon } from '../daemon/control.js';
@@ -93,6 +95,7 @@ export interface StatusJson {
   heap_mb?: number;
   /** Tier 2b's worker pool (null: the daemon runs without one). */
   embedding?: EmbeddingStats | null;
+  store?: SyncStatus | null;
   log: string;
 }
 
@@ -153,6 +156,7 @@ export async function daemonStatus(
           rss_mb: h.rss_mb,
           heap_mb: h.heap_mb,
           embedding: h.embedding ?? null,
+          store: h.store ?? null,
           log: paths.log,
         };
   if (json) return { stdout: JSON.stringify(out, null, 2), exitCode: out.running ? 0 : 3 };
@@ -167,6 +171,7 @@ export async function daemonStatus(
       `  served  ${out.decisions} decisions, ${out.errors} errors; latency p50 ${out.p50_ms ?? '-'} ms, p99 ${out.p99_ms ?? '-'} ms (in the daemon)`,
       `  memory  rss ${out.rss_mb} MB, heap ${out.heap_mb} MB`,
       `  embed   ${embeddingLine(out.embedding ?? null)}`,
+      `  store   ${out.store === null || out.store === undefined ? 'the files on this machine' : `team ${out.store.team}: ${describeMode(out.store)}`}`,
       `  log     ${out.log}`,
     ].join('\n'),
     exitCode: 0,

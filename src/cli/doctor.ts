@@ -7,6 +7,7 @@
  */
 import type { HostName } from '../core/tool-call.js';
 import { health } from '../daemon/control.js';
+import { storeCheck } from './store.js';
 import { readHttpConfig, type HttpConfig } from '../daemon/http-config.js';
 import { probeConfinement, which, type ProbeReport } from '../confine/probe.js';
 import type { DaemonStats } from '../daemon/server.js';
@@ -133,6 +134,7 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   checks.push(configCheck(validateProject(ctx.projectRoot, ctx.env)));
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   checks.push(confinementCheck(probe));
+  checks.push(await storeCheck(where));
   const { confine, supervisor, human } = loadConfig(
     ctx.projectRoot,
     configFiles(ctx.projectRoot, where.userConfigDir),

@@ -251,6 +251,29 @@ export async function runProgram(argv: string[]): Promise<number> {
       print(o.json === true ? JSON.stringify(report, null, 2) : renderDoctor(report));
       process.exitCode = report.checks.some((c) => c.status === 'fail') ? 1 : 0;
     });
+  const store = program
+    .command('store')
+    .description("where shared state lives: this machine's files, or a team's PostgreSQL (docs/team.md)");
+  store
+    .command('migrate')
+    .description("apply the schema migrations this hookwise needs to the team's store (all or none)")
+    .action(async () => {
+      const { storeMigrate } = await import('./store.js');
+      const { locations } = await import('../util/locations.js');
+      const r = await storeMigrate(locations());
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
+  store
+    .command('status')
+    .description("which store, its schema version, and the daemon's mode (synced, or offline on its last copy)")
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { renderStoreReport, storeReport } = await import('./store.js');
+      const { locations } = await import('../util/locations.js');
+      const r = await storeReport(locations());
+      print(o.json === true ? JSON.stringify(r, null, 2) : renderStoreReport(r));
+    });
   const daemon = program.command('daemon').description('the per-user daemon: start, stop, status');
   daemon
     .command('start')

@@ -1,4 +1,7 @@
 /** Session commands: register, disable, enable, switch, status, roles. */
+import { describeUrl, storeSettings } from '../store/settings.js';
+import { readSyncStatus } from '../store/sync.js';
+import { describeMode } from './store.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -135,6 +138,7 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
         human,
         sessions: selected,
         ...(modules === undefined ? {} : { modules: modules.json }),
+        store: storeLine(where),
         problems,
         warnings: policy.warnings,
       },
@@ -146,7 +150,7 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
     policy.human.channel === 'queue'
       ? `wait in the human queue up to ${policy.human.timeoutMs / 1000}s, then deny (hookwise queue; from ${policy.human.source})`
       : "go to the host's prompt (human.channel: host-prompt)";
-  const lines = [`runtime dir: ${where.runtimeDir}`, `asks: ${asks}`];
+  const lines = [`runtime dir: ${where.runtimeDir}`, `asks: ${asks}`, `store: ${storeLine(where)}`];
   if (selected.length === 0) lines.push('no registered sessions');
   for (const r of selected) {
     const state = r.disabled ? 'disabled' : r.role === null ? 'no role' : `role ${r.role}`;
@@ -165,6 +169,15 @@ export async function status(sessionId: string | undefined, asJson: boolean): Pr
   for (const p of problems) lines.push(`problem: ${p}`);
   for (const w of policy.warnings) lines.push(formatDiagnostic(w));
   return lines.join('\n');
+}
+
+/** The store and the daemon's mode with it, from the files alone (no connection: status stays instant). */
+function storeLine(where: Locations): string {
+  const { settings } = storeSettings(where.userConfigDir);
+  if (settings.kind === 'files') return 'the files on this machine';
+  const sync = readSyncStatus(where.runtimeDir);
+  const mode = sync === undefined ? 'no daemon has synced yet (hookwise daemon start)' : describeMode(sync);
+  return `team ${settings.team} at ${describeUrl(settings.url)}: ${mode}`;
 }
 
 function moduleLines(

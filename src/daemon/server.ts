@@ -33,6 +33,8 @@ import type { Locations } from '../util/locations.js';
 import { EmbeddingService, type EmbeddingServiceOptions, type EmbeddingStats } from '../embed/client.js';
 import { NetProxyHost } from './netproxy.js';
 import { FileQueue } from '../queue/file-queue.js';
+import { storeSettings, type StoreSettings } from '../store/settings.js';
+import type { FleetSync, SyncStatus } from '../store/sync.js';
 import { MemoryQueue } from '../queue/memory-queue.js';
 import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
 import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, type HumanAnswer } from '../queue/types.js';
@@ -61,6 +63,11 @@ export interface ServeOptions {
    */
   embedding?: Omit<EmbeddingServiceOptions, 'places' | 'log'> | false;
   log?: (line: string) => void;
+  /**
+   * The team store to replicate the shared scopes with (store/sync.ts); default: what the user's config or
+   * HOOKWISE_STORE_URL says (store/settings.ts), the files alone when nothing does. false: the files alone.
+   */
+  store?: StoreSettings | false;
 }
 
 export interface RunningDaemon {
@@ -93,6 +100,8 @@ export interface DaemonStats {
   netproxy?: { allowlists: number };
   /** Tier 2b's worker pool: its state, model, calls and calls answered unavailable. */
   embedding?: EmbeddingStats | null;
+  /** The team store's replication: synced or offline (deciding from the last copy), the outbox; null: files only. */
+  store?: SyncStatus | null;
 }
 
 /** Latencies of the most recent calls, for p50/p99 without unbounded memory. */
@@ -148,6 +157,9 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const queue = new MemoryQueue();
   const fileQueue = new FileQueue(where.runtimeDir);
   const answerToken = newAnswerToken(where.runtimeDir);
+  // The team store's replication runs in the background: calls are decided from the files, whatever the
+  // store is doing.
+  const fleet = await startFleet(where, options.store, log);
   const engineOptions = (): EngineOptions => ({
     parseCacheSize: 4096,
     memory: new LiveMemoryPool(),
@@ -329,6 +341,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       http: httpAddress,
       netproxy: { allowlists: netProxy.count() },
       embedding: embedding?.stats() ?? null,
+      store: fleet?.status() ?? null,
     };
   };
 
@@ -339,7 +352,10 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     keepAliveTimeout: 30_000,
   };
   const unixServer = createServer(serverOptions, (req, res) => void handle(true)(req, res));
-  await listen(unixServer, paths.socket);
+  await listen(unixServer, paths.socket).catch(async (error: unknown) => {
+    await fleet?.close();
+    throw error;
+  });
   const socketIno = lstatSync(paths.socket).ino;
   let httpServer: Server | undefined;
   let httpAddress: DaemonState['http'] = null;
@@ -351,6 +367,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       unixServer.close();
       unlinkQuietly(paths.socket);
       await embedding?.close();
+      await fleet?.close();
       throw new HookwiseError(
         'USAGE',
         `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`,
@@ -418,6 +435,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
       await netProxy.close();
       await embedding?.close();
+      await fleet?.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
       if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);
@@ -439,6 +457,28 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     close,
     closed,
   };
+}
+
+/** The store's replication, when a team store is set: its module (and the driver) loaded only then. */
+async function startFleet(
+  where: Locations,
+  given: StoreSettings | false | undefined,
+  log: (line: string) => void,
+): Promise<FleetSync | undefined> {
+  let settings = given;
+  if (settings === undefined) {
+    const load = storeSettings(where.userConfigDir);
+    for (const problem of load.problems) log(`store: ${problem}`);
+    settings = load.settings;
+  }
+  if (settings === false || settings.kind === 'files') return undefined;
+  const [{ FleetSync }, { PostgresStore }] = await Promise.all([
+    import('../store/sync.js'),
+    import('../store/postgres.js'),
+  ]);
+  const fleet = new FleetSync(settings, where, (s, origin) => PostgresStore.open(s, origin), { log });
+  void fleet.start();
+  return fleet;
 }
 
 /** HOOKWISE_ROLE of the calling process (the thin client) or of Claude Code (an http hook's header). */

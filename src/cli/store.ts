@@ -1,0 +1,170 @@
+/**
+ * `hookwise store migrate | status`, and the store's check for `doctor`: which store this machine uses,
+ * whether its schema is at this hookwise's version, and which mode the daemon's replication is in.
+ */
+import type { Locations } from '../util/locations.js';
+import { describeUrl, storeSettings, type StoreSettings } from '../store/settings.js';
+import { readSyncStatus, type SyncStatus } from '../store/sync.js';
+import { sanitize } from '../sanitize/index.js';
+
+export interface CommandResult {
+  stdout: string;
+  exitCode: number;
+}
+
+/** A line of `doctor` (cli/doctor.ts DoctorCheck's shape). */
+export interface StoreCheck {
+  status: 'ok' | 'warn' | 'fail';
+  what: string;
+  detail: string;
+  fix?: string;
+}
+
+type Postgres = Extract<StoreSettings, { kind: 'postgres' }>;
+
+function configured(where: Locations): { settings: StoreSettings; problems: string[] } {
+  return storeSettings(where.userConfigDir);
+}
+
+/** Applies the repository's migrations to the team's schema (all or none). */
+export async function storeMigrate(where: Locations): Promise<CommandResult> {
+  const { settings, problems } = configured(where);
+  if (settings.kind === 'files')
+    return {
+      stdout: [
+        ...problems,
+        'no team store is set (store.url in the user config, or HOOKWISE_STORE_URL): the files need no migration',
+      ].join('\n'),
+      exitCode: problems.length > 0 ? 1 : 0,
+    };
+  const { PostgresStore } = await import('../store/postgres.js');
+  const store = await PostgresStore.open(settings, 'migrate');
+  try {
+    const r = await store.migrate();
+    const what =
+      r.applied.length === 0
+        ? `already at version ${r.to}: nothing to apply`
+        : `applied ${r.applied.join(', ')} (version ${r.from} → ${r.to})`;
+    return {
+      stdout: `store ${describeUrl(settings.url)}, team ${settings.team} (schema ${store.schema}): ${what}`,
+      exitCode: 0,
+    };
+  } catch (error) {
+    return { stdout: `store migrate failed, nothing applied: ${reason(error)}`, exitCode: 1 };
+  } finally {
+    await store.close();
+  }
+}
+
+export interface StoreReport {
+  kind: StoreSettings['kind'];
+  store?: string;
+  team?: string;
+  user?: string;
+  source?: string;
+  /** The schema's version in the store and the one this hookwise needs. */
+  version?: { store: number | null; needed: number; error?: string };
+  /** The daemon's replication, as it last wrote it. */
+  daemon?: SyncStatus;
+  problems: string[];
+}
+
+export async function storeReport(where: Locations): Promise<StoreReport> {
+  const { settings, problems } = configured(where);
+  if (settings.kind === 'files') return { kind: 'files', problems };
+  const daemon = readSyncStatus(where.runtimeDir);
+  return {
+    kind: 'postgres',
+    store: describeUrl(settings.url),
+    team: settings.team,
+    user: settings.user,
+    source: settings.source,
+    version: await versionOf(settings),
+    ...(daemon === undefined ? {} : { daemon }),
+    problems,
+  };
+}
+
+async function versionOf(settings: Postgres): Promise<StoreReport['version']> {
+  const { PostgresStore, migrations } = await import('../store/postgres.js');
+  const needed = migrations().length;
+  const store = await PostgresStore.open(settings, 'status');
+  try {
+    return { store: await store.version(), needed };
+  } catch (error) {
+    return { store: null, needed, error: reason(error) };
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}
+
+export function renderStoreReport(r: StoreReport): string {
+  const lines = [...r.problems];
+  if (r.kind === 'files') {
+    lines.push('store: the files on this machine (no team store set)');
+    return lines.join('\n');
+  }
+  lines.push(`store: PostgreSQL ${r.store} (from ${r.source}), team ${r.team}, user ${r.user}`);
+  const v = r.version!;
+  lines.push(
+    v.store === null
+      ? `schema: unknown — the store is unreachable: ${v.error}`
+      : `schema: version ${v.store}, this hookwise needs ${v.needed}${v.store < v.needed ? ' (run hookwise store migrate)' : ''}`,
+  );
+  if (r.daemon === undefined)
+    lines.push('daemon: no replication status (is the daemon running? hookwise daemon start)');
+  else lines.push(`daemon: ${describeMode(r.daemon)}`);
+  return lines.join('\n');
+}
+
+export function describeMode(s: SyncStatus): string {
+  const pending = s.pending_bytes > 0 ? `, ${s.pending_bytes} bytes waiting in the outbox` : '';
+  switch (s.mode) {
+    case 'synced':
+      return `synced with the store since ${s.since}${pending}`;
+    case 'offline':
+      return `OFFLINE since ${s.since}: deciding from the last synced copy, learning kept in the outbox${pending} (${s.error ?? 'unreachable'})`;
+    case 'stopped':
+      return `stopped at ${s.since} (pid ${s.pid})${pending}`;
+  }
+}
+
+/** doctor's line for the store: ok on the files or a synced store; warn offline; fail on a schema behind. */
+export async function storeCheck(where: Locations): Promise<StoreCheck> {
+  const r = await storeReport(where);
+  if (r.kind === 'files')
+    return r.problems.length > 0
+      ? { status: 'warn', what: 'store', detail: r.problems.join('; '), fix: 'fix store: in the user config.yml' }
+      : { status: 'ok', what: 'store', detail: 'the files on this machine (no team store set)' };
+  const v = r.version!;
+  if (v.store === null)
+    return {
+      status: 'warn',
+      what: 'store',
+      detail: `team ${r.team} at ${r.store} is unreachable (${v.error}); daemons decide from their last synced copy`,
+      fix: 'check the URL, the network and the server; learning waits in each outbox until it is back',
+    };
+  if (v.store < v.needed)
+    return {
+      status: 'fail',
+      what: 'store',
+      detail: `team ${r.team}'s schema is at version ${v.store}, this hookwise needs ${v.needed}`,
+      fix: 'hookwise store migrate',
+    };
+  if (r.daemon?.mode === 'offline')
+    return {
+      status: 'warn',
+      what: 'store',
+      detail: `the daemon is ${describeMode(r.daemon)}`,
+      fix: 'it reconnects on its own; see hookwise store status',
+    };
+  return {
+    status: 'ok',
+    what: 'store',
+    detail: `team ${r.team} at ${r.store}, schema version ${v.store}${r.daemon === undefined ? '' : `; daemon ${describeMode(r.daemon)}`}`,
+  };
+}
+
+function reason(error: unknown): string {
+  return sanitize(error instanceof Error ? error.message : String(error)).text;
+}

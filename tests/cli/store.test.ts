@@ -1,0 +1,99 @@
+/**
+ * `hookwise store migrate | status` and doctor's store line, on a real throwaway PostgreSQL, with the store
+ * chosen the way a user chooses it: `store:` in their own config.yml.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderStoreReport, storeCheck, storeMigrate, storeReport } from '../../src/cli/store.js';
+import { POLICY_SCHEMA } from '../../src/policy/config-schema.js';
+import { parseYaml, type Diagnostic } from '../../src/policy/schema.js';
+import { storeSettings } from '../../src/store/settings.js';
+import type { Locations } from '../../src/util/locations.js';
+import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+
+const binaries = findPostgres();
+const skip = 'missing' in binaries ? binaries.missing : undefined;
+if (skip !== undefined) console.warn(`tests/cli/store: skipped: ${skip}`);
+
+let cluster: Cluster | undefined;
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'hookwise-store-cli-'));
+  if (!('missing' in binaries)) cluster = startCluster(binaries);
+}, 60_000);
+afterAll(() => {
+  cluster?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function placesWith(config: string | undefined): Locations {
+  const dir = mkdtempSync(join(root, 'm-'));
+  const where = { home: dir, runtimeDir: join(dir, 'run'), userConfigDir: join(dir, 'config') };
+  mkdirSync(where.userConfigDir, { recursive: true });
+  if (config !== undefined) writeFileSync(join(where.userConfigDir, 'config.yml'), config);
+  return where;
+}
+
+describe('choosing the store', () => {
+  it('is the files unless the user says otherwise', () => {
+    expect(storeSettings(placesWith(undefined).userConfigDir, {}).settings).toEqual({ kind: 'files' });
+  });
+
+  it("takes the URL, team and user from the user's config, and the environment over it", () => {
+    const where = placesWith('store:\n  url: postgresql://db.example/hookwise\n  team: red\n  user: ada\n');
+    expect(storeSettings(where.userConfigDir, {}).settings).toMatchObject({
+      kind: 'postgres',
+      url: 'postgresql://db.example/hookwise',
+      team: 'red',
+      user: 'ada',
+    });
+    expect(
+      storeSettings(where.userConfigDir, { HOOKWISE_STORE_URL: 'postgres://other/x', HOOKWISE_STORE_TEAM: 'blue' })
+        .settings,
+    ).toMatchObject({ url: 'postgres://other/x', team: 'blue', source: 'HOOKWISE_STORE_URL' });
+  });
+
+  it('stays on the files, saying why, on a setting it cannot use', () => {
+    const where = placesWith('store:\n  url: mysql://db/x\n');
+    const bad = storeSettings(where.userConfigDir, {});
+    expect(bad.settings).toEqual({ kind: 'files' });
+    expect(bad.problems.join('\n')).toMatch(/must start with postgres/);
+    const team = storeSettings(where.userConfigDir, {
+      HOOKWISE_STORE_URL: 'postgres://x/y',
+      HOOKWISE_STORE_TEAM: 'Red Team',
+    });
+    expect(team.settings).toEqual({ kind: 'files' });
+    expect(team.problems.join('\n')).toMatch(/store team "Red Team"/);
+  });
+
+  it("cannot be chosen by a project's policy file", () => {
+    const diagnostics: Diagnostic[] = [];
+    parseYaml('store:\n  url: postgres://attacker/x\n', '.hookwise/policy.yml', POLICY_SCHEMA, diagnostics);
+    expect(diagnostics.map((d) => d.field)).toContain('store');
+  });
+});
+
+describe.skipIf(skip !== undefined)('store migrate and status', () => {
+  it('migrates once, then reports the version; doctor fails before and is ok after', async () => {
+    const where = placesWith(`store:\n  url: ${cluster!.url()}\n  team: cli\n  user: ada\n`);
+    const before = await storeCheck(where);
+    expect(before).toMatchObject({ status: 'fail', fix: 'hookwise store migrate' });
+    const first = await storeMigrate(where);
+    expect(first).toMatchObject({ exitCode: 0 });
+    expect(first.stdout).toMatch(/applied 001-decisions \(version 0 → 1\)/);
+    expect((await storeMigrate(where)).stdout).toMatch(/already at version 1: nothing to apply/);
+    const report = await storeReport(where);
+    expect(report.version).toEqual({ store: 1, needed: 1 });
+    expect(renderStoreReport(report)).toMatch(/schema: version 1, this hookwise needs 1/);
+    expect(await storeCheck(where)).toMatchObject({ status: 'ok' });
+  });
+
+  it('warns, without failing, when the store is unreachable: daemons decide from their last copy', async () => {
+    const where = placesWith(`store:\n  url: postgresql://ada@/postgres?host=${join(root, 'nowhere')}\n  team: cli\n`);
+    const check = await storeCheck(where);
+    expect(check.status).toBe('warn');
+    expect(check.detail).toMatch(/unreachable/);
+  });
+});
