@@ -423,6 +423,10 @@ export async function runProgram(argv: string[]): Promise<number> {
     )
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
     .option(
+      '--fleet',
+      "instead: four machines on a throwaway PostgreSQL (needs its binaries): a learned decision's time to visible, the store killed mid-run, 100k shared records",
+    )
+    .option(
       '--eval-commands [corpus]',
       'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus',
     )
@@ -481,6 +485,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         seed?: string;
         verbose?: boolean;
         swarm?: boolean;
+        fleet?: boolean;
         clients?: string;
         seconds?: string;
         rate?: string;
@@ -508,6 +513,15 @@ export async function runProgram(argv: string[]): Promise<number> {
         if (o.evalConfine === true) {
           const { evalConfine } = await import('./bench.js');
           await evalConfine(o, (text) => print(text));
+          return;
+        }
+        if (o.fleet === true) {
+          const { fleetBench, renderFleet } = await import('../../bench/fleet.js');
+          const report = await fleetBench({
+            quick: o.quick === true,
+            progress: (message) => process.stderr.write(`bench: ${message}\n`),
+          });
+          print(o.json === true ? JSON.stringify(report, null, 2) : renderFleet(report));
           return;
         }
         if (o.swarm === true) {

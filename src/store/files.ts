@@ -4,7 +4,7 @@
  * user (there is one user per config directory); of an org record, the org's directory name.
  */
 import type { StoreTarget } from '../memory/store.js';
-import { appendRecords, loadScope } from '../memory/store.js';
+import { appendRecords, assertWritableRecord, loadScope } from '../memory/store.js';
 import { orgNames } from '../memory/load.js';
 import type { DecisionStore, SharedRecord } from './types.js';
 
@@ -24,8 +24,12 @@ export class FileDecisionStore implements DecisionStore {
       : { scope: 'org', userConfigDir: this.userConfigDir, org: r.owner };
   }
 
-  /** Records of another user are not this machine's to hold: they are skipped. */
+  /**
+   * Records of another user are not this machine's to hold: they are skipped. Every record is checked before
+   * any is written, so a refused batch writes nothing (appendRecords checks per file; this, across files).
+   */
   append(records: readonly SharedRecord[]): Promise<void> {
+    for (const r of records) assertWritableRecord(r.record, `the ${r.record.scope} scope's files`);
     const byTarget = new Map<string, { target: StoreTarget; records: SharedRecord['record'][] }>();
     for (const r of records) {
       if (r.record.scope === 'user' && r.owner !== this.user) continue;

@@ -308,15 +308,20 @@ export class FleetSync {
     }
     const before = new Map([...files].map((f) => [f, statIfPresent(f)?.size ?? 0]));
     let appended = 0;
-    // One bad record (a row another machine wrote by hand) must not hold back the others.
-    for (const r of records) {
-      try {
-        void this.local.append([r]);
-        appended++;
-      } catch (error) {
-        this.options.log?.(
-          `store: a received ${r.record.scope} record skipped: ${sanitize((error as Error).message).text}`,
-        );
+    try {
+      void this.local.append(records); // every record is checked before any is written
+      appended = records.length;
+    } catch {
+      // One bad record (a row another machine wrote by hand) must not hold back the others: one at a time.
+      for (const r of records) {
+        try {
+          void this.local.append([r]);
+          appended++;
+        } catch (error) {
+          this.options.log?.(
+            `store: a received ${r.record.scope} record skipped: ${sanitize((error as Error).message).text}`,
+          );
+        }
       }
     }
     this.current.received += appended;
