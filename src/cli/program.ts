@@ -751,6 +751,21 @@ function registerMemoryCommands(program: Command): void {
       report(rulesShow(query, o));
     });
   rules
+    .command('export')
+    .description(
+      "write the team store's org decisions into this project's .hookwise/rules/ for review and commit (docs/team.md)",
+    )
+    .option('--org <name>', "only this organisation's decisions")
+    .option('--json', 'machine-readable output')
+    .action(async (o: { org?: string; json?: boolean }) => {
+      const { rulesExport } = await import('./store.js');
+      const { locations } = await import('../util/locations.js');
+      const { findProjectRoot } = await import('../paths/canonical.js');
+      const r = await rulesExport(locations(), findProjectRoot(process.cwd()), o);
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
+  rules
     .command('compact')
     .description('rewrite a scope keeping one record per decision, sorted; drops superseded and unreadable lines')
     .addOption(scopeOption('only this scope (default: user and project)'))

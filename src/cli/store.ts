@@ -6,6 +6,17 @@ import type { Locations } from '../util/locations.js';
 import { describeUrl, storeSettings, type StoreSettings } from '../store/settings.js';
 import { readSyncStatus, type SyncStatus } from '../store/sync.js';
 import { sanitize } from '../sanitize/index.js';
+import {
+  appendRecords,
+  compareRecords,
+  laterWins,
+  loadScope,
+  scopeFiles,
+  type DecisionRecord,
+  type StoreTarget,
+} from '../memory/store.js';
+import { FileDecisionStore } from '../store/files.js';
+import type { DecisionStore, SharedRecord } from '../store/types.js';
 
 export interface CommandResult {
   stdout: string;
@@ -163,6 +174,63 @@ export async function storeCheck(where: Locations): Promise<StoreCheck> {
     what: 'store',
     detail: `team ${r.team} at ${r.store}, schema version ${v.store}${r.daemon === undefined ? '' : `; daemon ${describeMode(r.daemon)}`}`,
   };
+}
+
+export interface ExportOptions {
+  /** Only this organisation's decisions (default: every org's). */
+  org?: string;
+  json?: boolean;
+}
+
+/**
+ * `hookwise rules export`: the store's org decisions written into the project's `.hookwise/rules/` as
+ * project-scope records, for review and commit — the way a team's learning enters git. One record per
+ * decision (the newest per key and role, as a load resolves them); a decision the project already holds
+ * with the same verdict is not written again. Works on either backend: with the files, the org scopes under
+ * this user's config.
+ */
+export async function rulesExport(where: Locations, projectRoot: string, o: ExportOptions): Promise<CommandResult> {
+  const { settings, problems } = configured(where);
+  const store = await openStore(settings, where);
+  let shared: SharedRecord[];
+  try {
+    shared = await store.load();
+  } catch (error) {
+    return { stdout: `rules export: cannot read the store: ${reason(error)}`, exitCode: 1 };
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+  const newest = new Map<string, DecisionRecord>();
+  for (const r of shared) {
+    if (r.record.scope !== 'org' || (o.org !== undefined && r.owner !== o.org)) continue;
+    const id = `${r.record.key}\u0000${r.record.role}`;
+    const current = newest.get(id);
+    if (current === undefined || laterWins(r.record, current)) newest.set(id, r.record);
+  }
+  const target: StoreTarget = { scope: 'project', projectRoot };
+  const held = new Map(loadScope(target).records.map((r) => [`${r.key}\u0000${r.role}`, r.verdict]));
+  const fresh: DecisionRecord[] = [];
+  for (const [id, r] of newest) if (held.get(id) !== r.verdict) fresh.push({ ...r, scope: 'project' });
+  fresh.sort(compareRecords);
+  appendRecords(target, fresh);
+  const result = { exported: fresh.length, already: newest.size - fresh.length, files: scopeFiles(target) };
+  if (o.json === true) return { stdout: JSON.stringify({ ...result, problems }, null, 2), exitCode: 0 };
+  const from = settings.kind === 'files' ? 'the org scopes on this machine' : `team ${settings.team}'s store`;
+  return {
+    stdout: [
+      ...problems,
+      fresh.length === 0
+        ? `rules export: nothing new from ${from} (${result.already} decisions already in .hookwise/rules/)`
+        : `rules export: ${fresh.length} decisions from ${from} written to .hookwise/rules/ (${result.already} already there); review them (git diff .hookwise/rules) and commit`,
+    ].join('\n'),
+    exitCode: 0,
+  };
+}
+
+async function openStore(settings: StoreSettings, where: Locations): Promise<DecisionStore> {
+  if (settings.kind === 'files') return new FileDecisionStore(where.userConfigDir, 'local');
+  const { PostgresStore } = await import('../store/postgres.js');
+  return PostgresStore.open(settings, 'export');
 }
 
 function reason(error: unknown): string {

@@ -6,7 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderStoreReport, storeCheck, storeMigrate, storeReport } from '../../src/cli/store.js';
+import { renderStoreReport, rulesExport, storeCheck, storeMigrate, storeReport } from '../../src/cli/store.js';
+import { loadScope } from '../../src/memory/store.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { sharedRecord } from '../support/store-records.js';
 import { POLICY_SCHEMA } from '../../src/policy/config-schema.js';
 import { parseYaml, type Diagnostic } from '../../src/policy/schema.js';
 import { storeSettings } from '../../src/store/settings.js';
@@ -95,5 +98,28 @@ describe.skipIf(skip !== undefined)('store migrate and status', () => {
     const check = await storeCheck(where);
     expect(check.status).toBe('warn');
     expect(check.detail).toMatch(/unreachable/);
+  });
+
+  it("rules export writes the store's org decisions into the project, newest per call, once", async () => {
+    const where = placesWith(`store:\n  url: ${cluster!.url()}\n  team: exp\n  user: ada\n`);
+    await storeMigrate(where);
+    const store = await PostgresStore.open(
+      { kind: 'postgres', url: cluster!.url(), team: 'exp', user: 'ada', source: 'test' },
+      'e'.repeat(32),
+    );
+    await store.append([
+      { owner: 'acme', record: sharedRecord('e1', 'allow', { ts: '2026-11-28T10:00:00.000Z' }) },
+      { owner: 'acme', record: sharedRecord('e1', 'deny', { ts: '2026-11-28T11:00:00.000Z' }) },
+      { owner: 'other', record: sharedRecord('e2', 'ask') },
+      { owner: 'ada', record: { ...sharedRecord('u1', 'allow'), scope: 'user' } },
+    ]);
+    await store.close();
+    const project = mkdtempSync(join(root, 'project-'));
+    const first = await rulesExport(where, project, { org: 'acme' });
+    expect(first.stdout).toMatch(/1 decisions from team exp's store written/);
+    const held = loadScope({ scope: 'project', projectRoot: project }).records;
+    expect(held.map((r) => [r.key, r.verdict, r.scope])).toEqual([['e1', 'deny', 'project']]);
+    expect((await rulesExport(where, project, { org: 'acme' })).stdout).toMatch(/nothing new/);
+    expect((await rulesExport(where, project, {})).stdout).toMatch(/1 decisions .* \(1 already there\)/);
   });
 });
