@@ -73,13 +73,8 @@ export function storeSettings(userConfigDir: string, env: NodeJS.ProcessEnv = pr
 
 /** The URL without its password, for messages. */
 export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an unparsable URL)';
-  }
+  // Not through URL: a unix-socket URL (`postgresql://user@/db?host=/run/postgresql`) has no host it accepts.
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
 }
 
 function readStoreSection(file: string, problems: string[]): RawConfig['store'] {

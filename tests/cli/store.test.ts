@@ -12,7 +12,7 @@ import { PostgresStore } from '../../src/store/postgres.js';
 import { sharedRecord } from '../support/store-records.js';
 import { POLICY_SCHEMA } from '../../src/policy/config-schema.js';
 import { parseYaml, type Diagnostic } from '../../src/policy/schema.js';
-import { storeSettings } from '../../src/store/settings.js';
+import { describeUrl, storeSettings } from '../../src/store/settings.js';
 import type { Locations } from '../../src/util/locations.js';
 import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
 
@@ -122,4 +122,15 @@ describe.skipIf(skip !== undefined)('store migrate and status', () => {
     expect((await rulesExport(where, project, { org: 'acme' })).stdout).toMatch(/nothing new/);
     expect((await rulesExport(where, project, {})).stdout).toMatch(/1 decisions .* \(1 already there\)/);
   });
+});
+
+describe('describing a store URL', () => {
+  it.each([
+    [
+      'postgresql://ada:s3cret@db.example:5432/hw?sslmode=require',
+      'postgresql://ada:***@db.example:5432/hw?sslmode=require',
+    ],
+    ['postgres://ada@/hw?host=/run/postgresql', 'postgres://ada@/hw?host=/run/postgresql'],
+    ['postgresql://db.example/hw', 'postgresql://db.example/hw'],
+  ])('%s is shown as %s', (url, shown) => expect(describeUrl(url)).toBe(shown));
 });
