@@ -3,13 +3,16 @@ import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { lstatSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
+import { rememberSubject, subjectFor } from '../support/memory.js';
+import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 
 const running: RunningDaemon[] = [];
 afterEach(async () => {
@@ -372,5 +375,48 @@ describe('decision memory in the daemon', () => {
       process.env = saved;
     }
     expect((await viaDaemon(p, raw)).stdout).toMatch(/"deny"/);
+  });
+});
+
+const pgBinaries = findPostgres();
+const noPostgres = 'missing' in pgBinaries ? pgBinaries.missing : undefined;
+if (noPostgres !== undefined) console.warn(`tests/daemon/server (team store): skipped: ${noPostgres}`);
+
+describe.skipIf(noPostgres !== undefined)('a daemon with a team store', () => {
+  let cluster: Cluster;
+  const settings = () => ({
+    kind: 'postgres' as const,
+    url: cluster.url(),
+    team: 'daemons',
+    user: 'ada',
+    source: 'test',
+  });
+  beforeAll(async () => {
+    if ('missing' in pgBinaries) return;
+    cluster = startCluster(pgBinaries);
+    const store = await PostgresStore.open(settings(), '0'.repeat(32));
+    await store.migrate();
+    await store.close();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  it('answers a call with a decision learned on another machine, and says it is synced', async () => {
+    const a = makeProject();
+    const b = makeProject();
+    const da = await serve({ where: locations(a.env), store: settings(), embedding: false });
+    running.push(da);
+    const db = await serve({ where: locations(b.env), store: settings(), embedding: false });
+    running.push(db);
+    b.register('s1', 'coder');
+    const call = JSON.stringify(b.pre('Bash', { command: 'make shipit' }, 's1'));
+    const verdict = async (): Promise<string> =>
+      (JSON.parse((await viaDaemon(b, call)).stdout) as { hookSpecificOutput: { permissionDecision: string } })
+        .hookSpecificOutput.permissionDecision;
+    expect(await verdict()).not.toBe('deny');
+    rememberSubject(a, await subjectFor(a, 'Bash', { command: 'make shipit' }), 'deny', { scope: 'org' });
+    for (let i = 0; i < 200 && (await verdict()) !== 'deny'; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await verdict()).toBe('deny');
+    expect(db.stats().store).toMatchObject({ mode: 'synced', team: 'daemons', received: 1 });
+    expect(da.stats().store).toMatchObject({ mode: 'synced', sent: 1 });
   });
 });
