@@ -187,7 +187,10 @@ export class FleetSync {
         (error) => this.fail(error),
       );
       this.pullWanted = true;
-      await this.runOnce();
+      // In the one queue of runs, so the interval's runs never overlap it (two pushes would send twice).
+      const first = this.running.then(() => this.runOnce());
+      this.running = first.catch(() => undefined);
+      await first;
       if (this.remote !== undefined) {
         this.retryMs = this.options.retryMs ?? 250;
         this.setMode('synced');

@@ -417,6 +417,6 @@ describe.skipIf(noPostgres !== undefined)('a daemon with a team store', () => {
     for (let i = 0; i < 200 && (await verdict()) !== 'deny'; i++) await new Promise((r) => setTimeout(r, 25));
     expect(await verdict()).toBe('deny');
     expect(db.stats().store).toMatchObject({ mode: 'synced', team: 'daemons', received: 1 });
-    expect(da.stats().store).toMatchObject({ mode: 'synced', sent: 1 });
+    expect(da.stats().store, JSON.stringify(da.stats().store)).toMatchObject({ mode: 'synced', sent: 1 });
   });
 });
