@@ -202,7 +202,7 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
 export function renderFleet(r: FleetReport): string {
   return [
     `fleet: ${r.machines} machines on one PostgreSQL (one process; replication as each daemon runs it)`,
-    `  learned decision visible on the others: p50 ${r.visible.p50_ms} ms, p99 ${r.visible.p99_ms} ms, max ${r.visible.max_ms} ms (${r.visible.samples} × 3 machines; target < 1000 ms)`,
+    `  learned decision visible on the others: p50 ${r.visible.p50_ms} ms, p99 ${r.visible.p99_ms} ms, max ${r.visible.max_ms} ms (${r.visible.samples} samples: ${r.visible.samples / 3} decisions × 3 other machines; target < 1000 ms)`,
     `  store killed mid-run, restarted: ${r.outage.learned} learned, lost ${r.outage.lost} (target 0), wrong allows ${r.outage.wrong_allows} (target 0), all back ${r.outage.recovered_ms} ms after the restart`,
     `  ${r.big.records} shared records: a new machine's first sync ${r.big.first_sync_ms} ms; loading them as memory ${r.big.load_ms} ms; heap +${r.big.heap_mb} MB, rss +${r.big.rss_mb} MB`,
   ].join('\n');
