@@ -80,7 +80,7 @@ export function confinability(
   const segments = shell.parse.segments;
   const byRules = judgeSegmentsDetailed(
     segments,
-    rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home }),
+    rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home, runsInProject: shell.runsInProject }),
   ).segments;
   let needsNetwork = false;
   for (let i = 0; i < segments.length; i++) {

@@ -66,12 +66,14 @@ export interface RulesContext extends PreconditionContext {
   home: string;
   /** The shell call's segments matched against the catalogue (prepared at the edge). */
   catalog?: readonly CatalogMatch[];
+  /** Whether each segment runs inside the project, judged on canonical paths at the edge (shell/prepare.ts). */
+  runsInProject?: readonly boolean[];
 }
 
-/** Build a RulesContext from the cascade's context and where the project and home are. */
+/** Build a RulesContext from the cascade's context and where the project and home are (and, for a shell call, each segment runs). */
 export function rulesContextOf(
   ctx: PolicyContext & PreconditionContext & { shell?: { catalog: readonly CatalogMatch[] } | undefined },
-  where: { projectRoot: string; home: string },
+  where: { projectRoot: string; home: string; runsInProject?: readonly boolean[] },
 ): RulesContext {
   const out: RulesContext = {
     call: ctx.call,
@@ -82,6 +84,7 @@ export function rulesContextOf(
   };
   if (ctx.ports !== undefined) out.ports = ctx.ports;
   if (ctx.shell !== undefined) out.catalog = ctx.shell.catalog;
+  if (where.runsInProject !== undefined) out.runsInProject = where.runsInProject;
   return out;
 }
 
@@ -336,6 +339,8 @@ function judgeSegment(
     index,
   };
   if (ctx.catalog !== undefined && ctx.catalog.length === segments.length) env.catalog = ctx.catalog;
+  const inProject = ctx.runsInProject?.[index];
+  if (inProject !== undefined) env.runsInProject = inProject;
   const pack = packDecision(segment, env, m, ctx.policy);
   const judged: SegmentJudgement = { segment, decision: undefined };
   if (pack !== undefined) judged.pack = pack;

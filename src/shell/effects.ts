@@ -52,15 +52,36 @@ export interface CommandEffects {
   links: LinkMade[];
 }
 
-export function analyzeEffects(segments: readonly Segment[], writes: WriteAnalysis): CommandEffects {
+/**
+ * Whether a path a segment names lies inside the project. `path` is as written: relative to `segment.cwd`
+ * (itself relative to the command's working directory) unless absolute or `~`. The edge answers from
+ * canonical paths (prepare.ts), so `cd /abs/project`, `git -C <root>/sub`, a trailing slash and a symlinked
+ * root all count as inside, and `<root>/..` does not; unknown (an expansion, an unknown working directory)
+ * is outside.
+ */
+export type InProject = (path: string, segment: Pick<Segment, 'cwd' | 'flags'>) => boolean;
+
+/** Without the edge (pure callers, tests): relative, no `..`, not the bare working directory. */
+export const lexicalInProject: InProject = (path, segment) => {
+  if (path === '' || path === '.' || segment.flags.cwdUnknown === true) return false;
+  const where = segment.cwd === undefined ? path : posix.join(segment.cwd, path);
+  return !where.startsWith('/') && !where.startsWith('~') && !where.split('/').includes('..');
+};
+
+export function analyzeEffects(
+  segments: readonly Segment[],
+  writes: WriteAnalysis,
+  inProject: InProject = lexicalInProject,
+): CommandEffects {
   const links = linksMade(segments);
   const codeInValues = segments.some(
     (s) => Object.values(s.assignments).some(isCode) || (DECLARES.has(s.name) && s.argv.slice(1).some(isCode)),
   );
   const out: SegmentEffects[] = segments.map((segment, index) => {
     const runs: RunEffect[] = [];
-    runs.push(...environmentEffects(segment));
-    runs.push(...optionEffects(segment));
+    const inside = (path: string): boolean => insideProject(path, segment, inProject);
+    runs.push(...environmentEffects(segment, inside));
+    runs.push(...optionEffects(segment, inside, inProject));
     runs.push(...expansionEffects(segment, codeInValues));
     runs.push(...plantedEffects(segments, index, writes, links));
     return { runs, network: isNetwork(segment) };
@@ -247,12 +268,15 @@ function programOf(value: string): string | undefined {
   return name;
 }
 
-/** A directory in a load path or PATH that stays inside the project: relative, no `..`, not the bare cwd. */
-function inProject(entry: string): boolean {
+/** A path a segment names (`$PWD/x` is `x` where it runs) stays inside the project; an expansion does not. */
+function insideProject(entry: string, segment: Segment, inProject: InProject): boolean {
   const e = entry.replace(/^\$\{?PWD\}?\//, '');
-  if (e === '' || e === '.' || e.startsWith('/') || e.startsWith('~') || e.includes('$')) return false;
-  return !e.split('/').includes('..');
+  if (e === '' || e.includes('$') || e.includes('`')) return false;
+  return inProject(e, segment);
 }
+
+/** Whether a path stays inside the project, as the caller of environmentRisk judges it. */
+type Inside = (path: string) => boolean;
 
 const SYSTEM_PATH_DIRS = new Set([
   '/usr/local/sbin',
@@ -280,7 +304,11 @@ function riskyPath(value: string): string | undefined {
 }
 
 /** Why setting NAME=VALUE makes a program run code, or undefined when it does not. */
-export function environmentRisk(name: string, value: string): string | undefined {
+export function environmentRisk(
+  name: string,
+  value: string,
+  inside: Inside = (path) => lexicalInProject(path, { flags: {} }),
+): string | undefined {
   if (PROGRAM_VARS.has(name)) {
     return programOf(value) === undefined
       ? `${name}=${short(value)} names a program that runs instead of (or inside) the command`
@@ -293,7 +321,7 @@ export function environmentRisk(name: string, value: string): string | undefined
       : `PATH puts ${short(risky)} before the system directories, so a program planted there runs instead of the one named`;
   }
   if (LOAD_PATH_VARS.has(name)) {
-    const outside = value.split(':').filter((e) => e !== '' && !/^\$\{?\w+\}?$/.test(e) && !inProject(e));
+    const outside = value.split(':').filter((e) => e !== '' && !/^\$\{?\w+\}?$/.test(e) && !inside(e));
     return outside.length > 0 ? `${name} loads code from ${short(outside[0]!)}, outside the project` : undefined;
   }
   if (name === 'NODE_OPTIONS') {
@@ -340,7 +368,7 @@ export function environmentRisk(name: string, value: string): string | undefined
 
 const DECLARES = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
-function environmentEffects(segment: Segment): RunEffect[] {
+function environmentEffects(segment: Segment, inside: Inside): RunEffect[] {
   const out: RunEffect[] = [];
   const pairs: [string, string][] = Object.entries(segment.assignments);
   if (DECLARES.has(segment.name)) {
@@ -350,7 +378,7 @@ function environmentEffects(segment: Segment): RunEffect[] {
     }
   }
   for (const [name, value] of pairs) {
-    const risk = environmentRisk(name, value);
+    const risk = environmentRisk(name, value, inside);
     if (risk !== undefined) out.push({ kind: 'environment', detail: risk });
   }
   return out;
@@ -391,7 +419,7 @@ const SAFE_GIT_CONFIG =
 export const GIT_CODE_CONFIG =
   /^(?:core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree|bare)|alias\..+|pager\..+|diff\..+\.(?:textconv|command)|diff\.external|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|sequence\.editor|gpg(?:\..+)?\.program|include\.path|includeif\..+|uploadpack\.packobjectshook|url\..+\.(?:insteadof|pushinsteadof)|remote\..+\.(?:uploadpack|receivepack|proxy|vcs|url|pushurl)|https?\.(?:.+\.)?proxy|sendemail\..+|web\.browser|browser\..+\.(?:cmd|path)|man\..+\.(?:cmd|path)|instaweb\..+|submodule\..+\.update|safe\.directory|init\.templatedir|receive\.procreceiverefs|protocol\..+\.allow|core\.fsmonitorhookversion)$/i;
 
-function gitEffects(argv: readonly string[]): RunEffect[] {
+function gitEffects(argv: readonly string[], inside: Inside): RunEffect[] {
   const out: RunEffect[] = [];
   let i = 1;
   // Global options before the subcommand.
@@ -411,14 +439,14 @@ function gitEffects(argv: readonly string[]): RunEffect[] {
       if (w === '--config-env') i++;
     } else if (w === '-C' || w === '--git-dir' || w === '--work-tree') {
       const dir = argv[++i] ?? '';
-      if (!inProject(dir))
+      if (!inside(dir))
         out.push({
           kind: 'option',
           detail: `git ${w} ${short(dir)} runs git in a repository outside the project, whose configuration and hooks can run programs`,
         });
     } else if (w.startsWith('--git-dir=') || w.startsWith('--work-tree=')) {
       const dir = w.slice(w.indexOf('=') + 1);
-      if (!inProject(dir))
+      if (!inside(dir))
         out.push({
           kind: 'option',
           detail: `git ${short(w)} runs git in a repository outside the project, whose configuration and hooks can run programs`,
@@ -541,12 +569,12 @@ const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 /** awk code that runs a program or writes a file: system(), `cmd | getline`, `print | "cmd"`, `print > "f"`, `|&`. */
 const AWK_RUNS = /\bsystem\s*\(|\|\s*getline|\|&|\b(?:print|printf)\b[^;{}\n]*[|>]|@load|\bexec\b/;
 
-function awkEffects(argv: readonly string[]): RunEffect[] {
+function awkEffects(argv: readonly string[], inside: Inside): RunEffect[] {
   const programs = optionValues(argv, 'e', ['source']);
   const files = optionValues(argv, 'f', ['file', 'exec']).concat(optionValues(argv, 'E', []));
   if (has(argv, '-l', '--load') || optionValues(argv, 'l', ['load']).length > 0)
     return [{ kind: 'option', detail: 'awk --load loads a compiled extension' }];
-  if (files.some((f) => !inProject(f)))
+  if (files.some((f) => !inside(f)))
     return [{ kind: 'option', detail: `awk -f runs a program file from outside the project (${short(files[0]!)})` }];
   if (programs.length === 0 && files.length === 0) {
     const first = firstOperand(argv, ['F', 'v', 'f', 'e', 'E', 'i', 'l']);
@@ -705,10 +733,10 @@ function sedScripts(argv: readonly string[]): { scripts: string[]; files: string
   return { scripts, files };
 }
 
-function sedEffects(argv: readonly string[]): RunEffect[] {
+function sedEffects(argv: readonly string[], inside: Inside): RunEffect[] {
   if (argv.includes('--sandbox')) return [];
   const { scripts, files } = sedScripts(argv);
-  if (files.some((f) => !inProject(f)))
+  if (files.some((f) => !inside(f)))
     return [{ kind: 'option', detail: `sed -f runs a script from outside the project (${short(files[0]!)})` }];
   for (const script of scripts) {
     const s = sedScript(script);
@@ -760,7 +788,7 @@ const CODE_CONFIG_OPTIONS =
   /^--(?:config|config-file|configFile|globalSetup|globalTeardown|setupFiles|setupFilesAfterEnv|testEnvironment|transform|resolver|testRunner|require|loader|plugin|rulesdir|resolve-plugins-relative-to|project|workspace|reporter|environment|dir)(?:=|$)/;
 
 /** `npx vitest --config /tmp/x.mjs`, `jest --config '{…}'`: the tool loads code from outside the project. */
-function toolConfigEffects(segment: Segment): RunEffect[] {
+function toolConfigEffects(segment: Segment, inside: Inside): RunEffect[] {
   const argv = segment.argv;
   const tool = [segment.name, ...argv.slice(1, 4)].find((w) => CONFIGURED_TOOLS.has(w));
   if (tool === undefined) return [];
@@ -769,12 +797,7 @@ function toolConfigEffects(segment: Segment): RunEffect[] {
     const shortOption = w === '-c' || w === '-p' || w === '-r';
     if (!CODE_CONFIG_OPTIONS.test(w) && !shortOption) continue;
     const value = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (argv[i + 1] ?? '');
-    if (
-      value.startsWith('{') ||
-      (value !== '' &&
-        !value.startsWith('-') &&
-        (value.startsWith('/') || value.startsWith('~') || value.split('/').includes('..')))
-    ) {
+    if (value.startsWith('{') || (value !== '' && !value.startsWith('-') && !inside(value))) {
       return [
         {
           kind: 'option',
@@ -823,10 +846,18 @@ const RUNS_DIRECTORY_CODE = new Set([
   'pip3',
 ]);
 
-function foreignDirectory(segment: Segment): RunEffect[] {
+function foreignDirectory(segment: Segment, inProject: InProject): RunEffect[] {
+  if (!RUNS_DIRECTORY_CODE.has(segment.name)) return [];
+  if (segment.flags.cwdUnknown === true)
+    return [
+      {
+        kind: 'option',
+        detail: `\`${segment.name}\` runs in a directory hookwise cannot know (an earlier \`cd\` to an expansion, \`cd -\`, \`popd\`, a \`cd\` that may not run), where its configuration, hooks or scripts may not be the project's`,
+      },
+    ];
   const cwd = segment.cwd;
-  if (cwd === undefined || !RUNS_DIRECTORY_CODE.has(segment.name)) return [];
-  if (!cwd.startsWith('/') && !cwd.startsWith('~') && !cwd.split('/').includes('..')) return [];
+  // The directory itself, relative to the command's own working directory.
+  if (cwd === undefined || insideProject(cwd, { ...segment, cwd: undefined }, inProject)) return [];
   return [
     {
       kind: 'option',
@@ -835,18 +866,18 @@ function foreignDirectory(segment: Segment): RunEffect[] {
   ];
 }
 
-function optionEffects(segment: Segment): RunEffect[] {
-  const generic = [...toolConfigEffects(segment), ...foreignDirectory(segment)];
-  return generic.length > 0 ? generic : programOptionEffects(segment);
+function optionEffects(segment: Segment, inside: Inside, inProject: InProject): RunEffect[] {
+  const generic = [...toolConfigEffects(segment, inside), ...foreignDirectory(segment, inProject)];
+  return generic.length > 0 ? generic : programOptionEffects(segment, inside);
 }
 
-function programOptionEffects(segment: Segment): RunEffect[] {
+function programOptionEffects(segment: Segment, inside: Inside): RunEffect[] {
   const argv = segment.argv;
   const name = segment.name;
   const one = (detail: string): RunEffect[] => [{ kind: 'option', detail }];
-  if (name === 'git') return gitEffects(argv);
-  if (AWK.has(name)) return awkEffects(argv);
-  if (name === 'sed' || name === 'gsed') return sedEffects(argv);
+  if (name === 'git') return gitEffects(argv, inside);
+  if (AWK.has(name)) return awkEffects(argv, inside);
+  if (name === 'sed' || name === 'gsed') return sedEffects(argv, inside);
   if (name === 'less' || name === 'more' || name === 'most') {
     if (argv.some((w) => w.startsWith('+') && /[!|]/.test(w))) return one(`${name} +… runs a shell command`);
     if (
@@ -902,12 +933,12 @@ function programOptionEffects(segment: Segment): RunEffect[] {
   if (name === 'make' || name === 'gmake') {
     const files = optionValues(argv, 'f', ['file', 'makefile']);
     if (files.includes('-')) return one('make -f - reads its recipes from stdin');
-    if (files.some((f) => !inProject(f)))
+    if (files.some((f) => !inside(f)))
       return one(`make -f runs recipes from outside the project (${short(files[0]!)})`);
     if (has(argv, '--eval') || optionValues(argv, 'E', []).length > 0)
       return one('make --eval adds recipes given on the command line');
     const dirs = optionValues(argv, 'C', ['directory']);
-    if (dirs.some((d) => !inProject(d)))
+    if (dirs.some((d) => !inside(d)))
       return one(`make -C runs the Makefile of a directory outside the project (${short(dirs[0]!)})`);
     for (const word of argv.slice(1)) {
       const eq = word.indexOf('=');
@@ -956,7 +987,7 @@ function programOptionEffects(segment: Segment): RunEffect[] {
   ) {
     if (has(argv, '--basetemp')) return one('pytest --basetemp deletes and recreates the directory it names');
     const configs = optionValues(argv, 'c', ['config-file']);
-    if (configs.some((c) => !inProject(c)))
+    if (configs.some((c) => !inside(c)))
       return one(`pytest -c reads a configuration from outside the project (${short(configs[0]!)})`);
     return [];
   }

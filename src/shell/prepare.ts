@@ -12,7 +12,7 @@ import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
 import { hasFreshTempMarker, mapFreshTemp } from './fresh-temp.js';
 import type { ParseResult, Segment, WriteAnalysis, WriteTarget } from './types.js';
-import type { CommandEffects, LinkMade, ReadTarget } from './effects.js';
+import type { CommandEffects, InProject, LinkMade, ReadTarget } from './effects.js';
 import type { CatalogMatch } from '../catalog/match.js';
 
 export interface PreparedShell {
@@ -23,8 +23,13 @@ export interface PreparedShell {
   targets: (ResolvedPath | null)[];
   /** Whether writes.targets[i] exists now (an overwrite loses data; creating a file does not). */
   exists: boolean[];
-  /** What each segment can run, read and reach beyond its first word (see effects.ts). */
+  /**
+   * What each segment can run, read and reach beyond its first word (see effects.ts), with "outside the
+   * project" judged on canonical paths: it depends on the file system, so it is worked out for every call.
+   */
   effects: CommandEffects;
+  /** Whether each segment runs inside the project (its working directory, canonical); false when unknown. */
+  runsInProject: boolean[];
   /** effects.reads[i], canonicalized; null when the path is only known at run time. */
   reads: (ResolvedPath | null)[];
   /** Each segment matched against the catalogue (its paths are already among `writes` and `effects.reads`). */
@@ -41,8 +46,11 @@ const NO_EFFECTS: CommandEffects = { segments: [], reads: [], links: [] };
 /** `$VAR`, `$(…)`, backticks: the path is decided at run time. A glob alone is judged as written. */
 const EXPANSION = /[$`]/;
 
-/** Parses kept across calls, by command text (a parse and its write analysis depend on nothing else). */
-type Parsed = Pick<PreparedShell, 'parse' | 'writes' | 'effects' | 'catalog'>;
+/**
+ * What is kept across calls, by command text: the parse, its write analysis and catalogue match (they
+ * depend on nothing else), and the effects when working them out asked nothing of the file system.
+ */
+type Parsed = Pick<PreparedShell, 'parse' | 'writes' | 'catalog'> & { effects?: CommandEffects };
 
 export interface ParseMemo {
   get(command: string): Parsed | undefined;
@@ -64,15 +72,36 @@ export async function prepareShell(
       targets: [],
       exists: [],
       effects: NO_EFFECTS,
+      runsInProject: [],
       reads: [],
       catalog: [],
     };
   }
-  const { parse, writes, effects, catalog } = memo?.get(command) ?? (await parseFresh(command, memo));
+  const parsed = memo?.get(command) ?? (await parseFresh(command, memo));
+  const { parse, writes, catalog } = parsed;
+  // Asked once per path and directory in a call (the effects and the packs ask about the same `cd`).
+  const asked = new Map<string, boolean>();
+  const inProject: InProject = (path, segment) => {
+    const key = `${segment.flags.cwdUnknown === true ? '?' : (segment.cwd ?? '')}\u0000${path}`;
+    let inside = asked.get(key);
+    if (inside === undefined) asked.set(key, (inside = insideProject(path, segment, pathContext)));
+    return inside;
+  };
+  const effects = parsed.effects ?? (await effectsOf(parsed, inProject, () => asked.size > 0));
+  // The command's own directory: inside when it already is the canonical root or below it (the usual case).
+  const root = pathContext.projectRoot;
+  const here = pathContext.cwd === root || pathContext.cwd.startsWith(root === '/' ? '/' : `${root}/`);
+  const byCwd = new Map<string | undefined, boolean>(here ? [[undefined, true]] : []);
+  const runsInProject = parse.segments.map((segment) => {
+    if (segment.flags.cwdUnknown === true) return false;
+    let inside = byCwd.get(segment.cwd);
+    if (inside === undefined) byCwd.set(segment.cwd, (inside = inProject(segment.cwd ?? '.', { flags: {} })));
+    return inside;
+  });
   const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, effects.links), parse, pathContext));
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
-  return { command, parse, writes, targets, exists, effects, reads, catalog };
+  return { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
 }
 
 async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Parsed> {
@@ -85,8 +114,7 @@ async function parseFresh(command: string, memo: ParseMemo | undefined): Promise
   }
   const catalog = parse.segments.map((s) => shell.matchSegment(s));
   const writes = withCatalogWrites(shell.writeTargets(parse.segments), parse.segments, catalog);
-  const effects = withCatalogReads(shell.analyzeEffects(parse.segments, writes), parse.segments, catalog);
-  const parsed = { parse, writes, effects, catalog };
+  const parsed: Parsed = { parse, writes, catalog };
   memo?.set(command, parsed);
   return parsed;
 }
@@ -137,6 +165,28 @@ function withCatalogReads(
     }
   });
   return added.length === 0 ? effects : { ...effects, reads: [...effects.reads, ...added] };
+}
+
+/** The effects, with the catalogue's reads, kept with the parse when no answer came from the file system (most commands). */
+async function effectsOf(parsed: Parsed, inProject: InProject, consulted: () => boolean): Promise<CommandEffects> {
+  if (!parsed.parse.ok) return NO_EFFECTS;
+  const shell = await loadShell();
+  const segments = parsed.parse.segments;
+  const effects = withCatalogReads(shell.analyzeEffects(segments, parsed.writes, inProject), segments, parsed.catalog);
+  if (!consulted()) parsed.effects = effects;
+  return effects;
+}
+
+/**
+ * A path a segment names lies inside the project, judged like a path policy path: canonical (symlinks,
+ * `..`, a trailing slash), against the canonical root. A path known only at run time is not inside.
+ */
+function insideProject(path: string, segment: Pick<Segment, 'cwd' | 'flags'>, ctx: PathContext): boolean {
+  const absoluteish = isAbsolute(path) || path === '~' || path.startsWith('~/');
+  if (!absoluteish && segment.flags.cwdUnknown === true) return false;
+  const written = absoluteish || segment.cwd === undefined ? path : join(segment.cwd, path);
+  if (EXPANSION.test(written) || hasFreshTempMarker(written)) return false;
+  return resolvePath(written, ctx).relative !== null;
 }
 
 /**

@@ -70,7 +70,11 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
   const segments = shell.parse.segments;
   if (segments.length === 0)
     return decision('allow', 'shell', 'an empty command runs nothing', { id: 'shell:empty', source: 'built-in' });
-  const rules = rulesContextOf(ctx, { projectRoot: ctx.projectRoot, home: ctx.home });
+  const rules = rulesContextOf(ctx, {
+    projectRoot: ctx.projectRoot,
+    home: ctx.home,
+    runsInProject: shell.runsInProject,
+  });
   const many = segments.length > 1;
   let result: Decision | undefined;
   let undecided = false;

@@ -3,6 +3,8 @@
  * packs → strictest across segments. Table-driven per category; role coder unless stated.
  */
 import { describe, expect, it } from 'vitest';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeProject } from '../support/project.js';
 
 type Verdict = 'allow' | 'ask' | 'deny' | 'undecided';
@@ -438,5 +440,44 @@ describe('reasons say what the call does', () => {
   });
   it('an allow on knowledge names the entry', async () => {
     expect(await reasonOf('wc -l src/a.ts')).toMatch(/reads src\/a\.ts; every word is in the catalogue: wc\.yml/);
+  });
+});
+
+describe('the project root named absolutely is inside the project', () => {
+  /** `{root}` in a command is the project's absolute root; `{link}` a symlink to it. */
+  async function verdictAt(template: string): Promise<{ verdict: Verdict; reason: string }> {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    mkdirSync(join(p.root, 'sub'));
+    const link = join(p.home, 'project-link');
+    symlinkSync(p.root, link);
+    const command = template.replaceAll('{root}', p.root).replaceAll('{link}', link);
+    const d = (await p.check(p.pre('Bash', { command }))).decision!;
+    return { verdict: d.tier === 'default' ? 'undecided' : d.verdict, reason: d.reason };
+  }
+
+  it.each([
+    'cd {root} && npm run build',
+    'cd {root}/ && npx tsc --noEmit',
+    'cd {root}/sub && npm test',
+    'cd {root}/sub/.. && npm run build',
+    'git -C {root} status',
+    'git -C {root}/ status',
+    'cd {link} && npm run build',
+    'git -C {link} status',
+  ])('%s → allow', async (command) => {
+    const got = await verdictAt(command);
+    expect(got.verdict, got.reason).toBe('allow');
+  });
+
+  it.each([
+    ['cd {root}/.. && npm run build', /outside the project/],
+    ['git -C {root}/.. status', /outside the project/],
+    ['cd {link}/.. && npm test', /outside the project/],
+    ['cd "$DIR" && npm test', /cannot know/],
+  ])('%s → ask', async (command, reason) => {
+    const got = await verdictAt(command);
+    expect(got.verdict, got.reason).toBe('ask');
+    expect(got.reason).toMatch(reason);
   });
 });

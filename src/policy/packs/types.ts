@@ -51,6 +51,11 @@ export interface PackEnv {
   index: number;
   /** The segments matched against the catalogue at the edge (prepare.ts); absent: matched on demand. */
   catalog?: readonly CatalogMatch[];
+  /**
+   * Whether this segment runs inside the project, from canonical paths (a symlinked root, `cd <root>/`);
+   * absent when no edge worked it out (then the packs compare the working directory as written).
+   */
+  runsInProject?: boolean;
 }
 
 export interface PackFinding<Id extends string> {

@@ -802,6 +802,7 @@ function isDynamicNonGlob(segment: Segment, index: number, text: string): boolea
 
 /** The command runs in the project (a tracked `cd` elsewhere, or an unknown one, rules a formatter out). */
 function runsInProject(env: PackEnv): boolean {
+  if (env.runsInProject !== undefined) return env.runsInProject;
   const cwd = effectiveCwd(env);
   return cwd !== undefined && (cwd === env.projectRoot || cwd.startsWith(`${env.projectRoot}/`));
 }
