@@ -2,8 +2,6 @@
  * The `hookwise` executable. `check` and `session-check` run on every tool call, so they bypass commander
  * and every module they do not need; all other commands load the full CLI lazily.
  */
-import { describeError } from '../core/errors.js';
-
 async function main(argv: string[]): Promise<number> {
   const command = argv[0];
   if (command === 'check' || command === 'session-check') {
@@ -20,10 +18,12 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
-    // Last line of defence: a message, not a stack trace, and exit 2 (a block for every host).
-    process.stderr.write(`hookwise: ${describeError(error)}\n`);
-    if (process.env.HOOKWISE_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
+  async (error: unknown) => {
+    // Last line of defence: a message, not a stack trace, and exit 2 (a block for every host). The error may
+    // quote the input: it is shown sanitized and cut (the sanitizer is loaded only on this path).
     process.exitCode = 2;
+    const { shownError } = await import('../sanitize/shown.js');
+    process.stderr.write(`hookwise: ${shownError(error)}\n`);
+    if (process.env.HOOKWISE_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
   },
 );

@@ -36,6 +36,11 @@ export interface ResolvedPath {
   absolute: string;
   /** Relative to the project root with `/` separators, or null when outside the root. */
   relative: string | null;
+  /**
+   * The file system would not say where the path leads (a name too long, a symlink loop, a directory that
+   * cannot be searched): why. `absolute` is then only its lexical form, and path policy asks a human.
+   */
+  unknown?: string;
 }
 
 export const HOOK_EVENTS = ['pre-tool', 'post-tool', 'prompt-submit', 'session-start'] as const;

@@ -5,7 +5,7 @@
  */
 import { gitOnPath, gitWorkTree } from '../confine/git-layout.js';
 import type { Decision } from '../core/decision.js';
-import { describeError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import type { TraceStep } from '../core/tier.js';
 import type { HookEvent, ToolCall } from '../core/tool-call.js';
 import type { HostAdapter, RenderOptions } from '../hosts/adapter.js';
@@ -237,7 +237,7 @@ function remember(
       if (note !== undefined) notes.push(`hookwise: ${note}`);
     }
   } catch (error) {
-    notes.push(`hookwise: could not remember this decision: ${describeError(error)}`);
+    notes.push(`hookwise: could not remember this decision: ${shownError(error)}`);
   }
   if (notes.length > 0) out.stderr = `${out.stderr ?? ''}${notes.join('\n')}\n`;
 }
@@ -262,7 +262,7 @@ function countDelegation(
       kind === 'work' ? delegationWork(s, now, windowMs) : delegationReset(s),
     );
   } catch (error) {
-    process.stderr.write(`hookwise: could not update the delegation window: ${describeError(error)}\n`);
+    process.stderr.write(`hookwise: could not update the delegation window: ${shownError(error)}\n`);
   }
 }
 

@@ -18,7 +18,8 @@
  */
 import { join } from 'node:path';
 import { decision } from '../core/decision.js';
-import { describeError, errorCodeOf, HookwiseError } from '../core/errors.js';
+import { errorCodeOf, HookwiseError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import type { HookEvent } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
@@ -186,7 +187,7 @@ export class Engine {
     event: HookEvent | undefined,
     started: bigint,
   ): CheckResult {
-    const reason = describeError(error);
+    const reason = shownError(error);
     const d = decision('deny', 'input', `cannot judge this call safely, so it is blocked: ${reason}`, {
       id: `error:${errorCodeOf(error) ?? 'INTERNAL'}`,
       source: 'hookwise',

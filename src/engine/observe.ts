@@ -4,7 +4,7 @@
  * count of consecutive failures. Nothing here gates: the tool already ran.
  */
 import { lstatSync } from 'node:fs';
-import { describeError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import type { HookEvent, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { learnFromHost } from '../memory/learn.js';
@@ -38,7 +38,7 @@ function learnAfterTool(
   try {
     learnFromHost(call, where, outcome);
   } catch (error) {
-    out.stderr = `hookwise: could not learn from this call: ${describeError(error)}\n`;
+    out.stderr = `hookwise: could not learn from this call: ${shownError(error)}\n`;
   }
   return out;
 }
@@ -71,6 +71,6 @@ async function breakerAfterTool(
     const signature = errorSignature(event.outcome?.output ?? '');
     updateModuleState(ports.where, call.sessionId, (state) => breakerFailure(state, signature, breaker.threshold));
   } catch (error) {
-    out.stderr = `${out.stderr ?? ''}hookwise: circuit breaker: could not record this result: ${describeError(error)}\n`;
+    out.stderr = `${out.stderr ?? ''}hookwise: circuit breaker: could not record this result: ${shownError(error)}\n`;
   }
 }

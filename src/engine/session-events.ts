@@ -3,7 +3,7 @@
  * turn's notes dropped, a module command such as `s+` or `reset breaker` applied, an unregistered session
  * told how to register). Answered as additional context for the agent.
  */
-import { describeError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import type { HookEvent } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { lstatSync } from 'node:fs';
@@ -100,7 +100,7 @@ function resetDelegation(where: Locations, sessionId: string): void {
   try {
     updateModuleState(where, sessionId, delegationReset);
   } catch (error) {
-    process.stderr.write(`hookwise: could not reset the delegation window: ${describeError(error)}\n`);
+    process.stderr.write(`hookwise: could not reset the delegation window: ${shownError(error)}\n`);
   }
 }
 

@@ -16,7 +16,7 @@
  */
 import { createInterface } from 'node:readline';
 import { VERSION } from '../core/version.js';
-import { describeError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import type { QueueSnapshot } from '../queue/combined.js';
 import { ID_PATTERN, unknownId, type AnswerResult, type HumanAnswer } from '../queue/types.js';
 import { sanitize } from '../sanitize/index.js';
@@ -194,7 +194,7 @@ export async function handleMessage(message: unknown, queue: QueueAccess): Promi
     }
   } catch (error) {
     // A tool that could not reach the queue: an error result the model reads, not a crash of the server.
-    return ok(textResult(`hookwise could not reach its queue: ${describeError(error)}`, true));
+    return ok(textResult(`hookwise could not reach its queue: ${shownError(error)}`, true));
   }
 }
 

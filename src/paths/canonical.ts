@@ -20,51 +20,119 @@ export interface PathContext {
 
 const realpath = realpathSync.native;
 
-/** Whether a path resolves. A path through a file (`/dev/null/x`: ENOTDIR) does not; shorter prefixes may. */
-function exists(path: string): boolean {
+/** Linux's limits on a path and on one of its names, in bytes (macOS: 1024 and 255; a shorter limit only errs). */
+const PATH_MAX = 4096;
+const NAME_MAX = 255;
+
+/**
+ * Whether a path resolves. A path through a file (`/dev/null/x`: ENOTDIR) does not; shorter prefixes may.
+ * Any other error leaves it unknown: the code, for `unknown`.
+ */
+function exists(path: string): boolean | string {
   try {
     return statIfPresent(path) !== undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return false;
+    return typeof code === 'string' ? code : 'an unexpected error';
   }
 }
 
+/** Why the file system would not resolve a path, in words (never the path: it may be long, or hold a secret). */
+function unknownBecause(code: string): string {
+  switch (code) {
+    case 'ENAMETOOLONG':
+      return 'the name is too long for the file system';
+    case 'ELOOP':
+      return 'it runs through a loop of symbolic links';
+    case 'EACCES':
+    case 'EPERM':
+      return 'a directory on its way cannot be searched';
+    default:
+      return `the file system answered ${code}`;
+  }
+}
+
+export interface Canonical {
+  path: string;
+  /** Set when a prefix could not be resolved (see ResolvedPath.unknown): `path` is then partly lexical. */
+  unknown?: string;
+}
+
 export function canonicalize(input: string, cwd: string, home: string): string {
+  return canonicalPath(input, cwd, home).path;
+}
+
+/**
+ * Total: never throws. A prefix the file system will not resolve (ENAMETOOLONG, ELOOP, EACCES) makes the
+ * result unknown; the shorter prefixes still give the best lexical guess, for display only.
+ */
+export function canonicalPath(input: string, cwd: string, home: string): Canonical {
   let path = input;
   if (path === '~') path = home;
   else if (path.startsWith('~/')) path = home + path.slice(1);
   if (!path.startsWith('/')) path = `${cwd}/${path}`;
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  // Longest prefix the kernel can resolve (existence is monotonic in the prefix length).
-  for (let k = parts.length; k >= 0; k--) {
-    const prefix = '/' + parts.slice(0, k).join('/');
-    // stat first: a throwing realpath (the usual case for a file about to be created) costs ~15 µs.
-    if (!exists(prefix)) continue;
-    let base: string;
-    try {
-      base = realpath(prefix);
-    } catch {
-      continue; // raced with a delete, or a component is not searchable
+  let unknown: string | undefined;
+  // The kernel refuses these whatever is on disk; only the prefixes it accepts are looked at.
+  // (A UTF-16 unit is at most 3 UTF-8 bytes: short names and paths skip the byte count.)
+  if (parts.some((p) => p.length * 3 > NAME_MAX && Buffer.byteLength(p) > NAME_MAX))
+    unknown = unknownBecause('ENAMETOOLONG');
+  let top = parts.length;
+  for (let length = 0, k = 0; path.length * 3 >= PATH_MAX && k < parts.length; k++) {
+    length += 1 + Buffer.byteLength(parts[k]!);
+    if (length >= PATH_MAX) {
+      unknown = unknownBecause('ENAMETOOLONG');
+      top = k;
+      break;
     }
-    const out = base === '/' ? [] : base.split('/').slice(1);
-    for (const part of parts.slice(k)) {
-      if (part === '..') out.pop();
-      else out.push(part);
-    }
-    return '/' + out.join('/');
   }
-  return '/' + parts.join('/'); // unreachable: "/" always resolves
+  const prefix = (k: number): string => '/' + parts.slice(0, k).join('/');
+  /** Whether prefix k resolves; an error other than absence makes the whole path unknown. */
+  const resolves = (k: number): boolean => {
+    const found = exists(prefix(k));
+    if (typeof found === 'string') unknown ??= unknownBecause(found);
+    return found === true;
+  };
+  // The longest prefix the kernel resolves. Existence is monotonic in the prefix length: the usual path
+  // (a file, or one about to be created) is found in at most three stats from the top, anything else by
+  // bisection, so a path of thousands of components costs a few dozen stats, not thousands.
+  let k = top;
+  if (!resolves(k) && k > 0 && !resolves(--k) && k > 0 && !resolves(--k)) {
+    let lo = 0;
+    let hi = k - 1;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (resolves(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    k = lo;
+  }
+  let base: string;
+  try {
+    base = realpath(prefix(k));
+  } catch (error) {
+    // Raced with a delete, or a component is not searchable: the rest is only a lexical guess.
+    unknown ??= unknownBecause((error as NodeJS.ErrnoException).code ?? 'an unexpected error');
+    base = prefix(k);
+  }
+  const out = base === '/' ? [] : base.split('/').slice(1);
+  for (const part of parts.slice(k)) {
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  const canonical = '/' + out.join('/');
+  return unknown === undefined ? { path: canonical } : { path: canonical, unknown };
 }
 
 export function resolvePath(input: string, ctx: PathContext): ResolvedPath {
-  const absolute = canonicalize(input, ctx.cwd, ctx.home);
+  const { path: absolute, unknown } = canonicalPath(input, ctx.cwd, ctx.home);
   const root = ctx.projectRoot;
   let relative: string | null = null;
   if (absolute === root) relative = '';
   else if (root === '/') relative = absolute.slice(1);
   else if (absolute.startsWith(root + '/')) relative = absolute.slice(root.length + 1);
-  return { input, absolute, relative };
+  return unknown === undefined ? { input, absolute, relative } : { input, absolute, relative, unknown };
 }
 
 /** The git root above `cwd` (a `.git` dir or file), else `cwd` itself; always canonical. */

@@ -12,8 +12,23 @@ import type { CompiledPattern } from './compiled.js';
 import { inTempDir } from '../paths/canonical.js';
 import { shownId } from '../sanitize/ids.js';
 
+/** Longer paths are cut when shown: a reason names a path, it does not copy 64 KB of it. */
+const MAX_SHOWN_PATH = 200;
+
 function show(path: ResolvedPath): string {
-  return path.relative === null ? path.absolute : path.relative === '' ? '.' : path.relative;
+  const text = path.relative === null ? path.absolute : path.relative === '' ? '.' : path.relative;
+  return text.length <= MAX_SHOWN_PATH ? text : `${text.slice(0, MAX_SHOWN_PATH - 1)}…`;
+}
+
+/** A path the file system would not resolve (ResolvedPath.unknown): nobody can tell where it leads. */
+function unknownPath(path: ResolvedPath, access: string): Decision | undefined {
+  if (path.unknown === undefined) return undefined;
+  return decision(
+    'ask',
+    'path-policy',
+    `${show(path)}, where hookwise cannot tell what it leads to (${path.unknown}): a human confirms every ${access} of it`,
+    { id: 'unknown-target:unresolvable', source: 'built-in' },
+  );
 }
 
 function ruleOf(kind: string, pattern: CompiledPattern): { id: string; source: string } {
@@ -22,6 +37,8 @@ function ruleOf(kind: string, pattern: CompiledPattern): { id: string; source: s
 
 /** One path written by the session's role: also used for the write targets of shell commands. */
 export function judgeWrite(path: ResolvedPath, ctx: PolicyContext): Decision | undefined {
+  const unknown = unknownPath(path, 'write');
+  if (unknown !== undefined) return unknown;
   const { role, matchers, call } = ctx;
   const name = role.role.name;
   const sensitive = matchers.sensitiveWrite.match(path);
@@ -71,6 +88,8 @@ export function judgeWrite(path: ResolvedPath, ctx: PolicyContext): Decision | u
  * `/`). Shared by the file tools and the read targets of shell commands.
  */
 export function judgeSensitiveRead(path: ResolvedPath, ctx: PolicyContext, recursive: boolean): Decision | undefined {
+  const unknown = unknownPath(path, 'read');
+  if (unknown !== undefined) return unknown;
   const sensitive = ctx.matchers.sensitiveRead.match(path);
   if (sensitive !== undefined) {
     return decision(
@@ -176,7 +195,7 @@ function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: PolicyCo
     return decision(
       'allow',
       'path-policy',
-      `${path.absolute} is in the system temp directory: scratch files there need no human (deleting or overwriting one is judged separately)`,
+      `${show(path)} is in the system temp directory: scratch files there need no human (deleting or overwriting one is judged separately)`,
       {
         id: 'outside-root:temp',
         source: 'built-in',
@@ -187,7 +206,7 @@ function outsideRoot(access: 'read' | 'write', path: ResolvedPath, ctx: PolicyCo
   return decision(
     verdict,
     'path-policy',
-    `${path.absolute} is outside the project root (outside_root.${access}: ${verdict})`,
+    `${show(path)} is outside the project root (outside_root.${access}: ${verdict})`,
     {
       id: `outside-root:${access}`,
       source: ctx.policy.outsideRoot.source,

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { describeError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import type { FileQueue } from './file-queue.js';
 import type { MemoryQueue } from './memory-queue.js';
@@ -30,7 +30,7 @@ export function snapshotOf(memory: MemoryQueue | undefined, files: FileQueue): Q
     problems.push(...files.problems);
     fileRecent = files.recent();
   } catch (error) {
-    problems.push(`the queue files in ${files.dir} could not be read: ${describeError(error)}`);
+    problems.push(`the queue files in ${files.dir} could not be read: ${shownError(error)}`);
   }
   const items = [
     ...(memory?.list() ?? []).map((i) => ({ ...i, backend: 'daemon' as const })),

@@ -15,7 +15,8 @@
 import { readdirSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
-import { describeError, HookwiseError } from '../core/errors.js';
+import { HookwiseError } from '../core/errors.js';
+import { shownError } from '../sanitize/shown.js';
 import {
   ensurePrivateDir,
   isAbsent,
@@ -130,7 +131,7 @@ export class FileQueue implements QueueBackend {
         return { id, first: true, me };
       });
     } catch (error) {
-      return { kind: 'unavailable', why: `the queue in ${this.dir} could not take this call: ${describeError(error)}` };
+      return { kind: 'unavailable', why: `the queue in ${this.dir} could not take this call: ${shownError(error)}` };
     }
     return this.awaitAnswer(joined.id, joined.first, joined.me, Date.now() + timeoutMs, signal);
   }
@@ -146,7 +147,7 @@ export class FileQueue implements QueueBackend {
         try {
           held = this.readItem(id);
         } catch (error) {
-          problems.push(describeError(error));
+          problems.push(shownError(error));
           continue;
         }
         if (held === undefined) continue;
@@ -184,7 +185,7 @@ export class FileQueue implements QueueBackend {
       try {
         held = this.readItem(name.slice(0, -5));
       } catch (error) {
-        problems.push(describeError(error));
+        problems.push(shownError(error));
         continue;
       }
       if (held === undefined) continue;
@@ -288,7 +289,7 @@ export class FileQueue implements QueueBackend {
     try {
       bytes = readOwnedFile(file, PURPOSE);
     } catch (error) {
-      return { kind: 'unavailable', why: describeError(error) };
+      return { kind: 'unavailable', why: shownError(error) };
     }
     if (bytes === undefined) return undefined;
     const parsed = parseAnswer(bytes, file);

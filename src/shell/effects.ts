@@ -1217,7 +1217,11 @@ function plantedEffects(
   const program = segment.argv[0] ?? '';
   if (program.includes('/') && runsWritten(program))
     return [{ kind: 'planted', detail: `runs ${short(program)}, which this command wrote or linked just before` }];
-  if (SCRIPT_RUNNERS.has(segment.name) && segment.argv.slice(1).some(runsWritten)) {
+  // An inline program (`node -e '…'`) is code, not a file it runs.
+  if (
+    SCRIPT_RUNNERS.has(segment.name) &&
+    segment.argv.some((w, k) => k > 0 && k !== segment.flags.inlineCodeArg && runsWritten(w))
+  ) {
     return [{ kind: 'planted', detail: `\`${segment.name}\` runs a file this command wrote or linked just before` }];
   }
   const changedProject = before.some(
@@ -1422,7 +1426,8 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
   if (NOT_READING.has(segment.name) || segment.flags.remote !== undefined) return out;
   const isRecursive = recursive(segment);
   segment.argv.forEach((word, k) => {
-    if (k === 0 || segment.dynamicArgs.includes(k)) return;
+    // An inline program (`node -e '…'`) is code, not a file name, however many slashes it holds.
+    if (k === 0 || segment.dynamicArgs.includes(k) || k === segment.flags.inlineCodeArg) return;
     const path = pathOf(word);
     if (path !== undefined) add(path, segment.name, isRecursive);
   });

@@ -186,7 +186,8 @@ function insideProject(path: string, segment: Pick<Segment, 'cwd' | 'flags'>, ct
   if (!absoluteish && segment.flags.cwdUnknown === true) return false;
   const written = absoluteish || segment.cwd === undefined ? path : join(segment.cwd, path);
   if (EXPANSION.test(written) || hasFreshTempMarker(written)) return false;
-  return resolvePath(written, ctx).relative !== null;
+  const resolved = resolvePath(written, ctx);
+  return resolved.unknown === undefined && resolved.relative !== null;
 }
 
 /**

@@ -175,7 +175,8 @@ function effectsVerdict(
     if (resolved === null || resolved === undefined) return;
     const d = judgeSensitiveRead(resolved, ctx, read.recursive);
     if (d === undefined) return;
-    secret = true;
+    // A path nobody can resolve is asked about, but it is not known to hold credentials.
+    if (resolved.unknown === undefined) secret = true;
     result = stricter(result, { ...d, reason: `\`${read.via}\` reads ${d.reason}` });
   });
   return result === undefined ? undefined : { decision: result, secret };

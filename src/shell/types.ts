@@ -67,6 +67,8 @@ export interface Segment {
     remote?: string;
     /** `python -c`, `node -e`, `perl -e`, `ruby -e`, …: the language of inline code it runs. */
     inlineCode?: string;
+    /** The argv index of the word that holds that inline program (`node -e CODE` → 2): code, never a path. */
+    inlineCodeArg?: number;
     /**
      * A pipe feeds a program to an interpreter (`curl … | sh`, `… | sudo python3 -`): set on the segments
      * that feed it (the stage before the interpreter) and on the interpreter segment itself.

@@ -150,10 +150,13 @@ function finish(name: string, out: Unwrapped): Unwrapped {
   const inline = inlineSpec(name);
   if (inline !== undefined) {
     const found = inlineCode(out.words, inline);
-    if (found === 'inline') out.flags.inlineCode = inline.lang;
-    else if (found === 'stdin') out.stdinCode = inline.lang;
+    if (typeof found === 'number') {
+      out.flags.inlineCode = inline.lang;
+      out.flags.inlineCodeArg = found;
+    } else if (found === 'stdin') out.stdinCode = inline.lang;
   } else if (name === 'deno' && out.words[1]?.text === 'eval') {
     out.flags.inlineCode = 'javascript';
+    out.flags.inlineCodeArg = 2;
   }
   return out;
 }
@@ -518,8 +521,11 @@ function peelFlock(words: Word[], out: Unwrapped): number | 'stop' | 'done' {
   return args.rest + 1 < words.length ? wrapped(out, 'flock', args.rest + 1) : 'stop';
 }
 
-/** Does an interpreter run inline code (`-c`/`-e`), read code from stdin (no script, or `-`), or run a file? */
-function inlineCode(words: readonly Word[], spec: InlineSpec): 'inline' | 'stdin' | 'file' {
+/**
+ * Does an interpreter run inline code (`-c`/`-e`: the index of the word holding the program), read code
+ * from stdin (no script, or `-`), or run a file?
+ */
+function inlineCode(words: readonly Word[], spec: InlineSpec): number | 'stdin' | 'file' {
   for (let i = 1; i < words.length; i++) {
     const text = words[i]!.text;
     if (text === '-') return 'stdin';
@@ -527,12 +533,12 @@ function inlineCode(words: readonly Word[], spec: InlineSpec): 'inline' | 'stdin
     if (!text.startsWith('-') || text.length < 2) return 'file';
     if (text.startsWith('--')) {
       const long = text.slice(2).split('=')[0]!;
-      if (spec.long?.includes(long) === true) return 'inline';
+      if (spec.long?.includes(long) === true) return text.includes('=') ? i : i + 1;
       continue;
     }
     for (let k = 1; k < text.length; k++) {
       const letter = text[k]!;
-      if (spec.code.includes(letter)) return 'inline';
+      if (spec.code.includes(letter)) return k === text.length - 1 ? i + 1 : i;
       if (spec.stop?.includes(letter) === true) return 'file';
       // perl -i.bak, -Mstrict: the rest of the cluster is the option's value.
       if (spec.attached?.includes(letter) === true) break;

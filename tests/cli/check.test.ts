@@ -255,3 +255,68 @@ describe('until later tiers exist, undecided calls ask', () => {
     expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'tool-policy' });
   });
 });
+
+describe('call text is never a path it is not, and no error path prints it raw', () => {
+  // Built at run time: no literal token in the repository for scanners to trip on.
+  const SECRET = ['ghp', '_', 'Zq7Xw2Lk9Mv4Np6Rt8Ys1Ua3Ob5Ic0Ed2Fg4H'].join('');
+  /** An inline program of about `bytes` bytes that holds slashes, quotes and the planted secret. */
+  const program = (bytes: number): string => {
+    const line = 'x.readFileSync("/etc/hostname", "utf8");';
+    return `const x = require("fs"); const t = "${SECRET}"; ${line.repeat(Math.ceil(bytes / line.length))}`;
+  };
+
+  it.each([4 * 1024, 64 * 1024])('a %d-byte `node -e` program is judged, not an internal error', async (bytes) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const r = await p.check(p.pre('Bash', { command: `mkdir -p d && cd d && node -e '${program(bytes)}'` }));
+    expect(r.decision?.tier).not.toBe('input');
+    expect(r.decision?.rule?.id ?? '').not.toMatch(/^error:/);
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.stderr ?? '').toBe('');
+    expect(r.stdout).not.toContain('ENAMETOOLONG');
+  });
+
+  it('a Write to a path too long for the file system asks and names why, cut short', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const file = join(p.root, `${'a'.repeat(300)}/${'b'.repeat(5000)}.ts`);
+    const r = await p.check(p.pre('Write', { file_path: file, content: 'x' }));
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.decision?.rule?.id).toBe('unknown-target:unresolvable');
+    expect(r.decision?.reason).toMatch(/name is too long/);
+    expect(r.decision!.reason.length).toBeLessThan(600);
+  });
+
+  it('a read through a loop of symbolic links asks instead of failing', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('loop-b', join(p.root, 'loop-a'));
+    symlinkSync('loop-a', join(p.root, 'loop-b'));
+    const r = await p.check(p.pre('Bash', { command: 'cat loop-a/x' }));
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.decision?.reason).toMatch(/loop of symbolic links/);
+  });
+
+  it('an internal error that quotes the call is sanitized and cut on stderr, in the answer and in the audit log', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const command = `node -e '${program(64 * 1024)}'`;
+    const failing = {
+      load: (): never => {
+        throw new Error(`could not load memory for ${command}\nforged: line`);
+      },
+    };
+    const r = await p.check(p.pre('Bash', { command }), undefined, { memory: failing });
+    expect(r.decision?.verdict).toBe('deny');
+    expect(r.decision?.rule?.id).toBe('error:INTERNAL');
+    for (const text of [r.stderr ?? '', r.stdout, r.decision!.reason]) {
+      expect(text).not.toContain(SECRET);
+      expect(text.length).toBeLessThan(2000);
+    }
+    expect(r.stderr).toContain('<REDACTED>');
+    expect(r.stderr!.trimEnd().split('\n')).toHaveLength(1);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(p.runtimeDir, 'audit.jsonl'), 'utf8')).not.toContain(SECRET);
+  });
+});

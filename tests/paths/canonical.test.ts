@@ -1,5 +1,7 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalize, inTempDir, tempRoots } from '../../src/paths/canonical.js';
+import { canonicalize, canonicalPath, inTempDir, resolvePath, tempRoots } from '../../src/paths/canonical.js';
 import { makeProject } from '../support/project.js';
 
 describe('canonicalize', () => {
@@ -16,6 +18,35 @@ describe('canonicalize', () => {
     const r = await p.check(p.pre('Bash', { command: 'mv file1 file2 /dev/null' }));
     expect(r.decision?.verdict).toBe('ask');
     expect(r.decision?.tier).not.toBe('input');
+  });
+});
+
+describe('canonicalPath never throws: what the file system will not resolve is unknown, with why', () => {
+  it('a name longer than the file system allows (one component, or the whole path)', () => {
+    const p = makeProject();
+    for (const input of [`${'a'.repeat(300)}/x`, 'b/'.repeat(40 * 1024)]) {
+      const got = canonicalPath(input, p.root, p.home);
+      expect(got.unknown).toMatch(/too long/);
+      expect(got.path.startsWith(p.root)).toBe(true);
+    }
+  });
+
+  it('a loop of symbolic links', () => {
+    const p = makeProject();
+    symlinkSync('b', join(p.root, 'a'));
+    symlinkSync('a', join(p.root, 'b'));
+    expect(canonicalPath('a/x', p.root, p.home).unknown).toMatch(/loop of symbolic links/);
+  });
+
+  it('resolvePath carries it; an ordinary missing file is not unknown', () => {
+    const p = makeProject();
+    const ctx = { projectRoot: p.root, home: p.home, cwd: p.root };
+    expect(resolvePath('x'.repeat(5000), ctx).unknown).toMatch(/too long/);
+    expect(resolvePath('src/new/file.ts', ctx)).toEqual({
+      input: 'src/new/file.ts',
+      absolute: join(p.root, 'src/new/file.ts'),
+      relative: 'src/new/file.ts',
+    });
   });
 });
 

@@ -338,6 +338,14 @@ describe('reads', () => {
     expect(reads("sed '$r ~/.netrc' notes.txt")).toEqual([{ path: '~/.netrc', recursive: false }]);
   });
 
+  it('an inline program is code, not a file name: only the operands after it are read', () => {
+    expect(reads(`node -e 'require("fs").readFileSync("/etc/hostname")'`)).toEqual([]);
+    expect(reads(`cd d && node -e 'x("a/b")' scripts/a.js`)).toEqual([{ path: 'scripts/a.js', recursive: false }]);
+    expect(reads(`python3 -c 'open("a/b")' x/y.py`)).toEqual([{ path: 'x/y.py', recursive: false }]);
+    expect(reads(`node --eval='require("a/b")' x/y.js`)).toEqual([{ path: 'x/y.js', recursive: false }]);
+    expect(reads(`perl -e 'print "a/b"' < in/put.txt`)).toEqual([{ path: 'in/put.txt', recursive: false }]);
+  });
+
   it('find roots are what -exec / xargs commands read', () => {
     expect(reads('find ~/.ssh -type f -exec cat {} +')).toEqual([{ path: '~/.ssh', recursive: true }]);
   });
