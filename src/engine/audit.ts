@@ -31,7 +31,8 @@ export function audit(
     {
       ts: new Date().toISOString(),
       session: shownId(call.sessionId),
-      role,
+      // A role may come from HOOKWISE_ROLE, unchecked until the cascade finds it undefined.
+      role: role === null ? null : shownId(role),
       host: call.host,
       tool: shownId(call.tool),
       verdict: d.verdict,

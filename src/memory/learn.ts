@@ -77,7 +77,7 @@ interface PendingAsk {
   key?: string;
   tool: Sanitized;
   subject: Sanitized;
-  commands: string[];
+  commands: Sanitized[];
   writes: Sanitized[];
   role: string;
   target: PendingTarget;

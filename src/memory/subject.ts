@@ -17,6 +17,7 @@
  * Pure: the shell call was parsed and its targets canonicalized at the edge (shell/prepare.ts).
  */
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
+import { shownId } from '../sanitize/ids.js';
 import { sanitize, sanitizedJson, structuralInput, type Sanitized } from '../sanitize/index.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { segmentLosesData } from '../shell/data-loss.js';
@@ -27,14 +28,15 @@ import type { McpField, PreparedMcp } from '../catalog/mcp-call.js';
 import { FREE_KINDS } from '../catalog/mcp-grammar.js';
 
 export interface CallSubject {
-  tool: string;
+  /** The tool's name as it may be stored (sanitize/ids.ts): a name comes from the payload like any input. */
+  tool: Sanitized;
   /** The normalized, sanitized subject: what is hashed into the key and stored. */
   text: Sanitized;
   /**
    * Shell: each segment's wrappers and program as written (`sudo npm`, `git`, `./venv/bin/python`), then the
    * identity of the code it carries, if any (`python3 code:…`: memory/code.ts); file tools and others: the tool.
    */
-  commands: string[];
+  commands: Sanitized[];
   /** Canonical write targets (absolute), sanitized. */
   writes: Sanitized[];
   /** The call loses data (deletes, truncates, overwrites): similarity never approves it. */
@@ -128,7 +130,7 @@ function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undef
   if (shell.targets.some((t) => t === null) || shell.writes.unknown.length > 0) return undefined;
   const segments: Sanitized[] = [];
   const markers: string[] = [];
-  const commands: string[] = [];
+  const commands: Sanitized[] = [];
   let similar = true;
   let text = '';
   for (const [i, segment] of shell.parse.segments.entries()) {
@@ -163,7 +165,7 @@ function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undef
   // The data must reach the key intact: were a marker redacted as a whole, two bodies could share a key.
   if (markers.some((m) => !subject.includes(m))) return undefined;
   const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i));
-  return { tool: call.tool, text: subject, commands, writes, lossy, similar, segments };
+  return { tool: shownId(call.tool), text: subject, commands, writes, lossy, similar, segments };
 }
 
 function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubject | undefined {
@@ -176,10 +178,11 @@ function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubjec
   if (text.length > MAX_SUBJECT) return undefined;
   const writes = call.action === 'write' ? absolute : [];
   // A similar path is a different file: approving one write or read says nothing about another.
+  const tool = shownId(call.tool);
   return {
-    tool: call.tool,
+    tool,
     text: sanitize(text).text,
-    commands: [call.tool],
+    commands: [tool],
     writes,
     lossy: false,
     similar: false,
@@ -195,7 +198,8 @@ function otherSubject(call: ToolCall): CallSubject | undefined {
   const value = field === undefined ? undefined : call.input[field];
   const text = typeof value === 'string' ? sanitize(value).text : sanitizedJson(call.input).text;
   if (text.length > MAX_SUBJECT || text.length === 0) return undefined;
-  return { tool: call.tool, text, commands: [call.tool], writes: [], lossy: false, similar: true, segments: [] };
+  const tool = shownId(call.tool);
+  return { tool, text, commands: [tool], writes: [], lossy: false, similar: true, segments: [] };
 }
 
 /**
@@ -246,7 +250,8 @@ function mcpSubject(call: ToolCall, mcp: PreparedMcp): CallSubject | undefined {
   const text = sanitize(parts.join(' ')).text;
   if (text.length > MAX_SUBJECT) return undefined;
   // Similarity never decides an MCP call: what carries over is exactly what the subject leaves out.
-  return { tool: call.tool, text, commands: [call.tool], writes: [], lossy: false, similar: false, segments: [] };
+  const tool = shownId(call.tool);
+  return { tool, text, commands: [tool], writes: [], lossy: false, similar: false, segments: [] };
 }
 
 /** A URL's origin (scheme, host, port): one approval of a catalogued fetch covers a site, never another one. */

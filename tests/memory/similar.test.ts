@@ -287,7 +287,7 @@ describe('tier 2a: similarity never matches across different code', () => {
     p.register('s1', 'coder');
     const old = async (command: string, commands: string[]): Promise<void> => {
       const s = await subjectFor(p, 'Bash', bash(command));
-      rememberSubject(p, { key: s.key, subject: { ...s.subject, commands } }, 'allow');
+      rememberSubject(p, { key: s.key, subject: { ...s.subject, commands: commands as Sanitized[] } }, 'allow');
     };
     await old('python3 scripts/report.py --n 5 --out reports/weekly.csv', ['python3']);
     await old(`node -e "require('fs').rmSync('dist',{recursive:true})" --trace-warnings`, ['node']);
@@ -314,9 +314,9 @@ describe('tier 2a: similarity never matches across different code', () => {
       {
         key: cacheKey('Bash', 'psql app << SQL'),
         subject: {
-          tool: 'Bash',
+          tool: 'Bash' as Sanitized,
           text: 'psql app << SQL' as Sanitized,
-          commands: ['psql'],
+          commands: ['psql' as Sanitized],
           writes: [],
           lossy: false,
           similar: true,
