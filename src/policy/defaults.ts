@@ -235,6 +235,28 @@ export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
  * Reading these needs a human: they hold credentials. (Reading .claude/ or .hookwise/ is harmless, so
  * the read list is narrower than the write list.)
  */
+/** Shell, REPL and client history files, by the name they have in a home directory. */
+const HISTORY_FILES = [
+  '.bash_history',
+  '.zsh_history',
+  '.zhistory',
+  '.histfile',
+  '.sh_history',
+  '.ksh_history',
+  '.python_history',
+  '.node_repl_history',
+  '.ts_node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.irb_history',
+  '.pry_history',
+  '.Rhistory',
+  '.lesshst',
+  '.dbshell',
+];
+
 export const DEFAULT_SENSITIVE_READ: readonly string[] = [
   // Templates (.env.example, …) and public SSH material hold no secret: reading them is ordinary work.
   '.env!(.example|.sample|.template|.dist)',
@@ -254,6 +276,9 @@ export const DEFAULT_SENSITIVE_READ: readonly string[] = [
   '~/.config/doctl/**',
   '~/.azure/**',
   '~/.git-credentials',
+  // git's credential store at its XDG place (credential.helper store), and gh/glab-style helpers beside it.
+  '~/.config/git/credentials',
+  '~/.config/glab-cli/**',
   '~/.pypirc',
   '~/.pgpass',
   '~/.my.cnf',
@@ -282,6 +307,14 @@ export const DEFAULT_SENSITIVE_READ: readonly string[] = [
   '*.kdbx',
   '.netrc',
   '.pgpass',
+  // Histories: a command line, a REPL line or a query typed with a password or token in it stays there.
+  ...HISTORY_FILES.flatMap((name) => [`~/${name}`, `/root/${name}`, `/home/*/${name}`, name]),
+  '~/.local/share/fish/fish_history',
+  '~/.config/fish/fish_history',
+  '~/.local/state/lesshst',
+  '~/.local/share/psql_history',
+  '~/.mongodb/mongosh/*_history',
+  '~/.ipython/profile_*/history.sqlite',
   '/proc/*/environ',
   '/etc/shadow',
   '/etc/gshadow',

@@ -265,6 +265,31 @@ describe('reads that need a human whatever the role: credentials, hookwise state
     });
   });
 
+  it.each([
+    '~/.config/git/credentials',
+    '~/.bash_history',
+    '~/.zsh_history',
+    '~/.local/share/fish/fish_history',
+    '~/.python_history',
+    '~/.node_repl_history',
+    '~/.psql_history',
+    '~/.mysql_history',
+    '~/.sqlite_history',
+    '~/.lesshst',
+    '~/.local/state/lesshst',
+    '~/.rediscli_history',
+    '~/.irb_history',
+    '~/.mongodb/mongosh/mongosh_repl_history',
+    'ops/backup/.bash_history',
+  ])('Read of %s (a credential store or a history file) asks', async (path) => {
+    const p = makeProject();
+    const file = path.startsWith('~/') ? join(p.home, path.slice(2)) : join(p.root, path);
+    expect(await readVerdict(p, 'Read', { file_path: file })).toMatchObject({
+      verdict: 'ask',
+      rule: expect.stringMatching(/^sensitive-read:/),
+    });
+  });
+
   it("reading or writing hookwise's runtime directory asks (sessions, sockets)", async () => {
     const p = makeProject();
     expect((await readVerdict(p, 'Read', { file_path: join(p.runtimeDir, 'sessions', 'x.json') })).rule).toBe(
