@@ -5,9 +5,9 @@
  * `.claude/../../etc/passwd` is `/etc/passwd`, and a symlink `docs/link -> ../src` puts `docs/link/a.ts`
  * in `src/`.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import type { ResolvedPath } from '../core/tool-call.js';
 import { statIfPresent } from '../util/fs-safe.js';
 
@@ -67,7 +67,7 @@ export function canonicalize(input: string, cwd: string, home: string): string {
  * Total: never throws. A prefix the file system will not resolve (ENAMETOOLONG, ELOOP, EACCES) makes the
  * result unknown; the shorter prefixes still give the best lexical guess, for display only.
  */
-export function canonicalPath(input: string, cwd: string, home: string): Canonical {
+export function canonicalPath(input: string, cwd: string, home: string, hops = 0): Canonical {
   let path = input;
   if (path === '~') path = home;
   else if (path.startsWith('~/')) path = home + path.slice(1);
@@ -116,6 +116,14 @@ export function canonicalPath(input: string, cwd: string, home: string): Canonic
     unknown ??= unknownBecause((error as NodeJS.ErrnoException).code ?? 'an unexpected error');
     base = prefix(k);
   }
+  // The first name that does not resolve may be a dangling symbolic link: a write through it creates its
+  // target, wherever that is, so the path continues from there (as the kernel would, within its hop limit).
+  const next = k < parts.length && unknown === undefined ? danglingTarget(join(base, parts[k]!)) : undefined;
+  if (next !== undefined) {
+    if (hops >= MAX_SYMLINK_HOPS) return { path: join(base, ...parts.slice(k)), unknown: unknownBecause('ELOOP') };
+    const target = posix.isAbsolute(next) ? next : posix.join(base, next);
+    return canonicalPath([target, ...parts.slice(k + 1)].join('/'), cwd, home, hops + 1);
+  }
   const out = base === '/' ? [] : base.split('/').slice(1);
   for (const part of parts.slice(k)) {
     if (part === '..') out.pop();
@@ -123,6 +131,18 @@ export function canonicalPath(input: string, cwd: string, home: string): Canonic
   }
   const canonical = '/' + out.join('/');
   return unknown === undefined ? { path: canonical } : { path: canonical, unknown };
+}
+
+/** Linux follows at most 40 symbolic links while resolving one path. */
+const MAX_SYMLINK_HOPS = 40;
+
+/** Where a symbolic link that does not resolve points (as written in the link); undefined for anything else. */
+function danglingTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined; // not there after all, or not searchable: judged as the name it has
+  }
 }
 
 export function resolvePath(input: string, ctx: PathContext): ResolvedPath {

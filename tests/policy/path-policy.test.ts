@@ -119,6 +119,25 @@ describe('canonical paths decide, not the spelling', () => {
     await expectWrite(p, 'coder', 'src/sneaky/new.test.ts', 'deny', /tests\/new\.test\.ts/);
   });
 
+  it('a dangling symlink is judged by the target a write through it creates', async () => {
+    const p = makeProject();
+    mkdirSync(join(p.root, 'src'));
+    mkdirSync(join(p.root, 'tests'));
+    symlinkSync('../tests/new.test.ts', join(p.root, 'src', 'helper.ts'));
+    await expectWrite(p, 'coder', 'src/helper.ts', 'deny', /tests\/new\.test\.ts/);
+    // Into a directory that does not exist yet either, and through a chain of two links.
+    symlinkSync(join(p.root, 'tests', 'fresh', 'a.test.ts'), join(p.root, 'src', 'deep.ts'));
+    await expectWrite(p, 'coder', 'src/deep.ts', 'deny', /tests\/fresh\/a\.test\.ts/);
+    symlinkSync('helper.ts', join(p.root, 'src', 'again.ts'));
+    await expectWrite(p, 'coder', 'src/again.ts', 'deny', /tests\/new\.test\.ts/);
+    // Out of the project, onto a sensitive path.
+    symlinkSync(join(p.home, '.bashrc'), join(p.root, 'src', 'rc.ts'));
+    await expectWrite(p, 'maintainer', 'src/rc.ts', 'ask', /sensitive/);
+    // A dangling link inside the allowed tree stays allowed.
+    symlinkSync('real.ts', join(p.root, 'src', 'alias.ts'));
+    await expectWrite(p, 'coder', 'src/alias.ts', 'allow');
+  });
+
   it('an intermediate symlink to a sensitive directory asks', async () => {
     const p = makeProject();
     mkdirSync(join(p.root, '.claude'));
