@@ -10,6 +10,7 @@ import { decision, stricter, type Decision } from '../core/decision.js';
 import type { ResolvedPath } from '../core/tool-call.js';
 import type { CompiledPattern } from './compiled.js';
 import { inTempDir } from '../paths/canonical.js';
+import { grepReadsSensitive } from './grep-scope.js';
 import { shownId } from '../sanitize/ids.js';
 
 /** Longer paths are cut when shown: a reason names a path, it does not copy 64 KB of it. */
@@ -164,6 +165,8 @@ export function judgeRead(
   const { role } = ctx;
   const sensitive = judgeSensitiveRead(path, ctx, recursive);
   if (sensitive !== undefined) return { ...sensitive, reason: `reading ${sensitive.reason}` };
+  const searched = grepReadsSensitive(path, ctx);
+  if (searched !== undefined) return searched;
   const allowed = role.allowRead.match(path);
   if (allowed !== undefined) {
     return decision(

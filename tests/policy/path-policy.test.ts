@@ -335,6 +335,33 @@ describe('reads that need a human whatever the role: credentials, hookwise state
     );
   });
 
+  it.each([
+    [{ pattern: 'KEY', glob: '.env*', output_mode: 'content' }, 'ask'],
+    [{ pattern: 'KEY', glob: '**/.env.local', output_mode: 'content' }, 'ask'],
+    [{ pattern: 'AKIA', glob: '*', output_mode: 'files_with_matches' }, 'ask'],
+    [{ pattern: 'BEGIN', glob: '*.{pem,crt}', output_mode: 'count' }, 'ask'],
+    [{ pattern: 'x', glob: 'deploy/id_*' }, 'ask'],
+    [{ pattern: 'KEY', type: 'env' }, 'ask'],
+    [{ pattern: 'KEY', glob: '*.ts', output_mode: 'content' }, 'not ask'],
+    [{ pattern: 'KEY', glob: '!.env*' }, 'not ask'],
+    [{ pattern: 'KEY', glob: '.env.example' }, 'not ask'],
+    [{ pattern: 'KEY', type: 'ts' }, 'not ask'],
+    [{ pattern: 'KEY', output_mode: 'content' }, 'not ask'],
+  ])('Grep %j over the project → %s', async (input, expected) => {
+    const p = makeProject();
+    const got = await readVerdict(p, 'Grep', { ...input, path: p.root });
+    if (expected === 'ask')
+      expect(got).toMatchObject({ verdict: 'ask', rule: expect.stringMatching(/^sensitive-read:/) });
+    else expect(got.verdict).not.toBe('ask');
+  });
+
+  it('Grep whose path is a credential file asks', async () => {
+    const p = makeProject();
+    expect(await readVerdict(p, 'Grep', { pattern: 'KEY', path: join(p.root, '.env') })).toMatchObject({
+      verdict: 'ask',
+    });
+  });
+
   it('writes that make code run later ask for every role', async () => {
     const p = makeProject();
     for (const path of [
