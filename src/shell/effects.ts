@@ -381,7 +381,36 @@ function environmentEffects(segment: Segment, inside: Inside): RunEffect[] {
     const risk = environmentRisk(name, value, inside);
     if (risk !== undefined) out.push({ kind: 'environment', detail: risk });
   }
+  for (const name of setAtRunTime(segment)) {
+    // Any value could come: a variable that is risky for some value is risky here.
+    if (environmentRisk(name, '/run-time/value', inside) !== undefined)
+      out.push({
+        kind: 'environment',
+        detail: `\`${segment.name}\` sets ${name} from data at run time, which changes what later commands run`,
+      });
+  }
   return out;
+}
+
+/** Variables a builtin sets from data: `read [-a] NAME…`, `printf -v NAME`, `mapfile`/`readarray NAME`, `getopts s NAME`. */
+function setAtRunTime(segment: Segment): string[] {
+  const argv = segment.argv;
+  const names = (words: readonly string[]): string[] => words.filter((w) => /^[A-Za-z_]\w*$/.test(w));
+  switch (segment.name) {
+    case 'read':
+      return names(
+        argv.slice(1).filter((w, k, all) => !w.startsWith('-') && !/^-[dinNpt]$/.test(all[k - 1] ?? '')),
+      ).concat(optionValues(argv, 'a', []));
+    case 'printf':
+      return optionValues(argv, 'v', []);
+    case 'mapfile':
+    case 'readarray':
+      return names(argv.slice(1).filter((w, k, all) => !w.startsWith('-') && !/^-[dnOsuC]$/.test(all[k - 1] ?? '')));
+    case 'getopts':
+      return names(argv.slice(2, 3));
+    default:
+      return [];
+  }
 }
 
 // ── options ─────────────────────────────────────────────────────────────────────────────────────────
@@ -852,7 +881,7 @@ function foreignDirectory(segment: Segment, inProject: InProject): RunEffect[] {
     return [
       {
         kind: 'option',
-        detail: `\`${segment.name}\` runs in a directory hookwise cannot know (an earlier \`cd\` to an expansion, \`cd -\`, \`popd\`, a \`cd\` that may not run), where its configuration, hooks or scripts may not be the project's`,
+        detail: `\`${segment.name}\` runs in a directory hookwise cannot know (an earlier \`cd\` to an expansion, \`cd -\`, \`popd\`, a \`cd\` through CDPATH, a \`cd\` that may not run), where its configuration, hooks or scripts may not be the project's`,
       },
     ];
   const cwd = segment.cwd;
@@ -1391,6 +1420,14 @@ function pathOf(word: string): string | undefined {
   return undefined;
 }
 
+/** `$(<path)`, `$( < "path" )`: the literal paths a word's file-reading substitutions read. */
+const FILE_SUBSTITUTION = /\$\(\s*<\s*(?:"([^"$`\\]*)"|'([^']*)'|([^\s()$`;|&<>"'\\]+))\s*\)/g;
+
+function fileSubstitutions(word: string): string[] {
+  if (!word.includes('$(')) return [];
+  return [...word.matchAll(FILE_SUBSTITUTION)].map((m) => m[1] ?? m[2] ?? m[3]!).filter((f) => f !== '');
+}
+
 /** The find search roots a `find … -exec cmd {}` / `find … | xargs cmd` segment reads from. */
 function appendedRoots(segments: readonly Segment[], index: number): string[] {
   for (let i = index - 1; i >= 0; i--) {
@@ -1419,6 +1456,13 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
   for (const r of segment.redirects) {
     if ((r.op === '<' || r.op === '<>') && !r.dynamic) add(r.target, '<', false);
   }
+  // `$(<file)` / `$(cat file)`'s shorthand: bash reads the file itself, in any word or assignment.
+  for (const word of [
+    ...segment.argv,
+    ...Object.values(segment.assignments),
+    ...segment.redirects.map((r) => r.target),
+  ])
+    for (const file of fileSubstitutions(word)) add(file, '$(<…)', false);
   if (segment.flags.appendsArgs === true) {
     for (const root of appendedRoots(segments, index))
       if (!root.includes('$')) add(root, `find … ${segment.name}`, true);

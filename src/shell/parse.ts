@@ -147,6 +147,13 @@ const STATEMENTS = new Set([
 const TRANSPARENT = new Set(['do_group', 'elif_clause', 'else_clause', 'case_item']);
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 
+/** `CDPATH=…` as a statement, or `export`/`declare`/`typeset`/`readonly`/`local` of it (with or without a value). */
+function setsCdpath(segment: Segment): boolean {
+  if (segment.name === ':' && 'CDPATH' in segment.assignments) return true;
+  if (!['export', 'declare', 'typeset', 'readonly', 'local'].includes(segment.name)) return false;
+  return segment.argv.slice(1).some((w) => w === 'CDPATH' || w.startsWith('CDPATH='));
+}
+
 class Walker {
   readonly segments: Segment[] = [];
   /** Interpreter segments that read their program from stdin, with its language. */
@@ -159,6 +166,8 @@ class Walker {
   private readonly freshTemp: boolean;
   /** Variables with a known literal value from a top-level assignment (see knownAssignments). */
   private known: ReadonlyMap<string, KnownValue> = new Map();
+  /** An earlier segment set or exported CDPATH: a later `cd name` may land in any directory it lists. */
+  private cdpath = false;
 
   constructor(
     private readonly source: string,
@@ -752,6 +761,7 @@ class Walker {
     }
     this.segments.push(segment);
     if (level.remote === undefined) this.changeDirectory(segment, level, s.peeled ?? []);
+    if (setsCdpath(segment)) this.cdpath = true;
     return segment;
   }
 
@@ -787,6 +797,9 @@ class Walker {
     } else if (target === undefined) {
       // Bare `cd` goes home; bare `pushd` swaps the top two directories of the stack.
       level.cwd.value = name === 'cd' ? { known: true, dir: '~' } : { known: false };
+    } else if ((this.cdpath || 'CDPATH' in segment.assignments) && !/^(?:[/~]|\.\.?(?:\/|$))/.test(target.text)) {
+      // `CDPATH=/elsewhere cd src`: bash looks for src in CDPATH's directories first.
+      level.cwd.value = { known: false };
     } else {
       level.cwd.value = moveCwd(level.cwd.value, target);
     }

@@ -25,6 +25,23 @@ function kinds(command: string): string[] {
   return [...new Set(effectsOf(command).segments.flatMap((s) => s.runs.map((r) => r.kind)))].sort();
 }
 
+describe('builtins that set a variable from data at run time', () => {
+  it.each([
+    'read -r PATH < f.txt; ls',
+    'printf -v LD_PRELOAD %s x; ls',
+    'mapfile -t NODE_OPTIONS < f',
+    'read -a BASH_ENV',
+  ])('%s', (command) => {
+    expect(kinds(command)).toEqual(['environment']);
+  });
+  it.each(['read -r line < f.txt', 'IFS= read -r line', 'printf -v out %s x', 'mapfile -t lines < f'])(
+    '%s: harmless',
+    (command) => {
+      expect(kinds(command)).toEqual([]);
+    },
+  );
+});
+
 describe('environment that runs code', () => {
   it.each([
     'GIT_PAGER="sh -c id" git log',
@@ -344,6 +361,14 @@ describe('reads', () => {
     expect(reads(`python3 -c 'open("a/b")' x/y.py`)).toEqual([{ path: 'x/y.py', recursive: false }]);
     expect(reads(`node --eval='require("a/b")' x/y.js`)).toEqual([{ path: 'x/y.js', recursive: false }]);
     expect(reads(`perl -e 'print "a/b"' < in/put.txt`)).toEqual([{ path: 'in/put.txt', recursive: false }]);
+  });
+
+  it('$(<file) is a read of the file, in any word, assignment or redirect target', () => {
+    expect(reads('echo "$(<.env)"')).toEqual([{ path: '.env', recursive: false }]);
+    expect(reads('echo "$( < ~/.ssh/id_rsa )"')).toEqual([{ path: '~/.ssh/id_rsa', recursive: false }]);
+    expect(reads(`T="$(< 'conf/token.txt')" make`)).toEqual([{ path: 'conf/token.txt', recursive: false }]);
+    expect(reads('echo "$(<$F)"')).toEqual([]); // only known at run time
+    expect(reads('echo "$(cat)"')).toEqual([]);
   });
 
   it('find roots are what -exec / xargs commands read', () => {

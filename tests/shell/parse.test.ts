@@ -714,6 +714,15 @@ describe('the working directory after literal cd', () => {
     ['cd a || cd b; rm x', [false, false, true]],
     ['f() { cd /; }; rm x', [false, true]],
     ['cd $(mktemp -d) && rm x', [false, false, true]],
+    // CDPATH: bash looks for a relative name in its directories first.
+    ['CDPATH=/tmp cd build && rm x', [false, true]],
+    ['CDPATH=/tmp; cd build && rm x', [false, false, true]],
+    ['export CDPATH=/tmp; cd build; rm x', [false, false, true]],
+    ['declare -x CDPATH; pushd build && rm x', [false, false, true]],
+    // …but not for a path that starts at / . .. or ~.
+    ['export CDPATH=/tmp; cd ./build; rm x', [false, false, false]],
+    ['export CDPATH=/tmp; cd /srv && rm x', [false, false, false]],
+    ['cd -P build && rm x', [false, false]],
   ])('%j: the cwd becomes unknown', (command, unknown) => {
     expect(segments(command).map((s) => s.flags.cwdUnknown === true)).toEqual(unknown);
   });
