@@ -55,6 +55,19 @@ export interface ConfineBox {
   cleanup(): void;
 }
 
+/**
+ * How long a confined run may take before it is killed: a backstop for a command that hangs, not a measure.
+ * Generous, because a run on a loaded machine (bubblewrap's namespaces, the relay, the snapshot) is slow, and
+ * a slow run must not read as a failed one.
+ */
+export const CONFINED_RUN_TIMEOUT_MS = 60_000;
+
+/** A run in words for an assertion's message: how it ended, how long it took, what it said on stderr. */
+export function describeRun(r: RunResult): string {
+  const end = r.signal !== null ? `killed by ${r.signal}` : `exit ${r.status}`;
+  return `${end} after ${Math.round(r.ms)} ms; stderr: ${r.stderr.trim().slice(0, 2000) || '(empty)'}`;
+}
+
 export interface BoxOptions {
   settings?: ConfineSettings;
   /** Lay out the canary files (default true). */
@@ -157,7 +170,7 @@ export function makeBox(runtime: ConfineRuntime | undefined, options: BoxOptions
       return runShell(line, {
         cwd: project,
         env,
-        timeoutMs: runOptions.timeoutMs ?? 10_000,
+        timeoutMs: runOptions.timeoutMs ?? CONFINED_RUN_TIMEOUT_MS,
         ...(runOptions.input === undefined ? {} : { input: runOptions.input }),
       });
     },
