@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runShell } from '../../bench/confine-box.js';
+import { CONFINED_RUN_TIMEOUT_MS, describeRun, runShell } from '../../bench/confine-box.js';
 import { parseAllowlist } from '../../src/confine/allowlist.js';
 import { refusedDestination, segmentNetwork } from '../../src/confine/destinations.js';
 import { probeConfinement } from '../../src/confine/probe.js';
@@ -150,7 +150,7 @@ describe('the engine with a network allowlist', () => {
 
   it.runIf(canConfine && socat !== undefined)(
     'an allowlisted destination runs confined through the proxy, for real',
-    { timeout: 30_000 },
+    { timeout: 3 * CONFINED_RUN_TIMEOUT_MS },
     async () => {
       const p = project([`localhost:${port}`]);
       const d = await decide(p, `curl -sS -d hello http://localhost:${port}/through-the-walls`);
@@ -162,21 +162,28 @@ describe('the engine with a network allowlist', () => {
       const wrapped = String(d.updatedInput?.command);
       expect(wrapped).toContain('socat');
       // Asynchronously: the proxy answers from this very process.
-      const ok = await runShell(wrapped, { cwd: p.root, env: { ...p.env, PATH: process.env.PATH }, timeoutMs: 20_000 });
-      expect(ok.stdout).toBe(`served /through-the-walls to localhost:${port}\n`);
+      const ok = await runShell(wrapped, {
+        cwd: p.root,
+        env: { ...p.env, PATH: process.env.PATH },
+        timeoutMs: CONFINED_RUN_TIMEOUT_MS,
+      });
+      expect(ok.stdout, describeRun(ok)).toBe(`served /through-the-walls to localhost:${port}\n`);
       // A script whose destination the words do not show runs with the same walls: the proxy refuses it.
       // The run's mount-point files (.hookwise, .claude, … absent here) are removed in the background after it.
       for (let i = 0; i < 200 && existsSync(join(p.root, '.hookwise')); i++)
         await new Promise((r) => setTimeout(r, 10));
-      const second = await decide(p, './scripts/fetch.sh http://example.com/');
+      // A reserved name (RFC 6761) that resolves nowhere, should the proxy ever look it up.
+      const second = await decide(p, './scripts/fetch.sh http://unlisted.invalid/');
       const other = String(second.updatedInput?.command);
       expect(other).toContain('socat');
       const refused = await runShell(other, {
         cwd: p.root,
         env: { ...p.env, PATH: process.env.PATH },
-        timeoutMs: 20_000,
+        timeoutMs: CONFINED_RUN_TIMEOUT_MS,
       });
-      expect(refused.stdout).toContain('hookwise proxy: refused: example.com is not on the network allowlist');
+      expect(refused.stdout, describeRun(refused)).toContain(
+        'hookwise proxy: refused: unlisted.invalid is not on the network allowlist',
+      );
     },
   );
 });

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeBox, type ConfineBox } from '../../bench/confine-box.js';
+import { CONFINED_RUN_TIMEOUT_MS, describeRun, makeBox, type ConfineBox } from '../../bench/confine-box.js';
 import { parseAllowlist } from '../../src/confine/allowlist.js';
 import { buildEnvelope, DEFAULT_CONFINE_SETTINGS } from '../../src/confine/envelope.js';
 import { probeConfinement, which } from '../../src/confine/probe.js';
@@ -21,6 +21,8 @@ import {
 import { NetProxyHost } from '../../src/daemon/netproxy.js';
 
 const probe = probeConfinement();
+/** A backstop for a hung test, not a measure: a loaded machine makes a run slow, never a failure. */
+const TEST_TIMEOUT_MS = 3 * CONFINED_RUN_TIMEOUT_MS;
 const socat = which('socat', process.env);
 const runtime: ConfineRuntime = {
   bwrap: '/usr/bin/bwrap',
@@ -121,7 +123,7 @@ describe.runIf(probe.available && socat !== undefined)('the relay stage, for rea
   const modes = probe.available && probe.runtime.userns && process.geteuid?.() === 0 ? [true, false] : [undefined];
   it.each(modes)(
     'the walls hold inside it (user namespace: %s), only the relay listens, and it dies with the command',
-    { timeout: 30_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async (userns) => {
       const b = await proxiedBox(userns);
       const socket = (b.wrap('true') as { command: string }).command.match(/UNIX-CONNECT:([^' ]+)/)![1]!;
@@ -137,7 +139,7 @@ describe.runIf(probe.available && socat !== undefined)('the relay stage, for rea
           'echo "$HTTPS_PROXY"',
         ].join('; '),
       );
-      expect(r.stdout.split('\n')).toEqual([
+      expect(r.stdout.split('\n'), describeRun(r)).toEqual([
         'seccomp',
         'no-caps',
         'no-new-privs',
@@ -156,15 +158,17 @@ describe.runIf(probe.available && socat !== undefined)('the relay stage, for rea
 
   it(
     'a background child that outlives the command takes the relay with it, not the other way round',
-    { timeout: 30_000 },
+    { timeout: TEST_TIMEOUT_MS },
     async () => {
       const b = await proxiedBox();
       const socket = (b.wrap('true') as { command: string }).command.match(/UNIX-CONNECT:([^' ]+)/)![1]!;
-      const r = await b.run('(sleep 5; curl -s http://localhost:1/ > late) & echo started');
-      expect(r.stdout).toBe('started\n');
+      // Named by this box's token: another run of this test (another process) has a child of its own.
+      const late = `late-${b.token}`;
+      const r = await b.run(`(sleep 5; curl -s http://localhost:1/ > ${late}) & echo started`);
+      expect(r.stdout, describeRun(r)).toBe('started\n');
       for (let i = 0; i < 100 && relaysAlive(socket).length > 0; i++) await new Promise((res) => setTimeout(res, 10));
       expect(relaysAlive(socket)).toEqual([]);
-      expect(spawnSync('pgrep', ['-f', 'sleep 5; curl']).status).not.toBe(0);
+      expect(spawnSync('pgrep', ['-f', late]).status).not.toBe(0);
     },
   );
 });
