@@ -6,7 +6,9 @@
  * Every case is run twice: first without confinement (the control), then confined. A case counts only when
  * its control shows the effect — the canary overwritten, the secret's token seen, the listener reached, the
  * victim killed, the late file written — so a case cannot pass by being broken; a case whose control shows
- * nothing here (no outside network on this machine, a tool not installed) is reported as not applicable.
+ * nothing here (no non-loopback address on this machine, a tool not installed) is reported as not applicable.
+ * No case reaches beyond this machine, control runs included: every listener, DNS server and proxy target
+ * is one the corpus starts here (bench/local-net.ts).
  * An escape is a confined run that shows the effect. Target: 0.
  *
  * `network-proxy` runs with a network allowlist (`localhost:<allowed server>`) served by a real filtering proxy
@@ -40,7 +42,8 @@ import { probeConfinement, which, type ProbeReport } from '../src/confine/probe.
 import { undo } from '../src/confine/undo.js';
 import type { ConfineRuntime } from '../src/confine/wrap.js';
 import { NetProxyHost } from '../src/daemon/netproxy.js';
-import { makeBox, runShell, type ConfineBox, type RunResult } from './confine-box.js';
+import { CONFINED_RUN_TIMEOUT_MS, makeBox, runShell, type ConfineBox, type RunResult } from './confine-box.js';
+import { dnsQueryCommands, ownAddress, startDnsCanary, startTcpCanary } from './local-net.js';
 
 export const ESCAPE_CATEGORIES = [
   'write-outside',
@@ -69,6 +72,10 @@ interface Arena {
   allowedPort: number;
   /** A Unix socket in the private runtime directory, next to the proxy's (a daemon's). */
   runtimeSocket: string;
+  /** The canary DNS server on the host loopback (its queries count as hits). */
+  dnsPort: number;
+  /** A canary listener on this machine's own non-loopback address; undefined when it has none (the case is n/a). */
+  ownAddress: { host: string; port: number } | undefined;
   /** Connections and datagrams the canary listeners received. */
   hits(): number;
   /** Requests the allowed server received, and those of them whose Host header named another host. */
@@ -379,25 +386,35 @@ export function escapeCases(): EscapeCase[] {
     reached,
   );
   add('network', 'loopback HTTP, curl', (a) => `curl -s -m 3 http://127.0.0.1:${a.tcpPort}/`, reached);
-  add('network', 'DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
+  // Name resolution and addresses beyond loopback, without leaving this machine (bench/local-net.ts): a DNS
+  // server the corpus starts on the host loopback, and this machine's own non-loopback address.
   add(
     'network',
-    'DNS, python',
-    () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`,
+    'DNS to a resolver on the host loopback, node',
+    (a) => dnsQueryCommands(a.dnsPort).node,
     marker('resolved'),
   );
   add(
     'network',
-    'outside TCP by address',
-    () => '(exec 3<>/dev/tcp/1.1.1.1/53) && echo connected',
-    marker('connected'),
+    'DNS to a resolver on the host loopback, python',
+    (a) => dnsQueryCommands(a.dnsPort).python,
+    marker('resolved'),
   );
   add(
     'network',
-    'HTTPS by name, node',
-    () =>
-      `${process.execPath} -e "require('https').get('https://registry.npmjs.org/',r=>{console.log('connected');process.exit(0)}).on('error',()=>process.exit(1))"`,
-    marker('connected'),
+    "TCP to this machine's own non-loopback address",
+    (a) =>
+      a.ownAddress === undefined
+        ? 'false'
+        : `(exec 3<>/dev/tcp/${a.ownAddress.host}/${a.ownAddress.port}) && echo connected`,
+    reached,
+  );
+  add(
+    'network',
+    'HTTP by name (localhost), node',
+    (a) =>
+      `${process.execPath} -e "require('http').get({host:'localhost',family:4,port:${a.tcpPort}}).on('error',()=>undefined)"`,
+    reached,
   );
 
   // Network through the filtering proxy: the allowlist is localhost:<allowed server>; the canary is elsewhere.
@@ -457,12 +474,8 @@ export function escapeCases(): EscapeCase[] {
     reached,
   );
   proxied('UDP around the proxy', (a) => `echo x > /dev/udp/127.0.0.1/${a.udpPort}`, reached);
-  proxied('DNS, getent', () => 'getent hosts registry.npmjs.org && echo resolved', marker('resolved'));
-  proxied(
-    'DNS, python',
-    () => `${PY} -c "import socket;socket.gethostbyname('registry.npmjs.org');print('resolved')"`,
-    marker('resolved'),
-  );
+  proxied('DNS around the proxy, node', (a) => dnsQueryCommands(a.dnsPort).node, marker('resolved'));
+  proxied('DNS around the proxy, python', (a) => dnsQueryCommands(a.dnsPort).python, marker('resolved'));
   proxied(
     'a Unix socket next to the proxy socket (the runtime dir)',
     (a) => `${PY} -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${a.runtimeSocket}')"`,
@@ -774,6 +787,8 @@ interface Listeners {
   allowed: { n: number; fronted: number };
   /** A forward proxy that lets everything through: the network-proxy cases' control. */
   naiveProxyPort: number;
+  dnsPort: number;
+  ownAddress: { host: string; port: number } | undefined;
 
   /** Listens on a Unix socket path; the returned function stops it. */
   unix(path: string): Promise<() => Promise<void>>;
@@ -813,6 +828,9 @@ async function startListeners(): Promise<Listeners> {
   allowedPort = (web.address() as { port: number }).port;
   const { server: naive, tunnels } = naiveProxy();
   await listen(naive as unknown as Server, 0, '127.0.0.1');
+  const dns = await startDnsCanary(() => hits.n++);
+  const address = ownAddress();
+  const own = address === undefined ? undefined : await startTcpCanary(address, () => hits.n++);
   return {
     tcpPort: (tcp.address() as { port: number }).port,
     udpPort: udp.address().port,
@@ -820,6 +838,8 @@ async function startListeners(): Promise<Listeners> {
     allowedPort,
     allowed,
     naiveProxyPort: (naive.address() as { port: number }).port,
+    dnsPort: dns.port,
+    ownAddress: own === undefined ? undefined : { host: own.address, port: own.port },
     async unix(path) {
       const s = serve();
       await listen(s, path);
@@ -854,7 +874,13 @@ async function startListeners(): Promise<Listeners> {
       web.closeAllConnections();
       naive.closeAllConnections();
       for (const t of tunnels) t.destroy(); // the server's close waits for them, and they are not its own
-      await Promise.all([...servers.map(stop), stop(web as unknown as Server), stop(naive as unknown as Server)]);
+      await Promise.all([
+        ...servers.map(stop),
+        stop(web as unknown as Server),
+        stop(naive as unknown as Server),
+        dns.close(),
+        own?.close(),
+      ]);
     },
   };
 }
@@ -953,6 +979,8 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
       victimPid: victim.pid!,
       allowedPort: listeners.allowedPort,
       runtimeSocket: join(box.runtimeDir, 'daemon.sock'),
+      dnsPort: listeners.dnsPort,
+      ownAddress: listeners.ownAddress,
       hits: () => listeners.hits.n,
       allowedHits: () => listeners.allowed.n,
       fronted: () => listeners.allowed.fronted,
@@ -975,14 +1003,14 @@ async function runCase(c: EscapeCase, runtime: ConfineRuntime, listeners: Listen
         const served = await proxyHost.socketFor(parseAllowlist(allowlist).entries);
         if (!served.ok) throw new Error(served.reason);
         box.setRelay({ socket: served.socket, socat: socat! });
-        run = await box.run(c.command(arena), { confined: true, timeoutMs: 15_000 });
+        run = await box.run(c.command(arena), { confined: true, timeoutMs: CONFINED_RUN_TIMEOUT_MS });
       } else if (c.proxied === true) {
         run = await runShell(c.command(arena), {
           cwd: box.project,
           env: { ...box.env, ...naiveProxyEnv(listeners.naiveProxyPort) },
-          timeoutMs: 15_000,
+          timeoutMs: CONFINED_RUN_TIMEOUT_MS,
         });
-      } else run = await box.run(c.command(arena), { confined, timeoutMs: 15_000 });
+      } else run = await box.run(c.command(arena), { confined, timeoutMs: CONFINED_RUN_TIMEOUT_MS });
       await sleep(c.settleMs ?? 30);
       return c.effect(arena, run);
     } finally {

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeBox, runShell, type ConfineBox } from '../../bench/confine-box.js';
+import { dnsQueryCommands, ownAddress, startDnsCanary, startTcpCanary } from '../../bench/local-net.js';
 import { confinementCheck } from '../../src/cli/doctor.js';
 import { buildEnvelope } from '../../src/confine/envelope.js';
 import { probeConfinement } from '../../src/confine/probe.js';
@@ -18,9 +19,11 @@ const runtime = probe.available ? probe.runtime : undefined;
 
 const boxes: ConfineBox[] = [];
 const servers: Server[] = [];
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (boxes.length > 0) boxes.pop()!.cleanup();
   while (servers.length > 0) await new Promise((resolve) => servers.pop()!.close(resolve));
+  while (closers.length > 0) await closers.pop()!();
 });
 function box(): ConfineBox {
   const b = makeBox(runtime);
@@ -216,7 +219,7 @@ describe.skipIf(!probe.available)('confined commands', () => {
     for (const leak of ['stolen', 'stolen.tar']) expect(read(join(b.project, leak)) ?? '').not.toContain(b.token);
   });
 
-  it('cannot reach the network: not a listener on the host loopback, not DNS, not an outside address', async () => {
+  it('cannot reach the network: not a listener on the host loopback, not DNS, not this machine’s own address', async () => {
     const b = box();
     let connections = 0;
     const server = createServer((s) => {
@@ -226,15 +229,27 @@ describe.skipIf(!probe.available)('confined commands', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const r = await b.run(
-      `(exec 3<>/dev/tcp/127.0.0.1/${port}) && echo tcp-ok; getent hosts example.com && echo dns-ok; (exec 3<>/dev/tcp/1.1.1.1/53) && echo out-ok; cat /proc/net/dev`,
-    );
+    // Nothing off this machine: a DNS server on the host loopback, a listener on this machine's own address.
+    const dns = await startDnsCanary();
+    closers.push(() => dns.close());
+    const address = ownAddress();
+    const own = address === undefined ? undefined : await startTcpCanary(address);
+    if (own !== undefined) closers.push(() => own.close());
+    const queries = dnsQueryCommands(dns.port);
+    const outside = own === undefined ? 'false' : `(exec 3<>/dev/tcp/${own.address}/${own.port})`;
+    const probes = `(exec 3<>/dev/tcp/127.0.0.1/${port}) && echo tcp-ok; ${queries.python} | sed s/resolved/dns-ok/; ${outside} && echo out-ok`;
+    const r = await b.run(`${probes}; cat /proc/net/dev`);
     await sleep(50);
     expect(connections).toBe(0);
+    expect(dns.queries()).toBe(0);
+    expect(own?.connections() ?? 0).toBe(0);
     expect(r.stdout).not.toMatch(/tcp-ok|dns-ok|out-ok/);
     expect(r.stdout).toMatch(/lo:/);
-    // Unconfined, the same listener answers (the check above is not vacuous).
-    await b.run(`(exec 3<>/dev/tcp/127.0.0.1/${port}) && echo tcp-ok`, { confined: false });
+    // Unconfined, the same listeners answer (the checks above are not vacuous).
+    const control = await b.run(probes, { confined: false });
+    expect(control.stdout).toContain('tcp-ok');
+    expect(control.stdout).toContain('dns-ok');
+    if (own !== undefined) expect(control.stdout).toContain('out-ok');
     await sleep(50);
     expect(connections).toBe(1);
   });
