@@ -42,10 +42,15 @@ const INSTALL_TIMEOUT_MS = 6 * 60_000;
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookwise-pack-'));
 let registry: LocalRegistry | undefined;
+/**
+ * The clean-up removes two installed prefixes (hundreds of MB: onnxruntime, a built tree-sitter): on a loaded
+ * machine that takes far longer than vitest's 10 s default for a hook. A backstop, not a measure.
+ */
+const CLEANUP_TIMEOUT_MS = 5 * 60_000;
 afterAll(async () => {
   await registry?.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+}, CLEANUP_TIMEOUT_MS);
 
 /** npm without the test run's own npm_* configuration (vitest under `npm test` inherits npm's env). */
 function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -279,5 +284,5 @@ describe('the npm package', () => {
     expect(realpathSync(installed)).toBe(realpathSync(ROOT));
     const version = spawnSync(join(prefix, 'bin', 'hookwise'), ['--version'], { encoding: 'utf8' });
     expect(version.stdout.trim()).toBe(PKG.version);
-  });
+  }, 120_000);
 });

@@ -132,6 +132,11 @@ export async function startLocalRegistry(lockFile: string, cacheDir = npmCacheDi
   return {
     url: `${base}/`,
     uncached,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // npm keeps connections alive after it is done: close them too, or close() waits for their timeout.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
