@@ -4,7 +4,7 @@
  * (tinybench's `overriddenDuration`). The p99 is therefore the p99 of batch means, not of single calls.
  */
 import { Bench } from 'tinybench';
-import type { Measurement } from './suite.js';
+import type { BenchSize, Measurement, PerSize } from './suite.js';
 import type { TargetId } from './targets.js';
 
 export interface InProcessTask {
@@ -21,14 +21,19 @@ export interface InProcessTask {
   before?: () => void;
 }
 
-export async function runInProcess(tasks: readonly InProcessTask[], quick: boolean): Promise<Measurement[]> {
+/** Per task: timed milliseconds, at least this many samples, warm-up milliseconds. */
+const TIME_MS: PerSize<number> = { quick: 150, standard: 400, full: 1000 };
+const MIN_SAMPLES: PerSize<number> = { quick: 16, standard: 32, full: 64 };
+// Even --quick warms up long enough for the optimizing compiler: a median of unoptimized code would overstate
+// the cost several times over and trip the CI gate for nothing.
+const WARMUP_MS: PerSize<number> = { quick: 100, standard: 200, full: 250 };
+
+export async function runInProcess(tasks: readonly InProcessTask[], size: BenchSize): Promise<Measurement[]> {
   const bench = new Bench({
     timestampProvider: 'hrtimeNow',
-    // Even --quick warms up long enough for the optimizing compiler: a median of unoptimized code would
-    // overstate the cost several times over and trip the CI gate for nothing.
-    time: quick ? 150 : 1000,
-    iterations: quick ? 16 : 64,
-    warmupTime: quick ? 100 : 250,
+    time: TIME_MS[size],
+    iterations: MIN_SAMPLES[size],
+    warmupTime: WARMUP_MS[size],
     throws: true,
   });
   // Counting defined results keeps them observable, so the optimizer cannot drop the calls being timed.

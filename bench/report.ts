@@ -1,5 +1,6 @@
 /** Presenting a bench report, and the CI gate. Pure: rows in, text or verdict out. */
-import type { BenchReport, BenchRow } from './run.js';
+import type { BenchReport, BenchRow, ProgressEvent } from './run.js';
+import type { BenchSize } from './suite.js';
 import type { Unit } from './targets.js';
 
 /**
@@ -64,7 +65,7 @@ export function renderTable(report: BenchReport): string {
       .trimEnd();
 
   const out = [
-    `hookwise bench: node ${meta.node}, ${meta.platform}, ${meta.cpus} CPUs (${meta.cpuModel})${meta.quick ? ', --quick (rough numbers)' : ''}`,
+    `hookwise bench: node ${meta.node}, ${meta.platform}, ${meta.cpus} CPUs (${meta.cpuModel}), ${SIZE_WORDS[meta.size]}`,
     '',
     line(header),
     line(widths.map((w) => '─'.repeat(w))),
@@ -80,6 +81,35 @@ export function renderTable(report: BenchReport): string {
   out.push(
     '',
     'median and p99 per call; in-process rows time batches of calls (p99 of batch means); ratio rows: ratio of medians, ratio of p99s; % rows: one figure computed once per run on a fixed corpus (not a timing).',
+    durationLine(meta),
   );
   return out.join('\n');
+}
+
+const SIZE_WORDS: Record<BenchSize, string> = {
+  quick: '--quick (a smoke test: rough numbers)',
+  standard: 'standard run (--full adds the large rows and more samples)',
+  full: '--full run',
+};
+
+/** How long the run took and where the time went, slowest suites first. */
+export function durationLine(meta: BenchReport['meta']): string {
+  const slowest = [...meta.suites].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  return `ran in ${seconds(meta.ms)}; slowest suites: ${slowest.map((s) => `${s.name} ${seconds(s.ms)}`).join(', ')}`;
+}
+
+function seconds(ms: number): string {
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * One line of progress for a terminal: a bar of suites done, the elapsed time, and what the current suite
+ * says (`[#####·······] 5/13 0:42 startup: 20/60 rounds`).
+ */
+export function progressLine(event: ProgressEvent, elapsedMs: number, width = 20): string {
+  const filled = event.total === 0 ? width : Math.round((event.done / event.total) * width);
+  const s = Math.floor(elapsedMs / 1000);
+  const clock = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  const bar = `[${'#'.repeat(filled)}${'·'.repeat(width - filled)}]`;
+  return `bench ${bar} ${event.done}/${event.total} ${clock} ${event.message}`;
 }

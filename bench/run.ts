@@ -4,7 +4,7 @@
  */
 import { availableParallelism, cpus } from 'node:os';
 import { createFixture } from './fixture.js';
-import type { Measurement, Suite } from './suite.js';
+import type { BenchSize, Measurement, Suite } from './suite.js';
 import { cascadeSuite } from './suites/cascade.js';
 import { catalogGrammarSuite } from './suites/catalog-grammar.js';
 import { catalogSuite } from './suites/catalog.js';
@@ -53,16 +53,33 @@ export interface BenchRow extends TargetSpec, Measurement {
 }
 
 export interface BenchReport {
-  meta: { node: string; platform: string; cpus: number; cpuModel: string; quick: boolean; date: string };
+  meta: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    size: BenchSize;
+    date: string;
+    /** Wall time of each suite, in the order they ran (what makes a run long). */
+    suites: { name: string; ms: number }[];
+    ms: number;
+  };
   rows: BenchRow[];
 }
 
 export interface RunOptions {
-  quick: boolean;
-  /** The CI gate's run: like --quick, it leaves out the rows marked `large` (they take minutes to set up). */
-  ci?: boolean;
+  size: BenchSize;
   suites?: readonly Suite[];
-  progress?: (message: string) => void;
+  progress?: (event: ProgressEvent) => void;
+}
+
+/** What a run is doing, for a progress display: which suite of how many, and what it says. */
+export interface ProgressEvent {
+  suite: string;
+  /** Suites finished before this one, and how many there are. */
+  done: number;
+  total: number;
+  message: string;
 }
 
 export function grade(spec: TargetSpec, measured: Measurement): BenchRow {
@@ -79,18 +96,24 @@ export function grade(spec: TargetSpec, measured: Measurement): BenchRow {
 }
 
 export async function runBench(options: RunOptions): Promise<BenchReport> {
+  const started = performance.now();
   const suites = options.suites ?? SUITES;
-  const progress = options.progress ?? (() => undefined);
+  const report = options.progress ?? (() => undefined);
   const measured = new Map<TargetId, Measurement>();
-  const large = !options.quick && options.ci !== true;
+  const large = options.size === 'full';
+  const timings: { name: string; ms: number }[] = [];
   const fixture = createFixture();
   try {
-    for (const suite of suites) {
+    for (const [done, suite] of suites.entries()) {
+      const progress = (message: string) => report({ suite: suite.name, done, total: suites.length, message });
       progress(`${suite.name}…`);
-      for (const m of await suite.run({ quick: options.quick, large, fixture, progress })) measured.set(m.id, m);
+      const suiteStarted = performance.now();
+      for (const m of await suite.run({ size: options.size, large, fixture, progress })) measured.set(m.id, m);
+      timings.push({ name: suite.name, ms: Math.round(performance.now() - suiteStarted) });
       const missing = suite.measures.filter((id) => !measured.has(id) && (large || !isLarge(id)) && !isConditional(id));
       if (missing.length > 0) throw new Error(`bench: suite ${suite.name} did not measure ${missing.join(', ')}`);
     }
+    report({ suite: '', done: suites.length, total: suites.length, message: 'done' });
   } finally {
     fixture.cleanup();
   }
@@ -103,17 +126,19 @@ export async function runBench(options: RunOptions): Promise<BenchReport> {
     if (m === undefined) throw new Error(`bench: no suite measures target ${id}; add one to SUITES in bench/run.ts`);
     return grade(targetOf(id), m);
   });
-  return { meta: benchMeta(options.quick), rows };
+  return {
+    meta: { ...benchMeta(), size: options.size, suites: timings, ms: Math.round(performance.now() - started) },
+    rows,
+  };
 }
 
-/** The machine a report was measured on. */
-export function benchMeta(quick: boolean): BenchReport['meta'] {
+/** The machine a report was measured on, and when. */
+export function benchMeta(): Omit<BenchReport['meta'], 'size' | 'suites' | 'ms'> {
   return {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model ?? 'unknown',
-    quick,
     date: new Date().toISOString(),
   };
 }

@@ -21,10 +21,20 @@ export interface Measurement extends Summary {
   note?: string;
 }
 
+/**
+ * How much a run measures. `quick`: a smoke test for tests, not numbers to quote. `standard`: the default run
+ * and the CI gate, about a minute on 2 busy CPUs: every row but the `large` ones, enough samples for a stable
+ * median. `full`: the `large` rows too, and the most samples (several minutes).
+ */
+export const BENCH_SIZES = ['quick', 'standard', 'full'] as const;
+export type BenchSize = (typeof BENCH_SIZES)[number];
+
+/** A count (samples, rounds, milliseconds) for each size: `perSize[ctx.size]`. */
+export type PerSize<T> = Readonly<Record<BenchSize, T>>;
+
 export interface SuiteContext {
-  /** Fewer iterations: a smoke test for CI and tests, not numbers to quote. */
-  quick: boolean;
-  /** A full run (not --quick, not --ci): the rows marked `large` in targets.ts are measured too. */
+  size: BenchSize;
+  /** A full run: the rows marked `large` in targets.ts are measured too. */
   large: boolean;
   fixture: BenchFixture;
   progress(message: string): void;

@@ -284,7 +284,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
         PAYLOAD_KINDS.map((k) => [k, payloads.filter((p) => p.kind === k).length]),
       ) as Record<PayloadKind, number>;
       return {
-        meta: { ...benchMeta(quick), loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
+        meta: { ...benchMeta(), quick, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
         clients,
         seconds,
         rate: options.rate ?? null,

@@ -7,7 +7,7 @@ import type { Suite } from '../suite.js';
 export const cascadeSuite: Suite = {
   name: 'cascade',
   measures: ['cascade.in-process'],
-  async run({ fixture, quick }) {
+  async run({ fixture, size }) {
     const { state, call, policy, projectRoot } = await decisionInputs(fixture);
     expectVerdict(
       'decide',
@@ -16,7 +16,7 @@ export const cascadeSuite: Suite = {
     );
     return runInProcess(
       [{ id: 'cascade.in-process', batch: 16, fn: () => judge(state, call, policy, projectRoot, fixture.where, {}) }],
-      quick,
+      size,
     );
   },
 };

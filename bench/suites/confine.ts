@@ -25,15 +25,15 @@ import { hookwiseBin } from '../../src/util/package-root.js';
 import { timeTrue } from '../confine-escapes.js';
 import { startDaemon } from '../daemon-process.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite, SuiteContext } from '../suite.js';
+import type { Measurement, PerSize, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
 import { daemonEngineOptions } from './daemon.js';
 import { interleave, ratioRow, type Command } from './startup.js';
 
 const NOVEL = './scripts/gen.sh --out build';
 const PLAIN = 'ls -la src';
-const IN_PROCESS_SAMPLES = { quick: 40, full: 400 } as const;
-const TRUE_RUNS = { quick: 15, full: 61 } as const;
+const IN_PROCESS_SAMPLES: PerSize<number> = { quick: 40, standard: 60, full: 400 };
+const TRUE_RUNS: PerSize<number> = { quick: 15, standard: 15, full: 61 };
 
 type Expected = 'confined' | 'plain';
 
@@ -82,7 +82,7 @@ export const confineSuite: Suite = {
       }
 
       ctx.progress('confine: wall time of `true`…');
-      const t = timeTrue(probe.runtime, ctx.quick ? TRUE_RUNS.quick : TRUE_RUNS.full);
+      const t = timeTrue(probe.runtime, TRUE_RUNS[ctx.size]);
       return [
         viaDaemon,
         noDaemon,
@@ -161,7 +161,7 @@ async function decisionInProcess(ctx: SuiteContext, env: NodeJS.ProcessEnv): Pro
   };
   const confined: number[] = [];
   const plain: number[] = [];
-  const samples = ctx.quick ? IN_PROCESS_SAMPLES.quick : IN_PROCESS_SAMPLES.full;
+  const samples = IN_PROCESS_SAMPLES[ctx.size];
   for (let i = -20; i < samples; i++) {
     // Alternate which goes first; the warm-up (i < 0) is not kept.
     let c: number;

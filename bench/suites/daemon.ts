@@ -28,7 +28,7 @@ import { startDaemon, type BenchDaemon } from '../daemon-process.js';
 import type { BenchFixture } from '../fixture.js';
 import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite, SuiteContext } from '../suite.js';
+import type { Measurement, PerSize, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
 import {
   caNote,
@@ -42,7 +42,7 @@ import {
 } from './startup.js';
 
 /** Sequential thin-client calls timed for daemon.round-trip (after as many again to warm up). */
-const ROUND_TRIPS = { quick: 300, full: 3000 } as const;
+const ROUND_TRIPS: PerSize<number> = { quick: 300, standard: 500, full: 3000 };
 /** The options the daemon builds its engine with (src/daemon/server.ts serve()): keep the two alike. */
 export function daemonEngineOptions(): EngineOptions {
   return { parseCacheSize: 4096, memory: new LiveMemoryPool() };
@@ -78,7 +78,7 @@ export const daemonSuite: Suite = {
 };
 
 async function roundTrips(daemon: BenchDaemon, fixture: BenchFixture, ctx: SuiteContext): Promise<Measurement> {
-  const n = ctx.quick ? ROUND_TRIPS.quick : ROUND_TRIPS.full;
+  const n = ROUND_TRIPS[ctx.size];
   const times: number[] = [];
   for (let i = -n; i < n; i++) {
     const start = process.hrtime.bigint();
@@ -136,7 +136,7 @@ async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
         },
       },
     ],
-    ctx.quick,
+    ctx.size,
   );
   return {
     ...m!,

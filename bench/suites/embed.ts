@@ -33,7 +33,11 @@ import { runInProcess } from '../in-process.js';
 import { daemonEngineOptions } from './daemon.js';
 import { summarize } from '../stats.js';
 import { commandNames, syntheticCommands } from '../synthetic-commands.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { BenchSize, Measurement, PerSize, Suite } from '../suite.js';
+
+/** Timed calls of the pool's round trip and of the daemon's tier-2b decision (after as many to warm up). */
+const ROUND_TRIPS: PerSize<number> = { quick: 200, standard: 500, full: 2000 };
+const DAEMON_HITS: PerSize<number> = { quick: 100, standard: 300, full: 1000 };
 
 const QUERIES = 512;
 
@@ -107,12 +111,12 @@ async function searchRow(
   id: 'hnsw.top5-10k' | 'hnsw.top5-100k',
   index: ScopeIndex,
   queries: Float32Array[],
-  quick: boolean,
+  size: BenchSize,
 ): Promise<Measurement> {
   let i = 0;
   const [m] = await runInProcess(
     [{ id, batch: 8, fn: () => index.search(queries[i++ % queries.length]!, 'Bash', 5).length || undefined }],
-    quick,
+    size,
   );
   return { ...inMs(m!), note: `${index.size} entries, k 5, ef 128` };
 }
@@ -125,7 +129,7 @@ async function searchRow(
 async function roundTripRow(
   built: ScopeIndex,
   list: readonly IndexEntry[],
-  quick: boolean,
+  size: BenchSize,
   progress: (m: string) => void,
 ): Promise<Measurement[]> {
   const workerFile = defaultWorkerFile();
@@ -169,7 +173,7 @@ async function roundTripRow(
       return got.matches.length;
     };
     await ask(); // the worker loads the saved index (and finds the store's keys all in it)
-    const n = quick ? 200 : 2000;
+    const n = ROUND_TRIPS[size];
     for (let j = 0; j < n; j++) await ask(); // warm-up
     const times: number[] = [];
     for (let j = 0; j < n; j++) {
@@ -185,7 +189,7 @@ async function roundTripRow(
       ...summarize(times),
       note: `${built.size} indexed records (project scope; user and org empty), k 5, one worker`,
     };
-    return [roundTrip, await daemonHitRow(service, { ...places, home: base }, projectRoot, quick)];
+    return [roundTrip, await daemonHitRow(service, { ...places, home: base }, projectRoot, size)];
   } finally {
     await service.close();
     rmSync(base, { recursive: true, force: true });
@@ -197,7 +201,7 @@ async function daemonHitRow(
   service: EmbeddingService,
   where: Locations,
   projectRoot: string,
-  quick: boolean,
+  size: BenchSize,
 ): Promise<Measurement> {
   const sessionId = 'bench-embed-hit';
   new SessionRegistry(where.runtimeDir).update(sessionId, (existing, now) => ({
@@ -240,7 +244,7 @@ async function daemonHitRow(
       );
   };
   await decide(); // the new record reaches the index (the first call embeds it inline)
-  const n = quick ? 100 : 1000;
+  const n = DAEMON_HITS[size];
   for (let j = 0; j < n; j++) await decide();
   const times: number[] = [];
   for (let j = 0; j < n; j++) {
@@ -265,7 +269,7 @@ export const embedSuite: Suite = {
     'embed.nearest-roundtrip',
     'embed.daemon-hit',
   ],
-  async run({ quick, large, progress }) {
+  async run({ size, large, progress }) {
     progress('embed: loading the builtin model…');
     const embedder = await loadEmbedder({ kind: 'builtin' });
     const texts = syntheticCommands(QUERIES, 5);
@@ -279,7 +283,7 @@ export const embedSuite: Suite = {
           fn: async () => (await embedder.embed([texts[i++ % texts.length]!])).length,
         },
       ],
-      quick,
+      size,
     );
     const rows: Measurement[] = [
       { ...inMs(one!), note: `model ${shortModelId(embedder.id)}, ${embedder.dimensions} dimensions` },
@@ -299,12 +303,12 @@ export const embedSuite: Suite = {
       samples: 1,
       note: `${built.note}; recall@5 ${recall.toFixed(3)} against an exact search`,
     });
-    rows.push(await searchRow('hnsw.top5-10k', built.index, queries, quick));
-    rows.push(...(await roundTripRow(built.index, list, quick, progress)));
+    rows.push(await searchRow('hnsw.top5-10k', built.index, queries, size));
+    rows.push(...(await roundTripRow(built.index, list, size, progress)));
     if (large) {
       const big = await buildRow(embedder, entries(100_000, 13), progress);
       rows.push({
-        ...(await searchRow('hnsw.top5-100k', big.index, queries, quick)),
+        ...(await searchRow('hnsw.top5-100k', big.index, queries, size)),
         note: `100000 entries, k 5, ef 128; built in ${(big.ms / 1000).toFixed(1)} s; ${big.note}`,
       });
     }

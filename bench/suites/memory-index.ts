@@ -22,7 +22,7 @@ import { hookwiseBin } from '../../src/util/package-root.js';
 import { runInProcess } from '../in-process.js';
 import { learnedRecord, writeScaleStore } from '../memory-scale.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { BenchSize, Measurement, PerSize, Suite } from '../suite.js';
 import type { TargetId } from '../targets.js';
 
 const SIZES: readonly { records: number; id: TargetId; large: boolean }[] = [
@@ -60,6 +60,9 @@ function scaleStore(records: number): Store {
   return { base, sources, env };
 }
 
+/** Loads with nothing appended, timed for the note. */
+const UNCHANGED_LOADS: PerSize<number> = { quick: 3, standard: 5, full: 10 };
+
 /** Median ms of `n` loads with nothing appended: what every call pays, for the note. */
 function unchangedMs(sources: MemorySources, n: number): number {
   const times: number[] = [];
@@ -72,16 +75,16 @@ function unchangedMs(sources: MemorySources, n: number): number {
 }
 
 async function learnedRow(
-  size: (typeof SIZES)[number],
-  quick: boolean,
+  scale: (typeof SIZES)[number],
+  size: BenchSize,
   progress: (message: string) => void,
 ): Promise<Measurement> {
-  progress(`memory-index: writing a ${size.records}-record store and building its index…`);
-  const store = scaleStore(size.records);
+  progress(`memory-index: writing a ${scale.records}-record store and building its index…`);
+  const store = scaleStore(scale.records);
   try {
     const first = loadMemory(store.sources, 0.7);
     if (first.via !== 'built')
-      throw new Error(`bench: the first load of the ${size.records}-record store was ${first.via}, not built`);
+      throw new Error(`bench: the first load of the ${scale.records}-record store was ${first.via}, not built`);
     const target = { scope: 'project' as const, projectRoot: store.sources.projectRoot };
     let learned = 0;
     let record = learnedRecord(0);
@@ -89,7 +92,7 @@ async function learnedRow(
     const [m] = await runInProcess(
       [
         {
-          id: size.id,
+          id: scale.id,
           batch: 1,
           before: () => {
             record = learnedRecord(++learned);
@@ -104,10 +107,10 @@ async function learnedRow(
           },
         },
       ],
-      quick,
+      size,
     );
     const how = [...vias].map(([via, n]) => `${n}× ${via}`).join(', ');
-    const note = `${first.view.size} records; loads after ${learned} learned records: ${how}; a load with nothing appended: ${unchangedMs(store.sources, quick ? 3 : 10).toFixed(1)} ms`;
+    const note = `${first.view.size} records; loads after ${learned} learned records: ${how}; a load with nothing appended: ${unchangedMs(store.sources, UNCHANGED_LOADS[size]).toFixed(1)} ms`;
     return { ...m!, median: m!.median / 1000, p99: m!.p99 / 1000, note };
   } finally {
     rmSync(store.base, { recursive: true, force: true });
@@ -162,9 +165,9 @@ function rulesListRow(progress: (message: string) => void): Measurement {
 export const memoryIndexSuite: Suite = {
   name: 'memory-index',
   measures: ['memory.index.learned-10k', 'memory.index.learned-100k', 'rules.list-100k'],
-  async run({ quick, large, progress }) {
+  async run({ size, large, progress }) {
     const rows: Measurement[] = [];
-    for (const size of SIZES) if (large || !size.large) rows.push(await learnedRow(size, quick, progress));
+    for (const scale of SIZES) if (large || !scale.large) rows.push(await learnedRow(scale, size, progress));
     if (large) rows.push(rulesListRow(progress));
     return rows;
   },

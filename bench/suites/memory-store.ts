@@ -47,7 +47,7 @@ export function storeRecords(n: number): DecisionRecord[] {
 export const memoryStoreSuite: Suite = {
   name: 'memory-store',
   measures: ['memory.store.load-10k'],
-  async run({ quick }) {
+  async run({ size }) {
     const root = mkdtempSync(join(tmpdir(), 'hookwise-bench-store-'));
     try {
       const target: StoreTarget = { scope: 'project', projectRoot: root };
@@ -63,7 +63,7 @@ export const memoryStoreSuite: Suite = {
           `bench: the store fixture loads ${check.records.length} records and ${check.problems.length} problems, not ${STORE_RECORDS} and 0`,
         );
       }
-      const [m] = await runInProcess([{ id: 'memory.store.load-10k', batch: 1, fn: () => loadScope(target) }], quick);
+      const [m] = await runInProcess([{ id: 'memory.store.load-10k', batch: 1, fn: () => loadScope(target) }], size);
       // runInProcess reports µs; this row is in ms.
       return [{ ...m!, median: m!.median / 1000, p99: m!.p99 / 1000, note: `${STORE_RECORDS} records in 3 files` }];
     } finally {

@@ -29,7 +29,7 @@ import { prepareShell } from '../../src/shell/prepare.js';
 import { writeTargets } from '../../src/shell/writes.js';
 import { runInProcess } from '../in-process.js';
 import { decisionInputs, expectVerdict } from '../inputs.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { BenchSize, Measurement, Suite } from '../suite.js';
 import { commandNames, syntheticCommands } from '../synthetic-commands.js';
 
 export const MEMORY_ENTRIES = 10_000;
@@ -86,7 +86,7 @@ export const memorySuite: Suite = {
     'memory.cache-hit-e2e',
     'memory.cache-hit-e2e.no-parse',
   ],
-  async run({ fixture, quick, progress }) {
+  async run({ fixture, size, progress }) {
     const { state, policy, projectRoot } = await decisionInputs(fixture);
     const where = fixture.where;
     const role = fixture.role;
@@ -181,13 +181,13 @@ export const memorySuite: Suite = {
           fn: () => judge(state, call, policy, projectRoot, where, { shell, memory: view }),
         },
       ],
-      quick,
+      size,
     );
     // Where the end-to-end time goes: the parse itself, and prepareShell around it (which also loads the
     // parser bundle: see the row's description).
     loadShellParser();
-    const parseOnly = await meanMicros(() => writeTargets(parseCommand(HIT_COMMAND).segments), quick);
-    const prepareOnly = await meanMicros(() => prepareShell(call, pathContext), quick);
+    const parseOnly = await meanMicros(() => writeTargets(parseCommand(HIT_COMMAND).segments), size);
+    const prepareOnly = await meanMicros(() => prepareShell(call, pathContext), size);
     const notes: Partial<Record<string, string>> = {
       'memory.exact-hit': `${MEMORY_ENTRIES} entries, a ${hitSubject.length}-char subject`,
       'memory.jaccard-10k': `${MEMORY_ENTRIES} entries; ${matchedSmall} of ${QUERIES} synthetic queries have a match ≥ ${threshold}`,
@@ -203,8 +203,8 @@ export const memorySuite: Suite = {
 };
 
 /** Mean µs per call (after a warm-up), for a breakdown in a note: a rough figure, not a row. */
-async function meanMicros(fn: () => unknown, quick: boolean): Promise<number> {
-  const n = quick ? 200 : 1000;
+async function meanMicros(fn: () => unknown, size: BenchSize): Promise<number> {
+  const n = size === 'quick' ? 200 : 1000;
   for (let i = 0; i < n / 4; i++) await fn();
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) await fn();

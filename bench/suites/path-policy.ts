@@ -10,7 +10,7 @@ import type { Suite } from '../suite.js';
 export const pathPolicySuite: Suite = {
   name: 'path-policy',
   measures: ['path-policy.decide', 'path-policy.canonicalize+decide'],
-  async run({ fixture, quick }) {
+  async run({ fixture, size }) {
     const { call, policy, projectRoot } = await decisionInputs(fixture);
     const matchers = matchersFor(policy);
     const role = matchers.role(fixture.role);
@@ -37,7 +37,7 @@ export const pathPolicySuite: Suite = {
           fn: () => pathPolicyTier.decide({ ...ctx, paths: call.paths.map((p) => resolvePath(p, pathContext)) }),
         },
       ],
-      quick,
+      size,
     );
   },
 };

@@ -11,7 +11,10 @@ import { MemoryQueue } from '../../src/queue/memory-queue.js';
 import type { HumanAnswer, PendingRequest, QueueBackend } from '../../src/queue/types.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { Measurement, PerSize, Suite } from '../suite.js';
+
+/** Answers timed per row. */
+const ROUNDS: PerSize<number> = { quick: 10, standard: 20, full: 50 };
 
 const APPROVE: HumanAnswer = { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' };
 
@@ -66,9 +69,9 @@ export const queueSuite: Suite = {
     'queue.64-calls-one-answer.daemon',
     'queue.64-calls-one-answer.files',
   ],
-  async run({ quick, progress }) {
+  async run({ size, progress }) {
     progress('queue: answer → waiting call, daemon and files…');
-    const rounds = quick ? 10 : 50;
+    const rounds = ROUNDS[size];
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-bench-queue-')));
     try {
       const memory = new MemoryQueue();

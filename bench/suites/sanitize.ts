@@ -21,7 +21,7 @@ import { builtinCorpus, evaluateSecrets, falsePositiveRate, missRate, type KindR
 import { runInProcess } from '../in-process.js';
 import { secretDenseText } from '../secret-dense.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite, SuiteContext, Summary } from '../suite.js';
+import type { Measurement, PerSize, Suite, SuiteContext, Summary } from '../suite.js';
 
 /** A typical agent command (114 chars): no secret, a path, a pipe, a URL-free compound. */
 export const SHORT_COMMAND =
@@ -42,7 +42,10 @@ export const LONG_COMMAND = Array.from(
   (_, i) => `npm run build:part${i} && node dist/tool.cjs --input src/part${i}/index.ts --out dist/part${i}`,
 ).join(' && ');
 
-const ROUNDS = { quick: 5, full: 20 } as const;
+/** Fresh processes per start-up row. */
+const ROUNDS: PerSize<number> = { quick: 5, standard: 6, full: 20 };
+/** Timed calls of the 1 MB and 4 MB rows (about a second each at 4 MB). */
+const DENSE_ROUNDS: PerSize<number> = { quick: 3, standard: 3, full: 7 };
 
 interface Timings {
   firstCallMs: number;
@@ -86,7 +89,7 @@ export const sanitizeSuite: Suite = {
         { id: 'sanitize.2kb-command', batch: 4, fn: () => sanitize(LONG_COMMAND) },
         { id: 'sanitize.index-build', batch: 1, fn: () => buildIndex() },
       ],
-      ctx.quick,
+      ctx.size,
     );
     const short = inProcess.find((m) => m.id === 'sanitize.short-command')!;
     short.note = `${SHORT_COMMAND.length} chars, no secret; the secret command is ${secret.length} chars with 2 secrets; the long one ${LONG_COMMAND.length} chars`;
@@ -146,7 +149,7 @@ async function scanThroughput(ctx: SuiteContext): Promise<Measurement> {
   const mb = probe.bytes / (1024 * 1024);
   const [m] = await runInProcess(
     [{ id: 'scan.ms-per-mb', batch: 1, fn: () => scanPaths([tree], { cwd: root }) }],
-    ctx.quick,
+    ctx.size,
   );
   // runInProcess reports µs per call; one call scans the whole tree.
   const median = m!.median / 1000 / mb;
@@ -184,10 +187,10 @@ async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
       { id: 'sanitize.dense-1kb', batch: 4, fn: () => findSecrets(texts['sanitize.dense-1kb']) },
       { id: 'sanitize.dense-64kb', batch: 1, fn: () => findSecrets(texts['sanitize.dense-64kb']) },
     ],
-    ctx.quick,
+    ctx.size,
   );
   // A 4 MB call takes about a second: a few timed calls each, interleaved so drift hits both sizes alike.
-  const rounds = ctx.quick ? 3 : 7;
+  const rounds = DENSE_ROUNDS[ctx.size];
   const ms: { 'sanitize.dense-1mb': number[]; 'sanitize.dense-4mb': number[] } = {
     'sanitize.dense-1mb': [],
     'sanitize.dense-4mb': [],
@@ -237,7 +240,7 @@ async function denseThroughput(ctx: SuiteContext): Promise<Measurement[]> {
 function spawned(ctx: SuiteContext, secret: string): Measurement[] {
   const bin = hookwiseBin();
   if (!existsSync(bin)) throw new Error(`bench: ${bin} not found; build it first (npm run build)`);
-  const rounds = ctx.quick ? ROUNDS.quick : ROUNDS.full;
+  const rounds = ROUNDS[ctx.size];
   const warmDir = mkdtempSync(join(tmpdir(), 'hookwise-bench-sanitize-'));
   const first: Timings[] = [];
   const firstSecret: Timings[] = [];

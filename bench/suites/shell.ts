@@ -15,7 +15,7 @@ import { writeTargets } from '../../src/shell/writes.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { BenchSize, Measurement, PerSize, Suite } from '../suite.js';
 
 /** What agents typically send: a cd, an env prefix, a pipeline, a redirect (≈ 130 characters). */
 export const SHORT_COMMAND =
@@ -42,7 +42,7 @@ export const COMPOUND_2KB = (() => {
   return out;
 })();
 
-const ROUNDS = { quick: 8, full: 40 } as const;
+const ROUNDS: PerSize<number> = { quick: 8, standard: 12, full: 40 };
 
 export const shellSuite: Suite = {
   name: 'shell',
@@ -64,13 +64,13 @@ export const shellSuite: Suite = {
         },
         { id: 'shell.parse+unwrap+writes.2kb', batch: 1, fn: () => writeTargets(parseCommand(COMPOUND_2KB).segments) },
       ],
-      ctx.quick,
+      ctx.size,
     );
-    return [...inProcess, await coldLoad(ctx.quick, ctx.fixture.projectDir, ctx.progress)];
+    return [...inProcess, await coldLoad(ctx.size, ctx.fixture.projectDir, ctx.progress)];
   },
 };
 
-async function coldLoad(quick: boolean, cwd: string, progress: (message: string) => void): Promise<Measurement> {
+async function coldLoad(size: BenchSize, cwd: string, progress: (message: string) => void): Promise<Measurement> {
   const root = packageRoot();
   const bundle = join(root, 'dist', 'shell.cjs');
   if (!existsSync(bundle)) throw new Error(`bench: ${bundle} not found; build it first (npm run build)`);
@@ -88,7 +88,7 @@ async function coldLoad(quick: boolean, cwd: string, progress: (message: string)
   ].join('\n');
   const parts: [number[], number[], number[]] = [[], [], []];
   const totals: number[] = [];
-  const rounds = quick ? ROUNDS.quick : ROUNDS.full;
+  const rounds = ROUNDS[size];
   for (let round = -2; round < rounds; round++) {
     const run = spawnSync(process.execPath, ['-e', child], { cwd, encoding: 'utf8' });
     if (run.error !== undefined) throw run.error;

@@ -33,7 +33,7 @@ import { prepareShell } from '../../src/shell/prepare.js';
 import { hookwiseBin } from '../../src/util/package-root.js';
 import type { BenchFixture } from '../fixture.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite, SuiteContext } from '../suite.js';
+import type { Measurement, PerSize, Suite, SuiteContext } from '../suite.js';
 import type { TargetId } from '../targets.js';
 
 export interface Command {
@@ -47,8 +47,8 @@ export interface Command {
   verify(stdout: string): void;
 }
 
-const ROUNDS = { quick: 8, full: 60 } as const;
-const WARMUP_ROUNDS = { quick: 1, full: 3 } as const;
+const ROUNDS: PerSize<number> = { quick: 8, standard: 12, full: 60 };
+const WARMUP_ROUNDS: PerSize<number> = { quick: 1, standard: 1, full: 3 };
 
 export const startupSuite: Suite = {
   name: 'startup',
@@ -222,9 +222,9 @@ export async function interleave(
   ctx: SuiteContext,
   name = 'startup',
 ): Promise<Map<Command, number[]>> {
-  const { fixture, quick } = ctx;
-  const rounds = quick ? ROUNDS.quick : ROUNDS.full;
-  const warmup = quick ? WARMUP_ROUNDS.quick : WARMUP_ROUNDS.full;
+  const { fixture, size } = ctx;
+  const rounds = ROUNDS[size];
+  const warmup = WARMUP_ROUNDS[size];
   const times = new Map<Command, number[]>(commands.map((c) => [c, []]));
   for (let round = -warmup; round < rounds; round++) {
     for (let k = 0; k < commands.length; k++) {

@@ -1,6 +1,8 @@
 /**
- * `hookwise bench [--json] [--ci] [--quick]`: measures the hot path against the targets in
- * bench/targets.ts. The suites live in bench/ and are bundled into dist/cli.cjs, never into the hook bin.
+ * `hookwise bench [--json] [--ci] [--quick | --full] [--progress]`: measures the hot path against the targets
+ * in bench/targets.ts — by default a standard run of about a minute (what --ci gates on); --full adds the
+ * large rows and more samples. The suites live in bench/ and are bundled into dist/cli.cjs, never into the
+ * hook bin.
  *
  * `hookwise bench --swarm [--clients n] [--seconds n] [--quick] [--json]`: concurrent keep-alive clients
  * against a real daemon (bench/swarm.ts): decisions/s, latency, and answers that differ from in process.
@@ -32,8 +34,17 @@ import { evaluatePoison, renderPoisonEval } from '../../bench/eval-poison.js';
 import { evaluateGeneralization, renderGeneralization, type EvalEngine } from '../../bench/eval-generalize.js';
 import { EmbeddingService } from '../embed/client.js';
 import { LiveMemoryPool } from '../memory/live.js';
-import { CI_TOLERANCE, ciFailures, ciTolerance, describeMiss, EXACT_UNITS, renderTable } from '../../bench/report.js';
-import { runBench } from '../../bench/run.js';
+import {
+  CI_TOLERANCE,
+  ciFailures,
+  ciTolerance,
+  describeMiss,
+  EXACT_UNITS,
+  progressLine,
+  renderTable,
+} from '../../bench/report.js';
+import { runBench, type ProgressEvent } from '../../bench/run.js';
+import type { BenchSize } from '../../bench/suite.js';
 import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
 import { HookwiseError } from '../core/errors.js';
 
@@ -41,6 +52,37 @@ export interface BenchCommandOptions {
   json?: boolean;
   ci?: boolean;
   quick?: boolean;
+  full?: boolean;
+  /** Progress on stderr even when it is not a terminal (one line per step instead of a bar). */
+  progress?: boolean;
+}
+
+/** --quick, --full or neither (the standard run, which --ci uses too); both at once is a usage error. */
+export function benchSize(options: Pick<BenchCommandOptions, 'quick' | 'full'>): BenchSize {
+  if (options.quick === true && options.full === true)
+    throw new HookwiseError('USAGE', '--quick and --full contradict each other: choose one');
+  return options.quick === true ? 'quick' : options.full === true ? 'full' : 'standard';
+}
+
+/**
+ * Where a run's progress goes: a bar redrawn in place on a terminal, a line per step with --progress
+ * elsewhere, nothing otherwise (a log or a pipe gets the table alone). Always stderr: stdout is the table or
+ * the JSON document.
+ */
+export function progressSink(
+  stream: { isTTY?: boolean; write(text: string): unknown },
+  forced: boolean,
+): (event: ProgressEvent) => void {
+  const started = performance.now();
+  if (stream.isTTY === true) {
+    return (event) => {
+      const line = progressLine(event, performance.now() - started);
+      // Redrawn in place; the last one ends its line so the table starts on a fresh one.
+      stream.write(`\r\x1b[K${line}${event.done === event.total ? '\n' : ''}`);
+    };
+  }
+  if (!forced) return () => undefined;
+  return (event) => stream.write(`${progressLine(event, performance.now() - started)}\n`);
 }
 
 /** A CI gate failure: the message lists each grossly missed target. */
@@ -54,10 +96,8 @@ export class BenchTargetMissed extends Error {
 /** Prints the report through `print`; with --ci, throws BenchTargetMissed (exit 1) on a gross miss. */
 export async function bench(options: BenchCommandOptions, print: (text: string) => void): Promise<void> {
   const report = await runBench({
-    quick: options.quick === true,
-    ci: options.ci === true,
-    // Progress on stderr keeps stdout a clean table or JSON document.
-    progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    size: benchSize(options),
+    progress: progressSink(process.stderr, options.progress === true),
   });
   print(options.json === true ? JSON.stringify(report, null, 2) : renderTable(report));
   if (options.ci !== true) return;

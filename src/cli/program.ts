@@ -416,17 +416,24 @@ export async function runProgram(argv: string[]): Promise<number> {
   }
   program
     .command('bench')
-    .description('measure the hot path against its targets (bench/targets.ts): in-process tiers and check start-up')
+    .description(
+      'measure the hot path against its targets (bench/targets.ts): in-process tiers and check start-up; about a minute (--full: every row, several minutes)',
+    )
     .option('--json', 'machine-readable output')
     .option(
       '--ci',
-      'exit 1 when a target is missed by more than 3× (shared CI machines are noisy), or a % row (a rate on a fixed corpus) misses at all',
+      'the standard run as a gate: exit 1 when a target is missed by more than 3× (shared CI machines are noisy), or a % row (a rate on a fixed corpus) misses at all',
     )
     .option('--quick', 'fewer iterations: a smoke test, rough numbers')
     .option(
       '--fleet',
       "instead: four machines on a throwaway PostgreSQL (needs its binaries): a learned decision's time to visible, the store killed mid-run, 100k shared records",
     )
+    .option(
+      '--full',
+      'every row, the large ones too (stores and indexes of 100k records, a 40k-file repository), and more samples: several minutes',
+    )
+    .option('--progress', 'a progress line per step on stderr even when it is not a terminal (a terminal gets a bar)')
     .option(
       '--eval-commands [corpus]',
       'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus',
@@ -478,6 +485,8 @@ export async function runProgram(argv: string[]): Promise<number> {
         json?: boolean;
         ci?: boolean;
         quick?: boolean;
+        full?: boolean;
+        progress?: boolean;
         evalCommands?: string | boolean;
         evalLearning?: string | boolean;
         poison?: boolean;

@@ -8,12 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateLearning, MEMORY_TIERS, renderLearningEval, type LearningEval } from '../../bench/eval-learning.js';
-import { ciFailures, renderTable } from '../../bench/report.js';
+import { ciFailures, progressLine, renderTable } from '../../bench/report.js';
 import { probeConfinement } from '../../src/confine/probe.js';
-import { benchMeta, grade, runBench, STATUSES, type BenchReport, type BenchRow } from '../../bench/run.js';
+import {
+  benchMeta,
+  grade,
+  runBench,
+  STATUSES,
+  SUITES,
+  type BenchReport,
+  type BenchRow,
+  type ProgressEvent,
+} from '../../bench/run.js';
 import { corpusRates } from '../../bench/suites/sanitize.js';
 import { TARGETS, targetOf, type TargetId, type TargetSpec } from '../../bench/targets.js';
-import { evalLearning } from '../../src/cli/bench.js';
+import { benchSize, evalLearning, progressSink } from '../../src/cli/bench.js';
 import { HookwiseError } from '../../src/core/errors.js';
 import { hookwiseBin, packageRoot } from '../../src/util/package-root.js';
 
@@ -67,7 +76,7 @@ describe('bench % rows', () => {
   it('render with one decimal, without a p99, and with their ratio to the target', () => {
     const rate: Spec = { id: 'sanitize.miss-rate', description: 'a rate', unit: '%', target: 2 };
     const table = renderTable({
-      meta: benchMeta(false),
+      meta: { ...benchMeta(), size: 'standard', suites: [], ms: 0 },
       rows: [rowMeasuring(rate, 5.376), rowMeasuring({ ...rate, id: 'sanitize.false-positive-rate', target: null }, 0)],
     });
     expect(table).toMatch(/^sanitize\.miss-rate +≤ 2\.0 % +5\.4 % +— +2\.69 +miss$/m);
@@ -88,6 +97,43 @@ describe('bench % rows', () => {
   });
 });
 
+describe('bench sizes and progress', () => {
+  it('a standard run by default and with --ci; --quick and --full choose, together they are a usage error', () => {
+    expect(benchSize({})).toBe('standard');
+    expect(benchSize({ quick: true })).toBe('quick');
+    expect(benchSize({ full: true })).toBe('full');
+    expect(() => benchSize({ quick: true, full: true })).toThrow(HookwiseError);
+  });
+
+  const event = (done: number, message: string): ProgressEvent => ({ suite: 'startup', done, total: 13, message });
+
+  it('a progress line: a bar of suites done, the elapsed time, what the suite says', () => {
+    expect(progressLine(event(0, 'path-policy…'), 0, 13)).toBe('bench [·············] 0/13 0:00 path-policy…');
+    expect(progressLine(event(5, 'startup: 20/60 rounds'), 83_500, 13)).toBe(
+      'bench [#####········] 5/13 1:23 startup: 20/60 rounds',
+    );
+    expect(progressLine(event(13, 'done'), 61_000, 13)).toBe('bench [#############] 13/13 1:01 done');
+  });
+
+  it('on a terminal a bar redrawn in place, ending its line when done; elsewhere nothing, or lines with --progress', () => {
+    const written: string[] = [];
+    const sink = (isTTY: boolean, forced: boolean) =>
+      progressSink({ isTTY, write: (t: string) => written.push(t) }, forced);
+    const tty = sink(true, false);
+    tty(event(1, 'cascade…'));
+    tty(event(13, 'done'));
+    // Back to the line's start and clear it (CR, ESC [K), then the line.
+    const redraw = '\r\u001b[K';
+    expect(written[0]!.startsWith(redraw) && written[0]!.endsWith('cascade…')).toBe(true);
+    expect(written[1]!.startsWith(redraw) && written[1]!.endsWith('done\n')).toBe(true);
+    written.length = 0;
+    sink(false, false)(event(1, 'cascade…'));
+    expect(written).toEqual([]);
+    sink(false, true)(event(1, 'cascade…'));
+    expect(written).toEqual([expect.stringMatching(/^bench \[.*cascade…\n$/)]);
+  });
+});
+
 describe('bench run (--quick)', () => {
   let report: BenchReport | undefined;
   // every row but those measured in a full run only (large fixtures), and the confinement rows where this machine cannot confine
@@ -97,7 +143,7 @@ describe('bench run (--quick)', () => {
   );
 
   it('measures every target row with a finite median', async () => {
-    report = await runBench({ quick: true });
+    report = await runBench({ size: 'quick' });
     expect(report.rows.map((r) => r.id)).toEqual(quickRows);
     for (const row of report.rows) {
       // a rate (%) may well be 0; a timing or ratio of 0 means nothing was measured
@@ -128,9 +174,15 @@ describe('bench run (--quick)', () => {
     expect(table).toContain('node -e 0');
   });
 
-  // The CI gate itself (`bench --ci`, full mode) runs as its own step of `npm test`, after vitest, so it
-  // does not compete with the e2e tests for the CPU; here only the CLI wiring is checked.
-  it('the built CLI runs `bench --quick` and prints the rows as JSON', () => {
+  it('says how long the run took and which suites took longest', () => {
+    expect(report, 'the run above failed').toBeDefined();
+    expect(report!.meta.suites.map((s) => s.name)).toEqual(SUITES.map((s) => s.name));
+    expect(renderTable(report!)).toMatch(/^ran in [\d.]+ s; slowest suites: \S+ [\d.]+ s/m);
+  });
+
+  // The CI gate itself (`bench --ci`, the standard run) runs as its own step of `npm test`, after vitest, so
+  // it does not compete with the e2e tests for the CPU; here only the CLI wiring is checked.
+  it('the built CLI runs `bench --quick --json`: clean JSON on stdout, no progress on a stderr that is not a terminal', () => {
     const run = spawnSync(process.execPath, [hookwiseBin(), 'bench', '--quick', '--json'], {
       cwd: packageRoot(),
       encoding: 'utf8',
@@ -140,8 +192,9 @@ describe('bench run (--quick)', () => {
     expect(run.status, run.stderr).toBe(0);
     const printed = JSON.parse(run.stdout) as BenchReport;
     expect(printed.rows.map((r) => r.id)).toEqual(quickRows);
-    expect(printed.meta.quick).toBe(true);
-  }, 180_000);
+    expect(printed.meta.size).toBe('quick');
+    expect(run.stderr).not.toMatch(/^bench \[/m);
+  }, 360_000);
 });
 
 /**
