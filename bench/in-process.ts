@@ -23,7 +23,7 @@ export interface InProcessTask {
 
 /** Per task: timed milliseconds, at least this many samples, warm-up milliseconds. */
 const TIME_MS: PerSize<number> = { quick: 150, standard: 400, full: 1000 };
-const MIN_SAMPLES: PerSize<number> = { quick: 16, standard: 32, full: 64 };
+const MIN_SAMPLES: PerSize<number> = { quick: 8, standard: 10, full: 64 };
 // Even --quick warms up long enough for the optimizing compiler: a median of unoptimized code would overstate
 // the cost several times over and trip the CI gate for nothing.
 const WARMUP_MS: PerSize<number> = { quick: 100, standard: 200, full: 250 };
