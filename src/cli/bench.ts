@@ -17,7 +17,8 @@
  * `hookwise bench --eval-confine [--filter text] [--json]`: the confinement escape corpus, run for real
  * (bench/confine-escapes.ts); exit 1 on any escape, or when this machine cannot confine (with the reason).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
 import {
   adversarialCorpus,
@@ -45,7 +46,17 @@ import {
 } from '../../bench/report.js';
 import { runBench, type ProgressEvent } from '../../bench/run.js';
 import type { BenchSize } from '../../bench/suite.js';
+import {
+  measureQuality,
+  parseQualitySection,
+  QUALITY_END,
+  QUALITY_START,
+  renderQualitySection,
+  replaceQualitySection,
+} from '../../bench/quality.js';
 import { renderSwarm, runSwarm, type SwarmOptions } from '../../bench/swarm.js';
+import { writeFileAtomic } from '../util/fs-safe.js';
+import { packageRoot } from '../util/package-root.js';
 import { HookwiseError } from '../core/errors.js';
 
 export interface BenchCommandOptions {
@@ -366,4 +377,33 @@ export async function evalSupervisor(
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   print(options.json === true ? JSON.stringify(e, null, 2) : renderSupervisorEval(e));
+}
+
+/**
+ * `--quality-table`: measures the README's quality table (bench/quality.ts) and rewrites the README between
+ * its markers, atomically; prints the new section and the rows it could not measure here (kept as they were).
+ */
+export async function qualityTable(print: (text: string) => void): Promise<void> {
+  const readmePath = join(packageRoot(), 'README.md');
+  if (!existsSync(readmePath)) throw new HookwiseError('USAGE', `--quality-table: ${readmePath} not found`);
+  const readme = readFileSync(readmePath, 'utf8');
+  if (!readme.includes(QUALITY_START) || !readme.includes(QUALITY_END))
+    throw new HookwiseError(
+      'USAGE',
+      `--quality-table: ${readmePath} has no quality section (the lines ${QUALITY_START} and ${QUALITY_END})`,
+    );
+  const previous = parseQualitySection(readme);
+  let measured: Awaited<ReturnType<typeof measureQuality>>;
+  try {
+    measured = await measureQuality({
+      ...(previous === undefined ? {} : { previous }),
+      progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    });
+  } catch (error) {
+    throw new HookwiseError('USAGE', `--quality-table: ${(error as Error).message}`);
+  }
+  const section = renderQualitySection(measured.table);
+  writeFileAtomic(readmePath, replaceQualitySection(readme, section));
+  const kept = measured.kept.map((what) => `kept, not measurable here: ${what}`);
+  print([section, '', `written to ${readmePath}`, ...kept].join('\n'));
 }

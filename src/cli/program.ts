@@ -477,6 +477,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       'instead: replay a workload of MCP calls (default: bench/corpora/mcp-workload.jsonl) on first sight and with one approval per tool: asks per 100 calls, asks per read-only tool, unsafe allows (exit 1 on one), the SQL classifier’s cost',
     )
     .option(
+      '--quality-table',
+      "instead: measure the README's quality table (unsafe allows and asks on the adversarial corpus and the development workload, confinement escapes, secret recall and false positives, the Claude Code step ratio the e2e test last measured) and rewrite it between its markers; in a clone, several minutes",
+    )
+    .option(
       '--eval-supervisor [corpus]',
       'instead: measure the supervisor tier against a fake Messages API on loopback: the share of a workload that reaches it (default: the development workload), its added latency in the daemon, the SDK import cost',
     )
@@ -504,7 +508,13 @@ export async function runProgram(argv: string[]): Promise<number> {
         evalWorkload?: string | boolean;
         evalSupervisor?: string | boolean;
         evalMcp?: string | boolean;
+        qualityTable?: boolean;
       }) => {
+        if (o.qualityTable === true) {
+          const { qualityTable } = await import('./bench.js');
+          await qualityTable((text) => print(text));
+          return;
+        }
         if (o.evalMcp !== undefined) {
           const { evalMcp } = await import('./bench.js');
           if (!(await evalMcp(o, (text) => print(text)))) process.exitCode = 1;
