@@ -22,7 +22,7 @@ export interface TargetSpec {
   target: number | null;
   /** A tighter bound worth aiming for. */
   stretch?: number;
-  /** Measured in a full run only (not --quick, not --ci): its fixture takes tens of seconds to set up. */
+  /** Measured in a full run only (`bench --full`): its fixture takes tens of seconds to set up. */
   large?: true;
   /**
    * Measured only where this machine can do it (confinement needs bubblewrap): the suite says why it did not

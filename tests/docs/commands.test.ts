@@ -52,6 +52,8 @@ const SKIP: Record<string, string> = {
   'node dist/hookwise.cjs bench': 'a full benchmark run takes minutes; npm test runs bench --ci',
   'node dist/hookwise.cjs bench --json': 'a full benchmark run takes minutes; npm test runs bench --ci',
   'node dist/hookwise.cjs bench --quick': 'still about a minute of benchmarks on 2 CPUs; npm test runs bench --ci',
+  'node dist/hookwise.cjs bench --full':
+    'every row with the most samples takes several minutes; npm test runs bench --ci',
   'node dist/hookwise.cjs bench --ci': 'npm test runs it as its last step',
   'node dist/hookwise.cjs bench --fleet':
     'starts a PostgreSQL cluster and loads 100k records, minutes on 2 CPUs; tests/store/ cover the same paths',
