@@ -34,7 +34,7 @@ export const catalogGrammarSuite: Suite = {
     'catalog.grammar.first-lookup+index',
     'catalog.grammar.first-lookup.split',
   ],
-  async run({ quick }) {
+  async run({ size }) {
     const dir = tableDir();
     const warm = new GrammarTableReader(dir);
     found(warm, 'git');
@@ -66,7 +66,7 @@ export const catalogGrammarSuite: Suite = {
           fn: () => found(reader, 'aws').subcommands.find((s) => s.names.includes('s3'))?.subcommands.length,
         },
       ],
-      quick,
+      size,
     );
   },
 };
