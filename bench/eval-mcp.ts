@@ -113,7 +113,7 @@ export async function evaluateMcp(
   const adversarialVerdicts: Record<string, number> = {};
   for (const s of oneApproval.steps.filter((x) => x.label === 'risky'))
     adversarialVerdicts[s.verdict] = (adversarialVerdicts[s.verdict] ?? 0) + 1;
-  const sql = await measureSqlClassifier(options.quick === true);
+  const sql = await measureSqlClassifier(options.quick === true ? 'quick' : 'full');
   return {
     corpus,
     rows: rows.length,

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { classifySql } from '../../src/sql/classify.js';
 import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
-import type { Measurement, Suite } from '../suite.js';
+import type { BenchSize, Measurement, Suite } from '../suite.js';
 
 export const SQL_SELECT =
   "SELECT o.id, o.total, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.state = 'paid' AND o.created_at > now() - interval '7 days' ORDER BY o.total DESC LIMIT 20";
@@ -24,11 +24,11 @@ export const SQL_SCRIPT = [
 export const sqlSuite: Suite = {
   name: 'sql',
   measures: ['sql.classify.statement', 'sql.classify.script', 'sql.classify.cold-load'],
-  run: ({ quick }) => measureSqlClassifier(quick),
+  run: ({ size }) => measureSqlClassifier(size),
 };
 
 /** The suite's rows; `hookwise bench --eval-mcp` reports them too. */
-export async function measureSqlClassifier(quick: boolean): Promise<Measurement[]> {
+export async function measureSqlClassifier(size: BenchSize): Promise<Measurement[]> {
   if (classifySql(SQL_SELECT).class !== 'read') throw new Error('sql bench: the SELECT is not classified read');
   if (classifySql(SQL_SCRIPT).class !== 'schema') throw new Error('sql bench: the script is not classified schema');
   const warm = await runInProcess(
@@ -36,7 +36,7 @@ export async function measureSqlClassifier(quick: boolean): Promise<Measurement[
       { id: 'sql.classify.statement', batch: 1, fn: () => classifySql(SQL_SELECT) },
       { id: 'sql.classify.script', batch: 1, fn: () => classifySql(SQL_SCRIPT) },
     ],
-    quick,
+    size,
   );
   return [...warm, coldLoad()];
 }
