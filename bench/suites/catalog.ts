@@ -44,7 +44,7 @@ export const catalogSuite: Suite = {
               },
             ]),
       ],
-      ctx.quick,
+      ctx.size,
     );
     const perSegment = measured.find((m) => m.id === 'catalog.match.2kb');
     if (perSegment !== undefined)
