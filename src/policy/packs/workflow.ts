@@ -11,13 +11,14 @@
  *
  * Decisions (docs/decisions.md, "Built-in packs"):
  *   - git: add / commit / switch / checkout -b / stash (push, list, show) / restore --staged / rm --cached /
- *     reset --soft / fetch / pull --ff-only. Never with `-c` / `--config-env` / `--exec-path` (config that
+ *     reset --soft / fetch / pull (merge or fast-forward). Never with `-c` / `--config-env` / `--exec-path` (config that
  *     runs programs), `--git-dir` / `--work-tree`, `--upload-pack` / `--receive-pack`, a transport-helper
  *     URL (`ext::…`), or `commit -n` / `--no-verify` (skips the repository's hooks — often a secret scan).
  *     `add` of the whole tree (`.`, `-A`, `-u`), `add -f` (ignored files, such as .env) and `add` of a
- *     credential file, and `commit -a` (commits every modified file, reviewed or not) are left to a human
- *     (and decision memory), as is anything that moves the tree under uncommitted work (merge, rebase,
- *     pull without --ff-only, stash pop/apply, checkout <branch> — which may name a file).
+ *     credential file are left to a human (and decision memory), as is what may lose uncommitted work or
+ *     rewrite history (merge, rebase, `pull --rebase` / `--autostash`, stash pop/apply, checkout <branch> —
+ *     which may name a file). `commit -a` commits tracked files only (nothing untracked, nothing lost) and a
+ *     plain `pull` merges only when git can do so without touching uncommitted changes: both allowed.
  *   - project scripts: package.json scripts named build / dev / start / serve / watch / compile / bundle /
  *     preview / typecheck / check / lint / format / fmt / fix / generate / codegen (and `name:variant` of them,
  *     so `lint:fix` too),
@@ -61,7 +62,7 @@ const RULES = {
   'git-sync': {
     verdict: 'allow',
     message:
-      'fetches from the remote (a network read) or fast-forwards to it; local work is never merged over or discarded.',
+      'fetches from the remote (a network read) and fast-forwards or merges it into the current branch; git refuses to overwrite uncommitted work, and a merge can be undone.',
   },
   build: {
     verdict: 'allow',
@@ -155,23 +156,11 @@ function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
         'S',
         'gpg-sign',
       ]);
-      // -n is --no-verify here (skips pre-commit / commit-msg hooks); -a / --all commits every modified file.
+      // -n is --no-verify here (skips pre-commit / commit-msg hooks). -a / --all commits the tracked files'
+      // changes: the same local, undoable effect as `add <tracked files>` + commit (untracked files such as
+      // a new .env are never included; nothing leaves the machine until a push, which the git pack judges).
       if (
-        hasAny(
-          args,
-          'n',
-          'no-verify',
-          'a',
-          'all',
-          'i',
-          'include',
-          'o',
-          'only',
-          'pathspec-from-file',
-          'interactive',
-          'patch',
-          'p',
-        )
+        hasAny(args, 'n', 'no-verify', 'i', 'include', 'o', 'only', 'pathspec-from-file', 'interactive', 'patch', 'p')
       )
         return undefined;
       if (args.positionals.length > 0) return undefined; // `commit paths…` commits those files as they are now, staged or not
@@ -304,14 +293,17 @@ function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefin
         'r',
         'rebase',
       ]);
+      // A fetch, then a fast-forward or a merge commit: git refuses to start when the merge would overwrite
+      // uncommitted changes, and a conflicted merge is undone with `git merge --abort`. A rebase (rewrites
+      // local commits), --autostash (re-applies the stash, possibly into conflicts), a chosen strategy or
+      // skipped hooks are not vouched for.
       if (
-        !args.flags.has('ff-only') ||
-        hasAny(args, 'rebase', 'r', 'no-ff', 'squash', 'commit', 'autostash', 'no-verify') ||
+        hasAny(args, 'rebase', 'r', 'squash', 'autostash', 'no-verify', 's', 'strategy', 'X', 'strategy-option') ||
         !fetchable(args) ||
         dynamic
       )
         return undefined;
-      return { rule: 'git-sync', detail: 'pull --ff-only' };
+      return { rule: 'git-sync', detail: args.flags.has('ff-only') ? 'pull --ff-only' : 'pull' };
     }
     default:
       return undefined;
@@ -1035,7 +1027,7 @@ export const workflowPack = definePack<RuleId>({
   name: 'workflow',
   kind: 'allow',
   description:
-    'git add/commit/switch/stash/fetch/pull --ff-only, builds (go, cargo, tsc, make), project build/dev scripts, installs of declared dependencies, known shell init, mktemp',
+    'git add/commit/switch/stash/fetch/pull, builds (go, cargo, tsc, make), project build/dev scripts, installs of declared dependencies, known shell init, mktemp',
   commands: [
     ...new Set([
       'docker',

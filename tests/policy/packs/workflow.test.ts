@@ -32,6 +32,14 @@ describe('workflow pack: git that stays in the local repository', () => {
     ['git fetch origin main', 'allow git-sync'],
     ['git pull --ff-only', 'allow git-sync'],
     ['git pull --ff-only origin main', 'allow git-sync'],
+    // a plain pull merges only when git can do so without touching uncommitted changes (and can be aborted)
+    ['git pull', 'allow git-sync'],
+    ['git pull origin main', 'allow git-sync'],
+    ['git pull --no-rebase -q', 'allow git-sync'],
+    // commit -a takes tracked files' changes only: local and undoable like add + commit
+    ['git commit -am wip', 'allow git-local'],
+    ['git commit -a -m x', 'allow git-local'],
+    ['git commit --all --amend --no-edit', 'allow git-local'],
   ])('%s → %s', (command, expected) => expectWf(command, expected));
 
   it.each([
@@ -44,10 +52,9 @@ describe('workflow pack: git that stays in the local repository', () => {
     ['git add .env'],
     ['git add config/.env.production'],
     ['git add $FILES'],
-    // commits of everything modified, or skipping the hooks
-    ['git commit -a -m x'],
-    ['git commit -am x'],
-    ['git commit --all'],
+    // commits skipping the hooks, or of named paths as they are now
+    ['git commit -an -m x'],
+    ['git commit -a --no-verify -m x'],
     ['git commit -n -m x'],
     ['git commit --no-verify -m x'],
     ['git commit -m x src/a.ts'],
@@ -73,8 +80,14 @@ describe('workflow pack: git that stays in the local repository', () => {
     ['git reset'],
     ['git reset --hard'],
     ['git reset --soft --hard HEAD~1'],
-    ['git pull'],
     ['git pull --rebase'],
+    ['git pull -r origin main'],
+    ['git pull --autostash'],
+    ['git pull -s ours'],
+    ['git pull -X theirs'],
+    ['git pull --no-verify'],
+    ["git pull 'ext::sh -c id'"],
+    ['git pull origin +main:main'],
     ['git pull --ff-only --rebase'],
     ['git merge main'],
     ['git push origin main'],
