@@ -30,6 +30,7 @@ export const CATALOG_RULES = [
   'test-runner', // runs the project's tests (the repository's own code)
   'lint', // checks code without changing it
   'version', // prints a version or help
+  'git-read', // reads git state or history (the repository's objects, refs and index)
 ] as const;
 export type CatalogRule = (typeof CATALOG_RULES)[number];
 
@@ -404,7 +405,8 @@ export function compileEntry(
   const grammarName = raw['grammar'];
   let imported: { node: GrammarNode; ref: string } | undefined;
   if (grammarName !== undefined) {
-    if (typeof grammarName !== 'string') c.fail('grammar', 'grammar names an imported source (fig)');
+    if (typeof grammarName !== 'string')
+      c.fail('grammar', 'grammar names an imported source (table: the grammar table; fig: src/catalog/imported/)');
     else imported = grammars.get(names[0]!);
     // A missing import is not an error: the entry's own annotations still compile (the importer may be absent).
   }

@@ -425,7 +425,9 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
   const last = node();
   if (walk.unaccounted === undefined) {
     const required = last.args.slice(argIndex).find((a) => a.optional !== true);
-    if (last.effects === undefined)
+    // An option with a form effect names the form by itself (`git config --get`): the node may leave its
+    // other forms (`git config name value`) unannotated.
+    if ((formEffects ?? last.effects) === undefined)
       walk.stop(argv.length - 1, `${formName()}: known to the grammar, its effect is not annotated`);
     else if (required !== undefined && operands === 0 && last.commands.length > 0)
       walk.stop(argv.length - 1, `${formName()} needs a subcommand the catalogue knows`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { compileCatalog, type CatalogTable, type EntryProblem } from './compile.js';
 import type { GrammarNode } from './grammar.js';
+import { lookupGrammar, type GrammarLookup } from './grammar-table.js';
 import { packageRoot } from '../util/package-root.js';
 
 export interface CatalogSources {
@@ -15,6 +16,11 @@ export interface CatalogSources {
   entries: string;
   /** JSON files, each a list of GrammarNode (an imported grammar), merged under the entries by name. */
   grammars: string[];
+  /**
+   * The grammar table (dist/catalog-grammar/, built before the catalogue): an entry saying `grammar: table`
+   * annotates its program's grammar from there instead of repeating it.
+   */
+  table?: (program: string) => GrammarLookup;
 }
 
 export function defaultSources(root: string = packageRoot()): CatalogSources {
@@ -27,6 +33,7 @@ export function defaultSources(root: string = packageRoot()): CatalogSources {
           .sort()
           .map((f) => join(imported, f))
       : [],
+    table: lookupGrammar,
   };
 }
 
@@ -61,8 +68,34 @@ export function compileSources(sources: CatalogSources = defaultSources()): {
     const nodes = JSON.parse(readFileSync(file, 'utf8')) as GrammarNode[];
     for (const node of nodes) grammars.push({ node, ref: file.slice(file.lastIndexOf('/') + 1) });
   }
+  const tableProblems: EntryProblem[] = [];
+  for (const { file, data } of entries) {
+    const wanted = tableGrammarOf(data);
+    if (wanted === undefined) continue;
+    const found = sources.table?.(wanted);
+    if (found?.node === undefined) {
+      // An entry written over the table's grammar lists only its annotations: without the grammar it would
+      // compile to a narrower program than reviewed, so the build stops instead.
+      tableProblems.push({
+        file,
+        at: 'grammar',
+        problem: `the grammar table has no grammar for ${wanted}${found?.problem === undefined ? '' : ` (${found.problem})`}`,
+      });
+      continue;
+    }
+    grammars.unshift({ node: found.node, ref: `grammar table: ${found.sources.map((g) => g.ref).join(' + ')}` });
+  }
   const compiled = compileCatalog(entries, grammars);
-  return { table: compiled.table, problems: [...problems, ...compiled.problems] };
+  return { table: compiled.table, problems: [...problems, ...tableProblems, ...compiled.problems] };
+}
+
+/** The program an entry annotates from the grammar table (`grammar: table`), if it does. */
+function tableGrammarOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || (data as Record<string, unknown>)['grammar'] !== 'table')
+    return undefined;
+  const program = (data as Record<string, unknown>)['program'];
+  const first = Array.isArray(program) ? (program[0] as unknown) : program;
+  return typeof first === 'string' ? first : undefined;
 }
 
 export { serializeCatalog } from './table.js';

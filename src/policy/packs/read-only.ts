@@ -25,7 +25,6 @@ import type { Segment } from '../../shell/types.js';
 import { hasAny, hasExpansion, isDynamic, scan } from './argv.js';
 import { credentialsPack } from './credentials.js';
 import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
-import { gitSubcommand } from './git.js';
 import { listsSystem, localFetch, LOOKS_COMMANDS, packageQuery, sedPrintOperands, terraformLooks } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
@@ -66,37 +65,6 @@ const RULES = {
 type RuleId = keyof typeof RULES;
 
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
-const GIT_READ = new Set([
-  'status',
-  'log',
-  'diff',
-  'show',
-  'rev-parse',
-  'ls-files',
-  'ls-tree',
-  'blame',
-  'annotate',
-  'describe',
-  'shortlog',
-  'cat-file',
-  'grep',
-  'whatchanged',
-  'version',
-  'rev-list',
-  'name-rev',
-  'merge-base',
-  'show-ref',
-  'for-each-ref',
-  'count-objects',
-  'check-ignore',
-  'check-attr',
-  'diff-tree',
-  'diff-files',
-  'diff-index',
-  'range-diff',
-  'cherry',
-  'ls-remote',
-]);
 
 /** An operand whose content cannot be vetted: a variable, a substitution, or a glob that may reach dotfiles. */
 function unvettable(segment: Segment, index: number, text: string): boolean {
@@ -113,96 +81,6 @@ function sedPrint(segment: Segment): PackFinding<RuleId> | undefined {
   const files = sedPrintOperands(segment);
   if (files === undefined || segment.flags.appendsArgs === true) return undefined;
   return files.some((p) => unvettable(segment, p.index, p.text)) ? undefined : { rule: 'read-file' };
-}
-
-function gitRead(segment: Segment): PackFinding<RuleId> | undefined {
-  const sub = gitSubcommand(segment);
-  if (sub === undefined || sub.overridesConfig) return undefined;
-  const args = scan(segment.argv, {
-    from: sub.from,
-    withValue: [
-      'format',
-      'sort',
-      'contains',
-      'no-contains',
-      'merged',
-      'no-merged',
-      'points-at',
-      'n',
-      'max-count',
-      'since',
-      'until',
-      'author',
-      'grep',
-      'S',
-      'G',
-    ],
-  });
-  if (
-    [...args.flags, ...args.values.keys()].some(
-      (f) => f === 'output' || f === 'ext-diff' || f === 'textconv' || f === 'exec',
-    )
-  )
-    return undefined;
-  const positionals = args.positionals.map((p) => p.text);
-  const only = (allowed: readonly string[]): boolean => [...args.flags].every((f) => allowed.includes(f));
-  switch (sub.name) {
-    case 'branch': {
-      const listing = [
-        'a',
-        'r',
-        'v',
-        'l',
-        'list',
-        'all',
-        'remotes',
-        'verbose',
-        'show-current',
-        'column',
-        'no-column',
-        'color',
-        'no-color',
-        'i',
-        'ignore-case',
-      ];
-      const listFlags = [...args.flags].every((f) => listing.includes(f));
-      return listFlags && (positionals.length === 0 || hasAny(args, 'l', 'list')) ? { rule: 'git-read' } : undefined;
-    }
-    case 'remote':
-      return only(['v', 'verbose']) && (positionals.length === 0 || ['show', 'get-url'].includes(positionals[0]!))
-        ? { rule: 'git-read' }
-        : undefined;
-    case 'tag':
-      return only(['l', 'list', 'n']) && (positionals.length === 0 || hasAny(args, 'l', 'list'))
-        ? { rule: 'git-read' }
-        : undefined;
-    case 'stash':
-    case 'worktree':
-      return positionals[0] === 'list' || (sub.name === 'stash' && positionals[0] === 'show')
-        ? { rule: 'git-read' }
-        : undefined;
-    case 'reflog':
-      return positionals.length === 0 || positionals[0] === 'show' ? { rule: 'git-read' } : undefined;
-    case 'submodule':
-      return positionals[0] === 'status' ? { rule: 'git-read' } : undefined;
-    case 'config': {
-      const reads = hasAny(args, 'get', 'get-all', 'get-regexp', 'list', 'l');
-      const writes = hasAny(
-        args,
-        'unset',
-        'unset-all',
-        'add',
-        'replace-all',
-        'rename-section',
-        'remove-section',
-        'edit',
-        'e',
-      );
-      return reads && !writes ? { rule: 'git-read' } : undefined;
-    }
-    default:
-      return GIT_READ.has(sub.name) ? { rule: 'git-read' } : undefined;
-  }
 }
 
 /** package.json script names that run tests or checks (and not fixers). */
@@ -472,7 +350,11 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
   const name = segment.name;
   const known = byCatalogue(env.catalog?.[env.index] ?? matchSegment(segment));
-  if (known === 'declined') return version(segment);
+  if (known === 'declined') {
+    // git's dry runs (`git add -n .`) are not entries yet: the dry-run recogniser still vouches for them.
+    const preview = dryRun(segment);
+    return preview !== undefined ? { rule: 'dry-run', detail: preview } : version(segment);
+  }
   if (known !== undefined) return known;
   // Programs the catalogue has no entry for yet: the recognisers below, each strict about the options it knows.
   const args = scan(segment.argv);
@@ -490,7 +372,6 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
   if (name === ':') return Object.keys(segment.assignments).length > 0 ? { rule: 'inspect' } : undefined;
   if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
-  if (name === 'git') return gitRead(segment) ?? version(segment);
   return (
     version(segment) ??
     (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ??
