@@ -83,10 +83,35 @@ export function compileSources(sources: CatalogSources = defaultSources()): {
       });
       continue;
     }
-    grammars.unshift({ node: found.node, ref: `grammar table: ${found.sources.map((g) => g.ref).join(' + ')}` });
+    grammars.unshift({
+      node: onlyAnnotated(found.node, data),
+      ref: `grammar table: ${found.sources.map((g) => g.ref).join(' + ')}`,
+    });
   }
   const compiled = compileCatalog(entries, grammars);
   return { table: compiled.table, problems: [...problems, ...tableProblems, ...compiled.problems] };
+}
+
+/**
+ * The table's grammar cut to what the entry annotates: a subcommand the entry does not name keeps only its
+ * names (still known, of unknown effect, so nothing under it is allowed), without its options. git's whole
+ * grammar would triple dist/catalog.json, which every process reads on its first Bash call.
+ */
+function onlyAnnotated(node: GrammarNode, entry: unknown): GrammarNode {
+  const commands = (entry as Record<string, unknown>)['commands'];
+  const annotated = new Map<string, unknown>();
+  if (typeof commands === 'object' && commands !== null)
+    for (const [key, value] of Object.entries(commands))
+      for (const name of key.split(/\s+/)) annotated.set(name, value);
+  return {
+    ...node,
+    subcommands: node.subcommands.map((sub) => {
+      const value = sub.names.map((n) => annotated.get(n)).find((v) => v !== undefined);
+      return value === undefined
+        ? { names: sub.names, options: [], subcommands: [], args: [] }
+        : onlyAnnotated(sub, value);
+    }),
+  };
 }
 
 /** The program an entry annotates from the grammar table (`grammar: table`), if it does. */
