@@ -22,6 +22,7 @@ import type { Sanitized } from '../src/sanitize/index.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { FleetSync } from '../src/store/sync.js';
 import { findPostgres, startCluster, type Cluster } from './postgres-cluster.js';
+import { sharedRecord } from './store-records.js';
 
 export interface FleetBenchOptions {
   quick?: boolean;
@@ -51,20 +52,9 @@ const settingsOf = (cluster: Cluster) => ({
   source: 'bench',
 });
 
+/** An org-scope record learned now (the store's shared builder, `bench` as its reason). */
 function record(key: string, verdict: Verdict): DecisionRecord & { scope: 'org' } {
-  return {
-    key,
-    tool: 'Bash',
-    subject: `make ${key}` as Sanitized,
-    commands: ['make'],
-    role: 'coder',
-    verdict,
-    reason: 'bench' as Sanitized,
-    tier: 'human',
-    scope: 'org',
-    decided_by: 'human',
-    ts: new Date().toISOString(),
-  };
+  return sharedRecord(key, verdict, { reason: 'bench' as Sanitized, ts: new Date().toISOString() });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
