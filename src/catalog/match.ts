@@ -20,6 +20,8 @@ export interface WordAccount {
   word: string;
   /** `wc`, `git stash`, `--lines of wc`, `value of --output (path-write)`, `operand (path-read)`. */
   as: string;
+  /** The kind of a value or operand word (for `--x=v`, of the part after `=`); absent for structure. */
+  kind?: ValueKind;
 }
 
 export type PathKind = 'path-read' | 'path-write' | 'dir';
@@ -87,8 +89,10 @@ class Walk {
     this.unaccounted ??= { index, word: this.segment.argv[index] ?? '', why };
   }
 
-  account(index: number, as: string): void {
-    this.words.push({ index, word: this.segment.argv[index]!, as });
+  account(index: number, as: string, kind?: ValueKind): void {
+    const account: WordAccount = { index, word: this.segment.argv[index]!, as };
+    if (kind !== undefined) account.kind = kind;
+    this.words.push(account);
   }
 
   isDynamic(index: number): boolean {
@@ -305,7 +309,7 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
       }
       at++;
       if (!walk.value(at, argv[at]!, kind, o, label, mayExpand)) return -1;
-      walk.account(at, label);
+      walk.account(at, label, kind);
     }
     return at;
   };
@@ -347,7 +351,7 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
       }
       const last = takeValues(o, spelling, i, word.slice(eq + 1));
       if (last < 0) break;
-      walk.account(i, `${spelling}=value (${o.value}) of ${formName()}`);
+      walk.account(i, `${spelling}=value (${o.value}) of ${formName()}`, o.value);
       i = last;
       continue;
     }
@@ -416,7 +420,7 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
     }
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
     if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
-    walk.account(i, label);
+    walk.account(i, label, arg.kind);
     operands++;
     if (arg.variadic !== true) argIndex++;
     if (here.optionsBeforeArgs === true) optionsDone = true;

@@ -19,8 +19,11 @@
  *   - every program the call runs — wrappers and argv[0] as written, with the identity of any code a segment
  *     carries (inline code, a script, a heredoc, `bash -c`: memory/code.ts) — is run by the remembered call
  *     too: learning never widens to a program or code it has not seen approved;
- *   - it has the remembered call's words in the same order — the same options, subcommands, names and
- *     numbers — except file operands swapped for others in the same place (pathSwap);
+ *   - it has the remembered call's form (memory/form.ts: the catalogue accounts for every word of both, and
+ *     they differ only in what its grammar marks as free — text, patterns, numbers, file operands in the same
+ *     place): the model proposes, the grammar decides. Failing that, the remembered call's words in the same
+ *     order — the same options, subcommands, names and numbers — except file operands swapped for others in
+ *     the same place (pathSwap);
  *   - its write targets fall in the same path-policy classes as the record's, for this role;
  *   - what reaches the network is unchanged: every segment that reaches the network appears verbatim in the
  *     record, and every host the call names (URLs) is named by the record;
@@ -34,6 +37,7 @@ import type { ShellContext } from '../shell/prepare.js';
 import type { EmbeddingContext, EmbeddingMatch, EmbeddingPort } from './port.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import { describeRecord, recordSource } from '../memory/cache.js';
+import { sameForm } from '../memory/form.js';
 import { sameShape, writeClasses } from '../memory/similar.js';
 import type { LoadedRecord } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
@@ -69,8 +73,11 @@ export function guardRail(
   const runs = new Set(record.commands);
   const unseen = subject.commands.find((c) => !runs.has(c));
   if (unseen !== undefined) return `it never ran \`${unseen}\``;
-  if (!sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot)))
-    return 'it differs by more than file operands';
+  if (
+    !sameForm(record, subject) &&
+    !sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot))
+  )
+    return 'it differs by more than free words and file operands';
   if (writeClasses(record.writes ?? [], ctx) !== callClasses()) return 'it writes elsewhere';
   const effects = ctx.shell?.effects.segments;
   if (effects !== undefined) {

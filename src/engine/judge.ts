@@ -138,7 +138,7 @@ export function judge(
   const { shell, memory: view } = inputs;
   // An MCP call's fields, each with its kind; its paths canonicalized like a Read's (catalog/mcp-call.ts).
   const mcp = prepareMcp(call, policy, pathContext);
-  const memo = memoize(() => callSubject(call, paths, shell, mcp));
+  const memo = memoize(() => callSubject(call, paths, shell, mcp, projectRoot));
   const ctx: CascadeContext = {
     call,
     paths,

@@ -44,9 +44,10 @@ import {
   type StoreTarget,
 } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
-import { RawRecordSet, similarityCandidate, type RecordSet, type SimilarIndex } from './view.js';
+import { RawRecordSet, similarityCandidate, similarityText, type RecordSet, type SimilarIndex } from './view.js';
 
-export const INDEX_FORMAT = 3;
+// 4: a record with a form is indexed by its form's tokens (memory/view.ts similarityText).
+export const INDEX_FORMAT = 4;
 export const INDEX_MIN_RECORDS = 500;
 /**
  * Appended lines a load parses on top of the index before it rebuilds the index instead. Parsing a line
@@ -399,7 +400,7 @@ export function compileRecords(
   const similar: number[] = [];
   remembered.forEach((r, i) => {
     if (!similarityCandidate(r)) return;
-    jaccard.add(tokenize(r.subject, ctx));
+    jaccard.add(tokenize(similarityText(r), ctx));
     similar.push(i);
   });
   const arrays = jaccard.toArrays();

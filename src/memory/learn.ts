@@ -79,6 +79,8 @@ interface PendingAsk {
   subject: Sanitized;
   commands: Sanitized[];
   writes: Sanitized[];
+  /** The call's form, when the catalogue accounts for it (memory/form.ts). */
+  form?: Sanitized;
   role: string;
   target: PendingTarget;
   ts: string;
@@ -148,8 +150,14 @@ export function learnTarget(
 }
 
 /** The record for a subject, in a target scope. */
+/** A note's call as a subject again; a note's form is only trusted when it is a string (notes are files). */
+function pendingSubject(pending: PendingAsk): Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes' | 'form'> {
+  const subject = { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes };
+  return typeof pending.form === 'string' ? { ...subject, form: pending.form } : subject;
+}
+
 export function recordFor(
-  subject: Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes'>,
+  subject: Pick<CallSubject, 'tool' | 'text' | 'commands' | 'writes' | 'form'>,
   key: string,
   fields: Pick<DecisionRecord, 'role' | 'verdict' | 'reason' | 'tier' | 'decided_by'>,
   target: StoreTarget,
@@ -168,6 +176,7 @@ export function recordFor(
   };
   if (subject.commands.length > 0) record.commands = subject.commands;
   if (subject.writes.length > 0) record.writes = subject.writes;
+  if (subject.form !== undefined) record.form = subject.form;
   return record;
 }
 
@@ -239,6 +248,7 @@ export function rememberDecision(
     subject: subject.text,
     commands: subject.commands,
     writes: subject.writes,
+    ...(subject.form === undefined ? {} : { form: subject.form }),
     role,
     target: pendingTarget(learnTarget(settings, places, call.sessionId, privateOnly)),
     ts: new Date().toISOString(),
@@ -358,7 +368,7 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   if (held !== undefined && held.decided_by !== 'confine' && held.decided_by !== 'supervisor') return undefined;
   if (pending.supervisor !== undefined) logReview(pending, 'allow', call, where);
   const record = recordFor(
-    { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
+    pendingSubject(pending),
     key,
     {
       role: pending.role,
@@ -442,7 +452,7 @@ function learnFromWalls(
     `it ran confined and the walls stopped ${describeWallKind(hit.kind)} (“${hit.line}”), so a human decides whether it may run unconfined`,
   ).text;
   const record = recordFor(
-    { tool: pending.tool, text: pending.subject, commands: pending.commands, writes: pending.writes },
+    pendingSubject(pending),
     key,
     { role: pending.role, verdict: 'ask', reason, tier: 'confine', decided_by: 'confine' },
     target,

@@ -13,7 +13,13 @@ import { dirname } from 'node:path';
 import { JaccardIndex } from './jaccard.js';
 import { laterWins, type LoadedRecord } from './store.js';
 import { tokenize, type TokenContext } from './tokens.js';
-import { similarityCandidate, type RecordSet, type SimilarCandidate, type SimilarIndex } from './view.js';
+import {
+  similarityCandidate,
+  similarityText,
+  type RecordSet,
+  type SimilarCandidate,
+  type SimilarIndex,
+} from './view.js';
 import { countAtMost } from '../util/sorted.js';
 
 /**
@@ -181,7 +187,7 @@ export class LiveRecordSet {
       };
     }
     for (; c.entries < this.candidates.length; c.entries++)
-      c.index.add(tokenize(this.candidates[c.entries]!.record.subject, ctx));
+      c.index.add(tokenize(similarityText(this.candidates[c.entries]!.record), ctx));
     return c.index;
   }
 
@@ -255,7 +261,7 @@ export class VersionedSet implements RecordSet {
     if (this.materialized !== undefined) return this.materialized;
     const index = new JaccardIndex();
     const entries = this.live.candidatesAt(ctx, this.version);
-    for (const r of entries) index.add(tokenize(r.subject, ctx));
+    for (const r of entries) index.add(tokenize(similarityText(r), ctx));
     this.materialized = { index, record: (i) => entries[i]! };
     return this.materialized;
   }

@@ -18,7 +18,11 @@
  *     So similarity never matches across different code: `python3 a.py --n 5` ~ `--n 6`, never
  *     `python3 /tmp/evil.py`. A record from before code identities names no code, so it never matches a
  *     call that carries some; a call whose code is not known as text (an expansion, a secret) is exact-only;
- *   - it has the entry's shape: the same words in the same order, except argument *values* swapped one for
+ *   - it has the entry's form (memory/form.ts): the catalogue accounts for every word of both, and they differ
+ *     only in words its grammar marks as free — text, patterns, numbers, file operands in the same place
+ *     (`git commit -m 'a'` ~ `git commit -m 'b'`); never in a program, subcommand, option, code, URL or enum.
+ *     Failing that (a call the catalogue does not account for), the entry's shape: the same words in the same
+ *     order, except argument *values* swapped one for
  *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
  *     (`--privileged`, `-a`, `--force`), an added or dropped word, or a value swapped for a broad one (`.`,
  *     `/`, `~`, a glob, an expansion) is a different command, however many tokens it shares;
@@ -33,6 +37,7 @@ import type { ResolvedPath } from '../core/tool-call.js';
 import { judgeWrite } from '../policy/path-policy.js';
 import { describeRecord, recordSource } from './cache.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
+import { sameForm } from './form.js';
 import { tokenize } from './tokens.js';
 
 export const MIN_TOKENS = 3;
@@ -94,7 +99,7 @@ function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {
   if (memory === undefined || memory.view.empty) return undefined;
   const subject = memory.subject();
   if (subject === undefined || !subject.similar || subject.lossy) return undefined;
-  const tokens = tokenize(subject.text, ctx);
+  const tokens = tokenize(subject.form ?? subject.text, ctx);
   if (tokens.length < MIN_TOKENS) return undefined;
   const role = ctx.role.role.name;
   let callClasses: string | undefined;
@@ -102,7 +107,8 @@ function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {
   for (const { record: r, score } of memory.view.similar(tokens, ctx)) {
     if (best !== undefined && score < best.score) break;
     if (r.tool !== subject.tool || (r.role !== role && r.role !== ANY_ROLE)) continue;
-    if (!sameList(r.commands ?? [], subject.commands) || !sameShape(r.subject, subject.text)) continue;
+    if (!sameList(r.commands ?? [], subject.commands)) continue;
+    if (!sameForm(r, subject) && !sameShape(r.subject, subject.text)) continue;
     callClasses ??= writeClasses(subject.writes, ctx);
     if (writeClasses(r.writes ?? [], ctx) !== callClasses) continue;
     if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score };

@@ -65,6 +65,8 @@ export interface DecisionRecord {
   commands?: string[];
   /** Optional: the call's canonical write targets, for the similarity guard. */
   writes?: Sanitized[];
+  /** Optional: the shell call's form (memory/form.ts): what the approval generalizes over. */
+  form?: Sanitized;
   /** A role name or `*`. */
   role: string;
   verdict: Verdict;
@@ -84,6 +86,7 @@ export const RECORD_FIELDS = [
   'subject',
   'commands',
   'writes',
+  'form',
   'role',
   'verdict',
   'reason',
@@ -237,6 +240,8 @@ function checkRecord(value: unknown): FieldProblem | undefined {
   for (const field of ['subject', 'reason'] as const) {
     if (typeof r[field] !== 'string') return { field, problem: `${field} must be a string` };
   }
+  if (r.form !== undefined && typeof r.form !== 'string')
+    return { field: 'form', problem: 'form, when present, must be a string' };
   for (const field of ['commands', 'writes'] as const) {
     const list = r[field];
     if (list !== undefined && (!Array.isArray(list) || !list.every((x) => typeof x === 'string')))
@@ -262,6 +267,7 @@ export function serializeRecord(r: DecisionRecord): string {
     subject: r.subject,
     commands: r.commands,
     writes: r.writes,
+    form: r.form,
     role: r.role,
     verdict: r.verdict,
     reason: r.reason,
@@ -297,6 +303,7 @@ export function assertWritableRecord(r: DecisionRecord, where: string): void {
   assertSanitized(r.subject, where);
   assertSanitized(r.reason, where);
   for (const w of r.writes ?? []) assertSanitized(w, where);
+  if (r.form !== undefined) assertSanitized(r.form, where);
   for (const field of ['tool', 'role'] as const) {
     if (findSecrets(r[field]).length > 0) refuse(`refusing to write to ${where}: the ${field} field holds a secret`);
   }

@@ -24,6 +24,7 @@ import { segmentLosesData } from '../shell/data-loss.js';
 import type { Segment } from '../shell/types.js';
 import { xxh3Hex } from '../util/xxhash.js';
 import { codeIdentity } from './code.js';
+import { segmentForm } from './form.js';
 import type { McpField, PreparedMcp } from '../catalog/mcp-call.js';
 import { FREE_KINDS } from '../catalog/mcp-grammar.js';
 
@@ -45,6 +46,11 @@ export interface CallSubject {
   similar: boolean;
   /** Per shell segment, the normalized text an override pattern is matched against. */
   segments: Sanitized[];
+  /**
+   * Shell: the call with the words the catalogue marks as free abstracted (memory/form.ts), when every
+   * segment is fully accounted for — what an approval generalizes over.
+   */
+  form?: Sanitized;
 }
 
 /** A subject longer than this is not remembered (a 50 KB heredoc is not a decision worth a key). */
@@ -82,11 +88,12 @@ export function callSubject(
   paths: readonly ResolvedPath[],
   shell: PreparedShell | undefined,
   mcp?: PreparedMcp,
+  projectRoot?: string,
 ): CallSubject | undefined {
   if (mcp !== undefined) return mcpSubject(call, mcp);
   switch (call.action) {
     case 'shell':
-      return shell === undefined ? undefined : shellSubject(call, shell);
+      return shell === undefined ? undefined : shellSubject(call, shell, projectRoot);
     case 'write':
     case 'read':
       return fileSubject(call, paths);
@@ -125,7 +132,7 @@ function stdinMarker(segment: Segment, clean: Sanitized): string | undefined {
   return quoted.length <= MAX_STDIN_TEXT ? `[stdin ${quoted}]` : `[stdin xxh3:${xxh3Hex(clean)}]`;
 }
 
-function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undefined {
+function shellSubject(call: ToolCall, shell: PreparedShell, projectRoot: string | undefined): CallSubject | undefined {
   if (!shell.parse.ok || shell.parse.segments.length === 0) return undefined;
   if (shell.targets.some((t) => t === null) || shell.writes.unknown.length > 0) return undefined;
   const segments: Sanitized[] = [];
@@ -133,18 +140,25 @@ function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undef
   const commands: Sanitized[] = [];
   let similar = true;
   let text = '';
+  // The form is built alongside the text; a segment the catalogue does not account for leaves the call none.
+  let form: string | undefined = '';
+  const place = { cwd: call.cwd, projectRoot: projectRoot ?? call.cwd, quote };
   for (const [i, segment] of shell.parse.segments.entries()) {
     const line = sanitize(segmentText(segment)).text;
     // Override patterns match the segment as written; the stdin data is the subject's (the key's) business.
     segments.push(line);
-    if (i > 0) text += ` ${segment.operator === '\n' || segment.operator === undefined ? ';' : segment.operator} `;
+    const operator = ` ${segment.operator === '\n' || segment.operator === undefined ? ';' : segment.operator} `;
+    if (i > 0) text += operator;
     text += line;
+    const shape = projectRoot === undefined ? undefined : segmentForm(segment, shell.catalog[i], place);
+    form = form === undefined || shape === undefined ? undefined : `${form}${i > 0 ? operator : ''}${shape}`;
     // Sanitize before anything is derived from the data: the subject text, its digest, the code identity.
     const stdin = segment.stdin === undefined ? undefined : sanitize(segment.stdin);
     const marker = stdin === undefined ? undefined : stdinMarker(segment, stdin.text);
     if (marker !== undefined) {
       markers.push(marker);
       text += ` ${marker}`;
+      if (form !== undefined) form += ` ${marker}`;
     }
     // The names similarity compares for equality. `sudo npm` is not `npm` (a wrapper changes what an
     // approval means), `/tmp/x/python3` is not `python3` (the program as written), and a segment that
@@ -165,7 +179,11 @@ function shellSubject(call: ToolCall, shell: PreparedShell): CallSubject | undef
   // The data must reach the key intact: were a marker redacted as a whole, two bodies could share a key.
   if (markers.some((m) => !subject.includes(m))) return undefined;
   const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i));
-  return { tool: shownId(call.tool), text: subject, commands, writes, lossy, similar, segments };
+  const out: CallSubject = { tool: shownId(call.tool), text: subject, commands, writes, lossy, similar, segments };
+  // A form the sanitizer touched could read alike for two different calls: no generalization then.
+  const cleanForm = form === undefined || form.length > MAX_SUBJECT ? undefined : sanitize(form);
+  if (cleanForm !== undefined && cleanForm.findings.length === 0 && similar) out.form = cleanForm.text;
+  return out;
 }
 
 function fileSubject(call: ToolCall, paths: readonly ResolvedPath[]): CallSubject | undefined {

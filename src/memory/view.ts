@@ -17,6 +17,12 @@ export const isFileTool = (tool: string): boolean => {
   return action === 'write' || action === 'read';
 };
 
+/**
+ * The text a remembered call is indexed by for similarity: its form when it has one (free words abstracted,
+ * memory/form.ts: calls of one form then score 1.0), else its subject.
+ */
+export const similarityText = (r: Pick<LoadedRecord, 'form' | 'subject'>): string => r.form ?? r.subject;
+
 /** Records similarity may compare with: remembered shell and other-tool calls (file tools are exact only). */
 export const similarityCandidate = (r: LoadedRecord): boolean =>
   r.tier !== 'override' && r.commands !== undefined && !isFileTool(r.tool);
@@ -71,7 +77,7 @@ export class RawRecordSet implements RecordSet {
     const entries: LoadedRecord[] = [];
     for (const r of this.remembered) {
       if (!similarityCandidate(r)) continue;
-      index.add(tokenize(r.subject, ctx));
+      index.add(tokenize(similarityText(r), ctx));
       entries.push(r);
     }
     this.similarIndex = { index, record: (i) => entries[i]! };

@@ -31,6 +31,7 @@ export async function subjectFor(
     event.call.paths.map((p) => resolvePath(p, ctx)),
     shell,
     prepareMcp(event.call, { mcp: { servers: {} } }, ctx),
+    project.root,
   );
   if (subject === undefined) throw new Error(`no subject for ${tool} ${JSON.stringify(input)}`);
   return { subject, key: cacheKey(subject.tool, subject.text) };
