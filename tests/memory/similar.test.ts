@@ -347,3 +347,72 @@ describe('tier 2a: similarity never matches across different code', () => {
     expect((await p.check(p.pre('Bash', bash(withSecret(6))))).decision?.tier).toBe('default');
   });
 });
+
+describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', () => {
+  async function coder(remembered: string): Promise<TestProject> {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, remembered, 'allow');
+    return p;
+  }
+
+  it.each([
+    ['free text', "echo 'first note' > notes.txt", "echo 'something else entirely, longer' > todo.txt"],
+    ['numbers', 'seq 1 10 > nums.txt', 'seq 40 9000 > other.txt'],
+    ['file operands in the same place', 'sort -o sorted.txt input.txt', 'sort -o names.txt people.txt'],
+  ])('over %s: a call of the same form is allowed, naming the remembered one', async (_what, remembered, call) => {
+    const p = await coder(remembered);
+    const r = await p.check(p.pre('Bash', bash(call)));
+    expect(r.decision).toMatchObject({ verdict: 'allow', tier: 'jaccard', confidence: 1 });
+    expect(r.decision?.reason).toContain(remembered.slice(0, 10));
+  });
+
+  it.each([
+    ['an option', 'sort -o sorted.txt input.txt', 'sort -r -o sorted.txt input.txt'],
+    ['a program', 'uniq input.txt out.txt', 'xxd input.txt out.txt'],
+    ['code (an awk program)', "awk '{print $1}' a.txt > out.txt", "awk '{print $2}' a.txt > out.txt"],
+    ['a file outside the project', 'sort -o sorted.txt input.txt', 'sort -o /opt/data/sorted.txt input.txt'],
+    ['a broad operand', 'tree -o tree.txt src', 'tree -o tree.txt /'],
+  ])('never over %s', async (_what, remembered, call) => {
+    const p = await coder(remembered);
+    const r = await p.check(p.pre('Bash', bash(call)));
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.decision?.tier).not.toBe('jaccard');
+  });
+
+  it('never over a write class: the same form writing where the role policy says otherwise is asked', async () => {
+    // src/** is allow_write for a coder, the project root is in no list: same form, other classes.
+    const p = await coder("echo 'a' > notes.txt ; echo 'b' > src/gen.ts");
+    const r = await p.check(p.pre('Bash', bash("echo 'a' > notes.txt ; echo 'b' > more.txt")));
+    expect(r.decision?.tier).toBe('default');
+  });
+
+  it('a remembered ask propagates to a call of the same form; a remembered deny never decides it', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'seq 1 10 > nums.txt', 'ask');
+    expect((await p.check(p.pre('Bash', bash('seq 5 50 > other.txt')))).decision).toMatchObject({
+      verdict: 'ask',
+      tier: 'jaccard',
+    });
+    const q = makeProject();
+    q.register('s1', 'coder');
+    await rememberCommand(q, 'seq 1 10 > nums.txt', 'deny');
+    expect((await q.check(q.pre('Bash', bash('seq 5 50 > other.txt')))).decision?.verdict).toBe('ask');
+    expect((await q.check(q.pre('Bash', bash('seq 5 50 > other.txt')))).decision?.tier).toBe('default');
+  });
+
+  it('the path policy and sensitive reads still run first: a learned form never reads a credential file', async () => {
+    const p = await coder('cat /tmp/build/a.log > copy.txt');
+    const r = await p.check(p.pre('Bash', bash(`cat ${p.home}/.ssh/id_rsa > copy.txt`)));
+    expect(r.decision?.verdict).not.toBe('allow');
+    expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
+  });
+
+  it('a call the catalogue cannot account for keeps the shape rail (no generalization over its words)', async () => {
+    const p = await coder("mytool note 'first note' --tag a");
+    expect((await p.check(p.pre('Bash', bash("mytool note 'another note entirely' --tag a")))).decision?.tier).toBe(
+      'default',
+    );
+  });
+});

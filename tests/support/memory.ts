@@ -74,6 +74,7 @@ export function rememberSubject(
     ts: new Date((clock += 1000)).toISOString(),
   };
   if (s.subject.writes.length > 0) record.writes = s.subject.writes;
+  if (s.subject.form !== undefined) record.form = s.subject.form;
   appendRecords(target, [record]);
   return record;
 }
