@@ -242,3 +242,39 @@ describe('tier 2b: embedding similarity', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('tier 2b: the model proposes, the grammar decides (memory/form.ts)', () => {
+  it.each([
+    ['free text', "echo 'first note' > notes.txt", "echo 'something else entirely' > todo.txt"],
+    ['numbers', 'seq 1 10 > nums.txt', 'seq 40 9000 > other.txt'],
+    ['a pattern', "rg -n 'needle' src > hits.txt", "rg -n 'other|thing' src > hits.txt"],
+  ])('a neighbour of the same form decides, over %s', async (_what, remembered, command) => {
+    const p = await setup();
+    await rememberCommand(p, remembered, 'allow');
+    const r = await p.check(
+      p.pre('Bash', bash(command)),
+      undefined,
+      near([{ key: await keyOf(p, remembered), similarity: 0.95 }]),
+    );
+    expect(r.decision).toMatchObject({ verdict: 'allow' });
+    expect(['jaccard', 'embedding']).toContain(r.decision?.tier);
+  });
+
+  it.each([
+    ['an option', 'sort -o sorted.txt input.txt', 'sort -r -o sorted.txt input.txt'],
+    ['a subcommand', 'go test ./pkg -run TestA > out.txt', 'go vet ./pkg > out.txt'],
+    ['code (a jq program)', "jq '.name' a.json > out.txt", "jq '.token' a.json > out.txt"],
+    ['a number the catalogue does not know as one', 'mytool runlevel 1', 'mytool runlevel 6'],
+    ['a write class', "echo 'a' > notes.txt ; echo 'b' > src/gen.ts", "echo 'a' > notes.txt ; echo 'b' > more.txt"],
+  ])('a neighbour of another form never decides: %s', async (_what, remembered, command) => {
+    const p = await setup();
+    await rememberCommand(p, remembered, 'allow');
+    const r = await p.check(
+      p.pre('Bash', bash(command)),
+      undefined,
+      near([{ key: await keyOf(p, remembered), similarity: 0.99 }]),
+    );
+    expect(r.decision?.verdict).not.toBe('allow');
+    expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
+  });
+});
