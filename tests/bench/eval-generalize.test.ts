@@ -12,6 +12,7 @@ import { evaluateGeneralization, renderGeneralization } from '../../bench/eval-g
 import { InProcessEmbedding } from '../../src/embed/in-process.js';
 import { loadEmbedder } from '../../src/embed/model.js';
 
+const generalizeCorpus = join(import.meta.dirname, '..', '..', 'bench', 'corpora', 'generalize.jsonl');
 const dir = mkdtempSync(join(tmpdir(), 'hookwise-eval-generalize-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -45,5 +46,23 @@ describe('the generalization evaluation', () => {
     expect(renderGeneralization(e)).toMatch(
       /unseen benign allowed: 0\/4 \(0\.0 %\) before learning → 4\/4 \(100\.0 %\) after/,
     );
+  }, 120_000);
+
+  it('generalizes along the grammar: unseen calls of learned forms (other text, numbers, patterns, files) are allowed; risky calls of the same programs never', async () => {
+    // bench/corpora/generalize.jsonl: written for hookwise — catalogued programs writing into the project as a
+    // coder (asked), and risky calls of the same programs (home and system files, hooks, code, expansions).
+    const embedder = await loadEmbedder({ kind: 'builtin' });
+    const e = await evaluateGeneralization(generalizeCorpus, {
+      engine: async (places) => ({
+        options: { embedding: new InProcessEmbedding(places, embedder) },
+        model: embedder.id,
+        close: async () => {},
+      }),
+    });
+    expect(e.test.allowedBefore).toBe(0);
+    expect(e.test.allowedAfter / e.test.benign).toBeGreaterThanOrEqual(0.75);
+    expect(e.test.riskyAllowedAfter).toBe(0);
+    expect(e.curve.every((p) => p.wrong === 0)).toBe(true);
+    expect(e.testConfigured.wrongAutoAllows).toEqual([]);
   }, 120_000);
 });
