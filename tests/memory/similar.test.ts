@@ -409,6 +409,14 @@ describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', 
     expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
   });
 
+  it('a sensitive file inside the project is no file operand like another: `.env` is still asked', async () => {
+    const p = await coder('cat config/a.txt > out.txt');
+    p.write('.env', 'API_KEY=x\n');
+    const r = await p.check(p.pre('Bash', bash('cat .env > out.txt')));
+    expect(r.decision?.verdict).not.toBe('allow');
+    expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
+  });
+
   it('a call the catalogue cannot account for keeps the shape rail (no generalization over its words)', async () => {
     const p = await coder("mytool note 'first note' --tag a");
     expect((await p.check(p.pre('Bash', bash("mytool note 'another note entirely' --tag a")))).decision?.tier).toBe(
