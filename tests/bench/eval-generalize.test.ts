@@ -8,7 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evaluateGeneralization, renderGeneralization } from '../../bench/eval-generalize.js';
+import {
+  evaluateGeneralization,
+  renderGeneralization,
+  type GeneralizationOptions,
+} from '../../bench/eval-generalize.js';
 import { InProcessEmbedding } from '../../src/embed/in-process.js';
 import { loadEmbedder } from '../../src/embed/model.js';
 
@@ -24,18 +28,23 @@ const rows = [
   })),
 ];
 
+/** The evaluation's engine with the shipped model in this process (what a daemon's pool holds). */
+async function inProcess(): Promise<GeneralizationOptions> {
+  const embedder = await loadEmbedder({ kind: 'builtin' });
+  return {
+    engine: async (places) => ({
+      options: { embedding: new InProcessEmbedding(places, embedder) },
+      model: embedder.id,
+      close: async () => {},
+    }),
+  };
+}
+
 describe('the generalization evaluation', () => {
   it('allows held-out file-operand variants after learning, and no risky row at any threshold', async () => {
     const corpus = join(dir, 'corpus.jsonl');
     writeFileSync(corpus, rows.map((r) => JSON.stringify(r)).join('\n'));
-    const embedder = await loadEmbedder({ kind: 'builtin' });
-    const e = await evaluateGeneralization(corpus, {
-      engine: async (places) => ({
-        options: { embedding: new InProcessEmbedding(places, embedder) },
-        model: embedder.id,
-        close: async () => {},
-      }),
-    });
+    const e = await evaluateGeneralization(corpus, await inProcess());
     expect(e.train.rows).toBe(12);
     expect(e.test.benign).toBe(4);
     expect(e.test.allowedBefore).toBe(0);
@@ -51,14 +60,7 @@ describe('the generalization evaluation', () => {
   it('generalizes along the grammar: unseen calls of learned forms (other text, numbers, patterns, files) are allowed; risky calls of the same programs never', async () => {
     // bench/corpora/generalize.jsonl: written for hookwise — catalogued programs writing into the project as a
     // coder (asked), and risky calls of the same programs (home and system files, hooks, code, expansions).
-    const embedder = await loadEmbedder({ kind: 'builtin' });
-    const e = await evaluateGeneralization(generalizeCorpus, {
-      engine: async (places) => ({
-        options: { embedding: new InProcessEmbedding(places, embedder) },
-        model: embedder.id,
-        close: async () => {},
-      }),
-    });
+    const e = await evaluateGeneralization(generalizeCorpus, await inProcess());
     expect(e.test.allowedBefore).toBe(0);
     expect(e.test.allowedAfter / e.test.benign).toBeGreaterThanOrEqual(0.75);
     expect(e.test.riskyAllowedAfter).toBe(0);

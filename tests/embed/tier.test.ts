@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EmbeddingMatch, EmbeddingPort } from '../../src/embed/port.js';
-import type { EngineOptions } from '../../src/engine/engine.js';
+import type { CheckResult, EngineOptions } from '../../src/engine/engine.js';
 import { loadScope } from '../../src/memory/store.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { rememberCommand, subjectFor, targetOf } from '../support/memory.js';
@@ -23,6 +23,18 @@ function near(neighbours: EmbeddingMatch[] | { unavailable: string }, seen: stri
 
 async function keyOf(p: TestProject, command: string): Promise<string> {
   return (await subjectFor(p, 'Bash', bash(command))).key;
+}
+
+/** The answer to `command` after `remembered` was allowed, with it proposed as the nearest neighbour. */
+async function answerNear(remembered: string, command: string, similarity: number): Promise<CheckResult['decision']> {
+  const p = await setup();
+  await rememberCommand(p, remembered, 'allow');
+  const r = await p.check(
+    p.pre('Bash', bash(command)),
+    undefined,
+    near([{ key: await keyOf(p, remembered), similarity }]),
+  );
+  return r.decision;
 }
 
 async function setup(): Promise<TestProject> {
@@ -150,14 +162,7 @@ describe('tier 2b: embedding similarity', () => {
     ['a file swapped for one outside the project', 'mytool lint src/a.ts', 'mytool lint /etc/hosts.conf'],
     ['a file swapped for one in another outside directory', 'mytool lint /tmp/x/a.log', 'mytool lint /var/log/a.log'],
   ])('never across %s', async (_what, remembered, command) => {
-    const p = await setup();
-    await rememberCommand(p, remembered, 'allow');
-    const r = await p.check(
-      p.pre('Bash', bash(command)),
-      undefined,
-      near([{ key: await keyOf(p, remembered), similarity: 0.99 }]),
-    );
-    expect(r.decision?.tier).toBe('default');
+    expect((await answerNear(remembered, command, 0.99))?.tier).toBe('default');
   });
 
   it('a guard-railed neighbour does not hide a nearer-than-threshold one behind it', async () => {
@@ -249,15 +254,9 @@ describe('tier 2b: the model proposes, the grammar decides (memory/form.ts)', ()
     ['numbers', 'seq 1 10 > nums.txt', 'seq 40 9000 > other.txt'],
     ['a pattern', "rg -n 'needle' src > hits.txt", "rg -n 'other|thing' src > hits.txt"],
   ])('a neighbour of the same form decides, over %s', async (_what, remembered, command) => {
-    const p = await setup();
-    await rememberCommand(p, remembered, 'allow');
-    const r = await p.check(
-      p.pre('Bash', bash(command)),
-      undefined,
-      near([{ key: await keyOf(p, remembered), similarity: 0.95 }]),
-    );
-    expect(r.decision).toMatchObject({ verdict: 'allow' });
-    expect(['jaccard', 'embedding']).toContain(r.decision?.tier);
+    const d = await answerNear(remembered, command, 0.95);
+    expect(d?.verdict).toBe('allow');
+    expect(['jaccard', 'embedding']).toContain(d?.tier);
   });
 
   it.each([
@@ -267,14 +266,8 @@ describe('tier 2b: the model proposes, the grammar decides (memory/form.ts)', ()
     ['a number the catalogue does not know as one', 'mytool runlevel 1', 'mytool runlevel 6'],
     ['a write class', "echo 'a' > notes.txt ; echo 'b' > src/gen.ts", "echo 'a' > notes.txt ; echo 'b' > more.txt"],
   ])('a neighbour of another form never decides: %s', async (_what, remembered, command) => {
-    const p = await setup();
-    await rememberCommand(p, remembered, 'allow');
-    const r = await p.check(
-      p.pre('Bash', bash(command)),
-      undefined,
-      near([{ key: await keyOf(p, remembered), similarity: 0.99 }]),
-    );
-    expect(r.decision?.verdict).not.toBe('allow');
-    expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
+    const d = await answerNear(remembered, command, 0.99);
+    expect(d?.verdict).not.toBe('allow');
+    expect(['jaccard', 'embedding']).not.toContain(d?.tier);
   });
 });
