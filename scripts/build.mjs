@@ -11,7 +11,7 @@
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +137,11 @@ try {
   }
   writeFileSync('dist/catalog.json', serializeCatalog(table));
 }
+
+// The team store's schema migrations ship in dist/ (the package carries no source tree); src/store/postgres.ts
+// reads them from there, or from src/ in a checkout that has not been built.
+rmSync('dist/store-migrations', { recursive: true, force: true });
+cpSync('src/store/migrations', 'dist/store-migrations', { recursive: true });
 
 // Warm the V8 code cache with one real decision in a throw-away project (see src/cli/launcher.ts).
 const warm = mkdtempSync(join(tmpdir(), 'hookwise-build-'));

@@ -16,7 +16,7 @@
  * every text field sanitized), owner names too; ids are hashes (their shape is checked) and the origin is a
  * random id. Rows coming back are checked again before they reach this machine's files (store/sync.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, Pool } from 'pg';
 import { isVerdict } from '../core/decision.js';
@@ -41,8 +41,11 @@ export interface Migration {
   file: string;
 }
 
-/** The migrations in the repository, in order: `src/store/migrations/NNN-name.sql`. */
-export function migrations(dir = join(packageRoot(), 'src', 'store', 'migrations')): Migration[] {
+/**
+ * The migrations, in order: `src/store/migrations/NNN-name.sql`, copied by the build to `dist/store-migrations/`
+ * (what an installed package has: it ships no source tree).
+ */
+export function migrations(dir = migrationsDir()): Migration[] {
   const out: Migration[] = [];
   for (const file of readdirSync(dir).sort()) {
     const m = /^(\d{3})-([a-z0-9-]+)\.sql$/.exec(file);
@@ -53,6 +56,11 @@ export function migrations(dir = join(packageRoot(), 'src', 'store', 'migrations
     if (m.version !== i + 1) throw new HookwiseError('INTERNAL', `migration ${m.file}: expected number ${i + 1}`);
   });
   return out;
+}
+
+function migrationsDir(): string {
+  const built = join(packageRoot(), 'dist', 'store-migrations');
+  return existsSync(built) ? built : join(packageRoot(), 'src', 'store', 'migrations');
 }
 
 /** The schema a team's rows live in. The team name is checked where it is read (store/settings.ts). */

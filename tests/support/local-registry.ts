@@ -24,6 +24,7 @@ interface LockEntry {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   os?: string[];
   cpu?: string[];
   libc?: string[];
@@ -114,6 +115,8 @@ export async function startLocalRegistry(lockFile: string, cacheDir = npmCacheDi
         ...(e.dependencies && { dependencies: e.dependencies }),
         ...(e.optionalDependencies && { optionalDependencies: e.optionalDependencies }),
         ...(e.peerDependencies && { peerDependencies: e.peerDependencies }),
+        // Without it an optional peer (pg's pg-native) reads as required, and npm asks for a package no one installs.
+        ...(e.peerDependenciesMeta && { peerDependenciesMeta: e.peerDependenciesMeta }),
         ...(e.os && { os: e.os }),
         ...(e.cpu && { cpu: e.cpu }),
         ...(e.libc && { libc: e.libc }),
