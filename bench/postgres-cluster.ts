@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../src/util/fs-safe.js';
 
 export interface PostgresBinaries {
   bin: string;
@@ -39,15 +40,6 @@ export interface Cluster {
   /** Stops the server and removes the cluster's directory. */
   stop(): void;
   readonly dir: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const isRoot = (): boolean => process.getuid?.() === 0;
@@ -90,7 +82,7 @@ export function startCluster(binaries: PostgresBinaries): Cluster {
       const p = pid();
       if (p === undefined) return;
       process.kill(p, 'SIGKILL');
-      for (let i = 0; i < 400 && alive(p); i++) execFileSync('sleep', ['0.025']);
+      for (let i = 0; i < 400 && processAlive(p, undefined); i++) execFileSync('sleep', ['0.025']);
     },
     stop: () => {
       if (stopped) return;
