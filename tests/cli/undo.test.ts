@@ -1,16 +1,17 @@
 /** `hookwise undo` as the user sees it: what it says, --json, exit codes, and the CLI wiring. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderUndo, undoCommand } from '../../src/cli/undo.js';
 import { gitWorkTree } from '../../src/confine/git-layout.js';
 import { prepareSnapshot } from '../../src/confine/snapshot.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const bases: string[] = [];
 afterEach(() => {
-  while (bases.length > 0) rmSync(bases.pop()!, { recursive: true, force: true });
+  while (bases.length > 0) removeTestTree(bases.pop()!);
 });
 
 function project(): { root: string; env: NodeJS.ProcessEnv; git: (...args: string[]) => void } {

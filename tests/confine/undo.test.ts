@@ -28,10 +28,11 @@ import {
 } from '../../src/confine/snapshot.js';
 import { latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const bases: string[] = [];
 afterEach(() => {
-  while (bases.length > 0) rmSync(bases.pop()!, { recursive: true, force: true });
+  while (bases.length > 0) removeTestTree(bases.pop()!);
 });
 
 const GIT_ENV = {

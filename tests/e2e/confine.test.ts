@@ -19,7 +19,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -31,6 +31,7 @@ import { shellQuote } from '../../src/confine/wrap.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { runClaude, type ClaudeHooksConfig, type ClaudeRunResult } from './support/run-host.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -71,7 +72,7 @@ const bases: string[] = [];
 const servers: Server[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  for (const b of bases) rmSync(b, { recursive: true, force: true });
+  for (const b of bases) removeTestTree(b);
 });
 
 /** A git project with two scripts, a HOME with an ssh key canary, confinement on in the user's config, a registered coder session. */

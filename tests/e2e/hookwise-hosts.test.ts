@@ -6,13 +6,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { ensureClaude, ensureGemini } from './support/install-hosts.js';
 import { runClaude, runGemini } from './support/run-host.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -29,7 +30,7 @@ interface Sandbox {
 }
 
 const bases: string[] = [];
-afterAll(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
+afterAll(() => bases.forEach((b) => removeTestTree(b)));
 
 function sandbox(): Sandbox {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-e2e-')));

@@ -12,13 +12,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { ensureClaude } from './support/install-hosts.js';
 import { runClaude } from './support/run-host.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -27,7 +28,7 @@ const RUN_TIMEOUT_MS = 180_000;
 
 const bases: string[] = [];
 afterAll(() => {
-  for (const b of bases) rmSync(b, { recursive: true, force: true });
+  for (const b of bases) removeTestTree(b);
 });
 
 describe.skipIf(SKIP)('orchestration modules in the real Claude Code', () => {

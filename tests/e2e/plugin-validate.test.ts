@@ -5,12 +5,13 @@
  * Skip with HOOKWISE_SKIP_E2E=1.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClaude } from './support/install-hosts.js';
 import { runClaude } from './support/run-host.js';
+import { removeTestTree } from '../support/remove-tree.js';
 
 const SKIP = process.env.HOOKWISE_SKIP_E2E === '1';
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -21,7 +22,7 @@ const RUN_TIMEOUT_MS = 120_000;
 const CONTENT = 'written through the plugin\n';
 
 const bases: string[] = [];
-afterAll(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })));
+afterAll(() => bases.forEach((b) => removeTestTree(b)));
 
 function tempBase(): string {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-e2e-plugin-')));

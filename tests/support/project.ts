@@ -1,5 +1,5 @@
 /** Real temp projects for tests: a git-rooted dir, a private runtime dir and user config dir. */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -7,6 +7,7 @@ import { runCheck, type CheckResult } from '../../src/cli/check.js';
 import type { EngineOptions } from '../../src/engine/engine.js';
 import type { Verdict } from '../../src/core/decision.js';
 import { SessionRegistry } from '../../src/session/registry.js';
+import { removeTestTree } from './remove-tree.js';
 
 export interface TestProject {
   root: string;
@@ -31,8 +32,7 @@ afterEach(() => {
   while (cleanups.length > 0) {
     const base = cleanups.pop()!;
     stopDaemonIn(join(base, 'runtime'));
-    // A daemon still stopping may write its last lines meanwhile: retry on ENOTEMPTY.
-    rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    removeTestTree(base);
   }
 });
 

@@ -4,10 +4,11 @@
  * private directories, and readers for what hookwise learned.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { removeTestTree } from '../../support/remove-tree.js';
 
 export const BIN = join(import.meta.dirname, '..', '..', '..', 'dist', 'hookwise.cjs');
 export const COMMAND = 'make deploy-staging --jobs 4';
@@ -68,7 +69,7 @@ export function learningSandbox(name: string): LearningSandbox {
 
 /** Removes every sandbox made so far (call from afterAll, after the clients are closed). */
 export function removeSandboxes(): void {
-  for (const base of bases.splice(0)) rmSync(base, { recursive: true, force: true });
+  for (const base of bases.splice(0)) removeTestTree(base);
 }
 
 export type HookGroups = Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
