@@ -1,6 +1,5 @@
 /** The full CLI (everything but the hook hot path). Command actions import their modules lazily. */
 import { Command, Option } from 'commander';
-import { HookwiseError } from '../core/errors.js';
 import { shownError } from '../sanitize/shown.js';
 import { VERSION } from '../policy/load.js';
 import type {
@@ -672,7 +671,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return 0;
     if (typeof code === 'string' && code.startsWith('commander.')) return 1; // commander already printed why
     process.stderr.write(`hookwise: ${shownError(error)}\n`);
-    return error instanceof HookwiseError && error.code === 'USAGE' ? 1 : 1;
+    return 1;
   }
 }
 

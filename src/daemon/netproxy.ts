@@ -42,6 +42,7 @@ import {
   specialAddress,
   type AllowEntry,
 } from '../confine/allowlist.js';
+import type { NetProxyPort } from '../engine/ports.js';
 import { sanitize } from '../sanitize/index.js';
 import { appendOwnedLines, ensurePrivateDir } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
@@ -465,11 +466,6 @@ function listenPrivate(server: Server, socket: string): Promise<void> {
 }
 
 // ── the daemon's proxies ──────────────────────────────────────────────────────────────────────────────
-
-/** What the engine asks of the daemon: a proxy socket for an allowlist, started on first use. */
-export interface NetProxyPort {
-  socketFor(allow: readonly AllowEntry[]): Promise<{ ok: true; socket: string } | { ok: false; reason: string }>;
-}
 
 /** A Unix socket path holds at most 107 bytes (sun_path). */
 const MAX_SOCKET_PATH = 107;

@@ -24,7 +24,6 @@ import type { HookEvent } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { adapterFor, detectHost } from '../hosts/index.js';
 import type { MemoryLoad, MemorySources } from '../memory/load.js';
-import type { NetProxyPort } from '../daemon/netproxy.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy, policyCacheKey } from '../policy/load.js';
 import { setKeywordCacheDir } from '../sanitize/keywords.js';
@@ -45,6 +44,7 @@ import {
   type EnginePorts,
   type HandleOptions,
   type MemorySupplier,
+  type NetProxyPort,
   type PayloadSource,
 } from './ports.js';
 import { answerSessionEvent } from './session-events.js';

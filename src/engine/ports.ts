@@ -4,11 +4,11 @@
  * The event modules (decide.ts, observe.ts, session-events.ts) get everything through EnginePorts, never
  * through the Engine itself, so each reads as a function of its event and its ports.
  */
+import type { AllowEntry } from '../confine/allowlist.js';
 import type { Decision } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
 import type { EmbeddingPort } from '../embed/port.js';
 import type { HookOutput } from '../hosts/adapter.js';
-import type { NetProxyPort } from '../daemon/netproxy.js';
 import { loadMemory, type MemoryLoad, type MemorySources } from '../memory/load.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import type { HumanPort, QueueBackend } from '../queue/types.js';
@@ -16,6 +16,11 @@ import type { SessionRegistry } from '../session/registry.js';
 import type { ParseMemo } from '../shell/prepare.js';
 import type { Locations } from '../util/locations.js';
 import type { Supervisors } from './supervise.js';
+
+/** What the engine asks of the daemon: a proxy socket for an allowlist, started on first use. */
+export interface NetProxyPort {
+  socketFor(allow: readonly AllowEntry[]): Promise<{ ok: true; socket: string } | { ok: false; reason: string }>;
+}
 
 export interface CheckResult extends HookOutput {
   /** The gate decision, for pre-tool events. */

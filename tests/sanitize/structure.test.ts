@@ -133,7 +133,8 @@ describe('Kubernetes Secret manifests', () => {
     expectRedacted(text, [b64(pass)], ['note-599: plain text for the ops team']);
   });
 
-  it('is one linear pass: megabytes of adversarial YAML (deep nesting, many documents, open quotes) take milliseconds', () => {
+  // Its speed is bench's (sanitize rows); here: megabytes of hostile structure are read through, not choked on.
+  it('reads megabytes of adversarial YAML (deep nesting, many documents, open quotes) through in one pass', () => {
     // hookwise:allow
     const depth = 1200;
     const staircase =
@@ -144,11 +145,8 @@ describe('Kubernetes Secret manifests', () => {
     const quotes = `kind: Secret\ndata:\n${"  'k\n".repeat(200_000)}`;
     for (const text of [staircase, documents, quotes]) {
       expect(text.length).toBeGreaterThan(1_000_000);
-      const started = process.hrtime.bigint();
-      kubernetesSecretValues(text, () => undefined);
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // A quadratic scan of these inputs takes minutes; the linear one a few tens of milliseconds.
-      expect(ms).toBeLessThan(2_000);
+      // A quadratic scan of these inputs takes minutes, past the test's timeout; the linear one milliseconds.
+      expect(() => kubernetesSecretValues(text, () => undefined)).not.toThrow();
     }
   });
 });
