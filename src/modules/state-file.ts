@@ -8,7 +8,7 @@
  *
  * Only counters, the signature kinds and a fixed reason text are stored: never a prompt or tool output.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { closeSync, constants, fstatSync, linkSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -48,7 +48,7 @@ export function signingKey(userConfigDir: string, create: boolean): Buffer | und
     ensurePrivateDir(userConfigDir);
     // Written whole to a temp file, then linked into place: link fails if another process won the race,
     // and nobody ever sees a half-written key.
-    const key = randomBytes(32).toString('hex');
+    const key = nodeCrypto().randomBytes(32).toString('hex');
     const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
     writeFileAtomic(tmp, `${key}\n`, { mode: 0o600, durable: true });
     try {
@@ -81,7 +81,7 @@ export function signingKey(userConfigDir: string, create: boolean): Buffer | und
 }
 
 function mac(key: Buffer, fileKey: string, body: string): string {
-  return createHmac('sha256', key).update(`${DOMAIN}\n${fileKey}\n${body}`).digest('hex');
+  return nodeCrypto().createHmac('sha256', key).update(`${DOMAIN}\n${fileKey}\n${body}`).digest('hex');
 }
 
 /**
@@ -118,7 +118,7 @@ export function readModuleState(where: Locations, sessionId: string): ReadState 
   if (typeof body !== 'string' || typeof given !== 'string' || !/^[0-9a-f]{64}$/.test(given))
     return { kind: 'tampered', why: `${file} lacks a signed body` };
   const expected = Buffer.from(mac(key, idFileKey(sessionId), body), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(given, 'hex')))
+  if (!nodeCrypto().timingSafeEqual(expected, Buffer.from(given, 'hex')))
     return {
       kind: 'tampered',
       why: `the signature of ${file} does not verify (it was changed, or copied from another session or user)`,

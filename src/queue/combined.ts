@@ -5,7 +5,7 @@
  * socket: the socket is this user's, but so is an agent's shell — the token is in the runtime directory,
  * which the path policy keeps from agents (reading hookwise's own state asks a human).
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { join } from 'node:path';
 import { shownError } from '../sanitize/shown.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
@@ -58,7 +58,7 @@ const tokenFile = (runtimeDir: string): string => join(runtimeDir, 'queue', 'ans
 /** The daemon makes a fresh token at start (a stopped daemon's token answers nothing). */
 export function newAnswerToken(runtimeDir: string): string {
   ensurePrivateDir(join(runtimeDir, 'queue'));
-  const token = randomBytes(32).toString('base64url');
+  const token = nodeCrypto().randomBytes(32).toString('base64url');
   writeFileAtomic(tokenFile(runtimeDir), token + '\n', { mode: 0o600 });
   return token;
 }

@@ -1,5 +1,5 @@
 /** Queue item helpers both backends share: ids, a new item from a request, another identical call joining it. */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import {
   MAX_RECENT,
   MAX_SESSIONS_SHOWN,
@@ -14,7 +14,7 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** A random id (50 bits): never derived from the call, so it carries nothing of it. */
 export function newItemId(): string {
-  const bytes = randomBytes(10);
+  const bytes = nodeCrypto().randomBytes(10);
   let id = '';
   for (const b of bytes) id += BASE32[b & 31];
   return id;
