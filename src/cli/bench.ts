@@ -11,6 +11,9 @@
  * `check --jsonl` (bench/eval-commands.ts); without a corpus, the in-repo adversarial corpus and the
  * development shellfirm corpus when it exists.
  *
+ * `hookwise bench --eval-tldr [corpus] [--verbose] [--json]`: the tldr corpus with its placeholders filled, asked %
+ * per group of what the commands do (bench/eval-tldr.ts); skipped with a note when the corpus is absent.
+ *
  * `hookwise bench --eval-learning [corpus] [--project dir] [--seed n] [--json]`: the learning replay
  * (bench/eval-learning.ts); with `--poison`, the learning-poison replay instead (bench/eval-poison.ts).
  *
@@ -27,6 +30,7 @@ import {
   renderCommandEval,
   type CommandEval,
 } from '../../bench/eval-commands.js';
+import { defaultTldrCorpus, evaluateTldr, renderTldrEval } from '../../bench/eval-tldr.js';
 import { DEFAULT_SEED, evaluateLearning, renderLearningEval } from '../../bench/eval-learning.js';
 import { evaluateWorkload, renderWorkloadEval } from '../../bench/eval-workload.js';
 import { evaluateMcp, renderMcpEval } from '../../bench/eval-mcp.js';
@@ -181,6 +185,36 @@ export function evalCommands(options: EvalCommandsOptions, print: (text: string)
     print(parts.join('\n\n'));
   }
   return report;
+}
+
+export interface EvalTldrOptions {
+  /** The corpus (a path), or true for ../shared/corpora/commands.tldr.jsonl. */
+  evalTldr?: string | boolean;
+  verbose?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `--eval-tldr`: the named tldr corpus, or the development one; when the default is absent (a user's clone, a
+ * package) it says so and measures nothing. The JSON keeps every call's answer.
+ */
+export function evalTldr(
+  options: EvalTldrOptions,
+  print: (text: string) => void,
+  defaultCorpus: string = defaultTldrCorpus(),
+): void {
+  const corpus = typeof options.evalTldr === 'string' ? options.evalTldr : defaultCorpus;
+  if (typeof options.evalTldr !== 'string' && !existsSync(corpus)) {
+    const reason = `${corpus}: skipped, not found: the tldr corpus lives in ../shared/corpora beside the repository, in the development environment only`;
+    print(options.json === true ? JSON.stringify({ evals: [], skipped: [{ corpus, reason }] }, null, 2) : reason);
+    return;
+  }
+  const report = evaluateTldr(corpus);
+  print(
+    options.json === true
+      ? JSON.stringify({ evals: [report], skipped: [] }, null, 2)
+      : renderTldrEval(report, options.verbose === true),
+  );
 }
 
 export interface EvalLearningOptions {

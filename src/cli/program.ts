@@ -438,6 +438,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       'instead: replay a labelled corpus of tool calls through check --jsonl (unsafe-allow, catch and fatigue rates, per class); default: bench/corpora/adversarial.jsonl and, in development, the shellfirm corpus',
     )
     .option(
+      '--eval-tldr [corpus]',
+      'instead: the tldr corpus with its placeholders filled (files that exist, loopback URLs, both spellings of an alternation), asked % per group of what the commands do; default: ../shared/corpora/commands.tldr.jsonl, skipped when absent',
+    )
+    .option(
       '--eval-learning [corpus]',
       'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)',
     )
@@ -454,7 +458,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       '--generalize',
       'with --eval-learning: approve a training split of the benign rows, then report how many unseen benign rows memory allows and whether any risky row became allowed (tier 2b, with the shipped model), with the precision / coverage curve',
     )
-    .option('--verbose', 'with --eval-commands: also list every benign row that was asked or denied')
+    .option(
+      '--verbose',
+      'with --eval-commands: also list every benign row that was asked or denied; with --eval-tldr, every read-only call asked',
+    )
     .option(
       '--swarm',
       'instead: load a real daemon with concurrent keep-alive clients (decisions/s, latency, answers that differ from in process)',
@@ -491,6 +498,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         full?: boolean;
         progress?: boolean;
         evalCommands?: string | boolean;
+        evalTldr?: string | boolean;
         evalLearning?: string | boolean;
         poison?: boolean;
         generalize?: boolean;
@@ -551,6 +559,11 @@ export async function runProgram(argv: string[]): Promise<number> {
         if (o.evalLearning !== undefined || o.poison === true) {
           const { evalLearning } = await import('./bench.js');
           await evalLearning(o, (text) => print(text));
+          return;
+        }
+        if (o.evalTldr !== undefined) {
+          const { evalTldr } = await import('./bench.js');
+          evalTldr(o, (text) => print(text));
           return;
         }
         if (o.evalCommands !== undefined) {

@@ -57,6 +57,8 @@ const SKIP: Record<string, string> = {
   'node dist/hookwise.cjs bench --ci': 'npm test runs it as its last step',
   'node dist/hookwise.cjs bench --fleet':
     'starts a PostgreSQL cluster and loads 100k records, minutes on 2 CPUs; tests/store/ cover the same paths',
+  'hookwise bench --eval-tldr':
+    'replays the 26,808 filled calls of the development tldr corpus (about a minute on 2 CPUs); tests/bench/eval-tldr.test.ts runs a small corpus',
   'node dist/hookwise.cjs bench --swarm': 'a 15 s load test on a real daemon; tests/cli/swarm.test.ts covers it',
   'npm install && npm install -g .':
     'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',
