@@ -97,6 +97,11 @@ export interface CompiledNode {
    * only known at run time (`"$x"`, which may split into several words) is still harmless.
    */
   mayExpand?: boolean;
+  /**
+   * The program replaces any word `@FILE` with the words of FILE before parsing (binutils, gcc): such a word
+   * reads a file nobody vetted and prints its words in errors, so it is never accounted for.
+   */
+  responseFiles?: boolean;
 }
 
 export interface CompiledProgram {
@@ -129,6 +134,7 @@ const NODE_KEYS = new Set([
   'no-clusters',
   'numeric-option',
   'words-may-expand',
+  'response-files',
   'all-operands',
   'subcommands-inherit-options',
 ]);
@@ -276,6 +282,7 @@ class Compiler {
     if (raw['no-clusters'] === true) base.noClusters = true;
     if (raw['numeric-option'] === true) base.numericOption = true;
     if (raw['words-may-expand'] === true) base.mayExpand = true;
+    if (raw['response-files'] === true) base.responseFiles = true;
     if (raw['all-operands'] === true) base.allOperands = true;
     const options = raw['options'];
     if (options !== undefined) {

@@ -314,6 +314,12 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
     return at;
   };
 
+  if (program.root.responseFiles === true) {
+    // Expanded before the program parses anything, wherever it stands: option value, operand or after `--`.
+    const at = argv.findIndex((w, i) => i > 0 && (w.startsWith('@') || segment.dynamicArgs.includes(i)));
+    if (at > 0)
+      walk.stop(at, `\`${argv[at]}\`: ${segment.name} reads the words of a file named \`@FILE\` as its arguments`);
+  }
   for (let i = 1; i < argv.length && walk.unaccounted === undefined; i++) {
     const word = argv[i]!;
     const here = node();
