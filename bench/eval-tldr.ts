@@ -79,7 +79,7 @@ export interface Needs {
 export const DATA_DIR = 'data';
 
 const NUMBER_WORDS =
-  /^(n|num|number|count|amount|size|width|height|depth|level|limit|index|offset|interval|timeout|delay|seconds|minutes|hours|days|lines?|bytes|columns?|rows?|times|percent|percentage|quality|priority|niceness|length|max|min|[a-z_]*_(number|count|size|length|seconds|width|height))$/;
+  /^(number_of_[a-z_]+|n|num|number|count|amount|size|width|height|depth|level|limit|index|offset|interval|timeout|delay|seconds|minutes|hours|days|lines?|bytes|columns?|rows?|times|percent|percentage|quality|priority|niceness|length|max|min|[a-z_]*_(number|count|size|length|seconds|width|height))$/;
 const HOST_WORDS =
   /^(host|hostname|hostname_or_ip|remote_host|server|domain|domain_name|ip|ip_address|ipv4|ipv6|address|example\.com|www\.example\.com|[a-z_]*_(host|hostname|server|ip|ip_address|domain))$/;
 const URL_WORDS = /(^|_)(url|uri|link|endpoint)s?$|^https?:|^(ftp|ssh|git|ws|wss):\/\//;
@@ -116,10 +116,15 @@ export function fillOne(text: string, project: string, needs: Needs): string {
   const t = text.trim();
   const lower = t.toLowerCase();
   if (t.includes(' ')) {
-    const words = t.split(/\s+/).filter((w) => w !== '...' && w !== '…');
-    if (words.length > 1 && words.every((w) => isPathPlaceholder(w.toLowerCase()) || /\d$/.test(w)))
-      return words.map((w) => fillOne(w, project, needs)).join(' ');
+    // A list (`path/to/file1 path/to/file2 ...`) or a command (`cat path/to/file.json`, `find . -print0`):
+    // each word filled by itself, options and shell text kept.
+    return t
+      .split(/\s+/)
+      .filter((w) => w !== '...' && w !== '…')
+      .map((w) => (/^[-.%$'"\\|]/.test(w) ? w : fillOne(w, project, needs)))
+      .join(' ');
   }
+  if (t === '/') return t;
   if (/^-?\d+(\.\d+)?[a-z%]{0,3}$/i.test(t)) return t; // tldr's own example number: 10, 30s, 5M
   if (URL_WORDS.test(lower)) return 'http://127.0.0.1:8080/';
   if (HOST_WORDS.test(lower) || /^\d{1,3}(\.\d{1,3}){3}(\/\d+)?$/.test(t) || /\.(com|org|net|io)$/.test(lower))
@@ -234,7 +239,7 @@ export const NETWORK_PAGES: ReadonlySet<string> = new Set(
     'ssh scp sftp curl wget http https xh httpie dig nslookup host ping ping6 traceroute tracepath mtr nc ncat ' +
     'netcat nmap telnet ftp whois aria2c ab socat mosh iperf iperf3 yt-dlp youtube-dl aws az gcloud gsutil ' +
     'kubectl helm heroku gh glab doctl flyctl vercel netlify firebase s3cmd rclone rsync mosquitto_pub ' +
-    'mosquitto_sub grpcurl websocat'
+    'mosquitto_sub grpcurl websocat tldr'
   ).split(' '),
 );
 
@@ -318,6 +323,8 @@ export function classifyTldr(row: Pick<TldrRow, 'command' | 'page' | 'descriptio
   if (NETWORK_PAGES.has(page) || NETWORK_PAGES.has(first)) raise('network', 'a network page');
   if (DESTRUCTIVE_PAGES.has(page) || DESTRUCTIVE_PAGES.has(first)) raise('destructive', 'a destructive page');
   if (/(^|[;&|]\s*)(sudo|doas)\s/.test(row.command)) raise('system', 'run as root (sudo/doas)');
+  // A page that points at another program's (`tldr uname` on arch's page): that program's table applies.
+  if (NETWORK_PAGES.has(/^[\w.-]+/.exec(row.command)?.[0] ?? '')) raise('network', 'runs a network program');
   const placeholders = [...row.command.matchAll(/\{\{(.*?)\}\}/g)].map((m) => m[1]!.toLowerCase());
   if (placeholders.some((p) => URL_WORDS.test(p) || HOST_WORDS.test(p) || /\.(com|org|net|io)(\/|$)/.test(p)))
     raise('network', 'a URL or host placeholder');
