@@ -231,13 +231,7 @@ export function evaluateCommands(corpus: string = defaultCommandCorpus(), projec
   try {
     const cwd = project === undefined ? join(base, 'project') : resolve(project);
     if (project === undefined) mkdirSync(join(cwd, '.git'), { recursive: true });
-    const started = process.hrtime.bigint();
-    const answers = replayThroughCheck(rows, cwd, {
-      runtimeDir: join(base, 'runtime'),
-      configDir: join(base, 'config'),
-      prefix: 'eval',
-    });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const { answers, seconds } = replayTimed(rows, cwd, base, 'eval');
     const outcomes: Outcome[] = answers.map((a) => ({
       row: rows[a.line - 1]!,
       verdict: a.verdict ?? 'none',
@@ -248,6 +242,22 @@ export function evaluateCommands(corpus: string = defaultCommandCorpus(), projec
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** replayThroughCheck with hookwise's runtime and config directories under `base`, and how long it took. */
+export function replayTimed(
+  rows: readonly CorpusRow[],
+  cwd: string,
+  base: string,
+  prefix: string,
+): { answers: CheckAnswer[]; seconds: number } {
+  const started = process.hrtime.bigint();
+  const answers = replayThroughCheck(rows, cwd, {
+    runtimeDir: join(base, 'runtime'),
+    configDir: join(base, 'config'),
+    prefix,
+  });
+  return { answers, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
 /** One answer of `check --jsonl` (src/cli/check-batch.ts BatchDecision). */

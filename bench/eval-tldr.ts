@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from '../src/util/package-root.js';
-import { replayThroughCheck, type CorpusRow } from './eval-commands.js';
+import { replayTimed, type CorpusRow } from './eval-commands.js';
 
 export const TLDR_GROUPS = ['read-only', 'local-write', 'system', 'network', 'destructive', 'other'] as const;
 export type TldrGroup = (typeof TLDR_GROUPS)[number];
@@ -412,13 +412,7 @@ export function evaluateTldr(corpus: string = defaultTldrCorpus(), top = 25): Tl
     const calls = tldrCalls(rows, project, needs);
     createNeeds(project, needs);
     const asRows: CorpusRow[] = calls.map((c, i) => ({ line: i + 1, command: c.command }));
-    const started = process.hrtime.bigint();
-    const answers = replayThroughCheck(asRows, project, {
-      runtimeDir: join(base, 'runtime'),
-      configDir: join(base, 'config'),
-      prefix: 'tldr',
-    });
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const { answers, seconds } = replayTimed(asRows, project, base, 'tldr');
     const judged: TldrCall[] = calls.map((c, i) => ({
       line: c.row.line,
       page: c.row.page,
