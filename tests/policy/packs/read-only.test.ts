@@ -156,7 +156,7 @@ describe('read-only pack: cloud, cluster and service queries', () => {
     ['docker ps -a', 'allow cli-query'],
     ['helm history my-release', 'allow cli-query'],
     ['gh pr view 12', 'allow cli-query'],
-    ['systemctl status nginx', 'allow cli-query'],
+    ['systemctl status nginx', 'allow read-file'], // systemctl is a catalogue entry: its read verbs are allowed on knowledge
     ['aws ec2 describe-instances', 'allow cli-query'],
     ['aws s3 ls s3://bucket', 'allow cli-query'],
     ['docker compose logs web', 'allow cli-query'],
