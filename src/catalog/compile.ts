@@ -31,6 +31,14 @@ export const CATALOG_RULES = [
   'lint', // checks code without changing it
   'version', // prints a version or help
   'git-read', // reads git state or history (the repository's objects, refs and index)
+  // The workflow's rules: each vouches for the effects listed in match.ts (VOUCHES), nothing more.
+  'git-local', // changes only the local repository (index, commits, branches, stash)
+  'git-sync', // fetches from a remote and fast-forwards or merges
+  'build', // builds the project with its own toolchain and configuration
+  'project-script', // runs one of the project's own scripts, judged by its name
+  'install-declared', // installs what the project already declares (package.json and its lockfile)
+  'temp-file', // creates a new temporary file or directory
+  'format', // rewrites the project's files with its own formatter
 ] as const;
 export type CatalogRule = (typeof CATALOG_RULES)[number];
 
@@ -39,7 +47,16 @@ export type CatalogRule = (typeof CATALOG_RULES)[number];
  * commands, file loading or output files); for other kinds, a shape the value must have (`date-format`: a
  * `+FORMAT`, since `date MMDDhhmm` sets the clock).
  */
-export const CODE_CHECKS = ['awk-print', 'sed-print', 'jq-pure', 'yq-pure', 'date-format'] as const;
+export const CODE_CHECKS = [
+  'awk-print',
+  'sed-print',
+  'jq-pure',
+  'yq-pure',
+  'date-format',
+  'pathspec-named', // names files, not the whole tree (`.`, `:/`, `*`, pathspec magic)
+  'git-refspec', // a remote or ref: no transport helper (`ext::…`), no forced update (`+src:dst`)
+  'in-project', // a word handed on (`npm run build -- …`): no absolute, home or `..` path in it
+] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 
 export interface CompiledOption {
@@ -71,6 +88,9 @@ export interface CompiledArg {
   check?: CodeCheck;
   /** The rest of the words are a command it runs (never allowed on knowledge). */
   isCommand?: boolean;
+  /** An operand here changes what the form does (`git branch NAME` creates where `git branch` lists). */
+  formEffects?: Effect[];
+  rule?: CatalogRule;
 }
 
 export interface CompiledNode {
@@ -259,6 +279,16 @@ class Compiler {
       out.check = check as CodeCheck;
     }
     if (fields['command'] === true) out.isCommand = true;
+    for (const k of Object.keys(fields))
+      if (!['kind', 'check', 'command', 'form-effect', 'rule'].includes(k)) this.fail(`${at}.${k}`, 'unknown field');
+    if (fields['form-effect'] !== undefined) {
+      const e = this.effects(fields['form-effect'], `${at}.form-effect`);
+      if (e !== undefined) out.formEffects = e;
+    }
+    if (fields['rule'] !== undefined) {
+      const r = this.rule(fields['rule'], `${at}.rule`);
+      if (r !== undefined) out.rule = r;
+    }
     return out;
   }
 

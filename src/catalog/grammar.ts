@@ -21,6 +21,7 @@ export const VALUE_KINDS = [
   'number', // a count, size, duration, id number (free for learning)
   'text', // free text: a message, a label (free for learning)
   'enum', // one of a fixed set of words
+  'script', // a script or target the project defines (package.json, Makefile): judged by its name
   'unknown', // the grammar says a value follows, nobody says what it is
 ] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];

@@ -12,6 +12,7 @@ import type { Segment } from '../shell/types.js';
 import type { CatalogRule, CatalogTable, CompiledArg, CompiledNode, CompiledOption, CodeCheck } from './compile.js';
 import type { Effect, ValueKind } from './grammar.js';
 import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from './code-checks.js';
+import { scriptRule } from './script-names.js';
 import { loadCatalog, programEntry } from './table.js';
 
 /** How one word was accounted for. */
@@ -56,8 +57,22 @@ export interface CatalogMatch {
   reason: string;
 }
 
-/** Rules that vouch for effects beyond reading: the reviewed entry says the form is fine to run. */
-const VOUCHING = new Set<CatalogRule>(['test-runner', 'lint']);
+/**
+ * Rules that vouch for effects beyond reading, and which: the reviewed entry says the form is fine to run.
+ * A write the rule vouches for is one the form makes where the program keeps it (the index, the build
+ * directory, the system temp directory); the files a form names are still judged by the path policy.
+ */
+const VOUCHES: Partial<Record<CatalogRule, readonly Effect[]>> = {
+  'test-runner': ['runs', 'writes'],
+  lint: ['runs', 'writes'],
+  'git-local': ['writes'],
+  'git-sync': ['network', 'writes'],
+  build: ['runs', 'writes'],
+  'project-script': ['runs', 'writes'],
+  'install-declared': ['network', 'runs', 'writes'],
+  'temp-file': ['writes'],
+  format: ['writes'],
+};
 const NUMBER = /^[+-]?\d+(?:\.\d+)?[a-zA-Z%]{0,3}$/;
 const EXPANSION = /[$`]/;
 
@@ -135,6 +150,10 @@ class Walk {
       case 'path-read':
       case 'path-write':
       case 'dir': {
+        if (spec.check !== undefined && !passes(spec.check, text)) {
+          this.stop(index, `${where}: \`${text}\` is not the form the catalogue knows (${spec.check})`);
+          return false;
+        }
         if (text.startsWith('+')) {
           // `less +!cmd file`, `more +/x`: a command to the program, not a file name.
           this.stop(index, `${where}: \`${text}\` is a command to the program, not a file`);
@@ -148,6 +167,15 @@ class Walk {
           }
         }
         if (text !== '-') this.paths.push({ index, path: text, kind, via: where });
+        break;
+      }
+      case 'script': {
+        const rule = dynamic ? undefined : scriptRule(text);
+        if (rule === undefined) {
+          this.stop(index, `${where}: \`${text}\` is not a name that says its effect stays in the project`);
+          return false;
+        }
+        this.rules.push(rule);
         break;
       }
       case 'code':
@@ -182,7 +210,24 @@ function passes(check: CodeCheck, text: string): boolean {
       return yqPure(text);
     case 'date-format':
       return text.startsWith('+');
+    case 'pathspec-named':
+      return namesFiles(text);
+    case 'git-refspec':
+      return !text.includes('::') && !text.startsWith('+') && !text.startsWith('-');
+    case 'in-project':
+      return inProject(text.startsWith('-') && text.includes('=') ? text.slice(text.indexOf('=') + 1) : text);
   }
+}
+
+/** A pathspec that names files: not the whole tree, not pathspec magic (`:(top)`, `:/`), not a bare glob. */
+function namesFiles(text: string): boolean {
+  if (text === '' || text.startsWith(':') || text.split('/').includes('..')) return false;
+  const trimmed = text.replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
+  return trimmed !== '' && trimmed !== '.' && !/^\*+$/.test(trimmed);
+}
+
+function inProject(text: string): boolean {
+  return !text.startsWith('/') && !text.startsWith('~') && !text.split('/').includes('..');
 }
 
 function findOption(path: readonly CompiledNode[], spelling: string): CompiledOption | undefined {
@@ -427,6 +472,8 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
     if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
     walk.account(i, label, arg.kind);
+    if (arg.formEffects !== undefined) formEffects = arg.formEffects;
+    if (arg.rule !== undefined) walk.rules.push(arg.rule);
     operands++;
     if (arg.variadic !== true) argIndex++;
     if (here.optionsBeforeArgs === true) optionsDone = true;
@@ -456,7 +503,8 @@ function conclude(walk: Walk, entry: string | undefined, form: string): CatalogM
     out.reason = `${walk.unaccounted.why}, so the effect of \`${form}\` is unknown`;
     return out;
   }
-  const vouch = walk.rules.find((r) => VOUCHING.has(r));
+  const vouch = walk.rules.find((r) => VOUCHES[r] !== undefined);
+  const vouched = vouch === undefined ? [] : VOUCHES[vouch]!;
   const writesNamed = walk.paths.some((p) => p.kind === 'path-write');
   const beyond = effects.filter(
     (e) => e !== 'none' && e !== 'reads' && !(e === 'writes' && writesNamed && vouch === undefined),
@@ -465,7 +513,7 @@ function conclude(walk: Walk, entry: string | undefined, form: string): CatalogM
     out.reason = `\`${form}\` runs a program or code it is given, which knowledge never vouches for`;
     return out;
   }
-  if (beyond.length > 0 && (vouch === undefined || beyond.some((e) => e !== 'runs' && e !== 'writes'))) {
+  if (beyond.some((e) => !vouched.includes(e))) {
     out.reason = `\`${form}\` ${beyond.map(describeEffect).join(' and ')}: known, but not allowed on knowledge`;
     return out;
   }

@@ -342,7 +342,13 @@ function version(segment: Segment): PackFinding<RuleId> | undefined {
 function byCatalogue(match: CatalogMatch): PackFinding<RuleId> | undefined | 'declined' {
   if (match.entry === undefined) return undefined;
   if (match.knowledge !== 'allow' || match.rule === undefined) return 'declined';
+  // A form the catalogue allows under a workflow rule (a commit, a build) is the workflow pack's to allow.
+  if (!isReadOnlyRule(match.rule)) return 'declined';
   return { rule: match.rule, detail: match.reason };
+}
+
+function isReadOnlyRule(rule: string): rule is RuleId {
+  return Object.hasOwn(RULES, rule);
 }
 
 function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {

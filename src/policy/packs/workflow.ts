@@ -45,12 +45,12 @@
  * Conservative by construction: anything the credentials pack would flag is never allowed here (even
  * with that pack switched off), and every option not understood keeps a segment out.
  */
+import { matchSegment } from '../../catalog/match.js';
 import type { Segment } from '../../shell/types.js';
 import { SHELL_INIT_GENERATORS, shellInitGenerator } from '../../shell/shell-init.js';
 import { effectiveCwd, hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
 import { credentialsPack, secretFileKind } from './credentials.js';
 import { sedPrintOperands } from './looks.js';
-import { gitSubcommand } from './git.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
@@ -99,222 +99,30 @@ const RULES = {
 } as const;
 type RuleId = keyof typeof RULES;
 
-// ── git ──────────────────────────────────────────────────────────────────────────────────────────────
+// ── what the catalogue knows ─────────────────────────────────────────────────────────────────────────
 
-/** Git global options that point git at another repository or tree: not vouched for. */
-const ELSEWHERE = new Set(['git-dir', 'work-tree']);
+const CATALOGUE_RULES: ReadonlySet<string> = new Set<RuleId>([
+  'git-local',
+  'git-sync',
+  'build',
+  'project-script',
+  'install-declared',
+  'temp-file',
+  'format',
+]);
 
-/** A pathspec covering the whole tree (or every file of it). */
-function wholeTree(text: string): boolean {
-  return (
-    ['.', './', ':/', ':/*', '*', ':(top)', ':(glob)**', '..'].includes(text) ||
-    text.startsWith(':(top)') ||
-    /^(?:\.\/)?\*$/.test(text)
-  );
-}
-
-function gitLocal(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
-  const sub = gitSubcommand(segment);
-  if (sub === undefined || sub.overridesConfig) return undefined;
-  const globals = scan(segment.argv, {
-    withValue: ['C', 'c', 'git-dir', 'work-tree', 'namespace', 'config-env', 'super-prefix'],
-    stopAtPositional: true,
-  });
-  if ([...globals.flags, ...globals.values.keys()].some((f) => ELSEWHERE.has(f))) return undefined;
-  const rest = (withValue: string[] = []): ScannedArgs => scan(segment.argv, { from: sub.from, withValue });
-  const dynamic = segment.dynamicArgs.some((i) => i >= sub.from);
-  switch (sub.name) {
-    case 'add': {
-      const args = rest(['pathspec-from-file', 'chmod']);
-      if (hasAny(args, 'f', 'force', 'A', 'all', 'u', 'update', 'pathspec-from-file', 'e', 'edit') || dynamic)
-        return undefined;
-      const paths = args.positionals.map((p) => p.text);
-      if (paths.length === 0 || paths.some(wholeTree)) return undefined;
-      const cwd = effectiveCwd(env);
-      if (paths.some((p) => secretFileKind(p, env, cwd) !== undefined)) return undefined;
-      return { rule: 'git-local', detail: 'add' };
-    }
-    case 'commit': {
-      const args = rest([
-        'm',
-        'message',
-        'F',
-        'file',
-        'C',
-        'reuse-message',
-        'c',
-        'reedit-message',
-        'fixup',
-        'squash',
-        'author',
-        'date',
-        'template',
-        't',
-        'cleanup',
-        'trailer',
-        'pathspec-from-file',
-        'S',
-        'gpg-sign',
-      ]);
-      // -n is --no-verify here (skips pre-commit / commit-msg hooks). -a / --all commits the tracked files'
-      // changes: the same local, undoable effect as `add <tracked files>` + commit (untracked files such as
-      // a new .env are never included; nothing leaves the machine until a push, which the git pack judges).
-      if (
-        hasAny(args, 'n', 'no-verify', 'i', 'include', 'o', 'only', 'pathspec-from-file', 'interactive', 'patch', 'p')
-      )
-        return undefined;
-      if (args.positionals.length > 0) return undefined; // `commit paths…` commits those files as they are now, staged or not
-      return { rule: 'git-local', detail: 'commit' };
-    }
-    case 'switch': {
-      const args = rest(['c', 'create', 'C', 'force-create', 'orphan', 't', 'track', 'conflict']);
-      if (
-        hasAny(args, 'f', 'force', 'discard-changes', 'C', 'force-create', 'orphan', 'm', 'merge', 'conflict') ||
-        dynamic
-      )
-        return undefined;
-      const creating = hasAny(args, 'c', 'create');
-      return args.positionals.length <= 1
-        ? { rule: 'git-local', detail: creating ? 'switch -c' : 'switch' }
-        : undefined;
-    }
-    case 'checkout': {
-      // Only `checkout -b new [start]`: `checkout name` may name a file, and then discards its changes.
-      const args = rest(['b', 'B', 'orphan', 'conflict', 'pathspec-from-file', 't', 'track']);
-      if (
-        !args.values.has('b') ||
-        hasAny(args, 'B', 'f', 'force', 'm', 'merge', 'orphan', 'p', 'patch', 'pathspec-from-file', 'conflict') ||
-        dynamic
-      )
-        return undefined;
-      if (segment.argv.slice(sub.from).includes('--') || args.positionals.length > 1) return undefined;
-      return { rule: 'git-local', detail: 'checkout -b' };
-    }
-    case 'stash': {
-      const action = rest(['m', 'message', 'pathspec-from-file']).positionals[0]?.text;
-      if (action === 'list' || action === 'show') return { rule: 'git-local', detail: `stash ${action}` };
-      // `git stash` / `push` / `save` keep the changes in a stash commit (pop/apply/drop/clear are not here).
-      return action === undefined || action === 'push' || action === 'save'
-        ? { rule: 'git-local', detail: 'stash' }
-        : undefined;
-    }
-    case 'restore': {
-      const args = rest(['s', 'source', 'pathspec-from-file', 'conflict']);
-      // Unstaging named paths only: the worktree is untouched (a whole-tree unstage throws away a curated index).
-      if (!hasAny(args, 'S', 'staged') || hasAny(args, 'W', 'worktree', 'p', 'patch', 'pathspec-from-file') || dynamic)
-        return undefined;
-      const paths = args.positionals.map((p) => p.text);
-      return paths.length > 0 && !paths.some(wholeTree) ? { rule: 'git-local', detail: 'restore --staged' } : undefined;
-    }
-    case 'rm': {
-      const args = rest(['pathspec-from-file']);
-      if (!hasAny(args, 'cached') || dynamic) return undefined;
-      const paths = args.positionals.map((p) => p.text);
-      return paths.length > 0 && !paths.some(wholeTree) ? { rule: 'git-local', detail: 'rm --cached' } : undefined;
-    }
-    case 'reset': {
-      // --soft moves the branch only: index and working tree keep every change (the old commit stays in the reflog).
-      const args = rest();
-      if (!args.flags.has('soft') || hasAny(args, 'hard', 'merge', 'keep', 'mixed', 'p', 'patch') || dynamic)
-        return undefined;
-      return args.positionals.length <= 1 ? { rule: 'git-local', detail: 'reset --soft' } : undefined;
-    }
-    case 'branch': {
-      // Create (`branch x [start]`), rename (`-m`), delete a merged branch (`-d`: git refuses an unmerged one).
-      const args = rest(['u', 'set-upstream-to', 't', 'track']);
-      const flags = [...args.flags, ...args.values.keys()];
-      if (
-        dynamic ||
-        !flags.every((f) =>
-          ['d', 'delete', 'm', 'move', 't', 'track', 'no-track', 'u', 'set-upstream-to', 'q', 'quiet'].includes(f),
-        )
-      )
-        return undefined;
-      const names = args.positionals.length;
-      if (hasAny(args, 'd', 'delete'))
-        return names > 0 && !hasAny(args, 'm', 'move') ? { rule: 'git-local', detail: 'branch -d' } : undefined;
-      if (hasAny(args, 'm', 'move'))
-        return names >= 1 && names <= 2 ? { rule: 'git-local', detail: 'branch -m' } : undefined;
-      // Listing is the read-only pack's; `branch x [start]` creates.
-      return names >= 1 && names <= 2 ? { rule: 'git-local', detail: 'branch' } : undefined;
-    }
-    case 'tag': {
-      // A lightweight tag on a commit: `git tag v1.2 [commit]`. Annotated / signed / forced / deleting are not here.
-      const args = rest();
-      return !dynamic &&
-        args.flags.size === 0 &&
-        args.values.size === 0 &&
-        args.positionals.length >= 1 &&
-        args.positionals.length <= 2
-        ? { rule: 'git-local', detail: 'tag' }
-        : undefined;
-    }
-    case 'revert': {
-      // A new commit that undoes others; git refuses to start over conflicting local changes.
-      const args = rest(['m', 'mainline', 'S', 'gpg-sign', 's', 'strategy', 'X', 'strategy-option']);
-      if (
-        dynamic ||
-        hasAny(args, 'abort', 'quit', 'skip', 'continue', 'n', 'no-commit', 's', 'strategy', 'X', 'strategy-option')
-      )
-        return undefined;
-      return args.positionals.length > 0 ? { rule: 'git-local', detail: 'revert' } : undefined;
-    }
-    case 'fetch': {
-      const args = rest([
-        'upload-pack',
-        'depth',
-        'deepen',
-        'shallow-since',
-        'shallow-exclude',
-        'refmap',
-        'o',
-        'server-option',
-        'j',
-        'jobs',
-        'negotiation-tip',
-        'recurse-submodules-default',
-        'filter',
-      ]);
-      if (!fetchable(args) || dynamic) return undefined;
-      return { rule: 'git-sync', detail: 'fetch' };
-    }
-    case 'pull': {
-      const args = rest([
-        'upload-pack',
-        'depth',
-        's',
-        'strategy',
-        'X',
-        'strategy-option',
-        'o',
-        'server-option',
-        'j',
-        'jobs',
-        'r',
-        'rebase',
-      ]);
-      // A fetch, then a fast-forward or a merge commit: git refuses to start when the merge would overwrite
-      // uncommitted changes, and a conflicted merge is undone with `git merge --abort`. A rebase (rewrites
-      // local commits), --autostash (re-applies the stash, possibly into conflicts), a chosen strategy or
-      // skipped hooks are not vouched for.
-      if (
-        hasAny(args, 'rebase', 'r', 'squash', 'autostash', 'no-verify', 's', 'strategy', 'X', 'strategy-option') ||
-        !fetchable(args) ||
-        dynamic
-      )
-        return undefined;
-      return { rule: 'git-sync', detail: args.flags.has('ff-only') ? 'pull --ff-only' : 'pull' };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** No program named by an option, no transport-helper URL (`ext::sh -c …`), no option-looking remote. */
-function fetchable(args: ScannedArgs): boolean {
-  if (hasAny(args, 'upload-pack', 'u')) return false;
-  // `+src:dst` force-updates a local branch (its commits then survive only in the reflog).
-  return args.positionals.every((p) => !p.text.includes('::') && !p.text.startsWith('-') && !p.text.startsWith('+'));
+/**
+ * A form the catalogue allows under one of the workflow's rules (src/catalog/programs/*.yml: every word
+ * accounted for). Not when it names a credential file (`git add .env`: the path policy would ask for the
+ * read, but this pack must not vouch for it either), nor a formatter run outside the project.
+ */
+function byCatalogue(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
+  const match = env.catalog?.[env.index] ?? matchSegment(segment);
+  if (match.knowledge !== 'allow' || match.rule === undefined || !CATALOGUE_RULES.has(match.rule)) return undefined;
+  const cwd = effectiveCwd(env);
+  if (match.paths.some((p) => secretFileKind(p.path, env, cwd) !== undefined)) return undefined;
+  if (match.rule === 'format' && !runsInProject(env)) return undefined;
+  return { rule: match.rule as RuleId, detail: match.reason };
 }
 
 // ── builds and project scripts ───────────────────────────────────────────────────────────────────────
@@ -979,7 +787,7 @@ function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
   switch (segment.name) {
     case 'git':
-      return gitLocal(segment, env);
+      return byCatalogue(segment, env);
     case 'npm':
     case 'pnpm':
     case 'yarn':

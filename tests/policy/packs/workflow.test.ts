@@ -22,8 +22,6 @@ describe('workflow pack: git that stays in the local repository', () => {
     ['git switch -', 'allow git-local'],
     ['git stash', 'allow git-local'],
     ['git stash push -m wip src/a.ts', 'allow git-local'],
-    ['git stash list', 'allow git-local'],
-    ['git stash show -p', 'allow git-local'],
     ['git restore --staged src/a.ts', 'allow git-local'],
     ['git rm --cached build.log', 'allow git-local'],
     ['git reset --soft HEAD~1', 'allow git-local'],
@@ -65,7 +63,6 @@ describe('workflow pack: git that stays in the local repository', () => {
     // moving the tree under uncommitted work, or throwing work away
     ['git checkout main'],
     ['git checkout -B main'],
-    ['git checkout -b x -- src'],
     ['git switch -f main'],
     ['git switch --discard-changes main'],
     ['git switch -C main'],
