@@ -56,6 +56,7 @@ export const CODE_CHECKS = [
   'pathspec-named', // names files, not the whole tree (`.`, `:/`, `*`, pathspec magic)
   'git-refspec', // a remote or ref: no transport helper (`ext::…`), no forced update (`+src:dst`)
   'in-project', // a word handed on (`npm run build -- …`): no absolute, home or `..` path in it
+  'go-package', // an import path or a pattern of one (`./...`, `example.com/m/...`), inside the project
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 

@@ -214,6 +214,8 @@ function passes(check: CodeCheck, text: string): boolean {
       return namesFiles(text);
     case 'git-refspec':
       return !text.includes('::') && !text.startsWith('+') && !text.startsWith('-');
+    case 'go-package':
+      return text !== '' && GO_PACKAGE.test(text) && inProject(text);
     case 'in-project':
       return inProject(text.startsWith('-') && text.includes('=') ? text.slice(text.indexOf('=') + 1) : text);
   }
@@ -225,6 +227,9 @@ function namesFiles(text: string): boolean {
   const trimmed = text.replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
   return trimmed !== '' && trimmed !== '.' && !/^\*+$/.test(trimmed);
 }
+
+/** `.`, `./cmd/app`, `./...`, `example.com/m/pkg`, `net/...`, `std`: path elements of a Go import path. */
+const GO_PACKAGE = /^(?:\.|\.\/)?[\w.~+@-]*(?:\/[\w.~+@-]+)*(?:\/\.\.\.)?$/;
 
 function inProject(text: string): boolean {
   return !text.startsWith('/') && !text.startsWith('~') && !text.split('/').includes('..');

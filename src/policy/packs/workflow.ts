@@ -253,60 +253,12 @@ function localArgs(args: readonly string[]): boolean {
 /** pnpm / yarn commands that are not scripts even when a script has the same name. */
 const PNPM_YARN_BUILTINS = new Set(['fix', 'format', 'check', 'generate']);
 
-const CARGO_ELSEWHERE = ['config', 'Z', 'manifest-path', 'target-dir', 'artifact-dir', 'out-dir', 'C'];
-
 function build(segment: Segment): PackFinding<RuleId> | undefined {
   if (segment.dynamicArgs.length > 0) return undefined;
   switch (segment.name) {
-    case 'go': {
-      // go build [flags] [packages]; -o is a write target the tier judges.
-      if (segment.argv[1] !== 'build') return undefined;
-      const options = segment.argv
-        .slice(2)
-        .filter((w) => w.startsWith('-'))
-        .map((w) => w.replace(/^--?/, '').split('=')[0]!);
-      return options.some((o) => o === 'toolexec' || o === 'exec' || o === 'C' || o === 'overlay')
-        ? undefined
-        : { rule: 'build', detail: 'go build' };
-    }
-    case 'cargo': {
-      const args = scan(segment.argv, {
-        withValue: [
-          'p',
-          'package',
-          'j',
-          'jobs',
-          'target',
-          'features',
-          'F',
-          'profile',
-          'bin',
-          'example',
-          'test',
-          'bench',
-          'color',
-          'message-format',
-          ...CARGO_ELSEWHERE,
-        ],
-      });
-      const sub = args.positionals[0]?.text;
-      if ((sub !== 'build' && sub !== 'b') || args.positionals.length > 1 || hasAny(args, ...CARGO_ELSEWHERE))
-        return undefined;
-      return { rule: 'build', detail: 'cargo build' };
-    }
     case 'tsc':
     case 'vue-tsc':
       return tsc(segment);
-    case 'make':
-    case 'gmake': {
-      const make = makeArgs(segment.argv);
-      if (make === undefined || hasAny(make, 'n', 'just-print', 'dry-run', 'recon', 'q', 'question', 't', 'touch'))
-        return undefined;
-      const targets = make.positionals.map((p) => p.text);
-      return targets.every((t) => t === 'build' || t === 'all' || t === 'compile')
-        ? { rule: 'build', detail: targets.length === 0 ? 'make' : `make ${targets.join(' ')}` }
-        : undefined;
-    }
     case 'gradle':
     case 'gradlew': {
       const words = segment.argv.slice(1);
@@ -542,16 +494,6 @@ function otherInstall(segment: Segment): PackFinding<RuleId> | undefined {
     return (sub === 'install' || sub === 'i') && action === undefined
       ? { rule: 'install-declared', detail: 'bun install' }
       : undefined;
-  if (
-    segment.name === 'go' &&
-    sub === 'mod' &&
-    (action === 'download' || action === 'tidy' || action === 'verify') &&
-    more.every((w) => w === '-x' || w === '-v')
-  ) {
-    return { rule: 'install-declared', detail: `go mod ${action}` };
-  }
-  if (segment.name === 'cargo' && sub === 'fetch' && action === undefined)
-    return { rule: 'install-declared', detail: 'cargo fetch' };
   return undefined;
 }
 
@@ -670,19 +612,6 @@ function formatter(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefi
       if (tool === undefined || hasAny(args, 'p', 'package', 'c', 'call', 'y', 'yes')) return undefined;
       return run(tool.text, argv.slice(tool.index), tool.index);
     }
-    case 'cargo': {
-      const args = scan(argv, { withValue: ['p', 'package', 'manifest-path', 'config'] });
-      return args.positionals[0]?.text === 'fmt' &&
-        args.positionals.length === 1 &&
-        !hasAny(args, 'manifest-path', 'config', 'Z')
-        ? { rule: 'format', detail: 'cargo fmt' }
-        : undefined;
-    }
-    case 'go':
-      return argv[1] === 'fmt' &&
-        argv.slice(2).every((w, i) => !w.startsWith('-') && inProjectOperand(segment, i + 2, w))
-        ? { rule: 'format', detail: 'go fmt' }
-        : undefined;
     case 'terraform':
     case 'tofu': {
       if (argv[1] !== 'fmt') return undefined;
@@ -785,9 +714,9 @@ function declaredTooling(segment: Segment, env: PackEnv): PackFinding<RuleId> | 
 function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   // Never vouch for what the credentials pack would flag, even when that pack is off.
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
+  const known = byCatalogue(segment, env);
+  if (known !== undefined) return known;
   switch (segment.name) {
-    case 'git':
-      return byCatalogue(segment, env);
     case 'npm':
     case 'pnpm':
     case 'yarn':
@@ -797,9 +726,7 @@ function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     case 'bunx':
       return throughRunner(segment) ?? formatter(segment, env);
     case 'bun':
-    case 'go':
-    case 'cargo':
-      return build(segment) ?? otherInstall(segment) ?? formatter(segment, env);
+      return otherInstall(segment);
     case 'mktemp':
       return mktemp(segment);
     case 'export':

@@ -119,9 +119,10 @@ describe('workflow pack: builds and the project’s own scripts', () => {
     ['npx tsc', 'allow build'],
     ['pnpm exec tsc -p .', 'allow build'],
     ['make', 'allow build'],
-    ['make build', 'allow build'],
-    ['make -j4 all', 'allow build'],
-    ['make -j 8 build', 'allow build'],
+    // a named target is one of the project's scripts, judged by its name like a package.json script
+    ['make build', 'allow project-script'],
+    ['make -j4 all', 'allow project-script'],
+    ['make -j 8 build', 'allow project-script'],
     ['./gradlew build', 'allow build'],
     ['mvn -q package', 'allow build'],
     ['dotnet build -c Release', 'allow build'],
