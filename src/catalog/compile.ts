@@ -39,6 +39,7 @@ export const CATALOG_RULES = [
   'install-declared', // installs what the project already declares (package.json and its lockfile)
   'temp-file', // creates a new temporary file or directory
   'format', // rewrites the project's files with its own formatter
+  'package-query', // queries package metadata or the installed dependency tree (may ask the registry)
 ] as const;
 export type CatalogRule = (typeof CATALOG_RULES)[number];
 

@@ -72,6 +72,7 @@ const VOUCHES: Partial<Record<CatalogRule, readonly Effect[]>> = {
   'install-declared': ['network', 'runs', 'writes'],
   'temp-file': ['writes'],
   format: ['writes'],
+  'package-query': ['network'],
 };
 const NUMBER = /^[+-]?\d+(?:\.\d+)?[a-zA-Z%]{0,3}$/;
 const EXPANSION = /[$`]/;

@@ -46,6 +46,7 @@
  * with that pack switched off), and every option not understood keeps a segment out.
  */
 import { matchSegment } from '../../catalog/match.js';
+export { REACHES_OUT } from '../../catalog/script-names.js';
 import type { Segment } from '../../shell/types.js';
 import { SHELL_INIT_GENERATORS, shellInitGenerator } from '../../shell/shell-init.js';
 import { effectiveCwd, hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
@@ -126,132 +127,6 @@ function byCatalogue(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
 }
 
 // ── builds and project scripts ───────────────────────────────────────────────────────────────────────
-
-/** Script and make target names whose effect stays local (base name before `:` / `-`). */
-const LOCAL_SCRIPTS = new Set([
-  'build',
-  'dev',
-  'start',
-  'serve',
-  'watch',
-  'compile',
-  'bundle',
-  'preview',
-  'typecheck',
-  'check',
-  'lint',
-  'format',
-  'fmt',
-  'fix',
-  'generate',
-  'codegen',
-]);
-const WHOLE_NAMES = new Set(['type-check', 'check-types', 'tsc']);
-/** Words in a script or target name that say it reaches beyond the project. */
-export const REACHES_OUT =
-  /deploy|release|publish|migrat|seed|reset|clean|drop|push|upload|destroy|delete|remove|purge|nuke|wipe|install|prod-?db/i;
-
-export function localScriptName(name: string | undefined): boolean {
-  if (name === undefined || name === '' || hasExpansion(name) || REACHES_OUT.test(name)) return false;
-  if (WHOLE_NAMES.has(name)) return true;
-  return LOCAL_SCRIPTS.has(name.split(':')[0]!.split('-')[0]!);
-}
-
-const NPM_WITH_VALUE = [
-  'w',
-  'workspace',
-  'omit',
-  'include',
-  'loglevel',
-  'cache',
-  'tag',
-  'before',
-  'install-strategy',
-  'filter',
-  'F',
-];
-/** Package-manager options that change where things go, where they come from, or which shell runs scripts. */
-const NPM_ELSEWHERE = [
-  'g',
-  'global',
-  'location',
-  'prefix',
-  'C',
-  'dir',
-  'cwd',
-  'registry',
-  'userconfig',
-  'globalconfig',
-  'script-shell',
-  'node-options',
-  'modules-folder',
-  'global-folder',
-  'store-dir',
-  'virtual-store-dir',
-];
-
-function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
-  if (segment.dynamicArgs.length > 0) return undefined;
-  const name = segment.name;
-  const args = scan(segment.argv, {
-    withValue: [
-      ...NPM_WITH_VALUE,
-      'prefix',
-      'C',
-      'dir',
-      'cwd',
-      'registry',
-      'userconfig',
-      'globalconfig',
-      'script-shell',
-      'location',
-    ],
-  });
-  if (hasAny(args, ...NPM_ELSEWHERE)) return undefined;
-  const words = args.positionals.map((p) => p.text);
-  const [sub, script] = words;
-  // Bare `yarn` installs.
-  if (sub === undefined) return name === 'yarn' ? { rule: 'install-declared', detail: 'yarn' } : undefined;
-  if (sub === 'ci' && name === 'npm')
-    return words.length === 1 ? { rule: 'install-declared', detail: 'npm ci' } : undefined;
-  if (
-    ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isntall'].includes(sub) &&
-    (name !== 'yarn' || sub === 'install')
-  ) {
-    return words.length === 1 ? { rule: 'install-declared', detail: `${name} ${sub}` } : undefined;
-  }
-  // Every word after the script's name goes to the script (or to npm's config): all of them are checked.
-  const after = (k: number): string[] => segment.argv.slice((args.positionals[k]?.index ?? segment.argv.length) + 1);
-  if (sub === 'run' || sub === 'run-script')
-    return localScriptName(script) && localArgs(after(1))
-      ? { rule: 'project-script', detail: `${name} run ${script}` }
-      : undefined;
-  if (sub === 'start' && name === 'npm')
-    return localArgs(after(0)) ? { rule: 'project-script', detail: 'npm start' } : undefined;
-  // `yarn build`, `pnpm dev`: a script by its name (bun's own subcommands share names with scripts: `bun run` only).
-  if (
-    (name === 'yarn' || name === 'pnpm') &&
-    localScriptName(sub) &&
-    !PNPM_YARN_BUILTINS.has(sub) &&
-    localArgs(after(0))
-  )
-    return { rule: 'project-script', detail: `${name} ${sub}` };
-  return undefined;
-}
-
-/**
- * Arguments handed on to a script (`npm run build -- --watch`): nothing that points it outside the project
- * (`--outDir /etc`, `--config ~/x`, `../../elsewhere`).
- */
-function localArgs(args: readonly string[]): boolean {
-  return args.every((a) => {
-    const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : a;
-    return !value.startsWith('/') && !value.startsWith('~') && !value.split('/').includes('..') && !hasExpansion(a);
-  });
-}
-
-/** pnpm / yarn commands that are not scripts even when a script has the same name. */
-const PNPM_YARN_BUILTINS = new Set(['fix', 'format', 'check', 'generate']);
 
 function build(segment: Segment): PackFinding<RuleId> | undefined {
   if (segment.dynamicArgs.length > 0) return undefined;
@@ -481,22 +356,6 @@ function throughRunner(segment: Segment): PackFinding<RuleId> | undefined {
   return tsc({ ...segment, name: tool.text, argv: segment.argv.slice(tool.index), dynamicArgs: [] });
 }
 
-// ── installs of other ecosystems ─────────────────────────────────────────────────────────────────────
-
-function otherInstall(segment: Segment): PackFinding<RuleId> | undefined {
-  const [, sub, action, ...more] = segment.argv;
-  if (segment.dynamicArgs.length > 0) return undefined;
-  if (segment.name === 'bun' && sub === 'run')
-    return localScriptName(action) && localArgs(more)
-      ? { rule: 'project-script', detail: `bun run ${action}` }
-      : undefined;
-  if (segment.name === 'bun')
-    return (sub === 'install' || sub === 'i') && action === undefined
-      ? { rule: 'install-declared', detail: 'bun install' }
-      : undefined;
-  return undefined;
-}
-
 // ── shell init, mktemp ───────────────────────────────────────────────────────────────────────────────
 
 function shellInit(segment: Segment): PackFinding<RuleId> | undefined {
@@ -717,16 +576,13 @@ function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   const known = byCatalogue(segment, env);
   if (known !== undefined) return known;
   switch (segment.name) {
-    case 'npm':
     case 'pnpm':
     case 'yarn':
-      return packageManager(segment) ?? (segment.name === 'npm' ? undefined : throughRunner(segment));
+      return throughRunner(segment);
     case 'npx':
     case 'pnpx':
     case 'bunx':
       return throughRunner(segment) ?? formatter(segment, env);
-    case 'bun':
-      return otherInstall(segment);
     case 'mktemp':
       return mktemp(segment);
     case 'export':

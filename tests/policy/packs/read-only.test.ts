@@ -53,6 +53,9 @@ describe('read-only pack: allowed', () => {
     ['npm t', 'allow test-runner'],
     ['npm run test:unit', 'allow test-runner'],
     ['npm run lint', 'allow lint'],
+    // a check script by its name (the catalogue's script kind)
+    ['pnpm run typecheck', 'allow test-runner'],
+    ['make check', 'allow test-runner'],
     ['pnpm test', 'allow test-runner'],
     ['yarn test', 'allow test-runner'],
     ['bun test', 'allow test-runner'],

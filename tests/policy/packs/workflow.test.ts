@@ -105,7 +105,7 @@ describe('workflow pack: builds and the project’s own scripts', () => {
     ['npm run format', 'allow project-script'],
     ['npm run build -- --watch', 'allow project-script'],
     ['npm start', 'allow project-script'],
-    ['pnpm run typecheck', 'allow project-script'],
+    ['pnpm run build:types', 'allow project-script'],
     ['pnpm dev', 'allow project-script'],
     ['yarn build', 'allow project-script'],
     ['bun run build', 'allow project-script'],
