@@ -39,6 +39,7 @@ export const CATALOG_RULES = [
   'install-declared', // installs what the project already declares (package.json and its lockfile)
   'temp-file', // creates a new temporary file or directory
   'format', // rewrites the project's files with its own formatter
+  'cli-query', // lists the state of a container, cloud or service CLI (containers, images, volumes)
   'package-query', // queries package metadata or the installed dependency tree (may ask the registry)
 ] as const;
 export type CatalogRule = (typeof CATALOG_RULES)[number];
@@ -56,8 +57,9 @@ export const CODE_CHECKS = [
   'date-format',
   'pathspec-named', // names files, not the whole tree (`.`, `:/`, `*`, pathspec magic)
   'git-refspec', // a remote or ref: no transport helper (`ext::…`), no forced update (`+src:dst`)
-  'in-project', // a word handed on (`npm run build -- …`): no absolute, home or `..` path in it
+  'in-project', // a word handed on (`npm run build -- …`): no absolute, home or `..` path, no URL, not `-`
   'go-package', // an import path or a pattern of one (`./...`, `example.com/m/...`), inside the project
+  'plain-variable', // `NAME=value` whose name does not say it holds a secret (a build argument stays in the image)
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 

@@ -63,11 +63,12 @@ export interface CatalogMatch {
  * directory, the system temp directory); the files a form names are still judged by the path policy.
  */
 const VOUCHES: Partial<Record<CatalogRule, readonly Effect[]>> = {
-  'test-runner': ['runs', 'writes'],
+  // A test run or a build may fetch the dependencies the project declares (mvn, dotnet).
+  'test-runner': ['runs', 'writes', 'network'],
   lint: ['runs', 'writes'],
   'git-local': ['writes'],
   'git-sync': ['network', 'writes'],
-  build: ['runs', 'writes'],
+  build: ['runs', 'writes', 'network'],
   'project-script': ['runs', 'writes'],
   'install-declared': ['network', 'runs', 'writes'],
   'temp-file': ['writes'],
@@ -217,6 +218,8 @@ function passes(check: CodeCheck, text: string): boolean {
       return !text.includes('::') && !text.startsWith('+') && !text.startsWith('-');
     case 'go-package':
       return text !== '' && GO_PACKAGE.test(text) && inProject(text);
+    case 'plain-variable':
+      return /^[A-Za-z_][A-Za-z0-9_]*(?:=.*)?$/.test(text) && !SECRET_NAME.test(text.split('=')[0]!);
     case 'in-project':
       return inProject(text.startsWith('-') && text.includes('=') ? text.slice(text.indexOf('=') + 1) : text);
   }
@@ -232,8 +235,16 @@ function namesFiles(text: string): boolean {
 /** `.`, `./cmd/app`, `./...`, `example.com/m/pkg`, `net/...`, `std`: path elements of a Go import path. */
 const GO_PACKAGE = /^(?:\.|\.\/)?[\w.~+@-]*(?:\/[\w.~+@-]+)*(?:\/\.\.\.)?$/;
 
+const SECRET_NAME = /secret|token|passw|key|credential|auth/i;
+
 function inProject(text: string): boolean {
-  return !text.startsWith('/') && !text.startsWith('~') && !text.split('/').includes('..');
+  return (
+    text !== '-' &&
+    !text.startsWith('/') &&
+    !text.startsWith('~') &&
+    !text.includes('://') &&
+    !text.split('/').includes('..')
+  );
 }
 
 function findOption(path: readonly CompiledNode[], spelling: string): CompiledOption | undefined {
@@ -556,6 +567,9 @@ function describeAllow(m: CatalogMatch): string {
   const parts: string[] = [];
   if (writes.length > 0) parts.push(`writes ${list(writes)}`);
   if (reads.length > 0) parts.push(`reads ${list(reads)}`);
+  // What the form does beyond the files it names: a commit writes the repository, a build runs its code.
+  const beyond = m.effects.filter((e) => e !== 'none' && e !== 'reads' && !(e === 'writes' && writes.length > 0));
+  parts.push(...beyond.map(describeEffect));
   if (parts.length === 0) parts.push(m.effects.includes('reads') ? 'reads only its input' : 'only prints or computes');
   return `${parts.join(' and ')}; every word is in the catalogue: ${m.entry ?? m.form}`;
 }

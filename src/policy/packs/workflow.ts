@@ -126,146 +126,6 @@ function byCatalogue(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
   return { rule: match.rule as RuleId, detail: match.reason };
 }
 
-// ── builds and project scripts ───────────────────────────────────────────────────────────────────────
-
-function build(segment: Segment): PackFinding<RuleId> | undefined {
-  if (segment.dynamicArgs.length > 0) return undefined;
-  switch (segment.name) {
-    case 'tsc':
-    case 'vue-tsc':
-      return tsc(segment);
-    case 'gradle':
-    case 'gradlew': {
-      const words = segment.argv.slice(1);
-      if (
-        words.some(
-          (w) =>
-            w.startsWith('-') &&
-            ![
-              '--offline',
-              '--parallel',
-              '--info',
-              '-q',
-              '--quiet',
-              '--console=plain',
-              '--no-daemon',
-              '--stacktrace',
-            ].includes(w),
-        )
-      )
-        return undefined;
-      return words.length > 0 &&
-        words.every((w) => w.startsWith('-') || w === 'build' || w === 'assemble' || w === 'classes' || w === 'jar')
-        ? { rule: 'build', detail: `${segment.name} build` }
-        : undefined;
-    }
-    case 'mvn':
-    case 'mvnw': {
-      const words = segment.argv.slice(1);
-      if (
-        words.some(
-          (w) =>
-            w.startsWith('-') &&
-            !['-q', '--quiet', '-o', '--offline', '-B', '--batch-mode', '-DskipTests', '-e'].includes(w),
-        )
-      )
-        return undefined;
-      return words.length > 0 &&
-        words.every((w) => w.startsWith('-') || w === 'compile' || w === 'package' || w === 'verify')
-        ? { rule: 'build', detail: `${segment.name} package` }
-        : undefined;
-    }
-    case 'docker':
-    case 'podman':
-      return containerBuild(segment);
-    case 'dotnet':
-      return segment.argv[1] === 'build' &&
-        segment.argv
-          .slice(2)
-          .every(
-            (w) => !w.startsWith('-') || ['-c', '--configuration', '--no-restore', 'Release', 'Debug'].includes(w),
-          ) &&
-        !segment.argv.slice(2).some((w) => w === '-o' || w === '--output')
-        ? { rule: 'build', detail: 'dotnet build' }
-        : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * `docker build [-t name] [-f Dockerfile] [--build-arg K=V] [--target t] [--no-cache] [--pull] <context>`: the
- * repository's Dockerfile, built in containers. Not with --secret / --ssh (hands host credentials to the
- * build), --network / --add-host / --allow / --security-opt (loosen its isolation), -o / --output (writes to
- * the host), a Dockerfile or context outside the project, or a remote context.
- */
-function containerBuild(segment: Segment): PackFinding<RuleId> | undefined {
-  const argv = segment.argv;
-  const at = argv[1] === 'build' ? 2 : (argv[1] === 'image' || argv[1] === 'buildx') && argv[2] === 'build' ? 3 : -1;
-  if (at === -1) return undefined;
-  const args = scan(argv, {
-    from: at,
-    withValue: [
-      't',
-      'tag',
-      'f',
-      'file',
-      'build-arg',
-      'target',
-      'platform',
-      'label',
-      'secret',
-      'ssh',
-      'network',
-      'add-host',
-      'allow',
-      'security-opt',
-      'o',
-      'output',
-      'cache-from',
-      'cache-to',
-      'iidfile',
-      'metadata-file',
-      'builder',
-      'progress',
-    ],
-  });
-  const flags = [...args.flags, ...args.values.keys()];
-  const allowed = [
-    't',
-    'tag',
-    'f',
-    'file',
-    'build-arg',
-    'target',
-    'platform',
-    'label',
-    'no-cache',
-    'pull',
-    'q',
-    'quiet',
-    'progress',
-    'load',
-    'rm',
-    'force-rm',
-  ];
-  if (!flags.every((f) => allowed.includes(f))) return undefined;
-  const inProject = (p: string): boolean =>
-    !p.startsWith('/') &&
-    !p.startsWith('~') &&
-    !p.split('/').includes('..') &&
-    !p.includes('://') &&
-    !hasExpansion(p) &&
-    p !== '-';
-  const files = [...(args.values.get('f') ?? []), ...(args.values.get('file') ?? [])];
-  if (args.positionals.length !== 1 || !inProject(args.positionals[0]!.text) || !files.every(inProject))
-    return undefined;
-  // A build argument's value ends up in the image's history: no secrets, no expansions.
-  const buildArgs = [...(args.values.get('build-arg') ?? [])];
-  if (buildArgs.some((a) => hasExpansion(a) || /secret|token|passw|key|credential/i.test(a))) return undefined;
-  return { rule: 'build', detail: `${segment.name} build` };
-}
-
 /**
  * make options that read another makefile, run elsewhere, evaluate code given on the command line, or
  * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs).
@@ -356,7 +216,7 @@ function throughRunner(segment: Segment): PackFinding<RuleId> | undefined {
   return tsc({ ...segment, name: tool.text, argv: segment.argv.slice(tool.index), dynamicArgs: [] });
 }
 
-// ── shell init, mktemp ───────────────────────────────────────────────────────────────────────────────
+// ── shell init ───────────────────────────────────────────────────────────────────────────────────
 
 function shellInit(segment: Segment): PackFinding<RuleId> | undefined {
   const joined = segment.argv.join(' ');
@@ -369,19 +229,6 @@ function shellInit(segment: Segment): PackFinding<RuleId> | undefined {
   return segment.dynamicArgs.length === 0 && SHELL_INIT_GENERATORS.has(joined)
     ? { rule: 'shell-init', detail: joined }
     : undefined;
-}
-
-function mktemp(segment: Segment): PackFinding<RuleId> | undefined {
-  if (segment.dynamicArgs.length > 0) return undefined;
-  const args = scan(segment.argv, { withValue: ['p', 'suffix'] });
-  // -p DIR / --tmpdir=DIR choose the place; -u only prints a name nobody reserves.
-  if (hasAny(args, 'p', 'u', 'dry-run') || args.values.has('tmpdir')) return undefined;
-  if ([...args.flags].some((f) => !['d', 'directory', 'q', 'quiet', 't', 'tmpdir'].includes(f))) return undefined;
-  const template = args.positionals;
-  if (template.length > 1) return undefined;
-  // A template is created in the current directory unless -t / --tmpdir puts it in the temp directory.
-  if (template.length === 1 && (template[0]!.text.includes('/') || !hasAny(args, 't', 'tmpdir'))) return undefined;
-  return { rule: 'temp-file', detail: hasAny(args, 'd', 'directory') ? 'mktemp -d' : 'mktemp' };
 }
 
 // ── formatters, variables, other installs ───────────────────────────────────────────────────────────
@@ -583,13 +430,13 @@ function classifyWorkflow(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     case 'pnpx':
     case 'bunx':
       return throughRunner(segment) ?? formatter(segment, env);
-    case 'mktemp':
-      return mktemp(segment);
+    case 'tsc':
+    case 'vue-tsc':
+      return segment.dynamicArgs.length > 0 ? undefined : tsc(segment);
     case 'export':
       return shellVariable(segment);
     default:
       return (
-        build(segment) ??
         shellInit(segment) ??
         declaredTooling(segment, env) ??
         (FORMATTERS.has(segment.name) ? formatter(segment, env) : undefined)

@@ -229,17 +229,17 @@ describe('workflow pack: shell init and mktemp', () => {
     ['mktemp -d', 'allow temp-file'],
     ['mktemp -d -t build.XXXXXX', 'allow temp-file'],
     ['mktemp --tmpdir x.XXXX', 'allow temp-file'],
+    // a template is a file the command names: the path policy judges it as a write (tests/e2e, explain)
+    ['mktemp x.XXXX', 'allow temp-file'],
   ])('%s → %s', (command, expected) => expectWf(command, expected));
 
   it.each([
     ['direnv allow'],
     ['direnv export bash'],
     ['pyenv install 3.12'],
-    ['mktemp x.XXXX'],
     ['mktemp -p /etc'],
     ['mktemp --tmpdir=/etc'],
     ['mktemp -u'],
-    ['mktemp -t ../x'],
   ])('%s → not vouched for', (command) => expectWf(command, null));
 });
 
