@@ -65,13 +65,13 @@ describe('tier 1: exact decision cache', () => {
     p.register('s1', 'coder');
     p.register('s2', 'tester');
     await rememberCommand(p, 'make bench --jobs 2', 'allow', { role: 'tester' });
-    await rememberCommand(p, 'make lint --jobs 2', 'allow', { role: '*' });
+    await rememberCommand(p, 'make docs --jobs 2', 'allow', { role: '*' });
     expect((await p.check(p.pre('Bash', bash('make bench --jobs 2'), 's1'))).decision?.tier).toBe('default');
     expect((await p.check(p.pre('Bash', bash('make bench --jobs 2'), 's2'))).decision).toMatchObject({
       verdict: 'allow',
       tier: 'exact-cache',
     });
-    expect((await p.check(p.pre('Bash', bash('make lint --jobs 2'), 's1'))).decision).toMatchObject({
+    expect((await p.check(p.pre('Bash', bash('make docs --jobs 2'), 's1'))).decision).toMatchObject({
       verdict: 'allow',
       tier: 'exact-cache',
     });

@@ -12,17 +12,17 @@ export const CODE_PAIRS: { kind: string; benign: string; other: string }[] = [
   },
   {
     kind: 'bash -c',
-    benign: "bash -c 'make build-docs --jobs 4 --keep-going'",
+    benign: "bash -c 'make docs-site --jobs 4 --keep-going'",
     other: "bash -c 'make deploy-prod --jobs 4 --keep-going'",
   },
   {
     kind: 'eval',
-    benign: "eval 'make build-docs --jobs 4 --keep-going'",
+    benign: "eval 'make docs-site --jobs 4 --keep-going'",
     other: "eval 'make deploy-prod --jobs 4 --keep-going'",
   },
   {
     kind: 'heredoc to sh',
-    benign: "sh <<'EOF'\nmake build-docs --jobs 4 --keep-going\nEOF",
+    benign: "sh <<'EOF'\nmake docs-site --jobs 4 --keep-going\nEOF",
     other: "sh <<'EOF'\nmake deploy-prod --jobs 4 --keep-going\nEOF",
   },
   {

@@ -209,10 +209,10 @@ describe('tier 2a: similarity never matches across different code', () => {
    * (Stdin data needs no control: its `[stdin …]` marker is never a plain value to the shape guard either.)
    */
   const CONTROLS: [string, string][] = [
-    ["bash -c 'make build-docs --jobs 4 --keep-going'", "bash -c 'make deploy-prod --jobs 4 --keep-going'"],
-    ["eval 'make build-docs --jobs 4 --keep-going'", "eval 'make deploy-prod --jobs 4 --keep-going'"],
+    ["bash -c 'make docs-site --jobs 4 --keep-going'", "bash -c 'make deploy-prod --jobs 4 --keep-going'"],
+    ["eval 'make docs-site --jobs 4 --keep-going'", "eval 'make deploy-prod --jobs 4 --keep-going'"],
     [
-      "sh <<'EOF'\nmake build-docs --jobs 4 --keep-going\nEOF",
+      "sh <<'EOF'\nmake docs-site --jobs 4 --keep-going\nEOF",
       "sh <<'EOF'\nmake deploy-prod --jobs 4 --keep-going\nEOF",
     ],
     [

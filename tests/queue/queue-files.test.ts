@@ -91,7 +91,7 @@ describe('the human queue, file-backed', () => {
     const p = makeProject();
     queueMode(p);
     p.register('s1', 'coder');
-    const waiting = p.check(bash(p, 'make lint-all'));
+    const waiting = p.check(bash(p, 'make docs-all'));
     const [item] = await fileItems(p);
     await queueAnswer('approve', item!.id, { addRule: true, scope: 'project' }, p.env);
     expect((await waiting).decision).toMatchObject({ verdict: 'allow', tier: 'human' });
@@ -99,13 +99,13 @@ describe('the human queue, file-backed', () => {
     expect(learned(p, 'project')).toEqual([
       expect.objectContaining({
         tier: 'override',
-        subject: 'Bash(make lint-all)',
+        subject: 'Bash(make docs-all)',
         verdict: 'allow',
         decided_by: 'human',
         scope: 'project',
       }),
     ]);
-    expect((await p.check(bash(p, 'make lint-all'))).decision).toMatchObject({ verdict: 'allow', tier: 'override' });
+    expect((await p.check(bash(p, 'make docs-all'))).decision).toMatchObject({ verdict: 'allow', tier: 'override' });
   });
 
   it('a pack ask waits for the human too, and the answer holds for that call only (the pack asks again next time)', async () => {
