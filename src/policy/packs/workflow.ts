@@ -6,44 +6,23 @@
  *
  * Not read-only (that is the read-only pack): these change files, the index or history, but only in ways a
  * human running them would not think twice about, and none loses work git cannot bring back. What writes
- * files the command names (`go build -o x`, `terraform plan -out=x`, redirections) is still judged by the
- * write-target tier; the shell tier's data-loss rule still passes deletions and overwrites to a human.
+ * files the command names (`go build -o x`, redirections) is still judged by the write-target tier; the
+ * shell tier's data-loss rule still passes deletions and overwrites to a human.
  *
- * Decisions (docs/decisions.md, "Built-in packs"):
- *   - git: add / commit / switch / checkout -b / stash (push, list, show) / restore --staged / rm --cached /
- *     reset --soft / fetch / pull (merge or fast-forward). Never with `-c` / `--config-env` / `--exec-path` (config that
- *     runs programs), `--git-dir` / `--work-tree`, `--upload-pack` / `--receive-pack`, a transport-helper
- *     URL (`ext::…`), or `commit -n` / `--no-verify` (skips the repository's hooks — often a secret scan).
- *     `add` of the whole tree (`.`, `-A`, `-u`), `add -f` (ignored files, such as .env) and `add` of a
- *     credential file are left to a human (and decision memory), as is what may lose uncommitted work or
- *     rewrite history (merge, rebase, `pull --rebase` / `--autostash`, stash pop/apply, checkout <branch> —
- *     which may name a file). `commit -a` commits tracked files only (nothing untracked, nothing lost) and a
- *     plain `pull` merges only when git can do so without touching uncommitted changes: both allowed.
- *   - project scripts: package.json scripts named build / dev / start / serve / watch / compile / bundle /
- *     preview / typecheck / check / lint / format / fmt / fix / generate / codegen (and `name:variant` of them,
- *     so `lint:fix` too),
- *     never a name that says deploy / release / publish / migrate / seed / reset / clean / drop / push /
- *     upload / destroy / delete / remove / purge / install. They run the repository's own code, as the
- *     read-only pack's test-runner rule already trusts; the name is what says the effect stays local.
- *   - builds: go build, cargo build, tsc (emitting), make with no target or build / all / compile,
- *     gradle build / assemble, mvn compile / package, dotnet build, docker build of the repository's
- *     Dockerfile (no --secret / --ssh / --network / --output) — with no option that builds another
- *     project, writes elsewhere or runs a program (`cargo --config`, `--manifest-path`, `--target-dir`,
- *     `go -toolexec`, `-C`, `make -f` / `-C` / `--eval` / `VAR=value`, `tsc --outDir`).
- *   - installs: `npm ci`, `npm install` / `pnpm install` / `yarn [install]` / `bun install` without a
- *     package name — what package.json and the lockfile already declare, into the project. Their install
- *     scripts are dependency code the project's own tests and builds already run. Adding a package
- *     (`npm install x`, `pnpm add x`) is a new trust decision (typosquats, an unvetted install script):
- *     left to a human. Never global (`-g`), elsewhere (`--prefix`, `--dir`), from another registry or with
- *     another script shell.
- *   - shell init: `eval "$(direnv hook bash)"` and the like (the exact generators in
- *     shell/shell-init.ts), and the generators themselves: they print init code that
- *     defines hooks and environment for the tool, the way its documentation says to load it.
- *   - mktemp: a fresh, private temp file or directory in the system temp directory (not `-p DIR`,
- *     `--tmpdir=DIR`, a template in the current directory, or `-u`).
+ * Most of what it allows is catalogue data (src/catalog/programs/: git, go, cargo, make, npm, pnpm, yarn,
+ * bun, gradle, mvn, dotnet, docker, mktemp): a form the catalogue accounts for word by word under one of
+ * this pack's rules (git-local, git-sync, build, project-script, install-declared, temp-file, format) is
+ * allowed here; what an entry leaves unannotated is not. docs/decisions.md ("Built-in packs") says why
+ * each form is in and each option out.
+ *
+ * Still recognised here, by code: `tsc` emitting (and through npx / pnpm exec), whose file operands would
+ * emit beside themselves, which no operand kind says yet; the formatters of programs whose entries are not
+ * this pack's (prettier --write, eslint --fix, gofmt -w, black, ruff, biome, terraform fmt, sed -i);
+ * `export NAME=value`; the exact shell-init generators the parser lets through (shell/shell-init.ts);
+ * `terraform init` and `python -m venv`.
  *
  * Conservative by construction: anything the credentials pack would flag is never allowed here (even
- * with that pack switched off), and every option not understood keeps a segment out.
+ * with that pack switched off), nor a form that names a credential file.
  */
 import { matchSegment } from '../../catalog/match.js';
 export { REACHES_OUT } from '../../catalog/script-names.js';
@@ -102,7 +81,7 @@ type RuleId = keyof typeof RULES;
 
 // ── what the catalogue knows ─────────────────────────────────────────────────────────────────────────
 
-const CATALOGUE_RULES: ReadonlySet<string> = new Set<RuleId>([
+const CATALOGUE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   'git-local',
   'git-sync',
   'build',
@@ -119,16 +98,23 @@ const CATALOGUE_RULES: ReadonlySet<string> = new Set<RuleId>([
  */
 function byCatalogue(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
   const match = env.catalog?.[env.index] ?? matchSegment(segment);
-  if (match.knowledge !== 'allow' || match.rule === undefined || !CATALOGUE_RULES.has(match.rule)) return undefined;
+  const rule = match.rule;
+  if (match.knowledge !== 'allow' || rule === undefined || !isCatalogueRule(rule)) return undefined;
   const cwd = effectiveCwd(env);
   if (match.paths.some((p) => secretFileKind(p.path, env, cwd) !== undefined)) return undefined;
-  if (match.rule === 'format' && !runsInProject(env)) return undefined;
-  return { rule: match.rule as RuleId, detail: match.reason };
+  if (rule === 'format' && !runsInProject(env)) return undefined;
+  return { rule, detail: match.reason };
+}
+
+function isCatalogueRule(rule: string): rule is RuleId {
+  return (CATALOGUE_RULES as ReadonlySet<string>).has(rule);
 }
 
 /**
  * make options that read another makefile, run elsewhere, evaluate code given on the command line, or
- * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs).
+ * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs). Only
+ * the dry-run recogniser (`make -n`, dry-run.ts) still reads make's words this way: make's own forms are
+ * src/catalog/programs/make.yml.
  */
 const MAKE_ELSEWHERE = [
   'f',
