@@ -132,6 +132,14 @@ function stdinMarker(segment: Segment, clean: Sanitized): string | undefined {
   return quoted.length <= MAX_STDIN_TEXT ? `[stdin ${quoted}]` : `[stdin xxh3:${xxh3Hex(clean)}]`;
 }
 
+/** A digest of what the edge read for a segment's SQL files (their sanitized text, or why one was not read). */
+function sqlFilesMarker(shell: PreparedShell, segment: number): string | undefined {
+  if (shell.sqlFiles === undefined) return undefined;
+  const prefix = `${segment}\u0000`;
+  const read = [...shell.sqlFiles].filter(([key]) => key.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1));
+  return read.length === 0 ? undefined : `[sql-files xxh3:${xxh3Hex(JSON.stringify(read))}]`;
+}
+
 function shellSubject(call: ToolCall, shell: PreparedShell, projectRoot: string | undefined): CallSubject | undefined {
   if (!shell.parse.ok || shell.parse.segments.length === 0) return undefined;
   if (shell.targets.some((t) => t === null) || shell.writes.unknown.length > 0) return undefined;
@@ -164,9 +172,17 @@ function shellSubject(call: ToolCall, shell: PreparedShell, projectRoot: string 
     // approval means), `/tmp/x/python3` is not `python3` (the program as written), and a segment that
     // carries code (a script, inline code, stdin data, shell code) names its code's identity too, so that
     // similarity never matches across different code (memory/code.ts).
+    // The SQL files a database client reads are what it runs: their content is part of the key and of the
+    // name similarity compares, so an approval never carries over to a file that has changed since.
+    const files = sqlFilesMarker(shell, i);
+    if (files !== undefined) {
+      markers.push(files);
+      text += ` ${files}`;
+      if (form !== undefined) form += ` ${files}`;
+    }
     const code = codeIdentity(segment, call.cwd, stdin);
     const name = [...segment.wrappers, segment.argv[0] ?? segment.name].join(' ');
-    const entry = code === undefined || code === null ? name : `${name} ${code}`;
+    const entry = [name, code ?? undefined, files].filter((w) => w !== undefined).join(' ');
     const clean = sanitize(entry);
     // Unknown code, or an identity the sanitizer touched (two could then read alike): exact memory only.
     if (code === null || (code !== undefined && clean.findings.length > 0)) similar = false;

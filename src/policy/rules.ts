@@ -55,6 +55,7 @@ import { firstWord, shortText } from './packs/argv.js';
 import { branchGlobMatches, PACKS, packRuleId, type Pack, type PackEnv } from './packs/index.js';
 import { spawnPreconditionRunner, type PreconditionContext, type PreconditionRunner } from './precondition.js';
 import { compileRe2, type RE2 } from '../util/re2.js';
+import type { SqlFiles } from '../sql/files.js';
 
 /** What judging a command needs beyond its segments: plain data plus the injected ports. */
 export interface RulesContext extends PreconditionContext {
@@ -68,11 +69,14 @@ export interface RulesContext extends PreconditionContext {
   catalog?: readonly CatalogMatch[];
   /** Whether each segment runs inside the project, judged on canonical paths at the edge (shell/prepare.ts). */
   runsInProject?: readonly boolean[];
+  /** The SQL files the call's database clients read, read at the edge (shell/sql-files.ts). */
+  sqlFiles?: SqlFiles;
 }
 
 /** Build a RulesContext from the cascade's context and where the project and home are (and, for a shell call, each segment runs). */
 export function rulesContextOf(
-  ctx: PolicyContext & PreconditionContext & { shell?: { catalog: readonly CatalogMatch[] } | undefined },
+  ctx: PolicyContext &
+    PreconditionContext & { shell?: { catalog: readonly CatalogMatch[]; sqlFiles?: SqlFiles } | undefined },
   where: { projectRoot: string; home: string; runsInProject?: readonly boolean[] },
 ): RulesContext {
   const out: RulesContext = {
@@ -84,6 +88,7 @@ export function rulesContextOf(
   };
   if (ctx.ports !== undefined) out.ports = ctx.ports;
   if (ctx.shell !== undefined) out.catalog = ctx.shell.catalog;
+  if (ctx.shell?.sqlFiles !== undefined) out.sqlFiles = ctx.shell.sqlFiles;
   if (where.runsInProject !== undefined) out.runsInProject = where.runsInProject;
   return out;
 }
@@ -341,6 +346,7 @@ function judgeSegment(
   if (ctx.catalog !== undefined && ctx.catalog.length === segments.length) env.catalog = ctx.catalog;
   const inProject = ctx.runsInProject?.[index];
   if (inProject !== undefined) env.runsInProject = inProject;
+  if (ctx.sqlFiles !== undefined) env.sqlFiles = ctx.sqlFiles;
   const pack = packDecision(segment, env, m, ctx.policy);
   const judged: SegmentJudgement = { segment, decision: undefined };
   if (pack !== undefined) judged.pack = pack;

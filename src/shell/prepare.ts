@@ -14,6 +14,8 @@ import { hasFreshTempMarker, mapFreshTemp } from './fresh-temp.js';
 import type { ParseResult, Segment, WriteAnalysis, WriteTarget } from './types.js';
 import type { CommandEffects, InProject, LinkMade, ReadTarget } from './effects.js';
 import type { CatalogMatch } from '../catalog/match.js';
+import type { SqlFiles } from '../sql/files.js';
+import { readSqlFiles } from './sql-files.js';
 
 export interface PreparedShell {
   command: string;
@@ -34,6 +36,8 @@ export interface PreparedShell {
   reads: (ResolvedPath | null)[];
   /** Each segment matched against the catalogue (its paths are already among `writes` and `effects.reads`). */
   catalog: CatalogMatch[];
+  /** The SQL files its database clients read (sql-files.ts; each also among `effects.reads`); absent: none. */
+  sqlFiles?: SqlFiles;
 }
 
 /** The slice of the cascade's context a shell call adds: its analysis, prepared at the edge. */
@@ -87,7 +91,15 @@ export async function prepareShell(
     if (inside === undefined) asked.set(key, (inside = insideProject(path, segment, pathContext)));
     return inside;
   };
-  const effects = parsed.effects ?? (await effectsOf(parsed, inProject, () => asked.size > 0));
+  const analyzed = parsed.effects ?? (await effectsOf(parsed, inProject, () => asked.size > 0));
+  const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, analyzed.links), parse, pathContext));
+  // SQL files are read for every call: their content is what runs, and it changes between calls.
+  const written = writes.targets.flatMap((t, i) => {
+    const absolute = targets[i]?.absolute;
+    return absolute === undefined ? [] : [{ segment: t.segment, absolute }];
+  });
+  const sql = parse.ok ? readSqlFiles(parse.segments, pathContext, written) : undefined;
+  const effects = sql === undefined ? analyzed : { ...analyzed, reads: [...analyzed.reads, ...sql.reads] };
   // The command's own directory: inside when it already is the canonical root or below it (the usual case).
   const root = pathContext.projectRoot;
   const here = pathContext.cwd === root || pathContext.cwd.startsWith(root === '/' ? '/' : `${root}/`);
@@ -98,10 +110,11 @@ export async function prepareShell(
     if (inside === undefined) byCwd.set(segment.cwd, (inside = inProject(segment.cwd ?? '.', { flags: {} })));
     return inside;
   });
-  const targets = writes.targets.map((t) => resolveTarget(throughLinks(t, effects.links), parse, pathContext));
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
-  return { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
+  const prepared: PreparedShell = { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
+  if (sql !== undefined) prepared.sqlFiles = sql.files;
+  return prepared;
 }
 
 async function parseFresh(command: string, memo: ParseMemo | undefined): Promise<Parsed> {

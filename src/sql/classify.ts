@@ -17,6 +17,7 @@
  */
 import { loadParser, SQL_DIALECTS, type SqlDialect } from './parser.js';
 import { splitSql, type SplitStatement } from './split.js';
+import { includeOf, type SqlInclude } from './files.js';
 
 /** In order of strictness: a call's class is its strictest statement's. */
 export const SQL_CLASSES = ['read', 'row-write', 'schema', 'admin', 'unknown'] as const;
@@ -32,7 +33,17 @@ export interface StatementClass {
   everyRow?: boolean;
   /** An ALTER that drops a part of an object (a column, a constraint). */
   dropsPart?: boolean;
+  /** The SQL file the statement was read from (`psql -f F`, `\i F`), as written. */
+  file?: string;
+  /** The statement includes a file that was not read (a link, too big, outside the project, …): why is in `why`. */
+  unread?: boolean;
 }
+
+/**
+ * The statements of a file a client command includes (`\i F`, `.read F`), classified by the caller from text
+ * read at the edge; undefined when it has no such text (the include stays unknown).
+ */
+export type IncludeStatements = (include: SqlInclude) => StatementClass[] | undefined;
 
 export interface SqlClassification {
   class: SqlClass;
@@ -48,13 +59,23 @@ export function stricterClass(a: SqlClass, b: SqlClass): SqlClass {
   return SQL_CLASSES.indexOf(b) > SQL_CLASSES.indexOf(a) ? b : a;
 }
 
-/** Classify SQL text as sent to a database of `dialect` (the others are tried when it does not parse). */
-export function classifySql(sql: string, dialect: SqlDialect = 'postgresql'): SqlClassification {
+/**
+ * Classify SQL text as sent to a database of `dialect` (the others are tried when it does not parse). With
+ * `include`, a client command that includes a file stands for that file's statements.
+ */
+export function classifySql(
+  sql: string,
+  dialect: SqlDialect = 'postgresql',
+  include?: IncludeStatements,
+): SqlClassification {
   const split = splitSql(sql);
   if (!split.ok) return { class: 'unknown', statements: [], problem: split.problem };
   if (split.statements.length === 0)
     return { class: 'unknown', statements: [], problem: 'no SQL statement in the text' };
-  const statements = split.statements.map((s) => classifyOne(s, dialect));
+  const statements = split.statements.flatMap((s) => {
+    const included = include === undefined || s.kind !== 'meta' ? undefined : includeOf(s.text);
+    return (included === undefined ? undefined : include!(included)) ?? [classifyOne(s, dialect)];
+  });
   return { class: statements.reduce<SqlClass>((c, s) => stricterClass(c, s.class), 'read'), statements };
 }
 

@@ -21,6 +21,20 @@ describe('the subject (what the exact key is computed from)', () => {
     );
   });
 
+  it('covers the SQL files a client reads: another content is another key and another command for similarity', async () => {
+    const p = makeProject();
+    p.write('report.sql', 'SELECT 1;\n');
+    const select = await subjectFor(p, 'Bash', bash('psql app -f report.sql'));
+    expect(select.subject.text).toMatch(/^psql app -f report\.sql \[sql-files xxh3:[0-9a-f]{16}\]$/);
+    p.write('report.sql', 'UPDATE accounts SET balance = 0 WHERE id = 7;\n');
+    const update = await subjectFor(p, 'Bash', bash('psql app -f report.sql'));
+    expect(update.key).not.toBe(select.key);
+    expect(update.subject.commands).not.toEqual(select.subject.commands);
+    // The same content is the same key.
+    p.write('report.sql', 'SELECT 1;\n');
+    expect((await subjectFor(p, 'Bash', bash('psql app -f report.sql'))).key).toBe(select.key);
+  });
+
   it.each(CODE_PAIRS)('$kind: other code is another key', async ({ benign, other }) => {
     const p = makeProject();
     const a = await subjectFor(p, 'Bash', bash(benign));

@@ -7,15 +7,18 @@
  * literals understood) — the same one that judges MCP tools' SQL fields. Dropping or truncating data → deny
  * (irreversible); DELETE without WHERE and dropping other objects → ask; administration (grants, roles,
  * extensions, server settings, COPY … PROGRAM, functions that reach the server's files or processes) → ask;
- * SQL the classifier cannot read (or a client command that runs programs or files, `\!`, `.shell`) → ask.
- * SQL files (`psql -f x.sql`, `mysql < x.sql`) are not read: their content is not visible here.
+ * SQL the classifier cannot read (or a client command that runs programs, `\!`, `.shell`) → ask.
+ * SQL files (`psql -f x.sql`, `mysql < x.sql`, `cat x.sql | sqlite3 db`, `\i x.sql`) are read at the edge
+ * (shell/sql-files.ts, bounded) and judged statement by statement like SQL on the command line; a file that
+ * was not read (a link, too large, outside the project, missing) → ask, naming it.
  */
 import type { Segment } from '../../shell/types.js';
 import { lazyRe2 } from '../../util/re2.js';
 import { scan, upstreamOf } from './argv.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
-import { classifySql, type StatementClass } from '../../sql/classify.js';
+import { classifySql, type IncludeStatements, type StatementClass } from '../../sql/classify.js';
 import type { SqlDialect } from '../../sql/parser.js';
+import { MAX_INCLUDE_DEPTH, MAX_SQL_FILES, sqlFileKey, type SqlFiles } from '../../sql/files.js';
 
 const RULES = {
   'drop-database': {
@@ -53,6 +56,11 @@ const RULES = {
     message:
       "administers the database server (grants, roles, extensions, server settings, COPY … PROGRAM, or a function that reaches the server's files, processes or other servers). A human confirms.",
   },
+  'sql-file': {
+    verdict: 'ask',
+    message:
+      'runs SQL from a file hookwise could not read safely, so it cannot tell what it changes. A human confirms; or run the SQL from a regular file inside the project that the command does not itself write.',
+  },
   'sql-unknown': {
     verdict: 'ask',
     message:
@@ -69,20 +77,69 @@ const MONGO_CHECKS: readonly (readonly [RuleId, () => { test(s: string): boolean
   ['delete-all', lazyRe2('\\b(?:deleteMany|remove)\\s*\\(\\s*\\{\\s*\\}\\s*\\)')],
 ];
 
-/** The strictest finding among SQL texts sent to a client of `dialect`, statement by statement. */
-function sqlFinding(texts: string[], dialect: SqlDialect): PackFinding<RuleId> | undefined {
+/** What a SQL client segment runs: SQL texts (arguments, stdin) and the files it reads SQL from, as written. */
+export interface SqlClientInputs {
+  dialect: SqlDialect;
+  texts: string[];
+  files: string[];
+}
+
+/** The strictest finding among a client's SQL, statement by statement (files from the edge, `env.sqlFiles`). */
+function sqlFinding(inputs: SqlClientInputs, env: PackEnv): PackFinding<RuleId> | undefined {
   let found: { rank: number; finding: PackFinding<RuleId> } | undefined;
-  for (const text of texts) {
+  const consider = (rule: RuleId | undefined, detail: () => string): void => {
+    if (rule === undefined) return;
+    const rank = RULE_ORDER.indexOf(rule);
+    if (found === undefined || rank < found.rank) found = { rank, finding: { rule, detail: detail() } };
+  };
+  const files = new FileStatements(env.index, env.sqlFiles, inputs.dialect);
+  for (const text of inputs.texts) {
     if (text.trim() === '') continue;
-    const sql = classifySql(text, dialect);
-    const rules: RuleId[] =
-      sql.problem !== undefined ? ['sql-unknown'] : sql.statements.map(ruleOf).filter((r) => r !== undefined);
-    for (const rule of rules) {
-      const rank = RULE_ORDER.indexOf(rule);
-      if (found === undefined || rank < found.rank) found = { rank, finding: { rule, detail: summarize(text) } };
-    }
+    const sql = classifySql(text, inputs.dialect, files.includer(0));
+    if (sql.problem !== undefined) consider('sql-unknown', () => summarize(text));
+    else
+      for (const s of sql.statements)
+        consider(ruleOf(s), () => (s.file === undefined ? summarize(text) : fileDetail(s)));
   }
+  for (const word of inputs.files)
+    for (const s of files.of(sqlFileKey(env.index, word), word, 0)) consider(ruleOf(s), () => fileDetail(s));
   return found?.finding;
+}
+
+function fileDetail(s: StatementClass): string {
+  return `${s.file ?? 'a file'}: ${s.unread === true ? (s.why ?? 'not read') : s.kind}`;
+}
+
+/**
+ * The statements of the SQL files one segment reads, from the text the edge read. Includes are followed a
+ * bounded number of times in all (a file that includes itself ends there), never by time.
+ */
+class FileStatements {
+  private expanded = 0;
+  constructor(
+    private readonly segment: number,
+    private readonly files: SqlFiles | undefined,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  includer(depth: number, fromKey?: string): IncludeStatements {
+    return (include) =>
+      this.of(sqlFileKey(this.segment, include.word, include.relative ? fromKey : undefined), include.word, depth + 1);
+  }
+
+  of(key: string, word: string, depth: number): StatementClass[] {
+    const unread = (why: string, shown = word): StatementClass[] => [
+      { class: 'unknown', kind: 'file', why, unread: true, file: shown },
+    ];
+    if (depth > MAX_INCLUDE_DEPTH) return unread(`it includes files nested more than ${MAX_INCLUDE_DEPTH} deep`);
+    if (++this.expanded > MAX_SQL_FILES) return unread(`the command reads more than ${MAX_SQL_FILES} SQL files`);
+    const file = this.files?.get(key);
+    if (file === undefined) return unread('hookwise did not read it');
+    if ('problem' in file) return unread(file.problem, file.shown);
+    const sql = classifySql(file.text, this.dialect, this.includer(depth, key));
+    if (sql.problem !== undefined) return [{ class: 'unknown', kind: 'file', why: sql.problem, file: file.shown }];
+    return sql.statements.map((s) => (s.file === undefined ? { ...s, file: file.shown } : s));
+  }
 }
 
 /** Strictest first: the first rule of a text's statements is the one reported. */
@@ -93,10 +150,12 @@ const RULE_ORDER: readonly RuleId[] = [
   'delete-all',
   'drop-object',
   'sql-admin',
+  'sql-file',
   'sql-unknown',
 ];
 
 function ruleOf(s: StatementClass): RuleId | undefined {
+  if (s.unread === true) return 'sql-file';
   const kind = s.kind.replace(/^explain analyze /, '');
   if (/^drop (?:database|schema)\b/.test(kind)) return 'drop-database';
   if (/^drop (?:temporary |temp )?table\b|^drop (?:temporary|temp)$/.test(kind)) return 'drop-table';
@@ -128,7 +187,8 @@ function summarize(text: string): string {
  * Here-strings and heredoc bodies feeding this segment or a visible producer. The parser keeps a heredoc's
  * body as the segment's stdin and its delimiter (`SQL`) as the redirect's target: the body is what runs.
  */
-function stdinTexts(segment: Segment, env: PackEnv): string[] {
+function stdinTexts(segments: readonly Segment[], index: number): string[] {
+  const segment = segments[index]!;
   const fed = (s: Segment): string[] => {
     const out = s.redirects.filter((r) => r.op === '<<<').map((r) => r.target);
     const heredocs = s.redirects.filter((r) => r.op === '<<' || r.op === '<<-');
@@ -136,14 +196,15 @@ function stdinTexts(segment: Segment, env: PackEnv): string[] {
     return out;
   };
   const texts = fed(segment);
-  for (const producer of upstreamOf(env.segments, env.index)) {
+  for (const producer of upstreamOf(segments, index)) {
     if (producer.name === 'echo' || producer.name === 'printf') texts.push(producer.argv.slice(1).join(' '));
     texts.push(...fed(producer));
   }
   return texts;
 }
 
-const SQL_CLIENTS: Readonly<Record<string, { withValue: string[]; sql: string[] }>> = {
+/** Per client: options that take a value, those whose value is SQL, those whose value is a file of SQL. */
+const SQL_CLIENTS: Readonly<Record<string, { withValue: string[]; sql: string[]; files: string[] }>> = {
   psql: {
     withValue: [
       'c',
@@ -172,6 +233,7 @@ const SQL_CLIENTS: Readonly<Record<string, { withValue: string[]; sql: string[] 
       'T',
     ],
     sql: ['c', 'command'],
+    files: ['f', 'file'],
   },
   mysql: {
     withValue: [
@@ -190,16 +252,19 @@ const SQL_CLIENTS: Readonly<Record<string, { withValue: string[]; sql: string[] 
       'default-character-set',
     ],
     sql: ['e', 'execute'],
+    files: [],
   },
   mariadb: {
     withValue: ['e', 'execute', 'h', 'host', 'P', 'port', 'u', 'user', 'D', 'database', 'S', 'socket'],
     sql: ['e', 'execute'],
+    files: [],
   },
   'clickhouse-client': {
-    withValue: ['q', 'query', 'h', 'host', 'port', 'u', 'user', 'd', 'database'],
+    withValue: ['q', 'query', 'queries-file', 'h', 'host', 'port', 'u', 'user', 'd', 'database'],
     sql: ['q', 'query'],
+    files: ['queries-file'],
   },
-  sqlcmd: { withValue: ['Q', 'q', 'S', 'U', 'P', 'd', 'i', 'o'], sql: ['Q', 'q'] },
+  sqlcmd: { withValue: ['Q', 'q', 'S', 'U', 'P', 'd', 'i', 'o'], sql: ['Q', 'q'], files: ['i'] },
 };
 
 const REDIS_CLIENTS = new Set(['redis-cli', 'valkey-cli', 'keydb-cli']);
@@ -223,18 +288,67 @@ const REDIS_WITH_VALUE = [
   'eval',
 ];
 
-function sqlite(segment: Segment): string[] {
-  // sqlite3 [OPTIONS] FILE [SQL…]: options are single-dash words; -cmd takes the next word as SQL.
+function sqlite(segment: Segment): { sql: string[]; files: string[] } {
+  // sqlite3 [OPTIONS] FILE [SQL…]: options are single-dash words; -cmd takes the next word as SQL, -init a file of it.
   const sql: string[] = [];
-  let file: string | undefined;
+  const files: string[] = [];
+  let database: string | undefined;
   for (let i = 1; i < segment.argv.length; i++) {
     const word = segment.argv[i]!;
     if (word === '-cmd') sql.push(segment.argv[++i] ?? '');
+    else if (word === '-init') files.push(segment.argv[++i] ?? '');
     else if (word.startsWith('-')) continue;
-    else if (file === undefined) file = word;
+    else if (database === undefined) database = word;
     else sql.push(word);
   }
-  return sql;
+  return { sql, files };
+}
+
+/** Files a segment's stdin comes from: `< F`, and the files of a visible `cat F … |` producer. */
+function stdinFiles(segments: readonly Segment[], index: number): string[] {
+  const fromRedirects = (s: Segment): string[] =>
+    s.redirects.filter((r) => r.op === '<' && (r.fd === undefined || r.fd === 0)).map((r) => r.target);
+  const files = fromRedirects(segments[index]!);
+  for (const producer of upstreamOf(segments, index)) {
+    if (producer.name === 'cat') files.push(...scan(producer.argv).positionals.map((p) => p.text));
+    files.push(...fromRedirects(producer));
+  }
+  return files.filter((f) => f !== '-');
+}
+
+/**
+ * What a SQL client segment runs: its SQL arguments and stdin, and the files it reads SQL from — the same
+ * answer for the edge, which reads the files, and for the pack, which judges them. Undefined: not a SQL client.
+ */
+export function sqlClientInputs(segments: readonly Segment[], index: number): SqlClientInputs | undefined {
+  const segment = segments[index]!;
+  const name = segment.name;
+  let texts: string[];
+  const files: string[] = [];
+  let dialect: SqlDialect = 'postgresql';
+  if (name === 'sqlite3' || name === 'sqlite' || name === 'duckdb') {
+    const args = sqlite(segment);
+    texts = args.sql;
+    files.push(...args.files);
+    dialect = 'sqlite';
+  } else if (name === 'cockroach' && segment.argv[1] === 'sql') {
+    const args = scan(segment.argv, {
+      from: 2,
+      withValue: ['e', 'execute', 'url', 'host', 'database', 'd', 'user', 'u', 'f', 'file'],
+    });
+    texts = [...(args.values.get('e') ?? []), ...(args.values.get('execute') ?? [])];
+    files.push(...(args.values.get('f') ?? []), ...(args.values.get('file') ?? []));
+  } else {
+    const client = SQL_CLIENTS[name];
+    if (client === undefined) return undefined;
+    if (name === 'mysql' || name === 'mariadb') dialect = 'mysql';
+    const args = scan(segment.argv, { withValue: client.withValue });
+    texts = client.sql.flatMap((key) => args.values.get(key) ?? []);
+    files.push(...client.files.flatMap((key) => args.values.get(key) ?? []));
+  }
+  texts.push(...stdinTexts(segments, index));
+  files.push(...stdinFiles(segments, index));
+  return { dialect, texts, files: files.filter((f) => f !== '-') };
 }
 
 function classifyDatabase(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {
@@ -253,34 +367,17 @@ function classifyDatabase(segment: Segment, env: PackEnv): PackFinding<RuleId> |
     const words = scan(segment.argv, { withValue: REDIS_WITH_VALUE }).positionals.map((p) => p.text);
     const command = words[0]?.toUpperCase();
     if (command === 'FLUSHALL' || command === 'FLUSHDB') return { rule: 'flush', detail: words.join(' ') };
-    const flushed = stdinTexts(segment, env).find((t) => FLUSH().test(t));
+    const flushed = stdinTexts(env.segments, env.index).find((t) => FLUSH().test(t));
     return flushed === undefined ? undefined : { rule: 'flush', detail: summarize(flushed) };
   }
   if (name === 'mongosh' || name === 'mongo') {
     const args = scan(segment.argv, {
       withValue: ['eval', 'host', 'port', 'u', 'username', 'p', 'password', 'authenticationDatabase', 'f', 'file'],
     });
-    return firstFinding([...(args.values.get('eval') ?? []), ...stdinTexts(segment, env)], MONGO_CHECKS);
+    return firstFinding([...(args.values.get('eval') ?? []), ...stdinTexts(env.segments, env.index)], MONGO_CHECKS);
   }
-  let sql: string[] | undefined;
-  let dialect: SqlDialect = 'postgresql';
-  if (name === 'sqlite3' || name === 'sqlite' || name === 'duckdb') {
-    sql = sqlite(segment);
-    dialect = 'sqlite';
-  } else if (name === 'cockroach' && segment.argv[1] === 'sql') {
-    const args = scan(segment.argv, {
-      from: 2,
-      withValue: ['e', 'execute', 'url', 'host', 'database', 'd', 'user', 'u'],
-    });
-    sql = [...(args.values.get('e') ?? []), ...(args.values.get('execute') ?? [])];
-  } else {
-    const client = SQL_CLIENTS[name];
-    if (client === undefined) return undefined;
-    if (name === 'mysql' || name === 'mariadb') dialect = 'mysql';
-    const args = scan(segment.argv, { withValue: client.withValue });
-    sql = client.sql.flatMap((key) => args.values.get(key) ?? []);
-  }
-  return sqlFinding([...sql, ...stdinTexts(segment, env)], dialect);
+  const inputs = sqlClientInputs(env.segments, env.index);
+  return inputs === undefined ? undefined : sqlFinding(inputs, env);
 }
 
 export const databasePack = definePack<RuleId>({

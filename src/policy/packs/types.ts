@@ -7,6 +7,7 @@
 import type { Verdict } from '../../core/decision.js';
 import type { CatalogMatch } from '../../catalog/match.js';
 import type { Segment } from '../../shell/types.js';
+import type { SqlFiles } from '../../sql/files.js';
 
 /** The built-in packs, in evaluation order (a tie between packs keeps the earlier one's provenance). */
 export const PACK_NAMES = [
@@ -56,6 +57,8 @@ export interface PackEnv {
    * absent when no edge worked it out (then the packs compare the working directory as written).
    */
   runsInProject?: boolean;
+  /** The SQL files the command's database clients read, read at the edge (shell/sql-files.ts); absent: none read. */
+  sqlFiles?: SqlFiles;
 }
 
 export interface PackFinding<Id extends string> {

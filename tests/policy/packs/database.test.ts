@@ -1,7 +1,8 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databasePack } from '../../../src/policy/packs/database.js';
-import { expectPack } from '../../support/packs.js';
-import { seg } from '../../support/segments.js';
+import { expectPack, packEnv } from '../../support/packs.js';
+import { sqlFileKey, type SqlFile } from '../../../src/sql/files.js';
+import { seg, segs } from '../../support/segments.js';
 
 const expectDb = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
   expectPack(databasePack, command, expected);
@@ -34,7 +35,6 @@ describe('database pack: statements passed as arguments', () => {
     ['psql -c "DELETE FROM users WHERE id = 4"', null],
     ['psql -c "SELECT \'drop table users\' AS note"', null], // a string literal, not a statement
     ['mysql -e "SHOW TABLES"', null],
-    ['psql -f migrations/001_drop_old.sql', null], // the file's content is not visible
     ['redis-cli GET flushall', null],
     ["mongosh --eval 'db.users.find({})'", null],
     ['sqlite3 drop.db ".tables"', null],
@@ -65,7 +65,8 @@ describe('database pack: statements on stdin, when visible', () => {
       [seg('mysql', { redirects: [{ op: '<<', target: 'DELETE FROM t;\n', dynamic: false }] })],
       'ask delete-all',
     );
-    expectDb([seg('psql', { redirects: [{ op: '<', target: 'dump.sql', dynamic: false }] })], null);
+    // A file on stdin that no edge read is asked about, never taken as harmless.
+    expectDb([seg('psql', { redirects: [{ op: '<', target: 'dump.sql', dynamic: false }] })], 'ask sql-file');
   });
 
   it('a heredoc is judged by its body (the parser keeps it as stdin), not by its delimiter', () => {
@@ -96,4 +97,97 @@ describe('database pack: SQL read by the classifier, statement by statement', ()
     ['psql -c "INSERT INTO t (a) VALUES (1)"', null],
     ['psql -c "CREATE TABLE t (id int)"', null],
   ])('%s → %s', (command, expected) => expectDb(command, expected));
+});
+
+describe('database pack: SQL files, judged from the text the edge read', () => {
+  /** Files as the edge would hand them over for segment 0 (`[word, text or {problem}, relative-to word?]`). */
+  const files = (...entries: [string, string | { problem: string }, string?][]): Map<string, SqlFile> =>
+    new Map(
+      entries.map(([word, content, from]) => [
+        sqlFileKey(0, word, from === undefined ? undefined : sqlFileKey(0, from)),
+        typeof content === 'string' ? { shown: word, text: content } : { shown: word, ...content },
+      ]),
+    );
+  const expectWith = (command: string, sqlFiles: Map<string, SqlFile>, expected: string | null) =>
+    expectPack(databasePack, command, expected, { sqlFiles });
+
+  it.each([
+    ['psql -f report.sql', 'SELECT count(*) FROM orders;\n-- a note\nSELECT 1;', null],
+    ['psql --file=report.sql', '\\d users\nSELECT 1;', null],
+    ['psql -f report.sql', 'DROP TABLE users;', 'deny drop-table'],
+    ['psql -freport.sql', 'TRUNCATE audit;', 'deny truncate'],
+    ['psql app < report.sql', 'DELETE FROM jobs;', 'ask delete-all'],
+    ['mysql app < report.sql', 'GRANT ALL ON *.* TO intern;', 'ask sql-admin'],
+    ['sqlite3 app.db < report.sql', 'INSERT INTO t VALUES (1);', null],
+    ['sqlite3 -init report.sql app.db', 'DROP TABLE cache;', 'deny drop-table'],
+    ['psql -f report.sql', 'SELEKT nonsense;', 'ask sql-unknown'],
+    ['psql -f report.sql', '\\! rm -rf ~', 'ask sql-unknown'],
+  ])('%s with %j → %s', (command, text, expected) => expectWith(command, files(['report.sql', text]), expected));
+
+  it("a producer's file feeds the client: read for the client's segment", () => {
+    const drop = { shown: 'report.sql', text: 'DROP DATABASE app;' };
+    expectWith('cat report.sql | psql app', new Map([[sqlFileKey(1, 'report.sql'), drop]]), 'deny drop-database');
+    expectWith('cat report.sql | psql app', new Map([[sqlFileKey(0, 'report.sql'), drop]]), 'ask sql-file');
+  });
+
+  it('a file the edge did not read, or read no text from, is asked about', () => {
+    expectWith('psql -f report.sql', new Map(), 'ask sql-file');
+    expectWith('psql -f report.sql', files(['report.sql', { problem: 'it is a symbolic link' }]), 'ask sql-file');
+    // Stricter findings in the same command still win.
+    expectWith(
+      'psql -c "DROP TABLE t" -f report.sql',
+      files(['report.sql', { problem: 'it is outside the project' }]),
+      'deny drop-table',
+    );
+  });
+
+  it('the reason names the file and why', () => {
+    const segments = segs('psql -f report.sql');
+    const finding = databasePack.classify(
+      segments[0]!,
+      packEnv(segments, 0, { sqlFiles: files(['report.sql', { problem: 'it is a symbolic link' }]) }),
+    );
+    expect(finding).toEqual({ rule: 'sql-file', detail: 'report.sql: it is a symbolic link' });
+    const drop = databasePack.classify(
+      segments[0]!,
+      packEnv(segments, 0, { sqlFiles: files(['report.sql', 'SELECT 1; DROP TABLE users;']) }),
+    );
+    expect(drop).toEqual({ rule: 'drop-table', detail: 'report.sql: drop table' });
+  });
+
+  it('follows includes into the files they name: \\i from the client directory, \\ir from the including file', () => {
+    expectWith('psql -f main.sql', files(['main.sql', '\\i lib.sql\n'], ['lib.sql', 'SELECT 1;']), null);
+    expectWith(
+      'psql -f main.sql',
+      files(['main.sql', '\\i lib.sql\n'], ['lib.sql', 'DROP TABLE t;']),
+      'deny drop-table',
+    );
+    expectWith(
+      'psql -f main.sql',
+      files(['main.sql', '\\ir lib.sql\n'], ['lib.sql', 'DROP TABLE t;', 'main.sql']),
+      'deny drop-table',
+    );
+    // The same word relative to the client's directory is another file: not what `\ir` reads.
+    expectWith('psql -f main.sql', files(['main.sql', '\\ir lib.sql\n'], ['lib.sql', 'SELECT 1;']), 'ask sql-file');
+    expectWith("psql -c '\\i lib.sql'", files(['lib.sql', 'TRUNCATE t;']), 'deny truncate');
+    expectWith("sqlite3 app.db '.read lib.sql'", files(['lib.sql', 'DELETE FROM t;']), 'ask delete-all');
+    // Without a file behind it an include is a client command like any other: unknown.
+    expectWith("psql -c '\\i lib.sql'", new Map(), 'ask sql-file');
+  });
+
+  it('includes end after a bounded amount of work, however a file refers to itself', () => {
+    expectWith('psql -f loop.sql', files(['loop.sql', '\\i loop.sql\n'.repeat(200)]), 'ask sql-file');
+    expectWith(
+      'psql -f a.sql',
+      files(
+        ['a.sql', '\\i b.sql\n'],
+        ['b.sql', '\\i c.sql\n'],
+        ['c.sql', '\\i d.sql\n'],
+        ['d.sql', '\\i e.sql\n'],
+        ['e.sql', '\\i f.sql\n'],
+        ['f.sql', 'SELECT 1;'],
+      ),
+      'ask sql-file',
+    );
+  });
 });
