@@ -4,7 +4,7 @@
  */
 import type { TraceStep } from '../core/tier.js';
 import type { Decision } from '../core/decision.js';
-import { freeField } from '../memory/subject.js';
+import { rememberedAs, type RememberedAs } from '../memory/subject.js';
 import { HookwiseError } from '../core/errors.js';
 import { formatReason } from '../core/reason.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -95,6 +95,8 @@ export interface Explanation {
       sql?: string;
       /** Left out of what memory remembers: an approval carries over to other values. */
       free: boolean;
+      /** How memory remembers the field's values (memory/subject.ts). */
+      remembered: RememberedAs;
     }[];
   };
   /** What decision memory remembers this call by (its sanitized subject and cache key), and how much it holds. */
@@ -218,7 +220,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
         guessed: field.guessed,
         verdict:
           verdict === undefined
-            ? freeField(field)
+            ? rememberedAs(field, prepared) === 'free'
               ? 'free'
               : 'no objection'
             : verdict === 'undecided'
@@ -226,7 +228,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
               : verdict.verdict,
         reason: verdict === undefined || verdict === 'undecided' ? null : verdict.reason,
         ...(field.sql === undefined ? {} : { sql: field.sql.class }),
-        free: freeField(field),
+        free: rememberedAs(field, prepared) === 'free',
+        remembered: rememberedAs(field, prepared),
       })),
     };
   }
@@ -286,6 +289,13 @@ function renderCatalogMatch(m: NonNullable<Explanation['shell']>['catalog'][numb
   return lines;
 }
 
+const REMEMBERED_TEXT: Record<RememberedAs, string> = {
+  free: ' (free: not part of what is remembered)',
+  'public web': ' (remembered as a public web page: an approval covers any)',
+  origin: ' (remembered by origin: an approval covers that site)',
+  value: ' (remembered by value)',
+};
+
 export function renderExplanation(e: Explanation): string {
   const from =
     e.roleFrom === 'default'
@@ -342,7 +352,7 @@ export function renderExplanation(e: Explanation): string {
     );
     for (const f of m.fields)
       lines.push(
-        `  field ${f.name}: ${f.kind}${f.guessed ? ' (guessed from its value)' : ''}${f.sql === undefined ? '' : `, SQL class ${f.sql}`} → ${f.verdict}${f.free ? ' (free: not part of what is remembered)' : ' (remembered by value)'}${f.reason === null ? '' : ` — ${f.reason}`}`,
+        `  field ${f.name}: ${f.kind}${f.guessed ? ' (guessed from its value)' : ''}${f.sql === undefined ? '' : `, SQL class ${f.sql}`} → ${f.verdict}${REMEMBERED_TEXT[f.remembered]}${f.reason === null ? '' : ` — ${f.reason}`}`,
       );
   }
   if (e.memory !== undefined)

@@ -27,6 +27,7 @@ import { codeIdentity } from './code.js';
 import { segmentForm } from './form.js';
 import type { McpField, PreparedMcp } from '../catalog/mcp-call.js';
 import { FREE_KINDS } from '../catalog/mcp-grammar.js';
+import { learnsAcross, publicWebPage } from '../catalog/mcp-learning.js';
 
 export interface CallSubject {
   /** The tool's name as it may be stored (sanitize/ids.ts): a name comes from the payload like any input. */
@@ -261,23 +262,43 @@ const FREE_TEXT_FIELDS = new Set([
   'reason',
 ]);
 
+/**
+ * How a field is remembered: `free` (left out: a query, a note's body, the identifier of a thing an unknown
+ * reading tool reads), `public web` (a catalogued web-reading tool's public page: any such page), `origin` (a
+ * catalogued tool's other URLs), or `value`. See catalog/mcp-learning.ts.
+ */
+export type RememberedAs = 'free' | 'public web' | 'origin' | 'value';
+
+export function rememberedAs(field: McpField, mcp: PreparedMcp): RememberedAs {
+  if (FREE_KINDS.has(field.kind)) return 'free';
+  const learns = learnsAcross(mcp);
+  if (field.guessed && field.kind === 'identifier')
+    return learns.identifiers || FREE_TEXT_FIELDS.has(field.name.toLowerCase()) ? 'free' : 'value';
+  if ((field.kind === 'url' || field.kind === 'host') && !field.guessed)
+    return field.kind === 'url' && learns.publicWeb && field.values.length > 0 && field.values.every(publicWebPage)
+      ? 'public web'
+      : 'origin';
+  return 'value';
+}
+
 /** Whether a field's value is left out of the subject (free for learning). */
-export function freeField(field: McpField): boolean {
-  if (FREE_KINDS.has(field.kind)) return true;
-  return field.guessed && field.kind === 'identifier' && FREE_TEXT_FIELDS.has(field.name.toLowerCase());
+export function freeField(field: McpField, mcp: PreparedMcp): boolean {
+  return rememberedAs(field, mcp) === 'free';
 }
 
 function mcpSubject(call: ToolCall, mcp: PreparedMcp): CallSubject | undefined {
   const parts: string[] = [mcp.match === undefined ? 'mcp' : `mcp ${mcp.match.entry.server}.${mcp.name.tool}`];
   for (const field of mcp.fields) {
-    if (freeField(field)) {
+    const remembered = rememberedAs(field, mcp);
+    if (remembered === 'free') {
       // An unknown tool's field set is its shape; a catalogued tool's optional free fields (a count, a flag) are not.
       if (mcp.match === undefined) parts.push(`${field.name}=*`);
       continue;
     }
     let values: string[];
     if (field.paths !== undefined) values = field.paths.map((p) => p.absolute);
-    else if ((field.kind === 'url' || field.kind === 'host') && !field.guessed) values = field.values.map(origin);
+    else if (remembered === 'public web') values = ['<public web page>'];
+    else if (remembered === 'origin') values = field.values.map(origin);
     else values = field.values;
     parts.push(`${field.name}=${values.map(quote).join(',')}`);
   }

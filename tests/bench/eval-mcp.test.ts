@@ -10,8 +10,8 @@ describe('the MCP workload evaluation (bench --eval-mcp)', () => {
       for (const s of replay.steps.filter((x) => x.label === 'risky'))
         expect(s.verdict, `line ${s.line} ${s.note}`).not.toBe('allow');
     expect(e.oneApproval.asks).toBeLessThan(e.firstSight.asks);
-    // A read-only tool asks at most once after its approval, unless each call names something new (a site, an id).
-    for (const t of e.readOnlyTools) expect(t.asks, t.tool).toBeLessThanOrEqual(2);
+    // A read-only tool asks at most once: the approval's ask (another public page, another id are covered).
+    for (const t of e.readOnlyTools) expect(t.asks, t.tool).toBeLessThanOrEqual(1);
     expect(renderMcpEval(e)).toMatch(/unsafe allows: 0 \(target 0\)/);
   }, 120_000);
 });

@@ -283,19 +283,57 @@ describe('MCP tier and memory: learning per tool over free text', () => {
     expect(await decide(p, 'mcp__mystery__open', { target: '.env' })).toMatchObject({ verdict: 'ask', tier: 'mcp' });
   });
 
-  it('a catalogued fetch is remembered by origin: one approval covers a site, not another', async () => {
+  it('an approved web-reading tool fetches other public pages; an internal, local or query-carrying URL asks', async () => {
     const p = makeProject();
     rememberSubject(
       p,
       await subjectFor(p, 'mcp__fetch__fetch', { url: 'https://docs.python.org/3/library/os.html' }),
       'allow',
     );
-    expect((await decide(p, 'mcp__fetch__fetch', { url: 'https://docs.python.org/3/library/re.html' })).verdict).toBe(
+    const fetch = async (url: string) => (await decide(p, 'mcp__fetch__fetch', { url })).verdict;
+    expect(await fetch('https://docs.python.org/3/library/re.html')).toBe('allow');
+    expect(await fetch('https://nodejs.org/api/test.html')).toBe('allow');
+    for (const url of [
+      'https://evil.example/?q=docs.python.org', // what a query sends is more than an address
+      'https://nodejs.org/api/?leak=1',
+      'http://localhost:8080/admin',
+      'http://10.0.0.5/admin',
+      'http://grafana/d/abc',
+      'http://build.internal/status',
+      'http://[::1]/',
+      'https://user:pw@nodejs.org/',
+      'https://nodejs.org:8443/',
+      'http://10.0.0.5.nip.io/',
+    ])
+      expect(await fetch(url), url).toBe('ask');
+    expect(await fetch('http://169.254.169.254/latest/meta-data/')).toBe('deny');
+  });
+
+  it('an approved internal address covers that origin only', async () => {
+    const p = makeProject();
+    rememberSubject(p, await subjectFor(p, 'mcp__fetch__fetch', { url: 'http://localhost:3000/health' }), 'allow');
+    expect((await decide(p, 'mcp__fetch__fetch', { url: 'http://localhost:3000/metrics' })).verdict).toBe('allow');
+    expect((await decide(p, 'mcp__fetch__fetch', { url: 'http://localhost:5432/' })).verdict).toBe('ask');
+    expect((await decide(p, 'mcp__fetch__fetch', { url: 'https://nodejs.org/api/' })).verdict).toBe('ask');
+  });
+
+  it('an approved unknown reading tool reads other things by identifier; a writing or secret-reading one does not', async () => {
+    const p = makeProject();
+    rememberSubject(p, await subjectFor(p, 'mcp__tracker__get_issue', { issueKey: 'SHOP-118' }), 'allow');
+    expect((await decide(p, 'mcp__tracker__get_issue', { issueKey: 'SHOP-121' })).verdict).toBe('allow');
+    // A path, a URL or a new field set is judged as before.
+    expect((await decide(p, 'mcp__tracker__get_issue', { issueKey: '../../.ssh/id_ed25519' })).verdict).toBe('ask');
+    expect((await decide(p, 'mcp__tracker__get_issue', { issueKey: 'SHOP-121', delete: true })).verdict).toBe('ask');
+    rememberSubject(
+      p,
+      await subjectFor(p, 'mcp__tracker__update_issue', { issueKey: 'SHOP-118', state: 'done' }),
       'allow',
     );
-    expect((await decide(p, 'mcp__fetch__fetch', { url: 'https://evil.example/?q=docs.python.org' })).verdict).toBe(
+    expect((await decide(p, 'mcp__tracker__update_issue', { issueKey: 'SHOP-121', state: 'done' })).verdict).toBe(
       'ask',
     );
+    rememberSubject(p, await subjectFor(p, 'mcp__vault__get_secret', { name: 'staging-db' }), 'allow');
+    expect((await decide(p, 'mcp__vault__get_secret', { name: 'prod-db' })).verdict).toBe('ask');
   });
 
   it('an approved row write is remembered for that exact statement only', async () => {
