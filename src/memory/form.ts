@@ -90,3 +90,116 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
   if (segment.flags.background === true) words.push('&');
   return words.join(' ');
 }
+
+// ── a form received from elsewhere ───────────────────────────────────────────────────────────────────────
+
+/** A hole in a form: a free kind (`<text>`), a file operand's kind and place (`<path-read project>`), a redirect's place. */
+const HOLE = /^<(?:(text|pattern|number)|(path-read|path-write|dir) ([^<>]+)|([^<>\s]+))>/;
+
+interface FormWord {
+  /** The word as written (quotes kept), a hole replaced by NUL. */
+  text: string;
+  hole?: { kind: string; place?: string };
+}
+
+/**
+ * The words of a subject or form line, split where the subject's quoting (subject.ts `quote`, `quoteData`)
+ * splits them; a subject's `# writes …` tail ends it. Undefined when the text is not of that shape (an
+ * unterminated quote, two holes in a word, a hole that does not end its word).
+ */
+function wordsOf(text: string, holes: boolean): FormWord[] | undefined {
+  const words: FormWord[] = [];
+  let current: FormWord | undefined;
+  const word = (): FormWord => (current ??= { text: '' });
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (current?.hole !== undefined && c !== ' ') return undefined;
+    if (c === ' ') {
+      if (current !== undefined) words.push(current);
+      current = undefined;
+      i++;
+    } else if (c === '#' && current === undefined && !holes) {
+      break;
+    } else if (c === "'" || (c === '$' && text[i + 1] === "'")) {
+      // '…' has no escapes; $'…' escapes with a backslash.
+      const start = i;
+      i += c === '$' ? 2 : 1;
+      while (i < text.length && text[i] !== "'") i += c === '$' && text[i] === '\\' ? 2 : 1;
+      if (i >= text.length) return undefined;
+      i++;
+      word().text += text.slice(start, i);
+    } else if (c === '\\') {
+      word().text += text.slice(i, i + 2);
+      i += 2;
+    } else if (c === '<' && holes && HOLE.test(text.slice(i))) {
+      const m = HOLE.exec(text.slice(i))!;
+      const w = word();
+      w.text += '\u0000';
+      w.hole =
+        m[1] !== undefined
+          ? { kind: m[1] }
+          : m[2] !== undefined
+            ? { kind: m[2], place: m[3]! }
+            : { kind: 'redirect', place: m[4]! };
+      i += m[0].length;
+    } else {
+      word().text += c;
+      i++;
+    }
+  }
+  if (current !== undefined) words.push(current);
+  return words;
+}
+
+/** The value of a subject word as written: a plain word, or single-quoted parts (`'a'\''b'`). */
+function unquoted(word: string): string | undefined {
+  if (!word.includes("'") && !word.includes('\\')) return word;
+  if (word.startsWith("$'")) return undefined; // data with control characters: never a path a form abstracts
+  let out = '';
+  for (let i = 0; i < word.length;) {
+    if (word[i] === "'") {
+      const end = word.indexOf("'", i + 1);
+      out += word.slice(i + 1, end);
+      i = end + 1;
+    } else if (word[i] === '\\') {
+      out += word[i + 1] ?? '';
+      i += 2;
+    } else out += word[i++];
+  }
+  return out;
+}
+
+/** Whether the form builder (formWord, segmentForm) could have made this hole from this value. */
+function holeFits(hole: NonNullable<FormWord['hole']>, value: string): boolean {
+  if (FREE_VALUE_KINDS.has(hole.kind as ValueKind)) return true;
+  if (value === '' || BROAD_PATH.test(value) || EXPANSION.test(value)) return false;
+  const place = hole.place!;
+  if (value.startsWith('~')) return place === value;
+  if (place === 'project') return true;
+  if (!place.startsWith('/') || !place.endsWith('/')) return false;
+  if (!value.startsWith('/')) return true; // relative to a directory only the machine that made it knew
+  const absolute = posix.normalize(value);
+  return absolute.slice(0, absolute.lastIndexOf('/') + 1) === place;
+}
+
+/**
+ * Whether `form` is a form of the call `subject` describes (a record from another machine: untrusted). Every
+ * word of the form must be the subject's word as written, except holes, each standing for one subject word
+ * the form builder could have abstracted that way: a free kind, or a file operand (not a broad path or an
+ * expansion) in the place it names. A form that fails generalizes over something its record never decided.
+ */
+export function formFitsSubject(form: string, subject: string): boolean {
+  const f = wordsOf(form, true);
+  const s = wordsOf(subject, false);
+  if (f === undefined || s === undefined || f.length !== s.length) return false;
+  return f.every((fw, i) => {
+    const sw = s[i]!.text;
+    if (fw.hole === undefined) return fw.text === sw;
+    const prefix = fw.text.slice(0, -1);
+    // `--x=<text>`: the option as written; the subject quotes the whole word when its value needs it.
+    const value = unquoted(sw);
+    if (value === undefined || !value.startsWith(unquoted(prefix) ?? '\u0000')) return false;
+    return holeFits(fw.hole, value.slice((unquoted(prefix) ?? '').length));
+  });
+}

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { Client, Pool } from 'pg';
 import { isVerdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
+import { formFitsSubject } from '../memory/form.js';
 import { assertWritableRecord, type DecisionRecord } from '../memory/store.js';
 import { findSecrets, sanitize } from '../sanitize/index.js';
 import { packageRoot } from '../util/package-root.js';
@@ -90,6 +91,8 @@ interface Row {
   subject: string;
   commands: string[] | null;
   writes: string[] | null;
+  /** Since migration 002. */
+  form: string | null;
   role: string;
   verdict: string;
   reason: string;
@@ -189,10 +192,13 @@ export class PostgresStore implements DecisionStore {
     for (let i = 0; i < rows.length; i += APPEND_BATCH) {
       await this.pool.query(
         `INSERT INTO ${this.table}
-           (scope, owner, key, tool, subject, commands, writes, role, verdict, reason, tier, decided_by, ts, origin)
-         SELECT scope, owner, key, tool, subject, commands, writes, role, verdict, reason, tier, decided_by, ts, $2
+           (scope, owner, key, tool, subject, commands, writes, form, role, verdict, reason, tier, decided_by, ts,
+            origin)
+         SELECT scope, owner, key, tool, subject, commands, writes, form, role, verdict, reason, tier, decided_by, ts,
+           $2
          FROM jsonb_to_recordset($1::jsonb) AS x(scope text, owner text, key text, tool text, subject text,
-           commands jsonb, writes jsonb, role text, verdict text, reason text, tier text, decided_by text, ts text)
+           commands jsonb, writes jsonb, form text, role text, verdict text, reason text, tier text,
+           decided_by text, ts text)
          ON CONFLICT DO NOTHING`,
         [JSON.stringify(rows.slice(i, i + APPEND_BATCH)), this.origin],
       );
@@ -207,7 +213,7 @@ export class PostgresStore implements DecisionStore {
     );
     return res.rows.flatMap((row) => {
       const r = incoming(row);
-      return typeof r === 'string' ? [] : [r];
+      return typeof r === 'string' ? [] : [r.shared];
     });
   }
 
@@ -235,7 +241,10 @@ export class PostgresStore implements DecisionStore {
       for (const row of res.rows) {
         const r = incoming(row);
         if (typeof r === 'string') problems.push(r);
-        else records.push({ shared: r, xact: BigInt(row.xact_text) });
+        else {
+          records.push({ shared: r.shared, xact: BigInt(row.xact_text) });
+          if (r.problem !== undefined) problems.push(r.problem);
+        }
       }
       return { records, problems, cursor: horizon };
     } catch (error) {
@@ -296,6 +305,7 @@ export class PostgresStore implements DecisionStore {
       subject: x.subject,
       commands: x.commands ?? null,
       writes: x.writes ?? null,
+      form: x.form ?? null,
       role: x.role,
       verdict: x.verdict,
       reason: x.reason,
@@ -306,8 +316,12 @@ export class PostgresStore implements DecisionStore {
   }
 }
 
-/** A row as a shared record, or why it is not one (the store is another machine's writing: checked again). */
-function incoming(row: Row): SharedRecord | string {
+/**
+ * A row as a shared record, or why it is not one (the store is another machine's writing: checked again). A
+ * form that is not a form of the row's subject (memory/form.ts formFitsSubject) would generalize over
+ * something the decision never covered: it is dropped, and said (the record stays, for exact memory).
+ */
+function incoming(row: Row): { shared: SharedRecord; problem?: string } | string {
   if (!isSharedScope(row.scope)) return `row ${row.id}: not a shared scope (skipped)`;
   if (!isVerdict(row.verdict)) return `row ${row.id}: not a verdict (skipped)`;
   const record = {
@@ -316,6 +330,7 @@ function incoming(row: Row): SharedRecord | string {
     subject: row.subject,
     ...(row.commands === null ? {} : { commands: row.commands }),
     ...(row.writes === null ? {} : { writes: row.writes }),
+    ...(row.form === null || row.form === undefined ? {} : { form: row.form }),
     role: row.role,
     verdict: row.verdict,
     reason: row.reason,
@@ -330,5 +345,12 @@ function incoming(row: Row): SharedRecord | string {
     // the message may quote the row's key: what another machine wrote is sanitized before it is shown
     return `row ${row.id}: ${sanitize((error as Error).message).text} (skipped)`;
   }
-  return { owner: row.owner, record };
+  if (record.form !== undefined && !formFitsSubject(record.form, record.subject)) {
+    delete record.form;
+    return {
+      shared: { owner: row.owner, record },
+      problem: `row ${row.id}: its form is not a form of its subject, so it would generalize over calls the decision never covered (form dropped, decision kept)`,
+    };
+  }
+  return { shared: { owner: row.owner, record } };
 }

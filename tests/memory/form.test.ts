@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CatalogMatch } from '../../src/catalog/match.js';
-import { placeOf, sameForm, segmentForm } from '../../src/memory/form.js';
+import { formFitsSubject, placeOf, sameForm, segmentForm } from '../../src/memory/form.js';
 import type { Segment } from '../../src/shell/types.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { subjectFor } from '../support/memory.js';
@@ -152,5 +152,46 @@ describe('segmentForm over a catalogue account', () => {
     expect(placeOf('../../etc/x', '/p/src', '/p')).toBe('/etc/');
     expect(placeOf('/tmp/a/b', '/p', '/p')).toBe('/tmp/a/');
     expect(placeOf('~/x', '/p', '/p')).toBe('~/x');
+  });
+});
+
+describe('a form received from elsewhere must be a form of its record’s command', () => {
+  it.each([
+    'grep -rn TODO src',
+    'head -n 20 src/app.ts',
+    'wc -l src/a.ts src/b.ts > out/count.txt',
+    "grep -e 'two words' src/app.ts",
+    'cat /etc/hostname',
+    'ls -la ~/notes',
+    'sort -o sorted.txt input.txt',
+    'git log --oneline -n 5 && git status',
+  ])('the form this machine builds fits its subject: %s', async (command) => {
+    const p = makeProject();
+    const { subject } = await subjectFor(p, 'Bash', { command });
+    expect(subject.form, command).toBeDefined();
+    expect(formFitsSubject(subject.form!, subject.text), `${subject.form} / ${subject.text}`).toBe(true);
+  });
+
+  it.each([
+    ['git status', 'git push --force origin <text>', 'other words'],
+    ['head -n 20 src/app.ts', 'head -n <number> <path-read project> <text>', 'a word more'],
+    ['head -n 20 src/app.ts', 'head -n <number>', 'a word less'],
+    ['head -n 20 src/app.ts', 'tail -n <number> <path-read project>', 'another program'],
+    ['cat /etc/hostname', 'cat <path-read /home/>', 'another directory'],
+    ['cat ~/notes/a.txt', 'cat <path-read project>', 'a home path as a project path'],
+    ['cat src/a.ts', 'cat <path-read ~/.ssh/id_rsa>', 'a home place for another word'],
+    ['cat .', 'cat <path-read project>', 'a broad path'],
+    ['cat src/a.ts', "cat <path-read project> 'unterminated", 'not of the subject’s shape'],
+    ['cat src/a.ts', 'cat <path-read project>x', 'a hole that does not end its word'],
+    ['sort --key=2 a.txt', '--key=<number> sort a.txt', 'words moved'],
+  ])('%s with the form %s does not fit (%s)', (subject, form) => {
+    expect(formFitsSubject(form, subject)).toBe(false);
+  });
+
+  it('fits a subject whose write targets follow it, and an option whose value is quoted whole', () => {
+    expect(formFitsSubject('wc -l <path-read project> > <project>', 'wc -l a.ts > out.txt  # writes /p/out.txt')).toBe(
+      true,
+    );
+    expect(formFitsSubject('grep --regexp=<pattern> <path-read project>', "grep '--regexp=a b' src/x.ts")).toBe(true);
   });
 });

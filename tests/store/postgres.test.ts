@@ -37,7 +37,7 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     expect(await store.version()).toBe(0);
     const first = await store.migrate();
     expect(first).toMatchObject({ from: 0, to: migrations().length });
-    expect(first.applied[0]).toBe('001-decisions');
+    expect(first.applied.slice(0, 2)).toEqual(['001-decisions', '002-decision-form']);
     expect(await store.migrate()).toMatchObject({ from: migrations().length, applied: [] });
     expect(await store.version()).toBe(migrations().length);
     await store.close();
@@ -111,6 +111,44 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     expect(got.problems).toHaveLength(1);
     expect(got.problems[0]).toMatch(/^row \d+: .*\(skipped\)$/);
     expect(got.problems[0]).not.toContain('AKIAQ7XJ2M4KFZ8NWP3B');
+    await Promise.all([store.close(), other.close()]);
+  });
+
+  it("carries a decision's form both ways; a row's form that is not a form of its subject is dropped, and said", async () => {
+    const store = await PostgresStore.open(settings('forms'), 'a'.repeat(32));
+    await store.migrate();
+    const head = {
+      subject: 'head -n 20 src/app.ts' as Sanitized,
+      commands: ['head'],
+      form: 'head -n <number> <path-read project>' as Sanitized,
+    };
+    await store.append([org(record('f1', 'allow', head)), org(record('f2', 'allow'))]);
+    const client = new pg.Client({ connectionString: cluster.url() });
+    await client.connect();
+    // Written by hand: a form that generalizes `git status` to any push.
+    await client.query(
+      `INSERT INTO "${teamSchema('forms')}".decisions
+         (scope, owner, key, tool, subject, form, role, verdict, reason, tier, decided_by, ts, origin)
+       VALUES ('org', 'acme', 'f3', 'Bash', 'git status', 'git push --force origin <text>', 'coder',
+               'allow', 'x', 'human', 'human', '2026-11-28T10:00:00.000Z', 'someone')`,
+    );
+    await client.end();
+    const other = await PostgresStore.open(settings('forms'), 'b'.repeat(32));
+    const got = await other.pull(undefined);
+    const byKey = new Map(got.records.map((r) => [r.shared.record.key, r.shared.record]));
+    expect(byKey.get('f1')).toMatchObject(head);
+    expect(byKey.get('f2')).not.toHaveProperty('form');
+    expect(byKey.get('f3')).toMatchObject({ subject: 'git status', verdict: 'allow' });
+    expect(byKey.get('f3')).not.toHaveProperty('form');
+    expect(got.problems).toEqual([
+      expect.stringMatching(/^row \d+: its form is not a form of its subject.*form dropped/),
+    ]);
+    // A form with a secret in it never leaves the machine.
+    const leaky = record('f4', 'allow', {
+      ...head,
+      form: 'head -n <number> ghp_0123456789abcdefghijABCDEFGHIJ012345' as Sanitized,
+    });
+    await expect(store.append([org(leaky)])).rejects.toThrow(/secret|sanitiz/i);
     await Promise.all([store.close(), other.close()]);
   });
 

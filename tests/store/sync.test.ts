@@ -85,6 +85,12 @@ const orgKeys = (m: Machine): string[] =>
     }
   });
 
+const orgRecords = (m: Machine): DecisionRecord[] =>
+  readFileSync(fileFor({ scope: 'org', userConfigDir: m.userConfigDir, org: 'acme' }, 'allow'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as DecisionRecord);
+
 async function until(what: string, ok: () => boolean, tries = 400): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (ok()) return;
@@ -106,6 +112,16 @@ describe.skipIf(skip !== undefined)('a fleet on one store', () => {
     // what b received is not sent back as its own
     await b.sync.flush();
     expect(b.sync.status()).toMatchObject({ pending_bytes: 0, sent: 0, received: 1 });
+  });
+
+  it("a learned decision's form reaches the other machine, so the decision generalizes there too", async () => {
+    const a = machine();
+    const b = machine();
+    await Promise.all([a.sync.start(), b.sync.start()]);
+    const form = { subject: 'head -n 20 src/app.ts', commands: ['head'], form: 'head -n <number> <path-read project>' };
+    learn(a, [record('f1', 'allow', { ...form, ts: new Date().toISOString() } as Partial<DecisionRecord>)]);
+    await until('b decides f1', () => decides(b, 'f1') === 'allow');
+    expect(orgRecords(b).find((r) => r.key === 'f1')).toMatchObject(form);
   });
 
   it('the store killed mid-run and restarted: nothing lost, order kept, the last copy decides meanwhile', async () => {
