@@ -54,6 +54,13 @@ export const TARGETS = [
     target: null,
   },
   {
+    id: 'sql.file.read',
+    description:
+      "the edge's read of the SQL file `psql -f F` runs (resolve, lstat, open, read, sanitize, includes), in process; its statements then cost sql.classify.*; report only",
+    unit: 'µs',
+    target: null,
+  },
+  {
     id: 'path-policy.decide',
     description:
       'Tier 0 path policy, in process: pathPolicyTier.decide for a Write on a pre-canonicalized path, matchers warm',

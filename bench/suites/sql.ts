@@ -4,7 +4,12 @@
  * script (per call: divide by five for a statement). The first call of a process also loads the dialect's
  * parser (~300 KB of generated code): `sql.classify.cold-load` measures that once per dialect.
  */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCommand } from '../../src/shell/parse.js';
+import { readSqlFiles } from '../../src/shell/sql-files.js';
 import { classifySql } from '../../src/sql/classify.js';
 import { runInProcess } from '../in-process.js';
 import { summarize } from '../stats.js';
@@ -23,9 +28,32 @@ export const SQL_SCRIPT = [
 
 export const sqlSuite: Suite = {
   name: 'sql',
-  measures: ['sql.classify.statement', 'sql.classify.script', 'sql.classify.cold-load'],
-  run: ({ size }) => measureSqlClassifier(size),
+  measures: ['sql.classify.statement', 'sql.classify.script', 'sql.classify.cold-load', 'sql.file.read'],
+  run: async ({ size }) => [...(await measureSqlClassifier(size)), ...(await measureSqlFileRead(size))],
 };
+
+/**
+ * The edge's read of `psql -f db/migrate.sql` (shell/sql-files.ts) on a real file in a temp project: resolve,
+ * lstat, open, read, sanitize, find includes — what a SQL file adds before the classifier (sql.classify.script)
+ * judges its statements. The command is parsed once, untimed: the parse is the shell's own row.
+ */
+async function measureSqlFileRead(size: BenchSize): Promise<Measurement[]> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-bench-sql-')));
+  try {
+    const root = join(base, 'project');
+    mkdirSync(join(root, 'db'), { recursive: true });
+    writeFileSync(join(root, 'db', 'migrate.sql'), `${SQL_SCRIPT};\n`);
+    const parsed = parseCommand('psql -d app -f db/migrate.sql');
+    if (!parsed.ok) throw new Error('sql bench: the psql command does not parse');
+    const ctx = { projectRoot: root, home: base, cwd: root };
+    const read = readSqlFiles(parsed.segments, ctx);
+    if (read === undefined || ![...read.files.values()].every((f) => 'text' in f))
+      throw new Error('sql bench: the SQL file was not read');
+    return await runInProcess([{ id: 'sql.file.read', batch: 1, fn: () => readSqlFiles(parsed.segments, ctx) }], size);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
 
 /** The suite's rows; `hookwise bench --eval-mcp` reports them too. */
 export async function measureSqlClassifier(size: BenchSize): Promise<Measurement[]> {
