@@ -75,6 +75,11 @@ export function readSqlFiles(
         files.set(next.key, { shown, problem: `the command reads more than ${MAX_SQL_FILES} SQL files` });
         continue;
       }
+      // `ssh host psql -f F`: F is on the other machine; a file of the same name here says nothing about it.
+      if (segment.flags.remote !== undefined) {
+        files.set(next.key, { shown, problem: 'it is read on another machine (through ssh), not this one' });
+        continue;
+      }
       const path = lexicalPath(next.word, next.base, ctx.home);
       if (path !== undefined) reads.push({ segment: index, path, via, recursive: false });
       const read =

@@ -86,6 +86,18 @@ describe('SQL files read at the edge', () => {
     });
   });
 
+  it('does not read a file that a client on another machine reads (ssh)', () => {
+    const project = makeProject();
+    project.write('q.sql', 'SELECT 1;');
+    const read = readSqlFiles(segs('ssh db psql -f q.sql'), {
+      projectRoot: project.root,
+      home: project.home,
+      cwd: project.root,
+    });
+    expect(read?.files.get(sqlFileKey(1, 'q.sql'))).toMatchObject({ problem: /on another machine/ });
+    expect(read?.reads).toEqual([]);
+  });
+
   it('does not read a file the command writes before the client runs', () => {
     const project = makeProject();
     const path = project.write('q.sql', 'SELECT 1;');
