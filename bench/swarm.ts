@@ -15,8 +15,9 @@
  * Read of sensitive paths, malformed payloads.
  *
  * The reference: before the daemon starts, an Engine in this process with the options `hookwise check`
- * uses in process (memory loaded per call, no parse cache; the daemon's live memory is under test too), on
- * the same locations, decides every payload twice. Deciding can change state — an ask no tier decided leaves a
+ * uses in process (memory loaded per call, no parse cache; the daemon's live memory is under test too) plus
+ * the daemon's tier 2b (an embedding pool in this process; the indexes built first, as `hookwise build`
+ * does), on the same locations, decides every payload twice. Deciding can change state — an ask no tier decided leaves a
  * pending note; an ask propagated by similarity is recorded for that exact call, so its repeat comes from
  * the exact cache — so a payload whose two answers differ is "state-changing": the daemon's answers to it
  * are compared by verdict and exit code with the second (settled) answer. Every other payload must get
@@ -26,6 +27,8 @@ import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { buildIndexes } from '../src/cli/build-index.js';
+import { EmbeddingService } from '../src/embed/client.js';
 import { claudeAdapter } from '../src/hosts/claude.js';
 import { Engine, type CheckResult } from '../src/engine/engine.js';
 import { cacheKey } from '../src/memory/cache.js';
@@ -38,7 +41,7 @@ import { SessionRegistry } from '../src/session/registry.js';
 import { prepareShell } from '../src/shell/prepare.js';
 import { daemonPaths, LOCATIONS_HEADER, locationsTag } from '../src/daemon/paths.js';
 import { locations } from '../src/util/locations.js';
-import { startDaemon } from './daemon-process.js';
+import { startDaemon, type BenchDaemon } from './daemon-process.js';
 import { createFixture, type BenchFixture } from './fixture.js';
 import { benchMeta } from './run.js';
 import { quantile } from './stats.js';
@@ -191,23 +194,40 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
     const sizes = quick ? SIZES.quick : SIZES.full;
     const { drafts, remembered } = await buildPayloads(fixture, sizes);
 
+    // Tier 2b's indexes, built now as `hookwise build` does: otherwise the first calls to reach the tier find
+    // an index still being built (the tier passes them on) and later ones an index that answers, in the
+    // reference and in the daemon alike, and at different moments in each.
+    progress('swarm: building the embedding indexes (hookwise build)…');
+    const built = await buildIndexes({ json: true }, {}, fixture.env, fixture.projectDir);
+    if (built.exitCode !== 0) throw new Error(`bench: hookwise build failed: ${built.stderr.trim()}`);
+
     progress(`swarm: deciding ${drafts.length} payloads in process (the reference)…`);
-    const engine = new Engine(where);
+    // The daemon decides with tier 2b (its embedding pool); the reference gets the same tier in process, or
+    // every call the embedding tier allows would count as a difference.
+    const embedding = new EmbeddingService({ places: where });
     const first: CheckResult[] = [];
-    for (const d of drafts) first.push(await engine.handle(d.raw));
     const payloads: Payload[] = [];
-    for (let i = 0; i < drafts.length; i++) {
-      const d = drafts[i]!;
-      const settled = await engine.handle(d.raw);
-      const body = Buffer.from(d.raw, 'utf8');
-      payloads.push({
-        ...d,
-        body,
-        reference: settled,
-        envelope: envelopeOf(settled),
-        verdict: verdictOf(settled),
-        stateChanging: !sameAnswer(first[i]!, settled),
-      });
+    try {
+      const warm = await embedding.start();
+      if (!warm.ok) progress(`swarm: no tier 2b in the reference: ${warm.why}`);
+      const engine = new Engine(where, { embedding });
+      for (const d of drafts) first.push(await engine.handle(d.raw));
+      for (let i = 0; i < drafts.length; i++) {
+        const d = drafts[i]!;
+        const settled = await engine.handle(d.raw);
+        const body = Buffer.from(d.raw, 'utf8');
+        payloads.push({
+          ...d,
+          body,
+          reference: settled,
+          envelope: envelopeOf(settled),
+          verdict: verdictOf(settled),
+          stateChanging: !sameAnswer(first[i]!, settled),
+        });
+      }
+    } finally {
+      // Saves what the reference added to the indexes (asks recorded by similarity): the daemon starts from it.
+      await embedding.close();
     }
 
     progress('swarm: starting hookwise serve…');
@@ -216,6 +236,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
       options.daemonNodeArgs === undefined ? {} : { nodeArgs: options.daemonNodeArgs },
     );
     try {
+      await embeddingReady(daemon);
       const target = { socketPath: daemonPaths(where).socket, tag: locationsTag(where) };
       const tally = new Tally();
       // One pass in order, one connection: every payload answered once before the clock starts.
@@ -341,6 +362,20 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
     }
   } finally {
     fixture.cleanup();
+  }
+}
+
+/**
+ * The daemon loads its embedding model in the background once serving; until it is warm, tier 2b passes
+ * calls on. Measure the daemon as it serves once warm: wait for the model (or its failure) first.
+ */
+async function embeddingReady(daemon: BenchDaemon): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const state = (await daemon.health()).embedding?.state;
+    if (state === undefined || state === 'ready' || state === 'failed' || state === 'stopped') return;
+    if (Date.now() > deadline) throw new Error('bench: the daemon’s embedding model did not load within 120 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
