@@ -9,7 +9,7 @@ import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TierName, Verdict } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
-import { appendOwnedLines, withLockSync } from '../util/fs-safe.js';
+import { OwnedAppender, withLockSync } from '../util/fs-safe.js';
 import { assertSanitized, type Sanitized } from '../sanitize/index.js';
 
 export interface AuditRecord {
@@ -87,6 +87,9 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
   };
 }
 
+/** The audit log stays open between appends: a daemon appends for every decision (see OwnedAppender). */
+const appender = new OwnedAppender();
+
 export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { maxBytes: number; keep: number }): void {
   const path = auditPath(runtimeDir);
   // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
@@ -97,7 +100,7 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   if (record.project !== undefined) assertSanitized(record.project, 'the audit log');
   if (record.supervisor !== undefined) assertSanitized(record.supervisor.reason, 'the audit log');
   const line = JSON.stringify(boundedRecord(record)) + '\n';
-  appendOwnedLines(path, line, { mode: 0o600, purpose: 'the audit log' });
+  appender.append(path, line, { mode: 0o600, purpose: 'the audit log' });
   if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);
 }
 

@@ -4,7 +4,7 @@
  * large rows and more samples. The suites live in bench/ and are bundled into dist/cli.cjs, never into the
  * hook bin.
  *
- * `hookwise bench --swarm [--clients n] [--seconds n] [--quick] [--json]`: concurrent keep-alive clients
+ * `hookwise bench --swarm [--clients n] [--seconds n] [--rate n] [--cpu-prof dir] [--quick] [--json]`: concurrent keep-alive clients
  * against a real daemon (bench/swarm.ts): decisions/s, latency, and answers that differ from in process.
  *
  * `hookwise bench --eval-commands [corpus] [--project dir] [--verbose] [--json]`: a labelled corpus through
@@ -20,8 +20,8 @@
  * `hookwise bench --eval-confine [--filter text] [--json]`: the confinement escape corpus, run for real
  * (bench/confine-escapes.ts); exit 1 on any escape, or when this machine cannot confine (with the reason).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { renderEscapeReport, runEscapeCorpus } from '../../bench/confine-escapes.js';
 import {
   adversarialCorpus,
@@ -303,6 +303,8 @@ export interface SwarmCommandOptions {
   seconds?: string;
   /** As typed: calls per second per client. */
   rate?: string;
+  /** A directory for the daemon's CPU profile (node --cpu-prof). */
+  cpuProf?: string;
   quick?: boolean;
   json?: boolean;
 }
@@ -339,6 +341,11 @@ export async function swarm(options: SwarmCommandOptions, print: (text: string) 
         `--seconds takes a number of seconds above 0 and up to 3600, not "${options.seconds}"`,
       );
     run.seconds = seconds;
+  }
+  if (options.cpuProf !== undefined) {
+    const dir = resolve(options.cpuProf);
+    mkdirSync(dir, { recursive: true });
+    run.daemonNodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
   }
   const report = await runSwarm(run);
   print(options.json === true ? JSON.stringify(report, null, 2) : renderSwarm(report));

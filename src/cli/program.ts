@@ -470,6 +470,10 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
     .option(
+      '--cpu-prof <dir>',
+      "with --swarm: profile the daemon (node --cpu-prof): its .cpuprofile goes to this directory when it stops",
+    )
+    .option(
       '--eval-confine',
       'instead: run the confinement escape corpus for real (bench/confine-escapes.ts): escapes per category, target 0; exit 1 on an escape or when this machine cannot confine',
     )
@@ -510,6 +514,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         clients?: string;
         seconds?: string;
         rate?: string;
+        cpuProf?: string;
         evalConfine?: boolean;
         filter?: string;
         evalWorkload?: string | boolean;

@@ -29,6 +29,9 @@ export function sleepSync(ms: number): void {
 
 let tmpCounter = 0;
 
+/** This process's uid (hookwise never changes it): getuid() is a system call, and ownership is checked per file. */
+const PROCESS_UID = process.getuid?.();
+
 /** The file operations the writers use (tests inject failures: short writes, ENOSPC). */
 export interface WriteIo {
   write(fd: number, buffer: Uint8Array, offset: number, length: number): number;
@@ -317,7 +320,7 @@ function foreignDir(
 ): string | undefined {
   if (stat.isSymbolicLink() || !stat.isDirectory())
     return `${path} must be a real directory, not a symlink or file; remove it and retry`;
-  const uid = process.getuid?.();
+  const uid = PROCESS_UID;
   if (uid !== undefined && stat.uid !== uid)
     return `${path} belongs to uid ${stat.uid}, not to you (uid ${uid}); hookwise will not keep its state there`;
   return undefined;
@@ -370,7 +373,7 @@ export type FileTrust = 'private' | 'project';
 function untrusted(stat: { isFile(): boolean; uid: number; mode: number }, trust: FileTrust): string | undefined {
   if (!stat.isFile()) return 'is not a regular file';
   if (trust === 'project') return undefined;
-  const uid = process.getuid?.();
+  const uid = PROCESS_UID;
   if (uid !== undefined && stat.uid !== uid) return `belongs to uid ${stat.uid}, not to you (uid ${uid})`;
   if ((stat.mode & 0o022) !== 0) return `is writable by others (mode ${(stat.mode & 0o777).toString(8)})`;
   return undefined;
@@ -460,6 +463,84 @@ export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 
     return readFileSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * appendOwnedLines for a long-lived writer (the daemon's audit log, thousands of lines a second): the file stays
+ * open between appends. Each append still lstat()s the path: a file that was rotated, removed or replaced
+ * since is closed and the path opened afresh (with openOwnedFile's checks), so a line never lands in a file
+ * that no longer has the name; and the same ownership and mode checks run on that lstat. The lstat's size
+ * serves the torn-line check, whose one-byte read is skipped when this writer wrote the file's last byte.
+ * The guarantee is appendOwnedLines': one O_APPEND write of whole lines, cut back when it fails part-way.
+ * `maxOpen` bounds the descriptors kept (the oldest is closed).
+ */
+export class OwnedAppender {
+  private readonly open = new Map<string, { fd: number; dev: number; ino: number; end: number }>();
+
+  constructor(private readonly maxOpen = 4) {}
+
+  append(path: string, text: string, options: { mode: number; purpose: string }, io: WriteIo = NODE_IO): void {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    let held = this.open.get(path);
+    if (held !== undefined && (stat === undefined || stat.ino !== held.ino || stat.dev !== held.dev)) {
+      this.forget(path);
+      held = undefined;
+    }
+    if (held !== undefined && stat !== undefined) {
+      const problem = untrusted(stat, 'private');
+      if (problem !== undefined) {
+        this.forget(path);
+        throw new HookwiseError(
+          'RUNTIME_DIR_UNSAFE',
+          `${path} ${problem}; hookwise will not use it for ${options.purpose} (remove it)`,
+        );
+      }
+    }
+    let size: number;
+    if (held === undefined) {
+      const fd = openOwnedFile(
+        path,
+        constants.O_RDWR | constants.O_APPEND | constants.O_CREAT,
+        options.mode,
+        options.purpose,
+      );
+      const opened = fstatSync(fd);
+      held = { fd, dev: opened.dev, ino: opened.ino, end: -1 };
+      if (this.open.size >= this.maxOpen) this.forget(this.open.keys().next().value!);
+      this.open.set(path, held);
+      size = opened.size;
+    } else size = stat!.size;
+    let data = Buffer.from(text, 'utf8');
+    if (size > 0 && size !== held.end) {
+      const last = Buffer.alloc(1);
+      readSync(held.fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), data]);
+    }
+    try {
+      writeAll(held.fd, data, io);
+    } catch (error) {
+      ftruncateSync(held.fd, size);
+      held.end = -1;
+      throw naming(error, `cannot append to ${path}`, 'nothing was added');
+    }
+    held.end = size + data.length;
+  }
+
+  /** Close every file kept open. */
+  close(): void {
+    for (const path of [...this.open.keys()]) this.forget(path);
+  }
+
+  private forget(path: string): void {
+    const held = this.open.get(path);
+    if (held === undefined) return;
+    this.open.delete(path);
+    try {
+      closeSync(held.fd);
+    } catch {
+      // Already closed or invalid: nothing is held any more either way.
+    }
   }
 }
 

@@ -4,8 +4,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
+  chmodSync,
   existsSync,
   mkdtempSync,
+  renameSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -20,6 +23,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   breakStaleLock,
   lockOwnerLine,
+  OwnedAppender,
   processStart,
   staleLock,
   withLockSync,
@@ -170,5 +174,90 @@ describe('withLockSync', () => {
     const lock = join(d, 'lock');
     writeFileSync(lock, lockOwnerLine());
     expect(() => withLockSync(lock, () => 'ran', { timeoutMs: 100 })).toThrow(new RegExp(`held by pid ${process.pid}`));
+  });
+});
+
+describe('OwnedAppender: a long-lived writer keeps its file open between appends', () => {
+  const options = { mode: 0o600, purpose: 'the test log' };
+  const appenders: OwnedAppender[] = [];
+  const appender = (): OwnedAppender => {
+    const a = new OwnedAppender(2);
+    appenders.push(a);
+    return a;
+  };
+  afterEach(() => {
+    for (const a of appenders.splice(0)) a.close();
+  });
+
+  it('appends whole lines, and lines another process appended in between stay whole', () => {
+    const file = join(dir(), 'log.jsonl');
+    const a = appender();
+    a.append(file, 'one\n', options);
+    appendFileSync(file, 'theirs\n');
+    a.append(file, 'two\n', options);
+    expect(readFileSync(file, 'utf8')).toBe('one\ntheirs\ntwo\n');
+  });
+
+  it('a torn last line left by another writer does not swallow the next line', () => {
+    const file = join(dir(), 'log.jsonl');
+    const a = appender();
+    a.append(file, 'one\n', options);
+    appendFileSync(file, '{"torn": ');
+    a.append(file, 'two\n', options);
+    expect(readFileSync(file, 'utf8')).toBe('one\n{"torn": \ntwo\n');
+  });
+
+  it('after a rotation (the file renamed away) or a removal, lines go to a new file under the name', () => {
+    const d = dir();
+    const file = join(d, 'log.jsonl');
+    const a = appender();
+    a.append(file, 'one\n', options);
+    renameSync(file, join(d, 'log.1.jsonl'));
+    a.append(file, 'two\n', options);
+    expect(readFileSync(join(d, 'log.1.jsonl'), 'utf8')).toBe('one\n');
+    expect(readFileSync(file, 'utf8')).toBe('two\n');
+    unlinkSync(file);
+    a.append(file, 'three\n', options);
+    expect(readFileSync(file, 'utf8')).toBe('three\n');
+  });
+
+  it('a file swapped for a symbolic link is refused, and so is one made writable by others', () => {
+    const d = dir();
+    const file = join(d, 'log.jsonl');
+    const elsewhere = join(d, 'elsewhere');
+    writeFileSync(elsewhere, '');
+    const a = appender();
+    a.append(file, 'one\n', options);
+    unlinkSync(file);
+    symlinkSync(elsewhere, file);
+    expect(() => a.append(file, 'two\n', options)).toThrow(/symbolic link/);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('');
+    unlinkSync(file);
+    a.append(file, 'three\n', options);
+    chmodSync(file, 0o666);
+    expect(() => a.append(file, 'four\n', options)).toThrow(/writable by others/);
+    expect(readFileSync(file, 'utf8')).toBe('three\n');
+  });
+
+  it('a write that fails part-way is cut back: the file holds whole lines only', () => {
+    const file = join(dir(), 'log.jsonl');
+    const a = appender();
+    a.append(file, 'one\n', options);
+    let calls = 0;
+    const failing: WriteIo = {
+      write: (fd, buffer, offset, length) => (++calls === 1 ? writeSync(fd, buffer, offset, Math.min(3, length)) : 0),
+      fsync: (fd) => fsyncSync(fd),
+    };
+    expect(() => a.append(file, 'a longer line\n', options, failing)).toThrow(/cannot append to .*nothing was added/);
+    a.append(file, 'two\n', options);
+    expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it('keeps at most its bound of files open: an older one is reopened when written again', () => {
+    const d = dir();
+    const a = appender();
+    for (const name of ['a', 'b', 'c', 'a']) a.append(join(d, name), `${name}\n`, options);
+    expect(readFileSync(join(d, 'a'), 'utf8')).toBe('a\na\n');
+    expect(readFileSync(join(d, 'c'), 'utf8')).toBe('c\n');
   });
 });
