@@ -26,9 +26,30 @@ export interface SanitizeResult {
 
 /** Redacts every secret in `text`. Idempotent: sanitizing the output again finds nothing. */
 export function sanitize(text: string): SanitizeResult {
+  if (text.length > MEMO_MAX_CHARS) return sanitizeNow(text);
+  const held = memo.get(text);
+  if (held !== undefined) return { text: held.text, findings: held.findings.slice() };
+  const result = sanitizeNow(text);
+  if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+  memo.set(text, { text: result.text, findings: result.findings.slice() });
+  return result;
+}
+
+function sanitizeNow(text: string): SanitizeResult {
   const findings = detectBounded(text);
   return { text: redact(text, findings) as Sanitized, findings };
 }
+
+/**
+ * sanitize() is a pure function of the text (the patterns are built in), and in a long-lived process the same
+ * short texts come back call after call — a session id, a tool name, the project root, a path, a command an
+ * agent repeats — each sanitized several times per decision (the memory subject, the audit line and its
+ * checks). Their results are kept: texts up to MEMO_MAX_CHARS, the oldest of MEMO_ENTRIES dropped first, so
+ * the memory it holds stays bounded (a few MB at most).
+ */
+const MEMO_MAX_CHARS = 512;
+const MEMO_ENTRIES = 4096;
+const memo = new Map<string, SanitizeResult>();
 
 /** A value the sanitizer saw and kept on purpose, and why (a provider's documented example key). */
 export interface KeptOnPurpose {
@@ -86,6 +107,8 @@ export function redact(text: string, findings: readonly Finding[]): string {
 
 /** Run-time guard for persistence points: refuses text in which the detectors still find a secret. */
 export function assertSanitized(text: Sanitized, where: string): Sanitized {
+  // A text sanitize() has already seen and found nothing in needs no second look.
+  if (memo.get(text)?.findings.length === 0) return text;
   const left = detect(text);
   if (left.length > 0) {
     throw new HookwiseError(

@@ -72,6 +72,23 @@ describe('the Sanitized brand', () => {
     expect(good).toBe('x');
   });
 
+  it('a text sanitized again (kept from an earlier call) gets the same answer, whatever the caller did with the first', () => {
+    const text = `deploy --token ${gh}`;
+    const first = sanitize(text);
+    first.findings.length = 0;
+    const again = sanitize(text);
+    expect(again.text).toBe('deploy --token <REDACTED>');
+    expect(again.findings).toHaveLength(1);
+    expect(sanitize('git status')).toEqual({ text: 'git status', findings: [] });
+    expect(sanitize('git status')).toEqual({ text: 'git status', findings: [] });
+  });
+
+  it('assertSanitized refuses a text with a secret also after sanitize() has seen that very text', () => {
+    const raw = `t ${gh}`;
+    sanitize(raw);
+    expect(() => assertSanitized(raw as Sanitized, 'the audit log')).toThrow(/github-token/);
+  });
+
   it('assertSanitized passes sanitized text and refuses a cast that still holds a secret', () => {
     expect(assertSanitized(sanitize(`t=${gh}`).text, 'the audit log')).toBe('t=<REDACTED>');
     expect(() => assertSanitized(`t ${gh}` as Sanitized, 'the audit log')).toThrow(
