@@ -45,13 +45,14 @@ type JsonObject = Record<string, unknown>;
  * What a hook entry is for: the gate must fail closed; the session hooks only add context; the learn hook
  * (Claude Code PostToolUse) records a human's approval at the host's prompt; the walls hook
  * (PostToolUseFailure of Bash) learns that a confined run hit the walls before the agent's next call. Both
- * are synchronous, and both start Node only when this session has a pending note (learnCommand).
+ * start Node only when this session has a pending note (learnCommand); the http wiring's learn hook runs in
+ * the background (see httpEntries).
  */
 type EntryKind = 'gate' | 'session' | 'learn' | 'walls';
 
 /**
  * How Claude Code reaches hookwise. `http` (the default): the tool-call events POST to the user's daemon
- * on 127.0.0.1 — no process per call, and `onFailure: "block"` makes a dead daemon block the call instead of
+ * on 127.0.0.1 — no Node process per call, and `onFailure: "block"` makes a dead daemon block the call instead of
  * letting it through; the session events run a command that starts the daemon when it is not running.
  * `command`: every event runs `hookwise check` (a thin client of the daemon, deciding in process when none
  * answers). Gemini CLI and Codex have command hooks only.
@@ -67,6 +68,12 @@ interface EntrySpec {
   http?: boolean;
   /** Gemini handlers carry a name (shown in its hook listings). */
   name?: string;
+  /**
+   * A command the host runs in the background (Claude Code `async: true`): the tool call does not wait for it.
+   * The learn command then hands a pending note's work to a process of its own session (learnCommand's
+   * `detach`), so a host that exits at once does not take the learning with it.
+   */
+  async?: boolean;
   timeout: number;
 }
 
@@ -116,9 +123,13 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
+    // The learn hook is not http: Claude Code waits for an http hook even with `async: true`, and a PostToolUse
+    // on every tool call cost the step as much as the gate itself (1.17× instead of 1.08× no hooks, measured with
+    // the real client: tests/e2e/daemon-wiring.test.ts). A background command with the pending-note test in sh
+    // costs the step nothing and starts Node only after an ask.
     httpEntries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', http: true, timeout: HTTP_GATE_TIMEOUT_S },
-      { event: 'PostToolUse', matcher: '*', kind: 'learn', http: true, timeout: SESSION_TIMEOUT_S },
+      { event: 'PostToolUse', matcher: '*', kind: 'learn', async: true, timeout: SESSION_TIMEOUT_S },
       { event: 'PostToolUseFailure', matcher: 'Bash', kind: 'walls', http: true, timeout: SESSION_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
@@ -131,7 +142,7 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
         : []),
       ...(wiring === 'http'
         ? [
-            'Tool calls go to your hookwise daemon on 127.0.0.1 (no process per call). The session hooks start it; while it is down, tool calls are blocked (hookwise daemon start --http). Run it under systemd or launchd to keep it up: docs/daemon.md.',
+            'Tool calls go to your hookwise daemon on 127.0.0.1 (no Node process per call). The session hooks start it; while it is down, tool calls are blocked (hookwise daemon start --http). Run it under systemd or launchd to keep it up: docs/daemon.md.',
             'The settings file holds your daemon token: keep it private (it is not committed).',
           ]
         : []),
@@ -197,8 +208,9 @@ export function hookCommand(command: string, kind: EntryKind, host: HostName, wi
  * util/locations.ts), one directory per session, named by the session id Claude Code gives its hooks as
  * CLAUDE_CODE_SESSION_ID (memory/learn.ts sessionPendingDir); without it, any session's note counts.
  */
-export function learnCommand(command: string, host: HostName): string {
+export function learnCommand(command: string, host: HostName, detach = false): string {
   const uuid = '$h$h$h$h$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h$h$h$h$h$h$h$h$h';
+  const check = `${command} check --host ${host}`;
   return [
     'r=${HOOKWISE_RUNTIME_DIR:-${XDG_RUNTIME_DIR:+$XDG_RUNTIME_DIR/hookwise}}',
     'r=${r:-${XDG_CACHE_HOME:-$HOME/.cache}/hookwise}',
@@ -206,8 +218,19 @@ export function learnCommand(command: string, host: HostName): string {
     "d='*'",
     `case \${CLAUDE_CODE_SESSION_ID-} in ${uuid}) d=s-$CLAUDE_CODE_SESSION_ID;; esac`,
     'for n in "$r"/pending/$d/*.json; do [ -e "$n" ] || exit 0; break; done',
-    `exec ${command} check --host ${host}`,
+    // A background hook still running when a one-shot run (claude -p, a short SDK session) exits is killed:
+    // in a session of its own (setsid, util-linux) the check outlives it. It reads the payload from the pipe
+    // it inherits; its output has nobody to read it.
+    ...(detach ? [`command -v setsid >/dev/null 2>&1 && exec setsid -f ${check} >/dev/null 2>&1`] : []),
+    `exec ${check}`,
   ].join('; ');
+}
+
+/** The command an entry runs: a background learn hook detaches what it starts (learnCommand). */
+function entryCommand(spec: EntrySpec, command: string, host: HostName, wiring: Wiring): string {
+  return spec.kind === 'learn' && spec.async === true
+    ? learnCommand(command, host, true)
+    : hookCommand(command, spec.kind, host, wiring);
 }
 
 /** The daemon's loopback endpoint for a host's hooks. */
@@ -280,11 +303,12 @@ function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObje
   const handler: JsonObject = {
     ...(spec.name === undefined ? {} : { name: spec.name }),
     type: 'command',
-    command: hookCommand(command, spec.kind, host, target.wiring),
+    command: entryCommand(spec, command, host, target.wiring),
     timeout: spec.timeout,
-    // Learning is synchronous (issue 17): an async hook still running when a one-shot run (claude -p, a short
-    // SDK session) exits is killed, and the approval is lost. With the fast path above the usual PostToolUse
-    // starts no Node process; only a session with a pending note waits for one.
+    // The command wiring's learning is synchronous (issue 17): its PostToolUse is a command like its gate, whose
+    // process start dominates the step anyway. The http wiring's runs in the background (httpEntries): an async
+    // hook still running when a one-shot run exits is killed, so it detaches the work it has (learnCommand).
+    ...(spec.async === true ? { async: true } : {}),
   };
   return group(handler);
 }
@@ -530,7 +554,7 @@ function report(action: InstallAction, plan: Planned, backup: string | undefined
     const what =
       spec.http === true
         ? `POST ${hookUrl(0, plan.host).replace(':0/', ':<port>/')}${spec.kind === 'gate' ? ' (blocks when the daemon is down)' : ''}`
-        : hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host, plan.wiring);
+        : `${entryCommand(spec, command ?? DEFAULT_COMMAND, plan.host, plan.wiring)}${spec.async === true ? ' (in the background)' : ''}`;
     lines.push(`  ${spec.event}${spec.matcher === undefined ? '' : ` (${spec.matcher})`}: ${what}`);
   }
   return lines.join('\n') + backedUp;

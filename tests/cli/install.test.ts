@@ -133,7 +133,13 @@ describe('hookwise install --claude --wiring http', () => {
     };
     expect(settings.hooks).toEqual({
       PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 600, onFailure: 'block' }] }],
-      PostToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 30 }] }],
+      // Learning in the background (the step does not wait for it); a failure is rare and reported at once.
+      PostToolUse: [
+        {
+          matcher: '*',
+          hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude', true), timeout: 30, async: true }],
+        },
+      ],
       PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ ...gate, timeout: 30 }] }],
       UserPromptSubmit: [
         { hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] },
@@ -659,6 +665,34 @@ describe('the installed learn command (PostToolUse, PostToolUseFailure) starts h
       status: 0,
       ran: `check --host claude\n${post}`,
     });
+  });
+
+  it('in the background (the http wiring), the check runs in a session of its own and outlives the hook; without setsid, in place', async () => {
+    const box = sandbox();
+    const rt = join(box.base, 'rt');
+    note(rt, SESSION);
+    const bin = join(box.base, 'bin', 'hookwise');
+    const log = join(box.base, 'ran');
+    // Slower than the hook: the hook has returned before the check writes what it got.
+    writeFileSync(bin, `#!/bin/sh\nsleep 0.3\n{ echo "$*"; cat; } > '${log}.tmp' && mv '${log}.tmp' '${log}'\n`);
+    chmodSync(bin, 0o755);
+    const hook = (path: string): number | null =>
+      spawnSync('/bin/sh', ['-c', learnCommand('hookwise', 'claude', true)], {
+        input: post,
+        env: { PATH: path, HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION },
+        encoding: 'utf8',
+      }).status;
+    expect(hook(`${dirname(bin)}:/usr/bin:/bin`)).toBe(0);
+    expect(existsSync(log), 'the hook did not wait for the check').toBe(false);
+    for (let i = 0; i < 200 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(log, 'utf8')).toBe(`check --host claude\n${post}`);
+    rmSync(log);
+    // A PATH without setsid (macOS): the check runs in the hook's own process, as the synchronous hook does.
+    const tools = join(box.base, 'tools');
+    mkdirSync(tools);
+    for (const tool of ['sleep', 'cat', 'mv']) symlinkSync(realpathSync(`/bin/${tool}`), join(tools, tool));
+    expect(hook(`${dirname(bin)}:${tools}`)).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe(`check --host claude\n${post}`);
   });
 
   it('without CLAUDE_CODE_SESSION_ID (an older Claude Code), any session’s note starts it', () => {
