@@ -819,7 +819,7 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
   );
 
   it(
-    'learning over http: an allow at the client’s prompt is recorded through the daemon’s PostToolUse endpoint, and the next session is allowed from memory (exact-cache)',
+    'learning over the http wiring: an allow at the client’s prompt is recorded by the background PostToolUse hook, also when the client exits at once, and the next session is allowed from memory (exact-cache)',
     async () => {
       // A sandbox project with a harmless `make deploy-staging` that no tier decides for a coder: hookwise asks.
       const cwd = project('learning');
