@@ -121,8 +121,11 @@ export function stepTimeFile(root: string = packageRoot()): string {
   return join(dir, 'step-time.json');
 }
 
-const STEP_WHAT = 'A real Claude Code tool call with hookwise (http hooks to the daemon) ÷ without hooks';
-const STEP_COMMAND = 'npx vitest run tests/e2e/daemon-wiring.test.ts';
+const STEP_WHAT =
+  'A real Claude Code tool call with hookwise (what install --claude writes: http gate to the daemon, background learning hook) ÷ without hooks';
+/** The step-time test alone, with the wirings the row and its context need (the whole file takes minutes more). */
+const STEP_COMMAND =
+  'HOOKWISE_E2E_STEP_WIRINGS=3,3b,5 HOOKWISE_E2E_STEP_ROUNDS=5 npx vitest run tests/e2e/daemon-wiring.test.ts -t "step time"';
 
 /** The step row from the e2e record; without one, the previous table's row (`kept`), or a row that says so. */
 function stepRow(previous: QualityTable | undefined, file: string): { row: QualityRow; kept: boolean } {
