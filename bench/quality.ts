@@ -109,6 +109,10 @@ export interface StepTimeRecord {
   hookedMs: number;
   bareMs: number;
   steps: number;
+  /** The floor, when measured in the same run: the same http gate to a server that answers at once, in ms. */
+  floorMs?: number;
+  /** The machine's load average (1 min) when the run ended, and its CPUs. */
+  load?: { average: number; cpus: number };
 }
 
 /** Where that record lives: the e2e cache (HOOKWISE_E2E_CACHE_DIR, or node_modules/.cache/hookwise-e2e). */
@@ -128,7 +132,7 @@ const STEP_COMMAND =
   'HOOKWISE_E2E_STEP_WIRINGS=3,3b,5 HOOKWISE_E2E_STEP_ROUNDS=5 npx vitest run tests/e2e/daemon-wiring.test.ts -t "step time"';
 
 /** The step row from the e2e record; without one, the previous table's row (`kept`), or a row that says so. */
-function stepRow(previous: QualityTable | undefined, file: string): { row: QualityRow; kept: boolean } {
+export function stepRow(previous: QualityTable | undefined, file: string): { row: QualityRow; kept: boolean } {
   let record: StepTimeRecord | undefined;
   try {
     record = JSON.parse(readFileSync(file, 'utf8')) as StepTimeRecord;
@@ -139,7 +143,7 @@ function stepRow(previous: QualityTable | undefined, file: string): { row: Quali
     return {
       row: {
         what: STEP_WHAT,
-        figure: `${(record.hookedMs / record.bareMs).toFixed(2)}× (${Math.round(record.hookedMs)} vs ${Math.round(record.bareMs)} ms, median of ${record.steps} steps, Claude Code ${record.claudeCode}, ${record.date.slice(0, 10)})`,
+        figure: `${(record.hookedMs / record.bareMs).toFixed(2)}× (${Math.round(record.hookedMs)} vs ${Math.round(record.bareMs)} ms, median of ${record.steps} steps${record.floorMs === undefined ? '' : `; an http hook to a server that answers at once: ${(record.floorMs / record.bareMs).toFixed(2)}×`}, Claude Code ${record.claudeCode}, ${record.date.slice(0, 10)}${record.load === undefined ? '' : `, load average ${record.load.average.toFixed(1)} on ${record.load.cpus} CPUs`})`,
         command: STEP_COMMAND,
       },
       kept: false,

@@ -3,7 +3,7 @@
  * and in the form that command writes (not its figures, which move with every change to the decisions), and
  * rendering, reading back and replacing the section are exact inverses.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   QUALITY_START,
   renderQualitySection,
   replaceQualitySection,
+  stepRow,
   stepTimeFile,
   type QualityTable,
 } from '../../bench/quality.js';
@@ -56,7 +57,7 @@ describe('the README quality section', () => {
         rows.some((r) => what.test(r.what)),
         String(what),
       ).toBe(true);
-    for (const r of rows) expect(r.command).toMatch(/^(hookwise |npx vitest run )/);
+    for (const r of rows) expect(r.command).toMatch(/^([A-Z_]+=\S+ )*(hookwise |npx vitest run )/);
   });
 });
 
@@ -73,6 +74,36 @@ describe('rendering and replacing the section', () => {
     expect(parseQualitySection(after)).toEqual(table);
     expect(() => replaceQualitySection('# no markers\n', 'x')).toThrow(/has no quality section/);
     expect(parseQualitySection(before)).toBeUndefined();
+  });
+
+  it('the step row gives the ratio of the installed wiring, the floor of an http hook and the load it was measured at', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookwise-quality-'));
+    try {
+      const file = join(dir, 'step-time.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          date: '2026-11-28T13:55:11.528Z',
+          claudeCode: '2.1.330',
+          hookedMs: 52.4,
+          bareMs: 50,
+          steps: 100,
+          floorMs: 52,
+          load: { average: 0.42, cpus: 2 },
+        }),
+      );
+      const { row, kept } = stepRow(undefined, file);
+      expect(kept).toBe(false);
+      expect(row.figure).toBe(
+        '1.05× (52 vs 50 ms, median of 100 steps; an http hook to a server that answers at once: 1.04×, Claude Code 2.1.330, 2026-11-28, load average 0.4 on 2 CPUs)',
+      );
+      expect(row.command).toMatch(/npx vitest run tests\/e2e\/daemon-wiring\.test\.ts -t "step time"$/);
+      // Without a record, a figure the README already had is kept.
+      rmSync(file);
+      expect(stepRow({ measured: '', rows: [row] }, file)).toEqual({ row, kept: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the step-time record lives in the e2e cache, which HOOKWISE_E2E_CACHE_DIR moves', () => {

@@ -804,7 +804,10 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
           hookedMs: medianOf(installed),
           bareMs: base0,
           steps: steps[installed]!.flat().length,
+          load: { average: loadavg()[0]!, cpus: availableParallelism() },
         };
+        const floor = wirings.findIndex((w) => w.label.startsWith('(5) '));
+        if (floor >= 0) record.floorMs = medianOf(floor);
         mkdirSync(dirname(stepTimeFile(ROOT)), { recursive: true });
         writeFileSync(stepTimeFile(ROOT), `${JSON.stringify(record, null, 2)}\n`);
       }
