@@ -471,7 +471,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
     .option(
       '--cpu-prof <dir>',
-      "with --swarm: profile the daemon (node --cpu-prof): its .cpuprofile goes to this directory when it stops",
+      'with --swarm: profile the daemon (node --cpu-prof): its .cpuprofile goes to this directory when it stops',
     )
     .option(
       '--eval-confine',
