@@ -57,7 +57,7 @@ describe('the README quality section', () => {
         rows.some((r) => what.test(r.what)),
         String(what),
       ).toBe(true);
-    for (const r of rows) expect(r.command).toMatch(/^([A-Z_]+=\S+ )*(hookwise |npx vitest run )/);
+    for (const r of rows) expect(r.command).toMatch(/^([A-Z0-9_]+=\S+ )*(hookwise |npx vitest run )/);
   });
 });
 
