@@ -46,6 +46,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
+import { removeTestTree } from '../support/remove-tree.js';
 import { learnCommand } from '../../src/cli/install.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { CLAUDE_CODE, ensureClaude } from './support/install-hosts.js';
@@ -436,7 +437,8 @@ afterAll(() => {
     hookwise(['daemon', 'stop']);
   }
   for (const pid of daemonPids) if (ourDaemonAlive(pid)) process.kill(pid, 'SIGKILL');
-  rmSync(base, { recursive: true, force: true });
+  // A background learning hook's check (detached from the client) may still be finishing in the tree.
+  removeTestTree(base);
 });
 
 describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
