@@ -97,8 +97,8 @@ export async function storeReport(where: Locations): Promise<StoreReport> {
 }
 
 async function versionOf(settings: Postgres): Promise<StoreReport['version']> {
-  const { PostgresStore, migrations } = await import('../store/postgres.js');
-  const needed = migrations().length;
+  const { PostgresStore, latestMigration } = await import('../store/postgres.js');
+  const needed = latestMigration();
   const store = await PostgresStore.open(settings, 'status');
   try {
     return { store: await store.version(), needed };

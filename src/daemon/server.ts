@@ -35,9 +35,16 @@ import { NetProxyHost } from './netproxy.js';
 import { FileQueue } from '../queue/file-queue.js';
 import { storeSettings, type StoreSettings } from '../store/settings.js';
 import type { FleetSync, SyncStatus } from '../store/sync.js';
+import type { FleetQueue, FleetQueueStatus } from '../store/queue.js';
 import { MemoryQueue } from '../queue/memory-queue.js';
 import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
-import { ANSWER_SCOPES, ANSWER_VERDICTS, answerExtrasValid, type HumanAnswer } from '../queue/types.js';
+import {
+  ANSWER_SCOPES,
+  ANSWER_VERDICTS,
+  answerExtrasValid,
+  type AnswerResult,
+  type HumanAnswer,
+} from '../queue/types.js';
 import { handleQueueWeb, type QueueWebOptions } from '../queue/web.js';
 import {
   daemonPaths,
@@ -102,6 +109,8 @@ export interface DaemonStats {
   embedding?: EmbeddingStats | null;
   /** The team store's replication: synced or offline (deciding from the last copy), the outbox; null: files only. */
   store?: SyncStatus | null;
+  /** The human queue shared through the team store: shared, or local (the store unreachable); null: files only. */
+  queue_store?: FleetQueueStatus | null;
 }
 
 /** Latencies of the most recent calls, for p50/p99 without unbounded memory. */
@@ -159,12 +168,18 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const answerToken = newAnswerToken(where.runtimeDir);
   // The team store's replication runs in the background: calls are decided from the files, whatever the
   // store is doing.
-  const fleet = await startFleet(where, options.store, log);
+  const fleet = await startFleet(where, options.store, log, queue);
+  const fleetQueue = fleet?.queue;
+  // This machine's queue first (its own items and the files'), then the team's items in the store.
+  const answerQueue = async (id: string, answer: HumanAnswer): Promise<AnswerResult> => {
+    const here = answerAny(queue, fileQueue, id, answer);
+    return here.ok || fleetQueue === undefined ? here : fleetQueue.answerAsync(id, answer);
+  };
   const engineOptions = (): EngineOptions => ({
     parseCacheSize: 4096,
     memory: new LiveMemoryPool(),
     netProxy,
-    queue,
+    queue: fleetQueue ?? queue,
     ...(embedding === undefined ? {} : { embedding }),
     ...options.engine,
   });
@@ -270,7 +285,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
 
   const queueRoute = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     if (req.method === 'GET' && url.pathname === '/v1/queue')
-      return send(res, 200, JSON.stringify(snapshotOf(queue, fileQueue)) + '\n');
+      return send(res, 200, JSON.stringify(snapshotOf(queue, fileQueue, fleetQueue)) + '\n');
     if (req.method !== 'POST' || url.pathname !== '/v1/queue/answer')
       return send(res, 404, JSON.stringify({ error: `no such queue endpoint: ${req.method} ${url.pathname}` }) + '\n');
     const given = Buffer.from(/^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
@@ -316,7 +331,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       ...(a.scope === undefined ? {} : { scope: a.scope }),
       ...(a.supervisor === undefined ? {} : { supervisor: a.supervisor }),
     };
-    const result = answerAny(queue, fileQueue, parsed.id, answer);
+    const result = await answerQueue(parsed.id, answer);
     if (result.ok)
       log(
         `queue item ${result.item.id} answered (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`,
@@ -341,7 +356,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       http: httpAddress,
       netproxy: { allowlists: netProxy.count() },
       embedding: embedding?.stats() ?? null,
-      store: fleet?.status() ?? null,
+      store: fleet?.sync.status() ?? null,
+      queue_store: fleetQueue?.status() ?? null,
     };
   };
 
@@ -353,7 +369,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   };
   const unixServer = createServer(serverOptions, (req, res) => void handle(true)(req, res));
   await listen(unixServer, paths.socket).catch(async (error: unknown) => {
-    await fleet?.close();
+    await fleet?.sync.close();
     throw error;
   });
   const socketIno = lstatSync(paths.socket).ino;
@@ -367,7 +383,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       unixServer.close();
       unlinkQuietly(paths.socket);
       await embedding?.close();
-      await fleet?.close();
+      await fleet?.sync.close();
       throw new HookwiseError(
         'USAGE',
         `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`,
@@ -379,18 +395,18 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       port: typeof address === 'object' && address !== null ? address.port : options.http.port,
     };
     queueWeb = {
-      queue,
+      queue: fleetQueue ?? queue,
       token: options.http.token,
       port: httpAddress.port,
-      answer: (id, answer) => {
-        const result = answerAny(queue, fileQueue, id, answer);
+      answer: async (id, answer) => {
+        const result = await answerQueue(id, answer);
         if (result.ok)
           log(
             `queue item ${result.item.id} answered on the web page (${answer.verdict}${answer.alwaysAsk ? ', always ask' : ''}): ${result.resolved} waiting call(s) resolved`,
           );
         return result.ok ? { ok: true, resolved: result.resolved } : result;
       },
-      snapshot: () => snapshotOf(queue, fileQueue),
+      snapshot: () => snapshotOf(queue, fileQueue, fleetQueue),
     };
   }
   const state: DaemonState = {
@@ -419,7 +435,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       options.idleExitMs !== undefined &&
       options.idleExitMs > 0 &&
       Date.now() - lastRequest > options.idleExitMs &&
-      queue.list().length === 0
+      queue.list().length === 0 &&
+      (fleetQueue?.status().waiting_shared ?? 0) === 0
     ) {
       log(`idle for ${Math.round(options.idleExitMs / 1000)} s: exiting`);
       void close();
@@ -432,10 +449,11 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       clearInterval(housekeeping);
       // Calls waiting for a human end now, denied, rather than when their host gives up on them.
       queue.close();
+      await fleetQueue?.close();
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
       await netProxy.close();
       await embedding?.close();
-      await fleet?.close();
+      await fleet?.sync.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
       if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);
@@ -459,12 +477,16 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   };
 }
 
-/** The store's replication, when a team store is set: its module (and the driver) loaded only then. */
+/**
+ * The store's replication and the shared human queue, when a team store is set: their modules (and the
+ * driver) loaded only then.
+ */
 async function startFleet(
   where: Locations,
   given: StoreSettings | false | undefined,
   log: (line: string) => void,
-): Promise<FleetSync | undefined> {
+  queue: MemoryQueue,
+): Promise<{ sync: FleetSync; queue: FleetQueue } | undefined> {
   let settings = given;
   if (settings === undefined) {
     const load = storeSettings(where.userConfigDir);
@@ -472,13 +494,17 @@ async function startFleet(
     settings = load.settings;
   }
   if (settings === false || settings.kind === 'files') return undefined;
-  const [{ FleetSync }, { PostgresStore }] = await Promise.all([
+  const [{ FleetSync }, { PostgresStore }, { FleetQueue }] = await Promise.all([
     import('../store/sync.js'),
     import('../store/postgres.js'),
+    import('../store/queue.js'),
   ]);
-  const fleet = new FleetSync(settings, where, (s, origin) => PostgresStore.open(s, origin), { log });
-  void fleet.start();
-  return fleet;
+  const open = (s: typeof settings, origin: string) => PostgresStore.open(s, origin);
+  const sync = new FleetSync(settings, where, open, { log });
+  const shared = new FleetQueue(queue, settings, sync.origin, open, { log });
+  void sync.start();
+  void shared.start();
+  return { sync, queue: shared };
 }
 
 /** HOOKWISE_ROLE of the calling process (the thin client) or of Claude Code (an http hook's header). */

@@ -11,17 +11,25 @@ import { shownError } from '../sanitize/shown.js';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import type { FileQueue } from './file-queue.js';
 import type { MemoryQueue } from './memory-queue.js';
-import type { AnswerResult, HumanAnswer, PendingItem, RecentItem } from './types.js';
+import type { AnswerResult, HumanAnswer, PendingItem, QueueBackend, RecentItem } from './types.js';
 
 export interface QueueSnapshot {
-  items: (PendingItem & { backend: 'daemon' | 'files' })[];
+  /** daemon: this machine's daemon; files: calls decided in process; store: the team's, shared by every machine. */
+  items: (PendingItem & { backend: 'daemon' | 'files' | 'store' })[];
   recent: RecentItem[];
   /** Queue files that could not be read, named. */
   problems: string[];
 }
 
-/** `memory` given: the daemon's view, which reads the files without their lock (FileQueue.peek). */
-export function snapshotOf(memory: MemoryQueue | undefined, files: FileQueue): QueueSnapshot {
+/**
+ * `memory` given: the daemon's view, which reads the files without their lock (FileQueue.peek). `shared`: the
+ * items of the team's store (store/queue.ts), as the daemon last read them.
+ */
+export function snapshotOf(
+  memory: MemoryQueue | undefined,
+  files: FileQueue,
+  shared?: Pick<QueueBackend, 'list' | 'recent'>,
+): QueueSnapshot {
   const problems: string[] = [];
   let fileItems: PendingItem[] = [];
   let fileRecent: RecentItem[] = [];
@@ -35,8 +43,11 @@ export function snapshotOf(memory: MemoryQueue | undefined, files: FileQueue): Q
   const items = [
     ...(memory?.list() ?? []).map((i) => ({ ...i, backend: 'daemon' as const })),
     ...fileItems.map((i) => ({ ...i, backend: 'files' as const })),
+    ...(shared?.list() ?? []).map((i) => ({ ...i, backend: 'store' as const })),
   ];
-  const recent = [...(memory?.recent() ?? []), ...fileRecent].sort((a, b) => b.ts.localeCompare(a.ts)).slice(0, 50);
+  const recent = [...(memory?.recent() ?? []), ...fileRecent, ...(shared?.recent() ?? [])]
+    .sort((a, b) => b.ts.localeCompare(a.ts))
+    .slice(0, 50);
   return { items: items.sort((a, b) => a.created.localeCompare(b.created)), recent, problems };
 }
 

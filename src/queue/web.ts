@@ -16,15 +16,15 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MemoryQueue } from './memory-queue.js';
 import type { HumanAnswer } from './types.js';
 
 export interface QueueWebOptions {
-  queue: MemoryQueue;
+  /** Says when the daemon's queue changes (its own items, and the team store's when it shares one). */
+  queue: { subscribe(listener: () => void): () => void };
   token: string;
   port: number;
   /** Where an answer goes (the daemon's answer path: it also answers file-backed items). */
-  answer(id: string, answer: HumanAnswer): { ok: true; resolved: number } | { ok: false; why: string };
+  answer(id: string, answer: HumanAnswer): Promise<{ ok: true; resolved: number } | { ok: false; why: string }>;
   /** Pending items and recent decisions, of every backend the daemon knows. */
   snapshot(): unknown;
 }
@@ -133,7 +133,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, o: QueueWebOpti
   ) {
     return sendJson(res, 400, { error: 'expected {id, verdict: "approve" | "deny", alwaysAsk?: boolean}' });
   }
-  const result = o.answer(value.id, {
+  const result = await o.answer(value.id, {
     verdict: value.verdict,
     alwaysAsk: value.alwaysAsk === true && value.verdict === 'approve',
     addRule: false,

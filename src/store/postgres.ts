@@ -18,7 +18,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client, Pool } from 'pg';
+import type { Client, Pool, QueryResultRow } from 'pg';
 import { isVerdict } from '../core/decision.js';
 import { HookwiseError } from '../core/errors.js';
 import { formFitsSubject } from '../memory/form.js';
@@ -53,11 +53,16 @@ export function migrations(dir = migrationsDir()): Migration[] {
     if (m === null) continue;
     out.push({ version: Number(m[1]), name: m[2]!, file: join(dir, file) });
   }
+  // Numbers only rise; a gap is a migration another branch adds (migrate applies every one not yet recorded).
   out.forEach((m, i) => {
-    if (m.version !== i + 1) throw new HookwiseError('INTERNAL', `migration ${m.file}: expected number ${i + 1}`);
+    if (i > 0 && m.version <= out[i - 1]!.version)
+      throw new HookwiseError('INTERNAL', `migration ${m.file}: its number does not follow ${out[i - 1]!.file}'s`);
   });
   return out;
 }
+
+/** The version a store must be at for this hookwise: its newest migration's. */
+export const latestMigration = (list: readonly Migration[] = migrations()): number => list.at(-1)?.version ?? 0;
 
 function migrationsDir(): string {
   const built = join(packageRoot(), 'dist', 'store-migrations');
@@ -162,13 +167,16 @@ export class PostgresStore implements DecisionStore {
         `CREATE TABLE IF NOT EXISTS "${this.schema}".schema_version (
            version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
       );
-      const from = (
-        await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM "${this.schema}".schema_version`)
-      ).rows[0]!.v;
+      const done = new Set(
+        (await client.query<{ version: number }>(`SELECT version FROM "${this.schema}".schema_version`)).rows.map(
+          (r) => r.version,
+        ),
+      );
+      const from = Math.max(0, ...done);
       const applied: string[] = [];
       await client.query(`SET LOCAL search_path TO "${this.schema}"`);
       for (const m of list) {
-        if (m.version <= (from ?? 0)) continue;
+        if (done.has(m.version)) continue;
         await client.query(readFileSync(m.file, 'utf8'));
         await client.query(`INSERT INTO "${this.schema}".schema_version (version, name) VALUES ($1, $2)`, [
           m.version,
@@ -177,7 +185,7 @@ export class PostgresStore implements DecisionStore {
         applied.push(`${String(m.version).padStart(3, '0')}-${m.name}`);
       }
       await client.query('COMMIT');
-      return { from: from ?? 0, to: Math.max(from ?? 0, ...list.map((m) => m.version)), applied };
+      return { from, to: Math.max(from, ...list.map((m) => m.version)), applied };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -259,7 +267,11 @@ export class PostgresStore implements DecisionStore {
    * A dedicated connection LISTENing on the team's channel: `onChange` when another machine inserted rows,
    * `onLost` once when the connection goes (the caller reconnects and pulls).
    */
-  async listen(onChange: () => void, onLost: (error: Error) => void): Promise<() => Promise<void>> {
+  async listen(
+    onChange: (payload: string) => void,
+    onLost: (error: Error) => void,
+    channel: 'decisions' | 'queue' = 'decisions',
+  ): Promise<() => Promise<void>> {
     const client: Client = new this.ClientClass({
       connectionString: this.settings.url,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -273,13 +285,18 @@ export class PostgresStore implements DecisionStore {
     };
     client.on('error', lose);
     client.on('end', () => lose(new Error('the store closed the connection')));
-    client.on('notification', () => onChange());
+    client.on('notification', (n) => onChange(n.payload ?? ''));
     await client.connect();
-    await client.query(`LISTEN "${this.schema}.decisions"`);
+    await client.query(`LISTEN "${this.schema}.${channel}"`);
     return async () => {
       lost = true;
       await client.end().catch(() => undefined);
     };
+  }
+
+  /** A statement on the team's other tables (store/queue.ts): `@@` in the text names the team's schema. */
+  async query<R extends QueryResultRow>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    return (await this.pool.query<R>(text.replaceAll('@@', `"${this.schema}"`), [...params])).rows;
   }
 
   async close(): Promise<void> {

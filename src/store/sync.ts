@@ -31,7 +31,7 @@ import {
 import { sanitize } from '../sanitize/index.js';
 import { ensurePrivateDir, isAbsent, readOwnedFile, statIfPresent, writeFileAtomic } from '../util/fs-safe.js';
 import { FileDecisionStore } from './files.js';
-import { migrations, type PostgresStore, type PullCursor } from './postgres.js';
+import { latestMigration, type PostgresStore, type PullCursor } from './postgres.js';
 import { describeUrl, type StoreSettings } from './settings.js';
 import type { SharedRecord, SharedScope } from './types.js';
 
@@ -171,7 +171,7 @@ export class FleetSync {
     if (this.closed) return;
     try {
       const remote = await this.openStore(this.settings, this.state.origin);
-      const [have, want] = [await remote.version().catch(closeAnd(remote)), migrations().length];
+      const [have, want] = [await remote.version().catch(closeAnd(remote)), latestMigration()];
       if (have < want) {
         await remote.close();
         throw new Error(
