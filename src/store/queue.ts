@@ -66,6 +66,8 @@ export interface FleetQueueOptions {
 
 /** Not a limit on input: how long the network may take before the store counts as slow (the call then waits here). */
 const JOIN_TIMEOUT_MS = 2000;
+/** How often a daemon tidies the team's queue (pruneShared): a handful of statements, not per notification. */
+const PRUNE_EVERY_MS = 60_000;
 /** An item's fields as stored: everything a human reads, nothing of this machine's own (no pids, no paths but the project's). */
 const ITEM_TEXT_FIELDS = ['role', 'tool', 'call', 'reason', 'project'] as const;
 const DEDUPE = /^[0-9a-f]{1,64}$/;
@@ -179,20 +181,34 @@ function clean(text: string): Sanitized {
   return sanitize(t).text;
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined; // not JSON: no answer (the caller reads the table)
+  }
+}
+
 function sessionsOf(item: PendingItem): string {
   return JSON.stringify(item.sessions.map((s) => shownId(s)));
 }
 
 // ── the store's statements (the daemon and the CLI without one) ────────────────────────────────────────────
 
-/** The team's pending items that some live call waits on, oldest first; items nobody waits on expire. */
-export async function listShared(store: PostgresStore): Promise<{ items: PendingItem[]; problems: string[] }> {
+/**
+ * Housekeeping: items nobody waits on any more (their machines died or were cut off past their calls'
+ * deadlines) expire; answered and expired items are history for a day, then dropped.
+ */
+export async function pruneShared(store: PostgresStore): Promise<void> {
   await store.query(
     `UPDATE @@.queue_items q SET state = 'expired' WHERE q.state = 'pending'
        AND NOT EXISTS (SELECT 1 FROM @@.queue_waiters w WHERE w.item = q.id AND w.until_at > now())`,
   );
-  // Answered and expired items are history for a day, then dropped.
   await store.query(`DELETE FROM @@.queue_items WHERE state <> 'pending' AND created < now() - interval '1 day'`);
+}
+
+/** The team's pending items that some live call waits on, oldest first. */
+export async function listShared(store: PostgresStore): Promise<{ items: PendingItem[]; problems: string[] }> {
   const rows = await store.query<ItemRow>(
     `SELECT q.id, q.dedupe, q.item, q.created, sum(w.waiting) AS waiting,
             jsonb_path_query_array(jsonb_agg(w.sessions ORDER BY w.since), '$[*][*]') AS sessions
@@ -302,6 +318,7 @@ export class FleetQueue implements QueueBackend {
   private retryTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
+  private prunedAt = 0;
   private closed = false;
 
   constructor(
@@ -635,10 +652,13 @@ export class FleetQueue implements QueueBackend {
   }
 
   private notified(payload: string): void {
-    const m = /^(answered|changed) ([a-z2-7]{10})$/.exec(payload);
-    if (m !== null && m[1] === 'answered') {
-      const held = this.held.get(m[2]!);
-      if (held !== undefined && !held.stranded) void this.look(held);
+    const m = /^answered ([a-z2-7]{10}) (\S+) (.*)$/s.exec(payload);
+    const held = m === null ? undefined : this.held.get(m[1]!);
+    if (held !== undefined && !held.stranded) {
+      const answer = incomingAnswer(parseJson(m![3]!));
+      // The answer rode along: wake the calls now; a payload that is not one is read from the table instead.
+      if (answer === undefined) void this.look(held);
+      else this.resolveHeld(held, answer, m![2] === '-' ? undefined : m![2]);
     }
     this.refresh();
   }
@@ -654,6 +674,10 @@ export class FleetQueue implements QueueBackend {
     this.refreshing = (async () => {
       do {
         this.refreshAgain = false;
+        if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+          this.prunedAt = Date.now();
+          await pruneShared(store);
+        }
         const got = await listShared(store);
         for (const p of got.problems) this.options.log?.(`queue: ${p}`);
         this.sharedItems = got.items;

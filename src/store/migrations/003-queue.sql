@@ -113,8 +113,9 @@ BEGIN
   END IF;
 END $$;
 
--- Every daemon of the team LISTENs on the queue's channel: `answered <id>` wakes the machines whose calls wait
--- on it; `changed <id>` refreshes the pages' lists. The payload is the random id only.
+-- Every daemon of the team LISTENs on the queue's channel: `answered <id> <remembers> <answer>` wakes the
+-- machines whose calls wait on it (the answer's closed fields ride along, sparing each a read); `changed <id>`
+-- refreshes the pages' lists. Nothing of the call itself is in a payload.
 CREATE FUNCTION queue_notify() RETURNS trigger LANGUAGE plpgsql
   SET search_path FROM CURRENT AS $$
 DECLARE
@@ -125,6 +126,7 @@ BEGIN
     v_id := NEW.id;
     IF NEW.state = 'answered' THEN
       v_what := 'answered';
+      v_id := NEW.id || ' ' || coalesce(NEW.remembers, '-') || ' ' || NEW.answer::text;
     END IF;
   ELSIF TG_OP = 'DELETE' THEN
     v_id := OLD.item;
