@@ -8,8 +8,9 @@
  *     lost on the others (target 0), wrong allows — a learned ask or deny that another machine answers
  *     allow, during the outage or after (target 0);
  *   - 100k shared records: a new machine's first sync (time, records) and loading them as the daemon's
- *     memory (time, heap and rss growth).
- * Queue answers across machines are not measured: the shared queue is not built yet (docs/team.md).
+ *     memory (time, heap and rss growth);
+ *   - the shared human queue: four real daemons with 16 waiting clients each, one answer given in the queue,
+ *     until each waiting call has its answer (p50, p99; bench/fleet-queue.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { PostgresStore } from '../src/store/postgres.js';
 import { FleetSync } from '../src/store/sync.js';
 import { findPostgres, startCluster, type Cluster } from './postgres-cluster.js';
 import { sharedRecord } from './store-records.js';
+import { queueAnswerBench, type QueueBenchReport } from './fleet-queue.js';
 
 export interface FleetBenchOptions {
   quick?: boolean;
@@ -34,6 +36,7 @@ export interface FleetReport {
   visible: { samples: number; p50_ms: number; p99_ms: number; max_ms: number };
   outage: { learned: number; lost: number; wrong_allows: number; recovered_ms: number };
   big: { records: number; first_sync_ms: number; load_ms: number; heap_mb: number; rss_mb: number };
+  queue: QueueBenchReport;
 }
 
 interface Machine {
@@ -110,6 +113,10 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
     samples.sort((a, b) => a - b);
     progress(`time to visible: p50 ${pct(samples, 50)} ms`);
 
+    // ── the shared queue: an answer reaching the waiting calls of four daemons ──
+    const queue = await queueAnswerBench(settingsOf(cluster), { rounds: options.quick === true ? 3 : 10, progress });
+    progress(`queue answer to every waiting call: p50 ${queue.p50_ms} ms, p99 ${queue.p99_ms} ms`);
+
     // ── the store killed mid-run ──
     const learner = fleet[0]!;
     const others = fleet.slice(1);
@@ -181,6 +188,7 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
         heap_mb: Math.round((heap1.heapUsed - heap0.heapUsed) / 1048576),
         rss_mb: Math.round((heap1.rss - heap0.rss) / 1048576),
       },
+      queue,
     };
   } finally {
     await Promise.all(machines.map((m) => m.sync.close()));
@@ -195,6 +203,7 @@ export function renderFleet(r: FleetReport): string {
     `  learned decision visible on the others: p50 ${r.visible.p50_ms} ms, p99 ${r.visible.p99_ms} ms, max ${r.visible.max_ms} ms (${r.visible.samples} samples: ${r.visible.samples / 3} decisions × 3 other machines; target < 1000 ms)`,
     `  store killed mid-run, restarted: ${r.outage.learned} learned, lost ${r.outage.lost} (target 0), wrong allows ${r.outage.wrong_allows} (target 0), all back ${r.outage.recovered_ms} ms after the restart`,
     `  ${r.big.records} shared records: a new machine's first sync ${r.big.first_sync_ms} ms; loading them as memory ${r.big.load_ms} ms; heap +${r.big.heap_mb} MB, rss +${r.big.rss_mb} MB`,
+    `  queue answer reaching the waiting calls: p50 ${r.queue.p50_ms} ms, p99 ${r.queue.p99_ms} ms, max ${r.queue.max_ms} ms (${r.queue.samples} calls: ${r.queue.rounds} answers × ${r.queue.daemons} daemons × ${r.queue.clients_per_daemon} waiting clients, each daemon its own process; target p99 < 100 ms)`,
   ].join('\n');
 }
 
