@@ -8,6 +8,7 @@
  * With a daemon running, its queue is asked over the socket (calls it serves wait there); the queue files are
  * read and answered directly too (calls decided in process wait there). An unknown id is an error (exit 1).
  */
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { HookwiseError } from '../core/errors.js';
 import { socketProblem } from '../daemon/client.js';
@@ -29,6 +30,9 @@ import { loadConfig } from '../policy/config.js';
 import type { MemorySettings } from '../policy/config-types.js';
 import { configFiles } from '../policy/files.js';
 import { sanitize } from '../sanitize/index.js';
+import { shownError } from '../sanitize/shown.js';
+import type { PostgresStore } from '../store/postgres.js';
+import { storeSettings } from '../store/settings.js';
 import { locations, type Locations } from '../util/locations.js';
 import type { CommandResult } from './rules.js';
 
@@ -101,12 +105,37 @@ async function daemonCall(
   });
 }
 
-/** What waits: the daemon's view (its items and the files') when one runs, else the files'. */
+/**
+ * What waits: the daemon's view (its items, the files' and the team store's) when one runs, else the files'
+ * and, with a team store set, the store's read directly.
+ */
 export async function snapshot(where: Locations): Promise<QueueSnapshot> {
   const fromDaemon = await daemonCall(where, 'GET', '/v1/queue');
-  // The daemon lists the files too; without one, the files alone.
   if (fromDaemon !== undefined && fromDaemon.status === 200) return fromDaemon.value as QueueSnapshot;
-  return snapshotOf(undefined, new FileQueue(where.runtimeDir));
+  const snap = snapshotOf(undefined, new FileQueue(where.runtimeDir));
+  try {
+    const team = await withTeamStore(where, async (store) => (await import('../store/queue.js')).listShared(store));
+    if (team !== undefined) {
+      snap.items.push(...team.items.map((i) => ({ ...i, backend: 'store' as const })));
+      snap.problems.push(...team.problems);
+    }
+  } catch (error) {
+    snap.problems.push(`the team store's queue could not be read: ${shownError(error)}`);
+  }
+  return snap;
+}
+
+/** Runs `use` on the team store when one is set (no daemon runs here to ask); undefined without one. */
+async function withTeamStore<T>(where: Locations, use: (store: PostgresStore) => Promise<T>): Promise<T | undefined> {
+  const { settings } = storeSettings(where.userConfigDir);
+  if (settings.kind !== 'postgres') return undefined;
+  const { PostgresStore } = await import('../store/postgres.js');
+  const store = await PostgresStore.open(settings, 'cli');
+  try {
+    return await use(store);
+  } finally {
+    await store.close().catch(() => undefined);
+  }
 }
 
 const clean = (text: string): string => sanitize(text).text;
@@ -156,7 +185,10 @@ export async function queueList(o: QueueListOptions, env: NodeJS.ProcessEnv = pr
       i.sessions.length <= 2
         ? i.sessions.join(', ')
         : `${i.sessions.slice(0, 2).join(', ')} and ${i.sessions.length - 2} more`;
-    lines.push(`${i.id}  ${age(i.created)}s  ${i.waiting} waiting  role ${i.role}  session ${sessions}  ${i.tool}`);
+    const where = i.backend === 'store' ? ' (team)' : '';
+    lines.push(
+      `${i.id}  ${age(i.created)}s  ${i.waiting} waiting${where}  role ${i.role}  session ${sessions}  ${i.tool}`,
+    );
     lines.push(`    call: ${i.call}`);
     lines.push(`    why:  ${i.reason}`);
     if (i.task !== undefined) lines.push(`    task: ${i.task}`);
@@ -186,8 +218,14 @@ export async function answerItem(where: Locations, id: string, answer: HumanAnsw
       'INTERNAL',
       `the daemon refused the answer: ${clean(JSON.stringify(fromDaemon.value)).slice(0, 300)}`,
     );
-  // No daemon (or a stale token): the files.
-  return result ?? answerAny(undefined, new FileQueue(where.runtimeDir), id, answer);
+  if (result !== undefined) return result;
+  // No daemon (or a stale token): the files, then the team store's items, answered there directly.
+  const here = answerAny(undefined, new FileQueue(where.runtimeDir), id, answer);
+  if (here.ok) return here;
+  const team = await withTeamStore(where, async (store) =>
+    (await import('../store/queue.js')).answerShared(store, id, answer, randomBytes(16).toString('hex')),
+  );
+  return team ?? here;
 }
 
 /** The page's address with the token in the fragment (never sent to the server, removed by the page). */

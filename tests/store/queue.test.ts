@@ -224,6 +224,29 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     expect(outcome).toMatchObject({ kind: 'timeout' });
   });
 
+  it('without a daemon, hookwise queue and approve read and answer the team store directly', async () => {
+    const m = await machine();
+    const waiting = m.wait(request('helm upgrade web'), 30_000);
+    const p = makeProject();
+    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${cluster.url()}\n  team: ${TEAM}\n`);
+    const listed = await until(
+      async () =>
+        JSON.parse((await queueList({ json: true }, p.env)).stdout) as {
+          items: { id: string; backend: string; call: string }[];
+        },
+      (s) => s.items.some((i) => i.call === 'helm upgrade web'),
+    );
+    const item = listed.items.find((i) => i.call === 'helm upgrade web')!;
+    expect(item.backend).toBe('store');
+    expect((await queueList({}, p.env)).stdout).toContain(`${item.id}  `);
+    expect(await queueAnswer('deny', item.id, {}, p.env)).toMatchObject({ exitCode: 0 });
+    expect(await waiting).toMatchObject({ kind: 'answered', answer: { verdict: 'deny', via: 'cli' } });
+    expect(await queueAnswer('approve', item.id, {}, p.env)).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringContaining('already denied on another machine'),
+    });
+  });
+
   it('rows are sanitized before they leave the machine, and again when read back', async () => {
     const store = await PostgresStore.open(settings(), 'e'.repeat(32));
     try {
