@@ -6,6 +6,10 @@
  * latency is from just before the answer is sent until its daemon's answer reaches the client. A new call per
  * round (the approval is remembered, and a remembered call would not wait); the daemons' embedding models are
  * loaded and one round is run unmeasured first (a cold daemon's first calls load policy and catalogue).
+ *
+ * Beside it, the store's share alone: the same 4 × 16 calls waiting on the daemon's queue over the store
+ * (store/queue.ts) in this process, from the answer until each wait resolves — no engine finishing the calls,
+ * no HTTP — so a slow figure can be told apart: the store and NOTIFY, or the daemons finishing 16 calls each.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +17,10 @@ import { join } from 'node:path';
 import { answerItem } from '../src/cli/queue.js';
 import { askDaemon } from '../src/daemon/client.js';
 import { PostgresStore } from '../src/store/postgres.js';
-import { listShared } from '../src/store/queue.js';
+import { MemoryQueue } from '../src/queue/memory-queue.js';
+import type { PendingRequest } from '../src/queue/types.js';
+import type { Sanitized } from '../src/sanitize/index.js';
+import { answerShared, FleetQueue, listShared } from '../src/store/queue.js';
 import type { StoreSettings } from '../src/store/settings.js';
 import { startDaemon, type BenchDaemon } from './daemon-process.js';
 
@@ -25,6 +32,8 @@ export interface QueueBenchReport {
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  /** The store's share: answer → every wait resolved, the queues in this process (no engine, no HTTP). */
+  store_only: { samples: number; p50_ms: number; p99_ms: number };
 }
 
 const DAEMONS = 4;
@@ -119,22 +128,74 @@ export async function queueAnswerBench(
       if (round >= 0) for (const at of arrived) samples.push(at - answeredAt);
     }
     samples.sort((a, b) => a - b);
-    const pct = (p: number): number =>
-      Math.round(samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))]! * 10) / 10;
+    const storeOnly = await storeShare(settings, admin, options.rounds);
     return {
       daemons: DAEMONS,
       clients_per_daemon: CLIENTS,
       rounds: options.rounds,
       samples: samples.length,
-      p50_ms: pct(50),
-      p99_ms: pct(99),
-      max_ms: pct(100),
+      p50_ms: pct(samples, 50),
+      p99_ms: pct(samples, 99),
+      max_ms: pct(samples, 100),
+      store_only: { samples: storeOnly.length, p50_ms: pct(storeOnly, 50), p99_ms: pct(storeOnly, 99) },
     };
   } finally {
     await Promise.all(daemons.map((d) => d.stop()));
     await admin.close();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+function pct(sorted: number[], p: number): number {
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
+}
+
+/** 4 queues over the store in this process, 16 waits each on one item; answer → each wait resolved (sorted ms). */
+async function storeShare(settings: Postgres, admin: PostgresStore, rounds: number): Promise<number[]> {
+  const open = (s: Postgres, origin: string) => PostgresStore.open(s, origin);
+  const queues = Array.from(
+    { length: DAEMONS },
+    (_, i) => new FleetQueue(new MemoryQueue(), settings, i.toString(16).repeat(32), open),
+  );
+  const samples: number[] = [];
+  try {
+    await Promise.all(queues.map((q) => q.start()));
+    for (let round = -1; round < rounds; round++) {
+      const call = `make store-share-${round + 1}` as Sanitized;
+      const request = (session: string): PendingRequest => ({
+        dedupe: Buffer.from(call).toString('hex').slice(0, 60),
+        session: session as Sanitized,
+        role: 'coder',
+        tool: 'Bash' as Sanitized,
+        call,
+        reason: 'bench' as Sanitized,
+        tier: 'default',
+        project: '/bench' as Sanitized,
+      });
+      const waits = queues.flatMap((q) =>
+        Array.from({ length: CLIENTS }, (_, c) => q.wait(request(`s${c}`), 60_000).then(() => performance.now())),
+      );
+      let id: string | undefined;
+      await until(async () => {
+        const item = (await listShared(admin)).items.find((i) => i.call === call);
+        id = item?.id;
+        return item !== undefined && item.waiting === DAEMONS * CLIENTS;
+      }, 'every wait joined the item');
+      const t0 = performance.now();
+      const answered = await answerShared(
+        admin,
+        id!,
+        { verdict: 'approve', alwaysAsk: false, addRule: false, via: 'cli' },
+        'b'.repeat(32),
+      );
+      if (!answered.ok) throw new Error(`the answer was refused: ${answered.why}`);
+      const at = await Promise.all(waits);
+      if (round >= 0) for (const t of at) samples.push(t - t0);
+    }
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+  }
+  return samples.sort((a, b) => a - b);
 }
 
 async function until(ok: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
