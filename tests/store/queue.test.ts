@@ -7,6 +7,7 @@
  * the daemon test at the end runs two real daemons (serve) with their own runtime and config directories.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queueAnswer, queueList } from '../../src/cli/queue.js';
 import { askDaemon } from '../../src/daemon/client.js';
@@ -208,6 +209,40 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     expect(await a.answerAsync(localItem!.id, deny)).toMatchObject({ ok: true, resolved: 1 });
     expect(await local).toMatchObject({ kind: 'answered', answer: { verdict: 'deny' } });
   }, 30_000);
+
+  it('a store too slow to take the call: it waits on this machine instead, and the late join is withdrawn', async () => {
+    const q = new FleetQueue(new MemoryQueue(), settings(), randomBytes(16).toString('hex'), open, {
+      joinTimeoutMs: 300,
+    });
+    queues.push(q);
+    await q.start();
+    // Another session holds the queue's table: the join waits on its lock (the store is up, only slow).
+    const blocker = new pg.Client({ connectionString: cluster.url() });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`LOCK TABLE "hookwise_${TEAM}".queue_items IN EXCLUSIVE MODE`);
+    const r = request('make migrate-prod');
+    const waiting = q.wait(r, 30_000);
+    const [mine] = await until(
+      () => q.local.list(),
+      (l) => l.length === 1,
+    );
+    await blocker.query('COMMIT');
+    await blocker.end();
+    const admin = await PostgresStore.open(settings(), 'c'.repeat(32));
+    try {
+      // The join landed late, and this machine's waiter was withdrawn: the item it made expired, unanswered.
+      await until(
+        () =>
+          admin.query<{ state: string }>(`SELECT state FROM @@.queue_items WHERE item->>'call' = 'make migrate-prod'`),
+        (rows) => rows.length === 1 && rows[0]!.state === 'expired',
+      );
+    } finally {
+      await admin.close();
+    }
+    expect(await q.answerAsync(mine!.id, approve)).toMatchObject({ ok: true, resolved: 1 });
+    expect(await waiting).toMatchObject({ kind: 'answered', answer: { verdict: 'approve' } });
+  });
 
   it('a store that cannot be reached at start: asks wait on this machine and time out into a deny', async () => {
     const q = new FleetQueue(
