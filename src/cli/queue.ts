@@ -8,7 +8,6 @@
  * With a daemon running, its queue is asked over the socket (calls it serves wait there); the queue files are
  * read and answered directly too (calls decided in process wait there). An unknown id is an error (exit 1).
  */
-import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { HookwiseError } from '../core/errors.js';
 import { socketProblem } from '../daemon/client.js';
@@ -33,6 +32,7 @@ import { sanitize } from '../sanitize/index.js';
 import { shownError } from '../sanitize/shown.js';
 import type { PostgresStore } from '../store/postgres.js';
 import { storeSettings } from '../store/settings.js';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { locations, type Locations } from '../util/locations.js';
 import type { CommandResult } from './rules.js';
 
@@ -223,7 +223,7 @@ export async function answerItem(where: Locations, id: string, answer: HumanAnsw
   const here = answerAny(undefined, new FileQueue(where.runtimeDir), id, answer);
   if (here.ok) return here;
   const team = await withTeamStore(where, async (store) =>
-    (await import('../store/queue.js')).answerShared(store, id, answer, randomBytes(16).toString('hex')),
+    (await import('../store/queue.js')).answerShared(store, id, answer, nodeCrypto().randomBytes(16).toString('hex')),
   );
   return team ?? here;
 }
