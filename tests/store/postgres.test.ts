@@ -2,11 +2,14 @@
  * The PostgreSQL backend against a real, throwaway PostgreSQL (tests/support/postgres.ts): migrations,
  * round trips, duplicates, the sanitization guard, team isolation, and rows that fail the checks.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { DecisionRecord } from '../../src/memory/store.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
-import { latestMigration, PostgresStore, teamSchema } from '../../src/store/postgres.js';
+import { latestMigration, migrations, PostgresStore, teamSchema } from '../../src/store/postgres.js';
 import type { SharedRecord } from '../../src/store/types.js';
 import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
 import { sharedRecord as record } from '../support/store-records.js';
@@ -41,6 +44,24 @@ describe.skipIf(skip !== undefined)('the PostgreSQL store', () => {
     expect(await store.migrate()).toMatchObject({ from: latestMigration(), applied: [] });
     expect(await store.version()).toBe(latestMigration());
     await store.close();
+  });
+
+  it('applies a migration numbered below the applied ones when it is missing (merged from another branch later)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookwise-migrations-'));
+    try {
+      writeFileSync(join(dir, '001-one.sql'), 'CREATE TABLE one (x int);');
+      writeFileSync(join(dir, '003-three.sql'), 'CREATE TABLE three (x int);');
+      const store = await PostgresStore.open(settings('gap'), 'a'.repeat(32));
+      expect(await store.migrate(migrations(dir))).toMatchObject({ from: 0, to: 3, applied: ['001-one', '003-three'] });
+      writeFileSync(join(dir, '002-two.sql'), 'CREATE TABLE two (x int);');
+      expect(await store.migrate(migrations(dir))).toMatchObject({ from: 3, to: 3, applied: ['002-two'] });
+      expect(await store.migrate(migrations(dir))).toMatchObject({ applied: [] });
+      await store.close();
+      writeFileSync(join(dir, '002-again.sql'), 'SELECT 1;');
+      expect(() => migrations(dir)).toThrow(/does not follow/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps one row per decision: a replayed batch inserts nothing', async () => {
