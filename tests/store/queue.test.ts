@@ -319,8 +319,13 @@ describe.skipIf(skip !== undefined)('two daemons sharing the queue', () => {
     while (running.length > 0) await running.pop()!.close();
   });
 
-  async function daemon(p: TestProject): Promise<RunningDaemon> {
-    const d = await serve({ where: locations(p.env), embedding: false, store: settings() });
+  async function daemon(p: TestProject, http?: { port: number; token: string }): Promise<RunningDaemon> {
+    const d = await serve({
+      where: locations(p.env),
+      embedding: false,
+      store: settings(),
+      ...(http === undefined ? {} : { http }),
+    });
     running.push(d);
     await until(
       () => d.stats().queue_store?.mode,
@@ -338,7 +343,7 @@ describe.skipIf(skip !== undefined)('two daemons sharing the queue', () => {
       .hookSpecificOutput.permissionDecision;
   }
 
-  it('each machine lists every item; an answer on one machine allows the call on the other; a second answer is refused', async () => {
+  it('each machine lists every item; an answer on one machine (CLI or page) decides the call on the other; a second answer is refused', async () => {
     // Two machines: their own runtime and config directories and project paths (so two items).
     const a = makeProject();
     const b = makeProject();
@@ -346,7 +351,8 @@ describe.skipIf(skip !== undefined)('two daemons sharing the queue', () => {
       queueMode(p);
       p.register('s1', 'coder');
     }
-    await Promise.all([daemon(a), daemon(b)]);
+    const token = randomBytes(24).toString('base64url');
+    const [onPage] = await Promise.all([daemon(a, { port: 0, token }), daemon(b)]);
     const onA = ask(a, 'make deploy-fleet');
     const onB = ask(b, 'make deploy-fleet');
     type Listed = { items: { id: string; backend: string; project: string; waiting: number }[] };
@@ -367,8 +373,13 @@ describe.skipIf(skip !== undefined)('two daemons sharing the queue', () => {
       exitCode: 1,
       stderr: expect.stringContaining('already approved on another machine'),
     });
-    // b's call, denied on machine a
-    expect(await queueAnswer('deny', itemOf(b), {}, a.env)).toMatchObject({ exitCode: 0 });
+    // b's call, denied on machine a's queue page
+    const page = await fetch(`http://127.0.0.1:${onPage.httpPort}/queue/answer`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: itemOf(b), verdict: 'deny' }),
+    });
+    expect(await page.json()).toEqual({ ok: true, resolved: 1 });
     expect(await onB).toBe('deny');
   }, 30_000);
 });
