@@ -1,5 +1,5 @@
 /** `hookwise serve` and `hookwise daemon start | stop | status` (src/daemon/). */
-import { describeMode } from './store.js';
+import { describeMode, describeQueueMode } from './store.js';
 import type { FleetQueueStatus } from '../store/queue.js';
 import type { SyncStatus } from '../store/sync.js';
 import { existsSync, unlinkSync } from 'node:fs';
@@ -175,23 +175,13 @@ export async function daemonStatus(
       `  memory  rss ${out.rss_mb} MB, heap ${out.heap_mb} MB`,
       `  embed   ${embeddingLine(out.embedding ?? null)}`,
       `  store   ${out.store === null || out.store === undefined ? 'the files on this machine' : `team ${out.store.team}: ${describeMode(out.store)}`}`,
-      ...(out.queue_store === null || out.queue_store === undefined ? [] : [`  queue   ${queueLine(out.queue_store)}`]),
+      ...(out.queue_store === null || out.queue_store === undefined
+        ? []
+        : [`  queue   ${describeQueueMode(out.queue_store)}`]),
       `  log     ${out.log}`,
     ].join('\n'),
     exitCode: 0,
   };
-}
-
-/** The human queue shared through the team store: which mode, and what that means for an ask. */
-function queueLine(q: FleetQueueStatus): string {
-  switch (q.mode) {
-    case 'shared':
-      return `shared with the team since ${q.since} (${q.waiting_shared} calls of this machine waiting)`;
-    case 'local':
-      return `LOCAL since ${q.since}: the team store is unreachable (${q.error ?? 'unknown'}); asks wait on this machine and are answered here`;
-    case 'stopped':
-      return `stopped at ${q.since}`;
-  }
 }
 
 function embeddingLine(e: EmbeddingStats | null): string {

@@ -1,7 +1,8 @@
 /** Session commands: register, disable, enable, switch, status, roles. */
 import { describeUrl, storeSettings } from '../store/settings.js';
 import { readSyncStatus } from '../store/sync.js';
-import { describeMode } from './store.js';
+import { describeMode, describeQueueMode } from './store.js';
+import { readQueueStatus } from '../store/queue.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
@@ -177,7 +178,8 @@ function storeLine(where: Locations): string {
   if (settings.kind === 'files') return 'the files on this machine';
   const sync = readSyncStatus(where.runtimeDir);
   const mode = sync === undefined ? 'no daemon has synced yet (hookwise daemon start)' : describeMode(sync);
-  return `team ${settings.team} at ${describeUrl(settings.url)}: ${mode}`;
+  const queue = readQueueStatus(where.runtimeDir);
+  return `team ${settings.team} at ${describeUrl(settings.url)}: ${mode}${queue === undefined ? '' : `; queue ${describeQueueMode(queue)}`}`;
 }
 
 function moduleLines(

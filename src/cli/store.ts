@@ -5,6 +5,7 @@
 import type { Locations } from '../util/locations.js';
 import { describeUrl, storeSettings, type StoreSettings } from '../store/settings.js';
 import { readSyncStatus, type SyncStatus } from '../store/sync.js';
+import { readQueueStatus, type FleetQueueStatus } from '../store/queue.js';
 import { sanitize } from '../sanitize/index.js';
 import {
   appendRecords,
@@ -77,6 +78,8 @@ export interface StoreReport {
   version?: { store: number | null; needed: number; error?: string };
   /** The daemon's replication, as it last wrote it. */
   daemon?: SyncStatus;
+  /** The daemon's shared human queue, as it last wrote it. */
+  queue?: FleetQueueStatus;
   problems: string[];
 }
 
@@ -84,6 +87,7 @@ export async function storeReport(where: Locations): Promise<StoreReport> {
   const { settings, problems } = configured(where);
   if (settings.kind === 'files') return { kind: 'files', problems };
   const daemon = readSyncStatus(where.runtimeDir);
+  const queue = readQueueStatus(where.runtimeDir);
   return {
     kind: 'postgres',
     store: describeUrl(settings.url),
@@ -92,6 +96,7 @@ export async function storeReport(where: Locations): Promise<StoreReport> {
     source: settings.source,
     version: await versionOf(settings),
     ...(daemon === undefined ? {} : { daemon }),
+    ...(queue === undefined ? {} : { queue }),
     problems,
   };
 }
@@ -125,7 +130,20 @@ export function renderStoreReport(r: StoreReport): string {
   if (r.daemon === undefined)
     lines.push('daemon: no replication status (is the daemon running? hookwise daemon start)');
   else lines.push(`daemon: ${describeMode(r.daemon)}`);
+  if (r.queue !== undefined) lines.push(`queue: ${describeQueueMode(r.queue)}`);
   return lines.join('\n');
+}
+
+/** The shared human queue's mode, in the words `store status`, `status` and `doctor` use. */
+export function describeQueueMode(q: FleetQueueStatus): string {
+  switch (q.mode) {
+    case 'shared':
+      return `shared with the team since ${q.since}`;
+    case 'local':
+      return `LOCAL since ${q.since}: the store is unreachable, asks wait on this machine and are answered here (${q.error ?? 'unreachable'})`;
+    case 'stopped':
+      return `stopped at ${q.since}`;
+  }
 }
 
 export function describeMode(s: SyncStatus): string {
@@ -161,6 +179,13 @@ export async function storeCheck(where: Locations): Promise<StoreCheck> {
       what: 'store',
       detail: `team ${r.team}'s schema is at version ${v.store}, this hookwise needs ${v.needed}`,
       fix: 'hookwise store migrate',
+    };
+  if (r.queue?.mode === 'local')
+    return {
+      status: 'warn',
+      what: 'store',
+      detail: `the daemon's human queue is ${describeQueueMode(r.queue)}`,
+      fix: 'it reconnects on its own; see hookwise store status',
     };
   if (r.daemon?.mode === 'offline')
     return {

@@ -494,14 +494,17 @@ async function startFleet(
     settings = load.settings;
   }
   if (settings === false || settings.kind === 'files') return undefined;
-  const [{ FleetSync }, { PostgresStore }, { FleetQueue }] = await Promise.all([
+  const [{ FleetSync }, { PostgresStore }, { FleetQueue, queueStatusFile }] = await Promise.all([
     import('../store/sync.js'),
     import('../store/postgres.js'),
     import('../store/queue.js'),
   ]);
   const open = (s: typeof settings, origin: string) => PostgresStore.open(s, origin);
   const sync = new FleetSync(settings, where, open, { log });
-  const shared = new FleetQueue(queue, settings, sync.origin, open, { log });
+  const shared = new FleetQueue(queue, settings, sync.origin, open, {
+    log,
+    statusFile: queueStatusFile(where.runtimeDir),
+  });
   void sync.start();
   void shared.start();
   return { sync, queue: shared };

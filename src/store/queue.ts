@@ -37,6 +37,9 @@ import {
   type RecentItem,
   type WaitOutcome,
 } from '../queue/types.js';
+import { dirname, join } from 'node:path';
+import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
+import { syncDir } from './sync.js';
 import type { PostgresStore } from './postgres.js';
 import type { StoreSettings } from './settings.js';
 
@@ -62,6 +65,23 @@ export interface FleetQueueOptions {
   retryMs?: number;
   maxRetryMs?: number;
   log?: (line: string) => void;
+  /** Where the mode is written whole on each change, for `status` and `doctor` (which do not ask the daemon). */
+  statusFile?: string;
+}
+
+/** Where the daemon writes its shared queue's mode: beside the replication's status. */
+export const queueStatusFile = (runtimeDir: string): string => join(syncDir(runtimeDir), 'queue-status.json');
+
+/** The mode a daemon's shared queue last wrote, or undefined where none runs with a store. */
+export function readQueueStatus(runtimeDir: string): FleetQueueStatus | undefined {
+  const bytes = readOwnedFile(queueStatusFile(runtimeDir), 'the shared queue status');
+  if (bytes === undefined) return undefined;
+  try {
+    const s = JSON.parse(bytes.toString('utf8')) as FleetQueueStatus;
+    return (FLEET_QUEUE_MODES as readonly unknown[]).includes(s.mode) ? s : undefined;
+  } catch {
+    return undefined; // written whole: only a file of another version could fail here
+  }
 }
 
 /** Not a limit on input: how long the network may take before the store counts as slow (the call then waits here). */
@@ -319,6 +339,7 @@ export class FleetQueue implements QueueBackend {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private prunedAt = 0;
+  private statusWritten = false;
   private closed = false;
 
   constructor(
@@ -720,12 +741,24 @@ export class FleetQueue implements QueueBackend {
   }
 
   private setMode(mode: FleetQueueMode, error?: Error): void {
-    if (this.current.mode !== mode) {
+    const changed = this.current.mode !== mode;
+    if (changed) {
       this.current = { ...this.current, mode, since: new Date().toISOString() };
       if (mode === 'shared') this.options.log?.('queue: shared with the team store');
     }
     if (error !== undefined) this.current.error = sanitize(error.message).text;
     else delete this.current.error;
+    const file = this.options.statusFile;
+    if (file !== undefined && (changed || this.statusWritten === false)) {
+      try {
+        ensurePrivateDir(dirname(file));
+        writeFileAtomic(file, JSON.stringify(this.status()) + '\n', { mode: 0o600 });
+        this.statusWritten = true;
+      } catch (e) {
+        // Only `status` and `doctor` read it; the queue itself goes on (the daemon's health says the mode too).
+        this.options.log?.(`queue: its status could not be written to ${file}: ${sanitize((e as Error).message).text}`);
+      }
+    }
   }
 
   private emit(): void {

@@ -16,7 +16,8 @@ import { MemoryQueue } from '../../src/queue/memory-queue.js';
 import type { HumanAnswer, PendingRequest, WaitOutcome } from '../../src/queue/types.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { FleetQueue, listShared, outgoingItem } from '../../src/store/queue.js';
+import { FleetQueue, listShared, outgoingItem, queueStatusFile } from '../../src/store/queue.js';
+import { renderStoreReport, storeCheck, storeReport } from '../../src/cli/store.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
@@ -244,17 +245,25 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     expect(await waiting).toMatchObject({ kind: 'answered', answer: { verdict: 'approve' } });
   });
 
-  it('a store that cannot be reached at start: asks wait on this machine and time out into a deny', async () => {
+  it('a store that cannot be reached at start: asks wait on this machine and time out into a deny; status says LOCAL', async () => {
+    const p = makeProject();
     const q = new FleetQueue(
       new MemoryQueue(),
       { ...settings(), url: `postgresql://nobody@/postgres?host=${encodeURIComponent(cluster.dir)}-absent` },
       randomBytes(16).toString('hex'),
       open,
-      { retryMs: 1000 },
+      { retryMs: 1000, statusFile: queueStatusFile(p.runtimeDir) },
     );
     queues.push(q);
     await q.start();
     expect(q.status()).toMatchObject({ mode: 'local', error: expect.any(String) });
+    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${cluster.url()}\n  team: ${TEAM}\n`);
+    const where = locations(p.env);
+    expect(renderStoreReport(await storeReport(where))).toMatch(/queue: LOCAL since .*asks wait on this machine/);
+    expect(await storeCheck(where)).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('human queue is LOCAL'),
+    });
     const outcome = await q.wait(request('make deploy'), 200);
     expect(outcome).toMatchObject({ kind: 'timeout' });
   });
