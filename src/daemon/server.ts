@@ -36,6 +36,7 @@ import { FileQueue } from '../queue/file-queue.js';
 import { storeSettings, type StoreSettings } from '../store/settings.js';
 import type { FleetSync, SyncStatus } from '../store/sync.js';
 import type { FleetQueue, FleetQueueStatus } from '../store/queue.js';
+import type { FleetShare, FleetShareStatus } from '../store/fleet-share.js';
 import { MemoryQueue } from '../queue/memory-queue.js';
 import { answerAny, newAnswerToken, snapshotOf } from '../queue/combined.js';
 import {
@@ -108,7 +109,7 @@ export interface DaemonStats {
   /** Tier 2b's worker pool: its state, model, calls and calls answered unavailable. */
   embedding?: EmbeddingStats | null;
   /** The team store's replication: synced or offline (deciding from the last copy), the outbox; null: files only. */
-  store?: SyncStatus | null;
+  store?: (SyncStatus & { shared?: FleetShareStatus }) | null;
   /** The human queue shared through the team store: shared, or local (the store unreachable); null: files only. */
   queue_store?: FleetQueueStatus | null;
 }
@@ -168,8 +169,10 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const answerToken = newAnswerToken(where.runtimeDir);
   // The team store's replication runs in the background: calls are decided from the files, whatever the
   // store is doing.
-  const fleet = await startFleet(where, options.store, log, queue);
-  const fleetQueue = fleet?.queue;
+  const fleetParts = await startFleet(where, options.store, log, queue);
+  const fleet = fleetParts?.sync;
+  const share = fleetParts?.share;
+  const fleetQueue = fleetParts?.queue;
   // This machine's queue first (its own items and the files'), then the team's items in the store.
   const answerQueue = async (id: string, answer: HumanAnswer): Promise<AnswerResult> => {
     const here = answerAny(queue, fileQueue, id, answer);
@@ -181,6 +184,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     netProxy,
     queue: fleetQueue ?? queue,
     ...(embedding === undefined ? {} : { embedding }),
+    ...(share === undefined ? {} : { fleet: { sessions: share.sessions, answers: share.answers } }),
     ...options.engine,
   });
   let engine = new Engine(where, engineOptions());
@@ -356,7 +360,13 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       http: httpAddress,
       netproxy: { allowlists: netProxy.count() },
       embedding: embedding?.stats() ?? null,
-      store: fleet?.sync.status() ?? null,
+      store:
+        fleet === undefined || share === undefined
+          ? null
+          : {
+              ...fleet.status(),
+              shared: share.status(),
+            },
       queue_store: fleetQueue?.status() ?? null,
     };
   };
@@ -369,7 +379,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   };
   const unixServer = createServer(serverOptions, (req, res) => void handle(true)(req, res));
   await listen(unixServer, paths.socket).catch(async (error: unknown) => {
-    await fleet?.sync.close();
+    await fleet?.close();
     throw error;
   });
   const socketIno = lstatSync(paths.socket).ino;
@@ -383,7 +393,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       unixServer.close();
       unlinkQuietly(paths.socket);
       await embedding?.close();
-      await fleet?.sync.close();
+      await fleet?.close();
       throw new HookwiseError(
         'USAGE',
         `cannot listen on 127.0.0.1:${options.http.port}: ${(error as Error).message} (another process holds the port? hookwise daemon status)`,
@@ -453,7 +463,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
       await netProxy.close();
       await embedding?.close();
-      await fleet?.sync.close();
+      await fleet?.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
       if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);
@@ -486,7 +496,7 @@ async function startFleet(
   given: StoreSettings | false | undefined,
   log: (line: string) => void,
   queue: MemoryQueue,
-): Promise<{ sync: FleetSync; queue: FleetQueue } | undefined> {
+): Promise<{ sync: FleetSync; queue: FleetQueue; share: FleetShare } | undefined> {
   let settings = given;
   if (settings === undefined) {
     const load = storeSettings(where.userConfigDir);
@@ -494,20 +504,22 @@ async function startFleet(
     settings = load.settings;
   }
   if (settings === false || settings.kind === 'files') return undefined;
-  const [{ FleetSync }, { PostgresStore }, { FleetQueue, queueStatusFile }] = await Promise.all([
+  const [{ FleetSync }, { PostgresStore }, { FleetQueue, queueStatusFile }, { FleetShare }] = await Promise.all([
     import('../store/sync.js'),
     import('../store/postgres.js'),
     import('../store/queue.js'),
+    import('../store/fleet-share.js'),
   ]);
   const open = (s: typeof settings, origin: string) => PostgresStore.open(s, origin);
-  const sync = new FleetSync(settings, where, open, { log });
+  const share = new FleetShare(where.runtimeDir, log);
+  const sync = new FleetSync(settings, where, open, { log, parts: share.parts });
   const shared = new FleetQueue(queue, settings, sync.origin, open, {
     log,
     statusFile: queueStatusFile(where.runtimeDir),
   });
   void sync.start();
   void shared.start();
-  return { sync, queue: shared };
+  return { sync, queue: shared, share };
 }
 
 /** HOOKWISE_ROLE of the calling process (the thin client) or of Claude Code (an http hook's header). */

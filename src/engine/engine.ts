@@ -27,7 +27,8 @@ import type { MemoryLoad, MemorySources } from '../memory/load.js';
 import type { CompiledPolicy } from '../policy/compiled.js';
 import { loadPolicy, policyCacheKey } from '../policy/load.js';
 import { setKeywordCacheDir } from '../sanitize/keywords.js';
-import { SessionRegistry } from '../session/registry.js';
+import { SessionRegistry, type SharedSessionLookup } from '../session/registry.js';
+import type { SharedSupervisorAnswers } from '../supervisor/backend.js';
 import { FileQueue } from '../queue/file-queue.js';
 import type { QueueBackend } from '../queue/types.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
@@ -68,6 +69,8 @@ export interface EngineOptions {
   netProxy?: NetProxyPort;
   /** Makes tier 3's backends (default: the real ones, engine/supervise.ts); tests inject fakes. */
   supervisorBackends?: BackendFactory;
+  /** A daemon's copy of what the team shares through its store (store/fleet-share.ts): sessions, supervisor answers. */
+  fleet?: { sessions?: SharedSessionLookup; answers?: SharedSupervisorAnswers };
   /** The human queue asks wait on (`human.channel: queue`): the daemon's, in memory; default the runtime directory's files. */
   queue?: QueueBackend;
   /** Tier 2b's indexes and model (the daemon's worker pool, embed/client.ts); absent: the tier passes on. */
@@ -101,11 +104,11 @@ export class Engine {
     this.ports = {
       where,
       policyFor: (projectRoot) => this.policyFor(projectRoot),
-      registry: new SessionRegistry(where.runtimeDir),
+      registry: new SessionRegistry(where.runtimeDir, options.fleet?.sessions),
       memoryFor: (projectRoot, sessionId, policy) => this.memoryFor(projectRoot, sessionId, policy),
       parses: size > 0 ? new Lru(size) : undefined,
       embedding: options.embedding,
-      supervisors: new Supervisors(where, options.supervisorBackends, queue),
+      supervisors: new Supervisors(where, options.supervisorBackends, queue, options.fleet?.answers),
       queue,
       netProxy: options.netProxy,
     };

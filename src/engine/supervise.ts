@@ -18,7 +18,12 @@ import { matchersFor } from '../policy/compiled.js';
 import type { SupervisorSettings } from '../policy/config-types.js';
 import { sanitize } from '../sanitize/index.js';
 import type { SessionRecord } from '../session/registry.js';
-import type { SupervisorBackend, SupervisorOutcome, SupervisorRequest } from '../supervisor/backend.js';
+import type {
+  SharedSupervisorAnswers,
+  SupervisorBackend,
+  SupervisorOutcome,
+  SupervisorRequest,
+} from '../supervisor/backend.js';
 import { apiSupervisor } from '../supervisor/api.js';
 import { agentSupervisor } from '../supervisor/agent.js';
 import type { QueueBackend } from '../queue/types.js';
@@ -61,6 +66,8 @@ export class Supervisors {
     private readonly queue: () => QueueBackend = () => {
       throw new Error('no queue store is given to the supervisor');
     },
+    /** A daemon's copy of the team's answers (a team store set): asked before the backend, told its answers. */
+    private readonly shared?: SharedSupervisorAnswers,
   ) {}
 
   /** The port for one call, or undefined when the policy has no supervisor (the tier then passes). */
@@ -75,6 +82,9 @@ export class Supervisors {
     if (settings === undefined || settings.backend === 'off') return undefined;
     return {
       review: async (request: SupervisorRequest): Promise<SupervisorOutcome> => {
+        const key = request.key;
+        const known = key === undefined ? undefined : this.shared?.lookup(key, request.role.name);
+        if (known !== undefined) return known;
         const backend = this.backendFor(settings);
         if (backend === undefined)
           return {
@@ -83,7 +93,13 @@ export class Supervisors {
             by: settings.backend,
           };
         const context = sessionContext(session, policy, { projectRoot, cwd, home: this.where.home }, this.where);
-        return await backend.review(context === undefined ? request : { ...request, session: context }, signal);
+        const outcome = await backend.review(
+          context === undefined ? request : { ...request, session: context },
+          signal,
+        );
+        if (outcome.kind === 'answer' && key !== undefined)
+          this.shared?.publish(key, request.role.name, request.tool, outcome);
+        return outcome;
       },
     };
   }

@@ -1,13 +1,16 @@
 /**
  * Ids that come from a host payload or a command line — session ids, tool names, tool-use ids — are
  * untrusted text like any tool input: a secret pasted into a session id must not name a file or land in
- * one. Two forms, and nothing else leaves the process:
+ * one. Three forms, and nothing else leaves the process:
  *
  *   - `idFileKey`: what an id names a file with — a hash, never the id itself (no secret, no `../`, no
  *     length or character surprises in a file name);
+ *   - `idStoreKey`: what a team's store knows a session by — a SHA-256, so no id leaves the machine and
+ *     another id cannot be made to collide with it (a 64-bit FNV can);
  *   - `shownId`: what is written or shown — the id sanitized (secrets as <REDACTED>), control characters
  *     replaced, and cut to a bounded length.
  */
+import { createHash } from 'node:crypto';
 import { fnv1a64 } from '../util/hash.js';
 import { sanitize, type Sanitized } from './index.js';
 
@@ -17,6 +20,11 @@ export const MAX_SHOWN_ID = 128;
 /** The hash an id names files with (16 hex digits). */
 export function idFileKey(id: string): string {
   return fnv1a64(id);
+}
+
+/** The key a team's store holds for an id (64 hex digits): the same on every machine, the id not in it. */
+export function idStoreKey(id: string): string {
+  return createHash('sha256').update(`hookwise-session\u0000${id}`).digest('hex');
 }
 
 /** The id as it may be stored, logged or shown. */

@@ -7,7 +7,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HookwiseError } from '../core/errors.js';
-import { idFileKey, shownId } from '../sanitize/ids.js';
+import { idFileKey, idStoreKey, shownId } from '../sanitize/ids.js';
 import { checkPrivateDir, ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 
 export interface SessionRecord {
@@ -21,6 +21,13 @@ export interface SessionRecord {
   team?: string;
   registered_at: string;
   updated_at: string;
+  /** What a team's store knows this session by (sanitize/ids.ts idStoreKey): how its daemon shares it. */
+  store_key?: string;
+}
+
+/** The registrations other machines of the team made (store/fleet-share.ts), held in a daemon's memory. */
+export interface SharedSessionLookup {
+  get(sessionId: string): SessionRecord | undefined;
 }
 
 const MAX_HELD = 4096;
@@ -28,7 +35,11 @@ const PURPOSE = 'a session registration';
 
 export class SessionRegistry {
   readonly dir: string;
-  constructor(runtimeDir: string) {
+  constructor(
+    runtimeDir: string,
+    /** A session not registered on this machine is looked up here (never over the network: in memory). */
+    private readonly shared?: SharedSessionLookup,
+  ) {
     this.dir = join(runtimeDir, 'sessions');
   }
 
@@ -47,9 +58,14 @@ export class SessionRegistry {
   /**
    * The session's record, read only from a regular file of this user that nobody else may write, in a
    * private directory of ours: the runtime directory may have existed before hookwise, with files planted
-   * in it (RUNTIME_DIR_UNSAFE, naming the file, instead of trusting one).
+   * in it (RUNTIME_DIR_UNSAFE, naming the file, instead of trusting one). A session this machine has no
+   * file for is one another machine of the team may have registered: this machine's own file always wins.
    */
   get(sessionId: string): SessionRecord | undefined {
+    return this.local(sessionId) ?? this.shared?.get(sessionId);
+  }
+
+  private local(sessionId: string): SessionRecord | undefined {
     const file = this.fileFor(sessionId);
     let stamp: string;
     let bytes: Buffer | undefined;
@@ -85,7 +101,11 @@ export class SessionRegistry {
     ensurePrivateDir(this.dir);
     const file = this.fileFor(sessionId);
     return withLockSync(`${file}.lock`, () => {
-      const next = { ...change(this.get(sessionId), new Date().toISOString()), session_id: shownId(sessionId) };
+      const next = {
+        ...change(this.get(sessionId), new Date().toISOString()),
+        session_id: shownId(sessionId),
+        store_key: idStoreKey(sessionId),
+      };
       writeFileAtomic(file, JSON.stringify(next, null, 2) + '\n', { durable: true });
       return next;
     });
@@ -136,7 +156,7 @@ export class SessionRegistry {
   }
 }
 
-function parseRecord(text: string, file: string): SessionRecord {
+export function parseRecord(text: string, file: string): SessionRecord {
   let value: unknown;
   try {
     value = JSON.parse(text);

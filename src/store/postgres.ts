@@ -268,9 +268,9 @@ export class PostgresStore implements DecisionStore {
    * `onLost` once when the connection goes (the caller reconnects and pulls).
    */
   async listen(
-    onChange: (payload: string) => void,
+    onChange: (channel: string, payload: string) => void,
     onLost: (error: Error) => void,
-    channel: 'decisions' | 'queue' = 'decisions',
+    tables: readonly string[] = ['decisions'],
   ): Promise<() => Promise<void>> {
     const client: Client = new this.ClientClass({
       connectionString: this.settings.url,
@@ -285,9 +285,9 @@ export class PostgresStore implements DecisionStore {
     };
     client.on('error', lose);
     client.on('end', () => lose(new Error('the store closed the connection')));
-    client.on('notification', (n) => onChange(n.payload ?? ''));
+    client.on('notification', (n) => onChange(n.channel, n.payload ?? ''));
     await client.connect();
-    await client.query(`LISTEN "${this.schema}.${channel}"`);
+    for (const table of tables) await client.query(`LISTEN "${this.schema}.${table}"`);
     return async () => {
       lost = true;
       await client.end().catch(() => undefined);

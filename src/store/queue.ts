@@ -641,9 +641,9 @@ export class FleetQueue implements QueueBackend {
       ]);
       if (has?.ok !== true) throw new Error("the store's schema has no shared queue yet: run hookwise store migrate");
       this.unlisten = await store.listen(
-        (payload) => this.notified(payload),
+        (_channel, payload) => this.notified(payload),
         (error) => this.fail(error),
-        'queue',
+        ['queue'],
       );
       this.store = store;
       await this.reconcile(store);

@@ -63,7 +63,18 @@ interface SyncState {
   sent: Record<string, { ino: number; offset: number }>;
 }
 
+/**
+ * Another table the daemon shares over the same connection (store/fleet-share.ts: sessions, audit, the
+ * supervisor's answers): pushed on every run, pulled at (re)connection and when one of its tables notifies.
+ */
+export interface FleetPart {
+  readonly tables: readonly string[];
+  push(remote: PostgresStore): Promise<void>;
+  pull(remote: PostgresStore): Promise<void>;
+}
+
 export interface FleetSyncOptions {
+  parts?: readonly FleetPart[];
   /** How often the shared files are looked at for new lines (a stat each); default 100 ms. */
   pushEveryMs?: number;
   /** First and longest wait between attempts to reach a store that is down. */
@@ -107,6 +118,7 @@ export class FleetSync {
   private retryMs: number;
   private running: Promise<void> = Promise.resolve();
   private pullWanted = true;
+  private readonly partsWanted = new Set<FleetPart>();
   private closed = false;
   /** Identities already received since the last pull's horizon (a row can come twice: see PostgresStore.pull). */
   private readonly received = new Map<string, bigint>();
@@ -152,6 +164,7 @@ export class FleetSync {
   /** Sends what is pending and pulls what is new, now (tests and `rules export` use it). */
   async flush(): Promise<void> {
     this.pullWanted = true;
+    for (const part of this.options.parts ?? []) this.partsWanted.add(part);
     this.schedule();
     await this.running;
   }
@@ -179,14 +192,19 @@ export class FleetSync {
         );
       }
       this.remote = remote;
+      const parts = this.options.parts ?? [];
       this.unlisten = await remote.listen(
-        () => {
-          this.pullWanted = true;
+        (channel) => {
+          const table = channel.slice(channel.indexOf('.') + 1);
+          if (table === 'decisions') this.pullWanted = true;
+          for (const part of parts) if (part.tables.includes(table)) this.partsWanted.add(part);
           this.schedule();
         },
         (error) => this.fail(error),
+        ['decisions', ...parts.flatMap((p) => p.tables)],
       );
       this.pullWanted = true;
+      for (const part of parts) this.partsWanted.add(part);
       // In the one queue of runs, so the interval's runs never overlap it (two pushes would send twice).
       const first = this.running.then(() => this.runOnce());
       this.running = first.catch(() => undefined);
@@ -253,6 +271,14 @@ export class FleetSync {
     if (this.pullWanted) {
       this.pullWanted = false;
       await this.pull(remote);
+    }
+    for (const part of this.options.parts ?? []) {
+      await part.push(remote);
+      if (this.partsWanted.delete(part))
+        await part.pull(remote).catch((error: Error) => {
+          this.partsWanted.add(part); // pulled again on the next run
+          throw error;
+        });
     }
   }
 

@@ -56,6 +56,8 @@ export interface SupervisorRequest {
   neighbours: RequestNeighbour[];
   /** The calling session's shown id (for the agent backend's queue item; not sent to a model). */
   sessionId?: Sanitized;
+  /** The call's memory key (a hash), by which the team shares answers (SharedSupervisorAnswers; not sent to a model). */
+  key?: string;
   /** What the session registered: its task, and its prompt file's text (read at the edge, bounded). */
   session?: { task?: Sanitized; prompt?: { file: Sanitized; text: Sanitized; truncated: boolean } };
 }
@@ -136,4 +138,14 @@ export function parseAnswer(input: unknown, by: string): SupervisorOutcome {
 export function failureText(why: string): string {
   const line = why.replace(/\s+/g, ' ').trim();
   return sanitize(line.length > 300 ? `${line.slice(0, 299)}…` : line).text;
+}
+
+/**
+ * The team's supervisor answers (store/fleet-share.ts), held in a daemon's memory: one machine's answer for
+ * a call (its memory key) and role serves the others instead of asking the model again.
+ */
+export interface SharedSupervisorAnswers {
+  lookup(key: string, role: string): SupervisorAnswer | undefined;
+  /** An answer this machine's supervisor gave: sent to the team (checked and sanitized first). */
+  publish(key: string, role: string, tool: string, answer: SupervisorAnswer): void;
 }

@@ -117,6 +117,7 @@ export function supervisorRequest(ctx: SupervisorTierContext): SupervisorRequest
     passed: passedTiers(ctx),
     neighbours: neighbours(ctx),
     sessionId: shownId(call.sessionId),
+    ...(ctx.memory?.key() === undefined ? {} : { key: ctx.memory.key()! }),
   };
 }
 
