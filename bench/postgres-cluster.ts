@@ -5,7 +5,7 @@
  * Without the binaries `findPostgres()` says why, and the tests skip with that reason.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../src/util/fs-safe.js';
@@ -32,6 +32,8 @@ export function findPostgres(): PostgresBinaries | { missing: string } {
 export interface Cluster {
   /** A connection URL over the cluster's unix socket. */
   url(database?: string): string;
+  /** The database user to connect as (over TCP too, with TLS). */
+  readonly tcpUser: string;
   /** Stops the server (fast shutdown), keeping its data: `start()` brings it back. */
   stopServer(): void;
   /** Kills the server at once (SIGKILL to the postmaster): the fault a crashed or unplugged store looks like. */
@@ -49,18 +51,42 @@ function run(bin: string, args: string[], asUser: boolean): string {
   return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-export function startCluster(binaries: PostgresBinaries): Cluster {
+/**
+ * TLS on TCP (the store's TLS tests): the server listens on 127.0.0.1:`port` with this certificate and key
+ * (PEM text), and pg_hba.conf takes TCP connections only over TLS (`hostssl`); the unix socket stays.
+ */
+export interface ClusterTls {
+  port: number;
+  cert: string;
+  key: string;
+}
+
+export function startCluster(binaries: PostgresBinaries, tls?: ClusterTls): Cluster {
   const dir = mkdtempSync(join(tmpdir(), 'hookwise-pg-'));
   const asUser = isRoot();
+  let owner: { uid: number; gid: number } | undefined;
   if (asUser) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     chownSync(dir, uid, gid);
+    owner = { uid, gid };
   }
   const data = join(dir, 'data');
   const user = asUser ? 'postgres' : (process.env.USER ?? 'postgres');
   run(join(binaries.bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', user, '--no-sync', '-E', 'UTF8'], asUser);
-  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c max_connections=200`;
+  let options = `-k ${dir} -c listen_addresses='' -c fsync=off -c max_connections=200`;
+  if (tls !== undefined) {
+    // The server refuses a key that others may read: 0600, owned by the server's user.
+    for (const [name, text] of [
+      ['server.crt', tls.cert],
+      ['server.key', tls.key],
+    ] as const) {
+      writeFileSync(join(data, name), text, { mode: 0o600 });
+      if (owner !== undefined) chownSync(join(data, name), owner.uid, owner.gid);
+    }
+    writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n');
+    options = `-k ${dir} -c listen_addresses=127.0.0.1 -p ${tls.port} -c ssl=on -c fsync=off -c max_connections=200`;
+  }
   const start = (): void => {
     run(join(binaries.bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'], asUser);
   };
@@ -75,7 +101,9 @@ export function startCluster(binaries: PostgresBinaries): Cluster {
   let stopped = false;
   return {
     dir,
-    url: (database = 'postgres') => `postgresql://${user}@/${database}?host=${encodeURIComponent(dir)}`,
+    url: (database = 'postgres') =>
+      `postgresql://${user}@/${database}?host=${encodeURIComponent(dir)}${tls === undefined ? '' : `&port=${tls.port}`}`,
+    tcpUser: user,
     start,
     stopServer: () => run(join(binaries.bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asUser),
     kill: () => {
