@@ -143,6 +143,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       .option('--all-projects', 'calls of every project (one audit log per user holds them all)');
   filters(program.command('stats').description('decisions by tier, verdict and role; ask frequency; latency'))
     .option('--json', 'machine-readable output')
+    .option(
+      '--fleet',
+      "the team's decisions from its store, per machine, verdict and tool (every project unless --project)",
+    )
     .action(
       async (o: {
         session?: string;
@@ -152,8 +156,14 @@ export async function runProgram(argv: string[]): Promise<number> {
         project?: string;
         allProjects?: boolean;
         json?: boolean;
+        fleet?: boolean;
       }) => {
         const { projectFilter, stats } = await import('./monitor.js');
+        if (o.fleet === true) {
+          const { fleetStats } = await import('./fleet.js');
+          print(await fleetStats({ ...o, project: fleetProject(o, projectFilter) }, o.json === true));
+          return;
+        }
         print(stats({ ...o, project: projectFilter(o) }, o.json === true));
       },
     );
@@ -161,6 +171,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--json', 'print raw audit records')
     .option('-n, --lines <n>', 'show the last n decisions first', (v) => Number.parseInt(v, 10), 10)
     .option('--no-follow', 'print and exit')
+    .option('--fleet', "every machine's decisions from the team's store (every project unless --project)")
     .action(
       async (o: {
         session?: string;
@@ -172,8 +183,14 @@ export async function runProgram(argv: string[]): Promise<number> {
         json?: boolean;
         lines: number;
         follow: boolean;
+        fleet?: boolean;
       }) => {
         const { monitor, projectFilter } = await import('./monitor.js');
+        if (o.fleet === true) {
+          const { fleetMonitor } = await import('./fleet.js');
+          await fleetMonitor({ ...o, project: fleetProject(o, projectFilter) }, (line) => print(line));
+          return;
+        }
         await monitor({ ...o, project: projectFilter(o) }, (line) => print(line));
       },
     );
@@ -813,4 +830,12 @@ function registerMemoryCommands(program: Command): void {
       const { rulesCompact } = await import('./rules.js');
       report(rulesCompact(o));
     });
+}
+
+/** With --fleet, every project unless --project names one: a project's path differs from machine to machine. */
+function fleetProject(
+  o: { project?: string; allProjects?: boolean },
+  projectFilter: (o: { project?: string; allProjects?: boolean }) => string | undefined,
+): string | undefined {
+  return o.project === undefined ? undefined : projectFilter(o);
 }
