@@ -13,7 +13,9 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { idStoreKey } from '../../src/sanitize/ids.js';
 import { SessionRegistry } from '../../src/session/registry.js';
+import { SharedSessions } from '../../src/store/fleet-share.js';
 import { makeProject } from '../support/project.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
@@ -237,3 +239,40 @@ function listFiles(dir: string): string[] {
     .filter((d) => d.isFile())
     .map((d) => join(d.parentPath, d.name));
 }
+
+describe("a team's registrations (held in a daemon's memory: store/fleet-share.ts)", () => {
+  const record = (role: string | null, disabled: boolean, updated: string, storeKey: string) => ({
+    session_id: 'shown',
+    role,
+    disabled,
+    registered_at: '2026-01-01T00:00:00.000Z',
+    updated_at: updated,
+    store_key: storeKey,
+  });
+
+  it('a session with no file here is looked up in them; this machine’s own file wins; disabled elsewhere is unknown here', () => {
+    const p = makeProject();
+    const shared = new SharedSessions();
+    const registry = new SessionRegistry(p.runtimeDir, shared);
+    shared.hold(record('reviewer', false, '2026-01-01T00:00:01.000Z', idStoreKey('remote-1')));
+    shared.hold(record('coder', true, '2026-01-01T00:00:01.000Z', idStoreKey('remote-2')));
+    shared.hold(record('coder', false, '2026-01-01T00:00:01.000Z', idStoreKey('both')));
+    expect(registry.get('remote-1')?.role).toBe('reviewer');
+    expect(registry.get('remote-2')).toBeUndefined();
+    expect(registry.get('nobody')).toBeUndefined();
+    const written = registry.update('both', (_e, now) => ({
+      session_id: 'both',
+      role: 'docs',
+      disabled: false,
+      registered_at: now,
+      updated_at: now,
+    }));
+    // Every registration carries the key a team's store knows it by: a SHA-256, not the id.
+    expect(written.store_key).toBe(idStoreKey('both'));
+    expect(written.store_key).toMatch(/^[0-9a-f]{64}$/);
+    expect(registry.get('both')?.role).toBe('docs');
+    // An older update never replaces a newer one.
+    expect(shared.hold(record('coder', false, '2026-01-01T00:00:00.500Z', idStoreKey('remote-1')))).toBe(false);
+    expect(registry.get('remote-1')?.role).toBe('reviewer');
+  });
+});
