@@ -10,7 +10,10 @@
  *   - 100k shared records: a new machine's first sync (time, records) and loading them as the daemon's
  *     memory (time, heap and rss growth);
  *   - the shared human queue: four real daemons with 16 waiting clients each, one answer given in the queue,
- *     until each waiting call has its answer (p50, p99; bench/fleet-queue.ts).
+ *     until each waiting call has its answer (p50, p99; bench/fleet-queue.ts);
+ *   - as many session registrations, supervisor answers and audit rows: a new daemon's start with its sharing
+ *     parts (store/fleet-share.ts: it holds the sessions and answers in memory), heap and rss growth, and
+ *     `stats --fleet`'s queries over the audit.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,9 @@ import { appendRecords, fileFor, type DecisionRecord } from '../src/memory/store
 import type { Sanitized } from '../src/sanitize/index.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { FleetSync } from '../src/store/sync.js';
+import { FleetShare } from '../src/store/fleet-share.js';
+import { fleetCounts, recentFleetAudit } from '../src/store/fleet-audit.js';
+import { FLEET_STATS_ROWS } from '../src/cli/fleet.js';
 import { findPostgres, startCluster, type Cluster } from './postgres-cluster.js';
 import { sharedRecord } from './store-records.js';
 import { queueAnswerBench, type QueueBenchReport } from './fleet-queue.js';
@@ -37,6 +43,19 @@ export interface FleetReport {
   outage: { learned: number; lost: number; wrong_allows: number; recovered_ms: number };
   big: { records: number; first_sync_ms: number; load_ms: number; heap_mb: number; rss_mb: number };
   queue: QueueBenchReport;
+  /**
+   * As many session registrations, supervisor answers and audit rows in the store: a new daemon's start with
+   * its sharing parts (the decisions above too), what it holds and costs, and `stats --fleet` over the audit.
+   */
+  shared: {
+    rows: number;
+    start_ms: number;
+    held_sessions: number;
+    held_answers: number;
+    heap_mb: number;
+    rss_mb: number;
+    stats_ms: number;
+  };
 }
 
 interface Machine {
@@ -44,6 +63,7 @@ interface Machine {
   userConfigDir: string;
   projectRoot: string;
   sync: FleetSync;
+  share?: FleetShare;
 }
 
 const TEAM = 'bench';
@@ -73,15 +93,17 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
   const root = mkdtempSync(join(tmpdir(), 'hookwise-bench-fleet-'));
   const cluster = startCluster(binaries);
   const machines: Machine[] = [];
-  const machine = async (): Promise<Machine> => {
+  const machine = async (sharing = false): Promise<Machine> => {
     const dir = mkdtempSync(join(root, 'm-'));
     const places = { runtimeDir: join(dir, 'run'), userConfigDir: join(dir, 'config'), projectRoot: join(dir, 'p') };
+    const share = sharing ? new FleetShare(places.runtimeDir) : undefined;
     const sync = new FleetSync(settingsOf(cluster), places, (s, origin) => PostgresStore.open(s, origin), {
       retryMs: 100,
       maxRetryMs: 500,
+      ...(share === undefined ? {} : { parts: share.parts }),
     });
     await sync.start();
-    const m = { ...places, sync };
+    const m = { ...places, sync, ...(share === undefined ? {} : { share }) };
     machines.push(m);
     return m;
   };
@@ -160,7 +182,7 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
     for (let i = 0; i < big; i++)
       batch.push({ owner: 'acme', record: record(`big-${i}`, i % 10 === 0 ? 'ask' : 'allow') });
     await admin.append(batch);
-    await admin.close();
+    await fillSharedTables(admin, big);
     const heap0 = process.memoryUsage();
     const t0 = performance.now();
     const newcomer = await machine();
@@ -172,6 +194,25 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
     const loadMs = performance.now() - t1;
     const heap1 = process.memoryUsage();
     if (view.size < big) throw new Error(`the new machine's memory holds ${view.size} of ${big}`);
+    progress(`${big} decisions: first sync ${Math.round(firstSync)} ms`);
+
+    // ── as many sessions, supervisor answers and audit rows: a daemon's start with its sharing parts ──
+    globalThis.gc?.();
+    const heap2 = process.memoryUsage();
+    const t2 = performance.now();
+    const sharer = await machine(true);
+    const startMs = performance.now() - t2;
+    globalThis.gc?.();
+    const heap3 = process.memoryUsage();
+    const held = sharer.share!.status().held;
+    if (held.sessions < big || held.answers < big)
+      throw new Error(`the new daemon holds ${held.sessions} sessions and ${held.answers} answers of ${big}`);
+    const t3 = performance.now();
+    await fleetCounts(admin, {});
+    await recentFleetAudit(admin, {}, FLEET_STATS_ROWS);
+    const statsMs = performance.now() - t3;
+    await admin.close();
+    progress(`${big} shared rows of each table: start ${Math.round(startMs)} ms`);
     return {
       machines: 4,
       visible: {
@@ -189,6 +230,15 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
         rss_mb: Math.round((heap1.rss - heap0.rss) / 1048576),
       },
       queue,
+      shared: {
+        rows: big,
+        start_ms: Math.round(startMs),
+        held_sessions: held.sessions,
+        held_answers: held.answers,
+        heap_mb: Math.round((heap3.heapUsed - heap2.heapUsed) / 1048576),
+        rss_mb: Math.round((heap3.rss - heap2.rss) / 1048576),
+        stats_ms: Math.round(statsMs),
+      },
     };
   } finally {
     await Promise.all(machines.map((m) => m.sync.close()));
@@ -204,6 +254,7 @@ export function renderFleet(r: FleetReport): string {
     `  store killed mid-run, restarted: ${r.outage.learned} learned, lost ${r.outage.lost} (target 0), wrong allows ${r.outage.wrong_allows} (target 0), all back ${r.outage.recovered_ms} ms after the restart`,
     `  ${r.big.records} shared records: a new machine's first sync ${r.big.first_sync_ms} ms; loading them as memory ${r.big.load_ms} ms; heap +${r.big.heap_mb} MB, rss +${r.big.rss_mb} MB`,
     `  queue answer reaching the waiting calls: p50 ${r.queue.p50_ms} ms, p99 ${r.queue.p99_ms} ms, max ${r.queue.max_ms} ms (${r.queue.samples} calls: ${r.queue.rounds} answers × ${r.queue.daemons} daemons × ${r.queue.clients_per_daemon} waiting clients, each daemon its own process; target p99 < 100 ms); the store's share alone (answer → each wait resolved, no engine or HTTP): p50 ${r.queue.store_only.p50_ms} ms, p99 ${r.queue.store_only.p99_ms} ms`,
+    `  ${r.shared.rows} sessions, supervisor answers and audit rows as well: a new daemon's start (sharing on, the decisions too) ${r.shared.start_ms} ms, holding ${r.shared.held_sessions} sessions and ${r.shared.held_answers} answers, heap +${r.shared.heap_mb} MB, rss +${r.shared.rss_mb} MB; stats --fleet's queries over the audit ${r.shared.stats_ms} ms`,
   ].join('\n');
 }
 
@@ -234,4 +285,32 @@ async function until(ok: () => boolean, what: string, ms = 20_000): Promise<void
     if (performance.now() - start > ms) throw new Error(`never: ${what}`);
     await sleep(50);
   }
+}
+
+/** `rows` session registrations, supervisor answers and audit rows of other machines, made by the server. */
+async function fillSharedTables(admin: PostgresStore, rows: number): Promise<void> {
+  const t = `"${admin.schema}"`;
+  const when = 'to_char(now() AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\')';
+  await admin.query(
+    `INSERT INTO ${t}.sessions (session_key, shown_id, role, disabled, task, registered_at, updated_at, origin)
+     SELECT encode(sha256(('bench-session-' || i)::bytea), 'hex'), 'bench-session-' || i, 'coder', false,
+       'bench task', ${when}, ${when}, 'bench'
+     FROM generate_series(1, $1) AS i`,
+    [rows],
+  );
+  await admin.query(
+    `INSERT INTO ${t}.supervisor_answers (key, role, tool, verdict, confidence, reason, answered_by, ts, origin)
+     SELECT lpad(to_hex(i), 16, '0'), 'coder', 'Bash', 'allow', 0.9, 'bench', 'api:bench', ${when}, 'bench'
+     FROM generate_series(1, $1) AS i`,
+    [rows],
+  );
+  await admin.query(
+    `INSERT INTO ${t}.audit (origin, machine, ts, session, role, host, tool, verdict, tier, latency_ms, paths, input,
+       secrets, input_hash, src_ino, src_offset)
+     SELECT 'bench', 'machine-' || (i % 4), now(), 'bench-session-' || (i % 100), 'coder', 'claude',
+       (ARRAY['Bash', 'Write', 'Read'])[1 + i % 3], (ARRAY['allow', 'allow', 'ask', 'deny'])[1 + i % 4], 'rules',
+       1.5, '[]', 'echo ' || i, 0, '0123456789abcdef', 1, i
+     FROM generate_series(1, $1) AS i`,
+    [rows],
+  );
 }

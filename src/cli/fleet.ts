@@ -11,7 +11,7 @@ import { describeUrl, storeSettings } from '../store/settings.js';
 import { locations } from '../util/locations.js';
 
 /** Rows `stats --fleet` computes tiers, latency and the rest over: the newest this many. */
-export const FLEET_STATS_ROWS = 100_000;
+export const FLEET_STATS_ROWS = 10_000;
 
 async function openTeamStore(): Promise<{ store: PostgresStore; team: string; url: string }> {
   const { settings, problems } = storeSettings(locations().userConfigDir);
@@ -84,13 +84,26 @@ export async function fleetMonitor(
   const { store, url } = await openTeamStore();
   const show = (r: Parameters<typeof renderRecord>[0] & { machine: string }): void =>
     write(options.json === true ? JSON.stringify(r) : `${r.machine}  ${renderRecord(r)}`);
-  let wake: () => void = () => undefined;
+  // A notification (or the abort) that comes while a pull runs is kept for the next wait, not lost.
+  let pending = false;
+  let wakeUp: (() => void) | undefined;
+  const wake = (): void => {
+    pending = true;
+    wakeUp?.();
+  };
+  signal?.addEventListener('abort', wake, { once: true });
   let stopListening: (() => Promise<void>) | undefined;
+  const listen = async (): Promise<void> => {
+    stopListening = await store.listen(wake, () => {
+      stopListening = undefined;
+    }, ['audit']);
+  };
   try {
     let cursor: string;
     const shown = new Map<string, bigint>();
     try {
-      // The horizon first, then the newest rows: a row landing in between is shown once, by the follow.
+      // Listening first, then the horizon, then the newest rows: a row landing meanwhile is shown once, by the follow.
+      if (options.follow !== false) await listen();
       cursor = (await fleetAuditSince(store, options, undefined)).horizon;
       const recent = await recentFleetAudit(store, options, options.lines ?? 10);
       for (const r of recent.records) shown.set(r.id, BigInt(cursor));
@@ -100,26 +113,18 @@ export async function fleetMonitor(
       throw unreachable(url, error);
     }
     if (options.follow === false) return;
-    const listen = async (): Promise<void> => {
-      stopListening = await store.listen(
-        () => wake(),
-        () => {
-          stopListening = undefined;
-        },
-        ['audit'],
-      );
-    };
-    await listen().catch(() => undefined);
     let down = false;
     while (signal?.aborted !== true) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.intervalMs ?? 1000);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        signal?.addEventListener('abort', () => wake(), { once: true });
-      });
+      if (!pending)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.intervalMs ?? 1000);
+          wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      pending = false;
+      wakeUp = undefined;
       try {
         if (stopListening === undefined) await listen();
         const got = await fleetAuditSince(store, options, cursor);
@@ -141,6 +146,7 @@ export async function fleetMonitor(
       }
     }
   } finally {
+    signal?.removeEventListener('abort', wake);
     await stopListening?.().catch(() => undefined);
     await store.close().catch(() => undefined);
   }

@@ -73,14 +73,14 @@ export async function fleetCounts(store: PostgresStore, filter: AuditFilter): Pr
   return out;
 }
 
-/** The newest `limit` rows the filter selects, oldest first. */
+/** The newest `limit` rows the filter selects (by the time each was decided), oldest first. */
 export async function recentFleetAudit(store: PostgresStore, filter: AuditFilter, limit: number): Promise<FleetRows> {
   const params: unknown[] = [];
   const clause = where(filter, params);
   params.push(limit);
   const rows = await store.query<RowIn>(
-    `SELECT * FROM (SELECT ${COLUMNS} FROM "${store.schema}".audit WHERE ${clause}
-       ORDER BY id DESC LIMIT $${params.length}) t ORDER BY id`,
+    `SELECT * FROM (SELECT ${COLUMNS}, ts AS at FROM "${store.schema}".audit WHERE ${clause}
+       ORDER BY ts DESC, id DESC LIMIT $${params.length}) t ORDER BY at, id::bigint`,
     params,
   );
   return checked(rows);

@@ -76,9 +76,47 @@ export interface FleetShareStatus extends FleetShareCounts {
   pending_audit_bytes: number;
 }
 
+/**
+ * A row as pulled, and what the checks made of it — done on first use, not on the pull: a daemon that starts
+ * on 100k rows reads them in without sanitizing each, and nothing unchecked is ever used.
+ */
+interface Held<R, T> {
+  row: R;
+  checked?: T | string;
+}
+
+function checkedOnce<R, T>(
+  held: Held<R, T>,
+  check: (row: R) => T | string,
+  log: (line: string) => void,
+): T | undefined {
+  if (held.checked === undefined) {
+    held.checked = check(held.row);
+    if (typeof held.checked === 'string') log(`store: ${held.checked}`);
+  }
+  return typeof held.checked === 'string' ? undefined : held.checked;
+}
+
+/** Holds `value` under `id` unless a newer one is held; the oldest goes past MAX_SHARED. */
+function holdNewest<V extends { row: { [k in F]: string } }, F extends string>(
+  map: Map<string, V>,
+  id: string,
+  value: V,
+  field: F,
+): boolean {
+  const held = map.get(id);
+  if (held !== undefined && held.row[field] >= value.row[field]) return false;
+  map.delete(id);
+  map.set(id, value);
+  if (map.size > MAX_SHARED) map.delete(map.keys().next().value!);
+  return true;
+}
+
 /** The team's registrations, by store key, newest update kept. */
 export class SharedSessions implements SharedSessionLookup {
-  private readonly byKey = new Map<string, SessionRecord>();
+  private readonly byKey = new Map<string, Held<SessionRow, SessionRecord>>();
+
+  constructor(private readonly log: (line: string) => void = () => undefined) {}
 
   get size(): number {
     return this.byKey.size;
@@ -86,25 +124,21 @@ export class SharedSessions implements SharedSessionLookup {
 
   get(sessionId: string): SessionRecord | undefined {
     if (this.byKey.size === 0) return undefined;
-    const r = this.byKey.get(idStoreKey(sessionId));
+    const held = this.byKey.get(idStoreKey(sessionId));
+    const r = held === undefined ? undefined : checkedOnce(held, sessionFromRow, this.log);
     // Disabled elsewhere, or enabled without a role: unknown here (checks stay on, fail-closed).
     return r === undefined || r.disabled || r.role === null ? undefined : r;
   }
 
-  hold(r: SessionRecord): boolean {
-    const key = r.store_key!;
-    const held = this.byKey.get(key);
-    if (held !== undefined && held.updated_at >= r.updated_at) return false;
-    this.byKey.delete(key);
-    this.byKey.set(key, r);
-    if (this.byKey.size > MAX_SHARED) this.byKey.delete(this.byKey.keys().next().value!);
-    return true;
+  hold(row: SessionRow): boolean {
+    if (typeof row.session_key !== 'string' || typeof row.updated_at !== 'string') return false;
+    return holdNewest(this.byKey, row.session_key, { row }, 'updated_at');
   }
 }
 
 /** The team's supervisor answers by memory key and role (newest kept), and this machine's outbox of its own. */
 export class SharedAnswers implements SharedSupervisorAnswers {
-  private readonly byKey = new Map<string, AnswerRow>();
+  private readonly byKey = new Map<string, Held<AnswerRow, AnswerRow>>();
 
   constructor(
     readonly outbox: string,
@@ -116,7 +150,8 @@ export class SharedAnswers implements SharedSupervisorAnswers {
   }
 
   lookup(key: string, role: string): SupervisorAnswer | undefined {
-    const a = this.byKey.get(`${key}\u0000${role}`);
+    const held = this.byKey.get(`${key}\u0000${role}`);
+    const a = held === undefined ? undefined : checkedOnce(held, answerFromRow, this.log);
     if (a === undefined) return undefined;
     return {
       kind: 'answer',
@@ -150,20 +185,15 @@ export class SharedAnswers implements SharedSupervisorAnswers {
     }
   }
 
-  hold(a: AnswerRow): boolean {
-    const id = `${a.key}\u0000${a.role}`;
-    const held = this.byKey.get(id);
-    if (held !== undefined && held.ts >= a.ts) return false;
-    this.byKey.delete(id);
-    this.byKey.set(id, a);
-    if (this.byKey.size > MAX_SHARED) this.byKey.delete(this.byKey.keys().next().value!);
-    return true;
+  hold(row: AnswerRow): boolean {
+    if (typeof row.key !== 'string' || typeof row.role !== 'string' || typeof row.ts !== 'string') return false;
+    return holdNewest(this.byKey, `${row.key}\u0000${row.role}`, { row }, 'ts');
   }
 }
 
 /** The three parts a daemon adds to its FleetSync, with what they hold in memory for its engine. */
 export class FleetShare {
-  readonly sessions = new SharedSessions();
+  readonly sessions: SharedSessions;
   readonly answers: SharedAnswers;
   readonly parts: readonly FleetPart[];
   readonly counts: FleetShareCounts = {
@@ -186,6 +216,7 @@ export class FleetShare {
     this.sessionsDir = join(runtimeDir, 'sessions');
     this.machine = shownId(machine, 64);
     this.state = this.readState();
+    this.sessions = new SharedSessions(log);
     this.answers = new SharedAnswers(join(syncDir(runtimeDir), 'supervisor-outbox.jsonl'), log);
     this.parts = [
       { tables: ['sessions'], push: (r) => this.pushSessions(r), pull: (r) => this.pullSessions(r) },
@@ -256,11 +287,7 @@ export class FleetShare {
       'session_key, shown_id, role, disabled, task, team, registered_at, updated_at',
       this.state.pulls.sessions,
     );
-    for (const row of rows) {
-      const r = sessionFromRow(row);
-      if (typeof r === 'string') this.log(`store: ${r}`);
-      else if (this.sessions.hold(r)) this.counts.received.sessions++;
-    }
+    for (const row of rows) if (this.sessions.hold(row)) this.counts.received.sessions++;
     this.state.pulls.sessions = horizon;
     this.saveState();
   }
@@ -358,11 +385,7 @@ export class FleetShare {
       'id, key, role, tool, verdict, confidence, reason, answered_by, ts',
       this.state.pulls.answers,
     );
-    for (const row of rows) {
-      const a = answerFromRow(row);
-      if (typeof a === 'string') this.log(`store: ${a}`);
-      else if (this.answers.hold(a)) this.counts.received.answers++;
-    }
+    for (const row of rows) if (this.answers.hold(row)) this.counts.received.answers++;
     this.state.pulls.answers = horizon;
     this.saveState();
   }

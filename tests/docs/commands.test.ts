@@ -59,6 +59,10 @@ const SKIP: Record<string, string> = {
     'starts a PostgreSQL cluster and loads 100k records, minutes on 2 CPUs; tests/store/ cover the same paths',
   'hookwise bench --eval-tldr':
     'replays the 26,808 filled calls of the development tldr corpus (about a minute on 2 CPUs); tests/bench/eval-tldr.test.ts runs a small corpus',
+  'hookwise stats --fleet':
+    "reads a team's PostgreSQL store, which the docs' sandbox has not; tests/store/fleet-audit.test.ts runs it against one",
+  'hookwise monitor --fleet':
+    "follows a team's PostgreSQL store, which the docs' sandbox has not; tests/store/fleet-audit.test.ts runs it against one",
   'node dist/hookwise.cjs bench --swarm': 'a 15 s load test on a real daemon; tests/cli/swarm.test.ts covers it',
   'npm install && npm install -g .':
     'changes the machine’s global npm prefix; tests/cli/package.test.ts installs the checkout into a temporary prefix',

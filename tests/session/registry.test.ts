@@ -241,13 +241,16 @@ function listFiles(dir: string): string[] {
 }
 
 describe("a team's registrations (held in a daemon's memory: store/fleet-share.ts)", () => {
+  /** A row as the store holds it (store/fleet-rows.ts SessionRow). */
   const record = (role: string | null, disabled: boolean, updated: string, storeKey: string) => ({
-    session_id: 'shown',
+    session_key: storeKey,
+    shown_id: 'shown',
     role,
     disabled,
+    task: null,
+    team: null,
     registered_at: '2026-01-01T00:00:00.000Z',
     updated_at: updated,
-    store_key: storeKey,
   });
 
   it('a session with no file here is looked up in them; this machine’s own file wins; disabled elsewhere is unknown here', () => {
@@ -274,5 +277,8 @@ describe("a team's registrations (held in a daemon's memory: store/fleet-share.t
     // An older update never replaces a newer one.
     expect(shared.hold(record('coder', false, '2026-01-01T00:00:00.500Z', idStoreKey('remote-1')))).toBe(false);
     expect(registry.get('remote-1')?.role).toBe('reviewer');
+    // Checked when first used: a row whose role is not a name is never a registration.
+    shared.hold(record('coder; rm -rf /', false, '2026-01-01T00:00:01.000Z', idStoreKey('bad-role')));
+    expect(registry.get('bad-role')).toBeUndefined();
   });
 });

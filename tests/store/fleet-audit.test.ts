@@ -87,6 +87,14 @@ function decided(tool: string, verdict: AuditRecord['verdict']): AuditRecord {
 
 const LIMITS = { maxBytes: 1 << 20, keep: 2 };
 
+async function until(ok: () => boolean, ms = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!ok()) {
+    if (Date.now() - start > ms) throw new Error('never');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 describe.skipIf(skip !== undefined)("the team's audit from its store", () => {
   it('counts per machine, verdict and tool; stats --fleet renders them with the usual figures', async () => {
     const a = machine('alpha');
@@ -94,6 +102,8 @@ describe.skipIf(skip !== undefined)("the team's audit from its store", () => {
     for (let i = 0; i < 6; i++) appendAudit(a.runtimeDir, decided('Bash', i < 4 ? 'allow' : 'deny'), LIMITS);
     for (let i = 0; i < 3; i++) appendAudit(b.runtimeDir, decided('Write', 'ask'), LIMITS);
     await Promise.all([a.sync.start(), b.sync.start()]);
+    // On a loaded machine the first connection may time out: the daemon retries, and so does the wait.
+    await until(() => a.sync.status().mode === 'synced' && b.sync.status().mode === 'synced');
     await Promise.all([a.sync.flush(), b.sync.flush()]);
 
     const store = await PostgresStore.open(settingsOf(), 'c'.repeat(32));
@@ -119,14 +129,15 @@ describe.skipIf(skip !== undefined)("the team's audit from its store", () => {
   it('monitor --fleet shows the newest rows, then each new one from any machine as it lands', async () => {
     const a = machine('alpha');
     await a.sync.start();
+    await until(() => a.sync.status().mode === 'synced');
     const lines: string[] = [];
     const stop = new AbortController();
-    const following = fleetMonitor({ lines: 2, intervalMs: 5000 }, (l) => lines.push(l), stop.signal);
-    for (let i = 0; i < 40 && lines.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    // No polling within the test's time: only the store's notification can wake it.
+    const following = fleetMonitor({ lines: 2, intervalMs: 600_000 }, (l) => lines.push(l), stop.signal);
+    await until(() => lines.length >= 2);
     expect(lines).toHaveLength(2);
     appendAudit(a.runtimeDir, decided('Edit', 'deny'), LIMITS);
-    // Woken by NOTIFY: well before the 5 s poll.
-    for (let i = 0; i < 120 && lines.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => lines.length >= 3);
     expect(lines[2]).toMatch(/^alpha .*Edit/);
     // A row put there by hand with a token in it: shown redacted.
     const store = await PostgresStore.open(settingsOf(), 'c'.repeat(32));
@@ -137,7 +148,7 @@ describe.skipIf(skip !== undefined)("the team's audit from its store", () => {
          'curl -H "Authorization: Bearer ghp_0123456789abcdefABCDEF0123456789abcd"', 0, '', 0, 0)`,
     );
     await store.close();
-    for (let i = 0; i < 120 && lines.length < 4; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => lines.length >= 4);
     stop.abort();
     await following;
     expect(lines[3]).toMatch(/^planted /);
