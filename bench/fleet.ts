@@ -55,6 +55,9 @@ export interface FleetReport {
     heap_mb: number;
     rss_mb: number;
     stats_ms: number;
+    /** The sharing parts alone: a fresh daemon's pulls of the sessions and answers into memory, and the heap they hold. */
+    pull_ms: number;
+    pull_heap_mb: number;
   };
 }
 
@@ -207,6 +210,18 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
     const held = sharer.share!.status().held;
     if (held.sessions < big || held.answers < big)
       throw new Error(`the new daemon holds ${held.sessions} sessions and ${held.answers} answers of ${big}`);
+    // The sharing parts alone: a fresh daemon's pulls of the sessions and answers into memory.
+    const fresh = new FleetShare(join(mkdtempSync(join(root, 'm-')), 'run'));
+    const reader = await PostgresStore.open(settingsOf(cluster), 'e'.repeat(32));
+    globalThis.gc?.();
+    const heap4 = process.memoryUsage();
+    const t4 = performance.now();
+    for (const part of fresh.parts) await part.pull(reader);
+    const pullMs = performance.now() - t4;
+    globalThis.gc?.();
+    const heap5 = process.memoryUsage();
+    await reader.close();
+    if (fresh.status().held.sessions < big) throw new Error('the fresh pull missed sessions');
     const t3 = performance.now();
     await fleetCounts(admin, {});
     await recentFleetAudit(admin, {}, FLEET_STATS_ROWS);
@@ -238,6 +253,8 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
         heap_mb: Math.round((heap3.heapUsed - heap2.heapUsed) / 1048576),
         rss_mb: Math.round((heap3.rss - heap2.rss) / 1048576),
         stats_ms: Math.round(statsMs),
+        pull_ms: Math.round(pullMs),
+        pull_heap_mb: Math.round((heap5.heapUsed - heap4.heapUsed) / 1048576),
       },
     };
   } finally {
@@ -254,7 +271,7 @@ export function renderFleet(r: FleetReport): string {
     `  store killed mid-run, restarted: ${r.outage.learned} learned, lost ${r.outage.lost} (target 0), wrong allows ${r.outage.wrong_allows} (target 0), all back ${r.outage.recovered_ms} ms after the restart`,
     `  ${r.big.records} shared records: a new machine's first sync ${r.big.first_sync_ms} ms; loading them as memory ${r.big.load_ms} ms; heap +${r.big.heap_mb} MB, rss +${r.big.rss_mb} MB`,
     `  queue answer reaching the waiting calls: p50 ${r.queue.p50_ms} ms, p99 ${r.queue.p99_ms} ms, max ${r.queue.max_ms} ms (${r.queue.samples} calls: ${r.queue.rounds} answers × ${r.queue.daemons} daemons × ${r.queue.clients_per_daemon} waiting clients, each daemon its own process; target p99 < 100 ms); the store's share alone (answer → each wait resolved, no engine or HTTP): p50 ${r.queue.store_only.p50_ms} ms, p99 ${r.queue.store_only.p99_ms} ms`,
-    `  ${r.shared.rows} sessions, supervisor answers and audit rows as well: a new daemon's start (sharing on, the decisions too) ${r.shared.start_ms} ms, holding ${r.shared.held_sessions} sessions and ${r.shared.held_answers} answers, heap +${r.shared.heap_mb} MB, rss +${r.shared.rss_mb} MB; stats --fleet's queries over the audit ${r.shared.stats_ms} ms`,
+    `  ${r.shared.rows} sessions, supervisor answers and audit rows as well: a new daemon's start (sharing on, the decisions too) ${r.shared.start_ms} ms, holding ${r.shared.held_sessions} sessions and ${r.shared.held_answers} answers, heap +${r.shared.heap_mb} MB, rss +${r.shared.rss_mb} MB; of that, pulling the sessions and answers into memory ${r.shared.pull_ms} ms, heap +${r.shared.pull_heap_mb} MB (measured alone); stats --fleet's queries over the audit ${r.shared.stats_ms} ms`,
   ].join('\n');
 }
 
