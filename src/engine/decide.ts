@@ -21,8 +21,9 @@ import { rememberHumanAnswer } from '../queue/remember.js';
 import type { HumanPort } from '../queue/types.js';
 import { sanitize } from '../sanitize/index.js';
 import { bootstrapDecision } from '../session/bootstrap.js';
+import { createdTargets, creationCandidates, noteCreations } from '../session/provenance.js';
 import { resolveSessionAsync, sessionStateOf, type SessionState } from '../session/resolve.js';
-import { prepareShell } from '../shell/prepare.js';
+import { prepareShell, type PreparedShell } from '../shell/prepare.js';
 import type { Locations } from '../util/locations.js';
 import { audit } from './audit.js';
 import { confineAsk, networkFor } from './confine.js';
@@ -96,7 +97,29 @@ export async function decideToolCall(
   if (judged.delegation !== undefined) countDelegation(ports.where, call, policy, judged.delegation, judged.decision);
   const out = finish(ports.where, event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
   if (role !== null) remember(ports.where, judged, call, role, policy, projectRoot, out);
+  if (judged.decision.verdict !== 'deny' && judged.creations !== undefined) noteCreated(ports.where, call, judged, out);
   return out;
+}
+
+/**
+ * Session provenance's first half (session/provenance.ts): the paths a call that may run is about to create,
+ * noted for PostToolUse. A failure only means those files are not vouched for later (their deletion asks).
+ */
+function noteCreated(where: Locations, call: ToolCall, judged: Judgement, out: CheckResult): void {
+  try {
+    noteCreations(where, call, judged.creations ?? []);
+  } catch (error) {
+    out.stderr = `${out.stderr ?? ''}hookwise: could not note the files this call creates: ${shownError(error)}\n`;
+  }
+}
+
+/** Which of a shell call's write targets this session created (session/provenance.ts); none when unreadable. */
+function sessionCreated(shell: PreparedShell, where: Locations, sessionId: string): boolean[] | undefined {
+  try {
+    return createdTargets(shell, where, sessionId);
+  } catch {
+    return undefined; // no provenance: every deletion and overwrite is judged as before
+  }
 }
 
 /**
@@ -116,6 +139,10 @@ export async function decideCall(
   const { human } = waits;
   if (state.kind !== 'registered') return await judge(state, call, policy, projectRoot, ports.where, { trace });
   const shell = await prepareShell(call, { projectRoot, home: ports.where.home, cwd: call.cwd }, ports.parses);
+  // Files this session created and still the same: deleting or overwriting them loses nothing of anyone else's.
+  const created = shell === undefined ? undefined : sessionCreated(shell, ports.where, call.sessionId);
+  if (created !== undefined) shell!.created = created;
+  const creations = creationCandidates(call, shell, projectRoot, ports.where.home);
   const memory = ports.memoryFor(projectRoot, call.sessionId, policy);
   // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
   const gitTree =
@@ -145,6 +172,7 @@ export async function decideCall(
     human,
     task,
   });
+  if (creations.length > 0) judged.creations = creations;
   if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
   const decided = await confineAsk(
     ports,

@@ -51,6 +51,8 @@ export interface Judgement {
   paths?: ResolvedPath[];
   /** An MCP call traced (explain): its entry and each field's kind and judgement. */
   mcp?: McpReport;
+  /** Canonical paths in the project the call may create (session/provenance.ts): noted before it runs. */
+  creations?: string[];
 }
 
 export interface McpReport {

@@ -1,7 +1,8 @@
 /**
  * Observing a finished tool call (a post-tool event): what memory learns from the host's outcome (an ask
- * answered at the host's prompt, a walls hit of a confined run: memory/learn.ts), and the circuit breaker's
- * count of consecutive failures. Nothing here gates: the tool already ran.
+ * answered at the host's prompt, a walls hit of a confined run: memory/learn.ts), the files the call created
+ * (session provenance: session/provenance.ts), and the circuit breaker's count of consecutive failures.
+ * Nothing here gates: the tool already ran.
  */
 import { lstatSync } from 'node:fs';
 import { shownError } from '../sanitize/shown.js';
@@ -12,6 +13,7 @@ import { breakerFailure, breakerSuccess } from '../modules/machine.js';
 import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { findProjectRoot } from '../paths/canonical.js';
+import { recordCreations } from '../session/provenance.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
 
@@ -24,8 +26,18 @@ export async function observeToolResult(
   adapter: HostAdapter,
 ): Promise<CheckResult> {
   const out = learnAfterTool(ports.where, event.call, adapter, event.outcome);
+  recordCreatedAfterTool(ports.where, event.call, out);
   await breakerAfterTool(ports, event, out);
   return out;
+}
+
+/** The files the call created, if its pre-tool decision noted any (a failed run may have created some too). */
+function recordCreatedAfterTool(where: Locations, call: ToolCall, out: CheckResult): void {
+  try {
+    recordCreations(where, call);
+  } catch (error) {
+    out.stderr = `${out.stderr ?? ''}hookwise: could not record the files this call created: ${shownError(error)}\n`;
+  }
 }
 
 function learnAfterTool(

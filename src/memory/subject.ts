@@ -195,7 +195,7 @@ function shellSubject(call: ToolCall, shell: PreparedShell, projectRoot: string 
   const subject = sanitize(text).text;
   // The data must reach the key intact: were a marker redacted as a whole, two bodies could share a key.
   if (markers.some((m) => !subject.includes(m))) return undefined;
-  const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i));
+  const lossy = shell.parse.segments.some((_, i) => segmentLosesData(shell, i, { provenance: false }));
   const out: CallSubject = { tool: shownId(call.tool), text: subject, commands, writes, lossy, similar, segments };
   // A form the sanitizer touched could read alike for two different calls: no generalization then.
   const cleanForm = form === undefined || form.length > MAX_SUBJECT ? undefined : sanitize(form);

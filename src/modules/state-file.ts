@@ -80,8 +80,16 @@ export function signingKey(userConfigDir: string, create: boolean): Buffer | und
   }
 }
 
+/**
+ * The HMAC of a signed per-session file's body under the per-user key: bound to what the file is (`domain`)
+ * and to whose it is (the session's file key), so a body copied from another file or session does not verify.
+ */
+export function signedBodyMac(key: Buffer, domain: string, fileKey: string, body: string): string {
+  return nodeCrypto().createHmac('sha256', key).update(`${domain}\n${fileKey}\n${body}`).digest('hex');
+}
+
 function mac(key: Buffer, fileKey: string, body: string): string {
-  return nodeCrypto().createHmac('sha256', key).update(`${DOMAIN}\n${fileKey}\n${body}`).digest('hex');
+  return signedBodyMac(key, DOMAIN, fileKey, body);
 }
 
 /**

@@ -76,10 +76,13 @@ function losesData(
   sources: Set<string>,
   safeFresh: ReadonlySet<number>,
   relative: string | null,
+  created: boolean,
 ): boolean {
   // What `$(mktemp [-d])` made in this command, deleted or overwritten whole: nothing of anyone's is lost.
   const fresh = freshTempOf(target.path, target.cwd);
   if (fresh !== undefined && fresh.rest === '' && safeFresh.has(fresh.id)) return false;
+  // What this session created earlier and is still that file (session/provenance.ts): nothing of anyone else's.
+  if (created && !target.dynamic && !target.via.startsWith('git ')) return false;
   if (DELETING.has(target.via) && !target.dynamic && regenerable(relative)) return false;
   if (target.via === 'git stash' && stashSaves(segment)) return false;
   if (DELETING.has(target.via) || target.via.startsWith('git ')) return true;
@@ -131,8 +134,12 @@ function safeFreshEntries(shell: PreparedShell): Set<number> {
   return fresh;
 }
 
-/** Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)? */
-export function segmentLosesData(shell: PreparedShell, index: number): boolean {
+/**
+ * Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)?
+ * `provenance: false` ignores what the session created (shell.created): what memory learns of a call must not
+ * depend on whose files it happened to touch that time.
+ */
+export function segmentLosesData(shell: PreparedShell, index: number, options: { provenance?: boolean } = {}): boolean {
   const segment = shell.parse.segments[index];
   if (segment === undefined) return false;
   if (destroysThroughDevice(segment)) return true;
@@ -143,6 +150,14 @@ export function segmentLosesData(shell: PreparedShell, index: number): boolean {
   return shell.writes.targets.some(
     (target, i) =>
       target.segment === index &&
-      losesData(target, shell.exists[i] === true, segment, sources, safeFresh, shell.targets[i]?.relative ?? null),
+      losesData(
+        target,
+        shell.exists[i] === true,
+        segment,
+        sources,
+        safeFresh,
+        shell.targets[i]?.relative ?? null,
+        options.provenance !== false && shell.created?.[i] === true,
+      ),
   );
 }

@@ -38,6 +38,11 @@ export interface PreparedShell {
   catalog: CatalogMatch[];
   /** The SQL files its database clients read (sql-files.ts; each also among `effects.reads`); absent: none. */
   sqlFiles?: SqlFiles;
+  /**
+   * Whether writes.targets[i] is a file (or a tree of files) this session created and that is still that file
+   * (session/provenance.ts, filled in at the edge for a registered session); absent: no provenance known.
+   */
+  created?: boolean[];
 }
 
 /** The slice of the cascade's context a shell call adds: its analysis, prepared at the edge. */

@@ -1,0 +1,374 @@
+/**
+ * Session provenance (issue 28, item 6): the files a session created itself. An agent that writes a
+ * throw-away test, runs it and deletes it loses nothing of anyone's, so the shell tier's data-loss rule
+ * (shell/data-loss.ts) does not pass that deletion — or an overwrite of such a file — to a human.
+ *
+ * How a file comes to count as created, in two steps (the edges of one tool call):
+ *   1. before it runs (PreToolUse, `noteCreations`): the paths the call writes that do not exist yet, in the
+ *      project, are left in a signed note for that tool_use_id beside the learning notes
+ *      (memory/learn.ts: the plugin wrapper starts hookwise for a PostToolUse only when a note is there);
+ *   2. after it ran (PostToolUse, `recordCreations`): each noted path that now holds a regular file with one
+ *      link, or a directory, born after the note was written, is recorded with its device, inode, birth time
+ *      and type. A file moved or hard-linked in (`mv src/a.ts new.ts`, `ln`) was born before: not recorded.
+ *
+ * The record, `<runtime>/provenance/s-<id hash>.json`, is signed like the module state (modules/state-file.ts:
+ * HMAC under the per-user key, bound to the session), replaced atomically under a lock, and bounded (count and
+ * bytes; the oldest entries go first). It holds hashes of paths, never a path. A record that is missing, not
+ * ours, damaged or signed for another session is no provenance at all: every deletion asks as before.
+ *
+ * The check (`createdTargets`, at the edge before the cascade): a target counts only when its canonical path
+ * (symlinks resolved: a created file replaced by a link to a tracked one is the tracked one) is recorded with
+ * the same device, inode, birth time and type it has now; a directory only when every entry below it is
+ * recorded too (walked up to MAX_TREE_ENTRIES: a larger tree is not vouched for). Globs, paths known only at run
+ * time and paths outside the project never count.
+ */
+import { lstatSync, readdirSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolCall } from '../core/tool-call.js';
+import { sessionPendingDir } from '../memory/learn.js';
+import { signedBodyMac, signingKey } from '../modules/state-file.js';
+import { resolvePath } from '../paths/canonical.js';
+import { sanitize } from '../sanitize/index.js';
+import { idFileKey } from '../sanitize/ids.js';
+import type { PreparedShell } from '../shell/prepare.js';
+import { fnv1a64 } from '../util/hash.js';
+import { nodeCrypto } from '../util/node-crypto.js';
+import { ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import type { Locations } from '../util/locations.js';
+
+/** Entries a record keeps (the oldest go first). */
+export const MAX_CREATED = 1024;
+/** And the bytes its body may take. */
+export const MAX_RECORD_BYTES = 128 * 1024;
+/** Entries walked below a directory to be deleted; a larger tree is not vouched for. */
+export const MAX_TREE_ENTRIES = 256;
+/** Paths one call may note as created; a note also skips paths longer than MAX_PATH_CHARS. */
+const MAX_NOTE_PATHS = 64;
+const MAX_PATH_CHARS = 4096;
+/** File times come from a coarse kernel clock: a file born just after the note may show a birth slightly before it. */
+const BIRTH_SLACK_MS = 1000;
+
+const FORMAT = 1;
+const RECORD_DOMAIN = 'hookwise session provenance v1';
+const NOTE_DOMAIN = 'hookwise provenance note v1';
+
+/** What a recorded file was when it was recorded; the same path with anything else now is another file. */
+export interface CreatedFile {
+  dev: string;
+  ino: string;
+  birthMs: number;
+  type: 'f' | 'd';
+}
+
+export type ReadProvenance =
+  { kind: 'absent' } | { kind: 'valid'; created: Map<string, CreatedFile> } | { kind: 'untrusted'; why: string };
+
+export function provenanceFile(runtimeDir: string, sessionId: string): string {
+  return join(runtimeDir, 'provenance', `s-${idFileKey(sessionId)}.json`);
+}
+
+/** What a path is recorded under: a hash (the record names no path). */
+export function pathKey(absolute: string): string {
+  return nodeCrypto().createHash('sha256').update(absolute).digest('hex').slice(0, 32);
+}
+
+function fileOf(st: BigIntStats): CreatedFile | undefined {
+  const type = st.isFile() ? 'f' : st.isDirectory() ? 'd' : undefined;
+  if (type === undefined) return undefined;
+  return { dev: st.dev.toString(), ino: st.ino.toString(), birthMs: Number(st.birthtimeMs), type };
+}
+
+function lstatBig(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined; // cannot be looked at (a component is not a directory, no permission): not vouched for
+  }
+}
+
+function sameFile(a: CreatedFile, b: CreatedFile): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.birthMs === b.birthMs && a.type === b.type;
+}
+
+/** A signed body `{body, mac}` → the body, when it verifies for this session in this domain. */
+function verified(bytes: Buffer, key: Buffer, domain: string, fileKey: string): string | undefined {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const { body, mac } = (envelope ?? {}) as { body?: unknown; mac?: unknown };
+  if (typeof body !== 'string' || typeof mac !== 'string' || !/^[0-9a-f]{64}$/.test(mac)) return undefined;
+  const expected = Buffer.from(signedBodyMac(key, domain, fileKey, body), 'hex');
+  return nodeCrypto().timingSafeEqual(expected, Buffer.from(mac, 'hex')) ? body : undefined;
+}
+
+function signed(key: Buffer, domain: string, fileKey: string, body: string): string {
+  return `${JSON.stringify({ body, mac: signedBodyMac(key, domain, fileKey, body) })}\n`;
+}
+
+/** The session's record: absent, valid, or untrusted (which callers treat as no provenance). */
+export function readProvenance(where: Locations, sessionId: string): ReadProvenance {
+  const file = provenanceFile(where.runtimeDir, sessionId);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readOwnedFile(file, 'the session provenance record');
+  } catch (error) {
+    return { kind: 'untrusted', why: `${file} cannot be trusted: ${(error as Error).message}` };
+  }
+  if (bytes === undefined) return { kind: 'absent' };
+  if (bytes.length > 2 * MAX_RECORD_BYTES) return { kind: 'untrusted', why: `${file} is larger than a record can be` };
+  let key: Buffer | undefined;
+  try {
+    key = signingKey(where.userConfigDir, false);
+  } catch (error) {
+    return { kind: 'untrusted', why: (error as Error).message };
+  }
+  if (key === undefined) return { kind: 'untrusted', why: `${file} exists but the signing key does not` };
+  const body = verified(bytes, key, RECORD_DOMAIN, idFileKey(sessionId));
+  if (body === undefined)
+    return { kind: 'untrusted', why: `${file} does not verify (changed, or copied from another session or user)` };
+  const created = parseRecord(body);
+  if (created === undefined)
+    return { kind: 'untrusted', why: `${file} is signed but not a record this hookwise reads` };
+  return { kind: 'valid', created };
+}
+
+function parseRecord(body: string): Map<string, CreatedFile> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const v = value as { format?: unknown; created?: unknown };
+  if (v?.format !== FORMAT || !Array.isArray(v.created) || v.created.length > MAX_CREATED) return undefined;
+  const created = new Map<string, CreatedFile>();
+  for (const entry of v.created as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 5) return undefined;
+    const [key, dev, ino, birthMs, type] = entry as unknown[];
+    if (
+      typeof key !== 'string' ||
+      !/^[0-9a-f]{32}$/.test(key) ||
+      typeof dev !== 'string' ||
+      !/^\d{1,20}$/.test(dev) ||
+      typeof ino !== 'string' ||
+      !/^\d{1,20}$/.test(ino) ||
+      typeof birthMs !== 'number' ||
+      !Number.isFinite(birthMs) ||
+      (type !== 'f' && type !== 'd')
+    )
+      return undefined;
+    created.set(key, { dev, ino, birthMs, type });
+  }
+  return created;
+}
+
+/** The body of a record: entries oldest first, cut to the bounds from the oldest end. */
+function recordBody(created: Map<string, CreatedFile>): string {
+  const entries = [...created].map(([key, f]) => [key, f.dev, f.ino, f.birthMs, f.type] as const);
+  let start = Math.max(0, entries.length - MAX_CREATED);
+  let body = JSON.stringify({ format: FORMAT, created: entries.slice(start) });
+  while (body.length > MAX_RECORD_BYTES && start < entries.length) {
+    // Each entry takes about the same bytes: drop enough of the oldest in one step.
+    start += Math.max(1, Math.ceil(((body.length - MAX_RECORD_BYTES) / body.length) * (entries.length - start)));
+    body = JSON.stringify({ format: FORMAT, created: entries.slice(start) });
+  }
+  return body;
+}
+
+/**
+ * Add files to the session's record (under its lock). An untrusted record is replaced by one that holds only
+ * what is recorded from now on: that vouches for nothing the damaged one claimed.
+ */
+export function addCreated(where: Locations, sessionId: string, files: readonly [string, CreatedFile][]): void {
+  if (files.length === 0) return;
+  const file = provenanceFile(where.runtimeDir, sessionId);
+  ensurePrivateDir(join(where.runtimeDir, 'provenance'));
+  withLockSync(`${file}.lock`, () => {
+    const read = readProvenance(where, sessionId);
+    const created = read.kind === 'valid' ? read.created : new Map<string, CreatedFile>();
+    for (const [key, f] of files) {
+      created.delete(key); // re-added as the newest
+      created.set(key, f);
+    }
+    const key = signingKey(where.userConfigDir, true)!;
+    writeFileAtomic(file, signed(key, RECORD_DOMAIN, idFileKey(sessionId), recordBody(created)), { mode: 0o600 });
+  });
+}
+
+/** Whether the file or tree at a canonical absolute path is one the session created, still the same file(s). */
+export function createdBySession(created: ReadonlyMap<string, CreatedFile>, absolute: string): boolean {
+  const top = lstatBig(absolute);
+  if (top === undefined) return false;
+  const stack: [string, BigIntStats][] = [[absolute, top]];
+  let walked = 0;
+  while (stack.length > 0) {
+    const [path, st] = stack.pop()!;
+    const now = fileOf(st);
+    const recorded = created.get(pathKey(path));
+    if (now === undefined || recorded === undefined || !sameFile(now, recorded)) return false;
+    if (now.type !== 'd') continue;
+    let names: string[];
+    try {
+      names = readdirSync(path);
+    } catch {
+      return false;
+    }
+    walked += names.length;
+    if (walked > MAX_TREE_ENTRIES) return false;
+    for (const name of names) {
+      const child = join(path, name);
+      const childStat = lstatBig(child);
+      if (childStat === undefined) return false;
+      stack.push([child, childStat]);
+    }
+  }
+  return true;
+}
+
+const GLOB = /[*?[\]{}]/;
+
+/**
+ * For a prepared shell call: which write targets are files this session created and that are still those
+ * files (see createdBySession). Undefined when no target could be (nothing exists, nothing in the project)
+ * or the session has no trusted record. Edge I/O: one record read, one lstat per target, bounded walks.
+ */
+export function createdTargets(shell: PreparedShell, where: Locations, sessionId: string): boolean[] | undefined {
+  const candidate = (i: number): string | undefined => {
+    const target = shell.writes.targets[i];
+    const resolved = shell.targets[i];
+    if (target === undefined || target.dynamic || shell.exists[i] !== true) return undefined;
+    if (resolved === null || resolved === undefined || resolved.unknown !== undefined) return undefined;
+    if (resolved.relative === null || resolved.relative === '' || GLOB.test(target.path)) return undefined;
+    return resolved.absolute;
+  };
+  if (!shell.writes.targets.some((_, i) => candidate(i) !== undefined)) return undefined;
+  const read = readProvenance(where, sessionId);
+  if (read.kind !== 'valid') return undefined;
+  return shell.writes.targets.map((_, i) => {
+    const absolute = candidate(i);
+    return absolute !== undefined && createdBySession(read.created, absolute);
+  });
+}
+
+/** Programs whose write targets may end up holding something that existed before (a move, a link, a sync). */
+const NOT_CREATING = new Set(['mv', 'ln', 'rsync', 'git', 'install', 'link']);
+
+/**
+ * The canonical paths a call is about to create in the project: a Write-like tool's files, a shell call's
+ * write targets that do not exist now (not through a move, link or git, not a glob or run-time path).
+ */
+export function creationCandidates(
+  call: ToolCall,
+  shell: PreparedShell | undefined,
+  projectRoot: string,
+  home: string,
+): string[] {
+  const out = new Set<string>();
+  if (call.action === 'write') {
+    for (const path of call.paths) {
+      const resolved = resolvePath(path, { projectRoot, home, cwd: call.cwd });
+      if (resolved.unknown === undefined && resolved.relative !== null && resolved.relative !== '')
+        out.add(resolved.absolute);
+    }
+  } else if (shell !== undefined && shell.parse.ok) {
+    shell.writes.targets.forEach((target, i) => {
+      const resolved = shell.targets[i];
+      const segment = shell.parse.segments[target.segment];
+      if (segment === undefined || NOT_CREATING.has(segment.name) || target.via.startsWith('git ')) return;
+      if (target.dynamic || shell.exists[i] !== false || GLOB.test(target.path)) return;
+      if (resolved === null || resolved === undefined || resolved.unknown !== undefined) return;
+      if (resolved.relative === null || resolved.relative === '') return;
+      out.add(resolved.absolute);
+    });
+  }
+  return [...out];
+}
+
+function noteFile(runtimeDir: string, sessionId: string, toolUseId: string): string {
+  return join(
+    sessionPendingDir(runtimeDir, sessionId),
+    `p-${fnv1a64(`${idFileKey(sessionId)}\u0000provenance\u0000${toolUseId}`)}.json`,
+  );
+}
+
+/**
+ * Before a call runs: note which of its candidate paths do not exist yet (PostToolUse records those that then
+ * do). Only paths the sanitizer leaves as they are are written down (a path holding a secret is not recorded,
+ * so it is never vouched for). Nothing to note, or no tool_use_id to find the note by: nothing is written.
+ */
+export function noteCreations(where: Locations, call: ToolCall, candidates: readonly string[], now = Date.now()): void {
+  if (call.toolUseId === undefined) return;
+  const paths = candidates
+    .filter((p) => p.length <= MAX_PATH_CHARS && lstatBig(p) === undefined && sanitize(p).text === p)
+    .slice(0, MAX_NOTE_PATHS);
+  if (paths.length === 0) return;
+  const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
+  ensurePrivateDir(join(file, '..', '..'));
+  ensurePrivateDir(join(file, '..'));
+  const key = signingKey(where.userConfigDir, true)!;
+  const body = JSON.stringify({ format: FORMAT, tool_use: fnv1a64(call.toolUseId), at: now, paths });
+  writeFileAtomic(file, signed(key, NOTE_DOMAIN, idFileKey(call.sessionId), body), { mode: 0o600 });
+}
+
+/**
+ * After a call ran: claim its note (by renaming it: of two racing PostToolUse processes one records), and
+ * record each noted path that now holds a file born since the note. Returns how many were recorded.
+ */
+export function recordCreations(where: Locations, call: ToolCall): number {
+  if (call.toolUseId === undefined) return 0;
+  const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
+  const claimed = `${file}.${process.pid}.claimed`;
+  try {
+    renameSync(file, claimed);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readOwnedFile(claimed, 'a provenance note');
+  } finally {
+    try {
+      unlinkSync(claimed);
+    } catch {
+      // Already gone: nothing else to clean.
+    }
+  }
+  const key = signingKey(where.userConfigDir, false);
+  if (bytes === undefined || key === undefined) return 0;
+  const body = verified(bytes, key, NOTE_DOMAIN, idFileKey(call.sessionId));
+  if (body === undefined) return 0;
+  const note = parseNote(body);
+  if (note === undefined || note.toolUse !== fnv1a64(call.toolUseId)) return 0;
+  const files: [string, CreatedFile][] = [];
+  for (const path of note.paths) {
+    const st = lstatBig(path);
+    if (st === undefined) continue;
+    const f = fileOf(st);
+    if (f === undefined || (f.type === 'f' && st.nlink !== 1n) || f.birthMs < note.at - BIRTH_SLACK_MS) continue;
+    files.push([pathKey(path), f]);
+  }
+  addCreated(where, call.sessionId, files);
+  return files.length;
+}
+
+function parseNote(body: string): { toolUse: string; at: number; paths: string[] } | undefined {
+  try {
+    const v = JSON.parse(body) as { format?: unknown; tool_use?: unknown; at?: unknown; paths?: unknown };
+    if (
+      v.format !== FORMAT ||
+      typeof v.tool_use !== 'string' ||
+      typeof v.at !== 'number' ||
+      !Array.isArray(v.paths) ||
+      v.paths.length > MAX_NOTE_PATHS ||
+      !v.paths.every((p) => typeof p === 'string' && p.startsWith('/'))
+    )
+      return undefined;
+    return { toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
+  } catch {
+    return undefined;
+  }
+}

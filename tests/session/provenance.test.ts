@@ -1,0 +1,192 @@
+/**
+ * Session provenance through the real check path: a file the session created (noted before the tool ran,
+ * recorded after it) may be deleted or overwritten without a human; anything else that only looks like it
+ * still asks.
+ */
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  addCreated,
+  createdBySession,
+  MAX_CREATED,
+  noteCreations,
+  pathKey,
+  provenanceFile,
+  readProvenance,
+  recordCreations,
+  type CreatedFile,
+} from '../../src/session/provenance.js';
+import type { ToolCall } from '../../src/core/tool-call.js';
+import { locations } from '../../src/util/locations.js';
+import { makeProject, verdictOf, type TestProject } from '../support/project.js';
+
+let uses = 0;
+
+function project(): TestProject {
+  const p = makeProject();
+  p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: false\n');
+  p.register('s1', 'coder');
+  p.register('s2', 'coder');
+  p.write('src/tracked.ts', 'export const kept = 1;\n');
+  return p;
+}
+
+function post(p: TestProject, pre: Record<string, unknown>): Record<string, unknown> {
+  return { ...pre, hook_event_name: 'PostToolUse', tool_response: {} };
+}
+
+/** A tool call as the host runs it: PreToolUse, the effect (when allowed or asked), PostToolUse. */
+async function run(
+  p: TestProject,
+  tool: string,
+  input: Record<string, unknown>,
+  effect: () => void,
+  session = 's1',
+): Promise<string | undefined> {
+  const pre = { ...p.pre(tool, input, session), tool_use_id: `toolu_${++uses}` };
+  const verdict = verdictOf(await p.check(pre));
+  if (verdict !== 'deny') effect();
+  await p.check(post(p, pre));
+  return verdict;
+}
+
+async function bash(p: TestProject, command: string, session = 's1'): Promise<string | undefined> {
+  return verdictOf(await p.check({ ...p.pre('Bash', { command }, session), tool_use_id: `toolu_${++uses}` }));
+}
+
+async function writeTool(p: TestProject, relative: string, session = 's1'): Promise<void> {
+  const file = join(p.root, relative);
+  await run(p, 'Write', { file_path: file, content: 'x\n' }, () => writeFileSync(file, 'x\n'), session);
+}
+
+describe('files the session created', () => {
+  it('may be deleted or overwritten without a human', async () => {
+    const p = project();
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('ask'); // (it does not exist yet: a deletion asks)
+    await writeTool(p, 'src/scratch.ts');
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('allow');
+    expect(await bash(p, 'echo again > src/scratch.ts')).toBe('allow');
+    expect(await bash(p, 'rm -f src/scratch.ts src/tracked.ts')).toBe('ask');
+  });
+
+  it('counts what an allowed shell redirect or mkdir created, and a tree of them', async () => {
+    const p = project();
+    const dir = join(p.root, 'src/gen');
+    await run(p, 'Bash', { command: 'mkdir src/gen' }, () => mkdirSync(dir));
+    await run(p, 'Bash', { command: 'echo 1 > src/gen/a.ts' }, () => writeFileSync(join(dir, 'a.ts'), '1\n'));
+    await writeTool(p, 'src/gen/b.ts');
+    expect(await bash(p, 'rm src/gen/a.ts')).toBe('allow');
+    expect(await bash(p, 'rm -rf src/gen')).toBe('allow');
+  });
+
+  it('a directory it created that now holds a file it did not create still asks', async () => {
+    const p = project();
+    const dir = join(p.root, 'src/gen');
+    await run(p, 'Bash', { command: 'mkdir src/gen' }, () => mkdirSync(dir));
+    await writeTool(p, 'src/gen/b.ts');
+    writeFileSync(join(dir, 'planted.ts'), 'not the session’s\n');
+    expect(await bash(p, 'rm -rf src/gen')).toBe('ask');
+    expect(await bash(p, 'rm src/gen/b.ts')).toBe('allow');
+  });
+});
+
+describe('what only looks like a file the session created still asks', () => {
+  it('a file it did not create', async () => {
+    const p = project();
+    expect(await bash(p, 'rm src/tracked.ts')).toBe('ask');
+    expect(await bash(p, 'echo gone > src/tracked.ts')).toBe('ask');
+  });
+
+  it('a created file replaced by a symlink to a tracked file', async () => {
+    const p = project();
+    await writeTool(p, 'src/scratch.ts');
+    rmSync(join(p.root, 'src/scratch.ts'));
+    symlinkSync(join(p.root, 'src/tracked.ts'), join(p.root, 'src/scratch.ts'));
+    expect(await bash(p, 'echo gone > src/scratch.ts')).toBe('ask');
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('ask');
+  });
+
+  it('a created file replaced by another file under the same name', async () => {
+    const p = project();
+    await writeTool(p, 'src/scratch.ts');
+    renameSync(join(p.root, 'src/tracked.ts'), join(p.root, 'src/scratch.ts'));
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('ask');
+  });
+
+  it('a glob, even over created files only', async () => {
+    const p = project();
+    await writeTool(p, 'src/scratch.ts');
+    expect(await bash(p, 'rm src/scratch*.ts')).toBe('ask');
+  });
+
+  it("another session's file", async () => {
+    const p = project();
+    await writeTool(p, 'src/scratch.ts', 's1');
+    expect(await bash(p, 'rm src/scratch.ts', 's2')).toBe('ask');
+    // Its record copied under the other session's name does not verify either.
+    const where = locations(p.env);
+    writeFileSync(provenanceFile(where.runtimeDir, 's2'), readFileSync(provenanceFile(where.runtimeDir, 's1')));
+    expect(readProvenance(where, 's2').kind).toBe('untrusted');
+    expect(await bash(p, 'rm src/scratch.ts', 's2')).toBe('ask');
+  });
+
+  it('a forged or damaged record is no provenance at all', async () => {
+    const p = project();
+    await writeTool(p, 'src/scratch.ts');
+    const where = locations(p.env);
+    const file = provenanceFile(where.runtimeDir, 's1');
+    const signed = JSON.parse(readFileSync(file, 'utf8')) as { body: string; mac: string };
+    const body = JSON.parse(signed.body) as { created: unknown[] };
+    body.created.push([pathKey(join(p.root, 'src/tracked.ts')), '1', '2', 3, 'f']);
+    writeFileSync(file, JSON.stringify({ body: JSON.stringify(body), mac: signed.mac }));
+    expect(readProvenance(where, 's1').kind).toBe('untrusted');
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('ask');
+    writeFileSync(file, '{not json');
+    expect(await bash(p, 'rm src/scratch.ts')).toBe('ask');
+  });
+
+  it('a path outside the project is never recorded', async () => {
+    const p = project();
+    const outside = join(p.home, 'notes.txt');
+    await run(p, 'Bash', { command: `echo hi > ${outside}` }, () => writeFileSync(outside, 'hi\n'));
+    expect(readProvenance(locations(p.env), 's1').kind).toBe('absent');
+    expect(await bash(p, `rm ${outside}`)).not.toBe('allow');
+  });
+
+  it('a file moved in under a noted name between the decision and the run', async () => {
+    const p = project();
+    const where = locations(p.env);
+    const target = join(p.root, 'src/new.ts');
+    const call = { sessionId: 's1', toolUseId: 'toolu_move', cwd: p.root } as ToolCall;
+    noteCreations(where, call, [target], Date.now() + 5000); // the move comes after the note
+    renameSync(join(p.root, 'src/tracked.ts'), target);
+    expect(recordCreations(where, call)).toBe(0);
+  });
+});
+
+describe('the record', () => {
+  it('keeps at most MAX_CREATED entries, dropping the oldest', () => {
+    const p = project();
+    const where = locations(p.env);
+    const first = join(p.root, 'src/first.ts');
+    writeFileSync(first, '1\n');
+    const call = { sessionId: 's1', toolUseId: 'toolu_first', cwd: p.root } as ToolCall;
+    rmSync(first);
+    noteCreations(where, call, [first]);
+    writeFileSync(first, '1\n');
+    expect(recordCreations(where, call)).toBe(1);
+    const read = readProvenance(where, 's1');
+    expect(read.kind === 'valid' && createdBySession(read.created, first)).toBe(true);
+    const filler: [string, CreatedFile][] = Array.from({ length: MAX_CREATED }, (_, i) => [
+      pathKey(`/nowhere/${i}`),
+      { dev: '1', ino: String(i), birthMs: 0, type: 'f' },
+    ]);
+    addCreated(where, 's1', filler);
+    const after = readProvenance(where, 's1');
+    expect(after.kind).toBe('valid');
+    if (after.kind !== 'valid') return;
+    expect(after.created.size).toBe(MAX_CREATED);
+    expect(createdBySession(after.created, first)).toBe(false);
+  });
+});
