@@ -18,6 +18,7 @@ import { VERSION } from '../policy/load.js';
 import { formatDiagnostic } from '../policy/schema.js';
 import type { Locations } from '../util/locations.js';
 import { validateProject, type ValidateReport } from './validate.js';
+import { confinementStatus } from './confine-status.js';
 import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, type InstallContext } from './install.js';
 import { gateEvent, httpGates, scanWiring, type Wired } from './wired.js';
 
@@ -133,14 +134,17 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
   }
   checks.push(configCheck(validateProject(ctx.projectRoot, ctx.env)));
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
-  checks.push(confinementCheck(probe));
+  const probed = confinementCheck(probe);
+  // Whether it is on (by default, or set by a file) and why, before what the probe found.
+  const status = await confinementStatus(ctx.projectRoot, where);
+  checks.push({ ...probed, detail: `${status.summary}; ${probed.detail}` });
   checks.push(await storeCheck(where));
   const { confine, supervisor, human } = loadConfig(
     ctx.projectRoot,
     configFiles(ctx.projectRoot, where.userConfigDir),
   ).config;
   if (human.channel === 'queue') checks.push(humanQueueCheck(human, wired));
-  if (confine.enabled)
+  if (confine.mode !== 'off')
     checks.push(
       networkCheck({
         allow: confine.network.allow.map((e) => e.text),

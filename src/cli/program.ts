@@ -126,6 +126,8 @@ export async function runProgram(argv: string[]): Promise<number> {
     .action(async (o: { force?: boolean; preCommit?: boolean }) => {
       const { init } = await import('./init.js');
       print(init(process.cwd(), o.force === true));
+      const { findProjectRoot } = await import('../paths/canonical.js');
+      print(await confinementLine(findProjectRoot(process.cwd())));
       if (o.preCommit === true) {
         const { installPreCommitHook } = await import('./precommit.js');
         const { findProjectRoot } = await import('../paths/canonical.js');
@@ -427,6 +429,7 @@ export async function runProgram(argv: string[]): Promise<number> {
           const { daemonForHttpGate } = await import('./daemon.js');
           process.stderr.write(`${await daemonForHttpGate(io.http)}\n`);
         }
+        if (action === 'install' && o.dryRun !== true) print(await confinementLine(io.projectRoot));
       },
     );
   }
@@ -838,4 +841,16 @@ function fleetProject(
   projectFilter: (o: { project?: string; allProjects?: boolean }) => string | undefined,
 ): string | undefined {
   return o.project === undefined ? undefined : projectFilter(o);
+}
+
+/** What `init` and `install` tell a new user about confinement (cli/confine-status.ts); never fails the command. */
+async function confinementLine(projectRoot: string): Promise<string> {
+  const { confinementStatus } = await import('./confine-status.js');
+  const { locations } = await import('../util/locations.js');
+  try {
+    return (await confinementStatus(projectRoot, locations())).line;
+  } catch (error) {
+    const { shownError } = await import('../sanitize/shown.js');
+    return `confinement: could not tell whether it is on (${shownError(error)}); hookwise doctor says more`;
+  }
 }

@@ -16,6 +16,9 @@ import { confineRuntime } from './runtime.js';
 import { prepareSnapshot } from './snapshot.js';
 import { wrapCommand, type ProxyRelay, type RenderOptions } from './wrap.js';
 
+export { deletesTrackedSources } from './tracked-sources.js';
+export { confineRuntime } from './runtime.js';
+
 export interface ConfineRequest {
   command: string;
   projectRoot: string;

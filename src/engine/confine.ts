@@ -13,6 +13,7 @@ import { claudeSandbox } from '../hosts/claude-sandbox.js';
 import { roleNamed, type CompiledPolicy } from '../policy/compiled.js';
 import { sanitize } from '../sanitize/index.js';
 import { loadWithCodeCache } from '../util/code-cache.js';
+import type { PreparedShell } from '../shell/prepare.js';
 import type { EnginePorts } from './ports.js';
 
 let confineModule: typeof ConfineBundle | undefined;
@@ -48,7 +49,12 @@ export async function confineAsk(
   gitTree: GitWorkTree | undefined,
   roleName: string,
   network: NetworkAccess | undefined,
+  shell?: PreparedShell,
 ): Promise<Decision> {
+  // By default (no config file set it) confinement is on only where it works: elsewhere the ask stays as it
+  // was, without a "not run confined" remark the user never asked for (doctor says why).
+  if (policy.confine.mode === 'auto' && (await confinementByDefault(ports.where, call, projectRoot)).on !== true)
+    return asked;
   if (!confinable.ok)
     return confinable.applies ? { ...asked, reason: `${asked.reason} (not run confined: ${confinable.why})` } : asked;
   const command = call.input.command;
@@ -68,7 +74,12 @@ export async function confineAsk(
     }
   }
   const { home, runtimeDir, userConfigDir } = ports.where;
-  const { confineCommand } = await loadConfine();
+  const { confineCommand, deletesTrackedSources } = await loadConfine();
+  // The one ask the walls do not replace: deleting tracked sources (the human should know before, not after).
+  if (gitTree !== undefined && shell !== undefined) {
+    const sources = deletesTrackedSources(shell, gitTree.root, (name) => sanitize(name).text);
+    if (sources.deletes) return { ...asked, reason: `${asked.reason} (not run confined: ${sources.why})` };
+  }
   // The undo snapshot records the command in the repository: sanitized text only.
   const undo = gitTree === undefined ? {} : { undo: { tree: gitTree, sanitizedCommand: sanitize(command).text } };
   // The walls are tightened to the role: the directories it may not write are read-only inside them.
@@ -115,6 +126,33 @@ export async function confineAsk(
   };
 }
 
+/** Whether confinement is on by default here, and why (doctor and install say the same). */
+export type DefaultConfinement = { on: true; why: string } | { on: false; why: string };
+
+/**
+ * The default (`confine.enabled` set by no file): on where bubblewrap works (the probe's verdict, cached per
+ * machine: confine/runtime.ts) and, for Claude Code, its own sandbox is off (hosts/claude-sandbox.ts).
+ */
+export async function confinementByDefault(
+  where: Pick<EnginePorts['where'], 'home' | 'runtimeDir'>,
+  call: Pick<ToolCall, 'host'>,
+  projectRoot: string,
+): Promise<DefaultConfinement> {
+  if (process.platform !== 'linux') return { on: false, why: 'confinement needs Linux (bubblewrap)' };
+  if (call.host === 'claude') {
+    const sandbox = claudeSandbox({ projectRoot, home: where.home, env: process.env });
+    if (sandbox === 'on')
+      return { on: false, why: 'Claude Code’s own sandbox is on (sandbox.enabled), and hookwise does not wrap twice' };
+    if (sandbox === 'unknown')
+      return { on: false, why: 'a Claude Code settings file that could turn its sandbox on cannot be read' };
+  }
+  const { confineRuntime } = await loadConfine();
+  const runtime = confineRuntime(where.runtimeDir);
+  return runtime.available
+    ? { on: true, why: 'bubblewrap works here and Claude Code’s own sandbox is off' }
+    : { on: false, why: `bubblewrap does not work here: ${runtime.reason}` };
+}
+
 /**
  * The network a confined shell command may have: the policy's allowlist, and whether a filtering proxy can
  * serve it. Outside a daemon there is none: network-reaching commands are asked, the rest run with no
@@ -125,7 +163,7 @@ export function networkFor(
   call: ToolCall,
   policy: CompiledPolicy,
 ): NetworkAccess | undefined {
-  if (!policy.confine.enabled || call.action !== 'shell') return undefined;
+  if (policy.confine.mode === 'off' || call.action !== 'shell') return undefined;
   const allow = policy.confine.network.allow;
   if (allow.length === 0) return { allow, proxy: { up: false, why: 'no network allowlist' } };
   if (ports.netProxy === undefined)

@@ -146,7 +146,7 @@ export async function decideCall(
   const memory = ports.memoryFor(projectRoot, call.sessionId, policy);
   // Edge I/O for the cascade's pure confinability check: a few stats, only with confinement on.
   const gitTree =
-    policy.confine.enabled && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
+    policy.confine.mode !== 'off' && call.action === 'shell' && gitOnPath() ? gitWorkTree(projectRoot) : undefined;
   const network = networkFor(ports, call, policy);
   // The signed module state, verified here at the edge; the modules tier only reads it.
   const modules = readModuleState(ports.where, call.sessionId);
@@ -163,7 +163,7 @@ export async function decideCall(
     shell,
     memory: memory.view,
     trace,
-    confine: policy.confine.enabled,
+    confine: policy.confine.mode !== 'off',
     undoable: gitTree !== undefined,
     network,
     modules,
@@ -184,6 +184,7 @@ export async function decideCall(
     gitTree,
     state.role,
     network,
+    shell,
   );
   trace?.({ tier: 'confine', decision: decided === judged.decision ? undefined : decided });
   // Walls could not be drawn after all: with the queue on, the ask goes to a human there (tier 4).

@@ -66,7 +66,7 @@ export interface PreparedInputs {
   trace?: ((step: TraceStep) => void) | undefined;
   /** The session's module state, read and verified at the edge (modules/state-file.ts). */
   modules?: ReadState | undefined;
-  /** Confined allows are on (the policy's confine.enabled): judge whether an ask could run confined. */
+  /** Confined allows may be on (the policy's confine mode is not off): judge whether an ask could run confined. */
   confine?: boolean | undefined;
   /** An undo snapshot can be taken before a confined run (the project is a git work tree). */
   undoable?: boolean | undefined;

@@ -119,9 +119,10 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
   const supervisor = mergeSupervisor(sources, warn);
   const human = mergeHuman(sources, warn);
 
-  // Confined allows turn asks into allows (inside walls): a project file may turn them off, never on.
+  // Confined allows turn asks into allows (inside walls): on by default where they work (engine/confine.ts);
+  // a project file may turn them off, never on.
   const confine: EffectiveConfig['confine'] = {
-    enabled: false,
+    mode: 'auto',
     source: 'built-in',
     network: { allow: [], source: 'built-in' },
   };
@@ -132,12 +133,12 @@ export function merge(sources: Source[], diagnostics: Diagnostic[], dirs: RuleDi
       warn(
         source,
         'confine.enabled',
-        'ignored: a project file cannot turn on confined allows (they allow what would be asked)',
+        'ignored: a project file cannot turn on confined allows (they allow what would be asked); by default they are on where bubblewrap works and Claude Code’s sandbox is off',
         'set it in ~/.config/hookwise/config.yml',
       );
       continue;
     }
-    confine.enabled = enabled;
+    confine.mode = enabled ? 'on' : 'off';
     confine.source = where(source, 'confine.enabled');
   }
   confine.network = mergeNetworkAllow(sources, diagnostics, warn);

@@ -5,6 +5,10 @@
 import type { ModelChoice } from '../embed/embedder.js';
 import type { HumanChannel, LearnScope, OutsideRootVerdict, RoleGroup, SupervisorBackendName } from './defaults.js';
 import type { AllowEntry } from '../confine/allowlist.js';
+
+/** How confinement is set: by default (`auto`), or turned on or off by a config file. */
+export const CONFINE_MODES = ['auto', 'on', 'off'] as const;
+export type ConfineMode = (typeof CONFINE_MODES)[number];
 import type { EffectiveRules } from './rules-config.js';
 import type { McpSettings, RoleMcp } from './mcp-settings.js';
 
@@ -36,11 +40,13 @@ export interface EffectiveConfig {
   registration: { waitMs: number; pollMs: number };
   safeTools: { name: string; source: string }[];
   /**
-   * Confined allows (issue 19): on only where the user's own file turns them on. `network.allow`: the hosts a
-   * confined command may reach through the daemon's filtering proxy — set by the user's file, narrowed (never
-   * widened) by a project's.
+   * Confined allows (issue 19; on by default since issue 30, item 17): `auto` — nobody set `confine.enabled` —
+   * confines where bubblewrap works and Claude Code's own sandbox is off, and otherwise asks as if it were off;
+   * `on` — the user's file — confines wherever it can and says why where it cannot; `off` — the user's or a
+   * project's file. `network.allow`: the hosts a confined command may reach through the daemon's filtering
+   * proxy — set by the user's file, narrowed (never widened) by a project's.
    */
-  confine: { enabled: boolean; source: string; network: { allow: AllowEntry[]; source: string } };
+  confine: { mode: ConfineMode; source: string; network: { allow: AllowEntry[]; source: string } };
   audit: { maxBytes: number; keep: number };
   memory: MemorySettings;
   embedding: EmbeddingSettings;

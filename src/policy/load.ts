@@ -36,7 +36,7 @@ import { VERSION } from '../core/version.js';
 
 export { VERSION };
 /** Bump whenever CompiledPolicy's shape changes, so a cache written by another build is never misread. */
-export const POLICY_FORMAT = 10;
+export const POLICY_FORMAT = 11;
 
 /** The first line of a cache file; the compiled policy's JSON follows it. */
 interface CacheHeader {

@@ -9,6 +9,11 @@ import type { Segment, WriteTarget } from './types.js';
 
 /** Writes that delete whatever is there. */
 const DELETING = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'find -delete']);
+/** Does a write by this route delete whatever is at its target (rather than change or overwrite it)? */
+export function deletesTarget(via: string): boolean {
+  return DELETING.has(via);
+}
+
 /** Writes that change a file in place or add to it without discarding it. */
 const PRESERVING = new Set(['sed -i', 'perl -i', 'chmod', 'chown', 'chgrp', 'touch', 'mkdir', 'patch', 'tee -a']);
 

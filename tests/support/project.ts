@@ -52,7 +52,20 @@ function stopDaemonIn(runtimeDir: string): void {
   }
 }
 
-export function makeProject(options: { git?: boolean } = {}): TestProject {
+/**
+ * The user config a test project starts with: confinement explicitly off, so a test that does not say
+ * otherwise sees the cascade's own verdicts on every machine (by default confinement is on where bubblewrap
+ * works: engine/confine.ts). A test that writes the user's config.yml without a `confine:` key keeps this
+ * setting (it is appended); one that sets `confine:` itself, or passes `confine: 'default'`, gets its own.
+ */
+export const CONFINE_OFF = 'confine:\n  enabled: false\n';
+
+function withConfineSetting(content: string): string {
+  if (/^confine:/m.test(content)) return content;
+  return `${content}${content === '' || content.endsWith('\n') ? '' : '\n'}${CONFINE_OFF}`;
+}
+
+export function makeProject(options: { git?: boolean; confine?: 'default' } = {}): TestProject {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-test-')));
   cleanups.push(base);
   const root = join(base, 'project');
@@ -62,6 +75,11 @@ export function makeProject(options: { git?: boolean } = {}): TestProject {
   mkdirSync(root, { recursive: true });
   mkdirSync(home, { recursive: true });
   if (options.git !== false) mkdirSync(join(root, '.git'));
+  const userConfig = join(configDir, 'config.yml');
+  if (options.confine !== 'default') {
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(userConfig, CONFINE_OFF);
+  }
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -77,7 +95,7 @@ export function makeProject(options: { git?: boolean } = {}): TestProject {
     write(relativePath, content) {
       const path = relativePath.startsWith('/') ? relativePath : join(root, relativePath);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, content);
+      writeFileSync(path, path === userConfig && options.confine !== 'default' ? withConfineSetting(content) : content);
       return path;
     },
     register(sessionId, role) {
