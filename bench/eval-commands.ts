@@ -19,7 +19,7 @@
  * corpus: the in-repo adversarial corpus and, when it exists, ../shared/corpora/commands.shellfirm.jsonl.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { toolShape } from '../src/core/tools.js';
@@ -273,14 +273,21 @@ export interface CheckAnswer {
 
 /**
  * The rows through one built `hookwise check --jsonl` process, in `cwd`, each as its role's registered session
- * (the registry decides the role, not HOOKWISE_ROLE); the answers in row order.
+ * (the registry decides the role, not HOOKWISE_ROLE); the answers in row order. The corpora measure the
+ * cascade's own verdicts, so confinement is off unless `confine: 'default'` (or a config.yml already in
+ * `configDir`) says otherwise.
  */
 export function replayThroughCheck(
   rows: readonly CorpusRow[],
   cwd: string,
-  options: { runtimeDir: string; configDir: string; prefix: string; permissionMode?: string },
+  options: { runtimeDir: string; configDir: string; prefix: string; permissionMode?: string; confine?: 'default' },
 ): CheckAnswer[] {
   registerRoles(options.runtimeDir, options.prefix, rows);
+  const userConfig = join(options.configDir, 'config.yml');
+  if (options.confine !== 'default' && !existsSync(userConfig)) {
+    mkdirSync(options.configDir, { recursive: true });
+    writeFileSync(userConfig, 'confine:\n  enabled: false\n');
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOOKWISE_RUNTIME_DIR: options.runtimeDir,

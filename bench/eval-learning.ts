@@ -20,7 +20,7 @@
  * Run: `hookwise bench --eval-learning [corpus.jsonl] [--project dir] [--seed n] [--json]`. The
  * learning-poison replay (`--poison`) is bench/eval-poison.ts.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCheck } from '../src/cli/check.js';
@@ -187,6 +187,9 @@ export function replayRuntime(
   delete env.HOOKWISE_ROLE;
   delete env.HOOKWISE_DEBUG;
   registerRoles(runtimeDir, session, rows);
+  // What memory learns is measured, not what the walls would allow: confinement off.
+  mkdirSync(userConfigDir, { recursive: true });
+  writeFileSync(join(userConfigDir, 'config.yml'), 'confine:\n  enabled: false\n');
   return { runtimeDir, userConfigDir, env };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Confinement on a real workload (issue 19, "Measure"): a corpus of an agent's tool calls replayed twice through
- * the built `hookwise check --jsonl` in a disposable copy of a project — confinement off, then on (the user's
- * config) — and every call that ran confined then run for real, wrapped, in that copy, to see what the walls
+ * the built `hookwise check --jsonl` in a disposable copy of a project — confinement off (the user's config),
+ * then by default (on where bubblewrap works and Claude Code's own sandbox is off) — and every call that ran confined then run for real, wrapped, in that copy, to see what the walls
  * stopped. Reports the share of calls asked before and after, the share confined, why the remaining asks were
  * not confined, and of the confined runs: how many succeeded, how many the walls stopped (confine/wall-hits.ts
  * on their output), how many failed for reasons of their own (the same command fails unconfined too) or ran
@@ -146,15 +146,17 @@ function copyProject(source: string, into: string): string {
   return realpathSync(into);
 }
 
+/** `confine` false: turned off in the user's config; true: the default (on where bubblewrap works). */
 function decide(rows: readonly CorpusRow[], project: string, dir: string, confine: boolean): CheckAnswer[] {
   const configDir = join(dir, 'config');
   mkdirSync(configDir, { recursive: true });
-  if (confine) writeFileSync(join(configDir, 'config.yml'), 'confine:\n  enabled: true\n');
+  if (!confine) writeFileSync(join(configDir, 'config.yml'), 'confine:\n  enabled: false\n');
   return replayThroughCheck(rows, project, {
     runtimeDir: join(dir, 'runtime'),
     configDir,
     prefix: 'workload',
     permissionMode: 'default',
+    ...(confine ? { confine: 'default' as const } : {}),
   });
 }
 
@@ -218,7 +220,7 @@ export function renderWorkloadEval(e: WorkloadEval): string {
   const lines = [`${e.corpus}: ${e.rows} calls, replayed in a copy of ${e.project} (empty memory, first pass)`];
   const pass = (name: string, p: Pass) =>
     `${name}: ${p.allow} allow (${p.confined} of them confined), ${p.ask} ask, ${p.deny} deny — asked ${pct(p.ask, e.rows)}`;
-  lines.push(pass('confinement off', e.before), pass('confinement on ', e.after));
+  lines.push(pass('confinement off       ', e.before), pass('confinement by default', e.after));
   if (!e.canConfine) lines.push('this machine cannot confine: the confined calls stay asks (hookwise doctor says why)');
   lines.push(`confined: ${pct(e.after.confined, e.rows)} of the calls; asks ${e.before.ask} → ${e.after.ask}`);
   const why = Object.entries(e.notConfined).sort((a, b) => b[1] - a[1]);
