@@ -159,7 +159,7 @@ export async function decideCall(
       ? ports.supervisors.portFor(policy, projectRoot, call.cwd, state.record, waits.signal)
       : undefined;
   const task = state.record?.task;
-  const judged = await judge(state, call, policy, projectRoot, ports.where, {
+  const judgedAlone = await judge(state, call, policy, projectRoot, ports.where, {
     shell,
     memory: memory.view,
     trace,
@@ -172,7 +172,7 @@ export async function decideCall(
     human,
     task,
   });
-  if (creations.length > 0) judged.creations = creations;
+  const judged: Judgement = creations.length > 0 ? { ...judgedAlone, creations } : judgedAlone;
   if (judged.confinable === undefined) return { ...judged, memoryProblems: memory.problems };
   const decided = await confineAsk(
     ports,
