@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeConfinement } from '../../src/confine/probe.js';
-import { makeProject, type TestProject } from '../support/project.js';
+import { gitIn, makeProject, type TestProject } from '../support/project.js';
 
 const canConfine = probeConfinement().available;
 
@@ -199,20 +199,7 @@ describe.runIf(canConfine)('a project script nobody decided runs confined', () =
 /** A project that is a real git work tree: an undo snapshot is taken before each confined run. */
 function gitProject(): TestProject {
   const p = project(true);
-  const git = (...args: string[]) => {
-    const r = spawnSync('git', args, {
-      cwd: p.root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    });
-    if (r.status !== 0) throw new Error(r.stderr);
-  };
+  const git = (...args: string[]) => gitIn(p.root, ...args);
   git('init', '-q');
   p.write('src/app.ts', 'export const app = 1;\n');
   p.write('src/lib.ts', 'export const lib = 1;\n');

@@ -3,7 +3,6 @@
  * outputs (regenerable directories, `out/`, tracked files the ignore rules name) and untracked files do not
  * count; a path known only at run time does.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,23 +10,12 @@ import { deletesTrackedSources } from '../../src/confine/tracked-sources.js';
 import { probeConfinement } from '../../src/confine/probe.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { prepareShell } from '../../src/shell/prepare.js';
-import { makeProject, type TestProject } from '../support/project.js';
+import { gitIn, makeProject, type TestProject } from '../support/project.js';
 
 const canConfine = probeConfinement().available;
 
 function git(p: TestProject, ...args: string[]): void {
-  const r = spawnSync('git', args, {
-    cwd: p.root,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
-  if (r.status !== 0) throw new Error(r.stderr);
+  gitIn(p.root, ...args);
 }
 
 function repo(userConfig = 'confine:\n  enabled: true\n'): TestProject {

@@ -1,4 +1,5 @@
 /** Real temp projects for tests: a git-rooted dir, a private runtime dir and user config dir. */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -133,4 +134,20 @@ export function makeProject(options: { git?: boolean; confine?: 'default' } = {}
 
 export function verdictOf(result: CheckResult): Verdict | undefined {
   return result.decision?.verdict;
+}
+
+/** Runs git in a test repository with a fixed identity; throws with git's message when it fails. */
+export function gitIn(root: string, ...args: string[]): void {
+  const r = spawnSync('git', args, {
+    cwd: root,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
 }
