@@ -97,6 +97,9 @@ function makeSandbox(): void {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-e2e-daemon-')));
   home = join(base, 'home');
   hookwiseEnv = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
+  // Confinement off: these tests drive the cascade's own asks (on by default: tests/engine/confine.test.ts).
+  mkdirSync(hookwiseEnv.HOOKWISE_CONFIG_DIR, { recursive: true });
+  writeFileSync(join(hookwiseEnv.HOOKWISE_CONFIG_DIR, 'config.yml'), 'confine:\n  enabled: false\n');
   mkdirSync(home);
   snapshotBuild();
 }

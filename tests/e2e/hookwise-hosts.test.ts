@@ -40,6 +40,9 @@ function sandbox(): Sandbox {
   mkdirSync(join(project, 'src'));
   mkdirSync(join(project, 'tests'));
   const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
+  // Confinement off: these tests drive the cascade's own asks (on by default: tests/engine/confine.test.ts).
+  mkdirSync(env.HOOKWISE_CONFIG_DIR, { recursive: true });
+  writeFileSync(join(env.HOOKWISE_CONFIG_DIR, 'config.yml'), 'confine:\n  enabled: false\n');
   return {
     base,
     project,

@@ -49,6 +49,9 @@ describe.skipIf(SKIP)('orchestration modules in the real Claude Code', () => {
         'modules:\n  hierarchy: {}\n  delegation: {warn_at: 3, deny_at: 5, window: 10m}\n',
       );
       const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
+      // Confinement off: these tests drive the cascade's own asks (on by default: tests/engine/confine.test.ts).
+      mkdirSync(env.HOOKWISE_CONFIG_DIR, { recursive: true });
+      writeFileSync(join(env.HOOKWISE_CONFIG_DIR, 'config.yml'), 'confine:\n  enabled: false\n');
       const sessionId = randomUUID();
       const reg = spawnSync(process.execPath, [BIN, 'register', '--session-id', sessionId, '--role', 'conductor'], {
         cwd: project,

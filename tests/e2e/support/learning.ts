@@ -49,6 +49,9 @@ export function learningSandbox(name: string): LearningSandbox {
   mkdirSync(home);
   writeFileSync(join(project, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
   const env = { HOOKWISE_RUNTIME_DIR: join(base, 'runtime'), HOOKWISE_CONFIG_DIR: join(base, 'config') };
+  // Confinement off: these tests drive the cascade's own asks (on by default: tests/engine/confine.test.ts).
+  mkdirSync(env.HOOKWISE_CONFIG_DIR, { recursive: true });
+  writeFileSync(join(env.HOOKWISE_CONFIG_DIR, 'config.yml'), 'confine:\n  enabled: false\n');
   return {
     base,
     project,
