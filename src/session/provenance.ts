@@ -5,8 +5,11 @@
  *
  * How a file comes to count as created, in two steps (the edges of one tool call):
  *   1. before it runs (PreToolUse, `noteCreations`): the paths the call writes that do not exist yet, in the
- *      project, are left in a signed note for that tool_use_id beside the learning notes
- *      (memory/learn.ts: the plugin wrapper starts hookwise for a PostToolUse only when a note is there);
+ *      project, are left in a note for that tool_use_id beside the learning notes, kept like them (a private
+ *      file of ours, named by a hash of the session and the tool_use_id; memory/learn.ts: the plugin wrapper
+ *      starts hookwise for a PostToolUse only when a note is there). Not signed, like the learning notes:
+ *      signing would load node:crypto in every hook process that writes a new file; a note planted in the
+ *      private runtime directory would have to be named for a tool_use_id the host has not issued yet;
  *   2. after it ran (PostToolUse, `recordCreations`): each noted path that now holds a regular file with one
  *      link, or a directory, born after the note was written, is recorded with its device, inode, birth time
  *      and type. A file moved or hard-linked in (`mv src/a.ts new.ts`, `ln`) was born before: not recorded.
@@ -50,7 +53,6 @@ const BIRTH_SLACK_MS = 1000;
 
 const FORMAT = 1;
 const RECORD_DOMAIN = 'hookwise session provenance v1';
-const NOTE_DOMAIN = 'hookwise provenance note v1';
 
 /** What a recorded file was when it was recorded; the same path with anything else now is another file. */
 export interface CreatedFile {
@@ -308,9 +310,14 @@ export function noteCreations(where: Locations, call: ToolCall, candidates: read
   const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
   ensurePrivateDir(join(file, '..', '..'));
   ensurePrivateDir(join(file, '..'));
-  const key = signingKey(where.userConfigDir, true)!;
-  const body = JSON.stringify({ format: FORMAT, tool_use: fnv1a64(call.toolUseId), at: now, paths });
-  writeFileAtomic(file, signed(key, NOTE_DOMAIN, idFileKey(call.sessionId), body), { mode: 0o600 });
+  const body = {
+    format: FORMAT,
+    session: idFileKey(call.sessionId),
+    tool_use: fnv1a64(call.toolUseId),
+    at: now,
+    paths,
+  };
+  writeFileAtomic(file, JSON.stringify(body), { mode: 0o600 });
 }
 
 /**
@@ -337,12 +344,10 @@ export function recordCreations(where: Locations, call: ToolCall): number {
       // Already gone: nothing else to clean.
     }
   }
-  const key = signingKey(where.userConfigDir, false);
-  if (bytes === undefined || key === undefined) return 0;
-  const body = verified(bytes, key, NOTE_DOMAIN, idFileKey(call.sessionId));
-  if (body === undefined) return 0;
-  const note = parseNote(body);
-  if (note === undefined || note.toolUse !== fnv1a64(call.toolUseId)) return 0;
+  if (bytes === undefined) return 0;
+  const note = parseNote(bytes.toString('utf8'));
+  if (note === undefined || note.session !== idFileKey(call.sessionId) || note.toolUse !== fnv1a64(call.toolUseId))
+    return 0;
   const files: [string, CreatedFile][] = [];
   for (const path of note.paths) {
     const st = lstatBig(path);
@@ -355,11 +360,18 @@ export function recordCreations(where: Locations, call: ToolCall): number {
   return files.length;
 }
 
-function parseNote(body: string): { toolUse: string; at: number; paths: string[] } | undefined {
+function parseNote(body: string): { session: string; toolUse: string; at: number; paths: string[] } | undefined {
   try {
-    const v = JSON.parse(body) as { format?: unknown; tool_use?: unknown; at?: unknown; paths?: unknown };
+    const v = JSON.parse(body) as {
+      format?: unknown;
+      session?: unknown;
+      tool_use?: unknown;
+      at?: unknown;
+      paths?: unknown;
+    };
     if (
       v.format !== FORMAT ||
+      typeof v.session !== 'string' ||
       typeof v.tool_use !== 'string' ||
       typeof v.at !== 'number' ||
       !Array.isArray(v.paths) ||
@@ -367,7 +379,7 @@ function parseNote(body: string): { toolUse: string; at: number; paths: string[]
       !v.paths.every((p) => typeof p === 'string' && p.startsWith('/'))
     )
       return undefined;
-    return { toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
+    return { session: v.session, toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
   } catch {
     return undefined;
   }
