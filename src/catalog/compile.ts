@@ -41,13 +41,16 @@ export const CATALOG_RULES = [
   'format', // rewrites the project's files with its own formatter
   'cli-query', // lists the state of a container, cloud or service CLI (containers, images, volumes)
   'package-query', // queries package metadata or the installed dependency tree (may ask the registry)
+  'dry-run', // reports what it would do: the option its documentation says changes nothing (kubectl --dry-run)
+  'local-fetch', // fetches from a service on this machine (a local URL)
 ] as const;
 export type CatalogRule = (typeof CATALOG_RULES)[number];
 
 /**
  * Checks on a value: for code, proof that it only computes and prints (awk, sed, jq and yq programs without
  * commands, file loading or output files); for other kinds, a shape the value must have (`date-format`: a
- * `+FORMAT`, since `date MMDDhhmm` sets the clock).
+ * `+FORMAT`, since `date MMDDhhmm` sets the clock; `number-list`: `1,2,3`; `local-path`: not rsync's or
+ * scp's `host:path`). `local-url` on a URL: an http(s) URL of this machine uses no network; any other URL does.
  */
 export const CODE_CHECKS = [
   'awk-print',
@@ -60,6 +63,9 @@ export const CODE_CHECKS = [
   'in-project', // a word handed on (`npm run build -- …`): no absolute, home or `..` path, no URL, not `-`
   'go-package', // an import path or a pattern of one (`./...`, `example.com/m/...`), inside the project
   'plain-variable', // `NAME=value` whose name does not say it holds a secret (a build argument stays in the image)
+  'number-list',
+  'local-path',
+  'local-url',
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 
@@ -126,7 +132,21 @@ export interface CompiledNode {
    * reads a file nobody vetted and prints its words in errors, so it is never accounted for.
    */
   responseFiles?: boolean;
+  /**
+   * The program loads any value from a file when it starts with one of these prefixes (aws: `file://`,
+   * `fileb://`; az and curl: `@`): such a value is a read of the rest, whatever the option's kind.
+   */
+  fileValues?: string[];
+  /**
+   * A package runner may start the tool by name (`npx vitest`, `pnpm exec eslint`: `node`; `python -m pytest`:
+   * `python`), and the tool's entry then accounts for its words. Only for tools whose entry says so: a runner
+   * followed by any other name may download and run any package.
+   */
+  packageRunner?: PackageRunner;
 }
+
+export const PACKAGE_RUNNERS = ['node', 'python'] as const;
+export type PackageRunner = (typeof PACKAGE_RUNNERS)[number];
 
 export interface CompiledProgram {
   root: CompiledNode;
@@ -161,6 +181,8 @@ const NODE_KEYS = new Set([
   'response-files',
   'all-operands',
   'subcommands-inherit-options',
+  'file-values',
+  'package-runner',
 ]);
 
 type Raw = Record<string, unknown>;
@@ -318,6 +340,18 @@ class Compiler {
     if (raw['words-may-expand'] === true) base.mayExpand = true;
     if (raw['response-files'] === true) base.responseFiles = true;
     if (raw['all-operands'] === true) base.allOperands = true;
+    const fileValues = raw['file-values'];
+    if (fileValues !== undefined) {
+      if (!Array.isArray(fileValues) || !fileValues.every((p) => typeof p === 'string' && p !== '' && !/\s/.test(p)))
+        this.fail(`${at}.file-values`, 'file-values lists the prefixes of a value loaded from a file: [file://, @]');
+      else base.fileValues = fileValues as string[];
+    }
+    const runner = raw['package-runner'];
+    if (runner !== undefined) {
+      if (typeof runner !== 'string' || !(PACKAGE_RUNNERS as readonly string[]).includes(runner))
+        this.fail(`${at}.package-runner`, `package-runner is one of ${PACKAGE_RUNNERS.join(', ')}`);
+      else base.packageRunner = runner as PackageRunner;
+    }
     const options = raw['options'];
     if (options !== undefined) {
       if (!isRecord(options)) this.fail(`${at}.options`, 'options is a mapping of spellings to specs');
@@ -344,6 +378,9 @@ class Compiler {
       else
         for (const [key, sub] of Object.entries(commands)) {
           const subNames = key.split(/\s+/).filter((n) => n !== '');
+          for (const n of subNames)
+            if (n.includes('*') && (n.indexOf('*') !== n.length - 1 || n.length === 1))
+              this.fail(`${at}.commands.${key}`, `${n}: a pattern is a prefix followed by one * (describe-*)`);
           const existing = subNames.map((n) => base.commandIndex[n]).find((i) => i !== undefined);
           const importedSub = existing === undefined ? undefined : base.commands[existing];
           const compiled = this.node(sub, subNames, `${at}.commands.${key}`, importedSub && toGrammar(importedSub));
@@ -472,6 +509,31 @@ export interface CatalogTable {
   programs: Record<string, number>;
   /** Compiled entries; in dist/catalog.json each is JSON text, parsed on first use (table.ts). */
   entries: (CompiledProgram | string)[];
+  /**
+   * The version and help forms (`node -v`, `python --help`): per program of the grammar table, the spellings
+   * of its own `--version` and `--help` options, as text (`\nname\t-v --version -h --help`, searched, never
+   * parsed). Absent: no such form is known.
+   */
+  versionForms?: string;
+}
+
+/**
+ * A program's version and help spellings from its grammar: every spelling of a root option that takes no value
+ * and is spelled `--version` or `--help` (its aliases come with it: node's `-v`, python's `-V`).
+ */
+export function versionSpellings(node: GrammarNode): string[] {
+  return node.options
+    .filter((o) => !o.takesValue && o.names.some((n) => n === '--version' || n === '--help'))
+    .flatMap((o) => o.names)
+    .filter((n) => /^-{1,2}[\w?][\w-]*$/.test(n));
+}
+
+/** The text form of CatalogTable.versionForms. */
+export function versionFormsText(forms: ReadonlyMap<string, readonly string[]>): string {
+  let text = '';
+  for (const [name, spellings] of [...forms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    if (spellings.length > 0 && /^[\w.+:@/-]+$/.test(name)) text += `\n${name}\t${spellings.join(' ')}`;
+  return text === '' ? '' : `${text}\n`;
 }
 
 /**
@@ -481,6 +543,7 @@ export interface CatalogTable {
 export function compileCatalog(
   entries: readonly { file: string; data: unknown }[],
   grammars: readonly { node: GrammarNode; ref: string }[] = [],
+  versionForms = '',
 ): { table: CatalogTable; problems: EntryProblem[] } {
   const byName = new Map<string, { node: GrammarNode; ref: string }>();
   for (const g of grammars) for (const n of g.node.names) if (!byName.has(n)) byName.set(n, g);
@@ -514,7 +577,9 @@ export function compileCatalog(
     names[name] = at;
   }
   const checksum = createHash('sha256')
-    .update(JSON.stringify([names, entryList]))
+    .update(JSON.stringify([names, entryList, versionForms]))
     .digest('hex');
-  return { table: { format: CATALOG_FORMAT, checksum, programs: names, entries: entryList }, problems };
+  const table: CatalogTable = { format: CATALOG_FORMAT, checksum, programs: names, entries: entryList };
+  if (versionForms !== '') table.versionForms = versionForms;
+  return { table, problems };
 }

@@ -58,6 +58,16 @@ export class GrammarTableReader {
     return found;
   }
 
+  /** Every program the table has a grammar for (build time: the catalogue's version forms). */
+  programs(): string[] {
+    const index = this.loadIndex();
+    if ('problem' in index) return [];
+    return index.text
+      .split('\n')
+      .map((line) => parseIndexRow(line)?.program)
+      .filter((name): name is string => name !== undefined);
+  }
+
   /** The index is read once and searched as text: parsing 700 rows would cost more than a lookup. */
   private loadIndex(): LoadedIndex | { problem: string } {
     if (this.index) return this.index;
@@ -118,8 +128,16 @@ export class GrammarTableReader {
 
 let installed: GrammarTableReader | undefined;
 
+function installedTable(): GrammarTableReader {
+  return (installed ??= new GrammarTableReader(join(packageRoot(), 'dist', 'catalog-grammar')));
+}
+
 /** The program's grammar from the installed table (dist/catalog-grammar/ of this package). */
 export function lookupGrammar(program: string): GrammarLookup {
-  installed ??= new GrammarTableReader(join(packageRoot(), 'dist', 'catalog-grammar'));
-  return installed.lookup(program);
+  return installedTable().lookup(program);
+}
+
+/** Every program of the installed table. */
+export function grammarPrograms(): string[] {
+  return installedTable().programs();
 }

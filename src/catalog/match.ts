@@ -9,7 +9,15 @@
  * at the edge (prepare.ts → the write-target and sensitive-read checks of the shell tier).
  */
 import type { Segment } from '../shell/types.js';
-import type { CatalogRule, CatalogTable, CompiledArg, CompiledNode, CompiledOption, CodeCheck } from './compile.js';
+import type {
+  CatalogRule,
+  CatalogTable,
+  CompiledArg,
+  CompiledNode,
+  CompiledOption,
+  CodeCheck,
+  PackageRunner,
+} from './compile.js';
 import type { Effect, ValueKind } from './grammar.js';
 import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from './code-checks.js';
 import { scriptRule } from './script-names.js';
@@ -58,7 +66,9 @@ export interface CatalogMatch {
 }
 
 /**
- * Rules that vouch for effects beyond reading, and which: the reviewed entry says the form is fine to run.
+ * Rules that vouch for effects beyond reading, and which: the reviewed entry says the form is fine to run
+ * (a plan or dry run may run the configuration's own code and ask its service, and changes nothing; a cloud
+ * or cluster CLI's query asks its own service for state).
  * A write the rule vouches for is one the form makes where the program keeps it (the index, the build
  * directory, the system temp directory); the files a form names are still judged by the path policy.
  */
@@ -74,9 +84,17 @@ const VOUCHES: Partial<Record<CatalogRule, readonly Effect[]>> = {
   'temp-file': ['writes'],
   format: ['writes'],
   'package-query': ['network'],
+  'dry-run': ['runs', 'network'],
+  'cli-query': ['network'],
 };
 const NUMBER = /^[+-]?\d+(?:\.\d+)?[a-zA-Z%]{0,3}$/;
 const EXPANSION = /[$`]/;
+const NUMBER_LIST = /^\d+(?:[, ]\d+)*$/;
+/** `host:path`, `user@host:path`, `rsync://…`, `host::module`: a path on another machine. */
+const REMOTE_PATH = /^[^/]*:|^[a-z]+:\/\//i;
+/** http(s) to this machine — localhost, 127.x.x.x, [::1], 0.0.0.0 — with nothing after the host but a port and a path. */
+const LOCAL_URL = /^(?:https?:\/\/)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?(?:[/?#]|$)/i;
+const LOADABLE: ReadonlySet<ValueKind> = new Set(['text', 'pattern', 'number', 'enum', 'url', 'host']);
 
 const KIND_EFFECT: Partial<Record<ValueKind, Effect>> = {
   'path-read': 'reads',
@@ -100,6 +118,7 @@ class Walk {
   constructor(
     readonly segment: Segment,
     readonly program: string,
+    readonly fileValues: readonly string[] = [],
   ) {}
 
   stop(index: number, why: string): void {
@@ -135,11 +154,23 @@ class Walk {
       this.stop(index, `${where}: \`${text}\` is only known when the command runs`);
       return false;
     }
+    const prefix = LOADABLE.has(kind) ? this.fileValues.find((p) => text.startsWith(p)) : undefined;
+    if (prefix !== undefined) {
+      // `--cli-input-json file://F`, `-H @F`: the program reads F into the value (and may echo it in errors).
+      if (text.length === prefix.length) {
+        this.stop(index, `${where}: \`${text}\` names no file to load`);
+        return false;
+      }
+      return this.value(index, text.slice(prefix.length), 'path-read', {}, `${where}, loaded from a file`, mayExpand);
+    }
     const effect = KIND_EFFECT[kind];
     switch (kind) {
       case 'number':
-        if (!NUMBER.test(text) && !(dynamic && mayExpand)) {
-          this.stop(index, `${where}: \`${text}\` is not a number`);
+        if (!(spec.check === undefined ? NUMBER.test(text) : passes(spec.check, text)) && !(dynamic && mayExpand)) {
+          this.stop(
+            index,
+            `${where}: \`${text}\` is not a number${spec.check === undefined ? '' : ` (${spec.check})`}`,
+          );
           return false;
         }
         break;
@@ -168,7 +199,9 @@ class Walk {
             return false;
           }
         }
-        if (text !== '-') this.paths.push({ index, path: text, kind, via: where });
+        // `-`: standard input or output, no file.
+        if (text === '-') return true;
+        this.paths.push({ index, path: text, kind, via: where });
         break;
       }
       case 'script': {
@@ -187,6 +220,10 @@ class Walk {
           return true;
         }
         this.runsSomething = true;
+        break;
+      case 'url':
+        // A URL of this machine (`check: local-url`) reaches no other host: no network effect.
+        if (spec.check === 'local-url' && !dynamic && passes(spec.check, text)) return true;
         break;
       default:
         if (spec.check !== undefined && !passes(spec.check, text)) {
@@ -222,6 +259,12 @@ function passes(check: CodeCheck, text: string): boolean {
       return /^[A-Za-z_][A-Za-z0-9_]*(?:=.*)?$/.test(text) && !SECRET_NAME.test(text.split('=')[0]!);
     case 'in-project':
       return inProject(text.startsWith('-') && text.includes('=') ? text.slice(text.indexOf('=') + 1) : text);
+    case 'number-list':
+      return NUMBER_LIST.test(text);
+    case 'local-path':
+      return !REMOTE_PATH.test(text);
+    case 'local-url':
+      return LOCAL_URL.test(text);
   }
 }
 
@@ -244,6 +287,15 @@ function inProject(text: string): boolean {
     !text.startsWith('~') &&
     !text.includes('://') &&
     !text.split('/').includes('..')
+  );
+}
+
+/** The subcommand a word names: by name, else by a pattern (`describe-*`) of the entry. */
+function subcommand(node: CompiledNode, word: string): CompiledNode | undefined {
+  if (word.includes('*')) return undefined;
+  if (Object.hasOwn(node.commandIndex, word)) return node.commands[node.commandIndex[word]!];
+  return node.commands.find((c) =>
+    c.names.some((n) => n.endsWith('*') && word.length >= n.length && word.startsWith(n.slice(0, -1))),
   );
 }
 
@@ -276,18 +328,17 @@ function unknownProgram(segment: Segment): CatalogMatch {
 
 /**
  * Runners that start a tool by name: the tool's entry accounts for its words (`npx jest --coverageDirectory=D`
- * writes D). Only for the tools listed: `npx <anything>` may download and run a package, and `python -m`
- * runs any module.
+ * writes D). Only for tools whose entry says `package-runner: node` (or `python`, for `python -m`):
+ * `npx <anything>` may download and run a package, and `python -m` runs any module.
  */
-const NODE_TOOLS: ReadonlySet<string> = new Set(['vitest', 'jest', 'mocha', 'tsc', 'vue-tsc', 'eslint', 'prettier']);
-const RUNNERS: Readonly<Record<string, { tools: ReadonlySet<string>; toolAt(argv: readonly string[]): number }>> = {
-  npx: { tools: NODE_TOOLS, toolAt: () => 1 },
-  pnpx: { tools: NODE_TOOLS, toolAt: () => 1 },
-  bunx: { tools: NODE_TOOLS, toolAt: () => 1 },
-  pnpm: { tools: NODE_TOOLS, toolAt: (argv) => (argv[1] === 'exec' ? 2 : -1) },
-  yarn: { tools: NODE_TOOLS, toolAt: (argv) => (argv[1] === 'exec' ? 2 : 1) },
-  python: { tools: new Set(['pytest', 'mypy', 'flake8']), toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
-  python3: { tools: new Set(['pytest', 'mypy', 'flake8']), toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
+const RUNNERS: Readonly<Record<string, { runner: PackageRunner; toolAt(argv: readonly string[]): number }>> = {
+  npx: { runner: 'node', toolAt: () => 1 },
+  pnpx: { runner: 'node', toolAt: () => 1 },
+  bunx: { runner: 'node', toolAt: () => 1 },
+  pnpm: { runner: 'node', toolAt: (argv) => (argv[1] === 'exec' ? 2 : -1) },
+  yarn: { runner: 'node', toolAt: (argv) => (argv[1] === 'exec' ? 2 : 1) },
+  python: { runner: 'python', toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
+  python3: { runner: 'python', toolAt: (argv) => (argv[1] === '-m' ? 2 : -1) },
 };
 
 /** The tool's words of a runner segment, as their own segment (indices shifted back by `from`). */
@@ -305,7 +356,9 @@ export function toolSegment(segment: Segment, from: number): Segment {
 export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog().table): CatalogMatch {
   const runner = Object.hasOwn(RUNNERS, segment.name) ? RUNNERS[segment.name] : undefined;
   const at = runner?.toolAt(segment.argv) ?? -1;
-  if (runner === undefined || at < 1 || !runner.tools.has(segment.argv[at] ?? '')) return matchProgram(segment, table);
+  const tool = at < 1 ? undefined : programEntry(segment.argv[at] ?? '', table);
+  if (runner === undefined || tool?.root.packageRunner !== runner.runner || segment.dynamicArgs.includes(at))
+    return matchProgram(segment, table);
   const inner = matchProgram(toolSegment(segment, at), table);
   const shift = <T extends { index: number }>(x: T): T => ({ ...x, index: x.index + at });
   const out: CatalogMatch = {
@@ -321,10 +374,42 @@ export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog
   return out;
 }
 
+/**
+ * `P --version`, `node -v`, `python --help`: the only word is a spelling of P's own version or help option in
+ * its grammar (CatalogTable.versionForms). Such a form prints and exits, whatever else P's entry says.
+ */
+function versionForm(segment: Segment, table: CatalogTable): CatalogMatch | undefined {
+  const forms = table.versionForms;
+  const [, word] = segment.argv;
+  if (forms === undefined || segment.argv.length !== 2 || word === undefined || segment.dynamicArgs.length > 0)
+    return undefined;
+  if (segment.flags.appendsArgs === true) return undefined;
+  const at = forms.indexOf(`\n${segment.name}\t`);
+  if (at < 0) return undefined;
+  const line = forms.slice(at + segment.name.length + 2, forms.indexOf('\n', at + 1));
+  if (!line.split(' ').includes(word)) return undefined;
+  const entry = programEntry(segment.name, table)?.source.entry ?? 'grammar table';
+  return {
+    entry,
+    form: `${segment.name} ${word}`,
+    words: [
+      { index: 0, word: segment.argv[0]!, as: `${segment.name} (${entry})` },
+      { index: 1, word, as: `${word} of ${segment.name}: its version or help option` },
+    ],
+    effects: ['none'],
+    paths: [],
+    knowledge: 'allow',
+    rule: 'version',
+    reason: `only prints its version or help; every word is in the catalogue: ${entry}`,
+  };
+}
+
 function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
+  const version = versionForm(segment, table);
+  if (version !== undefined) return version;
   const program = programEntry(segment.name, table);
   if (program === undefined || segment.argv.length === 0) return unknownProgram(segment);
-  const walk = new Walk(segment, segment.name);
+  const walk = new Walk(segment, segment.name, program.root.fileValues);
   const path: CompiledNode[] = [program.root];
   const form = [segment.name];
   walk.account(0, `${segment.name} (${program.source.entry ?? program.source.grammar ?? 'catalogue'})`);
@@ -461,8 +546,9 @@ function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
       continue;
     }
     // An operand: a subcommand (before any operand of this node), or the next operand position.
-    if (operands === 0 && Object.hasOwn(here.commandIndex, word)) {
-      path.push(here.commands[here.commandIndex[word]!]!);
+    const command = operands === 0 ? subcommand(here, word) : undefined;
+    if (command !== undefined) {
+      path.push(command);
       form.push(word);
       argIndex = 0;
       optionsDone = path[path.length - 1]!.allOperands === true;
@@ -523,9 +609,7 @@ function conclude(walk: Walk, entry: string | undefined, form: string): CatalogM
   const vouch = walk.rules.find((r) => VOUCHES[r] !== undefined);
   const vouched = vouch === undefined ? [] : VOUCHES[vouch]!;
   const writesNamed = walk.paths.some((p) => p.kind === 'path-write');
-  const beyond = effects.filter(
-    (e) => e !== 'none' && e !== 'reads' && !(e === 'writes' && writesNamed && vouch === undefined),
-  );
+  const beyond = effects.filter((e) => e !== 'none' && e !== 'reads' && !(e === 'writes' && writesNamed));
   if (walk.runsSomething) {
     out.reason = `\`${form}\` runs a program or code it is given, which knowledge never vouches for`;
     return out;

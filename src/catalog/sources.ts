@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { compileCatalog, type CatalogTable, type EntryProblem } from './compile.js';
+import { compileCatalog, versionFormsText, versionSpellings, type CatalogTable, type EntryProblem } from './compile.js';
 import type { GrammarNode } from './grammar.js';
-import { lookupGrammar, type GrammarLookup } from './grammar-table.js';
+import { grammarPrograms, lookupGrammar, type GrammarLookup } from './grammar-table.js';
 import { packageRoot } from '../util/package-root.js';
 
 export interface CatalogSources {
@@ -21,6 +21,8 @@ export interface CatalogSources {
    * annotates its program's grammar from there instead of repeating it.
    */
   table?: (program: string) => GrammarLookup;
+  /** Every program of the grammar table: their `--version` / `--help` options become version forms. */
+  tablePrograms?: () => string[];
 }
 
 export function defaultSources(root: string = packageRoot()): CatalogSources {
@@ -34,6 +36,7 @@ export function defaultSources(root: string = packageRoot()): CatalogSources {
           .map((f) => join(imported, f))
       : [],
     table: lookupGrammar,
+    tablePrograms: grammarPrograms,
   };
 }
 
@@ -88,7 +91,12 @@ export function compileSources(sources: CatalogSources = defaultSources()): {
       ref: `grammar table: ${found.sources.map((g) => g.ref).join(' + ')}`,
     });
   }
-  const compiled = compileCatalog(entries, grammars);
+  const forms = new Map<string, string[]>();
+  for (const name of sources.tablePrograms?.() ?? []) {
+    const node = sources.table?.(name).node;
+    if (node !== undefined) forms.set(name, versionSpellings(node));
+  }
+  const compiled = compileCatalog(entries, grammars, versionFormsText(forms));
   return { table: compiled.table, problems: [...problems, ...tableProblems, ...compiled.problems] };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCatalog, compileEntry } from '../../src/catalog/compile.js';
+import { compileCatalog, compileEntry, versionFormsText, versionSpellings } from '../../src/catalog/compile.js';
 
 describe('compileEntry: problems are collected with where they are', () => {
   it.each([
@@ -10,6 +10,9 @@ describe('compileEntry: problems are collected with where they are', () => {
     [{ program: 'x', effect: 'none', rule: 'trust-me' }, 'entry.rule', 'rule "trust-me" is not one of'],
     [{ program: 'x', effect: 'none', args: ['text...', 'text'] }, 'entry.args[0]', 'only the last operand'],
     [{ program: 'x', effect: 'none', colour: 1 }, 'entry.colour', 'unknown field'],
+    [{ program: 'x', effect: 'none', commands: { 'a*b': {} } }, 'entry.commands.a*b', 'a prefix followed by one *'],
+    [{ program: 'x', effect: 'none', commands: { '*': {} } }, 'entry.commands.*', 'a prefix followed by one *'],
+    [{ program: 'x', effect: 'none', args: [{ kind: 'url', check: 'nearby' }] }, 'entry.args[0].check', 'check is'],
     [{ program: 'x y', effect: 'none' }, 'program', 'program is a name'],
     ['nonsense', '', 'an entry is a mapping'],
   ])('%j → %s: %s', (data, at, problem) => {
@@ -24,6 +27,32 @@ describe('compileEntry: problems are collected with where they are', () => {
     expect(table.programs).toEqual({ egrep: 0, grep: 0 });
     expect(table.entries).toHaveLength(1);
     expect(table.checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("a program's version forms are its own --version / --help options with their aliases, never a value option", () => {
+    const node = {
+      names: ['tool'],
+      subcommands: [],
+      args: [],
+      options: [
+        { names: ['-V', '--version'], takesValue: false },
+        { names: ['-h', '--help'], takesValue: false },
+        { names: ['--help-all'], takesValue: false },
+        { names: ['--version-file'], takesValue: true },
+        { names: ['-v', '--verbose'], takesValue: false },
+      ],
+    };
+    expect(versionSpellings(node)).toEqual(['-V', '--version', '-h', '--help']);
+    const text = versionFormsText(
+      new Map([
+        ['tool', versionSpellings(node)],
+        ['quiet', []],
+        ['bad\tname', ['-h']],
+      ]),
+    );
+    expect(text).toBe('\ntool\t-V --version -h --help\n');
+    const { table } = compileCatalog([], [], text);
+    expect(table.versionForms).toBe(text);
   });
 
   it('two entries for one program is a problem', () => {

@@ -61,6 +61,12 @@ describe('grammar table reader', () => {
       expect(reader.lookup(name)).toEqual({ sources: [] });
   });
 
+  it('lists the programs it has a grammar for', () => {
+    const programs = new GrammarTableReader(dir).programs();
+    expect(programs).toContain('vcs');
+    expect(programs).not.toContain('hookwise-grammar');
+  });
+
   it('reads a split program one subcommand at a time', () => {
     const cloud = new GrammarTableReader(dir).lookup('cloud').node;
     // svc1's text is altered after the lookup but before its first use: svc1 is unknown, the rest is not.

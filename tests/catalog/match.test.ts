@@ -93,6 +93,74 @@ describe('matchSegment: accounting word by word', () => {
   });
 });
 
+describe('matchSegment: value kinds that need more than a shape', () => {
+  it('a URL of this machine uses no network; any other URL does (known, not allowed on knowledge)', () => {
+    const local = matchSegment(seg('curl -s http://127.0.0.1:8080/health'));
+    expect(local.knowledge).toBe('allow');
+    expect(local.effects).toEqual(['none']);
+    expect(local.rule).toBe('local-fetch');
+    const remote = matchSegment(seg('curl -s http://localhost.x.example/'));
+    expect(remote.unaccounted).toBeUndefined();
+    expect(remote.effects).toContain('network');
+    expect(remote.knowledge).toBe('decline');
+  });
+
+  it('a value the program loads from a file (file://, fileb://, @) is a read of that file', () => {
+    const m = matchSegment(seg('aws sts get-caller-identity --cli-input-yaml file://.npmrc'));
+    expect(m.paths).toEqual([
+      expect.objectContaining({
+        path: '.npmrc',
+        kind: 'path-read',
+        via: expect.stringContaining('loaded from a file'),
+      }),
+    ]);
+    expect(matchSegment(seg('az group show -n @secrets/name.txt')).paths.map((p) => p.path)).toEqual([
+      'secrets/name.txt',
+    ]);
+    // Only where the entry says the program loads values from files: `-d @x` of curl is not annotated at all.
+    expect(matchSegment(seg('kubectl logs @x')).paths).toEqual([]);
+  });
+
+  it('a path operand may have to be on this machine (rsync host:path runs ssh)', () => {
+    expect(matchSegment(seg('rsync -n a/ b/')).knowledge).toBe('allow');
+    expect(matchSegment(seg('rsync -n a/ host:b/')).unaccounted?.why).toContain('local-path');
+    expect(matchSegment(seg('rsync -n a/ user@host:/b/')).unaccounted?.why).toContain('local-path');
+  });
+
+  it('an option can make the form a dry run: its form-effect replaces the effect of the change', () => {
+    expect(matchSegment(seg('kubectl delete pod web')).unaccounted?.why).toContain('not annotated');
+    const dry = matchSegment(seg('kubectl delete pod web --dry-run=client'));
+    expect(dry.knowledge).toBe('allow');
+    expect(dry.rule).toBe('dry-run');
+    expect(matchSegment(seg('kubectl delete pod web --dry-run=none')).unaccounted?.why).toContain('is not one of');
+  });
+
+  it('a subcommand pattern (describe-*) stands for every subcommand with that prefix, after exact names', () => {
+    expect(matchSegment(seg('aws rds describe-db-instances')).form).toBe('aws rds describe-db-instances');
+    expect(matchSegment(seg('aws rds describe-db-instances')).knowledge).toBe('allow');
+    expect(matchSegment(seg('aws rds delete-db-instance')).unaccounted?.why).toContain('not a subcommand');
+    expect(matchSegment(seg("aws rds 'describe-*'")).unaccounted).toBeDefined();
+    expect(matchSegment(seg('aws rds describe-')).unaccounted).toBeDefined();
+  });
+
+  it("a program's own version or help option alone only prints, whatever its entry (from the grammar table)", () => {
+    const m = matchSegment(seg('node -v'));
+    expect(m.knowledge).toBe('allow');
+    expect(m.rule).toBe('version');
+    expect(m.words.map((w) => w.as)).toEqual(['node (grammar table)', '-v of node: its version or help option']);
+    expect(matchSegment(seg('tsc --version')).rule).toBe('version');
+    expect(matchSegment(seg('node -v x.js')).knowledge).toBe('decline');
+    expect(matchSegment(seg('node "$V"')).knowledge).toBe('decline');
+    expect(matchSegment(seg('frobnicate --version')).knowledge).toBe('decline');
+  });
+
+  it('a cloud query vouches for asking its own service, never for writes or programs', () => {
+    expect(matchSegment(seg('kubectl get pods')).knowledge).toBe('allow');
+    expect(matchSegment(seg('kubectl get pods')).effects).toEqual(['network']);
+    expect(matchSegment(seg('curl https://x.example/')).knowledge).toBe('decline');
+  });
+});
+
 describe('matchSegment over an imported grammar (the second source)', () => {
   const grammar = {
     names: ['tool'],
