@@ -123,7 +123,7 @@ describe('data is not execution', () => {
     ['echo "rm -rf /"', 'allow'],
     ['rg "git push --force"', 'allow'],
     ['command -v rm', 'allow'],
-    ['rm --help', 'undecided'],
+    ['rm --help', 'allow'], // rm's own help option, from its grammar: prints and exits
   ]);
 });
 
@@ -385,7 +385,9 @@ describe('the catalogue: an allow only where every word is accounted for (issue 
     'jest --testRunner ./r.js',
     'awk \'BEGIN { system("id") }\'',
     'tar -tf x.tar --to-command=sh',
-    'aws ec2 describe-instances --cli-input-json file://x.json',
+    'aws ec2 describe-instances --cli-input-json file://.npmrc',
+    'aws ec2 describe-instances --cli-input-json file://~/.aws/credentials',
+    'curl -s -X POST http://localhost:3000/api',
   ]);
   allowed([
     "awk '{print $1}' f",
@@ -398,6 +400,9 @@ describe('the catalogue: an allow only where every word is accounted for (issue 
     'date -d @1700000000',
     'go test ./...',
     'npx jest --coverage --coverageDirectory=coverage',
+    'aws ec2 describe-instances --cli-input-json file://x.json',
+    'curl -s http://localhost:3000/health',
+    'terraform plan -out=plan.tfplan',
   ]);
 });
 

@@ -1,31 +1,30 @@
 /**
  * The read-only allow pack: commands that only look (ls, cat of ordinary files, grep/rg, find without
- * actions, git status/log/diff/show, …), test runners, type checkers and linters in check mode, and
- * `--version` / `--help` of well-known tools. Allowed without prompting, so that the common safe
- * commands — and compounds made only of them — do not wear the user down.
+ * actions, git status/log/diff/show, …), test runners, type checkers and linters in check mode, dry runs,
+ * cloud and cluster queries, GETs to a service on this machine, and a program's own `--version` / `--help`.
+ * Allowed without prompting, so that the common safe commands — and compounds made only of them — do not
+ * wear the user down.
  *
- * Conservative by construction: every option that writes (sort -o, tree -o, eslint --fix, prettier
- * --write, git diff --output, find -delete/-exec/-fprint, yq -i, …) or runs another program (rg --pre,
- * fd -x, git -c …) takes the segment out of this pack, and anything the credentials pack would flag is
- * never allowed here, even when that pack is switched off. Redirections (`echo x > f`) are writes the
- * write-target tier judges; this pack only vouches for the command itself.
+ * What a program's words do is the catalogue's (src/catalog/programs/, docs/catalogue.md): for a program
+ * with an entry, the entry alone decides (closed world: a word it does not list is never vouched for). The
+ * recognisers below are for programs without an entry yet — sed, the node package managers' scripts and
+ * queries, cargo/make/gradle/mvn/dotnet test, git's dry runs (dry-run.ts), a few system listings (looks.ts)
+ * and the service CLIs of cliQuery — each strict about the options it knows. Anything the credentials pack
+ * would flag is never allowed here, even when that pack is switched off: a judgement on paths and words
+ * across programs, not grammar. Redirections (`echo x > f`) are writes the write-target tier judges.
  *
  * Test runners execute the project's own code (package.json scripts, Makefiles, test files): allowing
- * them trusts what is in the repository, as running the tests by hand would.
- *
- * Also: dry runs, plans and previews with the option the program documents as no-write (dry-run.ts), sed
- * scripts that only print, GETs to a service on localhost, package queries, terraform checks and a few
- * system listings (looks.ts). Changes that stay in the project (commits, builds, installs) are the
- * workflow pack's.
+ * them trusts what is in the repository, as running the tests by hand would. Changes that stay in the
+ * project (commits, builds, installs) are the workflow pack's.
  */
 import type { CatalogMatch } from '../../catalog/match.js';
-import { matchSegment, toolSegment } from '../../catalog/match.js';
+import { matchSegment } from '../../catalog/match.js';
 import { catalogPrograms } from '../../catalog/table.js';
 import type { Segment } from '../../shell/types.js';
 import { hasAny, hasExpansion, isDynamic, scan } from './argv.js';
-import { credentialsPack } from './credentials.js';
+import { credentialsPack, secretFileKind } from './credentials.js';
 import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
-import { listsSystem, localFetch, LOOKS_COMMANDS, packageQuery, sedPrintOperands, terraformLooks } from './looks.js';
+import { listsSystem, LOOKS_COMMANDS, packageQuery, sedPrintOperands } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
@@ -74,7 +73,8 @@ function unvettable(segment: Segment, index: number, text: string): boolean {
   return base === '*' || base.startsWith('.');
 }
 
-const PACKAGE_QUERY_TOOLS = new Set(['npm', 'pnpm', 'yarn', 'pip', 'pip3']);
+/** pip's queries are catalogue entries; the node package managers' are the workflow branch's to convert. */
+const PACKAGE_QUERY_TOOLS = new Set(['npm', 'pnpm', 'yarn']);
 
 /** `sed -n '1,20p' file`, `sed 's/a/b/' file`: a script that only prints (looks.ts), over vetted files. */
 function sedPrint(segment: Segment): PackFinding<RuleId> | undefined {
@@ -95,34 +95,6 @@ function checkScript(name: string | undefined): boolean {
 }
 
 const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
-const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx']);
-/** Test runners and checkers that may be started through npx / pnpm exec / yarn. */
-const NODE_TOOLS = new Set([
-  'vitest',
-  'jest',
-  'mocha',
-  'ava',
-  'tap',
-  'tsc',
-  'eslint',
-  'prettier',
-  'biome',
-  'stylelint',
-  'playwright',
-  'vue-tsc',
-  'tsd',
-]);
-
-function nodeTool(segment: Segment, from: number): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, { from, stopAtPositional: true, withValue: ['p', 'package', 'c', 'call'] });
-  if (hasAny(args, 'p', 'package', 'c', 'call')) return undefined; // installs or runs something else
-  const tool = args.positionals[0];
-  if (tool === undefined || !NODE_TOOLS.has(tool.text)) return undefined;
-  const inner = toolSegment(segment, tool.index);
-  const known = byCatalogue(matchSegment(inner));
-  return known === 'declined' ? undefined : (known ?? direct(inner));
-}
-
 function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
   const args = scan(segment.argv, {
     stopAtPositional: true,
@@ -136,76 +108,8 @@ function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
   if ((sub === 'run' || sub === 'run-script') && checkScript(script))
     return { rule: script!.startsWith('lint') ? 'lint' : 'test-runner' };
   if (segment.name === 'yarn' && checkScript(sub)) return { rule: 'test-runner' };
-  if ((segment.name === 'pnpm' || segment.name === 'yarn') && sub === 'exec') return nodeTool(segment, first.index + 1);
-  if (segment.name === 'yarn' && sub !== undefined && NODE_TOOLS.has(sub)) return nodeTool(segment, first.index);
+  // `pnpm exec vitest`, `yarn eslint`: the catalogue matches through the runner to the tool's entry.
   return undefined;
-}
-
-/** A checker given directly: allowed unless an option makes it change files. */
-function direct(segment: Segment): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, {
-    withValue: ['c', 'config', 'p', 'project', 'o', 'output-file', 'f', 'format', 'reporter', 't', 'testNamePattern'],
-  });
-  const sub = args.positionals[0]?.text;
-  const none = (...names: string[]): boolean => !hasAny(args, ...names);
-  switch (segment.name) {
-    case 'vitest':
-    case 'jest':
-      return none('u', 'update', 'updateSnapshot') &&
-        (sub === undefined || sub === 'run' || !['init', 'bench'].includes(sub))
-        ? { rule: 'test-runner' }
-        : undefined;
-    case 'mocha':
-    case 'ava':
-    case 'tap':
-    case 'pytest':
-    case 'py.test':
-    case 'tox':
-    case 'rspec':
-    case 'phpunit':
-    case 'tsd':
-      return { rule: 'test-runner' };
-    case 'playwright':
-      return sub === 'test' ? { rule: 'test-runner' } : undefined;
-    case 'tsc':
-    case 'vue-tsc':
-      return hasAny(args, 'noEmit') && none('b', 'build', 'w', 'watch') ? { rule: 'lint' } : undefined;
-    case 'eslint':
-    case 'stylelint':
-    case 'markdownlint':
-      return none('fix', 'o', 'output-file') ? { rule: 'lint' } : undefined;
-    case 'prettier':
-      return hasAny(args, 'check', 'c', 'list-different', 'l') && none('w', 'write') ? { rule: 'lint' } : undefined;
-    case 'biome':
-      return (sub === 'check' || sub === 'lint' || sub === 'ci' || sub === 'format') &&
-        none('write', 'apply', 'apply-unsafe', 'fix', 'unsafe')
-        ? { rule: 'lint' }
-        : undefined;
-    case 'ruff':
-      if (sub === 'format') return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
-      return (sub === undefined || sub === 'check') && none('fix', 'unsafe-fixes', 'add-noqa')
-        ? { rule: 'lint' }
-        : undefined;
-    case 'black':
-      return hasAny(args, 'check', 'diff') ? { rule: 'lint' } : undefined;
-    case 'isort':
-      return hasAny(args, 'check-only', 'check', 'c', 'diff') ? { rule: 'lint' } : undefined;
-    case 'flake8':
-    case 'pylint':
-    case 'mypy':
-    case 'pyright':
-    case 'shellcheck':
-    case 'hadolint':
-    case 'actionlint':
-    case 'yamllint':
-      return none('o', 'output-file') ? { rule: 'lint' } : undefined;
-    case 'gofmt':
-      return hasAny(args, 'l', 'd') && none('w') ? { rule: 'lint' } : undefined;
-    case 'golangci-lint':
-      return sub === 'run' && none('fix') ? { rule: 'lint' } : undefined;
-    default:
-      return undefined;
-  }
 }
 
 function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
@@ -225,16 +129,10 @@ function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
         ? { rule: 'test-runner' }
         : undefined;
     case 'python':
-    case 'python3': {
-      if (
-        segment.argv[1] !== '-m' ||
-        !['pytest', 'unittest', 'mypy', 'flake8', 'pylint'].includes(segment.argv[2] ?? '')
-      )
-        return undefined;
-      // The module's own options decide (`python -m pytest --junitxml=F` writes F), as for the program itself.
-      const known = byCatalogue(matchSegment(toolSegment(segment, 2)));
-      return known === 'declined' ? undefined : (known ?? { rule: 'test-runner' });
-    }
+    case 'python3':
+      // `python -m pytest|mypy|flake8|pylint` is matched by the catalogue through to the tool's entry; the
+      // standard library's unittest has no program of its own to write an entry for.
+      return segment.argv[1] === '-m' && segment.argv[2] === 'unittest' ? { rule: 'test-runner' } : undefined;
     case 'dotnet':
       return sub === 'test' ? { rule: 'test-runner' } : undefined;
     case 'gradle':
@@ -247,91 +145,6 @@ function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
     default:
       return undefined;
   }
-}
-
-const VERSIONED_TOOLS = new Set([
-  'node',
-  'npm',
-  'npx',
-  'yarn',
-  'pnpm',
-  'bun',
-  'deno',
-  'python',
-  'python3',
-  'pip',
-  'pip3',
-  'pipx',
-  'uv',
-  'poetry',
-  'go',
-  'cargo',
-  'rustc',
-  'rustup',
-  'java',
-  'javac',
-  'mvn',
-  'gradle',
-  'ruby',
-  'gem',
-  'bundle',
-  'php',
-  'composer',
-  'dotnet',
-  'git',
-  'docker',
-  'podman',
-  'kubectl',
-  'helm',
-  'terraform',
-  'tofu',
-  'pulumi',
-  'aws',
-  'gcloud',
-  'az',
-  'gh',
-  'tsc',
-  'eslint',
-  'prettier',
-  'vitest',
-  'jest',
-  'pytest',
-  'make',
-  'cmake',
-  'gcc',
-  'g++',
-  'clang',
-  'clang++',
-  'bash',
-  'sh',
-  'zsh',
-  'fish',
-  'jq',
-  'yq',
-  'rg',
-  'fd',
-  'curl',
-  'wget',
-  'openssl',
-  'ssh',
-  'psql',
-  'mysql',
-  'sqlite3',
-  'redis-cli',
-  'hookwise',
-  'claude',
-  'gemini',
-  'codex',
-]);
-const SHORT_V_MEANS_VERSION = new Set(['node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'hookwise']);
-
-function version(segment: Segment): PackFinding<RuleId> | undefined {
-  if (!VERSIONED_TOOLS.has(segment.name) || segment.argv.length !== 2) return undefined;
-  const arg = segment.argv[1]!;
-  const asks =
-    ['--version', '-V', 'version', '--help', '-h', 'help'].includes(arg) ||
-    (arg === '-v' && SHORT_V_MEANS_VERSION.has(segment.name));
-  return asks ? { rule: 'version' } : undefined;
 }
 
 /**
@@ -355,11 +168,16 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   // Never vouch for what the credentials pack would flag, even when that pack is off.
   if (credentialsPack.classify(segment, env) !== undefined) return undefined;
   const name = segment.name;
-  const known = byCatalogue(env.catalog?.[env.index] ?? matchSegment(segment));
+  const match = env.catalog?.[env.index] ?? matchSegment(segment);
+  // The files an entry says the segment reads, also those only an option's value names (`file://.npmrc`,
+  // `-H @.netrc`): the credentials pack's judgement of file names, which the grammar cannot make.
+  if (match.paths.some((p) => p.kind !== 'path-write' && secretFileKind(p.path, env, segment.cwd) !== undefined))
+    return undefined;
+  const known = byCatalogue(match);
   if (known === 'declined') {
     // git's dry runs (`git add -n .`) are not entries yet: the dry-run recogniser still vouches for them.
     const preview = dryRun(segment);
-    return preview !== undefined ? { rule: 'dry-run', detail: preview } : version(segment);
+    return preview !== undefined ? { rule: 'dry-run', detail: preview } : undefined;
   }
   if (known !== undefined) return known;
   // Programs the catalogue has no entry for yet: the recognisers below, each strict about the options it knows.
@@ -367,40 +185,25 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   const preview = dryRun(segment);
   if (preview !== undefined) return { rule: 'dry-run', detail: preview };
   if (name === 'sed') return sedPrint(segment);
-  if ((name === 'curl' || name === 'wget') && localFetch(segment)) return { rule: 'local-fetch' };
   if (PACKAGE_QUERY_TOOLS.has(name) && packageQuery(segment)) return { rule: 'package-query' };
-  if (name === 'terraform' || name === 'tofu') {
-    const looks = terraformLooks(segment);
-    if (looks !== undefined) return { rule: looks === 'lint' ? 'lint' : 'cli-query' };
-  }
   if (listsSystem(segment)) return { rule: 'inspect' };
   if (NAVIGATE.has(name)) return { rule: 'navigate' };
   // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
   if (name === ':') return Object.keys(segment.assignments).length > 0 ? { rule: 'inspect' } : undefined;
   if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
-  return (
-    version(segment) ??
-    (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ??
-    (PACKAGE_RUNNERS.has(name) ? nodeTool(segment, 1) : undefined) ??
-    toolchain(segment) ??
-    direct(segment) ??
-    cliQuery(segment)
-  );
+  return (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ?? toolchain(segment) ?? cliQuery(segment);
 }
 
 /**
- * Cloud, cluster, container and service CLIs whose query verbs only read state. The verb must be one of the
- * first few words (`gcloud compute instances list`, `az vm show`, `kubectl get pods`, `docker volume ls`).
- * Anything touching secrets, credentials, tokens or env values is left out (`kubectl get secret -o yaml`,
- * `netlify env:get X` print secret values), and so is any option that names an output file.
+ * Container and service CLIs whose query verbs only read state, for the CLIs the catalogue has no entry for
+ * yet (aws, gcloud, az, kubectl and helm are entries; docker is the workflow branch's, systemctl and ip the
+ * system tools'). The verb must be one of the first few words (`docker volume ls`, `gh pr view`). Anything
+ * touching secrets, credentials, tokens or env values is left out (`netlify env:get X` prints secret values),
+ * and so is any option that names an output file: a judgement on words, which this recogniser still needs
+ * because it knows no grammar — an entry replaces it with the verbs and options it lists.
  */
 const QUERY_CLIS = new Set([
-  'aws',
-  'az',
-  'gcloud',
   'gsutil',
-  'kubectl',
-  'helm',
   'docker',
   'podman',
   'fly',
@@ -449,12 +252,6 @@ function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
     .filter((a) => !a.startsWith('-'))
     .slice(0, 4)
     .map((w) => w.slice(w.lastIndexOf(':') + 1));
-  if (segment.name === 'aws') {
-    // aws verbs are `describe-*` / `list-*` (get-* can download objects or secrets); `aws s3 ls`.
-    return words.some((w) => /^(describe|list)-/.test(w)) || (words[0] === 's3' && words[1] === 'ls')
-      ? { rule: 'cli-query' }
-      : undefined;
-  }
   return words.some((w) => QUERY_VERBS.has(w)) ? { rule: 'cli-query' } : undefined;
 }
 
@@ -473,8 +270,6 @@ export const readOnlyPack = definePack<RuleId>({
         'command',
         ':',
         ...PACKAGE_MANAGERS,
-        ...PACKAGE_RUNNERS,
-        ...VERSIONED_TOOLS,
         ...QUERY_CLIS,
         ...DRY_RUN_COMMANDS,
         ...LOOKS_COMMANDS,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { sedScriptPrintsOnly } from '../../../src/catalog/code-checks.js';
-import { isLocalUrl } from '../../../src/policy/packs/looks.js';
 import { readOnlyPack } from '../../../src/policy/packs/read-only.js';
 import { expectPack } from '../../support/packs.js';
 
@@ -60,57 +59,7 @@ describe('sed that only prints', () => {
   ])('%j → %s', (script, expected) => expect(sedScriptPrintsOnly(script)).toBe(expected));
 });
 
-describe('curl / wget GET to this machine', () => {
-  it.each([
-    ['curl http://localhost:3000/health'],
-    ['curl -s http://127.0.0.1:8080/api/users'],
-    ['curl -I localhost:5173'],
-    ['curl -fsSL -H "Accept: application/json" "http://[::1]:8080/x"'],
-    ['curl -X GET http://localhost/'],
-    ['curl -o out.json http://localhost/x'],
-    ['wget -qO- http://localhost:8000/'],
-    ['wget --spider http://127.0.0.1/'],
-  ])('%s → local-fetch', (command) => expectRo(command, 'allow local-fetch'));
-
-  it.each([
-    ['curl https://example.com'],
-    ['curl http://localhost.evil.example/'],
-    ['curl http://localhost@evil.example/'],
-    ['curl http://localhost:80@evil.example/'],
-    ['curl http://127.0.0.1.nip.io/'],
-    ['curl file://localhost/etc/passwd'],
-    ['curl gopher://localhost:6379/_FLUSHALL'],
-    ['curl http://localhost/ https://evil.example/'],
-    ['curl -d x=1 http://localhost/'],
-    ['curl --data-binary @src/a.ts http://localhost/'],
-    ['curl -F f=@a.txt http://localhost/'],
-    ['curl -T a.txt http://localhost/'],
-    ['curl --json {} http://localhost/'],
-    ['curl -X DELETE http://localhost/users/1'],
-    ['curl -K cfg http://localhost/'],
-    ['curl --unix-socket /var/run/docker.sock http://localhost/containers/json'],
-    ['curl -x http://evil.example:8080 http://localhost/'],
-    ['curl --resolve localhost:80:1.2.3.4 http://localhost/'],
-    ['curl --connect-to localhost:80:evil.example:80 http://localhost/'],
-    ['curl -H @headers.txt http://localhost/'],
-    ['curl $URL'],
-    ['wget --post-data=x http://localhost/'],
-    ['wget -e use_proxy=yes http://localhost/'],
-    ['wget -i urls.txt'],
-  ])('%s → not vouched for', (command) => expectRo(command, null));
-
-  it.each([
-    ['localhost', true],
-    ['http://localhost', true],
-    ['https://127.0.0.5:8443/a?b#c', true],
-    ['HTTP://LOCALHOST/x', true],
-    ['http://localhost:99999999/', false],
-    ['ftp://localhost/', false],
-    ['http://10.0.0.1/', false],
-  ])('isLocalUrl(%j) → %s', (url, expected) => expect(isLocalUrl(url)).toBe(expected));
-});
-
-describe('package queries, terraform checks, system listings', () => {
+describe('package queries and system listings', () => {
   it.each([
     ['npm ls', 'allow package-query'],
     ['npm outdated', 'allow package-query'],
@@ -118,11 +67,6 @@ describe('package queries, terraform checks, system listings', () => {
     ['npm audit', 'allow package-query'],
     ['pnpm why react', 'allow package-query'],
     ['yarn npm info my-package', 'allow package-query'],
-    ['pip list', 'allow package-query'],
-    ['pip show requests', 'allow package-query'],
-    ['terraform validate', 'allow lint'],
-    ['terraform fmt -check -recursive', 'allow lint'],
-    ['terraform state list', 'allow cli-query'],
     ['pgrep -f node', 'allow inspect'],
     ['lsof -i :3000', 'allow inspect'],
     ['crontab -l', 'allow inspect'],
@@ -135,11 +79,6 @@ describe('package queries, terraform checks, system listings', () => {
     ['npm audit fix'],
     ['npm audit --fix'],
     ['npm config get //registry.npmjs.org/:_authToken'],
-    ['pip freeze -r requirements.txt'],
-    ['terraform fmt'],
-    ['terraform fmt -check -write=true'],
-    ['terraform state rm x'],
-    ['terraform state show aws_instance.db'],
     ['crontab -r'],
     ['ssh-add -D'],
     ['iptables -F'],

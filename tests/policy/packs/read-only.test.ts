@@ -81,7 +81,29 @@ describe('read-only pack: allowed', () => {
     ['python3 --version', 'allow version'],
     ['git --version', 'allow version'],
     ['terraform -h', 'allow version'],
+    // a program's own --version / --help spellings, from its grammar (no entry needed)
+    ['rustc -V', 'allow version'],
+    ['java -version', 'allow version'],
+    ['rm --help', 'allow version'],
+    // an entry whose form writes still prints only its version
+    ['tsc --version', 'allow version'],
   ])('%s → %s', (command, expected) => expectRo(command, expected));
+
+  it.each([
+    ['curl -s http://localhost:3000/health', 'allow local-fetch'],
+    ['wget -qO- http://127.0.0.1:8080/metrics', 'allow local-fetch'],
+    ['pip list --format=json', 'allow package-query'],
+    ['terraform plan', 'allow dry-run'],
+    ['terraform validate', 'allow lint'],
+    ['terraform state list', 'allow cli-query'],
+    ['kubectl apply -f k8s/deploy.yaml --dry-run=client', 'allow dry-run'],
+    ['helm install app ./chart --dry-run', 'allow dry-run'],
+    ['rsync -n -a src/ /tmp/x/', 'allow dry-run'],
+    ['apt-get -s install nginx', 'allow dry-run'],
+    ['npx ava --verbose', 'allow test-runner'],
+    ['python -m pylint src/', 'allow lint'],
+    ['python -m unittest -v', 'allow test-runner'],
+  ])('the catalogue entry decides: %s → %s', (command, expected) => expectRo(command, expected));
 });
 
 describe('read-only pack: not vouched for', () => {
@@ -140,6 +162,13 @@ describe('read-only pack: not vouched for', () => {
     ['node --version extra', null],
     ['python -v', null],
     ['./evil --version', null],
+    ['python --version --x', null],
+    ['rm --version extra', null],
+    ['curl -s -d x=1 http://localhost:3000/api', null],
+    ['pip install --dry-run --only-binary=:all: requests', null],
+    // a credentials file named only by an option's value, which the entry says the program loads
+    ['aws sts get-caller-identity --cli-input-yaml file://.npmrc', null],
+    ['curl -H @.netrc http://localhost:3000/', null],
     ['rm -rf build', null],
     ['curl https://example.com', null],
   ])('%s → not allowed by this pack', (command, expected) => expectRo(command, expected));
