@@ -314,16 +314,44 @@ function findOption(path: readonly CompiledNode[], spelling: string): CompiledOp
 }
 
 /** The table entry for a program name; also the empty answer for a program nobody wrote an entry for. */
-function unknownProgram(segment: Segment): CatalogMatch {
+function unknownProgram(
+  segment: Segment,
+  why = `\`${segment.name}\`: not in the catalogue`,
+  reason = `\`${segment.name}\` is not in the catalogue, so its effect is unknown`,
+): CatalogMatch {
   return {
     form: segment.name,
     words: [],
     effects: [],
     paths: [],
-    unaccounted: { index: 0, word: segment.argv[0] ?? '', why: `\`${segment.name}\`: not in the catalogue` },
+    unaccounted: { index: 0, word: segment.argv[0] ?? '', why },
     knowledge: 'decline',
-    reason: `\`${segment.name}\` is not in the catalogue, so its effect is unknown`,
+    reason,
   };
+}
+
+/** Where the system's own programs live: a program named by a path elsewhere is that file, not the entry's. */
+const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
+/** A project's installed package binary (`node_modules/.bin/eslint`): what `npx eslint` runs too. */
+const PACKAGE_BIN = /^(?:\.\/)?(?:[^/]+\/)*node_modules\/\.bin\/[^/]+$/;
+
+/**
+ * Why the program word is not the catalogue's program, or undefined when it is. `./tools/cat`, `/tmp/x/cat`
+ * and `bin/cat` are files that happen to share a name with cat: whatever they do, it is not what cat.yml
+ * says. A bare name (found on PATH), the system's bin directories, and — for a tool a package runner starts —
+ * the project's `node_modules/.bin` are the program itself.
+ */
+function namedByPath(segment: Segment, table: CatalogTable): string | undefined {
+  const word = segment.argv[0] ?? '';
+  const bare = word.startsWith('\\') ? word.slice(1) : word;
+  if (!bare.includes('/') || SYSTEM_BIN.test(bare)) return undefined;
+  if (
+    PACKAGE_BIN.test(bare) &&
+    !bare.split('/').includes('..') &&
+    programEntry(segment.name, table)?.root.packageRunner === 'node'
+  )
+    return undefined;
+  return `\`${word}\` is a file named like ${segment.name}, not the system's ${segment.name}: what it runs is unknown`;
 }
 
 /**
@@ -405,6 +433,8 @@ function versionForm(segment: Segment, table: CatalogTable): CatalogMatch | unde
 }
 
 function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
+  const byPath = namedByPath(segment, table);
+  if (byPath !== undefined) return unknownProgram(segment, byPath, byPath);
   const version = versionForm(segment, table);
   if (version !== undefined) return version;
   const program = programEntry(segment.name, table);
