@@ -61,6 +61,11 @@ export interface CatalogMatch {
    * path policy). `decline`: an unknown word, or a known effect knowledge never allows (runs a program).
    */
   knowledge: 'allow' | 'decline';
+  /**
+   * The program word names a file that only shares its name with a program (`./tools/cat`): no pack may vouch
+   * for it by that name, whatever its hand-written rules say about the program.
+   */
+  namedFile?: true;
   /** One line for explain and the asks: what was found. */
   reason: string;
 }
@@ -332,6 +337,8 @@ function unknownProgram(
 
 /** Where the system's own programs live: a program named by a path elsewhere is that file, not the entry's. */
 const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
+/** A build tool's wrapper committed at the project's root, run as `./gradlew`: the project's build, by design. */
+const PROJECT_WRAPPERS = new Set(['./gradlew', './mvnw']);
 /** A project's installed package binary (`node_modules/.bin/eslint`): what `npx eslint` runs too. */
 const PACKAGE_BIN = /^(?:\.\/)?(?:[^/]+\/)*node_modules\/\.bin\/[^/]+$/;
 
@@ -344,7 +351,7 @@ const PACKAGE_BIN = /^(?:\.\/)?(?:[^/]+\/)*node_modules\/\.bin\/[^/]+$/;
 function namedByPath(segment: Segment, table: CatalogTable): string | undefined {
   const word = segment.argv[0] ?? '';
   const bare = word.startsWith('\\') ? word.slice(1) : word;
-  if (!bare.includes('/') || SYSTEM_BIN.test(bare)) return undefined;
+  if (!bare.includes('/') || SYSTEM_BIN.test(bare) || PROJECT_WRAPPERS.has(bare)) return undefined;
   if (
     PACKAGE_BIN.test(bare) &&
     !bare.split('/').includes('..') &&
@@ -434,7 +441,7 @@ function versionForm(segment: Segment, table: CatalogTable): CatalogMatch | unde
 
 function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
   const byPath = namedByPath(segment, table);
-  if (byPath !== undefined) return unknownProgram(segment, byPath, byPath);
+  if (byPath !== undefined) return { ...unknownProgram(segment, byPath, byPath), namedFile: true };
   const version = versionForm(segment, table);
   if (version !== undefined) return version;
   const program = programEntry(segment.name, table);

@@ -120,7 +120,9 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
       const writesAllowed = writeCount === 0 || (!writesUndecided && writes?.verdict === 'allow');
       const rulesAllow =
         byRules?.verdict === 'allow' || (byRules === undefined && writeCount > 0 && FILE_COMMANDS.has(segment.name));
-      if (!writesAllowed || !rulesAllow || lossy) verdict = undefined;
+      // `./tools/cat` is the project's file, not cat: an allow pack's rules about cat say nothing about it.
+      const namedFile = shell.catalog[index]?.namedFile === true;
+      if (!writesAllowed || !rulesAllow || lossy || namedFile) verdict = undefined;
       // The reason names what the call does: a write (a redirect, a heredoc into `cat >`) is a write,
       // whatever the program alone would do.
       else if (writeCount > 0 && writes !== undefined) verdict = writesReason(writes, byRules, shell, index);

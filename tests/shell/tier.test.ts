@@ -136,6 +136,25 @@ describe('what hookwise cannot understand is never allowed', () => {
   ]);
 });
 
+describe('a file named like a program is that file: no pack vouches for it by the name', () => {
+  it.each([
+    './tools/sed -n 1p README.md',
+    'bin/gh pr list',
+    './x/prettier --write src',
+    '/tmp/t/npm test',
+    './x/cd src',
+  ])('%s is not allowed by the rules', async (command) => {
+    expect((await verdictOf(command)).verdict).not.toBe('allow');
+  });
+  it('the system bin directories and the project root build wrappers are the program', async () => {
+    expect((await verdictOf('/usr/bin/sed -n 1p README.md')).verdict).toBe('allow');
+    expect((await verdictOf('./gradlew build')).verdict).toBe('allow');
+  });
+  it('a denial still holds through the path', async () => {
+    expect((await verdictOf('./x/rm -rf /')).verdict).toBe('deny');
+  });
+});
+
 it('a maintainer may write everywhere but still cannot force-push main', async () => {
   expect((await verdictOf('echo x > tests/a.ts', 'maintainer')).verdict).toBe('allow');
   expect((await verdictOf('git push -f origin main', 'maintainer')).verdict).toBe('deny');
