@@ -26,9 +26,9 @@
  *     (often remote, production) hosts.
  */
 import type { Segment } from '../../shell/types.js';
-import { hasAny, hasExpansion, scan } from './argv.js';
+import { hasAny, hasExpansion, scan, type ScannedArgs } from './argv.js';
 import { gitSubcommand } from './git.js';
-import { makeArgs, REACHES_OUT } from './workflow.js';
+import { REACHES_OUT } from '../../catalog/script-names.js';
 
 function git(segment: Segment): string | undefined {
   const sub = gitSubcommand(segment);
@@ -146,6 +146,55 @@ function cargo(segment: Segment): string | undefined {
   )
     return undefined;
   return `cargo ${sub} --dry-run`;
+}
+
+/**
+ * make options that read another makefile, run elsewhere, evaluate code given on the command line, or
+ * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs). Only
+ * the dry-run recogniser (`make -n`) still reads make's words this way: make's own forms are
+ * src/catalog/programs/make.yml.
+ */
+const MAKE_ELSEWHERE = [
+  'f',
+  'file',
+  'makefile',
+  'C',
+  'directory',
+  'eval',
+  'E',
+  'e',
+  'environment-overrides',
+  'I',
+  'include-dir',
+  'o',
+  'old-file',
+  'assume-old',
+  'W',
+  'what-if',
+  'new-file',
+  'assume-new',
+];
+
+/** make's arguments, its optional-numeric `-j [N]` / `-l [N]` understood; undefined when something is not vouched for. */
+function makeArgs(argv: readonly string[]): ScannedArgs | undefined {
+  const words: string[] = [argv[0] ?? 'make'];
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (
+      /^-[jl]\d*$/.test(w) ||
+      /^--(?:jobs|load-average)(?:=\d+)?$/.test(w) ||
+      /^-O\w*$/.test(w) ||
+      /^--output-sync(?:=\w+)?$/.test(w)
+    ) {
+      if (/^(?:-[jl]|--jobs|--load-average)$/.test(w) && /^\d+(?:\.\d+)?$/.test(argv[i + 1] ?? '')) i++;
+      continue;
+    }
+    words.push(w);
+  }
+  const args = scan(words, { withValue: MAKE_ELSEWHERE });
+  if (hasAny(args, ...MAKE_ELSEWHERE) || args.positionals.some((p) => p.text.includes('=') || hasExpansion(p.text)))
+    return undefined;
+  return args;
 }
 
 function make(segment: Segment): string | undefined {

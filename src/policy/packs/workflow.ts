@@ -25,10 +25,9 @@
  * with that pack switched off), nor a form that names a credential file.
  */
 import { matchSegment } from '../../catalog/match.js';
-export { REACHES_OUT } from '../../catalog/script-names.js';
 import type { Segment } from '../../shell/types.js';
 import { SHELL_INIT_GENERATORS, shellInitGenerator } from '../../shell/shell-init.js';
-import { effectiveCwd, hasAny, hasExpansion, isDynamic, scan, type ScannedArgs } from './argv.js';
+import { effectiveCwd, hasAny, hasExpansion, isDynamic, scan } from './argv.js';
 import { credentialsPack, secretFileKind } from './credentials.js';
 import { sedPrintOperands } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
@@ -108,55 +107,6 @@ function byCatalogue(segment: Segment, env: PackEnv): PackFinding<RuleId> | unde
 
 function isCatalogueRule(rule: string): rule is RuleId {
   return (CATALOGUE_RULES as ReadonlySet<string>).has(rule);
-}
-
-/**
- * make options that read another makefile, run elsewhere, evaluate code given on the command line, or
- * pretend files are old/new; and `VAR=value` operands (SHELL=…, MAKEFLAGS=… change what make runs). Only
- * the dry-run recogniser (`make -n`, dry-run.ts) still reads make's words this way: make's own forms are
- * src/catalog/programs/make.yml.
- */
-const MAKE_ELSEWHERE = [
-  'f',
-  'file',
-  'makefile',
-  'C',
-  'directory',
-  'eval',
-  'E',
-  'e',
-  'environment-overrides',
-  'I',
-  'include-dir',
-  'o',
-  'old-file',
-  'assume-old',
-  'W',
-  'what-if',
-  'new-file',
-  'assume-new',
-];
-
-/** make's arguments, its optional-numeric `-j [N]` / `-l [N]` understood; undefined when something is not vouched for. */
-export function makeArgs(argv: readonly string[]): ScannedArgs | undefined {
-  const words: string[] = [argv[0] ?? 'make'];
-  for (let i = 1; i < argv.length; i++) {
-    const w = argv[i]!;
-    if (
-      /^-[jl]\d*$/.test(w) ||
-      /^--(?:jobs|load-average)(?:=\d+)?$/.test(w) ||
-      /^-O\w*$/.test(w) ||
-      /^--output-sync(?:=\w+)?$/.test(w)
-    ) {
-      if (/^(?:-[jl]|--jobs|--load-average)$/.test(w) && /^\d+(?:\.\d+)?$/.test(argv[i + 1] ?? '')) i++;
-      continue;
-    }
-    words.push(w);
-  }
-  const args = scan(words, { withValue: MAKE_ELSEWHERE });
-  if (hasAny(args, ...MAKE_ELSEWHERE) || args.positionals.some((p) => p.text.includes('=') || hasExpansion(p.text)))
-    return undefined;
-  return args;
 }
 
 /** tsc emitting per tsconfig; not with an output location on the command line, nor a config outside the project. */
