@@ -41,6 +41,7 @@ import { dirname, join } from 'node:path';
 import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
 import { syncDir } from './sync.js';
 import type { PostgresStore } from './postgres.js';
+import { StoreRetry } from './retry.js';
 import type { StoreSettings } from './settings.js';
 
 type Postgres = Extract<StoreSettings, { kind: 'postgres' }>;
@@ -334,8 +335,7 @@ export class FleetQueue implements QueueBackend {
   private readonly listeners = new Set<() => void>();
   private sharedItems: PendingItem[] = [];
   private current: FleetQueueStatus;
-  private retryMs: number;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly retry: StoreRetry;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private prunedAt = 0;
@@ -351,7 +351,7 @@ export class FleetQueue implements QueueBackend {
     private readonly options: FleetQueueOptions = {},
   ) {
     if (!ORIGIN.test(origin)) throw new Error('the fleet queue needs the machine origin id (32 hex digits)');
-    this.retryMs = options.retryMs ?? 250;
+    this.retry = new StoreRetry(options.retryMs ?? 250, options.maxRetryMs ?? 5000, () => void this.connect());
     this.current = { mode: 'local', since: new Date().toISOString(), waiting_shared: 0, error: 'not connected yet' };
     local.subscribe(() => this.emit());
   }
@@ -369,7 +369,7 @@ export class FleetQueue implements QueueBackend {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.retryTimer);
+    this.retry.cancel();
     // Calls waiting end now, denied as timed out (as the daemon's own queue does), and leave their items.
     for (const h of [...this.held.values()])
       for (const w of [...h.waiters]) this.drop(h, w, { kind: 'timeout', id: h.item.id });
@@ -647,7 +647,7 @@ export class FleetQueue implements QueueBackend {
       );
       this.store = store;
       await this.reconcile(store);
-      this.retryMs = this.options.retryMs ?? 250;
+      this.retry.succeeded();
       this.setMode('shared');
       this.refresh();
     } catch (error) {
@@ -728,14 +728,8 @@ export class FleetQueue implements QueueBackend {
       this.options.log?.(
         `queue: the team store is unreachable (${this.current.error}); asks wait on this machine, answerable here`,
       );
-    if (wasShared || this.retryTimer === undefined) {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = undefined;
-        void this.connect();
-      }, this.retryMs);
-      this.retryTimer.unref();
-      this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? 5000);
+    if (wasShared || !this.retry.pending) {
+      this.retry.schedule();
     }
     this.emit();
   }

@@ -32,6 +32,7 @@ import { sanitize } from '../sanitize/index.js';
 import { ensurePrivateDir, isAbsent, readOwnedFile, statIfPresent, writeFileAtomic } from '../util/fs-safe.js';
 import { FileDecisionStore } from './files.js';
 import { latestMigration, type PostgresStore, type PullCursor } from './postgres.js';
+import { StoreRetry } from './retry.js';
 import { describeUrl, type StoreSettings } from './settings.js';
 import type { SharedRecord, SharedScope } from './types.js';
 
@@ -114,8 +115,7 @@ export class FleetSync {
   private unlisten: (() => Promise<void>) | undefined;
   private current: SyncStatus;
   private timer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private retryMs: number;
+  private readonly retry: StoreRetry;
   private running: Promise<void> = Promise.resolve();
   private pullWanted = true;
   private readonly partsWanted = new Set<FleetPart>();
@@ -132,7 +132,7 @@ export class FleetSync {
     this.local = new FileDecisionStore(places.userConfigDir, settings.user);
     ensurePrivateDir(syncDir(places.runtimeDir));
     this.state = this.readState();
-    this.retryMs = options.retryMs ?? 250;
+    this.retry = new StoreRetry(options.retryMs ?? 250, options.maxRetryMs ?? 5000, () => void this.connect());
     this.current = {
       mode: 'offline',
       team: settings.team,
@@ -172,7 +172,7 @@ export class FleetSync {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    clearTimeout(this.retryTimer);
+    this.retry.cancel();
     await this.running;
     await this.disconnect();
     this.setMode('stopped');
@@ -210,7 +210,7 @@ export class FleetSync {
       this.running = first.catch(() => undefined);
       await first;
       if (this.remote !== undefined) {
-        this.retryMs = this.options.retryMs ?? 250;
+        this.retry.succeeded();
         this.setMode('synced');
       }
     } catch (error) {
@@ -232,15 +232,9 @@ export class FleetSync {
     const wasConnected = this.remote !== undefined;
     void this.disconnect();
     this.setMode('offline', error);
-    if (wasConnected || this.retryTimer === undefined) {
+    if (wasConnected || !this.retry.pending) {
       if (wasConnected) this.options.log?.(`store: offline (${this.current.error}); deciding from the local copy`);
-      clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = undefined;
-        void this.connect();
-      }, this.retryMs);
-      this.retryTimer.unref();
-      this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? 5000);
+      this.retry.schedule();
     }
   }
 
