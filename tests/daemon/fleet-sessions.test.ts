@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askDaemon } from '../../src/daemon/client.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
 import { SessionRegistry } from '../../src/session/registry.js';
-import { PostgresStore } from '../../src/store/postgres.js';
 import { locations } from '../../src/util/locations.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
 const binaries = findPostgres();
@@ -28,9 +27,7 @@ const settings = () => ({
 beforeAll(async () => {
   if ('missing' in binaries) return;
   cluster = startCluster(binaries);
-  const store = await PostgresStore.open(settings(), '0'.repeat(32));
-  await store.migrate();
-  await store.close();
+  await migrateTeam(settings());
 }, 60_000);
 afterAll(() => cluster?.stop());
 

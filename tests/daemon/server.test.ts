@@ -11,8 +11,7 @@ import { serve, type RunningDaemon } from '../../src/daemon/server.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
 import { rememberSubject, subjectFor } from '../support/memory.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
-import { PostgresStore } from '../../src/store/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 
 const running: RunningDaemon[] = [];
 afterEach(async () => {
@@ -394,9 +393,7 @@ describe.skipIf(noPostgres !== undefined)('a daemon with a team store', () => {
   beforeAll(async () => {
     if ('missing' in pgBinaries) return;
     cluster = startCluster(pgBinaries);
-    const store = await PostgresStore.open(settings(), '0'.repeat(32));
-    await store.migrate();
-    await store.close();
+    await migrateTeam(settings());
   }, 60_000);
   afterAll(() => cluster?.stop());
 

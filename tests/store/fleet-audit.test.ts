@@ -14,7 +14,7 @@ import { fleetCounts, recentFleetAudit } from '../../src/store/fleet-audit.js';
 import { FleetShare } from '../../src/store/fleet-share.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync } from '../../src/store/sync.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 
 const binaries = findPostgres();
 const skip = 'missing' in binaries ? binaries.missing : undefined;
@@ -25,9 +25,7 @@ const env = { ...process.env };
 beforeAll(async () => {
   if ('missing' in binaries) return;
   cluster = startCluster(binaries);
-  const store = await PostgresStore.open(settingsOf(), '0'.repeat(32));
-  await store.migrate();
-  await store.close();
+  await migrateTeam(settingsOf());
   const root = mkdtempSync(join(tmpdir(), 'hookwise-fleet-cli-'));
   dirs.push(root);
   // The CLI reads the store from the user's environment, as `hookwise stats --fleet` does.

@@ -16,7 +16,7 @@ import { SessionRegistry } from '../../src/session/registry.js';
 import { FleetShare } from '../../src/store/fleet-share.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync } from '../../src/store/sync.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 
 const binaries = findPostgres();
 const skip = 'missing' in binaries ? binaries.missing : undefined;
@@ -26,9 +26,7 @@ let cluster: Cluster;
 beforeAll(async () => {
   if ('missing' in binaries) return;
   cluster = startCluster(binaries);
-  const store = await PostgresStore.open(settingsOf(), '0'.repeat(32));
-  await store.migrate();
-  await store.close();
+  await migrateTeam(settingsOf());
 }, 60_000);
 afterAll(() => cluster?.stop());
 

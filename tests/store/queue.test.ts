@@ -20,7 +20,7 @@ import { FleetQueue, listShared, outgoingItem, queueStatusFile } from '../../src
 import { renderStoreReport, storeCheck, storeReport } from '../../src/cli/store.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 import { queueMode, until } from '../queue/support.js';
 
 const binaries = findPostgres();
@@ -32,9 +32,7 @@ const TEAM = 'q';
 beforeAll(async () => {
   if ('missing' in binaries) return;
   cluster = startCluster(binaries);
-  const store = await PostgresStore.open(settings(), '0'.repeat(32));
-  await store.migrate();
-  await store.close();
+  await migrateTeam(settings());
 }, 60_000);
 afterAll(() => cluster?.stop());
 

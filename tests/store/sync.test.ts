@@ -11,7 +11,7 @@ import { appendRecords, fileFor, type DecisionRecord } from '../../src/memory/st
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync, readSyncStatus } from '../../src/store/sync.js';
 import { loadMemory } from '../../src/memory/load.js';
-import { findPostgres, startCluster, type Cluster } from '../support/postgres.js';
+import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
 import { sharedRecord as record } from '../support/store-records.js';
 
 const binaries = findPostgres();
@@ -22,9 +22,7 @@ let cluster: Cluster;
 beforeAll(async () => {
   if ('missing' in binaries) return;
   cluster = startCluster(binaries);
-  const store = await PostgresStore.open(settingsOf('fleet'), '0'.repeat(32));
-  await store.migrate();
-  await store.close();
+  await migrateTeam(settingsOf('fleet'));
 }, 60_000);
 afterAll(() => cluster?.stop());
 
