@@ -250,12 +250,14 @@ export function replayTimed(
   cwd: string,
   base: string,
   prefix: string,
+  confine?: 'default',
 ): { answers: CheckAnswer[]; seconds: number } {
   const started = process.hrtime.bigint();
   const answers = replayThroughCheck(rows, cwd, {
     runtimeDir: join(base, 'runtime'),
     configDir: join(base, 'config'),
     prefix,
+    ...(confine === undefined ? {} : { confine }),
   });
   return { answers, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }

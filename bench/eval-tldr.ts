@@ -358,8 +358,12 @@ export interface GroupFigures {
   denied: number;
 }
 
+export type TldrConfinement = 'off' | 'default';
+
 export interface TldrEval {
   corpus: string;
+  /** Whether confinement was off (the catalogue alone) or at its default. */
+  confinement?: TldrConfinement;
   rows: number;
   calls: number;
   /** Figures per group; `first` and `last` restrict to the calls of rows with an alternation in that spelling. */
@@ -402,7 +406,16 @@ export function createNeeds(project: string, needs: Needs): void {
   }
 }
 
-export function evaluateTldr(corpus: string = defaultTldrCorpus(), top = 25): TldrEval {
+/**
+ * `confinement: 'off'` measures the catalogue alone (the cascade's own verdicts); `'default'` what a user of this
+ * machine sees, with confinement at its default (on where bubblewrap works and Claude Code's sandbox is off), so
+ * that a call of unknown effect the walls can hold runs confined instead of being asked.
+ */
+export function evaluateTldr(
+  corpus: string = defaultTldrCorpus(),
+  top = 25,
+  confinement: TldrConfinement = 'off',
+): TldrEval {
   const rows = readTldrCorpus(corpus);
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-eval-tldr-')));
   try {
@@ -412,7 +425,13 @@ export function evaluateTldr(corpus: string = defaultTldrCorpus(), top = 25): Tl
     const calls = tldrCalls(rows, project, needs);
     createNeeds(project, needs);
     const asRows: CorpusRow[] = calls.map((c, i) => ({ line: i + 1, command: c.command }));
-    const { answers, seconds } = replayTimed(asRows, project, base, 'tldr');
+    const { answers, seconds } = replayTimed(
+      asRows,
+      project,
+      base,
+      'tldr',
+      confinement === 'default' ? 'default' : undefined,
+    );
     const judged: TldrCall[] = calls.map((c, i) => ({
       line: c.row.line,
       page: c.row.page,
@@ -423,7 +442,7 @@ export function evaluateTldr(corpus: string = defaultTldrCorpus(), top = 25): Tl
       verdict: answers[i]!.verdict ?? 'none',
       tier: answers[i]!.tier ?? 'none',
     }));
-    return summarizeTldr(corpus, rows.length, judged, seconds, top);
+    return { ...summarizeTldr(corpus, rows.length, judged, seconds, top), confinement };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
@@ -479,6 +498,9 @@ const pct = (n: number, of: number): string => (of === 0 ? '-' : `${((n / of) * 
 export function renderTldrEval(e: TldrEval, verbose = false): string {
   const lines = [
     `${e.corpus}: ${e.rows} rows, ${e.calls} calls (a row with a {{[-x|--long]}} alternation is measured in both spellings), ${e.secondsPerThousand.toFixed(2)} s per 1000`,
+    e.confinement === 'default'
+      ? 'confinement at its default (on where bubblewrap works): a call of unknown effect the walls hold runs confined'
+      : 'confinement off: the catalogue and the cascade alone (--confined: as a user of this machine sees it)',
     '',
     `${'group'.padEnd(12)} ${'rows'.padStart(6)} ${'calls'.padStart(6)} ${'asked'.padStart(6)} ${'asked %'.padStart(8)} ${'denied'.padStart(6)}   ${'first spelling'.padStart(14)} ${'last spelling'.padStart(14)}`,
   ];

@@ -190,6 +190,8 @@ export function evalCommands(options: EvalCommandsOptions, print: (text: string)
 export interface EvalTldrOptions {
   /** The corpus (a path), or true for ../shared/corpora/commands.tldr.jsonl. */
   evalTldr?: string | boolean;
+  /** Confinement at its default instead of off. */
+  confined?: boolean;
   verbose?: boolean;
   json?: boolean;
 }
@@ -209,7 +211,7 @@ export function evalTldr(
     print(options.json === true ? JSON.stringify({ evals: [], skipped: [{ corpus, reason }] }, null, 2) : reason);
     return;
   }
-  const report = evaluateTldr(corpus);
+  const report = evaluateTldr(corpus, 25, options.confined === true ? 'default' : 'off');
   print(
     options.json === true
       ? JSON.stringify({ evals: [report], skipped: [] }, null, 2)

@@ -462,6 +462,10 @@ export async function runProgram(argv: string[]): Promise<number> {
       'instead: the tldr corpus with its placeholders filled (files that exist, loopback URLs, both spellings of an alternation), asked % per group of what the commands do; default: ../shared/corpora/commands.tldr.jsonl, skipped when absent',
     )
     .option(
+      '--confined',
+      'with --eval-tldr: confinement at its default (on where bubblewrap works), as a user of this machine sees it; without it, the catalogue alone',
+    )
+    .option(
       '--eval-learning [corpus]',
       'instead: replay a labelled command corpus with a simulated human answering the prompts (how fast memory decides; wrong auto-allows)',
     )
@@ -523,6 +527,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         progress?: boolean;
         evalCommands?: string | boolean;
         evalTldr?: string | boolean;
+        confined?: boolean;
         evalLearning?: string | boolean;
         poison?: boolean;
         generalize?: boolean;
