@@ -20,7 +20,7 @@
  * An unknown tool (no entry): sensitive paths, metadata URLs and SQL past row writes are caught here; the rest
  * passes to memory, where an approval covers calls that differ only in free text (memory/subject.ts).
  */
-import { isIP } from 'node:net';
+import { isIP } from '../util/ip.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
 import type { SyncTier } from '../core/tier.js';
 import type { PolicyContext } from '../policy/context.js';

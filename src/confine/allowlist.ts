@@ -18,7 +18,7 @@
  * own services (DNS rebinding) reaches nothing. Private ranges (10/8, 192.168/16, fc00::/7) are not refused:
  * an internal registry is a legitimate entry.
  */
-import { isIP } from 'node:net';
+import { isIP } from '../util/ip.js';
 
 export interface AllowEntry {
   /** As written in the policy (for messages and the audit trail). */

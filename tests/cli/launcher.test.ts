@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeProject } from '../support/project.js';
+import { makeProject, type TestProject } from '../support/project.js';
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 const CACHE = `hook.${process.version}.${process.arch}.v8cache`;
@@ -92,6 +92,34 @@ describe('launcher code cache', () => {
     }
   });
 });
+
+describe('what a decision loads', () => {
+  // Node's stream, net and crypto modules cost milliseconds each to load; an ordinary call needs none of them.
+  const HEAVY = ['net', 'stream', 'crypto', 'http'];
+
+  it.each([
+    ['Write', (p: TestProject) => ({ file_path: join(p.root, 'src/a.ts'), content: 'export {};\n' })],
+    ['Bash', () => ({ command: 'git status --short && rg -n TODO src' })],
+  ])('a %s decision loads none of them', (tool, input) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const probe = p.write('probe.cjs', PROBE);
+    const out = join(p.home, 'loaded.json');
+    const r = spawnSync(process.execPath, ['--require', probe, join(DIST, 'hookwise.cjs'), 'check'], {
+      input: JSON.stringify(p.pre(tool, input(p))),
+      env: { ...p.env, HOOKWISE_DAEMON: 'off', PROBE_OUT: out },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(loaded).toContain('NativeModule fs'); // the probe saw the process's modules
+    expect(loaded.filter((m) => HEAVY.some((h) => m === `NativeModule ${h}`))).toEqual([]);
+  });
+});
+
+/** Writes Node's list of loaded built-in modules to $PROBE_OUT when the process exits. */
+const PROBE = `process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)));\n`;
 
 describe('a crashing hook process', () => {
   // Hosts treat any exit status but 0 and 2 as a non-blocking error and run the tool: a crash must exit 2.
