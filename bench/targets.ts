@@ -337,7 +337,7 @@ export const TARGETS = [
   {
     id: 'catalog.table.load',
     description:
-      'reading and parsing dist/catalog.json (the compiled entries), once per process on the first Bash call; report only',
+      'what the first Bash call of a process pays for the catalogue: reading dist/catalog/index.tsv and one program’s entry (rg), each checked against its checksum, and parsing the entry; report only',
     unit: 'µs',
     target: null,
   },

@@ -6,7 +6,8 @@
 //   dist/shell.cjs            Bash parsing (src/shell/index.ts; native tree-sitter under it), loaded only for Bash calls
 //   dist/confine.cjs          confinement at decision time (src/confine/decide.ts), loaded only for a confinable call
 //   dist/embed.worker.cjs     the daemon's embedding worker (workers/embed.worker.ts; piscina loads it by path)
-//   dist/catalog.json         the compiled catalogue (src/catalog/programs/*.yml → src/catalog/table.ts loads it)
+//   dist/catalog/             the compiled catalogue (src/catalog/programs/*.yml → an index and one text per
+//                             program, src/catalog/table-codec.ts; src/catalog/table.ts reads what a call names)
 // Why bundles, and why CommonJS: `hookwise check` is a fresh process on every tool call. On Node 20 the ESM
 // loader alone costs ~7 ms per start and every extra module file costs resolution and compilation, so the
 // hot path is one CJS file that loads nothing it does not need. The sources stay strict ESM TypeScript.
@@ -123,19 +124,25 @@ try {
   rmSync('dist/build-grammar.tmp.mjs', { force: true });
 }
 
-// The catalogue, compiled once here so the hot path reads plain JSON (no YAML parser, no entry files). The
-// compiler is the same TypeScript the tests run (src/catalog/sources.ts), bundled for this one use.
+// The catalogue, compiled once here so the hot path reads plain JSON (no YAML parser, no entry files), only of
+// the programs a call names (src/catalog/table-codec.ts). The compiler is the same TypeScript the tests run
+// (src/catalog/sources.ts), bundled for this one use.
 {
   const compiler = 'dist/.catalog-compiler.cjs';
   await build({ ...common, entryPoints: ['src/catalog/sources.ts'], outfile: compiler, sourcemap: false });
-  const { compileSources, formatProblem, serializeCatalog } = createRequire(import.meta.url)(`../${compiler}`);
+  const { compileSources, formatProblem, serializeCatalog, xxh64BytesHex } = createRequire(import.meta.url)(
+    `../${compiler}`,
+  );
   rmSync(compiler);
   const { table, problems } = compileSources();
   if (problems.length > 0) {
     console.error(`hookwise build: the catalogue has errors:\n${problems.map(formatProblem).join('\n')}`);
     process.exit(1);
   }
-  writeFileSync('dist/catalog.json', serializeCatalog(table));
+  const { index, entries } = serializeCatalog(table, (bytes) => xxh64BytesHex(bytes));
+  mkdirSync('dist/catalog');
+  writeFileSync('dist/catalog/entries.jsonl', entries);
+  writeFileSync('dist/catalog/index.tsv', index);
 }
 
 // The team store's schema migrations ship in dist/ (the package carries no source tree); src/store/postgres.ts

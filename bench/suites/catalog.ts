@@ -1,12 +1,13 @@
 /**
  * The catalogue on the hot path: matching one segment word by word against its entry (what every Bash
- * segment pays at the edge, memoized with the parse), and loading the compiled table (dist/catalog.json,
- * read once per process on the first Bash call).
+ * segment pays at the edge, memoized with the parse), and what a process's first Bash call pays to read the
+ * compiled table (dist/catalog/: the index and the entry of the program it names).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { matchSegment } from '../../src/catalog/match.js';
-import { bundledCatalogFile, loadCatalog } from '../../src/catalog/table.js';
+import { INDEX_FILE } from '../../src/catalog/table-codec.js';
+import { bundledCatalogDir, CatalogTableReader } from '../../src/catalog/table.js';
 import { parseCommand } from '../../src/shell/parse.js';
 import { loadShellParser } from '../../src/shell/syntax.js';
 import { packageRoot } from '../../src/util/package-root.js';
@@ -22,23 +23,26 @@ export const catalogSuite: Suite = {
   measures: ['catalog.match.segment', 'catalog.match.2kb', 'catalog.table.load'],
   async run(ctx) {
     loadShellParser();
-    const table = loadCatalog();
-    if (table.problem !== undefined) throw new Error(`bench: the catalogue did not load: ${table.problem}`);
     const typical = parseCommand(TYPICAL_SEGMENT);
     const compound = parseCommand(COMPOUND_2KB);
     if (!typical.ok || !compound.ok) throw new Error('bench: the catalogue benchmark commands no longer parse');
     const segment = typical.segments[0]!;
     if (matchSegment(segment).knowledge !== 'allow')
-      throw new Error(`bench: ${TYPICAL_SEGMENT} is no longer allowed on knowledge; the row would time a short cut`);
-    // The built table, also when the suite runs from sources (the bench test): the file is what a process reads.
-    const file = bundledCatalogFile() ?? join(packageRoot(), 'dist', 'catalog.json');
-    if (!existsSync(file)) throw new Error(`bench: ${file} is missing: run npm run build first`);
+      throw new Error(
+        `bench: ${TYPICAL_SEGMENT} is no longer allowed on knowledge (${matchSegment(segment).reason}); the row would time a short cut`,
+      );
+    // The built table, also when the suite runs from sources (the bench test): the files are what a process reads.
+    const dir = bundledCatalogDir() ?? join(packageRoot(), 'dist', 'catalog');
+    if (!existsSync(join(dir, INDEX_FILE))) throw new Error(`bench: ${dir} is missing: run npm run build first`);
+    const program = segment.name;
+    if (new CatalogTableReader(dir).entry(program) === undefined)
+      throw new Error(`bench: ${dir} has no entry for ${program}`);
     const measured = await runInProcess(
       [
         { id: 'catalog.match.segment', batch: 64, fn: () => matchSegment(segment) },
         { id: 'catalog.match.2kb', batch: 1, fn: () => compound.segments.map((s) => matchSegment(s)) },
-        // What the first Bash call of a process pays (read + JSON.parse).
-        { id: 'catalog.table.load', batch: 1, fn: () => JSON.parse(readFileSync(file, 'utf8')) as unknown },
+        // What the first Bash call of a process pays: a fresh reader reads the index and one entry.
+        { id: 'catalog.table.load', batch: 1, fn: () => new CatalogTableReader(dir).entry(program) },
       ],
       ctx.size,
     );

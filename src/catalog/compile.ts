@@ -507,8 +507,8 @@ export interface CatalogTable {
   checksum: string;
   /** Program name (and alias) → index into `entries`. */
   programs: Record<string, number>;
-  /** Compiled entries; in dist/catalog.json each is JSON text, parsed on first use (table.ts). */
-  entries: (CompiledProgram | string)[];
+  /** Compiled entries (dist/catalog/ keeps each as its own text: table-codec.ts). */
+  entries: CompiledProgram[];
   /**
    * The version and help forms (`node -v`, `python --help`): per program of the grammar table, the spellings
    * of its own `--version` and `--help` options, as text (`\nname\t-v --version -h --help`, searched, never

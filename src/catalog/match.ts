@@ -9,19 +9,11 @@
  * at the edge (prepare.ts → the write-target and sensitive-read checks of the shell tier).
  */
 import type { Segment } from '../shell/types.js';
-import type {
-  CatalogRule,
-  CatalogTable,
-  CompiledArg,
-  CompiledNode,
-  CompiledOption,
-  CodeCheck,
-  PackageRunner,
-} from './compile.js';
+import type { CatalogRule, CompiledArg, CompiledNode, CompiledOption, CodeCheck, PackageRunner } from './compile.js';
 import type { Effect, ValueKind } from './grammar.js';
 import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from './code-checks.js';
 import { scriptRule } from './script-names.js';
-import { loadCatalog, programEntry } from './table.js';
+import { CatalogDamaged, loadCatalog, type Catalog } from './table.js';
 
 /** How one word was accounted for. */
 export interface WordAccount {
@@ -348,14 +340,14 @@ const PACKAGE_BIN = /^(?:\.\/)?(?:[^/]+\/)*node_modules\/\.bin\/[^/]+$/;
  * says. A bare name (found on PATH), the system's bin directories, and — for a tool a package runner starts —
  * the project's `node_modules/.bin` are the program itself.
  */
-function namedByPath(segment: Segment, table: CatalogTable): string | undefined {
+function namedByPath(segment: Segment, catalog: Catalog): string | undefined {
   const word = segment.argv[0] ?? '';
   const bare = word.startsWith('\\') ? word.slice(1) : word;
   if (!bare.includes('/') || SYSTEM_BIN.test(bare) || PROJECT_WRAPPERS.has(bare)) return undefined;
   if (
     PACKAGE_BIN.test(bare) &&
     !bare.split('/').includes('..') &&
-    programEntry(segment.name, table)?.root.packageRunner === 'node'
+    catalog.entry(segment.name)?.root.packageRunner === 'node'
   )
     return undefined;
   return `\`${word}\` is a file named like ${segment.name}, not the system's ${segment.name}: what it runs is unknown`;
@@ -388,13 +380,23 @@ export function toolSegment(segment: Segment, from: number): Segment {
 }
 
 /** Match a segment against the catalogue (through a runner such as `npx` or `python -m` to the tool it starts). */
-export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog().table): CatalogMatch {
+export function matchSegment(segment: Segment, catalog: Catalog = loadCatalog()): CatalogMatch {
+  try {
+    return matchThroughRunner(segment, catalog);
+  } catch (error) {
+    // A table that cannot be trusted knows nothing: the segment is unknown, and the reason says why.
+    if (!(error instanceof CatalogDamaged)) throw error;
+    return unknownProgram(segment, error.message, `\`${segment.name}\` cannot be judged: ${error.message}`);
+  }
+}
+
+function matchThroughRunner(segment: Segment, catalog: Catalog): CatalogMatch {
   const runner = Object.hasOwn(RUNNERS, segment.name) ? RUNNERS[segment.name] : undefined;
   const at = runner?.toolAt(segment.argv) ?? -1;
-  const tool = at < 1 ? undefined : programEntry(segment.argv[at] ?? '', table);
+  const tool = at < 1 ? undefined : catalog.entry(segment.argv[at] ?? '');
   if (runner === undefined || tool?.root.packageRunner !== runner.runner || segment.dynamicArgs.includes(at))
-    return matchProgram(segment, table);
-  const inner = matchProgram(toolSegment(segment, at), table);
+    return matchProgram(segment, catalog);
+  const inner = matchProgram(toolSegment(segment, at), catalog);
   const shift = <T extends { index: number }>(x: T): T => ({ ...x, index: x.index + at });
   const out: CatalogMatch = {
     ...inner,
@@ -413,17 +415,18 @@ export function matchSegment(segment: Segment, table: CatalogTable = loadCatalog
  * `P --version`, `node -v`, `python --help`: the only word is a spelling of P's own version or help option in
  * its grammar (CatalogTable.versionForms). Such a form prints and exits, whatever else P's entry says.
  */
-function versionForm(segment: Segment, table: CatalogTable): CatalogMatch | undefined {
-  const forms = table.versionForms;
+function versionForm(segment: Segment, catalog: Catalog): CatalogMatch | undefined {
   const [, word] = segment.argv;
-  if (forms === undefined || segment.argv.length !== 2 || word === undefined || segment.dynamicArgs.length > 0)
-    return undefined;
+  // Every version or help spelling is an option (compile.ts versionSpellings): `cat f` reads no forms.
+  if (segment.argv.length !== 2 || word?.startsWith('-') !== true || segment.dynamicArgs.length > 0) return undefined;
   if (segment.flags.appendsArgs === true) return undefined;
+  const forms = catalog.versionForms();
+  if (forms === undefined) return undefined;
   const at = forms.indexOf(`\n${segment.name}\t`);
   if (at < 0) return undefined;
   const line = forms.slice(at + segment.name.length + 2, forms.indexOf('\n', at + 1));
   if (!line.split(' ').includes(word)) return undefined;
-  const entry = programEntry(segment.name, table)?.source.entry ?? 'grammar table';
+  const entry = catalog.entry(segment.name)?.source.entry ?? 'grammar table';
   return {
     entry,
     form: `${segment.name} ${word}`,
@@ -439,12 +442,12 @@ function versionForm(segment: Segment, table: CatalogTable): CatalogMatch | unde
   };
 }
 
-function matchProgram(segment: Segment, table: CatalogTable): CatalogMatch {
-  const byPath = namedByPath(segment, table);
+function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
+  const byPath = namedByPath(segment, catalog);
   if (byPath !== undefined) return { ...unknownProgram(segment, byPath, byPath), namedFile: true };
-  const version = versionForm(segment, table);
+  const version = versionForm(segment, catalog);
   if (version !== undefined) return version;
-  const program = programEntry(segment.name, table);
+  const program = catalog.entry(segment.name);
   if (program === undefined || segment.argv.length === 0) return unknownProgram(segment);
   const walk = new Walk(segment, segment.name, program.root.fileValues);
   const path: CompiledNode[] = [program.root];

@@ -103,7 +103,7 @@ export function compileSources(sources: CatalogSources = defaultSources()): {
 /**
  * The table's grammar cut to what the entry annotates: a subcommand the entry does not name keeps only its
  * names (still known, of unknown effect, so nothing under it is allowed), without its options. git's whole
- * grammar would triple dist/catalog.json, which every process reads on its first Bash call.
+ * grammar would triple git's entry, which a process reads on its first git call (dist/catalog/).
  */
 function onlyAnnotated(node: GrammarNode, entry: unknown): GrammarNode {
   const commands = (entry as Record<string, unknown>)['commands'];
@@ -131,7 +131,8 @@ function tableGrammarOf(data: unknown): string | undefined {
   return typeof first === 'string' ? first : undefined;
 }
 
-export { serializeCatalog } from './table.js';
+export { serializeCatalog } from './table-codec.js';
+export { xxh64BytesHex } from '../util/xxhash.js';
 
 export function formatProblem(p: EntryProblem): string {
   return `${p.file}${p.at === '' ? '' : ` (${p.at})`}: ${p.problem}`;

@@ -1,82 +1,212 @@
 /**
- * The compiled catalogue, as the hot path loads it: dist/catalog.json (written by scripts/build.mjs from the
- * entries under src/catalog/programs/), read once per process and only when a segment is first matched — no
- * YAML parser, no extra module. From sources (tests), the table is compiled from the entries by
- * sources.ts and installed with setCatalogTable (tests/support/catalog-setup.ts).
+ * The compiled catalogue, as the hot path reads it: dist/catalog/ (written by scripts/build.mjs from the
+ * entries under src/catalog/programs/; layout in table-codec.ts). Nothing is read until a segment is first
+ * matched; then the small index once per process (searched as text, not parsed), and only the texts of the
+ * programs (and, for a large program, the subcommands) that segments name, each checked against its XXH64
+ * before it is parsed. No YAML parser, no extra module. From sources (tests), the table is compiled from the
+ * entries by sources.ts and installed with setCatalogTable (tests/support/catalog-setup.ts).
  *
- * A missing or damaged table fails closed: an empty catalogue knows no program, so nothing is allowed on
- * knowledge, and `problem` says why (doctor shows it).
+ * Fails closed: a missing, damaged or foreign table, or a text whose checksum does not match, throws
+ * CatalogDamaged naming the file; the matcher then knows nothing of the program (match.ts), so nothing is
+ * allowed on knowledge and the reason says why.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CATALOG_FORMAT, type CatalogTable, type CompiledProgram } from './compile.js';
+import { xxh64BytesHex } from '../util/xxhash.js';
+import type { CatalogTable, CompiledProgram } from './compile.js';
+import {
+  CatalogTextDamaged,
+  decodeProgram,
+  ENTRIES_FILE,
+  findRow,
+  INDEX_FILE,
+  isProgramName,
+  parseIndexHeader,
+  rowNames,
+  type TextRef,
+} from './table-codec.js';
 
-export interface LoadedCatalog {
-  table: CatalogTable;
-  /** Why the table is empty, when it could not be loaded. */
-  problem?: string;
+/** The catalogue the matcher reads: a program's entry by the name a segment runs it as. */
+export interface Catalog {
+  /**
+   * The program's compiled entry, or undefined when the catalogue has none. Throws CatalogDamaged when the
+   * table cannot be trusted (as may a deferred subcommand of the entry, when the matcher walks into it).
+   */
+  entry(name: string): CompiledProgram | undefined;
+  /** CatalogTable.versionForms (throws CatalogDamaged like entry). */
+  versionForms(): string | undefined;
+  /** Every program name with an entry; none when the table cannot be read. */
+  programs(): string[];
+  /** Why the table cannot be used, once a read found it damaged; undefined while it can. */
+  problem(): string | undefined;
 }
 
-let loaded: LoadedCatalog | undefined;
+/** The table cannot be trusted: the message names the file and what is wrong with it. */
+export class CatalogDamaged extends Error {}
+
+/** A catalogue held in memory (tests, and the build's own checks). */
+export function memoryCatalog(table: CatalogTable): Catalog {
+  return {
+    entry(name) {
+      return Object.hasOwn(table.programs, name) ? table.entries[table.programs[name]!] : undefined;
+    },
+    versionForms: () => table.versionForms,
+    programs: () => Object.keys(table.programs),
+    problem: () => undefined,
+  };
+}
+
+interface LoadedIndex {
+  /** The rows: the index's text after the header line, each row after a line break. */
+  rows: string;
+  versionForms?: TextRef;
+}
+
+const MAX_REMEMBERED_NAMES = 4096;
+
+/** The table in one folder (dist/catalog/); what it has read is kept for the life of the reader. */
+export class CatalogTableReader implements Catalog {
+  private index: LoadedIndex | undefined;
+  private damaged: string | undefined;
+  /** Decoded programs by their text's offset (aliases share one). */
+  private readonly decoded = new Map<number, CompiledProgram>();
+  /** Names looked up, and what was found (undefined: no entry); a matcher asks several times per segment. */
+  private readonly byName = new Map<string, CompiledProgram | undefined>();
+  private forms: string | undefined;
+
+  constructor(readonly dir: string) {}
+
+  entry(name: string): CompiledProgram | undefined {
+    const known = this.byName.get(name);
+    if (known !== undefined || this.byName.has(name)) return known;
+    const found = this.lookup(name);
+    // Names without an entry are remembered up to a bound: an agent can make up any number of them.
+    if (found !== undefined || this.byName.size < MAX_REMEMBERED_NAMES) this.byName.set(name, found);
+    return found;
+  }
+
+  private lookup(name: string): CompiledProgram | undefined {
+    if (!isProgramName(name)) return undefined;
+    const index = this.loadIndex();
+    const ref = findRow(index.rows, name);
+    if (ref === undefined) return undefined;
+    if (ref === 'damaged') return this.fail(`the row of ${name} in ${join(this.dir, INDEX_FILE)} is not well-formed`);
+    const known = this.decoded.get(ref[0]);
+    if (known !== undefined) return known;
+    try {
+      const program = decodeProgram(this.readText(ref, name), name, (sub, what) => this.readText(sub, what));
+      this.decoded.set(ref[0], program);
+      return program;
+    } catch (error) {
+      if (error instanceof CatalogTextDamaged) return this.fail(`${error.message} (${join(this.dir, ENTRIES_FILE)})`);
+      throw error;
+    }
+  }
+
+  versionForms(): string | undefined {
+    const ref = this.loadIndex().versionForms;
+    if (ref === undefined) return undefined;
+    return (this.forms ??= this.readText(ref, 'the version forms'));
+  }
+
+  programs(): string[] {
+    try {
+      return rowNames(this.loadIndex().rows);
+    } catch (error) {
+      if (error instanceof CatalogDamaged) return [];
+      throw error;
+    }
+  }
+
+  problem(): string | undefined {
+    return this.damaged;
+  }
+
+  private fail(problem: string): never {
+    this.damaged ??= `the catalogue table is damaged: ${problem}`;
+    throw new CatalogDamaged(this.damaged);
+  }
+
+  /** The index, read once; its rows are checked against the header's checksum before any is searched. */
+  private loadIndex(): LoadedIndex {
+    if (this.index !== undefined) return this.index;
+    if (this.damaged !== undefined) throw new CatalogDamaged(this.damaged);
+    const path = join(this.dir, INDEX_FILE);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      return this.fail(
+        `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)}): run npm run build`,
+      );
+    }
+    const headerEnd = text.indexOf('\n');
+    const header = headerEnd < 0 ? undefined : parseIndexHeader(text.slice(0, headerEnd));
+    if (header === undefined) return this.fail(`${path} is not a catalogue index of this hookwise's format`);
+    // From the header's line break on: a name can never match the header.
+    const rows = text.slice(headerEnd);
+    if (xxh64BytesHex(Buffer.from(rows, 'utf8')) !== header.rowsChecksum)
+      return this.fail(`${path} does not match its checksum (altered or cut short)`);
+    this.index = { rows };
+    if (header.versionForms !== undefined) this.index.versionForms = header.versionForms;
+    return this.index;
+  }
+
+  /** One text of ENTRIES_FILE, read whole and checked against its checksum; throws CatalogDamaged otherwise. */
+  private readText([offset, length, checksum]: TextRef, what: string): string {
+    const path = join(this.dir, ENTRIES_FILE);
+    const bytes = Buffer.alloc(length);
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, 'r');
+      if (readSync(fd, bytes, 0, length, offset) !== length) return this.fail(`${what}'s text in ${path} is cut short`);
+    } catch (error) {
+      if (error instanceof CatalogDamaged) throw error;
+      return this.fail(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    if (xxh64BytesHex(bytes) !== checksum) return this.fail(`${what}'s text in ${path} does not match its checksum`);
+    return bytes.toString('utf8');
+  }
+}
+
+let installed: Catalog | undefined;
 
 /** Install a table (tests, and the build's own checks). */
 export function setCatalogTable(table: CatalogTable): void {
-  loaded = { table };
+  installed = memoryCatalog(table);
 }
 
-function emptyTable(): CatalogTable {
-  return { format: CATALOG_FORMAT, checksum: '', programs: {}, entries: [] };
-}
-
-/** The file next to the running bundle (dist/catalog.json), or undefined when running from sources. */
-export function bundledCatalogFile(): string | undefined {
+/** The folder next to the running bundle (dist/catalog/), or undefined when running from sources. */
+export function bundledCatalogDir(): string | undefined {
   return typeof __filename === 'string' && __filename.endsWith('.cjs')
-    ? join(dirname(__filename), 'catalog.json')
+    ? join(dirname(__filename), 'catalog')
     : undefined;
 }
 
-export function loadCatalog(): LoadedCatalog {
-  if (loaded !== undefined) return loaded;
-  const file = bundledCatalogFile();
-  if (file === undefined) {
-    loaded = { table: emptyTable(), problem: 'the catalogue was not compiled (running from sources without it)' };
-    return loaded;
-  }
-  try {
-    const table = JSON.parse(readFileSync(file, 'utf8')) as Partial<CatalogTable>;
-    if (table.format !== CATALOG_FORMAT || typeof table.programs !== 'object' || !Array.isArray(table.entries))
-      loaded = { table: emptyTable(), problem: `${file} is not a catalogue of format ${CATALOG_FORMAT}` };
-    else loaded = { table: table as CatalogTable };
-  } catch (error) {
-    loaded = {
-      table: emptyTable(),
-      problem: `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'invalid JSON'})`,
-    };
-  }
-  return loaded;
+const NOT_COMPILED: Catalog = {
+  entry: () => {
+    throw new CatalogDamaged(NOT_COMPILED.problem()!);
+  },
+  versionForms: () => undefined,
+  programs: () => [],
+  problem: () => 'the catalogue was not compiled (running from sources without it)',
+};
+
+/** The catalogue of this process: the installed table (read on first use), or the one a test set. */
+export function loadCatalog(): Catalog {
+  if (installed !== undefined) return installed;
+  const dir = bundledCatalogDir();
+  return (installed = dir === undefined ? NOT_COMPILED : new CatalogTableReader(dir));
 }
 
-/** A program's compiled entry by the name a segment runs it as (own properties only: argv is untrusted). */
-export function programEntry(name: string, table: CatalogTable = loadCatalog().table): CompiledProgram | undefined {
-  if (!Object.hasOwn(table.programs, name)) return undefined;
-  const at = table.programs[name]!;
-  const entry = table.entries[at];
-  if (typeof entry !== 'string') return entry;
-  // Stored as text (dist/catalog.json): parsed on first use, so loading the table costs one shallow parse.
-  const parsed = JSON.parse(entry) as CompiledProgram;
-  table.entries[at] = parsed;
-  return parsed;
-}
-
-/** The table as dist/catalog.json stores it: each entry as its own JSON text, parsed when first matched. */
-export function serializeCatalog(table: CatalogTable): string {
-  return JSON.stringify({
-    ...table,
-    entries: table.entries.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))),
-  });
+/** A program's compiled entry by the name a segment runs it as (throws CatalogDamaged: see Catalog.entry). */
+export function programEntry(name: string, catalog: Catalog = loadCatalog()): CompiledProgram | undefined {
+  return catalog.entry(name);
 }
 
 /** Every program name the catalogue has an entry for (validate uses it to spot project allows it overrules). */
-export function catalogPrograms(table: CatalogTable = loadCatalog().table): string[] {
-  return Object.keys(table.programs);
+export function catalogPrograms(catalog: Catalog = loadCatalog()): string[] {
+  return catalog.programs();
 }

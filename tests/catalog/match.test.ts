@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileCatalog } from '../../src/catalog/compile.js';
 import { matchSegment } from '../../src/catalog/match.js';
+import { memoryCatalog } from '../../src/catalog/table.js';
 import { seg } from '../support/segments.js';
 
 describe('matchSegment: accounting word by word', () => {
@@ -175,7 +176,7 @@ describe('matchSegment over an imported grammar (the second source)', () => {
   it('grammar without our annotation is a known form of unknown effect', () => {
     const { table, problems } = compileCatalog([], [{ node: grammar, ref: 'fig-test.json' }]);
     expect(problems).toEqual([]);
-    const m = matchSegment(seg('tool -v show x'), table);
+    const m = matchSegment(seg('tool -v show x'), memoryCatalog(table));
     expect(m.entry).toBe('fig-test.json');
     expect(m.unaccounted?.why).toBe('`-v` of tool: known to the grammar, its effect is not annotated');
   });
@@ -189,8 +190,8 @@ describe('matchSegment over an imported grammar (the second source)', () => {
     };
     const { table, problems } = compileCatalog([{ file: 'tool.yml', data: entry }], [{ node: grammar, ref: 'fig' }]);
     expect(problems).toEqual([]);
-    expect(matchSegment(seg('tool --verbose show x'), table).knowledge).toBe('allow');
-    expect(matchSegment(seg('tool --plugin p show x'), table).unaccounted?.why).toBe(
+    expect(matchSegment(seg('tool --verbose show x'), memoryCatalog(table)).knowledge).toBe('allow');
+    expect(matchSegment(seg('tool --plugin p show x'), memoryCatalog(table)).unaccounted?.why).toBe(
       '`--plugin` of tool: known to the grammar, its effect is not annotated',
     );
   });
@@ -216,9 +217,9 @@ describe('an entry line that groups flags over an imported grammar', () => {
       args: ['path-read...'],
     };
     const { table } = compileCatalog([{ file: 'counter.yml', data: entry }], [{ node: grammar, ref: 'fig' }]);
-    expect(matchSegment(seg('counter -cm --chars f'), table).knowledge).toBe('allow');
-    expect(matchSegment(seg('counter --characters f'), table).knowledge).toBe('allow');
-    expect(matchSegment(seg('counter --files0-from=x'), table).unaccounted?.why).toBe(
+    expect(matchSegment(seg('counter -cm --chars f'), memoryCatalog(table)).knowledge).toBe('allow');
+    expect(matchSegment(seg('counter --characters f'), memoryCatalog(table)).knowledge).toBe('allow');
+    expect(matchSegment(seg('counter --files0-from=x'), memoryCatalog(table)).unaccounted?.why).toBe(
       '`--files0-from` of counter: known to the grammar, its effect is not annotated',
     );
   });
