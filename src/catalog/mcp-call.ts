@@ -17,7 +17,7 @@ import { resolvePath, type PathContext } from '../paths/canonical.js';
 import { classifySql, type SqlClassification } from '../sql/classify.js';
 import type { McpServerMapping } from '../policy/mcp-settings.js';
 import { NO_ENTRY } from '../policy/mcp-settings.js';
-import { MCP_SERVERS } from './mcp-table.generated.js';
+import { mcpServers } from './mcp-table.generated.js';
 import type { McpFieldKind, McpServerEntry, McpToolEntry } from './mcp-grammar.js';
 
 export interface McpToolName {
@@ -73,9 +73,18 @@ export function mcpToolName(tool: string): McpToolName | undefined {
   return m === null ? undefined : { server: m[1]!, tool: m[2]! };
 }
 
-const BY_NAME = new Map<string, McpServerEntry>();
-for (const entry of MCP_SERVERS) for (const name of [entry.server, ...entry.aliases]) BY_NAME.set(name, entry);
-const BY_SERVER = new Map(MCP_SERVERS.map((e) => [e.server, e]));
+let byName: Map<string, McpServerEntry> | undefined;
+let byServer: Map<string, McpServerEntry> | undefined;
+
+/** The catalogue's servers by every name and alias, and by entry name (built on the first MCP call). */
+function serverMaps(): { byName: Map<string, McpServerEntry>; byServer: Map<string, McpServerEntry> } {
+  if (byName === undefined || byServer === undefined) {
+    byName = new Map();
+    for (const entry of mcpServers()) for (const name of [entry.server, ...entry.aliases]) byName.set(name, entry);
+    byServer = new Map(mcpServers().map((e) => [e.server, e]));
+  }
+  return { byName, byServer };
+}
 
 /** The names a server may go by: itself, and for a Claude Code plugin's server (`plugin_<plugin>_<server>`) each tail. */
 function serverNames(server: string): string[] {
@@ -101,13 +110,13 @@ export function lookupMcp(
     if (mapped !== undefined) {
       if (mapped.entry === NO_ENTRY)
         return { unmatched: `${mapped.source} says server "${server}" has no catalogue entry` };
-      entry = BY_SERVER.get(mapped.entry);
+      entry = serverMaps().byServer.get(mapped.entry);
       via = 'config';
       source = mapped.source;
       trusted = mapped.trusted;
       break;
     }
-    const named = BY_NAME.get(server);
+    const named = serverMaps().byName.get(server);
     if (named !== undefined) {
       entry = named;
       source = named.file;

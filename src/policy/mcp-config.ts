@@ -22,7 +22,7 @@
  * A role's `mcp.allow` and an `sql` above `read` count only from the user's file; a project may deny and
  * lower the SQL class.
  */
-import { MCP_SERVERS } from '../catalog/mcp-table.generated.js';
+import { mcpServers } from '../catalog/mcp-table.generated.js';
 import { closest, type Diagnostic, type Schema } from './schema.js';
 import {
   NO_ENTRY,
@@ -91,8 +91,6 @@ type Report = (
   suggestion?: string,
 ) => void;
 
-const ENTRY_NAMES = MCP_SERVERS.map((s) => s.server);
-
 export function mergeMcpServers(sources: readonly McpSource[], report: Report): McpSettings {
   const servers: Record<string, McpServerMapping> = {};
   // Annotations only tighten (docs/mcp.md), so every scope's count.
@@ -106,13 +104,14 @@ export function mergeMcpServers(sources: readonly McpSource[], report: Report): 
   for (const source of sources) {
     for (const [name, entry] of Object.entries(source.raw.mcp?.servers ?? {})) {
       const field = `mcp.servers.${name}`;
-      if (entry !== NO_ENTRY && !ENTRY_NAMES.includes(entry)) {
-        const near = closest(entry, ENTRY_NAMES);
+      const entryNames = mcpServers().map((s) => s.server);
+      if (entry !== NO_ENTRY && !entryNames.includes(entry)) {
+        const near = closest(entry, entryNames);
         report(
           'error',
           source,
           field,
-          `"${entry}" is not a server in hookwise's MCP catalogue (${ENTRY_NAMES.join(', ')}; or ${NO_ENTRY})`,
+          `"${entry}" is not a server in hookwise's MCP catalogue (${entryNames.join(', ')}; or ${NO_ENTRY})`,
           near === undefined ? undefined : `did you mean "${near}"?`,
         );
         continue;
