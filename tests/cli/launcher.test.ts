@@ -118,6 +118,14 @@ describe('what a decision loads', () => {
   });
 });
 
+describe('the bundles', () => {
+  // One non-ASCII character makes a source a two-byte string, decoded on Node's slow UTF-8 path at every start.
+  it.each(['hookwise.cjs', 'hook.cjs', 'shell.cjs'])('%s is pure ASCII', (file) => {
+    const bytes = readFileSync(join(DIST, file));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+});
+
 /** Writes Node's list of loaded built-in modules to $PROBE_OUT when the process exits. */
 const PROBE = `process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)));\n`;
 
