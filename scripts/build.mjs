@@ -186,22 +186,23 @@ try {
     tool_name: 'Bash',
     tool_input: { command: 'cd src && git status --short | grep -v x > /dev/null && echo ok > out.txt' },
   };
-  const check = (payload) => {
+  const check = (payload, extraEnv = {}) => {
     const r = spawnSync(process.execPath, ['dist/hookwise.cjs', 'check'], {
       input: JSON.stringify(payload),
-      env,
+      env: { ...env, ...extraEnv },
       encoding: 'utf8',
     });
     if (r.status !== 0 || !r.stdout.includes('"allow"'))
       throw new Error(`warm-up check failed: ${r.status} ${r.stdout} ${r.stderr}`);
   };
   // The first run compiles the policy cache (cold path); the caches are then made by the usual hot paths:
-  // dist/hook.*.v8cache by a Write decision, dist/shell.*.v8cache by a Bash decision.
+  // dist/hook.*.v8cache by a Write decision and then a Bash decision (refreshed: it holds both paths, so a
+  // Bash call compiles no hook function of its own), dist/shell.*.v8cache by the Bash decision.
   check(write);
   for (const cache of ['hook', 'shell'])
     rmSync(join('dist', `${cache}.${process.version}.${process.arch}.v8cache`), { force: true });
   check(write);
-  check(bash);
+  check(bash, { HOOKWISE_CODE_CACHE: 'refresh' });
 } finally {
   rmSync(warm, { recursive: true, force: true });
 }

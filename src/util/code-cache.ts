@@ -82,12 +82,15 @@ function writeCache(cachePath: string, payload: Buffer): void {
 export function loadWithCodeCache(bundle: string, load: NodeJS.Require, options: { writeCache: boolean }): unknown {
   const cachePath = codeCachePath(bundle);
   const source = readFileSync(bundle, 'utf8');
-  const cached = process.env.HOOKWISE_CODE_CACHE === 'off' ? undefined : readTrusted(cachePath);
+  const mode = process.env.HOOKWISE_CODE_CACHE;
+  const cached = mode === 'off' ? undefined : readTrusted(cachePath);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,
     ...(cached === undefined ? {} : { cachedData: cached }),
   });
-  if (options.writeCache && (cached === undefined || script.cachedDataRejected === true)) {
+  // `refresh` (the build's warm-up): rewritten after this run, so the cache holds the functions of every run
+  // that refreshed it — V8 serializes those it deserialized as well as those this run compiled.
+  if (options.writeCache && (cached === undefined || script.cachedDataRejected === true || mode === 'refresh')) {
     process.once('exit', () => writeCache(cachePath, script.createCachedData()));
   }
   const run = script.runInThisContext() as (e: object, r: NodeJS.Require, m: object, f: string, d: string) => void;

@@ -4,7 +4,7 @@
  * otherwise the bundle compiles from source and the run writes a good cache again.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codeCachePath, decodeCodeCache, encodeCodeCache } from '../../src/util/code-cache.js';
@@ -46,10 +46,10 @@ describe('a damaged code cache next to the built CLI', () => {
   });
   const cache = codeCachePath(join(dist, 'hook.cjs'));
 
-  const check = (p: ReturnType<typeof makeProject>) => {
+  const check = (p: ReturnType<typeof makeProject>, env: NodeJS.ProcessEnv = {}) => {
     const r = spawnSync(process.execPath, [join(dist, 'hookwise.cjs'), 'check', '--host', 'claude'], {
       input: JSON.stringify(p.pre('Bash', { command: 'git push --force origin main' })),
-      env: { ...p.env, HOOKWISE_DAEMON: 'off' },
+      env: { ...p.env, HOOKWISE_DAEMON: 'off', ...env },
       encoding: 'utf8',
     });
     return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
@@ -77,5 +77,20 @@ describe('a damaged code cache next to the built CLI', () => {
     writeFileSync(cache, damaged);
     chmodSync(cache, 0o666);
     expect(check(p)).toMatchObject({ status: 0, signal: null, stdout: first.stdout });
+  });
+
+  it('is rewritten after a run only when missing, rejected, or refreshed (the build warms it that way)', () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    check(p);
+    // A rewrite is a rename over the file: a new inode.
+    const inode = statSync(cache).ino;
+    expect(check(p).stdout).toMatch(/"permissionDecision":"deny"/);
+    expect(statSync(cache).ino).toBe(inode);
+    const refreshed = check(p, { HOOKWISE_CODE_CACHE: 'refresh' });
+    expect(refreshed).toMatchObject({ status: 0, stderr: '' });
+    expect(statSync(cache).ino).not.toBe(inode);
+    expect(decodeCodeCache(readFileSync(cache))).toBeDefined();
+    expect(check(p).stdout).toBe(refreshed.stdout);
   });
 });
