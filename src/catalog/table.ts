@@ -159,14 +159,16 @@ export class CatalogTableReader implements Catalog {
     let fd: number | undefined;
     try {
       fd = openSync(path, 'r');
-      if (readSync(fd, bytes, 0, length, offset) !== length) return this.fail(`${what}'s text in ${path} is cut short`);
+      if (readSync(fd, bytes, 0, length, offset) !== length)
+        return this.fail(`the text of ${what} in ${path} is cut short`);
     } catch (error) {
       if (error instanceof CatalogDamaged) throw error;
       return this.fail(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-    if (xxh64BytesHex(bytes) !== checksum) return this.fail(`${what}'s text in ${path} does not match its checksum`);
+    if (xxh64BytesHex(bytes) !== checksum)
+      return this.fail(`the text of ${what} in ${path} does not match its checksum`);
     return bytes.toString('utf8');
   }
 }
@@ -204,6 +206,19 @@ export function loadCatalog(): Catalog {
 /** A program's compiled entry by the name a segment runs it as (throws CatalogDamaged: see Catalog.entry). */
 export function programEntry(name: string, catalog: Catalog = loadCatalog()): CompiledProgram | undefined {
   return catalog.entry(name);
+}
+
+/**
+ * Reads and checks every text of the catalogue, subcommands included (doctor): the number of program names,
+ * or throws CatalogDamaged naming the file.
+ */
+export function verifyCatalog(catalog: Catalog = loadCatalog()): number {
+  const names = catalog.programs();
+  const problem = catalog.problem();
+  if (problem !== undefined) throw new CatalogDamaged(problem);
+  catalog.versionForms();
+  for (const name of names) for (const sub of catalog.entry(name)?.root.commands ?? []) void sub.options;
+  return names.length;
 }
 
 /** Every program name the catalogue has an entry for (validate uses it to spot project allows it overrules). */

@@ -19,6 +19,7 @@ import { formatDiagnostic } from '../policy/schema.js';
 import type { Locations } from '../util/locations.js';
 import { validateProject, type ValidateReport } from './validate.js';
 import { confinementStatus } from './confine-status.js';
+import { CatalogDamaged, verifyCatalog, type Catalog } from '../catalog/table.js';
 import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, type InstallContext } from './install.js';
 import { gateEvent, httpGates, scanWiring, type Wired } from './wired.js';
 
@@ -133,6 +134,7 @@ export async function doctor(where: Locations, ctx: InstallContext): Promise<Doc
     );
   }
   checks.push(configCheck(validateProject(ctx.projectRoot, ctx.env)));
+  checks.push(catalogueCheck());
   const probe = probeConfinement({ env: ctx.env, runtimeDir: where.runtimeDir });
   const probed = confinementCheck(probe);
   // Whether it is on (by default, or set by a file) and why, before what the probe found.
@@ -165,6 +167,22 @@ const SHOWN_DIAGNOSTICS = 3;
  * `hookwise validate`'s verdict on this project's config: while it has an error, every gated call is denied
  * (error:CONFIG_INVALID), so that is a failure here, not a footnote.
  */
+/** The compiled catalogue (dist/catalog/), every text read and checked: a damaged one allows nothing on knowledge. */
+export function catalogueCheck(catalog?: Catalog): DoctorCheck {
+  try {
+    const programs = verifyCatalog(catalog);
+    return { status: 'ok', what: 'catalogue', detail: `${programs} program names, every entry intact` };
+  } catch (error) {
+    if (!(error instanceof CatalogDamaged)) throw error;
+    return {
+      status: 'fail',
+      what: 'catalogue',
+      detail: error.message,
+      fix: 'reinstall hookwise (in a clone: npm run build); until then no command is allowed on what the catalogue knows, so more calls ask',
+    };
+  }
+}
+
 export function configCheck(report: ValidateReport): DoctorCheck {
   const what = 'config';
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

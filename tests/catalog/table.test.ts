@@ -85,7 +85,7 @@ describe('catalogue table reader', () => {
     expect(matchSegment(seg('git status --short'), reader).knowledge).toBe('allow');
     const m = matchSegment(seg('git log -1'), reader);
     expect(m.knowledge).toBe('decline');
-    expect(m.reason).toMatch(/the catalogue table is damaged: git log's text in .*entries\.jsonl does not match/);
+    expect(m.reason).toMatch(/the catalogue table is damaged: the text of git log in .*entries\.jsonl does not match/);
   });
 
   it.each([
@@ -109,12 +109,12 @@ describe('catalogue table reader', () => {
     [
       'an entries file cut short',
       () => truncateSync(join(dir, ENTRIES_FILE), 10),
-      /wc's text in .*entries\.jsonl is cut short/,
+      /the text of wc in .*entries\.jsonl is cut short/,
     ],
     [
       "a program's text altered by one byte",
       () => overwrite(refOf('wc')[0] + 3, 'X'),
-      /wc's text in .*entries\.jsonl does not match its checksum/,
+      /the text of wc in .*entries\.jsonl does not match its checksum/,
     ],
   ])('fails closed on %s: the program is unknown and the reason names the file', (_what, damage, problem) => {
     damage();

@@ -2,7 +2,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { doctor, renderDoctor, type DoctorReport } from '../../src/cli/doctor.js';
+import { catalogueCheck, doctor, renderDoctor, type DoctorReport } from '../../src/cli/doctor.js';
+import { compileSources } from '../../src/catalog/sources.js';
+import { ENTRIES_FILE, INDEX_FILE, serializeCatalog } from '../../src/catalog/table-codec.js';
+import { CatalogTableReader } from '../../src/catalog/table.js';
+import { xxh64BytesHex } from '../../src/util/xxhash.js';
 import { runInstall, type InstallIo } from '../../src/cli/install.js';
 import { ensureHttpConfig } from '../../src/daemon/http-config.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
@@ -129,5 +133,33 @@ describe('hookwise doctor', () => {
     );
     r = await doctor(locations(p.env), ioFor(p));
     expect(find(r, /^config$/)[0]).toMatchObject({ status: 'warn', detail: expect.stringMatching(/unreachable/) });
+  });
+
+  it('the catalogue is checked whole: intact is ok, a damaged text is a failure naming the file', async () => {
+    const p = makeProject();
+    const r = await doctor(locations(p.env), ioFor(p));
+    expect(find(r, /^catalogue$/)[0]).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^\d+ program names/),
+    });
+
+    const { table } = compileSources();
+    const dir = join(p.home, 'catalog');
+    mkdirSync(dir);
+    const written = serializeCatalog(table, xxh64BytesHex);
+    writeFileSync(join(dir, INDEX_FILE), written.index);
+    writeFileSync(join(dir, ENTRIES_FILE), written.entries);
+    expect(catalogueCheck(new CatalogTableReader(dir)).status).toBe('ok');
+    // One byte of the last text written (the version forms).
+    const entries = Buffer.from(written.entries);
+    entries[entries.length - 20]! ^= 0x01;
+    writeFileSync(join(dir, ENTRIES_FILE), entries);
+    expect(catalogueCheck(new CatalogTableReader(dir))).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(
+        /the catalogue table is damaged: the text of the version forms in .*entries\.jsonl does not match its checksum/,
+      ),
+      fix: expect.stringMatching(/npm run build/),
+    });
   });
 });
