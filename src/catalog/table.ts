@@ -57,14 +57,24 @@ export function memoryCatalog(table: CatalogTable): Catalog {
 }
 
 interface LoadedIndex {
+  /** The table's sha256 (a rebuilt table has another). */
+  checksum: string;
   /** The rows: the index's text after the header line, each row after a line break. */
   rows: string;
   versionForms?: TextRef;
 }
 
+/** The table was rebuilt or reinstalled while this reader used it (a long-lived daemon across a build). */
+class CatalogReplaced extends CatalogDamaged {}
+
 const MAX_REMEMBERED_NAMES = 4096;
 
-/** The table in one folder (dist/catalog/); what it has read is kept for the life of the reader. */
+/**
+ * The table in one folder (dist/catalog/); what it has read is kept for the life of the reader. Damage is not
+ * remembered: a later call reads again, so a table fixed by a build is used without a restart. A table rebuilt
+ * under the reader (its texts no longer where the index it read says, and a new sha256 in the new index) is
+ * taken up: the call that finds it out reads it anew, or, in the middle of a match, is not judged on it.
+ */
 export class CatalogTableReader implements Catalog {
   private index: LoadedIndex | undefined;
   private damaged: string | undefined;
@@ -79,7 +89,13 @@ export class CatalogTableReader implements Catalog {
   entry(name: string): CompiledProgram | undefined {
     const known = this.byName.get(name);
     if (known !== undefined || this.byName.has(name)) return known;
-    const found = this.lookup(name);
+    let found: CompiledProgram | undefined;
+    try {
+      found = this.lookup(name);
+    } catch (error) {
+      if (!(error instanceof CatalogReplaced)) throw error;
+      found = this.lookup(name); // once, from the new table
+    }
     // Names without an entry are remembered up to a bound: an agent can make up any number of them.
     if (found !== undefined || this.byName.size < MAX_REMEMBERED_NAMES) this.byName.set(name, found);
     return found;
@@ -123,14 +139,37 @@ export class CatalogTableReader implements Catalog {
   }
 
   private fail(problem: string): never {
-    this.damaged ??= `the catalogue table is damaged: ${problem}`;
+    this.damaged = `the catalogue table is damaged: ${problem}`;
     throw new CatalogDamaged(this.damaged);
+  }
+
+  /**
+   * A text is not what the index said: damage, unless the index now names another table (rebuilt since it
+   * was read). Then everything read from the old one is dropped, and CatalogReplaced thrown.
+   */
+  private failText(problem: string): never {
+    const before = this.index?.checksum;
+    this.index = undefined;
+    let now: string | undefined;
+    try {
+      now = this.loadIndex().checksum;
+    } catch (error) {
+      if (!(error instanceof CatalogDamaged)) throw error;
+    }
+    if (before === undefined || now === undefined || now === before) {
+      return this.fail(problem);
+    }
+    this.decoded.clear();
+    this.byName.clear();
+    this.forms = undefined;
+    throw new CatalogReplaced(
+      `the catalogue table in ${this.dir} was rebuilt while in use: this call is not judged on it, the next one is`,
+    );
   }
 
   /** The index, read once; its rows are checked against the header's checksum before any is searched. */
   private loadIndex(): LoadedIndex {
     if (this.index !== undefined) return this.index;
-    if (this.damaged !== undefined) throw new CatalogDamaged(this.damaged);
     const path = join(this.dir, INDEX_FILE);
     let text: string;
     try {
@@ -147,8 +186,9 @@ export class CatalogTableReader implements Catalog {
     const rows = text.slice(headerEnd);
     if (xxh64BytesHex(Buffer.from(rows, 'utf8')) !== header.rowsChecksum)
       return this.fail(`${path} does not match its checksum (altered or cut short)`);
-    this.index = { rows };
+    this.index = { checksum: header.checksum, rows };
     if (header.versionForms !== undefined) this.index.versionForms = header.versionForms;
+    this.damaged = undefined;
     return this.index;
   }
 
@@ -160,7 +200,7 @@ export class CatalogTableReader implements Catalog {
     try {
       fd = openSync(path, 'r');
       if (readSync(fd, bytes, 0, length, offset) !== length)
-        return this.fail(`the text of ${what} in ${path} is cut short`);
+        return this.failText(`the text of ${what} in ${path} is cut short`);
     } catch (error) {
       if (error instanceof CatalogDamaged) throw error;
       return this.fail(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
@@ -168,7 +208,7 @@ export class CatalogTableReader implements Catalog {
       if (fd !== undefined) closeSync(fd);
     }
     if (xxh64BytesHex(bytes) !== checksum)
-      return this.fail(`the text of ${what} in ${path} does not match its checksum`);
+      return this.failText(`the text of ${what} in ${path} does not match its checksum`);
     return bytes.toString('utf8');
   }
 }

@@ -127,6 +127,36 @@ describe('catalogue table reader', () => {
     expect(reader.problem()).toMatch(problem);
   });
 
+  it('does not remember damage: a table fixed by a build is used by the same reader', () => {
+    const reader = new CatalogTableReader(dir);
+    rmSync(join(dir, INDEX_FILE));
+    expect(matchSegment(seg('wc -l a'), reader).knowledge).toBe('decline');
+    expect(reader.problem()).toMatch(/cannot read .*index\.tsv/);
+    writeFileSync(join(dir, INDEX_FILE), written.index);
+    expect(matchSegment(seg('wc -l a'), reader).knowledge).toBe('allow');
+    expect(reader.problem()).toBeUndefined();
+  });
+
+  it('takes up a table rebuilt under it (a daemon across a build): one match is not judged, the next is', () => {
+    const reader = new CatalogTableReader(dir);
+    expect(matchSegment(seg('git status'), reader).knowledge).toBe('allow'); // git's root and status read
+    // Another build: the same entries in reverse order, so every text lies elsewhere; a new sha256.
+    const last = table.entries.length - 1;
+    const programs = Object.fromEntries(Object.entries(table.programs).map(([name, at]) => [name, last - at]));
+    const entries = [...table.entries].reverse();
+    const rebuilt = serializeCatalog({ ...table, programs, entries, checksum: 'f'.repeat(64) }, xxh64BytesHex);
+    writeFileSync(join(dir, ENTRIES_FILE), rebuilt.entries);
+    writeFileSync(join(dir, INDEX_FILE), rebuilt.index);
+    // git log's text is read at the old offset: caught in the middle of a match.
+    const caught = matchSegment(seg('git log -1'), reader);
+    expect(caught.knowledge).toBe('decline');
+    expect(caught.reason).toMatch(/was rebuilt while in use/);
+    expect(matchSegment(seg('git log -1'), reader)).toEqual(matchSegment(seg('git log -1'), memory));
+    // A program not read before is looked up in the new table at once.
+    expect(reader.entry('rg')).toEqual(memory.entry('rg'));
+    expect(reader.problem()).toBeUndefined();
+  });
+
   it('fails closed on a text whose checksum matches but which is no compiled program (a table built wrong)', () => {
     const text = '{"root":{}}';
     const offset = readFileSync(join(dir, ENTRIES_FILE)).length;
