@@ -23,16 +23,19 @@ const COMMANDS = [
   'docker compose up -d db',
 ];
 
-/** Typical records: a command or `<change> <path>` of 20–60 chars, a short reason, a 16-hex key. */
+/** Typical records: a command (with its form) or `<change> <path>` of 20–60 chars, a short reason, a 16-hex key. */
 export function storeRecords(n: number): DecisionRecord[] {
   const ts = Date.parse('2026-01-01T00:00:00.000Z');
   return Array.from({ length: n }, (_, i) => {
     const tool = TOOLS[i % TOOLS.length]!;
     const subject = tool === 'Bash' ? `${COMMANDS[i % COMMANDS.length]} ${i}` : `edit src/module${i % 97}/file${i}.ts`;
+    // Shell records carry their form (memory/form.ts), which the load checks against the subject.
+    const form = tool === 'Bash' ? { form: `${COMMANDS[i % COMMANDS.length]} <number>` as Sanitized } : {};
     return {
       key: (0x9e3779b97f4a7c15n * BigInt(i + 1)).toString(16).padStart(16, '0').slice(-16),
       tool,
       subject: subject as Sanitized,
+      ...form,
       role: i % 4 === 0 ? '*' : 'coder',
       verdict: VERDICTS[i % 7 === 0 ? 2 : i % 5 === 0 ? 1 : 0]!,
       reason: 'approved by a human in the host prompt' as Sanitized,

@@ -94,7 +94,9 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
 // ── a form received from elsewhere ───────────────────────────────────────────────────────────────────────
 
 /** A hole in a form: a free kind (`<text>`), a file operand's kind and place (`<path-read project>`), a redirect's place. */
-const HOLE = /^<(?:(text|pattern|number)|(path-read|path-write|dir) ([^<>]+)|([^<>\s]+))>/;
+const HOLE = /<(?:(text|pattern|number)|(path-read|path-write|dir) ([^<>]+)|([^<>\s]+))>/y;
+/** A run of characters wordsOf copies as they are (none of them starts a quote, an escape, a hole or a tail). */
+const PLAIN_RUN = /[^ '$\\<#]+/y;
 
 interface FormWord {
   /** The word as written (quotes kept), a hole replaced by NUL. */
@@ -111,6 +113,7 @@ function wordsOf(text: string, holes: boolean): FormWord[] | undefined {
   const words: FormWord[] = [];
   let current: FormWord | undefined;
   const word = (): FormWord => (current ??= { text: '' });
+  let hole: RegExpExecArray | null;
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
@@ -132,24 +135,32 @@ function wordsOf(text: string, holes: boolean): FormWord[] | undefined {
     } else if (c === '\\') {
       word().text += text.slice(i, i + 2);
       i += 2;
-    } else if (c === '<' && holes && HOLE.test(text.slice(i))) {
-      const m = HOLE.exec(text.slice(i))!;
+    } else if (c === '<' && holes && (hole = matchAt(HOLE, text, i)) !== null) {
       const w = word();
       w.text += '\u0000';
       w.hole =
-        m[1] !== undefined
-          ? { kind: m[1] }
-          : m[2] !== undefined
-            ? { kind: m[2], place: m[3]! }
-            : { kind: 'redirect', place: m[4]! };
-      i += m[0].length;
+        hole[1] !== undefined
+          ? { kind: hole[1] }
+          : hole[2] !== undefined
+            ? { kind: hole[2], place: hole[3]! }
+            : { kind: 'redirect', place: hole[4]! };
+      i += hole[0].length;
     } else {
-      word().text += c;
-      i++;
+      // Loads check every stored form (memory/store.ts): copy plain runs whole, not a character at a time.
+      const run = matchAt(PLAIN_RUN, text, i);
+      const part = run === null ? c : run[0];
+      word().text += part;
+      i += part.length;
     }
   }
   if (current !== undefined) words.push(current);
   return words;
+}
+
+/** A sticky pattern's match starting exactly at `at`. */
+function matchAt(pattern: RegExp, text: string, at: number): RegExpExecArray | null {
+  pattern.lastIndex = at;
+  return pattern.exec(text);
 }
 
 /** The value of a subject word as written: a plain word, or single-quoted parts (`'a'\''b'`). */

@@ -47,7 +47,8 @@ import { tokenize, type TokenContext } from './tokens.js';
 import { RawRecordSet, similarityCandidate, similarityText, type RecordSet, type SimilarIndex } from './view.js';
 
 // 4: a record with a form is indexed by its form's tokens (memory/view.ts similarityText).
-export const INDEX_FORMAT = 4;
+// 5: a form that is not a form of its record's subject is dropped on load (memory/store.ts parseLines).
+export const INDEX_FORMAT = 5;
 export const INDEX_MIN_RECORDS = 500;
 /**
  * Appended lines a load parses on top of the index before it rebuilds the index instead. Parsing a line

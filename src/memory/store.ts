@@ -16,7 +16,10 @@
  *
  * Readers: `loadScope` never throws on file content. A line that is not JSON (a torn last line, garbage)
  * or not a valid record (missing field, wrong type, unknown verdict/tier) is skipped and reported once as
- * a `file:line` problem; every other line is kept.
+ * a `file:line` problem; every other line is kept. A record's `form` (what its approval generalizes over)
+ * must be a form of its own subject (memory/form.ts formFitsSubject): a wider one — hand-edited, committed
+ * by someone else, or written by a prompt-injected agent — is dropped and reported, and the record still
+ * decides its exact call. Every scope is checked, not only the committed one: any file can be edited.
  *
  * Resolution (the same rule for load and compaction, so compaction never changes what a load answers):
  *  - identity is (key, role): within one scope, the record with the newest `ts` wins, whatever its verdict —
@@ -34,6 +37,7 @@ import { isVerdict, strictness, TIERS, VERDICTS, type TierName, type Verdict } f
 import { HookwiseError } from '../core/errors.js';
 import { assertSanitized, findSecrets, type Sanitized } from '../sanitize/index.js';
 import { SessionRegistry } from '../session/registry.js';
+import { formFitsSubject } from './form.js';
 import {
   appendOwnedLines,
   ensurePrivateDir,
@@ -425,9 +429,16 @@ export function parseLines(
         action: 'kept',
       });
     }
+    if (record.form !== undefined && !formFitsSubject(record.form, record.subject)) {
+      delete record.form;
+      problems.push({ file, line: lineNo, field: 'form', problem: FORM_MISFIT, action: 'kept' });
+    }
     into.push(record);
   }
 }
+
+const FORM_MISFIT =
+  'its form is not a form of its subject, so it would generalize over calls the decision never covered; the form is dropped and the decision kept for its exact call';
 
 /** Does `a` beat `b` for the same (key, role)? `a` is the later line. */
 function wins(a: DecisionRecord, b: DecisionRecord): boolean {

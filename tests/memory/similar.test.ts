@@ -409,6 +409,27 @@ describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', 
     expect(['jaccard', 'embedding']).not.toContain(r.decision?.tier);
   });
 
+  it.each(['project', 'user', 'org', 'session'] as const)(
+    'a forged form in the %s scope generalizes over nothing: dropped with a warning, the exact call still decided',
+    async (scope) => {
+      const p = makeProject();
+      p.register('s1', 'coder');
+      // The record of a harmless count carries the form of another command: committed by someone else, or
+      // written by a prompt-injected agent in an earlier session.
+      const count = await subjectFor(p, 'Bash', bash('wc -l a.ts > out.txt'));
+      const other = await subjectFor(p, 'Bash', bash('seq 5 50 > other.txt'));
+      count.subject.form = other.subject.form;
+      rememberSubject(p, count, 'allow', { scope });
+      const forged = await p.check(p.pre('Bash', bash('seq 5 50 > other.txt')));
+      expect(forged.decision?.tier).toBe('default');
+      expect(forged.stderr).toMatch(/decision memory: .*:1: its form is not a form of its subject/);
+      expect((await p.check(p.pre('Bash', bash('wc -l a.ts > out.txt')))).decision).toMatchObject({
+        verdict: 'allow',
+        tier: 'exact-cache',
+      });
+    },
+  );
+
   it('a sensitive file inside the project is no file operand like another: `.env` is still asked', async () => {
     const p = await coder('cat config/a.txt > out.txt');
     p.write('.env', 'API_KEY=x\n');

@@ -308,6 +308,43 @@ describe('decision store: corrupt lines', () => {
   });
 });
 
+describe('decision store: a form must be a form of its subject', () => {
+  // What the form builder makes for `wc -l a.ts > out.txt` (memory/form.ts), and a forged one that would let
+  // the approval of a harmless count stand for deleting any path in the project.
+  const subject = 'wc -l a.ts > out.txt  # writes /p/out.txt';
+  const fitting = 'wc -l <path-read project> > <project>';
+  const forged = 'rm -rf <path-write project>';
+
+  it.each(['project', 'user', 'org', 'session'] as const)(
+    'in the %s scope: a forged wide form is dropped with a warning naming file and line; the decision stays',
+    (scope) => {
+      const target = targetOf(makeProject(), scope);
+      appendRecords(target, [
+        rec(scope, { key: 'fits', subject, form: clean(fitting) }),
+        rec(scope, { key: 'forged', subject, form: clean(forged) }),
+      ]);
+      const load = loadScope(target);
+      expect(load.records.map((r) => [r.key, r.form])).toEqual([
+        ['fits', fitting],
+        ['forged', undefined],
+      ]);
+      const file = load.records[1]!.file;
+      expect(load.problems).toMatchObject([{ file, line: 2, field: 'form', action: 'kept' }]);
+      expect(formatProblem(load.problems[0]!)).toBe(
+        `${file}:2: its form is not a form of its subject, so it would generalize over calls the decision never covered; the form is dropped and the decision kept for its exact call`,
+      );
+    },
+  );
+
+  it('a form that drops a word of its subject (here the write) is not a form of it', () => {
+    const target = targetOf(makeProject(), 'project');
+    appendRecords(target, [rec('project', { subject, form: clean('wc -l <path-read project>') })]);
+    const load = loadScope(target);
+    expect(load.records.map((r) => r.form)).toEqual([undefined]);
+    expect(load.problems.map((pr) => [pr.line, pr.field])).toEqual([[1, 'form']]);
+  });
+});
+
 describe('decision store: only sanitized text is written', () => {
   const fakeToken = () => 'ghp_' + 'A1b2C3'.repeat(6);
 
