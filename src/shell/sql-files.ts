@@ -64,7 +64,7 @@ export function readSqlFiles(
     const base = segmentDirectory(segment, ctx);
     const pending: Pending[] = inputs.files.map((word) => ({ key: sqlFileKey(index, word), word, base, depth: 0 }));
     for (const text of inputs.texts)
-      for (const include of includesOf(text))
+      for (const include of includesOf(text, inputs.dialect))
         pending.push({ key: sqlFileKey(index, include.word), word: include.word, base, depth: 1 });
     const via = segment.name;
     while (pending.length > 0) {
@@ -88,7 +88,7 @@ export function readSqlFiles(
           : readSqlFile(path, ctx, (absolute) => written.some((w) => w.segment <= index && w.absolute === absolute));
       files.set(next.key, 'text' in read ? { shown, text: read.text } : { shown, problem: read.problem });
       if (!('text' in read) || next.depth >= MAX_INCLUDE_DEPTH) continue;
-      for (const include of includesOf(read.text)) {
+      for (const include of includesOf(read.text, inputs.dialect)) {
         pending.push(
           include.relative
             ? {

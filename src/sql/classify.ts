@@ -17,7 +17,7 @@
  */
 import { loadParser, SQL_DIALECTS, type SqlDialect } from './parser.js';
 import { splitSql, type SplitStatement } from './split.js';
-import { includeOf, type SqlInclude } from './files.js';
+import { includeOfStatement, type SqlInclude } from './files.js';
 
 /** In order of strictness: a call's class is its strictest statement's. */
 export const SQL_CLASSES = ['read', 'row-write', 'schema', 'admin', 'unknown'] as const;
@@ -68,12 +68,12 @@ export function classifySql(
   dialect: SqlDialect = 'postgresql',
   include?: IncludeStatements,
 ): SqlClassification {
-  const split = splitSql(sql);
+  const split = splitSql(sql, dialect);
   if (!split.ok) return { class: 'unknown', statements: [], problem: split.problem };
   if (split.statements.length === 0)
     return { class: 'unknown', statements: [], problem: 'no SQL statement in the text' };
   const statements = split.statements.flatMap((s) => {
-    const included = include === undefined || s.kind !== 'meta' ? undefined : includeOf(s.text);
+    const included = include === undefined ? undefined : includeOfStatement(s, dialect);
     return (included === undefined ? undefined : include!(included)) ?? [classifyOne(s, dialect)];
   });
   return { class: statements.reduce<SqlClass>((c, s) => stricterClass(c, s.class), 'read'), statements };

@@ -1,11 +1,13 @@
 /**
  * SQL that a database client reads from files: `psql -f F`, `psql < F`, `sqlite3 db < F`, `mysql < F`, and the
- * client commands that include a file from SQL text (`\i F`, `\ir F`, `\include F`, `\. F`, `.read F`). The
+ * client commands that include a file from SQL text (`\i F`, `\ir F`, `\include F`, `.read F`, mysql's
+ * `source F` and `\. F`). The
  * edge (shell/sql-files.ts) reads each file once, bounded; the classifier then judges its statements as if they
  * had been written on the command line. Both sides name a file by the same key (sqlFileKey), so the pure side
  * never touches the file system. Pure.
  */
-import { MAX_SQL_BYTES, splitSql } from './split.js';
+import type { SqlDialect } from './parser.js';
+import { MAX_SQL_BYTES, splitSql, type SplitStatement } from './split.js';
 
 /** What the edge found at a file a client reads SQL from: its (sanitized) text, or why it was not read. */
 export type SqlFile = { shown: string; text: string } | { shown: string; problem: string };
@@ -29,26 +31,46 @@ export interface SqlInclude {
 
 /**
  * A client command line that includes a file. The name must be one plain word: a backtick (psql runs it as a
- * shell command), a `:variable` (known only at run time) or sqlite3's `.read '|cmd'` (runs a program) are not
- * includes, and stay unknown to the classifier.
+ * shell command), a `:variable` (known only at run time), sqlite3's `.read '|cmd'` (runs a program) or
+ * `~user/…` (another user's home, which the client expands) are not includes, and stay unknown to the
+ * classifier. psql and sqlite3 take a quoted name without its quotes; the mysql client's `source F` and `\. F`
+ * take the rest of the line as it is (client/mysql.cc com_source), quotes included — no plain word then.
  */
-export function includeOf(meta: string): SqlInclude | undefined {
-  const m = /^(\\ir|\\include_relative|\\i|\\include|\\\.|\.read)\s+(\S+)\s*$/.exec(meta.trim());
-  if (m === null) return undefined;
-  let word = m[2]!;
-  if (/^'[^']*'$|^"[^"]*"$/.test(word)) word = word.slice(1, -1);
-  if (!/^[\w./~+@,=-]+$/.test(word) || word === '-') return undefined;
-  return { word, relative: m[1] === '\\ir' || m[1] === '\\include_relative' };
+export function includeOf(command: string): SqlInclude | undefined {
+  const line = command.trim();
+  const client = CLIENT_INCLUDE.exec(line);
+  const source = client === null ? MYSQL_SOURCE.exec(line) : null;
+  const name = client?.[1] ?? (source === null ? undefined : 'source');
+  let word = client?.[2] ?? source?.[1];
+  if (name === undefined || word === undefined) return undefined;
+  if (name !== '\\.' && name !== 'source' && /^'[^']*'$|^"[^"]*"$/.test(word)) word = word.slice(1, -1);
+  if (!/^[\w./~+@,=-]+$/.test(word) || word === '-' || /^~[^/]/.test(word)) return undefined;
+  return { word, relative: name === '\\ir' || name === '\\include_relative' };
+}
+
+const CLIENT_INCLUDE = /^(\\ir|\\include_relative|\\i|\\include|\\\.|\.read)\s+(\S+)\s*$/;
+/** The name is what follows the first space (client/mysql.cc com_source); the command word is any case. */
+const MYSQL_SOURCE = /^source \s*(\S+)\s*$/i;
+
+/**
+ * The file a statement includes, if it is a client command that does: a command line of its own (`\i F`,
+ * `.read F`, mysql's `source F` alone on its line), or — for mysql, whose client looks for its commands at the
+ * start of every statement — `source F;` with no comment inside it (a comment there is part of the name the
+ * client reads, or not, depending on its options).
+ */
+export function includeOfStatement(s: SplitStatement, dialect: SqlDialect): SqlInclude | undefined {
+  if (s.kind === 'meta') return includeOf(s.text);
+  if (dialect !== 'mysql' || s.commented === true || !/^source /i.test(s.text)) return undefined;
+  return includeOf(s.text);
 }
 
 /** The files a SQL text includes, in order (a text that does not split includes nothing: it is unknown anyway). */
-export function includesOf(text: string): SqlInclude[] {
-  const split = splitSql(text);
+export function includesOf(text: string, dialect: SqlDialect): SqlInclude[] {
+  const split = splitSql(text, dialect);
   if (!split.ok) return [];
   const out: SqlInclude[] = [];
   for (const s of split.statements) {
-    if (s.kind !== 'meta') continue;
-    const include = includeOf(s.text);
+    const include = includeOfStatement(s, dialect);
     if (include !== undefined) out.push(include);
   }
   return out;

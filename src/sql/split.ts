@@ -5,9 +5,16 @@
  * own kind. What a database would run but a parser would not see is refused, never guessed: MySQL's
  * executable comments (`/*! … *\/`), an unterminated literal or comment.
  *
+ * MySQL's client reads its text differently in three ways that decide what runs (client/mysql.cc read_and_execute,
+ * add_line), so with `dialect` mysql: a line that starts a statement with `source` and holds no `;` is the
+ * client's command, taken raw (comments and all: it names a file); `--` starts a comment only before a space or
+ * the end of a line (`--\! cmd` is two minus signs, then a shell command); and a backslash outside a literal is
+ * a client command wherever it stands — `\g` / `\G` end a statement, `\N` is NULL, any other is refused.
+ *
  * The work is bounded by the input's size (one pass, at most MAX_SQL_BYTES characters, MAX_STATEMENTS
  * statements), never by time.
  */
+import type { SqlDialect } from './parser.js';
 
 /** Longer SQL is not split or parsed: it is unknown (and so asked). */
 export const MAX_SQL_BYTES = 64 * 1024;
@@ -15,53 +22,81 @@ export const MAX_SQL_BYTES = 64 * 1024;
 export const MAX_STATEMENTS = 200;
 
 export type SplitStatement =
-  | { kind: 'sql'; text: string }
+  /** `commented`: a comment was dropped from inside the statement (after its first word). */
+  | { kind: 'sql'; text: string; commented?: true }
   /** `\d users`, `\copy …`, `\! cmd` (psql) or `.tables`, `.shell cmd` (sqlite3): the client's own command line. */
   | { kind: 'meta'; text: string };
 
 export type SplitResult = { ok: true; statements: SplitStatement[] } | { ok: false; problem: string };
 
 const META_START = /^[ \t]*([\\.])/;
+/** mysql's `source FILE` on a line of its own (no `;` on it): the client takes the rest of the line as the name. */
+const MYSQL_SOURCE_LINE = /^[ \t]*source\b[^;\n]*$/i;
 
-export function splitSql(sql: string): SplitResult {
+export function splitSql(sql: string, dialect?: SqlDialect): SplitResult {
   if (sql.length > MAX_SQL_BYTES)
     return { ok: false, problem: `the SQL is ${sql.length} characters, more than the ${MAX_SQL_BYTES} judged` };
+  const mysql = dialect === 'mysql';
   const statements: SplitStatement[] = [];
   let current = '';
+  let commented = false;
   const push = (): boolean => {
     const text = current.trim();
     current = '';
-    if (text !== '') statements.push({ kind: 'sql', text });
+    if (text !== '') statements.push(commented ? { kind: 'sql', text, commented } : { kind: 'sql', text });
+    commented = false;
     return statements.length <= MAX_STATEMENTS;
+  };
+  const dropComment = (): void => {
+    if (current.trim() !== '') commented = true;
+    current += ' ';
   };
   let i = 0;
   const n = sql.length;
   while (i < n) {
     // A client command is a line of its own, at the start of a statement.
     if (current.trim() === '' && (i === 0 || sql[i - 1] === '\n')) {
-      const meta = META_START.exec(sql.slice(i, i + 64));
-      if (meta !== null && (meta[1] === '\\' || /^[ \t]*\.[a-z]/i.test(sql.slice(i, i + 64)))) {
-        const end = sql.indexOf('\n', i);
-        const line = sql.slice(i, end === -1 ? n : end).trim();
-        statements.push({ kind: 'meta', text: line });
+      const head = sql.slice(i, i + 64);
+      const meta = META_START.exec(head);
+      const end = sql.indexOf('\n', i);
+      const line = sql.slice(i, end === -1 ? n : end);
+      if (
+        (meta !== null && (meta[1] === '\\' || /^[ \t]*\.[a-z]/i.test(head))) ||
+        (mysql && MYSQL_SOURCE_LINE.test(line))
+      ) {
+        statements.push({ kind: 'meta', text: line.trim() });
         if (statements.length > MAX_STATEMENTS) return tooMany();
+        current = '';
         i = end === -1 ? n : end + 1;
         continue;
       }
     }
     const c = sql[i]!;
     const next = sql[i + 1];
-    if (c === '-' && next === '-') {
+    if (c === '-' && next === '-' && (!mysql || i + 2 >= n || /\s/.test(sql[i + 2]!))) {
       const end = sql.indexOf('\n', i);
       i = end === -1 ? n : end;
-      current += ' ';
+      dropComment();
       continue;
     }
     if (c === '#' && isHashComment(sql, i)) {
       const end = sql.indexOf('\n', i);
       i = end === -1 ? n : end;
-      current += ' ';
+      dropComment();
       continue;
+    }
+    if (mysql && c === '\\') {
+      // Outside a literal the mysql client reads a backslash as its own command, even mid-line.
+      if (next === 'g' || next === 'G') {
+        if (!push()) return tooMany();
+        i += 2;
+        continue;
+      }
+      if (next !== 'N')
+        return {
+          ok: false,
+          problem: `the mysql client runs \\${next ?? ''} inside a statement as its own command (\\! runs a shell command, \\. a file): hookwise does not judge it`,
+        };
     }
     if (c === '/' && next === '*') {
       if (sql[i + 2] === '!')
@@ -88,7 +123,7 @@ export function splitSql(sql: string): SplitResult {
       if (flatEnd !== j && /\S/.test(sql.slice(flatEnd, j)))
         return { ok: false, problem: 'nested block comments read differently by different databases' };
       i = j;
-      current += ' ';
+      dropComment();
       continue;
     }
     if (c === "'" || c === '"' || c === '`') {

@@ -54,6 +54,22 @@ describe('SQL files read at the edge', () => {
     });
   });
 
+  it("follows the mysql client's `source`: in -e text, and inside a file fed on stdin (from the client's directory)", () => {
+    const project = makeProject();
+    project.write('db/main.sql', 'source db/lib.sql;\nSELECT 2;\n');
+    project.write('db/lib.sql', 'SELECT 1;\n');
+    expect(fileAt(project, "mysql -e 'source db/lib.sql; SELECT 3'", 'db/lib.sql')).toEqual({
+      shown: 'db/lib.sql',
+      text: 'SELECT 1;\n',
+    });
+    expect(fileAt(project, 'mariadb app < db/main.sql', 'db/lib.sql')).toEqual({
+      shown: 'db/lib.sql',
+      text: 'SELECT 1;\n',
+    });
+    // psql has no `source`: nothing to read.
+    expect(read(project, "psql -c 'source db/lib.sql'")).toBeUndefined();
+  });
+
   it.each([
     [
       'a symbolic link',

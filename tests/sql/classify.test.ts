@@ -96,6 +96,12 @@ describe('SQL classifier: several statements and hiding places', () => {
 
   it('MySQL executable comments and unclosed literals are unknown, never read', () => {
     expectClass('/*! DROP TABLE t */ SELECT 1', 'unknown', 'mysql');
+    // The mysql client: `--` before a non-space is no comment, and a backslash outside a literal is its command.
+    expectClass('SELECT 1 --\\! touch /tmp/x', 'unknown', 'mysql');
+    expectClass('SELECT 1 \\! touch /tmp/x', 'unknown', 'mysql');
+    expectClass('SELECT 1 -- \\! a comment', 'read', 'mysql');
+    expectClass('SHOW TABLES\\G SELECT 1\\g', 'read', 'mysql');
+    expectClass('source dump.sql', 'unknown', 'mysql');
     expectClass("SELECT 'a\\'; DROP TABLE t; --'", 'unknown', 'mysql');
     expectClass('SELECT 1 /* open', 'unknown');
   });

@@ -82,6 +82,8 @@ export interface SqlClientInputs {
   dialect: SqlDialect;
   texts: string[];
   files: string[];
+  /** Why its statements cannot be told apart as hookwise splits them (a delimiter of its own): then unknown. */
+  unsplittable?: string;
 }
 
 /** The strictest finding among a client's SQL, statement by statement (files from the edge, `env.sqlFiles`). */
@@ -92,6 +94,7 @@ function sqlFinding(inputs: SqlClientInputs, env: PackEnv): PackFinding<RuleId> 
     const rank = RULE_ORDER.indexOf(rule);
     if (found === undefined || rank < found.rank) found = { rank, finding: { rule, detail: detail() } };
   };
+  if (inputs.unsplittable !== undefined) return { rule: 'sql-unknown', detail: inputs.unsplittable };
   const files = new FileStatements(env.index, env.sqlFiles, inputs.dialect);
   for (const text of inputs.texts) {
     if (text.trim() === '') continue;
@@ -250,12 +253,13 @@ const SQL_CLIENTS: Readonly<Record<string, { withValue: string[]; sql: string[];
       'S',
       'socket',
       'default-character-set',
+      'delimiter',
     ],
     sql: ['e', 'execute'],
     files: [],
   },
   mariadb: {
-    withValue: ['e', 'execute', 'h', 'host', 'P', 'port', 'u', 'user', 'D', 'database', 'S', 'socket'],
+    withValue: ['e', 'execute', 'h', 'host', 'P', 'port', 'u', 'user', 'D', 'database', 'S', 'socket', 'delimiter'],
     sql: ['e', 'execute'],
     files: [],
   },
@@ -341,14 +345,36 @@ export function sqlClientInputs(segments: readonly Segment[], index: number): Sq
   } else {
     const client = SQL_CLIENTS[name];
     if (client === undefined) return undefined;
-    if (name === 'mysql' || name === 'mariadb') dialect = 'mysql';
-    const args = scan(segment.argv, { withValue: client.withValue });
+    const mysql = name === 'mysql' || name === 'mariadb';
+    if (mysql) dialect = 'mysql';
+    const args = scan(mysql ? segment.argv.map(mysqlOption) : segment.argv, { withValue: client.withValue });
     texts = client.sql.flatMap((key) => args.values.get(key) ?? []);
     files.push(...client.files.flatMap((key) => args.values.get(key) ?? []));
+    if (mysql && (args.values.has('delimiter') || args.flags.has('delimiter'))) {
+      texts.push(...stdinTexts(segments, index));
+      files.push(...stdinFiles(segments, index));
+      return { dialect, texts, files: [], unsplittable: MYSQL_DELIMITER };
+    }
   }
   texts.push(...stdinTexts(segments, index));
   files.push(...stdinFiles(segments, index));
   return { dialect, texts, files: files.filter((f) => f !== '-') };
+}
+
+const MYSQL_DELIMITER =
+  'a --delimiter of its own: the mysql client ends statements (and reads the names `source` takes) where hookwise does not split them';
+
+/**
+ * The mysql client takes any unambiguous prefix of a long option (`--exec=…` is `--execute=…`): the ones whose
+ * value is SQL or changes how it splits are written out, so a prefix never hides them. Broader than the client
+ * (which refuses an ambiguous prefix) only ever judges more.
+ */
+function mysqlOption(word: string): string {
+  const m = /^--([a-z-]+)(=[\s\S]*)?$/.exec(word);
+  if (m === null) return word;
+  for (const full of ['execute', 'delimiter'])
+    if (m[1]!.length >= 2 && full.startsWith(m[1]!)) return `--${full}${m[2] ?? ''}`;
+  return word;
 }
 
 function classifyDatabase(segment: Segment, env: PackEnv): PackFinding<RuleId> | undefined {

@@ -175,6 +175,37 @@ describe('database pack: SQL files, judged from the text the edge read', () => {
     expectWith("psql -c '\\i lib.sql'", new Map(), 'ask sql-file');
   });
 
+  it("follows the mysql client's `source F` and `\\. F` like psql -f: in -e text, in stdin files, nested", () => {
+    const read = ['lib.sql', 'SELECT id FROM users;'] as [string, string];
+    const drop = ['lib.sql', 'DROP TABLE users;'] as [string, string];
+    expectWith("mysql -e 'source lib.sql'", files(read), null);
+    expectWith("mysql -e 'source lib.sql'", files(drop), 'deny drop-table');
+    expectWith("mariadb -e 'SOURCE lib.sql'", files(drop), 'deny drop-table');
+    expectWith("mysql -e '\\. lib.sql'", files(drop), 'deny drop-table');
+    expectWith('mysql db -e "source lib.sql; SELECT 1"', files(read), null);
+    expectWith('mysql db -e "SELECT 1; source lib.sql;"', files(drop), 'deny drop-table');
+    expectWith('mysql db < main.sql', files(['main.sql', 'source lib.sql;\nSELECT 2;\n'], read), null);
+    expectWith('mysql db < main.sql', files(['main.sql', 'SELECT 2;\nsource lib.sql\n'], drop), 'deny drop-table');
+    expectWith("mysql -e 'source lib.sql'", new Map(), 'ask sql-file');
+  });
+
+  it.each([
+    ["mysql -e 'source lib.sql -- note'", 'a comment on the line is part of the name the client reads'],
+    ["mysql -e 'source lib.sql /* note */;'", 'a comment inside the statement: the name depends on --comments'],
+    ['mysql -e "source \'lib.sql\'"', 'the client keeps the quotes: another file'],
+    ["mysql -e 'source ~bob/lib.sql'", "another user's home"],
+    ["mysql --delimiter=// -e 'source lib.sql; SELECT 1//'", 'the name runs to the delimiter'],
+    ["mysql --delim=// -e 'SELECT 1'", 'a prefix of --delimiter'],
+    ["mysql -e 'SELECT 1 --\\! touch x'", '`--` without a space is no comment to mysql: `\\!` runs a shell'],
+  ])('%s is asked: %s', (command) =>
+    expectWith(command, files(['lib.sql', 'SELECT 1;'], ["'lib.sql'", 'SELECT 1;']), 'ask sql-unknown'),
+  );
+
+  it('a prefix of --execute is --execute to the mysql client', () => {
+    expectDb("mysql --exec='DROP TABLE users'", 'deny drop-table');
+    expectDb('mysql --ex "TRUNCATE t"', 'deny truncate');
+  });
+
   it('includes end after a bounded amount of work, however a file refers to itself', () => {
     expectWith('psql -f loop.sql', files(['loop.sql', '\\i loop.sql\n'.repeat(200)]), 'ask sql-file');
     expectWith(
