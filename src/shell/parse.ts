@@ -593,6 +593,10 @@ class Walker {
   }
 
   private emitUnwrapped(u: Unwrapped, level: Level, op: Operator | undefined, base: EmitBase): void {
+    if (u.container !== undefined) {
+      this.emitContainerExec(u, u.container, level, op, base);
+      return;
+    }
     const wrappers = [...base.wrappers, ...u.wrappers];
     const assignments = { ...base.assignments, ...u.assignments };
     const redirects = [...base.redirects, ...u.redirects];
@@ -705,6 +709,42 @@ class Walker {
         context: 'find-exec',
       });
     }
+  }
+
+  /**
+   * `docker exec -i db psql …`: the client's own command here (with the shell's redirects and stdin), then
+   * what runs in the container, marked remote (its paths are the container's). The container's command reads
+   * what the client forwards from its stdin, so it follows the client as a pipe does: a file or heredoc fed to
+   * `docker exec -i` is what the database client inside reads.
+   */
+  private emitContainerExec(
+    u: Unwrapped,
+    container: NonNullable<Unwrapped['container']>,
+    level: Level,
+    op: Operator | undefined,
+    base: EmitBase,
+  ): void {
+    const client = this.emit(level, {
+      words: u.local!,
+      wrappers: [...base.wrappers, ...u.wrappers.slice(0, container.localWrappers)],
+      assignments: { ...base.assignments, ...container.localAssignments },
+      redirects: [...level.inherited, ...base.redirects, ...u.redirects],
+      text: base.text,
+      op,
+      context: base.context,
+    });
+    if (base.stdin[0] !== undefined) {
+      this.stdinOf.set(client, base.stdin[0]);
+      client.stdin = base.stdin.map((d) => d.body).join('');
+    }
+    const inside: Unwrapped = { ...u, redirects: [] };
+    delete inside.container;
+    delete inside.local;
+    this.emitUnwrapped(inside, { ...level, remote: container.name, inherited: [] }, '|', {
+      ...base,
+      assignments: {},
+      redirects: [],
+    });
   }
 
   /** Parse shell code held in a string (bash -c, eval, ssh, heredoc fed to sh) one level deeper. */

@@ -36,6 +36,8 @@ interface Pending {
   /** The directory a relative name is taken from; undefined when it is only known at run time. */
   base: string | undefined;
   depth: number;
+  /** The segment whose process opens the file (the client, or the command feeding its stdin). */
+  openedBy: Segment;
 }
 
 const RUN_TIME = /[$`]/;
@@ -62,10 +64,18 @@ export function readSqlFiles(
     const inputs = sqlClientInputs(segments, index);
     if (inputs === undefined) return;
     const base = segmentDirectory(segment, ctx);
-    const pending: Pending[] = inputs.files.map((word) => ({ key: sqlFileKey(index, word), word, base, depth: 0 }));
+    const pending: Pending[] = inputs.files.map(({ word, openedBy }) => ({
+      key: sqlFileKey(index, word),
+      word,
+      // `cd sub && docker exec -i db psql < q.sql`: the shell opens q.sql in sub, where the docker client runs.
+      base: openedBy === segment ? base : segmentDirectory(openedBy, ctx),
+      depth: 0,
+      openedBy,
+    }));
+    // Includes are opened by the client, wherever the file that names them came from.
     for (const text of inputs.texts)
       for (const include of includesOf(text, inputs.dialect))
-        pending.push({ key: sqlFileKey(index, include.word), word: include.word, base, depth: 1 });
+        pending.push({ key: sqlFileKey(index, include.word), word: include.word, base, depth: 1, openedBy: segment });
     const via = segment.name;
     while (pending.length > 0) {
       const next = pending.shift()!;
@@ -75,9 +85,10 @@ export function readSqlFiles(
         files.set(next.key, { shown, problem: `the command reads more than ${MAX_SQL_FILES} SQL files` });
         continue;
       }
-      // `ssh host psql -f F`: F is on the other machine; a file of the same name here says nothing about it.
-      if (segment.flags.remote !== undefined) {
-        files.set(next.key, { shown, problem: 'it is read on another machine (through ssh), not this one' });
+      // `ssh host psql -f F`, `docker exec db psql -f F`: F is over there; a file of that name here says nothing.
+      const elsewhere = elsewhereProblem(next.openedBy);
+      if (elsewhere !== undefined) {
+        files.set(next.key, { shown, problem: elsewhere });
         continue;
       }
       const path = lexicalPath(next.word, next.base, ctx.home);
@@ -96,13 +107,30 @@ export function readSqlFiles(
                 word: include.word,
                 base: posix.dirname(path!),
                 depth: next.depth + 1,
+                openedBy: segment,
               }
-            : { key: sqlFileKey(index, include.word), word: include.word, base, depth: next.depth + 1 },
+            : {
+                key: sqlFileKey(index, include.word),
+                word: include.word,
+                base,
+                depth: next.depth + 1,
+                openedBy: segment,
+              },
         );
       }
     }
   });
   return count === 0 ? undefined : { files, reads };
+}
+
+/** Why a file that segment opens cannot be read here, when it runs elsewhere. */
+function elsewhereProblem(segment: Segment): string | undefined {
+  const remote = segment.flags.remote;
+  if (remote === undefined) return undefined;
+  // The innermost place wins: a container reached through ssh is still a container.
+  const via = [...segment.wrappers].reverse().find((w) => w === 'ssh' || w.endsWith(' exec'));
+  if (via === undefined || via === 'ssh') return 'it is read on another machine (through ssh), not this one';
+  return `it is read inside the container ${sanitize(remote).text} (${via}), not on this machine: hookwise cannot read it`;
 }
 
 /** The directory the segment runs in, absolute; undefined when only known at run time (`cd $DIR`). */

@@ -63,7 +63,10 @@ export interface Segment {
   cwd?: string;
   /** Facts a rule may care about. */
   flags: {
-    /** `ssh host 'cmd'`: the command runs on this host, not here. */
+    /**
+     * `ssh host 'cmd'`: the command runs on this host, not here; `docker exec db cmd`, `kubectl exec pod -- cmd`:
+     * in this container (its wrappers say which: `ssh`, `docker exec`, …). Its paths are over there.
+     */
     remote?: string;
     /** `python -c`, `node -e`, `perl -e`, `ruby -e`, …: the language of inline code it runs. */
     inlineCode?: string;

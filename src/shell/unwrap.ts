@@ -55,6 +55,12 @@ export interface Unwrapped {
   shell?: ShellCode;
   /** `ssh host cmd`: the local ssh command, emitted as its own segment before the remote ones. */
   local?: Word[];
+  /**
+   * `docker exec db psql …`, `kubectl exec pod -- psql …`: the command runs in this container, its argv as
+   * written (no shell in between). `local` is then the client's own command (`docker exec db`), run here with
+   * the wrappers and assignments before it; `words`, `wrappers` after it and `assignments` are the container's.
+   */
+  container?: { name: string; via: string; localWrappers: number; localAssignments: Record<string, string> };
   /** `find … -exec cmd {} ;`: the commands find runs, each to unwrap again. `words` stays the find. */
   execs: Word[][];
   /** The program reads its code from stdin (`sh`, `bash -s`, `python3 -`): the language. */
@@ -269,6 +275,14 @@ function peelOnce(name: string, words: Word[], out: Unwrapped): number | 'stop' 
     case 'su':
     case 'runuser':
       return peelSu(name, words, out);
+    case 'docker':
+    case 'podman':
+    case 'nerdctl':
+    case 'docker-compose':
+    case 'podman-compose':
+    case 'kubectl':
+    case 'oc':
+      return peelContainerExec(name, words, out);
     case 'watch':
       return peelWatch(words, out);
     case 'flock':
@@ -473,6 +487,112 @@ function peelSsh(words: Word[], out: Unwrapped): 'stop' | 'done' {
   out.local = words.slice(0, args.rest + 1);
   // ssh joins the remote words with spaces; the remote shell parses the result.
   return shellCode(out, { source: remote.map((w) => w.text).join(' '), wrapper: 'ssh', remote: host.text });
+}
+
+/** Options with a value before the subcommand: docker's and compose's global ones, kubectl's. */
+const DOCKER_GLOBAL: OptionSpec = {
+  short: 'Hcl',
+  long: ['host', 'context', 'config', 'log-level', 'tlscacert', 'tlscert', 'tlskey'],
+  stopAtOperand: true,
+};
+const COMPOSE_GLOBAL: OptionSpec = {
+  short: 'fp',
+  long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'],
+  stopAtOperand: true,
+};
+const DOCKER_EXEC: OptionSpec = {
+  short: 'euw',
+  long: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'index', 'preserve-fds'],
+  stopAtOperand: true,
+};
+const KUBECTL_VALUES: OptionSpec = {
+  short: 'cnfs',
+  long: [
+    'container',
+    'namespace',
+    'filename',
+    'server',
+    'context',
+    'kubeconfig',
+    'cluster',
+    'user',
+    'token',
+    'as',
+    'as-group',
+    'as-uid',
+    'request-timeout',
+    'pod-running-timeout',
+    'certificate-authority',
+    'client-certificate',
+    'client-key',
+    'tls-server-name',
+    'cache-dir',
+    'log-file',
+    'v',
+  ],
+};
+
+/**
+ * `docker|podman|nerdctl exec [opts] CONTAINER cmd…`, `docker compose exec [opts] SERVICE cmd…` (and
+ * docker-compose, podman-compose), `kubectl|oc exec [opts] POD [-c C] -- cmd…`: the command runs inside a
+ * running container, its argv passed as is. Like `ssh host cmd`, what it names — files, paths — is the
+ * container's, and what it does is judged as that command (a `DROP TABLE` through `docker exec db psql` is
+ * one); the client's own part stays a local segment. Anything else (`docker run`, `kubectl exec` without
+ * `--`, a second container inside the first) is the command itself.
+ */
+function peelContainerExec(name: string, words: Word[], out: Unwrapped): number | 'stop' {
+  if (out.container !== undefined || out.local !== undefined) return 'stop';
+  const kube = name === 'kubectl' || name === 'oc';
+  const global = parseArgs(words, 1, kube ? { ...KUBECTL_VALUES, stopAtOperand: true } : DOCKER_GLOBAL);
+  let at = global.rest;
+  let via = name;
+  if (!kube && name !== 'docker-compose' && name !== 'podman-compose' && words[at]?.text === 'compose') {
+    at = parseArgs(words, at + 1, COMPOSE_GLOBAL).rest;
+    via = `${name} compose`;
+  } else if (!kube && words[at]?.text === 'container') at++;
+  if (name.endsWith('-compose')) at = parseArgs(words, at, COMPOSE_GLOBAL).rest;
+  if (words[at]?.text !== 'exec') return 'stop';
+  let container: string;
+  let command: number;
+  const env: Record<string, string> = {};
+  if (kube) {
+    // kubectl takes options anywhere before `--`; the command is only ever after it.
+    const dashes = words.findIndex((w, i) => i > at && w.text === '--');
+    if (dashes === -1) return 'stop';
+    const args = parseArgs(words.slice(0, dashes), at + 1, KUBECTL_VALUES);
+    if (args.operands.length !== 1 || hasOption(args, '--help')) return 'stop';
+    const inner = optionValues(args, '-c', '--container')[0];
+    container = `${args.operands[0]!.text}${inner === undefined ? '' : ` (${inner.text})`}`;
+    command = dashes + 1;
+  } else {
+    const args = parseArgs(words, at + 1, DOCKER_EXEC);
+    if (hasOption(args, '--help')) return 'stop';
+    if (optionValues(args, '--env-file').length > 0)
+      throw new UnwrapError(
+        `${via} exec --env-file sets variables in the container from a file hookwise does not read`,
+      );
+    for (const value of optionValues(args, '-e', '--env')) {
+      const eq = value.text.indexOf('=');
+      // `-e NAME` passes this shell's value of NAME: known only at run time.
+      if (eq === -1) env[value.text] = `$${value.text}`;
+      else env[value.text.slice(0, eq)] = value.text.slice(eq + 1);
+    }
+    // podman's --latest names no container: the first operand is already the command.
+    const latest = name === 'podman' && hasOption(args, '-l', '--latest');
+    container = latest ? 'the latest container' : (words[args.rest]?.text ?? '');
+    command = latest ? args.rest : args.rest + 1;
+    if (!latest && words[args.rest] === undefined) return 'stop';
+  }
+  if (command >= words.length) return 'stop';
+  out.local = words.slice(0, command);
+  out.container = {
+    name: container,
+    via: `${via} exec`,
+    localWrappers: out.wrappers.length,
+    localAssignments: out.assignments,
+  };
+  out.assignments = env;
+  return wrapped(out, `${via} exec`, command);
 }
 
 function peelSu(name: string, words: Word[], out: Unwrapped): 'stop' | 'done' {

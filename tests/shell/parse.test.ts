@@ -237,6 +237,28 @@ describe('wrappers are peeled and recorded, outermost first', () => {
     ]);
   });
 
+  it('docker exec runs its command in the container: the client is local, the command remote, fed its stdin', () => {
+    const parsed = segments('cat q.sql | docker exec -i db psql -v x=1 -f /srv/a.sql > out.txt && echo ok');
+    expect(parsed.map((s) => [s.argv.join(' '), s.flags.remote, s.wrappers, s.operator])).toEqual([
+      ['cat q.sql', undefined, [], undefined],
+      ['docker exec -i db', undefined, [], '|'],
+      ['psql -v x=1 -f /srv/a.sql', 'db', ['docker exec'], '|'],
+      ['echo ok', undefined, [], '&&'],
+    ]);
+    expect(parsed[1]!.redirects).toMatchObject([{ op: '>', target: 'out.txt' }]);
+    expect(parsed[2]!.redirects).toEqual([]);
+  });
+
+  it('a heredoc fed to docker exec -i is stdin of the command inside; shell code inside is parsed, remote', () => {
+    const sql = segments("docker exec -i db psql <<'SQL'\nSELECT 1;\nSQL");
+    expect(sql[0]!.stdin).toBe('SELECT 1;\n');
+    const shell = segments("docker exec -i db sh <<'EOF'\nrm -rf /var/lib/data\nEOF");
+    expect(shell.map((s) => [s.argv.join(' '), s.flags.remote])).toEqual([
+      ['docker exec -i db', undefined],
+      ['rm -rf /var/lib/data', 'db'],
+    ]);
+  });
+
   it.each([
     ['python3 -c "import shutil; shutil.rmtree(\'x\')"', 'python'],
     ['python -B -c "print(1)"', 'python'],

@@ -70,6 +70,24 @@ describe('SQL files read at the edge', () => {
     expect(read(project, "psql -c 'source db/lib.sql'")).toBeUndefined();
   });
 
+  it('a container client: its own -f and includes are inside the container; what this shell feeds it is read here', () => {
+    const project = makeProject();
+    project.write('sub/q.sql', '\\i lib.sql\nSELECT 1;\n');
+    const inside = fileAt(project, 'docker exec -i db psql -f q.sql', 'q.sql', 1);
+    expect(inside).toEqual({
+      shown: 'q.sql',
+      problem: 'it is read inside the container db (docker exec), not on this machine: hookwise cannot read it',
+    });
+    const fed = read(project, 'cd sub && docker exec -i db psql < q.sql')!.files;
+    expect(fed.get(sqlFileKey(2, 'q.sql'))).toEqual({ shown: 'q.sql', text: '\\i lib.sql\nSELECT 1;\n' });
+    expect(fed.get(sqlFileKey(2, 'lib.sql'))).toMatchObject({
+      problem: expect.stringMatching(/inside the container db/),
+    });
+    expect(fileAt(project, 'cat sub/q.sql | kubectl exec -i pg-0 -- psql', 'sub/q.sql', 2)).toMatchObject({
+      text: '\\i lib.sql\nSELECT 1;\n',
+    });
+  });
+
   it.each([
     [
       'a symbolic link',

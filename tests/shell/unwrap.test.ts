@@ -113,6 +113,51 @@ describe('wrappers that run nothing are the command', () => {
   });
 });
 
+describe('commands run inside a container', () => {
+  it.each([
+    ['docker exec -i -t -u app -w /srv db psql -c x', 'docker exec -i -t -u app -w /srv db', 'db', 'docker exec'],
+    ['docker container exec db psql', 'docker container exec db', 'db', 'docker exec'],
+    ['docker -H unix:///d.sock exec db psql', 'docker -H unix:///d.sock exec db', 'db', 'docker exec'],
+    ['docker compose exec -T db psql', 'docker compose exec -T db', 'db', 'docker compose exec'],
+    ['docker compose -f dev.yml exec db psql', 'docker compose -f dev.yml exec db', 'db', 'docker compose exec'],
+    ['docker-compose exec -T db psql', 'docker-compose exec -T db', 'db', 'docker-compose exec'],
+    ['podman exec -it db psql', 'podman exec -it db', 'db', 'podman exec'],
+    ['podman exec -l psql', 'podman exec -l', 'the latest container', 'podman exec'],
+    ['kubectl exec -i pg-0 -c pg -- psql', 'kubectl exec -i pg-0 -c pg --', 'pg-0 (pg)', 'kubectl exec'],
+    ['kubectl -n data exec pg-0 -- psql', 'kubectl -n data exec pg-0 --', 'pg-0', 'kubectl exec'],
+  ])('%j: the client here, the command in the container', (input, local, container, via) => {
+    const u = unwrap(words(input));
+    expect(u.words.map((w) => w.text)[0]).toBe('psql');
+    expect(u.local?.map((w) => w.text)).toEqual(argv(local));
+    expect(u.container).toMatchObject({ name: container, via });
+    expect(u.wrappers).toEqual([via]);
+  });
+
+  it("variables set with -e are the container command's; those before docker stay the client's", () => {
+    const u = unwrap(words('env TZ=x docker exec -e PGOPTIONS=-cx -e HOME db psql'));
+    expect(u.assignments).toEqual({ PGOPTIONS: '-cx', HOME: '$HOME' });
+    expect(u.container?.localAssignments).toEqual({ TZ: 'x' });
+    expect(u.container?.localWrappers).toBe(1);
+  });
+
+  it.each([
+    'docker run --rm img psql',
+    'docker exec db',
+    'docker ps',
+    'kubectl exec pg-0 psql',
+    'kubectl exec pg-0 --',
+    'docker exec --help',
+  ])('%j runs nothing in a container that hookwise follows: the command itself', (input) => {
+    const u = unwrap(words(input));
+    expect(u.container).toBeUndefined();
+    expect(u.words.map((w) => w.text)).toEqual(argv(input));
+  });
+
+  it('--env-file sets variables hookwise does not read', () => {
+    expect(() => unwrap(words('docker exec --env-file .env db psql'))).toThrow(/--env-file/);
+  });
+});
+
 describe('shells and shell strings', () => {
   it.each([
     ['bash -c rm_x', 'rm x', 'bash -c'],

@@ -77,11 +77,21 @@ const MONGO_CHECKS: readonly (readonly [RuleId, () => { test(s: string): boolean
   ['delete-all', lazyRe2('\\b(?:deleteMany|remove)\\s*\\(\\s*\\{\\s*\\}\\s*\\)')],
 ];
 
+/** A file a SQL client reads SQL from, as written, and the segment whose process opens it. */
+export interface SqlClientFile {
+  word: string;
+  /**
+   * The client itself (`-f F`), or the shell command that feeds its stdin (`< F`, `cat F |`): where that one
+   * runs (here, or on another machine or in a container: `flags.remote`) is where the file is.
+   */
+  openedBy: Segment;
+}
+
 /** What a SQL client segment runs: SQL texts (arguments, stdin) and the files it reads SQL from, as written. */
 export interface SqlClientInputs {
   dialect: SqlDialect;
   texts: string[];
-  files: string[];
+  files: SqlClientFile[];
   /** Why its statements cannot be told apart as hookwise splits them (a delimiter of its own): then unknown. */
   unsplittable?: string;
 }
@@ -104,7 +114,7 @@ function sqlFinding(inputs: SqlClientInputs, env: PackEnv): PackFinding<RuleId> 
       for (const s of sql.statements)
         consider(ruleOf(s), () => (s.file === undefined ? summarize(text) : fileDetail(s)));
   }
-  for (const word of inputs.files)
+  for (const { word } of inputs.files)
     for (const s of files.of(sqlFileKey(env.index, word), word, 0)) consider(ruleOf(s), () => fileDetail(s));
   return found?.finding;
 }
@@ -308,16 +318,22 @@ function sqlite(segment: Segment): { sql: string[]; files: string[] } {
   return { sql, files };
 }
 
-/** Files a segment's stdin comes from: `< F`, and the files of a visible `cat F … |` producer. */
-function stdinFiles(segments: readonly Segment[], index: number): string[] {
-  const fromRedirects = (s: Segment): string[] =>
-    s.redirects.filter((r) => r.op === '<' && (r.fd === undefined || r.fd === 0)).map((r) => r.target);
+/**
+ * Files a segment's stdin comes from: `< F`, and the files of a visible `cat F … |` producer (or of the local
+ * `docker exec -i db` that forwards its stdin to the client in the container).
+ */
+function stdinFiles(segments: readonly Segment[], index: number): SqlClientFile[] {
+  const fromRedirects = (s: Segment): SqlClientFile[] =>
+    s.redirects
+      .filter((r) => r.op === '<' && (r.fd === undefined || r.fd === 0))
+      .map((r) => ({ word: r.target, openedBy: s }));
   const files = fromRedirects(segments[index]!);
   for (const producer of upstreamOf(segments, index)) {
-    if (producer.name === 'cat') files.push(...scan(producer.argv).positionals.map((p) => p.text));
+    if (producer.name === 'cat')
+      files.push(...scan(producer.argv).positionals.map((p) => ({ word: p.text, openedBy: producer })));
     files.push(...fromRedirects(producer));
   }
-  return files.filter((f) => f !== '-');
+  return files.filter((f) => f.word !== '-');
 }
 
 /**
@@ -328,12 +344,12 @@ export function sqlClientInputs(segments: readonly Segment[], index: number): Sq
   const segment = segments[index]!;
   const name = segment.name;
   let texts: string[];
-  const files: string[] = [];
+  const opened: string[] = [];
   let dialect: SqlDialect = 'postgresql';
   if (name === 'sqlite3' || name === 'sqlite' || name === 'duckdb') {
     const args = sqlite(segment);
     texts = args.sql;
-    files.push(...args.files);
+    opened.push(...args.files);
     dialect = 'sqlite';
   } else if (name === 'cockroach' && segment.argv[1] === 'sql') {
     const args = scan(segment.argv, {
@@ -341,7 +357,7 @@ export function sqlClientInputs(segments: readonly Segment[], index: number): Sq
       withValue: ['e', 'execute', 'url', 'host', 'database', 'd', 'user', 'u', 'f', 'file'],
     });
     texts = [...(args.values.get('e') ?? []), ...(args.values.get('execute') ?? [])];
-    files.push(...(args.values.get('f') ?? []), ...(args.values.get('file') ?? []));
+    opened.push(...(args.values.get('f') ?? []), ...(args.values.get('file') ?? []));
   } else {
     const client = SQL_CLIENTS[name];
     if (client === undefined) return undefined;
@@ -349,16 +365,13 @@ export function sqlClientInputs(segments: readonly Segment[], index: number): Sq
     if (mysql) dialect = 'mysql';
     const args = scan(mysql ? segment.argv.map(mysqlOption) : segment.argv, { withValue: client.withValue });
     texts = client.sql.flatMap((key) => args.values.get(key) ?? []);
-    files.push(...client.files.flatMap((key) => args.values.get(key) ?? []));
-    if (mysql && (args.values.has('delimiter') || args.flags.has('delimiter'))) {
-      texts.push(...stdinTexts(segments, index));
-      files.push(...stdinFiles(segments, index));
+    opened.push(...client.files.flatMap((key) => args.values.get(key) ?? []));
+    if (mysql && (args.values.has('delimiter') || args.flags.has('delimiter')))
       return { dialect, texts, files: [], unsplittable: MYSQL_DELIMITER };
-    }
   }
   texts.push(...stdinTexts(segments, index));
-  files.push(...stdinFiles(segments, index));
-  return { dialect, texts, files: files.filter((f) => f !== '-') };
+  const files = opened.filter((f) => f !== '-').map((word) => ({ word, openedBy: segment }));
+  return { dialect, texts, files: [...files, ...stdinFiles(segments, index)] };
 }
 
 const MYSQL_DELIMITER =

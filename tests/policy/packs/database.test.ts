@@ -3,6 +3,7 @@ import { databasePack } from '../../../src/policy/packs/database.js';
 import { expectPack, packEnv } from '../../support/packs.js';
 import { sqlFileKey, type SqlFile } from '../../../src/sql/files.js';
 import { seg, segs } from '../../support/segments.js';
+import { segments as parsed } from '../../shell/helpers.js';
 
 const expectDb = (command: Parameters<typeof expectPack>[1], expected: string | null) =>
   expectPack(databasePack, command, expected);
@@ -204,6 +205,27 @@ describe('database pack: SQL files, judged from the text the edge read', () => {
   it('a prefix of --execute is --execute to the mysql client', () => {
     expectDb("mysql --exec='DROP TABLE users'", 'deny drop-table');
     expectDb('mysql --ex "TRUNCATE t"', 'deny truncate');
+  });
+
+  it('a client inside a container (docker exec, compose exec, kubectl exec) is judged like one here', () => {
+    // The real parser: it splits `docker exec db` (here) from the command inside the container.
+    const inContainer = (command: string, expected: string | null, sqlFiles = new Map<string, SqlFile>()) =>
+      expectPack(databasePack, parsed(command), expected, { sqlFiles });
+    inContainer("docker exec db psql -U app -c 'DROP TABLE users'", 'deny drop-table');
+    inContainer("docker compose exec -T db mysql -e 'TRUNCATE sessions'", 'deny truncate');
+    inContainer("kubectl exec -i pg-0 -- psql -c 'DROP DATABASE app'", 'deny drop-database');
+    inContainer("podman exec db sqlite3 /data/app.db 'DELETE FROM jobs'", 'ask delete-all');
+    inContainer('docker exec -i db sh -c \'psql -c "GRANT ALL ON t TO x"\'', 'ask sql-admin');
+    inContainer("docker exec db psql -c 'SELECT count(*) FROM users'", null);
+    // What this shell feeds `docker exec -i` (the client is segment 0, the command inside segment 1).
+    const drop = { shown: 'q.sql', text: 'DROP TABLE users;' };
+    inContainer('docker exec -i db psql < q.sql', 'deny drop-table', new Map([[sqlFileKey(1, 'q.sql'), drop]]));
+    inContainer("docker exec -i db psql <<'SQL'\nTRUNCATE t;\nSQL", 'deny truncate');
+    inContainer(
+      'docker exec db psql -f q.sql',
+      'ask sql-file',
+      new Map([[sqlFileKey(1, 'q.sql'), { shown: 'q.sql', problem: 'it is read inside the container db' }]]),
+    );
   });
 
   it('includes end after a bounded amount of work, however a file refers to itself', () => {
