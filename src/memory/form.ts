@@ -13,6 +13,7 @@
 import { posix } from 'node:path';
 import type { CatalogMatch } from '../catalog/match.js';
 import type { ValueKind } from '../catalog/grammar.js';
+import { remotePlace } from '../shell/remote.js';
 import type { Segment } from '../shell/types.js';
 
 /** The kinds an approval generalizes over: any value of the kind is the same form. */
@@ -67,6 +68,13 @@ export function sameForm(record: { form?: string | undefined }, call: { form?: s
  * and redirection operators stay as written (a redirect's target is its place: the write class is checked
  * by the tiers).
  */
+/** Where a segment that does not run here runs, as subjects and forms name it: `[ssh host]`, `[in container]`. */
+export function remoteMarker(segment: Segment, quote: (word: string) => string): string | undefined {
+  const place = remotePlace(segment);
+  if (place === undefined) return undefined;
+  return `[${place.kind === 'ssh' ? 'ssh' : 'in'} ${quote(place.name)}]`;
+}
+
 export function segmentForm(segment: Segment, match: CatalogMatch | undefined, where: FormPlace): string | undefined {
   const { cwd, projectRoot, quote } = where;
   if (match === undefined || match.entry === undefined || match.unaccounted !== undefined) return undefined;
@@ -74,7 +82,8 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
   for (const w of match.words) if (!kinds.has(w.index) || w.kind !== undefined) kinds.set(w.index, w.kind);
   const words: string[] = [];
   if (segment.context !== 'command') words.push(`[${segment.context}]`);
-  if (segment.flags.remote !== undefined) words.push(`[ssh ${quote(segment.flags.remote)}]`);
+  const remote = remoteMarker(segment, quote);
+  if (remote !== undefined) words.push(remote);
   words.push(...segment.wrappers);
   for (const [name, value] of Object.entries(segment.assignments)) words.push(`${name}=${quote(value)}`);
   for (const [i, word] of segment.argv.entries()) {

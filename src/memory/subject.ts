@@ -24,7 +24,7 @@ import { segmentLosesData } from '../shell/data-loss.js';
 import type { Segment } from '../shell/types.js';
 import { xxh3Hex } from '../util/xxhash.js';
 import { codeIdentity } from './code.js';
-import { segmentForm } from './form.js';
+import { remoteMarker, segmentForm } from './form.js';
 import type { McpField, PreparedMcp } from '../catalog/mcp-call.js';
 import { FREE_KINDS } from '../catalog/mcp-grammar.js';
 import { learnsAcross, publicWebPage } from '../catalog/mcp-learning.js';
@@ -69,7 +69,8 @@ function quote(word: string): string {
 export function segmentText(segment: Segment): string {
   const parts: string[] = [];
   if (segment.context !== 'command') parts.push(`[${segment.context}]`);
-  if (segment.flags.remote !== undefined) parts.push(`[ssh ${quote(segment.flags.remote)}]`);
+  const remote = remoteMarker(segment, quote);
+  if (remote !== undefined) parts.push(remote);
   for (const wrapper of segment.wrappers) parts.push(wrapper);
   for (const [name, value] of Object.entries(segment.assignments)) parts.push(`${name}=${quote(value)}`);
   for (const word of segment.argv) parts.push(quote(word));

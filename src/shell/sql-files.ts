@@ -20,6 +20,7 @@ import {
   type SqlFile,
 } from '../sql/files.js';
 import { hasFreshTempMarker } from './fresh-temp.js';
+import { remotePlace } from './remote.js';
 import type { ReadTarget } from './effects.js';
 import type { Segment } from './types.js';
 
@@ -125,12 +126,10 @@ export function readSqlFiles(
 
 /** Why a file that segment opens cannot be read here, when it runs elsewhere. */
 function elsewhereProblem(segment: Segment): string | undefined {
-  const remote = segment.flags.remote;
-  if (remote === undefined) return undefined;
-  // The innermost place wins: a container reached through ssh is still a container.
-  const via = [...segment.wrappers].reverse().find((w) => w === 'ssh' || w.endsWith(' exec'));
-  if (via === undefined || via === 'ssh') return 'it is read on another machine (through ssh), not this one';
-  return `it is read inside the container ${sanitize(remote).text} (${via}), not on this machine: hookwise cannot read it`;
+  const place = remotePlace(segment);
+  if (place === undefined) return undefined;
+  if (place.kind === 'ssh') return 'it is read on another machine (through ssh), not this one';
+  return `it is read inside the container ${sanitize(place.name).text} (${place.via}), not on this machine: hookwise cannot read it`;
 }
 
 /** The directory the segment runs in, absolute; undefined when only known at run time (`cd $DIR`). */

@@ -21,6 +21,14 @@ describe('the subject (what the exact key is computed from)', () => {
     );
   });
 
+  it('names where a command runs when not here: a container (`[in db]`), or a host reached by ssh', async () => {
+    const p = makeProject();
+    const inside = await subjectFor(p, 'Bash', bash("docker exec -i db psql -c 'SELECT 1'"));
+    expect(inside.subject.text).toBe("docker exec -i db | [in db] docker exec psql -c 'SELECT 1'");
+    const ssh = await subjectFor(p, 'Bash', bash('ssh db \'psql -c "SELECT 1"\''));
+    expect(ssh.subject.text).toBe("ssh db ; [shell-string] [ssh db] ssh psql -c 'SELECT 1'");
+  });
+
   it('covers the SQL files a client reads: another content is another key and another command for similarity', async () => {
     const p = makeProject();
     p.write('report.sql', 'SELECT 1;\n');
