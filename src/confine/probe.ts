@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { statIfPresent } from '../util/fs-safe.js';
 import { locations } from '../util/locations.js';
 import { buildEnvelope } from './envelope.js';
 import { seccompArchOf } from './seccomp.js';
@@ -308,6 +309,8 @@ export function which(name: string, env: NodeJS.ProcessEnv): string | undefined 
 }
 
 function executable(path: string): boolean {
+  // Most PATH entries lack the program: a stat says so without accessSync's exception (a stack trace each).
+  if (statIfPresent(path) === undefined) return false;
   try {
     accessSync(path, constants.X_OK);
     return true;

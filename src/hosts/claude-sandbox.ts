@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAbsent } from '../util/fs-safe.js';
+import { isAbsent, statIfPresent } from '../util/fs-safe.js';
 
 export type HostSandbox = 'on' | 'off' | 'unknown';
 
@@ -72,6 +72,8 @@ export function claudeSandbox(
 
 /** The file's text, or undefined when it does not exist; throws when it exists but cannot be read whole. */
 function readSettings(file: string): string | undefined {
+  // Usually absent: a stat says so without the failed read's exception (a stack trace each).
+  if (statIfPresent(file) === undefined) return undefined;
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadScope, type LoadedRecord, type StoreProblem, type StoreTarget } from './store.js';
 import { loadIndexed, readScopes, type IndexedLoad } from './index-file.js';
 import { MemoryView, RawRecordSet, type RecordSet } from './view.js';
+import { statIfPresent } from '../util/fs-safe.js';
 
 export interface MemorySources {
   projectRoot: string;
@@ -21,8 +22,11 @@ export interface MemorySources {
 
 /** The organisations with a rules directory under the user's config (`org/<name>/rules`). */
 export function orgNames(userConfigDir: string): string[] {
+  const dir = join(userConfigDir, 'org');
+  // Most users have no org scope: a stat says so without the failed listing's exception (a stack trace each).
+  if (statIfPresent(dir) === undefined) return [];
   try {
-    return readdirSync(join(userConfigDir, 'org'), { withFileTypes: true })
+    return readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
       .sort();

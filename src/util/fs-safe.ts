@@ -435,7 +435,20 @@ export function statIfPresent(path: string): Stats | undefined {
   }
 }
 
+/** lstatSync, undefined when the path is absent (isAbsent: ENOENT or ENOTDIR). */
+export function lstatIfPresent(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw error;
+  }
+}
+
 function openOwnedForRead(path: string, purpose: string, trust: FileTrust): number | undefined {
+  // An absent file is the common case for many readers (a session without module state or session rules):
+  // an lstat says so without the failed open's exception, whose stack trace costs more than the call itself.
+  if (lstatIfPresent(path) === undefined) return undefined;
   try {
     return openOwnedFile(path, constants.O_RDONLY, 0, purpose, trust);
   } catch (error) {

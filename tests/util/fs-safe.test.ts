@@ -23,8 +23,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   breakStaleLock,
   lockOwnerLine,
+  lstatIfPresent,
   OwnedAppender,
   processStart,
+  readOwnedFile,
   staleLock,
   withLockSync,
   writeAll,
@@ -259,5 +261,24 @@ describe('OwnedAppender: a long-lived writer keeps its file open between appends
     for (const name of ['a', 'b', 'c', 'a']) a.append(join(d, name), `${name}\n`, options);
     expect(readFileSync(join(d, 'a'), 'utf8')).toBe('a\na\n');
     expect(readFileSync(join(d, 'c'), 'utf8')).toBe('c\n');
+  });
+});
+
+describe('readOwnedFile', () => {
+  it('reads a file of ours; an absent one, or one under a file (ENOTDIR), is undefined rather than an error', () => {
+    const d = dir();
+    const file = join(d, 'state.json');
+    writeFileSync(file, '{}', { mode: 0o600 });
+    expect(readOwnedFile(file, 'a test file')?.toString('utf8')).toBe('{}');
+    expect(readOwnedFile(join(d, 'absent.json'), 'a test file')).toBeUndefined();
+    expect(readOwnedFile(join(file, 'below-a-file.json'), 'a test file')).toBeUndefined();
+    expect(lstatIfPresent(join(file, 'below-a-file.json'))).toBeUndefined();
+  });
+
+  it('still refuses a symbolic link in place of the file', () => {
+    const d = dir();
+    writeFileSync(join(d, 'target.json'), '{}', { mode: 0o600 });
+    symlinkSync(join(d, 'target.json'), join(d, 'state.json'));
+    expect(() => readOwnedFile(join(d, 'state.json'), 'a test file')).toThrow(/symbolic link/);
   });
 });
