@@ -11,7 +11,7 @@ import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { shownId } from '../sanitize/ids.js';
 import { fnv1a64 } from '../util/hash.js';
 import { DEFAULT_AUDIT } from '../policy/defaults.js';
-import { appendAudit, type AuditRecord } from './log.js';
+import { appendAudit, type AuditRecord, type AuditSink } from './log.js';
 
 export interface FailedCall {
   /** The host format, when the caller or the payload says it (null: nothing did). */
@@ -66,9 +66,11 @@ function projectOf(cwd: string | undefined): Sanitized | undefined {
 }
 
 /** Appends the record; the config's audit limits are unknown here (it may be what failed), so the defaults. */
-export function appendFailedCall(runtimeDir: string, f: FailedCall): void {
-  appendAudit(runtimeDir, failedCallRecord(f, new Date()), {
-    maxBytes: DEFAULT_AUDIT.max_bytes,
-    keep: DEFAULT_AUDIT.keep,
-  });
+export function appendFailedCall(runtimeDir: string, f: FailedCall, sink?: AuditSink): Promise<void> | undefined {
+  return appendAudit(
+    runtimeDir,
+    failedCallRecord(f, new Date()),
+    { maxBytes: DEFAULT_AUDIT.max_bytes, keep: DEFAULT_AUDIT.keep },
+    sink,
+  );
 }

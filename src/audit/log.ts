@@ -90,8 +90,97 @@ export function boundedRecord(record: AuditRecord): AuditRecord {
 /** The audit log stays open between appends: a daemon appends for every decision (see OwnedAppender). */
 const appender = new OwnedAppender();
 
-export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { maxBytes: number; keep: number }): void {
-  const path = auditPath(runtimeDir);
+export type AuditLimits = { maxBytes: number; keep: number };
+
+/**
+ * How audit lines reach the file. A hook process writes its one line at once (`AUDIT_AT_ONCE`); the daemon
+ * group-commits the lines of one event-loop turn in one write (`AuditGroupCommit`). Either way `write`
+ * settles only once the line is in the file: whoever answers the call waits for it, so no answered call's
+ * record is lost to a crash.
+ */
+export interface AuditSink {
+  /** Undefined when the line is written already; else a promise that settles when it is (or fails). */
+  write(runtimeDir: string, line: string, limits: AuditLimits): Promise<void> | undefined;
+}
+
+/** Each line written before `write` returns (throws when it cannot be). */
+export const AUDIT_AT_ONCE: AuditSink = {
+  write(runtimeDir, line, limits) {
+    appendLines(runtimeDir, line, limits);
+    return undefined;
+  },
+};
+
+/** One batch: the lines of one turn for one runtime directory. */
+interface PendingBatch {
+  lines: string[];
+  /** UTF-16 units so far: a bound on the batch, not its byte size. */
+  length: number;
+  limits: AuditLimits;
+  done: Promise<void>;
+  settle: (error?: unknown) => void;
+}
+
+/**
+ * The daemon's audit sink: the lines added during one event-loop turn are appended in one O_APPEND write
+ * (per runtime directory) when the turn ends (setImmediate), instead of one write and one lstat per line.
+ * A line's promise settles after that write: the daemon sends the answer only then, so a record of every
+ * answered decision has reached the kernel, as with a write per line. (Neither survives a power loss: the
+ * log is not fsynced.) A batch whose write fails rejects every promise in it: those calls are answered as
+ * failures (fail closed), none is answered without its record. A batch is also written at once when it
+ * reaches MAX_BATCH_LENGTH characters.
+ */
+export class AuditGroupCommit implements AuditSink {
+  private readonly batches = new Map<string, PendingBatch>();
+  private scheduled = false;
+
+  write(runtimeDir: string, line: string, limits: AuditLimits): Promise<void> {
+    let batch = this.batches.get(runtimeDir);
+    if (batch === undefined) {
+      let settle!: (error?: unknown) => void;
+      const done = new Promise<void>((resolve, reject) => {
+        settle = (error) => (error === undefined ? resolve() : reject(error as Error));
+      });
+      // A batch nobody awaits (every caller went away) must not surface as an unhandled rejection.
+      done.catch(() => undefined);
+      batch = { lines: [], length: 0, limits, done, settle };
+      this.batches.set(runtimeDir, batch);
+    }
+    batch.lines.push(line);
+    batch.length += line.length;
+    batch.limits = limits;
+    if (batch.length >= MAX_BATCH_LENGTH) this.commit(runtimeDir);
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return batch.done;
+  }
+
+  /** Writes every pending batch now. */
+  flush(): void {
+    this.scheduled = false;
+    for (const runtimeDir of [...this.batches.keys()]) this.commit(runtimeDir);
+  }
+
+  private commit(runtimeDir: string): void {
+    const batch = this.batches.get(runtimeDir);
+    if (batch === undefined) return;
+    this.batches.delete(runtimeDir);
+    try {
+      appendLines(runtimeDir, batch.lines.join(''), batch.limits);
+      batch.settle();
+    } catch (error) {
+      batch.settle(error ?? new Error('the audit log could not be written'));
+    }
+  }
+}
+
+/** A batch is written at once from this many characters (lines are at most ≈ 70 KiB each: boundedRecord). */
+const MAX_BATCH_LENGTH = 1024 * 1024;
+
+/** The record's line, after checking that everything in it is sanitized. */
+export function auditLine(record: AuditRecord): string {
   // The type says these are sanitized; the guard makes sure (a secret that slipped through is refused).
   assertSanitized(record.input, 'the audit log');
   assertSanitized(record.session, 'the audit log');
@@ -99,9 +188,24 @@ export function appendAudit(runtimeDir: string, record: AuditRecord, limits: { m
   for (const p of record.paths) assertSanitized(p, 'the audit log');
   if (record.project !== undefined) assertSanitized(record.project, 'the audit log');
   if (record.supervisor !== undefined) assertSanitized(record.supervisor.reason, 'the audit log');
-  const line = JSON.stringify(boundedRecord(record)) + '\n';
-  appender.append(path, line, { mode: 0o600, purpose: 'the audit log' });
-  if (grownPast(path, Buffer.byteLength(line), limits.maxBytes)) rotate(runtimeDir, limits);
+  return JSON.stringify(boundedRecord(record)) + '\n';
+}
+
+/** Appends the record through the sink (at once by default); see AuditSink for what the result means. */
+export function appendAudit(
+  runtimeDir: string,
+  record: AuditRecord,
+  limits: AuditLimits,
+  sink: AuditSink = AUDIT_AT_ONCE,
+): Promise<void> | undefined {
+  return sink.write(runtimeDir, auditLine(record), limits);
+}
+
+/** Whole lines in one append, then rotation when the log has outgrown its limit. */
+function appendLines(runtimeDir: string, text: string, limits: AuditLimits): void {
+  const path = auditPath(runtimeDir);
+  appender.append(path, text, { mode: 0o600, purpose: 'the audit log' });
+  if (grownPast(path, Buffer.byteLength(text), limits.maxBytes)) rotate(runtimeDir, limits);
 }
 
 /**

@@ -21,6 +21,7 @@ import { existsSync, lstatSync, unlinkSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { appendFailedCall } from '../audit/failed-call.js';
+import { AuditGroupCommit } from '../audit/log.js';
 import { describeError, HookwiseError } from '../core/errors.js';
 import type { HostName } from '../core/tool-call.js';
 import { Engine, MAX_PAYLOAD_BYTES, type CheckResult, type EngineOptions } from '../engine/engine.js';
@@ -178,8 +179,11 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     const here = answerAny(queue, fileQueue, id, answer);
     return here.ok || fleetQueue === undefined ? here : fleetQueue.answerAsync(id, answer);
   };
+  // Outlives engine reloads too: lines of calls in flight are written with their turn's batch.
+  const auditSink = new AuditGroupCommit();
   const engineOptions = (): EngineOptions => ({
     parseCacheSize: 4096,
+    auditSink,
     memory: new LiveMemoryPool(),
     netProxy,
     queue: fleetQueue ?? queue,
@@ -272,6 +276,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         });
         clearTimeout(early);
         latency.add(Number(process.hrtime.bigint() - t0) / 1e6);
+        // Its audit line is written with the rest of this turn's (one write): the answer leaves only after.
+        if (result.audited !== undefined) await result.audited;
         decisions++;
         return answer(res, route, result);
       } catch (error) {
@@ -461,6 +467,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       queue.close();
       await fleetQueue?.close();
       await Promise.all([closeServer(unixServer), httpServer === undefined ? undefined : closeServer(httpServer)]);
+      auditSink.flush();
       await netProxy.close();
       await embedding?.close();
       await fleet?.close();

@@ -3,7 +3,7 @@
  * verdict and who decided, the latency, and tier 3's answer when it gave one.
  */
 import { appendFailedCall } from '../audit/failed-call.js';
-import { appendAudit, type AuditSupervision } from '../audit/log.js';
+import { appendAudit, type AuditSink, type AuditSupervision } from '../audit/log.js';
 import type { Decision } from '../core/decision.js';
 import type { HostName, ToolCall } from '../core/tool-call.js';
 import { findProjectRoot } from '../paths/canonical.js';
@@ -16,18 +16,25 @@ import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { supervisorName } from './supervise.js';
 
+/** Where a call's audit line goes: the runtime directory's log, through the engine's sink (log.ts AuditSink). */
+export interface AuditTo {
+  where: Locations;
+  sink: AuditSink;
+}
+
+/** Appends the call's line; undefined when it is written, else a promise that settles when it is (AuditSink). */
 export function audit(
-  where: Locations,
+  to: AuditTo,
   policy: CompiledPolicy | undefined,
   call: ToolCall,
   d: Decision,
   role: string | null,
   started: bigint,
   projectRoot?: string,
-): void {
+): Promise<void> | undefined {
   const sanitized = sanitizeCall(call);
-  appendAudit(
-    where.runtimeDir,
+  return appendAudit(
+    to.where.runtimeDir,
     {
       ts: new Date().toISOString(),
       session: shownId(call.sessionId),
@@ -48,6 +55,7 @@ export function audit(
       ...auditSupervision(d, policy),
     },
     policy?.audit ?? { maxBytes: 10 * 1024 * 1024, keep: 3 },
+    to.sink,
   );
 }
 
@@ -80,11 +88,16 @@ function inputHash(input: Record<string, unknown>): string {
   return fnv1a64(text.length > 65536 ? `${text.length}:${text.slice(0, 32768)}${text.slice(-32768)}` : text);
 }
 
-export function tryAudit(where: Locations, call: ToolCall, d: Decision, started: bigint): void {
+/**
+ * The line of a call that failed (denied): best effort, the deny stands whether or not it could be logged (the
+ * reason is already on stderr). The promise, when the sink gives one, settles when the line is written or
+ * could not be, and never rejects.
+ */
+export function tryAudit(to: AuditTo, call: ToolCall, d: Decision, started: bigint): Promise<void> | undefined {
   try {
-    audit(where, undefined, call, d, null, started, projectRootOrUndefined(call.cwd));
+    return audit(to, undefined, call, d, null, started, projectRootOrUndefined(call.cwd))?.catch(() => undefined);
   } catch {
-    // The decision (deny) stands whether or not it could be logged; the reason is already on stderr.
+    return undefined;
   }
 }
 
@@ -99,25 +112,29 @@ function projectRootOrUndefined(cwd: string): string | undefined {
 
 /** A payload that did not parse into a call: logged with what could be read (audit/failed-call.ts). */
 export function tryAuditFailure(
-  where: Locations,
+  to: AuditTo,
   host: HostName | undefined,
   payload: Record<string, unknown> | undefined,
   raw: string,
   d: Decision,
   reason: string,
   started: bigint,
-): void {
+): Promise<void> | undefined {
   try {
-    ensurePrivateDir(where.runtimeDir); // the failure may have come before the engine prepared it
-    appendFailedCall(where.runtimeDir, {
-      host: host ?? null,
-      payload,
-      raw,
-      rule: d.rule?.id ?? 'error:INTERNAL',
-      reason,
-      latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
-    });
+    ensurePrivateDir(to.where.runtimeDir); // the failure may have come before the engine prepared it
+    return appendFailedCall(
+      to.where.runtimeDir,
+      {
+        host: host ?? null,
+        payload,
+        raw,
+        rule: d.rule?.id ?? 'error:INTERNAL',
+        reason,
+        latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      to.sink,
+    )?.catch(() => undefined);
   } catch {
-    // As tryAudit: the deny stands either way.
+    return undefined; // as tryAudit: the deny stands either way
   }
 }

@@ -63,7 +63,7 @@ export async function decideToolCall(
     // The agent may be registering right now; but its own `hookwise register` must not wait on itself.
     const boot = bootstrapDecision(call, policy);
     if (boot !== undefined)
-      return finish(ports.where, event, adapter, render, call, boot, null, policy, projectRoot, started);
+      return finish(ports, event, adapter, render, call, boot, null, policy, projectRoot, started);
     // Only a session's first call waits for its registration; later calls are answered at once.
     const waited = ports.registry.waitedFor(call.sessionId);
     state = await resolveSessionAsync(
@@ -95,7 +95,7 @@ export async function decideToolCall(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   if (judged.delegation !== undefined) countDelegation(ports.where, call, policy, judged.delegation, judged.decision);
-  const out = finish(ports.where, event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
+  const out = finish(ports, event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
   if (role !== null) remember(ports.where, judged, call, role, policy, projectRoot, out);
   if (judged.decision.verdict !== 'deny' && judged.creations !== undefined) noteCreated(ports.where, call, judged, out);
   return out;
@@ -212,8 +212,9 @@ function humanPort(
   return { timeoutMs, wait: (request) => queue.wait(request, timeoutMs, signal) };
 }
 
+/** The host's answer, and the call's audit line (`audited`: when the sink writes it later, see AuditSink). */
 function finish(
-  where: Locations,
+  ports: Pick<EnginePorts, 'where' | 'auditSink'>,
   event: HookEvent,
   adapter: HostAdapter,
   render: RenderOptions,
@@ -225,8 +226,8 @@ function finish(
   started: bigint,
 ): CheckResult {
   const out: CheckResult = { ...adapter.renderDecision(event, d, render), decision: d };
-  audit(
-    where,
+  const audited = audit(
+    { where: ports.where, sink: ports.auditSink },
     policy,
     call,
     out.delivered === undefined ? d : { ...d, verdict: out.delivered },
@@ -234,6 +235,7 @@ function finish(
     started,
     projectRoot,
   );
+  if (audited !== undefined) out.audited = audited;
   return out;
 }
 

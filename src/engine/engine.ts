@@ -34,6 +34,7 @@ import type { QueueBackend } from '../queue/types.js';
 import { ensurePrivateDir } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { Lru } from '../util/lru.js';
+import { AUDIT_AT_ONCE, type AuditSink } from '../audit/log.js';
 import { tryAudit, tryAuditFailure } from './audit.js';
 import { decideCall, decideToolCall } from './decide.js';
 import type { Judgement } from './judge.js';
@@ -75,6 +76,8 @@ export interface EngineOptions {
   queue?: QueueBackend;
   /** Tier 2b's indexes and model (the daemon's worker pool, embed/client.ts); absent: the tier passes on. */
   embedding?: EmbeddingSupplier;
+  /** How audit lines reach the log (audit/log.ts): default at once; the daemon group-commits them per turn. */
+  auditSink?: AuditSink;
 }
 
 /** Engine.decide's parameters: decideCall's, without the ports the engine supplies. */
@@ -103,6 +106,7 @@ export class Engine {
     const queue = (): QueueBackend => this.queueStore();
     this.ports = {
       where,
+      auditSink: options.auditSink ?? AUDIT_AT_ONCE,
       policyFor: (projectRoot) => this.policyFor(projectRoot),
       registry: new SessionRegistry(where.runtimeDir, options.fleet?.sessions),
       memoryFor: (projectRoot, sessionId, policy) => this.memoryFor(projectRoot, sessionId, policy),
@@ -199,8 +203,12 @@ export class Engine {
       // Prompt/session events cannot gate tools; tell the user instead of blocking their prompt.
       return adapter.renderContext(event, undefined, `hookwise: ${reason}`);
     }
-    if (event?.kind === 'pre-tool') tryAudit(this.where, event.call, d, started);
-    else tryAuditFailure(this.where, adapter?.name, payload, raw, d, reason, started);
+    const to = { where: this.where, sink: this.ports.auditSink };
+    const written =
+      event?.kind === 'pre-tool'
+        ? tryAudit(to, event.call, d, started)
+        : tryAuditFailure(to, adapter?.name, payload, raw, d, reason, started);
+    const audited = written === undefined ? {} : { audited: written };
     const hostEvent = payload?.hook_event_name;
     if (adapter !== undefined && typeof hostEvent === 'string' && PRE_TOOL_EVENTS.has(hostEvent)) {
       const sessionId = typeof payload?.session_id === 'string' ? payload.session_id : 'unknown';
@@ -212,9 +220,9 @@ export class Engine {
         cwd: '/',
         source: 'error',
       };
-      return { ...adapter.renderDecision(stub, d), stderr: `hookwise: ${reason}\n`, decision: d };
+      return { ...adapter.renderDecision(stub, d), stderr: `hookwise: ${reason}\n`, decision: d, ...audited };
     }
-    return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d };
+    return { stdout: '', stderr: `hookwise: ${reason}\n`, exitCode: 2, decision: d, ...audited };
   }
 }
 

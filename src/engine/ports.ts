@@ -4,6 +4,7 @@
  * The event modules (decide.ts, observe.ts, session-events.ts) get everything through EnginePorts, never
  * through the Engine itself, so each reads as a function of its event and its ports.
  */
+import type { AuditSink } from '../audit/log.js';
 import type { AllowEntry } from '../confine/allowlist.js';
 import type { Decision } from '../core/decision.js';
 import type { HostName } from '../core/tool-call.js';
@@ -25,6 +26,11 @@ export interface NetProxyPort {
 export interface CheckResult extends HookOutput {
   /** The gate decision, for pre-tool events. */
   decision?: Decision;
+  /**
+   * Settles when the call's audit line is written, when the engine's sink group-commits lines (the daemon):
+   * the answer must not leave before. Rejects when the line could not be written (answer as a failure).
+   */
+  audited?: Promise<void>;
 }
 
 export interface HandleOptions {
@@ -69,6 +75,8 @@ export interface EmbeddingSupplier {
 export interface EnginePorts {
   /** Where hookwise keeps its files (runtime, user config, home). */
   readonly where: Locations;
+  /** How audit lines reach the log: at once, or group-committed per event-loop turn (the daemon). */
+  readonly auditSink: AuditSink;
   /** The compiled policy of a project: kept while its config files' stamps hold. */
   policyFor(projectRoot: string): Promise<CompiledPolicy>;
   /** The registered sessions. */

@@ -1,9 +1,9 @@
 import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendAudit, auditPath, readAudit, type AuditRecord } from '../../src/audit/log.js';
+import { appendAudit, AuditGroupCommit, auditPath, readAudit, type AuditRecord } from '../../src/audit/log.js';
 import { ensurePrivateDir } from '../../src/util/fs-safe.js';
-import { sanitize } from '../../src/sanitize/index.js';
+import { sanitize, type Sanitized } from '../../src/sanitize/index.js';
 import { makeProject } from '../support/project.js';
 
 const record = (i: number): AuditRecord => ({
@@ -128,5 +128,60 @@ describe('the audit log records what the host was given', () => {
     );
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny' });
     expect(readAudit(p.runtimeDir).records.at(-1)).toMatchObject({ verdict: 'deny', tier: 'path-policy' });
+  });
+});
+
+describe('group commit (the daemon’s audit sink)', () => {
+  const limits = { maxBytes: 1e6, keep: 1 };
+
+  it('writes the lines of one turn in one append, and settles each line’s promise only once it is in the file', async () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    const sink = new AuditGroupCommit();
+    const written = [1, 2, 3].map((i) => appendAudit(p.runtimeDir, record(i), limits, sink));
+    // Nothing is in the file before the turn ends: an answer sent now would have no record.
+    expect(readAudit(p.runtimeDir).records).toEqual([]);
+    let settled = false;
+    void Promise.all(written).then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await Promise.all(written);
+    expect(readAudit(p.runtimeDir).records.map((r) => r.session)).toEqual(['s1', 's2', 's3']);
+    // The next turn starts a new batch.
+    await appendAudit(p.runtimeDir, record(4), limits, sink);
+    expect(readAudit(p.runtimeDir).records.map((r) => r.session)).toEqual(['s1', 's2', 's3', 's4']);
+  });
+
+  it('a batch that cannot be written rejects every line in it (those calls are answered as failures), nothing half-written', async () => {
+    const p = makeProject();
+    const dir = ensurePrivateDir(join(p.runtimeDir, 'linked'));
+    const victim = join(p.home, '.bashrc');
+    writeFileSync(victim, 'original\n');
+    symlinkSync(victim, auditPath(dir));
+    const sink = new AuditGroupCommit();
+    const written = [1, 2].map((i) => appendAudit(dir, record(i), limits, sink));
+    for (const w of written) await expect(w).rejects.toThrow(/symbolic link/);
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
+  });
+
+  it('flush() writes what is pending at once (the daemon stopping)', () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    const sink = new AuditGroupCommit();
+    void appendAudit(p.runtimeDir, record(1), limits, sink);
+    sink.flush();
+    expect(readAudit(p.runtimeDir).records.map((r) => r.session)).toEqual(['s1']);
+  });
+
+  it('refuses an unsanitized field before it is queued, as the direct writer does', () => {
+    const p = makeProject();
+    ensurePrivateDir(p.runtimeDir);
+    const sink = new AuditGroupCommit();
+    const token = 'ghp_' + 'x9Kq2'.repeat(7) + 'a';
+    expect(() =>
+      appendAudit(p.runtimeDir, { ...record(1), input: `curl ${token}` as Sanitized }, limits, sink),
+    ).toThrow();
+    sink.flush();
+    expect(readAudit(p.runtimeDir).records).toEqual([]);
   });
 });

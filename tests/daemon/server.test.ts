@@ -113,6 +113,25 @@ describe('the daemon answers exactly what check answers in process', () => {
     }
   });
 
+  it('an answer leaves only once its audit line is in the log, also for calls decided in the same turn', async () => {
+    const p = makeProject();
+    const sessions = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    for (const s of sessions) p.register(s, 'coder');
+    await start(p);
+    const where = locations(p.env);
+    const missing: string[] = [];
+    await Promise.all(
+      sessions.map(async (s, i) => {
+        const raw = JSON.stringify(p.pre('Write', { file_path: join(p.root, `src/f${i}.ts`), content: 'x' }, s));
+        const answer = await askDaemon(raw, where, {});
+        if (answer.kind !== 'answered') throw new Error(`daemon did not answer: ${answer.kind}`);
+        if (!readAudit(p.runtimeDir).records.some((r) => r.session === s)) missing.push(s);
+      }),
+    );
+    expect(missing).toEqual([]);
+    expect(readAudit(p.runtimeDir).records).toHaveLength(sessions.length);
+  });
+
   it('gemini and codex payloads, and HOOKWISE_ROLE passed by the client', async () => {
     const p = makeProject();
     await start(p);
