@@ -54,7 +54,7 @@ import { closeSync, fstatSync, openSync, readdirSync, type Stats } from 'node:fs
 import { dirname, join } from 'node:path';
 import { VERDICTS } from '../core/decision.js';
 import { shownId } from '../sanitize/ids.js';
-import { checkOwnedFile, checkPrivateDir, isAbsent, statIfPresent } from '../util/fs-safe.js';
+import { checkOwnedFile, checkPrivateDir, isAbsent, lstatIfPresent, statIfPresent } from '../util/fs-safe.js';
 import {
   appendedLines,
   appendedSince,
@@ -613,5 +613,8 @@ export class LiveMemoryPool {
  * loadScope reads it; RUNTIME_DIR_UNSAFE otherwise).
  */
 function ownedSessionFile(path: string): boolean {
+  // Most sessions never get a decision file, and the daemon asks on each of their calls: an absent file needs
+  // no look at its directory (the session registry checks that directory on every call anyway).
+  if (lstatIfPresent(path) === undefined) return false;
   return checkPrivateDir(dirname(path)) && checkOwnedFile(path, 'session decisions');
 }
