@@ -7,8 +7,9 @@
  * Every failure answers `{unavailable: reason}`, which passes the tier on (fail closed, never an allow): the
  * model cannot load, the worker throws or dies (the pool starts a new one, which loads the indexes again),
  * the queue of waiting calls is full (`maxQueue` counts tasks: a swarm cannot pile unbounded work on the
- * daemon), an index is still being built, or no answer came within `timeoutMs`. A call that gave up waiting
- * does not cancel its task: whatever it embedded stays in the index, and the next call finds it there.
+ * daemon), an index is still being built, or the worker seems hung (no answer within `timeoutMs`). A call that
+ * gave up waiting does not cancel its task: whatever it embedded stays in the index, and the next call finds
+ * it there.
  *
  * Indexes are brought up to date by the calls themselves: each `nearest` first syncs the call's scopes with
  * their record files (a few stats when nothing changed), embedding at most `budget` new records inline — so
@@ -40,7 +41,11 @@ export interface EmbeddingServiceOptions {
   embedderModule?: string;
   /** Tasks that may wait for the worker; more are answered `unavailable` at once. */
   maxQueue?: number;
-  /** How long a call waits for its answer. */
+  /**
+   * How long a call waits for its answer before taking the worker for hung (default 60 s). A hang guard, not a
+   * latency budget: on a loaded machine the worker is slow, not hung, and a verdict must not depend on the load
+   * (at 2 s, calls of a swarm on a machine at load average 20 lost their allow from this tier).
+   */
   timeoutMs?: number;
   /** Records a call may embed inline to bring its scopes up to date (default 64). */
   budget?: number;
@@ -53,6 +58,9 @@ export interface EmbeddingServiceOptions {
   saveDelayMs?: number;
   log?: (line: string) => void;
 }
+
+/** A worker that has not answered a call in this long is taken for hung (see timeoutMs). */
+const HANG_MS = 60_000;
 
 export type ServiceState = 'stopped' | 'starting' | 'ready' | 'failed';
 
@@ -278,9 +286,9 @@ export class EmbeddingService {
     });
   }
 
-  /** The answer, or `unavailable` when it fails or does not come in time (the task itself runs on). */
+  /** The answer, or `unavailable` when it fails or the worker seems hung (the task itself runs on). */
   private async within<A>(running: Promise<A>): Promise<A | { unavailable: string }> {
-    const ms = this.options.timeoutMs ?? 2000;
+    const ms = this.options.timeoutMs ?? HANG_MS;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<{ unavailable: string }>((resolve) => {
       timer = setTimeout(() => resolve({ unavailable: `the embedding worker did not answer within ${ms} ms` }), ms);
