@@ -11,6 +11,8 @@
  *     memory (time, heap and rss growth);
  *   - the shared human queue: four real daemons with 16 waiting clients each, one answer given in the queue,
  *     until each waiting call has its answer (p50, p99; bench/fleet-queue.ts);
+ *   - one daemon's decisions/s with 16 clients, on the files alone and with the store set (the ratio; target
+ *     within 10 %; bench/fleet-throughput.ts);
  *   - as many session registrations, supervisor answers and audit rows: a new daemon's start with its sharing
  *     parts (store/fleet-share.ts: it holds the sessions and answers in memory), heap and rss growth, and
  *     `stats --fleet`'s queries over the audit.
@@ -31,6 +33,7 @@ import { FLEET_STATS_ROWS } from '../src/cli/fleet.js';
 import { findPostgres, startCluster, type Cluster } from './postgres-cluster.js';
 import { sharedRecord } from './store-records.js';
 import { queueAnswerBench, type QueueBenchReport } from './fleet-queue.js';
+import { renderThroughput, throughputBench, type ThroughputReport } from './fleet-throughput.js';
 
 export interface FleetBenchOptions {
   quick?: boolean;
@@ -43,6 +46,8 @@ export interface FleetReport {
   outage: { learned: number; lost: number; wrong_allows: number; recovered_ms: number };
   big: { records: number; first_sync_ms: number; load_ms: number; heap_mb: number; rss_mb: number };
   queue: QueueBenchReport;
+  /** One daemon's decisions/s on the files alone and with the store set (bench/fleet-throughput.ts). */
+  throughput: ThroughputReport;
   /**
    * As many session registrations, supervisor answers and audit rows in the store: a new daemon's start with
    * its sharing parts (the decisions above too), what it holds and costs, and `stats --fleet` over the audit.
@@ -141,6 +146,14 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
     // ── the shared queue: an answer reaching the waiting calls of four daemons ──
     const queue = await queueAnswerBench(settingsOf(cluster), { rounds: options.quick === true ? 3 : 10, progress });
     progress(`queue answer to every waiting call: p50 ${queue.p50_ms} ms, p99 ${queue.p99_ms} ms`);
+
+    // ── one daemon's decisions/s, the files alone and with the store ──
+    const throughput = await throughputBench(settingsOf(cluster), root, {
+      rounds: options.quick === true ? 3 : 5,
+      seconds: options.quick === true ? 2 : 4,
+      progress,
+    });
+    progress(`decisions/s: files ${throughput.files.median}, store ${throughput.store.median}`);
 
     // ── the store killed mid-run ──
     const learner = fleet[0]!;
@@ -245,6 +258,7 @@ export async function fleetBench(options: FleetBenchOptions = {}): Promise<Fleet
         rss_mb: Math.round((heap1.rss - heap0.rss) / 1048576),
       },
       queue,
+      throughput,
       shared: {
         rows: big,
         start_ms: Math.round(startMs),
@@ -271,6 +285,7 @@ export function renderFleet(r: FleetReport): string {
     `  store killed mid-run, restarted: ${r.outage.learned} learned, lost ${r.outage.lost} (target 0), wrong allows ${r.outage.wrong_allows} (target 0), all back ${r.outage.recovered_ms} ms after the restart`,
     `  ${r.big.records} shared records: a new machine's first sync ${r.big.first_sync_ms} ms; loading them as memory ${r.big.load_ms} ms; heap +${r.big.heap_mb} MB, rss +${r.big.rss_mb} MB`,
     `  queue answer reaching the waiting calls: p50 ${r.queue.p50_ms} ms, p99 ${r.queue.p99_ms} ms, max ${r.queue.max_ms} ms (${r.queue.samples} calls: ${r.queue.rounds} answers × ${r.queue.daemons} daemons × ${r.queue.clients_per_daemon} waiting clients, each daemon its own process; target p99 < 100 ms); the store's share alone (answer → each wait resolved, no engine or HTTP): p50 ${r.queue.store_only.p50_ms} ms, p99 ${r.queue.store_only.p99_ms} ms`,
+    renderThroughput(r.throughput),
     `  ${r.shared.rows} sessions, supervisor answers and audit rows as well: a new daemon's start (sharing on, the decisions too) ${r.shared.start_ms} ms, holding ${r.shared.held_sessions} sessions and ${r.shared.held_answers} answers, heap +${r.shared.heap_mb} MB, rss +${r.shared.rss_mb} MB; of that, pulling the sessions and answers into memory ${r.shared.pull_ms} ms, heap +${r.shared.pull_heap_mb} MB (measured alone); stats --fleet's queries over the audit ${r.shared.stats_ms} ms`,
   ].join('\n');
 }

@@ -381,7 +381,7 @@ async function embeddingReady(daemon: BenchDaemon): Promise<void> {
 
 type Answer = { ok: true; status: number; body: string } | { ok: false; error: string };
 
-function post(target: { socketPath: string; tag: string }, agent: Agent, body: Buffer): Promise<Answer> {
+export function post(target: { socketPath: string; tag: string }, agent: Agent, body: Buffer): Promise<Answer> {
   return new Promise((resolve) => {
     const req = request(
       {
