@@ -40,6 +40,8 @@ import { mergeScopes, SCOPE_AUTHORITY } from '../policy/scopes.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
 import { appendSupervisorReview } from '../audit/supervisor-log.js';
 import { rolesByGroup } from '../session/messages.js';
+import { recordForgetting, type Tombstone } from '../store/forget.js';
+import { storeSettings } from '../store/settings.js';
 import { locations, type Locations } from '../util/locations.js';
 
 export interface CommandResult {
@@ -52,6 +54,9 @@ interface Places {
   projectRoot: string;
   where: Locations;
 }
+
+/** A call's memory key (memory/cache.ts cacheKey): what the team's supervisor answers are keyed by. */
+const MEMORY_KEY = /^[0-9a-f]{16}$/;
 
 function logInvalidated(r: LoadedRecord, places: Places): void {
   appendSupervisorReview(places.where.runtimeDir, {
@@ -840,8 +845,13 @@ export function invalidate(
   });
   const removed = results.reduce((n, r) => n + r.removed, 0);
   const kept = results.reduce((n, r) => n + r.kept, 0);
+  const team = forgetOnTeam(o, targets, places, env);
   if (o.json === true)
-    return { stdout: JSON.stringify({ removed, kept, scopes: results }, null, 2), stderr: '', exitCode: 0 };
+    return {
+      stdout: JSON.stringify({ removed, kept, scopes: results, team_tombstones: team }, null, 2),
+      stderr: '',
+      exitCode: 0,
+    };
   const lines: string[] = [];
   for (const r of results) {
     for (const f of r.files)
@@ -858,5 +868,40 @@ export function invalidate(
       ? `hookwise invalidate: nothing matched in ${scopes}; nothing was changed`
       : `hookwise invalidate: removed ${plural(removed, 'remembered decision')} from ${scopes}${o.keepOverrides === true ? ' (overrides kept)' : ''}; ${kept} kept`,
   );
+  if (team > 0)
+    lines.push(
+      `the team's machines forget it too: ${plural(team, 'tombstone')} in this machine's outbox, sent to the team's store by the daemon (docs/team.md)`,
+    );
   return { stdout: lines.join('\n'), stderr: '', exitCode: 0 };
+}
+
+/**
+ * With a team store set, what was forgotten here is forgotten on every machine (store/forget.ts): a tombstone
+ * per shared scope invalidated, and one for the team's supervisor answers when a memory key was named (the
+ * supervisor's answer for that call, whichever scope remembered it). Returns how many went to the outbox.
+ */
+function forgetOnTeam(o: InvalidateOptions, targets: StoreTarget[], places: Places, env: NodeJS.ProcessEnv): number {
+  const settings = storeSettings(places.where.userConfigDir, env).settings;
+  if (settings.kind !== 'postgres') return 0;
+  const at = new Date().toISOString();
+  const key = o.key ?? null;
+  const role = o.role ?? null;
+  const tombstones: Tombstone[] = targets.flatMap((t): Tombstone[] =>
+    t.scope === 'user' || t.scope === 'org'
+      ? [
+          {
+            kind: 'decisions',
+            scope: t.scope,
+            owner: t.scope === 'user' ? settings.user : t.org,
+            key,
+            role,
+            keep_overrides: o.keepOverrides === true,
+            at,
+          },
+        ]
+      : [],
+  );
+  if (key !== null && MEMORY_KEY.test(key)) tombstones.push({ kind: 'answers', key, role, at });
+  recordForgetting(places.where.runtimeDir, tombstones);
+  return tombstones.length;
 }

@@ -511,15 +511,19 @@ async function startFleet(
     settings = load.settings;
   }
   if (settings === false || settings.kind === 'files') return undefined;
-  const [{ FleetSync }, { PostgresStore }, { FleetQueue, queueStatusFile }, { FleetShare }] = await Promise.all([
-    import('../store/sync.js'),
-    import('../store/postgres.js'),
-    import('../store/queue.js'),
-    import('../store/fleet-share.js'),
-  ]);
+  const [{ FleetSync }, { PostgresStore }, { FleetQueue, queueStatusFile }, { FleetShare }, { ForgetPart }] =
+    await Promise.all([
+      import('../store/sync.js'),
+      import('../store/postgres.js'),
+      import('../store/queue.js'),
+      import('../store/fleet-share.js'),
+      import('../store/forget.js'),
+    ]);
   const open = (s: typeof settings, origin: string) => PostgresStore.open(s, origin);
   const share = new FleetShare(where.runtimeDir, log);
-  const sync = new FleetSync(settings, where, open, { log, parts: share.parts });
+  // What `hookwise invalidate` forgot on any machine: forgotten in this one's files and held answers too.
+  const forget = new ForgetPart(where, settings.user, share.answers, log);
+  const sync = new FleetSync(settings, where, open, { log, parts: [...share.parts, forget] });
   const shared = new FleetQueue(queue, settings, sync.origin, open, {
     log,
     statusFile: queueStatusFile(where.runtimeDir),

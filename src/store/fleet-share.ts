@@ -185,6 +185,17 @@ export class SharedAnswers implements SharedSupervisorAnswers {
     }
   }
 
+  /** Lets go of the answers for `key` (and `role`; null: every role) given at or before `at` (store/forget.ts). */
+  forget(key: string, role: string | null, at: string): number {
+    let n = 0;
+    for (const [id, held] of this.byKey)
+      if (held.row.key === key && (role === null || held.row.role === role) && held.row.ts <= at) {
+        this.byKey.delete(id);
+        n++;
+      }
+    return n;
+  }
+
   hold(row: AnswerRow): boolean {
     if (typeof row.key !== 'string' || typeof row.role !== 'string' || typeof row.ts !== 'string') return false;
     return holdNewest(this.byKey, `${row.key}\u0000${row.role}`, { row }, 'ts');
@@ -356,6 +367,7 @@ export class FleetShare {
            SELECT key, role, tool, verdict, confidence, reason, answered_by, ts, $2
            FROM jsonb_to_recordset($1::jsonb) AS x(key text, role text, tool text, verdict text,
              confidence double precision, reason text, answered_by text, ts text)
+           WHERE NOT "${remote.schema}".forgotten_answer(key, role, ts)
            ON CONFLICT DO NOTHING`,
           [JSON.stringify(rows), remote.origin],
         );

@@ -207,6 +207,8 @@ export class PostgresStore implements DecisionStore {
          FROM jsonb_to_recordset($1::jsonb) AS x(scope text, owner text, key text, tool text, subject text,
            commands jsonb, writes jsonb, form text, role text, verdict text, reason text, tier text,
            decided_by text, ts text)
+         -- a row some machine's invalidate forgot since it was learned (an outbox replayed late): not again
+         WHERE NOT "${this.schema}".forgotten_decision(scope, owner, key, role, tier, ts)
          ON CONFLICT DO NOTHING`,
         [JSON.stringify(rows.slice(i, i + APPEND_BATCH)), this.origin],
       );
