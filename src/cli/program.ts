@@ -284,6 +284,19 @@ export async function runProgram(argv: string[]): Promise<number> {
       process.exitCode = r.exitCode;
     });
   store
+    .command('push-audit')
+    .description(
+      "send this machine's audit history from a date on to the team's store (the daemon sends what is logged after sharing was turned on)",
+    )
+    .requiredOption('--since <date>', 'the first day or time to send (2026-11-01, 2026-11-01T09:00Z)')
+    .action(async (o: { since: string }) => {
+      const { storePushAudit } = await import('./store.js');
+      const { locations } = await import('../util/locations.js');
+      const r = await storePushAudit(locations(), o.since);
+      print(r.stdout);
+      process.exitCode = r.exitCode;
+    });
+  store
     .command('status')
     .description("which store, its schema version, and the daemon's mode (synced, or offline on its last copy)")
     .option('--json', 'machine-readable output')

@@ -4,7 +4,7 @@
  */
 import type { Locations } from '../util/locations.js';
 import { describeUrl, storeSettings, type StoreSettings } from '../store/settings.js';
-import { readSyncStatus, type SyncStatus } from '../store/sync.js';
+import { readSyncStatus, syncOrigin, type SyncStatus } from '../store/sync.js';
 import { readQueueStatus, type FleetQueueStatus } from '../store/queue.js';
 import { sanitize } from '../sanitize/index.js';
 import {
@@ -250,6 +250,54 @@ export async function rulesExport(where: Locations, projectRoot: string, o: Expo
     ].join('\n'),
     exitCode: 0,
   };
+}
+
+/**
+ * `hookwise store push-audit --since DATE`: this machine's audit history from DATE on, sent to the team's
+ * store (a daemon sends only what is logged after sharing was turned on). Under the machine's own origin, so
+ * lines the daemon sent already are not doubled; in statements of at most 1 MiB of log each.
+ */
+export async function storePushAudit(where: Locations, since: string): Promise<CommandResult> {
+  const { settings, problems } = configured(where);
+  if (settings.kind === 'files')
+    return {
+      stdout: [
+        ...problems,
+        'no team store is set (store.url in the user config, or HOOKWISE_STORE_URL): nothing to send to',
+      ].join('\n'),
+      exitCode: 1,
+    };
+  const from = Date.parse(since);
+  if (!Number.isFinite(from))
+    return {
+      stdout: `store push-audit: --since takes a date or time (2026-11-01, 2026-11-01T09:00Z), not "${sanitize(since).text}"`,
+      exitCode: 1,
+    };
+  const origin = syncOrigin(where.runtimeDir);
+  if (origin === undefined)
+    return {
+      stdout:
+        'store push-audit: no daemon has shared from this machine yet: start it with the store set (hookwise daemon start), then run this again',
+      exitCode: 1,
+    };
+  const [{ PostgresStore }, { pushAuditHistory }] = await Promise.all([
+    import('../store/postgres.js'),
+    import('../store/fleet-share.js'),
+  ]);
+  let store: Awaited<ReturnType<typeof PostgresStore.open>> | undefined;
+  try {
+    store = await PostgresStore.open(settings, origin);
+    const r = await pushAuditHistory(store, where.runtimeDir, new Date(from).toISOString());
+    const lines = r.refused.map((x) => `not sent: the line at byte ${x.offset}: ${x.why}`);
+    lines.push(
+      `store push-audit: ${r.sent} audit line${r.sent === 1 ? '' : 's'} since ${new Date(from).toISOString()} added to the ${settings.team} team's store (lines it held already are not doubled)${r.refused.length > 0 ? `; ${r.refused.length} refused by the checks` : ''}`,
+    );
+    return { stdout: lines.join('\n'), exitCode: 0 };
+  } catch (error) {
+    return { stdout: `store push-audit: cannot reach the store: ${reason(error)}`, exitCode: 1 };
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
 }
 
 async function openStore(settings: StoreSettings, where: Locations): Promise<DecisionStore> {

@@ -58,6 +58,8 @@ interface ShareState {
   sessionsDir?: string;
   sessions: Record<string, string>;
   audit?: TailPosition;
+  /** When sharing was turned on here: the audit lines from then on are sent, older ones on request. */
+  audit_since: string;
   answers?: TailPosition;
   /** Pull cursors (xid8 horizons) per table. */
   pulls: Record<string, string>;
@@ -216,6 +218,8 @@ export class FleetShare {
   private readonly machine: string;
   private readonly stateFile: string;
   private readonly sessionsDir: string;
+  /** Where a first audit push starts (see pushAudit), once asked of the store. */
+  private auditFrom: string | undefined;
 
   constructor(
     private readonly runtimeDir: string,
@@ -306,39 +310,31 @@ export class FleetShare {
   // ── audit ──────────────────────────────────────────────────────────────────────────────────────────────
 
   private auditFiles(): string[] {
-    const files: string[] = [];
-    for (let g = AUDIT_GENERATIONS; g >= 0; g--) files.push(auditPath(this.runtimeDir, g));
-    return files;
+    return auditGenerations(this.runtimeDir);
   }
 
+  /**
+   * The audit log's unsent tail. Where nothing was sent yet (sharing just turned on, or the share state
+   * lost), not the whole history: the lines since sharing was turned on here — or, where the store already
+   * holds this machine's lines, since its newest. Older history goes only when asked (`store push-audit`).
+   */
   private async pushAudit(remote: PostgresStore): Promise<void> {
-    for (const chunk of unsentChunks(this.auditFiles(), this.state.audit)) {
-      const rows: AuditRow[] = [];
-      for (const line of chunk.lines) {
-        try {
-          rows.push(
-            auditRow(line.text, { machine: this.machine, ino: line.ino, offset: line.offset }, "the team's store"),
-          );
-        } catch (error) {
-          this.counts.refused++;
-          this.log(`store: audit line at byte ${line.offset} not sent: ${sanitize((error as Error).message).text}`);
-        }
-      }
-      if (rows.length > 0) {
-        await remote.query(
-          `INSERT INTO "${remote.schema}".audit
-             (origin, machine, ts, session, role, host, tool, verdict, tier, rule, latency_ms, paths, input, secrets,
-              input_hash, project, supervisor, src_ino, src_offset)
-           SELECT $2, machine, ts, session, role, host, tool, verdict, tier, rule, latency_ms, paths, input, secrets,
-              input_hash, project, supervisor, src_ino, src_offset
-           FROM jsonb_to_recordset($1::jsonb) AS x(machine text, ts timestamptz, session text, role text, host text,
-             tool text, verdict text, tier text, rule text, latency_ms double precision, paths jsonb, input text,
-             secrets integer, input_hash text, project text, supervisor jsonb, src_ino bigint, src_offset bigint)
-           ON CONFLICT DO NOTHING`,
-          [JSON.stringify(rows), remote.origin],
+    let since: string | undefined;
+    if (this.state.audit === undefined) {
+      if (this.auditFrom === undefined) {
+        const [row] = await remote.query<{ newest: Date | null }>(
+          'SELECT max(ts) AS newest FROM @@.audit WHERE origin = $1',
+          [remote.origin],
         );
-        this.counts.sent.audit += rows.length;
+        this.auditFrom = row?.newest?.toISOString() ?? this.state.audit_since;
       }
+      since = this.auditFrom;
+    }
+    for (const chunk of unsentChunks(this.auditFiles(), this.state.audit)) {
+      this.counts.sent.audit += await sendAuditLines(remote, chunk.lines, this.machine, since, (offset, why) => {
+        this.counts.refused++;
+        this.log(`store: audit line at byte ${offset} not sent: ${why}`);
+      });
       this.state.audit = chunk.next;
       this.saveState();
     }
@@ -411,18 +407,89 @@ export class FleetShare {
         const s = JSON.parse(bytes.toString('utf8')) as Partial<ShareState>;
         if (typeof s.sessions === 'object' && s.sessions !== null && typeof s.pulls === 'object' && s.pulls !== null)
           // Pulls start over: what was pulled is held in memory only, and memory starts empty.
-          return { ...s, sessions: s.sessions, pulls: {} } as ShareState;
+          return {
+            ...s,
+            sessions: s.sessions,
+            pulls: {},
+            audit_since: typeof s.audit_since === 'string' ? s.audit_since : new Date().toISOString(),
+          } as ShareState;
       } catch {
         // written whole: unreadable means a hand edit or another version's; sending again inserts nothing
       }
       this.log('store: the share state was unreadable; sessions, audit and answers are sent again (no duplicates)');
     }
-    return { sessions: {}, pulls: {} };
+    return { sessions: {}, pulls: {}, audit_since: new Date().toISOString() };
   }
 
   private saveState(): void {
     writeFileAtomic(this.stateFile, JSON.stringify(this.state) + '\n', { mode: 0o600 });
   }
+}
+
+/** The audit log's generations, oldest first (audit.N.jsonl … audit.jsonl). */
+function auditGenerations(runtimeDir: string): string[] {
+  const files: string[] = [];
+  for (let g = AUDIT_GENERATIONS; g >= 0; g--) files.push(auditPath(runtimeDir, g));
+  return files;
+}
+
+/**
+ * Sends audit lines (those at or after `since`, where given) as one statement: a chunk of the log is at most
+ * 1 MiB (store/log-tail.ts), which bounds the statement. A line that fails the checks is not sent and is
+ * named by its byte offset. Returns how many rows the store took (a line it has already adds nothing).
+ */
+async function sendAuditLines(
+  remote: PostgresStore,
+  lines: readonly { ino: number; offset: number; text: string }[],
+  machine: string,
+  since: string | undefined,
+  refused: (offset: number, why: string) => void,
+): Promise<number> {
+  const rows: AuditRow[] = [];
+  for (const line of lines) {
+    try {
+      const row = auditRow(line.text, { machine, ino: line.ino, offset: line.offset }, "the team's store");
+      if (since === undefined || Date.parse(row.ts) >= Date.parse(since)) rows.push(row);
+    } catch (error) {
+      refused(line.offset, sanitize((error as Error).message).text);
+    }
+  }
+  if (rows.length === 0) return 0;
+  const [got] = await remote.query<{ added: string }>(
+    `WITH added AS (
+       INSERT INTO @@.audit
+         (origin, machine, ts, session, role, host, tool, verdict, tier, rule, latency_ms, paths, input, secrets,
+          input_hash, project, supervisor, src_ino, src_offset)
+       SELECT $2, machine, ts, session, role, host, tool, verdict, tier, rule, latency_ms, paths, input, secrets,
+          input_hash, project, supervisor, src_ino, src_offset
+       FROM jsonb_to_recordset($1::jsonb) AS x(machine text, ts timestamptz, session text, role text, host text,
+         tool text, verdict text, tier text, rule text, latency_ms double precision, paths jsonb, input text,
+         secrets integer, input_hash text, project text, supervisor jsonb, src_ino bigint, src_offset bigint)
+       ON CONFLICT DO NOTHING
+       RETURNING 1)
+     SELECT count(*) AS added FROM added`,
+    [JSON.stringify(rows), remote.origin],
+  );
+  return Number(got?.added ?? 0);
+}
+
+/**
+ * `hookwise store push-audit --since`: this machine's audit history from `since` on — every generation still
+ * on disk — in statements of at most 1 MiB of log each. What the store already holds adds nothing.
+ */
+export async function pushAuditHistory(
+  remote: PostgresStore,
+  runtimeDir: string,
+  since: string,
+  machine: string = hostname(),
+): Promise<{ sent: number; refused: { offset: number; why: string }[] }> {
+  const refused: { offset: number; why: string }[] = [];
+  let sent = 0;
+  for (const chunk of unsentChunks(auditGenerations(runtimeDir), undefined))
+    sent += await sendAuditLines(remote, chunk.lines, shownId(machine, 64), since, (offset, why) =>
+      refused.push({ offset, why }),
+    );
+  return { sent, refused };
 }
 
 /**

@@ -108,6 +108,21 @@ export function readSyncStatus(runtimeDir: string): SyncStatus | undefined {
   }
 }
 
+/**
+ * This machine's origin id in the team's rows, as its daemon made it (undefined before any daemon ran with a
+ * store): what `store push-audit` sends under, so a line the daemon sent already is not doubled.
+ */
+export function syncOrigin(runtimeDir: string): string | undefined {
+  const bytes = readOwnedFile(join(syncDir(runtimeDir), 'sync.json'), 'store sync state');
+  if (bytes === undefined) return undefined;
+  try {
+    const origin = (JSON.parse(bytes.toString('utf8')) as Partial<SyncState>).origin;
+    return typeof origin === 'string' && /^[0-9a-f]{32}$/.test(origin) ? origin : undefined;
+  } catch {
+    return undefined; // written whole: another version's or a hand edit, as FleetSync's own read says
+  }
+}
+
 export class FleetSync {
   private readonly local: FileDecisionStore;
   private readonly state: SyncState;

@@ -6,7 +6,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderStoreReport, rulesExport, storeCheck, storeMigrate, storeReport } from '../../src/cli/store.js';
+import { appendAudit } from '../../src/audit/log.js';
+import {
+  renderStoreReport,
+  rulesExport,
+  storeCheck,
+  storeMigrate,
+  storePushAudit,
+  storeReport,
+} from '../../src/cli/store.js';
+import type { Sanitized } from '../../src/sanitize/index.js';
+import { FleetSync } from '../../src/store/sync.js';
 import { loadScope } from '../../src/memory/store.js';
 import { latestMigration, migrations, PostgresStore } from '../../src/store/postgres.js';
 import { sharedRecord } from '../support/store-records.js';
@@ -124,6 +134,50 @@ describe.skipIf(skip !== undefined)('store migrate and status', () => {
     expect(held.map((r) => [r.key, r.verdict, r.scope])).toEqual([['e1', 'deny', 'project']]);
     expect((await rulesExport(where, project, { org: 'acme' })).stdout).toMatch(/nothing new/);
     expect((await rulesExport(where, project, {})).stdout).toMatch(/1 decisions .* \(1 already there\)/);
+  });
+});
+
+describe.skipIf(skip !== undefined)('store push-audit', () => {
+  it("sends this machine's audit history from a date, under the daemon's origin, and says what it could not", async () => {
+    const where = placesWith(`store:\n  url: ${cluster!.url()}\n  team: hist\n  user: ada\n`);
+    expect((await storePushAudit(placesWith(undefined), '2026-11-01')).stdout).toMatch(/no team store is set/);
+    expect(await storePushAudit(where, 'last tuesday')).toMatchObject({ exitCode: 1 });
+    expect((await storePushAudit(where, '2026-11-01')).stdout).toMatch(/no daemon has shared from this machine yet/);
+
+    await storeMigrate(where);
+    const settings = { kind: 'postgres' as const, url: cluster!.url(), team: 'hist', user: 'ada', source: 'test' };
+    // A daemon ran here once (its origin is what the machine's rows carry).
+    const sync = new FleetSync(settings, where, (s, origin) => PostgresStore.open(s, origin));
+    await sync.start();
+    await sync.close();
+    mkdirSync(where.runtimeDir, { recursive: true, mode: 0o700 });
+    const line = (day: number, input: string) =>
+      appendAudit(
+        where.runtimeDir,
+        {
+          ts: new Date(Date.UTC(2026, 10, day)).toISOString(),
+          session: 's-1' as Sanitized,
+          role: 'coder',
+          host: 'claude',
+          tool: 'Bash' as Sanitized,
+          verdict: 'allow',
+          tier: 'rules',
+          rule: null,
+          latency_ms: 1,
+          paths: [],
+          input: input as Sanitized,
+          secrets: 0,
+          input_hash: '0123456789abcdef',
+        },
+        { maxBytes: 1024 * 1024, keep: 3 },
+      );
+    line(1, 'echo one');
+    line(10, 'echo ten');
+    const r = await storePushAudit(where, '2026-11-05');
+    expect(r).toMatchObject({ exitCode: 0 });
+    expect(r.stdout).toMatch(/1 audit line since 2026-11-05T00:00:00.000Z added to the hist team's store/);
+    expect((await storePushAudit(where, '2026-11-01')).stdout).toMatch(/: 1 audit line since/);
+    expect((await storePushAudit(where, '2026-11-01')).stdout).toMatch(/: 0 audit lines since/);
   });
 });
 

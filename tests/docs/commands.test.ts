@@ -61,6 +61,8 @@ const SKIP: Record<string, string> = {
     'replays the 26,808 filled calls of the development tldr corpus (about a minute on 2 CPUs); tests/bench/eval-tldr.test.ts runs a small corpus',
   'hookwise stats --fleet':
     "reads a team's PostgreSQL store, which the docs' sandbox has not; tests/store/fleet-audit.test.ts runs it against one",
+  'hookwise store push-audit --since 2026-11-01':
+    "sends to a team's PostgreSQL store, which the docs' sandbox has not; tests/cli/store.test.ts runs it against one",
   'hookwise monitor --fleet':
     "follows a team's PostgreSQL store, which the docs' sandbox has not; tests/store/fleet-audit.test.ts runs it against one",
   'node dist/hookwise.cjs bench --swarm': 'a 15 s load test on a real daemon; tests/cli/swarm.test.ts covers it',

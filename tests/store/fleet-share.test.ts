@@ -5,7 +5,7 @@
  * rotation, nothing lost or doubled; one machine's supervisor answer serves another; rows that fail the
  * checks never leave, nor come in.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { appendAudit, type AuditRecord } from '../../src/audit/log.js';
 import { idStoreKey } from '../../src/sanitize/ids.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
 import { SessionRegistry } from '../../src/session/registry.js';
-import { FleetShare } from '../../src/store/fleet-share.js';
+import { FleetShare, pushAuditHistory } from '../../src/store/fleet-share.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync } from '../../src/store/sync.js';
 import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
@@ -49,10 +49,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function machine(name: string): Machine {
+function machine(name: string, runtimeDir?: string): Machine {
   const root = mkdtempSync(join(tmpdir(), 'hookwise-share-'));
   dirs.push(root);
-  const places = { runtimeDir: join(root, 'run'), userConfigDir: join(root, 'config') };
+  const places = { runtimeDir: runtimeDir ?? join(root, 'run'), userConfigDir: join(root, 'config') };
   const share = new FleetShare(places.runtimeDir, () => undefined, name);
   const sync = new FleetSync(settingsOf(), places, (s, origin) => PostgresStore.open(s, origin), {
     pushEveryMs: 20,
@@ -95,7 +95,8 @@ const register = (m: Machine, id: string, role: string | null, disabled = false)
 
 function auditLine(i: number, over: Partial<AuditRecord> = {}): AuditRecord {
   return {
-    ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString(),
+    // Logged now (a line logged before sharing was turned on is not sent: see below), in the order of i.
+    ts: new Date(Date.now() + i).toISOString(),
     session: `s-${i % 3}` as Sanitized,
     role: 'coder',
     host: 'claude',
@@ -184,6 +185,54 @@ describe.skipIf(skip !== undefined)('sharing sessions, audit and supervisor answ
     );
     expect(Number(distinct[0]!.n)).toBe(200);
   }, 60_000);
+
+  it('turning sharing on sends the audit from then on; push-audit --since sends the history, and nothing twice', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hookwise-share-'));
+    dirs.push(root);
+    const runtimeDir = join(root, 'run');
+    mkdirSync(runtimeDir, { mode: 0o700 });
+    const old = (i: number): AuditRecord => auditLine(i, { ts: new Date(Date.UTC(2026, 9, 1 + i)).toISOString() });
+    for (let i = 0; i < 5; i++) appendAudit(runtimeDir, old(i), AUDIT_LIMITS); // Oct 1–5: before the store
+    const a = machine('delta', runtimeDir);
+    await a.sync.start();
+    appendAudit(runtimeDir, auditLine(1), AUDIT_LIMITS);
+    await a.sync.flush();
+    const inputs = async (): Promise<string[]> =>
+      (await rows<{ input: string }>(`SELECT input FROM hookwise_share.audit WHERE machine = 'delta' ORDER BY ts`)).map(
+        (r) => r.input,
+      );
+    expect(await inputs()).toEqual(['echo line 1']);
+
+    const store = await PostgresStore.open(settingsOf(), a.sync.origin);
+    try {
+      const history = await pushAuditHistory(store, runtimeDir, '2026-10-03T00:00:00.000Z', 'delta');
+      expect(history).toEqual({ sent: 3, refused: [] }); // Oct 3, 4, 5 (the line of today was there already)
+      expect(await inputs()).toEqual(['echo line 2', 'echo line 3', 'echo line 4', 'echo line 1']);
+      expect(await pushAuditHistory(store, runtimeDir, '2026-01-01', 'delta')).toEqual({ sent: 2, refused: [] });
+      expect(await pushAuditHistory(store, runtimeDir, '2026-01-01', 'delta')).toEqual({ sent: 0, refused: [] });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a lost share state resends the audit from the newest line the store holds of this machine, not the history', async () => {
+    const a = machine('epsilon');
+    await a.sync.start();
+    appendAudit(a.runtimeDir, auditLine(1), AUDIT_LIMITS);
+    await a.sync.flush();
+    await a.sync.close();
+    machines.splice(machines.indexOf(a), 1);
+    rmSync(join(a.runtimeDir, 'store', 'share.json'));
+    appendAudit(a.runtimeDir, auditLine(2), AUDIT_LIMITS); // logged while the state was gone
+    const again = machine('epsilon', a.runtimeDir);
+    await again.sync.start();
+    appendAudit(a.runtimeDir, auditLine(3), AUDIT_LIMITS);
+    await again.sync.flush();
+    const got = await rows<{ input: string }>(
+      `SELECT input FROM hookwise_share.audit WHERE machine = 'epsilon' ORDER BY ts`,
+    );
+    expect(got.map((r) => r.input)).toEqual(['echo line 1', 'echo line 2', 'echo line 3']);
+  });
 
   it('an audit line that is not sanitized never leaves the machine; the lines around it do', async () => {
     const a = machine('gamma');
