@@ -34,6 +34,7 @@ import type { Locations } from '../util/locations.js';
 import { EmbeddingService, type EmbeddingServiceOptions, type EmbeddingStats } from '../embed/client.js';
 import { NetProxyHost } from './netproxy.js';
 import { FileQueue } from '../queue/file-queue.js';
+import { SessionRegistry } from '../session/registry.js';
 import { storeSettings, type StoreSettings } from '../store/settings.js';
 import type { FleetSync, SyncStatus } from '../store/sync.js';
 import type { FleetQueue, FleetQueueStatus } from '../store/queue.js';
@@ -168,6 +169,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
   const queue = new MemoryQueue();
   const fileQueue = new FileQueue(where.runtimeDir);
   const answerToken = newAnswerToken(where.runtimeDir);
+  // Registrations an older hookwise wrote get their new names and store keys now, before the store shares them.
+  upgradeRegistrations(where.runtimeDir, log);
   // The team store's replication runs in the background: calls are decided from the files, whatever the
   // store is doing.
   const fleetParts = await startFleet(where, options.store, log, queue);
@@ -492,6 +495,20 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
     close,
     closed,
   };
+}
+
+function upgradeRegistrations(runtimeDir: string, log: (line: string) => void): void {
+  try {
+    const r = new SessionRegistry(runtimeDir).upgradeLegacy();
+    if (r.upgraded > 0) log(`sessions: ${r.upgraded} registrations of an older hookwise moved to their new names`);
+    if (r.left.length > 0)
+      log(
+        `sessions: ${r.left.length} registrations of an older hookwise kept their old names (their ids were stored cut or redacted): those sessions must register again`,
+      );
+  } catch (error) {
+    // Not fatal: each is upgraded when its session is next looked up; until then it is unknown (fail-closed).
+    log(`sessions: upgrading older registrations failed: ${(error as Error).message}`);
+  }
 }
 
 /**

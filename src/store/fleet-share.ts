@@ -259,7 +259,7 @@ export class FleetShare {
     const rows: SessionRow[] = [];
     const stamps: Record<string, string> = {};
     for (const name of readdirSync(this.sessionsDir)) {
-      if (!/^s-[0-9a-f]{16}\.json$/.test(name)) continue;
+      if (!/^s-[0-9a-f]{32}\.json$/.test(name)) continue; // registrations (session/registry.ts fileFor)
       const file = join(this.sessionsDir, name);
       const st = lstatSync(file, { throwIfNoEntry: false });
       if (st === undefined || !st.isFile()) continue;

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { idStoreKey } from '../../src/sanitize/ids.js';
 import { SessionRegistry } from '../../src/session/registry.js';
 import { makeProject } from '../support/project.js';
 
@@ -87,7 +88,7 @@ describe('bad input fails closed with a message that says what and where', () =>
     writeFileSync(new SessionRegistry(p.runtimeDir).fileFor('s1'), '{not json');
     const r = await p.check(p.pre('Read', { file_path: join(p.root, 'a') }));
     expect(r.decision?.verdict).toBe('deny');
-    expect(r.decision?.reason).toMatch(/session registry file .*sessions\/s-[0-9a-f]{16}\.json is not valid JSON/);
+    expect(r.decision?.reason).toMatch(/session registry file .*sessions\/s-[0-9a-f]{32}\.json is not valid JSON/);
   });
 
   it('a group- or world-writable runtime dir is made private (0700) before use', async () => {
@@ -172,7 +173,7 @@ describe('sessions gate the cascade', () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [
       '-e',
-      `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(new SessionRegistry(p.runtimeDir).fileFor('late'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x'}))},300)`,
+      `setTimeout(()=>{require('fs').mkdirSync(${JSON.stringify(join(p.runtimeDir, 'sessions'))},{recursive:true});require('fs').writeFileSync(${JSON.stringify(new SessionRegistry(p.runtimeDir).fileFor('late'))},JSON.stringify({session_id:'late',role:'coder',disabled:false,registered_at:'x',updated_at:'x',store_key:${JSON.stringify(idStoreKey('late'))}}))},300)`,
     ]);
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const r = await p.check(p.pre('Write', { file_path: join(p.root, 'src/a.ts'), content: '' }, 'late'));

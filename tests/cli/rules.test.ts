@@ -129,7 +129,7 @@ describe('hookwise override', () => {
     expect(verdictOf(await bash(p, 'terraform init -upgrade', 's2'))).toBe('ask'); // another session
     const r = await run(p, { role: 'coder', command: 'terraform *', ask: true, scope: 'session', sessionId: 's1' });
     expect(r.stdout).toMatch(
-      /\(replaces the allow of \d{4}-\d\d-\d\d at .*sessions\/s-[0-9a-f]{16}\.rules\.jsonl:1\)$/,
+      /\(replaces the allow of \d{4}-\d\d-\d\d at .*sessions\/s-[0-9a-f]{32}\.rules\.jsonl:1\)$/,
     );
     expect((await bash(p, 'terraform init -upgrade')).decision).toMatchObject({ verdict: 'ask', tier: 'override' });
     await run(p, { role: 'coder', command: 'terraform *', deny: true, scope: 'org', org: 'acme' });
@@ -496,7 +496,7 @@ describe('the commands through the CLI program', () => {
         ]),
       ).toBe(0);
       expect(out.join('')).toMatch(
-        /override Bash\(npm run \*\) → allow for role coder, stored in the session s9 scope: .*sessions\/s-[0-9a-f]{16}\.rules\.jsonl\n$/,
+        /override Bash\(npm run \*\) → allow for role coder, stored in the session s9 scope: .*sessions\/s-[0-9a-f]{32}\.rules\.jsonl\n$/,
       );
       out.length = 0;
       expect(await runProgram(['rules', 'list', '--json', '--session-id', 's9'])).toBe(0);

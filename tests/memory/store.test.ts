@@ -83,9 +83,9 @@ describe('decision store: append and load', () => {
     expect(fileFor(targetOf(p, 'project'), 'deny')).toBe(join(p.root, '.hookwise/rules/deny.jsonl'));
     expect(fileFor(targetOf(p, 'user'), 'deny')).toBe(join(p.configDir, 'user/rules.jsonl'));
     expect(fileFor(targetOf(p, 'org'), 'ask')).toBe(join(p.configDir, 'org/acme/rules/ask.jsonl'));
-    expect(fileFor(targetOf(p, 'session'), 'allow')).toMatch(/\/sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/);
+    expect(fileFor(targetOf(p, 'session'), 'allow')).toMatch(/\/sessions\/s-[0-9a-f]{32}\.rules\.jsonl$/);
     expect(fileFor({ scope: 'session', runtimeDir: p.runtimeDir, sessionId: '../../x' }, 'allow')).toMatch(
-      /sessions\/s-[0-9a-f]{16}\.rules\.jsonl$/,
+      /sessions\/s-[0-9a-f]{32}\.rules\.jsonl$/,
     );
     expect(() => fileFor({ scope: 'org', userConfigDir: p.configDir, org: '../evil' }, 'allow')).toThrow(/org name/);
   });

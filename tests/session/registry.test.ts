@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idStoreKey } from '../../src/sanitize/ids.js';
+import { idFileKey, idStoreKey, shownId } from '../../src/sanitize/ids.js';
 import { SessionRegistry } from '../../src/session/registry.js';
 import { SharedSessions } from '../../src/store/fleet-share.js';
 import { makeProject } from '../support/project.js';
@@ -95,15 +95,94 @@ describe('session registry', () => {
     const registry = new SessionRegistry(p.runtimeDir);
     const file = registry.fileFor('../../etc/passwd');
     expect(file.startsWith(registry.dir + '/')).toBe(true);
-    expect(file).toMatch(/\/s-[0-9a-f]{16}\.json$/);
+    expect(file).toMatch(/\/s-[0-9a-f]{32}\.json$/);
   });
 
   it('names every session file by the hash of its id, never by the id (an id may hold a secret)', () => {
     const p = makeProject();
     const registry = new SessionRegistry(p.runtimeDir);
-    expect(registry.fileFor('plain-id')).toMatch(/\/s-[0-9a-f]{16}\.json$/);
+    expect(registry.fileFor('plain-id')).toMatch(/\/s-[0-9a-f]{32}\.json$/);
     expect(registry.fileFor('plain-id')).not.toMatch(/plain-id/);
     expect(registry.fileFor('a')).not.toBe(registry.fileFor('b'));
+  });
+
+  it("a file under a session's name that holds another id's registration is not that session's", () => {
+    const p = makeProject();
+    const registry = new SessionRegistry(p.runtimeDir);
+    registry.update('victim', (_e, now) => ({
+      session_id: 'victim',
+      role: 'admin',
+      disabled: false,
+      registered_at: now,
+      updated_at: now,
+    }));
+    // As if 'intruder' hashed to the victim's file name: the record's whole SHA-256 says whose it is.
+    renameSync(registry.fileFor('victim'), registry.fileFor('intruder'));
+    expect(new SessionRegistry(p.runtimeDir).get('intruder')).toBeUndefined();
+  });
+
+  describe('registrations an older hookwise wrote under 64-bit names', () => {
+    /** A registration as hookwise wrote it before: `s-<fnv1a64 of the id>.json`, no store key. */
+    const legacy = (runtimeDir: string, id: string, record: object = {}): string => {
+      const dir = join(runtimeDir, 'sessions');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700);
+      const file = join(dir, `s-${idFileKey(id)}.json`);
+      const body = { session_id: id, role: 'coder', disabled: false, registered_at: 'x', updated_at: 'x', ...record };
+      writeFileSync(file, JSON.stringify(body), { mode: 0o600 });
+      return file;
+    };
+
+    it('move to their new names with their store key when looked up, their rules file too; the old file goes', () => {
+      const p = makeProject();
+      const old = legacy(p.runtimeDir, 'sess-old-1');
+      writeFileSync(old.replace(/\.json$/, '.rules.jsonl'), '', { mode: 0o600 });
+      legacy(p.runtimeDir, 'sess-old-2', { role: 'reviewer' });
+      const registry = new SessionRegistry(p.runtimeDir);
+      expect(registry.get('sess-old-1')).toMatchObject({ role: 'coder', store_key: idStoreKey('sess-old-1') });
+      // One lookup upgrades the directory: the other session's file moved as well.
+      const names = readdirSync(registry.dir).filter((n) => !n.endsWith('.lock'));
+      expect(names.sort()).toEqual(
+        [
+          registry.fileFor('sess-old-1'),
+          registry.fileFor('sess-old-1').replace(/\.json$/, '.rules.jsonl'),
+          registry.fileFor('sess-old-2'),
+        ]
+          .map((f) => f.slice(registry.dir.length + 1))
+          .sort(),
+      );
+      expect(registry.get('sess-old-2')?.role).toBe('reviewer');
+      expect(registry.list()).toMatchObject({ problems: [] });
+    });
+
+    it('are vouched for by their own id, not by the id that finds them: a colliding id claims nothing', () => {
+      const p = makeProject();
+      // The victim's registration under the name 'intruder' hashes to (as if the 64-bit names collided).
+      const planted = join(p.runtimeDir, 'sessions', `s-${idFileKey('intruder')}.json`);
+      renameSync(legacy(p.runtimeDir, 'victim', { role: 'admin' }), planted);
+      const registry = new SessionRegistry(p.runtimeDir);
+      expect(registry.get('intruder')).toBeUndefined();
+      expect(registry.get('victim')).toBeUndefined(); // its file is not under its name: register again
+      expect(registry.list().problems).toEqual([expect.stringMatching(/register that session again/)]);
+    });
+
+    it('whose id was stored cut (too long to show) stay unknown, and say so: those sessions register again', () => {
+      const p = makeProject();
+      const long = `long-${'x'.repeat(200)}`;
+      legacy(p.runtimeDir, long, { session_id: shownId(long) });
+      const registry = new SessionRegistry(p.runtimeDir);
+      expect(registry.get(long)).toBeUndefined();
+      expect(registry.upgradeLegacy()).toMatchObject({ upgraded: 0, left: [`s-${idFileKey(long)}.json`] });
+    });
+
+    it('are upgraded before an update of the same session (which takes the same lock)', () => {
+      const p = makeProject();
+      legacy(p.runtimeDir, 'sess-3', { role: 'coder', registered_at: '2026-01-01T00:00:00.000Z' });
+      const registry = new SessionRegistry(p.runtimeDir);
+      const next = registry.update('sess-3', (existing, now) => ({ ...existing!, role: 'docs', updated_at: now }));
+      expect(next).toMatchObject({ role: 'docs', registered_at: '2026-01-01T00:00:00.000Z' });
+      expect(registry.get('sess-3')?.role).toBe('docs');
+    });
   });
 
   it('files are private (0600) in a private directory (0700)', async () => {
@@ -157,7 +236,14 @@ describe('a runtime directory with planted files', () => {
     const file = registry.fileFor(id);
     writeFileSync(
       file,
-      JSON.stringify({ session_id: id, role: 'maintainer', disabled: true, registered_at: 'x', updated_at: 'x' }),
+      JSON.stringify({
+        session_id: id,
+        role: 'maintainer',
+        disabled: true,
+        registered_at: 'x',
+        updated_at: 'x',
+        store_key: idStoreKey(id),
+      }),
       { mode: 0o600 },
     );
     return file;
