@@ -12,7 +12,7 @@
  * no HTTP — so a slow figure can be told apart: the store and NOTIFY, or the daemons finishing 16 calls each.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerItem } from '../src/cli/queue.js';
 import { askDaemon } from '../src/daemon/client.js';
@@ -34,6 +34,8 @@ export interface QueueBenchReport {
   max_ms: number;
   /** The store's share: answer → every wait resolved, the queues in this process (no engine, no HTTP). */
   store_only: { samples: number; p50_ms: number; p99_ms: number };
+  /** The machine's load average (1, 5, 15 min) when the answers were measured: the figures follow it. */
+  loadavg: number[];
 }
 
 const DAEMONS = 4;
@@ -71,6 +73,9 @@ export async function queueAnswerBench(
       delete env.HOOKWISE_ROLE;
       delete env.HOOKWISE_DEBUG;
       mkdirSync(join(dir, 'config'), { recursive: true });
+      // Confinement off (it is on by default where bubblewrap works): an unknown command would run confined
+      // instead of waiting for a human, and no call would reach the queue.
+      writeFileSync(join(dir, 'config', 'config.yml'), 'confine:\n  enabled: false\n');
       daemons.push(await startDaemon(env, { timeoutMs: 60_000 }));
     }
     await until(async () => {
@@ -128,6 +133,7 @@ export async function queueAnswerBench(
       if (round >= 0) for (const at of arrived) samples.push(at - answeredAt);
     }
     samples.sort((a, b) => a - b);
+    const load = loadavg().map((l) => Math.round(l * 10) / 10);
     const storeOnly = await storeShare(settings, admin, options.rounds);
     return {
       daemons: DAEMONS,
@@ -138,6 +144,7 @@ export async function queueAnswerBench(
       p99_ms: pct(samples, 99),
       max_ms: pct(samples, 100),
       store_only: { samples: storeOnly.length, p50_ms: pct(storeOnly, 50), p99_ms: pct(storeOnly, 99) },
+      loadavg: load,
     };
   } finally {
     await Promise.all(daemons.map((d) => d.stop()));

@@ -319,6 +319,8 @@ interface SharedHeld {
   waiters: Set<Waiter>;
   /** This machine's changes to its waiter row, one after the other. */
   writes: Promise<void>;
+  /** A write is queued that has not read the count yet: a change meanwhile rides on it. */
+  writeQueued: boolean;
   /** The store went while these calls waited: answerable here, and withdrawn from the store when it is back. */
   stranded: boolean;
 }
@@ -512,7 +514,13 @@ export class FleetQueue implements QueueBackend {
     const existing = this.held.get(row.id);
     if (existing !== undefined) return existing;
     if (!row.made) item.id = row.id;
-    const held: SharedHeld = { item, waiters: new Set(), writes: Promise.resolve(), stranded: false };
+    const held: SharedHeld = {
+      item,
+      waiters: new Set(),
+      writes: Promise.resolve(),
+      writeQueued: false,
+      stranded: false,
+    };
     this.held.set(item.id, held);
     this.byDedupe.set(item.dedupe, item.id);
     // An answer that came between the join and now found nobody here: look once.
@@ -526,15 +534,23 @@ export class FleetQueue implements QueueBackend {
     return held?.stranded === true ? undefined : held;
   }
 
-  /** This machine's count of calls on the item, to the store (in order; a failure is the store going). */
+  /**
+   * This machine's count of calls on the item, to the store (in order; a failure is the store going). One
+   * statement for a burst of changes, not one per call: a write still queued reads the count when it goes, so
+   * 16 calls joining at once are a write or two — each a NOTIFY that every daemon answers with a re-read of
+   * the team's list, which is what an answer given at that moment waited behind.
+   */
   private writeWaiting(held: SharedHeld): void {
     const store = this.store;
-    if (store === undefined || held.stranded) return;
-    const n = held.waiters.size;
-    const untilMs = Math.max(0, ...[...held.waiters].map((w) => w.deadline)) - Date.now();
-    const sessions = sessionsOf(held.item);
+    if (store === undefined || held.stranded || held.writeQueued) return;
+    held.writeQueued = true;
     held.writes = held.writes
       .then(async () => {
+        held.writeQueued = false;
+        if (held.stranded) return;
+        const n = held.waiters.size;
+        const untilMs = Math.max(0, ...[...held.waiters].map((w) => w.deadline)) - Date.now();
+        const sessions = sessionsOf(held.item);
         await store.query(`SELECT @@.queue_waiting($1, $2, $3, $4::jsonb, $5)`, [
           held.item.id,
           this.origin,

@@ -107,6 +107,34 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     );
   });
 
+  it("16 calls joining at once write this machine's count a few times, not 16: the last count is the store's", async () => {
+    const q = await machine();
+    const heard: string[] = [];
+    const listener = await PostgresStore.open(settings(), 'f'.repeat(32));
+    const unlisten = await listener.listen(
+      (_channel, payload) => heard.push(payload),
+      () => undefined,
+      ['queue'],
+    );
+    try {
+      const r = request('make burst');
+      const waits = Array.from({ length: 16 }, (_, c) => q.wait(same(r, `burst-${c}`), 30_000));
+      const [item] = await until(
+        async () => (await listShared(listener)).items,
+        (l) => l.length === 1 && l[0]!.waiting === 16,
+      );
+      // Each write of the waiter row is a NOTIFY that every daemon answers with a re-read of the list.
+      const rowWrites = heard.filter((p) => p === `changed ${item!.id}`).length;
+      expect(rowWrites).toBeGreaterThan(0);
+      expect(rowWrites).toBeLessThanOrEqual(4);
+      expect((await q.answerAsync(item!.id, approve)).ok).toBe(true);
+      expect((await Promise.all(waits)).every((o) => o.kind === 'answered')).toBe(true);
+    } finally {
+      await unlisten();
+      await listener.close();
+    }
+  });
+
   it('two answers at once: exactly one wins, the other is told who answered', async () => {
     const [a, b] = await Promise.all([machine(), machine()]);
     const r = request('terraform apply');
