@@ -26,7 +26,7 @@ import type { StoreSettings } from '../src/store/settings.js';
 import { locations } from '../src/util/locations.js';
 import { startDaemon, type BenchDaemon } from './daemon-process.js';
 import { quantile } from './stats.js';
-import { post } from './swarm.js';
+import { post, procCpuSeconds } from './swarm.js';
 import { syntheticCommands } from './synthetic-commands.js';
 
 type Postgres = Extract<StoreSettings, { kind: 'postgres' }>;
@@ -41,6 +41,12 @@ export interface ThroughputReport {
   store: { per_round: number[]; median: number };
   /** store ÷ files, of the medians (target ≥ 0.9). */
   ratio: number;
+  /**
+   * The daemon process's CPU per decision (user + system, every thread; median of the rounds, µs): what the
+   * store adds to the daemon itself, apart from a machine too busy to give it the CPU (the bench's
+   * PostgreSQL runs on this machine too, where a team's runs on its own).
+   */
+  cpu_us_per_decision: { files: number | null; store: number | null; per_round: { files: number[]; store: number[] } };
   errors: number;
   /** Calls answered differently by the two machines (same world, so 0 expected). */
   differing: number;
@@ -87,10 +93,15 @@ export async function throughputBench(
     }
     const differing = answers[0]!.filter((v, i) => v !== answers[1]![i]).length;
     const perRound: Record<Machine['name'], number[]> = { files: [], store: [] };
+    const cpuPerDecision: Record<Machine['name'], number[]> = { files: [], store: [] };
     let errors = 0;
     for (let round = 0; round < options.rounds; round++)
       for (const m of round % 2 === 0 ? machines : [...machines].reverse()) {
+        const cpu0 = procCpuSeconds(m.daemon.pid);
         const r = await drive(m, options.seconds);
+        const cpu1 = procCpuSeconds(m.daemon.pid);
+        if (cpu0 !== null && cpu1 !== null && r.answered > 0)
+          cpuPerDecision[m.name].push(((cpu1 - cpu0) * 1e6) / r.answered);
         errors += r.errors;
         perRound[m.name].push(Math.round(r.perS));
         options.progress?.(`throughput: round ${round + 1}, ${m.name}: ${Math.round(r.perS)} decisions/s`);
@@ -102,6 +113,7 @@ export async function throughputBench(
           0.5,
         ),
       );
+    const cpuMedian = (xs: number[]) => (xs.length === 0 ? null : median(xs));
     const files = median(perRound.files);
     const store = median(perRound.store);
     return {
@@ -112,6 +124,14 @@ export async function throughputBench(
       files: { per_round: perRound.files, median: files },
       store: { per_round: perRound.store, median: store },
       ratio: Math.round((store / files) * 1000) / 1000,
+      cpu_us_per_decision: {
+        files: cpuMedian(cpuPerDecision.files),
+        store: cpuMedian(cpuPerDecision.store),
+        per_round: {
+          files: cpuPerDecision.files.map((x) => Math.round(x)),
+          store: cpuPerDecision.store.map((x) => Math.round(x)),
+        },
+      },
       errors,
       differing,
       loadavg: loadavg().map((l) => Math.round(l * 10) / 10),
@@ -122,7 +142,7 @@ export async function throughputBench(
 }
 
 /** 16 clients, one per session, each walking the mix from its own offset until the time is up. */
-async function drive(m: Machine, seconds: number): Promise<{ perS: number; errors: number }> {
+async function drive(m: Machine, seconds: number): Promise<{ perS: number; answered: number; errors: number }> {
   let answered = 0;
   let errors = 0;
   const started = performance.now();
@@ -142,7 +162,7 @@ async function drive(m: Machine, seconds: number): Promise<{ perS: number; error
       }
     }),
   );
-  return { perS: answered / ((performance.now() - started) / 1000), errors };
+  return { perS: answered / ((performance.now() - started) / 1000), answered, errors };
 }
 
 async function machine(name: Machine['name'], dir: string, store: Postgres | undefined): Promise<Machine> {
@@ -251,5 +271,5 @@ async function until(ok: () => Promise<boolean>, what: string, ms = 60_000): Pro
 }
 
 export function renderThroughput(r: ThroughputReport): string {
-  return `  decisions/s of one daemon, ${r.clients} clients of registered sessions, ${r.payloads} payloads: files ${r.files.median}, store ${r.store.median} (medians of ${r.rounds} rounds × ${r.seconds_per_round} s; per round files ${r.files.per_round.join(', ')}, store ${r.store.per_round.join(', ')}): store ÷ files ${r.ratio} (target ≥ 0.9); ${r.errors} errors, ${r.differing} payloads answered differently; load average ${r.loadavg.join(' ')}`;
+  return `  decisions/s of one daemon, ${r.clients} clients of registered sessions, ${r.payloads} payloads: files ${r.files.median}, store ${r.store.median} (medians of ${r.rounds} rounds × ${r.seconds_per_round} s; per round files ${r.files.per_round.join(', ')}, store ${r.store.per_round.join(', ')}): store ÷ files ${r.ratio} (target ≥ 0.9); the daemon's CPU per decision: files ${r.cpu_us_per_decision.files ?? '?'} µs, store ${r.cpu_us_per_decision.store ?? '?'} µs (per round files ${r.cpu_us_per_decision.per_round.files.join(', ')}, store ${r.cpu_us_per_decision.per_round.store.join(', ')}); ${r.errors} errors, ${r.differing} payloads answered differently; load average ${r.loadavg.join(' ')}`;
 }

@@ -489,7 +489,7 @@ function describe(r: Pick<CheckResult, 'stdout' | 'exitCode' | 'stderr'>): strin
 }
 
 /** utime + stime of a process, in seconds (Linux /proc); null where there is none. */
-function procCpuSeconds(pid: number): number | null {
+export function procCpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at ") ": state is field 3; utime, stime are 14, 15.

@@ -50,6 +50,8 @@ import { syncDir, type FleetPart } from './sync.js';
 export const MAX_SHARED = 200_000;
 /** Audit generations looked at for unsent lines (audit.jsonl, audit.1.jsonl, …). */
 const AUDIT_GENERATIONS = 10;
+/** How often the audit log's tail is sent (`monitor --fleet` polls each second). */
+const AUDIT_EVERY_MS = 1000;
 /** A fully sent supervisor outbox past this size is emptied. */
 const OUTBOX_EMPTY_AT = 64 * 1024;
 
@@ -220,6 +222,7 @@ export class FleetShare {
   private readonly sessionsDir: string;
   /** Where a first audit push starts (see pushAudit), once asked of the store. */
   private auditFrom: string | undefined;
+  private auditSentAt = 0;
 
   constructor(
     private readonly runtimeDir: string,
@@ -235,7 +238,7 @@ export class FleetShare {
     this.answers = new SharedAnswers(join(syncDir(runtimeDir), 'supervisor-outbox.jsonl'), log);
     this.parts = [
       { tables: ['sessions'], push: (r) => this.pushSessions(r), pull: (r) => this.pullSessions(r) },
-      { tables: [], push: (r) => this.pushAudit(r), pull: () => Promise.resolve() },
+      { tables: [], push: (r, now) => this.pushAudit(r, now), pull: () => Promise.resolve() },
       { tables: ['supervisor_answers'], push: (r) => this.pushAnswers(r), pull: (r) => this.pullAnswers(r) },
     ];
   }
@@ -318,7 +321,11 @@ export class FleetShare {
    * lost), not the whole history: the lines since sharing was turned on here — or, where the store already
    * holds this machine's lines, since its newest. Older history goes only when asked (`store push-audit`).
    */
-  private async pushAudit(remote: PostgresStore): Promise<void> {
+  private async pushAudit(remote: PostgresStore, now: boolean): Promise<void> {
+    // Once a second, not on every run (each 100 ms): each send is a statement, a state file written and the
+    // lines checked again, costs a busy daemon paid per tick; nobody reads the team's audit faster than that.
+    if (!now && Date.now() - this.auditSentAt < AUDIT_EVERY_MS) return;
+    this.auditSentAt = Date.now();
     let since: string | undefined;
     if (this.state.audit === undefined) {
       if (this.auditFrom === undefined) {

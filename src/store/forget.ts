@@ -23,9 +23,6 @@ import type { PostgresStore } from './postgres.js';
 import type { SharedScope } from './types.js';
 import { syncDir, type FleetPart } from './sync.js';
 
-export const FORGET_KINDS = ['decisions', 'answers'] as const;
-export type ForgetKind = (typeof FORGET_KINDS)[number];
-
 export type Tombstone =
   | {
       kind: 'decisions';

@@ -70,7 +70,8 @@ interface SyncState {
  */
 export interface FleetPart {
   readonly tables: readonly string[];
-  push(remote: PostgresStore): Promise<void>;
+  /** `now`: a flush asked for it (a part that batches sends what it holds at once). */
+  push(remote: PostgresStore, now: boolean): Promise<void>;
   pull(remote: PostgresStore): Promise<void>;
 }
 
@@ -135,6 +136,8 @@ export class FleetSync {
   private pullWanted = true;
   private readonly partsWanted = new Set<FleetPart>();
   private closed = false;
+  /** Flushes waiting on the queue of runs: their runs send what the parts batch, at once. */
+  private flushing = 0;
   /** Identities already received since the last pull's horizon (a row can come twice: see PostgresStore.pull). */
   private readonly received = new Map<string, bigint>();
 
@@ -180,8 +183,13 @@ export class FleetSync {
   async flush(): Promise<void> {
     this.pullWanted = true;
     for (const part of this.options.parts ?? []) this.partsWanted.add(part);
-    this.schedule();
-    await this.running;
+    this.flushing++;
+    try {
+      this.schedule();
+      await this.running;
+    } finally {
+      this.flushing--;
+    }
   }
 
   async close(): Promise<void> {
@@ -282,7 +290,7 @@ export class FleetSync {
       await this.pull(remote);
     }
     for (const part of this.options.parts ?? []) {
-      await part.push(remote);
+      await part.push(remote, this.flushing > 0);
       if (this.partsWanted.delete(part))
         await part.pull(remote).catch((error: Error) => {
           this.partsWanted.add(part); // pulled again on the next run

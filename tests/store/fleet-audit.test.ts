@@ -67,7 +67,8 @@ let n = 0;
 function decided(tool: string, verdict: AuditRecord['verdict']): AuditRecord {
   n++;
   return {
-    ts: new Date(Date.UTC(2026, 1, 1, 0, 0, 0, n)).toISOString(),
+    // Logged now, in order: a line logged before sharing was turned on is not sent (store/fleet-share.ts).
+    ts: new Date(Date.now() + n).toISOString(),
     session: 's-1' as Sanitized,
     role: 'coder',
     host: 'claude',
