@@ -92,8 +92,10 @@ export function recordForgetting(runtimeDir: string, tombstones: readonly Tombst
   appendOwnedLines(forgetOutbox(runtimeDir), lines.join(''), { mode: 0o600, purpose: 'the forget outbox' });
 }
 
+type DecisionTombstone = Extract<Tombstone, { kind: 'decisions' }>;
+
 /** Whether a tombstone covers a (winning) record of the scope it names. */
-export function covers(t: Extract<Tombstone, { kind: 'decisions' }>, r: LoadedRecord): boolean {
+export function covers(t: DecisionTombstone, r: LoadedRecord): boolean {
   return (
     (t.key === null || r.key === t.key) &&
     (t.role === null || r.role === t.role) &&
@@ -166,38 +168,42 @@ export class ForgetPart implements FleetPart {
             WHERE $1::text IS NULL OR xact >= $1::xid8) t) AS rows`,
       [this.state.pull ?? null],
     );
+    // Grouped by scope: one rewrite of a scope for every tombstone of it a pull brings (a machine joining
+    // pulls the team's whole history of them), not one per tombstone.
+    const byScope = new Map<string, { target: StoreTarget; tombstones: DecisionTombstone[] }>();
     for (const row of got!.rows) {
       const t = checkTombstone(row);
       if (typeof t === 'string') {
         this.log(`store: tombstone ${String((row as { id?: unknown }).id)} skipped: ${t}`);
         continue;
       }
-      this.apply(t);
+      this.counts.applied++;
+      if (t.kind === 'answers') this.answers?.forget(t.key, t.role, t.at);
+      else if (t.scope === 'org' || t.owner === this.user) {
+        // (another user's user-scope records are not on this machine)
+        const target: StoreTarget =
+          t.scope === 'user'
+            ? { scope: 'user', userConfigDir: this.places.userConfigDir }
+            : { scope: 'org', userConfigDir: this.places.userConfigDir, org: t.owner };
+        const id = `${t.scope}\u0000${t.owner}`;
+        const group = byScope.get(id) ?? { target, tombstones: [] };
+        group.tombstones.push(t);
+        byScope.set(id, group);
+      }
+    }
+    for (const { target, tombstones } of byScope.values()) {
+      try {
+        this.counts.removed += removeRecords(target, (r) => tombstones.some((t) => covers(t, r))).removed;
+      } catch (error) {
+        // Applied again on the next pull from the same cursor: the cursor is not moved past them.
+        throw new HookwiseError(
+          'INTERNAL',
+          `store: tombstones could not be applied to the ${target.scope} scope: ${sanitize((error as Error).message).text}`,
+        );
+      }
     }
     this.state.pull = got!.horizon;
     this.save();
-  }
-
-  private apply(t: Tombstone): void {
-    this.counts.applied++;
-    if (t.kind === 'answers') {
-      this.answers?.forget(t.key, t.role, t.at);
-      return;
-    }
-    if (t.scope === 'user' && t.owner !== this.user) return; // another user's records are not on this machine
-    const target: StoreTarget =
-      t.scope === 'user'
-        ? { scope: 'user', userConfigDir: this.places.userConfigDir }
-        : { scope: 'org', userConfigDir: this.places.userConfigDir, org: t.owner };
-    try {
-      this.counts.removed += removeRecords(target, (r) => covers(t, r)).removed;
-    } catch (error) {
-      // Applied again on the next pull from the same cursor: the cursor is not moved past it.
-      throw new HookwiseError(
-        'INTERNAL',
-        `store: a tombstone could not be applied to the ${t.scope} scope: ${sanitize((error as Error).message).text}`,
-      );
-    }
   }
 
   private readState(): ForgetState {
