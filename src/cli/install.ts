@@ -43,12 +43,13 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * What a hook entry is for: the gate must fail closed; the session hooks only add context; the learn hook
- * (Claude Code PostToolUse) records a human's approval at the host's prompt; the walls hook
- * (PostToolUseFailure of Bash) learns that a confined run hit the walls before the agent's next call. Both
- * start Node only when this session has a pending note (learnCommand); the http wiring's learn hook runs in
- * the background (see httpEntries).
+ * (Claude Code PostToolUse, command wiring) records a human's approval at the host's prompt; the walls hook
+ * (PostToolUseFailure of Bash) learns that a confined run hit the walls, and counts the failure for the
+ * circuit breaker, before the agent's next call. As commands both start Node only when this session has a
+ * pending note (learnCommand). The settle hooks (Stop, SessionEnd: http wiring) do at the end of a turn
+ * what the http wiring's missing PostToolUse would have done (engine/settle.ts).
  */
-type EntryKind = 'gate' | 'session' | 'learn' | 'walls';
+type EntryKind = 'gate' | 'session' | 'learn' | 'walls' | 'settle';
 
 /**
  * How Claude Code reaches hookwise. `http` (the default): the tool-call events POST to the user's daemon
@@ -68,12 +69,6 @@ interface EntrySpec {
   http?: boolean;
   /** Gemini handlers carry a name (shown in its hook listings). */
   name?: string;
-  /**
-   * A command the host runs in the background (Claude Code `async: true`): the tool call does not wait for it.
-   * The learn command then hands a pending note's work to a process of its own session (learnCommand's
-   * `detach`), so a host that exits at once does not take the learning with it.
-   */
-  async?: boolean;
   timeout: number;
 }
 
@@ -102,6 +97,9 @@ const SESSION_TIMEOUT_S = 30;
 // up to human.timeout (at most 9 minutes, policy/defaults.ts): the host must not give up first (a timed-out
 // http hook blocks with onFailure "block", and the answer a human gave would be lost).
 const HTTP_GATE_TIMEOUT_S = 600;
+// SessionEnd hooks share the client's exit budget, raised to the largest timeout among them: keep it short
+// (settling reads a few files; a dead daemon refuses the connection at once).
+const SESSION_END_TIMEOUT_S = 5;
 
 const DOUBLE_PLUGIN_NOTE =
   'If the hookwise Claude Code plugin is enabled as well, every tool call is checked twice: use the plugin or these settings, not both.';
@@ -123,14 +121,16 @@ export const HOST_SPECS: Record<HostName, HostSpec> = {
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
-    // The learn hook is not http: Claude Code waits for an http hook even with `async: true`, and a PostToolUse
-    // on every tool call cost the step as much as the gate itself (1.17× instead of 1.08× no hooks, measured with
-    // the real client: tests/e2e/daemon-wiring.test.ts). A background command with the pending-note test in sh
-    // costs the step nothing and starts Node only after an ask.
+    // No PostToolUse: Claude Code runs one on every tool call and the step pays for it even when it has nothing
+    // to do (an http hook is waited for even with `async: true`; a background command still costs its spawn:
+    // tests/e2e/daemon-wiring.test.ts). The daemon settles what a call left pending at the session's next
+    // call, and at Stop and SessionEnd (once per turn, per session): engine/settle.ts. PostToolUseFailure
+    // stays: it fires only when a Bash call failed, and counts the failure for the circuit breaker.
     httpEntries: [
       { event: 'PreToolUse', matcher: '*', kind: 'gate', http: true, timeout: HTTP_GATE_TIMEOUT_S },
-      { event: 'PostToolUse', matcher: '*', kind: 'learn', async: true, timeout: SESSION_TIMEOUT_S },
       { event: 'PostToolUseFailure', matcher: 'Bash', kind: 'walls', http: true, timeout: SESSION_TIMEOUT_S },
+      { event: 'Stop', kind: 'settle', http: true, timeout: SESSION_TIMEOUT_S },
+      { event: 'SessionEnd', kind: 'settle', http: true, timeout: SESSION_END_TIMEOUT_S },
       { event: 'UserPromptSubmit', kind: 'session', timeout: SESSION_TIMEOUT_S },
       { event: 'SessionStart', kind: 'session', timeout: SESSION_TIMEOUT_S },
     ],
@@ -195,6 +195,8 @@ export function hookCommand(command: string, kind: EntryKind, host: HostName, wi
     case 'learn':
     case 'walls':
       return learnCommand(command, host);
+    case 'settle':
+      return `${command} check --host ${host}`;
     case 'session':
       // With the http wiring, the session hooks start the daemon (with its loopback endpoint) if it is down.
       return `${command} session-check --host ${host}${wiring === 'http' ? ' --ensure-daemon' : ''}`;
@@ -208,7 +210,7 @@ export function hookCommand(command: string, kind: EntryKind, host: HostName, wi
  * util/locations.ts), one directory per session, named by the session id Claude Code gives its hooks as
  * CLAUDE_CODE_SESSION_ID (memory/learn.ts sessionPendingDir); without it, any session's note counts.
  */
-export function learnCommand(command: string, host: HostName, detach = false): string {
+export function learnCommand(command: string, host: HostName): string {
   const uuid = '$h$h$h$h$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h-$h$h$h$h$h$h$h$h$h$h$h$h';
   const check = `${command} check --host ${host}`;
   return [
@@ -218,19 +220,8 @@ export function learnCommand(command: string, host: HostName, detach = false): s
     "d='*'",
     `case \${CLAUDE_CODE_SESSION_ID-} in ${uuid}) d=s-$CLAUDE_CODE_SESSION_ID;; esac`,
     'for n in "$r"/pending/$d/*.json; do [ -e "$n" ] || exit 0; break; done',
-    // A background hook still running when a one-shot run (claude -p, a short SDK session) exits is killed:
-    // in a session of its own (setsid, util-linux) the check outlives it. It reads the payload from the pipe
-    // it inherits; its output has nobody to read it.
-    ...(detach ? [`command -v setsid >/dev/null 2>&1 && exec setsid -f ${check} >/dev/null 2>&1`] : []),
     `exec ${check}`,
   ].join('; ');
-}
-
-/** The command an entry runs: a background learn hook detaches what it starts (learnCommand). */
-function entryCommand(spec: EntrySpec, command: string, host: HostName, wiring: Wiring): string {
-  return spec.kind === 'learn' && spec.async === true
-    ? learnCommand(command, host, true)
-    : hookCommand(command, spec.kind, host, wiring);
 }
 
 /** The daemon's loopback endpoint for a host's hooks. */
@@ -295,7 +286,7 @@ function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObje
       headers: { Authorization: `Bearer ${target.http.token}`, 'X-Hookwise-Role': '$HOOKWISE_ROLE' },
       allowedEnvVars: ['HOOKWISE_ROLE'],
       timeout: spec.timeout,
-      // A dead or hung daemon blocks the gate (fail closed); a missed learning only forgets an approval.
+      // A dead or hung daemon blocks the gate (fail closed); a missed settle only forgets an approval.
       ...(spec.kind === 'gate' ? { onFailure: 'block' } : {}),
     });
   }
@@ -303,12 +294,8 @@ function ourGroup(spec: EntrySpec, host: HostName, target: HookTarget): JsonObje
   const handler: JsonObject = {
     ...(spec.name === undefined ? {} : { name: spec.name }),
     type: 'command',
-    command: entryCommand(spec, command, host, target.wiring),
+    command: hookCommand(command, spec.kind, host, target.wiring),
     timeout: spec.timeout,
-    // The command wiring's learning is synchronous (issue 17): its PostToolUse is a command like its gate, whose
-    // process start dominates the step anyway. The http wiring's runs in the background (httpEntries): an async
-    // hook still running when a one-shot run exits is killed, so it detaches the work it has (learnCommand).
-    ...(spec.async === true ? { async: true } : {}),
   };
   return group(handler);
 }
@@ -554,7 +541,7 @@ function report(action: InstallAction, plan: Planned, backup: string | undefined
     const what =
       spec.http === true
         ? `POST ${hookUrl(0, plan.host).replace(':0/', ':<port>/')}${spec.kind === 'gate' ? ' (blocks when the daemon is down)' : ''}`
-        : `${entryCommand(spec, command ?? DEFAULT_COMMAND, plan.host, plan.wiring)}${spec.async === true ? ' (in the background)' : ''}`;
+        : hookCommand(command ?? DEFAULT_COMMAND, spec.kind, plan.host, plan.wiring);
     lines.push(`  ${spec.event}${spec.matcher === undefined ? '' : ` (${spec.matcher})`}: ${what}`);
   }
   return lines.join('\n') + backedUp;

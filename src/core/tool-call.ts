@@ -43,7 +43,7 @@ export interface ResolvedPath {
   unknown?: string;
 }
 
-export const HOOK_EVENTS = ['pre-tool', 'post-tool', 'prompt-submit', 'session-start'] as const;
+export const HOOK_EVENTS = ['pre-tool', 'post-tool', 'prompt-submit', 'session-start', 'turn-end'] as const;
 export type HookEventKind = (typeof HOOK_EVENTS)[number];
 
 interface EventBase {
@@ -52,6 +52,11 @@ interface EventBase {
   hostEvent: string;
   sessionId: string;
   cwd: string;
+  /**
+   * The session's transcript as the host names it (Claude Code's `transcript_path`): where the next call's
+   * edge finds what became of the calls before it (engine/settle.ts). Untrusted until checked there.
+   */
+  transcriptPath?: string;
 }
 
 /** What the host reports of a tool's run after it: whether it failed, and its output (untrusted text). */
@@ -64,4 +69,6 @@ export type HookEvent =
   | (EventBase & { kind: 'pre-tool'; call: ToolCall })
   | (EventBase & { kind: 'post-tool'; call: ToolCall; outcome?: ToolOutcome })
   | (EventBase & { kind: 'prompt-submit'; prompt: string })
-  | (EventBase & { kind: 'session-start'; source: string });
+  | (EventBase & { kind: 'session-start'; source: string })
+  /** The agent's turn ended (Claude Code `Stop`), or the session did (`SessionEnd`): every call it made has finished. */
+  | (EventBase & { kind: 'turn-end'; sessionOver: boolean });

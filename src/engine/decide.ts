@@ -96,7 +96,7 @@ export async function decideToolCall(
   });
   if (judged.delegation !== undefined) countDelegation(ports.where, call, policy, judged.delegation, judged.decision);
   const out = finish(ports, event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
-  if (role !== null) remember(ports.where, judged, call, role, policy, projectRoot, out);
+  if (role !== null) remember(ports.where, judged, call, role, policy, { projectRoot, event }, out);
   if (judged.decision.verdict !== 'deny' && judged.creations !== undefined) noteCreated(ports.where, call, judged, out);
   return out;
 }
@@ -251,7 +251,7 @@ function remember(
   call: ToolCall,
   role: string,
   policy: CompiledPolicy,
-  projectRoot: string,
+  { projectRoot, event }: { projectRoot: string; event: HookEvent },
   out: CheckResult,
 ): void {
   // A corrupt line's parse error quotes the line: sanitized like anything else that leaves the process.
@@ -259,7 +259,7 @@ function remember(
     (p) => `hookwise: decision memory: ${sanitize(formatProblem(p)).text}`,
   );
   try {
-    rememberDecision(judged, call, role, policy.memory, { projectRoot, where: where });
+    rememberDecision(judged, call, role, policy.memory, { projectRoot, where, transcriptPath: event.transcriptPath });
     if (judged.human !== undefined) {
       const note = rememberHumanAnswer(judged.human, judged.memo, call, judged.paths ?? [], role, policy.memory, {
         projectRoot,

@@ -4,9 +4,11 @@
  * the shared ports once (ports.ts) and hands each event to its module:
  *
  *   - pre-tool      decide.ts          the session gate → the cascade → confinement → the queue; audit, learning
+ *                   (after settle.ts: what the session's earlier calls left pending, when no PostToolUse reports it)
  *   - post-tool     observe.ts         learning from the outcome, the circuit breaker
  *   - session start,
  *     prompt        session-events.ts  module commands, the registration prompt, a fresh delegation window
+ *   - turn end      settle.ts          Stop, SessionEnd: settle the session's pending notes, drop the rest
  *
  * What a decision needs is loaded once and reloaded when its sources change: the compiled policy per project,
  * keyed by its config files' stamps (policy/load.ts; a stamp that changes while compiling makes it compile
@@ -50,6 +52,7 @@ import {
   type PayloadSource,
 } from './ports.js';
 import { answerSessionEvent } from './session-events.js';
+import { answerTurnEnd, settleSession } from './settle.js';
 import { Supervisors, type BackendFactory } from './supervise.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -130,13 +133,22 @@ export class Engine {
       event = adapter.parse(payload);
       this.prepareRuntime();
       switch (event.kind) {
-        case 'pre-tool':
-          return await decideToolCall(this.ports, event, adapter, options, started);
+        case 'pre-tool': {
+          // What the session's earlier calls left pending is settled first, at the edge (settle.ts).
+          const unsettled = settleSession(this.where, event, 'next-call');
+          const out = await decideToolCall(this.ports, event, adapter, options, started);
+          return unsettled === undefined ? out : { ...out, stderr: `${unsettled}${out.stderr ?? ''}` };
+        }
         case 'prompt-submit':
+          // Before the prompt drops the previous turn's notes (session-events.ts).
+          settleSession(this.where, event, 'turn-end');
+          return await answerSessionEvent(this.ports, event, adapter, options.envRole);
         case 'session-start':
           return await answerSessionEvent(this.ports, event, adapter, options.envRole);
         case 'post-tool':
           return await observeToolResult(this.ports, event, adapter);
+        case 'turn-end':
+          return answerTurnEnd(this.ports, event, adapter);
       }
     } catch (error) {
       return this.failClosed(error, adapter, raw, payload, event, started);

@@ -9,13 +9,14 @@ import { shownError } from '../sanitize/shown.js';
 import type { HookEvent, ToolCall, ToolOutcome } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { learnFromHost } from '../memory/learn.js';
-import { breakerFailure, breakerSuccess } from '../modules/machine.js';
+import { breakerFailure, breakerSuccess, toolUseKey } from '../modules/machine.js';
 import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { findProjectRoot } from '../paths/canonical.js';
 import { recordCreations } from '../session/provenance.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
+import { settleBreakerRun } from './settle.js';
 
 type PostToolEvent = Extract<HookEvent, { kind: 'post-tool' }>;
 
@@ -80,8 +81,11 @@ async function breakerAfterTool(
     const policy = await ports.policyFor(findProjectRoot(call.cwd));
     const breaker = policy.modules.circuitBreaker;
     if (!breaker.enabled) return;
+    // Without PostToolUse a success is seen in the transcript only (settle.ts): look before counting this failure.
+    settleBreakerRun(ports.where, event);
     const signature = errorSignature(event.outcome?.output ?? '');
-    updateModuleState(ports.where, call.sessionId, (state) => breakerFailure(state, signature, breaker.threshold));
+    const key = call.toolUseId === undefined ? undefined : toolUseKey(call.toolUseId);
+    updateModuleState(ports.where, call.sessionId, (state) => breakerFailure(state, signature, breaker.threshold, key));
   } catch (error) {
     out.stderr = `${out.stderr ?? ''}hookwise: circuit breaker: could not record this result: ${shownError(error)}\n`;
   }

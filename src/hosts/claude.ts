@@ -15,6 +15,8 @@ export const CLAUDE_EVENTS = {
   PostToolUseFailure: 'post-tool',
   UserPromptSubmit: 'prompt-submit',
   SessionStart: 'session-start',
+  Stop: 'turn-end',
+  SessionEnd: 'turn-end',
 } as const;
 
 /** Shared by Claude and Codex: Codex hooks speak Claude's JSON. */
@@ -22,7 +24,8 @@ export function parseClaudeStyle(payload: Record<string, unknown>, host: HostNam
   const hostEvent = requireString(payload, 'hook_event_name', label);
   const sessionId = requireString(payload, 'session_id', label);
   const cwd = requireString(payload, 'cwd', label);
-  const base = { host, hostEvent, sessionId, cwd };
+  const transcriptPath = optionalString(payload, 'transcript_path');
+  const base = { host, hostEvent, sessionId, cwd, ...(transcriptPath === undefined ? {} : { transcriptPath }) };
   switch (hostEvent) {
     case 'PreToolUse':
       return { ...base, kind: 'pre-tool', call: claudeToolCall(payload, host, label, sessionId, cwd) };
@@ -40,6 +43,9 @@ export function parseClaudeStyle(payload: Record<string, unknown>, host: HostNam
       return { ...base, kind: 'prompt-submit', prompt: optionalString(payload, 'prompt') ?? '' };
     case 'SessionStart':
       return { ...base, kind: 'session-start', source: optionalString(payload, 'source') ?? 'startup' };
+    case 'Stop':
+    case 'SessionEnd':
+      return { ...base, kind: 'turn-end', sessionOver: hostEvent === 'SessionEnd' };
     default:
       throw new HookwiseError(
         'UNKNOWN_EVENT',

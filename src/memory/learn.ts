@@ -88,6 +88,11 @@ interface PendingAsk {
   project?: Sanitized;
   /** What the supervisor said of this call, when it answered (its ask, or a recommendation below its threshold). */
   supervisor?: Supervision;
+  /**
+   * A hash of the transcript path the host gave with the call (transcriptKey): only that transcript may
+   * later prove the call ran (settleFromTranscript). Absent: no transcript proves anything for this note.
+   */
+  transcript?: string;
 }
 
 function pendingTarget(target: StoreTarget): PendingTarget {
@@ -101,6 +106,13 @@ function storeTarget(target: PendingTarget, sessionId: string): StoreTarget {
 export interface LearnPlaces {
   projectRoot: string;
   where: Locations;
+  /** The session's transcript as the host named it with this call (Claude Code), kept in a note as a hash. */
+  transcriptPath?: string | undefined;
+}
+
+/** What a note keeps of a transcript path: a hash, so that no path lands on disk. */
+export function transcriptKey(path: string): string {
+  return fnv1a64(`transcript\u0000${path}`);
 }
 
 export function pendingDir(runtimeDir: string): string {
@@ -128,8 +140,16 @@ export function sessionPendingDir(runtimeDir: string, sessionId: string): string
 }
 
 function pendingFile(runtimeDir: string, sessionId: string, toolUseId: string): string {
-  return join(sessionPendingDir(runtimeDir, sessionId), `${fnv1a64(`${idFileKey(sessionId)}\u0000${toolUseId}`)}.json`);
+  return join(sessionPendingDir(runtimeDir, sessionId), pendingNoteName(sessionId, toolUseId));
 }
+
+/** The file name of the note for one tool call (a hash: no id on disk). */
+export function pendingNoteName(sessionId: string, toolUseId: string): string {
+  return `${fnv1a64(`${idFileKey(sessionId)}\u0000${toolUseId}`)}.json`;
+}
+
+/** A note of the asked or confined kind (not a provenance note, `p-…`, nor the breaker's marker). */
+export const PENDING_NOTE_NAME = /^[0-9a-f]{16}\.json$/;
 
 /** Where learned decisions go, per the user's `memory.learn_scope`. Similarity asks never go to the project. */
 export function learnTarget(
@@ -254,6 +274,7 @@ export function rememberDecision(
     ts: new Date().toISOString(),
     ...(confined || supervisionIn(d) !== undefined ? { project: sanitize(places.projectRoot).text } : {}),
     ...(supervisionIn(d) === undefined ? {} : { supervisor: supervisionIn(d)! }),
+    ...(places.transcriptPath === undefined ? {} : { transcript: transcriptKey(places.transcriptPath) }),
   };
   const dir = ensurePrivateDir(pendingDir(places.where.runtimeDir));
   if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
@@ -315,6 +336,11 @@ export function dropSessionNotes(runtimeDir: string, sessionId: string): number 
   return names.length;
 }
 
+/** Forget one call's note, teaching nothing (its outcome is not one hookwise can trust). */
+export function dropPendingNote(runtimeDir: string, sessionId: string, toolUseId: string): void {
+  unlinkQuietly(pendingFile(runtimeDir, sessionId, toolUseId));
+}
+
 function removeEmptyDir(dir: string): void {
   try {
     rmdirSync(dir);
@@ -332,11 +358,26 @@ function unlinkQuietly(file: string): void {
 }
 
 /**
+ * What a session's transcript says of a call (engine/settle.ts), when no PostToolUse reported it: which
+ * transcript (it must be the one named when hookwise asked), and whether the tool ran (a result that is not
+ * an error). A refusal at the host's prompt is an error result: it teaches nothing.
+ */
+export interface TranscriptProof {
+  transcriptPath: string;
+  ran: boolean;
+}
+
+/**
  * PostToolUse / PostToolUseFailure: the host ran a tool. If hookwise asked about exactly this tool_use_id
  * and nobody had decided, the human approved it at the host's prompt: record the allow. If hookwise let it
  * run confined and the walls stopped it, record an ask. Returns the record, if any.
  */
-export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOutcome): DecisionRecord | undefined {
+export function learnFromHost(
+  call: ToolCall,
+  where: Locations,
+  outcome?: ToolOutcome,
+  proof?: TranscriptProof,
+): DecisionRecord | undefined {
   if (call.toolUseId === undefined) return undefined;
   const file = pendingFile(where.runtimeDir, call.sessionId, call.toolUseId);
   // Claim the note by renaming it: of two racing PostToolUse processes, exactly one records.
@@ -359,6 +400,12 @@ export function learnFromHost(call: ToolCall, where: Locations, outcome?: ToolOu
   if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId))
     return undefined;
   if (Date.now() - Date.parse(pending.ts) > PENDING_TTL_MS) return undefined;
+  // Read from a transcript: only the one the host named when it asked, and an asked call only when it ran.
+  if (proof !== undefined) {
+    if (pending.transcript === undefined || pending.transcript !== transcriptKey(proof.transcriptPath))
+      return undefined;
+    if (pending.kind !== 'confined' && !proof.ran) return undefined;
+  }
   const target = storeTarget(pending.target, call.sessionId);
   const key = pending.key ?? cacheKey(pending.tool, pending.subject);
   if (pending.kind === 'confined') return learnFromWalls(pending, key, target, call, where, outcome);

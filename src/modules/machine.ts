@@ -3,7 +3,13 @@
  * out. The engine reads the signed state at the edge (state-file.ts), applies one of these and writes the
  * result back; nothing here touches a file.
  */
+import { fnv1a64 } from '../util/hash.js';
 import type { ErrorSignature } from './signature.js';
+
+/** What the state keeps of a tool call's id (BreakerState.lastFailure): a hash. */
+export function toolUseKey(toolUseId: string): string {
+  return fnv1a64(`tool-use\u0000${toolUseId}`);
+}
 
 export interface BreakerState {
   /** Failures since the last success. */
@@ -12,6 +18,11 @@ export interface BreakerState {
   signatures: Partial<Record<ErrorSignature, number>>;
   /** Why it tripped; absent while it is closed. */
   tripped?: string;
+  /**
+   * The last counted failure's tool call (a hash of its tool_use id): a success counts as ending the run only
+   * when it is of a call made after that one (engine/settle.ts reads the order from the transcript).
+   */
+  lastFailure?: string;
 }
 
 /** A conductor's recent work-tool calls (epoch ms), for the delegation window. */
@@ -52,7 +63,12 @@ export function delegationReset(state: ModuleState): ModuleState {
   return state.delegation.calls.length === 0 ? state : { ...state, delegation: { calls: [] } };
 }
 
-export function breakerFailure(state: ModuleState, signature: ErrorSignature, threshold: number): ModuleState {
+export function breakerFailure(
+  state: ModuleState,
+  signature: ErrorSignature,
+  threshold: number,
+  lastFailure?: string,
+): ModuleState {
   const consecutive = state.breaker.consecutive + 1;
   const same = (state.breaker.signatures[signature] ?? 0) + 1;
   const signatures = { ...state.breaker.signatures, [signature]: same };
@@ -65,14 +81,20 @@ export function breakerFailure(state: ModuleState, signature: ErrorSignature, th
         : undefined);
   return {
     ...state,
-    breaker: tripped === undefined ? { consecutive, signatures } : { consecutive, signatures, tripped },
+    breaker: {
+      consecutive,
+      signatures,
+      ...(tripped === undefined ? {} : { tripped }),
+      ...(lastFailure === undefined ? {} : { lastFailure }),
+    },
   };
 }
 
 /** A success breaks a run of failures; a tripped breaker stays tripped until a human resets it. */
 export function breakerSuccess(state: ModuleState): ModuleState {
   if (state.breaker.consecutive === 0) return state;
-  return { ...state, breaker: { ...state.breaker, consecutive: 0 } };
+  const { lastFailure: _ended, ...breaker } = state.breaker;
+  return { ...state, breaker: { ...breaker, consecutive: 0 } };
 }
 
 export function breakerReset(state: ModuleState): ModuleState {

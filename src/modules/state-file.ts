@@ -148,7 +148,7 @@ function parseBody(body: string): ModuleState | undefined {
     format?: unknown;
     state?: {
       safemode?: unknown;
-      breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown };
+      breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown; lastFailure?: unknown };
       delegation?: { calls?: unknown };
     };
   };
@@ -163,6 +163,8 @@ function parseBody(body: string): ModuleState | undefined {
   )
     return undefined;
   if (b.tripped !== undefined && typeof b.tripped !== 'string') return undefined;
+  if (b.lastFailure !== undefined && (typeof b.lastFailure !== 'string' || !/^[0-9a-f]{16}$/.test(b.lastFailure)))
+    return undefined;
   const signatures: ModuleState['breaker']['signatures'] = {};
   for (const [name, count] of Object.entries(b.signatures)) {
     if (!(ERROR_SIGNATURES as readonly string[]).includes(name) || typeof count !== 'number') return undefined;
@@ -178,7 +180,12 @@ function parseBody(body: string): ModuleState | undefined {
     return undefined;
   return {
     safemode: s.safemode,
-    breaker: { consecutive: b.consecutive, signatures, ...(b.tripped === undefined ? {} : { tripped: b.tripped }) },
+    breaker: {
+      consecutive: b.consecutive,
+      signatures,
+      ...(b.tripped === undefined ? {} : { tripped: b.tripped }),
+      ...(b.lastFailure === undefined ? {} : { lastFailure: b.lastFailure }),
+    },
     delegation: { calls: calls as number[] },
   };
 }

@@ -338,16 +338,72 @@ export function recordCreations(where: Locations, call: ToolCall): number {
   try {
     bytes = readOwnedFile(claimed, 'a provenance note');
   } finally {
-    try {
-      unlinkSync(claimed);
-    } catch {
-      // Already gone: nothing else to clean.
-    }
+    unlinkQuietly(claimed);
   }
   if (bytes === undefined) return 0;
   const note = parseNote(bytes.toString('utf8'));
   if (note === undefined || note.session !== idFileKey(call.sessionId) || note.toolUse !== fnv1a64(call.toolUseId))
     return 0;
+  const files = bornSince(note);
+  addCreated(where, call.sessionId, files);
+  return files.length;
+}
+
+/** A provenance note's file name (`p-<hash>.json`). */
+const NOTE_NAME = /^p-[0-9a-f]{16}\.json$/;
+
+/**
+ * Without a PostToolUse (the http wiring: engine/settle.ts), at the session's next call or the end of its
+ * turn: each provenance note of the session whose paths now hold files born after the note is claimed and
+ * those files recorded, as recordCreations would have. A path with nothing at it yet (the call has not run,
+ * or was refused) stays noted — until the turn ends (`final`): every call of the turn has finished then,
+ * and what is still missing was never created. Returns how many files were recorded.
+ */
+export function settleCreations(where: Locations, sessionId: string, final: boolean): number {
+  const dir = sessionPendingDir(where.runtimeDir, sessionId);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => NOTE_NAME.test(n));
+  } catch {
+    return 0; // no notes for this session
+  }
+  let recorded = 0;
+  for (const name of names) {
+    const file = join(dir, name);
+    let text: string;
+    try {
+      text = readOwnedFile(file, 'a provenance note')?.toString('utf8') ?? '';
+    } catch {
+      text = ''; // not a note of ours (a link, another owner): never vouched for
+    }
+    const note = parseNote(text);
+    if (note === undefined || note.session !== idFileKey(sessionId)) {
+      unlinkQuietly(file);
+      continue;
+    }
+    const found = bornSince(note);
+    if (found.length === 0 && !final) continue;
+    // Claimed by renaming, as recordCreations does: of two settling processes one records.
+    const claimed = `${file}.${process.pid}.claimed`;
+    try {
+      renameSync(file, claimed);
+    } catch {
+      continue; // claimed by another process meanwhile
+    }
+    unlinkQuietly(claimed);
+    addCreated(where, sessionId, found);
+    recorded += found.length;
+    const left = note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
+    if (!final && left.length > 0) {
+      const body = { format: FORMAT, session: note.session, tool_use: note.toolUse, at: note.at, paths: left };
+      writeFileAtomic(file, JSON.stringify(body), { mode: 0o600 });
+    }
+  }
+  return recorded;
+}
+
+/** The noted paths that now hold a file of one link, or a directory, born after the note. */
+function bornSince(note: { at: number; paths: string[] }): [string, CreatedFile][] {
   const files: [string, CreatedFile][] = [];
   for (const path of note.paths) {
     const st = lstatBig(path);
@@ -356,8 +412,15 @@ export function recordCreations(where: Locations, call: ToolCall): number {
     if (f === undefined || (f.type === 'f' && st.nlink !== 1n) || f.birthMs < note.at - BIRTH_SLACK_MS) continue;
     files.push([pathKey(path), f]);
   }
-  addCreated(where, call.sessionId, files);
-  return files.length;
+  return files;
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone: nothing else to clean.
+  }
 }
 
 function parseNote(body: string): { session: string; toolUse: string; at: number; paths: string[] } | undefined {

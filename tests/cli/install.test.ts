@@ -133,14 +133,10 @@ describe('hookwise install --claude --wiring http', () => {
     };
     expect(settings.hooks).toEqual({
       PreToolUse: [{ matcher: '*', hooks: [{ ...gate, timeout: 600, onFailure: 'block' }] }],
-      // Learning in the background (the step does not wait for it); a failure is rare and reported at once.
-      PostToolUse: [
-        {
-          matcher: '*',
-          hooks: [{ type: 'command', command: learnCommand('hookwise', 'claude', true), timeout: 30, async: true }],
-        },
-      ],
+      // No PostToolUse (the daemon settles at the next call, Stop, SessionEnd); a failure is rare and reported at once.
       PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ ...gate, timeout: 30 }] }],
+      Stop: [{ hooks: [{ ...gate, timeout: 30 }] }],
+      SessionEnd: [{ hooks: [{ ...gate, timeout: 5 }] }],
       UserPromptSubmit: [
         { hooks: [{ type: 'command', command: 'hookwise session-check --host claude --ensure-daemon', timeout: 30 }] },
       ],
@@ -168,7 +164,42 @@ describe('hookwise install --claude --wiring http', () => {
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     expect(JSON.stringify(settings)).toContain(':41235/');
     expect(readFileSync(box.path('.git/info/exclude'), 'utf8').match(/settings\.local\.json/g)).toHaveLength(1);
-    expect(runInstall('uninstall', { claude: true, wiring: 'http' }, box).stdout).toMatch(/removed 5 hookwise hooks/);
+    expect(runInstall('uninstall', { claude: true, wiring: 'http' }, box).stdout).toMatch(/removed 6 hookwise hooks/);
+  });
+
+  it('reinstalling over the wiring with a PostToolUse hook removes that entry, and only ours', () => {
+    const box = sandbox();
+    box.http = endpoint;
+    const theirs = { type: 'command', command: 'my-formatter --check', timeout: 10 };
+    const before = {
+      hooks: {
+        PostToolUse: [
+          // What install wrote until the http wiring had no PostToolUse: a background learn command.
+          {
+            matcher: '*',
+            hooks: [{ type: 'command', command: `${learnCommand('hookwise', 'claude')}`, timeout: 30, async: true }],
+          },
+          { matcher: 'Edit', hooks: [theirs] },
+        ],
+      },
+    };
+    box.write('.claude/settings.local.json', `${JSON.stringify(before, null, 2)}\n`);
+    box.install({ claude: true, wiring: 'http' });
+    const settings = JSON.parse(box.read('.claude/settings.local.json')) as {
+      hooks: Record<string, { matcher?: string; hooks: unknown[] }[]>;
+    };
+    expect(settings.hooks.PostToolUse).toEqual([{ matcher: 'Edit', hooks: [theirs] }]);
+    expect(Object.keys(settings.hooks).sort()).toEqual(
+      [
+        'PostToolUse',
+        'PostToolUseFailure',
+        'PreToolUse',
+        'SessionEnd',
+        'SessionStart',
+        'Stop',
+        'UserPromptSubmit',
+      ].sort(),
+    );
   });
 
   it('user scope goes to ~/.claude/settings.json; without the endpoint it refuses', () => {
@@ -665,34 +696,6 @@ describe('the installed learn command (PostToolUse, PostToolUseFailure) starts h
       status: 0,
       ran: `check --host claude\n${post}`,
     });
-  });
-
-  it('in the background (the http wiring), the check runs in a session of its own and outlives the hook; without setsid, in place', async () => {
-    const box = sandbox();
-    const rt = join(box.base, 'rt');
-    note(rt, SESSION);
-    const bin = join(box.base, 'bin', 'hookwise');
-    const log = join(box.base, 'ran');
-    // Slower than the hook: the hook has returned before the check writes what it got.
-    writeFileSync(bin, `#!/bin/sh\nsleep 0.3\n{ echo "$*"; cat; } > '${log}.tmp' && mv '${log}.tmp' '${log}'\n`);
-    chmodSync(bin, 0o755);
-    const hook = (path: string): number | null =>
-      spawnSync('/bin/sh', ['-c', learnCommand('hookwise', 'claude', true)], {
-        input: post,
-        env: { PATH: path, HOOKWISE_RUNTIME_DIR: rt, CLAUDE_CODE_SESSION_ID: SESSION },
-        encoding: 'utf8',
-      }).status;
-    expect(hook(`${dirname(bin)}:/usr/bin:/bin`)).toBe(0);
-    expect(existsSync(log), 'the hook did not wait for the check').toBe(false);
-    for (let i = 0; i < 200 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(readFileSync(log, 'utf8')).toBe(`check --host claude\n${post}`);
-    rmSync(log);
-    // A PATH without setsid (macOS): the check runs in the hook's own process, as the synchronous hook does.
-    const tools = join(box.base, 'tools');
-    mkdirSync(tools);
-    for (const tool of ['sleep', 'cat', 'mv']) symlinkSync(realpathSync(`/bin/${tool}`), join(tools, tool));
-    expect(hook(`${dirname(bin)}:${tools}`)).toBe(0);
-    expect(readFileSync(log, 'utf8')).toBe(`check --host claude\n${post}`);
   });
 
   it('without CLAUDE_CODE_SESSION_ID (an older Claude Code), any session’s note starts it', () => {

@@ -1,7 +1,8 @@
 /**
- * The daemon wiring with the REAL Claude Code: PreToolUse (and PostToolUseFailure) as `http` hooks to the
- * user's hookwise daemon on 127.0.0.1, PostToolUse as a background command that starts hookwise only after an
- * ask, the session events as command hooks that make sure the daemon is up.
+ * The daemon wiring with the REAL Claude Code: PreToolUse, PostToolUseFailure (Bash), Stop and SessionEnd as
+ * `http` hooks to the user's hookwise daemon on 127.0.0.1 — no PostToolUse: the daemon settles what a call left
+ * pending at the session's next call, Stop and SessionEnd (engine/settle.ts) — and the session events as
+ * command hooks that make sure the daemon is up.
  *
  * - The client obeys the daemon's answers, and the role fallback reaches it through the header
  *   `X-Hookwise-Role: $HOOKWISE_ROLE` (interpolated by the client because of `allowedEnvVars`).
@@ -14,11 +15,13 @@
  * - `async: true` on an http PostToolUse handler (rows 3c, 5b–5d): Claude Code 2.1.330 still calls the hook
  *   (the daemon serves 2 calls per tool call, as without it), but the step waits for it all the same: a
  *   PostToolUse http hook answered after 250 ms costs the step those 250 ms with or without `async`, while an
- *   async *command* hook as slow costs nothing. So install's PostToolUse is a background command (row 3b),
- *   not an http hook (row 3d, what install wrote before).
- * - Learning over the http wiring: hookwise asks, the human allows at the client's prompt (stream-json), the
- *   background PostToolUse hands the approval to hookwise, which records it — also when the client exits
- *   at once — and the next session is allowed from memory (exact-cache).
+ *   async *command* hook as slow costs nothing in wait, but its spawn on every call still shows (row 3e, what
+ *   install wrote before this wiring); row 3d is what install wrote before that. Install now writes none
+ *   (row 3b).
+ * - Without PostToolUse, what it did still happens: an approval at the client's prompt (stream-json) is
+ *   learned from the transcript — also when the client exits at once — and the next session is allowed from
+ *   memory (exact-cache); a Write's new file is recorded (provenance); the circuit breaker counts failures
+ *   (PostToolUseFailure) and a success ends their run.
  *
  * Every daemon here is started with the sandbox's HOME / HOOKWISE_RUNTIME_DIR / HOOKWISE_CONFIG_DIR and
  * stopped in afterAll. Skip with HOOKWISE_SKIP_E2E=1.
@@ -48,6 +51,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAudit } from '../../src/audit/log.js';
 import { removeTestTree } from '../support/remove-tree.js';
 import { learnCommand } from '../../src/cli/install.js';
+import { readModuleState } from '../../src/modules/state-file.js';
+import { readProvenance } from '../../src/session/provenance.js';
+import { locations } from '../../src/util/locations.js';
 import { toolUseId } from './support/fake-anthropic.js';
 import { CLAUDE_CODE, ensureClaude } from './support/install-hosts.js';
 import { stepTimeFile, type StepTimeRecord } from '../../bench/quality.js';
@@ -254,20 +260,11 @@ function recommendedWiring(port: number, token: string, sessionHooks: boolean): 
   const hooks = (JSON.parse(r.stdout) as { hooks: ClaudeHooksConfig }).hooks;
   // What install writes is what this test means by "recommended": the tool events over http to this daemon.
   expect(hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [httpHook(port, token, true)] }]);
-  expect(hooks.PostToolUse).toEqual([
-    {
-      matcher: '*',
-      hooks: [
-        {
-          type: 'command',
-          command: learnCommand(hookwiseCommand('').trim(), 'claude', true),
-          timeout: 30,
-          async: true,
-        },
-      ],
-    },
-  ]);
+  // No PostToolUse: the daemon settles at the next call, Stop and SessionEnd (engine/settle.ts).
+  expect(hooks.PostToolUse).toBeUndefined();
   expect(hooks.PostToolUseFailure).toEqual([{ matcher: 'Bash', hooks: [httpHook(port, token, false)] }]);
+  expect(hooks.Stop).toEqual([{ hooks: [httpHook(port, token, false)] }]);
+  expect(hooks.SessionEnd).toEqual([{ hooks: [{ ...httpHook(port, token, false), timeout: 5 }] }]);
   expect(JSON.stringify(hooks.SessionStart)).toContain('session-check --host claude --ensure-daemon');
   if (!sessionHooks) {
     delete hooks.SessionStart;
@@ -509,15 +506,18 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         { role: 'coder', verdict: 'deny', tier: 'rules', tool: 'Bash' },
       ]);
       // Served by the daemon: SessionStart + UserPromptSubmit (session-check through the socket), 3 PreToolUse,
-      // and the allowed Write's PostToolUse: it created src/app.ts, so a provenance note is pending and the
-      // background hook starts a check to record the file (session/provenance.ts). It runs detached: wait for it.
+      // Stop and SessionEnd — no PostToolUse.
       let served = decisions() - before;
-      for (let waited = 0; served < 6 && waited < 20_000; waited += 100) {
+      for (let waited = 0; served < 7 && waited < 20_000; waited += 100) {
         await sleep(100);
         served = decisions() - before;
       }
       console.log(`[daemon-wiring e2e] daemon answered ${served} hook calls in this run (${result.durationMs} ms)`);
-      expect(served, why).toBe(6);
+      expect(served, why).toBe(7);
+      // The allowed Write created src/app.ts: its provenance note was settled from the file system at the next
+      // call (session/provenance.ts), so the session may delete the file it made without a human.
+      const provenance = readProvenance(locations({ HOME: home, ...hookwiseEnv }), sessionId);
+      expect(provenance.kind === 'valid' ? provenance.created.size : provenance, why).toBe(1);
     },
     RUN_TIMEOUT_MS,
   );
@@ -587,9 +587,10 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         ca: '-',
         httpPort: http.port,
       });
-      // What install writes: http Pre, background command PostToolUse (and http PostToolUseFailure, unused here).
+      // What install writes: http Pre, no PostToolUse; http PostToolUseFailure (unused here: no call fails), and
+      // http Stop and SessionEnd, once per run each.
       wirings.push({
-        label: '(3b) install: http Pre + async cmd Post',
+        label: '(3b) install: http Pre, Stop, End',
         hooks: recommendedWiring(http.port, http.token, false),
         env: {},
         decider: 'daemon',
@@ -605,7 +606,34 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
         ca: '-',
         httpPort: http.port,
       });
-      // What install wrote before: PostToolUse over http too, waited for on every tool call.
+      // What install wrote until this wiring: (3) plus a background command PostToolUse (a pending-note test in sh).
+      wirings.push({
+        label: '(3e) http Pre + async cmd Post',
+        hooks: {
+          PreToolUse: [{ matcher: '*', hooks: [httpHook(http.port, http.token, true)] }],
+          PostToolUse: [
+            {
+              matcher: '*',
+              hooks: [
+                {
+                  type: 'command',
+                  command: learnCommand(hookwiseCommand('').trim(), 'claude').replace(
+                    /exec (.*)$/,
+                    'command -v setsid >/dev/null 2>&1 && exec setsid -f $1 >/dev/null 2>&1; exec $1',
+                  ),
+                  timeout: 30,
+                  async: true,
+                },
+              ],
+            },
+          ],
+        },
+        env: {},
+        decider: 'daemon',
+        ca: '-',
+        httpPort: http.port,
+      });
+      // What install wrote before that: PostToolUse over http too, waited for on every tool call.
       wirings.push({
         label: '(3d) http Pre + http Post (before)',
         hooks: httpPostWiring(http.port, http.token),
@@ -737,11 +765,14 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
             expect(r.text, why).toMatch(/On branch main/);
           }
           const audit = auditOf(sessionId);
-          // A command PostToolUse with no pending note ends in sh: only an http one reaches the daemon.
-          const postOverHttp = (w.hooks.PostToolUse ?? []).some((g) => g.hooks.some((h) => h.type === 'http'));
-          const expectedServed = w.decider === 'daemon' ? STEP_CALLS * (postOverHttp ? 2 : 1) : 0;
+          // A command PostToolUse with no pending note ends in sh: only an http one reaches the daemon. Stop and
+          // SessionEnd reach it once per run.
+          const overHttp = (event: string): boolean =>
+            (w.hooks[event] ?? []).some((g) => g.hooks.some((h) => h.type === 'http'));
+          const perRun = ['Stop', 'SessionEnd'].filter(overHttp).length;
+          const expectedServed = w.decider === 'daemon' ? STEP_CALLS * (overHttp('PostToolUse') ? 2 : 1) + perRun : 0;
           // An async hook's POST may still be on its way when the client's last model request arrives.
-          const settle = hasAsyncHttp(w.hooks) ? 5_000 : 0;
+          const settle = hasAsyncHttp(w.hooks) || perRun > 0 ? 5_000 : 0;
           const served = (await counterReaching(decisions, before + expectedServed, settle)) - before;
           servedByDaemon[i]!.push(served);
           // Only the floor rows reach the trivial server: one authorized POST per call and hooked event.
@@ -832,13 +863,12 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
   );
 
   it(
-    'learning over the http wiring: an allow at the client’s prompt is recorded by the background PostToolUse hook, also when the client exits at once, and the next session is allowed from memory (exact-cache)',
+    'learning over the http wiring: an allow at the client’s prompt is recorded without a PostToolUse hook (read from the transcript), also when the client exits at once, and the next session is allowed from memory (exact-cache)',
     async () => {
       // A sandbox project with a harmless `make deploy-staging` that no tier decides for a coder: hookwise asks.
       const cwd = project('learning');
       writeFileSync(join(cwd, 'Makefile'), `deploy-staging:\n\t@echo ${OUTPUT}\n\t@touch ${STAMP}\n`);
-      // Exactly what install writes, session hooks included. Not `async: true` on the PostToolUse handler:
-      // 2.1.330 waits for an http hook all the same (see the step-time test's rows 5b/5c).
+      // Exactly what install writes, session hooks included: no PostToolUse.
       const hooks = recommendedWiring(http.port, http.token, true);
       mkdirSync(join(cwd, '.claude'));
       writeFileSync(join(cwd, '.claude', 'settings.json'), `${JSON.stringify({ hooks }, null, 2)}\n`);
@@ -889,8 +919,8 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       ]);
       expect(existsSync(join(cwd, STAMP))).toBe(true);
 
-      // The client exits at once, as a one-shot run does: the background PostToolUse (same tool_use_id) has
-      // handed the approval to a `hookwise check` of its own session, which records it in the user scope.
+      // The client exits at once, as a one-shot run does: its Stop hook (the daemon, over http) has found the
+      // asked call's result in the session's transcript — the tool ran — and recorded the approval.
       const exit1 = await first.close();
       expect(exit1, first.describe()).toMatchObject({ exitCode: 0, killed: false });
       for (let i = 0; i < LEARN_POLLS && learned() === undefined; i++) await sleep(100);
@@ -929,6 +959,47 @@ describe.skipIf(SKIP)('the daemon wiring with the real Claude Code', () => {
       );
     },
     2 * RUN_TIMEOUT_MS + 30_000,
+  );
+
+  it(
+    'the circuit breaker over the http wiring: PostToolUseFailure counts each failed Bash call, and a success in between (read from the transcript) ends the run',
+    async () => {
+      const cwd = project('breaker');
+      // Threshold 5: nothing trips here; the counts say what was counted.
+      mkdirSync(join(cwd, '.hookwise'));
+      writeFileSync(join(cwd, '.hookwise', 'policy.yml'), 'modules:\n  circuit_breaker: {threshold: 5}\n');
+      const sessionId = randomUUID();
+      const result = await runClaude({
+        cwd,
+        home,
+        env: { ...hookwiseEnv, HOOKWISE_ROLE: 'coder' },
+        extraArgs: ['--session-id', sessionId],
+        prompt: 'Look around.',
+        scenario: {
+          toolCalls: [
+            { name: 'Bash', input: { command: 'ls missing-a', description: 'List' } },
+            { name: 'Bash', input: { command: 'ls missing-b', description: 'List' } },
+            { name: 'Bash', input: { command: 'git status', description: 'Status' } },
+            { name: 'Bash', input: { command: 'ls missing-c', description: 'List' } },
+          ],
+        },
+        hookSettings: recommendedWiring(http.port, http.token, true),
+        timeoutMs: RUN_TIMEOUT_MS - 10_000,
+      });
+      const why = describeRun(result);
+      expect(result.exitCode, why).toBe(0);
+      expect(
+        result.toolResults.map((r) => r.isError),
+        why,
+      ).toEqual([true, true, false, true]);
+      const state = readModuleState(locations({ HOME: home, ...hookwiseEnv }), sessionId);
+      expect(state.kind, why).toBe('valid');
+      if (state.kind !== 'valid') return;
+      // Three failures counted (one signature), and the run they make was ended by `git status`: one in a row.
+      expect(state.state.breaker.signatures, why).toEqual({ other: 3 });
+      expect(state.state.breaker.consecutive, why).toBe(1);
+    },
+    RUN_TIMEOUT_MS,
   );
 
   it(

@@ -1,0 +1,205 @@
+/**
+ * Settling what a session's earlier tool calls left pending, without a PostToolUse hook. Claude Code runs a
+ * PostToolUse hook on every tool call, and even one with nothing to do costs the step (a process start, or
+ * an http round trip the client waits for), so `install --claude`'s http wiring has none. What PostToolUse
+ * did is done at the session's next hook event instead — its next PreToolUse, its next prompt, the end of
+ * its turn (Stop) or of the session (SessionEnd) — at the edge, before anything is decided:
+ *
+ *   - provenance (session/provenance.ts settleCreations): a noted path that now holds a file born after the
+ *     note is recorded, from the file system alone;
+ *   - an approval at the host's prompt (memory/learn.ts): the transcript the host named for this session
+ *     (hosts/claude-transcript.ts) holds exactly one `tool_use` and one `tool_result` for the asked call,
+ *     and the result is not an error — the tool ran. A refusal, a deny, a missing or doubled result, or a
+ *     transcript that is not the one named when hookwise asked teach nothing (fail closed);
+ *   - a confined run's walls hit, from its result's text (an ask: it can only tighten);
+ *   - the circuit breaker: a run of failures (each counted by PostToolUseFailure, which stays: it fires only
+ *     on failures) ends when the transcript shows a call made after the last failure whose result is not an
+ *     error (endBreakerRun).
+ *
+ * Claude Code writes a result to the transcript shortly after the tool ran, not before the next hook fires:
+ * a note whose result is not there yet waits for a later point (SettlePoint). A new prompt drops what is
+ * left (session-events.ts: the human took seconds, the previous turn's results are written), and so does the
+ * end of the session, after looking again a few times (LATE_SETTLES_MS). A PostToolUse that still arrives
+ * (the command wiring, the plugin) finds its note claimed or not: exactly one of the two records (notes are
+ * claimed by renaming).
+ */
+import { lstatSync, readdirSync } from 'node:fs';
+import type { HookEvent, ToolCall } from '../core/tool-call.js';
+import type { HostAdapter } from '../hosts/adapter.js';
+import { toolShape } from '../hosts/adapter.js';
+import { readClaudeTranscript, type TranscriptReading } from '../hosts/claude-transcript.js';
+import {
+  dropPendingNote,
+  dropSessionNotes,
+  learnFromHost,
+  PENDING_NOTE_NAME,
+  pendingNoteName,
+  sessionPendingDir,
+} from '../memory/learn.js';
+import { breakerSuccess, toolUseKey } from '../modules/machine.js';
+import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
+import { sanitize } from '../sanitize/index.js';
+import { shownError } from '../sanitize/shown.js';
+import { settleCreations } from '../session/provenance.js';
+import type { Locations } from '../util/locations.js';
+import type { CheckResult, EnginePorts } from './ports.js';
+
+/**
+ * Where a session is settled: before its next call, at the end of a turn (Stop), or of the session
+ * (SessionEnd). Claude Code writes a result to the transcript a moment after it ran the tool — at the next
+ * call, the result of the one just before is often not there yet — so a note waits for a later point; at
+ * the end of a turn every call has finished, and a file not created by then never was.
+ */
+export type SettlePoint = 'next-call' | 'turn-end' | 'session-end';
+
+/**
+ * After SessionEnd the client exits, and its last results reach the transcript around then: the daemon looks
+ * again this many times, this long after (a count, never a wait anything depends on), then drops what is
+ * left. In a one-shot process the timers do not hold it open; a prompt or the next session's files never
+ * depend on them.
+ */
+const LATE_SETTLES_MS = [250, 1000, 4000] as const;
+
+type TurnEnd = Extract<HookEvent, { kind: 'turn-end' }>;
+
+/** Stop / SessionEnd: settle the session; after SessionEnd, look again later and drop what is left. The entry point for turn-end events. */
+export function answerTurnEnd(ports: Pick<EnginePorts, 'where'>, event: TurnEnd, adapter: HostAdapter): CheckResult {
+  const out: CheckResult = adapter.renderNothing();
+  const problem = settleSession(ports.where, event, event.sessionOver ? 'session-end' : 'turn-end');
+  if (event.sessionOver) settleLater(ports.where, event, 0);
+  if (problem !== undefined) out.stderr = problem;
+  return out;
+}
+
+function settleLater(where: Locations, event: TurnEnd, attempt: number): void {
+  const delay = LATE_SETTLES_MS[attempt];
+  if (delay === undefined) {
+    try {
+      dropSessionNotes(where.runtimeDir, event.sessionId);
+    } catch {
+      // Best effort: a note left behind expires (PENDING_TTL_MS) and only ever teaches when proven.
+    }
+    return;
+  }
+  setTimeout(() => {
+    settleSession(where, event, 'session-end');
+    settleLater(where, event, attempt + 1);
+  }, delay).unref();
+}
+
+/**
+ * Settle what the session's earlier calls left pending. Returns a line for stderr when something could not
+ * be settled (never throws: settling must not block the call that triggered it).
+ */
+export function settleSession(where: Locations, event: HookEvent, point: SettlePoint): string | undefined {
+  try {
+    return settle(where, event, point);
+  } catch (error) {
+    return `hookwise: could not settle this session's earlier tool calls: ${shownError(error)}\n`;
+  }
+}
+
+/** A failure is about to be counted (PostToolUseFailure): first, did a success end the run before it? */
+export function settleBreakerRun(where: Locations, event: HookEvent): void {
+  if (!breakerRunOpen(where, event.sessionId)) return;
+  const reading = transcriptOf(event);
+  if (reading !== undefined && typeof reading !== 'string') endBreakerRun(where, event.sessionId, reading);
+}
+
+function settle(where: Locations, event: HookEvent, point: SettlePoint): string | undefined {
+  const { sessionId } = event;
+  let names: string[];
+  try {
+    names = readdirSync(sessionPendingDir(where.runtimeDir, sessionId));
+  } catch {
+    names = []; // nothing pending: the common case, one failed readdir
+  }
+  if (names.some((n) => n.startsWith('p-'))) settleCreations(where, sessionId, point !== 'next-call');
+  const asked = new Set(names.filter((n) => PENDING_NOTE_NAME.test(n)));
+  const breakerRun = asked.size === 0 ? breakerRunOpen(where, sessionId) : undefined;
+  if (asked.size === 0 && breakerRun !== true) return undefined;
+  const reading = transcriptOf(event);
+  if (reading === undefined) return undefined;
+  if (typeof reading === 'string')
+    return `hookwise: the session transcript proves nothing, so nothing is learned from it: ${sanitize(reading).text}\n`;
+  learnFromTranscript(where, event, event.transcriptPath!, reading, asked);
+  if (breakerRun ?? breakerRunOpen(where, sessionId)) endBreakerRun(where, sessionId, reading);
+  return undefined;
+}
+
+/** The session's transcript, read; why not (a string); or undefined when the host names none (only Claude Code's is read). */
+function transcriptOf(event: HookEvent): TranscriptReading | string | undefined {
+  if (event.host !== 'claude' || event.transcriptPath === undefined) return undefined;
+  const read = readClaudeTranscript(event.transcriptPath, event.sessionId);
+  return read.kind === 'read' ? read.reading : read.why;
+}
+
+/** Each pending note whose call has a result in the transcript: learned from (memory/learn.ts), or dropped when ambiguous. */
+function learnFromTranscript(
+  where: Locations,
+  event: HookEvent,
+  transcriptPath: string,
+  reading: TranscriptReading,
+  notes: ReadonlySet<string>,
+): void {
+  for (const [toolUseId, results] of reading.results) {
+    if (!notes.has(pendingNoteName(event.sessionId, toolUseId))) continue;
+    const uses = reading.toolUses.get(toolUseId) ?? [];
+    const result = results[0]!;
+    // One call, one result: anything else is not a transcript the host wrote for one run of the tool.
+    if (results.length !== 1 || uses.length !== 1) {
+      dropPendingNote(where.runtimeDir, event.sessionId, toolUseId);
+      continue;
+    }
+    const shape = toolShape(uses[0]!);
+    const call: ToolCall = {
+      host: 'claude',
+      sessionId: event.sessionId,
+      cwd: event.cwd,
+      hostTool: uses[0]!,
+      tool: shape.tool,
+      action: shape.action,
+      paths: [],
+      input: {},
+      toolUseId,
+    };
+    learnFromHost(
+      call,
+      where,
+      { failed: result.isError, output: result.text },
+      { transcriptPath, ran: !result.isError },
+    );
+  }
+}
+
+/** Whether the session's breaker counts a run of failures now (state read only when its file exists). */
+function breakerRunOpen(where: Locations, sessionId: string): boolean {
+  if (lstatSync(moduleStateFile(where.runtimeDir, sessionId), { throwIfNoEntry: false }) === undefined) return false;
+  const read = readModuleState(where, sessionId);
+  return read.kind === 'valid' && read.state.breaker.consecutive > 0;
+}
+
+/**
+ * A run of failures ends with a success: a call the model made after the last counted failure whose one
+ * result is not an error. A result the host has not written yet is not seen: the run goes on (the breaker
+ * may trip early, never late). A state without the failure's call (counted from a payload without a
+ * tool_use id) is never ended this way.
+ */
+function endBreakerRun(where: Locations, sessionId: string, reading: TranscriptReading): void {
+  const read = readModuleState(where, sessionId);
+  const last = read.kind === 'valid' ? read.state.breaker.lastFailure : undefined;
+  if (last === undefined) return;
+  let after = false;
+  for (const toolUseId of reading.toolUses.keys()) {
+    if (!after) {
+      after = toolUseKey(toolUseId) === last;
+      continue;
+    }
+    const results = reading.results.get(toolUseId);
+    if (results?.length === 1 && !results[0]!.isError) {
+      // Only if no other failure was counted meanwhile (that one's run is not ended by this success).
+      updateModuleState(where, sessionId, (s) => (s.breaker.lastFailure === last ? breakerSuccess(s) : s));
+      return;
+    }
+  }
+}
