@@ -126,7 +126,7 @@ export function stepTimeFile(root: string = packageRoot()): string {
 }
 
 const STEP_WHAT =
-  'A real Claude Code tool call with hookwise (what install --claude writes: http gate to the daemon, background learning hook) ÷ without hooks';
+  'A real Claude Code tool call with hookwise (what install --claude writes: http gate to the daemon, no PostToolUse hook) ÷ without hooks';
 /** The step-time test alone, with the wirings the row and its context need (the whole file takes minutes more). */
 const STEP_COMMAND =
   'HOOKWISE_E2E_STEP_WIRINGS=3,3b,5 HOOKWISE_E2E_STEP_ROUNDS=5 npx vitest run tests/e2e/daemon-wiring.test.ts -t "step time"';

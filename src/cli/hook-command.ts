@@ -27,7 +27,7 @@ export const HOOK_USAGE: Record<HookCommand, string> = {
   check: [
     'Usage: hookwise check [--host claude|gemini|codex] [--jsonl] [--ensure-daemon] < payload.json',
     '',
-    'The hook entry point (PreToolUse / BeforeTool, and PostToolUse for learning): reads one hook payload (JSON)',
+    'The hook entry point (PreToolUse / BeforeTool; PostToolUse, Stop, SessionEnd for learning): reads one hook payload (JSON)',
     "on stdin and prints the decision in the host's format. Run by Claude Code, Gemini CLI or Codex, not by hand;",
     'to see how a call would be judged, use `hookwise explain`.',
     '',

@@ -77,7 +77,7 @@ const CONTENT = 'written by the agent\n';
 /** Step-time runs: tool calls per run, and rounds over all wirings (interleaved, order rotated per round). */
 const STEP_CALLS = 20;
 const STEP_ROUNDS = Number(process.env.HOOKWISE_E2E_STEP_ROUNDS ?? 3);
-/** The background learning hook's check: looked for every 100 ms, this many times (a Node start on a loaded machine). */
+/** The learned approval: looked for every 100 ms, this many times (the daemon settles after the client exits). */
 const LEARN_POLLS = 300;
 /** One wait for the stream-json client (a prompt, a turn's result). */
 const LEARN_WAIT_MS = 60_000;
@@ -437,7 +437,7 @@ afterAll(() => {
     hookwise(['daemon', 'stop']);
   }
   for (const pid of daemonPids) if (ourDaemonAlive(pid)) process.kill(pid, 'SIGKILL');
-  // A background learning hook's check (detached from the client) may still be finishing in the tree.
+  // A daemon's late settle after SessionEnd may still be reading the tree.
   removeTestTree(base);
 });
 

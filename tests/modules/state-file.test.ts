@@ -2,7 +2,7 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INITIAL_STATE } from '../../src/modules/machine.js';
+import { breakerFailure, breakerSuccess, INITIAL_STATE, toolUseKey } from '../../src/modules/machine.js';
 import { moduleStateFile, readModuleState, signingKey, updateModuleState } from '../../src/modules/state-file.js';
 import type { Locations } from '../../src/util/locations.js';
 import { makeProject } from '../support/project.js';
@@ -48,6 +48,20 @@ describe('signed module state', () => {
     const envelope = JSON.parse(readFileSync(file, 'utf8')) as { body: string; mac: string };
     writeFileSync(file, JSON.stringify({ ...envelope, body: envelope.body.replace('[1000,2000]', '[]') }));
     expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered' });
+  });
+
+  it('the breaker’s last failed call (a hash) round-trips; a success clears it', () => {
+    const w = where();
+    const key = toolUseKey('toolu_1');
+    updateModuleState(w, 's1', (s) => breakerFailure(s, 'other', 3, key));
+    expect(readModuleState(w, 's1')).toMatchObject({
+      kind: 'valid',
+      state: { breaker: { consecutive: 1, lastFailure: key } },
+    });
+    updateModuleState(w, 's1', breakerSuccess);
+    const read = readModuleState(w, 's1');
+    expect(read).toMatchObject({ kind: 'valid', state: { breaker: { consecutive: 0 } } });
+    expect(read.kind === 'valid' && 'lastFailure' in read.state.breaker).toBe(false);
   });
 
   it("another session's file copied over this one's does not verify", () => {
