@@ -188,6 +188,20 @@ export const TARGETS = [
     target: null,
   },
   {
+    id: 'daemon.settle.nothing-pending',
+    description:
+      'what every PreToolUse of the http wiring pays, before the cascade, to settle what earlier calls left pending when nothing is (engine/settle.ts: one readdir of the session’s notes, one lstat of its module state): settleSession in process. Report only (system calls)',
+    unit: 'µs',
+    target: null,
+  },
+  {
+    id: 'daemon.settle.asked-note',
+    description:
+      'the same with one asked call pending whose result the transcript does not hold yet (the next call after an ask, the worst case of a tool call): a Claude Code transcript of 200 tool calls with 4 KiB outputs (1.7 MiB), its last 512 KiB read and its tool lines parsed, nothing learned. Report only (measured 13 µs and 0.95 ms median under a load average of 16 on 2 CPUs, where daemon.cache-hit took 0.78 ms)',
+    unit: 'µs',
+    target: null,
+  },
+  {
     id: 'check.client-ratio',
     description:
       'wall time of a spawned `hookwise check` answered by a running daemon (default environment: the thin client; registered session, Write) ÷ `node -e 0`, ratio of medians, NODE_EXTRA_CA_CERTS as in the environment; the daemon’s decision counter proves every run went through it',

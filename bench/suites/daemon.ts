@@ -9,6 +9,9 @@
  *     process: a long-lived Engine with the daemon's options (a parse cache of 4096, live decision memory)
  *     calling engine.handle on the payload — JSON, session, policy stamps, cached parse, memory freshness
  *     check, cascade, audit line. tinybench, so no transport in it: the round trip is the other row.
+ *   - daemon.settle.*: what each PreToolUse pays first to settle what earlier calls left pending (the http
+ *     wiring has no PostToolUse: engine/settle.ts), with nothing pending and with an asked call whose result the
+ *     session's transcript does not hold yet.
  *   - check.client-ratio[.no-extra-ca]: a spawned `hookwise check` answered by the daemon ÷ `node -e 0`, the
  *     way startup.ts times the process-per-call rows (same interleaving, same environment for both commands)
  *     — but in the default environment (no HOOKWISE_DAEMON), with the daemon running. The daemon's decision
@@ -18,9 +21,14 @@
  * The daemon is the built bin (`node dist/hookwise.cjs serve`) with the fixture's environment, started
  * here and stopped in `finally` whatever happens.
  */
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HookEvent } from '../../src/core/tool-call.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { health } from '../../src/daemon/control.js';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
+import { settleSession } from '../../src/engine/settle.js';
+import { pendingNoteName, sessionPendingDir } from '../../src/memory/learn.js';
 import { LiveMemoryPool } from '../../src/memory/live.js';
 import { SessionRegistry } from '../../src/session/registry.js';
 import { hookwiseBin } from '../../src/util/package-root.js';
@@ -50,11 +58,19 @@ export function daemonEngineOptions(): EngineOptions {
 
 export const daemonSuite: Suite = {
   name: 'daemon',
-  measures: ['daemon.round-trip', 'daemon.cache-hit', 'check.client-ratio', 'check.client-ratio.no-extra-ca'],
+  measures: [
+    'daemon.round-trip',
+    'daemon.cache-hit',
+    'daemon.settle.nothing-pending',
+    'daemon.settle.asked-note',
+    'check.client-ratio',
+    'check.client-ratio.no-extra-ca',
+  ],
   async run(ctx) {
     const { fixture } = ctx;
     // In process first, while no daemon competes for the CPU.
     const cacheHit = await inDaemonCacheHit(ctx);
+    const settles = await settleCosts(ctx);
 
     registerThroughCli(fixture);
     // The default environment: check asks the daemon (the fixture turns that off for the other rows).
@@ -68,7 +84,7 @@ export const daemonSuite: Suite = {
     try {
       const roundTrip = await roundTrips(daemon, fixture, ctx);
       const ratios = await clientRatios(daemon, withCa, withoutCa, ctx);
-      return [roundTrip, cacheHit, ...ratios];
+      return [roundTrip, cacheHit, ...settles, ...ratios];
     } finally {
       await daemon.stop();
       // A check that found no daemon would have started one in the background: none may outlive the bench.
@@ -142,6 +158,81 @@ async function inDaemonCacheHit(ctx: SuiteContext): Promise<Measurement> {
     ...m!,
     note: `engine.handle on \`${hitCommand(hit.payload)}\`, remembered in the project's allow.jsonl; ${answers} calls, every one an exact-cache allow`,
   };
+}
+
+/** The session id the settle rows use: a Claude Code session id (a UUID), as its transcript is named. */
+const SETTLE_SESSION = '5e1f0c2a-9b3d-4e7f-8a6b-0c1d2e3f4a5b';
+
+/**
+ * daemon.settle.*: settleSession (engine/settle.ts) as the engine runs it before each PreToolUse, in process:
+ * with nothing pending, and with one asked note whose result the transcript does not hold yet.
+ */
+async function settleCosts(ctx: SuiteContext): Promise<Measurement[]> {
+  const { where } = ctx.fixture;
+  const dir = join(where.home, 'settle-bench');
+  mkdirSync(dir, { recursive: true });
+  const transcript = join(dir, `${SETTLE_SESSION}.jsonl`);
+  // 200 tool calls, each a tool_use line, a tool_result line with 4 KiB of output, and a line of another kind.
+  const lines: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const id = `toolu_bench${String(i).padStart(6, '0')}`;
+    lines.push(
+      JSON.stringify({
+        type: 'assistant',
+        message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } }] },
+      }),
+    );
+    const output = `src/file-${i}.ts\n`.repeat(256);
+    lines.push(
+      JSON.stringify({
+        type: 'user',
+        message: { content: [{ type: 'tool_result', tool_use_id: id, content: output, is_error: false }] },
+        toolUseResult: { stdout: output },
+      }),
+    );
+    lines.push(JSON.stringify({ type: 'attachment', attachment: { type: 'todo', content: [] } }));
+  }
+  writeFileSync(transcript, `${lines.join('\n')}\n`, { mode: 0o600 });
+  const event: HookEvent = {
+    kind: 'pre-tool',
+    host: 'claude',
+    hostEvent: 'PreToolUse',
+    sessionId: SETTLE_SESSION,
+    cwd: ctx.fixture.projectDir,
+    transcriptPath: transcript,
+    call: {
+      host: 'claude',
+      sessionId: SETTLE_SESSION,
+      cwd: ctx.fixture.projectDir,
+      hostTool: 'Bash',
+      tool: 'Bash',
+      action: 'shell',
+      paths: [],
+      input: { command: 'ls' },
+      toolUseId: 'toolu_next',
+    },
+  };
+  const settleOnce = (): string => {
+    const problem = settleSession(where, event, 'next-call');
+    if (problem !== undefined) throw new Error(`bench: settling failed: ${problem}`);
+    return 'settled';
+  };
+  const [nothing] = await runInProcess([{ id: 'daemon.settle.nothing-pending', batch: 16, fn: settleOnce }], ctx.size);
+  // An asked call not answered yet: a note named for its tool_use id, which the transcript does not hold.
+  const notes = sessionPendingDir(where.runtimeDir, SETTLE_SESSION);
+  mkdirSync(notes, { recursive: true, mode: 0o700 });
+  const note = join(notes, pendingNoteName(SETTLE_SESSION, 'toolu_pending'));
+  writeFileSync(note, '{}', { mode: 0o600 });
+  const [asked] = await runInProcess([{ id: 'daemon.settle.asked-note', batch: 1, fn: settleOnce }], ctx.size);
+  if (!existsSync(note)) throw new Error('bench: the pending note was settled; the row would time the wrong path');
+  const size = (statSync(transcript).size / 1024 / 1024).toFixed(1);
+  return [
+    { ...nothing!, note: 'no notes, no module state: one failed readdir and one failed lstat' },
+    {
+      ...asked!,
+      note: `a ${size} MiB transcript, its last 512 KiB read (${lines.length} lines in all); the note stays pending`,
+    },
+  ];
 }
 
 function hitCommand(payload: string): string {

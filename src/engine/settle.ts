@@ -27,7 +27,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import type { HookEvent, ToolCall } from '../core/tool-call.js';
 import type { HostAdapter } from '../hosts/adapter.js';
 import { toolShape } from '../hosts/adapter.js';
-import { readClaudeTranscript, type TranscriptReading } from '../hosts/claude-transcript.js';
+import { MAX_TAIL_BYTES, readClaudeTranscript, type TranscriptReading } from '../hosts/claude-transcript.js';
 import {
   dropPendingNote,
   dropSessionNotes,
@@ -102,7 +102,7 @@ export function settleSession(where: Locations, event: HookEvent, point: SettleP
 /** A failure is about to be counted (PostToolUseFailure): first, did a success end the run before it? */
 export function settleBreakerRun(where: Locations, event: HookEvent): void {
   if (!breakerRunOpen(where, event.sessionId)) return;
-  const reading = transcriptOf(event);
+  const reading = transcriptOf(event, 'next-call');
   if (reading !== undefined && typeof reading !== 'string') endBreakerRun(where, event.sessionId, reading);
 }
 
@@ -118,7 +118,7 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   const asked = new Set(names.filter((n) => PENDING_NOTE_NAME.test(n)));
   const breakerRun = asked.size === 0 ? breakerRunOpen(where, sessionId) : undefined;
   if (asked.size === 0 && breakerRun !== true) return undefined;
-  const reading = transcriptOf(event);
+  const reading = transcriptOf(event, point);
   if (reading === undefined) return undefined;
   if (typeof reading === 'string')
     return `hookwise: the session transcript proves nothing, so nothing is learned from it: ${sanitize(reading).text}\n`;
@@ -127,10 +127,17 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   return undefined;
 }
 
+/**
+ * How much of the transcript's end is read: before a call, the results looked for are recent, and a note
+ * whose result is not written yet would otherwise make every call read the most; once per turn, the most.
+ */
+const NEXT_CALL_TAIL_BYTES = 512 * 1024;
+
 /** The session's transcript, read; why not (a string); or undefined when the host names none (only Claude Code's is read). */
-function transcriptOf(event: HookEvent): TranscriptReading | string | undefined {
+function transcriptOf(event: HookEvent, point: SettlePoint): TranscriptReading | string | undefined {
   if (event.host !== 'claude' || event.transcriptPath === undefined) return undefined;
-  const read = readClaudeTranscript(event.transcriptPath, event.sessionId);
+  const bytes = point === 'next-call' ? NEXT_CALL_TAIL_BYTES : MAX_TAIL_BYTES;
+  const read = readClaudeTranscript(event.transcriptPath, event.sessionId, bytes);
   return read.kind === 'read' ? read.reading : read.why;
 }
 
