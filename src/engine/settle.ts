@@ -120,8 +120,11 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   if (asked.size === 0 && breakerRun !== true) return undefined;
   const reading = transcriptOf(event, point);
   if (reading === undefined) return undefined;
+  // Said once a turn, not on every call while a note waits (nothing is learned either way).
   if (typeof reading === 'string')
-    return `hookwise: the session transcript proves nothing, so nothing is learned from it: ${sanitize(reading).text}\n`;
+    return point === 'next-call'
+      ? undefined
+      : `hookwise: the session transcript proves nothing, so nothing is learned from it: ${sanitize(reading).text}\n`;
   learnFromTranscript(where, event, event.transcriptPath!, reading, asked);
   if (breakerRun ?? breakerRunOpen(where, sessionId)) endBreakerRun(where, sessionId, reading);
   return undefined;

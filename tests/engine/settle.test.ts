@@ -138,14 +138,13 @@ describe('an approval at the host’s prompt, from the transcript', () => {
     expect(notes(p)).toEqual([]);
   });
 
-  it('a transcript others may write teaches nothing, and the call says why', async () => {
+  it('a transcript others may write teaches nothing, and the end of the turn says why', async () => {
     const p = project();
     await p.check(bash(p, ASKED, 'toolu_1'));
     write(p, [{ use: ['toolu_1', 'Bash'] }, { result: ['toolu_1', 'deployed', false] }]);
     chmodSync(p.transcript, 0o666);
-    const out = await p.check(bash(p, 'ls', 'toolu_3'));
-    expect(verdictOf(out)).toBe('allow');
-    expect(out.stderr).toMatch(/transcript proves nothing.*writable by others/);
+    expect(verdictOf(await p.check(bash(p, 'ls', 'toolu_3')))).toBe('allow');
+    expect((await p.check(stop(p))).stderr).toMatch(/transcript proves nothing.*writable by others/);
     expect(learned(p)).toEqual([]);
   });
 

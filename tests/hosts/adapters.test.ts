@@ -99,9 +99,26 @@ describe('Claude Code adapter', () => {
     [{ ...claudePre, session_id: '' }, /"session_id" must be a non-empty string/],
     [{ ...claudePre, cwd: 42 }, /"cwd" must be a non-empty string \(got number\)/],
     [{ ...claudePre, tool_input: [] }, /"tool_input" must be an object \(got an array\)/],
-    [{ ...claudePre, hook_event_name: 'Stop' }, /"Stop" is not one hookwise handles/],
+    [{ ...claudePre, hook_event_name: 'PreCompact' }, /"PreCompact" is not one hookwise handles/],
   ])('rejects malformed payloads by naming the field', (payload, message) => {
     expect(() => claudeAdapter.parse(payload as Record<string, unknown>)).toThrow(message);
+  });
+
+  it('Stop and SessionEnd end a turn (the session is over only at SessionEnd), with the transcript the host names', () => {
+    const base = { session_id: 's1', transcript_path: '/home/u/.claude/projects/p/s1.jsonl', cwd: '/home/u/proj' };
+    expect(claudeAdapter.parse({ ...base, hook_event_name: 'Stop', stop_hook_active: false })).toEqual({
+      kind: 'turn-end',
+      host: 'claude',
+      hostEvent: 'Stop',
+      sessionId: 's1',
+      cwd: '/home/u/proj',
+      transcriptPath: base.transcript_path,
+      sessionOver: false,
+    });
+    expect(claudeAdapter.parse({ ...base, hook_event_name: 'SessionEnd', reason: 'other' })).toMatchObject({
+      kind: 'turn-end',
+      sessionOver: true,
+    });
   });
 });
 
