@@ -20,7 +20,7 @@ import type { Locations } from '../util/locations.js';
 import { validateProject, type ValidateReport } from './validate.js';
 import { confinementStatus } from './confine-status.js';
 import { CatalogDamaged, verifyCatalog, type Catalog } from '../catalog/table.js';
-import { DEFAULT_COMMAND, findOnPath, INSTALL_CLI, HOST_SPECS, type InstallContext } from './install.js';
+import { DEFAULT_COMMAND, entriesOf, findOnPath, INSTALL_CLI, HOST_SPECS, type InstallContext } from './install.js';
 import { gateEvent, httpGates, scanWiring, type Wired } from './wired.js';
 
 export const CHECK_STATUSES = ['ok', 'warn', 'fail'] as const;
@@ -364,7 +364,11 @@ function eventChecks(
 ): DoctorCheck[] {
   const label = HOST_SPECS[w.host].label;
   const checks: DoctorCheck[] = [];
-  const expected = HOST_SPECS[w.host].entries.map((e) => e.event);
+  // The events of the wiring this file has (the http wiring has no PostToolUse, and Stop and SessionEnd).
+  const wiring = [...w.events.values()].some((handlers) => handlers.some((h) => h.type === 'http'))
+    ? 'http'
+    : 'command';
+  const expected = entriesOf(w.host, wiring).map((e) => e.event);
   const missing = expected.filter((e) => !w.events.has(e));
   checks.push(
     missing.length === 0
