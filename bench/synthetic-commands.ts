@@ -206,7 +206,7 @@ export function syntheticCommands(n: number, seed: number): string[] {
         () => `docker compose logs -f --tail ${int(10, 500)} ${pick(SERVICES)}`,
         () => `docker ps -a --filter name=${pick(SERVICES)}`,
         () => `docker run --rm -p ${int(3000, 9000)}:${int(80, 8080)} ${pick(SERVICES)}:latest`,
-        () => `docker exec -it ${pick(SERVICES)}-${int(1, 3)} sh`,
+        () => `docker restart ${pick(SERVICES)}-${int(1, 3)}`,
         () => `docker images --format table`,
       ])(),
     () =>
