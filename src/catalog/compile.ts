@@ -66,6 +66,9 @@ export const CODE_CHECKS = [
   'number-list',
   'local-path',
   'local-url',
+  'backup-suffix', // sed -i's suffix: a name ending, no `/` (a backup in another directory) and no `*`
+  'requirement', // a package requirement (`requests`, `flask[async]>=3,<4`): not a path, URL or VCS link
+  'api-path', // a service's API path (`repos/o/r/pulls`): no scheme, no `//` host, no query language endpoint
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 
@@ -85,6 +88,17 @@ export interface CompiledOption {
   arity?: number;
   persistent?: boolean;
   check?: CodeCheck;
+  /**
+   * Accounted for only together with one of these options (`pip install --dry-run` with `--only-binary`: the
+   * dry run runs no package's build code only when no source package may be chosen).
+   */
+  with?: string[];
+  /** Its value stands for the form's first operand (`sed -e SCRIPT`, `grep -e PATTERN`): operands start at the second. */
+  insteadOfOperand?: boolean;
+  /** The form then also writes each file operand it reads (`sed -i`, `prettier --write`). */
+  writesOperands?: boolean;
+  /** Its value is where the outputs go (`tsc --outDir`): nothing is written beside the sources (CompiledArg.emits). */
+  emitsInto?: boolean;
   /** False: known to an imported grammar, effect not annotated by us (never allowed on knowledge). */
   annotated: boolean;
 }
@@ -101,6 +115,12 @@ export interface CompiledArg {
   /** An operand here changes what the form does (`git branch NAME` creates where `git branch` lists). */
   formEffects?: Effect[];
   rule?: CatalogRule;
+  /**
+   * A source the program compiles, writing its outputs beside it (`tsc a.ts` writes `a.js`, `a.d.ts`,
+   * `a.js.map`): source ending → the endings written in its place. A file with no listed ending is not
+   * accounted for.
+   */
+  emits?: Record<string, string[]>;
 }
 
 export interface CompiledNode {
@@ -143,6 +163,16 @@ export interface CompiledNode {
    * followed by any other name may download and run any package.
    */
   packageRunner?: PackageRunner;
+  /**
+   * Options whose value names a subcommand (`python -m venv`): the word after one of them is looked up among
+   * the node's commands, and only those listed are known.
+   */
+  optionCommands?: string[];
+  /**
+   * The form rewrites the files it is given (`black src`, `terraform fmt`): while its effect is `writes`
+   * (no option such as `--check` made it a read), each file operand is also a write.
+   */
+  writesOperands?: boolean;
 }
 
 export const PACKAGE_RUNNERS = ['node', 'python'] as const;
@@ -165,6 +195,19 @@ const KIND_SET = new Set<string>(VALUE_KINDS);
 const EFFECT_SET = new Set<string>(EFFECTS);
 const RULE_SET = new Set<string>(CATALOG_RULES);
 const CHECK_SET = new Set<string>(CODE_CHECKS);
+const OPTION_KEYS = new Set([
+  'value',
+  'effect',
+  'rule',
+  'persistent',
+  'form-effect',
+  'count',
+  'check',
+  'with',
+  'instead-of-operand',
+  'writes-operands',
+  'emits-into',
+]);
 const NODE_KEYS = new Set([
   'program',
   'grammar',
@@ -183,6 +226,8 @@ const NODE_KEYS = new Set([
   'subcommands-inherit-options',
   'file-values',
   'package-runner',
+  'option-commands',
+  'writes-operands',
 ]);
 
 type Raw = Record<string, unknown>;
@@ -241,8 +286,7 @@ class Compiler {
     const out: CompiledOption = { names, annotated: true };
     const fields: Raw = isRecord(spec) ? spec : { value: spec };
     for (const k of Object.keys(fields)) {
-      if (!['value', 'effect', 'rule', 'persistent', 'form-effect', 'count', 'check'].includes(k))
-        this.fail(`${at}.${k}`, 'unknown field');
+      if (!OPTION_KEYS.has(k)) this.fail(`${at}.${k}`, 'unknown field');
     }
     const value = fields['value'];
     if (value !== 'flag' && value !== undefined) {
@@ -283,6 +327,24 @@ class Compiler {
       out.check = check as CodeCheck;
     }
     if (fields['persistent'] === true) out.persistent = true;
+    const together = fields['with'];
+    if (together !== undefined) {
+      const list = typeof together === 'string' ? together.split(/\s+/) : together;
+      if (!Array.isArray(list) || list.length === 0 || !list.every((w) => typeof w === 'string' && w.startsWith('-')))
+        return this.fail(`${at}.with`, 'with lists option spellings: [--only-binary]');
+      out.with = list as string[];
+    }
+    for (const [key, field] of [
+      ['instead-of-operand', 'insteadOfOperand'],
+      ['writes-operands', 'writesOperands'],
+      ['emits-into', 'emitsInto'],
+    ] as const) {
+      if (fields[key] === undefined) continue;
+      if (fields[key] !== true) return this.fail(`${at}.${key}`, `${key} is true or absent`);
+      out[field] = true;
+    }
+    if (out.insteadOfOperand === true && out.value === undefined)
+      return this.fail(`${at}.instead-of-operand`, 'only an option with a value stands for an operand');
     return out;
   }
 
@@ -306,7 +368,17 @@ class Compiler {
     }
     if (fields['command'] === true) out.isCommand = true;
     for (const k of Object.keys(fields))
-      if (!['kind', 'check', 'command', 'form-effect', 'rule'].includes(k)) this.fail(`${at}.${k}`, 'unknown field');
+      if (!['kind', 'check', 'command', 'form-effect', 'rule', 'emits'].includes(k))
+        this.fail(`${at}.${k}`, 'unknown field');
+    const emits = fields['emits'];
+    if (emits !== undefined) {
+      const endings = (v: unknown): v is string[] =>
+        Array.isArray(v) && v.every((e) => typeof e === 'string' && /^\.[\w.]+$/.test(e));
+      if (!isRecord(emits) || !Object.entries(emits).every(([k, v]) => /^\.[\w.]+$/.test(k) && endings(v)))
+        this.fail(`${at}.emits`, 'emits maps a source ending to the endings written beside it: { .ts: [.js, .d.ts] }');
+      else if (out.kind !== 'path-read') this.fail(`${at}.emits`, 'only a path-read operand emits outputs');
+      else out.emits = emits as Record<string, string[]>;
+    }
     if (fields['form-effect'] !== undefined) {
       const e = this.effects(fields['form-effect'], `${at}.form-effect`);
       if (e !== undefined) out.formEffects = e;
@@ -340,6 +412,7 @@ class Compiler {
     if (raw['words-may-expand'] === true) base.mayExpand = true;
     if (raw['response-files'] === true) base.responseFiles = true;
     if (raw['all-operands'] === true) base.allOperands = true;
+    if (raw['writes-operands'] === true) base.writesOperands = true;
     const fileValues = raw['file-values'];
     if (fileValues !== undefined) {
       if (!Array.isArray(fileValues) || !fileValues.every((p) => typeof p === 'string' && p !== '' && !/\s/.test(p)))
@@ -352,6 +425,12 @@ class Compiler {
         this.fail(`${at}.package-runner`, `package-runner is one of ${PACKAGE_RUNNERS.join(', ')}`);
       else base.packageRunner = runner as PackageRunner;
     }
+    const optionCommands = raw['option-commands'];
+    if (optionCommands !== undefined) {
+      if (!Array.isArray(optionCommands) || !optionCommands.every((o) => typeof o === 'string' && o.startsWith('-')))
+        this.fail(`${at}.option-commands`, 'option-commands lists the options whose value names a subcommand: [-m]');
+      else base.optionCommands = optionCommands as string[];
+    }
     const options = raw['options'];
     if (options !== undefined) {
       if (!isRecord(options)) this.fail(`${at}.options`, 'options is a mapping of spellings to specs');
@@ -360,6 +439,11 @@ class Compiler {
           const o = this.option(key, spec, `${at}.options.${key}`);
           if (o !== undefined) overlayOption(base, o);
         }
+      reindex(base);
+      for (const o of base.options)
+        for (const w of o.with ?? [])
+          if (!Object.hasOwn(base.optionIndex, w) || base.options[base.optionIndex[w]!]!.annotated !== true)
+            this.fail(`${at}.options.${o.names[0]}.with`, `${w} is not an option this entry annotates here`);
     }
     const args = raw['args'];
     if (args !== undefined) {
@@ -499,7 +583,7 @@ export function compileEntry(
 }
 
 /** The table format: bump when CompiledNode changes shape (the loader refuses another version). */
-export const CATALOG_FORMAT = 1;
+export const CATALOG_FORMAT = 2;
 
 export interface CatalogTable {
   format: typeof CATALOG_FORMAT;

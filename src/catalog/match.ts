@@ -111,6 +111,10 @@ class Walk {
   /** A program or code value (not proven harmless): knowledge never allows it. */
   runsSomething = false;
   rules: CatalogRule[] = [];
+  /** argv indices of the operands (not option values): `writes-operands` turns their reads into writes. */
+  readonly operandIndices = new Set<number>();
+  /** Files a source operand's compilation writes beside it (`tsc a.ts` → `a.js`), unless an option sends them elsewhere. */
+  readonly emitted: CatalogPath[] = [];
 
   constructor(
     readonly segment: Segment,
@@ -262,8 +266,20 @@ function passes(check: CodeCheck, text: string): boolean {
       return !REMOTE_PATH.test(text);
     case 'local-url':
       return LOCAL_URL.test(text);
+    case 'backup-suffix':
+      return /^[\w.~+-]*$/.test(text);
+    case 'requirement':
+      return REQUIREMENT.test(text);
+    case 'api-path':
+      return API_PATH.test(text) && !text.includes('//') && !/^\/?graphql(?:[/?#]|$)/i.test(text);
   }
 }
+
+/** `requests`, `flask[async]>=3,<4`, `numpy==2.*`: a name from the index, never a path, URL or VCS link. */
+const REQUIREMENT =
+  /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?(?:(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+(?:,(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+)*)?$/;
+/** `repos/o/r/pulls`, `/user`, `search/issues?q=x`: a path of the service's API, no scheme or host. */
+const API_PATH = /^\/?[\w.{}-]+(?:\/[\w.{}-]+)*(?:\?[\w.%+=&:,-]*)?$/;
 
 /** A pathspec that names files: not the whole tree, not pathspec magic (`:(top)`, `:/`), not a bare glob. */
 function namesFiles(text: string): boolean {
@@ -442,7 +458,11 @@ function versionForm(segment: Segment, catalog: Catalog): CatalogMatch | undefin
   };
 }
 
-function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
+/**
+ * `firstOperandGiven`: an option that stands for the first operand (`sed -e SCRIPT`) came after an operand
+ * was already taken as that first operand (`sed a.txt -e p`), so the walk starts again knowing it.
+ */
+function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = false): CatalogMatch {
   const byPath = namedByPath(segment, catalog);
   if (byPath !== undefined) return { ...unknownProgram(segment, byPath, byPath), namedFile: true };
   const version = versionForm(segment, catalog);
@@ -461,6 +481,10 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
   let operands = 0;
   let optionsDone = program.root.allOperands === true;
   let formEffects: Effect[] | undefined;
+  /** The first operand was given by an option (`sed -e`, `grep -e`): operands fill the positions after it. */
+  let shifted = firstOperandGiven;
+  let restart = false;
+  const used: { option: CompiledOption; spelling: string; index: number }[] = [];
   const argv = segment.argv;
   const node = (): CompiledNode => path[path.length - 1]!;
   const formName = (): string => form.join(' ');
@@ -473,6 +497,15 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
     o.effects?.forEach((e) => walk.effects.add(e));
     if (o.formEffects !== undefined) formEffects = o.formEffects;
     if (o.rule !== undefined) walk.rules.push(o.rule);
+    used.push({ option: o, spelling, index });
+    if (o.insteadOfOperand === true && !shifted) {
+      if (operands === 0) shifted = true;
+      else if (!firstOperandGiven && path.length === 1) restart = true;
+      else {
+        walk.stop(index, `\`${spelling}\` of ${formName()} comes after the operand it stands for`);
+        return false;
+      }
+    }
     return true;
   };
   /** The value words of an option: `inline` (joined: `--x=v`, `-ov`) and/or the next words. Returns the last index used. */
@@ -513,6 +546,24 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
     if (!optionsDone && word === '--') {
       optionsDone = true;
       walk.account(i, 'end of options');
+      continue;
+    }
+    if (!optionsDone && operands === 0 && here.optionCommands?.includes(word) === true) {
+      // `python -m venv`: the option's value names the form, and only the forms listed are known.
+      const next = argv[i + 1];
+      const command = next === undefined || walk.isDynamic(i + 1) ? undefined : subcommand(here, next);
+      if (command === undefined) {
+        walk.stop(Math.min(i + 1, argv.length - 1), `\`${word} ${next ?? ''}\` of ${formName()}: not in the catalogue`);
+        break;
+      }
+      path.push(command);
+      form.push(`${word} ${next}`);
+      argIndex = 0;
+      shifted = false;
+      optionsDone = command.allOperands === true;
+      walk.account(i, formName());
+      walk.account(i + 1, formName());
+      i++;
       continue;
     }
     const optionLike = !optionsDone && ((word.length > 1 && word.startsWith('-')) || here.noClusters === true);
@@ -586,17 +637,20 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
       continue;
     }
     // An operand: a subcommand (before any operand of this node), or the next operand position.
-    const command = operands === 0 ? subcommand(here, word) : undefined;
+    // A node with option-commands (`python -m venv`) has no plain subcommands: `python venv` runs a file.
+    const command = operands === 0 && here.optionCommands === undefined ? subcommand(here, word) : undefined;
     if (command !== undefined) {
       path.push(command);
       form.push(word);
       argIndex = 0;
+      shifted = false;
       optionsDone = path[path.length - 1]!.allOperands === true;
       walk.account(i, formName());
       continue;
     }
     const variadic = here.args.length > 0 && here.args[here.args.length - 1]!.variadic === true;
-    const arg: CompiledArg | undefined = here.args[argIndex] ?? (variadic ? here.args.at(-1) : undefined);
+    const arg: CompiledArg | undefined =
+      here.args[argIndex + (shifted ? 1 : 0)] ?? (variadic ? here.args.at(-1) : undefined);
     if (arg === undefined) {
       walk.stop(
         i,
@@ -614,7 +668,9 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
     }
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
     if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
+    if (arg.emits !== undefined && word !== '-' && !emitsBeside(walk, i, word, arg.emits, formName())) break;
     walk.account(i, label, arg.kind);
+    walk.operandIndices.add(i);
     if (arg.formEffects !== undefined) formEffects = arg.formEffects;
     if (arg.rule !== undefined) walk.rules.push(arg.rule);
     operands++;
@@ -622,9 +678,20 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
     if (here.optionsBeforeArgs === true) optionsDone = true;
   }
 
+  if (restart) return matchProgram(segment, catalog, true);
   const last = node();
   if (walk.unaccounted === undefined) {
-    const required = last.args.slice(argIndex).find((a) => a.optional !== true);
+    // `pip install --dry-run` only together with `--only-binary`: the option alone says nothing.
+    const usedNames = new Set(used.flatMap((u) => u.option.names));
+    const alone = used.find((u) => u.option.with !== undefined && !u.option.with.some((w) => usedNames.has(w)));
+    if (alone !== undefined)
+      walk.stop(
+        alone.index,
+        `\`${alone.spelling}\` of ${formName()}: only together with ${alone.option.with!.join(' or ')}`,
+      );
+  }
+  if (walk.unaccounted === undefined) {
+    const required = last.args.slice(argIndex + (shifted ? 1 : 0)).find((a) => a.optional !== true);
     // An option with a form effect names the form by itself (`git config --get`): the node may leave its
     // other forms (`git config name value`) unannotated.
     if ((formEffects ?? last.effects) === undefined)
@@ -634,7 +701,40 @@ function matchProgram(segment: Segment, catalog: Catalog): CatalogMatch {
   }
   (formEffects ?? last.effects)?.forEach((e) => walk.effects.add(e));
   if (last.rule !== undefined) walk.rules.push(last.rule);
+  // `sed -i`, `prettier --write`, `black src`: every file operand read is also rewritten, judged as a write.
+  const rewrites =
+    used.some((u) => u.option.writesOperands === true) ||
+    (last.writesOperands === true && (formEffects ?? last.effects)?.includes('writes') === true);
+  if (rewrites)
+    for (const p of [...walk.paths])
+      if (walk.operandIndices.has(p.index) && p.kind !== 'path-write')
+        walk.paths.push({ ...p, kind: 'path-write', via: `${p.via}, rewritten in place` });
+  // `tsc a.ts` writes beside a.ts, unless --outDir sends the outputs there or --noEmit writes nothing.
+  const emits = (formEffects ?? last.effects)?.includes('writes') === true;
+  if (emits && !used.some((u) => u.option.emitsInto === true)) walk.paths.push(...walk.emitted);
   return conclude(walk, program.source.entry ?? program.source.grammar, formName());
+}
+
+/**
+ * The outputs a source operand's compilation writes beside it (`a.ts` → `a.js`, `a.d.ts`, `a.js.map`), or
+ * false (the word stopped the walk) when its ending is not one the entry knows, or it is only known at run time.
+ */
+function emitsBeside(walk: Walk, index: number, word: string, emits: Record<string, string[]>, form: string): boolean {
+  if (walk.isDynamic(index)) {
+    walk.stop(index, `\`${word}\`: ${form} writes beside each file it compiles, and these are only known when it runs`);
+    return false;
+  }
+  const ending = Object.keys(emits)
+    .filter((e) => word.length > e.length && word.endsWith(e))
+    .sort((a, b) => b.length - a.length)[0];
+  if (ending === undefined) {
+    walk.stop(index, `\`${word}\`: not a source ${form} compiles in the catalogue (${Object.keys(emits).join(', ')})`);
+    return false;
+  }
+  const stem = word.slice(0, -ending.length);
+  for (const out of emits[ending]!)
+    walk.emitted.push({ index, path: stem + out, kind: 'path-write', via: `${form}, compiling ${word}` });
+  return true;
 }
 
 function conclude(walk: Walk, entry: string | undefined, form: string): CatalogMatch {

@@ -50,6 +50,8 @@ export const NODE_BODY_KEYS = [
   'responseFiles',
   'fileValues',
   'packageRunner',
+  'optionCommands',
+  'writesOperands',
 ] as const satisfies readonly Exclude<keyof CompiledNode, 'names'>[];
 // Every key of CompiledNode is named above: a key added to it and not here fails to compile.
 type MissingBodyKey = Exclude<keyof CompiledNode, 'names' | (typeof NODE_BODY_KEYS)[number]>;
