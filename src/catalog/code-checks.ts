@@ -59,11 +59,16 @@ export function awkPrintsOnly(program: string): boolean {
 
 /**
  * A jq program that cannot load files: no `import` / `include` (which read modules and JSON data files
- * from paths the program names), no `input_filename`-style module metadata. Reading stdin and printing is
- * all that is left.
+ * from paths the program names), no `input_filename`-style module metadata; and that does not read the
+ * environment (`env`, `$ENV`), which holds the tokens of the program that runs it (`gh api --jq`) or of the
+ * shell. Reading its input and printing is all that is left. A field named env (`.env`, `.spec.env`) is data.
  */
 export function jqPure(program: string): boolean {
-  return program.length <= 4096 && !/\b(?:import|include|modulemeta|get_search_list|\$__prog_args)\b/.test(program);
+  return (
+    program.length <= 4096 &&
+    !/\b(?:import|include|modulemeta|get_search_list|\$__prog_args)\b/.test(program) &&
+    !/\$ENV\b|\$__loc__|(?<![.\w$"])env\b/.test(program)
+  );
 }
 
 /** A yq expression that cannot load files (`load`, `load_str`, `load_xml`, …) or read the environment into output files. */

@@ -279,7 +279,7 @@ function passes(check: CodeCheck, text: string): boolean {
 const REQUIREMENT =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?(?:(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+(?:,(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+)*)?$/;
 /** `repos/o/r/pulls`, `/user`, `search/issues?q=x`: a path of the service's API, no scheme or host. */
-const API_PATH = /^\/?[\w.{}-]+(?:\/[\w.{}-]+)*(?:\?[\w.%+=&:,-]*)?$/;
+const API_PATH = /^\/?[\w.{}-]+(?:\/[\w.{}-]+)*(?:\?[\w.%+=&:,/-]*)?$/;
 
 /** A pathspec that names files: not the whole tree, not pathspec magic (`:(top)`, `:/`), not a bare glob. */
 function namesFiles(text: string): boolean {

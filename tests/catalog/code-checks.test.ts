@@ -24,6 +24,13 @@ describe('jqPure / yqPure', () => {
     expect(jqPure('import "x" as $x; $x')).toBe(false);
     expect(jqPure('include "m"; .')).toBe(false);
   });
+  it('jq that does not read the environment (it holds tokens)', () => {
+    expect(jqPure('env')).toBe(false);
+    expect(jqPure('$ENV.GH_TOKEN')).toBe(false);
+    expect(jqPure('env | keys')).toBe(false);
+    expect(jqPure('.spec.env')).toBe(true);
+    expect(jqPure('.[] | .env.NAME')).toBe(true);
+  });
   it('yq without load*', () => {
     expect(yqPure('.a.b')).toBe(true);
     expect(yqPure('load("/etc/shadow")')).toBe(false);
