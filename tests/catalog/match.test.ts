@@ -73,8 +73,56 @@ describe('matchSegment: accounting word by word', () => {
   });
 
   it('an option can change the form: tsc emits, tsc --noEmit only reads', () => {
-    expect(matchSegment(seg('tsc')).knowledge).toBe('decline');
+    expect(matchSegment(seg('tsc')).rule).toBe('build');
     expect(matchSegment(seg('tsc --noEmit')).rule).toBe('lint');
+  });
+
+  const writes = (command: string): string[] =>
+    matchSegment(seg(command))
+      .paths.filter((p) => p.kind === 'path-write')
+      .map((p) => p.path);
+
+  it('a source operand writes its outputs beside it, or into --outDir, and nothing with --noEmit', () => {
+    expect(writes('tsc src/a.ts')).toEqual(['src/a.js', 'src/a.d.ts', 'src/a.js.map', 'src/a.d.ts.map']);
+    expect(writes('tsc lib/b.mts')).toEqual(['lib/b.mjs', 'lib/b.d.mts', 'lib/b.mjs.map', 'lib/b.d.mts.map']);
+    expect(writes('tsc types/x.d.ts')).toEqual([]);
+    expect(writes('tsc --outDir dist src/a.ts')).toEqual(['dist']);
+    expect(writes('tsc --noEmit src/a.ts')).toEqual([]);
+    expect(matchSegment(seg('tsc src/a.js')).unaccounted?.why).toMatch(/not a source tsc compiles/);
+  });
+
+  it('an option that rewrites the file operands makes each a write (sed -i, prettier --write)', () => {
+    expect(writes("sed -i 's/a/b/' src/a.ts src/b.ts")).toEqual(['src/a.ts', 'src/b.ts']);
+    expect(writes("sed 's/a/b/' src/a.ts")).toEqual([]);
+    expect(writes('prettier --write src docs/x.md')).toEqual(['src', 'docs/x.md']);
+    expect(writes('prettier --check src')).toEqual([]);
+    // a form that writes its operands unless an option makes it a check
+    expect(writes('black src')).toEqual(['src']);
+    expect(writes('black --check src')).toEqual([]);
+  });
+
+  it('an option standing for the first operand shifts the operands, wherever it comes (sed -e, GNU order)', () => {
+    const reads = (command: string): string[] => matchSegment(seg(command)).paths.map((p) => p.path);
+    expect(reads("sed 's/a/b/' a.txt")).toEqual(['a.txt']);
+    expect(reads('sed -e p a.txt b.txt')).toEqual(['a.txt', 'b.txt']);
+    expect(reads('sed a.txt -e p')).toEqual(['a.txt']);
+    expect(matchSegment(seg("sed a.txt -e 'w /tmp/x'")).knowledge).toBe('decline');
+  });
+
+  it('an option only together with another: pip install --dry-run needs --only-binary', () => {
+    const alone = matchSegment(seg('pip install --dry-run requests'));
+    expect(alone.unaccounted?.why).toBe('`--dry-run` of pip install: only together with --only-binary');
+    expect(matchSegment(seg('pip install --dry-run --only-binary=:all: requests')).rule).toBe('dry-run');
+    expect(writes('pip install --dry-run --only-binary=:all: --report r.json requests')).toEqual(['r.json']);
+  });
+
+  it('an option whose value names the form (python -m): only the listed modules, never a file of that name', () => {
+    expect(matchSegment(seg('python -m unittest -v')).form).toBe('python -m unittest');
+    expect(matchSegment(seg('python -m http.server')).unaccounted?.why).toBe(
+      '`-m http.server` of python: not in the catalogue',
+    );
+    expect(matchSegment(seg('python unittest')).knowledge).toBe('decline');
+    expect(writes('python3 -m venv .venv')).toEqual(['.venv']);
   });
 
   it('words appended at run time (xargs, find -exec) are unknown', () => {

@@ -443,6 +443,31 @@ describe('the files an option or operand writes are judged by the role path poli
   ]);
 });
 
+describe('what a formatter rewrites and a compiler emits are writes under the role path policy', () => {
+  // The workflow pack vouches for the form; each file it names (sed -i, --write, --fix, black, tsc's
+  // outputs beside a source or its --outDir) is judged like a Write.
+  allowed(['sed -i s/a/b/ src/a.ts', 'npx prettier --write src/a.ts', 'tsc src/a.ts', 'black src/app'], 'coder');
+  notAllowed(
+    [
+      'sed -i s/a/b/ tests/x.py',
+      'npx prettier --write docs/guide.md',
+      'npx eslint --fix tests',
+      'tsc tests/a.ts',
+      'tsc --outDir docs src/a.ts',
+    ],
+    'coder',
+  );
+  table([
+    ["sed -i 's/a/b/' ~/.bashrc", 'ask'],
+    ["sed -i 's/a/b/' ~/work/other/a.ts", 'ask'],
+    ['npx prettier --write /etc', 'ask'],
+    ['npx eslint --fix ~/work/other', 'ask'],
+    ['terraform fmt -recursive /etc/terraform', 'ask'],
+    ['tsc --outDir /etc/x src/a.ts', 'ask'],
+    ['python3 -m venv /etc/venv', 'ask'],
+  ]);
+});
+
 describe('reasons say what the call does', () => {
   const reasonOf = async (command: string): Promise<string> => {
     const p = makeProject();

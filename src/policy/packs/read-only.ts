@@ -6,12 +6,14 @@
  * wear the user down.
  *
  * What a program's words do is the catalogue's (src/catalog/programs/, docs/catalogue.md): for a program
- * with an entry, the entry alone decides (closed world: a word it does not list is never vouched for). The
- * recognisers below are for programs without an entry yet — sed, the node package managers' scripts and
- * queries, cargo/make/gradle/mvn/dotnet test, git's dry runs (dry-run.ts), a few system listings (looks.ts)
- * and the service CLIs of cliQuery — each strict about the options it knows. Anything the credentials pack
- * would flag is never allowed here, even when that pack is switched off: a judgement on paths and words
- * across programs, not grammar. Redirections (`echo x > f`) are writes the write-target tier judges.
+ * with an entry, the entry alone decides (closed world: a word it does not list is never vouched for). What
+ * stays here is not a program's grammar, or is a program without an entry yet: `cd` / `pushd` (the shell's
+ * own navigation), `command -v`, a bare assignment, git's and the others' dry runs (dry-run.ts, the workflow
+ * branch's to convert), the system listings of looks.ts (crontab -l, ssh-add -l, iptables -L) and the
+ * service CLIs of cliQuery without an entry (glab, doctl, vercel, fly, gsutil, nft, ufw). Anything the
+ * credentials pack would flag is never allowed here, even when that pack is switched off: a judgement on
+ * paths and words across programs, not grammar. Redirections (`echo x > f`) are writes the write-target tier
+ * judges.
  *
  * Test runners execute the project's own code (package.json scripts, Makefiles, test files): allowing
  * them trusts what is in the repository, as running the tests by hand would. Changes that stay in the
@@ -21,10 +23,10 @@ import type { CatalogMatch } from '../../catalog/match.js';
 import { matchSegment } from '../../catalog/match.js';
 import { catalogPrograms } from '../../catalog/table.js';
 import type { Segment } from '../../shell/types.js';
-import { hasAny, hasExpansion, isDynamic, scan } from './argv.js';
+import { hasAny, scan } from './argv.js';
 import { credentialsPack, secretFileKind } from './credentials.js';
 import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
-import { listsSystem, LOOKS_COMMANDS, packageQuery, sedPrintOperands } from './looks.js';
+import { listsSystem, LOOKS_COMMANDS } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
@@ -65,88 +67,6 @@ type RuleId = keyof typeof RULES;
 
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
 
-/** An operand whose content cannot be vetted: a variable, a substitution, or a glob that may reach dotfiles. */
-function unvettable(segment: Segment, index: number, text: string): boolean {
-  if (hasExpansion(text)) return true;
-  if (!isDynamic(segment, index)) return false;
-  const base = text.slice(text.lastIndexOf('/') + 1);
-  return base === '*' || base.startsWith('.');
-}
-
-/** pip's queries are catalogue entries; the node package managers' are the workflow branch's to convert. */
-const PACKAGE_QUERY_TOOLS = new Set(['npm', 'pnpm', 'yarn']);
-
-/** `sed -n '1,20p' file`, `sed 's/a/b/' file`: a script that only prints (looks.ts), over vetted files. */
-function sedPrint(segment: Segment): PackFinding<RuleId> | undefined {
-  const files = sedPrintOperands(segment);
-  if (files === undefined || segment.flags.appendsArgs === true) return undefined;
-  return files.some((p) => unvettable(segment, p.index, p.text)) ? undefined : { rule: 'read-file' };
-}
-
-/** package.json script names that run tests or checks (and not fixers). */
-function checkScript(name: string | undefined): boolean {
-  if (name === undefined) return false;
-  const base = name.split(':')[0]!.split('-')[0]!;
-  const fixes = ['fix', 'write', 'update', 'snap', 'format'].some((w) => name.includes(w));
-  return (
-    !fixes &&
-    (['test', 'tests', 'lint', 'typecheck', 'tsc'].includes(base) || name === 'type-check' || name === 'check-types')
-  );
-}
-
-const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
-function packageManager(segment: Segment): PackFinding<RuleId> | undefined {
-  const args = scan(segment.argv, {
-    stopAtPositional: true,
-    withValue: ['C', 'dir', 'prefix', 'filter', 'F', 'w', 'workspace', 'cwd'],
-  });
-  const first = args.positionals[0];
-  if (first === undefined) return undefined;
-  const words = segment.argv.slice(first.index);
-  const [sub, script] = words;
-  if (sub === 'test' || sub === 't' || (segment.name === 'bun' && sub === 'test')) return { rule: 'test-runner' };
-  if ((sub === 'run' || sub === 'run-script') && checkScript(script))
-    return { rule: script!.startsWith('lint') ? 'lint' : 'test-runner' };
-  if (segment.name === 'yarn' && checkScript(sub)) return { rule: 'test-runner' };
-  // `pnpm exec vitest`, `yarn eslint`: the catalogue matches through the runner to the tool's entry.
-  return undefined;
-}
-
-function toolchain(segment: Segment): PackFinding<RuleId> | undefined {
-  const words = scan(segment.argv, {
-    stopAtPositional: true,
-    withValue: ['C', 'f', 'file', 'manifest-path', 'p', 'package'],
-  }).positionals.map((p) => p.text);
-  const sub = words[0];
-  switch (segment.name) {
-    case 'cargo':
-      if (sub === 'test' || sub === 'check') return { rule: 'test-runner' };
-      if (sub === 'clippy') return segment.argv.includes('--fix') ? undefined : { rule: 'lint' };
-      return sub === 'fmt' && segment.argv.includes('--check') ? { rule: 'lint' } : undefined;
-    case 'make':
-    case 'gmake':
-      return words.length > 0 && words.every((w) => w === 'test' || w === 'check' || w === 'lint')
-        ? { rule: 'test-runner' }
-        : undefined;
-    case 'python':
-    case 'python3':
-      // `python -m pytest|mypy|flake8|pylint` is matched by the catalogue through to the tool's entry; the
-      // standard library's unittest has no program of its own to write an entry for.
-      return segment.argv[1] === '-m' && segment.argv[2] === 'unittest' ? { rule: 'test-runner' } : undefined;
-    case 'dotnet':
-      return sub === 'test' ? { rule: 'test-runner' } : undefined;
-    case 'gradle':
-    case 'gradlew':
-    case 'mvn':
-    case 'mvnw':
-      return words.length > 0 && words.every((w) => w === 'test' || w === 'check')
-        ? { rule: 'test-runner' }
-        : undefined;
-    default:
-      return undefined;
-  }
-}
-
 /**
  * The catalogue's answer for a program it has an entry for (closed world): allowed only when every word is
  * accounted for and the effects found are ones knowledge may allow; the paths it found are judged by the
@@ -184,41 +104,23 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   const args = scan(segment.argv);
   const preview = dryRun(segment);
   if (preview !== undefined) return { rule: 'dry-run', detail: preview };
-  if (name === 'sed') return sedPrint(segment);
-  if (PACKAGE_QUERY_TOOLS.has(name) && packageQuery(segment)) return { rule: 'package-query' };
   if (listsSystem(segment)) return { rule: 'inspect' };
   if (NAVIGATE.has(name)) return { rule: 'navigate' };
   // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
   if (name === ':') return Object.keys(segment.assignments).length > 0 ? { rule: 'inspect' } : undefined;
   if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
-  return (PACKAGE_MANAGERS.has(name) ? packageManager(segment) : undefined) ?? toolchain(segment) ?? cliQuery(segment);
+  return cliQuery(segment);
 }
 
 /**
- * Container and service CLIs whose query verbs only read state, for the CLIs the catalogue has no entry for
- * yet (aws, gcloud, az, kubectl and helm are entries; docker is the workflow branch's, systemctl and ip the
- * system tools'). The verb must be one of the first few words (`docker volume ls`, `gh pr view`). Anything
- * touching secrets, credentials, tokens or env values is left out (`netlify env:get X` prints secret values),
+ * Service CLIs whose query verbs only read state, for the CLIs the catalogue has no entry for yet (aws,
+ * gcloud, az, kubectl, helm, docker / podman, gh, heroku, netlify, systemctl and ip are entries). The verb
+ * must be one of the first few words (`glab mr list`, `doctl compute droplet list`). Anything touching
+ * secrets, credentials, tokens or env values is left out (`vercel env ls` prints secret names),
  * and so is any option that names an output file: a judgement on words, which this recogniser still needs
  * because it knows no grammar — an entry replaces it with the verbs and options it lists.
  */
-const QUERY_CLIS = new Set([
-  'gsutil',
-  'docker',
-  'podman',
-  'fly',
-  'flyctl',
-  'heroku',
-  'vercel',
-  'netlify',
-  'gh',
-  'glab',
-  'systemctl',
-  'ip',
-  'nft',
-  'ufw',
-  'doctl',
-]);
+const QUERY_CLIS = new Set(['gsutil', 'fly', 'flyctl', 'vercel', 'glab', 'nft', 'ufw', 'doctl']);
 const QUERY_VERBS = new Set([
   'list',
   'ls',
@@ -269,7 +171,6 @@ export const readOnlyPack = definePack<RuleId>({
         'git',
         'command',
         ':',
-        ...PACKAGE_MANAGERS,
         ...QUERY_CLIS,
         ...DRY_RUN_COMMANDS,
         ...LOOKS_COMMANDS,

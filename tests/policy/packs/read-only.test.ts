@@ -165,7 +165,7 @@ describe('read-only pack: not vouched for', () => {
     ['python --version --x', null],
     ['rm --version extra', null],
     ['curl -s -d x=1 http://localhost:3000/api', null],
-    ['pip install --dry-run --only-binary=:all: requests', null],
+    ['pip install --dry-run requests', null],
     // a credentials file named only by an option's value, which the entry says the program loads
     ['aws sts get-caller-identity --cli-input-yaml file://.npmrc', null],
     ['curl -H @.netrc http://localhost:3000/', null],

@@ -115,7 +115,8 @@ describe('workflow pack: builds and the project’s own scripts', () => {
     ['cargo build --release -p core', 'allow build'],
     ['tsc', 'allow build'],
     ['tsc -p tsconfig.build.json', 'allow build'],
-    ['tsc -b packages/a', 'allow build'],
+    // -b with projects named: their own configurations say where they write, which no entry can see
+    ['tsc -b packages/a', null],
     ['npx tsc', 'allow build'],
     ['pnpm exec tsc -p .', 'allow build'],
     ['make', 'allow build'],
@@ -155,8 +156,6 @@ describe('workflow pack: builds and the project’s own scripts', () => {
     ['cargo build --manifest-path /tmp/other/Cargo.toml'],
     ['cargo build --target-dir /tmp/t'],
     ['cargo run'],
-    ['tsc src/a.ts'],
-    ['tsc --outDir /tmp/out'],
     ['tsc -p /tmp/evil.json'],
     ['tsc -p ../other/tsconfig.json'],
     ['npx -y tsc'],
@@ -269,6 +268,11 @@ describe('workflow pack: more local git, formatters, variables, declared tooling
     ['terraform init', 'allow install-declared'],
     ['terraform init -input=false -backend=false', 'allow install-declared'],
     ['python3 -m venv .venv', 'allow install-declared'],
+    // tsc compiling files writes beside them, or into --outDir: the pack vouches for the form, and each
+    // output is a write the path policy judges (tests/shell/tier.test.ts)
+    ['tsc src/a.ts', 'allow build'],
+    ['npx tsc --outDir dist src/a.ts', 'allow build'],
+    ['tsc --declarationDir types src/a.ts', null],
   ])('%s → %s', (command, expected) => expectWf(command, expected));
 
   it.each([
@@ -285,20 +289,12 @@ describe('workflow pack: more local git, formatters, variables, declared tooling
     ["sed -i 's/a/b/w /tmp/out' src/a.ts"],
     ["sed -i 's/a/b/e' src/a.ts"],
     ["sed -i '1r /etc/shadow' src/a.ts"],
-    ["sed -i 's/a/b/' ../other/a.ts"],
-    ["sed -i 's/a/b/' ~/.bashrc"],
     ['sed -i "$SCRIPT" src/a.ts'],
-    ["sed -i 's/a/b/'"],
     ['sed -i -f script.sed src/a.ts'],
     ['npx prettier --check .'],
-    ['npx prettier --write /etc'],
     ['npx prettier --write --plugin=/tmp/evil.js src'],
     ['npx eslint --fix -c /tmp/eslint.config.js src'],
-    ['npx eslint --fix ../other'],
-    ['gofmt -w -r "a -> b" .'],
     ['cargo fmt --manifest-path /tmp/x/Cargo.toml'],
-    ['terraform fmt -recursive /etc/terraform'],
-    ['black --config /tmp/pyproject.toml src'],
     ['export PATH=/tmp/evil:$PATH'],
     ['export NODE_OPTIONS=--require=/tmp/x.js'],
     ['export LD_PRELOAD=/tmp/x.so'],
@@ -309,9 +305,28 @@ describe('workflow pack: more local git, formatters, variables, declared tooling
     ['terraform init -upgrade'],
     ['terraform init -migrate-state'],
     ['terraform init -from-module=git::https://x.example/m'],
-    ['python3 -m venv /tmp/venv'],
     ['python3 -m venv --clear .venv'],
+    ['python venv .venv'],
+    ['ruff check --fix --unsafe-fixes src'],
+    ['biome check --write --unsafe src'],
   ])('%s → not vouched for', (command) => expectWf(command, null));
+
+  // The form is the formatter's own; where it writes is the path policy's (tests/shell/tier.test.ts).
+  it.each([
+    ["sed -i 's/a/b/' src/a.ts"],
+    ["sed -i.bak -e 's/a/b/' src/a.ts"],
+    ['npx prettier --write src'],
+    ['prettier -w src/a.ts'],
+    ['npx eslint --fix src'],
+    ['stylelint --fix src/a.css'],
+    ['gofmt -w .'],
+    ['black src'],
+    ['isort src/a.py'],
+    ['ruff format src'],
+    ['ruff check --fix src'],
+    ['biome check --write src'],
+    ['terraform fmt -recursive'],
+  ])('%s → allow format', (command) => expectWf(command, 'allow format'));
 
   it('formatters only where the command runs in the project', () => {
     expectPack(workflowPack, 'npx prettier --write .', null, { cwd: '/tmp/elsewhere' });
