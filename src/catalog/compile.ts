@@ -68,6 +68,7 @@ export const CODE_CHECKS = [
   'local-url',
   'backup-suffix', // sed -i's suffix: a name ending, no `/` (a backup in another directory) and no `*`
   'requirement', // a package requirement (`requests`, `flask[async]>=3,<4`): not a path, URL or VCS link
+  'npm-package', // a package from the registry by name (`express`, `@scope/pkg@^1`): not a path, URL, git or alias
   'api-path', // a service's API path (`repos/o/r/pulls`): no scheme, no `//` host, no query language endpoint
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
@@ -121,6 +122,8 @@ export interface CompiledArg {
    * accounted for.
    */
   emits?: Record<string, string[]>;
+  /** Accounted for only together with one of these options (`npm install --dry-run express`: a name only in a dry run). */
+  with?: string[];
 }
 
 export interface CompiledNode {
@@ -368,8 +371,18 @@ class Compiler {
     }
     if (fields['command'] === true) out.isCommand = true;
     for (const k of Object.keys(fields))
-      if (!['kind', 'check', 'command', 'form-effect', 'rule', 'emits'].includes(k))
+      if (!['kind', 'check', 'command', 'form-effect', 'rule', 'emits', 'with'].includes(k))
         this.fail(`${at}.${k}`, 'unknown field');
+    const together = fields['with'];
+    if (together !== undefined) {
+      if (
+        !Array.isArray(together) ||
+        together.length === 0 ||
+        !together.every((w) => typeof w === 'string' && w.startsWith('-'))
+      )
+        this.fail(`${at}.with`, 'with lists option spellings: [--dry-run]');
+      else out.with = together as string[];
+    }
     const emits = fields['emits'];
     if (emits !== undefined) {
       const endings = (v: unknown): v is string[] =>

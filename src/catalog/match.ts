@@ -270,6 +270,8 @@ function passes(check: CodeCheck, text: string): boolean {
       return /^[\w.~+-]*$/.test(text);
     case 'requirement':
       return REQUIREMENT.test(text);
+    case 'npm-package':
+      return NPM_PACKAGE.test(text);
     case 'api-path':
       return API_PATH.test(text) && !text.includes('//') && !/^\/?graphql(?:[/?#]|$)/i.test(text);
   }
@@ -278,6 +280,8 @@ function passes(check: CodeCheck, text: string): boolean {
 /** `requests`, `flask[async]>=3,<4`, `numpy==2.*`: a name from the index, never a path, URL or VCS link. */
 const REQUIREMENT =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?(?:(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+(?:,(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+)*)?$/;
+/** `express`, `express@4.18`, `@scope/pkg@^1.2`: a registry package, never a path, URL, git spec or `npm:` alias. */
+const NPM_PACKAGE = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(?:@[\w.^~<>=*|+ -]+)?$/i;
 /** `repos/o/r/pulls`, `/user`, `search/issues?q=x`: a path of the service's API, no scheme or host. */
 const API_PATH = /^\/?[\w.{}-]+(?:\/[\w.{}-]+)*(?:\?[\w.%+=&:,/-]*)?$/;
 
@@ -485,6 +489,8 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
   let shifted = firstOperandGiven;
   let restart = false;
   const used: { option: CompiledOption; spelling: string; index: number }[] = [];
+  /** Operands accounted for only together with an option (CompiledArg.with). */
+  const needing: { with: string[]; word: string; index: number }[] = [];
   const argv = segment.argv;
   const node = (): CompiledNode => path[path.length - 1]!;
   const formName = (): string => form.join(' ');
@@ -671,6 +677,7 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
     if (arg.emits !== undefined && word !== '-' && !emitsBeside(walk, i, word, arg.emits, formName())) break;
     walk.account(i, label, arg.kind);
     walk.operandIndices.add(i);
+    if (arg.with !== undefined) needing.push({ with: arg.with, word, index: i });
     if (arg.formEffects !== undefined) formEffects = arg.formEffects;
     if (arg.rule !== undefined) walk.rules.push(arg.rule);
     operands++;
@@ -683,6 +690,12 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
   if (walk.unaccounted === undefined) {
     // `pip install --dry-run` only together with `--only-binary`: the option alone says nothing.
     const usedNames = new Set(used.flatMap((u) => u.option.names));
+    const operand = needing.find((n) => !n.with.some((w) => usedNames.has(w)));
+    if (operand !== undefined)
+      walk.stop(
+        operand.index,
+        `\`${operand.word}\`: an operand of ${formName()} only together with ${operand.with.join(' or ')}`,
+      );
     const alone = used.find((u) => u.option.with !== undefined && !u.option.with.some((w) => usedNames.has(w)));
     if (alone !== undefined)
       walk.stop(

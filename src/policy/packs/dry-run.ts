@@ -6,15 +6,12 @@
  * (rule `dry-run`).
  *
  * The dry runs of rsync, kubectl (and oc), helm, terraform/tofu plan, aws, az what-if, apt/apt-get and pip
- * are catalogue entries: an option with `form-effect` (src/catalog/programs/, docs/catalogue.md). What stays
- * here is git's, npm's, cargo's and make's (entries of the workflow branch), terragrunt's, pulumi's and
- * patch's, decided per program (docs/decisions.md, "Built-in packs"):
+ * and npm are catalogue entries: an option with `form-effect` (src/catalog/programs/, docs/catalogue.md). What
+ * stays here is git's, cargo's and make's (entries of another branch), terragrunt's, pulumi's and patch's,
+ * decided per program (docs/decisions.md, "Built-in packs"):
  *   - git add/rm/mv -n|--dry-run, clean -n (without -f: a -f next to the -n is one deleted letter from a
  *     real clean, and the corpus labels it risky), push -n|--dry-run (a network read), fetch --dry-run,
  *     commit --dry-run (commit's -n is --no-verify).
- *   - npm ci/install/update/uninstall/prune/dedupe/publish/pack --dry-run: npm makes no change (publish and
- *     pack still run the project's own prepack scripts, trusted like its tests). Not with another script
- *     shell or config file.
  *   - cargo publish/package --dry-run: builds and verifies the crate (build scripts run, as for cargo test).
  *   - make -n / --just-print / --dry-run / --recon: prints the recipes. Lines marked `+` and `$(shell …)`
  *     in the Makefile still run, so only for targets whose name does not say deploy / release / publish /
@@ -72,52 +69,6 @@ function git(segment: Segment): string | undefined {
     default:
       return undefined;
   }
-}
-
-const NPM_DRY_SUBCOMMANDS = new Set([
-  'ci',
-  'install',
-  'i',
-  'in',
-  'add',
-  'update',
-  'up',
-  'upgrade',
-  'uninstall',
-  'remove',
-  'rm',
-  'un',
-  'unlink',
-  'prune',
-  'dedupe',
-  'ddp',
-  'publish',
-  'pack',
-]);
-
-function npm(segment: Segment): string | undefined {
-  const args = scan(segment.argv, {
-    withValue: [
-      'w',
-      'workspace',
-      'omit',
-      'include',
-      'tag',
-      'registry',
-      'script-shell',
-      'userconfig',
-      'globalconfig',
-      'prefix',
-      'otp',
-    ],
-  });
-  const sub = args.positionals[0]?.text;
-  if (sub === undefined || !NPM_DRY_SUBCOMMANDS.has(sub) || !hasAny(args, 'dry-run')) return undefined;
-  // `--dry-run=false` is a real run.
-  if (args.values.get('dry-run')?.some((v) => v !== 'true') === true) return undefined;
-  return hasAny(args, 'script-shell', 'userconfig', 'globalconfig', 'node-options')
-    ? undefined
-    : `npm ${sub} --dry-run`;
 }
 
 function cargo(segment: Segment): string | undefined {
@@ -219,8 +170,6 @@ export function dryRun(segment: Segment): string | undefined {
   switch (segment.name) {
     case 'git':
       return git(segment);
-    case 'npm':
-      return npm(segment);
     case 'cargo':
       return cargo(segment);
     case 'make':
@@ -243,7 +192,6 @@ export function dryRun(segment: Segment): string | undefined {
 
 export const DRY_RUN_COMMANDS: readonly string[] = [
   'git',
-  'npm',
   'cargo',
   'make',
   'gmake',

@@ -4,7 +4,7 @@ import { readOnlyPack } from '../../../src/policy/packs/read-only.js';
 import { expectPack } from '../../support/packs.js';
 import { seg } from '../../support/segments.js';
 
-// The dry runs of rsync, kubectl, helm, terraform, aws, az, apt and pip are catalogue entries: their cases are
+// The dry runs of rsync, kubectl, helm, terraform, aws, az, apt, pip and npm are catalogue entries: their cases are
 // in tests/catalog/cases/<program>.txt, and read-only.test.ts checks that they reach the pack as `dry-run`.
 describe('dry runs a program documents as changing nothing', () => {
   it.each([
@@ -18,10 +18,6 @@ describe('dry runs a program documents as changing nothing', () => {
     ['git push -n'],
     ['git fetch --dry-run'],
     ['git commit --dry-run'],
-    ['npm install --dry-run'],
-    ['npm ci --dry-run'],
-    ['npm publish --dry-run'],
-    ['npm pack --dry-run'],
     ['cargo publish --dry-run'],
     ['make -n'],
     ['make -n build test'],
@@ -59,4 +55,23 @@ describe('dry runs a program documents as changing nothing', () => {
   ])('%s → not a dry run', (command) => {
     expect(dryRun(seg(command))).toBeUndefined();
   });
+});
+
+describe('dry runs that are catalogue entries reach the read-only pack as dry-run', () => {
+  it.each([
+    ['npm install --dry-run'],
+    ['npm ci --dry-run'],
+    ['npm install --dry-run express'],
+    ['npm publish --dry-run'],
+    ['npm pack --dry-run'],
+    ['pip install --dry-run --only-binary=:all: requests'],
+  ])('%s', (command) => expectPack(readOnlyPack, command, 'allow dry-run'));
+
+  it.each([
+    ['npm install --dry-run=false'],
+    ['npm publish --dry-run --script-shell=/tmp/sh'],
+    ['npm install --dry-run $PKG'],
+    ['npm install express'],
+    ['pip install --dry-run requests'],
+  ])('%s → not vouched for', (command) => expectPack(readOnlyPack, command, null));
 });
