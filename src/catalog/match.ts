@@ -115,6 +115,8 @@ class Walk {
   readonly operandIndices = new Set<number>();
   /** Files a source operand's compilation writes beside it (`tsc a.ts` → `a.js`), unless an option sends them elsewhere. */
   readonly emitted: CatalogPath[] = [];
+  /** A source operand whose outputs are unknown (`tsc a.js`): a stop, but only when the form emits. */
+  emitProblem: { index: number; why: string } | undefined;
 
   constructor(
     readonly segment: Segment,
@@ -674,7 +676,7 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
     }
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
     if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
-    if (arg.emits !== undefined && word !== '-' && !emitsBeside(walk, i, word, arg.emits, formName())) break;
+    if (arg.emits !== undefined && word !== '-') emitsBeside(walk, i, word, arg.emits, formName());
     walk.account(i, label, arg.kind);
     walk.operandIndices.add(i);
     if (arg.with !== undefined) needing.push({ with: arg.with, word, index: i });
@@ -724,30 +726,37 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
         walk.paths.push({ ...p, kind: 'path-write', via: `${p.via}, rewritten in place` });
   // `tsc a.ts` writes beside a.ts, unless --outDir sends the outputs there or --noEmit writes nothing.
   const emits = (formEffects ?? last.effects)?.includes('writes') === true;
+  if (emits && walk.emitProblem !== undefined) walk.stop(walk.emitProblem.index, walk.emitProblem.why);
   if (emits && !used.some((u) => u.option.emitsInto === true)) walk.paths.push(...walk.emitted);
   return conclude(walk, program.source.entry ?? program.source.grammar, formName());
 }
 
 /**
- * The outputs a source operand's compilation writes beside it (`a.ts` → `a.js`, `a.d.ts`, `a.js.map`), or
- * false (the word stopped the walk) when its ending is not one the entry knows, or it is only known at run time.
+ * The outputs a source operand's compilation writes beside it (`a.ts` → `a.js`, `a.d.ts`, `a.js.map`). A word
+ * whose ending the entry does not list, or that is only known at run time, is a problem only if the form
+ * emits (`tsc --noEmit --allowJs a.js` writes nothing): the walk's end decides.
  */
-function emitsBeside(walk: Walk, index: number, word: string, emits: Record<string, string[]>, form: string): boolean {
+function emitsBeside(walk: Walk, index: number, word: string, emits: Record<string, string[]>, form: string): void {
   if (walk.isDynamic(index)) {
-    walk.stop(index, `\`${word}\`: ${form} writes beside each file it compiles, and these are only known when it runs`);
-    return false;
+    walk.emitProblem ??= {
+      index,
+      why: `\`${word}\`: ${form} writes beside each file it compiles, and these are only known when it runs`,
+    };
+    return;
   }
   const ending = Object.keys(emits)
     .filter((e) => word.length > e.length && word.endsWith(e))
     .sort((a, b) => b.length - a.length)[0];
   if (ending === undefined) {
-    walk.stop(index, `\`${word}\`: not a source ${form} compiles in the catalogue (${Object.keys(emits).join(', ')})`);
-    return false;
+    walk.emitProblem ??= {
+      index,
+      why: `\`${word}\`: not a source ${form} compiles in the catalogue (${Object.keys(emits).join(', ')})`,
+    };
+    return;
   }
   const stem = word.slice(0, -ending.length);
   for (const out of emits[ending]!)
     walk.emitted.push({ index, path: stem + out, kind: 'path-write', via: `${form}, compiling ${word}` });
-  return true;
 }
 
 function conclude(walk: Walk, entry: string | undefined, form: string): CatalogMatch {
