@@ -190,12 +190,4 @@ export function dryRun(segment: Segment): string | undefined {
   }
 }
 
-export const DRY_RUN_COMMANDS: readonly string[] = [
-  'git',
-  'cargo',
-  'make',
-  'gmake',
-  'terragrunt',
-  'pulumi',
-  'patch',
-];
+export const DRY_RUN_COMMANDS: readonly string[] = ['git', 'cargo', 'make', 'gmake', 'terragrunt', 'pulumi', 'patch'];
