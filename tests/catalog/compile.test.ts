@@ -14,6 +14,32 @@ describe('compileEntry: problems are collected with where they are', () => {
     [{ program: 'x', effect: 'none', commands: { '*': {} } }, 'entry.commands.*', 'a prefix followed by one *'],
     [{ program: 'x', effect: 'none', args: [{ kind: 'url', check: 'nearby' }] }, 'entry.args[0].check', 'check is'],
     [{ program: 'x y', effect: 'none' }, 'program', 'program is a name'],
+    [
+      { program: 'x', effect: 'none', options: { '--dry-run': { with: ['--only'] } } },
+      'entry.options.--dry-run.with',
+      '--only is not an option this entry annotates here',
+    ],
+    [
+      { program: 'x', effect: 'none', options: { '-e': { 'instead-of-operand': true } } },
+      'entry.options.-e.instead-of-operand',
+      'only an option with a value',
+    ],
+    [
+      { program: 'x', effect: 'none', options: { '-i': { 'writes-operands': 'yes' } } },
+      'entry.options.-i.writes-operands',
+      'true or absent',
+    ],
+    [
+      { program: 'x', effect: 'none', args: [{ kind: 'text', emits: { '.ts': ['.js'] } }] },
+      'entry.args[0].emits',
+      'only a path-read operand',
+    ],
+    [
+      { program: 'x', effect: 'none', args: [{ kind: 'path-read', emits: { ts: 'js' } }] },
+      'entry.args[0].emits',
+      'emits maps a source ending',
+    ],
+    [{ program: 'x', effect: 'none', 'option-commands': ['m'] }, 'entry.option-commands', 'option-commands lists'],
     ['nonsense', '', 'an entry is a mapping'],
   ])('%j → %s: %s', (data, at, problem) => {
     const { problems } = compileEntry(data, 'x.yml');
