@@ -689,7 +689,7 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
 
   if (restart) return matchProgram(segment, catalog, true);
   const last = node();
-  if (walk.unaccounted === undefined) {
+  if (walk.unaccounted === undefined && (needing.length > 0 || used.some((u) => u.option.with !== undefined))) {
     // `pip install --dry-run` only together with `--only-binary`: the option alone says nothing.
     const usedNames = new Set(used.flatMap((u) => u.option.names));
     const operand = needing.find((n) => !n.with.some((w) => usedNames.has(w)));
