@@ -144,12 +144,24 @@ function toolCallFor(options: ExplainOptions): ToolCall {
   };
 }
 
+/**
+ * explain only reads the runtime directory; one it cannot create (read-only inside the walls) is no reason
+ * to fail. One that is not ours still fails it (RUNTIME_DIR_UNSAFE).
+ */
+function privateRuntimeDir(dir: string): void {
+  try {
+    ensurePrivateDir(dir);
+  } catch (error) {
+    if (error instanceof HookwiseError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+  }
+}
+
 /** The session id of a call explained without --session-id: a placeholder the hints show as it is. */
 export const EXPLAIN_SESSION = '<session-id>';
 
 export async function explain(options: ExplainOptions): Promise<Explanation> {
   const where = locations();
-  ensurePrivateDir(where.runtimeDir);
+  privateRuntimeDir(where.runtimeDir);
   const projectRoot = findProjectRoot(options.cwd);
   const engine = new Engine(where);
   const policy = await engine.policyFor(projectRoot);

@@ -95,7 +95,7 @@ export function cacheChecksum(salt: string, key: string): string {
 export async function loadPolicy(projectRoot: string, where: Locations): Promise<CompiledPolicy> {
   const key = policyCacheKey(projectRoot, where);
   // A cache directory that is not ours (RUNTIME_DIR_UNSAFE) fails the call closed, naming it.
-  let salt = checkPrivateDir(cacheDir(where)) ? readSalt(where.runtimeDir) : undefined;
+  const salt = checkPrivateDir(cacheDir(where)) ? readSalt(where.runtimeDir) : undefined;
   const cached = salt === undefined ? undefined : readCache(policyCachePath(projectRoot, where, salt), salt);
   if (cached !== undefined && cached.header.key === key) return cached.policy;
 
@@ -117,14 +117,7 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
     }
     const after = policyCacheKey(projectRoot, where);
     if (after === before && policy !== undefined) {
-      ensurePrivateDir(cacheDir(where));
-      salt ??= userSalt(where.runtimeDir);
-      writeCache(
-        policyCachePath(projectRoot, where, salt),
-        salt,
-        { format: POLICY_FORMAT, key: after, sum: '', sources: shapes },
-        policy,
-      );
+      cachePolicy(projectRoot, where, salt, { format: POLICY_FORMAT, key: after, sum: '', sources: shapes }, policy);
       return policy;
     }
     // Errors in a file that holds still are the file's: report them at once.
@@ -139,6 +132,36 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
     // A file that is empty or cut short may be an editor between truncating and writing: give it a moment.
     if (after === before) sleepSync(SUSPECT_WAIT_MS);
     before = after;
+  }
+}
+
+/** Said once per process: every later call compiles again, and says nothing more. */
+let toldUncached = false;
+
+/**
+ * Keep the compiled policy for the next process. A cache that cannot be written (a read-only runtime
+ * directory: `hookwise explain` run inside the walls, a full disk) costs the next call a compile, nothing
+ * else: said once on stderr, and the policy is used as compiled. A directory that is not ours still fails
+ * the call closed (RUNTIME_DIR_UNSAFE).
+ */
+function cachePolicy(
+  projectRoot: string,
+  where: Locations,
+  known: string | undefined,
+  header: CacheHeader,
+  policy: CompiledPolicy,
+): void {
+  try {
+    ensurePrivateDir(cacheDir(where));
+    const salt = known ?? userSalt(where.runtimeDir);
+    writeCache(policyCachePath(projectRoot, where, salt), salt, header, policy);
+  } catch (error) {
+    if (error instanceof HookwiseError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+    if (toldUncached) return;
+    toldUncached = true;
+    process.stderr.write(
+      `hookwise: the policy cache cannot be written (${(error as Error).message}): going on without it (each call compiles the policy)\n`,
+    );
   }
 }
 

@@ -257,3 +257,37 @@ describe('explain an MCP call', () => {
     expect(e.memory?.subject).toBe('mcp body=* folder=work title=*');
   });
 });
+
+describe.skipIf(!probeConfinement().available)('explain where the runtime directory is read-only', () => {
+  it('says once that the policy cache cannot be written, and explains all the same', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { mkdirSync } = await import('node:fs');
+    const p = makeProject();
+    mkdirSync(p.runtimeDir, { recursive: true, mode: 0o700 });
+    const bwrap = probeConfinement();
+    if (!bwrap.available) return;
+    const bin = join(import.meta.dirname, '..', '..', 'dist', 'hookwise.cjs');
+    // As inside the walls: the runtime directory mounted read-only over itself.
+    const r = spawnSync(
+      bwrap.runtime.bwrap,
+      [
+        '--dev-bind',
+        '/',
+        '/',
+        '--ro-bind',
+        p.runtimeDir,
+        p.runtimeDir,
+        process.execPath,
+        bin,
+        'explain',
+        'ls',
+        '--role',
+        'coder',
+      ],
+      { cwd: p.root, env: p.env, encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^verdict: ALLOW/m);
+    expect(r.stderr.match(/the policy cache cannot be written/g)).toHaveLength(1);
+  });
+});
