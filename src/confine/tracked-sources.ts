@@ -7,7 +7,8 @@
  * files in a directory a build regenerates (shell/data-loss.ts `regenerable`: dist, build, out, target,
  * coverage, node_modules, .next, __pycache__, …) and tracked files the repository's ignore rules name. A
  * target known only at run time may be anything: it counts as deleting sources. Files the session created
- * itself (session/provenance.ts) are not lost by anyone, so they do not count.
+ * itself (session/provenance.ts), or the command itself just before (shell/created-here.ts), are not lost by
+ * anyone, so they do not count.
  *
  * git runs with the project's configuration overridden where it could run a program (fsmonitor) and with
  * the environment variables that would point it at another repository removed; its output is bounded.
@@ -75,7 +76,7 @@ export function deletesTrackedSources(
   for (let i = 0; i < shell.writes.targets.length; i++) {
     const target = shell.writes.targets[i]!;
     if (!deletesTarget(target.via) || !segmentLosesData(shell, target.segment)) continue;
-    if (shell.created?.[i] === true) continue;
+    if (shell.created?.[i] === true || shell.createdHere?.[i] === true) continue;
     const resolved = shell.targets[i];
     // A glob is known (`dynamic`, but matched by git below); an expansion is not.
     if (resolved === null || resolved === undefined || resolved.unknown !== undefined)

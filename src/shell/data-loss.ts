@@ -86,7 +86,8 @@ function losesData(
   // What `$(mktemp [-d])` made in this command, deleted or overwritten whole: nothing of anyone's is lost.
   const fresh = freshTempOf(target.path, target.cwd);
   if (fresh !== undefined && fresh.rest === '' && safeFresh.has(fresh.id)) return false;
-  // What this session created earlier and is still that file (session/provenance.ts): nothing of anyone else's.
+  // What this session created earlier and is still that file (session/provenance.ts), or what this very
+  // command creates before it deletes it (created-here.ts): nothing of anyone else's.
   if (created && !target.dynamic && !target.via.startsWith('git ')) return false;
   if (DELETING.has(target.via) && !target.dynamic && regenerable(relative)) return false;
   if (target.via === 'git stash' && stashSaves(segment)) return false;
@@ -141,8 +142,9 @@ function safeFreshEntries(shell: PreparedShell): Set<number> {
 
 /**
  * Does segment `index` lose data (delete, truncate, overwrite an existing file, write onto a device)?
- * `provenance: false` ignores what the session created (shell.created): what memory learns of a call must not
- * depend on whose files it happened to touch that time.
+ * `provenance: false` ignores what the session or the command itself created (shell.created,
+ * shell.createdHere): what memory learns of a call must not depend on whose files it happened to touch that
+ * time, or on what happened to be absent.
  */
 export function segmentLosesData(shell: PreparedShell, index: number, options: { provenance?: boolean } = {}): boolean {
   const segment = shell.parse.segments[index];
@@ -162,7 +164,7 @@ export function segmentLosesData(shell: PreparedShell, index: number, options: {
         sources,
         safeFresh,
         shell.targets[i]?.relative ?? null,
-        options.provenance !== false && shell.created?.[i] === true,
+        options.provenance !== false && (shell.created?.[i] === true || shell.createdHere?.[i] === true),
       ),
   );
 }

@@ -266,8 +266,12 @@ class Walker {
         return this.conditional(node, withInherited(level, tail), op);
       case 'function_definition':
         return this.functionDefinition(node, withInherited(level, tail), op);
-      case 'negated_command':
-        return this.sequence(node.children, withInherited(level, tail), op);
+      case 'negated_command': {
+        // `! cmd`: its status is inverted, so the `&&` after it runs when it failed.
+        const from = this.segments.length;
+        this.sequence(node.children, withInherited(level, tail), op);
+        return this.markConditional(from);
+      }
       case 'test_command':
         return this.testCommand(node, level, op, tail);
       case 'declaration_command':
@@ -459,8 +463,15 @@ class Walker {
       node.type !== 'c_style_for_statement'
         ? node.children
         : node.children.filter((c) => c.type !== 'variable_assignment' || (this.scan(c, level), false));
+    const from = this.segments.length;
     this.sequence(children, level, op);
+    this.markConditional(from);
     if (level.cwd.value !== before) level.cwd.value = { known: false };
+  }
+
+  /** Segments from `from` on run only when a condition holds, when a function is called, or negated (flags.conditional). */
+  private markConditional(from: number): void {
+    for (let i = from; i < this.segments.length; i++) this.segments[i]!.flags.conditional = true;
   }
 
   /** The body runs when the function is called, perhaps later in this command: walk it, keep the cwd unknown if it moves. */
@@ -472,8 +483,10 @@ class Walker {
     const inner: Level = { ...level, cwd: { value: level.cwd.value }, inherited: [...level.inherited, ...redirects] };
     const body = node.children.find((c) => c.field === 'body');
     if (body === undefined) return;
+    const from = this.segments.length;
     if (body.type === 'compound_statement' && body.children[0]?.type === '{') this.sequence(body.children, inner, op);
     else this.statement(body, inner, op, []);
+    this.markConditional(from);
     if (inner.cwd.value !== level.cwd.value) level.cwd.value = { known: false };
   }
 

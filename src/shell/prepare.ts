@@ -3,6 +3,7 @@
  * the parser bundle and native grammar lazily — only Bash calls pay for it), extract write targets, and
  * canonicalize each target exactly like a Tier 0 path.
  */
+import { lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { loadWithCodeCache } from '../util/code-cache.js';
@@ -10,6 +11,7 @@ import { statIfPresent } from '../util/fs-safe.js';
 import type * as ShellBundle from './index.js';
 import type { ResolvedPath, ToolCall } from '../core/tool-call.js';
 import { resolvePath, type PathContext } from '../paths/canonical.js';
+import { deletedAfterCreation } from './created-here.js';
 import { hasFreshTempMarker, mapFreshTemp } from './fresh-temp.js';
 import type { ParseResult, Segment, WriteAnalysis, WriteTarget } from './types.js';
 import type { CommandEffects, InProject, LinkMade, ReadTarget } from './effects.js';
@@ -43,6 +45,11 @@ export interface PreparedShell {
    * (session/provenance.ts, filled in at the edge for a registered session); absent: no provenance known.
    */
   created?: boolean[];
+  /**
+   * Whether writes.targets[i] deletes a path an earlier part of this same command creates, and at which
+   * nothing was when the call was judged (created-here.ts); absent: no such deletion.
+   */
+  createdHere?: boolean[];
 }
 
 /** The slice of the cascade's context a shell call adds: its analysis, prepared at the edge. */
@@ -119,6 +126,10 @@ export async function prepareShell(
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
   const prepared: PreparedShell = { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
   if (sql !== undefined) prepared.sqlFiles = sql.files;
+  const absent = (absolute: string, i: number): boolean =>
+    nothingAt(absolute) && nothingAt(asWritten(writes.targets[i]!, pathContext));
+  const createdHere = parse.ok ? deletedAfterCreation(parse.segments, writes, targets, absent) : [];
+  if (createdHere.includes(true)) prepared.createdHere = createdHere;
   return prepared;
 }
 
@@ -218,6 +229,25 @@ function existsForLoss(path: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
   }
+}
+
+/** Nothing at all is at a path now, not even a dangling link; a path that cannot be looked at may hold something. */
+function nothingAt(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** A write target's path as written, made absolute without resolving a link (`~` is the home directory). */
+function asWritten(target: Pick<WriteTarget, 'path' | 'cwd'>, ctx: PathContext): string {
+  const { path } = target;
+  if (path === '~' || path.startsWith('~/')) return join(ctx.home, path.slice(1));
+  if (isAbsolute(path)) return path;
+  const dir = target.cwd ?? '';
+  if (dir === '~' || dir.startsWith('~/')) return join(ctx.home, dir.slice(1), path);
+  return isAbsolute(dir) ? join(dir, path) : join(ctx.cwd, dir, path);
 }
 
 type ShellModule = typeof ShellBundle;

@@ -77,6 +77,12 @@ export interface Segment {
      * that feed it (the stage before the interpreter) and on the interpreter segment itself.
      */
     pipeToShell?: boolean;
+    /**
+     * Inside an if/while/until/for/case statement or a function body (it may run once, many times or not at
+     * all, whatever the operators around it say: the walk flattens those statements), or negated with `!`
+     * (the `&&` after it runs when it failed).
+     */
+    conditional?: boolean;
     /** Run in the background (`cmd &`). */
     background?: boolean;
     /** xargs / find -exec: more arguments are appended at run time. */
