@@ -13,10 +13,11 @@ import type { GitWorkTree } from './git-layout.js';
 import { describeProjectWrites, roleDeniedDirs } from './role-writes.js';
 import { which } from './probe.js';
 import { confineRuntime } from './runtime.js';
-import { prepareSnapshot } from './snapshot.js';
+import { prepareSnapshot, snapshotLabel } from './snapshot.js';
 import { wrapCommand, type ProxyRelay, type RenderOptions } from './wrap.js';
 
 export { deletesTrackedSources } from './tracked-sources.js';
+export { addedSinceSnapshot } from './undo.js';
 export { confineRuntime } from './runtime.js';
 
 export interface ConfineRequest {
@@ -47,7 +48,8 @@ export interface ConfineRequest {
  * it reaches the allowlist through the proxy; false: no network at all.
  */
 export type ConfineAnswer =
-  { ok: true; command: string; snapshot: boolean; writes: string; proxied: boolean } | { ok: false; reason: string };
+  | { ok: true; command: string; snapshot: boolean; writes: string; proxied: boolean; undoLabel?: string }
+  | { ok: false; reason: string };
 
 /**
  * Envelopes by their inputs: a pure function of them (no file system), so a daemon builds each project's once.
@@ -138,5 +140,8 @@ export function confineCommand(request: ConfineRequest): ConfineAnswer {
     snapshot: before !== undefined,
     writes: describeProjectWrites(roleReadOnly, request.role?.name),
     proxied: relay !== undefined,
+    ...(before === undefined || request.undo === undefined
+      ? {}
+      : { undoLabel: snapshotLabel(request.undo.sanitizedCommand) }),
   };
 }

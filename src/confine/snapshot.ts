@@ -79,8 +79,13 @@ export const FOREIGN_GIT_ENV = [
   'GIT_ICASE_PATHSPECS',
 ] as const;
 
+/** What a snapshot records of its (sanitized) command: the text, cut to MAX_LABEL characters. */
+export function snapshotLabel(sanitizedCommand: string): string {
+  return sanitizedCommand.length > MAX_LABEL ? `${sanitizedCommand.slice(0, MAX_LABEL - 1)}…` : sanitizedCommand;
+}
+
 export function snapshotMessage(record: SnapshotRecord): string {
-  const command = record.command.length > MAX_LABEL ? `${record.command.slice(0, MAX_LABEL - 1)}…` : record.command;
+  const command = snapshotLabel(record.command);
   return `hookwise: undo snapshot before a confined command\n\n${SNAPSHOT_MARKER}${JSON.stringify({ ...record, command })}\n`;
 }
 

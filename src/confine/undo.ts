@@ -69,6 +69,7 @@ interface DiffEntry {
   oldMode: string;
   newMode: string;
   oldSha: string;
+  newSha: string;
   status: string;
   path: string;
 }
@@ -76,14 +77,24 @@ interface DiffEntry {
 const GITLINK = '160000';
 const MISSING_MODE = '000000';
 
-export function undo(options: UndoOptions): UndoReport {
-  const tree = gitWorkTree(options.projectRoot);
+/** The snapshot a work tree's undo ref names, read and checked; UndoError when there is none or it is damaged. */
+interface Snapshot {
+  tree: GitWorkTree;
+  git: GitRunner;
+  commit: string;
+  snapshotTree: string;
+  record: SnapshotRecord;
+  takenAt: string;
+}
+
+function readSnapshot(projectRoot: string, env: NodeJS.ProcessEnv): Snapshot {
+  const tree = gitWorkTree(projectRoot);
   if (tree === undefined) {
     throw new UndoError(
-      `${options.projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`,
+      `${projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`,
     );
   }
-  const git = gitRunner(tree, options.env ?? process.env);
+  const git = gitRunner(tree, env);
   const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
   if (commit === undefined) {
     const exists = git.ok(['rev-parse', '-q', '--verify', tree.undoRef]) !== undefined;
@@ -106,15 +117,31 @@ export function undo(options: UndoOptions): UndoReport {
       `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`,
     );
   }
-  const takenAt = committedAt(raw);
+  return { tree, git, commit, snapshotTree, record, takenAt: committedAt(raw) };
+}
 
-  const nowTree = worktreeTree(tree, record, options.runtimeDir, options.env ?? process.env);
+/** What differs between the snapshot and the work tree now (a tree object), read the way the snapshot read it. */
+function changedSince(
+  snapshot: Snapshot,
+  runtimeDir: string,
+  env: NodeJS.ProcessEnv,
+): { entries: DiffEntry[]; nowTree: string } {
+  const { tree, git, record, snapshotTree } = snapshot;
+  const nowTree = worktreeTree(tree, record, runtimeDir, env);
   const entries = parseRawDiff(
     git.must(
       ['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree],
       'compare the snapshot with the work tree',
     ),
   );
+  return { entries, nowTree };
+}
+
+export function undo(options: UndoOptions): UndoReport {
+  const env = options.env ?? process.env;
+  const snapshot = readSnapshot(options.projectRoot, env);
+  const { tree, git, commit, record, takenAt } = snapshot;
+  const { entries, nowTree } = changedSince(snapshot, options.runtimeDir, env);
   const report: UndoReport = {
     project: tree.root,
     ref: tree.undoRef,
@@ -178,6 +205,40 @@ export function undo(options: UndoOptions): UndoReport {
     });
   }
   return report;
+}
+
+/** What the latest snapshot says a confined run added (see addedSinceSnapshot). */
+export interface SnapshotAdditions {
+  /** What the snapshot records of the command it preceded (sanitized, cut: snapshot.ts snapshotLabel). */
+  label: string;
+  /** When it was taken (whole seconds: a commit's time). */
+  takenAtMs: number;
+  /** Absolute paths of the regular files the work tree has now and the snapshot had not, sorted. */
+  added: string[];
+}
+
+const REGULAR = /^100(644|755)$/;
+
+/**
+ * The files a confined run created (session provenance, issue 28 item 6): those the work tree holds now and
+ * its snapshot did not — regular files only (no links, no nested repositories), and none whose content is that
+ * of a file the run removed or changed (a move or a copy of old content under a new name is not new). Read the
+ * way the snapshot read the tree: ignored files and the sensitive lists are in neither. UndoError when there is
+ * no readable snapshot.
+ */
+export function addedSinceSnapshot(
+  projectRoot: string,
+  runtimeDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SnapshotAdditions {
+  const snapshot = readSnapshot(projectRoot, env);
+  const { entries } = changedSince(snapshot, runtimeDir, env);
+  const oldContent = new Set(entries.filter((e) => e.status !== 'A').map((e) => e.oldSha));
+  const added = entries
+    .filter((e) => e.status === 'A' && REGULAR.test(e.newMode) && !oldContent.has(e.newSha))
+    .map((e) => join(snapshot.tree.root, e.path))
+    .sort();
+  return { label: snapshot.record.command, takenAtMs: Date.parse(snapshot.takenAt), added };
 }
 
 /** The snapshot's ref and record without restoring anything (for status lines and tests). */
@@ -278,10 +339,17 @@ function parseRawDiff(out: string): DiffEntry[] {
   const parts = out.split('\0');
   const entries: DiffEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) [0-9a-f]+ ([A-Z])/.exec(parts[i]!);
+    const m = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])/.exec(parts[i]!);
     if (m === null)
       throw new UndoError(`unexpected output from git diff-tree: ${JSON.stringify(parts[i]!.slice(0, 80))}`);
-    entries.push({ oldMode: m[1]!, newMode: m[2]!, oldSha: m[3]!, status: m[4]!, path: parts[i + 1]! });
+    entries.push({
+      oldMode: m[1]!,
+      newMode: m[2]!,
+      oldSha: m[3]!,
+      newSha: m[4]!,
+      status: m[5]!,
+      path: parts[i + 1]!,
+    });
   }
   return entries;
 }

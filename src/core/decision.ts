@@ -68,6 +68,11 @@ export interface ConfinedRun {
   command: string;
   /** The walls in a sentence, for the agent and `explain`. */
   walls: string;
+  /**
+   * The undo snapshot taken just before it runs: the work tree's root, and what the snapshot records of the
+   * command (sanitized). After the run, session provenance reads from it which files the run created.
+   */
+  undo?: { root: string; label: string };
 }
 
 /** DENY > ASK > ALLOW. A missing decision (no opinion) ranks below allow. */

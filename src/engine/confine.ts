@@ -14,6 +14,7 @@ import { roleNamed, type CompiledPolicy } from '../policy/compiled.js';
 import { sanitize } from '../sanitize/index.js';
 import { loadWithCodeCache } from '../util/code-cache.js';
 import type { PreparedShell } from '../shell/prepare.js';
+import type { RunAdditions } from '../session/provenance.js';
 import type { EnginePorts } from './ports.js';
 
 let confineModule: typeof ConfineBundle | undefined;
@@ -122,8 +123,20 @@ export async function confineAsk(
     reason: `no rule, pack or memory decides this command (${asked.rule?.id ?? 'no tier decided it'}), so instead of asking it runs confined: ${walls}. If the walls stop something it needs, run it yourself or ask the user`,
     rule: { id: 'confine:unknown-effect', source: policy.confine.source },
     confidence: 1,
-    confined: { command: wrapped.command, walls },
+    confined: {
+      command: wrapped.command,
+      walls,
+      ...(gitTree === undefined || wrapped.undoLabel === undefined
+        ? {}
+        : { undo: { root: gitTree.root, label: wrapped.undoLabel } }),
+    },
   };
+}
+
+/** What a confined run added to the work tree since its undo snapshot (session provenance reads it after the run). */
+export async function runAdditions(root: string, runtimeDir: string): Promise<RunAdditions> {
+  const { addedSinceSnapshot } = await loadConfine();
+  return addedSinceSnapshot(root, runtimeDir);
 }
 
 /** Whether confinement is on by default here, and why (doctor and install say the same). */

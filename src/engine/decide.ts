@@ -97,17 +97,19 @@ export async function decideToolCall(
   if (judged.delegation !== undefined) countDelegation(ports.where, call, policy, judged.delegation, judged.decision);
   const out = finish(ports, event, adapter, render, call, judged.decision, role, policy, projectRoot, started);
   if (role !== null) remember(ports.where, judged, call, role, policy, { projectRoot, event }, out);
-  if (judged.decision.verdict !== 'deny' && judged.creations !== undefined) noteCreated(ports.where, call, judged, out);
+  if (judged.decision.verdict !== 'deny' && (judged.creations !== undefined || judged.decision.confined?.undo))
+    noteCreated(ports.where, call, judged, out);
   return out;
 }
 
 /**
  * Session provenance's first half (session/provenance.ts): the paths a call that may run is about to create,
- * noted for PostToolUse. A failure only means those files are not vouched for later (their deletion asks).
+ * and a confined run's undo snapshot, noted for PostToolUse. A failure only means those files are not vouched
+ * for later (their deletion asks).
  */
 function noteCreated(where: Locations, call: ToolCall, judged: Judgement, out: CheckResult): void {
   try {
-    noteCreations(where, call, judged.creations ?? []);
+    noteCreations(where, call, judged.creations ?? [], Date.now(), judged.decision.confined?.undo);
   } catch (error) {
     out.stderr = `${out.stderr ?? ''}hookwise: could not note the files this call creates: ${shownError(error)}\n`;
   }

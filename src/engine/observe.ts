@@ -14,6 +14,7 @@ import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { findProjectRoot } from '../paths/canonical.js';
 import { recordCreations } from '../session/provenance.js';
+import { runAdditions } from './confine.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
 import { settleBreakerRun } from './settle.js';
@@ -27,15 +28,18 @@ export async function observeToolResult(
   adapter: HostAdapter,
 ): Promise<CheckResult> {
   const out = learnAfterTool(ports.where, event.call, adapter, event.outcome);
-  recordCreatedAfterTool(ports.where, event.call, out);
+  await recordCreatedAfterTool(ports.where, event.call, out);
   await breakerAfterTool(ports, event, out);
   return out;
 }
 
-/** The files the call created, if its pre-tool decision noted any (a failed run may have created some too). */
-function recordCreatedAfterTool(where: Locations, call: ToolCall, out: CheckResult): void {
+/**
+ * The files the call created, if its pre-tool decision noted any (a failed run may have created some too),
+ * and those a confined run added (read from its undo snapshot through the confinement bundle).
+ */
+async function recordCreatedAfterTool(where: Locations, call: ToolCall, out: CheckResult): Promise<void> {
   try {
-    recordCreations(where, call);
+    await recordCreations(where, call, (root) => runAdditions(root, where.runtimeDir));
   } catch (error) {
     out.stderr = `${out.stderr ?? ''}hookwise: could not record the files this call created: ${shownError(error)}\n`;
   }

@@ -14,6 +14,14 @@
  *      link, or a directory, born after the note was written, is recorded with its device, inode, birth time
  *      and type. A file moved or hard-linked in (`mv src/a.ts new.ts`, `ln`) was born before: not recorded.
  *
+ * A confined run also creates files it does not name (`npm run gen` writing out/x.json). Its note says so
+ * (the work tree and the label its undo snapshot records); after the run the snapshot is compared with the
+ * work tree (confine/undo.ts addedSinceSnapshot): the paths it added — new paths, not changed ones, and not
+ * the old content of a file the run removed or changed — pass the same checks (born after the note, one
+ * link, a regular file) and are recorded, with the directories above them that were born after the note
+ * too, up to MAX_RUN_FILES. Only when the snapshot is the one taken for this run: the same label, taken
+ * after the note. Ignored files are in no snapshot, so a run's new ignored files are not vouched for.
+ *
  * The record, `<runtime>/provenance/s-<id hash>.json`, is signed like the module state (modules/state-file.ts:
  * HMAC under the per-user key, bound to the session), replaced atomically under a lock, and bounded (count and
  * bytes; the oldest entries go first). It holds hashes of paths, never a path. A record that is missing, not
@@ -26,7 +34,7 @@
  * time and paths outside the project never count.
  */
 import { lstatSync, readdirSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ToolCall } from '../core/tool-call.js';
 import { sessionPendingDir } from '../memory/learn.js';
 import { signedBodyMac, signingKey } from '../modules/state-file.js';
@@ -47,6 +55,8 @@ export const MAX_RECORD_BYTES = 128 * 1024;
 export const MAX_TREE_ENTRIES = 256;
 /** Paths one call may note as created; a note also skips paths longer than MAX_PATH_CHARS. */
 const MAX_NOTE_PATHS = 64;
+/** Files one confined run may add to the record (the first ones, by path). */
+export const MAX_RUN_FILES = 256;
 const MAX_PATH_CHARS = 4096;
 /** File times come from a coarse kernel clock: a file born just after the note may show a birth slightly before it. */
 const BIRTH_SLACK_MS = 1000;
@@ -296,17 +306,46 @@ function noteFile(runtimeDir: string, sessionId: string, toolUseId: string): str
   );
 }
 
+/** A confined run's undo snapshot, as its decision names it (core/decision.ts ConfinedRun.undo). */
+export interface ConfinedRunSnapshot {
+  /** The git work tree's root. */
+  root: string;
+  /** What the snapshot records of the command. */
+  label: string;
+}
+
+/** A snapshot as read after the run (confine/undo.ts SnapshotAdditions): its label, time and added files. */
+export interface RunAdditions {
+  label: string;
+  takenAtMs: number;
+  added: readonly string[];
+}
+
+/** Reads what a confined run added, at the edge (git): the engine loads the confinement bundle for it. */
+export type ListRunAdditions = (root: string) => Promise<RunAdditions>;
+
+/** A usable fit for a path on disk and in a note: not too long, and nothing the sanitizer would change. */
+function notable(path: string): boolean {
+  return path.length <= MAX_PATH_CHARS && sanitize(path).text === path;
+}
+
 /**
  * Before a call runs: note which of its candidate paths do not exist yet (PostToolUse records those that then
- * do). Only paths the sanitizer leaves as they are are written down (a path holding a secret is not recorded,
- * so it is never vouched for). Nothing to note, or no tool_use_id to find the note by: nothing is written.
+ * do), and for a confined run, its undo snapshot. Only paths the sanitizer leaves as they are are written down
+ * (a path holding a secret is not recorded, so it is never vouched for). Nothing to note, or no tool_use_id to
+ * find the note by: nothing is written.
  */
-export function noteCreations(where: Locations, call: ToolCall, candidates: readonly string[], now = Date.now()): void {
+export function noteCreations(
+  where: Locations,
+  call: ToolCall,
+  candidates: readonly string[],
+  now = Date.now(),
+  run?: ConfinedRunSnapshot,
+): void {
   if (call.toolUseId === undefined) return;
-  const paths = candidates
-    .filter((p) => p.length <= MAX_PATH_CHARS && lstatBig(p) === undefined && sanitize(p).text === p)
-    .slice(0, MAX_NOTE_PATHS);
-  if (paths.length === 0) return;
+  const paths = candidates.filter((p) => notable(p) && lstatBig(p) === undefined).slice(0, MAX_NOTE_PATHS);
+  const confined = run !== undefined && notable(run.root) ? run : undefined;
+  if (paths.length === 0 && confined === undefined) return;
   const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
   ensurePrivateDir(join(file, '..', '..'));
   ensurePrivateDir(join(file, '..'));
@@ -316,15 +355,19 @@ export function noteCreations(where: Locations, call: ToolCall, candidates: read
     tool_use: fnv1a64(call.toolUseId),
     at: now,
     paths,
+    // The label as a hash: it is sanitized, but a note need not hold the command at all.
+    ...(confined === undefined ? {} : { run: { root: confined.root, label: fnv1a64(confined.label) } }),
   };
   writeFileAtomic(file, JSON.stringify(body), { mode: 0o600 });
 }
 
 /**
  * After a call ran: claim its note (by renaming it: of two racing PostToolUse processes one records), and
- * record each noted path that now holds a file born since the note. Returns how many were recorded.
+ * record each noted path that now holds a file born since the note, and for a confined run the files its
+ * snapshot says it added (through `listRun`; without it, none). Returns how many were recorded. A failure to
+ * read the run's additions is thrown after the named files are recorded.
  */
-export function recordCreations(where: Locations, call: ToolCall): number {
+export async function recordCreations(where: Locations, call: ToolCall, listRun?: ListRunAdditions): Promise<number> {
   if (call.toolUseId === undefined) return 0;
   const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
   const claimed = `${file}.${process.pid}.claimed`;
@@ -344,9 +387,20 @@ export function recordCreations(where: Locations, call: ToolCall): number {
   const note = parseNote(bytes.toString('utf8'));
   if (note === undefined || note.session !== idFileKey(call.sessionId) || note.toolUse !== fnv1a64(call.toolUseId))
     return 0;
-  const files = bornSince(note);
-  addCreated(where, call.sessionId, files);
-  return files.length;
+  const files = new Map<string, CreatedFile>(bornSince(note));
+  let failure: unknown;
+  if (note.run !== undefined && listRun !== undefined) {
+    try {
+      const born = (path: string): CreatedFile | undefined => bornAfter(path, note.at);
+      for (const [path, f] of runCreated(note.run, note.at, await listRun(note.run.root), born))
+        files.set(pathKey(path), f);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  addCreated(where, call.sessionId, [...files]);
+  if (failure !== undefined) throw failure;
+  return files.size;
 }
 
 /** A provenance note's file name (`p-<hash>.json`). */
@@ -406,13 +460,18 @@ export function settleCreations(where: Locations, sessionId: string, final: bool
 function bornSince(note: { at: number; paths: string[] }): [string, CreatedFile][] {
   const files: [string, CreatedFile][] = [];
   for (const path of note.paths) {
-    const st = lstatBig(path);
-    if (st === undefined) continue;
-    const f = fileOf(st);
-    if (f === undefined || (f.type === 'f' && st.nlink !== 1n) || f.birthMs < note.at - BIRTH_SLACK_MS) continue;
-    files.push([pathKey(path), f]);
+    const f = bornAfter(path, note.at);
+    if (f !== undefined) files.push([pathKey(path), f]);
   }
   return files;
+}
+
+/** The file of one link, or the directory, at `path` if it was born after `at` (a note's time). */
+function bornAfter(path: string, at: number): CreatedFile | undefined {
+  const st = lstatBig(path);
+  const f = st === undefined ? undefined : fileOf(st);
+  if (f === undefined || (f.type === 'f' && st!.nlink !== 1n) || f.birthMs < at - BIRTH_SLACK_MS) return undefined;
+  return f;
 }
 
 function unlinkQuietly(file: string): void {
@@ -423,7 +482,46 @@ function unlinkQuietly(file: string): void {
   }
 }
 
-function parseNote(body: string): { session: string; toolUse: string; at: number; paths: string[] } | undefined {
+/**
+ * The files (and the directories above them up to the work tree's root) a confined run added, that pass the
+ * checks a named creation passes — when the snapshot read is the one taken for this run.
+ */
+function runCreated(
+  run: { root: string; label: string },
+  notedAt: number,
+  snapshot: RunAdditions,
+  bornSince: (path: string) => CreatedFile | undefined,
+): [string, CreatedFile][] {
+  // A commit's time has whole seconds: the snapshot, taken after the note, may show up to a second before it.
+  if (fnv1a64(snapshot.label) !== run.label || !(snapshot.takenAtMs >= notedAt - 1000 - BIRTH_SLACK_MS)) return [];
+  const out = new Map<string, CreatedFile>();
+  const root = run.root.endsWith('/') ? run.root : `${run.root}/`;
+  let files = 0;
+  for (const path of snapshot.added) {
+    if (files >= MAX_RUN_FILES) break;
+    if (!path.startsWith(root) || path.split('/').includes('..') || !notable(path)) continue;
+    const f = bornSince(path);
+    if (f?.type !== 'f') continue;
+    files++;
+    out.set(path, f);
+    for (let dir = dirname(path); dir.length >= root.length && !out.has(dir); dir = dirname(dir)) {
+      const d = bornSince(dir);
+      if (d?.type !== 'd') break; // a directory born before the run: it and those above it are not the run's
+      out.set(dir, d);
+    }
+  }
+  return [...out];
+}
+
+interface Note {
+  session: string;
+  toolUse: string;
+  at: number;
+  paths: string[];
+  run?: { root: string; label: string };
+}
+
+function parseNote(body: string): Note | undefined {
   try {
     const v = JSON.parse(body) as {
       format?: unknown;
@@ -431,6 +529,7 @@ function parseNote(body: string): { session: string; toolUse: string; at: number
       tool_use?: unknown;
       at?: unknown;
       paths?: unknown;
+      run?: { root?: unknown; label?: unknown };
     };
     if (
       v.format !== FORMAT ||
@@ -442,7 +541,13 @@ function parseNote(body: string): { session: string; toolUse: string; at: number
       !v.paths.every((p) => typeof p === 'string' && p.startsWith('/'))
     )
       return undefined;
-    return { session: v.session, toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
+    const note: Note = { session: v.session, toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
+    if (v.run !== undefined) {
+      const { root, label } = v.run;
+      if (typeof root !== 'string' || !root.startsWith('/') || typeof label !== 'string') return undefined;
+      note.run = { root, label };
+    }
+    return note;
   } catch {
     return undefined;
   }

@@ -26,7 +26,7 @@ import {
   snapshotIgnores,
   snapshotMessage,
 } from '../../src/confine/snapshot.js';
-import { latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
+import { addedSinceSnapshot, latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 import { removeTestTree } from '../support/remove-tree.js';
 
@@ -400,5 +400,34 @@ describe('undo', () => {
 
     writeFileSync(join(r.root, '.git/refs/hookwise/undo/main'), '0123456789012345678901234567890123456789\n');
     expect(() => undoOf(r)).toThrow(/corrupt: it does not name a readable commit/);
+  });
+});
+
+describe('what a run added since its snapshot (session provenance)', () => {
+  it('new regular files only: not a rename, not a copy of content the run removed or changed, not a link', () => {
+    const r = repo();
+    r.put('notes.txt', 'untracked but not ignored\n');
+    const s = r.snapshot(
+      './gen.sh',
+      [
+        'mkdir -p out && echo new > out/x.json',
+        'mv src/app.ts src/renamed.ts',
+        'cp src/lib/util.ts src/lib/copy.ts && rm src/lib/util.ts',
+        'cp README.md saved.md && echo changed > README.md',
+        'ln -s README.md link.md',
+        'echo changed > notes.txt',
+        'mkdir -p node_modules/x && echo ignored > node_modules/x/i.js',
+      ].join(' && '),
+    );
+    expect(s.status, s.stderr).toBe(0);
+    const found = addedSinceSnapshot(r.root, r.runtimeDir);
+    expect(found.label).toBe('./gen.sh');
+    expect(Math.abs(found.takenAtMs - Date.now())).toBeLessThan(60_000);
+    expect(found.added).toEqual([join(r.root, 'out/x.json')]);
+  });
+
+  it('no snapshot: an UndoError, nothing listed', () => {
+    const r = repo();
+    expect(() => addedSinceSnapshot(r.root, r.runtimeDir)).toThrow(UndoError);
   });
 });

@@ -3,7 +3,8 @@
  * recorded after it) may be deleted or overwritten without a human; anything else that only looks like it
  * still asks.
  */
-import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -19,7 +20,8 @@ import {
 } from '../../src/session/provenance.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { locations } from '../../src/util/locations.js';
-import { makeProject, verdictOf, type TestProject } from '../support/project.js';
+import { probeConfinement } from '../../src/confine/probe.js';
+import { gitIn, makeProject, verdictOf, type TestProject } from '../support/project.js';
 
 let uses = 0;
 
@@ -161,12 +163,12 @@ describe('what only looks like a file the session created still asks', () => {
     const call = { sessionId: 's1', toolUseId: 'toolu_move', cwd: p.root } as ToolCall;
     noteCreations(where, call, [target], Date.now() + 5000); // the move comes after the note
     renameSync(join(p.root, 'src/tracked.ts'), target);
-    expect(recordCreations(where, call)).toBe(0);
+    expect(await recordCreations(where, call)).toBe(0);
   });
 });
 
 describe('the record', () => {
-  it('keeps at most MAX_CREATED entries, dropping the oldest', () => {
+  it('keeps at most MAX_CREATED entries, dropping the oldest', async () => {
     const p = project();
     const where = locations(p.env);
     const first = join(p.root, 'src/first.ts');
@@ -175,7 +177,7 @@ describe('the record', () => {
     rmSync(first);
     noteCreations(where, call, [first]);
     writeFileSync(first, '1\n');
-    expect(recordCreations(where, call)).toBe(1);
+    expect(await recordCreations(where, call)).toBe(1);
     const read = readProvenance(where, 's1');
     expect(read.kind === 'valid' && createdBySession(read.created, first)).toBe(true);
     const filler: [string, CreatedFile][] = Array.from({ length: MAX_CREATED }, (_, i) => [
@@ -188,5 +190,98 @@ describe('the record', () => {
     if (after.kind !== 'valid') return;
     expect(after.created.size).toBe(MAX_CREATED);
     expect(createdBySession(after.created, first)).toBe(false);
+  });
+});
+
+/** A git project whose coder runs scripts confined (each with an undo snapshot); `confineOff()` ends that. */
+function confinedProject(): TestProject & { confineOff(): void } {
+  const p = makeProject({ git: false });
+  p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
+  p.register('s1', 'coder');
+  p.write('src/tracked.ts', 'export const kept = 1;\n');
+  p.write('src/untracked.ts', 'export const mine = 1;\n');
+  gitIn(p.root, 'init', '-q');
+  gitIn(p.root, 'add', 'src/tracked.ts');
+  gitIn(p.root, 'commit', '-qm', 'one');
+  // Judged later with the walls off, so that a deletion asks unless provenance vouches for it.
+  return { ...p, confineOff: () => p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: false\n') };
+}
+
+/** A script run as the host runs it: PreToolUse (confined), the wrapped command, PostToolUse. */
+async function confinedRun(p: TestProject, script: string, body: string): Promise<void> {
+  p.write(script, `#!/bin/sh\nset -e\n${body}\n`);
+  chmodSync(join(p.root, script), 0o755);
+  const pre = { ...p.pre('Bash', { command: `./${script}` }), tool_use_id: `toolu_${++uses}` };
+  const decided = (await p.check(pre)).decision!;
+  expect(decided.tier, decided.reason).toBe('confine');
+  expect(decided.confined?.undo?.root).toBe(p.root);
+  const ran = spawnSync('/bin/sh', ['-c', decided.confined!.command], {
+    cwd: p.root,
+    env: { ...process.env, ...p.env },
+    encoding: 'utf8',
+  });
+  expect(ran.status, ran.stderr).toBe(0);
+  await p.check(post(p, pre));
+}
+
+describe.skipIf(!probeConfinement().available)("a confined run's new files", () => {
+  it('that it does not name are recorded: deleting them, or the directory it made, asks no one', async () => {
+    const p = confinedProject();
+    await confinedRun(p, 'gen.sh', 'mkdir -p src/gen/sub && echo 1 > src/gen/x.json && echo 2 > src/gen/sub/y.json');
+    p.confineOff();
+    expect(await bash(p, 'rm src/gen/x.json')).toBe('allow');
+    expect(await bash(p, 'rm -rf src/gen')).toBe('allow');
+    expect(await bash(p, 'rm src/tracked.ts')).toBe('ask');
+  });
+
+  it('a tracked file it renamed, copied away and removed, or rewrote is not new', async () => {
+    const p = confinedProject();
+    p.write('src/other.ts', 'export const other = 2;\n');
+    gitIn(p.root, 'add', 'src/other.ts');
+    gitIn(p.root, 'commit', '-qm', 'two');
+    await confinedRun(
+      p,
+      'shuffle.sh',
+      [
+        'mv src/tracked.ts src/renamed.ts',
+        'cp src/other.ts src/copied.ts && rm src/other.ts',
+        // rewritten through a new file: a new inode born in the run, but the path was there before
+        'cp src/untracked.ts src/untracked.tmp && mv src/untracked.tmp src/untracked.ts',
+      ].join('\n'),
+    );
+    p.confineOff();
+    expect(await bash(p, 'rm src/renamed.ts')).toBe('ask');
+    expect(await bash(p, 'rm src/copied.ts')).toBe('ask');
+    expect(await bash(p, 'rm src/untracked.ts')).toBe('ask');
+  });
+
+  it('a link it made is not vouched for, nor the file a link planted later points to', async () => {
+    const p = confinedProject();
+    await confinedRun(p, 'links.sh', 'ln -s tracked.ts src/link.ts && echo new > src/new.ts');
+    rmSync(join(p.root, 'src/new.ts'));
+    symlinkSync(join(p.root, 'src/tracked.ts'), join(p.root, 'src/new.ts'));
+    p.confineOff();
+    expect(await bash(p, 'rm src/link.ts')).toBe('ask');
+    expect(await bash(p, 'echo gone > src/new.ts')).toBe('ask');
+  });
+
+  it("another session's run, whose snapshot replaced this run's, is not this session's", async () => {
+    const p = confinedProject();
+    p.register('s2', 'coder');
+    p.write('mine.sh', '#!/bin/sh\necho 1 > src/mine.json\n');
+    p.write('theirs.sh', '#!/bin/sh\necho 2 > src/theirs.json\n');
+    chmodSync(join(p.root, 'mine.sh'), 0o755);
+    chmodSync(join(p.root, 'theirs.sh'), 0o755);
+    const mine = { ...p.pre('Bash', { command: './mine.sh' }, 's1'), tool_use_id: `toolu_${++uses}` };
+    const theirs = { ...p.pre('Bash', { command: './theirs.sh' }, 's2'), tool_use_id: `toolu_${++uses}` };
+    const run = (d: { confined?: { command: string } }) =>
+      spawnSync('/bin/sh', ['-c', d.confined!.command], { cwd: p.root, env: { ...process.env, ...p.env } });
+    const one = (await p.check(mine)).decision!;
+    const two = (await p.check(theirs)).decision!;
+    run(one);
+    run(two); // its snapshot replaces this run's before this run is reported
+    await p.check(post(p, mine));
+    p.confineOff();
+    expect(await bash(p, 'rm src/theirs.json', 's1')).toBe('ask');
   });
 });
