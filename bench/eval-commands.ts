@@ -41,6 +41,7 @@ export const ADVERSARIAL_CLASSES = [
   'role-glob',
   'fatigue',
   'memory-poison',
+  'provenance',
 ] as const;
 
 /** The role a row without `role` runs as: writes allowed everywhere, so the call's own safety decides. */

@@ -442,6 +442,14 @@ export const TARGETS = [
     large: true,
   },
   {
+    id: 'confine.run-additions-40k',
+    description:
+      "what a confined run's PostToolUse pays for session provenance: the files it added, read from its undo snapshot (src/confine/undo.ts addedSinceSnapshot: the work tree read as the snapshot read it, then git diff-tree), in the same 40,000-file repository",
+    unit: 'ms',
+    target: null,
+    large: true,
+  },
+  {
     id: 'embed.one-call',
     description: 'tier 2b: the shipped model embedding one call’s subject (embedder.embed([text])), in process',
     unit: 'ms',

@@ -4,7 +4,8 @@
  * ref written. A clean tree, and a tree with a few edited files and one new untracked file. Synthetic
  * repository of 40,000 small source files in 1,000 directories, committed once; rows are `large` (full
  * runs only: the fixture takes tens of seconds) and report only (git's cost depends on the disk and the
- * page cache more than on hookwise).
+ * page cache more than on hookwise). And what a confined run's PostToolUse pays for session provenance:
+ * reading from the snapshot which files the run added (undo.ts addedSinceSnapshot).
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitWorkTree } from '../../src/confine/git-layout.js';
 import { prepareSnapshot } from '../../src/confine/snapshot.js';
+import { addedSinceSnapshot } from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 import { summarize } from '../stats.js';
 import type { Measurement, Suite } from '../suite.js';
@@ -81,7 +83,7 @@ export function timeSnapshots(fixture: SnapshotFixture, runs: number): number[] 
 
 export const undoSuite: Suite = {
   name: 'undo',
-  measures: ['confine.undo-snapshot.clean-40k', 'confine.undo-snapshot.changed-40k'],
+  measures: ['confine.undo-snapshot.clean-40k', 'confine.undo-snapshot.changed-40k', 'confine.run-additions-40k'],
   run({ large, progress }) {
     if (!large) return Promise.resolve([]);
     progress(`undo: a ${DIRS * FILES_PER_DIR}-file repository…`);
@@ -98,6 +100,15 @@ export const undoSuite: Suite = {
         appendFileSync(join(fixture.root, f), '// edited\n');
       writeFileSync(join(fixture.root, 'src/new.ts'), 'export const added = 1;\n');
       const changed = timeSnapshots(fixture, RUNS);
+      // A run that generated three files since the last snapshot.
+      mkdirSync(join(fixture.root, 'out'), { recursive: true });
+      for (const f of ['a.json', 'b.json', 'c.json']) writeFileSync(join(fixture.root, 'out', f), `{"${f}":1}\n`);
+      const additions = Array.from({ length: RUNS }, () => {
+        const start = process.hrtime.bigint();
+        const found = addedSinceSnapshot(fixture.root, fixture.runtimeDir);
+        if (found.added.length !== 3) throw new Error(`bench: expected 3 added files, found ${found.added.length}`);
+        return Number(process.hrtime.bigint() - start) / 1e6;
+      });
       const rows: Measurement[] = [
         { id: 'confine.undo-snapshot.clean-40k', ...summarize(clean) },
         {
@@ -105,6 +116,7 @@ export const undoSuite: Suite = {
           ...summarize(changed),
           note: '5 tracked files edited, 1 untracked file added',
         },
+        { id: 'confine.run-additions-40k', ...summarize(additions), note: '3 files added since the snapshot' },
       ];
       return Promise.resolve(rows);
     } finally {

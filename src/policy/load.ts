@@ -135,6 +135,14 @@ export async function loadPolicy(projectRoot: string, where: Locations): Promise
   }
 }
 
+const CACHE_WRITE_FAILURES: Readonly<Record<string, string>> = {
+  EROFS: 'it is mounted without write access, as inside the walls',
+  ENOENT: 'it cannot be made',
+  EACCES: 'no permission',
+  EPERM: 'no permission',
+  ENOSPC: 'the disk is full',
+};
+
 /** Said once per process: every later call compiles again, and says nothing more. */
 let toldUncached = false;
 
@@ -159,8 +167,11 @@ function cachePolicy(
     if (error instanceof HookwiseError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
     if (toldUncached) return;
     toldUncached = true;
+    // Not the system's own wording: a confined run's output that says "read-only file system" is a wall hit.
+    const code = (error as NodeJS.ErrnoException).code!;
+    const why = CACHE_WRITE_FAILURES[code] ?? code;
     process.stderr.write(
-      `hookwise: the policy cache cannot be written (${(error as Error).message}): going on without it (each call compiles the policy)\n`,
+      `hookwise: the policy cache in ${cacheDir(where)} cannot be written (${why}): going on without it (each call compiles the policy)\n`,
     );
   }
 }
