@@ -59,7 +59,8 @@ export interface Explanation {
       depth: number;
       cwd?: string;
     }[];
-    writes: { segment: number; path: string; via: string; canonical: string | null }[];
+    /** `createdHere`: a deletion of what an earlier part of this command made (shell/created-here.ts). */
+    writes: { segment: number; path: string; via: string; canonical: string | null; createdHere?: true }[];
     unknownWrites: { segment: number; reason: string }[];
     /** Per segment: code it runs beyond its first word, whether it uses the network. */
     effects: { segment: number; runs: { kind: string; detail: string }[]; network: boolean }[];
@@ -264,6 +265,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
         path: t.path,
         via: t.via,
         canonical: shell.targets[i]?.absolute ?? null,
+        ...(shell.createdHere?.[i] === true ? { createdHere: true as const } : {}),
       })),
       unknownWrites: shell.writes.unknown,
       effects: shell.effects.segments.map((e, segment) => ({ segment, runs: e.runs, network: e.network })),
@@ -337,7 +339,7 @@ export function renderExplanation(e: Explanation): string {
     });
     for (const w of e.shell.writes)
       lines.push(
-        `  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}`,
+        `  writes (segment ${w.segment + 1}, ${w.via}): ${w.path}${w.canonical === null ? ' (only known at run time)' : ` → ${w.canonical}`}${w.createdHere === true ? ' (made earlier in this command, where nothing was: no data lost)' : ''}`,
       );
     for (const u of e.shell.unknownWrites) lines.push(`  writes (segment ${u.segment + 1}): unknown — ${u.reason}`);
     for (const r of e.shell.reads)

@@ -294,3 +294,15 @@ describe.skipIf(!probeConfinement().available)('explain where the runtime direct
     expect(wallsHit(r.stderr)).toBeUndefined();
   });
 });
+
+describe('explain a command that removes what it made', () => {
+  it('says the removal is of a path the command made earlier', async () => {
+    const p = makeProject();
+    const e = await inProject(p, () =>
+      explain({ command: 'echo hi > src/t.txt && cat src/t.txt && rm src/t.txt', role: 'coder', cwd: p.root }),
+    );
+    expect(e.shell?.writes.map((w) => w.createdHere === true)).toEqual([false, true]);
+    expect(renderExplanation(e)).toMatch(/writes \(segment 3, rm\): src\/t\.txt → .* \(made earlier in this command/);
+    expect(e.decision.verdict).toBe('allow');
+  });
+});
