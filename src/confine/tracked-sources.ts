@@ -14,7 +14,8 @@
  * the environment variables that would point it at another repository removed; its output is bounded.
  */
 import { spawnSync } from 'node:child_process';
-import { deletesTarget, regenerable, segmentLosesData } from '../shell/data-loss.js';
+import { regenerable, segmentLosesData } from '../shell/data-loss.js';
+import { deletesTarget } from '../shell/write-routes.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { FOREIGN_GIT_ENV } from './snapshot.js';
 

@@ -25,12 +25,8 @@
  */
 import { posix } from 'node:path';
 import type { ResolvedPath } from '../core/tool-call.js';
+import { deletesTarget, fillsOnly } from './write-routes.js';
 import type { Segment, WriteAnalysis } from './types.js';
-
-/** Writes that delete their target (data-loss.ts DELETING). */
-const DELETING = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'find -delete']);
-/** Writes that put new content at a path without moving or linking anything there (fresh-temp's FILLS, less the network). */
-const FILLS = /^(?:\d*(?:>|>>|>\||&>|&>>|>&|<>)|tee|touch|mkdir|cp|tar -x|unzip|7z|sed -i|chmod|sort -o)$/;
 /** A redirect that truncates (or creates) its file and fails on a directory. */
 const TRUNCATING_REDIRECT = /^\d*(?:>|>\||&>|>&)$/;
 const GLOB = /[*?[\]{}]/;
@@ -156,12 +152,12 @@ export function deletedAfterCreation(
     if (t.dynamic || GLOB.test(t.path) || r === null || r === undefined || r.unknown !== undefined) return undefined;
     return posix.normalize(r.absolute).replace(/(.)\/+$/, '$1');
   };
-  const deletions = writes.targets.flatMap((t, i) => (DELETING.has(t.via) && literal(i) !== undefined ? [i] : []));
+  const deletions = writes.targets.flatMap((t, i) => (deletesTarget(t.via) && literal(i) !== undefined ? [i] : []));
   if (deletions.length === 0) return out;
   // Any write whose place is unknown, or that moves or links something somewhere, may fill a created path.
   const movedInto: (string | null)[] = [];
   writes.targets.forEach((t, i) => {
-    if (DELETING.has(t.via) || FILLS.test(t.via)) return;
+    if (deletesTarget(t.via) || fillsOnly(t.via)) return;
     movedInto.push(literal(i) ?? null);
   });
   for (const k of deletions) {

@@ -5,14 +5,8 @@
  */
 import type { PreparedShell } from './prepare.js';
 import { freshTempOf } from './fresh-temp.js';
+import { deletesTarget, fillsOnly } from './write-routes.js';
 import type { Segment, WriteTarget } from './types.js';
-
-/** Writes that delete whatever is there. */
-const DELETING = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'find -delete']);
-/** Does a write by this route delete whatever is at its target (rather than change or overwrite it)? */
-export function deletesTarget(via: string): boolean {
-  return DELETING.has(via);
-}
 
 /** Writes that change a file in place or add to it without discarding it. */
 const PRESERVING = new Set(['sed -i', 'perl -i', 'chmod', 'chown', 'chgrp', 'touch', 'mkdir', 'patch', 'tee -a']);
@@ -89,9 +83,9 @@ function losesData(
   // What this session created earlier and is still that file (session/provenance.ts), or what this very
   // command creates before it deletes it (created-here.ts): nothing of anyone else's.
   if (created && !target.dynamic && !target.via.startsWith('git ')) return false;
-  if (DELETING.has(target.via) && !target.dynamic && regenerable(relative)) return false;
+  if (deletesTarget(target.via) && !target.dynamic && regenerable(relative)) return false;
   if (target.via === 'git stash' && stashSaves(segment)) return false;
-  if (DELETING.has(target.via) || target.via.startsWith('git ')) return true;
+  if (deletesTarget(target.via) || target.via.startsWith('git ')) return true;
   if (PRESERVING.has(target.via) || target.via.endsWith('>>')) return false;
   if (sources.has(target.path)) return false;
   return exists;
@@ -116,10 +110,6 @@ function stashSaves(segment: Segment): boolean {
   return action === undefined || action === 'push' || action === 'save';
 }
 
-/** Writes that put nothing but new content into a fresh temp entry (no moved-in data, no links). */
-const FILLS =
-  /^(?:\d*(?:>|>>|>\||&>|&>>|>&|<>)|tee|tee -a|touch|mkdir|cp|curl|curl -o|curl -O|wget|wget -O|tar -x|unzip|7z|sed -i|chmod|sort -o)$/;
-
 /**
  * The fresh temp entries (fresh-temp.ts) whose deletion loses nothing: into which no segment of the command
  * moves data (`mv x "$d"`, rsync, `git mv`), links (`ln -s ~ "$d"`) or writes by an unknown route — a move
@@ -133,7 +123,7 @@ function safeFreshEntries(shell: PreparedShell): Set<number> {
     const place = freshTempOf(target.path, target.cwd);
     if (place === undefined) continue;
     fresh.add(place.id);
-    if (!DELETING.has(target.via) && !FILLS.test(target.via)) spoiled.add(place.id);
+    if (!deletesTarget(target.via) && !fillsOnly(target.via)) spoiled.add(place.id);
   }
   if (shell.writes.unknown.length > 0) return new Set();
   for (const id of spoiled) fresh.delete(id);
