@@ -8,8 +8,12 @@
  * cannot parse, a read of a credential, a write the path policy asks about or denies (a protected file,
  * outside the project), a command that reaches the network and the allowlist does not let it (below), a
  * server, a daemon's client or a background job (services.ts: the walls would break it silently), a `git`
- * command no pack decided (the git directory is read-only inside the walls: it would fail), and a call that
- * asks to leave the host's own sandbox.
+ * command that writes the repository — one that loses files, or a form the catalogue knows to write (the
+ * git directory is read-only inside the walls: it would fail) — and a call that asks to leave the host's
+ * own sandbox. Any other git form no pack decided (`git fsck`, `git bisect log`, an alias, a `git-<name>`
+ * program such as git-extras' `git effort`) has an unknown effect like an unknown program's, and the walls
+ * hold it the same way: the repository is read-only there, so a form that turns out to write it fails at
+ * git's lock before touching the work tree, and the wall hit makes the next identical call an ask.
  *
  * A command that deletes or overwrites files is confinable only where an undo snapshot is taken before it
  * runs (`undoable`: the project is a git work tree, known at the edge) and every file it is seen to lose is
@@ -89,7 +93,7 @@ export function confinability(
       return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
     const lossy = segmentLosesData(shell, i);
     const writesFiles = shell.writes.targets.some((t) => t.segment === i);
-    if (segments[i]!.name === 'git' && (ruled === undefined || lossy || writesFiles))
+    if (segments[i]!.name === 'git' && (lossy || writesFiles || shell.catalog[i]?.effects.includes('writes') === true))
       return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
     if (lossy) {
       if (!confine.undoable)

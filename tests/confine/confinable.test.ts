@@ -299,6 +299,54 @@ describe('commands that delete or overwrite files (issue 19, item 6: undo)', () 
   );
 });
 
+describe('git forms no pack decided (a known program, an unknown form)', () => {
+  it.each([
+    ['git gc', 'read-only inside the walls'],
+    ['git rebase main', 'read-only inside the walls'],
+  ])('a verb the catalogue knows to rewrite the repository stays asked: %s', async (command, why) => {
+    const d = await bash(gitProject(), command);
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.permissionDecisionReason).toContain(why);
+  });
+
+  it.runIf(canConfine)('an unknown form runs confined and reads the repository there', async () => {
+    const p = gitProject();
+    // a user's own git config: where there is none, the walls stub the path with an unreadable node and git stops
+    p.write(join(p.home, '.gitconfig'), '[user]\n\tname = t\n');
+    gitIn(p.root, 'config', 'alias.hist', 'log --format=%s');
+    const d = await bash(p, 'git hist');
+    expect(d.permissionDecision).toBe('allow');
+    expect(d.decision.tier).toBe('confine');
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+      cwd: p.root,
+      env: { ...p.env, PATH: process.env.PATH },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('one');
+  });
+
+  it.runIf(canConfine)('an unknown form that turns out to write the repository fails inside the walls', async () => {
+    const p = gitProject();
+    p.write(join(p.home, '.gitconfig'), '[user]\n\tname = t\n\temail = t@t\n');
+    gitIn(p.root, 'config', 'alias.mark', 'tag -a v1 -m marked');
+    const d = await bash(p, 'git mark');
+    expect(d.permissionDecision).toBe('allow');
+    expect(d.decision.tier).toBe('confine');
+    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+      cwd: p.root,
+      env: { ...p.env, PATH: process.env.PATH },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).not.toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toContain('Read-only file system');
+    const tags = spawnSync('git', ['tag', '--list'], { cwd: p.root, encoding: 'utf8' });
+    expect(tags.stdout).toBe('');
+  });
+});
+
 describe('the confinement cache', () => {
   it('is a private file in the runtime directory once a confinable call was judged', async () => {
     const p = project(true);
