@@ -309,12 +309,13 @@ describe('git forms no pack decided (a known program, an unknown form)', () => {
     expect(d.permissionDecisionReason).toContain(why);
   });
 
-  it.runIf(canConfine)('an unknown form runs confined and reads the repository there', async () => {
+  /** A git alias (an unknown form) in a git project whose user has a git config, allowed confined and run. */
+  async function runAlias(alias: string, expansion: string) {
     const p = gitProject();
     // a user's own git config: where there is none, the walls stub the path with an unreadable node and git stops
-    p.write(join(p.home, '.gitconfig'), '[user]\n\tname = t\n');
-    gitIn(p.root, 'config', 'alias.hist', 'log --format=%s');
-    const d = await bash(p, 'git hist');
+    p.write(join(p.home, '.gitconfig'), '[user]\n\tname = t\n\temail = t@t\n');
+    gitIn(p.root, 'config', `alias.${alias}`, expansion);
+    const d = await bash(p, `git ${alias}`);
     expect(d.permissionDecision).toBe('allow');
     expect(d.decision.tier).toBe('confine');
     const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
@@ -323,27 +324,20 @@ describe('git forms no pack decided (a known program, an unknown form)', () => {
       encoding: 'utf8',
       timeout: 20_000,
     });
+    return { p, run };
+  }
+
+  it.runIf(canConfine)('an unknown form runs confined and reads the repository there', async () => {
+    const { run } = await runAlias('hist', 'log --format=%s');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('one');
   });
 
   it.runIf(canConfine)('an unknown form that turns out to write the repository fails inside the walls', async () => {
-    const p = gitProject();
-    p.write(join(p.home, '.gitconfig'), '[user]\n\tname = t\n\temail = t@t\n');
-    gitIn(p.root, 'config', 'alias.mark', 'tag -a v1 -m marked');
-    const d = await bash(p, 'git mark');
-    expect(d.permissionDecision).toBe('allow');
-    expect(d.decision.tier).toBe('confine');
-    const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
-      cwd: p.root,
-      env: { ...p.env, PATH: process.env.PATH },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const { p, run } = await runAlias('mark', 'tag -a v1 -m marked');
     expect(run.status).not.toBe(0);
     expect(`${run.stdout}${run.stderr}`).toContain('Read-only file system');
-    const tags = spawnSync('git', ['tag', '--list'], { cwd: p.root, encoding: 'utf8' });
-    expect(tags.stdout).toBe('');
+    expect(spawnSync('git', ['tag', '--list'], { cwd: p.root, encoding: 'utf8' }).stdout).toBe('');
   });
 });
 
