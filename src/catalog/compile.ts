@@ -478,11 +478,16 @@ class Compiler {
           for (const n of subNames)
             if (n.includes('*') && (n.indexOf('*') !== n.length - 1 || n.length === 1))
               this.fail(`${at}.commands.${key}`, `${n}: a pattern is a prefix followed by one * (describe-*)`);
-          const existing = subNames.map((n) => base.commandIndex[n]).find((i) => i !== undefined);
-          const importedSub = existing === undefined ? undefined : base.commands[existing];
-          const compiled = this.node(sub, subNames, `${at}.commands.${key}`, importedSub && toGrammar(importedSub));
-          if (existing === undefined) base.commands.push(compiled);
-          else base.commands[existing] = compiled;
+          // A key may name subcommands the grammar keeps apart (`add remove move`): each is laid over its own
+          // node (laying all over the first would leave the others' grammar unannotated under their names).
+          const byNode = new Map<number | undefined, string[]>();
+          for (const n of subNames) byNode.set(base.commandIndex[n], [...(byNode.get(base.commandIndex[n]) ?? []), n]);
+          for (const [existing, names] of byNode) {
+            const importedSub = existing === undefined ? undefined : base.commands[existing];
+            const compiled = this.node(sub, names, `${at}.commands.${key}`, importedSub && toGrammar(importedSub));
+            if (existing === undefined) base.commands.push(compiled);
+            else base.commands[existing] = compiled;
+          }
         }
     }
     if (raw['subcommands-inherit-options'] === true) for (const o of base.options) if (o.annotated) o.persistent = true;

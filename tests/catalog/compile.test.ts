@@ -88,4 +88,23 @@ describe('compileEntry: problems are collected with where they are', () => {
     ]);
     expect(problems).toEqual([{ file: 'b.yml', at: 'program', problem: 'a already has an entry (a.yml)' }]);
   });
+
+  it('a key naming several subcommands the grammar keeps apart annotates each of them', () => {
+    const verb = (name: string) => ({ names: [name], options: [], subcommands: [], args: [] });
+    const grammar = {
+      node: { names: ['tool'], options: [], subcommands: [verb('add'), verb('remove'), verb('list')], args: [] },
+      ref: 'test',
+    };
+    const { programs, problems } = compileEntry(
+      { program: 'tool', grammar: 'table', commands: { 'add remove': { effect: 'writes' } } },
+      'tool.yml',
+      new Map([['tool', grammar]]),
+    );
+    expect(problems).toEqual([]);
+    const root = programs.get('tool')!.root;
+    const effectOf = (name: string) => root.commands[root.commandIndex[name]!]!.effects;
+    expect(effectOf('add')).toEqual(['writes']);
+    expect(effectOf('remove')).toEqual(['writes']);
+    expect(effectOf('list')).toBeUndefined();
+  });
 });
