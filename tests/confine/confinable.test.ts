@@ -303,6 +303,9 @@ describe('git forms no pack decided (a known program, an unknown form)', () => {
   it.each([
     ['git gc', 'read-only inside the walls'],
     ['git rebase main', 'read-only inside the walls'],
+    // nested repositories, which the undo snapshot leaves out: their work trees would be lost for good
+    ['git submodule deinit -f --all', 'read-only inside the walls'],
+    ['git worktree remove --force ../wt', 'read-only inside the walls'],
   ])('a verb the catalogue knows to rewrite the repository stays asked: %s', async (command, why) => {
     const d = await bash(gitProject(), command);
     expect(d.permissionDecision).toBe('ask');
