@@ -4,32 +4,17 @@
  * unknown session there, denied as without a store — and B's audit reaches the store (its daemon status says
  * how much it sent).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { askDaemon } from '../../src/daemon/client.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
 import { SessionRegistry } from '../../src/session/registry.js';
 import { locations } from '../../src/util/locations.js';
-import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
+import { useTeamCluster } from '../support/postgres.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
-const binaries = findPostgres();
-const skip = 'missing' in binaries ? binaries.missing : undefined;
-if (skip !== undefined) console.warn(`tests/daemon/fleet-sessions: skipped: ${skip}`);
-
-let cluster: Cluster | undefined;
-const settings = () => ({
-  kind: 'postgres' as const,
-  url: cluster!.url(),
-  team: 'daemons',
-  user: 'ada',
-  source: 'test',
-});
-beforeAll(async () => {
-  if ('missing' in binaries) return;
-  cluster = startCluster(binaries);
-  await migrateTeam(settings());
-}, 60_000);
-afterAll(() => cluster?.stop());
+const db = useTeamCluster('tests/daemon/fleet-sessions', 'daemons');
+const { skip } = db;
+const settings = db.settings;
 
 async function until(ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const start = Date.now();

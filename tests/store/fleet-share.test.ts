@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { appendAudit, type AuditRecord } from '../../src/audit/log.js';
 import { idStoreKey } from '../../src/sanitize/ids.js';
 import type { Sanitized } from '../../src/sanitize/index.js';
@@ -16,23 +16,11 @@ import { SessionRegistry } from '../../src/session/registry.js';
 import { FleetShare, pushAuditHistory } from '../../src/store/fleet-share.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync } from '../../src/store/sync.js';
-import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
+import { useTeamCluster } from '../support/postgres.js';
 
-const binaries = findPostgres();
-const skip = 'missing' in binaries ? binaries.missing : undefined;
-if (skip !== undefined) console.warn(`tests/store/fleet-share: skipped: ${skip}`);
-
-let cluster: Cluster;
-beforeAll(async () => {
-  if ('missing' in binaries) return;
-  cluster = startCluster(binaries);
-  await migrateTeam(settingsOf());
-}, 60_000);
-afterAll(() => cluster?.stop());
-
-function settingsOf() {
-  return { kind: 'postgres' as const, url: cluster.url(), team: 'share', user: 'ada', source: 'test' };
-}
+const db = useTeamCluster('tests/store/fleet-share', 'share');
+const { skip } = db;
+const settingsOf = db.settings;
 
 interface Machine {
   runtimeDir: string;
@@ -171,12 +159,12 @@ describe.skipIf(skip !== undefined)('sharing sessions, audit and supervisor answ
       );
     await until('the first 50 sent', async () => (await count()) === 50);
 
-    cluster.kill();
+    db.cluster().kill();
     await until('offline', () => a.sync.status().mode === 'offline');
     // Written while the store is down, and rotated past a small limit: the old file is finished under its new name.
     for (let i = 50; i < 200; i++) appendAudit(a.runtimeDir, auditLine(i), { maxBytes: 8 * 1024, keep: 5 });
     expect(a.share.status().pending_audit_bytes).toBeGreaterThan(0);
-    cluster.start();
+    db.cluster().start();
     await until('synced', () => a.sync.status().mode === 'synced', 800);
     await until('all 200 sent', async () => (await count()) === 200, 800);
     expect(a.share.status().pending_audit_bytes).toBe(0);

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { invalidate } from '../../src/cli/rules.js';
 import { loadMemory } from '../../src/memory/load.js';
 import { appendRecords, type DecisionRecord } from '../../src/memory/store.js';
@@ -17,24 +17,12 @@ import { FleetShare } from '../../src/store/fleet-share.js';
 import { checkTombstone, ForgetPart, forgetOutbox } from '../../src/store/forget.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync } from '../../src/store/sync.js';
-import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
+import { useTeamCluster } from '../support/postgres.js';
 import { sharedRecord as record } from '../support/store-records.js';
 
-const binaries = findPostgres();
-const skip = 'missing' in binaries ? binaries.missing : undefined;
-if (skip !== undefined) console.warn(`tests/store/forget: skipped: ${skip}`);
-
-let cluster: Cluster;
-beforeAll(async () => {
-  if ('missing' in binaries) return;
-  cluster = startCluster(binaries);
-  await migrateTeam(settingsOf());
-}, 60_000);
-afterAll(() => cluster?.stop());
-
-function settingsOf() {
-  return { kind: 'postgres' as const, url: cluster.url(), team: 'forget', user: 'ada', source: 'test' };
-}
+const db = useTeamCluster('tests/store/forget', 'forget');
+const { skip } = db;
+const settingsOf = db.settings;
 
 interface Machine {
   root: string;
@@ -75,7 +63,7 @@ function invalidateOn(m: Machine, o: Parameters<typeof invalidate>[0]) {
     HOME: m.root,
     HOOKWISE_CONFIG_DIR: m.userConfigDir,
     HOOKWISE_RUNTIME_DIR: m.runtimeDir,
-    HOOKWISE_STORE_URL: cluster.url(),
+    HOOKWISE_STORE_URL: db.cluster().url(),
     HOOKWISE_STORE_TEAM: 'forget',
     HOOKWISE_STORE_USER: 'ada',
   });
@@ -145,7 +133,7 @@ describe.skipIf(skip !== undefined)('forgetting across the team', () => {
     learn(a, [record('offline-gone', 'allow', { ts: now() })]);
     await until('b has it', () => decides(b, 'offline-gone') === 'allow');
 
-    cluster.kill();
+    db.cluster().kill();
     await until('both offline', () => a.sync.status().mode === 'offline' && b.sync.status().mode === 'offline');
     // b learns the same call while offline, before a forgets it: its outbox holds a row the tombstone covers
     learn(b, [record('offline-gone', 'allow', { ts: now(), reason: 'b approved it too' as Sanitized })]);
@@ -154,7 +142,7 @@ describe.skipIf(skip !== undefined)('forgetting across the team', () => {
     expect(decides(a, 'offline-gone')).toBeUndefined();
     expect(decides(b, 'offline-gone')).toBe('allow'); // its last copy, until the store is back
 
-    cluster.start();
+    db.cluster().start();
     await until('b forgets it', () => decides(b, 'offline-gone') === undefined);
     await until('both synced', () => a.sync.status().mode === 'synced' && b.sync.status().mode === 'synced');
     await b.sync.flush();

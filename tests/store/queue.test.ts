@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { queueAnswer, queueList } from '../../src/cli/queue.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { serve, type RunningDaemon } from '../../src/daemon/server.js';
@@ -20,25 +20,13 @@ import { FleetQueue, listShared, outgoingItem, queueStatusFile } from '../../src
 import { renderStoreReport, storeCheck, storeReport } from '../../src/cli/store.js';
 import { locations } from '../../src/util/locations.js';
 import { makeProject, type TestProject } from '../support/project.js';
-import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
+import { useTeamCluster } from '../support/postgres.js';
 import { queueMode, until } from '../queue/support.js';
 
-const binaries = findPostgres();
-const skip = 'missing' in binaries ? binaries.missing : undefined;
-if (skip !== undefined) console.warn(`tests/store/queue: skipped: ${skip}`);
-
-let cluster: Cluster;
 const TEAM = 'q';
-beforeAll(async () => {
-  if ('missing' in binaries) return;
-  cluster = startCluster(binaries);
-  await migrateTeam(settings());
-}, 60_000);
-afterAll(() => cluster?.stop());
-
-function settings() {
-  return { kind: 'postgres' as const, url: cluster.url(), team: TEAM, user: 'ada', source: 'test' };
-}
+const db = useTeamCluster('tests/store/queue', TEAM);
+const { skip } = db;
+const settings = db.settings;
 
 const open = (s: ReturnType<typeof settings>, origin: string) => PostgresStore.open(s, origin);
 const queues: FleetQueue[] = [];
@@ -198,7 +186,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
       (l) => l.length === 1 && l[0]!.waiting === 2,
     );
 
-    cluster.kill();
+    db.cluster().kill();
     await until(
       () => [a.status().mode, b.status().mode],
       (m) => m.every((x) => x === 'local'),
@@ -215,7 +203,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
       (l) => l.length === 1,
     );
 
-    cluster.start();
+    db.cluster().start();
     await until(
       () => [a.status().mode, b.status().mode],
       (m) => m.every((x) => x === 'shared'),
@@ -244,7 +232,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     queues.push(q);
     await q.start();
     // Another session holds the queue's table: the join waits on its lock (the store is up, only slow).
-    const blocker = new pg.Client({ connectionString: cluster.url() });
+    const blocker = new pg.Client({ connectionString: db.cluster().url() });
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query(`LOCK TABLE "hookwise_${TEAM}".queue_items IN EXCLUSIVE MODE`);
@@ -275,7 +263,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     const p = makeProject();
     const q = new FleetQueue(
       new MemoryQueue(),
-      { ...settings(), url: `postgresql://nobody@/postgres?host=${encodeURIComponent(cluster.dir)}-absent` },
+      { ...settings(), url: `postgresql://nobody@/postgres?host=${encodeURIComponent(db.cluster().dir)}-absent` },
       randomBytes(16).toString('hex'),
       open,
       { retryMs: 1000, statusFile: queueStatusFile(p.runtimeDir) },
@@ -283,7 +271,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     queues.push(q);
     await q.start();
     expect(q.status()).toMatchObject({ mode: 'local', error: expect.any(String) });
-    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${cluster.url()}\n  team: ${TEAM}\n`);
+    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${db.cluster().url()}\n  team: ${TEAM}\n`);
     const where = locations(p.env);
     expect(renderStoreReport(await storeReport(where))).toMatch(/queue: LOCAL since .*asks wait on this machine/);
     expect(await storeCheck(where)).toMatchObject({
@@ -298,7 +286,7 @@ describe.skipIf(skip !== undefined)('the human queue shared through the store', 
     const m = await machine();
     const waiting = m.wait(request('helm upgrade web'), 30_000);
     const p = makeProject();
-    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${cluster.url()}\n  team: ${TEAM}\n`);
+    p.write(`${p.configDir}/config.yml`, `store:\n  url: ${db.cluster().url()}\n  team: ${TEAM}\n`);
     const listed = await until(
       async () =>
         JSON.parse((await queueList({ json: true }, p.env)).stdout) as {

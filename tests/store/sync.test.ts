@@ -6,29 +6,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { appendRecords, fileFor, type DecisionRecord } from '../../src/memory/store.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { FleetSync, readSyncStatus } from '../../src/store/sync.js';
 import { loadMemory } from '../../src/memory/load.js';
-import { findPostgres, startCluster, type Cluster, migrateTeam } from '../support/postgres.js';
+import { useTeamCluster } from '../support/postgres.js';
 import { sharedRecord as record } from '../support/store-records.js';
 
-const binaries = findPostgres();
-const skip = 'missing' in binaries ? binaries.missing : undefined;
-if (skip !== undefined) console.warn(`tests/store/sync: skipped: ${skip}`);
-
-let cluster: Cluster;
-beforeAll(async () => {
-  if ('missing' in binaries) return;
-  cluster = startCluster(binaries);
-  await migrateTeam(settingsOf('fleet'));
-}, 60_000);
-afterAll(() => cluster?.stop());
-
-function settingsOf(team: string) {
-  return { kind: 'postgres' as const, url: cluster.url(), team, user: 'ada', source: 'test' };
-}
+const db = useTeamCluster('tests/store/sync', 'fleet');
+const { skip } = db;
+const settingsOf = db.settings;
 
 interface Machine {
   runtimeDir: string;
@@ -129,7 +117,7 @@ describe.skipIf(skip !== undefined)('a fleet on one store', () => {
     learn(a, [record('k-deny', 'deny', { ts: '2026-11-28T09:00:00.000Z' })]);
     await until('b has the deny', () => decides(b, 'k-deny') === 'deny');
 
-    cluster.kill();
+    db.cluster().kill();
     const keys = Array.from({ length: 60 }, (_, i) => `down-${String(i).padStart(2, '0')}`);
     for (const key of keys.slice(0, 30)) learn(a, [record(key, 'ask', { ts: new Date().toISOString() })]);
     await until('both offline', () => a.sync.status().mode === 'offline' && b.sync.status().mode === 'offline');
@@ -140,7 +128,7 @@ describe.skipIf(skip !== undefined)('a fleet on one store', () => {
     expect(decides(b, 'k-deny')).toBe('deny');
     expect(decides(b, keys[0]!)).toBeUndefined();
 
-    cluster.start();
+    db.cluster().start();
     await until('b has everything', () => keys.every((k) => decides(b, k) === 'ask'));
     await until('a synced', () => a.sync.status().mode === 'synced' && a.sync.status().pending_bytes === 0);
     expect(orgKeys(b).filter((k) => k.startsWith('down-'))).toEqual(keys); // once each, in the order learned
@@ -150,12 +138,12 @@ describe.skipIf(skip !== undefined)('a fleet on one store', () => {
   it('an outbox outlives its daemon: lines learned while the store was down go out from a new one', async () => {
     const a = machine();
     await a.sync.start();
-    cluster.stopServer();
+    db.cluster().stopServer();
     learn(a, [record('late-1', 'allow'), record('late-2', 'deny')]);
     await until('offline', () => a.sync.status().mode === 'offline');
     await a.sync.close();
     machines.splice(machines.indexOf(a), 1);
-    cluster.start();
+    db.cluster().start();
     const again = machine(a);
     await again.sync.start();
     await until('sent', () => again.sync.status().pending_bytes === 0);
