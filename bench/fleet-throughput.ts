@@ -26,6 +26,7 @@ import type { StoreSettings } from '../src/store/settings.js';
 import { locations } from '../src/util/locations.js';
 import { startDaemon, type BenchDaemon } from './daemon-process.js';
 import { quantile } from './stats.js';
+import { preToolPayloads } from './inputs.js';
 import { post, procCpuSeconds } from './swarm.js';
 import { syntheticCommands } from './synthetic-commands.js';
 
@@ -205,18 +206,7 @@ async function machine(name: Machine['name'], dir: string, store: Postgres | und
  */
 async function worldPayloads(project: string, home: string, userConfigDir: string, sessions: string[]) {
   const raws: string[] = [];
-  let n = 0;
-  const pre = (tool: string, input: Record<string, unknown>): string =>
-    JSON.stringify({
-      session_id: sessions[n % sessions.length],
-      transcript_path: join(project, '..', 'transcript.jsonl'),
-      cwd: project,
-      permission_mode: 'default',
-      hook_event_name: 'PreToolUse',
-      tool_name: tool,
-      tool_input: input,
-      tool_use_id: `toolu_tp_${String(n++).padStart(5, '0')}`,
-    });
+  const pre = preToolPayloads(project, 'toolu_tp_', (n) => sessions[n % sessions.length]!);
   const pathContext = { projectRoot: project, home, cwd: project };
   const target: StoreTarget = { scope: 'user', userConfigDir };
   const records: DecisionRecord[] = [];

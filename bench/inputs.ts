@@ -3,6 +3,7 @@
  * parses the fixture's payload, the project root is found on disk, the policy comes from loadPolicy (which
  * compiles it once into the fixture's runtime dir), and the session state from sessionStateOf.
  */
+import { join } from 'node:path';
 import type { ToolCall } from '../src/core/tool-call.js';
 import { claudeAdapter } from '../src/hosts/claude.js';
 import { findProjectRoot } from '../src/paths/canonical.js';
@@ -37,4 +38,29 @@ export function expectVerdict(what: string, verdict: string | undefined, expecte
     throw new Error(
       `bench: ${what} answered ${verdict ?? 'nothing'}, expected ${expected}; the fixture no longer exercises the intended path`,
     );
+}
+
+/**
+ * A maker of Claude Code PreToolUse payloads (as the real host sends them) for a project: each call gets the
+ * next tool_use id under `prefix`, and the session `sessionOf(n)` names for call n.
+ */
+export function preToolPayloads(
+  project: string,
+  prefix: string,
+  sessionOf: (n: number) => string,
+): (tool: string, input: Record<string, unknown>) => string {
+  let n = 0;
+  return (tool, input) => {
+    const i = n++;
+    return JSON.stringify({
+      session_id: sessionOf(i),
+      transcript_path: join(project, '..', 'transcript.jsonl'),
+      cwd: project,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: tool,
+      tool_input: input,
+      tool_use_id: `${prefix}${String(i).padStart(5, '0')}`,
+    });
+  };
 }

@@ -44,6 +44,7 @@ import { locations } from '../src/util/locations.js';
 import { startDaemon, type BenchDaemon } from './daemon-process.js';
 import { createFixture, type BenchFixture } from './fixture.js';
 import { benchMeta } from './run.js';
+import { preToolPayloads } from './inputs.js';
 import { quantile } from './stats.js';
 import { syntheticCommands } from './synthetic-commands.js';
 
@@ -515,18 +516,7 @@ async function buildPayloads(
   sizes: { remembered: number; novel: number; writes: number },
 ): Promise<{ drafts: Draft[]; remembered: number }> {
   const project = fixture.projectDir;
-  let n = 0;
-  const pre = (tool: string, input: Record<string, unknown>): string =>
-    JSON.stringify({
-      session_id: fixture.sessionId,
-      transcript_path: join(project, '..', 'transcript.jsonl'),
-      cwd: project,
-      permission_mode: 'default',
-      hook_event_name: 'PreToolUse',
-      tool_name: tool,
-      tool_input: input,
-      tool_use_id: `toolu_swarm_${String(n++).padStart(5, '0')}`,
-    });
+  const pre = preToolPayloads(project, 'toolu_swarm_', () => fixture.sessionId);
   const drafts: Draft[] = [];
   const bash = (kind: PayloadKind, command: string): void =>
     void drafts.push({ kind, label: `Bash ${command}`, raw: pre('Bash', { command }) });
