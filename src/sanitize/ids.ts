@@ -11,7 +11,7 @@
  *     replaced, and cut to a bounded length.
  */
 import { fnv1a64 } from '../util/hash.js';
-import { nodeCrypto } from '../util/node-crypto.js';
+import { sha256Hex } from '../util/sha256.js';
 import { sanitize, type Sanitized } from './index.js';
 
 /** Longer ids are cut when shown: a real one (a UUID, `toolu_…`, an MCP tool name) is far shorter. */
@@ -24,8 +24,8 @@ export function idFileKey(id: string): string {
 
 /** The key a team's store holds for an id (64 hex digits): the same on every machine, the id not in it. */
 export function idStoreKey(id: string): string {
-  // Loaded here, not at start-up: a hook process needs it only when a session registers (util/node-crypto.ts).
-  return nodeCrypto().createHash('sha256').update(`hookwise-session\u0000${id}`).digest('hex');
+  // Plain JavaScript, not node:crypto: every hook process names the session's registration file by it.
+  return sha256Hex(`hookwise-session\u0000${id}`);
 }
 
 /** The id as it may be stored, logged or shown. */
