@@ -35,7 +35,7 @@ describe('knownTokenSpans', () => {
   it("finds the Authorization header of each of hookwise's http hooks", () => {
     const text = installed(TOKEN);
     const spans = knownTokenSpans(text, TOKEN);
-    expect(spans).toHaveLength(2); // PreToolUse, PostToolUseFailure (PostToolUse is a command)
+    expect(spans).toHaveLength(4); // PreToolUse, PostToolUseFailure, Stop, SessionEnd (no PostToolUse)
     for (const s of spans) expect(text.slice(s.start, s.end)).toMatch(/^"Authorization": "Bearer Hk7q/);
   });
 
@@ -52,22 +52,22 @@ describe('hookwise scan on the settings file install wrote', () => {
   it("reports nothing for hookwise's own token, and says it left it out", () => {
     const report = scan(installed(TOKEN), TOKEN);
     expect(report.findings).toEqual([]);
-    expect(report.known).toBe(2);
+    expect(report.known).toBe(4);
     const r = renderScan(report, false);
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toMatch(/2 left out as hookwise's own/);
+    expect(r.stderr).toMatch(/4 left out as hookwise's own/);
   });
 
   it('still finds a real secret planted in the same file', () => {
     const planted = JSON.stringify({ ...JSON.parse(installed(TOKEN)), env: { GITHUB_TOKEN: GITHUB } }, null, 2);
     const report = scan(planted, TOKEN);
     expect(report.findings.map((f) => f.rule)).toEqual(['github-token']);
-    expect(report.known).toBe(2);
+    expect(report.known).toBe(4);
   });
 
   it('reports the headers when they hold another token than the daemon has, or no daemon token is known', () => {
-    expect(scan(installed(OTHER), TOKEN).findings).toHaveLength(2);
-    expect(scan(installed(TOKEN), undefined).findings).toHaveLength(2);
+    expect(scan(installed(OTHER), TOKEN).findings).toHaveLength(4);
+    expect(scan(installed(TOKEN), undefined).findings).toHaveLength(4);
   });
 
   it('reports every copy when the token also sits elsewhere in the file', () => {
