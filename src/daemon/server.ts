@@ -17,7 +17,7 @@
  * sending), never a verdict.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { existsSync, lstatSync, unlinkSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { appendFailedCall } from '../audit/failed-call.js';
@@ -29,7 +29,7 @@ import { parseHostName } from '../hosts/index.js';
 import { LiveMemoryPool } from '../memory/live.js';
 import { sanitize } from '../sanitize/index.js';
 import { VERSION } from '../policy/load.js';
-import { ensurePrivateDir, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, unlinkBestEffort, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { EmbeddingService, type EmbeddingServiceOptions, type EmbeddingStats } from '../embed/client.js';
 import { NetProxyHost } from './netproxy.js';
@@ -400,7 +400,7 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       await listen(httpServer, { host: '127.0.0.1', port: options.http.port });
     } catch (error) {
       unixServer.close();
-      unlinkQuietly(paths.socket);
+      unlinkBestEffort(paths.socket);
       await embedding?.close();
       await fleet?.close();
       throw new HookwiseError(
@@ -476,8 +476,8 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
       await fleet?.close();
       // Only our own socket and state: a successor may already have replaced them.
       const current = lstatSync(paths.socket, { throwIfNoEntry: false });
-      if (current !== undefined && current.ino === socketIno) unlinkQuietly(paths.socket);
-      unlinkQuietly(paths.state);
+      if (current !== undefined && current.ino === socketIno) unlinkBestEffort(paths.socket);
+      unlinkBestEffort(paths.state);
       log('stopped');
       markClosed();
     })();
@@ -691,15 +691,7 @@ async function clearStaleSocket(socket: string): Promise<void> {
     s.once('error', () => resolve(false));
   });
   if (alive) throw new HookwiseError('USAGE', `a hookwise daemon already serves ${socket} (hookwise daemon status)`);
-  unlinkQuietly(socket);
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    if (existsSync(path)) unlinkSync(path);
-  } catch {
-    // Gone already, or not ours to remove: either way nothing is left for us to clean.
-  }
+  unlinkBestEffort(socket);
 }
 
 /** A refused, unread payload is a denied call: in the audit log like any other (best effort; the deny stands). */

@@ -24,14 +24,14 @@
  * what the walls blocked. That ask is the one remembered ask a human's approval at the host's prompt
  * replaces: the approved call then runs unconfined, remembered like any other approval.
  */
-import { readdirSync, renameSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, renameSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Decision, Verdict } from '../core/decision.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { MemorySettings } from '../policy/config-types.js';
 import { idFileKey, shownId } from '../sanitize/ids.js';
 import { sanitize, type Sanitized } from '../sanitize/index.js';
-import { ensurePrivateDir, readOwnedFile, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, readOwnedFile, unlinkBestEffort, writeFileAtomic } from '../util/fs-safe.js';
 import { fnv1a64 } from '../util/hash.js';
 import type { Locations } from '../util/locations.js';
 import { appendWallsHit } from '../audit/walls-log.js';
@@ -302,14 +302,14 @@ export function pruneStale(dir: string, now = Date.now()): void {
     if (stat === undefined) continue;
     if (!stat.isDirectory()) {
       // A note of an older version (pending/<hash>.json): nothing claims it any more.
-      unlinkQuietly(path);
+      unlinkBestEffort(path);
       continue;
     }
     let left = 0;
     for (const note of readdirSync(path)) {
       const file = join(path, note);
       const noteStat = statSync(file, { throwIfNoEntry: false });
-      if (noteStat !== undefined && noteStat.mtimeMs < cutoff) unlinkQuietly(file);
+      if (noteStat !== undefined && noteStat.mtimeMs < cutoff) unlinkBestEffort(file);
       else left++;
     }
     // A session's directory goes once it is empty and has not been written for a TTL (a note written
@@ -332,13 +332,13 @@ export function dropSessionNotes(runtimeDir: string, sessionId: string): number 
   } catch {
     return 0; // no notes for this session
   }
-  for (const name of names) unlinkQuietly(join(dir, name));
+  for (const name of names) unlinkBestEffort(join(dir, name));
   return names.length;
 }
 
 /** Forget one call's note, teaching nothing (its outcome is not one hookwise can trust). */
 export function dropPendingNote(runtimeDir: string, sessionId: string, toolUseId: string): void {
-  unlinkQuietly(pendingFile(runtimeDir, sessionId, toolUseId));
+  unlinkBestEffort(pendingFile(runtimeDir, sessionId, toolUseId));
 }
 
 function removeEmptyDir(dir: string): void {
@@ -346,14 +346,6 @@ function removeEmptyDir(dir: string): void {
     rmdirSync(dir);
   } catch {
     // Not empty after all (a note just written), or already gone.
-  }
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Another process pruned or claimed it first.
   }
 }
 
@@ -395,7 +387,7 @@ export function learnFromHost(
     if (bytes === undefined) return undefined;
     pending = JSON.parse(bytes.toString('utf8')) as PendingAsk;
   } finally {
-    unlinkQuietly(claimed);
+    unlinkBestEffort(claimed);
   }
   if (pending.version !== 2 || pending.tool !== shownId(call.tool) || pending.session !== idFileKey(call.sessionId))
     return undefined;

@@ -33,7 +33,7 @@
  * recorded too (walked up to MAX_TREE_ENTRIES: a larger tree is not vouched for). Globs, paths known only at run
  * time and paths outside the project never count.
  */
-import { lstatSync, readdirSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ToolCall } from '../core/tool-call.js';
 import { sessionPendingDir } from '../memory/learn.js';
@@ -44,7 +44,7 @@ import { idFileKey } from '../sanitize/ids.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { fnv1a64 } from '../util/hash.js';
 import { nodeCrypto } from '../util/node-crypto.js';
-import { ensurePrivateDir, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import { ensurePrivateDir, readOwnedFile, unlinkBestEffort, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 
 /** Entries a record keeps (the oldest go first). */
@@ -381,7 +381,7 @@ export async function recordCreations(where: Locations, call: ToolCall, listRun?
   try {
     bytes = readOwnedFile(claimed, 'a provenance note');
   } finally {
-    unlinkQuietly(claimed);
+    unlinkBestEffort(claimed);
   }
   if (bytes === undefined) return 0;
   const note = parseNote(bytes.toString('utf8'));
@@ -432,7 +432,7 @@ export function settleCreations(where: Locations, sessionId: string, final: bool
     }
     const note = parseNote(text);
     if (note === undefined || note.session !== idFileKey(sessionId)) {
-      unlinkQuietly(file);
+      unlinkBestEffort(file);
       continue;
     }
     const found = bornSince(note);
@@ -444,7 +444,7 @@ export function settleCreations(where: Locations, sessionId: string, final: bool
     } catch {
       continue; // claimed by another process meanwhile
     }
-    unlinkQuietly(claimed);
+    unlinkBestEffort(claimed);
     addCreated(where, sessionId, found);
     recorded += found.length;
     const left = note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
@@ -472,14 +472,6 @@ function bornAfter(path: string, at: number): CreatedFile | undefined {
   const f = st === undefined ? undefined : fileOf(st);
   if (f === undefined || (f.type === 'f' && st!.nlink !== 1n) || f.birthMs < at - BIRTH_SLACK_MS) return undefined;
   return f;
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Already gone: nothing else to clean.
-  }
 }
 
 /**

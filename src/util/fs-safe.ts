@@ -125,6 +125,18 @@ function unlinkQuietly(path: string): void {
   }
 }
 
+/**
+ * Removes a file whose removal is only tidying (a claimed note, a stale marker): any failure — already gone,
+ * claimed by another process, not ours — leaves nothing for the caller to do.
+ */
+export function unlinkBestEffort(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Nothing left for us to clean.
+  }
+}
+
 export interface LockOptions {
   timeoutMs?: number;
   /** A lock whose owner cannot be identified (no readable owner line) is taken over after this long. */
