@@ -100,6 +100,11 @@ export interface CompiledOption {
   writesOperands?: boolean;
   /** Its value is where the outputs go (`tsc --outDir`): nothing is written beside the sources (CompiledArg.emits). */
   emitsInto?: boolean;
+  /**
+   * The operands of the form this option names, in place of the node's (`git add -n .` lists what the whole
+   * tree would add, while `git add .` is not annotated; `make -n TARGET` prints any target's recipe).
+   */
+  args?: CompiledArg[];
   /** False: known to an imported grammar, effect not annotated by us (never allowed on knowledge). */
   annotated: boolean;
 }
@@ -210,6 +215,7 @@ const OPTION_KEYS = new Set([
   'instead-of-operand',
   'writes-operands',
   'emits-into',
+  'args',
 ]);
 const NODE_KEYS = new Set([
   'program',
@@ -348,7 +354,25 @@ class Compiler {
     }
     if (out.insteadOfOperand === true && out.value === undefined)
       return this.fail(`${at}.instead-of-operand`, 'only an option with a value stands for an operand');
+    const args = fields['args'];
+    if (args !== undefined) {
+      if (out.formEffects === undefined)
+        return this.fail(`${at}.args`, 'only an option that names the form (form-effect) gives its operands');
+      const compiled = this.args(args, `${at}.args`);
+      if (compiled === undefined) return undefined;
+      out.args = compiled;
+    }
     return out;
+  }
+
+  /** A node's or an option's operand list; undefined (and a problem) when one of them does not compile. */
+  args(raw: unknown, at: string): CompiledArg[] | undefined {
+    if (!Array.isArray(raw)) return this.fail(at, 'args is a list of operand kinds');
+    const compiled = raw.map((a, i) => this.arg(a, `${at}[${i}]`));
+    compiled.slice(0, -1).forEach((a, i) => {
+      if (a?.variadic === true) this.fail(`${at}[${i}]`, 'only the last operand may take the rest (...)');
+    });
+    return compiled.every((a): a is CompiledArg => a !== undefined) ? compiled : undefined;
   }
 
   arg(spec: unknown, at: string): CompiledArg | undefined {
@@ -458,16 +482,9 @@ class Compiler {
           if (!Object.hasOwn(base.optionIndex, w) || base.options[base.optionIndex[w]!]!.annotated !== true)
             this.fail(`${at}.options.${o.names[0]}.with`, `${w} is not an option this entry annotates here`);
     }
-    const args = raw['args'];
-    if (args !== undefined) {
-      if (!Array.isArray(args)) this.fail(`${at}.args`, 'args is a list of operand kinds');
-      else {
-        const compiled = args.map((a, i) => this.arg(a, `${at}.args[${i}]`));
-        if (compiled.every((a): a is CompiledArg => a !== undefined)) base.args = compiled;
-        compiled.slice(0, -1).forEach((a, i) => {
-          if (a?.variadic === true) this.fail(`${at}.args[${i}]`, 'only the last operand may take the rest (...)');
-        });
-      }
+    if (raw['args'] !== undefined) {
+      const compiled = this.args(raw['args'], `${at}.args`);
+      if (compiled !== undefined) base.args = compiled;
     }
     const commands = raw['commands'];
     if (commands !== undefined) {
@@ -601,7 +618,7 @@ export function compileEntry(
 }
 
 /** The table format: bump when CompiledNode changes shape (the loader refuses another version). */
-export const CATALOG_FORMAT = 2;
+export const CATALOG_FORMAT = 3;
 
 export interface CatalogTable {
   format: typeof CATALOG_FORMAT;

@@ -467,8 +467,15 @@ function versionForm(segment: Segment, catalog: Catalog): CatalogMatch | undefin
 /**
  * `firstOperandGiven`: an option that stands for the first operand (`sed -e SCRIPT`) came after an operand
  * was already taken as that first operand (`sed a.txt -e p`), so the walk starts again knowing it.
+ * `formArgsAt`: likewise for an option that gives its form's operands (`make build -n`): by the depth of the
+ * node it belongs to, the operands that node takes from its first operand on.
  */
-function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = false): CatalogMatch {
+function matchProgram(
+  segment: Segment,
+  catalog: Catalog,
+  firstOperandGiven = false,
+  formArgsAt: ReadonlyMap<number, readonly CompiledArg[]> = new Map(),
+): CatalogMatch {
   const byPath = namedByPath(segment, catalog);
   if (byPath !== undefined) return { ...unknownProgram(segment, byPath, byPath), namedFile: true };
   const version = versionForm(segment, catalog);
@@ -490,6 +497,13 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
   /** The first operand was given by an option (`sed -e`, `grep -e`): operands fill the positions after it. */
   let shifted = firstOperandGiven;
   let restart = false;
+  /** A dry run (an option of rule dry-run naming the form) reports what the other options would do: it prevails. */
+  let dryRunForm = false;
+  /** The operands of the form an option named (CompiledOption.args), by the depth of its node. */
+  const formArgs = new Map(formArgsAt);
+  let restartArgs: Map<number, readonly CompiledArg[]> | undefined;
+  /** An operand the node's own kinds do not account for, while an option further on may still name its form. */
+  let pendingStop: CatalogMatch['unaccounted'];
   const used: { option: CompiledOption; spelling: string; index: number }[] = [];
   /** Operands accounted for only together with an option (CompiledArg.with). */
   const needing: { with: string[]; word: string; index: number }[] = [];
@@ -503,8 +517,18 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
       return false;
     }
     o.effects?.forEach((e) => walk.effects.add(e));
-    if (o.formEffects !== undefined) formEffects = o.formEffects;
+    if (o.formEffects !== undefined && !dryRunForm) formEffects = o.formEffects;
+    if (o.formEffects !== undefined && o.rule === 'dry-run') dryRunForm = true;
     if (o.rule !== undefined) walk.rules.push(o.rule);
+    if (o.args !== undefined && formArgs.get(path.length) !== o.args) {
+      if (formArgs.has(path.length)) {
+        walk.stop(index, `\`${spelling}\` of ${formName()} names another form than an option before it`);
+        return false;
+      }
+      formArgs.set(path.length, o.args);
+      // Operands already judged by the node's own kinds: judge them again as this form's.
+      if (operands > 0) restartArgs = formArgs;
+    }
     used.push({ option: o, spelling, index });
     if (o.insteadOfOperand === true && !shifted) {
       if (operands === 0) shifted = true;
@@ -656,9 +680,9 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
       walk.account(i, formName());
       continue;
     }
-    const variadic = here.args.length > 0 && here.args[here.args.length - 1]!.variadic === true;
-    const arg: CompiledArg | undefined =
-      here.args[argIndex + (shifted ? 1 : 0)] ?? (variadic ? here.args.at(-1) : undefined);
+    const specs = formArgs.get(path.length) ?? here.args;
+    const variadic = specs.length > 0 && specs[specs.length - 1]!.variadic === true;
+    const arg: CompiledArg | undefined = specs[argIndex + (shifted ? 1 : 0)] ?? (variadic ? specs.at(-1) : undefined);
     if (arg === undefined) {
       walk.stop(
         i,
@@ -675,19 +699,29 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
       break;
     }
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
-    if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) break;
+    if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) {
+      // An option further on may name a form whose operands this one is (`git add . -n`): walk on to see.
+      if (formArgs.has(path.length) || !here.options.some((o) => o.args !== undefined)) break;
+      pendingStop ??= walk.unaccounted;
+      walk.unaccounted = undefined;
+      operands++;
+      continue;
+    }
     if (arg.emits !== undefined && word !== '-') emitsBeside(walk, i, word, arg.emits, formName());
     walk.account(i, label, arg.kind);
     walk.operandIndices.add(i);
     if (arg.with !== undefined) needing.push({ with: arg.with, word, index: i });
-    if (arg.formEffects !== undefined) formEffects = arg.formEffects;
+    if (arg.formEffects !== undefined && !dryRunForm) formEffects = arg.formEffects;
     if (arg.rule !== undefined) walk.rules.push(arg.rule);
     operands++;
     if (arg.variadic !== true) argIndex++;
     if (here.optionsBeforeArgs === true) optionsDone = true;
   }
 
-  if (restart) return matchProgram(segment, catalog, true);
+  if (restart || restartArgs !== undefined)
+    return matchProgram(segment, catalog, restart || firstOperandGiven, restartArgs ?? formArgsAt);
+  // No option named another form: the first operand left unaccounted is the answer.
+  if (pendingStop !== undefined) walk.unaccounted = pendingStop;
   const last = node();
   if (walk.unaccounted === undefined && (needing.length > 0 || used.some((u) => u.option.with !== undefined))) {
     // `pip install --dry-run` only together with `--only-binary`: the option alone says nothing.
@@ -706,7 +740,9 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
       );
   }
   if (walk.unaccounted === undefined) {
-    const required = last.args.slice(argIndex + (shifted ? 1 : 0)).find((a) => a.optional !== true);
+    const required = (formArgs.get(path.length) ?? last.args)
+      .slice(argIndex + (shifted ? 1 : 0))
+      .find((a) => a.optional !== true);
     // An option with a form effect names the form by itself (`git config --get`): the node may leave its
     // other forms (`git config name value`) unannotated.
     if ((formEffects ?? last.effects) === undefined)
@@ -716,6 +752,7 @@ function matchProgram(segment: Segment, catalog: Catalog, firstOperandGiven = fa
   }
   (formEffects ?? last.effects)?.forEach((e) => walk.effects.add(e));
   if (last.rule !== undefined) walk.rules.push(last.rule);
+  if (dryRunForm) walk.rules.unshift('dry-run');
   // `sed -i`, `prettier --write`, `black src`: every file operand read is also rewritten, judged as a write.
   const rewrites =
     used.some((u) => u.option.writesOperands === true) ||

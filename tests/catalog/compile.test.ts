@@ -40,6 +40,16 @@ describe('compileEntry: problems are collected with where they are', () => {
       'emits maps a source ending',
     ],
     [{ program: 'x', effect: 'none', 'option-commands': ['m'] }, 'entry.option-commands', 'option-commands lists'],
+    [
+      { program: 'x', effect: 'none', options: { '-n': { args: ['text...'] } } },
+      'entry.options.-n.args',
+      'only an option that names the form',
+    ],
+    [
+      { program: 'x', effect: 'none', options: { '-n': { 'form-effect': 'reads', args: ['text...', 'text'] } } },
+      'entry.options.-n.args[0]',
+      'only the last operand',
+    ],
     ['nonsense', '', 'an entry is a mapping'],
   ])('%j → %s: %s', (data, at, problem) => {
     const { problems } = compileEntry(data, 'x.yml');

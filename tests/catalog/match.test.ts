@@ -116,6 +116,27 @@ describe('matchSegment: accounting word by word', () => {
     expect(writes('pip install --dry-run --only-binary=:all: --report r.json requests')).toEqual(['r.json']);
   });
 
+  it('an option that names a form gives its operands, wherever it comes (git add -n takes the whole tree)', () => {
+    expect(matchSegment(seg('git add .')).unaccounted?.why).toContain('pathspec-named');
+    for (const command of ['git add -n .', 'git add . -n', 'git add src . --dry-run']) {
+      const dry = matchSegment(seg(command));
+      expect(dry.knowledge, command).toBe('allow');
+      expect(dry.rule, command).toBe('dry-run');
+      expect(dry.effects, command).toEqual(['reads']);
+    }
+    // Without the option the first operand the node's own kinds refuse is the answer, whatever follows it.
+    expect(matchSegment(seg('git add . src -v')).unaccounted).toMatchObject({ word: '.' });
+  });
+
+  it('a dry run prevails over the other options that name the form, in either order', () => {
+    for (const command of ['git rm -n --cached a.txt', 'git rm --cached -n a.txt']) {
+      const dry = matchSegment(seg(command));
+      expect(dry.rule, command).toBe('dry-run');
+      expect(dry.effects, command).toEqual(['reads']);
+    }
+    expect(matchSegment(seg('git rm --cached a.txt')).rule).toBe('git-local');
+  });
+
   it('an option whose value names the form (python -m): only the listed modules, never a file of that name', () => {
     expect(matchSegment(seg('python -m unittest -v')).form).toBe('python -m unittest');
     expect(matchSegment(seg('python -m http.server')).unaccounted?.why).toBe(
