@@ -2,7 +2,6 @@
  * Checks that prove a small program given as a value only prints (the `check:` of an operand in an entry):
  * an awk program without commands, pipes, output redirections or extension hooks. Anything the check does
  * not recognise is "no" — the program then counts as code the command runs, which knowledge never allows.
- * sed's recogniser is shared with the read-only pack's `sed` rule (src/policy/packs/looks.ts).
  */
 
 /** Statements that run programs, read or write files, or load code. */

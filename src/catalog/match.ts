@@ -12,7 +12,7 @@ import type { Segment } from '../shell/types.js';
 import type { CatalogRule, CompiledArg, CompiledNode, CompiledOption, CodeCheck, PackageRunner } from './compile.js';
 import type { Effect, ValueKind } from './grammar.js';
 import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from './code-checks.js';
-import { scriptRule } from './script-names.js';
+import { dryRunTarget, scriptRule } from './script-names.js';
 import { CatalogDamaged, loadCatalog, type Catalog } from './table.js';
 
 /** How one word was accounted for. */
@@ -276,6 +276,8 @@ function passes(check: CodeCheck, text: string): boolean {
       return NPM_PACKAGE.test(text);
     case 'api-path':
       return API_PATH.test(text) && !text.includes('//') && !/^\/?graphql(?:[/?#]|$)/i.test(text);
+    case 'dry-run-target':
+      return dryRunTarget(text);
   }
 }
 

@@ -47,3 +47,12 @@ export function scriptRule(name: string): CatalogRule | undefined {
     return base === 'lint' ? 'lint' : 'test-runner';
   return LOCAL_SCRIPTS.has(base) || LOCAL_WHOLE_NAMES.has(name) ? 'project-script' : undefined;
 }
+
+/**
+ * A target whose recipe a dry run may print (`make -n NAME`): any plain name that does not say it reaches
+ * beyond the project. Lines marked `+` and `$(shell …)` still run in a dry run, and a name such as deploy says
+ * they may reach out; `VAR=value` (SHELL=…, MAKEFLAGS=…, `X=$(shell …)`) changes what make runs.
+ */
+export function dryRunTarget(name: string): boolean {
+  return name !== '' && !name.startsWith('-') && !/[=$`*?[\]{}]/.test(name) && !REACHES_OUT.test(name);
+}

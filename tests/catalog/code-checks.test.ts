@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awkPrintsOnly, jqPure, yqPure } from '../../src/catalog/code-checks.js';
+import { awkPrintsOnly, jqPure, sedScriptPrintsOnly, yqPure } from '../../src/catalog/code-checks.js';
 
 describe('awkPrintsOnly', () => {
   it.each([
@@ -36,4 +36,23 @@ describe('jqPure / yqPure', () => {
     expect(yqPure('load("/etc/shadow")')).toBe(false);
     expect(yqPure('.a = load_str("x")')).toBe(false);
   });
+});
+
+describe('sedScriptPrintsOnly', () => {
+  it.each([
+    ['p', true],
+    ['1d;$d', true],
+    ['y/abc/xyz/', true],
+    ['s/a/b/;s/c/d/', true],
+    ['s/a\\/b/c/', true],
+    ['/x/I,+3p', true],
+    ['\\%x%p', true],
+    [':a;N;$!ba;s/\\n/ /g', true],
+    ['1i\\\nheader; w x\n2p', true], // a/i/c text runs to the end of the line, continued by a backslash
+    ['1a text\nw out', false],
+    ['s/a/b/ w x', false],
+    ['s/a', false],
+    ['v', false],
+    ['}', false],
+  ])('%j → %s', (script, expected) => expect(sedScriptPrintsOnly(script)).toBe(expected));
 });

@@ -5,14 +5,12 @@
  * Allowed without prompting, so that the common safe commands — and compounds made only of them — do not
  * wear the user down.
  *
- * What a program's words do is the catalogue's (src/catalog/programs/, docs/catalogue.md): for a program
- * with an entry, the entry alone decides (closed world: a word it does not list is never vouched for). What
- * stays here is not a program's grammar, or is a program without an entry yet: `cd` / `pushd` (the shell's
- * own navigation), `command -v`, a bare assignment, git's and the others' dry runs (dry-run.ts, the workflow
- * branch's to convert), the system listings of looks.ts (crontab -l, ssh-add -l, iptables -L) and the
- * service CLIs of cliQuery without an entry (glab, doctl, vercel, fly, gsutil, nft, ufw). Anything the
- * credentials pack would flag is never allowed here, even when that pack is switched off: a judgement on
- * paths and words across programs, not grammar. Redirections (`echo x > f`) are writes the write-target tier
+ * What a program's words do is the catalogue's (src/catalog/programs/, docs/catalogue.md): the entry alone
+ * decides (closed world: a word it does not list is never vouched for), dry runs, system listings and service
+ * queries included. What stays here is the shell's own forms, which are no program's grammar: `cd` / `pushd`
+ * (navigation), `command -v` (a lookup), a bare assignment. Anything the credentials pack would flag is never
+ * allowed here, even when that pack is switched off: a judgement on paths and words across programs, not
+ * grammar. Redirections (`echo x > f`) are writes the write-target tier
  * judges.
  *
  * Test runners execute the project's own code (package.json scripts, Makefiles, test files): allowing
@@ -25,8 +23,6 @@ import { catalogPrograms } from '../../catalog/table.js';
 import type { Segment } from '../../shell/types.js';
 import { hasAny, scan } from './argv.js';
 import { credentialsPack, secretFileKind } from './credentials.js';
-import { DRY_RUN_COMMANDS, dryRun } from './dry-run.js';
-import { listsSystem, LOOKS_COMMANDS } from './looks.js';
 import { definePack, type PackEnv, type PackFinding } from './types.js';
 
 const RULES = {
@@ -94,67 +90,14 @@ function classifyReadOnly(segment: Segment, env: PackEnv): PackFinding<RuleId> |
   if (match.paths.some((p) => p.kind !== 'path-write' && secretFileKind(p.path, env, segment.cwd) !== undefined))
     return undefined;
   const known = byCatalogue(match);
-  if (known === 'declined') {
-    // git's dry runs (`git add -n .`) are not entries yet: the dry-run recogniser still vouches for them.
-    const preview = dryRun(segment);
-    return preview !== undefined ? { rule: 'dry-run', detail: preview } : undefined;
-  }
+  if (known === 'declined') return undefined;
   if (known !== undefined) return known;
-  // Programs the catalogue has no entry for yet: the recognisers below, each strict about the options it knows.
-  const args = scan(segment.argv);
-  const preview = dryRun(segment);
-  if (preview !== undefined) return { rule: 'dry-run', detail: preview };
-  if (listsSystem(segment)) return { rule: 'inspect' };
+  // The shell's own forms: no program's grammar.
   if (NAVIGATE.has(name)) return { rule: 'navigate' };
   // `:` stands for a bare assignment (`X=1`); a bare `:` call may be a function defined in the command (`:(){ :|:& };:`).
   if (name === ':') return Object.keys(segment.assignments).length > 0 ? { rule: 'inspect' } : undefined;
-  if (name === 'command') return hasAny(args, 'v', 'V') ? { rule: 'inspect' } : undefined; // command -v: a lookup
-  return cliQuery(segment);
-}
-
-/**
- * Service CLIs whose query verbs only read state, for the CLIs the catalogue has no entry for yet (aws,
- * gcloud, az, kubectl, helm, docker / podman, gh, heroku, netlify, systemctl and ip are entries). The verb
- * must be one of the first few words (`glab mr list`, `doctl compute droplet list`). Anything touching
- * secrets, credentials, tokens or env values is left out (`vercel env ls` prints secret names),
- * and so is any option that names an output file: a judgement on words, which this recogniser still needs
- * because it knows no grammar — an entry replaces it with the verbs and options it lists.
- */
-const QUERY_CLIS = new Set(['gsutil', 'fly', 'flyctl', 'vercel', 'glab', 'nft', 'ufw', 'doctl']);
-const QUERY_VERBS = new Set([
-  'list',
-  'ls',
-  'show',
-  'describe',
-  'get',
-  'inspect',
-  'status',
-  'view',
-  'history',
-  'top',
-  'ps',
-  'images',
-  'is-active',
-  'list-units',
-  'whoami',
-  'logs',
-]);
-const SENSITIVE_WORD = /secret|credential|password|passwd|token|key|env|config|auth|login/i;
-/** `file://…`, `fileb://…`, `@file`: the CLI reads the file (and echoes it in its errors). */
-const FILE_ARGUMENT = /(?:^|=)(?:file|fileb):\/\/|^@/;
-const OUTPUT_FILE_OPTIONS = /^--?(output-file|out-file|outfile|output-document|dump|save|export)\b/;
-
-function cliQuery(segment: Segment): PackFinding<RuleId> | undefined {
-  if (!QUERY_CLIS.has(segment.name) || segment.dynamicArgs.length > 0) return undefined;
-  const args = segment.argv.slice(1);
-  if (args.some((a) => SENSITIVE_WORD.test(a) || OUTPUT_FILE_OPTIONS.test(a) || FILE_ARGUMENT.test(a)))
-    return undefined;
-  // `topic:verb` CLIs (heroku ps:kill, netlify sites:list): the verb is what follows the last colon.
-  const words = args
-    .filter((a) => !a.startsWith('-'))
-    .slice(0, 4)
-    .map((w) => w.slice(w.lastIndexOf(':') + 1));
-  return words.some((w) => QUERY_VERBS.has(w)) ? { rule: 'cli-query' } : undefined;
+  if (name === 'command') return hasAny(scan(segment.argv), 'v', 'V') ? { rule: 'inspect' } : undefined; // a lookup
+  return undefined;
 }
 
 export const readOnlyPack = definePack<RuleId>({
@@ -164,18 +107,7 @@ export const readOnlyPack = definePack<RuleId>({
     'ls, cat/head/grep/rg/find (read-only forms), sed that only prints, git status/log/diff/show, test runners, tsc --noEmit, linters in check mode, dry runs and plans, GETs to localhost, package queries, --version',
   // A getter: the catalogue's program list is read only when validate asks, never at start-up.
   get commands(): readonly string[] {
-    return [
-      ...new Set([
-        ...catalogPrograms(),
-        ...NAVIGATE,
-        'git',
-        'command',
-        ':',
-        ...QUERY_CLIS,
-        ...DRY_RUN_COMMANDS,
-        ...LOOKS_COMMANDS,
-      ]),
-    ];
+    return [...new Set([...catalogPrograms(), ...NAVIGATE, 'command', ':'])];
   },
   rules: RULES,
   classify: classifyReadOnly,

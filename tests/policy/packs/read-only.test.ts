@@ -193,6 +193,13 @@ describe('read-only pack: cloud, cluster and service queries', () => {
     ['aws s3 ls s3://bucket', 'allow cli-query'],
     ['docker compose logs web', 'allow cli-query'],
     ['kubectl logs deploy/api --tail=50', 'allow cli-query'],
+    ['glab issue list', 'allow cli-query'],
+    ['glab pipeline status --branch main', 'allow cli-query'],
+    ['doctl compute droplet list', 'allow cli-query'],
+    ['vercel domains ls', 'allow cli-query'],
+    ['fly apps list', 'allow cli-query'],
+    ['flyctl status --app web', 'allow cli-query'],
+    ['gsutil ls gs://bucket', 'allow cli-query'],
   ])('%s → %s', (command, expected) => expectRo(command, expected));
 
   it.each([
@@ -206,6 +213,10 @@ describe('read-only pack: cloud, cluster and service queries', () => {
     ['systemctl stop nginx'],
     ['gh secret list'],
     ['kubectl get pods --output-file=pods.txt'],
+    ['vercel env ls'],
+    ['glab variable list'],
+    ['gsutil cat gs://bucket/secret.txt'],
+    ['doctl compute droplet list --access-token abc'],
   ])('%s → no opinion', (command) => expectRo(command, null));
 });
 
@@ -215,4 +226,136 @@ describe('read-only pack: topic:verb CLIs', () => {
     ['heroku ps:kill web.1', null],
     ['heroku ps:restart', null],
   ])('%s → %s', (command, expected) => expectRo(command, expected));
+});
+
+describe('read-only pack: dry runs a program documents as changing nothing', () => {
+  it.each([
+    ['git add -n .'],
+    ['git add --dry-run -A'],
+    ['git rm -r -n build'],
+    ['git mv -n a b'],
+    ['git clean -n'],
+    ['git clean -nd -x'],
+    ['git push --dry-run origin feature/x'],
+    ['git push -n'],
+    ['git commit --dry-run'],
+    ['make -n'],
+    ['make -n build test'],
+    ['make --dry-run -j4 all'],
+    ['pulumi preview'],
+    ['patch --dry-run -p1 < fix.patch'],
+    ['npm install --dry-run'],
+    ['npm ci --dry-run'],
+    ['npm install --dry-run express'],
+    ['npm publish --dry-run'],
+    ['npm pack --dry-run'],
+    ['pip install --dry-run --only-binary=:all: requests'],
+  ])('%s', (command) => expectRo(command, 'allow dry-run'));
+
+  it.each([
+    // no dry-run flag, or one that means something else for this program
+    ['git commit -n -m x'], // commit -n is --no-verify
+    ['git clean -f'],
+    ['cp -n a b'],
+    ['mv -n a b'],
+    ['rm -rf build'],
+    // not truly no-write, or running programs
+    ['git clean -fdn'],
+    ['git clean -n -i'],
+    ['git push --dry-run --receive-pack=/tmp/x origin'],
+    ['git -c core.sshCommand=/tmp/x push --dry-run'],
+    ["git fetch --dry-run 'ext::sh -c x'"],
+    ['npm install --dry-run=false'],
+    ['npm publish --dry-run --script-shell=/tmp/sh'],
+    ['make -n deploy'],
+    ['make -n install'],
+    ['make -n -f /tmp/evil.mk'],
+    ['make -n SHELL=/tmp/sh'],
+    ["make -n 'X=$(shell rm -rf ~)'"],
+    ['ansible-playbook site.yml --check'],
+    ['patch -p1 < fix.patch'],
+    ['npm install --dry-run $PKG'],
+    ['npm install express'],
+    ['pip install --dry-run requests'],
+    // a dry run that builds or fetches is the workflow's (workflow.test.ts)
+    ['git fetch --dry-run'],
+    ['cargo publish --dry-run'],
+    ['terragrunt run-all plan'],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
+});
+
+describe('read-only pack: sed that only prints', () => {
+  it.each([
+    ["sed -n '1,50p' src/index.ts"],
+    ["sed -n '/function main/,/^}/p' src/main.ts"],
+    ["sed 's/foo/bar/g' README.md"],
+    ["sed -E 's|a/b|c|2; s/x/y/I' notes.txt"],
+    ["sed -n -e '10p' -e '$p' a.txt"],
+    ["sed '$!N;/^\\(.*\\)\\n\\1$/!P;D' a.txt"],
+    ["sed -n '/start/,/end/{/x/p;}' a.txt"],
+    ["sed 's/[/]/_/g' paths.txt"],
+    ["sed '1i header' a.txt"],
+    ["sed -n '0~4p' a.txt"],
+  ])('%s → read-file', (command) => expectRo(command, 'allow read-file'));
+
+  it.each([
+    ["sed -i 's/a/b/' a.txt"],
+    ["sed -ni 's/a/b/p' a.txt"],
+    ["sed -i.bak 's/a/b/' a.txt"],
+    ["sed --in-place 's/a/b/' a.txt"],
+    ['sed -f script.sed a.txt'],
+    ["sed '1w out.txt' a.txt"],
+    ["sed -n 'W out' a.txt"],
+    ["sed 's/a/b/w out.txt' a.txt"],
+    ["sed 's/a/b/e' a.txt"],
+    ["sed 's/a/b/gw out' a.txt"],
+    ["sed '1e id' a.txt"],
+    ["sed 'e id' a.txt"],
+    ["sed 'r /etc/shadow' a.txt"],
+    ["sed '1R .env' a.txt"],
+    ["sed -n '1p' .env"],
+    ['sed -n "$X" a.txt'],
+    ["sed -n '1p' $FILE"],
+    ["sed 's/[/]/x/;w out' a.txt"],
+    ["sed -n '/a/{p' a.txt"],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
+});
+
+describe('read-only pack: package queries and system listings', () => {
+  it.each([
+    ['npm ls', 'allow package-query'],
+    ['npm outdated', 'allow package-query'],
+    ['npm info my-package', 'allow package-query'],
+    ['npm audit', 'allow package-query'],
+    ['pnpm why react', 'allow package-query'],
+    ['yarn npm info my-package', 'allow package-query'],
+    ['pgrep -f node', 'allow inspect'],
+    ['lsof -i :3000', 'allow inspect'],
+    ['crontab -l', 'allow inspect'],
+    ['ssh-add -l', 'allow inspect'],
+    ['iptables -L -n', 'allow inspect'],
+    ['iptables -t nat -L', 'allow inspect'],
+    ['ip6tables -nvL INPUT', 'allow inspect'],
+    ['ssh-add -L', 'allow inspect'],
+    ['nft list ruleset', 'allow inspect'],
+    ['ufw status verbose', 'allow inspect'],
+  ])('%s → %s', (command, expected) => expectRo(command, expected));
+
+  it.each([
+    ['npm audit fix'],
+    ['npm audit --fix'],
+    ['npm config get //registry.npmjs.org/:_authToken'],
+    ['crontab -r'],
+    ['ssh-add -D'],
+    ['iptables -F'],
+    ['iptables -L -F'],
+    ['iptables -t nat -F'],
+    ['iptables -L -Z'],
+    ['crontab -l -r'],
+    ['crontab jobs.txt'],
+    ['ssh-add ~/.ssh/id_ed25519'],
+    ['nft flush ruleset'],
+    ['ufw disable'],
+    ['fdisk -l /dev/sda'],
+  ])('%s → not vouched for', (command) => expectRo(command, null));
 });

@@ -8,6 +8,7 @@ const expectWf = (command: Parameters<typeof expectPack>[1], expected: string | 
 describe('workflow pack: git that stays in the local repository', () => {
   it.each([
     ['git add src/index.ts', 'allow git-local'],
+    ['git fetch --dry-run', 'allow git-sync'], // the objects are still downloaded
     ['git add README.md docs/usage.md', 'allow git-local'],
     ['git add -p src/a.ts', 'allow git-local'],
     ['git commit -m "Fix parser bug"', 'allow git-local'],
@@ -99,6 +100,7 @@ describe('workflow pack: git that stays in the local repository', () => {
 describe('workflow pack: builds and the project’s own scripts', () => {
   it.each([
     ['npm run build', 'allow project-script'],
+    ['cargo publish --dry-run', 'allow build'], // builds the crate into target/package, uploads nothing
     ['npm run dev', 'allow project-script'],
     ['npm run build:prod', 'allow project-script'],
     ['npm run lint:fix', 'allow project-script'],
@@ -187,6 +189,7 @@ describe('workflow pack: builds and the project’s own scripts', () => {
 describe('workflow pack: installing what the project declares', () => {
   it.each([
     ['npm ci', 'allow install-declared'],
+    ['terragrunt run-all plan', 'allow install-declared'], // fetches the declared modules, then plans
     ['npm install', 'allow install-declared'],
     ['npm i', 'allow install-declared'],
     ['npm install --omit dev', 'allow install-declared'],
