@@ -466,6 +466,8 @@ function versionForm(segment: Segment, catalog: Catalog): CatalogMatch | undefin
   };
 }
 
+const NO_FORM_ARGS: ReadonlyMap<number, readonly CompiledArg[]> = new Map();
+
 /**
  * `firstOperandGiven`: an option that stands for the first operand (`sed -e SCRIPT`) came after an operand
  * was already taken as that first operand (`sed a.txt -e p`), so the walk starts again knowing it.
@@ -476,7 +478,7 @@ function matchProgram(
   segment: Segment,
   catalog: Catalog,
   firstOperandGiven = false,
-  formArgsAt: ReadonlyMap<number, readonly CompiledArg[]> = new Map(),
+  formArgsAt: ReadonlyMap<number, readonly CompiledArg[]> = NO_FORM_ARGS,
 ): CatalogMatch {
   const byPath = namedByPath(segment, catalog);
   if (byPath !== undefined) return { ...unknownProgram(segment, byPath, byPath), namedFile: true };
@@ -502,7 +504,9 @@ function matchProgram(
   /** A dry run (an option of rule dry-run naming the form) reports what the other options would do: it prevails. */
   let dryRunForm = false;
   /** The operands of the form an option named (CompiledOption.args), by the depth of its node. */
-  const formArgs = new Map(formArgsAt);
+  // Copied only when an option names a form (the common walk allocates nothing for it).
+  let formArgs: Map<number, readonly CompiledArg[]> | undefined;
+  const formArgsHere = (): readonly CompiledArg[] | undefined => (formArgs ?? formArgsAt).get(path.length);
   let restartArgs: Map<number, readonly CompiledArg[]> | undefined;
   /** An operand the node's own kinds do not account for, while an option further on may still name its form. */
   let pendingStop: CatalogMatch['unaccounted'];
@@ -522,12 +526,12 @@ function matchProgram(
     if (o.formEffects !== undefined && !dryRunForm) formEffects = o.formEffects;
     if (o.formEffects !== undefined && o.rule === 'dry-run') dryRunForm = true;
     if (o.rule !== undefined) walk.rules.push(o.rule);
-    if (o.args !== undefined && formArgs.get(path.length) !== o.args) {
-      if (formArgs.has(path.length)) {
+    if (o.args !== undefined && formArgsHere() !== o.args) {
+      if (formArgsHere() !== undefined) {
         walk.stop(index, `\`${spelling}\` of ${formName()} names another form than an option before it`);
         return false;
       }
-      formArgs.set(path.length, o.args);
+      (formArgs ??= new Map(formArgsAt)).set(path.length, o.args);
       // Operands already judged by the node's own kinds: judge them again as this form's.
       if (operands > 0) restartArgs = formArgs;
     }
@@ -682,7 +686,7 @@ function matchProgram(
       walk.account(i, formName());
       continue;
     }
-    const specs = formArgs.get(path.length) ?? here.args;
+    const specs = formArgsHere() ?? here.args;
     const variadic = specs.length > 0 && specs[specs.length - 1]!.variadic === true;
     const arg: CompiledArg | undefined = specs[argIndex + (shifted ? 1 : 0)] ?? (variadic ? specs.at(-1) : undefined);
     if (arg === undefined) {
@@ -703,7 +707,7 @@ function matchProgram(
     const label = `operand of ${formName()} (${arg.kind ?? 'unannotated'})`;
     if (!walk.value(i, word, arg.kind, arg, label, mayExpand)) {
       // An option further on may name a form whose operands this one is (`git add . -n`): walk on to see.
-      if (formArgs.has(path.length) || !here.options.some((o) => o.args !== undefined)) break;
+      if (formArgsHere() !== undefined || !here.options.some((o) => o.args !== undefined)) break;
       pendingStop ??= walk.unaccounted;
       walk.unaccounted = undefined;
       operands++;
@@ -742,9 +746,7 @@ function matchProgram(
       );
   }
   if (walk.unaccounted === undefined) {
-    const required = (formArgs.get(path.length) ?? last.args)
-      .slice(argIndex + (shifted ? 1 : 0))
-      .find((a) => a.optional !== true);
+    const required = (formArgsHere() ?? last.args).slice(argIndex + (shifted ? 1 : 0)).find((a) => a.optional !== true);
     // An option with a form effect names the form by itself (`git config --get`): the node may leave its
     // other forms (`git config name value`) unannotated.
     if ((formEffects ?? last.effects) === undefined)
