@@ -114,7 +114,7 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   } catch {
     names = []; // nothing pending: the common case, one failed readdir
   }
-  if (names.some((n) => n.startsWith('p-'))) settleCreations(where, sessionId, point !== 'next-call');
+  if (names.some((n) => n.startsWith('p-'))) settleCreations(where, sessionId, point !== 'next-call', names);
   const asked = new Set(names.filter((n) => PENDING_NOTE_NAME.test(n)));
   const breakerRun = asked.size === 0 ? breakerRunOpen(where, sessionId) : undefined;
   if (asked.size === 0 && breakerRun !== true) return undefined;

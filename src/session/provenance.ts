@@ -44,7 +44,16 @@ import { idFileKey } from '../sanitize/ids.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { fnv1a64 } from '../util/hash.js';
 import { nodeCrypto } from '../util/node-crypto.js';
-import { ensurePrivateDir, readOwnedFile, unlinkBestEffort, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
+import {
+  ensurePrivateDir,
+  fileStamp,
+  readOwnedFile,
+  readOwnedFileStat,
+  stampSettled,
+  unlinkBestEffort,
+  withLockSync,
+  writeFileAtomic,
+} from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 
 /** Entries a record keeps (the oldest go first). */
@@ -411,34 +420,38 @@ const NOTE_NAME = /^p-[0-9a-f]{16}\.json$/;
  * turn: each provenance note of the session whose paths now hold files born after the note is claimed and
  * those files recorded, as recordCreations would have. A path with nothing at it yet (the call has not run,
  * or was refused) stays noted — until the turn ends (`final`): every call of the turn has finished then,
- * and what is still missing was never created. Returns how many files were recorded.
+ * and what is still missing was never created. `names`: the session's pending directory as the caller just
+ * listed it (read here when not given). Returns how many files were recorded.
  */
-export function settleCreations(where: Locations, sessionId: string, final: boolean): number {
+export function settleCreations(
+  where: Locations,
+  sessionId: string,
+  final: boolean,
+  names?: readonly string[],
+): number {
   const dir = sessionPendingDir(where.runtimeDir, sessionId);
-  let names: string[];
+  let listed: readonly string[];
   try {
-    names = readdirSync(dir).filter((n) => NOTE_NAME.test(n));
+    listed = names ?? readdirSync(dir);
   } catch {
     return 0; // no notes for this session
   }
   let recorded = 0;
-  for (const name of names) {
+  const dirs = new DirLooks();
+  for (const name of listed) {
+    if (!NOTE_NAME.test(name)) continue;
     const file = join(dir, name);
-    let text: string;
-    try {
-      text = readOwnedFile(file, 'a provenance note')?.toString('utf8') ?? '';
-    } catch {
-      text = ''; // not a note of ours (a link, another owner): never vouched for
-    }
-    const note = parseNote(text);
+    const note = readNote(file);
     if (note === undefined || note.session !== idFileKey(sessionId)) {
+      forgetNote(file);
       unlinkBestEffort(file);
       continue;
     }
-    const found = bornSince(note);
+    const found = bornSince(note, dirs);
     if (found.length === 0 && !final) continue;
     // Claimed by renaming, as recordCreations does: of two settling processes one records.
     const claimed = `${file}.${process.pid}.claimed`;
+    forgetNote(file);
     try {
       renameSync(file, claimed);
     } catch {
@@ -456,11 +469,46 @@ export function settleCreations(where: Locations, sessionId: string, final: bool
   return recorded;
 }
 
+/**
+ * Notes already read, by file, with the stamp of what was read. A daemon settles a session's notes before each
+ * of its calls, and a note waits there for as long as its call has not created its files (a whole turn, for a
+ * refused Write): one lstat then says it is unchanged, where reading it again took five system calls and a
+ * JSON parse. Only notes that passed readOwnedFile's checks are kept; the stamp holds the owner, mode, type and
+ * link count those checks looked at.
+ */
+const readNotes = new Map<string, { stamp: string; note: Note }>();
+/** Notes kept at most (the oldest read go first): a few per session that is waiting on its calls. */
+const MAX_READ_NOTES = 4096;
+
+/** A note of ours, parsed; undefined when it is absent, not ours or not a note. */
+function readNote(file: string): Note | undefined {
+  const now = lstatBig(file);
+  if (now === undefined) return undefined;
+  const held = readNotes.get(file);
+  if (held !== undefined && held.stamp === fileStamp(now)) return held.note;
+  let read: ReturnType<typeof readOwnedFileStat>;
+  try {
+    read = readOwnedFileStat(file, 'a provenance note');
+  } catch {
+    return undefined; // not a note of ours (a link, another owner): never vouched for
+  }
+  const note = read === undefined ? undefined : parseNote(read.bytes.toString('utf8'));
+  if (note === undefined || !stampSettled(read!.stat, Date.now())) return note;
+  readNotes.delete(file);
+  readNotes.set(file, { stamp: fileStamp(read!.stat), note });
+  if (readNotes.size > MAX_READ_NOTES) readNotes.delete(readNotes.keys().next().value!);
+  return note;
+}
+
+function forgetNote(file: string): void {
+  readNotes.delete(file);
+}
+
 /** The noted paths that now hold a file of one link, or a directory, born after the note. */
-function bornSince(note: { at: number; paths: string[] }): [string, CreatedFile][] {
+function bornSince(note: { at: number; paths: string[] }, dirs?: DirLooks): [string, CreatedFile][] {
   const files: [string, CreatedFile][] = [];
   for (const path of note.paths) {
-    const f = bornAfter(path, note.at);
+    const f = dirs === undefined ? bornAfter(path, note.at) : dirs.bornAfter(path, note.at);
     if (f !== undefined) files.push([pathKey(path), f]);
   }
   return files;
@@ -468,10 +516,78 @@ function bornSince(note: { at: number; paths: string[] }): [string, CreatedFile]
 
 /** The file of one link, or the directory, at `path` if it was born after `at` (a note's time). */
 function bornAfter(path: string, at: number): CreatedFile | undefined {
-  const st = lstatBig(path);
+  return bornFrom(lstatBig(path), at);
+}
+
+function bornFrom(st: BigIntStats | undefined, at: number): CreatedFile | undefined {
   const f = st === undefined ? undefined : fileOf(st);
   if (f === undefined || (f.type === 'f' && st!.nlink !== 1n) || f.birthMs < at - BIRTH_SLACK_MS) return undefined;
   return f;
+}
+
+/**
+ * Noted paths seen absent, by the directory they would appear in, with that directory's stamp then. A waiting
+ * note's paths are looked at before every call of its session; while their directory keeps its stamp nothing
+ * was created, renamed or linked into it, so they are still absent, and one lstat of the directory answers for
+ * all of them. Kept only for a clean ENOENT under a directory (not a link to one) whose stamp is settled
+ * (stampSettled): a hit always says what an lstat of the path would.
+ */
+const absentIn = new Map<string, { stamp: string; paths: Set<string> }>();
+const MAX_ABSENT_DIRS = 1024;
+const MAX_ABSENT_PER_DIR = 4096;
+
+type DirLook = { kind: 'dir'; stamp: string; settled: boolean } | { kind: 'other' } | { kind: 'unreachable' };
+
+/** One settling pass's look at the directories of noted paths (each lstat'ed once, before any path in it). */
+class DirLooks {
+  private readonly seen = new Map<string, DirLook>();
+
+  /** bornAfter, answered without looking at the path when its directory says it is still absent. */
+  bornAfter(path: string, at: number): CreatedFile | undefined {
+    const dir = dirname(path);
+    const look = this.look(dir);
+    // A directory that cannot be looked at (absent, or a file on its way): nor can the path below it.
+    if (look.kind === 'unreachable') return undefined;
+    const held = absentIn.get(dir);
+    if (look.kind === 'dir' && held?.stamp === look.stamp && held.paths.has(path)) return undefined;
+    // The directory was looked at first: a creation after that look shows in the path's lstat or next time in
+    // the directory's stamp.
+    let st: BigIntStats | undefined;
+    try {
+      st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      return undefined; // cannot be looked at: not vouched for
+    }
+    if (st === undefined && look.kind === 'dir' && look.settled) rememberAbsent(dir, look.stamp, path);
+    return bornFrom(st, at);
+  }
+
+  private look(dir: string): DirLook {
+    let look = this.seen.get(dir);
+    if (look === undefined) {
+      const st = lstatBig(dir);
+      look =
+        st === undefined
+          ? { kind: 'unreachable' }
+          : st.isDirectory()
+            ? { kind: 'dir', stamp: fileStamp(st), settled: stampSettled(st, Date.now()) }
+            : { kind: 'other' };
+      this.seen.set(dir, look);
+    }
+    return look;
+  }
+}
+
+function rememberAbsent(dir: string, stamp: string, path: string): void {
+  let held = absentIn.get(dir);
+  if (held === undefined || held.stamp !== stamp) {
+    held = { stamp, paths: new Set() };
+    absentIn.delete(dir);
+    absentIn.set(dir, held);
+    if (absentIn.size > MAX_ABSENT_DIRS) absentIn.delete(absentIn.keys().next().value!);
+  }
+  if (held.paths.size >= MAX_ABSENT_PER_DIR) held.paths.clear();
+  held.paths.add(path);
 }
 
 /**

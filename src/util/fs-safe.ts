@@ -15,6 +15,7 @@ import {
   unlinkSync,
   writeSync,
   chmodSync,
+  type BigIntStats,
   type Stats,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -486,6 +487,52 @@ export function readOwnedFile(path: string, purpose: string, trust: FileTrust = 
   if (fd === undefined) return undefined;
   try {
     return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What names a file's bytes without reading them: device, inode, size, type and owner bits, and the times of
+ * its last write and change. The same name with the same stamp holds the same bytes — unless the stamp was
+ * taken within the file system's clock tick of a write (see stampSettled).
+ */
+export function fileStamp(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mode}:${st.uid}:${st.nlink}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * File times come from the kernel's coarse clock (a tick of up to 10 ms, behind the clock Date.now() reads): a
+ * file written again within that tick of a reading keeps its stamp. A stamp whose change time is older than
+ * this before the reading cannot be repeated by a later write.
+ */
+const STAMP_TICK_MS = 50n;
+
+/**
+ * Whether a file read at `readAtMs` (Date.now() after the read) with this fstat can be known unchanged by its
+ * stamp alone later (git's "racily clean" rule): a memo keyed by the stamp of a file changed just before the
+ * reading is not kept, so a memo hit always gives what a fresh read would. Not a wait or a timeout: either way
+ * the same bytes are used, only how they are found differs.
+ */
+export function stampSettled(st: BigIntStats, readAtMs: number): boolean {
+  return st.ctimeNs / 1_000_000n + STAMP_TICK_MS < BigInt(Math.floor(readAtMs));
+}
+
+/**
+ * readOwnedFile, with the identity of what was read: the fstat of the open file (not of the name, which may
+ * have been replaced between a stat and the open). Undefined when there is no file.
+ */
+export function readOwnedFileStat(
+  path: string,
+  purpose: string,
+  trust: FileTrust = 'private',
+): { bytes: Buffer; stat: BigIntStats } | undefined {
+  const fd = openOwnedForRead(path, purpose, trust);
+  if (fd === undefined) return undefined;
+  try {
+    // Stat before reading: a write in between leaves bytes newer than the stamp, which then differs next time.
+    const stat = fstatSync(fd, { bigint: true });
+    return { bytes: readFileSync(fd), stat };
   } finally {
     closeSync(fd);
   }

@@ -4,7 +4,16 @@
  * still asks.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  chmodSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,10 +25,13 @@ import {
   provenanceFile,
   readProvenance,
   recordCreations,
+  settleCreations,
   type CreatedFile,
 } from '../../src/session/provenance.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { locations } from '../../src/util/locations.js';
+import { sleepSync } from '../../src/util/fs-safe.js';
+import { sessionPendingDir } from '../../src/memory/learn.js';
 import { probeConfinement } from '../../src/confine/probe.js';
 import { gitIn, makeProject, verdictOf, type TestProject } from '../support/project.js';
 
@@ -164,6 +176,53 @@ describe('what only looks like a file the session created still asks', () => {
     noteCreations(where, call, [target], Date.now() + 5000); // the move comes after the note
     renameSync(join(p.root, 'src/tracked.ts'), target);
     expect(await recordCreations(where, call)).toBe(0);
+  });
+});
+
+describe('settling waiting notes again and again (a daemon does before every call of the session)', () => {
+  // Past the file system's clock tick: what settleCreations read and saw absent is now remembered by stamp.
+  const settle = (): void => sleepSync(120);
+
+  it('a path created later under a directory seen unchanged before is found', () => {
+    const p = project();
+    const where = locations(p.env);
+    const target = join(p.root, 'src/later.ts');
+    noteCreations(where, { sessionId: 's1', toolUseId: 'toolu_later', cwd: p.root } as ToolCall, [target]);
+    settle();
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    writeFileSync(target, 'x\n');
+    expect(settleCreations(where, 's1', false)).toBe(1);
+    const read = readProvenance(where, 's1');
+    expect(read.kind === 'valid' && createdBySession(read.created, target)).toBe(true);
+  });
+
+  it('a note replaced under its name, or rewritten in place, is read afresh', () => {
+    const p = project();
+    const where = locations(p.env);
+    const call = { sessionId: 's1', toolUseId: 'toolu_again', cwd: p.root } as ToolCall;
+    const [first, second, third] = ['src/aaaa1.ts', 'src/bbbb2.ts', 'src/cccc3.ts'].map((r) => join(p.root, r));
+    noteCreations(where, call, [first!]);
+    settle();
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    noteCreations(where, call, [second!]); // the same tool_use_id again: a new note under the same name
+    settle();
+    writeFileSync(second!, 'x\n');
+    expect(settleCreations(where, 's1', false)).toBe(1);
+
+    noteCreations(where, call, [third!]);
+    settle();
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    const dir = sessionPendingDir(where.runtimeDir, 's1');
+    const [note] = readdirSync(dir).filter((n) => n.startsWith('p-'));
+    const file = join(dir, note!);
+    // Same inode, same size, another path: only the times say it changed.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(third!, first!));
+    writeFileSync(first!, 'x\n');
+    expect(settleCreations(where, 's1', false)).toBe(1);
+    const read = readProvenance(where, 's1');
+    expect(read.kind === 'valid' && createdBySession(read.created, first!)).toBe(true);
+    expect(read.kind === 'valid' && createdBySession(read.created, third!)).toBe(false);
   });
 });
 

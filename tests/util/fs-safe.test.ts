@@ -17,16 +17,20 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   breakStaleLock,
+  fileStamp,
   lockOwnerLine,
   lstatIfPresent,
   OwnedAppender,
   processStart,
   readOwnedFile,
+  readOwnedFileStat,
+  stampSettled,
   staleLock,
   withLockSync,
   writeAll,
@@ -280,5 +284,37 @@ describe('readOwnedFile', () => {
     writeFileSync(join(d, 'target.json'), '{}', { mode: 0o600 });
     symlinkSync(join(d, 'target.json'), join(d, 'state.json'));
     expect(() => readOwnedFile(join(d, 'state.json'), 'a test file')).toThrow(/symbolic link/);
+  });
+});
+
+describe('file stamps', () => {
+  it('readOwnedFileStat gives the stamp of what it read; a replacement, an in-place rewrite or a chmod changes it', () => {
+    const d = dir();
+    const file = join(d, 'note.json');
+    writeFileSync(file, '{"a":1}', { mode: 0o600 });
+    const read = readOwnedFileStat(file, 'a test file')!;
+    expect(read.bytes.toString('utf8')).toBe('{"a":1}');
+    const stamp = (): string => fileStamp(lstatSync(file, { bigint: true }));
+    expect(stamp()).toBe(fileStamp(read.stat));
+    writeFileAtomic(file, '{"a":2}', { mode: 0o600 }); // same size, another inode
+    expect(stamp()).not.toBe(fileStamp(read.stat));
+    const replaced = stamp();
+    utimesSync(file, 1, 1); // times set by hand
+    expect(stamp()).not.toBe(replaced);
+    const touched = stamp();
+    chmodSync(file, 0o644);
+    expect(stamp()).not.toBe(touched);
+    expect(readOwnedFileStat(join(d, 'absent.json'), 'a test file')).toBeUndefined();
+  });
+
+  it("a stamp is settled only when its change time is well before the reading (git's racily-clean rule)", () => {
+    const d = dir();
+    const file = join(d, 'f');
+    writeFileSync(file, 'x');
+    const st = lstatSync(file, { bigint: true });
+    const changedMs = Number(st.ctimeNs / 1_000_000n);
+    expect(stampSettled(st, changedMs)).toBe(false);
+    expect(stampSettled(st, changedMs + 10)).toBe(false);
+    expect(stampSettled(st, changedMs + 1000)).toBe(true);
   });
 });
