@@ -526,68 +526,73 @@ function bornFrom(st: BigIntStats | undefined, at: number): CreatedFile | undefi
 }
 
 /**
- * Noted paths seen absent, by the directory they would appear in, with that directory's stamp then. A waiting
- * note's paths are looked at before every call of its session; while their directory keeps its stamp nothing
- * was created, renamed or linked into it, so they are still absent, and one lstat of the directory answers for
- * all of them. Kept only for a clean ENOENT under a directory (not a link to one) whose stamp is settled
- * (stampSettled): a hit always says what an lstat of the path would.
+ * Noted paths seen absent, each with the nearest directory above it that exists (its anchor) and that
+ * directory's stamp then. A waiting note's paths are looked at before every call of its session; while the
+ * anchor keeps its stamp nothing was created, renamed or linked into it, so the path below it is still absent,
+ * and one lstat of the anchor answers for all the paths below it. Kept only for a clean ENOENT under a
+ * directory (not a link to one) whose stamp is settled (stampSettled): a hit always says what an lstat of the
+ * path would.
  */
-const absentIn = new Map<string, { stamp: string; paths: Set<string> }>();
-const MAX_ABSENT_DIRS = 1024;
-const MAX_ABSENT_PER_DIR = 4096;
+const absentPaths = new Map<string, { anchor: string; stamp: string }>();
+const MAX_ABSENT_PATHS = 16_384;
 
-type DirLook = { kind: 'dir'; stamp: string; settled: boolean } | { kind: 'other' } | { kind: 'unreachable' };
+type DirLook = { kind: 'dir'; stamp: string; settled: boolean } | { kind: 'absent' } | { kind: 'other' };
 
-/** One settling pass's look at the directories of noted paths (each lstat'ed once, before any path in it). */
+/** One settling pass's look at the directories above noted paths (each lstat'ed once in the pass). */
 class DirLooks {
   private readonly seen = new Map<string, DirLook>();
 
-  /** bornAfter, answered without looking at the path when its directory says it is still absent. */
+  /** bornAfter, answered without looking at the path when its anchor says it is still absent. */
   bornAfter(path: string, at: number): CreatedFile | undefined {
-    const dir = dirname(path);
-    const look = this.look(dir);
-    // A directory that cannot be looked at (absent, or a file on its way): nor can the path below it.
-    if (look.kind === 'unreachable') return undefined;
-    const held = absentIn.get(dir);
-    if (look.kind === 'dir' && held?.stamp === look.stamp && held.paths.has(path)) return undefined;
-    // The directory was looked at first: a creation after that look shows in the path's lstat or next time in
-    // the directory's stamp.
+    const held = absentPaths.get(path);
+    if (held !== undefined) {
+      const look = this.look(held.anchor);
+      if (look.kind === 'dir' && look.stamp === held.stamp) return undefined;
+    }
+    // The nearest directory above the path that exists: looked at before the path, so a creation after the
+    // look shows in the path's lstat below, or next time in the anchor's stamp.
+    let below = path;
+    let anchor = dirname(path);
+    let look = this.look(anchor);
+    while (look.kind === 'absent' && anchor !== dirname(anchor)) {
+      below = anchor;
+      anchor = dirname(anchor);
+      look = this.look(anchor);
+    }
+    if (look.kind !== 'dir') return bornAfter(path, at);
     let st: BigIntStats | undefined;
     try {
-      st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+      st = lstatSync(below, { bigint: true, throwIfNoEntry: false });
     } catch {
       return undefined; // cannot be looked at: not vouched for
     }
-    if (st === undefined && look.kind === 'dir' && look.settled) rememberAbsent(dir, look.stamp, path);
-    return bornFrom(st, at);
+    if (st !== undefined) return below === path ? bornFrom(st, at) : bornAfter(path, at);
+    if (look.settled) {
+      absentPaths.delete(path);
+      absentPaths.set(path, { anchor, stamp: look.stamp });
+      if (absentPaths.size > MAX_ABSENT_PATHS) absentPaths.delete(absentPaths.keys().next().value!);
+    }
+    return undefined;
   }
 
   private look(dir: string): DirLook {
     let look = this.seen.get(dir);
     if (look === undefined) {
-      const st = lstatBig(dir);
-      look =
-        st === undefined
-          ? { kind: 'unreachable' }
-          : st.isDirectory()
-            ? { kind: 'dir', stamp: fileStamp(st), settled: stampSettled(st, Date.now()) }
-            : { kind: 'other' };
+      try {
+        const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+        look =
+          st === undefined
+            ? { kind: 'absent' }
+            : st.isDirectory()
+              ? { kind: 'dir', stamp: fileStamp(st), settled: stampSettled(st, Date.now()) }
+              : { kind: 'other' };
+      } catch {
+        look = { kind: 'other' }; // a file on the way, no permission: no anchor
+      }
       this.seen.set(dir, look);
     }
     return look;
   }
-}
-
-function rememberAbsent(dir: string, stamp: string, path: string): void {
-  let held = absentIn.get(dir);
-  if (held === undefined || held.stamp !== stamp) {
-    held = { stamp, paths: new Set() };
-    absentIn.delete(dir);
-    absentIn.set(dir, held);
-    if (absentIn.size > MAX_ABSENT_DIRS) absentIn.delete(absentIn.keys().next().value!);
-  }
-  if (held.paths.size >= MAX_ABSENT_PER_DIR) held.paths.clear();
-  held.paths.add(path);
 }
 
 /**

@@ -197,6 +197,21 @@ describe('settling waiting notes again and again (a daemon does before every cal
     expect(read.kind === 'valid' && createdBySession(read.created, target)).toBe(true);
   });
 
+  it('a path whose directories do not exist yet is found once they and it are made', () => {
+    const p = project();
+    const where = locations(p.env);
+    const target = join(p.root, 'src/new/deeper/made.ts');
+    noteCreations(where, { sessionId: 's1', toolUseId: 'toolu_deep', cwd: p.root } as ToolCall, [target]);
+    settle();
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    mkdirSync(join(p.root, 'src/new'));
+    settle();
+    expect(settleCreations(where, 's1', false)).toBe(0);
+    mkdirSync(join(p.root, 'src/new/deeper'));
+    writeFileSync(target, 'x\n');
+    expect(settleCreations(where, 's1', false)).toBe(1);
+  });
+
   it('a note replaced under its name, or rewritten in place, is read afresh', () => {
     const p = project();
     const where = locations(p.env);
