@@ -11,6 +11,7 @@
  *     replaced, and cut to a bounded length.
  */
 import { fnv1a64 } from '../util/hash.js';
+import { Lru } from '../util/lru.js';
 import { sha256Hex } from '../util/sha256.js';
 import { sanitize, type Sanitized } from './index.js';
 
@@ -24,9 +25,20 @@ export function idFileKey(id: string): string {
 
 /** The key a team's store holds for an id (64 hex digits): the same on every machine, the id not in it. */
 export function idStoreKey(id: string): string {
+  const held = storeKeys.get(id);
+  if (held !== undefined) return held;
   // Plain JavaScript, not node:crypto: every hook process names the session's registration file by it.
-  return sha256Hex(`hookwise-session\u0000${id}`);
+  const key = sha256Hex(`hookwise-session\u0000${id}`);
+  if (id.length <= MAX_KEPT_ID) storeKeys.set(id, key);
+  return key;
 }
+
+/**
+ * A daemon names the same few sessions' files on every call (registration, module state, rules): their keys
+ * are kept, for ids of a real session's length (a hash in plain JavaScript costs more than the lookup).
+ */
+const storeKeys = new Lru<string, string>(1024);
+const MAX_KEPT_ID = 256;
 
 /** The id as it may be stored, logged or shown. */
 export function shownId(id: string, max = MAX_SHOWN_ID): Sanitized {

@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idFileKey, shownId } from '../../src/sanitize/ids.js';
+import { idFileKey, idStoreKey, shownId } from '../../src/sanitize/ids.js';
+import { sha256Hex } from '../../src/util/sha256.js';
 import { makeProject, type TestProject } from '../support/project.js';
 
 // Built at run time: no literal token in the repository for scanners to trip on.
@@ -85,5 +86,17 @@ describe('secret-shaped ids and names never name or enter a file', () => {
   it('what names a file is a hash; what is shown is sanitized', () => {
     expect(idFileKey(SECRET_SESSION)).toMatch(/^[0-9a-f]{16}$/);
     expect(shownId(SECRET_TOOL)).not.toContain(TOKEN);
+  });
+});
+
+describe('idStoreKey', () => {
+  it('is the SHA-256 of the id under its domain, the same when asked again (kept) and for ids too long to keep', () => {
+    const long = 'x'.repeat(10_000);
+    for (const id of ['sess-1', 'sess-2', long]) {
+      const expected = sha256Hex(`hookwise-session\u0000${id}`);
+      expect(idStoreKey(id)).toBe(expected);
+      expect(idStoreKey(id)).toBe(expected);
+    }
+    expect(idStoreKey('sess-1')).not.toBe(idStoreKey('sess-2'));
   });
 });
