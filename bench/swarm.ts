@@ -63,6 +63,12 @@ export interface SwarmOptions {
   progress?: (message: string) => void;
   /** Node options for the daemon process, e.g. ['--cpu-prof', '--cpu-prof-dir', dir] to profile it. */
   daemonNodeArgs?: readonly string[];
+  /**
+   * One registered session for all clients (`shared`), as the swarm was before 2026-11-28's second pass; default
+   * `per-client`: each client is an agent of its own session, as in a real swarm (the issue's "64 clients of
+   * registered sessions"). What a session leaves waiting (pending notes) then piles up per agent, not for all.
+   */
+  sessions?: 'per-client' | 'shared';
 }
 
 /** The issue's targets on a 2-CPU machine, 64 clients for 15 s. */
@@ -103,6 +109,8 @@ export interface SwarmReport {
   seconds: number;
   /** Calls per second per client, or null: as fast as answered. */
   rate: number | null;
+  /** Registered sessions the clients call for: one per client, or one for all. */
+  sessions: number;
   payloads: {
     distinct: number;
     byKind: Record<PayloadKind, number>;
@@ -138,7 +146,15 @@ export interface SwarmReport {
     errors: number;
   };
   /** CPU seconds during the swarm: the daemon (from /proc; null elsewhere) and this process (the clients). */
-  cpu: { daemonS: number | null; clientS: number; daemonUsPerDecision: number | null; clientUsPerDecision: number };
+  cpu: {
+    daemonS: number | null;
+    /** The daemon's main thread alone (where every decision runs; /proc task stat): its bound on throughput. */
+    daemonMainS: number | null;
+    clientS: number;
+    daemonUsPerDecision: number | null;
+    daemonMainUsPerDecision: number | null;
+    clientUsPerDecision: number;
+  };
   targets: typeof SWARM_TARGETS;
 }
 
@@ -170,6 +186,8 @@ const SIMILAR_ASKS: readonly (readonly [string, string])[] = [
   ['node scripts/migrate.js --target 20260101', 'node scripts/migrate.js --target 20260102'],
   ['docker compose logs -f --tail 100 api', 'docker compose logs -f --tail 250 api'],
 ];
+/** The session the payloads are made for (and the reference decided); a client of its own session gets its own name in its place. */
+const SWARM_SESSION = 'swarm-agent-ref';
 const REMEMBERED_REASON = 'approved at the host’s permission prompt after hookwise asked' as Sanitized;
 
 export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport> {
@@ -184,16 +202,22 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
   const fixture = createFixture();
   try {
     const where = locations(fixture.env);
-    new SessionRegistry(where.runtimeDir).update(fixture.sessionId, (existing, now) => ({
-      session_id: fixture.sessionId,
-      role: fixture.role,
-      disabled: false,
-      registered_at: existing?.registered_at ?? now,
-      updated_at: now,
-    }));
+    const sessionIds =
+      options.sessions === 'shared'
+        ? [SWARM_SESSION]
+        : [SWARM_SESSION, ...Array.from({ length: clients }, (_, c) => `swarm-agent-${c}`)];
+    const registry = new SessionRegistry(where.runtimeDir);
+    for (const id of sessionIds)
+      registry.update(id, (existing, now) => ({
+        session_id: id,
+        role: fixture.role,
+        disabled: false,
+        registered_at: existing?.registered_at ?? now,
+        updated_at: now,
+      }));
     progress('swarm: building the payload mix and the project’s memory…');
     const sizes = quick ? SIZES.quick : SIZES.full;
-    const { drafts, remembered } = await buildPayloads(fixture, sizes);
+    const { drafts, remembered } = await buildPayloads(fixture, sizes, SWARM_SESSION);
 
     // Tier 2b's indexes, built now as `hookwise build` does: otherwise the first calls to reach the tier find
     // an index still being built (the tier passes them on) and later ones an index that answers, in the
@@ -247,9 +271,22 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
       const warmup = { answers: payloads.length, differing: tally.differing, errors: tally.errors };
       const before = await daemon.health();
 
+      // Each client's bodies and the answers it must get, made before the clock starts: its own session's (a
+      // reason may name the session: `hookwise switch --session-id …`), or the shared one's as they are.
+      const expected = Array.from({ length: clients }, (_, c) =>
+        options.sessions === 'shared'
+          ? payloads.map((p) => p.envelope)
+          : payloads.map((p) => p.envelope.replaceAll(SWARM_SESSION, sessionIds[c + 1]!)),
+      );
+      const bodies = Array.from({ length: clients }, (_, c) =>
+        options.sessions === 'shared'
+          ? payloads.map((p) => p.body)
+          : payloads.map((p) => withSession(p.raw, sessionIds[c + 1]!)),
+      );
       progress(`swarm: ${clients} clients for ${seconds} s…`);
       const run = new Tally();
       const daemonCpu0 = procCpuSeconds(daemon.pid);
+      const daemonMain0 = procCpuSeconds(daemon.pid, daemon.pid);
       const clientCpu0 = process.cpuUsage();
       const started = process.hrtime.bigint();
       const deadline = started + BigInt(Math.round(seconds * 1e9));
@@ -265,6 +302,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
               const first = Math.floor((c * payloads.length) / clients);
               for (let i = first; process.hrtime.bigint() < deadline; i++) {
                 const p = payloads[i % payloads.length]!;
+                const body = bodies[c]![i % payloads.length]!;
                 if (options.rate !== undefined) {
                   // Client c starts at its own offset within the first period, so the swarm does not send in lockstep.
                   const due =
@@ -274,11 +312,11 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
                   if (process.hrtime.bigint() >= deadline) break;
                 }
                 const t0 = process.hrtime.bigint();
-                const answer = await post(target, agent, p.body);
+                const answer = await post(target, agent, body);
                 const t1 = process.hrtime.bigint();
                 if (t1 > last) last = t1;
                 // Latency of answers only: a refused connection is an error, not a fast decision.
-                if (run.check(p, answer)) latencies.push(Number(t1 - t0) / 1e6);
+                if (run.check(p, answer, expected[c]![i % payloads.length]!)) latencies.push(Number(t1 - t0) / 1e6);
               }
             } finally {
               agent.destroy();
@@ -290,12 +328,14 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
       }
       const clientCpu = process.cpuUsage(clientCpu0);
       const daemonCpu1 = procCpuSeconds(daemon.pid);
+      const daemonMain1 = procCpuSeconds(daemon.pid, daemon.pid);
       const after = await daemon.health();
       const elapsedS = Number(last - started) / 1e9;
       latencies.sort((a, b) => a - b);
       const decisions = latencies.length;
       const clientS = (clientCpu.user + clientCpu.system) / 1e6;
       const daemonS = daemonCpu0 === null || daemonCpu1 === null ? null : daemonCpu1 - daemonCpu0;
+      const daemonMainS = daemonMain0 === null || daemonMain1 === null ? null : daemonMain1 - daemonMain0;
       const verdicts: Record<string, number> = {};
       for (const p of payloads) {
         const tier = tierOf(p.reference);
@@ -310,6 +350,7 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
         clients,
         seconds,
         rate: options.rate ?? null,
+        sessions: options.sessions === 'shared' ? 1 : clients,
         payloads: {
           distinct: payloads.length,
           byKind,
@@ -352,8 +393,10 @@ export async function runSwarm(options: SwarmOptions = {}): Promise<SwarmReport>
         },
         cpu: {
           daemonS,
+          daemonMainS,
           clientS,
           daemonUsPerDecision: daemonS === null ? null : (daemonS * 1e6) / decisions,
+          daemonMainUsPerDecision: daemonMainS === null ? null : (daemonMainS * 1e6) / decisions,
           clientUsPerDecision: (clientS * 1e6) / decisions,
         },
         targets: SWARM_TARGETS,
@@ -415,14 +458,14 @@ class Tally {
   samples: SwarmDifference[] = [];
 
   /** Whether the daemon answered (a decision, right or wrong); false for an error. */
-  check(p: Payload, answer: Answer): boolean {
+  check(p: Payload, answer: Answer, envelope = p.envelope): boolean {
     if (!answer.ok || answer.status !== 200) {
       this.errors++;
       if (this.errorSamples.length < 5)
         this.errorSamples.push(answer.ok ? `status ${answer.status}: ${answer.body.slice(0, 200)}` : answer.error);
       return false;
     }
-    if (answer.body === p.envelope) return true; // the common case: byte for byte what the engine answered in process
+    if (answer.body === envelope) return true; // the common case: byte for byte what the engine answered in process
     let got: CheckResult;
     try {
       got = JSON.parse(answer.body) as CheckResult;
@@ -489,10 +532,10 @@ function describe(r: Pick<CheckResult, 'stdout' | 'exitCode' | 'stderr'>): strin
   return `${verdictOf(r)}${tier === undefined ? '' : ` (tier ${tier})`}, exit ${r.exitCode}${stderr}`;
 }
 
-/** utime + stime of a process, in seconds (Linux /proc); null where there is none. */
-export function procCpuSeconds(pid: number): number | null {
+/** utime + stime of a process, or of one of its threads, in seconds (Linux /proc); null where there is none. */
+export function procCpuSeconds(pid: number, thread?: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at ") ": state is field 3; utime, stime are 14, 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -507,6 +550,18 @@ const CLOCK_TICKS = 100;
 
 type Draft = Pick<Payload, 'kind' | 'label' | 'raw'>;
 
+/** A payload as another session sends it: its session_id replaced (a malformed one is sent as it is). */
+function withSession(raw: string, sessionId: string): Buffer {
+  try {
+    const value = JSON.parse(raw) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'session_id' in value)
+      return Buffer.from(JSON.stringify({ ...value, session_id: sessionId }), 'utf8');
+  } catch {
+    // not JSON: the same bytes for every client
+  }
+  return Buffer.from(raw, 'utf8');
+}
+
 /**
  * The distinct payloads, and the project's memory: the first `remembered` synthetic commands remembered as
  * allowed for the role (the real parser and callSubject make the subject, the real store writer the line).
@@ -514,9 +569,10 @@ type Draft = Pick<Payload, 'kind' | 'label' | 'raw'>;
 async function buildPayloads(
   fixture: BenchFixture,
   sizes: { remembered: number; novel: number; writes: number },
+  sessionId: string,
 ): Promise<{ drafts: Draft[]; remembered: number }> {
   const project = fixture.projectDir;
-  const pre = preToolPayloads(project, 'toolu_swarm_', () => fixture.sessionId);
+  const pre = preToolPayloads(project, 'toolu_swarm_', () => sessionId);
   const drafts: Draft[] = [];
   const bash = (kind: PayloadKind, command: string): void =>
     void drafts.push({ kind, label: `Bash ${command}`, raw: pre('Bash', { command }) });
@@ -676,12 +732,12 @@ async function buildPayloads(
     ['empty', ''],
     [
       'PreToolUse without a tool',
-      JSON.stringify({ session_id: fixture.sessionId, cwd: project, hook_event_name: 'PreToolUse' }),
+      JSON.stringify({ session_id: sessionId, cwd: project, hook_event_name: 'PreToolUse' }),
     ],
     [
       'Bash without a command',
       JSON.stringify({
-        session_id: fixture.sessionId,
+        session_id: sessionId,
         cwd: project,
         hook_event_name: 'PreToolUse',
         tool_name: 'Bash',
@@ -707,7 +763,7 @@ export function renderSwarm(r: SwarmReport): string {
       .join(', ')}`,
     `             ${r.payloads.stateChanging.length} changed state when decided (compared by verdict and exit code)${r.payloads.stateChanging.length === 0 ? '' : ':'}`,
     ...r.payloads.stateChanging.slice(0, 5).map((s) => `               ${s.label}: ${s.first} → ${s.second}`),
-    `clients      ${r.clients} keep-alive connections for ${r.seconds} s${r.rate === null ? ', each as fast as answered' : `, each at most ${r.rate} calls/s`} (${f(r.elapsedS)} s to the last answer), after one warm-up pass of ${r.warmup.answers}`,
+    `clients      ${r.clients} keep-alive connections (${r.sessions === 1 ? 'one registered session for all' : `each its own registered session`}) for ${r.seconds} s${r.rate === null ? ', each as fast as answered' : `, each at most ${r.rate} calls/s`} (${f(r.elapsedS)} s to the last answer), after one warm-up pass of ${r.warmup.answers}`,
     '',
     `decisions/s  ${f(r.decisionsPerS, 0)}   (${r.decisions} decisions)   target ≥ ${r.targets.decisionsPerS}: ${met(r.decisionsPerS >= r.targets.decisionsPerS)}`,
     `latency      p50 ${f(r.latencyMs.p50)} ms, p99 ${f(r.latencyMs.p99)} ms, max ${f(r.latencyMs.max)} ms, mean ${f(r.latencyMs.mean)} ms (client side)   target p99 < ${r.targets.p99Ms} ms: ${met(r.latencyMs.p99 < r.targets.p99Ms)}`,
@@ -717,8 +773,8 @@ export function renderSwarm(r: SwarmReport): string {
     ),
     `errors       ${r.errors}${r.errorSamples.length === 0 ? '' : `: ${r.errorSamples.join('; ')}`}`,
     `daemon       pid ${r.daemon.pid}, rss ${r.daemon.rssMbBefore} MB before → ${r.daemon.rssMbAfter} MB after (heap ${r.daemon.heapMbAfter} MB); its own decision time over its last ${Math.min(r.daemon.decisions, 8192)} calls: p50 ${r.daemon.p50Ms ?? '-'} ms, p99 ${r.daemon.p99Ms ?? '-'} ms; ${r.daemon.errors} errors`,
-    `cpu          daemon ${f(r.cpu.daemonS)} s (${f(r.cpu.daemonUsPerDecision, 0)} µs per decision, ${f(r.cpu.daemonS === null ? null : r.cpu.daemonS / r.elapsedS)} cores), clients ${f(r.cpu.clientS)} s (${f(r.cpu.clientUsPerDecision, 0)} µs per decision, ${f(r.cpu.clientS / r.elapsedS)} cores)`,
-    `             the daemon is one thread: at ${f(r.cpu.daemonUsPerDecision, 0)} µs of CPU per decision it can serve at most ${f(r.cpu.daemonUsPerDecision === null ? null : 1e6 / r.cpu.daemonUsPerDecision, 0)} decisions/s with a whole core to itself`,
+    `cpu          daemon ${f(r.cpu.daemonS)} s (${f(r.cpu.daemonUsPerDecision, 0)} µs per decision, ${f(r.cpu.daemonS === null ? null : r.cpu.daemonS / r.elapsedS)} cores; its main thread ${f(r.cpu.daemonMainUsPerDecision, 0)} µs), clients ${f(r.cpu.clientS)} s (${f(r.cpu.clientUsPerDecision, 0)} µs per decision, ${f(r.cpu.clientS / r.elapsedS)} cores)`,
+    `             the daemon decides on one thread: at ${f(r.cpu.daemonMainUsPerDecision, 0)} µs of its CPU per decision it can serve at most ${f(r.cpu.daemonMainUsPerDecision === null ? null : 1e6 / r.cpu.daemonMainUsPerDecision, 0)} decisions/s with a whole core to itself`,
   ];
   return lines.join('\n');
 }

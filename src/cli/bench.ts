@@ -4,7 +4,7 @@
  * large rows and more samples. The suites live in bench/ and are bundled into dist/cli.cjs, never into the
  * hook bin.
  *
- * `hookwise bench --swarm [--clients n] [--seconds n] [--rate n] [--cpu-prof dir] [--quick] [--json]`: concurrent keep-alive clients
+ * `hookwise bench --swarm [--clients n] [--seconds n] [--rate n] [--shared-session] [--cpu-prof dir] [--quick] [--json]`: concurrent keep-alive clients
  * against a real daemon (bench/swarm.ts): decisions/s, latency, and answers that differ from in process.
  *
  * `hookwise bench --eval-commands [corpus] [--project dir] [--verbose] [--json]`: a labelled corpus through
@@ -307,6 +307,8 @@ export interface SwarmCommandOptions {
   rate?: string;
   /** A directory for the daemon's CPU profile (node --cpu-prof). */
   cpuProf?: string;
+  /** Every client calls for one session (the default: each its own). */
+  sharedSession?: boolean;
   quick?: boolean;
   json?: boolean;
 }
@@ -320,6 +322,7 @@ export async function swarm(options: SwarmCommandOptions, print: (text: string) 
   const run: SwarmOptions = {
     quick: options.quick === true,
     progress: (message) => process.stderr.write(`bench: ${message}\n`),
+    sessions: options.sharedSession === true ? 'shared' : 'per-client',
   };
   if (options.clients !== undefined) {
     if (!/^\d{1,4}$/.test(options.clients) || Number(options.clients) < 1)

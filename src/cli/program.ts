@@ -507,6 +507,10 @@ export async function runProgram(argv: string[]): Promise<number> {
     .option('--seconds <n>', 'with --swarm: how long they send (default 15)')
     .option('--rate <n>', 'with --swarm: calls per second per client at most (default: each as fast as answered)')
     .option(
+      '--shared-session',
+      'with --swarm: every client calls for one registered session (default: each client its own, as agents of a swarm are)',
+    )
+    .option(
       '--cpu-prof <dir>',
       'with --swarm: profile the daemon (node --cpu-prof): its .cpuprofile goes to this directory when it stops',
     )
@@ -553,6 +557,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         seconds?: string;
         rate?: string;
         cpuProf?: string;
+        sharedSession?: boolean;
         evalConfine?: boolean;
         filter?: string;
         evalWorkload?: string | boolean;

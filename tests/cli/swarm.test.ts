@@ -23,6 +23,7 @@ describe('bench --swarm', () => {
   it('4 clients for 2 s: the daemon decides, and every answer is the in-process verdict', async () => {
     const report = await runSwarm({ clients: 4, seconds: 2, quick: true });
     expect(report.decisions).toBeGreaterThan(0);
+    expect(report.sessions, 'each client an agent of its own session').toBe(4);
     expect(report.errors, report.errorSamples.join('\n')).toBe(0);
     expect(report.differing, JSON.stringify(report.differingSamples, null, 2)).toBe(0);
     expect(report.warmup).toMatchObject({ answers: report.payloads.distinct, differing: 0, errors: 0 });
@@ -35,6 +36,15 @@ describe('bench --swarm', () => {
     const text = renderSwarm(report);
     expect(text).toMatch(/^decisions\/s +\d+/m);
     expect(text).toContain('differing    0 answers');
+  }, 90_000);
+
+  it('clients of one shared session get the same answers', async () => {
+    const report = await runSwarm({ clients: 3, seconds: 1, quick: true, sessions: 'shared' });
+    expect(report.sessions).toBe(1);
+    expect(report.decisions).toBeGreaterThan(0);
+    expect(report.errors, report.errorSamples.join('\n')).toBe(0);
+    expect(report.differing, JSON.stringify(report.differingSamples, null, 2)).toBe(0);
+    expect(renderSwarm(report)).toContain('one registered session for all');
   }, 90_000);
 
   it('stopping a bench daemon leaves no process behind, and stop() may be called twice', async () => {
