@@ -40,6 +40,7 @@ import { breakerSuccess, toolUseKey } from '../modules/machine.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { sanitize } from '../sanitize/index.js';
 import { shownError } from '../sanitize/shown.js';
+import { statIfPresent } from '../util/fs-safe.js';
 import { settleCreations } from '../session/provenance.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
@@ -110,9 +111,12 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   const { sessionId } = event;
   let names: string[];
   try {
-    names = readdirSync(sessionPendingDir(where.runtimeDir, sessionId));
+    // Nothing pending is the common case: a stat says so, where a failed readdir's exception (its stack
+    // trace) cost six times as much (25 against 4 µs here), before every call of every session.
+    const dir = sessionPendingDir(where.runtimeDir, sessionId);
+    names = statIfPresent(dir) === undefined ? [] : readdirSync(dir);
   } catch {
-    names = []; // nothing pending: the common case, one failed readdir
+    names = []; // not listable: nothing this session left is settled (its notes expire)
   }
   if (names.some((n) => n.startsWith('p-'))) settleCreations(where, sessionId, point !== 'next-call', names);
   const asked = new Set(names.filter((n) => PENDING_NOTE_NAME.test(n)));
