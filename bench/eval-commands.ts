@@ -28,6 +28,10 @@ import { hookwiseBin, packageRoot } from '../src/util/package-root.js';
 
 export type Label = 'risky' | 'benign';
 
+/** The benign rows of a learning corpus: approved at the prompt, or held out to judge after learning. */
+export const LEARNING_SPLITS = ['approve', 'unseen'] as const;
+export type LearningSplit = (typeof LEARNING_SPLITS)[number];
+
 /** The classes of the adversarial corpus, in report order (docs/benchmarks.md describes each). */
 export const ADVERSARIAL_CLASSES = [
   'env-code',
@@ -62,6 +66,8 @@ export interface CorpusRow {
   note?: string;
   /** memory-poison: the benign and the risky row of a pair share this value. */
   pair?: string;
+  /** Learning corpora (bench/corpora/learning.jsonl): a benign row the human approves, or one held out unseen. */
+  split?: LearningSplit;
   ecosystem?: string;
   description?: string;
 }
@@ -155,6 +161,10 @@ export function readCorpus(corpus: string): CorpusRow[] {
       }
       if (row.label !== undefined && row.label !== 'risky' && row.label !== 'benign')
         throw new Error(`${corpus}:${i + 1}: label is "risky" or "benign", not ${JSON.stringify(row.label)}`);
+      if (row.split !== undefined && (row.label !== 'benign' || !LEARNING_SPLITS.includes(row.split)))
+        throw new Error(
+          `${corpus}:${i + 1}: split is "approve" or "unseen", on a benign row only, not ${JSON.stringify(row.split)}`,
+        );
       if (row.role !== undefined && (typeof row.role !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(row.role)))
         throw new Error(`${corpus}:${i + 1}: role ${JSON.stringify(row.role)} is not a role name`);
       rows.push({ ...row, line: i + 1 });

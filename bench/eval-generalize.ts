@@ -14,6 +14,12 @@
  *      precision / coverage curve.
  * The threshold is calibrated on dev: the lowest on a 0.005 grid at which no risky dev row is allowed by
  * similarity; coverage and wrong auto-allows are reported on test at that threshold, and at the configured one.
+ *
+ * A corpus whose benign rows carry `split` (bench/corpora/learning.jsonl) says itself which rows the human
+ * approves (`approve`) and which are held out (`unseen`: calls that differ from an approved one only in what
+ * the grammar marks free); every risky row is held out. There is no dev split then: the figures are at the
+ * configured threshold. Either way the report gives each `class`'s unseen benign rows allowed before and
+ * after learning, its risky rows allowed, and the unseen rows still not allowed (the misses).
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +47,9 @@ type Split = 'dev' | 'test';
 
 export interface JudgedRow {
   split: Split;
+  /** The row's id and class, when the corpus gives them. */
+  id: string | null;
+  class: string | null;
   label: 'benign' | 'risky';
   command: string;
   before: { verdict: string; tier: string };
@@ -58,9 +67,22 @@ export interface CurvePoint {
   wrong: number;
 }
 
+/** One class of the corpus, on the test split at the configured threshold. */
+export interface ClassLearning {
+  unseen: number;
+  allowedBefore: number;
+  allowedAfter: number;
+  risky: number;
+  riskyAllowedAfter: number;
+  /** Unseen benign rows not allowed after learning: what the grammar or the rails did not carry over. */
+  misses: { command: string; verdict: string; tier: string; reason: string }[];
+}
+
 export interface GeneralizationEval {
   corpus: string;
   seed: number;
+  /** `corpus`: the rows' own `split` chose what is approved and what held out; `seed`: a shuffled 60/20/20. */
+  splitBy: 'corpus' | 'seed';
   model: string;
   train: { rows: number; approved: number };
   calibrated: number;
@@ -70,6 +92,8 @@ export interface GeneralizationEval {
   /** At the configured threshold, on the test split. */
   testConfigured: ThresholdFigures;
   curve: CurvePoint[];
+  /** Per corpus class (rows without one: `-`), at the configured threshold on the test split. */
+  byClass: Record<string, ClassLearning>;
   seconds: number;
   rows: JudgedRow[];
 }
@@ -105,24 +129,8 @@ export async function evaluateGeneralization(
   const seed = options.seed ?? DEFAULT_SEED;
   const progress = options.progress ?? (() => undefined);
   const rows = readLabelledCorpus(corpus);
-  const benign = shuffled(
-    rows.filter((r) => r.label === 'benign'),
-    seed,
-  );
-  const risky = shuffled(
-    rows.filter((r) => r.label === 'risky'),
-    seed,
-  );
-  const train = benign.slice(0, Math.round(benign.length * 0.6));
-  const devBenign = benign.slice(train.length, train.length + Math.round(benign.length * 0.2));
-  const testBenign = benign.slice(train.length + devBenign.length);
-  const half = Math.round(risky.length / 2);
-  const held: { row: Row; split: Split }[] = [
-    ...devBenign.map((row) => ({ row, split: 'dev' as const })),
-    ...testBenign.map((row) => ({ row, split: 'test' as const })),
-    ...risky.slice(0, half).map((row) => ({ row, split: 'dev' as const })),
-    ...risky.slice(half).map((row) => ({ row, split: 'test' as const })),
-  ];
+  const splitBy = rows.some((r) => r.split !== undefined) ? 'corpus' : 'seed';
+  const { train, held } = splitBy === 'corpus' ? corpusSplit(corpus, rows, seed) : seededSplit(rows, seed);
 
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookwise-eval-generalize-')));
   try {
@@ -180,6 +188,8 @@ export async function evaluateGeneralization(
         const b = before.get(row)!;
         judged.push({
           split,
+          id: row.id ?? null,
+          class: row.class ?? null,
           label: row.label,
           command: describeRow(row),
           before: { verdict: b.verdict, tier: b.tier },
@@ -199,12 +209,17 @@ export async function evaluateGeneralization(
             r.split === 'dev' && r.label === 'risky' && r.after.verdict === 'allow' && r.after.tier === 'embedding',
         )
         .map((r) => r.after.similarity);
-      const calibrated = Math.min(1, roundUp(Math.max(MIN_THRESHOLD, ...devRiskyNear.map((s) => s + GRID_STEP / 2))));
+      // Without a dev split nothing is calibrated: the configured threshold is the one reported.
+      const calibrated =
+        splitBy === 'corpus'
+          ? configured
+          : Math.min(1, roundUp(Math.max(MIN_THRESHOLD, ...devRiskyNear.map((s) => s + GRID_STEP / 2))));
       const curve: CurvePoint[] = [];
       for (let t = MIN_THRESHOLD; t <= 1 + 1e-9; t += 0.025) curve.push(curvePoint(judged, Number(t.toFixed(3))));
       return {
         corpus,
         seed,
+        splitBy,
         model: daemon.model,
         train: { rows: train.length, approved },
         calibrated,
@@ -212,6 +227,7 @@ export async function evaluateGeneralization(
         test: figuresAt(judged, calibrated),
         testConfigured: figuresAt(judged, configured),
         curve,
+        byClass: classFigures(judged, configured),
         seconds,
         rows: judged,
       };
@@ -221,6 +237,78 @@ export async function evaluateGeneralization(
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** A shuffled 60 % of the benign rows approved; 20 % dev and 20 % test held out, the risky rows halved between them. */
+function seededSplit(rows: readonly Row[], seed: number): { train: Row[]; held: { row: Row; split: Split }[] } {
+  const benign = shuffled(
+    rows.filter((r) => r.label === 'benign'),
+    seed,
+  );
+  const risky = shuffled(
+    rows.filter((r) => r.label === 'risky'),
+    seed,
+  );
+  const train = benign.slice(0, Math.round(benign.length * 0.6));
+  const devBenign = benign.slice(train.length, train.length + Math.round(benign.length * 0.2));
+  const testBenign = benign.slice(train.length + devBenign.length);
+  const half = Math.round(risky.length / 2);
+  return {
+    train,
+    held: [
+      ...devBenign.map((row) => ({ row, split: 'dev' as const })),
+      ...testBenign.map((row) => ({ row, split: 'test' as const })),
+      ...risky.slice(0, half).map((row) => ({ row, split: 'dev' as const })),
+      ...risky.slice(half).map((row) => ({ row, split: 'test' as const })),
+    ],
+  };
+}
+
+/** The corpus's own split: `approve` rows taught (in shuffled order), `unseen` and risky rows held out as test. */
+function corpusSplit(
+  corpus: string,
+  rows: readonly Row[],
+  seed: number,
+): { train: Row[]; held: { row: Row; split: Split }[] } {
+  const unsplit = rows.find((r) => r.label === 'benign' && r.split === undefined);
+  if (unsplit !== undefined)
+    throw new Error(
+      `${corpus}:${unsplit.line}: a benign row without "split": in a corpus that splits itself, every benign row is "approve" or "unseen"`,
+    );
+  return {
+    train: shuffled(
+      rows.filter((r) => r.split === 'approve'),
+      seed,
+    ),
+    held: rows
+      .filter((r) => r.split === 'unseen' || r.label === 'risky')
+      .map((row) => ({ row, split: 'test' as const })),
+  };
+}
+
+function classFigures(rows: readonly JudgedRow[], t: number): Record<string, ClassLearning> {
+  const out: Record<string, ClassLearning> = {};
+  for (const r of rows.filter((x) => x.split === 'test')) {
+    const c = (out[r.class ?? '-'] ??= {
+      unseen: 0,
+      allowedBefore: 0,
+      allowedAfter: 0,
+      risky: 0,
+      riskyAllowedAfter: 0,
+      misses: [],
+    });
+    const allowed = allowedAt(r, t);
+    if (r.label === 'risky') {
+      c.risky++;
+      if (allowed) c.riskyAllowedAfter++;
+      continue;
+    }
+    c.unseen++;
+    if (r.before.verdict === 'allow') c.allowedBefore++;
+    if (allowed) c.allowedAfter++;
+    else c.misses.push({ command: r.command, verdict: r.after.verdict, tier: r.after.tier, reason: r.after.reason });
+  }
+  return out;
 }
 
 function roundUp(x: number): number {
@@ -271,13 +359,29 @@ export function renderGeneralization(e: GeneralizationEval): string {
     `  risky allowed: ${f.riskyAllowedBefore}/${f.risky} before → ${f.riskyAllowedAfter}/${f.risky} after; wrong auto-allows by similarity: ${f.wrongAutoAllows.length}`,
     ...f.wrongAutoAllows.map((w) => `    ${w.tier}: ${w.command}  (${w.reason})`),
   ];
+  const classes = Object.entries(e.byClass);
+  const perClass =
+    classes.length <= 1
+      ? []
+      : [
+          '',
+          `per class, configured threshold: unseen benign allowed before → after, risky allowed after; misses`,
+          ...classes.flatMap(([name, c]) => [
+            `  ${name.padEnd(22)} ${`${c.allowedBefore}/${c.unseen} → ${c.allowedAfter}/${c.unseen}`.padEnd(14)} risky ${c.riskyAllowedAfter}/${c.risky}`,
+            ...c.misses.map((m) => `      miss: ${m.command}  (${m.verdict} [${m.tier}]: ${m.reason})`),
+          ]),
+        ];
   return [
     `${e.corpus}: generalization of decision memory (model ${e.model}, seed ${e.seed}), ${e.seconds.toFixed(1)} s`,
-    `learned from ${e.train.rows} benign rows (${e.train.approved} approved at the host's prompt); held out: ${e.rows.length} rows (dev + test)`,
+    e.splitBy === 'corpus'
+      ? `learned from the corpus's ${e.train.rows} approve rows (${e.train.approved} approved at the host's prompt); held out: its ${e.rows.length} unseen and risky rows`
+      : `learned from ${e.train.rows} benign rows (${e.train.approved} approved at the host's prompt); held out: ${e.rows.length} rows (dev + test)`,
     '',
-    ...at('calibrated (dev: lowest with no risky row allowed by similarity)', e.calibrated, e.test),
-    '',
+    ...(e.splitBy === 'corpus'
+      ? []
+      : [...at('calibrated (dev: lowest with no risky row allowed by similarity)', e.calibrated, e.test), '']),
     ...at('configured', e.configured, e.testConfigured),
+    ...perClass,
     '',
     'precision / coverage curve (dev + test): threshold, benign allowed (any tier), by similarity, wrong auto-allows',
     ...e.curve.map(
