@@ -24,8 +24,9 @@
  *     Failing that (a call the catalogue does not account for), the entry's shape: the same words in the same
  *     order, except argument *values* swapped one for
  *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
- *     (`--privileged`, `-a`, `--force`), an added or dropped word, or a value swapped for a broad one (`.`,
- *     `/`, `~`, a glob, an expansion) is a different command, however many tokens it shares;
+ *     (`--privileged`, `-a`, `--force`), an added or dropped word, a value swapped for a broad one (`.`,
+ *     `/`, `~`, a glob, an expansion), or a swapped destination (a URL, `user@host:path`, an `@file` to load)
+ *     is a different command, however many tokens it shares;
  *   - its write targets fall in the same path-policy classes as the entry's, for this role;
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
  *     decided in the shell/rules tiers before this one.
@@ -69,13 +70,23 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean =>
 const STRUCTURE = new Set(['&&', '||', '|', '|&', ';', '&', '#', 'writes']);
 /** Values that widen what a command touches: the whole directory, root, home, globs, expansions. */
 const BROAD = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
+/**
+ * Values that name where a command reaches or what it loads, not data: a URL (another host), a remote path
+ * (`user@host:path`), a file loaded by `@` (`curl -d @.env`, `-F f=@x`). Swapping one is another command.
+ */
+const DESTINATION = /:\/\/|^'?@|=@|^'?[\w.-]+@[\w.-]+:/;
 
 /** Redirection operators (`>`, `>>`, `2>`, `&>`, `<<`): `>` for `>>` truncates instead of appending. */
 const REDIRECT = /^[\d&]*[<>]/;
 
 function isPlainValue(word: string): boolean {
   return (
-    !word.startsWith('-') && !word.startsWith("'-") && !STRUCTURE.has(word) && !REDIRECT.test(word) && !BROAD.test(word)
+    !word.startsWith('-') &&
+    !word.startsWith("'-") &&
+    !STRUCTURE.has(word) &&
+    !REDIRECT.test(word) &&
+    !BROAD.test(word) &&
+    !DESTINATION.test(word)
   );
 }
 
