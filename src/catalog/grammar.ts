@@ -23,6 +23,7 @@ export const VALUE_KINDS = [
   'enum', // one of a fixed set of words
   'script', // a script or target the project defines (package.json, Makefile): judged by its name
   'unknown', // the grammar says a value follows, nobody says what it is
+  'process', // a process it acts on, by number (never free for learning: another pid is another process)
 ] as const;
 export type ValueKind = (typeof VALUE_KINDS)[number];
 

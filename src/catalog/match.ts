@@ -169,6 +169,7 @@ class Walk {
     const effect = KIND_EFFECT[kind];
     switch (kind) {
       case 'number':
+      case 'process':
         if (!(spec.check === undefined ? NUMBER.test(text) : passes(spec.check, text)) && !(dynamic && mayExpand)) {
           this.stop(
             index,

@@ -178,6 +178,7 @@ function judgeField(field: McpField, ctx: McpTierContext, settings: RoleMcp): Fi
       return judgeSql(field, settings);
     case 'code':
     case 'program':
+    case 'process':
     case 'unknown':
       return field.values.length === 0 && field.kind !== 'unknown' ? undefined : 'undecided';
     case 'identifier':

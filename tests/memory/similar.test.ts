@@ -393,6 +393,7 @@ describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', 
     ['code (an awk program)', "awk '{print $1}' a.txt > out.txt", "awk '{print $2}' a.txt > out.txt"],
     ['a file outside the project', 'sort -o sorted.txt input.txt', 'sort -o /opt/data/sorted.txt input.txt'],
     ['a broad operand', 'tree -o tree.txt src', 'tree -o tree.txt /'],
+    ['the process a signal goes to', 'kill 4242', 'kill 1'],
   ])('never over %s', async (_what, remembered, call) => {
     const p = await coder(remembered);
     const r = await p.check(p.pre('Bash', bash(call)));
