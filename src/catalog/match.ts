@@ -23,6 +23,8 @@ export interface WordAccount {
   as: string;
   /** The kind of a value or operand word (for `--x=v`, of the part after `=`); absent for structure. */
   kind?: ValueKind;
+  /** Where in the word a joined value starts (`-n5`, `-sf2`: after the option letters); absent: see `kind`. */
+  valueAt?: number;
 }
 
 export type PathKind = 'path-read' | 'path-write' | 'dir';
@@ -128,9 +130,10 @@ class Walk {
     this.unaccounted ??= { index, word: this.segment.argv[index] ?? '', why };
   }
 
-  account(index: number, as: string, kind?: ValueKind): void {
+  account(index: number, as: string, kind?: ValueKind, valueAt?: number): void {
     const account: WordAccount = { index, word: this.segment.argv[index]!, as };
     if (kind !== undefined) account.kind = kind;
+    if (valueAt !== undefined) account.valueAt = valueAt;
     this.words.push(account);
   }
 
@@ -644,7 +647,7 @@ function matchProgram(
     }
     if (optionLike && word.startsWith('-')) {
       if (here.numericOption === true && /^-\d+$/.test(word)) {
-        walk.account(i, `count of ${formName()}`);
+        walk.account(i, `count of ${formName()}`, 'number', 1);
         continue;
       }
       if (here.noClusters === true) {
@@ -653,6 +656,7 @@ function matchProgram(
       }
       // A short cluster: -la, -n5, -o FILE.
       let last = i;
+      let joined: { kind: ValueKind; at: number } | undefined;
       for (let k = 1; k < word.length; k++) {
         const spelling = `-${word[k]}`;
         const o = findOption(path, spelling);
@@ -667,11 +671,12 @@ function matchProgram(
         }
         if (o.value === undefined) continue;
         const rest = word.slice(k + 1);
+        if (rest !== '') joined = { kind: o.value, at: k + 1 };
         last = takeValues(o, spelling, i, rest === '' ? undefined : rest);
         break;
       }
       if (last < 0) break;
-      walk.account(i, `${word} of ${formName()}`);
+      walk.account(i, `${word} of ${formName()}`, joined?.kind, joined?.at);
       i = last;
       continue;
     }

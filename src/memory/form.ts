@@ -37,13 +37,20 @@ export function placeOf(path: string, cwd: string, projectRoot: string): string 
   return absolute.slice(0, absolute.lastIndexOf('/') + 1);
 }
 
+/** What the catalogue said of one word: its value's kind, and where a value joined to options starts. */
+interface WordKind {
+  kind: ValueKind | undefined;
+  valueAt?: number | undefined;
+}
+
 /** One word of a form: the word as written, or its kind (and place) when the grammar marks it free. */
-function formWord(word: string, kind: ValueKind | undefined, dynamic: boolean, where: FormPlace): string {
+function formWord(word: string, account: WordKind, dynamic: boolean, where: FormPlace): string {
   const { cwd, projectRoot, quote } = where;
+  const { kind } = account;
   if (kind === undefined || dynamic || EXPANSION.test(word)) return quote(word);
-  // `--x=value`: the option stays, its value may be free.
-  const eq = word.startsWith('-') ? word.indexOf('=') : -1;
-  const [head, value] = eq > 0 ? [word.slice(0, eq + 1), word.slice(eq + 1)] : ['', word];
+  // `--x=value`, `-n5`, `-sf2`: the option letters stay, the value joined to them may be free.
+  const eq = account.valueAt ?? (word.startsWith('-') ? word.indexOf('=') + 1 : 0);
+  const [head, value] = eq > 0 ? [word.slice(0, eq), word.slice(eq)] : ['', word];
   const option = head === '' ? '' : quote(head);
   if (FREE_VALUE_KINDS.has(kind)) return `${option}<${kind}>`;
   if (PATH_KINDS.has(kind) && value !== '' && !BROAD_PATH.test(value))
@@ -78,8 +85,9 @@ export function remoteMarker(segment: Segment, quote: (word: string) => string):
 export function segmentForm(segment: Segment, match: CatalogMatch | undefined, where: FormPlace): string | undefined {
   const { cwd, projectRoot, quote } = where;
   if (match === undefined || match.entry === undefined || match.unaccounted !== undefined) return undefined;
-  const kinds = new Map<number, ValueKind | undefined>();
-  for (const w of match.words) if (!kinds.has(w.index) || w.kind !== undefined) kinds.set(w.index, w.kind);
+  const kinds = new Map<number, WordKind>();
+  for (const w of match.words)
+    if (!kinds.has(w.index) || w.kind !== undefined) kinds.set(w.index, { kind: w.kind, valueAt: w.valueAt });
   const words: string[] = [];
   if (segment.context !== 'command') words.push(`[${segment.context}]`);
   const remote = remoteMarker(segment, quote);
@@ -89,7 +97,7 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
   for (const [i, word] of segment.argv.entries()) {
     // Every word must be accounted for: one nobody accounted for never becomes free.
     if (!kinds.has(i)) return undefined;
-    words.push(formWord(word, kinds.get(i), segment.dynamicArgs.includes(i), where));
+    words.push(formWord(word, kinds.get(i)!, segment.dynamicArgs.includes(i), where));
   }
   for (const r of segment.redirects)
     words.push(

@@ -61,6 +61,23 @@ describe('the form of a shell call', () => {
     await expectOtherForm(p, 'sort -o out.txt in.txt', 'sort -r -o out.txt in.txt');
   });
 
+  it('frees a value joined to short option letters, keeping every letter', async () => {
+    const p = makeProject();
+    expect(await formOf(p, 'cut -d, -f5 data/a.csv')).toBe('cut -d<text> -f<text> <path-read project>');
+    await expectSameForm(p, 'cut -d, -f5 data/a.csv > out/a.txt', 'cut -d, -f12 data/b.csv > out/b.txt');
+    await expectSameForm(p, 'head -20 logs/a.log', 'head -300 logs/b.log');
+    await expectSameForm(p, 'git log -n5 --oneline', 'git log -n40 --oneline');
+    // The letters before the value stay: `-sf` is not `-f`, and a count is not a cluster.
+    await expectOtherForm(p, 'cut -sf2 data/a.csv', 'cut -f2 data/a.csv');
+    await expectOtherForm(p, 'head -20 logs/a.log', 'head -n 20 logs/a.log');
+  });
+
+  it('never abstracts the process a signal goes to', async () => {
+    const p = makeProject();
+    expect(await formOf(p, 'kill 4242')).toBe('kill 4242');
+    await expectOtherForm(p, 'kill 4242', 'kill 1');
+  });
+
   it('never abstracts code: an awk, jq or sed program stays as written', async () => {
     const p = makeProject();
     expect(await formOf(p, "awk '{print $1}' data.txt")).toBe("awk '{print $1}' <path-read project>");
@@ -132,6 +149,12 @@ describe('segmentForm over a catalogue account', () => {
     );
   });
 
+  it('frees a value joined to short option letters where the account says it starts', () => {
+    const m = match([undefined, 'number']);
+    m.words[1]!.valueAt = 3;
+    expect(segmentForm(segment(['fetcher', '-qn5']), m, where)).toBe('fetcher -qn<number>');
+  });
+
   it('an expansion is never free: its value is only known when the command runs', () => {
     expect(segmentForm(segment(['fetcher', '$MSG']), match([undefined, 'text']), where)).toBe('fetcher $MSG');
   });
@@ -165,6 +188,8 @@ describe('a form received from elsewhere must be a form of its record’s comman
     'ls -la ~/notes',
     'sort -o sorted.txt input.txt',
     'git log --oneline -n 5 && git status',
+    'cut -d, -f5 data/a.csv > out/a.txt',
+    'head -20 logs/a.log',
   ])('the form this machine builds fits its subject: %s', async (command) => {
     const p = makeProject();
     const { subject } = await subjectFor(p, 'Bash', { command });
@@ -184,6 +209,7 @@ describe('a form received from elsewhere must be a form of its record’s comman
     ['cat src/a.ts', "cat <path-read project> 'unterminated", 'not of the subject’s shape'],
     ['cat src/a.ts', 'cat <path-read project>x', 'a hole that does not end its word'],
     ['sort --key=2 a.txt', '--key=<number> sort a.txt', 'words moved'],
+    ['cut -sf2 a.csv', 'cut -f<number> <path-read project>', 'option letters taken for a value'],
   ])('%s with the form %s does not fit (%s)', (subject, form) => {
     expect(formFitsSubject(form, subject)).toBe(false);
   });

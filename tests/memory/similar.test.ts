@@ -380,6 +380,7 @@ describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', 
     ['free text', "echo 'first note' > notes.txt", "echo 'something else entirely, longer' > todo.txt"],
     ['numbers', 'seq 1 10 > nums.txt', 'seq 40 9000 > other.txt'],
     ['file operands in the same place', 'sort -o sorted.txt input.txt', 'sort -o names.txt people.txt'],
+    ['a value joined to an option', 'cut -d, -f2 data/a.csv > out/a.txt', 'cut -d, -f7 data/b.csv > out/b.txt'],
   ])('over %s: a call of the same form is allowed, naming the remembered one', async (_what, remembered, call) => {
     const p = await coder(remembered);
     const r = await p.check(p.pre('Bash', bash(call)));
