@@ -37,7 +37,7 @@ import type { ShellContext } from '../shell/prepare.js';
 import type { EmbeddingContext, EmbeddingMatch, EmbeddingPort } from './port.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import { describeRecord, recordSource } from '../memory/cache.js';
-import { sameForm } from '../memory/form.js';
+import { sameForm, throughHidden } from '../memory/form.js';
 import { sameShape, writeClasses } from '../memory/similar.js';
 import type { LoadedRecord } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
@@ -99,6 +99,8 @@ const NUMERIC = /^[\d.:]+$/;
 
 /** Where a path operand points: the project (relative, or absolute below the root), or an outside directory. */
 function placeOf(word: string, projectRoot: string): string {
+  // `.git/…`, `.husky/…`: a tool's state or configuration, never one file among many.
+  if (throughHidden(word)) return `hidden:${word}`;
   if (word.startsWith('/'))
     return word === projectRoot || word.startsWith(`${projectRoot}/`)
       ? 'project'

@@ -25,6 +25,17 @@ const PATH_KINDS: ReadonlySet<ValueKind> = new Set(['path-read', 'path-write', '
 const BROAD_PATH = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
 /** An expansion: the value is only known when the command runs. */
 const EXPANSION = /[$`]/;
+/** A path through a hidden file or directory (`.git/info/x`, `src/.env`): not `.` or `..`. */
+const HIDDEN_PART = /(?:^|\/)\.(?!\.?(?:\/|$))/;
+
+/**
+ * Whether a path goes through a hidden file or directory. Such a path is never one of many: `.git/`, `.husky/`,
+ * `.vscode/` and dotfiles hold a tool's state and configuration (what runs), not the project's data, so an
+ * approval that wrote `reports/a.txt` never carries over to `.git/info/attributes`.
+ */
+export function throughHidden(path: string): boolean {
+  return HIDDEN_PART.test(path);
+}
 
 /**
  * Where a path points: `project` (inside the project root), or the directory it lies in outside it
@@ -53,7 +64,7 @@ function formWord(word: string, account: WordKind, dynamic: boolean, where: Form
   const [head, value] = eq > 0 ? [word.slice(0, eq), word.slice(eq)] : ['', word];
   const option = head === '' ? '' : quote(head);
   if (FREE_VALUE_KINDS.has(kind)) return `${option}<${kind}>`;
-  if (PATH_KINDS.has(kind) && value !== '' && !BROAD_PATH.test(value))
+  if (PATH_KINDS.has(kind) && value !== '' && !BROAD_PATH.test(value) && !throughHidden(value))
     return `${option}<${kind} ${placeOf(value, cwd, projectRoot)}>`;
   return quote(word);
 }
@@ -102,7 +113,9 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
   for (const r of segment.redirects)
     words.push(
       `${r.fd ?? ''}${r.op}`,
-      r.op.startsWith('<<') || BROAD_PATH.test(r.target) ? quote(r.target) : `<${placeOf(r.target, cwd, projectRoot)}>`,
+      r.op.startsWith('<<') || BROAD_PATH.test(r.target) || throughHidden(r.target)
+        ? quote(r.target)
+        : `<${placeOf(r.target, cwd, projectRoot)}>`,
     );
   if (segment.flags.background === true) words.push('&');
   return words.join(' ');
@@ -201,7 +214,7 @@ function unquoted(word: string): string | undefined {
 /** Whether the form builder (formWord, segmentForm) could have made this hole from this value. */
 function holeFits(hole: NonNullable<FormWord['hole']>, value: string): boolean {
   if (FREE_VALUE_KINDS.has(hole.kind as ValueKind)) return true;
-  if (value === '' || BROAD_PATH.test(value) || EXPANSION.test(value)) return false;
+  if (value === '' || BROAD_PATH.test(value) || EXPANSION.test(value) || throughHidden(value)) return false;
   const place = hole.place!;
   if (value.startsWith('~')) return place === value;
   if (place === 'project') return true;

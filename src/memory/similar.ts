@@ -25,7 +25,7 @@
  *     order, except argument *values* swapped one for
  *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
  *     (`--privileged`, `-a`, `--force`), an added or dropped word, a value swapped for a broad one (`.`,
- *     `/`, `~`, a glob, an expansion), or a swapped destination (a URL of another origin, `user@host:path`,
+ *     `/`, `~`, a glob, an expansion) or one through a hidden file or directory (`.git/…`), or a swapped destination (a URL of another origin, `user@host:path`,
  *     an `@file` to load) is a different command, however many tokens it shares;
  *   - its write targets fall in the same path-policy classes as the entry's, for this role;
  *   - no segment is marked deny or ask by a pack or rule — structurally true here: such a segment
@@ -38,7 +38,7 @@ import type { ResolvedPath } from '../core/tool-call.js';
 import { judgeWrite } from '../policy/path-policy.js';
 import { describeRecord, recordSource } from './cache.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
-import { sameForm } from './form.js';
+import { sameForm, throughHidden } from './form.js';
 import { tokenize } from './tokens.js';
 
 export const MIN_TOKENS = 3;
@@ -95,7 +95,8 @@ function isPlainValue(word: string): boolean {
     !STRUCTURE.has(word) &&
     !REDIRECT.test(word) &&
     !BROAD.test(word) &&
-    !DESTINATION.test(word)
+    !DESTINATION.test(word) &&
+    !throughHidden(word.replace(/^'|'$/g, ''))
   );
 }
 

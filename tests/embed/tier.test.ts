@@ -265,6 +265,13 @@ describe('tier 2b: the model proposes, the grammar decides (memory/form.ts)', ()
     ['code (a jq program)', "jq '.name' a.json > out.txt", "jq '.token' a.json > out.txt"],
     ['a number the catalogue does not know as one', 'mytool runlevel 1', 'mytool runlevel 6'],
     ['a write class', "echo 'a' > notes.txt ; echo 'b' > src/gen.ts", "echo 'a' > notes.txt ; echo 'b' > more.txt"],
+    ['the process a signal goes to', 'kill 4242', 'kill 1'],
+    ['a file in a hidden directory', 'ls -la src/a > reports/a.txt', 'ls -la src/b > .git/info/attributes'],
+    [
+      'a file in a hidden directory, by shape',
+      'mytool pack logs/a.log archive/a.gz',
+      'mytool pack logs/a.log .git/a.gz',
+    ],
   ])('a neighbour of another form never decides: %s', async (_what, remembered, command) => {
     const d = await answerNear(remembered, command, 0.99);
     expect(d?.verdict).not.toBe('allow');

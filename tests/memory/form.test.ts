@@ -72,6 +72,16 @@ describe('the form of a shell call', () => {
     await expectOtherForm(p, 'head -20 logs/a.log', 'head -n 20 logs/a.log');
   });
 
+  it("never abstracts a path through a hidden file or directory: a tool's state, not project data", async () => {
+    const p = makeProject();
+    expect(await formOf(p, 'ls -la src > .git/info/attributes')).toBe('ls -la <dir project> > .git/info/attributes');
+    expect(await formOf(p, 'cat src/.env.local')).toBe('cat src/.env.local');
+    await expectOtherForm(p, 'gzip -c logs/a.log > archive/a.gz', 'gzip -c logs/a.log > .git/objects/pack/x.pack');
+    await expectOtherForm(p, 'sort -o out/a.csv data/a.csv', 'sort -o .husky/pre-commit data/a.csv');
+    // `.` and `..` are no hidden names.
+    await expectSameForm(p, 'cat ./src/a.ts > ../p/out/a.txt', 'cat ./src/b.ts > ../p/out/b.txt');
+  });
+
   it('never abstracts the process a signal goes to', async () => {
     const p = makeProject();
     expect(await formOf(p, 'kill 4242')).toBe('kill 4242');
@@ -210,6 +220,7 @@ describe('a form received from elsewhere must be a form of its record’s comman
     ['cat src/a.ts', 'cat <path-read project>x', 'a hole that does not end its word'],
     ['sort --key=2 a.txt', '--key=<number> sort a.txt', 'words moved'],
     ['cut -sf2 a.csv', 'cut -f<number> <path-read project>', 'option letters taken for a value'],
+    ['cat .git/config', 'cat <path-read project>', 'a hidden path as one of many'],
   ])('%s with the form %s does not fit (%s)', (subject, form) => {
     expect(formFitsSubject(form, subject)).toBe(false);
   });

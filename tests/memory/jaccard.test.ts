@@ -43,6 +43,11 @@ describe('sameShape (the similarity guard on argument values)', () => {
     expect(sameShape('docker run --privileged=false x', 'docker run --privileged=true x')).toBe(false);
     expect(sameShape('sort a.txt >> out.txt', 'sort a.txt > out.txt')).toBe(false); // append vs truncate
     expect(sameShape('make 2> err.log', 'make 2> build.log')).toBe(true);
+    expect(sameShape('make 2> err.log', 'make 2> .git/err.log')).toBe(false); // a hidden directory
+    expect(sameShape("curl -o a.json 'http://127.0.0.1:8080/a'", "curl -o a.json 'http://127.0.0.1:8080/b'")).toBe(
+      true,
+    );
+    expect(sameShape('curl -o a.json http://127.0.0.1:8080/a', 'curl -o a.json http://127.0.0.2:8080/a')).toBe(false);
   });
 });
 

@@ -402,6 +402,7 @@ describe('tier 2a: an approval generalizes along the grammar (memory/form.ts)', 
     ['a file outside the project', 'sort -o sorted.txt input.txt', 'sort -o /opt/data/sorted.txt input.txt'],
     ['a broad operand', 'tree -o tree.txt src', 'tree -o tree.txt /'],
     ['the process a signal goes to', 'kill 4242', 'kill 1'],
+    ['a file in a hidden directory', 'ls -la src/a > reports/a.txt', 'ls -la src/b > .git/info/attributes'],
   ])('never over %s', async (_what, remembered, call) => {
     const p = await coder(remembered);
     const r = await p.check(p.pre('Bash', bash(call)));
