@@ -37,8 +37,7 @@ import type { ShellContext } from '../shell/prepare.js';
 import type { EmbeddingContext, EmbeddingMatch, EmbeddingPort } from './port.js';
 import { decision, strictness, type Decision } from '../core/decision.js';
 import { describeRecord, recordSource } from '../memory/cache.js';
-import { sameForm, throughHidden } from '../memory/form.js';
-import { sameShape, writeClasses } from '../memory/similar.js';
+import { carriesOver, pathSwap, writeClasses } from '../memory/similar.js';
 import type { LoadedRecord } from '../memory/store.js';
 import type { CallSubject } from '../memory/subject.js';
 import { isFileTool } from '../memory/view.js';
@@ -73,10 +72,7 @@ export function guardRail(
   const runs = new Set(record.commands);
   const unseen = subject.commands.find((c) => !runs.has(c));
   if (unseen !== undefined) return `it never ran \`${unseen}\``;
-  if (
-    !sameForm(record, subject) &&
-    !sameShape(record.subject, subject.text, (from, to) => pathSwap(from, to, ctx.projectRoot))
-  )
+  if (!carriesOver(record, subject, (from, to) => pathSwap(from, to, ctx.projectRoot)))
     return 'it differs by more than free words and file operands';
   if (writeClasses(record.writes ?? [], ctx) !== callClasses()) return 'it writes elsewhere';
   const effects = ctx.shell?.effects.segments;
@@ -90,47 +86,6 @@ export function guardRail(
   const named = hostsOf(record.subject);
   for (const host of hostsOf(subject.text)) if (!named.has(host)) return `it never reached ${host}`;
   return undefined;
-}
-
-/** A word that names a file: it has a directory part, or a file name with an extension (`a.py`, `./b`, `/tmp/x`). */
-const PATH_LIKE = /\/|^[^/=:@]*[A-Za-z0-9_-]\.[A-Za-z0-9]{1,8}$/;
-/** Numbers, versions, IPs: a value swap there is a different target (`init 1` vs `init 6`), never a file. */
-const NUMERIC = /^[\d.:]+$/;
-
-/** Where a path operand points: the project (relative, or absolute below the root), or an outside directory. */
-function placeOf(word: string, projectRoot: string): string {
-  // `.git/…`, `.husky/…`: a tool's state or configuration, never one file among many.
-  if (throughHidden(word)) return `hidden:${word}`;
-  if (word.startsWith('/'))
-    return word === projectRoot || word.startsWith(`${projectRoot}/`)
-      ? 'project'
-      : `outside:${word.slice(0, word.lastIndexOf('/') + 1)}`;
-  if (word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../'))
-    return `outside:${word}`;
-  return 'project';
-}
-
-/**
- * A value swap this tier may generalize over: one file operand for another in the same place — inside the
- * project, or the same directory outside it (`/tmp/build-output` → `/tmp/build-cache`). Options, subcommands,
- * names, numbers and hosts must be exactly the remembered ones.
- */
-export function pathSwap(from: string, to: string, projectRoot: string): boolean {
-  const [a, b] = [unquote(from), unquote(to)];
-  if (
-    !PATH_LIKE.test(a) ||
-    !PATH_LIKE.test(b) ||
-    NUMERIC.test(a) ||
-    NUMERIC.test(b) ||
-    /:\/\//.test(a) ||
-    /:\/\//.test(b)
-  )
-    return false;
-  return placeOf(a, projectRoot) === placeOf(b, projectRoot);
-}
-
-function unquote(word: string): string {
-  return word.length >= 2 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
 }
 
 /** `part` occurs in `whole` as whole words (not inside a longer word). */

@@ -21,9 +21,10 @@
  *   - it has the entry's form (memory/form.ts): the catalogue accounts for every word of both, and they differ
  *     only in words its grammar marks as free — text, patterns, numbers, file operands in the same place
  *     (`git commit -m 'a'` ~ `git commit -m 'b'`); never in a program, subcommand, option, code, URL or enum.
- *     Failing that (a call the catalogue does not account for), the entry's shape: the same words in the same
- *     order, except argument *values* swapped one for
- *     another (`pytest tests/a.py -x` ~ `pytest tests/b.py -x`). An added, dropped or changed option
+ *     When both have a form, that is all: forms that differ never match by shape. Failing a form (a call the
+ *     catalogue does not account for, a record from before forms), the entry's shape: the same words in the
+ *     same order, except argument *values* swapped one for another (`pytest tests/a.py -x` ~
+ *     `pytest tests/b.py -x`), a file operand only for one in the same place (carriesOver). An added, dropped or changed option
  *     (`--privileged`, `-a`, `--force`), an added or dropped word, a value swapped for a broad one (`.`,
  *     `/`, `~`, a glob, an expansion) or one through a hidden file or directory (`.git/…`), or a swapped destination (a URL of another origin, `user@host:path`,
  *     an `@file` to load) is a different command, however many tokens it shares;
@@ -39,6 +40,7 @@ import { judgeWrite } from '../policy/path-policy.js';
 import { describeRecord, recordSource } from './cache.js';
 import { ANY_ROLE, type LoadedRecord } from './store.js';
 import { sameForm, throughHidden } from './form.js';
+import type { CallSubject } from './subject.js';
 import { tokenize } from './tokens.js';
 
 export const MIN_TOKENS = 3;
@@ -117,6 +119,75 @@ export function sameShape(
   );
 }
 
+/** A word that names a file: it has a directory part, or a file name with an extension (`a.py`, `./b`, `/tmp/x`). */
+const PATH_LIKE = /\/|^[^/=:@]*[A-Za-z0-9_-]\.[A-Za-z0-9]{1,8}$/;
+/** Numbers, versions, IPs: a value swap there is a different target (`init 1` vs `init 6`), never a file. */
+const NUMERIC = /^[\d.:]+$/;
+
+/** Where a path operand points: the project (relative, or absolute below the root), or an outside directory. */
+function pathPlace(word: string, projectRoot: string): string {
+  // `.git/…`, `.husky/…`: a tool's state or configuration, never one file among many.
+  if (throughHidden(word)) return `hidden:${word}`;
+  if (word.startsWith('/'))
+    return word === projectRoot || word.startsWith(`${projectRoot}/`)
+      ? 'project'
+      : `outside:${word.slice(0, word.lastIndexOf('/') + 1)}`;
+  if (word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../'))
+    return `outside:${word}`;
+  return 'project';
+}
+
+/**
+ * A file operand swapped for another in the same place — inside the project, or the same directory outside
+ * it (`/tmp/build-output` → `/tmp/build-cache`); never a number, a version or a URL.
+ */
+export function pathSwap(from: string, to: string, projectRoot: string): boolean {
+  const [a, b] = [unquote(from), unquote(to)];
+  if (
+    !PATH_LIKE.test(a) ||
+    !PATH_LIKE.test(b) ||
+    NUMERIC.test(a) ||
+    NUMERIC.test(b) ||
+    /:\/\//.test(a) ||
+    /:\/\//.test(b)
+  )
+    return false;
+  return pathPlace(a, projectRoot) === pathPlace(b, projectRoot);
+}
+
+function unquote(word: string): string {
+  return word.length >= 2 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
+}
+
+/**
+ * Tier 2a's value swap on the shape rail: a URL for one of the same origin, a file operand only for one in the
+ * same place (pathSwap), any other plain value (a name, a number, a version) for another.
+ */
+function valueSwap(projectRoot: string): (from: string, to: string) => boolean {
+  return (from, to) => {
+    if (sameOrigin(from, to)) return true;
+    const [a, b] = [unquote(from), unquote(to)];
+    if (NUMERIC.test(a) && NUMERIC.test(b)) return true;
+    return (!PATH_LIKE.test(a) && !PATH_LIKE.test(b)) || pathSwap(a, b, projectRoot);
+  };
+}
+
+/**
+ * Whether a remembered call carries over to this one. When the catalogue accounts for both, the grammar
+ * decides: they must have one form, since forms that differ differ in something the grammar does not mark
+ * free (a read of `/var/log/auth.log` is not a read of `logs/api.log`, however alike their words). Only when
+ * one has no form (a word the catalogue does not know, a record from before forms): the shape rail, with the
+ * tier's value swap.
+ */
+export function carriesOver(
+  record: Pick<LoadedRecord, 'form' | 'subject'>,
+  subject: Pick<CallSubject, 'form' | 'text'>,
+  swappable: (from: string, to: string) => boolean,
+): boolean {
+  if (record.form !== undefined && subject.form !== undefined) return sameForm(record, subject);
+  return sameShape(record.subject, subject.text, swappable);
+}
+
 function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {
   const memory = ctx.memory;
   if (memory === undefined || memory.view.empty) return undefined;
@@ -131,7 +202,7 @@ function judgeSimilar(ctx: MemoryTierContext): Decision | undefined {
     if (best !== undefined && score < best.score) break;
     if (r.tool !== subject.tool || (r.role !== role && r.role !== ANY_ROLE)) continue;
     if (!sameList(r.commands ?? [], subject.commands)) continue;
-    if (!sameForm(r, subject) && !sameShape(r.subject, subject.text)) continue;
+    if (!carriesOver(r, subject, valueSwap(ctx.projectRoot))) continue;
     callClasses ??= writeClasses(subject.writes, ctx);
     if (writeClasses(r.writes ?? [], ctx) !== callClasses) continue;
     if (best === undefined || strictness(r.verdict) > strictness(best.record.verdict)) best = { record: r, score };

@@ -151,6 +151,34 @@ describe('tier 2a: token Jaccard', () => {
     }
   });
 
+  it('guard: two calls the catalogue accounts for match by form only, never by shape', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, "grep -A3 'ERROR' logs/api.log > excerpts/api-errors.txt", 'allow');
+    // One word of seven differs (0.75), but the read moved from the project to /var/log/.
+    const r = await p.check(p.pre('Bash', bash("grep -A3 'ERROR' /var/log/auth.log > excerpts/api-errors.txt")));
+    expect(r.decision?.verdict).toBe('ask');
+    expect(r.decision?.tier).not.toBe('jaccard');
+  });
+
+  it('guard: on the shape rail a file operand swaps only for one in the same place', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    await rememberCommand(p, 'acme-pack --level 9 --quiet logs/api.log archive/api.gz', 'allow');
+    expect(
+      (await p.check(p.pre('Bash', bash('acme-pack --level 9 --quiet logs/db.log archive/api.gz')))).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    expect(
+      (await p.check(p.pre('Bash', bash('acme-pack --level 7 --quiet logs/api.log archive/api.gz')))).decision,
+    ).toMatchObject({ verdict: 'allow', tier: 'jaccard' });
+    for (const command of [
+      'acme-pack --level 9 --quiet /var/log/api.log archive/api.gz',
+      'acme-pack --level 9 --quiet logs/api.log ../archive/api.gz',
+      'acme-pack --level 9 --quiet api archive/api.gz',
+    ])
+      expect((await p.check(p.pre('Bash', bash(command)))).decision?.tier, command).not.toBe('jaccard');
+  });
+
   it('guard: write targets must fall in the same path-policy classes for the role', async () => {
     const p = makeProject();
     p.register('s1', 'coder');
@@ -249,7 +277,8 @@ describe('tier 2a: similarity never matches across different code', () => {
     ["sqlite3 -bail -readonly data/app.db 'SELECT 1'", "sqlite3 -bail -readonly data/app.db 'DELETE 1'"],
     [
       'python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run',
-      'python3 /tmp/evil.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run',
+      // In the project: a script outside it (`/tmp/evil.py`) is another place as well, for the shape rail.
+      'python3 lib/evil.py --n 5 --out reports/weekly.csv --format csv --verbose --quiet --dry-run',
     ],
     [
       'python3 scripts/report.py --n 5 --out reports/weekly.csv --format csv',
