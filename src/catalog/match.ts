@@ -92,7 +92,8 @@ const NUMBER_LIST = /^\d+(?:[, ]\d+)*$/;
 /** `host:path`, `user@host:path`, `rsync://…`, `host::module`: a path on another machine. */
 const REMOTE_PATH = /^[^/]*:|^[a-z]+:\/\//i;
 /** http(s) to this machine — localhost, 127.x.x.x, [::1], 0.0.0.0 — with nothing after the host but a port and a path. */
-const LOCAL_URL = /^(?:https?:\/\/)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?(?:[/?#]|$)/i;
+export const LOCAL_URL =
+  /^(?:https?:\/\/)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?(?:[/?#]|$)/i;
 const LOADABLE: ReadonlySet<ValueKind> = new Set(['text', 'pattern', 'number', 'enum', 'url', 'host']);
 
 const KIND_EFFECT: Partial<Record<ValueKind, Effect>> = {

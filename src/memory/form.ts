@@ -11,7 +11,7 @@
  * or form): it gets today's guard rails only. Pure: paths are placed lexically (resolved against the cwd).
  */
 import { posix } from 'node:path';
-import type { CatalogMatch } from '../catalog/match.js';
+import { LOCAL_URL, type CatalogMatch } from '../catalog/match.js';
 import type { ValueKind } from '../catalog/grammar.js';
 import { remotePlace } from '../shell/remote.js';
 import type { Segment } from '../shell/types.js';
@@ -25,6 +25,19 @@ const PATH_KINDS: ReadonlySet<ValueKind> = new Set(['path-read', 'path-write', '
 const BROAD_PATH = /^(?:\.{1,2}\/?|\/|~\/?|-)$|[*?[\]{}$`]/;
 /** An expansion: the value is only known when the command runs. */
 const EXPANSION = /[$`]/;
+/** A URL's origin: the scheme (when written), host and port. */
+const URL_ORIGIN = /^(?:[a-z]+:\/\/)?[^/?#]+/i;
+
+/**
+ * The origin of a URL of this machine (`http://127.0.0.1:8080` of `http://127.0.0.1:8080/api/users`), the
+ * place a form keeps for it: another path on the same local server is a value, as another file in the same
+ * directory is. Undefined for any other URL, which stays as written (another host is another destination).
+ */
+function localOrigin(url: string): string | undefined {
+  if (!LOCAL_URL.test(url) || BROAD_PATH.test(url) || EXPANSION.test(url)) return undefined;
+  return URL_ORIGIN.exec(url)![0].toLowerCase();
+}
+
 /** A path through a hidden file or directory (`.git/info/x`, `src/.env`): not `.` or `..`. */
 const HIDDEN_PART = /(?:^|\/)\.(?!\.?(?:\/|$))/;
 
@@ -64,6 +77,8 @@ function formWord(word: string, account: WordKind, dynamic: boolean, where: Form
   const [head, value] = eq > 0 ? [word.slice(0, eq), word.slice(eq)] : ['', word];
   const option = head === '' ? '' : quote(head);
   if (FREE_VALUE_KINDS.has(kind)) return `${option}<${kind}>`;
+  const origin = kind === 'url' ? localOrigin(value) : undefined;
+  if (origin !== undefined) return `${option}<url ${origin}>`;
   if (PATH_KINDS.has(kind) && value !== '' && !BROAD_PATH.test(value) && !throughHidden(value))
     return `${option}<${kind} ${placeOf(value, cwd, projectRoot)}>`;
   return quote(word);
@@ -123,8 +138,11 @@ export function segmentForm(segment: Segment, match: CatalogMatch | undefined, w
 
 // ── a form received from elsewhere ───────────────────────────────────────────────────────────────────────
 
-/** A hole in a form: a free kind (`<text>`), a file operand's kind and place (`<path-read project>`), a redirect's place. */
-const HOLE = /<(?:(text|pattern|number)|(path-read|path-write|dir) ([^<>]+)|([^<>\s]+))>/y;
+/**
+ * A hole in a form: a free kind (`<text>`), a file operand's kind and place (`<path-read project>`), a local
+ * URL's origin (`<url http://127.0.0.1:8080>`), a redirect's place.
+ */
+const HOLE = /<(?:(text|pattern|number)|(path-read|path-write|dir|url) ([^<>]+)|([^<>\s]+))>/y;
 /** A run of characters wordsOf copies as they are (none of them starts a quote, an escape, a hole or a tail). */
 const PLAIN_RUN = /[^ '$\\<#]+/y;
 
@@ -214,6 +232,7 @@ function unquoted(word: string): string | undefined {
 /** Whether the form builder (formWord, segmentForm) could have made this hole from this value. */
 function holeFits(hole: NonNullable<FormWord['hole']>, value: string): boolean {
   if (FREE_VALUE_KINDS.has(hole.kind as ValueKind)) return true;
+  if (hole.kind === 'url') return localOrigin(value) === hole.place;
   if (value === '' || BROAD_PATH.test(value) || EXPANSION.test(value) || throughHidden(value)) return false;
   const place = hole.place!;
   if (value.startsWith('~')) return place === value;

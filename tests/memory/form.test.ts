@@ -82,6 +82,31 @@ describe('the form of a shell call', () => {
     await expectSameForm(p, 'cat ./src/a.ts > ../p/out/a.txt', 'cat ./src/b.ts > ../p/out/b.txt');
   });
 
+  it('keeps a URL of this machine to its origin; any other URL as written', async () => {
+    const p = makeProject();
+    expect(await formOf(p, 'curl -s -o out/a.json http://127.0.0.1:8080/api/users')).toBe(
+      'curl -s -o <path-write project> <url http://127.0.0.1:8080>',
+    );
+    await expectSameForm(
+      p,
+      'curl -s http://localhost:3000/a > out/a.txt',
+      'curl -s http://localhost:3000/b/c > out/b.txt',
+    );
+    await expectOtherForm(
+      p,
+      'curl -s http://localhost:3000/a > out/a.txt',
+      'curl -s http://localhost:3001/a > out/a.txt',
+    );
+    await expectOtherForm(
+      p,
+      'curl -s http://localhost:3000/a > out/a.txt',
+      'curl -s http://127.0.0.1:3000/a > out/a.txt',
+    );
+    expect(await formOf(p, 'curl -s https://example.com/a > out/a.txt')).toBe(
+      'curl -s https://example.com/a > <project>',
+    );
+  });
+
   it('never abstracts the process a signal goes to', async () => {
     const p = makeProject();
     expect(await formOf(p, 'kill 4242')).toBe('kill 4242');
@@ -200,6 +225,7 @@ describe('a form received from elsewhere must be a form of its record’s comman
     'git log --oneline -n 5 && git status',
     'cut -d, -f5 data/a.csv > out/a.txt',
     'head -20 logs/a.log',
+    'curl -s -o out/a.json http://127.0.0.1:8080/api/users',
   ])('the form this machine builds fits its subject: %s', async (command) => {
     const p = makeProject();
     const { subject } = await subjectFor(p, 'Bash', { command });
@@ -221,6 +247,9 @@ describe('a form received from elsewhere must be a form of its record’s comman
     ['sort --key=2 a.txt', '--key=<number> sort a.txt', 'words moved'],
     ['cut -sf2 a.csv', 'cut -f<number> <path-read project>', 'option letters taken for a value'],
     ['cat .git/config', 'cat <path-read project>', 'a hidden path as one of many'],
+    ['curl https://example.com/a', 'curl <url https://example.com>', 'a URL of another machine as one of many'],
+    ['curl http://127.0.0.1:9090/a', 'curl <url http://127.0.0.1:8080>', 'another origin'],
+    ['curl http://127.0.0.1:8080@evil.test/a', 'curl <url http://127.0.0.1:8080>', 'a host behind user-info'],
   ])('%s with the form %s does not fit (%s)', (subject, form) => {
     expect(formFitsSubject(form, subject)).toBe(false);
   });
