@@ -109,6 +109,28 @@ describe('matchSegment: accounting word by word', () => {
     expect(matchSegment(seg("sed a.txt -e 'w /tmp/x'")).knowledge).toBe('decline');
   });
 
+  it('a pattern given by -e / -f / --regexp leaves every operand a file read (grep, rg, ugrep, zgrep, git grep)', () => {
+    const reads = (command: string): string[] =>
+      matchSegment(seg(command))
+        .paths.filter((p) => p.kind === 'path-read')
+        .map((p) => p.path);
+    expect(reads('grep x notes.txt')).toEqual(['notes.txt']);
+    expect(reads('grep -e x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('grep -e x -e y id_rsa notes.txt')).toEqual(['id_rsa', 'notes.txt']);
+    expect(reads('grep --regexp=x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('grep -f pats.txt id_rsa')).toEqual(['pats.txt', 'id_rsa']);
+    expect(reads('grep -ie x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('grep id_rsa -e x')).toEqual(['id_rsa']);
+    expect(reads('egrep -e x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('rg -e x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('rg --file=pats.txt id_rsa')).toEqual(['pats.txt', 'id_rsa']);
+    expect(reads('ugrep -e x id_rsa')).toEqual(['id_rsa']);
+    expect(reads('zgrep -e x id_rsa.gz')).toEqual(['id_rsa.gz']);
+    expect(reads('git grep -e x -- id_rsa')).toEqual(['id_rsa']);
+    expect(reads('git grep -f pats.txt id_rsa')).toEqual(['pats.txt', 'id_rsa']);
+    expect(reads('git grep TODO -- src')).toEqual(['src']);
+  });
+
   it('an option only together with another: pip install --dry-run needs --only-binary', () => {
     const alone = matchSegment(seg('pip install --dry-run requests'));
     expect(alone.unaccounted?.why).toBe('`--dry-run` of pip install: only together with --only-binary');

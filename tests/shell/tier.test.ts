@@ -266,6 +266,20 @@ describe('effects: reads of secrets ask; sending them over the network is denied
   allowed(['cat README.md', 'grep -rn TODO src', 'cat src/a.ts | grep x']);
 });
 
+describe('a pattern given by an option leaves the operands file reads: sensitive ones ask', () => {
+  notAllowed([
+    'grep -e x ~/.ssh/id_rsa',
+    'grep -e x id_rsa',
+    'grep --regexp=PRIVATE id_ed25519',
+    'grep -f pats.txt .env',
+    'rg -e x id_rsa',
+    'git grep -e x -- id_rsa',
+    'git grep -f pats.txt id_rsa',
+    'zgrep -e x ~/.ssh/id_rsa',
+  ]);
+  allowed(['grep -e TODO src/a.ts', 'rg -e TODO -e FIXME src', 'git grep -e TODO -- src']);
+});
+
 describe('effects: hookwise itself and files that run code later', () => {
   notAllowed([
     'hookwise disable',
