@@ -147,6 +147,13 @@ export interface CompiledNode {
   optionsBeforeArgs?: boolean;
   /** Single-dash long options (`-name`): no short clusters. */
   noClusters?: boolean;
+  /**
+   * How the program reads a single-dash word of several letters (`-am`), for this node and those below it:
+   * `clusters`, always one-letter options (getopt, git's parse-options: a spelling such as Fig's `-am` is
+   * only a shorthand of the cluster); `listed-first`, the option so spelled when the grammar lists one, else
+   * a cluster (Apache Commons CLI: mvn). Undeclared, a word both readings fit is unknown (match.ts).
+   */
+  shortWords?: ShortWords;
   /** No options at all: every word is an operand (`test`, `echo`). */
   allOperands?: boolean;
   /** `-5` is an option (head -5): a count. */
@@ -183,6 +190,9 @@ export interface CompiledNode {
    */
   writesOperands?: boolean;
 }
+
+export const SHORT_WORDS = ['clusters', 'listed-first'] as const;
+export type ShortWords = (typeof SHORT_WORDS)[number];
 
 export const PACKAGE_RUNNERS = ['node', 'python'] as const;
 export type PackageRunner = (typeof PACKAGE_RUNNERS)[number];
@@ -229,6 +239,7 @@ const NODE_KEYS = new Set([
   'commands',
   'options-before-args',
   'no-clusters',
+  'short-words',
   'numeric-option',
   'words-may-expand',
   'response-files',
@@ -456,6 +467,14 @@ class Compiler {
       if (!Array.isArray(fileValues) || !fileValues.every((p) => typeof p === 'string' && p !== '' && !/\s/.test(p)))
         this.fail(`${at}.file-values`, 'file-values lists the prefixes of a value loaded from a file: [file://, @]');
       else base.fileValues = fileValues as string[];
+    }
+    const shortWords = raw['short-words'];
+    if (shortWords !== undefined) {
+      if (typeof shortWords !== 'string' || !(SHORT_WORDS as readonly string[]).includes(shortWords))
+        this.fail(`${at}.short-words`, `short-words is one of ${SHORT_WORDS.join(', ')}`);
+      else if (base.noClusters === true)
+        this.fail(`${at}.short-words`, 'a node without clusters (no-clusters) reads every word as one option');
+      else base.shortWords = shortWords as ShortWords;
     }
     const runner = raw['package-runner'];
     if (runner !== undefined) {

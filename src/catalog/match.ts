@@ -339,6 +339,63 @@ function findOption(path: readonly CompiledNode[], spelling: string): CompiledOp
   return undefined;
 }
 
+/** A single-dash word of several letters: one option so spelled (`-name`, Fig's `-am`), or a cluster (`-la`, `-n5`). */
+const SHORT_WORD = /^-[^-]./s;
+/** `-vv`, `-qq`: one letter again, the same option either way. */
+const REPEATED_LETTER = /^-(.)\1+$/s;
+
+/** The one-letter options a cluster reads (`-am` → -a -m, `-n5` → -n with 5), or undefined when a letter is not one. */
+function clusterOptions(path: readonly CompiledNode[], word: string): string[] | undefined {
+  const spellings: string[] = [];
+  for (let k = 1; k < word.length; k++) {
+    const o = findOption(path, `-${word[k]}`);
+    if (o === undefined) return undefined;
+    spellings.push(`-${word[k]}`);
+    if (o.value !== undefined) break;
+  }
+  return spellings;
+}
+
+/** A spelling of several letters after one dash (not one letter again): the program may not read clusters. */
+function severalLetterOption(path: readonly CompiledNode[]): string | undefined {
+  for (let k = path.length - 1; k >= 0; k--)
+    for (const o of path[k]!.options)
+      if (k === path.length - 1 || o.persistent === true)
+        for (const n of o.names) if (SHORT_WORD.test(n) && !REPEATED_LETTER.test(n)) return n;
+  return undefined;
+}
+
+/**
+ * How a single-dash word of several letters reads. getopt reads `-am` as `-a -m`; find and java read `-name`
+ * as one option; Apache Commons CLI tries the option so spelled first. Fig's specs write some clusters as
+ * options of their own (git commit's `-am`), so a spelling in the grammar does not tell which rule the
+ * program follows: the entry says it (`short-words`, `no-clusters`). Undeclared, a word both readings fit,
+ * or a cluster in a program that has options of several letters, is unknown — closed world.
+ */
+function shortWordReading(
+  path: readonly CompiledNode[],
+  word: string,
+  exact: CompiledOption | undefined,
+  form: string,
+): 'exact' | 'cluster' | { why: string } {
+  let declared: CompiledNode['shortWords'];
+  for (let k = path.length - 1; k >= 0 && declared === undefined; k--) declared = path[k]!.shortWords;
+  if (declared === 'clusters') return 'cluster';
+  if (declared === 'listed-first' || (exact !== undefined && REPEATED_LETTER.test(word)))
+    return exact === undefined ? 'cluster' : 'exact';
+  const cluster = clusterOptions(path, word);
+  if (cluster === undefined) return exact === undefined ? 'cluster' : 'exact';
+  if (exact !== undefined)
+    return {
+      why: `\`${word}\` of ${form}: the option \`${word}\` or the options ${cluster.join(' ')}? The catalogue does not say how ${form} reads it`,
+    };
+  const several = severalLetterOption(path);
+  if (several === undefined) return 'cluster';
+  return {
+    why: `\`${word}\` of ${form}: not in the catalogue (it has options of several letters after one dash, such as \`${several}\`, so this is not surely ${cluster.join(' ')})`,
+  };
+}
+
 /** The table entry for a program name; also the empty answer for a program nobody wrote an entry for. */
 function unknownProgram(
   segment: Segment,
@@ -611,7 +668,20 @@ function matchProgram(
     }
     const optionLike = !optionsDone && ((word.length > 1 && word.startsWith('-')) || here.noClusters === true);
     // `+x` options (lsof +D, tail +5 is a value) are looked up by exact spelling only.
-    const exact = optionLike || (!optionsDone && word.startsWith('+')) ? findOption(path, word) : undefined;
+    let exact = optionLike || (!optionsDone && word.startsWith('+')) ? findOption(path, word) : undefined;
+    if (
+      optionLike &&
+      SHORT_WORD.test(word) &&
+      here.noClusters !== true &&
+      !(here.numericOption && /^-\d+$/.test(word))
+    ) {
+      const reading = shortWordReading(path, word, exact, formName());
+      if (typeof reading !== 'string') {
+        walk.stop(i, reading.why);
+        break;
+      }
+      if (reading === 'cluster') exact = undefined;
+    }
     if (exact !== undefined) {
       if (!useOption(exact, word, i)) break;
       walk.account(i, `${word} of ${formName()}`);

@@ -44,6 +44,7 @@ export const NODE_BODY_KEYS = [
   'args',
   'optionsBeforeArgs',
   'noClusters',
+  'shortWords',
   'allOperands',
   'numericOption',
   'mayExpand',

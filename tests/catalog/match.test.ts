@@ -315,3 +315,89 @@ describe('an entry line that groups flags over an imported grammar', () => {
     );
   });
 });
+
+describe('a single-dash word of several letters: one option or a cluster, as the entry says', () => {
+  // A Fig-like grammar that spells the cluster -a -m as an option of its own, as Fig's git commit does.
+  const grammar = (name: string) => ({
+    names: [name],
+    options: [
+      { names: ['-a', '--all'], takesValue: false },
+      { names: ['-m', '--message'], takesValue: true },
+      { names: ['-am'], takesValue: true },
+      { names: ['-q'], takesValue: false },
+    ],
+    subcommands: [],
+    args: [],
+  });
+  const catalog = (extra: Record<string, unknown>, options: Record<string, unknown> = {}) => {
+    const entry = {
+      program: 'tool',
+      grammar: 'fig',
+      effect: 'none',
+      options: { '-a --all -q': 'flag', '-m --message': 'text', ...options },
+      ...extra,
+    };
+    const { table, problems } = compileCatalog(
+      [{ file: 'tool.yml', data: entry }],
+      [{ node: grammar('tool'), ref: 'fig' }],
+    );
+    expect(problems).toEqual([]);
+    return memoryCatalog(table);
+  };
+  const why = (command: string, c: ReturnType<typeof catalog>) => matchSegment(seg(command), c).unaccounted?.why;
+
+  it('undeclared, a word both readings fit is unknown, even when the entry annotates the spelling', () => {
+    expect(why('tool -am wip', catalog({}))).toBe(
+      '`-am` of tool: the option `-am` or the options -a -m? The catalogue does not say how tool reads it',
+    );
+    expect(why('tool -am wip', catalog({}, { '-am': 'text' }))).toMatch(/the option `-am` or the options -a -m/);
+    // a cluster no option is spelled as: still not surely a cluster, since the program spells some so
+    expect(why('tool -qa', catalog({}))).toMatch(/not in the catalogue \(it has options of several letters/);
+  });
+
+  it('short-words: clusters (getopt) reads every such word as one-letter options, never the spelling', () => {
+    const c = catalog({ 'short-words': 'clusters' });
+    expect(matchSegment(seg('tool -am wip'), c).knowledge).toBe('allow');
+    expect(matchSegment(seg('tool -am wip'), c).words.map((w) => w.as)).toEqual([
+      'tool (tool.yml)',
+      'value of -m (text)',
+      '-am of tool',
+    ]);
+    expect(matchSegment(seg('tool -qam wip'), c).knowledge).toBe('allow');
+  });
+
+  it('short-words: listed-first (Commons CLI) takes the spelling the grammar lists, else the cluster', () => {
+    const c = catalog({ 'short-words': 'listed-first' }, { '-am': 'flag' });
+    expect(matchSegment(seg('tool -am'), c).knowledge).toBe('allow');
+    expect(matchSegment(seg('tool -qa'), c).knowledge).toBe('allow');
+  });
+
+  it('a cluster in a program that has options of several letters after one dash is unknown unless declared', () => {
+    const entry = { program: 'hexer', effect: 'reads', options: { '-p -s -ps': 'flag', '-cols': 'number' } };
+    const { table } = compileCatalog([{ file: 'hexer.yml', data: entry }], []);
+    expect(matchSegment(seg('hexer -sp'), memoryCatalog(table)).unaccounted?.why).toBe(
+      '`-sp` of hexer: not in the catalogue (it has options of several letters after one dash, such as `-ps`, so this is not surely -s -p)',
+    );
+    expect(matchSegment(seg('hexer -cols 8'), memoryCatalog(table)).knowledge).toBe('allow');
+  });
+
+  it('one letter again (-vv) is the same option either way; the entry keys are checked', () => {
+    expect(matchSegment(seg('ps -ww')).knowledge).toBe('allow');
+    const { problems } = compileCatalog(
+      [{ file: 'bad.yml', data: { program: 'bad', effect: 'none', 'short-words': 'sometimes' } }],
+      [],
+    );
+    expect(problems.map((p) => p.at)).toEqual(['entry.short-words']);
+  });
+
+  it('the real entries: git clusters, Commons CLI and zip try their spellings first', () => {
+    expect(matchSegment(seg('git commit -am wip')).knowledge).toBe('allow');
+    expect(matchSegment(seg('git commit -qam wip')).knowledge).toBe('allow');
+    expect(matchSegment(seg('mvn -ntp -q test')).unaccounted).toBeUndefined();
+    expect(matchSegment(seg('zip -sf a.zip')).knowledge).toBe('allow');
+    expect(matchSegment(seg('wget -nv http://localhost:8080/x')).unaccounted).toBeUndefined();
+    expect(matchSegment(seg('wget -nc http://localhost:8080/x')).unaccounted?.why).toBe(
+      '`-n` of wget: not in the catalogue',
+    );
+  });
+});
