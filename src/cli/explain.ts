@@ -58,6 +58,7 @@ export interface Explanation {
       context: string;
       depth: number;
       cwd?: string;
+      cwdOrElse?: string[];
     }[];
     /** `createdHere`: a deletion of what an earlier part of this command made (shell/created-here.ts). */
     writes: { segment: number; path: string; via: string; canonical: string | null; createdHere?: true }[];
@@ -259,6 +260,7 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
         context: s.context,
         depth: s.depth,
         ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+        ...(s.cwdOrElse === undefined ? {} : { cwdOrElse: s.cwdOrElse }),
       })),
       writes: shell.writes.targets.map((t, i) => ({
         segment: t.segment,
@@ -329,7 +331,9 @@ export function renderExplanation(e: Explanation): string {
       const how = [
         s.context !== 'command' ? s.context : '',
         s.wrappers.length > 0 ? `via ${s.wrappers.join(' → ')}` : '',
-        s.cwd === undefined ? '' : `in ${s.cwd}`,
+        s.cwd === undefined && s.cwdOrElse === undefined
+          ? ''
+          : `in ${[s.cwd ?? '.', ...(s.cwdOrElse ?? []).map((d) => d || '.')].join(' or ')}`,
       ].filter((x) => x !== '');
       lines.push(
         `  segment ${i + 1}${s.operator === undefined ? '' : ` (after ${JSON.stringify(s.operator)})`}: ${s.argv.map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a) : a)).join(' ')}${how.length > 0 ? `  [${how.join(', ')}]` : ''}`,

@@ -83,7 +83,10 @@ export function parseCommand(command: string, options: ParseOptions = {}): Parse
 // ---------------------------------------------------------------------------------------------------------
 // The walk
 
-type Cwd = { known: true; dir: string } | { known: false };
+/** `orElse`: where the shell is instead if a `cd` joined by `;` failed (`''`: the command's own directory). */
+type Cwd = { known: true; dir: string; orElse?: string[] } | { known: false };
+/** Directories one place may stand for before it is called unknown (each `cd … ;` may double them). */
+const MAX_CWD_ALTERNATIVES = 4;
 /** Shared by every level that runs in the same shell process; copied for subshells. */
 interface CwdBox {
   value: Cwd;
@@ -168,6 +171,10 @@ class Walker {
   private known: ReadonlyMap<string, KnownValue> = new Map();
   /** An earlier segment set or exported CDPATH: a later `cd name` may land in any directory it lists. */
   private cdpath = false;
+  /** `set -e` seen at the top level: a failing command (a `cd`) ends the script, so what follows runs only after it succeeded. */
+  private errexit = false;
+  /** Where the shell was before each `cd` of the statement being walked: where it stays if that `cd` fails. */
+  private cwdsLeft: Cwd[] = [];
 
   constructor(
     private readonly source: string,
@@ -220,10 +227,17 @@ class Walker {
         ? op
         : (separator ?? (prevEnd >= 0 && level.src.slice(prevEnd, node.start).includes('\n') ? '\n' : ';'));
       const from = this.segments.length;
+      const before = level.cwd.value;
+      const outer = this.cwdsLeft;
+      this.cwdsLeft = [];
       if (TRANSPARENT.has(node.type)) this.sequence(node.children, level, joined);
       else if (STATEMENTS.has(node.type)) this.statement(node, level, joined, []);
       else this.scan(node, level); // for/case words, arithmetic: only their substitutions run
       last = [from, this.segments.length];
+      // A `cd` here may fail, and what follows a `;`, a newline or `&` runs anyway: in either directory.
+      if (level.cwd.value !== before && !this.errexit && !exitsOnFailure(this.segments.slice(from)))
+        level.cwd.value = this.cwdsLeft.reduce(eitherCwd, level.cwd.value);
+      this.cwdsLeft = [...outer, ...this.cwdsLeft];
       // Substitutions run first but are not "this level": the next statement's separator joins it to this one.
       if (!emitted)
         emitted = this.segments
@@ -810,9 +824,13 @@ class Walker {
     } else {
       const cwd = level.cwd.value;
       if (!cwd.known) segment.flags.cwdUnknown = true;
-      else if (cwd.dir !== '') segment.cwd = cwd.dir;
+      else {
+        if (cwd.dir !== '') segment.cwd = cwd.dir;
+        if (cwd.orElse !== undefined) segment.cwdOrElse = [...cwd.orElse];
+      }
     }
     this.segments.push(segment);
+    if (segment.depth === 0 && segment.name === 'set') this.errexit = setsErrexit(segment.argv, this.errexit);
     if (level.remote === undefined) this.changeDirectory(segment, level, s.peeled ?? []);
     if (setsCdpath(segment)) this.cdpath = true;
     return segment;
@@ -845,6 +863,7 @@ class Walker {
     const words = segment.argv.map((text, i) => ({ text, dynamic: segment.dynamicArgs.includes(i) }));
     const args = parseArgs(words, 1, { stopAtOperand: true });
     const target = args.operands[0];
+    this.cwdsLeft.push(level.cwd.value);
     if (name === 'popd' || args.operands.length > 1 || (target !== undefined && /^[+-]/.test(target.text))) {
       level.cwd.value = { known: false };
     } else if (target === undefined) {
@@ -1226,7 +1245,38 @@ function moveCwd(from: Cwd, target: Word): Cwd {
   if (!from.known || target.dynamic || target.text === '-' || target.text === '') return { known: false };
   const t = target.text;
   if (t.startsWith('/') || t === '~' || t.startsWith('~/')) return { known: true, dir: t };
-  return { known: true, dir: from.dir === '' ? t : joinPath(from.dir, t) };
+  const to = (dir: string): string => (dir === '' ? t : joinPath(dir, t));
+  const moved: Cwd = { known: true, dir: to(from.dir) };
+  if (from.orElse !== undefined) moved.orElse = from.orElse.map(to);
+  return moved;
+}
+
+/** The shell is in `after` if the `cd` that led there succeeded, else still in `before`. */
+function eitherCwd(after: Cwd, before: Cwd): Cwd {
+  if (!after.known || !before.known) return { known: false };
+  const others = [...(after.orElse ?? []), before.dir, ...(before.orElse ?? [])];
+  const orElse = [...new Set(others)].filter((d) => d !== after.dir);
+  if (orElse.length > MAX_CWD_ALTERNATIVES) return { known: false };
+  return orElse.length === 0 ? { known: true, dir: after.dir } : { known: true, dir: after.dir, orElse };
+}
+
+/** `cd x || exit 1`, `cd x || return`: when the `cd` fails, nothing after it runs. */
+function exitsOnFailure(statement: readonly Segment[]): boolean {
+  const last = statement.at(-1);
+  return last !== undefined && last.operator === '||' && (last.name === 'exit' || last.name === 'return');
+}
+
+/** Whether `set …` leaves errexit on (`set -e`, `set -euo pipefail`, `set -o errexit`; `set +e` turns it off). */
+function setsErrexit(argv: readonly string[], on: boolean): boolean {
+  let errexit = on;
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!;
+    if ((w === '-o' || w === '+o') && argv[i + 1] === 'errexit') errexit = w === '-o';
+    else if (/^-[a-zA-Z]*e/.test(w) && !w.startsWith('--')) errexit = true;
+    else if (/^\+[a-zA-Z]*e/.test(w)) errexit = false;
+    if (w === '-o' || w === '+o') i++;
+  }
+  return errexit;
 }
 
 /** Every occurrence of NAME in the command is inside `$NAME` / `${NAME}` (nothing assigns or reads it otherwise). */

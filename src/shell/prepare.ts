@@ -116,12 +116,17 @@ export async function prepareShell(
   const root = pathContext.projectRoot;
   const here = pathContext.cwd === root || pathContext.cwd.startsWith(root === '/' ? '/' : `${root}/`);
   const byCwd = new Map<string | undefined, boolean>(here ? [[undefined, true]] : []);
-  const runsInProject = parse.segments.map((segment) => {
-    if (segment.flags.cwdUnknown === true) return false;
-    let inside = byCwd.get(segment.cwd);
-    if (inside === undefined) byCwd.set(segment.cwd, (inside = inProject(segment.cwd ?? '.', { flags: {} })));
-    return inside;
-  });
+  const inside = (cwd: string | undefined): boolean => {
+    let answer = byCwd.get(cwd);
+    if (answer === undefined) byCwd.set(cwd, (answer = inProject(cwd ?? '.', { flags: {} })));
+    return answer;
+  };
+  const runsInProject = parse.segments.map(
+    (segment) =>
+      segment.flags.cwdUnknown !== true &&
+      inside(segment.cwd) &&
+      (segment.cwdOrElse ?? []).every((dir) => inside(dir === '' ? undefined : dir)),
+  );
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
   const prepared: PreparedShell = { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
@@ -142,7 +147,8 @@ async function parseFresh(command: string, memo: ParseMemo | undefined): Promise
     return failed;
   }
   const catalog = parse.segments.map((s) => shell.matchSegment(s));
-  const writes = withCatalogWrites(shell.writeTargets(parse.segments), parse.segments, catalog);
+  const found = withCatalogWrites(shell.writeTargets(parse.segments), parse.segments, catalog);
+  const writes = { ...found, targets: inEveryCwd(found.targets, parse.segments) };
   const parsed: Parsed = { parse, writes, catalog };
   memo?.set(command, parsed);
   return parsed;
@@ -176,6 +182,28 @@ function withCatalogWrites(
   return added.length === 0 ? writes : { ...writes, targets: [...writes.targets, ...added] };
 }
 
+/**
+ * A relative path of a segment that may run in another directory (`cd missing; rm -rf build`: the `cd` may
+ * have failed) is also judged there: one more target per other directory, and the strictest verdict wins.
+ */
+function inEveryCwd<T extends { segment: number; path: string; cwd?: string }>(
+  targets: readonly T[],
+  segments: readonly Segment[],
+): T[] {
+  const out = [...targets];
+  for (const t of targets) {
+    const elsewhere = segments[t.segment]?.cwdOrElse;
+    if (elsewhere === undefined || isAbsolute(t.path) || t.path === '~' || t.path.startsWith('~/')) continue;
+    for (const dir of elsewhere) {
+      const copy: T = { ...t };
+      if (dir === '') delete copy.cwd;
+      else copy.cwd = dir;
+      out.push(copy);
+    }
+  }
+  return out;
+}
+
 /** And the files it reads (an option's file, `date -r F`) join the reads the sensitive-read rules judge. */
 function withCatalogReads(
   effects: CommandEffects,
@@ -201,7 +229,8 @@ async function effectsOf(parsed: Parsed, inProject: InProject, consulted: () => 
   if (!parsed.parse.ok) return NO_EFFECTS;
   const shell = await loadShell();
   const segments = parsed.parse.segments;
-  const effects = withCatalogReads(shell.analyzeEffects(segments, parsed.writes, inProject), segments, parsed.catalog);
+  const found = withCatalogReads(shell.analyzeEffects(segments, parsed.writes, inProject), segments, parsed.catalog);
+  const effects = { ...found, reads: inEveryCwd(found.reads, segments) };
   if (!consulted()) parsed.effects = effects;
   return effects;
 }

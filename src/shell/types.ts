@@ -58,9 +58,15 @@ export interface Segment {
    * Where the segment runs when an earlier literal `cd`/`pushd` in the same shell moved it (`cd sub && rm x`
    * → `sub`; `cd /tmp && cd a` → `/tmp/a`; bare `cd` → `~`), as written and relative to the command's own
    * working directory. Undefined: the command's working directory (or unknown, see `flags.cwdUnknown`).
-   * Assumes every `cd` succeeds.
+   * Where the `cd` succeeded; `cwdOrElse` says where the segment runs if it failed.
    */
   cwd?: string;
+  /**
+   * The other directories the segment may run in, because a `cd` joined to what follows by `;`, a newline
+   * or `&` may have failed (`cd missing; rm -rf build` removes ./build then): as `cwd` writes them, `''` for
+   * the command's own directory. Relative paths are judged in each, and the strictest verdict wins.
+   */
+  cwdOrElse?: string[];
   /** Facts a rule may care about. */
   flags: {
     /**

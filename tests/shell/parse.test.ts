@@ -754,8 +754,34 @@ describe('the working directory after literal cd', () => {
     ['export CDPATH=/tmp; cd ./build; rm x', [false, false, false]],
     ['export CDPATH=/tmp; cd /srv && rm x', [false, false, false]],
     ['cd -P build && rm x', [false, false]],
+    ['cd "$DIR"; rm x', [false, true]],
   ])('%j: the cwd becomes unknown', (command, unknown) => {
     expect(segments(command).map((s) => s.flags.cwdUnknown === true)).toEqual(unknown);
+  });
+
+  // `cd missing; rm -rf build`: the cd fails, and rm runs where the shell still is.
+  it.each([
+    ['cd sub; rm x', [undefined, ['']]],
+    ['cd sub\nrm x', [undefined, ['']]],
+    ['cd sub && rm x', [undefined, undefined]],
+    ['cd a && cd b; rm x', [undefined, undefined, ['', 'a']]],
+    ['cd a; cd b; rm x', [undefined, [''], ['b', 'a', '']]],
+    ['cd /srv; rm x', [undefined, ['']]],
+    ['{ cd sub; }; rm x', [undefined, ['']]],
+    ['cd sub || exit 1; rm x', [undefined, undefined, undefined]],
+    ['cd sub || return; rm x', [undefined, undefined, undefined]],
+    ['set -e; cd sub; rm x', [undefined, undefined, undefined]],
+    ['set -euo pipefail; cd sub; rm x', [undefined, undefined, undefined]],
+    ['set -o errexit; cd sub; rm x', [undefined, undefined, undefined]],
+    ['set -e; set +e; cd sub; rm x', [undefined, undefined, undefined, ['']]],
+    ['(cd sub; rm x); rm y', [undefined, [''], undefined]],
+  ])('%j: where it runs if a cd failed', (command, orElse) => {
+    expect(segments(command).map((s) => s.cwdOrElse)).toEqual(orElse);
+  });
+
+  it('a cd that may have failed, several times over, is unknown past a few places', () => {
+    const last = segments('cd a; cd b; cd c; cd d; rm x').at(-1)!;
+    expect(last.flags.cwdUnknown).toBe(true);
   });
 });
 

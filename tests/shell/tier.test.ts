@@ -266,6 +266,15 @@ describe('effects: reads of secrets ask; sending them over the network is denied
   allowed(['cat README.md', 'grep -rn TODO src', 'cat src/a.ts | grep x']);
 });
 
+describe('a cd joined by `;` may fail: later paths are judged where the shell may be', () => {
+  // tester may write tests/** only: after `cd tests;` a failed cd puts the write at the project's root.
+  notAllowed(['cd tests; echo x > a.txt', 'cd tests; touch a.txt', 'cd tests\necho x > a.txt'], 'tester');
+  // (`cd tests || exit 1;` and `set -e;` keep the cd's directory: tests/shell/parse.test.ts)
+  allowed(['cd tests && echo x > a.txt', 'cd tests; echo x > /dev/null'], 'tester');
+  // a read is judged in both places too: ./credentials may be where the shell stays
+  notAllowed(['cd ~/.aws; cat credentials', 'cd src; cat ../.env']);
+});
+
 describe('a pattern given by an option leaves the operands file reads: sensitive ones ask', () => {
   notAllowed([
     'grep -e x ~/.ssh/id_rsa',

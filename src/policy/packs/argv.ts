@@ -123,7 +123,8 @@ export function isAncestorOrSelf(ancestor: string, path: string): boolean {
  */
 export function effectiveCwd(env: PackEnv): string | undefined {
   const self = env.segments[env.index];
-  if (self?.flags.cwdUnknown === true) return undefined;
+  // Unknown, or one of several places (a `cd` joined by `;` may have failed).
+  if (self?.flags.cwdUnknown === true || self?.cwdOrElse !== undefined) return undefined;
   if (self?.cwd !== undefined) {
     const moved = expandKnown(self.cwd, env.home, env.cwd);
     if (hasExpansion(moved)) return undefined;
