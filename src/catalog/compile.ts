@@ -189,6 +189,12 @@ export interface CompiledNode {
    * (no option such as `--check` made it a read), each file operand is also a write.
    */
   writesOperands?: boolean;
+  /**
+   * Directories (by name, at any depth) the program never enters when it rewrites a directory it is given
+   * (prettier skips `.git` and `node_modules`): what lies in them is not written. Absent: it may write
+   * anything below the directory.
+   */
+  treeSkips?: string[];
 }
 
 export const SHORT_WORDS = ['clusters', 'listed-first'] as const;
@@ -249,6 +255,7 @@ const NODE_KEYS = new Set([
   'package-runner',
   'option-commands',
   'writes-operands',
+  'tree-skips',
 ]);
 
 type Raw = Record<string, unknown>;
@@ -462,6 +469,12 @@ class Compiler {
     if (raw['response-files'] === true) base.responseFiles = true;
     if (raw['all-operands'] === true) base.allOperands = true;
     if (raw['writes-operands'] === true) base.writesOperands = true;
+    const skips = raw['tree-skips'];
+    if (skips !== undefined) {
+      if (!Array.isArray(skips) || !skips.every((s) => typeof s === 'string' && /^[^/*?[{]+$/.test(s)))
+        this.fail(`${at}.tree-skips`, 'tree-skips lists directory names, no slash or glob: [.git, node_modules]');
+      else base.treeSkips = skips as string[];
+    }
     const fileValues = raw['file-values'];
     if (fileValues !== undefined) {
       if (!Array.isArray(fileValues) || !fileValues.every((p) => typeof p === 'string' && p !== '' && !/\s/.test(p)))

@@ -36,6 +36,11 @@ export interface CatalogPath {
   kind: PathKind;
   /** `wc`, `sort --output`: what reads or writes it (for reasons). */
   via: string;
+  /**
+   * A write that rewrites a directory file by file below it (a formatter given `.`): the directory names it
+   * never enters (CompiledNode.treeSkips; empty: none). Absent: the path alone is written.
+   */
+  treeSkips?: string[];
 }
 
 export interface CatalogMatch {
@@ -838,10 +843,14 @@ function matchProgram(
   const rewrites =
     used.some((u) => u.option.writesOperands === true) ||
     (last.writesOperands === true && (formEffects ?? last.effects)?.includes('writes') === true);
-  if (rewrites)
+  if (rewrites) {
+    // A directory operand is rewritten file by file below it (`prettier --write .`).
+    let treeSkips: string[] | undefined;
+    for (let k = path.length - 1; k >= 0 && treeSkips === undefined; k--) treeSkips = path[k]!.treeSkips;
     for (const p of [...walk.paths])
       if (walk.operandIndices.has(p.index) && p.kind !== 'path-write')
-        walk.paths.push({ ...p, kind: 'path-write', via: `${p.via}, rewritten in place` });
+        walk.paths.push({ ...p, kind: 'path-write', via: `${p.via}, rewritten in place`, treeSkips: treeSkips ?? [] });
+  }
   // `tsc a.ts` writes beside a.ts, unless --outDir sends the outputs there or --noEmit writes nothing.
   const emits = (formEffects ?? last.effects)?.includes('writes') === true;
   if (emits && walk.emitProblem !== undefined) walk.stop(walk.emitProblem.index, walk.emitProblem.why);

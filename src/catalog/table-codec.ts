@@ -53,6 +53,7 @@ export const NODE_BODY_KEYS = [
   'packageRunner',
   'optionCommands',
   'writesOperands',
+  'treeSkips',
 ] as const satisfies readonly Exclude<keyof CompiledNode, 'names'>[];
 // Every key of CompiledNode is named above: a key added to it and not here fails to compile.
 type MissingBodyKey = Exclude<keyof CompiledNode, 'names' | (typeof NODE_BODY_KEYS)[number]>;

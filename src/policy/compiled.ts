@@ -175,6 +175,54 @@ export class PatternList {
     }
     return undefined;
   }
+
+  /**
+   * The first pattern that may match a path at or below `dir` (a directory a formatter rewrites file by file),
+   * leaving out what lies in directories named in `skips`. Decided on the pattern's shape: a shape that
+   * cannot be bounded (a regex, a file name at any depth, a segment anywhere) is taken to reach below.
+   */
+  reachesBelow(dir: ResolvedPath, skips: readonly string[]): CompiledPattern | undefined {
+    for (const pattern of this.patterns) {
+      const root = pattern.absolute ? dir.absolute : dir.relative;
+      if (root !== null && mayMatchBelow(pattern, root, skips)) return pattern;
+    }
+    return undefined;
+  }
+
+  /** The first pattern that matches every path at and below `dir` (`**`; `src/**` for `src/lib`). */
+  coversBelow(dir: ResolvedPath): CompiledPattern | undefined {
+    for (const pattern of this.patterns) {
+      const root = pattern.absolute ? dir.absolute : dir.relative;
+      if (root === null) continue;
+      if (pattern.kind === 'any') return pattern;
+      if (pattern.kind === 'dir' && !pattern.base && (root === pattern.value || root.startsWith(`${pattern.value}/`)))
+        return pattern;
+    }
+    return undefined;
+  }
+}
+
+/** Whether a pattern may match some path at or below `root` (`''`: the project root), outside `skips`. */
+function mayMatchBelow(pattern: CompiledPattern, root: string, skips: readonly string[]): boolean {
+  if (pattern.base) return true;
+  const v = pattern.value;
+  // v's part below root, or undefined when v is neither root nor below it.
+  const rest = root === '' ? v : v === root ? '' : v.startsWith(`${root}/`) ? v.slice(root.length + 1) : undefined;
+  const skipped = (parts: string[]): boolean => parts.some((p) => skips.includes(p));
+  switch (pattern.kind) {
+    case 'exact':
+      return rest !== undefined && !skipped(rest.split('/').slice(0, -1));
+    case 'dir':
+      if (root === v || root.startsWith(`${v}/`)) return true;
+      return rest !== undefined && !skipped(rest.split('/'));
+    case 'prefix':
+      // `.env*`, `src/gen*`: a path starting so; its whole directories can be skipped.
+      if (root === '' || root.startsWith(v) || `${root}/`.startsWith(v))
+        return rest === undefined || !skipped(rest.split('/').slice(0, -1));
+      return rest !== undefined && !skipped(rest.split('/').slice(0, -1));
+    default:
+      return true;
+  }
 }
 
 /** The role of that name, looked up as data: only the policy's own roles, never an inherited property. */

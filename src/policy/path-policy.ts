@@ -83,6 +83,48 @@ export function judgeWrite(path: ResolvedPath, ctx: PolicyContext): Decision | u
 }
 
 /**
+ * A directory a program rewrites file by file (`prettier --write .`, `black src`): every path below it is a
+ * write. Allowed only when allow_write covers all of them (`**` covers the project root, which no glob
+ * matches as a path) and no sensitive, hookwise or denied path may lie below it outside the directories the
+ * program never enters (`skips`). Which files it touches depends on what is there and on its ignore files,
+ * which hookwise does not read: where one of those may lie below, the write is unknown until it runs (a
+ * shell ask the walls can hold: they keep those paths read-only), not a path-policy verdict.
+ */
+export function judgeTreeWrite(dir: ResolvedPath, ctx: PolicyContext, skips: readonly string[]): Decision | undefined {
+  const direct = judgeWrite(dir, ctx);
+  if (direct !== undefined && direct.verdict !== 'allow') return direct;
+  const { role, matchers } = ctx;
+  const name = role.role.name;
+  const within = dir.absolute === '/' ? '/' : `${dir.absolute}/`;
+  const sensitive = matchers.sensitiveWrite.reachesBelow(dir, skips);
+  const own = (ctx.hookwiseDirs ?? []).find((d) => d === dir.absolute || d.startsWith(within));
+  const denied = role.denyWrite.reachesBelow(dir, skips);
+  const below =
+    sensitive !== undefined
+      ? `the sensitive path "${sensitive.glob}"`
+      : own !== undefined
+        ? `hookwise's own state (${own})`
+        : denied !== undefined
+          ? `"${denied.glob}", which role "${name}" may not write,`
+          : undefined;
+  if (below !== undefined)
+    return decision(
+      'ask',
+      'shell',
+      `${show(dir)} is rewritten file by file, and ${below} may lie below it: which files are written is only known when it runs`,
+      { id: 'shell:unknown-write-target', source: 'built-in' },
+    );
+  const covers = role.allowWrite.coversBelow(dir);
+  if (covers === undefined) return undefined;
+  return decision(
+    'allow',
+    'path-policy',
+    `role "${name}" may write every file in ${show(dir)} (allow_write "${covers.glob}")`,
+    ruleOf(`role:${name}:allow_write`, covers),
+  );
+}
+
+/**
  * A read that needs a human whatever the role: a credential file (sensitive read paths), hookwise's own
  * private state (runtime directory: sessions, sockets; the daemon's token), or — for a recursive read (grep
  * -r, tar, rsync, Grep/Glob over a directory) — a directory that holds credentials somewhere below it (`~`,

@@ -3,7 +3,7 @@
  * the parser bundle and native grammar lazily — only Bash calls pay for it), extract write targets, and
  * canonicalize each target exactly like a Tier 0 path.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { loadWithCodeCache } from '../util/code-cache.js';
@@ -27,6 +27,8 @@ export interface PreparedShell {
   targets: (ResolvedPath | null)[];
   /** Whether writes.targets[i] exists now (an overwrite loses data; creating a file does not). */
   exists: boolean[];
+  /** Whether writes.targets[i] is a directory its program rewrites file by file (WriteTarget.treeSkips). */
+  trees: boolean[];
   /**
    * What each segment can run, read and reach beyond its first word (see effects.ts), with "outside the
    * project" judged on canonical paths: it depends on the file system, so it is worked out for every call.
@@ -87,6 +89,7 @@ export async function prepareShell(
       writes: { targets: [], unknown: [] },
       targets: [],
       exists: [],
+      trees: [],
       effects: NO_EFFECTS,
       runsInProject: [],
       reads: [],
@@ -128,8 +131,22 @@ export async function prepareShell(
       (segment.cwdOrElse ?? []).every((dir) => inside(dir === '' ? undefined : dir)),
   );
   const exists = targets.map((t) => t !== null && existsForLoss(t.absolute));
+  const trees = targets.map(
+    (t, i) => t !== null && writes.targets[i]!.treeSkips !== undefined && isDirectory(t.absolute),
+  );
   const reads = effects.reads.map((r) => resolveTarget(throughLinks(r, effects.links), parse, pathContext));
-  const prepared: PreparedShell = { command, parse, writes, targets, exists, effects, runsInProject, reads, catalog };
+  const prepared: PreparedShell = {
+    command,
+    parse,
+    writes,
+    targets,
+    exists,
+    trees,
+    effects,
+    runsInProject,
+    reads,
+    catalog,
+  };
   if (sql !== undefined) prepared.sqlFiles = sql.files;
   const absent = (absolute: string, i: number): boolean =>
     nothingAt(absolute) && nothingAt(asWritten(writes.targets[i]!, pathContext));
@@ -176,6 +193,7 @@ function withCatalogWrites(
       };
       const cwd = segments[segment]!.cwd;
       if (cwd !== undefined) target.cwd = cwd;
+      if (p.treeSkips !== undefined) target.treeSkips = p.treeSkips;
       added.push(target);
     }
   });
@@ -246,6 +264,16 @@ function insideProject(path: string, segment: Pick<Segment, 'cwd' | 'flags'>, ct
   if (EXPANSION.test(written) || hasFreshTempMarker(written)) return false;
   const resolved = resolvePath(written, ctx);
   return resolved.unknown === undefined && resolved.relative !== null;
+}
+
+/** A directory (through symlinks); an error (permissions) counts as one: it may hold a tree of files. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }
 
 /**

@@ -20,7 +20,7 @@ import type { SyncTier } from '../core/tier.js';
 import type { PolicyContext } from '../policy/context.js';
 import type { PreconditionContext } from '../policy/precondition.js';
 import { decision, stricter, type Decision } from '../core/decision.js';
-import { judgeSensitiveRead, judgeWrite } from '../policy/path-policy.js';
+import { judgeSensitiveRead, judgeTreeWrite, judgeWrite } from '../policy/path-policy.js';
 import { shortText } from '../policy/packs/argv.js';
 import { judgeSegmentsDetailed, rulesContextOf } from '../policy/rules.js';
 import { segmentLosesData } from './data-loss.js';
@@ -98,7 +98,9 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
               `\`${segment.name}\` writes ${target.path}, which is only known when the command runs`,
               { id: 'shell:dynamic-write-target', source: 'built-in' },
             )
-          : judgeWrite(resolved, ctx);
+          : shell.trees[i] === true
+            ? judgeTreeWrite(resolved, ctx, target.treeSkips ?? [])
+            : judgeWrite(resolved, ctx);
       if (d === undefined) writesUndecided = true;
       writes = stricter(writes, d);
     });

@@ -128,6 +128,11 @@ export interface WriteTarget {
    * `path` is relative to it. Undefined: the command's own working directory.
    */
   cwd?: string;
+  /**
+   * The program rewrites a directory here file by file (a formatter given `.`), never entering directories
+   * of these names: judged as every path below it (path-policy judgeTreeWrite) when it is a directory.
+   */
+  treeSkips?: string[];
 }
 
 export interface WriteAnalysis {

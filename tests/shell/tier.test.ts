@@ -568,3 +568,33 @@ describe('the project root named absolutely is inside the project', () => {
     expect(got.reason).toMatch(reason);
   });
 });
+
+describe('a directory a formatter rewrites is every file below it', () => {
+  async function decide(command: string, role: string) {
+    const p = makeProject();
+    p.register('s1', role);
+    mkdirSync(join(p.root, 'lib', 'gen'), { recursive: true });
+    return (await p.check(p.pre('Bash', { command }))).decision!;
+  }
+
+  it.each([
+    ['maintainer', 'prettier --write .'],
+    ['maintainer', 'prettier --write lib'],
+    ['maintainer', 'black .'],
+    ['coder', 'prettier --write .'],
+    ['coder', 'npx eslint --fix .'],
+    ['coder', 'gofmt -w lib'],
+  ])('%s: %s is not allowed on the directory alone', async (role, command) => {
+    const d = await decide(command, role);
+    expect(d.verdict, d.reason).not.toBe('allow');
+  });
+
+  it('the reason names what may lie below, and the walls may hold it (an unknown write, not a path verdict)', async () => {
+    const d = await decide('prettier --write .', 'maintainer');
+    expect(d.reason).toMatch(/\. is rewritten file by file, and .* may lie below it/);
+  });
+
+  it('a file operand is judged as that file', async () => {
+    expect((await decide('prettier --write lib/a.ts', 'coder')).verdict).toBe('allow');
+  });
+});
