@@ -13,8 +13,8 @@
  *     transcript that is not the one named when hookwise asked teach nothing (fail closed);
  *   - a confined run's walls hit, from its result's text (an ask: it can only tighten);
  *   - the circuit breaker: a run of failures (each counted by PostToolUseFailure, which stays: it fires only
- *     on failures) ends when the transcript shows a call made after the last failure whose result is not an
- *     error (endBreakerRun).
+ *     on failures) ends when the transcript shows a call made after one of them whose result is not an
+ *     error; the failures made after that call stay counted (endBreakerRun).
  *
  * Claude Code writes a result to the transcript shortly after the tool ran, not before the next hook fires:
  * a note whose result is not there yet waits for a later point (SettlePoint). A new prompt drops what is
@@ -36,7 +36,7 @@ import {
   pendingNoteName,
   sessionPendingDir,
 } from '../memory/learn.js';
-import { breakerSuccess, toolUseKey } from '../modules/machine.js';
+import { breakerSuccessBefore, toolUseKey, type ModuleState } from '../modules/machine.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { sanitize } from '../sanitize/index.js';
 import { shownError } from '../sanitize/shown.js';
@@ -194,26 +194,32 @@ function breakerRunOpen(where: Locations, sessionId: string): boolean {
 }
 
 /**
- * A run of failures ends with a success: a call the model made after the last counted failure whose one
- * result is not an error. A result the host has not written yet is not seen: the run goes on (the breaker
- * may trip early, never late). A state without the failure's call (counted from a payload without a
- * tool_use id) is never ended this way.
+ * A run of failures ends with a success: a call the model made after one of the run's counted failures whose
+ * one result is not an error. The last such success counts, and the failures made after it stay counted
+ * (machine.ts breakerSuccessBefore). A result the host has not written yet is not seen now, but the run's
+ * failures are kept, so a later settle finds it (the breaker may trip early, never late). A failure whose
+ * call is not in the part of the transcript read stays counted; a state without the failures' calls (counted
+ * from payloads without a tool_use id) is never ended this way.
  */
 function endBreakerRun(where: Locations, sessionId: string, reading: TranscriptReading): void {
+  const calls = [...reading.toolUses];
+  const order = new Map(calls.map(([toolUseId], i) => [toolUseKey(toolUseId), i]));
+  const ended = (s: ModuleState): ModuleState => {
+    const failures = s.breaker.failures ?? [];
+    const placed = failures.map((f) => order.get(f)).filter((i) => i !== undefined);
+    if (placed.length === 0) return s;
+    const first = Math.min(...placed);
+    for (let i = calls.length - 1; i > first; i--) {
+      const [toolUseId, names] = calls[i]!;
+      const results = reading.results.get(toolUseId);
+      if (names.length !== 1 || results?.length !== 1 || results[0]!.isError) continue;
+      return breakerSuccessBefore(s, new Set(failures.filter((f) => (order.get(f) ?? Infinity) > i)));
+    }
+    return s;
+  };
+  // Looked at without the lock first: most settles change nothing, and a write is durable (an fsync).
   const read = readModuleState(where, sessionId);
-  const last = read.kind === 'valid' ? read.state.breaker.lastFailure : undefined;
-  if (last === undefined) return;
-  let after = false;
-  for (const toolUseId of reading.toolUses.keys()) {
-    if (!after) {
-      after = toolUseKey(toolUseId) === last;
-      continue;
-    }
-    const results = reading.results.get(toolUseId);
-    if (results?.length === 1 && !results[0]!.isError) {
-      // Only if no other failure was counted meanwhile (that one's run is not ended by this success).
-      updateModuleState(where, sessionId, (s) => (s.breaker.lastFailure === last ? breakerSuccess(s) : s));
-      return;
-    }
-  }
+  if (read.kind !== 'valid' || ended(read.state) === read.state) return;
+  // Decided again under the lock, on the state as it is then (a failure counted meanwhile is in it).
+  updateModuleState(where, sessionId, ended);
 }

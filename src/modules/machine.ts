@@ -6,7 +6,7 @@
 import { fnv1a64 } from '../util/hash.js';
 import type { ErrorSignature } from './signature.js';
 
-/** What the state keeps of a tool call's id (BreakerState.lastFailure): a hash. */
+/** What the state keeps of a tool call's id (BreakerState.failures): a hash. */
 export function toolUseKey(toolUseId: string): string {
   return fnv1a64(`tool-use\u0000${toolUseId}`);
 }
@@ -19,11 +19,17 @@ export interface BreakerState {
   /** Why it tripped; absent while it is closed. */
   tripped?: string;
   /**
-   * The last counted failure's tool call (a hash of its tool_use id): a success counts as ending the run only
-   * when it is of a call made after that one (engine/settle.ts reads the order from the transcript).
+   * The run's counted failures' tool calls (hashes of their tool_use ids), in the order they were counted, the
+   * last MAX_RUN_FAILURES. A success ends the run when it is of a call made after one of them, and only those
+   * made after the success stay counted (engine/settle.ts reads the order from the transcript): a success the
+   * host wrote late is still found by a later settle, whatever was counted meanwhile. A failure counted
+   * without an id empties the list (nothing before it can be placed).
    */
-  lastFailure?: string;
+  failures?: string[];
 }
+
+/** Failures of one run the state keeps ids of: more than any threshold worth having (a longer run has tripped). */
+export const MAX_RUN_FAILURES = 32;
 
 /** A conductor's recent work-tool calls (epoch ms), for the delegation window. */
 export interface DelegationState {
@@ -67,7 +73,7 @@ export function breakerFailure(
   state: ModuleState,
   signature: ErrorSignature,
   threshold: number,
-  lastFailure?: string,
+  failure?: string,
 ): ModuleState {
   const consecutive = state.breaker.consecutive + 1;
   const same = (state.breaker.signatures[signature] ?? 0) + 1;
@@ -79,13 +85,14 @@ export function breakerFailure(
       : same >= threshold
         ? `the same error (${signature}) ${same} times`
         : undefined);
+  const failures = failure === undefined ? [] : [...(state.breaker.failures ?? []), failure].slice(-MAX_RUN_FAILURES);
   return {
     ...state,
     breaker: {
       consecutive,
       signatures,
       ...(tripped === undefined ? {} : { tripped }),
-      ...(lastFailure === undefined ? {} : { lastFailure }),
+      ...(failures.length === 0 ? {} : { failures }),
     },
   };
 }
@@ -93,8 +100,22 @@ export function breakerFailure(
 /** A success breaks a run of failures; a tripped breaker stays tripped until a human resets it. */
 export function breakerSuccess(state: ModuleState): ModuleState {
   if (state.breaker.consecutive === 0) return state;
-  const { lastFailure: _ended, ...breaker } = state.breaker;
+  const { failures: _ended, ...breaker } = state.breaker;
   return { ...state, breaker: { ...breaker, consecutive: 0 } };
+}
+
+/**
+ * A success placed among the run's failures (engine/settle.ts, from the transcript): `madeAfter` holds those
+ * of the run's failures whose calls came after it. The run goes on with only those; with none it ends. The
+ * failures counted before the listed ones (beyond MAX_RUN_FAILURES, or before one without an id) were counted
+ * before every listed one, so a success after a listed one ends them too.
+ */
+export function breakerSuccessBefore(state: ModuleState, madeAfter: ReadonlySet<string>): ModuleState {
+  const failures = state.breaker.failures ?? [];
+  const left = failures.filter((f) => madeAfter.has(f));
+  if (left.length === 0) return breakerSuccess(state);
+  if (left.length >= state.breaker.consecutive) return state;
+  return { ...state, breaker: { ...state.breaker, consecutive: left.length, failures: left } };
 }
 
 export function breakerReset(state: ModuleState): ModuleState {

@@ -16,7 +16,7 @@ import { idFileKey, shownId } from '../sanitize/ids.js';
 import { ensurePrivateDir, openOwnedFile, readOwnedFile, withLockSync, writeFileAtomic } from '../util/fs-safe.js';
 import type { Locations } from '../util/locations.js';
 import { ERROR_SIGNATURES } from './signature.js';
-import { INITIAL_STATE, MAX_DELEGATION_CALLS, type ModuleState } from './machine.js';
+import { INITIAL_STATE, MAX_DELEGATION_CALLS, MAX_RUN_FAILURES, type ModuleState } from './machine.js';
 
 export type ReadState =
   { kind: 'absent'; state: ModuleState } | { kind: 'valid'; state: ModuleState } | { kind: 'tampered'; why: string };
@@ -148,7 +148,13 @@ function parseBody(body: string): ModuleState | undefined {
     format?: unknown;
     state?: {
       safemode?: unknown;
-      breaker?: { consecutive?: unknown; signatures?: unknown; tripped?: unknown; lastFailure?: unknown };
+      breaker?: {
+        consecutive?: unknown;
+        signatures?: unknown;
+        tripped?: unknown;
+        failures?: unknown;
+        lastFailure?: unknown;
+      };
       delegation?: { calls?: unknown };
     };
   };
@@ -163,7 +169,13 @@ function parseBody(body: string): ModuleState | undefined {
   )
     return undefined;
   if (b.tripped !== undefined && typeof b.tripped !== 'string') return undefined;
-  if (b.lastFailure !== undefined && (typeof b.lastFailure !== 'string' || !/^[0-9a-f]{16}$/.test(b.lastFailure)))
+  // A state written before the run's failures were kept has its last one only.
+  const failures = b.failures ?? (b.lastFailure === undefined ? [] : [b.lastFailure]);
+  if (
+    !Array.isArray(failures) ||
+    failures.length > MAX_RUN_FAILURES ||
+    !failures.every((f) => typeof f === 'string' && /^[0-9a-f]{16}$/.test(f))
+  )
     return undefined;
   const signatures: ModuleState['breaker']['signatures'] = {};
   for (const [name, count] of Object.entries(b.signatures)) {
@@ -184,7 +196,7 @@ function parseBody(body: string): ModuleState | undefined {
       consecutive: b.consecutive,
       signatures,
       ...(b.tripped === undefined ? {} : { tripped: b.tripped }),
-      ...(b.lastFailure === undefined ? {} : { lastFailure: b.lastFailure }),
+      ...(failures.length === 0 ? {} : { failures: failures as string[] }),
     },
     delegation: { calls: calls as number[] },
   };

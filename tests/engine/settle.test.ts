@@ -235,6 +235,32 @@ describe('the circuit breaker without PostToolUse', () => {
     expect(consecutive(p)).toBe(1);
   });
 
+  it('a success the host wrote late is found at a later settle: the run ends there, the failures after it stay counted', async () => {
+    const p = project('modules:\n  circuit_breaker: {threshold: 5}\n');
+    const failed = (id: string): Line[] => [{ use: [id, 'Bash'] }, { result: [id, 'Exit code 1', true] }];
+    for (const id of ['toolu_1', 'toolu_2']) {
+      await p.check(bash(p, 'npm test', id));
+      await p.check(failure(p, id));
+    }
+    // git status ran and succeeded, but its result is not in the transcript yet when the next failure counts.
+    await p.check(bash(p, 'git status', 'toolu_3'));
+    await p.check(bash(p, 'npm test', 'toolu_4'));
+    write(p, [...failed('toolu_1'), ...failed('toolu_2'), { use: ['toolu_3', 'Bash'] }, { use: ['toolu_4', 'Bash'] }]);
+    await p.check(failure(p, 'toolu_4'));
+    expect(consecutive(p)).toBe(3);
+    write(p, [
+      ...failed('toolu_1'),
+      ...failed('toolu_2'),
+      { use: ['toolu_3', 'Bash'] },
+      { result: ['toolu_3', 'On branch main', false] },
+      ...failed('toolu_4'),
+    ]);
+    await p.check(stop(p));
+    expect(consecutive(p)).toBe(1);
+    await p.check(bash(p, 'ls', 'toolu_5'));
+    expect(consecutive(p)).toBe(1);
+  });
+
   it('without a transcript it can trust, the run goes on (fail closed: the breaker may trip)', async () => {
     const p = project('modules:\n  circuit_breaker: {threshold: 3}\n');
     await p.check(failure(p, 'toolu_1'));

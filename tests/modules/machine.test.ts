@@ -4,11 +4,13 @@ import {
   breakerFailure,
   breakerReset,
   breakerSuccess,
+  breakerSuccessBefore,
   delegationCount,
   delegationReset,
   delegationWork,
   INITIAL_STATE,
   MAX_DELEGATION_CALLS,
+  MAX_RUN_FAILURES,
   promptCommand,
 } from '../../src/modules/machine.js';
 
@@ -35,6 +37,36 @@ describe('circuit breaker state machine', () => {
     s = breakerSuccess(s);
     expect(s.breaker.tripped).toBeDefined();
     expect(breakerReset(s).breaker).toEqual({ consecutive: 0, signatures: {} });
+  });
+
+  it('keeps the ids of the run’s failures (the last MAX_RUN_FAILURES); one without an id empties the list', () => {
+    let s = INITIAL_STATE;
+    for (let i = 0; i < MAX_RUN_FAILURES + 3; i++) s = breakerFailure(s, 'other', 1000, `f${i}`);
+    expect(s.breaker.consecutive).toBe(MAX_RUN_FAILURES + 3);
+    expect(s.breaker.failures).toHaveLength(MAX_RUN_FAILURES);
+    expect(s.breaker.failures?.[0]).toBe('f3');
+    s = breakerFailure(s, 'other', 1000);
+    expect(s.breaker.failures).toBeUndefined();
+    expect(breakerSuccess(breakerFailure(s, 'other', 1000, 'g')).breaker.failures).toBeUndefined();
+  });
+
+  it.each<[string, string[], number, string[] | undefined]>([
+    ['after every failure: the run ends', [], 0, undefined],
+    ['between failures: those made after it stay counted', ['c'], 1, ['c']],
+    ['before every failure: nothing changes', ['a', 'b', 'c'], 3, ['a', 'b', 'c']],
+  ])('a success placed %s', (_where, madeAfter, consecutive, failures) => {
+    let s = INITIAL_STATE;
+    for (const id of ['a', 'b', 'c']) s = breakerFailure(s, 'other', 5, id);
+    const next = breakerSuccessBefore(s, new Set(madeAfter));
+    expect(next.breaker.consecutive).toBe(consecutive);
+    expect(next.breaker.failures).toEqual(failures);
+    expect(next.breaker.signatures).toEqual({ other: 3 });
+  });
+
+  it('a success placed in a run keeps a tripped breaker tripped', () => {
+    let s = INITIAL_STATE;
+    for (const id of ['a', 'b', 'c']) s = breakerFailure(s, 'other', 3, id);
+    expect(breakerSuccessBefore(s, new Set()).breaker).toMatchObject({ consecutive: 0, tripped: expect.any(String) });
   });
 });
 

@@ -50,18 +50,30 @@ describe('signed module state', () => {
     expect(readModuleState(w, 's1')).toMatchObject({ kind: 'tampered' });
   });
 
-  it('the breaker’s last failed call (a hash) round-trips; a success clears it', () => {
+  it('the breaker’s failed calls (hashes) round-trip; a success clears them', () => {
     const w = where();
-    const key = toolUseKey('toolu_1');
-    updateModuleState(w, 's1', (s) => breakerFailure(s, 'other', 3, key));
+    const keys = [toolUseKey('toolu_1'), toolUseKey('toolu_2')];
+    for (const key of keys) updateModuleState(w, 's1', (s) => breakerFailure(s, 'other', 3, key));
     expect(readModuleState(w, 's1')).toMatchObject({
       kind: 'valid',
-      state: { breaker: { consecutive: 1, lastFailure: key } },
+      state: { breaker: { consecutive: 2, failures: keys } },
     });
     updateModuleState(w, 's1', breakerSuccess);
     const read = readModuleState(w, 's1');
     expect(read).toMatchObject({ kind: 'valid', state: { breaker: { consecutive: 0 } } });
-    expect(read.kind === 'valid' && 'lastFailure' in read.state.breaker).toBe(false);
+    expect(read.kind === 'valid' && 'failures' in read.state.breaker).toBe(false);
+  });
+
+  it('a state that kept only the last failed call (lastFailure) reads as a run of that one; a bad id list does not verify', () => {
+    const w = where();
+    const key = toolUseKey('toolu_1');
+    updateModuleState(w, 's1', (s) => ({ ...s, breaker: { consecutive: 1, signatures: {}, lastFailure: key } }));
+    expect(readModuleState(w, 's1')).toMatchObject({
+      kind: 'valid',
+      state: { breaker: { consecutive: 1, failures: [key] } },
+    });
+    updateModuleState(w, 's1', (s) => ({ ...s, breaker: { ...s.breaker, failures: ['not-a-hash'] } }));
+    expect(readModuleState(w, 's1').kind).toBe('tampered');
   });
 
   it("another session's file copied over this one's does not verify", () => {
