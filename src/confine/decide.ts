@@ -28,6 +28,8 @@ export interface ConfineRequest {
   userConfigDir: string;
   /** The policy's effective sensitive lists (globs). */
   sensitive: { write: readonly string[]; read: readonly string[] };
+  /** Where the agent's host keeps its transcripts and settings (absolute, canonical): read-only inside the walls. */
+  hostDirs?: readonly string[];
   /**
    * The project's git work tree (git-layout.ts): the wrapped command then takes an undo snapshot before
    * the walls go up, and fails without running when it cannot. `sanitizedCommand` is what the snapshot
@@ -73,6 +75,7 @@ function envelopeFor(request: ConfineRequest, roleReadOnly: readonly string[], p
     runtimeDir: request.runtimeDir,
     userConfigDir: request.userConfigDir,
     sensitive: request.sensitive,
+    ...(request.hostDirs === undefined ? {} : { hostDirs: request.hostDirs }),
     settings: {
       ...DEFAULT_CONFINE_SETTINGS,
       denyWrite: [...gitDirs.map((d) => `${d}/**`), ...roleReadOnly.map((d) => `${d}/**`)],

@@ -170,6 +170,11 @@ export interface EnvelopeInput {
   settings?: ConfineSettings;
   /** The effective sensitive lists of the policy in force (default: policy/defaults.ts's, the one source). */
   sensitive?: { write: readonly string[]; read: readonly string[] };
+  /**
+   * Absolute paths where the agent's host keeps what hookwise trusts (its session transcripts and settings:
+   * hosts/claude-transcript.ts transcriptDirs), each with everything below it: read-only inside the walls.
+   */
+  hostDirs?: readonly string[];
 }
 
 /** The "any depth" of a `names` rule, before the scan limits cut it. */
@@ -229,6 +234,10 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   };
   add(denyWrite, input.sensitive?.write ?? DEFAULT_SENSITIVE_WRITE, 'sensitive-write');
   add(denyWrite, CONFINE_EXTRA_WRITE, 'confine');
+  // Paths as they are, not globs: a directory's name may hold a glob's characters.
+  for (const dir of input.hostDirs ?? [])
+    if (isAbsolute(dir))
+      denyWrite.push({ kind: 'path', path: normalize(dir), source: { pattern: dir, list: 'sensitive-write' } });
   add(denyWrite, settings.denyWrite, 'settings');
   // A repository nested anywhere in the project runs its own hooks when someone commits in it.
   denyWrite.push({

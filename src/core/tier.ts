@@ -20,6 +20,12 @@ export interface CallContext {
    * role needs a human to read or write them.
    */
   hookwiseDirs?: readonly string[];
+  /**
+   * Where the host keeps what hookwise trusts it wrote (hosts/claude-transcript.ts transcriptDirs: the session's
+   * transcript, approvals are learned from; Claude Code's config directory, its hooks), canonical: every role
+   * needs a human to write there.
+   */
+  hostDirs?: readonly string[];
 }
 
 /**

@@ -26,6 +26,8 @@ export interface ToolCall {
   agentId?: string;
   /** Claude Code's `agent_type`: which subagent definition runs (e.g. `hookwise:supervisor`), set by the host. */
   agentType?: string;
+  /** The session's transcript as the host names it (EventBase.transcriptPath): writes to where it lives need a human. */
+  transcriptPath?: string;
 }
 
 /** A path after canonicalization (see src/paths/canonical.ts). */

@@ -3,6 +3,7 @@
  * inside walls instead (confine/decide.ts plans them, in its own lazily loaded bundle), and the network such
  * a command may have (the daemon's filtering proxy serves the policy's allowlist).
  */
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as ConfineBundle from '../confine/decide.js';
 import type { Confinability, NetworkAccess } from '../confine/confinable.js';
@@ -15,6 +16,7 @@ import { sanitize } from '../sanitize/index.js';
 import { loadWithCodeCache } from '../util/code-cache.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import type { RunAdditions } from '../session/provenance.js';
+import { hostDirs } from './judge.js';
 import type { EnginePorts } from './ports.js';
 
 let confineModule: typeof ConfineBundle | undefined;
@@ -105,6 +107,9 @@ export async function confineAsk(
     runtimeDir,
     userConfigDir,
     sensitive: { write: policy.sensitiveWrite.map((p) => p.glob), read: policy.sensitiveRead.map((p) => p.glob) },
+    // A confined command may not forge the transcript approvals are learned from (nor change the host's hooks).
+    // Those that exist: an absent one would leave an empty stub file where the walls kept it from being made.
+    hostDirs: hostDirs(call.transcriptPath, ports.where, projectRoot).filter((d) => existsSync(d)),
     role,
     ...undo,
     ...(proxied === undefined ? {} : { network: proxied }),

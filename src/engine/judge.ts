@@ -3,6 +3,7 @@
  * canonicalization (which reads symlinks); the edge work — parsing a shell call, loading policy and
  * memory — is done by the engine (decide.ts) before this runs.
  */
+import { isAbsolute } from 'node:path';
 import { decision, type Decision } from '../core/decision.js';
 import { delegationKind, delegationReminder } from '../modules/conductor.js';
 import type { TraceStep } from '../core/tier.js';
@@ -18,6 +19,8 @@ import { fieldVerdicts, type FieldVerdict } from '../catalog/mcp-tier.js';
 import type { StoreProblem } from '../memory/store.js';
 import type { MemoryView } from '../memory/view.js';
 import { resolvePath } from '../paths/canonical.js';
+import { transcriptDirs } from '../hosts/claude-transcript.js';
+import { Lru } from '../util/lru.js';
 import { matchersFor, type CompiledPolicy } from '../policy/compiled.js';
 import type { PreparedShell } from '../shell/prepare.js';
 import { unregisteredReason } from '../session/messages.js';
@@ -150,6 +153,7 @@ export function judge(
     projectRoot,
     home: where.home,
     hookwiseDirs: ownDirs(where, pathContext),
+    hostDirs: hostDirs(call.transcriptPath, where, projectRoot),
   };
   if (shell !== undefined) ctx.shell = shell;
   if (mcp !== undefined) ctx.mcp = mcp;
@@ -215,6 +219,31 @@ function ownDirs(where: Locations, ctx: { projectRoot: string; home: string; cwd
       key,
       (dirs = [where.runtimeDir, where.userConfigDir].map((dir) => resolvePath(dir, ctx).absolute)),
     );
+  return dirs;
+}
+
+const hostDirsCache = new Lru<string, string[]>(64);
+
+/**
+ * Where the host keeps what hookwise trusts it wrote (hosts/claude-transcript.ts transcriptDirs), canonical,
+ * kept per transcript path. A place that holds the project or the home directory is left out (every write of
+ * the session would ask: not a layout the host uses); the transcript file itself never is.
+ */
+export function hostDirs(transcriptPath: string | undefined, where: Locations, projectRoot: string): string[] {
+  const { home, claudeConfigDir } = where;
+  const key = `${transcriptPath ?? ''}\0${claudeConfigDir ?? ''}\0${home}\0${projectRoot}`;
+  let dirs = hostDirsCache.get(key);
+  if (dirs === undefined) {
+    const ctx = { projectRoot, home, cwd: projectRoot };
+    const realHome = resolvePath(home, ctx).absolute;
+    const holds = (dir: string, path: string): boolean => path === dir || path.startsWith(`${dir}/`);
+    dirs = transcriptDirs(transcriptPath, home, claudeConfigDir)
+      .map((dir) => resolvePath(dir, ctx).absolute)
+      .filter((dir) => !holds(dir, projectRoot) && !holds(dir, realHome));
+    if (transcriptPath !== undefined && isAbsolute(transcriptPath))
+      dirs.push(resolvePath(transcriptPath, ctx).absolute);
+    hostDirsCache.set(key, (dirs = [...new Set(dirs)]));
+  }
   return dirs;
 }
 

@@ -14,7 +14,7 @@
  * prove nothing.
  */
 import { closeSync, constants, fstatSync, readSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 import { openOwnedFile } from '../util/fs-safe.js';
 
 /** The most of the transcript's end read in one settle: results further back are not found (nothing learned). */
@@ -40,6 +40,30 @@ export interface TranscriptReading {
 }
 
 export type TranscriptRead = { kind: 'read'; reading: TranscriptReading } | { kind: 'refused'; why: string };
+
+/**
+ * Where Claude Code keeps what hookwise trusts it wrote, as absolute paths, each with everything below it: the
+ * directory of the transcript the host named for this session and, when that path has Claude Code's layout
+ * (`<config>/projects/<project>/<session>.jsonl`), the config directory above it — the other sessions'
+ * transcripts, and the settings that hold the hooks; and the default places (`~/.claude`,
+ * `$CLAUDE_CONFIG_DIR` as this process sees it). A write there could forge the transcript line an approval
+ * is learned from (engine/settle.ts), so path policy and the walls keep every role from writing there
+ * without a human. Pure: the caller canonicalizes.
+ */
+export function transcriptDirs(
+  transcriptPath: string | undefined,
+  home: string,
+  configDir: string | undefined,
+): string[] {
+  const dirs = [join(home, '.claude')];
+  if (configDir !== undefined && isAbsolute(configDir)) dirs.push(normalize(configDir));
+  if (transcriptPath !== undefined && isAbsolute(transcriptPath)) {
+    const dir = dirname(normalize(transcriptPath));
+    dirs.push(dir);
+    if (basename(dirname(dir)) === 'projects') dirs.push(dirname(dirname(dir)));
+  }
+  return [...new Set(dirs)];
+}
 
 /** A session id that can name a file as it is (Claude Code's are UUIDs). */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;

@@ -82,6 +82,8 @@ function claudeToolCall(
   if (agentId !== undefined && agentId !== '') call.agentId = agentId;
   const agentType = optionalString(payload, 'agent_type');
   if (agentType !== undefined && agentType !== '') call.agentType = agentType;
+  const transcriptPath = optionalString(payload, 'transcript_path');
+  if (transcriptPath !== undefined && transcriptPath !== '') call.transcriptPath = transcriptPath;
   return call;
 }
 

@@ -60,6 +60,14 @@ export function judgeWrite(path: ResolvedPath, ctx: PolicyContext): Decision | u
       { id: 'sensitive:hookwise-state', source: 'built-in' },
     );
   }
+  if (ctx.hostDirs?.some((dir) => path.absolute === dir || path.absolute.startsWith(`${dir}/`)) === true) {
+    return decision(
+      'ask',
+      'path-policy',
+      `${show(path)} is where the agent's host keeps its session transcripts or settings, which hookwise trusts (approvals are learned from the transcript): a human confirms every write there`,
+      { id: 'sensitive:host-transcripts', source: 'built-in' },
+    );
+  }
   const denied = role.denyWrite.match(path);
   if (denied !== undefined) {
     return decision(

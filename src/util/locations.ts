@@ -8,6 +8,8 @@ export interface Locations {
   runtimeDir: string;
   /** User config: config.yml, user and org rules. */
   userConfigDir: string;
+  /** Claude Code's config directory when CLAUDE_CONFIG_DIR moves it from ~/.claude (its transcripts, its hooks). */
+  claudeConfigDir?: string;
 }
 
 export function locations(env: NodeJS.ProcessEnv = process.env): Locations {
@@ -18,7 +20,8 @@ export function locations(env: NodeJS.ProcessEnv = process.env): Locations {
     join(nonEmpty(env.XDG_CACHE_HOME) ?? join(home, '.cache'), 'hookwise');
   const userConfigDir =
     nonEmpty(env.HOOKWISE_CONFIG_DIR) ?? join(nonEmpty(env.XDG_CONFIG_HOME) ?? join(home, '.config'), 'hookwise');
-  return { home, runtimeDir, userConfigDir };
+  const claudeConfigDir = nonEmpty(env.CLAUDE_CONFIG_DIR);
+  return { home, runtimeDir, userConfigDir, ...(claudeConfigDir === undefined ? {} : { claudeConfigDir }) };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

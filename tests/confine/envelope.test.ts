@@ -98,6 +98,13 @@ describe('buildEnvelope', () => {
     expect(names(e.denyRead).map((r) => r.match)).toContain('*.key');
   });
 
+  it('the host’s places (transcripts, settings) are read-only as paths, not globs', () => {
+    const e = buildEnvelope({ ...input, hostDirs: ['/tmp/claude [cfg]', '/tmp/claude [cfg]/projects/-p/s.jsonl'] });
+    expect(paths(e.denyWrite)).toEqual(
+      expect.arrayContaining(['/tmp/claude [cfg]', '/tmp/claude [cfg]/projects/-p/s.jsonl']),
+    );
+  });
+
   it('a role that writes only some directories gets only those', () => {
     expect(envelope({ projectWrites: ['docs', '../escape'] }).writable).toEqual([
       { path: '/p/app/docs', why: 'project' },

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readClaudeTranscript } from '../../src/hosts/claude-transcript.js';
+import { readClaudeTranscript, transcriptDirs } from '../../src/hosts/claude-transcript.js';
 import { removeTestTree } from '../support/remove-tree.js';
 
 const SESSION = '0b3f5a52-7d1e-4c55-9a40-1d2c3b4a5f60';
@@ -139,5 +139,22 @@ describe('reading what became of tool calls from a Claude Code transcript', () =
       why: expect.stringMatching(/writable by others/),
     });
     expect(readClaudeTranscript(join(dir(), `${SESSION}.jsonl`), SESSION).kind).toBe('refused');
+  });
+});
+
+describe('where the host keeps its transcripts (transcriptDirs)', () => {
+  it.each<[string, string | undefined, string | undefined, string[]]>([
+    ['no transcript, no CLAUDE_CONFIG_DIR: the default', undefined, undefined, ['/h/.claude']],
+    [
+      'Claude Code’s layout: its directory and the config directory above it',
+      '/cfg/projects/-work-app/s.jsonl',
+      undefined,
+      ['/h/.claude', '/cfg/projects/-work-app', '/cfg'],
+    ],
+    ['another layout: its directory only', '/var/t/s.jsonl', undefined, ['/h/.claude', '/var/t']],
+    ['CLAUDE_CONFIG_DIR', undefined, '/opt/claude', ['/h/.claude', '/opt/claude']],
+    ['a relative path names nothing', 'projects/x/s.jsonl', 'rel', ['/h/.claude']],
+  ])('%s', (_what, transcript, configDir, expected) => {
+    expect(transcriptDirs(transcript, '/h', configDir)).toEqual(expected);
   });
 });
