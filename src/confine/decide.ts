@@ -17,7 +17,7 @@ import { prepareSnapshot, snapshotLabel } from './snapshot.js';
 import { wrapCommand, type ProxyRelay, type RenderOptions } from './wrap.js';
 
 export { deletesTrackedSources } from './tracked-sources.js';
-export { addedSinceSnapshot } from './undo.js';
+export { addedSinceSnapshot, addedSinceSnapshotAsync } from './undo.js';
 export { confineRuntime } from './runtime.js';
 
 export interface ConfineRequest {

@@ -13,7 +13,7 @@
  * The comparison is with the work tree *now*: a change made after the command (by the agent or anyone) to
  * a file the snapshot has is put back too. `dryRun` shows the list first.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../util/fs-safe.js';
@@ -80,56 +80,170 @@ const MISSING_MODE = '000000';
 /** The snapshot a work tree's undo ref names, read and checked; UndoError when there is none or it is damaged. */
 interface Snapshot {
   tree: GitWorkTree;
-  git: GitRunner;
   commit: string;
   snapshotTree: string;
   record: SnapshotRecord;
   takenAt: string;
 }
 
-function readSnapshot(projectRoot: string, env: NodeJS.ProcessEnv): Snapshot {
+/**
+ * One process that reading a snapshot runs: git in the work tree, or the sh lines that read the work tree.
+ * Reading is written once, as steps (a generator), and run either synchronously (`hookwise undo`, a
+ * PostToolUse) or without blocking the event loop (a daemon settling after it answered: runStepsAsync).
+ */
+interface Step {
+  file: 'git' | '/bin/sh';
+  args: string[];
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+  maxBuffer: number;
+}
+
+interface StepResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  error?: Error;
+}
+
+type Steps<T> = Generator<Step, T, StepResult>;
+
+const GIT_MAX_BUFFER = 1 << 30;
+
+function runStepsSync<T>(steps: Steps<T>, cwd: string, env: NodeJS.ProcessEnv): T {
+  let next = steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    const r = spawnSync(step.file, step.args, {
+      cwd,
+      env: { ...env, ...step.env },
+      input: step.input ?? '',
+      encoding: 'utf8',
+      maxBuffer: step.maxBuffer,
+    });
+    next = steps.next({
+      status: r.status,
+      stdout: r.stdout ?? '',
+      stderr: r.stderr ?? '',
+      ...(r.error ? { error: r.error } : {}),
+    });
+  }
+  return next.value;
+}
+
+async function runStepsAsync<T>(steps: Steps<T>, cwd: string, env: NodeJS.ProcessEnv): Promise<T> {
+  let next = steps.next();
+  while (next.done !== true) next = steps.next(await spawnStep(next.value, cwd, env));
+  return next.value;
+}
+
+/** spawnSync's result, without blocking: output past maxBuffer kills the process and is an error. */
+function spawnStep(step: Step, cwd: string, env: NodeJS.ProcessEnv): Promise<StepResult> {
+  return new Promise((resolve) => {
+    const child = spawn(step.file, step.args, { cwd, env: { ...env, ...step.env }, stdio: 'pipe' });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let bytes = 0;
+    let error: Error | undefined;
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > step.maxBuffer) {
+        error ??= new Error(`${step.file} wrote more than ${step.maxBuffer} bytes`);
+        child.kill('SIGKILL');
+      } else into.push(chunk);
+    };
+    child.stdout.on('data', collect(out));
+    child.stderr.on('data', collect(err));
+    child.on('error', (e) => (error ??= e));
+    child.stdin.on('error', () => undefined); // a process that exits without reading its input
+    child.stdin.end(step.input ?? '');
+    child.on('close', (status) =>
+      resolve({
+        status: error === undefined ? status : null,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ...(error === undefined ? {} : { error }),
+      }),
+    );
+  });
+}
+
+/** git as steps: `ok` gives stdout or undefined when git fails; `must` throws UndoError naming what was being done. */
+function gitSteps(tree: GitWorkTree) {
+  return {
+    *ok(args: string[]): Steps<string | undefined> {
+      const r = yield { file: 'git', args, env: GIT_STEP_ENV, maxBuffer: GIT_MAX_BUFFER };
+      return r.status === 0 ? r.stdout : undefined;
+    },
+    *must(args: string[], doing: string): Steps<string> {
+      const r = yield { file: 'git', args, env: GIT_STEP_ENV, maxBuffer: GIT_MAX_BUFFER };
+      if (r.status === 0) return r.stdout;
+      throw new UndoError(`could not ${doing} in ${tree.root} (git ${args[0]}: ${whyFailed(r)})`);
+    },
+  };
+}
+
+function whyFailed(r: StepResult): string {
+  return r.error !== undefined
+    ? r.error.message
+    : r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`;
+}
+
+/**
+ * The snapshot the work tree's undo ref names — or, given `commit`, that snapshot commit (the one a ref named
+ * once, pinned before a later snapshot moved the ref).
+ */
+function* readSnapshot(tree: GitWorkTree, pinned?: string): Steps<Snapshot> {
+  const git = gitSteps(tree);
+  const name = pinned ?? tree.undoRef;
+  const commit = (yield* git.ok(['rev-parse', '-q', '--verify', `${name}^{commit}`]))?.trim();
+  if (commit === undefined) {
+    const exists = pinned === undefined && (yield* git.ok(['rev-parse', '-q', '--verify', tree.undoRef])) !== undefined;
+    throw new UndoError(
+      pinned !== undefined
+        ? `the undo snapshot ${pinned} is no longer in ${tree.commonDir}`
+        : exists
+          ? `the undo snapshot ${tree.undoRef} in ${tree.commonDir} is corrupt: it does not name a readable commit (nothing was changed)`
+          : `no undo snapshot in ${tree.root}: ${tree.undoRef} does not exist in ${tree.commonDir} (no confined command has run in this work tree yet)`,
+    );
+  }
+  const raw = yield* git.ok(['cat-file', 'commit', commit]);
+  const snapshotTree = raw === undefined ? undefined : /^tree ([0-9a-f]{40,64})$/m.exec(raw)?.[1];
+  const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
+  if (raw === undefined || snapshotTree === undefined || record === undefined) {
+    throw new UndoError(
+      `the undo snapshot ${name} (${commit}) in ${tree.commonDir} is corrupt or not one hookwise took: its commit cannot be read as a snapshot (nothing was changed)`,
+    );
+  }
+  if ((yield* git.ok(['ls-tree', '-r', '--name-only', snapshotTree])) === undefined) {
+    throw new UndoError(
+      `the undo snapshot ${name} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`,
+    );
+  }
+  return { tree, commit, snapshotTree, record, takenAt: committedAt(raw) };
+}
+
+/** The project's git work tree, or UndoError: no snapshot is taken outside one. */
+function workTreeOf(projectRoot: string): GitWorkTree {
   const tree = gitWorkTree(projectRoot);
   if (tree === undefined) {
     throw new UndoError(
       `${projectRoot} is not a git work tree, so no undo snapshot is taken there (confined commands that delete or overwrite files are asked instead): nothing to undo`,
     );
   }
-  const git = gitRunner(tree, env);
-  const commit = git.ok(['rev-parse', '-q', '--verify', `${tree.undoRef}^{commit}`])?.trim();
-  if (commit === undefined) {
-    const exists = git.ok(['rev-parse', '-q', '--verify', tree.undoRef]) !== undefined;
-    throw new UndoError(
-      exists
-        ? `the undo snapshot ${tree.undoRef} in ${tree.commonDir} is corrupt: it does not name a readable commit (nothing was changed)`
-        : `no undo snapshot in ${tree.root}: ${tree.undoRef} does not exist in ${tree.commonDir} (no confined command has run in this work tree yet)`,
-    );
-  }
-  const raw = git.ok(['cat-file', 'commit', commit]);
-  const snapshotTree = raw === undefined ? undefined : /^tree ([0-9a-f]{40,64})$/m.exec(raw)?.[1];
-  const record = raw === undefined ? undefined : parseSnapshotMessage(raw.slice(raw.indexOf('\n\n') + 2));
-  if (raw === undefined || snapshotTree === undefined || record === undefined) {
-    throw new UndoError(
-      `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt or not one hookwise took: its commit cannot be read as a snapshot (nothing was changed)`,
-    );
-  }
-  if (git.ok(['ls-tree', '-r', '--name-only', snapshotTree]) === undefined) {
-    throw new UndoError(
-      `the undo snapshot ${tree.undoRef} (${commit}) in ${tree.commonDir} is corrupt: its tree ${snapshotTree} cannot be read (nothing was changed)`,
-    );
-  }
-  return { tree, git, commit, snapshotTree, record, takenAt: committedAt(raw) };
+  return tree;
 }
 
 /** What differs between the snapshot and the work tree now (a tree object), read the way the snapshot read it. */
-function changedSince(
+function* changedSince(
   snapshot: Snapshot,
   runtimeDir: string,
-  env: NodeJS.ProcessEnv,
-): { entries: DiffEntry[]; nowTree: string } {
-  const { tree, git, record, snapshotTree } = snapshot;
-  const nowTree = worktreeTree(tree, record, runtimeDir, env);
+  scratchName: string,
+): Steps<{ entries: DiffEntry[]; nowTree: string }> {
+  const { tree, record, snapshotTree } = snapshot;
+  const nowTree = yield* worktreeTree(tree, record, runtimeDir, scratchName);
   const entries = parseRawDiff(
-    git.must(
+    yield* gitSteps(tree).must(
       ['diff-tree', '-r', '-z', '--no-renames', '--raw', snapshotTree, nowTree],
       'compare the snapshot with the work tree',
     ),
@@ -139,9 +253,12 @@ function changedSince(
 
 export function undo(options: UndoOptions): UndoReport {
   const env = options.env ?? process.env;
-  const snapshot = readSnapshot(options.projectRoot, env);
-  const { tree, git, commit, record, takenAt } = snapshot;
-  const { entries, nowTree } = changedSince(snapshot, options.runtimeDir, env);
+  const tree = workTreeOf(options.projectRoot);
+  const stepEnv = gitEnv(env);
+  const snapshot = runStepsSync(readSnapshot(tree), tree.root, stepEnv);
+  const { commit, record, takenAt } = snapshot;
+  const { entries, nowTree } = runStepsSync(changedSince(snapshot, options.runtimeDir, 'compare'), tree.root, stepEnv);
+  const git = gitRunner(tree, env);
   const report: UndoReport = {
     project: tree.root,
     ref: tree.undoRef,
@@ -231,12 +348,38 @@ export function addedSinceSnapshot(
   runtimeDir: string,
   env: NodeJS.ProcessEnv = process.env,
 ): SnapshotAdditions {
-  const snapshot = readSnapshot(projectRoot, env);
-  const { entries } = changedSince(snapshot, runtimeDir, env);
+  const tree = workTreeOf(projectRoot);
+  return runStepsSync(additions(tree, runtimeDir), tree.root, gitEnv(env));
+}
+
+/**
+ * addedSinceSnapshot without blocking the event loop (a daemon settling a confined run after it answered), and
+ * from a pinned snapshot commit when given (the one the ref named after the run: a later run's snapshot may
+ * have moved the ref since).
+ */
+export async function addedSinceSnapshotAsync(
+  projectRoot: string,
+  runtimeDir: string,
+  commit?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SnapshotAdditions> {
+  const tree = workTreeOf(projectRoot);
+  // Its own scratch index: a synchronous reading in the same process may run meanwhile.
+  return await runStepsAsync(additions(tree, runtimeDir, commit, 'settle'), tree.root, gitEnv(env));
+}
+
+function* additions(
+  tree: GitWorkTree,
+  runtimeDir: string,
+  commit?: string,
+  scratch = 'compare',
+): Steps<SnapshotAdditions> {
+  const snapshot = yield* readSnapshot(tree, commit);
+  const { entries } = yield* changedSince(snapshot, runtimeDir, scratch);
   const oldContent = new Set(entries.filter((e) => e.status !== 'A').map((e) => e.oldSha));
   const added = entries
     .filter((e) => e.status === 'A' && REGULAR.test(e.newMode) && !oldContent.has(e.newSha))
-    .map((e) => join(snapshot.tree.root, e.path))
+    .map((e) => join(tree.root, e.path))
     .sort();
   return { label: snapshot.record.command, takenAtMs: Date.parse(snapshot.takenAt), added };
 }
@@ -264,16 +407,25 @@ interface GitRunner {
   must(args: string[], doing: string, extra?: { input?: string; env?: NodeJS.ProcessEnv }): string;
 }
 
-function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
+/** The environment git runs in: the snapshot's identity, no prompt, none of the variables that point git elsewhere. */
+function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...env, ...SNAPSHOT_IDENTITY, GIT_TERMINAL_PROMPT: '0' };
   for (const name of FOREIGN_GIT_ENV) delete base[name];
+  return base;
+}
+
+/** Added to gitEnv per git step: nothing (the worktree sh lines get the caller's environment as it is). */
+const GIT_STEP_ENV: NodeJS.ProcessEnv = {};
+
+function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
+  const base = gitEnv(env);
   const run = (args: string[], extra: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
     spawnSync('git', args, {
       cwd: tree.root,
       env: { ...base, ...extra.env },
       input: extra.input ?? '',
       encoding: 'utf8',
-      maxBuffer: 1 << 30,
+      maxBuffer: GIT_MAX_BUFFER,
     });
   return {
     ok(args) {
@@ -283,11 +435,7 @@ function gitRunner(tree: GitWorkTree, env: NodeJS.ProcessEnv): GitRunner {
     must(args, doing, extra) {
       const r = run(args, extra);
       if (r.status === 0) return r.stdout;
-      const why =
-        r.error !== undefined
-          ? r.error.message
-          : r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`;
-      throw new UndoError(`could not ${doing} in ${tree.root} (git ${args[0]}: ${why})`);
+      throw new UndoError(`could not ${doing} in ${tree.root} (git ${args[0]}: ${whyFailed(r)})`);
     },
   };
 }
@@ -311,25 +459,24 @@ function withScratchIndex<T>(tree: GitWorkTree, runtimeDir: string, purpose: str
 }
 
 /** The work tree now, as a tree object, read exactly as the snapshot read it (the same sh lines and ignores). */
-function worktreeTree(tree: GitWorkTree, record: SnapshotRecord, runtimeDir: string, env: NodeJS.ProcessEnv): string {
-  const scratch = join(ensurePrivateDir(join(runtimeDir, 'undo')), `compare-index.${process.pid}`);
+function* worktreeTree(
+  tree: GitWorkTree,
+  record: SnapshotRecord,
+  runtimeDir: string,
+  scratchName: string,
+): Steps<string> {
+  const scratch = join(ensurePrivateDir(join(runtimeDir, 'undo')), `${scratchName}-index.${process.pid}`);
   const script = [
     `__hw_i=${shellQuote(scratch)}`,
     'trap \'rm -f "$__hw_i" "$__hw_i.lock" "$__hw_i.hookwise" "$__hw_i.ignore"\' EXIT',
     ...stageWorktreeLines(tree, record.ignores, record.tracked),
     'git write-tree',
   ].join('\n');
-  const r = spawnSync('/bin/sh', ['-c', script], {
-    cwd: tree.root,
-    env,
-    input: '',
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  });
+  const r = yield { file: '/bin/sh', args: ['-c', script], maxBuffer: 1 << 26 };
   const sha = r.stdout.trim();
   if (r.status !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) {
     throw new UndoError(
-      `could not read the work tree of ${tree.root} to compare it with the snapshot (${r.error?.message ?? (r.stderr.trim().split('\n').slice(-3).join('; ') || `exit ${r.status}`)}); nothing was changed`,
+      `could not read the work tree of ${tree.root} to compare it with the snapshot (${whyFailed(r)}); nothing was changed`,
     );
   }
   return sha;

@@ -26,7 +26,13 @@ import {
   snapshotIgnores,
   snapshotMessage,
 } from '../../src/confine/snapshot.js';
-import { addedSinceSnapshot, latestSnapshot, undo, UndoError } from '../../src/confine/undo.js';
+import {
+  addedSinceSnapshot,
+  addedSinceSnapshotAsync,
+  latestSnapshot,
+  undo,
+  UndoError,
+} from '../../src/confine/undo.js';
 import { DEFAULT_SENSITIVE_READ, DEFAULT_SENSITIVE_WRITE } from '../../src/policy/defaults.js';
 import { removeTestTree } from '../support/remove-tree.js';
 
@@ -426,8 +432,22 @@ describe('what a run added since its snapshot (session provenance)', () => {
     expect(found.added).toEqual([join(r.root, 'out/x.json')]);
   });
 
-  it('no snapshot: an UndoError, nothing listed', () => {
+  it('no snapshot: an UndoError, nothing listed', async () => {
     const r = repo();
     expect(() => addedSinceSnapshot(r.root, r.runtimeDir)).toThrow(UndoError);
+    await expect(addedSinceSnapshotAsync(r.root, r.runtimeDir)).rejects.toThrow(UndoError);
+  });
+
+  it('read without blocking: the same list; from a pinned snapshot after a later one moved the ref', async () => {
+    const r = repo();
+    expect(r.snapshot('./gen.sh', 'mkdir -p out && echo new > out/x.json').status).toBe(0);
+    const first = latestSnapshot(r.root)!.commit;
+    expect(await addedSinceSnapshotAsync(r.root, r.runtimeDir)).toEqual(addedSinceSnapshot(r.root, r.runtimeDir));
+    expect(r.snapshot('./other.sh', 'echo more > out/y.json').status).toBe(0);
+    expect((await addedSinceSnapshotAsync(r.root, r.runtimeDir)).added).toEqual([join(r.root, 'out/y.json')]);
+    const pinned = await addedSinceSnapshotAsync(r.root, r.runtimeDir, first);
+    expect(pinned.label).toBe('./gen.sh');
+    expect(pinned.added).toEqual([join(r.root, 'out/x.json'), join(r.root, 'out/y.json')]);
+    await expect(addedSinceSnapshotAsync(r.root, r.runtimeDir, '0'.repeat(40))).rejects.toThrow(/no longer in/);
   });
 });
