@@ -202,6 +202,13 @@ export const TARGETS = [
     target: null,
   },
   {
+    id: 'daemon.settle.run-note',
+    description:
+      'the same with one confined run’s note pending, its undo snapshot already pinned (engine/settle.ts, session/provenance.ts settleCreations): the note read and left; the snapshot (git, ~0.5 s on 40,000 files) is read after the answer, never here. Report only (system calls)',
+    unit: 'µs',
+    target: null,
+  },
+  {
     id: 'check.client-ratio',
     description:
       'wall time of a spawned `hookwise check` answered by a running daemon (default environment: the thin client; registered session, Write) ÷ `node -e 0`, ratio of medians, NODE_EXTRA_CA_CERTS as in the environment; the daemon’s decision counter proves every run went through it',

@@ -21,13 +21,14 @@
  * The daemon is the built bin (`node dist/hookwise.cjs serve`) with the fixture's environment, started
  * here and stopped in `finally` whatever happens.
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookEvent } from '../../src/core/tool-call.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { health } from '../../src/daemon/control.js';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import { settleSession } from '../../src/engine/settle.js';
+import { noteCreations } from '../../src/session/provenance.js';
 import { pendingNoteName, sessionPendingDir } from '../../src/memory/learn.js';
 import { LiveMemoryPool } from '../../src/memory/live.js';
 import { SessionRegistry } from '../../src/session/registry.js';
@@ -63,6 +64,7 @@ export const daemonSuite: Suite = {
     'daemon.cache-hit',
     'daemon.settle.nothing-pending',
     'daemon.settle.asked-note',
+    'daemon.settle.run-note',
     'check.client-ratio',
     'check.client-ratio.no-extra-ca',
   ],
@@ -213,7 +215,7 @@ async function settleCosts(ctx: SuiteContext): Promise<Measurement[]> {
     },
   };
   const settleOnce = (): string => {
-    const problem = settleSession(where, event, 'next-call');
+    const { problem } = settleSession(where, event, 'next-call');
     if (problem !== undefined) throw new Error(`bench: settling failed: ${problem}`);
     return 'settled';
   };
@@ -225,6 +227,19 @@ async function settleCosts(ctx: SuiteContext): Promise<Measurement[]> {
   writeFileSync(note, '{}', { mode: 0o600 });
   const [asked] = await runInProcess([{ id: 'daemon.settle.asked-note', batch: 1, fn: settleOnce }], ctx.size);
   if (!existsSync(note)) throw new Error('bench: the pending note was settled; the row would time the wrong path');
+  rmSync(note);
+  // A confined run's note (its snapshot already pinned): the gate reads it and leaves it for after the answer.
+  noteCreations(where, { ...event.call, toolUseId: 'toolu_run' }, [], Date.now(), {
+    root: ctx.fixture.projectDir,
+    label: 'make',
+  });
+  const [runNote] = readdirSync(notes).filter((n) => n.startsWith('p-'));
+  const body = JSON.parse(readFileSync(join(notes, runNote!), 'utf8')) as { run: Record<string, string> };
+  body.run.commit = 'a'.repeat(40);
+  writeFileSync(join(notes, runNote!), JSON.stringify(body), { mode: 0o600 });
+  const [run] = await runInProcess([{ id: 'daemon.settle.run-note', batch: 16, fn: settleOnce }], ctx.size);
+  if (!existsSync(join(notes, runNote!)))
+    throw new Error('bench: the run note was claimed; the row would time the wrong path');
   const size = (statSync(transcript).size / 1024 / 1024).toFixed(1);
   return [
     { ...nothing!, note: 'no notes, no module state: one failed readdir and one failed lstat' },
@@ -232,6 +247,7 @@ async function settleCosts(ctx: SuiteContext): Promise<Measurement[]> {
       ...asked!,
       note: `a ${size} MiB transcript, its last 512 KiB read (${lines.length} lines in all); the note stays pending`,
     },
+    { ...run!, note: "one confined run's note, its snapshot pinned: read and left for after the answer" },
   ];
 }
 

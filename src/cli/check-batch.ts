@@ -6,6 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { HostName } from '../core/tool-call.js';
 import { Engine, MAX_PAYLOAD_BYTES } from '../engine/engine.js';
+import { withAfterWork } from './check.js';
 import { locations } from '../util/locations.js';
 
 export interface BatchDecision {
@@ -28,13 +29,15 @@ export async function runBatch(
   const lines = createInterface({ input, crlfDelay: Infinity });
   // One engine for the whole batch: policy, parses and the parser stay warm from line to line, as in the daemon.
   const engine = new Engine(locations(), { parseCacheSize: 4096 });
-  const check = (raw: string) =>
-    engine.handle(raw, {
-      ...(options.host === undefined ? {} : { host: options.host }),
-      envRole: process.env.HOOKWISE_ROLE,
-      geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask',
-      queue: false,
-    });
+  const check = async (raw: string) =>
+    await withAfterWork(
+      await engine.handle(raw, {
+        ...(options.host === undefined ? {} : { host: options.host }),
+        envRole: process.env.HOOKWISE_ROLE,
+        geminiAsk: process.env.HOOKWISE_GEMINI_ASK === 'ask',
+        queue: false,
+      }),
+    );
   let n = 0;
   for await (const line of lines) {
     n++;

@@ -24,9 +24,21 @@ export async function runCheck(raw: string, options: CheckOptions = {}): Promise
   } catch (error) {
     return { stdout: '', stderr: `hookwise: ${(error as Error).message}\n`, exitCode: 2 };
   }
-  return engine.handle(raw, {
+  const result = await engine.handle(raw, {
     ...(options.host === undefined ? {} : { host: options.host }),
     envRole: env.HOOKWISE_ROLE,
     geminiAsk: env.HOOKWISE_GEMINI_ASK === 'ask',
   });
+  return await withAfterWork(result);
+}
+
+/**
+ * A one-shot process does the after-answer work before it answers: a command hook's host waits for the
+ * process to end either way, and the process must not end with the work undone.
+ */
+export async function withAfterWork(result: CheckResult): Promise<CheckResult> {
+  if (result.after === undefined) return result;
+  const { after, ...answer } = result;
+  const problem = await after();
+  return problem === undefined ? answer : { ...answer, stderr: `${answer.stderr ?? ''}${problem}` };
 }

@@ -282,7 +282,13 @@ export async function serve(options: ServeOptions): Promise<RunningDaemon> {
         // Its audit line is written with the rest of this turn's (one write): the answer leaves only after.
         if (result.audited !== undefined) await result.audited;
         decisions++;
-        return answer(res, route, result);
+        answer(res, route, result);
+        // Then what may take a while (a confined run's snapshot read for the files it made): off the call's path.
+        if (result.after !== undefined)
+          void result.after().then((problem) => {
+            if (problem !== undefined) log(problem.trimEnd());
+          });
+        return;
       } catch (error) {
         errors++;
         log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -139,9 +139,9 @@ export async function confineAsk(
 }
 
 /** What a confined run added to the work tree since its undo snapshot (session provenance reads it after the run). */
-export async function runAdditions(root: string, runtimeDir: string): Promise<RunAdditions> {
-  const { addedSinceSnapshot } = await loadConfine();
-  return addedSinceSnapshot(root, runtimeDir);
+export async function runAdditions(root: string, runtimeDir: string, commit?: string): Promise<RunAdditions> {
+  const { addedSinceSnapshotAsync } = await loadConfine();
+  return await addedSinceSnapshotAsync(root, runtimeDir, commit);
 }
 
 /** Whether confinement is on by default here, and why (doctor and install say the same). */

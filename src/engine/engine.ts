@@ -52,7 +52,9 @@ import {
   type PayloadSource,
 } from './ports.js';
 import { answerSessionEvent } from './session-events.js';
-import { answerTurnEnd, settleSession } from './settle.js';
+import { answerTurnEnd, claimRuns, settleRuns, settleSession } from './settle.js';
+import type { ClaimedRun } from '../session/provenance.js';
+import { runAdditions } from './confine.js';
 import { Supervisors, type BackendFactory } from './supervise.js';
 
 export { MAX_PAYLOAD_BYTES } from '../core/limits.js';
@@ -130,29 +132,65 @@ export class Engine {
     try {
       payload = parsePayload(raw, options.payloadFrom ?? 'stdin');
       adapter ??= adapterFor(detectHost(payload));
-      event = adapter.parse(payload);
+      const parsed = adapter.parse(payload);
+      event = parsed;
       this.prepareRuntime();
-      switch (event.kind) {
+      // Claimed confined runs: their snapshots are read once the answer is sent (settle.ts settleRuns).
+      const readLater = (runs: ClaimedRun[]): CheckResult['after'] =>
+        runs.length === 0 ? undefined : this.afterAnswer(() => this.readRuns(parsed.sessionId, runs));
+      switch (parsed.kind) {
         case 'pre-tool': {
-          // What the session's earlier calls left pending is settled first, at the edge (settle.ts).
-          const unsettled = settleSession(this.where, event, 'next-call');
-          const out = await decideToolCall(this.ports, event, adapter, options, started);
-          return unsettled === undefined ? out : { ...out, stderr: `${unsettled}${out.stderr ?? ''}` };
+          // What the session's earlier calls left pending is settled first, at the edge (settle.ts); a
+          // finished confined run's snapshot is read after the answer.
+          const settled = settleSession(this.where, parsed, 'next-call');
+          const out = await decideToolCall(this.ports, parsed, adapter, options, started);
+          // Those whose result the transcript shows are claimed after the answer too: reading it takes a while.
+          const after = settled.runs
+            ? this.afterAnswer(() => this.readRuns(parsed.sessionId, claimRuns(this.where, parsed, 'finished')))
+            : undefined;
+          return {
+            ...out,
+            ...(settled.problem === undefined ? {} : { stderr: `${settled.problem}${out.stderr ?? ''}` }),
+            ...(after === undefined ? {} : { after }),
+          };
         }
-        case 'prompt-submit':
-          // Before the prompt drops the previous turn's notes (session-events.ts).
-          settleSession(this.where, event, 'turn-end');
-          return await answerSessionEvent(this.ports, event, adapter, options.envRole);
+        case 'prompt-submit': {
+          // Before the prompt drops the previous turn's notes (session-events.ts): its confined runs claimed.
+          const settled = settleSession(this.where, parsed, 'turn-end');
+          const after = readLater(settled.runs ? claimRuns(this.where, parsed, 'all') : []);
+          const out = await answerSessionEvent(this.ports, parsed, adapter, options.envRole);
+          return after === undefined ? out : { ...out, after };
+        }
         case 'session-start':
-          return await answerSessionEvent(this.ports, event, adapter, options.envRole);
+          return await answerSessionEvent(this.ports, parsed, adapter, options.envRole);
         case 'post-tool':
-          return await observeToolResult(this.ports, event, adapter);
+          return await observeToolResult(this.ports, parsed, adapter, readLater);
         case 'turn-end':
-          return answerTurnEnd(this.ports, event, adapter);
+          return answerTurnEnd(this.ports, parsed, adapter, readLater);
       }
     } catch (error) {
       return this.failClosed(error, adapter, raw, payload, event, started);
     }
+  }
+
+  /**
+   * After-answer work (CheckResult.after), one job at a time: reading snapshots shares a scratch index per
+   * process, and two at once would only compete for the CPU the next decisions need.
+   */
+  private afterAnswer(job: () => Promise<string | undefined>): () => Promise<string | undefined> {
+    return () => {
+      const run = this.afterQueue.then(job).catch((error: unknown) => `hookwise: ${shownError(error)}\n`);
+      this.afterQueue = run.then(() => undefined);
+      return run;
+    };
+  }
+
+  private afterQueue: Promise<void> = Promise.resolve();
+
+  /** The files claimed confined runs added, from their snapshots (git, without blocking the event loop). */
+  private readRuns(sessionId: string, runs: readonly ClaimedRun[]): Promise<string | undefined> {
+    const { runtimeDir } = this.where;
+    return settleRuns(this.where, sessionId, runs, (root, commit) => runAdditions(root, runtimeDir, commit));
   }
 
   /** The compiled policy of a project: kept while its config files' stamps hold. */

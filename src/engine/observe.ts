@@ -13,8 +13,7 @@ import { breakerFailure, breakerSuccess, toolUseKey } from '../modules/machine.j
 import { errorSignature } from '../modules/signature.js';
 import { moduleStateFile, readModuleState, updateModuleState } from '../modules/state-file.js';
 import { findProjectRoot } from '../paths/canonical.js';
-import { recordCreations } from '../session/provenance.js';
-import { runAdditions } from './confine.js';
+import { claimCallCreations, type ClaimedRun } from '../session/provenance.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
 import { settleBreakerRun } from './settle.js';
@@ -26,22 +25,26 @@ export async function observeToolResult(
   ports: EnginePorts,
   event: PostToolEvent,
   adapter: HostAdapter,
+  runsAfter: (runs: ClaimedRun[]) => CheckResult['after'],
 ): Promise<CheckResult> {
   const out = learnAfterTool(ports.where, event.call, adapter, event.outcome);
-  await recordCreatedAfterTool(ports.where, event.call, out);
+  const runs = recordCreatedAfterTool(ports.where, event.call, out);
   await breakerAfterTool(ports, event, out);
+  const after = runsAfter(runs);
+  if (after !== undefined) out.after = after;
   return out;
 }
 
 /**
- * The files the call created, if its pre-tool decision noted any (a failed run may have created some too),
- * and those a confined run added (read from its undo snapshot through the confinement bundle).
+ * The files the call created, if its pre-tool decision noted any (a failed run may have created some too).
+ * A confined run's are read from its undo snapshot (git) after the answer: returned for that.
  */
-async function recordCreatedAfterTool(where: Locations, call: ToolCall, out: CheckResult): Promise<void> {
+function recordCreatedAfterTool(where: Locations, call: ToolCall, out: CheckResult): ClaimedRun[] {
   try {
-    await recordCreations(where, call, (root) => runAdditions(root, where.runtimeDir));
+    return claimCallCreations(where, call)?.runs ?? [];
   } catch (error) {
     out.stderr = `${out.stderr ?? ''}hookwise: could not record the files this call created: ${shownError(error)}\n`;
+    return [];
   }
 }
 

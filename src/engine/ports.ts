@@ -31,6 +31,12 @@ export interface CheckResult extends HookOutput {
    * the answer must not leave before. Rejects when the line could not be written (answer as a failure).
    */
   audited?: Promise<void>;
+  /**
+   * Work to do once the answer is sent (reading a confined run's snapshot for the files it created:
+   * settle.ts), one job at a time per engine. Whoever sends the answer runs it then; it never rejects, and
+   * resolves with a line for the log when something could not be done.
+   */
+  after?: () => Promise<string | undefined>;
 }
 
 export interface HandleOptions {

@@ -41,7 +41,13 @@ import { moduleStateFile, readModuleState, updateModuleState } from '../modules/
 import { sanitize } from '../sanitize/index.js';
 import { shownError } from '../sanitize/shown.js';
 import { statIfPresent } from '../util/fs-safe.js';
-import { settleCreations } from '../session/provenance.js';
+import {
+  claimRunCreations,
+  recordRunCreations,
+  settleCreations,
+  type ClaimedRun,
+  type ListRunAdditions,
+} from '../session/provenance.js';
 import type { Locations } from '../util/locations.js';
 import type { CheckResult, EnginePorts } from './ports.js';
 
@@ -63,13 +69,31 @@ const LATE_SETTLES_MS = [250, 1000, 4000] as const;
 
 type TurnEnd = Extract<HookEvent, { kind: 'turn-end' }>;
 
-/** Stop / SessionEnd: settle the session; after SessionEnd, look again later and drop what is left. The entry point for turn-end events. */
-export function answerTurnEnd(ports: Pick<EnginePorts, 'where'>, event: TurnEnd, adapter: HostAdapter): CheckResult {
+/**
+ * Stop / SessionEnd: settle the session; after SessionEnd, look again later and drop what is left. The entry
+ * point for turn-end events. The turn's confined runs are claimed now and their snapshots read once the
+ * answer is sent (`runsAfter`: the engine's after-answer work).
+ */
+export function answerTurnEnd(
+  ports: Pick<EnginePorts, 'where'>,
+  event: TurnEnd,
+  adapter: HostAdapter,
+  runsAfter: (runs: ClaimedRun[]) => CheckResult['after'],
+): CheckResult {
   const out: CheckResult = adapter.renderNothing();
-  const problem = settleSession(ports.where, event, event.sessionOver ? 'session-end' : 'turn-end');
+  const settled = settleSession(ports.where, event, event.sessionOver ? 'session-end' : 'turn-end');
   if (event.sessionOver) settleLater(ports.where, event, 0);
-  if (problem !== undefined) out.stderr = problem;
+  if (settled.problem !== undefined) out.stderr = settled.problem;
+  const after = settled.runs ? runsAfter(claimRuns(ports.where, event, 'all')) : undefined;
+  if (after !== undefined) out.after = after;
   return out;
+}
+
+/** What settling before an event found: a line for stderr when something could not be settled; confined runs left. */
+export interface SettleOutcome {
+  problem: string | undefined;
+  /** Confined runs' notes wait: their snapshots are read after the answer (claimRuns, recordRunCreations). */
+  runs: boolean;
 }
 
 function settleLater(where: Locations, event: TurnEnd, attempt: number): void {
@@ -92,11 +116,50 @@ function settleLater(where: Locations, event: TurnEnd, attempt: number): void {
  * Settle what the session's earlier calls left pending. Returns a line for stderr when something could not
  * be settled (never throws: settling must not block the call that triggered it).
  */
-export function settleSession(where: Locations, event: HookEvent, point: SettlePoint): string | undefined {
+export function settleSession(where: Locations, event: HookEvent, point: SettlePoint): SettleOutcome {
+  const outcome: SettleOutcome = { problem: undefined, runs: false };
   try {
-    return settle(where, event, point);
+    outcome.problem = settle(where, event, point, outcome);
   } catch (error) {
-    return `hookwise: could not settle this session's earlier tool calls: ${shownError(error)}\n`;
+    outcome.problem = `hookwise: could not settle this session's earlier tool calls: ${shownError(error)}\n`;
+  }
+  return outcome;
+}
+
+/**
+ * The session's confined runs to read now: every one (`all`, at the end of a turn: every call has finished), or
+ * those whose result the transcript holds (the run has finished; a run still going would be read half done).
+ * Claimed here, synchronously, so that a prompt that drops the session's notes right after does not lose them.
+ */
+export function claimRuns(where: Locations, event: HookEvent, which: 'all' | 'finished'): ClaimedRun[] {
+  try {
+    if (which === 'all') return claimRunCreations(where, event.sessionId, 'all');
+    const reading = transcriptOf(event, 'next-call');
+    if (reading === undefined || typeof reading === 'string') return [];
+    const finished = new Set([...reading.results].filter(([, r]) => r.length === 1).map(([id]) => id));
+    return claimRunCreations(where, event.sessionId, finished);
+  } catch {
+    return []; // left noted: a later settle, or the end of the turn, claims them
+  }
+}
+
+/**
+ * The files the claimed confined runs added, read from their snapshots (git, without blocking) and recorded:
+ * after the answer was sent. Until then a deletion of such a file asks (no record vouches for it). Returns a
+ * line for the log when a run could not be read.
+ */
+export async function settleRuns(
+  where: Locations,
+  sessionId: string,
+  runs: readonly ClaimedRun[],
+  listRun: ListRunAdditions,
+): Promise<string | undefined> {
+  if (runs.length === 0) return undefined;
+  try {
+    await recordRunCreations(where, sessionId, runs, listRun);
+    return undefined;
+  } catch (error) {
+    return `hookwise: could not record the files a confined run created: ${shownError(error)}\n`;
   }
 }
 
@@ -107,7 +170,7 @@ export function settleBreakerRun(where: Locations, event: HookEvent): void {
   if (reading !== undefined && typeof reading !== 'string') endBreakerRun(where, event.sessionId, reading);
 }
 
-function settle(where: Locations, event: HookEvent, point: SettlePoint): string | undefined {
+function settle(where: Locations, event: HookEvent, point: SettlePoint, outcome: SettleOutcome): string | undefined {
   const { sessionId } = event;
   let names: string[];
   try {
@@ -118,7 +181,8 @@ function settle(where: Locations, event: HookEvent, point: SettlePoint): string 
   } catch {
     names = []; // not listable: nothing this session left is settled (its notes expire)
   }
-  if (names.some((n) => n.startsWith('p-'))) settleCreations(where, sessionId, point !== 'next-call', names);
+  if (names.some((n) => n.startsWith('p-')))
+    outcome.runs = settleCreations(where, sessionId, point !== 'next-call', names).runs > 0;
   const asked = new Set(names.filter((n) => PENDING_NOTE_NAME.test(n)));
   const breakerRun = asked.size === 0 ? breakerRunOpen(where, sessionId) : undefined;
   if (asked.size === 0 && breakerRun !== true) return undefined;

@@ -33,8 +33,9 @@
  * recorded too (walked up to MAX_TREE_ENTRIES: a larger tree is not vouched for). Globs, paths known only at run
  * time and paths outside the project never count.
  */
-import { lstatSync, readdirSync, renameSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { gitWorkTree } from '../confine/git-layout.js';
 import type { ToolCall } from '../core/tool-call.js';
 import { sessionPendingDir } from '../memory/learn.js';
 import { signedBodyMac, signingKey } from '../modules/state-file.js';
@@ -330,8 +331,11 @@ export interface RunAdditions {
   added: readonly string[];
 }
 
-/** Reads what a confined run added, at the edge (git): the engine loads the confinement bundle for it. */
-export type ListRunAdditions = (root: string) => Promise<RunAdditions>;
+/**
+ * Reads what a confined run added, at the edge (git), from the snapshot the work tree's undo ref names — or
+ * from `commit`, the snapshot pinned for the run before a later run's snapshot could move the ref.
+ */
+export type ListRunAdditions = (root: string, commit?: string) => Promise<RunAdditions>;
 
 /** A usable fit for a path on disk and in a note: not too long, and nothing the sanitizer would change. */
 function notable(path: string): boolean {
@@ -374,67 +378,120 @@ export function noteCreations(
  * After a call ran: claim its note (by renaming it: of two racing PostToolUse processes one records), and
  * record each noted path that now holds a file born since the note, and for a confined run the files its
  * snapshot says it added (through `listRun`; without it, none). Returns how many were recorded. A failure to
- * read the run's additions is thrown after the named files are recorded.
+ * read the run's additions is thrown after the named files are recorded. `claimRunCreations` and
+ * `recordRunCreations` do the same in two halves, for a caller that answers the host in between.
  */
 export async function recordCreations(where: Locations, call: ToolCall, listRun?: ListRunAdditions): Promise<number> {
-  if (call.toolUseId === undefined) return 0;
-  const file = noteFile(where.runtimeDir, call.sessionId, call.toolUseId);
+  const claimed = claimCallCreations(where, call);
+  if (claimed === undefined) return 0;
+  return (
+    claimed.recorded +
+    (listRun === undefined ? 0 : await recordRunCreations(where, call.sessionId, claimed.runs, listRun))
+  );
+}
+
+/**
+ * After a call ran, the first half of recordCreations, without git: its note claimed, the named files recorded.
+ * Returns the confined run still to be read (recordRunCreations), if the note was for one.
+ */
+export function claimCallCreations(
+  where: Locations,
+  call: ToolCall,
+): { recorded: number; runs: ClaimedRun[] } | undefined {
+  if (call.toolUseId === undefined) return undefined;
+  const note = claimNote(noteFile(where.runtimeDir, call.sessionId, call.toolUseId));
+  if (note === undefined || note.session !== idFileKey(call.sessionId) || note.toolUse !== fnv1a64(call.toolUseId))
+    return undefined;
+  const files = bornSince(note);
+  addCreated(where, call.sessionId, files);
+  return { recorded: files.length, runs: note.run === undefined ? [] : [{ at: note.at, run: note.run }] };
+}
+
+/** A note claimed by renaming it (of two claimers one gets it), read and removed; undefined when gone or not ours. */
+function claimNote(file: string): Note | undefined {
   const claimed = `${file}.${process.pid}.claimed`;
   try {
     renameSync(file, claimed);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
+  } catch {
+    return undefined; // gone: claimed by another process, or never written
   }
   let bytes: Buffer | undefined;
   try {
     bytes = readOwnedFile(claimed, 'a provenance note');
+  } catch {
+    bytes = undefined; // not a note of ours (a link, another owner): never vouched for
   } finally {
     unlinkBestEffort(claimed);
   }
-  if (bytes === undefined) return 0;
-  const note = parseNote(bytes.toString('utf8'));
-  if (note === undefined || note.session !== idFileKey(call.sessionId) || note.toolUse !== fnv1a64(call.toolUseId))
-    return 0;
-  const files = new Map<string, CreatedFile>(bornSince(note));
+  return bytes === undefined ? undefined : parseNote(bytes.toString('utf8'));
+}
+
+/** A confined run whose note was claimed: what is left to read from its snapshot (recordRunCreations). */
+export interface ClaimedRun {
+  at: number;
+  run: { root: string; label: string; commit?: string };
+}
+
+/**
+ * The files confined runs added, read from their snapshots (`listRun`: git, ~0.5 s on a 40,000-file tree) and
+ * recorded. Returns how many; throws the first failure after recording what the others added.
+ */
+export async function recordRunCreations(
+  where: Locations,
+  sessionId: string,
+  runs: readonly ClaimedRun[],
+  listRun: ListRunAdditions,
+): Promise<number> {
+  let recorded = 0;
   let failure: unknown;
-  if (note.run !== undefined && listRun !== undefined) {
+  for (const { at, run } of runs) {
     try {
-      const born = (path: string): CreatedFile | undefined => bornAfter(path, note.at);
-      for (const [path, f] of runCreated(note.run, note.at, await listRun(note.run.root), born))
-        files.set(pathKey(path), f);
+      const born = (path: string): CreatedFile | undefined => bornAfter(path, at);
+      const files = runCreated(run, at, await listRun(run.root, run.commit), born).map(
+        ([path, f]): [string, CreatedFile] => [pathKey(path), f],
+      );
+      addCreated(where, sessionId, files);
+      recorded += files.length;
     } catch (error) {
-      failure = error;
+      failure ??= error;
     }
   }
-  addCreated(where, call.sessionId, [...files]);
   if (failure !== undefined) throw failure;
-  return files.size;
+  return recorded;
 }
 
 /** A provenance note's file name (`p-<hash>.json`). */
 const NOTE_NAME = /^p-[0-9a-f]{16}\.json$/;
+
+/** What settleCreations did: files recorded, and the confined runs' notes still waiting (claimRunCreations). */
+export interface SettledCreations {
+  recorded: number;
+  runs: number;
+}
 
 /**
  * Without a PostToolUse (the http wiring: engine/settle.ts), at the session's next call or the end of its
  * turn: each provenance note of the session whose paths now hold files born after the note is claimed and
  * those files recorded, as recordCreations would have. A path with nothing at it yet (the call has not run,
  * or was refused) stays noted — until the turn ends (`final`): every call of the turn has finished then,
- * and what is still missing was never created. `names`: the session's pending directory as the caller just
- * listed it (read here when not given). Returns how many files were recorded.
+ * and what is still missing was never created. A confined run's note stays for claimRunCreations (reading
+ * its snapshot takes git, off the gate's path), its snapshot pinned here once the run has taken it. Only
+ * files: no process. `names`: the session's pending directory as the caller just listed it (read here when
+ * not given).
  */
 export function settleCreations(
   where: Locations,
   sessionId: string,
   final: boolean,
   names?: readonly string[],
-): number {
+): SettledCreations {
+  const settled: SettledCreations = { recorded: 0, runs: 0 };
   const dir = sessionPendingDir(where.runtimeDir, sessionId);
   let listed: readonly string[];
   try {
     listed = names ?? readdirSync(dir);
   } catch {
-    return 0; // no notes for this session
+    return settled; // no notes for this session
   }
   let recorded = 0;
   const dirs = new DirLooks();
@@ -448,6 +505,18 @@ export function settleCreations(
       continue;
     }
     const found = bornSince(note, dirs);
+    if (note.run !== undefined) {
+      settled.runs++;
+      const commit = note.run.commit ?? pinnedSnapshot(note.run.root, note.at);
+      const left = final ? [] : note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
+      if (found.length === 0 && commit === note.run.commit && left.length === note.paths.length) continue;
+      // Recorded before the note changes: a file is never dropped from both.
+      addCreated(where, sessionId, found);
+      settled.recorded += found.length;
+      const run = commit === undefined ? note.run : { ...note.run, commit };
+      writeFileAtomic(file, noteBody({ ...note, paths: left, run }), { mode: 0o600 });
+      continue;
+    }
     if (found.length === 0 && !final) continue;
     // Claimed by renaming, as recordCreations does: of two settling processes one records.
     const claimed = `${file}.${process.pid}.claimed`;
@@ -459,14 +528,77 @@ export function settleCreations(
     }
     unlinkBestEffort(claimed);
     addCreated(where, sessionId, found);
-    recorded += found.length;
+    settled.recorded += found.length;
     const left = note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
-    if (!final && left.length > 0) {
-      const body = { format: FORMAT, session: note.session, tool_use: note.toolUse, at: note.at, paths: left };
-      writeFileAtomic(file, JSON.stringify(body), { mode: 0o600 });
-    }
+    if (!final && left.length > 0) writeFileAtomic(file, noteBody({ ...note, paths: left }), { mode: 0o600 });
   }
-  return recorded;
+  return settled;
+}
+
+/**
+ * The session's confined runs' notes, claimed (a note a concurrent claimer took is skipped): those whose call
+ * has finished (`finished`: the tool_use ids with a result), or all of them (at the end of a turn). Only files.
+ */
+export function claimRunCreations(
+  where: Locations,
+  sessionId: string,
+  finished: ReadonlySet<string> | 'all',
+): ClaimedRun[] {
+  const dir = sessionPendingDir(where.runtimeDir, sessionId);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => NOTE_NAME.test(n));
+  } catch {
+    return [];
+  }
+  const done = finished === 'all' ? undefined : new Set([...finished].map((id) => fnv1a64(id)));
+  const runs: ClaimedRun[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    let peek: Note | undefined;
+    try {
+      peek = parseNote(readOwnedFile(file, 'a provenance note')?.toString('utf8') ?? '');
+    } catch {
+      peek = undefined;
+    }
+    if (peek?.run === undefined || (done !== undefined && !done.has(peek.toolUse))) continue;
+    const note = claimNote(file);
+    if (note?.run === undefined || note.session !== idFileKey(sessionId)) continue;
+    // Named paths the run has made since the last settle: recorded now, with the run's.
+    addCreated(where, sessionId, bornSince(note));
+    runs.push({ at: note.at, run: note.run });
+  }
+  return runs;
+}
+
+/**
+ * The snapshot commit the work tree's undo ref names now, read from the loose ref file (no git process), if
+ * it was written after the note: the run's own snapshot, or a later one (whose label or time then does not
+ * match, and nothing is recorded). Undefined while the run has not taken it yet, or when the ref is packed.
+ */
+function pinnedSnapshot(root: string, notedAt: number): string | undefined {
+  const tree = gitWorkTree(root);
+  if (tree === undefined) return undefined;
+  const ref = join(tree.commonDir, tree.undoRef);
+  const st = lstatBig(ref);
+  if (st === undefined || !st.isFile() || Number(st.mtimeMs) < notedAt - BIRTH_SLACK_MS) return undefined;
+  try {
+    const commit = readFileSync(ref, 'utf8').trim();
+    return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit) ? commit : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function noteBody(note: Note): string {
+  return JSON.stringify({
+    format: FORMAT,
+    session: note.session,
+    tool_use: note.toolUse,
+    at: note.at,
+    paths: note.paths,
+    ...(note.run === undefined ? {} : { run: note.run }),
+  });
 }
 
 /**
@@ -600,7 +732,7 @@ class DirLooks {
  * checks a named creation passes — when the snapshot read is the one taken for this run.
  */
 function runCreated(
-  run: { root: string; label: string },
+  run: { root: string; label: string; commit?: string },
   notedAt: number,
   snapshot: RunAdditions,
   bornSince: (path: string) => CreatedFile | undefined,
@@ -631,7 +763,8 @@ interface Note {
   toolUse: string;
   at: number;
   paths: string[];
-  run?: { root: string; label: string };
+  /** A confined run: its work tree, its snapshot's label (a hash), and the snapshot commit once pinned. */
+  run?: { root: string; label: string; commit?: string };
 }
 
 function parseNote(body: string): Note | undefined {
@@ -642,7 +775,7 @@ function parseNote(body: string): Note | undefined {
       tool_use?: unknown;
       at?: unknown;
       paths?: unknown;
-      run?: { root?: unknown; label?: unknown };
+      run?: { root?: unknown; label?: unknown; commit?: unknown };
     };
     if (
       v.format !== FORMAT ||
@@ -656,9 +789,11 @@ function parseNote(body: string): Note | undefined {
       return undefined;
     const note: Note = { session: v.session, toolUse: v.tool_use, at: v.at, paths: v.paths as string[] };
     if (v.run !== undefined) {
-      const { root, label } = v.run;
+      const { root, label, commit } = v.run;
       if (typeof root !== 'string' || !root.startsWith('/') || typeof label !== 'string') return undefined;
-      note.run = { root, label };
+      if (commit !== undefined && (typeof commit !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)))
+        return undefined;
+      note.run = commit === undefined ? { root, label } : { root, label, commit };
     }
     return note;
   } catch {

@@ -3,6 +3,7 @@
  * next call, its Stop or SessionEnd, from the file system (provenance) and the session's transcript (an
  * approval at the host's prompt, the breaker's run of failures) — through the real check path.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,14 +13,18 @@ import { readModuleState } from '../../src/modules/state-file.js';
 import { readProvenance } from '../../src/session/provenance.js';
 import { locations } from '../../src/util/locations.js';
 import { targetOf } from '../support/memory.js';
-import { makeProject, verdictOf, type TestProject } from '../support/project.js';
+import { probeConfinement } from '../../src/confine/probe.js';
+import { gitIn, makeProject, verdictOf, type TestProject } from '../support/project.js';
 
 const SESSION = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const ASKED = 'make deploy-staging --jobs 4';
 
 /** A project whose session is registered, with the transcript where Claude Code keeps it. */
-function project(policy?: string): TestProject & { transcript: string } {
-  const p = makeProject();
+function project(
+  policy?: string,
+  options: Parameters<typeof makeProject>[0] = {},
+): TestProject & { transcript: string } {
+  const p = makeProject(options);
   if (policy !== undefined) p.write('.hookwise/policy.yml', policy);
   p.register(SESSION, 'coder');
   const transcript = join(p.home, '.claude', 'projects', '-project', `${SESSION}.jsonl`);
@@ -196,6 +201,90 @@ describe('the files a call created, from the file system', () => {
     // Created only now, after the turn: nobody vouches that the session made it.
     writeFileSync(later, 'x\n');
     expect(verdictOf(await p.check(bash(p, 'rm src/later.ts', 'toolu_3')))).toBe('ask');
+  });
+});
+
+/** A git project whose coder runs scripts confined (each with an undo snapshot); `confineOff()` ends that. */
+function confinedProject(): TestProject & { transcript: string; confineOff(): void } {
+  const p = project(undefined, { git: false });
+  p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: true\n');
+  p.write('src/tracked.ts', 'export const kept = 1;\n');
+  gitIn(p.root, 'init', '-q');
+  gitIn(p.root, 'add', 'src/tracked.ts');
+  gitIn(p.root, 'commit', '-qm', 'one');
+  return Object.assign(p, {
+    confineOff: () => p.write(join(p.configDir, 'config.yml'), 'confine:\n  enabled: false\n'),
+  });
+}
+
+/** A script the host runs confined: its PreToolUse (allowed inside the walls), then the wrapped command. No PostToolUse. */
+async function runConfined(p: TestProject & { transcript: string }, script: string, body: string, id: string) {
+  p.write(script, `#!/bin/sh\nset -e\n${body}\n`);
+  chmodSync(join(p.root, script), 0o755);
+  const d = (await p.check(bash(p, `./${script}`, id))).decision!;
+  expect(d.tier, d.reason).toBe('confine');
+  const ran = spawnSync('/bin/sh', ['-c', d.confined!.command], {
+    cwd: p.root,
+    env: { ...process.env, ...p.env },
+    encoding: 'utf8',
+  });
+  expect(ran.status, ran.stderr).toBe(0);
+}
+
+const runNotes = (p: TestProject): string[] => notes(p).filter((n) => n.startsWith('p-'));
+
+const ran = (id: string): Line[] => [{ use: [id, 'Bash'] }, { result: [id, 'done', false] }];
+
+describe.skipIf(!probeConfinement().available)("a confined run's new files, without PostToolUse", () => {
+  it('are recorded at the end of the turn (Stop), its snapshot read after the answer: deleting them then asks no one', async () => {
+    const p = confinedProject();
+    await runConfined(p, 'gen.sh', 'mkdir -p src/gen && echo 1 > src/gen/x.json', 'toolu_1');
+    write(p, ran('toolu_1'));
+    const out = await p.check(stop(p));
+    expect(out).toMatchObject({ stdout: '', exitCode: 0 });
+    expect(out.stderr).toBeUndefined();
+    expect(runNotes(p)).toEqual([]);
+    p.confineOff();
+    expect(verdictOf(await p.check(bash(p, 'rm src/gen/x.json', 'toolu_2')))).toBe('allow');
+    expect(verdictOf(await p.check(bash(p, 'rm src/tracked.ts', 'toolu_3')))).toBe('ask');
+  });
+
+  it('not yet settled when a call deletes one: that call asks; once the transcript shows the run finished, the next one does not', async () => {
+    const p = confinedProject();
+    await runConfined(p, 'gen.sh', 'echo 1 > src/out.json', 'toolu_1');
+    p.confineOff();
+    // The run's result is not in the transcript yet: nothing says it finished, so nothing vouches for its files.
+    write(p, [{ use: ['toolu_1', 'Bash'] }, { use: ['toolu_2', 'Bash'] }]);
+    expect(verdictOf(await p.check(bash(p, 'rm src/out.json', 'toolu_2')))).toBe('ask');
+    expect(runNotes(p)).toHaveLength(1);
+    write(p, [...ran('toolu_1'), { use: ['toolu_2', 'Bash'] }, { use: ['toolu_3', 'Bash'] }]);
+    // This call is decided before its after-answer work reads the snapshot: still an ask.
+    expect(verdictOf(await p.check(bash(p, 'rm src/out.json', 'toolu_3')))).toBe('ask');
+    expect(runNotes(p)).toEqual([]);
+    expect(verdictOf(await p.check(bash(p, 'rm src/out.json', 'toolu_4')))).toBe('allow');
+  });
+
+  it('a later run’s snapshot, taken before the turn ends, does not lose the first run’s files (its snapshot is pinned at the next call)', async () => {
+    const p = confinedProject();
+    await runConfined(p, 'one.sh', 'echo 1 > src/one.json', 'toolu_1');
+    // Its result is not in the transcript yet at the next call (the host writes it a moment later), so the run
+    // is not read then; that call is confined too, and its snapshot moves the ref before the first run is read.
+    write(p, [{ use: ['toolu_1', 'Bash'] }, { use: ['toolu_2', 'Bash'] }]);
+    await runConfined(p, 'two.sh', 'echo 2 > src/two.json', 'toolu_2');
+    write(p, [...ran('toolu_1'), ...ran('toolu_2')]);
+    await p.check(stop(p));
+    p.confineOff();
+    expect(verdictOf(await p.check(bash(p, 'rm src/one.json', 'toolu_3')))).toBe('allow');
+    expect(verdictOf(await p.check(bash(p, 'rm src/two.json', 'toolu_4')))).toBe('allow');
+  });
+
+  it('a prompt after the turn claims the runs before it drops the session’s notes', async () => {
+    const p = confinedProject();
+    await runConfined(p, 'gen.sh', 'echo 1 > src/out.json', 'toolu_1');
+    write(p, ran('toolu_1'));
+    await p.check({ ...stop(p), hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
+    p.confineOff();
+    expect(verdictOf(await p.check(bash(p, 'rm src/out.json', 'toolu_2')))).toBe('allow');
   });
 });
 
