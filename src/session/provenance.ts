@@ -504,11 +504,15 @@ export function settleCreations(
       unlinkBestEffort(file);
       continue;
     }
+    if (note.run !== undefined && final) {
+      settled.runs++; // claimed at once (claimRunCreations), its named files with it: nothing to rewrite
+      continue;
+    }
     const found = bornSince(note, dirs);
     if (note.run !== undefined) {
       settled.runs++;
       const commit = note.run.commit ?? pinnedSnapshot(note.run.root, note.at);
-      const left = final ? [] : note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
+      const left = note.paths.filter((p) => !found.some(([key]) => key === pathKey(p)));
       if (found.length === 0 && commit === note.run.commit && left.length === note.paths.length) continue;
       // Recorded before the note changes: a file is never dropped from both.
       addCreated(where, sessionId, found);
@@ -566,7 +570,8 @@ export function claimRunCreations(
     if (note?.run === undefined || note.session !== idFileKey(sessionId)) continue;
     // Named paths the run has made since the last settle: recorded now, with the run's.
     addCreated(where, sessionId, bornSince(note));
-    runs.push({ at: note.at, run: note.run });
+    const commit = note.run.commit ?? pinnedSnapshot(note.run.root, note.at);
+    runs.push({ at: note.at, run: commit === undefined ? note.run : { ...note.run, commit } });
   }
   return runs;
 }
