@@ -189,10 +189,10 @@ describe('settling waiting notes again and again (a daemon does before every cal
     const target = join(p.root, 'src/later.ts');
     noteCreations(where, { sessionId: 's1', toolUseId: 'toolu_later', cwd: p.root } as ToolCall, [target]);
     settle();
-    expect(settleCreations(where, 's1', false)).toBe(0);
-    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
     writeFileSync(target, 'x\n');
-    expect(settleCreations(where, 's1', false)).toBe(1);
+    expect(settleCreations(where, 's1', false).recorded).toBe(1);
     const read = readProvenance(where, 's1');
     expect(read.kind === 'valid' && createdBySession(read.created, target)).toBe(true);
   });
@@ -203,13 +203,13 @@ describe('settling waiting notes again and again (a daemon does before every cal
     const target = join(p.root, 'src/new/deeper/made.ts');
     noteCreations(where, { sessionId: 's1', toolUseId: 'toolu_deep', cwd: p.root } as ToolCall, [target]);
     settle();
-    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
     mkdirSync(join(p.root, 'src/new'));
     settle();
-    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
     mkdirSync(join(p.root, 'src/new/deeper'));
     writeFileSync(target, 'x\n');
-    expect(settleCreations(where, 's1', false)).toBe(1);
+    expect(settleCreations(where, 's1', false).recorded).toBe(1);
   });
 
   it('a note replaced under its name, or rewritten in place, is read afresh', () => {
@@ -219,22 +219,22 @@ describe('settling waiting notes again and again (a daemon does before every cal
     const [first, second, third] = ['src/aaaa1.ts', 'src/bbbb2.ts', 'src/cccc3.ts'].map((r) => join(p.root, r));
     noteCreations(where, call, [first!]);
     settle();
-    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
     noteCreations(where, call, [second!]); // the same tool_use_id again: a new note under the same name
     settle();
     writeFileSync(second!, 'x\n');
-    expect(settleCreations(where, 's1', false)).toBe(1);
+    expect(settleCreations(where, 's1', false).recorded).toBe(1);
 
     noteCreations(where, call, [third!]);
     settle();
-    expect(settleCreations(where, 's1', false)).toBe(0);
+    expect(settleCreations(where, 's1', false).recorded).toBe(0);
     const dir = sessionPendingDir(where.runtimeDir, 's1');
     const [note] = readdirSync(dir).filter((n) => n.startsWith('p-'));
     const file = join(dir, note!);
     // Same inode, same size, another path: only the times say it changed.
     writeFileSync(file, readFileSync(file, 'utf8').replace(third!, first!));
     writeFileSync(first!, 'x\n');
-    expect(settleCreations(where, 's1', false)).toBe(1);
+    expect(settleCreations(where, 's1', false).recorded).toBe(1);
     const read = readProvenance(where, 's1');
     expect(read.kind === 'valid' && createdBySession(read.created, first!)).toBe(true);
     expect(read.kind === 'valid' && createdBySession(read.created, third!)).toBe(false);
