@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { buildMcpCatalogue } from './mcp-catalogue.mjs';
 
 // esbuild is a devDependency: present after `npm install` in a clone, absent in an installed package (which
@@ -43,6 +43,66 @@ const lazyBundles = (routes) => ({
   },
 });
 
+/**
+ * The native addons of the hook path (src/util/native-addons.ts), found here as their packages' loaders find
+ * them at run time, so that a hook process loads each file directly: node-gyp-build for tree-sitter and its
+ * Bash grammar, the glibc/macOS/Windows platform package for @node-rs/xxhash. Paths relative to dist/, kept
+ * only inside this package's node_modules (an installed copy has the same layout); an addon not found here is
+ * left to its package's loader at run time.
+ */
+function nativeAddonFiles() {
+  const req = createRequire(import.meta.url);
+  const nodeGypBuild = (pkg) => {
+    const manifest = req.resolve(`${pkg}/package.json`);
+    return createRequire(manifest)('node-gyp-build').path(dirname(manifest));
+  };
+  const suffix = process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : '';
+  const finders = {
+    'tree-sitter': () => nodeGypBuild('tree-sitter'),
+    'tree-sitter-bash': () => nodeGypBuild('tree-sitter-bash'),
+    xxhash: () => req.resolve(`@node-rs/xxhash-${process.platform}-${process.arch}${suffix}`),
+  };
+  const files = {};
+  for (const [name, find] of Object.entries(finders)) {
+    let file;
+    try {
+      file = find();
+    } catch {
+      continue; // not installed here for this platform: the package's loader decides at run time
+    }
+    const path = relative(resolve('dist'), file).split('\\').join('/');
+    if (/^\.\.\/node_modules\//.test(path) && !path.slice(3).split('/').includes('..')) files[name] = path;
+  }
+  return files;
+}
+
+/**
+ * tree-sitter's JavaScript is bundled (so it runs from the code cache); its `require('node-gyp-build')(__dirname)`
+ * is routed to treeSitterBinding() (src/util/native-addons.ts), since __dirname in a bundle is dist/. Any other
+ * package that would bundle node-gyp-build stops the build: it would look for its addon in dist/.
+ */
+const treeSitterBinding = {
+  name: 'tree-sitter-binding',
+  setup(b) {
+    b.onResolve({ filter: /^node-gyp-build$/ }, (args) =>
+      /[\\/]node_modules[\\/]tree-sitter[\\/]/.test(args.importer)
+        ? { path: 'tree-sitter-binding', namespace: 'hookwise-native' }
+        : { errors: [{ text: `node-gyp-build required by ${args.importer}: make that package external or route it` }] },
+    );
+    // Its Bun-only branch requires the prebuilt files by a template, which esbuild expands to every file;
+    // that branch never runs under Node, so they are bundled as nothing.
+    b.onLoad({ filter: /[\\/]node_modules[\\/]tree-sitter[\\/]prebuilds[\\/].*\.node$/ }, () => ({
+      contents: '',
+      loader: 'empty',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'hookwise-native' }, () => ({
+      contents: `module.exports = () => require(${JSON.stringify(resolve('src/util/native-addons.ts'))}).treeSitterBinding();`,
+      resolveDir: resolve('.'),
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -51,16 +111,19 @@ const common = {
   sourcemap: 'linked',
   // import() → require(): a dynamic import would start Node's ESM loader, which costs start-up time.
   supported: { 'dynamic-import': false },
-  define: { __HOOKWISE_VERSION__: JSON.stringify(pkg.version) },
+  define: {
+    __HOOKWISE_VERSION__: JSON.stringify(pkg.version),
+    __HOOKWISE_NATIVE_ADDONS__: JSON.stringify(nativeAddonFiles()),
+  },
   // Native and worker-pool packages stay real node_modules imports; so does the Anthropic SDK, required only
   // when a call reaches the supervisor (src/supervisor/api.ts), never at start-up.
+  plugins: [treeSitterBinding],
   external: [
     're2',
     '@node-rs/xxhash',
     'onnxruntime-node',
     'hnswlib-node',
     'piscina',
-    'tree-sitter',
     'tree-sitter-bash',
     '@anthropic-ai/sdk',
     // PostgreSQL's driver: required only where a team store is configured (src/store/postgres.ts).
@@ -92,13 +155,16 @@ await Promise.all([
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/hook.cjs',
-    plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute, [/\/program\.js$/, './cli.cjs']])],
+    plugins: [
+      ...common.plugins,
+      lazyBundles([compilerRoute, shellRoute, confineRoute, [/\/program\.js$/, './cli.cjs']]),
+    ],
   }),
   build({
     ...common,
     entryPoints: ['src/cli/program.ts'],
     outfile: 'dist/cli.cjs',
-    plugins: [lazyBundles([compilerRoute, shellRoute, confineRoute])],
+    plugins: [...common.plugins, lazyBundles([compilerRoute, shellRoute, confineRoute])],
   }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
   build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),

@@ -11,8 +11,8 @@
  * The tree is converted once into plain objects (one N-API call per cursor step is the dominant cost;
  * reading node properties lazily would cost several per node); parse.ts walks them in pure JS.
  */
-import { createRequire } from 'node:module';
 import type TreeSitter from 'tree-sitter';
+import { loadNativeAddon, localRequire } from '../util/native-addons.js';
 
 /*
  * Every bound on parsing counts work done — characters, parser steps, nodes, nesting — and none is a
@@ -64,10 +64,14 @@ let parser: TreeSitter | undefined;
  */
 export function loadShellParser(): void {
   if (parser !== undefined) return;
-  // Resolved at run time from wherever this code lives (dist/*.cjs or src/), never bundled.
-  const load = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+  const load = localRequire();
   try {
-    const Parser = load('tree-sitter') as typeof TreeSitter;
+    // Bundled (dist/*.cjs): tree-sitter's JavaScript is in the bundle (a literal require, which esbuild
+    // follows), its binding loaded from the file the build found (util/native-addons.ts). From sources: the
+    // installed package.
+    const bundled = typeof __filename === 'string' && __filename.endsWith('.cjs');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above: only a literal is bundled
+    const Parser = (bundled ? require('tree-sitter') : load('tree-sitter')) as typeof TreeSitter;
     const p = new Parser();
     p.setLanguage(loadGrammar(load));
     parser = p;
@@ -84,9 +88,14 @@ export function isShellParserLoaded(): boolean {
 
 /**
  * The grammar's compiled binding. Its package entry also reads a 50 KB node-types.json that only the
- * node-class API uses (we walk with a cursor), so load the binary directly when we can find it.
+ * node-class API uses (we walk with a cursor), so load the binary directly: the file the build found, else
+ * where the package keeps it.
  */
 function loadGrammar(load: NodeJS.Require): TreeSitter.Language {
+  return loadNativeAddon('tree-sitter-bash', () => loadGrammarFromPackage(load)) as TreeSitter.Language;
+}
+
+function loadGrammarFromPackage(load: NodeJS.Require): TreeSitter.Language {
   const root = load.resolve('tree-sitter-bash/package.json').replace(/package\.json$/, '');
   for (const file of [
     `build/Release/tree_sitter_bash_binding.node`,

@@ -3,10 +3,11 @@
  * native addon, lazily: a call that never consults or records a remembered decision does not pay for it.
  *
  * The package's own loader probes the C library by reading /usr/bin/ldd before it picks a binary (≈ 1.5 ms
- * of a ≈ 4 ms load per process); the platform package napi-rs would pick on glibc Linux, macOS or Windows is
- * required directly first, and the package's loader is the fallback (musl, or a layout we did not expect).
+ * of a ≈ 4 ms load per process). Bundled, the binary the build found is loaded by its path
+ * (util/native-addons.ts); else the platform package napi-rs would pick on glibc Linux, macOS or Windows is
+ * required directly, and the package's loader is the last resort (musl, or a layout we did not expect).
  */
-import { createRequire } from 'node:module';
+import { loadNativeAddon, localRequire } from './native-addons.js';
 
 interface XxhashBinding {
   xxh3: { xxh64(input: string | Uint8Array, seed?: bigint): bigint };
@@ -16,8 +17,11 @@ interface XxhashBinding {
 let binding: XxhashBinding | undefined;
 
 function load(): XxhashBinding {
-  // The CommonJS bundles define __filename (import.meta is empty there); ESM test runners define both.
-  const req = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+  return loadNativeAddon('xxhash', loadFromPackage) as XxhashBinding;
+}
+
+function loadFromPackage(): XxhashBinding {
+  const req = localRequire();
   const suffix = process.platform === 'linux' ? '-gnu' : process.platform === 'win32' ? '-msvc' : '';
   try {
     return req(`@node-rs/xxhash-${process.platform}-${process.arch}${suffix}`) as XxhashBinding;

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -118,6 +119,53 @@ describe('what a decision loads', () => {
   });
 });
 
+describe('native addons of a Bash decision', () => {
+  // The files the build found are loaded by path (src/util/native-addons.ts): no node-gyp-build, no package.json
+  // read, no node_modules walk; elsewhere (a copy of dist/ without node_modules beside it) the packages' own
+  // loaders find them and the decision is the same.
+  const decide = (dist: string) => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const probe = p.write('probe.cjs', REQUIRE_CACHE_PROBE);
+    const out = join(p.home, 'required.json');
+    const r = spawnSync(process.execPath, ['--require', probe, join(dist, 'hookwise.cjs'), 'check'], {
+      input: JSON.stringify(p.pre('Bash', { command: 'git status --short && echo x > src/a.ts' })),
+      env: { ...p.env, HOOKWISE_DAEMON: 'off', PROBE_OUT: out },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const required = (JSON.parse(readFileSync(out, 'utf8')) as string[]).map((f) => f.split('\\').join('/'));
+    return { decision: JSON.parse(r.stdout).hookSpecificOutput.permissionDecision as string, required };
+  };
+  const nodeGypBuild = (f: string) => f.includes('/node-gyp-build/');
+  const packageCode = (f: string) =>
+    /\/node_modules\/(tree-sitter|tree-sitter-bash|@node-rs\/[^/]+)\/[^/]+\.(js|json)$/.test(f);
+
+  it('the built dist/ loads each addon from its file', () => {
+    const { decision, required } = decide(DIST);
+    expect(decision).toBe('allow');
+    // tree-sitter, its Bash grammar and xxhash by the build's paths; re2 (a pack's pattern) through its package.
+    const addons = required.filter((f) => f.endsWith('.node'));
+    expect(addons.filter((f) => !f.includes('/node_modules/re2/'))).toHaveLength(3);
+    expect(required.filter((f) => nodeGypBuild(f) || packageCode(f))).toEqual([]);
+  });
+
+  it("a dist/ elsewhere falls back to the packages' loaders with the same decision", () => {
+    // Inside the repository, so node_modules is still found above it, but not where the build found it.
+    const cache = join(import.meta.dirname, '..', '..', 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    const dist = mkdtempSync(join(cache, 'hookwise-native-'));
+    try {
+      cpSync(DIST, dist, { recursive: true }); // the catalogue's data too
+      const { decision, required } = decide(dist);
+      expect(decision).toBe('allow');
+      expect(required.some(nodeGypBuild)).toBe(true);
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the bundles', () => {
   // One non-ASCII character makes a source a two-byte string, decoded on Node's slow UTF-8 path at every start.
   it.each(['hookwise.cjs', 'hook.cjs', 'shell.cjs'])('%s is pure ASCII', (file) => {
@@ -128,6 +176,9 @@ describe('the bundles', () => {
 
 /** Writes Node's list of loaded built-in modules to $PROBE_OUT when the process exits. */
 const PROBE = `process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)));\n`;
+
+/** Writes the files in require's cache (every module and addon loaded by path) to $PROBE_OUT at exit. */
+const REQUIRE_CACHE_PROBE = `process.on('exit', () => require('fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(Object.keys(require.cache))));\n`;
 
 describe('a crashing hook process', () => {
   // Hosts treat any exit status but 0 and 2 as a non-blocking error and run the tool: a crash must exit 2.
