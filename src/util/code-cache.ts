@@ -25,6 +25,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { decodeMirrored, encodeMirrored } from './mirrored.js';
@@ -81,7 +82,10 @@ function writeCache(cachePath: string, payload: Buffer): void {
 /** Loads `bundle` (a CommonJS file) and returns its exports; `load` resolves its own require() calls. */
 export function loadWithCodeCache(bundle: string, load: NodeJS.Require, options: { writeCache: boolean }): unknown {
   const cachePath = codeCachePath(bundle);
-  const source = readFileSync(bundle, 'utf8');
+  const bytes = readFileSync(bundle);
+  // The build makes every bundle pure ASCII (scripts/build.mjs), which decodes as Latin-1 with no UTF-8
+  // validation (≈ 0.3 ms less for hook.cjs in a fresh process); a bundle that is not stays UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const mode = process.env.HOOKWISE_CODE_CACHE;
   const cached = mode === 'off' ? undefined : readTrusted(cachePath);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {

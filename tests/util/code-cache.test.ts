@@ -5,9 +5,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeCachePath, decodeCodeCache, encodeCodeCache } from '../../src/util/code-cache.js';
+import { codeCachePath, decodeCodeCache, encodeCodeCache, loadWithCodeCache } from '../../src/util/code-cache.js';
 import { makeProject } from '../support/project.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
@@ -92,5 +95,30 @@ describe('a damaged code cache next to the built CLI', () => {
     expect(statSync(cache).ino).not.toBe(inode);
     expect(decodeCodeCache(readFileSync(cache))).toBeDefined();
     expect(check(p).stdout).toBe(refreshed.stdout);
+  });
+});
+
+describe('loading a bundle', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookwise-code-cache-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Built bundles are pure ASCII and decode as Latin-1; any other text must still read as UTF-8.
+  it.each([
+    ['pure ASCII', 'plain text'],
+    ['not ASCII', 'caf\u00e9 \u2192 \u{1f512}'],
+  ])('runs a %s bundle with its text intact, from source and then from the cache it wrote', (_kind, text) => {
+    const bundle = join(dir, `${text.length}.cjs`);
+    writeFileSync(bundle, `module.exports = { text: ${JSON.stringify(text)}, literal: '${text}' };\n`, 'utf8');
+    const load = () => loadWithCodeCache(bundle, createRequire(bundle), { writeCache: false });
+    expect(load()).toEqual({ text, literal: text });
+    writeFileSync(
+      codeCachePath(bundle),
+      encodeCodeCache(
+        new Script(
+          `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`,
+        ).createCachedData(),
+      ),
+    );
+    expect(load()).toEqual({ text, literal: text });
   });
 });
