@@ -77,13 +77,17 @@ function nativeAddonFiles() {
 }
 
 /**
- * tree-sitter's JavaScript is bundled (so it runs from the code cache); its `require('node-gyp-build')(__dirname)`
- * is routed to treeSitterBinding() (src/util/native-addons.ts), since __dirname in a bundle is dist/. Any other
- * package that would bundle node-gyp-build stops the build: it would look for its addon in dist/.
+ * tree-sitter's JavaScript is bundled on its own (dist/tree-sitter.cjs) and every other bundle requires that one
+ * file: it patches the shared native binding's prototypes and keeps the buffers the binding writes nodes into,
+ * so a process (the CLI loads shell.cjs and parses with its own code too) must hold exactly one copy. Its
+ * `require('node-gyp-build')(__dirname)` is routed to treeSitterBinding() (src/util/native-addons.ts), since
+ * __dirname in a bundle is dist/. Any other package that would bundle node-gyp-build stops the build: it would
+ * look for its addon in dist/.
  */
 const treeSitterBinding = {
   name: 'tree-sitter-binding',
   setup(b) {
+    b.onResolve({ filter: /^tree-sitter$/ }, () => ({ path: './tree-sitter.cjs', external: true }));
     b.onResolve({ filter: /^node-gyp-build$/ }, (args) =>
       /[\\/]node_modules[\\/]tree-sitter[\\/]/.test(args.importer)
         ? { path: 'tree-sitter-binding', namespace: 'hookwise-native' }
@@ -168,6 +172,11 @@ await Promise.all([
   }),
   build({ ...common, entryPoints: ['src/policy/build-policy.ts'], outfile: 'dist/policy-compiler.cjs' }),
   build({ ...common, entryPoints: ['src/shell/index.ts'], outfile: 'dist/shell.cjs' }),
+  build({
+    ...common,
+    entryPoints: [createRequire(import.meta.url).resolve('tree-sitter')],
+    outfile: 'dist/tree-sitter.cjs',
+  }),
   build({ ...common, entryPoints: ['src/confine/decide.ts'], outfile: 'dist/confine.cjs' }),
   build({ ...common, entryPoints: ['workers/embed.worker.ts'], outfile: 'dist/embed.worker.cjs' }),
 ]);

@@ -66,9 +66,9 @@ export function loadShellParser(): void {
   if (parser !== undefined) return;
   const load = localRequire();
   try {
-    // Bundled (dist/*.cjs): tree-sitter's JavaScript is in the bundle (a literal require, which esbuild
-    // follows), its binding loaded from the file the build found (util/native-addons.ts). From sources: the
-    // installed package.
+    // Bundled (dist/*.cjs): tree-sitter's JavaScript is dist/tree-sitter.cjs, one copy for every bundle (a
+    // literal require, which the build routes there), its binding loaded from the file the build found
+    // (util/native-addons.ts). From sources: the installed package.
     const bundled = typeof __filename === 'string' && __filename.endsWith('.cjs');
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above: only a literal is bundled
     const Parser = (bundled ? require('tree-sitter') : load('tree-sitter')) as typeof TreeSitter;

@@ -167,6 +167,18 @@ describe('native addons of a Bash decision', () => {
 });
 
 describe('the bundles', () => {
+  // tree-sitter's JavaScript patches the one native binding and keeps the buffers it writes nodes into: two
+  // copies in a process (the CLI parses with its own code and loads shell.cjs too) garble each other's trees.
+  it("hold tree-sitter's JavaScript once, in tree-sitter.cjs, which the others require", () => {
+    const bundles = readdirSync(DIST).filter((f) => f.endsWith('.cjs'));
+    const holding = bundles.filter((f) =>
+      readFileSync(join(DIST, f), 'utf8').includes('initializeLanguageNodeClasses'),
+    );
+    expect(holding).toEqual(['tree-sitter.cjs']);
+    for (const f of ['shell.cjs', 'cli.cjs'])
+      expect(readFileSync(join(DIST, f), 'utf8')).toContain('require("./tree-sitter.cjs")');
+  });
+
   // One non-ASCII character makes a source a two-byte string, decoded on Node's slow UTF-8 path at every start.
   it.each(['hookwise.cjs', 'hook.cjs', 'shell.cjs'])('%s is pure ASCII', (file) => {
     const bytes = readFileSync(join(DIST, file));
