@@ -71,6 +71,7 @@ export const CODE_CHECKS = [
   'npm-package', // a package from the registry by name (`express`, `@scope/pkg@^1`): not a path, URL, git or alias
   'api-path', // a service's API path (`repos/o/r/pulls`): no scheme, no `//` host, no query language endpoint
   'dry-run-target', // a make target a dry run may print: no VAR=value, no name that says it reaches out (deploy)
+  'setting-name', // a setting named, not set (`sysctl vm.swappiness`; `vm.swappiness=10` would write it)
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 

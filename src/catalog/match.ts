@@ -288,6 +288,8 @@ function passes(check: CodeCheck, text: string): boolean {
       return API_PATH.test(text) && !text.includes('//') && !/^\/?graphql(?:[/?#]|$)/i.test(text);
     case 'dry-run-target':
       return dryRunTarget(text);
+    case 'setting-name':
+      return SETTING_NAME.test(text);
   }
 }
 
@@ -296,6 +298,8 @@ const REQUIREMENT =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?(?:(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+(?:,(?:===?|~=|!=|<=?|>=?)[A-Za-z0-9.*+!-]+)*)?$/;
 /** `express`, `express@4.18`, `@scope/pkg@^1.2`: a registry package, never a path, URL, git spec or `npm:` alias. */
 const NPM_PACKAGE = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(?:@[\w.^~<>=*|+ -]+)?$/i;
+/** `vm.swappiness`, `net/ipv4/ip_forward`: a kernel setting's name, without the `=value` that would set it. */
+const SETTING_NAME = /^[\w][\w./-]*$/;
 /** `repos/o/r/pulls`, `/user`, `search/issues?q=x`: a path of the service's API, no scheme or host. */
 const API_PATH = /^\/?[\w.{}-]+(?:\/[\w.{}-]+)*(?:\?[\w.%+=&:,/-]*)?$/;
 
