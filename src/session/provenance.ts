@@ -493,7 +493,6 @@ export function settleCreations(
   } catch {
     return settled; // no notes for this session
   }
-  let recorded = 0;
   const dirs = new DirLooks();
   for (const name of listed) {
     if (!NOTE_NAME.test(name)) continue;
