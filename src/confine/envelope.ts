@@ -316,6 +316,15 @@ function rulesOf(pattern: string, list: RuleList, bases: Bases): DenyRule[] | { 
   ) {
     return [names(dir, segments[1]!, ANY_DEPTH, source)];
   }
+  // `**/.git/config`, `**/.git/hooks/**`: one child of a directory of that name at any depth.
+  if (
+    segments[0] === '**' &&
+    (segments.length === 3 || (segments.length === 4 && segments[3] === '**')) &&
+    !GLOB_SPECIAL.test(segments[1]!) &&
+    !GLOB_SPECIAL.test(segments[2]!)
+  ) {
+    return [{ ...names(dir, segments[1]!, ANY_DEPTH, source), within: [segments[2]!] }];
+  }
   // Anything else (a glob in a middle directory): the whole literal directory, when that is not a root of
   // its own — hiding all of a project or home directory would be a different envelope, not a safer one.
   if (literal !== '' && dir !== bases.root && dir !== bases.home) return [{ kind: 'path', path: dir, source }];

@@ -189,7 +189,8 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleDefaults>> = {
 /**
  * Writing these always needs a human, whatever the role: hookwise's own policy and the agents' hook
  * settings (a write there can switch the gate off), credentials, and files that make code run later
- * without a tool call — git hooks and config, MCP server lists, direnv, editor tasks, shell start-up files.
+ * without a tool call — git, hg and jj hooks and config, MCP server lists, direnv, editor tasks, shell
+ * start-up files.
  */
 export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
   '.claude/**',
@@ -203,7 +204,23 @@ export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
   '**/.envrc',
   '.git/hooks/**',
   '.git/config',
+  // git reads these too: a worktree's own config (extensions.worktreeConfig), submodules' git directories,
+  // and repositories nested in the project (a vendored checkout), whose config and hooks run when git runs there.
+  '.git/config.worktree',
+  '.git/worktrees/*/config.worktree',
+  '.git/modules/**/config',
+  '.git/modules/**/hooks/**',
+  '**/.git/config',
+  '**/.git/hooks/**',
   '.gitmodules',
+  // Mercurial's and Jujutsu's repository directories: .hg/hgrc names hooks (pre-<any command>), extensions
+  // (Python modules) and shell aliases; .hg/sharedpath points at another repository whose hgrc is read;
+  // .jj/repo/config.toml names pagers, diff and merge tools, aliases, fix tools and signing programs that
+  // jj log or jj diff run. Nothing but hg and jj themselves has a reason to write there.
+  '.hg/**',
+  '**/.hg/**',
+  '.jj/**',
+  '**/.jj/**',
   '.husky/**',
   '.pre-commit-config.yaml',
   'lefthook.yml',
@@ -221,6 +238,9 @@ export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
   '~/.config/**',
   '~/.ssh/**',
   '~/.gitconfig',
+  // hg's and jj's user config outside ~/.config (~/.config/hg/hgrc and ~/.config/jj/ are under ~/.config/**)
+  '~/.hgrc',
+  '~/.jjconfig.toml',
   '~/.bashrc',
   '~/.bash_profile',
   '~/.bash_login',

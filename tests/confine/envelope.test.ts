@@ -49,6 +49,22 @@ describe('buildEnvelope', () => {
     expect(names(e.denyWrite).map((r) => r.match)).toEqual(expect.arrayContaining(['.mcp.json', '.env*', '.envrc']));
   });
 
+  it("keeps hg's and jj's repository directories and nested repositories' git config and hooks read-only", () => {
+    const e = envelope();
+    expect(paths(e.denyWrite)).toEqual(
+      expect.arrayContaining(['/p/app/.hg', '/p/app/.jj', '/p/app/.git/config.worktree', '/h/me/.hgrc']),
+    );
+    const nested = names(e.denyWrite).map((r) => [r.match, r.depth > 1, r.within ?? []]);
+    expect(nested).toEqual(
+      expect.arrayContaining([
+        ['.hg', true, []],
+        ['.jj', true, []],
+        ['.git', true, ['config']],
+        ['.git', true, ['hooks']],
+      ]),
+    );
+  });
+
   it('hides secrets: ~/.ssh, ~/.aws, gcloud, .netrc, docker credentials, keychains, the runtime dir, the daemon token', () => {
     const e = envelope();
     expect(paths(e.denyRead)).toEqual(

@@ -376,4 +376,41 @@ describe('reads that need a human whatever the role: credentials, hookwise state
       await expectWrite(p, 'maintainer', path, 'ask', /sensitive path/);
     }
   });
+
+  // Version control configuration names programs that ordinary reads run (git diff, hg log, jj log).
+  const vcsConfig = [
+    '.git/config.worktree',
+    '.git/worktrees/feature/config.worktree',
+    '.git/modules/vendor/lib/config',
+    '.git/modules/lib/hooks/post-checkout',
+    'vendor/lib/.git/config',
+    'vendor/lib/.git/hooks/pre-commit',
+    '.hg/hgrc',
+    '.hg/sharedpath',
+    'sub/repo/.hg/hgrc',
+    '.jj/repo/config.toml',
+    '.jj/repo/store/git/config',
+    'vendor/x/.jj/repo/config.toml',
+    '~/.hgrc',
+    '~/.jjconfig.toml',
+    '~/.config/jj/config.toml',
+    '~/.config/hg/hgrc',
+  ];
+  it.each(vcsConfig)('Write of %s asks for every role', async (path) => {
+    await expectWrite(makeProject(), 'maintainer', path, 'ask', /sensitive path/);
+  });
+  it.each(vcsConfig.filter((path) => !path.startsWith('~')))('Edit of %s asks', async (path) => {
+    const p = makeProject();
+    p.register('s-e', 'maintainer');
+    const result = await p.check(
+      p.pre('Edit', { file_path: join(p.root, path), old_string: 'a', new_string: 'b' }, 's-e'),
+    );
+    expect(result.decision).toMatchObject({ verdict: 'ask', rule: { id: expect.stringMatching(/^sensitive:/) } });
+  });
+  it.each(['.gitattributes', 'src/.gitattributes', '.git/info/exclude', 'docs/hg-notes.md', 'src/jj.ts'])(
+    '%s is no version control configuration: the role decides',
+    async (path) => {
+      await expectWrite(makeProject(), 'maintainer', path, 'allow');
+    },
+  );
 });

@@ -308,6 +308,31 @@ describe('effects: hookwise itself and files that run code later', () => {
   allowed(['cat .hookwise/policy.yml', 'git config --get user.name']);
 });
 
+describe('effects: writing version control configuration asks through every shell route', () => {
+  it.each([
+    'echo "[hooks]" > .hg/hgrc',
+    'printf "[hooks]\\npre-log = id\\n" >> .hg/hgrc',
+    'cp /tmp/hgrc .hg/hgrc',
+    'echo x | tee -a .hg/hgrc',
+    "sed -i 's/a/b/' .hg/hgrc",
+    'echo x > sub/.hg/hgrc',
+    'echo "ui.pager = \\"id\\"" >> .jj/repo/config.toml',
+    'cp cfg.toml .jj/repo/config.toml',
+    "sed -i 's/a/b/' .jj/repo/config.toml",
+    'tee .jj/repo/config.toml < cfg.toml',
+    'echo x > vendor/lib/.git/config',
+    'cp hook vendor/lib/.git/hooks/pre-commit',
+    "sed -i 's/a/b/' .git/config.worktree",
+    'echo x | tee .git/modules/lib/config',
+    'echo x > ~/.hgrc',
+    'cp cfg.toml ~/.jjconfig.toml',
+  ])('%s → ask (sensitive path)', async (command) => {
+    const got = await verdictOf(command, 'maintainer');
+    expect(got.verdict, `${command}: ${got.rule}`).toBe('ask');
+    expect(got.rule).toMatch(/^sensitive:/);
+  });
+});
+
 describe('everyday work gets a reasoned verdict (workflow and read-only packs, issue 11)', () => {
   const tableAs = (role: string, rows: [string, Verdict, RegExp?][]) =>
     it.each(rows)(`${role}: %s → %s`, async (command, verdict, rule) => {
