@@ -31,9 +31,11 @@ export const CATALOG_RULES = [
   'lint', // checks code without changing it
   'version', // prints a version or help
   'git-read', // reads git state or history (the repository's objects, refs and index)
+  'vcs-read', // reads a jj or hg repository's state or history
   // The workflow's rules: each vouches for the effects listed in match.ts (VOUCHES), nothing more.
   'git-local', // changes only the local repository (index, commits, branches, stash)
   'git-sync', // fetches from a remote and fast-forwards or merges
+  'vcs-local', // records a jj or hg change locally: a new commit, a description, a bookmark (nothing leaves the machine)
   'build', // builds the project with its own toolchain and configuration
   'project-script', // runs one of the project's own scripts, judged by its name
   'install-declared', // installs what the project already declares (package.json and its lockfile)
@@ -72,6 +74,7 @@ export const CODE_CHECKS = [
   'api-path', // a service's API path (`repos/o/r/pulls`): no scheme, no `//` host, no query language endpoint
   'dry-run-target', // a make target a dry run may print: no VAR=value, no name that says it reaches out (deploy)
   'setting-name', // a setting named, not set (`sysctl vm.swappiness`; `vm.swappiness=10` would write it)
+  'config-name', // a git or hg configuration name in a section that holds no credential (`user.email`, `ui.username`)
 ] as const;
 export type CodeCheck = (typeof CODE_CHECKS)[number];
 

@@ -81,6 +81,7 @@ const VOUCHES: Partial<Record<CatalogRule, readonly Effect[]>> = {
   'test-runner': ['runs', 'writes', 'network'],
   lint: ['runs', 'writes'],
   'git-local': ['writes'],
+  'vcs-local': ['writes'],
   'git-sync': ['network', 'writes'],
   build: ['runs', 'writes', 'network'],
   'project-script': ['runs', 'writes'],
@@ -290,7 +291,81 @@ function passes(check: CodeCheck, text: string): boolean {
       return dryRunTarget(text);
     case 'setting-name':
       return SETTING_NAME.test(text);
+    case 'config-name':
+      return credentialFreeConfigName(text);
   }
+}
+
+/**
+ * Sections of git's and hg's configuration that hold no credential. Left out on purpose: remote and paths
+ * (a URL may carry `https://user:token@host`), credential, http (actions/checkout keeps its token in
+ * `http.<url>.extraheader`), url (insteadOf rewrites carry URLs), auth (hg's passwords), alias and hooks
+ * (whole command lines), submodule (URLs), and every section a tool we do not know may keep a token in
+ * (`github.token`, `hub.oauthtoken`).
+ */
+const CREDENTIAL_FREE_SECTIONS = new Set([
+  // git
+  'core',
+  'init',
+  'branch',
+  'pull',
+  'push',
+  'fetch',
+  'merge',
+  'rebase',
+  'commit',
+  'tag',
+  'gpg',
+  'diff',
+  'color',
+  'log',
+  'status',
+  'advice',
+  'rerere',
+  'safe',
+  'help',
+  'apply',
+  'blame',
+  'column',
+  'grep',
+  'i18n',
+  'index',
+  'pack',
+  'gc',
+  'feature',
+  'checkout',
+  'clone',
+  'am',
+  'format',
+  'interactive',
+  'pager',
+  'sequence',
+  // hg
+  'ui',
+  'phases',
+  'extensions',
+  'experimental',
+  'merge-tools',
+  'commands',
+  'templates',
+  'revsetalias',
+  'annotate',
+  'hostsecurity',
+  'largefiles',
+  'share',
+  'worker',
+  'devel',
+]);
+/** `user.name`, `user.email` and `user.signingkey` (a key's id, not the key); never another `user.*`. */
+const USER_KEYS = new Set(['name', 'email', 'signingkey']);
+
+/** `section.key` or `section.sub.section.key`: the section and the key compare without case, as git and hg do. */
+function credentialFreeConfigName(text: string): boolean {
+  const m = /^([A-Za-z][\w-]*)(?:\.[^\s=]+)?\.([A-Za-z][\w-]*)$/.exec(text);
+  if (m === null) return false;
+  const section = m[1]!.toLowerCase();
+  if (section === 'user') return text.indexOf('.') === text.lastIndexOf('.') && USER_KEYS.has(m[2]!.toLowerCase());
+  return CREDENTIAL_FREE_SECTIONS.has(section);
 }
 
 /** `requests`, `flask[async]>=3,<4`, `numpy==2.*`: a name from the index, never a path, URL or VCS link. */

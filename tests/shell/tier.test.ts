@@ -308,6 +308,36 @@ describe('effects: hookwise itself and files that run code later', () => {
   allowed(['cat .hookwise/policy.yml', 'git config --get user.name']);
 });
 
+describe('jj and hg: reads and local writes allowed, configuration that runs programs never', () => {
+  it.each([
+    ['jj log -r @- -n 5', /pack:read-only:vcs-read/],
+    ['jj st && jj diff --git', /pack:read-only:vcs-read/],
+    ['hg log -G -l 5', /pack:read-only:vcs-read/],
+    ['hg status && hg diff src', /pack:read-only:vcs-read/],
+    ['jj describe -m "Fix the parser" && jj new', /pack:workflow:vcs-local/],
+    ['hg add src/a.ts && hg commit -m x', /pack:workflow:vcs-local/],
+  ])('%s → allow', async (command, rule) => {
+    const got = await verdictOf(command, 'maintainer');
+    expect(got.verdict, `${command}: ${got.rule}`).toBe('allow');
+    expect(got.rule).toMatch(rule);
+  });
+  notAllowed([
+    'HGRCPATH=/tmp/evil.rc hg log',
+    'JJ_CONFIG=/tmp/evil.toml jj log',
+    'HGEDITOR="sh -c id" hg commit -m x',
+    'JJ_EDITOR="sh -c id" jj describe',
+    'export HGRCPATH=/tmp/evil.rc',
+    'hg --config hooks.pre-log=id log',
+    'jj --config \'ui.pager=["sh","-c","id"]\' log',
+    'jj util exec -- id',
+    "hg log -T \"{config('auth', 'x.password')}\"",
+    'hg config',
+    'git config --list',
+    'git config --get remote.origin.url',
+    'git config --get-regexp "http\\..*extraheader"',
+  ]);
+});
+
 describe('effects: writing version control configuration asks through every shell route', () => {
   it.each([
     'echo "[hooks]" > .hg/hgrc',

@@ -35,6 +35,7 @@ const RULES = {
   },
   search: { verdict: 'allow', message: 'only searches or lists files (no -exec, -delete or output files).' },
   'git-read': { verdict: 'allow', message: 'only reads git state or history.' },
+  'vcs-read': { verdict: 'allow', message: "only reads the repository's state or history (jj, hg)." },
   'test-runner': { verdict: 'allow', message: "runs the project's tests (trusting the repository's own test code)." },
   lint: {
     verdict: 'allow',

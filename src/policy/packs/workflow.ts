@@ -42,6 +42,11 @@ const RULES = {
     message:
       'fetches from the remote (a network read) and fast-forwards or merges it into the current branch; git refuses to overwrite uncommitted work, and a merge can be undone.',
   },
+  'vcs-local': {
+    verdict: 'allow',
+    message:
+      "records a change in the local repository (a commit, a description, a bookmark, hg add / rm of named files): nothing is pushed, the working copy's files are kept, and jj's operation log or hg's history brings back the state before.",
+  },
   build: {
     verdict: 'allow',
     message:
@@ -82,6 +87,7 @@ type RuleId = keyof typeof RULES;
 const CATALOGUE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   'git-local',
   'git-sync',
+  'vcs-local',
   'build',
   'project-script',
   'install-declared',
