@@ -10,7 +10,9 @@
  * server, a daemon's client or a background job (services.ts: the walls would break it silently), a `git`
  * command that writes the repository — one that loses files, or a form the catalogue knows to write (the
  * git directory is read-only inside the walls: it would fail) — and a call that asks to leave the host's
- * own sandbox. Any other git form no pack decided (`git fsck`, `git bisect log`, an alias, a `git-<name>`
+ * own sandbox. The same holds for hg's writing forms (.hg is read-only inside the walls: its hgrc names hooks)
+ * and for every jj command (jj snapshots the working copy into .jj before any command, reads included). Any
+ * other git form no pack decided (`git fsck`, `git bisect log`, an alias, a `git-<name>`
  * program such as git-extras' `git effort`) has an unknown effect like an unknown program's, and the walls
  * hold it the same way: the repository is read-only there, so a form that turns out to write it fails at
  * git's lock before touching the work tree, and the wall hit makes the next identical call an ask.
@@ -48,6 +50,8 @@ export interface NetworkAccess {
 }
 
 const GIT_READ_ONLY = 'which is read-only inside the walls (it holds the undo snapshot): it would fail there';
+const VCS_READ_ONLY =
+  'which is read-only inside the walls (it holds the configuration that names the programs hg and jj run): it would fail there';
 
 /** Shell-tier asks that say "the effect is unknown": what the walls are for. */
 const UNKNOWN_EFFECT_RULES = new Set(['shell:dynamic-write-target', 'shell:unknown-write-target']);
@@ -93,8 +97,12 @@ export function confinability(
       return no(`a rule ${ruled.verdict === 'deny' ? 'denies' : 'asks about'} \`${segments[i]!.name}\``);
     const lossy = segmentLosesData(shell, i);
     const writesFiles = shell.writes.targets.some((t) => t.segment === i);
-    if (segments[i]!.name === 'git' && (lossy || writesFiles || shell.catalog[i]?.effects.includes('writes') === true))
-      return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
+    const name = segments[i]!.name;
+    const writesRepository = lossy || writesFiles || shell.catalog[i]?.effects.includes('writes') === true;
+    if (name === 'git' && writesRepository) return no(`\`git\` writes the repository, ${GIT_READ_ONLY}`);
+    if (name === 'hg' && writesRepository) return no(`\`hg\` writes the repository, .hg, ${VCS_READ_ONLY}`);
+    // Every jj command first snapshots the working copy into .jj, reads included.
+    if (name === 'jj') return no(`\`jj\` records every command in .jj, ${VCS_READ_ONLY}`);
     if (lossy) {
       if (!confine.undoable)
         return no(

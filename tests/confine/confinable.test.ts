@@ -234,6 +234,9 @@ describe('commands that delete or overwrite files (issue 19, item 6: undo)', () 
     ['git stash', 'read-only inside the walls'],
     ['git checkout -- src', 'read-only inside the walls'],
     ['rm -rf .git/objects', 'in .git'],
+    ['jj util exec -- make', 'records every command in .jj'],
+    ['jj rebase -o main', 'records every command in .jj'],
+    ['hg rm src/a.ts', '.hg, which is read-only inside the walls'],
   ])('stays asked where undo could not help or the walls would refuse: %s', async (command, why) => {
     const d = await bash(gitProject(), command);
     expect(d.permissionDecision).toBe('ask');
