@@ -177,6 +177,31 @@ describe.skipIf(!probe.available)('confined commands', () => {
     expect(read(join(b.project, '.git/config'))).toContain('repositoryformatversion');
   });
 
+  it.each([
+    ['.hg/hgrc', 'printf "[hooks]\\npre-log = id\\n" >> .hg/hgrc'],
+    ['.hg/sharedpath', 'echo /tmp/planted/.hg > .hg/sharedpath'],
+    ['.jj/repo/config.toml', 'echo \'ui.pager = "id"\' >> .jj/repo/config.toml'],
+    ['vendor/lib/.hg/hgrc', 'rm -f vendor/lib/.hg/hgrc; echo "[hooks]" > vendor/lib/.hg/hgrc'],
+    ['vendor/lib/.git/config', 'printf "[core]\\n\\tfsmonitor = id\\n" >> vendor/lib/.git/config'],
+  ])("cannot write hg's, jj's or a nested repository's configuration: %s", async (target, command) => {
+    const control = box();
+    control.put(`project/${target}`, '# mine\n');
+    await control.run(command, { confined: false });
+    expect(read(join(control.project, target)), 'without walls the row writes its target').not.toBe('# mine\n');
+    const b = box();
+    b.put(`project/${target}`, '# mine\n');
+    await b.run(command);
+    expect(read(join(b.project, target))).toBe('# mine\n');
+  });
+
+  it('cannot make a .hg or .jj directory where the project has none (hg and jj would read its config later)', async () => {
+    const b = box();
+    await b.run('mkdir -p .hg .jj/repo; printf "[hooks]\\npre-log = id\\n" > .hg/hgrc; echo x > .jj/repo/config.toml');
+    expect(read(join(b.project, '.hg/hgrc'))).toBeUndefined();
+    expect(read(join(b.project, '.jj/repo/config.toml'))).toBeUndefined();
+    expect(await gone([join(b.project, '.hg'), join(b.project, '.jj')])).toEqual([]);
+  });
+
   it('git cannot point hooks elsewhere (core.hooksPath, a rewritten .git file)', async () => {
     const b = box();
     await b.run(
