@@ -16,14 +16,10 @@ export function shapeOf(glob: string): { kind: MatchKind; value: string } {
   if (glob === '**') return { kind: 'any', value: '' };
   if (literal(glob)) return { kind: 'exact', value: glob };
   if (glob.endsWith('/**') && literal(glob.slice(0, -3))) return { kind: 'dir', value: glob.slice(0, -3) };
-  if (
-    glob.startsWith('**/') &&
-    glob.endsWith('/**') &&
-    literal(glob.slice(3, -3)) &&
-    !glob.slice(3, -3).includes('/')
-  ) {
+  if (glob.startsWith('**/') && glob.endsWith('/**') && literal(glob.slice(3, -3))) {
     return { kind: 'segment', value: glob.slice(3, -3) };
   }
+  if (glob.startsWith('**/') && literal(glob.slice(3))) return { kind: 'tail', value: glob.slice(3) };
   if (glob.startsWith('**/') && glob.endsWith('*') && literal(glob.slice(3, -1)) && !glob.slice(3, -1).includes('/')) {
     return { kind: 'segment-prefix', value: glob.slice(3, -1) };
   }

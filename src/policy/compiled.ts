@@ -32,7 +32,8 @@ export type MatchKind =
   | 'dir' // `src/**`: the directory itself or anything below it
   | 'prefix' // `.env*`, `Dockerfile*`
   | 'suffix' // `*.tf`, `*_test.go`
-  | 'segment' // `**/secrets/**`: a path segment anywhere
+  | 'segment' // `**/secrets/**`, `**/.git/hooks/**`: path segments anywhere
+  | 'tail' // `**/.git/config`: the path's last segments, at any depth
   | 'segment-prefix' // `**/.env*`: a file name prefix at any depth
   | 'any' // `**`
   | 'regex';
@@ -124,6 +125,16 @@ export interface CompiledPolicy {
   warnings: Diagnostic[];
 }
 
+/** `value` (one or more whole segments) occurs in `subject` between `/`s or its ends; allocates nothing. */
+function hasSegments(subject: string, value: string): boolean {
+  for (let i = subject.indexOf(value); i !== -1; i = subject.indexOf(value, i + 1)) {
+    const end = i + value.length;
+    if ((i === 0 || subject.charCodeAt(i - 1) === 47) && (end === subject.length || subject.charCodeAt(end) === 47))
+      return true;
+  }
+  return false;
+}
+
 export function matchesKind(kind: MatchKind, value: string, subject: string, regex: () => RegExp): boolean {
   switch (kind) {
     case 'exact':
@@ -135,11 +146,10 @@ export function matchesKind(kind: MatchKind, value: string, subject: string, reg
     case 'suffix':
       return subject.endsWith(value);
     case 'segment':
+      return hasSegments(subject, value);
+    case 'tail':
       return (
-        subject === value ||
-        subject.startsWith(value + '/') ||
-        subject.endsWith('/' + value) ||
-        subject.includes('/' + value + '/')
+        subject === value || (subject.endsWith(value) && subject.charCodeAt(subject.length - value.length - 1) === 47) // '/'
       );
     case 'segment-prefix':
       return subject.slice(subject.lastIndexOf('/') + 1).startsWith(value);

@@ -207,9 +207,8 @@ export const DEFAULT_SENSITIVE_WRITE: readonly string[] = [
   // git reads these too: a worktree's own config (extensions.worktreeConfig), submodules' git directories,
   // and repositories nested in the project (a vendored checkout), whose config and hooks run when git runs there.
   '.git/config.worktree',
-  '.git/worktrees/*/config.worktree',
-  '.git/modules/**/config',
-  '.git/modules/**/hooks/**',
+  '.git/worktrees/**',
+  '.git/modules/**',
   '**/.git/config',
   '**/.git/hooks/**',
   '.gitmodules',

@@ -51,6 +51,17 @@ const SUBJECTS = [
   '.claude',
   '.claude/settings.json',
   '.git/hooks/pre-commit',
+  '.git/config',
+  '.git/configx',
+  'x.git/config',
+  'vendor/lib/.git/config',
+  'vendor/lib/.git/hooks/pre-commit',
+  'vendor/.git/hooksx/a',
+  '.hg',
+  '.hg/hgrc',
+  'sub/.hg/hgrc',
+  'sub/x.hg/hgrc',
+  '.jj/repo/config.toml',
   '.github/workflows/ci.yml',
   'CHANGELOG.md',
   'README.md',
@@ -96,6 +107,8 @@ describe('glob shapes', () => {
     expect(shapeOf('*.tf')).toEqual({ kind: 'suffix', value: '.tf' });
     expect(shapeOf('**/secrets/**')).toEqual({ kind: 'segment', value: 'secrets' });
     expect(shapeOf('**/.env*')).toEqual({ kind: 'segment-prefix', value: '.env' });
+    expect(shapeOf('**/.git/hooks/**')).toEqual({ kind: 'segment', value: '.git/hooks' });
+    expect(shapeOf('**/.git/config')).toEqual({ kind: 'tail', value: '.git/config' });
     expect(shapeOf('Jenkinsfile')).toEqual({ kind: 'exact', value: 'Jenkinsfile' });
     expect(shapeOf('**')).toEqual({ kind: 'any', value: '' });
     expect(shapeOf('requirements*.txt').kind).toBe('regex');
