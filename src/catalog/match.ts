@@ -965,7 +965,32 @@ function emitsBeside(walk: Walk, index: number, word: string, emits: Record<stri
     walk.emitted.push({ index, path: stem + out, kind: 'path-write', via: `${form}, compiling ${word}` });
 }
 
+/**
+ * After a `cd` hookwise cannot follow (`cd "$D"`, `cd -`, one through CDPATH), a relative file lies in a
+ * directory nobody knows — `cd "$D" && cat credentials` is `cat ~/.aws/credentials` when D is ~/.aws — and so
+ * does the directory a reading program reads when it names no file (`ls`, `grep -r key`, `git status`): the
+ * effect is unknown either way. A program fed by a pipe or a redirection reads that instead.
+ */
+function inUnknownDirectory(walk: Walk): void {
+  const segment = walk.segment;
+  if (segment.flags.cwdUnknown !== true) return;
+  const relative = walk.paths.find((p) => !p.path.startsWith('/') && !p.path.startsWith('~'));
+  const after = 'only known when the command runs (after a `cd` hookwise cannot follow)';
+  if (relative !== undefined) {
+    walk.stop(relative.index, `\`${relative.path}\` is relative to a working directory ${after}`);
+    return;
+  }
+  const fed =
+    segment.operator === '|' ||
+    segment.operator === '|&' ||
+    segment.stdin !== undefined ||
+    segment.redirects.some((r) => r.op === '<' || r.op === '<>');
+  if (walk.paths.length === 0 && walk.effects.has('reads') && !fed)
+    walk.stop(0, `\`${walk.program}\` names no file, so it reads its working directory, ${after}`);
+}
+
 function conclude(walk: Walk, entry: string | undefined, form: string): CatalogMatch {
+  inUnknownDirectory(walk);
   const effects = [...walk.effects].sort();
   const out: CatalogMatch = { form, words: walk.words, effects, paths: walk.paths, knowledge: 'decline', reason: '' };
   if (entry !== undefined) out.entry = entry;

@@ -1460,7 +1460,8 @@ function readTargets(segments: readonly Segment[], index: number): ReadTarget[] 
     out.push(t);
   };
   for (const r of segment.redirects) {
-    if ((r.op === '<' || r.op === '<>') && !r.dynamic) add(r.target, '<', false);
+    // `< "$F"` is a read too, of a file only the run will tell; `< <(cmd)` reads cmd's output (its own segments).
+    if ((r.op === '<' || r.op === '<>') && !(r.dynamic && /^[<>]\(/.test(r.target))) add(r.target, '<', false);
   }
   // `$(<file)` / `$(cat file)`'s shorthand: bash reads the file itself, in any word or assignment.
   for (const word of [

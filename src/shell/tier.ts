@@ -118,6 +118,8 @@ export function judgeShell(ctx: ShellTierContext): Decision | undefined {
     const effects = effectsVerdict(ctx, shell, index);
     if (effects?.secret === true) secretReaders.push(index);
     let verdict = stricter(stricter(byRules, writes), effects?.decision);
+    // A read nobody can place (a relative file after `cd "$D"`, `< "$F"`): what the segment does is unknown.
+    if (verdict?.verdict === 'allow' && effects?.unplaced === true) verdict = undefined;
     if (verdict?.verdict === 'allow') {
       const writesAllowed = writeCount === 0 || (!writesUndecided && writes?.verdict === 'allow');
       const rulesAllow =
@@ -157,13 +159,14 @@ function writesReason(writes: Decision, byRules: Decision | undefined, shell: Pr
  * What a segment's effects say (effects.ts): code it runs that its first word does not show → ask (packs
  * and role globs vouch for the program named, not for what its environment, options or a file written
  * earlier in the command make it run); a read of a credential → ask, and `secret` marks the segment for
- * the exfiltration check.
+ * the exfiltration check. `unplaced`: it reads a file only the run will tell (relative to a working
+ * directory hookwise cannot know, or named by an expansion), which no rule may allow.
  */
 function effectsVerdict(
   ctx: ShellTierContext,
   shell: PreparedShell,
   index: number,
-): { decision: Decision | undefined; secret: boolean } | undefined {
+): { decision: Decision | undefined; secret: boolean; unplaced: boolean } | undefined {
   const effects = shell.effects.segments[index];
   let result: Decision | undefined;
   for (const run of effects?.runs ?? []) {
@@ -173,17 +176,21 @@ function effectsVerdict(
     );
   }
   let secret = false;
+  let unplaced = false;
   shell.effects.reads.forEach((read, i) => {
     if (read.segment !== index) return;
     const resolved = shell.reads[i];
-    if (resolved === null || resolved === undefined) return;
+    if (resolved === null || resolved === undefined) {
+      unplaced = true;
+      return;
+    }
     const d = judgeSensitiveRead(resolved, ctx, read.recursive);
     if (d === undefined) return;
     // A path nobody can resolve is asked about, but it is not known to hold credentials.
     if (resolved.unknown === undefined) secret = true;
     result = stricter(result, { ...d, reason: `\`${read.via}\` reads ${d.reason}` });
   });
-  return result === undefined ? undefined : { decision: result, secret };
+  return result === undefined && !unplaced ? undefined : { decision: result, secret, unplaced };
 }
 
 /**

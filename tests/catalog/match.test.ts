@@ -173,6 +173,55 @@ describe('matchSegment: accounting word by word', () => {
     expect(m.unaccounted?.why).toMatch(/gets more words when it runs/);
   });
 
+  describe('after a `cd` hookwise cannot follow (flags.cwdUnknown)', () => {
+    const lost = { flags: { cwdUnknown: true } };
+    it.each([
+      ['cat credentials', 'credentials'],
+      ['head -n 5 hosts.yml', 'hosts.yml'],
+      ['grep -r key .', '.'],
+      ['tar -tf x.tar', 'x.tar'],
+      ['jq . config.json', 'config.json'],
+      ['sed -n 1p config', 'config'],
+      ['cat /etc/hosts config', 'config'],
+    ])('%s: a relative file is in a directory nobody knows', (command, word) => {
+      const m = matchSegment(seg(command, lost));
+      expect(m.knowledge).toBe('decline');
+      expect(m.unaccounted?.word).toBe(word);
+      expect(m.unaccounted?.why).toBe(
+        `\`${word}\` is relative to a working directory only known when the command runs (after a \`cd\` hookwise cannot follow)`,
+      );
+      // The paths still go to the path policy (and to the write targets, for a write).
+      expect(m.paths.map((p) => p.path)).toContain(word);
+    });
+
+    it.each(['ls', 'ls -la', 'grep -rn token', 'git status'])(
+      '%s: a reading program that names no file reads its working directory',
+      (command) => {
+        const m = matchSegment(seg(command, lost));
+        expect(m.knowledge).toBe('decline');
+        expect(m.unaccounted?.index).toBe(0);
+        expect(m.unaccounted?.why).toMatch(/names no file, so it reads its working directory, only known when/);
+      },
+    );
+
+    it.each([
+      ['pwd', {}],
+      ['echo hi', {}],
+      ['cat /etc/os-release', {}],
+      ['head -n 5 ~/notes.txt', {}],
+      ['grep x', { operator: '|' as const }],
+      ['wc -l', { redirects: [{ op: '<' as const, target: '/tmp/f', dynamic: false }] }],
+      ['cat', { stdin: 'data' }],
+    ])('%s: reads no file of that directory (absolute, ~, or fed by a pipe or redirection)', (command, more) => {
+      expect(matchSegment(seg(command, { ...lost, ...more })).knowledge).toBe('allow');
+    });
+
+    it('with the directory known, the same words are known', () => {
+      expect(matchSegment(seg('cat credentials')).knowledge).toBe('allow');
+      expect(matchSegment(seg('ls -la', { cwd: 'src' })).knowledge).toBe('allow');
+    });
+  });
+
   it('a word only known at run time is unknown, except where the entry says no option of the program can harm', () => {
     expect(matchSegment(seg('cat "$F"')).knowledge).toBe('decline');
     expect(matchSegment(seg('echo "$HOME"')).knowledge).toBe('allow');

@@ -363,6 +363,13 @@ describe('reads', () => {
     expect(reads(`perl -e 'print "a/b"' < in/put.txt`)).toEqual([{ path: 'in/put.txt', recursive: false }]);
   });
 
+  it('an input redirection from a file named only at run time is a read (of a path nobody can place)', () => {
+    expect(reads('cat < "$F"')).toEqual([{ path: '$F', recursive: false }]);
+    expect(reads('head -n 3 < ~/.aws/cred*')).toEqual([{ path: '~/.aws/cred*', recursive: false }]);
+    // `< <(cmd)` reads cmd's output: cmd's own reads are its segments'.
+    expect(reads('cat < <(ls)')).toEqual([]);
+  });
+
   it('$(<file) is a read of the file, in any word, assignment or redirect target', () => {
     expect(reads('echo "$(<.env)"')).toEqual([{ path: '.env', recursive: false }]);
     expect(reads('echo "$( < ~/.ssh/id_rsa )"')).toEqual([{ path: '~/.ssh/id_rsa', recursive: false }]);

@@ -275,6 +275,58 @@ describe('a cd joined by `;` may fail: later paths are judged where the shell ma
   notAllowed(['cd ~/.aws; cat credentials', 'cd src; cat ../.env']);
 });
 
+describe('a working directory hookwise cannot know: a relative read or write is not judged, so never allowed', () => {
+  // `cd "$D"` may be ~/.aws, ~/.ssh, ~/.kube, ~/.docker or ~/.config/gh: what is read there is unknown.
+  table([
+    ['cd "$D" && cat credentials', 'undecided'],
+    ['cd "$D" && cat config', 'undecided'],
+    ['cd "$D" && head -n 5 hosts.yml', 'undecided'],
+    ['cd "$D" && grep -r key .', 'undecided'],
+    ['cd "$D" && tar -tf x.tar', 'undecided'],
+    ['cd "$D" && jq . config.json', 'undecided'],
+    ['cd "$D" && sed -n 1,5p config', 'undecided'],
+    ['cd - && cat config', 'undecided'],
+    ['pushd "$D" && cat credentials', 'undecided'],
+    ['popd && cat credentials', 'undecided'],
+    ['CDPATH=~/.config cd gh && cat hosts.yml', 'undecided'],
+    ['export CDPATH=~; cd .aws; cat credentials', 'undecided'],
+    ['if [ -d "$D" ]; then cd "$D"; fi; cat credentials', 'undecided'],
+    ['cd "$(dirname "$KUBECONFIG")" && cat config', 'undecided'],
+    ['(cd "$D" && cat credentials) | head -3', 'undecided'],
+    // Past the places the parser tracks for a `cd` that may have failed, the directory is unknown.
+    ['cd ~/.aws; cd a; cd b; cd c; cd d; cat credentials', 'undecided'],
+    // Redirect sources and `$(<file)` are reads by the shell itself.
+    ['cd "$D" && cat < credentials', 'undecided'],
+    ['cd "$D" && echo "$(<credentials)"', 'undecided'],
+    // A reading program that names no file reads its working directory (as `ls ~/.ssh`, which asks).
+    ['cd "$D" && ls', 'undecided'],
+    ['cd "$D" && grep -rn token', 'undecided'],
+    // Writes there are asked (and may run confined, where only the project and temp are writable).
+    ['cd "$D" && echo x > config', 'ask', /shell:unknown-write-target/],
+    ['cd "$D" && sort -o out.txt /etc/hosts', 'ask', /shell:(?:dynamic|unknown)-write-target/],
+    // A file named only at run time is read by the redirect too.
+    ['F=~/.aws/credentials; cat < "$F"', 'undecided'],
+    ['cat < "$F"', 'undecided'],
+  ]);
+  allowed([
+    'cd "$D"',
+    'cd "$D" && pwd',
+    'cd "$D" && cat /etc/os-release',
+    'cd "$D" && echo hi | grep hi',
+    'cd "$D" && ls /tmp',
+    'd=$(mktemp -d) && cd "$d" && ls',
+    'cd src && cat a.ts',
+    'cat < README.md',
+    'cat < <(ls)',
+  ]);
+  it('the ask names the word nobody could place', async () => {
+    const p = makeProject();
+    p.register('s1', 'coder');
+    const d = (await p.check(p.pre('Bash', { command: 'cd "$D" && cat credentials' }))).decision!;
+    expect(d.reason).toMatch(/`credentials` is relative to a working directory only known when the command runs/);
+  });
+});
+
 describe('a pattern given by an option leaves the operands file reads: sensitive ones ask', () => {
   notAllowed([
     'grep -e x ~/.ssh/id_rsa',
