@@ -188,6 +188,9 @@ function shellSubject(call: ToolCall, shell: PreparedShell, projectRoot: string 
     const clean = sanitize(entry);
     // Unknown code, or an identity the sanitizer touched (two could then read alike): exact memory only.
     if (code === null || (code !== undefined && clean.findings.length > 0)) similar = false;
+    // After a `cd` hookwise cannot follow, no file it names has a place (`cat notes` ~ `cat credentials` in
+    // whatever directory that is): exact memory only.
+    if (segment.flags.cwdUnknown === true) similar = false;
     commands.push(clean.text);
   }
   const writes = [...new Set(shell.targets.map((t) => t!.absolute))].sort().map((w) => sanitize(w).text);

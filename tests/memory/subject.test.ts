@@ -51,6 +51,14 @@ describe('the subject (what the exact key is computed from)', () => {
     expect(b.subject.commands).not.toEqual(a.subject.commands);
   });
 
+  it('after a `cd` hookwise cannot follow, only the exact call is remembered: no file there has a place', async () => {
+    const p = makeProject();
+    // `cat notes` ~ `cat credentials` would be a swap of one plain word for another, in a directory nobody knows.
+    expect((await subjectFor(p, 'Bash', bash('cd "$D" && cat notes'))).subject.similar).toBe(false);
+    expect((await subjectFor(p, 'Bash', bash('cd - && head -n 5 a.yml'))).subject.similar).toBe(false);
+    expect((await subjectFor(p, 'Bash', bash('cd src && cat notes'))).subject.similar).toBe(true);
+  });
+
   it('a here-string is in the key once: its redirect already spells it', async () => {
     const p = makeProject();
     expect((await subjectFor(p, 'Bash', bash("psql app <<< 'SELECT 1'"))).subject.text).toBe("psql app <<< 'SELECT 1'");
