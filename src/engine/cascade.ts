@@ -14,6 +14,7 @@ import { exactCacheTier } from '../memory/exact-tier.js';
 import { overrideAllowTier, overrideTightenTier } from '../memory/override-tiers.js';
 import { jaccardTier } from '../memory/similar.js';
 import { pathPolicyTier } from '../policy/path-policy.js';
+import { isShellOwnForm } from '../policy/packs/read-only.js';
 import { rulesTier } from '../policy/rules.js';
 import { toolPolicyTier } from '../policy/tool-policy.js';
 import { shellTier } from '../shell/tier.js';
@@ -76,9 +77,15 @@ async function finishAsync(
   }
 }
 
-/** The first word of a shell call the catalogue could not account for, as the reason says it (short). */
+/**
+ * The first word of a shell call the catalogue could not account for, as the reason says it (short): not the
+ * shell's own `cd` or assignment (no program's grammar), but the word after it (`cd "$D" && cat credentials`).
+ */
 function firstUnknown(ctx: CascadeContext): string | undefined {
-  const why = ctx.shell?.catalog.find((m) => m.unaccounted !== undefined)?.unaccounted?.why;
+  const shell = ctx.shell;
+  const segments = shell?.parse.segments ?? [];
+  const why = shell?.catalog.find((m, i) => m.unaccounted !== undefined && !isShellOwnForm(segments[i]?.name ?? ''))
+    ?.unaccounted?.why;
   return why === undefined ? undefined : why.length > 160 ? `${why.slice(0, 159)}…` : why;
 }
 

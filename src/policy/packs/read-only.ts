@@ -65,6 +65,14 @@ type RuleId = keyof typeof RULES;
 const NAVIGATE = new Set(['cd', 'pushd', 'popd', 'dirs']);
 
 /**
+ * The shell's own forms this pack judges (navigation, `command -v`, a bare assignment as `:`): the catalogue
+ * lists programs, so it never accounts for these words, and an ask should name another word than theirs.
+ */
+export function isShellOwnForm(name: string): boolean {
+  return NAVIGATE.has(name) || name === 'command' || name === ':';
+}
+
+/**
  * The catalogue's answer for a program it has an entry for (closed world): allowed only when every word is
  * accounted for and the effects found are ones knowledge may allow; the paths it found are judged by the
  * shell tier (write targets, sensitive reads). Undefined when the catalogue has no entry for the program.
