@@ -347,6 +347,49 @@ describe('git forms no pack decided (a known program, an unknown form)', () => {
   });
 });
 
+describe('a read in a working directory hookwise cannot know (`cd "$D" && cat credentials`)', () => {
+  it('is not allowed on knowledge: without confinement it is asked', async () => {
+    const d = await bash(project(false), 'cd "$D" && cat credentials');
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.permissionDecisionReason).toMatch(/`credentials` is relative to a working directory only known/);
+  });
+
+  it('a file named like a key is asked wherever it is, confinement or not (a pack ask is never confined)', async () => {
+    const d = await bash(project(true), 'cd "$D" && cat id_rsa');
+    expect(d.permissionDecision).toBe('ask');
+    expect(d.decision.rule?.id).toBe('pack:credentials:read-secret-file');
+  });
+
+  it.runIf(canConfine)(
+    'runs confined, where the credential directories it may land in are hidden',
+    async () => {
+      const p = project(true);
+      const secrets: [string, string][] = [
+        ['.aws', 'credentials'],
+        ['.kube', 'config'],
+        ['.config/gh', 'hosts.yml'],
+        ['.docker', 'config.json'],
+        ['.ssh', 'config'],
+      ];
+      for (const [dir, file] of secrets) p.write(join(p.home, dir, file), `CANARY ${dir}\n`);
+      for (const [dir, file] of secrets) {
+        const d = await bash(p, `cd "$D" && cat ${file}; ls -A`);
+        expect(d.permissionDecision, dir).toBe('allow');
+        const run = spawnSync('/bin/sh', ['-c', String(d.updatedInput?.command)], {
+          cwd: p.root,
+          env: { ...p.env, PATH: process.env.PATH, D: join(p.home, dir) },
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        expect(`${run.stdout}${run.stderr}`, dir).not.toContain('CANARY');
+        // A directory hidden whole lists empty; ~/.docker/config.json is hidden as one file (it reads empty).
+        if (dir !== '.docker') expect(run.stdout, dir).not.toContain(file);
+      }
+    },
+    60_000,
+  );
+});
+
 describe('the confinement cache', () => {
   it('is a private file in the runtime directory once a confinable call was judged', async () => {
     const p = project(true);
