@@ -5,6 +5,8 @@
  *   - every write target is judged like a Tier 0 path for the session's role (sensitive → ask,
  *     deny_write → deny, allow_write → allow, outside the root → as configured); a write whose target
  *     cannot be known → ask;
+ *   - a read whose file cannot be placed (relative after a `cd` hookwise cannot follow, `< "$F"`) leaves its
+ *     segment undecided: no rule or pack allows what it cannot see;
  *   - every segment is judged by the bash rules and packs (src/policy/rules.ts);
  *   - per segment the stricter of the two wins. A segment is allowed when the rules allow it and every
  *     write it makes is allowed, or — for plain file commands (cp, mv, mkdir, …) whose only effect is
