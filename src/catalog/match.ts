@@ -440,13 +440,29 @@ function clusterOptions(path: readonly CompiledNode[], word: string): string[] |
   return spellings;
 }
 
+/**
+ * Per node (a node has one path from its program's root, so the node names the path): its answer, computed
+ * once — a scan of every option name cost a program such as rg a few µs on each clustered word.
+ */
+const severalLetterByNode = new WeakMap<CompiledNode, string | null>();
+
 /** A spelling of several letters after one dash (not one letter again): the program may not read clusters. */
 function severalLetterOption(path: readonly CompiledNode[]): string | undefined {
-  for (let k = path.length - 1; k >= 0; k--)
+  const node = path[path.length - 1];
+  if (node === undefined) return undefined;
+  const known = severalLetterByNode.get(node);
+  if (known !== undefined) return known ?? undefined;
+  let found: string | null = null;
+  scan: for (let k = path.length - 1; k >= 0; k--)
     for (const o of path[k]!.options)
       if (k === path.length - 1 || o.persistent === true)
-        for (const n of o.names) if (SHORT_WORD.test(n) && !REPEATED_LETTER.test(n)) return n;
-  return undefined;
+        for (const n of o.names)
+          if (SHORT_WORD.test(n) && !REPEATED_LETTER.test(n)) {
+            found = n;
+            break scan;
+          }
+  severalLetterByNode.set(node, found);
+  return found ?? undefined;
 }
 
 /**
